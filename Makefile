@@ -1,0 +1,28 @@
+# Two entry points for a fresh machine with Python >= 3.11: `make run` and `make test`.
+# Both create (once) and reuse a local virtual environment in .venv.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: run test venv bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/hlodbg $(ARGS)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/parse.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,28 @@
+"""hlodbg's engine: IR, parser, printer, verifier (and later the interpreter).
+
+Never imports textual or graphviz: the engine runs headless in scripts and CI.
+"""
+from .errors import ExecutionError, HlodbgError, ParseError, SourcePos, VerifyError
+from .ir import Block, Function, Module, Operation, Region, Value, structural_key
+from .parser import parse_chunks, parse_module, split_chunks
+from .printer import print_module, print_op
+
+__all__ = [
+    "Block",
+    "ExecutionError",
+    "Function",
+    "HlodbgError",
+    "Module",
+    "Operation",
+    "ParseError",
+    "Region",
+    "SourcePos",
+    "Value",
+    "VerifyError",
+    "parse_chunks",
+    "parse_module",
+    "print_module",
+    "print_op",
+    "split_chunks",
+    "structural_key",
+]
