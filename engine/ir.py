@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 class Value:
     """An SSA value: an op result or a block argument. `uses` lists (op, operand index) pairs."""
 
-    __slots__ = ("name", "type", "owner", "index", "uses", "pos")
+    __slots__ = ("name", "type", "owner", "index", "uses", "pos", "location")
 
     def __init__(self, name: str, type: Type, owner: Any, index: int, pos: "Optional[SourcePos]" = None):
         self.name = name
@@ -28,6 +28,7 @@ class Value:
         self.index = index
         self.uses: list[tuple[Operation, int]] = []
         self.pos = pos
+        self.location = None  # the producer's loc(...) for block arguments
 
     @property
     def is_block_argument(self) -> bool:

@@ -1,0 +1,124 @@
+"""The `hlodbg` command.
+
+  hlodbg [PROG]              open the debugger (the embedded sample when PROG is omitted)
+  hlodbg verify PROG...      parse and verify; `PROG: ok (N ops, M functions)` or the errors
+  hlodbg print PROG          print in pretty (default) or generic form
+
+Bad input never shows a Python traceback: it prints `file:line:col: error: ...` with the source
+line and a caret, and exits with status 2.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Optional, Sequence
+
+from hlodbg import __version__
+from hlodbg.engine import HlodbgError
+
+EXIT_OK = 0
+EXIT_INTERNAL = 1
+EXIT_BAD_INPUT = 2
+
+COMMANDS = ("verify", "print", "open")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hlodbg",
+        description="Visual graph inspector and step-through debugger for StableHLO programs.",
+        epilog=(
+            "commands:\n"
+            "  hlodbg [PROG]            open PROG (or the embedded sample) in the debugger\n"
+            "  hlodbg verify PROG...    parse and verify programs\n"
+            "  hlodbg print PROG        print a program in pretty or generic form\n\n"
+            "Run 'hlodbg COMMAND --help' for the options of a command."
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"hlodbg {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    open_cmd = sub.add_parser("open", help="open a program in the debugger (the default command)")
+    open_cmd.add_argument("program", nargs="?", help=".mlir file (default: the embedded sample)")
+    open_cmd.add_argument("--chunk", type=int, default=None, help="module to open in a '// -----' split file")
+
+    verify_cmd = sub.add_parser("verify", help="parse and verify programs")
+    verify_cmd.add_argument("programs", nargs="+", metavar="PROG", help=".mlir files")
+
+    print_cmd = sub.add_parser("print", help="print a program (pretty form unless --generic)")
+    print_cmd.add_argument("program", metavar="PROG", help=".mlir file")
+    print_cmd.add_argument("--generic", action="store_true", help='print every op in generic form ("op"(...))')
+    print_cmd.add_argument("--debug-info", action="store_true", help="print loc(...) locations")
+    print_cmd.add_argument("--chunk", type=int, default=None, help="module to print in a '// -----' split file")
+    return parser
+
+
+def _cmd_verify(args) -> int:
+    from hlodbg.program import load_all
+
+    status = EXIT_OK
+    for path in args.programs:
+        try:
+            programs = load_all(path)
+        except HlodbgError as e:
+            print(e.render(), file=sys.stderr)
+            status = EXIT_BAD_INPUT
+            continue
+        for program in programs:
+            label = path if len(programs) == 1 else f"{path}#{program.chunk}"
+            print(f"{label}: ok ({program.op_count} ops, {len(program.functions)} functions)")
+    return status
+
+
+def _cmd_print(args) -> int:
+    from hlodbg.program import load
+
+    program = load(args.program, chunk=args.chunk)
+    sys.stdout.write(program.to_text(generic=args.generic, debug_info=args.debug_info))
+    return EXIT_OK
+
+
+def _cmd_open(args) -> int:
+    from hlodbg.program import load
+    from hlodbg.samples import default_sample_path
+
+    path = args.program or str(default_sample_path())
+    program = load(path, chunk=args.chunk)
+    from hlodbg.ui_entry import run_ui
+
+    return run_ui(program)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # `hlodbg prog.mlir` means `hlodbg open prog.mlir`.
+    if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")):
+        argv = ["open", *argv]
+    args = _parser().parse_args(argv)
+    if args.command is None:
+        args = _parser().parse_args(["open", *argv])
+    handlers = {"verify": _cmd_verify, "print": _cmd_print, "open": _cmd_open}
+    try:
+        return handlers[args.command](args)
+    except HlodbgError as e:
+        print(e.render(), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return EXIT_OK
+    except Exception as e:  # an hlodbg bug, not the user's input
+        if os.environ.get("HLODBG_DEBUG"):
+            raise
+        print(
+            f"hlodbg: internal error: {type(e).__name__}: {e}\n"
+            "This is a bug in hlodbg; rerun with HLODBG_DEBUG=1 for the traceback and report it.",
+            file=sys.stderr,
+        )
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

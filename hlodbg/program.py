@@ -1,0 +1,123 @@
+"""The public entry point: `hlodbg.load(path_or_text)` -> a verified Program."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Optional, Union
+
+from hlodbg.engine import Function, Module, Operation, ParseError, parse_chunks, print_module
+
+PathOrText = Union[str, os.PathLike]
+
+
+class Program:
+    """A parsed and verified StableHLO module, independent of any graph or UI."""
+
+    def __init__(self, module: Module, path: Optional[Path] = None, chunk: int = 0):
+        self.module = module
+        self.path = path
+        self.chunk = chunk
+
+    @property
+    def name(self) -> str:
+        if self.path is not None:
+            return self.path.name
+        return self.module.name or "<program>"
+
+    @property
+    def source(self) -> str:
+        return self.module.source.text if self.module.source is not None else ""
+
+    @property
+    def functions(self) -> dict[str, Function]:
+        return self.module.functions
+
+    @property
+    def entry(self) -> Optional[Function]:
+        return self.module.entry
+
+    def function(self, name: str) -> Function:
+        return self.module.function(name)
+
+    @property
+    def ops(self) -> list[Operation]:
+        """Every op of every function, nested ones included, in textual order."""
+        return [op for f in self.functions.values() for op in f.ops]
+
+    @property
+    def op_count(self) -> int:
+        return len(self.ops)
+
+    @property
+    def num_replicas(self) -> int:
+        return self.module.num_replicas
+
+    @property
+    def num_partitions(self) -> int:
+        return self.module.num_partitions
+
+    def to_text(self, generic: bool = False, debug_info: bool = False) -> str:
+        return print_module(self.module, generic=generic, debug_info=debug_info)
+
+    def __repr__(self) -> str:
+        return f"<Program {self.name}: {self.op_count} ops, {len(self.functions)} functions>"
+
+
+def _read(path_or_text: PathOrText) -> tuple[str, str, Optional[Path]]:
+    """(text, name for messages, path or None). Text is told from a path by its MLIR look."""
+    if isinstance(path_or_text, os.PathLike) or (
+        isinstance(path_or_text, str) and "\n" not in path_or_text and "{" not in path_or_text
+    ):
+        path = Path(path_or_text)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            raise ParseError(f"no such file: {path}") from None
+        except IsADirectoryError:
+            raise ParseError(f"{path} is a directory, not a .mlir file") from None
+        except OSError as e:
+            raise ParseError(f"cannot read {path}: {e.strerror}") from None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            hint = " (MLIR bytecode is not supported; print it as text with stablehlo-translate or jax)"
+            magic = hint if data.startswith(b"ML\xefR") else ""
+            raise ParseError(f"{path} is not UTF-8 text (byte {e.start}){magic}") from None
+        return text, str(path), path
+    if not isinstance(path_or_text, str):
+        raise TypeError(f"load() takes a path or MLIR text, not {type(path_or_text).__name__}")
+    return path_or_text, "<string>", None
+
+
+def load_all(path_or_text: PathOrText, check: bool = True) -> list[Program]:
+    """Every module of a file, including `// -----` separated ones, each parsed and verified."""
+    text, name, path = _read(path_or_text)
+    programs = []
+    for index, module in enumerate(parse_chunks(text, name)):
+        if check:
+            from hlodbg.engine.verifier import verify
+
+            verify(module)
+        programs.append(Program(module, path, index))
+    return programs
+
+
+def load(path_or_text: PathOrText, chunk: Optional[int] = None, check: bool = True) -> Program:
+    """Parse and verify one program. Raises only ParseError or VerifyError for bad input.
+
+    A file split with `// -----` holds several modules: pick one with `chunk=K` (0-based).
+    """
+    programs = load_all(path_or_text, check=check)
+    if not programs:
+        _, name, _ = _read(path_or_text)
+        raise ParseError(f"{name} holds no module (the file is empty or only comments)")
+    if chunk is None:
+        if len(programs) > 1:
+            raise ParseError(
+                f"{programs[0].name} holds {len(programs)} modules separated by '// -----'; "
+                "choose one with chunk=K (or --chunk K), or use load_all"
+            )
+        return programs[0]
+    if not 0 <= chunk < len(programs):
+        raise ParseError(f"chunk {chunk} does not exist; the file holds {len(programs)} modules (0..{len(programs) - 1})")
+    return programs[chunk]
