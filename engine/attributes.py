@@ -136,7 +136,7 @@ class SymbolRef:
 def _symbol_text(name: str) -> str:
     import re
 
-    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.\-]*", name) else quote_string(name)
+    return name if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$.]*", name) else quote_string(name)
 
 
 @dataclass(frozen=True, eq=False)

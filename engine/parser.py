@@ -44,6 +44,7 @@ from .types import (
 
 _SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)([A-Za-z][A-Za-z0-9]*)>")
 _ELEMENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_ATTR_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DIMS = re.compile(r"((?:(?:\d+|\?)x)*)")
 _RESULT_NAME = re.compile(r"(%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+))(?::(\d+))?")
 _ALIAS_NAME = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*")
@@ -281,7 +282,7 @@ class Parser(Lexer):
             return self._number_attribute()
         if ch == "(" or ch == "!":
             return self.parse_type()
-        m = _ELEMENT_NAME.match(text, pos)
+        m = _ATTR_WORD.match(text, pos)
         if m is None:
             self.expected(what)
         word = m.group(0)
@@ -982,16 +983,13 @@ def parse_module(text: str, filename: str = "<string>") -> Module:
 
 
 def split_chunks(text: str) -> list[tuple[int, str]]:
-    """`// -----` separated inputs as (line offset, text) pairs; one chunk if there is no marker."""
+    """`// -----` separated inputs as (lines before the chunk, chunk text) pairs."""
     chunks = []
     last = 0
-    line = 0
     for m in SPLIT_MARKER.finditer(text):
-        chunk = text[last:m.start()]
-        chunks.append((line, chunk))
-        line += chunk.count("\n") + 1
+        chunks.append((text.count("\n", 0, last), text[last:m.start()]))
         last = m.end()
-    chunks.append((line, text[last:]))
+    chunks.append((text.count("\n", 0, last), text[last:]))
     return chunks
 
 

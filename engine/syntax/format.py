@@ -219,7 +219,7 @@ class ParseState:
         self.p = p
         self.opdef = opdef
         self.groups: dict[str, list[Value]] = {}
-        self.operand_offsets: dict[int, int] = {}
+        self.operand_offsets: list[int] = []  # text offsets of the operands, in parse order
         self.all_operands: Optional[list[Value]] = None
         self.attrs: dict[str, Any] = {}
         self.result_types: Optional[list[Type]] = None
@@ -231,7 +231,7 @@ class ParseState:
         p.skip_ws()
         offset = p.pos
         value = p.operand()
-        self.operand_offsets[id(value)] = offset
+        self.operand_offsets.append(offset)
         return value
 
     def parse_operand_group(self, name: str) -> None:
@@ -287,11 +287,12 @@ class ParseState:
         p = self.p
         if len(declared) != len(operands):
             p.error(f"{self.opdef.name} has {len(operands)} operands but its type lists {len(declared)}", self.type_pos)
-        for value, t in zip(operands, declared):
+        for index, (value, t) in enumerate(zip(operands, declared)):
             if value.type != t:
+                offsets = self.operand_offsets
                 p.error(
                     f"{value.name} has type {value.type}, but {self.opdef.name} declares {t} for it",
-                    self.operand_offsets.get(id(value), self.type_pos),
+                    offsets[index] if index < len(offsets) else self.type_pos,
                 )
 
     def build(self, name: str, pos) -> Operation:

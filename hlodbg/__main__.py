@@ -1,0 +1,5 @@
+import sys
+
+from hlodbg.cli import main
+
+sys.exit(main())
