@@ -87,8 +87,11 @@ class Operation:
         # Names of attributes that arrived as properties in generic form (`<{...}>`), for ops
         # whose properties hlodbg does not know; known ops derive them from their definition.
         self.property_names: Optional[tuple[str, ...]] = None
-        names = result_names or [f"%{i}" for i in range(len(result_types))]
-        self.results = [Value(names[i], t, self, i) for i, t in enumerate(result_types)]
+        if result_names is None:
+            # The parser names results from the text right after; builders may pass names.
+            self.results = [Value("", t, self, i) for i, t in enumerate(result_types)]
+        else:
+            self.results = [Value(result_names[i], t, self, i) for i, t in enumerate(result_types)]
         for i, operand in enumerate(operands):
             operand.uses.append((self, i))
         for region in self.regions:

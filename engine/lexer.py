@@ -11,6 +11,7 @@ from typing import NoReturn, Optional
 from .errors import ParseError, SourcePos, SourceText
 
 _WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
+_WS_START = frozenset(" \t\r\n/")
 _BARE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _KEYWORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
 _VALUE_ID = re.compile(r"%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+)(?:#\d+)?")
@@ -73,7 +74,12 @@ class Lexer:
     # -- whitespace ----------------------------------------------------------------------------
 
     def skip_ws(self) -> None:
-        self.pos = _WS.match(self.text, self.pos).end()
+        pos = self.pos
+        text = self.text
+        # Most calls land on a token already; skip the regex then.
+        if pos < len(text) and text[pos] not in _WS_START:
+            return
+        self.pos = _WS.match(text, pos).end()
 
     def at_end(self) -> bool:
         self.skip_ws()
@@ -81,21 +87,32 @@ class Lexer:
 
     # -- punctuation and keywords --------------------------------------------------------------
 
+    # The hot token readers inline the whitespace skip: it runs a few hundred thousand times per file.
+
     def peek(self, literal: str) -> bool:
-        self.skip_ws()
-        return self.text.startswith(literal, self.pos)
+        pos = self.pos
+        text = self.text
+        if pos < len(text) and text[pos] in _WS_START:
+            pos = self.pos = _WS.match(text, pos).end()
+        return text.startswith(literal, pos)
 
     def accept(self, literal: str) -> bool:
-        self.skip_ws()
-        if self.text.startswith(literal, self.pos):
-            self.pos += len(literal)
+        pos = self.pos
+        text = self.text
+        if pos < len(text) and text[pos] in _WS_START:
+            pos = self.pos = _WS.match(text, pos).end()
+        if text.startswith(literal, pos):
+            self.pos = pos + len(literal)
             return True
         return False
 
     def expect(self, literal: str, context: str = "") -> None:
-        self.skip_ws()
-        if self.text.startswith(literal, self.pos):
-            self.pos += len(literal)
+        pos = self.pos
+        text = self.text
+        if pos < len(text) and text[pos] in _WS_START:
+            pos = self.pos = _WS.match(text, pos).end()
+        if text.startswith(literal, pos):
+            self.pos = pos + len(literal)
             return
         where = f" {context}" if context else ""
         self.expected(f"'{literal}'{where}")
@@ -194,16 +211,22 @@ class Lexer:
     # -- SSA and symbol names ------------------------------------------------------------------
 
     def value_use_name(self) -> str:
-        self.skip_ws()
-        m = _VALUE_ID.match(self.text, self.pos)
+        pos = self.pos
+        text = self.text
+        if pos < len(text) and text[pos] in _WS_START:
+            pos = self.pos = _WS.match(text, pos).end()
+        m = _VALUE_ID.match(text, pos)
         if m is None:
             self.expected("an SSA value such as %0")
         self.pos = m.end()
         return m.group(0)
 
     def peek_value(self) -> bool:
-        self.skip_ws()
-        return self.text.startswith("%", self.pos)
+        pos = self.pos
+        text = self.text
+        if pos < len(text) and text[pos] in _WS_START:
+            pos = self.pos = _WS.match(text, pos).end()
+        return text.startswith("%", pos)
 
     def value_def_name(self) -> str:
         self.skip_ws()

@@ -44,6 +44,11 @@ from .types import (
 
 _SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)([A-Za-z][A-Za-z0-9]*)>")
 _ELEMENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_TENSOR_TEXT = r"tensor<[0-9?x]*[A-Za-z][A-Za-z0-9]*>"
+_SIMPLE_SIGNATURE = re.compile(
+    rf"\((?:{_TENSOR_TEXT}(?:, {_TENSOR_TEXT})*)?\) -> (?:{_TENSOR_TEXT}|\((?:{_TENSOR_TEXT}(?:, {_TENSOR_TEXT})*)?\))"
+)
+_LOC_ALIAS_USE = re.compile(r"loc\(#([A-Za-z_][A-Za-z0-9_$.\-]*)\)")
 _ATTR_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _DIMS = re.compile(r"((?:(?:\d+|\?)x)*)")
 _RESULT_NAME = re.compile(r"(%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+))(?::(\d+))?")
@@ -219,6 +224,20 @@ class Parser(Lexer):
         return scale, zp
 
     def parse_function_type(self) -> FunctionType:
+        # Signatures repeat throughout a program: look simple ones up by their exact text.
+        m = _SIMPLE_SIGNATURE.match(self.text, self.pos)
+        if m is not None:
+            key = m.group(0)
+            cached = self.type_cache.get(key)
+            if cached is None:
+                inputs = self.parse_type_list_parens()
+                self.expect("->", "in function type")
+                cached = FunctionType(tuple(inputs), tuple(self.parse_result_types()))
+                if self.pos == m.end():
+                    self.type_cache[key] = cached
+                return cached
+            self.pos = m.end()
+            return cached
         inputs = self.parse_type_list_parens()
         self.expect("->", "in function type")
         results = self.parse_result_types()
@@ -445,6 +464,11 @@ class Parser(Lexer):
         self.skip_ws()
         if not self.text.startswith("loc(", self.pos):
             return None
+        m = _LOC_ALIAS_USE.match(self.text, self.pos)
+        if m is not None:
+            self.pos = m.end()
+            alias = m.group(1)
+            return self.loc_aliases.get(alias) or LocRef(alias)
         self.pos += 4
         loc = self.parse_location_body()
         self.expect(")", "to close loc(...)")
@@ -514,17 +538,24 @@ class Parser(Lexer):
             self.located.append(obj)
 
     def resolve_locations(self) -> None:
+        self._resolved: dict[str, Location] = {}
         for obj in self.located:
-            obj.location = self._resolve(obj.location, set())
+            obj.location = self._resolve(obj.location, ())
 
-    def _resolve(self, loc: Location, seen: set[str]) -> Location:
+    def _resolve(self, loc: Location, seen: tuple[str, ...]) -> Location:
         if isinstance(loc, LocRef):
-            if loc.alias in seen:
-                raise ParseError(f"location alias #{loc.alias} refers to itself")
-            target = self.loc_aliases.get(loc.alias)
+            alias = loc.alias
+            done = self._resolved.get(alias)
+            if done is not None:
+                return done
+            if alias in seen:
+                raise ParseError(f"location alias #{alias} refers to itself")
+            target = self.loc_aliases.get(alias)
             if target is None:
-                raise ParseError(f"undefined location alias #{loc.alias}")
-            return self._resolve(target, seen | {loc.alias})
+                raise ParseError(f"undefined location alias #{alias}")
+            done = self._resolve(target, seen + (alias,))
+            self._resolved[alias] = done
+            return done
         if isinstance(loc, NameLoc) and loc.child is not None:
             return NameLoc(loc.name, self._resolve(loc.child, seen))
         if isinstance(loc, CallSiteLoc):

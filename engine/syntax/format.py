@@ -206,10 +206,18 @@ def _peek_literal(p, text: str) -> bool:
 
 
 def _expect_literal(p, text: str, opname: str) -> None:
-    if text[0].isalpha():
-        p.expect_keyword(text, f"in {opname}")
-    else:
-        p.expect(text, f"in {opname}")
+    p.skip_ws()
+    if p.text.startswith(text, p.pos):
+        end = p.pos + len(text)
+        # A keyword must not run on into a longer word (`dims` is not `dimsx`).
+        if not text[0].isalpha() or not _continues_word(p.text, end):
+            p.pos = end
+            return
+    p.expected(f"'{text}' in {opname}")
+
+
+def _continues_word(text: str, pos: int) -> bool:
+    return pos < len(text) and (text[pos].isalnum() or text[pos] in "_$.")
 
 
 class ParseState:
@@ -260,12 +268,13 @@ class ParseState:
 
     @property
     def operands(self) -> list[Value]:
-        if self.all_operands is not None:
-            return self.all_operands
-        out: list[Value] = []
-        for name, _ in self.opdef.operands:
-            out.extend(self.groups.get(name, []))
-        return out
+        if self.all_operands is None:
+            # Formats read operand groups in definition order, so this is final once asked for.
+            out: list[Value] = []
+            for name, _ in self.opdef.operands:
+                out.extend(self.groups.get(name, ()))
+            self.all_operands = out
+        return self.all_operands
 
     def parse_attr_dict(self, keyword: bool) -> None:
         p = self.p
