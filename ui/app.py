@@ -112,6 +112,7 @@ class ProgramApp(App):
     def __init__(self, program, **kwargs):
         super().__init__(**kwargs)
         self.program = program
+        self.selected_op: Optional[Operation] = None
         self.sub_title = f"{program.name} — {program.op_count} ops, {len(program.functions)} functions"
 
     def compose(self) -> ComposeResult:
@@ -156,6 +157,7 @@ class ProgramApp(App):
             self.show_op(op)
 
     def show_op(self, op: Operation) -> None:
+        self.selected_op = op
         details = self.query_one("#details", Static)
         details.update(describe_op(op) if not isinstance(op, Function) else f"@{op.sym_name}: {op.function_type}")
         if op.pos is not None:
