@@ -449,8 +449,12 @@ class SdyShardingPerValue:
 
     shardings: tuple[SdySharding, ...] = field(default_factory=tuple)
 
-    def __str__(self) -> str:
+    def stripped(self) -> str:
+        """The form manual_computation spells inline: `[<@mesh, [...]>, ...]`."""
         return "[" + ", ".join(f"<{s.body()}>" for s in self.shardings) + "]"
+
+    def __str__(self) -> str:
+        return f"#sdy.sharding_per_value<{self.stripped()}>"
 
 
 @dataclass(frozen=True)
@@ -459,8 +463,11 @@ class SdyManualAxes:
 
     axes: tuple[str, ...] = ()
 
-    def __str__(self) -> str:
+    def stripped(self) -> str:
         return "{" + ", ".join(quote_string(a) for a in self.axes) + "}"
+
+    def __str__(self) -> str:
+        return f"#sdy<manual_axes{self.stripped()}>"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -518,7 +525,7 @@ def format_attribute(attr: Any) -> str:
         return format_dense(attr)
     if isinstance(attr, StructAttr):
         return format_struct(attr)
-    if isinstance(attr, (SymbolRef, Type, OpaqueAttr, SdySharding, SdyMesh, SdyShardingPerValue)):
+    if isinstance(attr, (SymbolRef, Type, OpaqueAttr, SdySharding, SdyMesh, SdyShardingPerValue, SdyManualAxes)):
         return str(attr)
     if isinstance(attr, int):
         return f"{attr} : i64"

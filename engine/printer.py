@@ -143,9 +143,7 @@ class Printer:
             return None
         name = op.name
         if name == "func.return":
-            name = "return"
-        elif name == "func.call":
-            name = "call"
+            name = "return"  # only ever directly in a function body, where func is the default dialect
         return name + text
 
     def _generic(self, op: Operation) -> str:

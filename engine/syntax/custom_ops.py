@@ -8,7 +8,12 @@ from .. import attributes as A
 from ..ir import Block, Function, Operation, Region
 from ..opdefs import define
 from ..types import FunctionType, TensorType, Type, format_result_types
-from .dialect_attrs import parse_sdy_mesh_body, parse_sdy_per_value, parse_sdy_sharding_body
+from .dialect_attrs import (
+    parse_sdy_axis_names,
+    parse_sdy_mesh_body,
+    parse_sdy_per_value,
+    parse_sdy_sharding_body,
+)
 from .format import Format, ParseState, Syntax
 
 
@@ -488,13 +493,7 @@ class ManualComputationSyntax(Syntax):
         out_shardings = A.SdyShardingPerValue(parse_sdy_per_value(p))
         p.expect_keyword("manual_axes")
         p.expect("=")
-        p.expect("{")
-        axes = []
-        if not p.accept("}"):
-            axes.append(p.string("an axis name"))
-            while p.accept(","):
-                axes.append(p.string("an axis name"))
-            p.expect("}")
+        axes = parse_sdy_axis_names(p)
         p.expect("(", "to start the body's arguments")
         arguments = []
         if not p.accept(")"):
@@ -520,8 +519,8 @@ class ManualComputationSyntax(Syntax):
         block = op.regions[0].blocks[0]
         args = ", ".join(f"{pr.name(v)}: {v.type}" for v in block.arguments)
         text = (
-            f"({pr.operands(op.operands)}) in_shardings={a['in_shardings']} out_shardings={a['out_shardings']}"
-            f" manual_axes={a['manual_axes']} ({args}) " + pr.region(op.regions[0], print_entry_args=False)
+            f"({pr.operands(op.operands)}) in_shardings={a['in_shardings'].stripped()}"
+            f" out_shardings={a['out_shardings'].stripped()} manual_axes={a['manual_axes'].stripped()} ({args}) " + pr.region(op.regions[0], print_entry_args=False)
         )
         if rest:
             text += " " + A.format_attr_dict(rest)

@@ -20,6 +20,10 @@ ENUMS: dict[str, tuple[str, ...]] = {
 
 def parse_dialect_attribute(p, name: str, start: int) -> Any:
     """Called with the cursor just after `#name<`."""
+    if name == "sdy" and p.accept_keyword("manual_axes"):
+        axes = parse_sdy_axis_names(p)
+        p.expect(">")
+        return A.SdyManualAxes(axes)
     if "." not in name:
         return _enum_attribute(p, name, start)
     dialect, _, mnemonic = name.partition(".")
@@ -47,7 +51,7 @@ def parse_dialect_attribute(p, name: str, start: int) -> Any:
         if mnemonic == "sharding_per_value":
             per_value = parse_sdy_per_value(p)
             p.expect(">")
-            return SdyShardingPerValueAttr(per_value)
+            return A.SdyShardingPerValue(per_value)
         if mnemonic == "mesh":
             mesh = parse_sdy_mesh_body(p)
             p.expect(">")
@@ -209,9 +213,16 @@ def format_conv_dims(d: A.ConvDimensionNumbers) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-class SdyShardingPerValueAttr(A.SdyShardingPerValue):
-    def __str__(self) -> str:
-        return f"#sdy.sharding_per_value<{A.SdyShardingPerValue.__str__(self)}>"
+def parse_sdy_axis_names(p) -> tuple[str, ...]:
+    """`{"x", "y"}`"""
+    p.expect("{")
+    axes = []
+    if not p.accept("}"):
+        axes.append(p.string("an axis name"))
+        while p.accept(","):
+            axes.append(p.string("an axis name"))
+        p.expect("}")
+    return tuple(axes)
 
 
 def parse_sdy_mesh_body(p) -> A.SdyMesh:
