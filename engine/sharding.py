@@ -1,0 +1,174 @@
+"""HloSharding strings (`mhlo.sharding = "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"`).
+
+The attribute stays the string it was written as (so it prints back unchanged);
+`parse_hlo_sharding` decodes it into which device holds which tile.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class HloSharding:
+    """One sharding. `tile_assignment[i, j, ...]` is the device holding tile (i, j, ...)."""
+
+    kind: str  # "replicated" | "maximal" | "manual" | "unknown" | "tiled" | "tuple"
+    tile_assignment: Optional[np.ndarray] = field(default=None, compare=False)
+    device: Optional[int] = None  # for maximal
+    last_tile_dims: tuple[str, ...] = ()  # subgroup kinds of the trailing tile dims
+    elements: tuple["HloSharding", ...] = ()  # for tuple shardings
+
+    @property
+    def tiled_dims(self) -> tuple[int, ...]:
+        """Tile counts along the tensor's own dimensions (trailing subgroup dims removed)."""
+        if self.tile_assignment is None:
+            return ()
+        dims = self.tile_assignment.shape
+        return tuple(dims[: len(dims) - len(self.last_tile_dims)])
+
+
+class ShardingSyntaxError(ValueError):
+    pass
+
+
+_TOKEN = re.compile(r"\s*(\{|\}|\[|\]|<=|,|=|T\(|\(|\)|[A-Za-z_][A-Za-z0-9_]*|-?\d+)")
+
+
+def _strip_metadata(text: str) -> str:
+    """Drop `metadata={op_name=...}` parts: they carry no placement."""
+    out = []
+    i = 0
+    while True:
+        j = text.find("metadata={", i)
+        if j < 0:
+            out.append(text[i:])
+            return "".join(out)
+        out.append(text[i:j])
+        depth = 0
+        k = j + len("metadata=")
+        while k < len(text):
+            depth += {"{": 1, "}": -1}.get(text[k], 0)
+            k += 1
+            if depth == 0:
+                break
+        i = k
+
+
+def _tokens(text: str) -> list[str]:
+    text = _strip_metadata(text)
+    tokens = []
+    pos = 0
+    while text[pos:].strip():
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise ShardingSyntaxError(f"unexpected '{text[pos:pos + 10].strip()}' in sharding")
+        tokens.append(m.group(1))
+        pos = m.end()
+    return tokens
+
+
+def parse_hlo_sharding(text: str) -> HloSharding:
+    tokens = _tokens(text)
+    try:
+        sharding, rest = _sharding(tokens, 0)
+    except IndexError:
+        raise ShardingSyntaxError(f"sharding {text!r} ends too early") from None
+    if rest != len(tokens):
+        raise ShardingSyntaxError(f"unexpected '{tokens[rest]}' after the sharding")
+    return sharding
+
+
+def _expect(tokens: list[str], i: int, want: str) -> int:
+    if i >= len(tokens) or tokens[i] != want:
+        found = tokens[i] if i < len(tokens) else "end of text"
+        raise ShardingSyntaxError(f"expected '{want}' in sharding, found '{found}'")
+    return i + 1
+
+
+def _int_list(tokens: list[str], i: int) -> tuple[list[int], int]:
+    i = _expect(tokens, i, "[")
+    values = []
+    while tokens[i] != "]":
+        values.append(int(tokens[i]))
+        i += 1
+        if tokens[i] == ",":
+            i += 1
+    return values, i + 1
+
+
+def _sharding(tokens: list[str], i: int) -> tuple[HloSharding, int]:
+    i = _expect(tokens, i, "{")
+    if tokens[i] == "{":
+        elements = []
+        while tokens[i] == "{":
+            element, i = _sharding(tokens, i)
+            elements.append(element)
+            if tokens[i] == ",":
+                i += 1
+        return HloSharding("tuple", elements=tuple(elements)), _expect(tokens, i, "}")
+    word = tokens[i]
+    if word in ("replicated", "manual", "unknown"):
+        return HloSharding(word), _expect(tokens, i + 1, "}")
+    if word == "maximal":
+        i = _expect(tokens, i + 1, "device")
+        i = _expect(tokens, i, "=")
+        return HloSharding("maximal", device=int(tokens[i])), _expect(tokens, i + 1, "}")
+    if word != "devices":
+        raise ShardingSyntaxError(f"unknown sharding '{word}'")
+    i = _expect(tokens, i + 1, "=")
+    dims, i = _int_list(tokens, i)
+    count = int(np.prod(dims))
+    if tokens[i] == "<=":
+        reshape, i = _int_list(tokens, i + 1)
+        devices = np.arange(int(np.prod(reshape))).reshape(reshape)
+        if i < len(tokens) and tokens[i] == "T(":
+            i += 1
+            perm = []
+            while tokens[i] != ")":
+                perm.append(int(tokens[i]))
+                i += 1
+                if tokens[i] == ",":
+                    i += 1
+            devices = devices.transpose(perm)
+            i += 1
+    else:
+        listed = []
+        while i < len(tokens) and re.fullmatch(r"-?\d+", tokens[i]):
+            listed.append(int(tokens[i]))
+            i += 1
+            if tokens[i] == ",":
+                i += 1
+        devices = np.array(listed)
+    if devices.size != count:
+        raise ShardingSyntaxError(f"tile assignment {dims} needs {count} devices, got {devices.size}")
+    assignment = devices.reshape(dims)
+    last: tuple[str, ...] = ()
+    while tokens[i] != "}":
+        if tokens[i] == "last_tile_dim_replicate":
+            last = ("replicated",)
+            i += 1
+        elif tokens[i] == "last_tile_dims":
+            i = _expect(tokens, i + 1, "=")
+            i = _expect(tokens, i, "{")
+            kinds = []
+            while tokens[i] != "}":
+                kinds.append(tokens[i])
+                i += 1
+                if tokens[i] == ",":
+                    i += 1
+            last = tuple(kinds)
+            i += 1
+        else:
+            raise ShardingSyntaxError(f"unexpected '{tokens[i]}' in tiled sharding")
+    return HloSharding("tiled", assignment, last_tile_dims=last), i + 1
+
+
+def tile_bounds(size: int, tiles: int, index: int) -> tuple[int, int]:
+    """The slice of a dimension of `size` split `tiles` ways that tile `index` covers."""
+    step = -(-size // tiles)
+    start = min(index * step, size)
+    return start, min(start + step, size)
