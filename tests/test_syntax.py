@@ -273,3 +273,23 @@ def test_split_input_chunks_keep_file_line_numbers():
     first, second = parse_chunks(text, "split.mlir")
     assert first.functions["a"].pos.line == 1
     assert second.functions["b"].pos.line == 5
+
+
+def test_ops_attributes_and_types_of_other_dialects_are_kept():
+    text = """
+    module {
+      func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+        %0 = "mydialect.frobnicate"(%a) <{level = 3 : i32}> {note = #mydialect.hint<fast, [1, 2]>} : (tensor<2xf32>) -> tensor<2xf32>
+        %1:2 = "mydialect.split"(%0) : (tensor<2xf32>) -> (!mydialect.handle<x>, tensor<2xf32>)
+        return %1#1 : tensor<2xf32>
+      }
+    }
+    """
+    module = parse_module(text)
+    op = next(o for o in module.walk() if o.name == "mydialect.frobnicate")
+    assert int(op.attributes["level"]) == 3
+    assert str(op.attributes["note"]) == "#mydialect.hint<fast, [1, 2]>"
+    printed = print_module(module)
+    assert '"mydialect.frobnicate"(%a) <{level = 3 : i32}> {note = #mydialect.hint<fast, [1, 2]>}' in printed
+    assert "!mydialect.handle<x>" in printed
+    assert structural_key(parse_module(printed)) == structural_key(module)
