@@ -79,13 +79,25 @@ def is_quant_e(e: Type) -> bool:
     return isinstance(e, QuantizedType)
 
 
+def float_bits(e: FloatType) -> int:
+    # Not FloatType.bit_width: it reads "f64" as a 6-bit type (its "f6" prefix test comes first).
+    name = e.name
+    if name in ("f16", "bf16"):
+        return 16
+    if name in ("f32", "f64"):
+        return int(name[1:])
+    if name == "tf32":
+        return 19
+    return e.bit_width
+
+
 def num_bits(e: Type) -> Optional[int]:
     if isinstance(e, IntegerType):
         return e.width
     if isinstance(e, FloatType):
-        return e.bit_width
+        return float_bits(e)
     if isinstance(e, ComplexType):
-        return 2 * e.element.bit_width
+        return 2 * float_bits(e.element)
     if isinstance(e, QuantizedType):
         return e.storage.width
     if isinstance(e, IndexType):
@@ -115,9 +127,9 @@ def is_promotable(src: Type, dst: Type) -> bool:
             return False
         return src.signedness == dst.signedness and src.width <= dst.width
     if isinstance(src, FloatType) and isinstance(dst, FloatType):
-        return src.bit_width <= dst.bit_width
+        return float_bits(src) <= float_bits(dst)
     if isinstance(src, ComplexType) and isinstance(dst, ComplexType):
-        return src.element.bit_width <= dst.element.bit_width
+        return float_bits(src.element) <= float_bits(dst.element)
     return False
 
 
