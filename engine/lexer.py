@@ -159,6 +159,17 @@ class Lexer:
         self.pos = m.end()
         return m.group(0)
 
+    def delimited(self, open_: str, item, close: str, what: str = "the list") -> list:
+        """`open item, item, ... close` (possibly empty): the one comma-list reader."""
+        self.expect(open_)
+        if self.accept(close):
+            return []
+        items = [item()]
+        while self.accept(","):
+            items.append(item())
+        self.expect(close, f"to close {what}")
+        return items
+
     # -- literals ------------------------------------------------------------------------------
 
     def string(self, what: str = "a string") -> str:

@@ -233,14 +233,7 @@ class ValueParser(Lexer):
         return FunctionType(tuple(inputs), tuple(results))
 
     def parse_type_list_parens(self) -> list[Type]:
-        self.expect("(")
-        types: list[Type] = []
-        if not self.accept(")"):
-            types.append(self.parse_type())
-            while self.accept(","):
-                types.append(self.parse_type())
-            self.expect(")", "to close the type list")
-        return types
+        return self.delimited("(", self.parse_type, ")", "the type list")
 
     def parse_result_types(self) -> list[Type]:
         """`T` or `(T, ...)` after an arrow; `(T) -> R` alone is one function type."""

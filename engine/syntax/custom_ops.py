@@ -23,6 +23,15 @@ def _functional_types(p, state: ParseState) -> None:
     TYPE_DIRECTIVES["functional"][0](state)
 
 
+def _typed_argument(p) -> tuple[str, Type, int]:
+    """`%name: type` as a region argument, with where it was written."""
+    p.skip_ws()
+    offset = p.pos
+    name = p.value_def_name()
+    p.expect(":", "and the argument type")
+    return name, p.parse_type(), offset
+
+
 # -- stablehlo.constant ---------------------------------------------------------------------------
 
 
@@ -189,16 +198,9 @@ class ReduceSyntax(Syntax):
             p.expect_keyword("reducer", "and the reducer region of stablehlo.reduce")
             pairs = []
             for _ in range(n):
-                p.expect("(")
-                pair = []
-                for _ in range(2):
-                    p.skip_ws()
-                    offset = p.pos
-                    arg_name = p.value_def_name()
-                    p.expect(":")
-                    pair.append((arg_name, p.parse_type(), offset))
-                    p.accept(",")
-                p.expect(")")
+                pair = p.delimited("(", lambda: _typed_argument(p), ")", "a reducer argument pair")
+                if len(pair) != 2:
+                    p.error("each reducer group declares two arguments: (%acc: T, %x: T)")
                 pairs.append(pair)
             arguments = [pair[0] for pair in pairs] + [pair[1] for pair in pairs]
             region = p.parse_region(arguments)
@@ -494,19 +496,7 @@ class ManualComputationSyntax(Syntax):
         p.expect_keyword("manual_axes")
         p.expect("=")
         axes = parse_sdy_axis_names(p)
-        p.expect("(", "to start the body's arguments")
-        arguments = []
-        if not p.accept(")"):
-            while True:
-                p.skip_ws()
-                offset = p.pos
-                arg_name = p.value_def_name()
-                p.expect(":")
-                arguments.append((arg_name, p.parse_type(), offset))
-                if not p.accept(","):
-                    break
-            p.expect(")")
-        region = p.parse_region(arguments, isolated=True)
+        region = p.parse_region(p.delimited("(", lambda: _typed_argument(p), ")", "the body's arguments"), isolated=True)
         attrs = p.parse_attr_dict() if p.peek("{") else {}
         p.expect(":", "and the function type of sdy.manual_computation")
         _functional_types(p, state)

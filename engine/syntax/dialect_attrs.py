@@ -215,14 +215,7 @@ def format_conv_dims(d: A.ConvDimensionNumbers) -> str:
 
 def parse_sdy_axis_names(p) -> tuple[str, ...]:
     """`{"x", "y"}`"""
-    p.expect("{")
-    axes = []
-    if not p.accept("}"):
-        axes.append(p.string("an axis name"))
-        while p.accept(","):
-            axes.append(p.string("an axis name"))
-        p.expect("}")
-    return tuple(axes)
+    return tuple(p.delimited("{", lambda: p.string("an axis name"), "}", "the axis names"))
 
 
 def parse_sdy_mesh_body(p) -> A.SdyMesh:
@@ -262,14 +255,7 @@ def _sdy_axis(p) -> A.SdyAxisRef:
 
 
 def _sdy_axis_set(p) -> tuple[A.SdyAxisRef, ...]:
-    p.expect("{")
-    axes = []
-    if not p.accept("}"):
-        axes.append(_sdy_axis(p))
-        while p.accept(","):
-            axes.append(_sdy_axis(p))
-        p.expect("}")
-    return tuple(axes)
+    return tuple(p.delimited("{", lambda: _sdy_axis(p), "}", "the axis set"))
 
 
 def parse_sdy_sharding_body(p) -> A.SdySharding:

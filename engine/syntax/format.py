@@ -372,14 +372,7 @@ def format_pretty_attr(value: Any, kind: str) -> str:
 
 
 def parse_int_list(p) -> list[int]:
-    p.expect("[")
-    values: list[int] = []
-    if not p.accept("]"):
-        values.append(p.integer())
-        while p.accept(","):
-            values.append(p.integer())
-        p.expect("]", "to close the list")
-    return values
+    return p.delimited("[", p.integer, "]")
 
 
 def parse_bool_list(p) -> list[bool]:
@@ -450,14 +443,21 @@ def _print_functional(op: Operation) -> str:
     return str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
 
 
+def _took_functional(state: ParseState, t: Type) -> bool:
+    """Every short type form may also be written as a full function type; take it if it is one."""
+    if not isinstance(t, FunctionType):
+        return False
+    state.check_operand_types(list(t.inputs))
+    state.result_types = list(t.results)
+    return True
+
+
 def _parse_same(state: ParseState) -> None:
     """SameOperandsAndResultType: `: T` when every operand and the result are T, else functional."""
     _start_types(state)
     p = state.p
     t = p.parse_type()
-    if isinstance(t, FunctionType):
-        state.check_operand_types(list(t.inputs))
-        state.result_types = list(t.results)
+    if _took_functional(state, t):
         return
     state.check_operand_types([t] * len(state.operands))
     state.result_types = [t]
@@ -475,9 +475,7 @@ def _parse_select(state: ParseState) -> None:
     _start_types(state)
     p = state.p
     first = p.parse_type()
-    if isinstance(first, FunctionType):
-        state.check_operand_types(list(first.inputs))
-        state.result_types = list(first.results)
+    if _took_functional(state, first):
         return
     p.expect(",", "and the type of the selected values")
     second = p.parse_type()
@@ -502,9 +500,7 @@ def _real_of(t: Type) -> Optional[Type]:
 def _parse_complex(state: ParseState) -> None:
     _start_types(state)
     t = state.p.parse_type()
-    if isinstance(t, FunctionType):
-        state.check_operand_types(list(t.inputs))
-        state.result_types = list(t.results)
+    if _took_functional(state, t):
         return
     real = _real_of(t)
     if real is None:
@@ -523,9 +519,7 @@ def _print_complex(op: Operation) -> str:
 def _parse_tuple(state: ParseState) -> None:
     _start_types(state)
     t = state.p.parse_type("a tuple type")
-    if isinstance(t, FunctionType):
-        state.check_operand_types(list(t.inputs))
-        state.result_types = list(t.results)
+    if _took_functional(state, t):
         return
     if not isinstance(t, TupleType):
         state.p.error(f"stablehlo.tuple produces a tuple type, not {t}", state.type_pos)
@@ -541,9 +535,7 @@ def _parse_variadic_same(state: ParseState) -> None:
     """after_all: `: !stablehlo.token` — the one type of the inputs and the result."""
     _start_types(state)
     t = state.p.parse_type()
-    if isinstance(t, FunctionType):
-        state.check_operand_types(list(t.inputs))
-        state.result_types = list(t.results)
+    if _took_functional(state, t):
         return
     state.check_operand_types([t] * len(state.operands))
     state.result_types = [t]
