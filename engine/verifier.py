@@ -116,7 +116,7 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
         opdef = OPS.get(op.name)
         if opdef is not None:
             _check_generic(op, opdef)
-        _check_structure(op, ctx)
+        _check_structure(op, opdef, ctx)
         check = CHECKS.get(op.name)
         if check is not None:
             check(op, ctx)
@@ -253,10 +253,10 @@ def _attr_kind_ok(kind: str, value) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def _check_structure(op: Operation, ctx: _Context) -> None:
+def _check_structure(op: Operation, opdef: Optional[OpDef], ctx: _Context) -> None:
     if isinstance(op, Function):
         _check_function(op, ctx)
-    elif op.dialect == "stablehlo" and op.regions:
+    elif opdef is not None and op.dialect == "stablehlo" and op.regions:
         for i, region in enumerate(op.regions):
             if len(region.blocks) != 1:
                 fail(f"region #{i} must have exactly one block, got {len(region.blocks)}")
