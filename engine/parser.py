@@ -246,9 +246,7 @@ class Parser(ValueParser):
         try:
             if self.accept("}"):
                 if arguments:
-                    block = region.add_block(Block())
-                    for name, t, offset in arguments:
-                        self.define(block.add_argument(name, t, self.at(offset)), offset)
+                    self._declare_arguments(region.add_block(Block()), arguments)
                 return region
             first = True
             while True:
@@ -277,8 +275,7 @@ class Parser(ValueParser):
                 else:
                     self.expected("an operation, a block label or '}'")
                 if first and arguments:
-                    for name, t, offset in arguments:
-                        self.define(block.add_argument(name, t, self.at(offset)), offset)
+                    self._declare_arguments(block, arguments)
                 first = False
                 while True:
                     self.skip_ws()
@@ -292,6 +289,14 @@ class Parser(ValueParser):
                     return region
         finally:
             self.scopes.pop()
+
+    def _declare_arguments(self, block: Block, arguments) -> None:
+        """Entry arguments declared outside the region: (name, type, offset[, location])."""
+        for name, t, offset, *loc in arguments:
+            arg = block.add_argument(name, t, self.at(offset))
+            if loc:
+                self.note_location(arg, loc[0])
+            self.define(arg, offset)
 
     # =========================================================================================
     # Top level

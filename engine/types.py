@@ -126,13 +126,9 @@ class FloatType(Type):
 
 
 def _float_bit_width(name: str) -> int:
-    if name.startswith("f4"):
-        return 4
-    if name.startswith("f6"):
-        return 6
-    if name.startswith("f8"):
-        return 8
-    return int(name.lstrip("bf"))
+    if name in ("f16", "bf16", "f32", "f64"):
+        return int(name.lstrip("bf"))
+    return int(name[1])  # f4E2M1FN, f6E3M2FN, f8E4M3FN, ...: the digit after 'f'
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,9 +38,10 @@ from .types import (
 
 _SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)([A-Za-z][A-Za-z0-9]*)>")
 _ELEMENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-_TENSOR_TEXT = r"tensor<[0-9?x]*[A-Za-z][A-Za-z0-9]*>"
+# Atomic groups keep these from backtracking (a long signature that fails to match must fail fast).
+_TENSOR_TEXT = r"tensor<(?>(?:\d+|\?)x)*[A-Za-z][A-Za-z0-9]*>"
 _SIMPLE_SIGNATURE = re.compile(
-    rf"\((?:{_TENSOR_TEXT}(?:, {_TENSOR_TEXT})*)?\) -> (?:{_TENSOR_TEXT}|\((?:{_TENSOR_TEXT}(?:, {_TENSOR_TEXT})*)?\))"
+    rf"\((?>{_TENSOR_TEXT}(?:, {_TENSOR_TEXT})*)?\) -> (?>{_TENSOR_TEXT}|\((?>{_TENSOR_TEXT}(?:, {_TENSOR_TEXT})*)?\))"
 )
 _LOC_ALIAS_USE = re.compile(r"loc\(#([A-Za-z_][A-Za-z0-9_$.\-]*)\)")
 _ATTR_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -462,6 +463,8 @@ class ValueParser(Lexer):
         pos = self.pos
         if text.startswith("#", pos):
             m = _ALIAS_NAME.match(text, pos)
+            if m is None:
+                self.expected("a location alias such as #loc1")
             self.pos = m.end()
             alias = m.group(0)[1:]
             return self.loc_aliases.get(alias) or LocRef(alias)

@@ -293,3 +293,51 @@ def test_ops_attributes_and_types_of_other_dialects_are_kept():
     assert '"mydialect.frobnicate"(%a) <{level = 3 : i32}> {note = #mydialect.hint<fast, [1, 2]>}' in printed
     assert "!mydialect.handle<x>" in printed
     assert structural_key(parse_module(printed)) == structural_key(module)
+
+
+def test_reducer_arguments_may_carry_locations():
+    text = """
+    func.func @argmax(%a: tensor<4xf32>, %i: tensor<4xi32>, %c: tensor<f32>, %z: tensor<i32>) -> (tensor<f32>, tensor<i32>) {
+      %0:2 = stablehlo.reduce(%a init: %c), (%i init: %z) across dimensions = [0] : (tensor<4xf32>, tensor<4xi32>, tensor<f32>, tensor<i32>) -> (tensor<f32>, tensor<i32>)
+       reducer(%x: tensor<f32> loc("a"), %y: tensor<f32> loc("b")) (%xi: tensor<i32> loc("c"), %yi: tensor<i32> loc("d"))  {
+        stablehlo.return %x, %xi : tensor<f32>, tensor<i32>
+      }
+      return %0#0, %0#1 : tensor<f32>, tensor<i32>
+    }
+    """
+    module = parse_module(text)
+    reduce = next(op for op in module.walk() if op.name == "stablehlo.reduce")
+    assert [a.location.name for a in reduce.regions[0].blocks[0].arguments] == ["a", "c", "b", "d"]
+    assert 'loc("c")' in print_module(module, debug_info=True)
+
+
+def test_long_signatures_parse_in_linear_time():
+    import time
+
+    n = 60
+    types = ", ".join(["tensor<2x3xf32>"] * n)
+    args = ", ".join(f"%a{i}: tensor<2x3xf32>" for i in range(n))
+    uses = ", ".join(f"%a{i}" for i in range(n))
+    # A generic op whose result list is long and ends in a type the fast path does not take.
+    text = (
+        f"func.func @f({args}) {{\n"
+        f'  %0:{n + 1} = "x.y"({uses}) : ({types}) -> ({types}, tensor<2x!quant.uniform<i8:f32, 1.0>>)\n'
+        "  return\n}\n"
+    )
+    start = time.perf_counter()
+    parse_module(text)
+    assert time.perf_counter() - start < 5  # exponential backtracking took minutes here
+
+
+def test_empty_function_body_is_a_parse_error():
+    from hlodbg.engine import ParseError
+
+    with pytest.raises(ParseError, match="body of @f is empty"):
+        parse_module("func.func @f() {}")
+
+
+def test_float_bit_widths():
+    from hlodbg.engine.types import FloatType
+
+    widths = {n: FloatType(n).bit_width for n in ("f4E2M1FN", "f6E3M2FN", "f8E4M3FN", "bf16", "f16", "f32", "f64")}
+    assert widths == {"f4E2M1FN": 4, "f6E3M2FN": 6, "f8E4M3FN": 8, "bf16": 16, "f16": 16, "f32": 32, "f64": 64}

@@ -23,13 +23,14 @@ def _functional_types(p, state: ParseState) -> None:
     TYPE_DIRECTIVES["functional"][0](state)
 
 
-def _typed_argument(p) -> tuple[str, Type, int]:
-    """`%name: type` as a region argument, with where it was written."""
+def _typed_argument(p):
+    """`%name: type loc(...)?` as a region argument: (name, type, offset, location)."""
     p.skip_ws()
     offset = p.pos
     name = p.value_def_name()
     p.expect(":", "and the argument type")
-    return name, p.parse_type(), offset
+    t = p.parse_type()
+    return name, t, offset, p.opt_location()
 
 
 # -- stablehlo.constant ---------------------------------------------------------------------------
@@ -238,7 +239,9 @@ class ReduceSyntax(Syntax):
             groups = []
             for i in range(n):
                 a, b = args[i], args[i + n]
-                groups.append(f"({pr.name(a)}: {a.type}, {pr.name(b)}: {b.type})")
+                groups.append(
+                    f"({pr.name(a)}: {a.type}{pr.location_suffix(a)}, {pr.name(b)}: {b.type}{pr.location_suffix(b)})"
+                )
             text += "\n" + pr.indent_text() + " reducer" + " ".join(groups) + " " + pr.region(
                 op.regions[0], print_entry_args=False
             )
@@ -365,12 +368,15 @@ class FuncSyntax(Syntax):
             attrs["res_attrs"] = A.ArrayAttr(res_attrs)
         regions = []
         if p.peek("{"):
+            p.skip_ws()
+            body_offset = p.pos
             named = [a for a in args if a[0] is not None]
             if len(named) != len(args):
                 p.error(f"function @{sym} with a body needs named arguments (%arg0: T)", args[0][2])
-            regions.append(p.parse_region([(n, t, off) for n, t, off in args], isolated=True))
-            for arg, loc in zip(regions[0].blocks[0].arguments, arg_locs):
-                p.note_location(arg, loc)
+            arguments = [(n, t, off, loc) for (n, t, off), loc in zip(args, arg_locs)]
+            regions.append(p.parse_region(arguments, isolated=True))
+            if not regions[0].blocks:
+                p.error(f"the body of @{sym} is empty; a function body ends with a return", body_offset)
         op = Function(name, [], [], attrs, regions, pos=pos)
         return op
 
@@ -507,7 +513,7 @@ class ManualComputationSyntax(Syntax):
         a = op.attributes
         rest = {k: v for k, v in a.items() if k not in ("in_shardings", "out_shardings", "manual_axes")}
         block = op.regions[0].blocks[0]
-        args = ", ".join(f"{pr.name(v)}: {v.type}" for v in block.arguments)
+        args = ", ".join(f"{pr.name(v)}: {v.type}{pr.location_suffix(v)}" for v in block.arguments)
         text = (
             f"({pr.operands(op.operands)}) in_shardings={a['in_shardings'].stripped()}"
             f" out_shardings={a['out_shardings'].stripped()} manual_axes={a['manual_axes'].stripped()} ({args}) " + pr.region(op.regions[0], print_entry_args=False)
