@@ -27,14 +27,20 @@ def _mixed_quantization(*types: TensorType) -> bool:
     return any(is_quant_e(t.element) for t in types)
 
 
-@_register("stablehlo.dot_general")
-def _dot_general(op: Operation, ctx: _Context) -> None:
+def _contraction_types(op: Operation, same_elem_constraint, precision_constraint):
+    """What dot, dot_general and convolution share: lhs/rhs element types and precision config."""
     lhs = _tensor(op.operand_types[0], "lhs")
     rhs = _tensor(op.operand_types[1], "rhs")
-    r = _tensor(op.result_types[0], "result")
+    result = _tensor(op.result_types[0], "result")
     if not _mixed_quantization(lhs, rhs):
-        _same_elem(lhs, rhs, "lhs and rhs must have the same element type", "C1")
-    _check_precision(op, "C12")
+        _same_elem(lhs, rhs, "lhs and rhs must have the same element type", same_elem_constraint)
+    _check_precision(op, precision_constraint)
+    return lhs, rhs, result
+
+
+@_register("stablehlo.dot_general")
+def _dot_general(op: Operation, ctx: _Context) -> None:
+    lhs, rhs, r = _contraction_types(op, "C1", "C12")
     if lhs.shape is None or rhs.shape is None:
         return
     dn = op.attributes["dot_dimension_numbers"]
@@ -45,12 +51,7 @@ def _dot_general(op: Operation, ctx: _Context) -> None:
 
 @_register("stablehlo.dot")
 def _dot(op: Operation, ctx: _Context) -> None:
-    lhs = _tensor(op.operand_types[0], "lhs")
-    rhs = _tensor(op.operand_types[1], "rhs")
-    r = _tensor(op.result_types[0], "result")
-    if not _mixed_quantization(lhs, rhs):
-        _same_elem(lhs, rhs, "lhs and rhs must have the same element type", None)
-    _check_precision(op, None)
+    lhs, rhs, r = _contraction_types(op, None, None)
     if lhs.shape is None or rhs.shape is None:
         return
     if len(lhs.shape) not in (1, 2) or len(rhs.shape) not in (1, 2):
@@ -62,12 +63,7 @@ def _dot(op: Operation, ctx: _Context) -> None:
 
 @_register("stablehlo.convolution")
 def _convolution(op: Operation, ctx: _Context) -> None:
-    lhs = _tensor(op.operand_types[0], "lhs")
-    rhs = _tensor(op.operand_types[1], "rhs")
-    r = _tensor(op.result_types[0], "result")
-    if not _mixed_quantization(lhs, rhs):
-        _same_elem(lhs, rhs, "lhs and rhs must have the same element type", "C2")
-    _check_precision(op, "C25")
+    lhs, rhs, r = _contraction_types(op, "C2", "C25")
     if lhs.shape is None or rhs.shape is None:
         return
     n = len(lhs.shape)

@@ -33,15 +33,21 @@ from .core import (
 )
 
 
-@_register("stablehlo.reduce")
-def _reduce(op: Operation, ctx: _Context) -> None:
+def _paired_reduction_types(op: Operation, constraint: str):
+    """reduce and reduce_window take N inputs, then N init values, and give N results."""
     n = len(op.operands) // 2
     if n < 1 or len(op.results) != n:
         fail(f"needs N >= 1 inputs, N init values and N results, got {len(op.operands)} operands and "
-             f"{len(op.results)} results", "C3")
+             f"{len(op.results)} results", constraint)
     inputs = [_tensor(t, f"input #{i}") for i, t in enumerate(op.operand_types[:n])]
     inits = [_tensor(t, f"init value #{i}") for i, t in enumerate(op.operand_types[n:])]
     results = [_tensor(t, f"result #{i}") for i, t in enumerate(op.result_types)]
+    return n, inputs, inits, results
+
+
+@_register("stablehlo.reduce")
+def _reduce(op: Operation, ctx: _Context) -> None:
+    n, inputs, inits, results = _paired_reduction_types(op, "C3")
     for i, t in enumerate(inputs):
         _same_shape(inputs[0], t, f"input #{i} must have the shape of input #0", "C1")
         if rank_of(inits[i]) not in (None, 0):
@@ -68,13 +74,7 @@ def _window_attrs(op: Operation, rank: int, dims_name: str = "window_dimensions"
 
 @_register("stablehlo.reduce_window")
 def _reduce_window(op: Operation, ctx: _Context) -> None:
-    n = len(op.operands) // 2
-    if n < 1 or len(op.results) != n:
-        fail(f"needs N >= 1 inputs, N init values and N results, got {len(op.operands)} operands and "
-             f"{len(op.results)} results", "C1")
-    inputs = [_tensor(t, f"input #{i}") for i, t in enumerate(op.operand_types[:n])]
-    inits = [_tensor(t, f"init value #{i}") for i, t in enumerate(op.operand_types[n:])]
-    results = [_tensor(t, f"result #{i}") for i, t in enumerate(op.result_types)]
+    n, inputs, inits, results = _paired_reduction_types(op, "C1")
     for i in range(n):
         _same_shape(inputs[0], inputs[i], f"input #{i} must have the shape of input #0", "C2")
         _same_elem(inputs[i], inits[i], f"input #{i} and init value #{i} must have the same element type", "C3")
