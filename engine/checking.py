@@ -1,0 +1,100 @@
+"""Run self-checking programs (check dialect, `custom_call @check.*`) and collect the outcomes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .errors import HlodbgError
+from .interpreter import Interpreter
+from .ir import Module
+
+
+@dataclass
+class ModuleOutcome:
+    """The result of running one module (one `// -----` chunk) of a check file."""
+
+    name: str
+    chunk: int
+    checks: list = field(default_factory=list)  # CheckOutcome
+    error: Optional[HlodbgError] = None
+    printed: list = field(default_factory=list)
+
+    @property
+    def failures(self) -> list:
+        return [c for c in self.checks if not c.passed]
+
+    @property
+    def passed(self) -> bool:
+        return self.error is None and not self.failures
+
+
+def entry_points(module: Module) -> list[str]:
+    """Functions a check file runs: @main if present, else every public function without arguments."""
+    functions = module.functions
+    if "main" in functions:
+        return ["main"]
+    names = []
+    for name, function in functions.items():
+        if function.is_declaration or function.visibility == "private":
+            continue
+        if function.function_type.inputs:
+            continue
+        names.append(name)
+    return names
+
+
+def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Optional[str] = None) -> ModuleOutcome:
+    outcome = ModuleOutcome(name, chunk)
+    interpreter = Interpreter(module)
+    interpreter.probe_dir = probe_dir
+    try:
+        entries = entry_points(module)
+        if not entries:
+            raise HlodbgError("no function to run: expected @main or a public function without arguments")
+        for entry in entries:
+            interpreter.run(entry, [])
+    except HlodbgError as e:
+        outcome.error = e
+    outcome.checks = list(interpreter.checks)
+    outcome.printed = list(interpreter.printed)
+    return outcome
+
+
+def check_files(paths, verbose: bool = False) -> tuple[int, int]:
+    """Run every module of every file; print failures; returns (passed, failed) module counts."""
+    from .parser import parse_chunks
+    from .verifier import verify
+
+    passed = failed = 0
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                modules = parse_chunks(f.read(), str(path))
+            for module in modules:
+                verify(module)
+        except HlodbgError as e:
+            failed += 1
+            print(f"{path}: FAILED to load\n{e.render()}")
+            continue
+        for chunk, module in enumerate(modules):
+            outcome = check_module(module, str(path), chunk)
+            label = str(path) if len(modules) == 1 else f"{path}#{chunk}"
+            if outcome.passed:
+                passed += 1
+                if verbose:
+                    print(f"{label}: ok ({len(outcome.checks)} checks)")
+                continue
+            failed += 1
+            if outcome.error is not None:
+                print(f"{label}: ERROR\n{outcome.error.render()}")
+            for check in outcome.failures:
+                print(f"{check.where}: {check.kind} failed: {check.message}")
+    return passed, failed
+
+
+if __name__ == "__main__":
+    import sys
+
+    files = [a for a in sys.argv[1:] if a != "-v"]
+    ok, bad = check_files(files, verbose="-v" in sys.argv)
+    print(f"{ok} passed, {bad} failed")

@@ -1,0 +1,71 @@
+"""Devices own value storage and the numerics of contractions.
+
+Evaluators never multiply matrices themselves: dot_general, convolution and friends bring their
+operands into a canonical batched-matmul form and call `device.matmul`. The CPU device is exact
+numpy (accumulating in f32 for narrow floats, in the operands' width for integers, as XLA CPU
+does); a TPU device can override `matmul` (bf16 passes, precision config) and `store`/`load`
+(tiled physical layouts) without touching any evaluator.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from .dtypes import compute_dtype, narrow
+from .types import Type
+
+
+class Device:
+    """Base device: values are stored as given and contractions are exact."""
+
+    name = "device"
+
+    def store(self, value: Any, type: Type) -> Any:
+        """The representation kept for a value of `type` (identity on the CPU)."""
+        return value
+
+    def load(self, stored: Any, type: Type) -> Any:
+        """The logical numpy array of a stored value."""
+        return stored
+
+    def matmul(
+        self,
+        lhs: np.ndarray,
+        rhs: np.ndarray,
+        result_dtype: np.dtype,
+        precision: tuple = (),
+        accumulation_dtype: Optional[np.dtype] = None,
+    ) -> np.ndarray:
+        """`[B, M, K] x [B, K, N] -> [B, M, N]` rounded once to `result_dtype`.
+
+        Integer products wrap in the result width; narrow floats accumulate in f32 (or
+        `accumulation_dtype` when a dot algorithm names one).
+        """
+        acc = accumulation_dtype or _accumulation_dtype(lhs.dtype, rhs.dtype, result_dtype)
+        if lhs.dtype != acc:
+            lhs = lhs.astype(acc)
+        if rhs.dtype != acc:
+            rhs = rhs.astype(acc)
+        # Integer products wrap in the accumulator and again when narrowed, as XLA's do.
+        return narrow(np.matmul(lhs, rhs), result_dtype)
+
+
+def _accumulation_dtype(lhs: np.dtype, rhs: np.dtype, result: np.dtype) -> np.dtype:
+    if result.kind == "c" or lhs.kind == "c" or rhs.kind == "c":
+        return np.result_type(np.complex64, result) if result.kind == "c" else np.dtype(np.complex128)
+    if result.kind == "b":
+        return np.dtype(np.int32)
+    wide = compute_dtype(result)
+    if wide.kind in "iu":
+        return np.dtype(np.int64) if wide.itemsize <= 8 and wide.kind == "i" else np.dtype(np.uint64)
+    return wide
+
+
+class CpuDevice(Device):
+    """XLA-on-CPU numerics with plain numpy storage."""
+
+    name = "cpu"
+
+
+CPU = CpuDevice()

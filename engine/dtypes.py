@@ -1,0 +1,199 @@
+"""numpy dtypes for StableHLO element types, and the rules evaluators share for using them.
+
+Storage: every tensor is a numpy array whose dtype is exactly its element type's (ml_dtypes for
+bf16, the f8/f6/f4 family and int2/int4/uint2/uint4; quantized tensors hold their storage
+integers). Arithmetic: floats narrower than f32 are computed in f32 and rounded once to the
+result type, as XLA's CPU backend does; 2- and 4-bit integers are computed in a wide integer type
+and wrapped back to their width.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from .types import (
+    ComplexType,
+    FloatType,
+    IndexType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    TokenType,
+    TupleType,
+    Type,
+)
+
+F32 = np.dtype(np.float32)
+BOOL = np.dtype(np.bool_)
+
+_NARROW_INTS = {
+    np.dtype(ml_dtypes.int2): (2, True),
+    np.dtype(ml_dtypes.int4): (4, True),
+    np.dtype(ml_dtypes.uint2): (2, False),
+    np.dtype(ml_dtypes.uint4): (4, False),
+}
+
+
+class Token:
+    """The value of `!stablehlo.token`: carries no data, only ordering."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "token"
+
+
+TOKEN = Token()
+
+
+def element_dtype(t: Type) -> np.dtype:
+    """The numpy dtype a tensor of type `t` is stored in (storage type for quantized)."""
+    if isinstance(t, TensorType):
+        t = t.element
+    if isinstance(t, QuantizedType):
+        return t.storage.numpy_dtype
+    return t.numpy_dtype
+
+
+def is_float_dtype(dtype: np.dtype) -> bool:
+    return dtype.kind == "f" or (dtype.kind == "V" and dtype not in _NARROW_INTS and _is_ml_float(dtype))
+
+
+def _is_ml_float(dtype: np.dtype) -> bool:
+    try:
+        ml_dtypes.finfo(dtype)
+        return True
+    except (ValueError, TypeError):
+        return False
+
+
+def is_narrow_float(dtype: np.dtype) -> bool:
+    """bf16, f16 and the f8/f6/f4 types: computed in f32, rounded once to their own type."""
+    return dtype.itemsize < 4 and dtype not in _NARROW_INTS and dtype.kind not in "iub" and dtype != BOOL
+
+
+def is_narrow_int(dtype: np.dtype) -> bool:
+    return dtype in _NARROW_INTS
+
+
+def compute_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype arithmetic on `dtype` values is carried out in."""
+    if dtype in _NARROW_INTS:
+        return np.dtype(np.int32)
+    if is_narrow_float(dtype):
+        return F32
+    return dtype
+
+
+def widen(array: np.ndarray) -> np.ndarray:
+    """`array` in its compute dtype (a no-op view for f32/f64/i32/... arrays)."""
+    target = compute_dtype(array.dtype)
+    return array if target == array.dtype else array.astype(target)
+
+
+def narrow(array: Any, dtype: np.dtype) -> np.ndarray:
+    """Round or wrap a computed array back to `dtype` (once), keeping 0-d results as arrays."""
+    array = np.asarray(array)
+    if array.dtype == dtype:
+        return array
+    info = _NARROW_INTS.get(dtype)
+    if info is not None and array.dtype.kind in "iu":
+        array = wrap_integer(array.astype(np.int64), *info)
+    return array.astype(dtype)
+
+
+def wrap_integer(values: np.ndarray, width: int, signed: bool) -> np.ndarray:
+    """Two's complement wrap-around of int64 `values` to `width` bits."""
+    mask = (1 << width) - 1
+    values = values & mask
+    if signed:
+        values = np.where(values >= (1 << (width - 1)), values - (1 << width), values)
+    return values
+
+
+def integer_bounds(dtype: np.dtype) -> tuple[int, int]:
+    info = _NARROW_INTS.get(dtype)
+    if info is not None:
+        width, signed = info
+        return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+    i = np.iinfo(dtype)
+    return int(i.min), int(i.max)
+
+
+def bit_width(dtype: np.dtype) -> int:
+    info = _NARROW_INTS.get(dtype)
+    if info is not None:
+        return info[0]
+    if dtype == BOOL:
+        return 1
+    if dtype.itemsize == 1 and dtype.kind not in "iu":
+        try:
+            return int(ml_dtypes.finfo(dtype).bits)
+        except (ValueError, TypeError):
+            pass
+    return dtype.itemsize * 8
+
+
+def as_value(data: Any, t: Type) -> Any:
+    """Coerce user data (a numpy array, list or scalar) to a value of type `t`, or raise ValueError."""
+    if isinstance(t, TokenType):
+        return TOKEN
+    if isinstance(t, TupleType):
+        if not isinstance(data, (tuple, list)) or len(data) != len(t.types):
+            raise ValueError(f"expected a tuple of {len(t.types)} values for {t}")
+        return tuple(as_value(d, et) for d, et in zip(data, t.types))
+    if not isinstance(t, TensorType):
+        raise ValueError(f"cannot build a value of type {t}")
+    dtype = element_dtype(t)
+    array = np.asarray(data)
+    if array.dtype != dtype:
+        if array.dtype.kind == "f" and dtype.kind in "iub" and not isinstance(t.element, QuantizedType):
+            raise ValueError(f"expected {t} but got floating-point data ({array.dtype})")
+        if array.dtype.kind == "c" and dtype.kind != "c":
+            raise ValueError(f"expected {t} but got complex data ({array.dtype})")
+        array = array.astype(dtype)
+    if t.shape is not None:
+        shape = tuple(t.shape)
+        if any(d is None or d < 0 for d in shape):
+            if array.ndim != len(shape) or any(d is not None and d >= 0 and d != a for d, a in zip(shape, array.shape)):
+                raise ValueError(f"expected {t} but got shape {_shape_text(array.shape)}")
+        elif array.shape != shape:
+            if array.size == int(np.prod(shape, dtype=np.int64)) and array.ndim == 0:
+                array = array.reshape(shape)
+            else:
+                raise ValueError(f"expected {t} but got shape {_shape_text(array.shape)}")
+    return array
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "x".join(str(d) for d in shape) if shape else "scalar"
+
+
+def random_value(t: Type, rng: np.random.Generator) -> Any:
+    """A reproducible argument of type `t`: normal floats, small integers, fair booleans."""
+    if isinstance(t, TokenType):
+        return TOKEN
+    if isinstance(t, TupleType):
+        return tuple(random_value(et, rng) for et in t.types)
+    if not isinstance(t, TensorType) or t.shape is None:
+        raise ValueError(f"cannot make a random value of type {t}")
+    shape = tuple(max(d, 0) if d is not None else 1 for d in t.shape)
+    element = t.element
+    dtype = element_dtype(t)
+    if isinstance(element, QuantizedType):
+        lo, hi = element.effective_min, element.effective_max
+        return rng.integers(lo, hi + 1, size=shape).astype(dtype)
+    if isinstance(element, IntegerType) and element.width == 1:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if isinstance(element, (IntegerType, IndexType)):
+        lo, hi = integer_bounds(dtype)
+        return rng.integers(max(lo, -8), min(hi, 8) + 1, size=shape).astype(dtype)
+    if isinstance(element, ComplexType):
+        real = rng.standard_normal(shape)
+        imag = rng.standard_normal(shape)
+        return (real + 1j * imag).astype(dtype)
+    if isinstance(element, FloatType):
+        return rng.standard_normal(shape).astype(np.float32).astype(dtype)
+    raise ValueError(f"cannot make a random value of type {t}")

@@ -1,0 +1,262 @@
+"""The execution machine: runs functions op by op through the evaluator registry.
+
+Each block is compiled once into a list of steps (evaluator, prepared OpCall, operand and result
+values), so running an op costs a dict lookup per operand and one Python call. Listeners get
+`before_op`/`after_op` for every op and `enter_frame`/`exit_frame` for every function call and
+region body; the debugger, the value recorder and the UI attach there. Frames form a stack:
+function calls, while condition/body iterations, if/case branches and reducer bodies.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from .device import CPU, Device
+from .dtypes import as_value
+from .errors import ExecutionError, HlodbgError
+from .ir import Block, Function, Module, Operation, Value, symbol_name
+from .ops import load_families
+from .ops.registry import EVALUATORS, OpCall
+from .process import Grid, ProcessId
+from .types import QuantizedType, TensorType, Type
+
+TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "chlo.return"})
+
+
+@dataclass
+class Frame:
+    """One level of the execution stack."""
+
+    function: Function
+    kind: str  # "function" | "while.cond" | "while.body" | "if.true" | "case.2" | "body" ...
+    owner: Optional[Operation] = None  # the call/while/if/reduce op that opened this frame
+    iteration: Optional[int] = None
+    parent: Optional["Frame"] = None
+    env: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def depth(self) -> int:
+        return 0 if self.parent is None else self.parent.depth + 1
+
+    def describe(self) -> str:
+        where = f"@{self.function.sym_name}"
+        if self.kind == "function":
+            return where
+        it = f" #{self.iteration}" if self.iteration is not None else ""
+        return f"{where} {self.kind}{it}"
+
+
+class Listener:
+    """Hooks called around every op and frame. Subclass and override what you need."""
+
+    def before_op(self, frame: Frame, op: Operation, operands: list) -> None:
+        pass
+
+    def after_op(self, frame: Frame, op: Operation, operands: list, results: list) -> None:
+        pass
+
+    def enter_frame(self, frame: Frame, args: list) -> None:
+        pass
+
+    def exit_frame(self, frame: Frame, results: list) -> None:
+        pass
+
+
+class Step:
+    __slots__ = ("evaluator", "call", "operands", "results", "single")
+
+    def __init__(self, evaluator: Callable, call: OpCall, operands: list[Value], results: list[Value]):
+        self.evaluator = evaluator
+        self.call = call
+        self.operands = operands
+        self.results = results
+        self.single = len(results) == 1
+
+
+class Interpreter:
+    """Runs one process's view of a module: `Interpreter(module).run("main", args)`."""
+
+    def __init__(
+        self,
+        module: Module,
+        device: Device = CPU,
+        process: ProcessId = ProcessId(0, 0),
+        grid: Optional[Grid] = None,
+        listeners: Sequence[Listener] = (),
+    ):
+        load_families()
+        self.module = module
+        self.device = device
+        self.process = process
+        self.grid = grid if grid is not None else Grid(1, 1)
+        self.listeners: list[Listener] = list(listeners)
+        self.frame: Optional[Frame] = None
+        self.printed: list[str] = []  # interpreter.print output, in order
+        self.probe_dir: Optional[str] = None
+        self.probe_counts: dict[str, int] = {}
+        self.checks: list = []  # CheckOutcome of every check op run, in order
+        self._compiled: dict[int, tuple[list[Step], Operation]] = {}
+        self._calls: dict[int, OpCall] = {}
+
+    # -- entry points ---------------------------------------------------------------------
+    def run(self, entry: str = "main", args: Sequence[Any] = ()) -> list[Any]:
+        function = self.module.function(entry) if entry in self.module.functions else None
+        if function is None:
+            names = ", ".join("@" + n for n in self.module.functions) or "none"
+            raise ExecutionError(f"no function @{entry} in the module (functions: {names})")
+        inputs = function.function_type.inputs
+        if len(args) != len(inputs):
+            raise ExecutionError(
+                f"@{entry} takes {len(inputs)} argument(s), {len(args)} given", function.pos
+            )
+        values = []
+        for i, (arg, t) in enumerate(zip(args, inputs)):
+            try:
+                values.append(as_value(arg, t))
+            except ValueError as e:
+                raise ExecutionError(f"argument {i} of @{entry}: {e}", function.pos) from None
+        with np.errstate(all="ignore"):
+            return self.call_function(function, values)
+
+    def call_function(self, function: Function, args: list[Any], owner: Optional[Operation] = None) -> list[Any]:
+        if function.is_declaration:
+            raise ExecutionError(f"@{function.sym_name} is only declared; it has no body to run", function.pos)
+        frame = Frame(function, "function", owner, None, self.frame, {})
+        return self._run_frame(frame, function.body, args)
+
+    def run_region(self, op: Operation, index: int, args: list[Any], kind: str = "body", iteration: Optional[int] = None) -> list[Any]:
+        """Run region `index` of `op` in a child frame that sees the enclosing values."""
+        parent = self.frame
+        function = parent.function if parent is not None else op.function
+        env = parent.env if parent is not None else {}
+        frame = Frame(function, kind, op, iteration, parent, env)
+        return self._run_frame(frame, op.regions[index].blocks[0], args)
+
+    # -- machinery ------------------------------------------------------------------------
+    def _run_frame(self, frame: Frame, block: Block, args: list[Any]) -> list[Any]:
+        saved = self.frame
+        self.frame = frame
+        listeners = self.listeners
+        try:
+            for listener in listeners:
+                listener.enter_frame(frame, args)
+            results = self._run_block(block, args, frame.env)
+            for listener in listeners:
+                listener.exit_frame(frame, results)
+            return results
+        finally:
+            self.frame = saved
+
+    def _run_block(self, block: Block, args: list[Any], env: dict) -> list[Any]:
+        steps, terminator = self._compile(block)
+        arguments = block.arguments
+        if len(args) != len(arguments):
+            raise ExecutionError(f"region expects {len(arguments)} argument(s), got {len(args)}", block.parent.parent.pos if block.parent and block.parent.parent else None)
+        for value, arg in zip(arguments, args):
+            env[value] = arg
+        if self.listeners:
+            self._run_steps_observed(steps, env)
+        else:
+            for step in steps:
+                try:
+                    out = step.evaluator(step.call, *[env[v] for v in step.operands])
+                except HlodbgError:
+                    raise
+                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
+                    raise self._failure(step, e) from e
+                if step.single:
+                    env[step.results[0]] = out
+                elif step.results:
+                    for value, result in zip(step.results, out):
+                        env[value] = result
+        if terminator is None:
+            return []
+        return [env[v] for v in terminator.operands]
+
+    def _run_steps_observed(self, steps: list[Step], env: dict) -> None:
+        listeners = self.listeners
+        frame = self.frame
+        for step in steps:
+            operands = [env[v] for v in step.operands]
+            op = step.call.op
+            for listener in listeners:
+                listener.before_op(frame, op, operands)
+            try:
+                out = step.evaluator(step.call, *operands)
+            except HlodbgError:
+                raise
+            except Exception as e:  # noqa: BLE001
+                raise self._failure(step, e) from e
+            results = [out] if step.single else list(out) if step.results else []
+            for value, result in zip(step.results, results):
+                env[value] = result
+            for listener in listeners:
+                listener.after_op(frame, op, operands, results)
+
+    def _failure(self, step: Step, error: Exception) -> ExecutionError:
+        op = step.call.op
+        if os.environ.get("HLODBG_DEBUG"):
+            import traceback
+
+            traceback.print_exception(error)
+        message = str(error) or type(error).__name__
+        return ExecutionError(f"{op.name} failed: {message}", op.pos)
+
+    def _compile(self, block: Block) -> tuple[list[Step], Optional[Operation]]:
+        key = id(block)
+        compiled = self._compiled.get(key)
+        if compiled is not None:
+            return compiled
+        ops = block.operations
+        terminator = ops[-1] if ops and ops[-1].name in TERMINATORS else None
+        body = ops[:-1] if terminator is not None else ops
+        steps = [self._step(op) for op in body]
+        self._compiled[key] = compiled = (steps, terminator)
+        return compiled
+
+    def _step(self, op: Operation) -> Step:
+        call = OpCall(op, self)
+        evaluator = EVALUATORS.get(op.name)
+        if evaluator is None:
+            evaluator = _unsupported(op)
+        elif _has_quantized_types(op):
+            from .ops.quantization import NATIVE_QUANTIZED_OPS, wrap_quantized
+
+            if op.name not in NATIVE_QUANTIZED_OPS:
+                evaluator = wrap_quantized(evaluator, call)
+        return Step(evaluator, call, list(op.operands), list(op.results))
+
+    def callee(self, op: Operation) -> Function:
+        name = symbol_name(op.attributes.get("callee"))
+        try:
+            return self.module.function(name)
+        except (KeyError, ValueError):
+            raise ExecutionError(f"{op.name}: no function @{name} in the module", op.pos) from None
+
+
+def _has_quantized_types(op: Operation) -> bool:
+    for v in (*op.operands, *op.results):
+        t = v.type
+        if isinstance(t, TensorType) and isinstance(t.element, QuantizedType):
+            return True
+    return False
+
+
+def _unsupported(op: Operation) -> Callable:
+    def evaluator(call: OpCall, *operands: Any) -> Any:
+        raise ExecutionError(f"hlodbg cannot execute {op.name}: no evaluator for this op", op.pos)
+
+    return evaluator
+
+
+def run_module(module: Module, args: Sequence[Any] = (), entry: str = "main", device: Device = CPU,
+               process: ProcessId = ProcessId(0, 0)) -> list[Any]:
+    """Run `entry` of `module` on one process and return its results."""
+    return Interpreter(module, device=device, process=process).run(entry, args)
+
+
+def result_types(module: Module, entry: str = "main") -> list[Type]:
+    return list(module.function(entry).function_type.results)

@@ -1,0 +1,302 @@
+"""The check dialect, JAX's `custom_call @check.*` spellings, other custom calls, interpreter ops.
+
+Tolerances follow openxla/stablehlo's CheckOps.td and its translate driver: `expect_almost_eq`
+compares absolute differences (default 1e-4; 1e-3 in the custom_call spelling), `expect_close`
+counts ULPs between finite values (custom_call spelling: 0..3 ULPs), NaN matches NaN. A failing
+check does not stop the run: it is recorded on the interpreter, so every failure is reported.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Optional
+
+import ml_dtypes
+import numpy as np
+
+from ..dtypes import bit_width
+from ..ir import Operation
+from ..types import TensorType
+from .registry import OpCall, op
+
+
+@dataclass
+class CheckOutcome:
+    op: Operation
+    kind: str
+    passed: bool
+    message: str = ""
+
+    @property
+    def where(self) -> str:
+        return str(self.op.pos) if self.op.pos is not None else self.op.name
+
+
+def _record(call: OpCall, kind: str, failure: Optional[str]) -> bool:
+    call.interpreter.checks.append(CheckOutcome(call.op, kind, failure is None, failure or ""))
+    return failure is None
+
+
+# -- comparisons -----------------------------------------------------------------------------
+
+
+def _as_compare(array: np.ndarray) -> np.ndarray:
+    """Float-comparable view: narrow floats and int4 in a numpy type numpy compares natively."""
+    dtype = array.dtype
+    if dtype.kind == "V" or dtype == np.float16:
+        try:
+            ml_dtypes.finfo(dtype)
+            return array.astype(np.float64)
+        except (TypeError, ValueError):
+            return array.astype(np.int64)
+    return array
+
+
+def _mismatch_message(mask: np.ndarray, actual: np.ndarray, expected: np.ndarray, extra: str = "") -> Optional[str]:
+    bad = np.argwhere(mask)
+    if bad.size == 0 and not (mask.ndim == 0 and bool(mask)):
+        return None
+    if mask.ndim == 0:
+        return f"value doesn't match: {actual} (actual) vs {expected} (expected){extra}"
+    total = len(bad)
+    shown = []
+    for index in bad[:3]:
+        i = tuple(int(k) for k in index)
+        shown.append(f"at {list(i)}: {actual[i]} (actual) vs {expected[i]} (expected)")
+    more = f" (and {total - 3} more)" if total > 3 else ""
+    return f"{total} of {mask.size} elements don't match{extra}: " + "; ".join(shown) + more
+
+
+def expect_eq_failure(actual: np.ndarray, expected: np.ndarray) -> Optional[str]:
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    if actual.shape != expected.shape:
+        return f"shapes differ: {actual.shape} (actual) vs {expected.shape} (expected)"
+    a, e = _as_compare(actual), _as_compare(expected)
+    if a.dtype.kind in "fc":
+        same = (a == e) | (np.isnan(a) & np.isnan(e))
+    else:
+        same = a == e
+    return _mismatch_message(~same, actual, expected)
+
+
+def _approx_equal_real(a: np.ndarray, e: np.ndarray, tolerance: float) -> np.ndarray:
+    both_nan = np.isnan(a) & np.isnan(e)
+    equal = a == e
+    finite = np.isfinite(a) & np.isfinite(e)
+    same_sign = np.signbit(a) == np.signbit(e)
+    # The reference requires equal signs even for values within tolerance, except exact zeros.
+    close = finite & (same_sign | (a == 0) | (e == 0)) & (np.abs(a - e) <= tolerance)
+    return equal | both_nan | close
+
+
+def expect_almost_eq_failure(actual: np.ndarray, expected: np.ndarray, tolerance: float) -> Optional[str]:
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    if actual.shape != expected.shape:
+        return f"shapes differ: {actual.shape} (actual) vs {expected.shape} (expected)"
+    a, e = _as_compare(actual), _as_compare(expected)
+    if a.dtype.kind == "c":
+        ok = _approx_equal_real(a.real, e.real, tolerance) & _approx_equal_real(a.imag, e.imag, tolerance)
+    elif a.dtype.kind == "f":
+        ok = _approx_equal_real(a.astype(np.float64), e.astype(np.float64), tolerance)
+    else:
+        ok = a == e
+    return _mismatch_message(~ok, actual, expected, f" within tolerance {tolerance:g}")
+
+
+def ulp_difference(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Per-element ULP distance (uint64), as CheckOps.cpp defines it; NaN vs NaN is 0."""
+    if actual.dtype.kind == "c":
+        return np.maximum(ulp_difference(actual.real, expected.real), ulp_difference(actual.imag, expected.imag))
+    dtype = actual.dtype
+    width = bit_width(dtype)
+    storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
+    info = ml_dtypes.finfo(dtype) if dtype.kind == "V" else np.finfo(dtype)
+    mask = np.uint64((1 << width) - 1)
+    smallest_normal = np.array(info.smallest_normal, dtype=dtype).view(storage).astype(np.uint64)
+    z = smallest_normal - np.uint64(1)
+    fa = np.abs(actual.astype(np.float64)).astype(dtype).view(storage).astype(np.uint64) & mask
+    fb = np.abs(expected.astype(np.float64)).astype(dtype).view(storage).astype(np.uint64) & mask
+    af = actual.astype(np.float64)
+    bf = expected.astype(np.float64)
+    finite = np.isfinite(af) & np.isfinite(bf)
+
+    def snap(x):
+        return np.where(z < x, x - z, np.where(2 * x < z, np.uint64(0), np.uint64(1)))
+
+    a = np.where(finite, snap(fa), fa)
+    b = np.where(finite, snap(fb), fb)
+    opposite = finite & (np.signbit(af) != np.signbit(bf))
+    diff = np.where(a > b, a - b, b - a)
+    diff = np.where(opposite, a + b, diff)
+    return np.where(np.isnan(af) & np.isnan(bf), np.uint64(0), diff)
+
+
+def expect_close_failure(actual: np.ndarray, expected: np.ndarray, min_ulp: int, max_ulp: int) -> Optional[str]:
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    if actual.shape != expected.shape:
+        return f"shapes differ: {actual.shape} (actual) vs {expected.shape} (expected)"
+    if actual.dtype.kind not in "fcV" or actual.dtype.kind == "V" and not _is_float(actual.dtype):
+        return expect_eq_failure(actual, expected)
+    diff = ulp_difference(actual, expected)
+    bad = (diff < np.uint64(min_ulp)) | (diff > np.uint64(max_ulp))
+    return _mismatch_message(bad, actual, expected, f" within {min_ulp}..{max_ulp} ULP")
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    try:
+        ml_dtypes.finfo(dtype)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+def _const(call: OpCall) -> np.ndarray:
+    return call.attr("value").array
+
+
+# -- check dialect ---------------------------------------------------------------------------
+
+
+@op("check.expect_eq")
+def expect_eq(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> list:
+    _record(call, "expect_eq", expect_eq_failure(lhs, rhs))
+    return []
+
+
+@op("check.expect_eq_const", "check.eq")
+def expect_eq_const(call: OpCall, lhs: np.ndarray) -> Any:
+    passed = _record(call, "expect_eq", expect_eq_failure(lhs, _const(call)))
+    return np.array(passed) if call.result_types else []
+
+
+@op("check.expect_almost_eq")
+def expect_almost_eq(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> list:
+    tolerance = float(call.attr("tolerance", 1e-4))
+    _record(call, "expect_almost_eq", expect_almost_eq_failure(lhs, rhs, tolerance))
+    return []
+
+
+@op("check.expect_almost_eq_const", "check.almost_eq")
+def expect_almost_eq_const(call: OpCall, lhs: np.ndarray) -> Any:
+    tolerance = float(call.attr("tolerance", 1e-4))
+    passed = _record(call, "expect_almost_eq", expect_almost_eq_failure(lhs, _const(call), tolerance))
+    return np.array(passed) if call.result_types else []
+
+
+@op("check.expect_close")
+def expect_close(call: OpCall, actual: np.ndarray, expected: np.ndarray) -> list:
+    low = int(call.attr("min_ulp_difference", 0))
+    high = int(call.attr("max_ulp_difference", 1))
+    _record(call, "expect_close", expect_close_failure(actual, expected, low, high))
+    return []
+
+
+@op("check.expect_serialized_eq")
+def expect_serialized_eq(call: OpCall, expected: np.ndarray) -> list:
+    probe_id = str(call.attr("probe_id"))
+    iteration = int(call.attr("iteration", 0))
+    probe_dir = call.interpreter.probe_dir
+    failure = None
+    path = None
+    if probe_dir is None:
+        failure = f"no probe directory to read probe {probe_id!r} from"
+    else:
+        index = os.path.join(probe_dir, "index.csv")
+        matches = []
+        if os.path.exists(index):
+            with open(index) as f:
+                matches = [line.rstrip("\n").split(",", 2) for line in f if line.split(",", 1)[0] == probe_id]
+        if iteration >= len(matches):
+            failure = f"probe {probe_id!r} iteration {iteration} was never recorded"
+        else:
+            path = matches[iteration][2]
+    if failure is None:
+        failure = expect_eq_failure(np.load(path), expected)
+    _record(call, "expect_serialized_eq", failure)
+    return []
+
+
+# -- custom_call -----------------------------------------------------------------------------
+
+_CUSTOM_CHECKS = {"check.expect_eq", "check.expect_close", "check.expect_almost_eq", "check.eq"}
+
+
+@op("stablehlo.custom_call")
+def custom_call(call: OpCall, *operands: Any) -> Any:
+    target = str(call.attr("call_target_name", ""))
+    if target in _CUSTOM_CHECKS:
+        return _custom_check(call, target, operands)
+    handler = CUSTOM_CALL_TARGETS.get(target)
+    if handler is None:
+        known = ", ".join(sorted(_CUSTOM_CHECKS | set(CUSTOM_CALL_TARGETS)))
+        raise call.error(f"unknown custom_call target @{target}; hlodbg runs: {known}")
+    return handler(call, *operands)
+
+
+def _custom_check(call: OpCall, target: str, operands: tuple) -> Any:
+    if len(operands) != 2:
+        raise call.error(f"@{target} takes 2 operands (actual, expected), got {len(operands)}")
+    actual, expected = operands
+    if target == "check.eq":
+        integer = np.asarray(expected).dtype.kind in "iub" or not _is_float_like(expected)
+        failure = expect_eq_failure(actual, expected) if integer else expect_almost_eq_failure(actual, expected, 1e-4)
+        passed = _record(call, "eq", failure)
+        return call.results([np.array(passed)]) if call.result_types else []
+    if target == "check.expect_eq":
+        failure = expect_eq_failure(actual, expected)
+    elif target == "check.expect_close":
+        failure = expect_close_failure(actual, expected, 0, 3)
+    else:
+        failure = expect_almost_eq_failure(actual, expected, 1e-3)
+    _record(call, target.split(".", 1)[1], failure)
+    return call.results([]) if call.result_types else []
+
+
+def _is_float_like(array: np.ndarray) -> bool:
+    dtype = np.asarray(array).dtype
+    return dtype.kind in "fc" or (dtype.kind == "V" and _is_float(dtype))
+
+
+def _sharding_annotation(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    # On one process a sharding annotation changes nothing; the grid issue gives it meaning.
+    return operand
+
+
+CUSTOM_CALL_TARGETS = {
+    "Sharding": _sharding_annotation,
+}
+
+
+# -- interpreter dialect -----------------------------------------------------------------------
+
+
+@op("interpreter.print")
+def print_(call: OpCall, operand: Any) -> list:
+    text = _format_value(operand, call.operand_types[0])
+    call.interpreter.printed.append(text)
+    return []
+
+
+def _format_value(value: Any, t: Any) -> str:
+    array = np.asarray(value)
+    body = np.array2string(array, separator=", ", threshold=1000) if array.ndim else str(array)
+    return f"tensor<{t}> {body}" if not isinstance(t, TensorType) else f"{t} {body}"
+
+
+@op("interpreter.probe")
+def probe(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    probe_dir = call.interpreter.probe_dir
+    if probe_dir is not None:
+        probe_id = str(call.attr("probe_id"))
+        os.makedirs(probe_dir, exist_ok=True)
+        counts = call.interpreter.probe_counts
+        n = counts.get(probe_id, 0)
+        counts[probe_id] = n + 1
+        path = os.path.join(probe_dir, f"{probe_id}_{n}.npy")
+        np.save(path, np.asarray(operand))
+        with open(os.path.join(probe_dir, "index.csv"), "a") as f:
+            f.write(f"{probe_id},{call.operand_types[0]},{path}\n")
+    return operand

@@ -1,0 +1,101 @@
+"""Control flow and structure: constant, func.call, while, if, case, composite, tuples, tokens.
+
+These ops run regions or other functions through the interpreter, so the frames they open are
+what the debugger shows (a call, a loop iteration, the taken branch).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import TOKEN
+from .registry import OpCall, op
+
+
+@op("stablehlo.constant", "chlo.constant")
+def constant(call: OpCall) -> np.ndarray:
+    # Constants are immutable arrays shared by every execution; results are never written in place.
+    return call.cached("value", lambda: _readonly(call.attr("value").array))
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array = np.array(array, copy=True)
+    array.flags.writeable = False
+    return array
+
+
+@op("func.call")
+def call_(call: OpCall, *args: Any) -> list[Any]:
+    interpreter = call.interpreter
+    callee = call.cached("callee", lambda: interpreter.callee(call.op))
+    return call.results(interpreter.call_function(callee, list(args), call.op))
+
+
+@op("stablehlo.while")
+def while_(call: OpCall, *state: Any) -> list[Any]:
+    interpreter = call.interpreter
+    op_ = call.op
+    values = list(state)
+    iteration = 0
+    while True:
+        (condition,) = interpreter.run_region(op_, 0, values, "while.cond", iteration)
+        if not bool(np.asarray(condition)):
+            return call.results(values)
+        values = interpreter.run_region(op_, 1, values, "while.body", iteration)
+        iteration += 1
+
+
+@op("stablehlo.if")
+def if_(call: OpCall, pred: np.ndarray) -> list[Any]:
+    taken = bool(np.asarray(pred))
+    return call.results(call.interpreter.run_region(call.op, 0 if taken else 1, [], "if.true" if taken else "if.false"))
+
+
+@op("stablehlo.case")
+def case(call: OpCall, index: np.ndarray) -> list[Any]:
+    branches = len(call.op.regions)
+    i = int(np.asarray(index))
+    # Out-of-range indices run the last branch (spec: "index < 0 or index >= N" -> N-1).
+    if i < 0 or i >= branches:
+        i = branches - 1
+    return call.results(call.interpreter.run_region(call.op, i, [], f"case.{i}"))
+
+
+@op("stablehlo.composite")
+def composite(call: OpCall, *args: Any) -> list[Any]:
+    interpreter = call.interpreter
+    name = call.attr("decomposition")
+    callee = call.cached("callee", lambda: interpreter.module.function(_symbol(name)))
+    return call.results(interpreter.call_function(callee, list(args), call.op))
+
+
+def _symbol(attr: Any) -> str:
+    from ..ir import symbol_name
+
+    return symbol_name(attr)
+
+
+@op("stablehlo.optimization_barrier")
+def optimization_barrier(call: OpCall, *operands: Any) -> Any:
+    return call.results(operands)
+
+
+@op("stablehlo.tuple")
+def tuple_(call: OpCall, *operands: Any) -> tuple:
+    return tuple(operands)
+
+
+@op("stablehlo.get_tuple_element")
+def get_tuple_element(call: OpCall, operand: tuple) -> Any:
+    return operand[int(call.attr("index"))]
+
+
+@op("stablehlo.after_all")
+def after_all(call: OpCall, *tokens: Any) -> Any:
+    return TOKEN
+
+
+@op("stablehlo.create_token")
+def create_token(call: OpCall) -> Any:
+    return TOKEN

@@ -1,0 +1,58 @@
+"""Processes and the grid they run on.
+
+Every execution names its process explicitly: `ProcessId(replica_id, partition_id)`. This issue
+runs a 1x1 grid, where collectives see only their own process; the grid issue replaces `Grid` with
+one that schedules R x P processes and meets them at collectives.
+"""
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class ProcessId:
+    replica_id: int = 0
+    partition_id: int = 0
+
+    def __str__(self) -> str:
+        return f"(replica {self.replica_id}, partition {self.partition_id})"
+
+
+@dataclass
+class Grid:
+    """The processes of a run and what they share: channels and the host's in/outfeed queues."""
+
+    num_replicas: int = 1
+    num_partitions: int = 1
+    infeed: deque = field(default_factory=deque)
+    outfeed: list = field(default_factory=list)
+    channels: dict = field(default_factory=lambda: defaultdict(deque))
+
+    @property
+    def size(self) -> int:
+        return self.num_replicas * self.num_partitions
+
+    def processes(self) -> list[ProcessId]:
+        return [ProcessId(r, p) for r in range(self.num_replicas) for p in range(self.num_partitions)]
+
+    def device_id(self, process: ProcessId) -> int:
+        return process.replica_id * self.num_partitions + process.partition_id
+
+    def process_of(self, device_id: int) -> ProcessId:
+        return ProcessId(device_id // self.num_partitions, device_id % self.num_partitions)
+
+    def exchange(self, process: ProcessId, groups: list[list[ProcessId]], value: Any) -> list[Any]:
+        """Each member's contribution, in group order, for the group holding `process`.
+
+        A 1x1 grid has one member whose contribution is its own; the grid issue implements the
+        rendezvous between processes.
+        """
+        for group in groups:
+            if process in group:
+                if len(group) != 1 or group[0] != process:
+                    members = ", ".join(str(p) for p in group)
+                    raise ValueError(f"process group [{members}] needs a grid of {self.size} > 1 processes")
+                return [value]
+        raise ValueError(f"process {process} is in no process group")
