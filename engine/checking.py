@@ -60,35 +60,56 @@ def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Opti
     return outcome
 
 
-def check_files(paths, verbose: bool = False) -> tuple[int, int]:
-    """Run every module of every file; print failures; returns (passed, failed) module counts."""
+def check_path(path: str, probe_dir: Optional[str] = None) -> list[ModuleOutcome]:
+    """Run every module of a file; a file that does not load is one failed outcome."""
     from .parser import parse_chunks
     from .verifier import verify
 
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        return [ModuleOutcome(str(path), 0, error=HlodbgError(f"cannot read {path}: {e}"))]
+    try:
+        modules = parse_chunks(text, str(path))
+    except HlodbgError as e:
+        return [ModuleOutcome(str(path), 0, error=e)]
+    outcomes = []
+    for chunk, module in enumerate(modules):
+        try:
+            verify(module)
+        except HlodbgError as e:
+            outcomes.append(ModuleOutcome(str(path), chunk, error=e))
+            continue
+        outcomes.append(check_module(module, str(path), chunk, probe_dir))
+    return outcomes
+
+
+def check_files(paths, out=None, verbose: bool = False) -> tuple[int, int]:
+    """Run and report every module of every file; returns (passed, failed) module counts.
+
+    Each failing check is reported at its location; modules that stop with an error report it.
+    """
+    import sys
+
+    out = out or sys.stdout
     passed = failed = 0
     for path in paths:
-        try:
-            with open(path, encoding="utf-8") as f:
-                modules = parse_chunks(f.read(), str(path))
-            for module in modules:
-                verify(module)
-        except HlodbgError as e:
-            failed += 1
-            print(f"{path}: FAILED to load\n{e.render()}")
-            continue
-        for chunk, module in enumerate(modules):
-            outcome = check_module(module, str(path), chunk)
-            label = str(path) if len(modules) == 1 else f"{path}#{chunk}"
+        outcomes = check_path(path)
+        for outcome in outcomes:
+            label = str(path) if len(outcomes) == 1 else f"{path}#{outcome.chunk}"
             if outcome.passed:
                 passed += 1
                 if verbose:
-                    print(f"{label}: ok ({len(outcome.checks)} checks)")
+                    print(f"{label}: ok ({len(outcome.checks)} checks)", file=out)
                 continue
             failed += 1
-            if outcome.error is not None:
-                print(f"{label}: ERROR\n{outcome.error.render()}")
+            print(f"{label}: FAILED", file=out)
             for check in outcome.failures:
-                print(f"{check.where}: {check.kind} failed: {check.message}")
+                print(f"{check.where}: error: check.{check.kind} failed: {check.message}", file=out)
+            if outcome.error is not None:
+                print(outcome.error.render(), file=out)
+    print(f"{passed} passed, {failed} failed", file=out)
     return passed, failed
 
 
@@ -96,5 +117,4 @@ if __name__ == "__main__":
     import sys
 
     files = [a for a in sys.argv[1:] if a != "-v"]
-    ok, bad = check_files(files, verbose="-v" in sys.argv)
-    print(f"{ok} passed, {bad} failed")
+    check_files(files, verbose="-v" in sys.argv)

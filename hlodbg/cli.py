@@ -3,6 +3,8 @@
   hlodbg [PROG]              open the debugger (the embedded sample when PROG is omitted)
   hlodbg verify PROG...      parse and verify; `PROG: ok (N ops, M functions)` or the errors
   hlodbg print PROG          print in pretty (default) or generic form
+  hlodbg run PROG            execute a program and print or save its results
+  hlodbg check FILE...       run self-checking programs; exit 1 if a check fails
 
 Bad input never shows a Python traceback: it prints `file:line:col: error: ...` with the source
 line and a caret, and exits with status 2.
@@ -21,7 +23,7 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 
-COMMANDS = ("verify", "print", "open")
+COMMANDS = ("verify", "print", "open", "run", "check")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -32,7 +34,9 @@ def _parser() -> argparse.ArgumentParser:
             "commands:\n"
             "  hlodbg [PROG]            open PROG (or the embedded sample) in the debugger\n"
             "  hlodbg verify PROG...    parse and verify programs\n"
-            "  hlodbg print PROG        print a program in pretty or generic form\n\n"
+            "  hlodbg print PROG        print a program in pretty or generic form\n"
+            "  hlodbg run PROG          execute a program and print or save its results\n"
+            "  hlodbg check FILE...     run self-checking programs (check dialect)\n\n"
             "Run 'hlodbg COMMAND --help' for the options of a command."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -52,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     print_cmd.add_argument("--generic", action="store_true", help='print every op in generic form ("op"(...))')
     print_cmd.add_argument("--debug-info", action="store_true", help="print loc(...) locations")
     print_cmd.add_argument("--chunk", type=int, default=None, help="module to print in a '// -----' split file")
+    from hlodbg.cli_run import add_parsers
+
+    add_parsers(sub)
     return parser
 
 
@@ -99,7 +106,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
     if args.command is None:
         args = _parser().parse_args(["open", *argv])
-    handlers = {"verify": _cmd_verify, "print": _cmd_print, "open": _cmd_open}
+    from hlodbg.cli_run import cmd_check, cmd_run
+
+    handlers = {"verify": _cmd_verify, "print": _cmd_print, "open": _cmd_open, "run": cmd_run, "check": cmd_check}
     try:
         return handlers[args.command](args)
     except HlodbgError as e:

@@ -1,0 +1,160 @@
+"""Running programs from Python and the command line: arguments in, results out.
+
+`Program.run(*args)` lives on the Program; this module reads arguments from .npz/.npy files,
+makes reproducible random ones, and summarises results for people and for JSON.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from hlodbg.engine import ExecutionError
+from hlodbg.engine.dtypes import Token, as_value, element_dtype, random_value
+from hlodbg.engine.types import TensorType, Type
+
+
+def _fit_dtype(array: np.ndarray, t: Type) -> np.ndarray:
+    """np.savez stores ml_dtypes arrays (bf16, f8, int4) as raw bytes (`|V2`); view them back."""
+    if isinstance(t, TensorType) and array.dtype.kind == "V":
+        dtype = element_dtype(t)
+        if dtype.itemsize == array.dtype.itemsize:
+            return array.view(dtype)
+    return array
+
+
+def load_npz(path: str) -> dict[int, np.ndarray]:
+    """Arguments of an .npz file by position: keys arg0, arg1, ... (or any names, in file order)."""
+    try:
+        data = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise ExecutionError(f"no such file: {path}") from None
+    except (OSError, ValueError) as e:
+        raise ExecutionError(f"{path} is not a readable .npz file ({e})") from None
+    if not hasattr(data, "files"):
+        raise ExecutionError(f"{path} holds a single array; use --arg N={path} or an .npz with arg0, arg1, ...")
+    names = list(data.files)
+    if all(n.startswith("arg") and n[3:].isdigit() for n in names):
+        return {int(n[3:]): data[n] for n in names}
+    return {i: data[n] for i, n in enumerate(names)}
+
+
+def load_npy(path: str) -> np.ndarray:
+    try:
+        return np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise ExecutionError(f"no such file: {path}") from None
+    except (OSError, ValueError) as e:
+        raise ExecutionError(f"{path} is not a readable .npy file ({e})") from None
+
+
+def build_arguments(
+    input_types: Sequence[Type],
+    given: Optional[dict[int, Any]] = None,
+    seed: int = 0,
+) -> tuple[list[Any], list[int]]:
+    """Arguments for a function: the given ones (by position) and random ones for the rest.
+
+    Returns (arguments, positions that were filled at random). Random values depend only on the
+    seed and the position, so adding one argument does not change the others.
+    """
+    given = dict(given or {})
+    extra = sorted(k for k in given if not 0 <= k < len(input_types))
+    if extra:
+        raise ExecutionError(f"argument {extra[0]} given, but the function takes {len(input_types)} argument(s)")
+    args, randomised = [], []
+    for i, t in enumerate(input_types):
+        if i in given:
+            data = given[i]
+            if isinstance(data, np.ndarray):
+                data = _fit_dtype(data, t)
+            try:
+                args.append(as_value(data, t))
+            except ValueError as e:
+                raise ExecutionError(f"argument {i}: {e}") from None
+        else:
+            try:
+                args.append(random_value(t, np.random.default_rng([seed, i])))
+            except ValueError as e:
+                raise ExecutionError(f"argument {i}: {e}; pass it with --arg {i}=FILE.npy") from None
+            randomised.append(i)
+    return args, randomised
+
+
+def summarize(value: Any) -> dict:
+    """A JSON-friendly summary: dtype, shape, and min/max/mean/NaN/Inf counts; values if small."""
+    if isinstance(value, Token):
+        return {"kind": "token"}
+    if isinstance(value, tuple):
+        return {"kind": "tuple", "elements": [summarize(v) for v in value]}
+    array = np.asarray(value)
+    out: dict = {"dtype": str(array.dtype), "shape": list(array.shape)}
+    if array.size == 0:
+        return out
+    numeric = array
+    if array.dtype.kind == "V":  # ml_dtypes floats and narrow ints
+        numeric = array.astype(np.float64)
+    if numeric.dtype.kind == "c":
+        out["nan"] = int(np.isnan(numeric).sum())
+        out["inf"] = int(np.isinf(numeric).sum())
+    elif numeric.dtype.kind == "f":
+        finite = numeric[np.isfinite(numeric)]
+        out["nan"] = int(np.isnan(numeric).sum())
+        out["inf"] = int(np.isinf(numeric).sum())
+        if finite.size:
+            out.update(min=_num(finite.min()), max=_num(finite.max()), mean=_num(finite.astype(np.float64).mean()))
+    else:
+        out.update(min=_num(numeric.min()), max=_num(numeric.max()), mean=_num(numeric.astype(np.float64).mean()))
+    if array.size <= 16:
+        out["values"] = _to_list(numeric)
+    return out
+
+
+def _num(x: Any) -> Any:
+    x = x.item() if hasattr(x, "item") else x
+    if isinstance(x, float) and not math.isfinite(x):
+        return str(x)
+    return x
+
+
+def _to_list(array: np.ndarray) -> Any:
+    if array.dtype.kind == "c":
+        return [[_num(z.real), _num(z.imag)] for z in array.reshape(-1)]
+    return [_num(v) for v in array.reshape(-1)]
+
+
+def format_result(index: int, value: Any, t: Type) -> str:
+    """`result0: tensor<2x3xf32>  min -1.2  max 3.4  mean 0.5` and, if small, the values."""
+    head = f"result{index}: {t}"
+    if isinstance(value, (Token, tuple)):
+        return f"{head}  {value!r}"
+    s = summarize(value)
+    parts = [head]
+    for key in ("min", "max", "mean"):
+        if key in s:
+            parts.append(f"{key} {s[key]:.6g}" if isinstance(s[key], float) else f"{key} {s[key]}")
+    for key in ("nan", "inf"):
+        if s.get(key):
+            parts.append(f"{key.upper()} x{s[key]}")
+    line = "  ".join(parts)
+    array = np.asarray(value)
+    if array.size <= 64:
+        with np.printoptions(precision=6, suppress=False, threshold=64, linewidth=100):
+            line += "\n  " + np.array2string(array, separator=", ").replace("\n", "\n  ")
+    return line
+
+
+def save_results(path: str, results: Sequence[Any]) -> None:
+    arrays = {}
+    for i, value in enumerate(results):
+        if isinstance(value, Token):
+            continue
+        if isinstance(value, tuple):
+            for j, element in enumerate(value):
+                arrays[f"result{i}_{j}"] = np.asarray(element)
+            continue
+        arrays[f"result{i}"] = np.asarray(value)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, **arrays)
