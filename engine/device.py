@@ -20,9 +20,14 @@ class Device:
     """Base device: values are stored as given and contractions are exact."""
 
     name = "device"
+    # True when store/load are the identity, so the interpreter may skip calling them.
+    transparent_storage = True
 
     def store(self, value: Any, type: Type) -> Any:
-        """The representation kept for a value of `type` (identity on the CPU)."""
+        """The representation kept for a value of `type` (identity on the CPU).
+
+        A device that overrides store/load must set `transparent_storage = False`.
+        """
         return value
 
     def load(self, stored: Any, type: Type) -> Any:

@@ -154,33 +154,38 @@ class Interpreter:
         steps, terminator = self._compile(block)
         arguments = block.arguments
         if len(args) != len(arguments):
-            raise ExecutionError(f"region expects {len(arguments)} argument(s), got {len(args)}", block.parent.parent.pos if block.parent and block.parent.parent else None)
+            owner = block.parent.parent if block.parent is not None else None
+            raise ExecutionError(f"region expects {len(arguments)} argument(s), got {len(args)}", owner.pos if owner else None)
+        if self.listeners or not self.device.transparent_storage:
+            return self._run_steps_general(steps, terminator, arguments, args, env)
         for value, arg in zip(arguments, args):
             env[value] = arg
-        if self.listeners:
-            self._run_steps_observed(steps, env)
-        else:
-            for step in steps:
-                try:
-                    out = step.evaluator(step.call, *[env[v] for v in step.operands])
-                except HlodbgError:
-                    raise
-                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
-                    raise self._failure(step, e) from e
-                if step.single:
-                    env[step.results[0]] = out
-                elif step.results:
-                    for value, result in zip(step.results, out):
-                        env[value] = result
+        for step in steps:
+            try:
+                out = step.evaluator(step.call, *[env[v] for v in step.operands])
+            except HlodbgError:
+                raise
+            except Exception as e:  # noqa: BLE001 - every failure becomes a located message
+                raise self._failure(step, e) from e
+            if step.single:
+                env[step.results[0]] = out
+            elif step.results:
+                for value, result in zip(step.results, out):
+                    env[value] = result
         if terminator is None:
             return []
         return [env[v] for v in terminator.operands]
 
-    def _run_steps_observed(self, steps: list[Step], env: dict) -> None:
+    def _run_steps_general(self, steps: list[Step], terminator, arguments, args, env: dict) -> list[Any]:
+        """The same loop with listeners and device storage (values kept in the device's form)."""
         listeners = self.listeners
         frame = self.frame
+        device = self.device
+        store, load = device.store, device.load
+        for value, arg in zip(arguments, args):
+            env[value] = store(arg, value.type)
         for step in steps:
-            operands = [env[v] for v in step.operands]
+            operands = [load(env[v], v.type) for v in step.operands]
             op = step.call.op
             for listener in listeners:
                 listener.before_op(frame, op, operands)
@@ -192,9 +197,12 @@ class Interpreter:
                 raise self._failure(step, e) from e
             results = [out] if step.single else list(out) if step.results else []
             for value, result in zip(step.results, results):
-                env[value] = result
+                env[value] = store(result, value.type)
             for listener in listeners:
                 listener.after_op(frame, op, operands, results)
+        if terminator is None:
+            return []
+        return [load(env[v], v.type) for v in terminator.operands]
 
     def _failure(self, step: Step, error: Exception) -> ExecutionError:
         op = step.call.op

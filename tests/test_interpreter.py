@@ -6,6 +6,7 @@ import pytest
 
 import hlodbg
 from hlodbg.engine import ExecutionError
+from hlodbg.engine.device import Device
 from hlodbg.engine.interpreter import Interpreter, Listener
 from hlodbg.engine.ops import load_families
 from hlodbg.engine.ops.checks import expect_almost_eq_failure, expect_close_failure, ulp_difference
@@ -229,3 +230,61 @@ func.func @main() {
     assert [c.passed for c in interpreter.checks] == [True, False, True, False]
     assert "at [1]: 2.0 (actual) vs 2.5 (expected)" in interpreter.checks[1].message
     assert interpreter.checks[1].where == "<string>:6:3"
+
+
+class BoxedDevice(Device):
+    """A device that keeps values in its own wrapper and counts matmuls, like a TPU device will."""
+
+    transparent_storage = False
+
+    def __init__(self):
+        self.stored = 0
+        self.matmuls = 0
+
+    def store(self, value, type):
+        self.stored += 1
+        return ("boxed", value)
+
+    def load(self, stored, type):
+        assert stored[0] == "boxed", "the interpreter handed an unboxed value to an evaluator"
+        return stored[1]
+
+    def matmul(self, lhs, rhs, result_dtype, precision=(), accumulation_dtype=None):
+        self.matmuls += 1
+        return super().matmul(lhs, rhs, result_dtype, precision, accumulation_dtype)
+
+
+DOT_LOOP = """
+func.func @main(%w: tensor<4x4xf32>, %x: tensor<4xf32>) -> tensor<4xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %one = stablehlo.constant dense<1> : tensor<i32>
+  %three = stablehlo.constant dense<3> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %zero, %v = %x) : tensor<i32>, tensor<4xf32>
+   cond {
+    %c = stablehlo.compare LT, %i, %three : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  } do {
+    %y = stablehlo.dot_general %w, %v, contracting_dims = [1] x [0] : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %t = stablehlo.tanh %y : tensor<4xf32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %t : tensor<i32>, tensor<4xf32>
+  }
+  return %r#1 : tensor<4xf32>
+}
+"""
+
+
+def test_device_owns_storage_and_matmul_numerics():
+    program = hlodbg.load(DOT_LOOP)
+    rng = np.random.default_rng(0)
+    w = rng.standard_normal((4, 4)).astype(np.float32)
+    x = rng.standard_normal(4).astype(np.float32)
+    (expected,) = Interpreter(program.module).run("main", [w, x])
+    device = BoxedDevice()
+    (actual,) = Interpreter(program.module, device=device).run("main", [w, x])
+    np.testing.assert_array_equal(actual, expected)
+    assert device.matmuls == 3 and device.stored > 10
+    reference = x
+    for _ in range(3):
+        reference = np.tanh(w @ reference)
+    np.testing.assert_allclose(actual, reference, rtol=1e-5)
