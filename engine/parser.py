@@ -100,6 +100,7 @@ class Parser(ValueParser):
                 value = next(results)
                 value.name = base
                 scope[base] = value
+                scope[base + "#0"] = value  # MLIR also accepts `%r#0` for a single result
                 continue
             first = None
             for i in range(count):

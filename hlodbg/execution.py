@@ -31,8 +31,8 @@ def load_npz(path: str) -> dict[int, np.ndarray]:
         data = np.load(path, allow_pickle=False)
     except FileNotFoundError:
         raise ExecutionError(f"no such file: {path}") from None
-    except (OSError, ValueError) as e:
-        raise ExecutionError(f"{path} is not a readable .npz file ({e})") from None
+    except (OSError, ValueError, EOFError) as e:
+        raise ExecutionError(f"{path} is not a readable .npz file ({e or 'empty'})") from None
     if not hasattr(data, "files"):
         raise ExecutionError(f"{path} holds a single array; use --arg N={path} or an .npz with arg0, arg1, ...")
     names = list(data.files)
@@ -46,8 +46,8 @@ def load_npy(path: str) -> np.ndarray:
         return np.load(path, allow_pickle=False)
     except FileNotFoundError:
         raise ExecutionError(f"no such file: {path}") from None
-    except (OSError, ValueError) as e:
-        raise ExecutionError(f"{path} is not a readable .npy file ({e})") from None
+    except (OSError, ValueError, EOFError) as e:
+        raise ExecutionError(f"{path} is not a readable .npy file ({e or 'empty'})") from None
 
 
 def build_arguments(

@@ -265,8 +265,21 @@ def _sharding_annotation(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return operand
 
 
+def _shape_assertion(call: OpCall, condition: np.ndarray, *dims: np.ndarray) -> list:
+    # jax.export checks symbolic dimensions at run time; its message has {0}, {1} ... slots.
+    if not bool(np.asarray(condition)):
+        message = str(call.attr("error_message", "shape assertion failed"))
+        try:
+            message = message.format(*[int(np.asarray(d)) for d in dims])
+        except (IndexError, KeyError, ValueError):
+            pass
+        raise call.error(message)
+    return []
+
+
 CUSTOM_CALL_TARGETS = {
     "Sharding": _sharding_annotation,
+    "shape_assertion": _shape_assertion,
 }
 
 

@@ -1,0 +1,391 @@
+"""Contractions: dot_general, dot, einsum, unary_einsum and chlo.ragged_dot.
+
+Every multiply-accumulate goes through `call.device.matmul` on the canonical batched form
+`[B, M, K] x [B, K, N]`, so a device that models other matmul numerics (a TPU's bf16 passes)
+changes all of them at once. The canonical form is built with transposes and reshapes that numpy
+turns into views whenever the memory layout allows, so the common layouts cost no copy.
+"""
+from __future__ import annotations
+
+import re
+from math import prod
+from typing import Optional, Sequence
+
+import numpy as np
+
+from ..attributes import OpaqueAttr
+from ..dtypes import compute_dtype, narrow
+from .registry import OpCall, op
+
+Dims = Sequence[int]
+
+
+# -- the canonical contraction ----------------------------------------------------------------
+
+
+def matmul_numerics(call: OpCall) -> tuple[tuple[str, ...], Optional[np.dtype]]:
+    """(precision_config, accumulation dtype of the dot algorithm) of a contraction op."""
+
+    def compute() -> tuple[tuple[str, ...], Optional[np.dtype]]:
+        precision = tuple(str(p) for p in (call.attr("precision_config") or ()))
+        algorithm = call.attr("algorithm")
+        accumulation = getattr(algorithm, "accumulation_type", None)
+        return precision, (accumulation.numpy_dtype if accumulation is not None else None)
+
+    return call.cached("numerics", compute)
+
+
+def contract(
+    call: OpCall,
+    lhs: np.ndarray,
+    rhs: np.ndarray,
+    lhs_batch: Dims,
+    rhs_batch: Dims,
+    lhs_contract: Dims,
+    rhs_contract: Dims,
+    result_dtype: Optional[np.dtype] = None,
+) -> np.ndarray:
+    """The dot_general of `lhs` and `rhs`: batch dims, then lhs free dims, then rhs free dims."""
+    lhs_free = _free_dims(lhs.ndim, lhs_batch, lhs_contract)
+    rhs_free = _free_dims(rhs.ndim, rhs_batch, rhs_contract)
+    for l, r in zip((*lhs_batch, *lhs_contract), (*rhs_batch, *rhs_contract)):
+        if lhs.shape[l] != rhs.shape[r]:
+            raise call.error(
+                f"lhs dimension {l} (size {lhs.shape[l]}) does not match rhs dimension {r} (size {rhs.shape[r]})"
+            )
+    left = _batched_matrix(lhs, lhs_batch, lhs_free, lhs_contract)
+    right = _batched_matrix(rhs, rhs_batch, rhs_contract, rhs_free)
+    precision, accumulation = matmul_numerics(call)
+    dtype = call.result_dtype if result_dtype is None else result_dtype
+    product = call.device.matmul(left, right, dtype, precision=precision, accumulation_dtype=accumulation)
+    shape = (
+        *(lhs.shape[d] for d in lhs_batch),
+        *(lhs.shape[d] for d in lhs_free),
+        *(rhs.shape[d] for d in rhs_free),
+    )
+    return product.reshape(shape)
+
+
+def _free_dims(rank: int, batch: Dims, contracting: Dims) -> list[int]:
+    taken = set(batch) | set(contracting)
+    return [d for d in range(rank) if d not in taken]
+
+
+def _batched_matrix(x: np.ndarray, batch: Dims, rows: Dims, cols: Dims) -> np.ndarray:
+    """`x` as `[prod(batch), prod(rows), prod(cols)]`; a view when the layout permits one."""
+    order = (*batch, *rows, *cols)
+    shape = (prod(x.shape[d] for d in batch), prod(x.shape[d] for d in rows), prod(x.shape[d] for d in cols))
+    if order != tuple(range(x.ndim)):
+        x = x.transpose(order)
+    return x.reshape(shape)
+
+
+# -- dot_general and dot ------------------------------------------------------------------------
+
+
+@op("stablehlo.dot_general")
+def dot_general(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    dims = call.attr("dot_dimension_numbers")
+    return contract(
+        call,
+        lhs,
+        rhs,
+        dims.lhs_batching_dimensions,
+        dims.rhs_batching_dimensions,
+        dims.lhs_contracting_dimensions,
+        dims.rhs_contracting_dimensions,
+    )
+
+
+@op("stablehlo.dot")
+def dot(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    # vector.vector, matrix.vector, vector.matrix, matrix.matrix: lhs's last dim against rhs's first.
+    if lhs.ndim not in (1, 2) or rhs.ndim not in (1, 2):
+        raise call.error(f"operands must be vectors or matrices, got ranks {lhs.ndim} and {rhs.ndim}")
+    return contract(call, lhs, rhs, (), (), (lhs.ndim - 1,), (0,))
+
+
+# -- einsum -------------------------------------------------------------------------------------
+
+
+@op("stablehlo.einsum")
+def einsum(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    inputs, output = _einsum_config(call, 2)
+    lhs, lhs_labels = _distinct_labels(lhs, _expand_ellipsis(call, inputs[0], lhs.ndim))
+    rhs, rhs_labels = _distinct_labels(rhs, _expand_ellipsis(call, inputs[1], rhs.ndim))
+    out_labels = _expand_ellipsis(call, output, _ellipsis_rank(inputs, (lhs.ndim, rhs.ndim), output))
+    if len(set(out_labels)) != len(out_labels):
+        raise call.error(f"einsum output labels repeat in '{call.attr('einsum_config')}'")
+    missing = set(out_labels) - set(lhs_labels) - set(rhs_labels)
+    if missing:
+        raise call.error(f"einsum output labels {sorted(missing)} appear in no operand")
+    # A label that only one operand has and the output lacks is summed out before the product.
+    lhs, lhs_labels = _sum_out(lhs, lhs_labels, set(rhs_labels) | set(out_labels))
+    rhs, rhs_labels = _sum_out(rhs, rhs_labels, set(lhs_labels) | set(out_labels))
+    shared = [l for l in lhs_labels if l in rhs_labels]
+    batch = [l for l in shared if l in out_labels]
+    contracting = [l for l in shared if l not in out_labels]
+    product = contract(
+        call,
+        lhs,
+        rhs,
+        [lhs_labels.index(l) for l in batch],
+        [rhs_labels.index(l) for l in batch],
+        [lhs_labels.index(l) for l in contracting],
+        [rhs_labels.index(l) for l in contracting],
+    )
+    produced = batch + [l for l in lhs_labels if l not in shared] + [l for l in rhs_labels if l not in shared]
+    return np.ascontiguousarray(product.transpose([produced.index(l) for l in out_labels]))
+
+
+@op("stablehlo.unary_einsum")
+def unary_einsum(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    # Only diagonals, sums and transposes: numpy's einsum on one operand, in a wide accumulator.
+    inputs, output = _einsum_config(call, 1)
+    spec = f"{inputs[0]}->{output}"
+    dtype = call.result_dtype
+    wide = _sum_dtype(operand.dtype)
+    try:
+        result = np.einsum(spec, operand.astype(wide, copy=False))
+    except ValueError as e:
+        raise call.error(f"invalid einsum_config '{call.attr('einsum_config')}': {e}") from None
+    return narrow(np.asarray(result), dtype)
+
+
+def _einsum_config(call: OpCall, operands: int) -> tuple[list[str], str]:
+    def parse() -> tuple[list[str], str]:
+        config = str(call.attr("einsum_config", "")).replace(" ", "")
+        if "->" not in config:
+            raise call.error(f"einsum_config '{config}' has no '->'")
+        inputs, output = config.split("->", 1)
+        parts = inputs.split(",")
+        if len(parts) != operands:
+            raise call.error(f"einsum_config '{config}' names {len(parts)} operand(s), the op has {operands}")
+        for part in (*parts, output):
+            if not re.fullmatch(r"[A-Za-z]*(\.\.\.)?[A-Za-z]*", part):
+                raise call.error(f"einsum_config '{config}': bad term '{part}'")
+        return parts, output
+
+    return call.cached("einsum_config", parse)
+
+
+def _ellipsis_rank(inputs: list[str], ranks: tuple[int, ...], output: str) -> int:
+    """The rank the output term has once its `...` is expanded."""
+    if "..." not in output:
+        return len(output)
+    broadcast = max((r - len(t.replace("...", "")) for t, r in zip(inputs, ranks) if "..." in t), default=0)
+    return len(output) - 3 + broadcast
+
+
+def _expand_ellipsis(call: OpCall, term: str, rank: int) -> list[str]:
+    """Labels of `term`, with `...` as digits "0", "1", ... aligned from the right."""
+    if "..." not in term:
+        if len(term) != rank:
+            raise call.error(f"einsum term '{term}' has {len(term)} labels for rank {rank}")
+        return list(term)
+    head, tail = term.split("...")
+    count = rank - len(head) - len(tail)
+    if count < 0:
+        raise call.error(f"einsum term '{term}' has too many labels for rank {rank}")
+    return [*head, *(str(9 - i) for i in reversed(range(count))), *tail]
+
+
+def _distinct_labels(x: np.ndarray, labels: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Take diagonals until every label names one dimension (`ii->i`)."""
+    labels = list(labels)
+    while len(set(labels)) != len(labels):
+        for i, label in enumerate(labels):
+            j = labels.index(label, i + 1) if labels.count(label) > 1 else -1
+            if j >= 0:
+                x = np.diagonal(x, axis1=i, axis2=j)  # moves the diagonal to the end
+                labels = [l for k, l in enumerate(labels) if k not in (i, j)] + [label]
+                break
+    return x, labels
+
+
+def _sum_out(x: np.ndarray, labels: list[str], keep: set[str]) -> tuple[np.ndarray, list[str]]:
+    axes = tuple(i for i, l in enumerate(labels) if l not in keep)
+    if not axes:
+        return x, labels
+    summed = np.sum(x.astype(_sum_dtype(x.dtype), copy=False), axis=axes)
+    return narrow(summed, x.dtype) if x.dtype.kind in "iub" else summed, [l for l in labels if l in keep]
+
+
+def _sum_dtype(dtype: np.dtype) -> np.dtype:
+    if dtype.kind == "b":
+        return np.dtype(np.int64)
+    if dtype.kind in "iu" or dtype.itemsize < 4 or dtype.kind == "V":
+        wide = compute_dtype(dtype)
+        return np.dtype(np.uint64) if wide.kind == "u" else (np.dtype(np.int64) if wide.kind == "i" else wide)
+    return dtype
+
+
+# -- chlo.ragged_dot ----------------------------------------------------------------------------
+
+_RAGGED_FIELDS = (
+    "lhs_batching_dimensions",
+    "rhs_batching_dimensions",
+    "lhs_contracting_dimensions",
+    "rhs_contracting_dimensions",
+    "lhs_ragged_dimensions",
+    "rhs_group_dimensions",
+)
+
+
+def _ragged_dimension_numbers(call: OpCall) -> dict[str, tuple[int, ...]]:
+    def decode() -> dict[str, tuple[int, ...]]:
+        attr = call.attr("ragged_dot_dimension_numbers")
+        if isinstance(attr, OpaqueAttr):
+            fields = {
+                name: tuple(int(v) for v in values.replace(" ", "").split(",") if v)
+                for name, values in re.findall(r"(\w+)\s*=\s*\[([-\d,\s]*)\]", attr.text)
+            }
+        elif isinstance(attr, dict):
+            fields = {k: tuple(int(v) for v in attr[k]) for k in attr}
+        else:
+            fields = {k: tuple(getattr(attr, k, ()) or ()) for k in _RAGGED_FIELDS}
+        numbers = {k: fields.get(k, ()) for k in _RAGGED_FIELDS}
+        if len(numbers["lhs_ragged_dimensions"]) != 1:
+            raise call.error("ragged_dot needs exactly one lhs ragged dimension")
+        return numbers
+
+    return call.cached("ragged_dims", decode)
+
+
+@op("chlo.ragged_dot")
+def ragged_dot(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, group_sizes: np.ndarray) -> np.ndarray:
+    """The three modes of docs/generated/chlo.md, by where the lhs ragged dimension is.
+
+    Groups are consecutive runs along the ragged dimension (group i covers
+    [sum(sizes[:i]), sum(sizes[:i+1]))); positions no group covers contribute nothing.
+    """
+    n = _ragged_dimension_numbers(call)
+    lb, rb = n["lhs_batching_dimensions"], n["rhs_batching_dimensions"]
+    lc, rc = n["lhs_contracting_dimensions"], n["rhs_contracting_dimensions"]
+    (ragged,) = n["lhs_ragged_dimensions"]
+    if ragged in lb:
+        # Mode 3, ragged batch: every batch row belongs to some group, so it is a dot_general.
+        return contract(call, lhs, rhs, lb, rb, lc, rc)
+    if ragged in lc:
+        return _ragged_contracting(call, lhs, rhs, group_sizes, lb, rb, lc, rc, ragged)
+    return _ragged_noncontracting(call, lhs, rhs, group_sizes, n, ragged)
+
+
+def _group_bounds(call: OpCall, group_sizes: np.ndarray, prefix_shape: tuple[int, ...], extent: int) -> np.ndarray:
+    """`[prod(prefix), G, 2]` start/end of each group, clipped to `[0, extent]`."""
+    sizes = group_sizes.astype(np.int64)
+    if sizes.ndim == 0:
+        raise call.error("group_sizes must have rank >= 1")
+    if sizes.ndim > 1 and sizes.shape[:-1] != prefix_shape:
+        raise call.error(f"group_sizes has shape {sizes.shape}; expected {(*prefix_shape, sizes.shape[-1])}")
+    sizes = np.broadcast_to(sizes, (*prefix_shape, sizes.shape[-1])).reshape(-1, sizes.shape[-1])
+    ends = np.cumsum(sizes, axis=-1)
+    starts = ends - sizes
+    # A negative size makes an empty group and moves the next one back over earlier rows, which
+    # then belong to two groups and get both products (as the masked reference lowering does).
+    starts = np.clip(starts, 0, extent)
+    ends = np.clip(np.maximum(ends, starts), 0, extent)
+    return np.stack([starts, ends], axis=-1)
+
+
+def _ragged_noncontracting(call: OpCall, lhs, rhs, group_sizes, n, ragged: int) -> np.ndarray:
+    """Mode 1: `[b,m,k] x [g,b,k,n] -> [b,m,n]`; the rows of group i use rhs[i]."""
+    lb, rb = n["lhs_batching_dimensions"], n["rhs_batching_dimensions"]
+    lc, rc = n["lhs_contracting_dimensions"], n["rhs_contracting_dimensions"]
+    if len(n["rhs_group_dimensions"]) != 1:
+        raise call.error("ragged_dot with a ragged non-contracting dimension needs one rhs group dimension")
+    (group,) = n["rhs_group_dimensions"]
+    lhs_free = _free_dims(lhs.ndim, lb, lc)
+    before = lhs_free[: lhs_free.index(ragged)]
+    after = lhs_free[lhs_free.index(ragged) + 1:]
+    rhs_free = [d for d in _free_dims(rhs.ndim, rb, rc) if d != group]
+    # lhs as [B, Pre, R, Post, K] and rhs as [G, B, K, N].
+    order = (*lb, *before, ragged, *after, *lc)
+    sizes = [lhs.shape[d] for d in order]
+    B, P, R, Q = prod(sizes[: len(lb)]), prod(sizes[len(lb): len(lb) + len(before)]), lhs.shape[ragged], prod(
+        lhs.shape[d] for d in after
+    )
+    K = prod(lhs.shape[d] for d in lc)
+    left = lhs.transpose(order).reshape(B, P, R, Q, K)
+    right = rhs.transpose((group, *rb, *rc, *rhs_free)).reshape(rhs.shape[group], B, K, -1)
+    G, N = right.shape[0], right.shape[-1]
+    prefix = tuple(lhs.shape[d] for d in (*lb, *before))
+    bounds = _group_bounds(call, group_sizes, prefix, R)
+    if bounds.shape[1] != G:
+        raise call.error(f"group_sizes has {bounds.shape[1]} groups; rhs group dimension has {G}")
+    precision, accumulation = matmul_numerics(call)
+    dtype = call.result_dtype
+    out = np.zeros((B, P, R, Q, N), dtype)
+    bounds = bounds.reshape(B, P, G, 2)
+    if (bounds == bounds[:1, :1]).all():
+        # The usual case (group_sizes of shape [G]): each group is one row slice for every prefix.
+        for g, (start, end) in enumerate(bounds[0, 0]):
+            if end > start:
+                rows = left[:, :, start:end].reshape(B, -1, K)
+                block = call.device.matmul(rows, right[g], dtype, precision=precision, accumulation_dtype=accumulation)
+                out[:, :, start:end] += block.reshape(B, P, end - start, Q, N)
+    else:
+        for b in range(B):
+            for p in range(P):
+                for g, (start, end) in enumerate(bounds[b, p]):
+                    if end > start:
+                        rows = left[b:b + 1, p, start:end].reshape(1, -1, K)
+                        block = call.device.matmul(
+                            rows, right[g, b:b + 1], dtype, precision=precision, accumulation_dtype=accumulation
+                        )
+                        out[b, p, start:end] += block.reshape(end - start, Q, N)
+    shape = (
+        *(lhs.shape[d] for d in lb),
+        *(lhs.shape[d] for d in lhs_free),
+        *(rhs.shape[d] for d in rhs_free),
+    )
+    # [B, Pre, R, Post, N] is already batch, lhs free (in order), rhs free.
+    return out.reshape(shape)
+
+
+def _ragged_contracting(call: OpCall, lhs, rhs, group_sizes, lb, rb, lc, rc, ragged: int) -> np.ndarray:
+    """Mode 2: `[b,m,k] x [b,k,n] -> [g,b,m,n]`; group i contracts only its own run of k."""
+    position = list(lc).index(ragged)
+    rhs_ragged = rc[position]
+    pre_l, post_l = lc[:position], lc[position + 1:]
+    pre_r, post_r = rc[:position], rc[position + 1:]
+    lhs_free = _free_dims(lhs.ndim, lb, lc)
+    rhs_free = _free_dims(rhs.ndim, rb, rc)
+    B = prod(lhs.shape[d] for d in lb)
+    P = prod(lhs.shape[d] for d in pre_l)
+    R = lhs.shape[ragged]
+    Q = prod(lhs.shape[d] for d in post_l)
+    M = prod(lhs.shape[d] for d in lhs_free)
+    N = prod(rhs.shape[d] for d in rhs_free)
+    # lhs as [B, M, Pre, R, Post] and rhs as [B, Pre, R, Post, N].
+    left = lhs.transpose((*lb, *lhs_free, *pre_l, ragged, *post_l)).reshape(B, M, P, R, Q)
+    right = rhs.transpose((*rb, *pre_r, rhs_ragged, *post_r, *rhs_free)).reshape(B, P, R, Q, N)
+    prefix = tuple(lhs.shape[d] for d in (*lb, *pre_l))
+    bounds = _group_bounds(call, group_sizes, prefix, R)
+    G = bounds.shape[1]
+    bounds = bounds.reshape(B, P, G, 2)
+    precision, accumulation = matmul_numerics(call)
+    dtype = call.result_dtype
+    out = np.zeros((G, B, M, N), dtype)
+    uniform = bool((bounds == bounds[:1, :1]).all())
+    positions = np.arange(R)
+    for g in range(G):
+        if uniform:
+            start, end = bounds[0, 0, g]
+            if end <= start:
+                continue
+            rows = left[:, :, :, start:end].reshape(B, M, -1)
+            cols = right[:, :, start:end].reshape(B, -1, N)
+        else:
+            # The run differs per batch/prefix row: zero the lhs outside it, contract all of k.
+            inside = (positions >= bounds[:, :, g, :1]) & (positions < bounds[:, :, g, 1:])  # [B, P, R]
+            rows = np.where(inside[:, None, :, :, None], left, np.zeros((), left.dtype)).reshape(B, M, -1)
+            cols = right.reshape(B, -1, N)
+        out[g] = call.device.matmul(rows, cols, dtype, precision=precision, accumulation_dtype=accumulation)
+    shape = (
+        G,
+        *(lhs.shape[d] for d in lb),
+        *(lhs.shape[d] for d in lhs_free),
+        *(rhs.shape[d] for d in rhs_free),
+    )
+    return out.reshape(shape)

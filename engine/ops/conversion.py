@@ -1,0 +1,189 @@
+"""Element type conversions: convert, bitcast_convert, reduce_precision.
+
+convert follows XLA on the CPU where the spec leaves it to the implementation: float to integer
+truncates toward zero, saturates out-of-range values and sends NaN to 0; complex to a real type
+(bool included) takes the real part; conversions to floats narrower than f32 round through f32,
+as XLA's do (f64 -> bf16 rounds twice). bitcast_convert reinterprets little-endian bit patterns,
+splitting or joining the last dimension when the widths differ.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from ..dtypes import bit_width, integer_bounds, is_narrow_float, is_narrow_int, narrow, widen
+from ..types import TensorType
+from .elementwise import BOOL, F32, F64, is_floating, rounded
+from .registry import OpCall, op
+
+_UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+
+
+@op("stablehlo.convert")
+def convert(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    return convert_array(np.asarray(operand), call.result_dtype)
+
+
+def convert_array(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """`x` converted to `dtype` the way XLA's CPU backend converts."""
+    if x.dtype == dtype:
+        return x
+    if x.dtype.kind == "c" and dtype.kind != "c":
+        # XLA drops the imaginary part first, even for bool: convert(2j) is false.
+        x = x.real
+    if dtype == BOOL:
+        return np.asarray(widen(x) != 0)
+    value = widen(x)
+    if dtype.kind == "c":
+        return value.astype(dtype)
+    if is_floating(dtype):
+        return rounded(value, dtype)
+    if is_floating(value.dtype):
+        return float_to_integer(value, dtype)
+    return narrow(value, dtype) if is_narrow_int(dtype) else value.astype(dtype)
+
+
+def float_to_integer(value: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Truncate toward zero, saturating at the type's bounds; NaN becomes 0."""
+    low, high = integer_bounds(dtype)
+    v = value.astype(F64)  # f32 and narrower are exact in f64, and so are both bounds below
+    nan = np.isnan(v)
+    below = v < float(low)
+    above = v >= float(high + 1)  # a power of two, exact where high itself may not be
+    target = np.dtype(np.int64) if is_narrow_int(dtype) else dtype
+    inside = np.trunc(np.where(nan | below | above, 0.0, v)).astype(target)
+    result = np.where(below, np.asarray(low, target), np.where(above, np.asarray(high, target), inside))
+    return narrow(result, dtype)
+
+
+# -- bitcast_convert -------------------------------------------------------------------------------
+
+
+@op("stablehlo.bitcast_convert")
+def bitcast_convert(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    x = np.asarray(operand)
+    dtype = call.result_dtype
+    if x.dtype == dtype:
+        return x
+    in_rank, out_rank = _rank(call.operand_types[0]), _rank(call.result_type)
+    if in_rank is None or out_rank is None:
+        raise call.error("bitcast_convert needs ranked operand and result types")
+    if _byte_aligned(x.dtype) and _byte_aligned(dtype):
+        return _bitcast_bytes(x, dtype, out_rank - in_rank)
+    return _bitcast_bits(call, x, dtype, out_rank - in_rank)
+
+
+def _rank(t) -> int | None:
+    return len(t.shape) if isinstance(t, TensorType) and t.shape is not None else None
+
+
+def _byte_aligned(dtype: np.dtype) -> bool:
+    return dtype == BOOL or bit_width(dtype) % 8 == 0
+
+
+def _bitcast_bytes(x: np.ndarray, dtype: np.dtype, rank_change: int) -> np.ndarray:
+    """Reinterpret the little-endian bytes (numpy's host order on x86 and ARM) of `x`."""
+    target = np.dtype(np.uint8) if dtype == BOOL else dtype
+    x = np.ascontiguousarray(x)
+    if rank_change > 0:  # every element splits into the new last dimension
+        result = x.reshape(x.shape + (1,)).view(target)
+    elif rank_change < 0:  # the last dimension joins into one element
+        result = x.view(target).reshape(x.shape[:-1])
+    else:
+        result = x.view(target)
+    return result != 0 if dtype == BOOL else result
+
+
+def _bitcast_bits(call: OpCall, x: np.ndarray, dtype: np.dtype, rank_change: int) -> np.ndarray:
+    """Bit-level reinterpretation for widths under a byte (i2, i4, f4, f6), via uint64 patterns."""
+    bits, width = _pattern(x)
+    out_width = bit_width(dtype) if dtype != BOOL else 8
+    if rank_change > 0:
+        parts = width // out_width
+        shifts = np.arange(parts, dtype=np.uint64) * np.uint64(out_width)
+        bits = (bits[..., None] >> shifts) & np.uint64((1 << out_width) - 1)
+    elif rank_change < 0:
+        parts = x.shape[-1] if x.ndim else 1
+        shifts = np.arange(parts, dtype=np.uint64) * np.uint64(width)
+        bits = np.bitwise_or.reduce(bits << shifts, axis=-1)
+    elif width != out_width:
+        raise call.error(f"cannot bitcast {width}-bit elements to {out_width}-bit ones without a shape change")
+    return _from_pattern(bits, dtype)
+
+
+def _pattern(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """The bit patterns of `x` as uint64 and their width."""
+    if x.dtype == BOOL:
+        return x.astype(np.uint64), 8
+    width = bit_width(x.dtype)
+    if is_narrow_int(x.dtype):
+        return (x.astype(np.int64) & ((1 << width) - 1)).astype(np.uint64), width
+    # Sub-byte floats keep their encoding in the low bits of a byte.
+    return x.view(_UNSIGNED[x.dtype.itemsize]).astype(np.uint64) & np.uint64((1 << width) - 1), width
+
+
+def _from_pattern(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if dtype == BOOL:
+        return bits != 0
+    if is_narrow_int(dtype):
+        return narrow(bits.astype(np.int64), dtype)
+    return bits.astype(_UNSIGNED[dtype.itemsize]).view(dtype)
+
+
+# -- reduce_precision ------------------------------------------------------------------------------
+
+# (exponent bits, mantissa bits) of the IEEE-like formats XLA rounds on their own bit patterns.
+_LAYOUTS = {
+    np.dtype(np.float64): (11, 52),
+    np.dtype(np.float32): (8, 23),
+    np.dtype(np.float16): (5, 10),
+    np.dtype(ml_dtypes.bfloat16): (8, 7),
+}
+
+
+@op("stablehlo.reduce_precision")
+def reduce_precision(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    exponent_bits = int(call.attr("exponent_bits"))
+    mantissa_bits = int(call.attr("mantissa_bits"))
+    if exponent_bits < 1 or mantissa_bits < 0:
+        raise call.error(f"exponent_bits must be >= 1 and mantissa_bits >= 0, got {exponent_bits} and {mantissa_bits}")
+    x = np.asarray(operand)
+    layout = _LAYOUTS.get(x.dtype)
+    if layout is not None:
+        return reduce_bits(x, layout, exponent_bits, mantissa_bits)
+    # f8/f6/f4 layouts differ from IEEE (no infinities, other biases): reduce their exact f32
+    # values instead, unless the requested format holds every value of the type already.
+    info = ml_dtypes.finfo(x.dtype)
+    if exponent_bits >= info.nexp and mantissa_bits >= info.nmant:
+        return x
+    wide = reduce_bits(x.astype(F32), (8, 23), min(exponent_bits, 8), min(mantissa_bits, 23))
+    return rounded(wide, x.dtype)
+
+
+def reduce_bits(x: np.ndarray, layout: tuple[int, int], exponent_bits: int, mantissa_bits: int) -> np.ndarray:
+    """XLA's reduce_precision on the bit patterns of `x`.
+
+    The mantissa is rounded to nearest even at `mantissa_bits`; then values whose exponent is
+    above the reduced range become infinities and values at or below its smallest normal
+    exponent become zeros (the reduced format has no subnormals). NaNs pass through unchanged.
+    """
+    E, M = layout
+    uint = _UNSIGNED[x.dtype.itemsize]
+    bits = x.view(uint).astype(np.uint64)
+    if mantissa_bits < M:
+        drop = M - mantissa_bits
+        bias = np.uint64((1 << (drop - 1)) - 1)
+        odd = (bits >> np.uint64(drop)) & np.uint64(1)
+        bits = (bits + odd + bias) & ~np.uint64((1 << drop) - 1)
+    if exponent_bits < E:
+        exponent_mask = np.uint64(((1 << E) - 1) << M)
+        sign_mask = np.uint64(1 << (E + M))
+        type_bias = (1 << (E - 1)) - 1
+        reduced_bias = (1 << (exponent_bits - 1)) - 1
+        exponent = bits & exponent_mask
+        overflow = exponent > np.uint64((type_bias + reduced_bias) << M)
+        underflow = exponent <= np.uint64((type_bias - reduced_bias) << M)
+        sign = bits & sign_mask
+        bits = np.where(overflow, sign | exponent_mask, np.where(underflow, sign, bits))
+    result = (bits & np.uint64((1 << (E + M + 1)) - 1)).astype(uint).view(x.dtype)
+    return np.where(np.isnan(widen(x)), x, result)

@@ -1,0 +1,147 @@
+"""convolution and dynamic_conv, lowered to batched matmuls on the device (im2col).
+
+The input is brought to `[batch, spatial..., feature]`, dilated and padded once, and every window
+is read through a strided view; one `device.matmul` per call then multiplies the windows (one
+row per output position) with the kernel (batched over feature or batch groups). Window
+reversal flips the kernel, which is the same as reversing every window.
+"""
+from __future__ import annotations
+
+from math import prod
+from typing import Optional
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from .contraction import matmul_numerics
+from .registry import OpCall, op
+
+
+@op("stablehlo.convolution")
+def convolution(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    padding = call.attr("padding")
+    return _convolve(call, lhs, rhs, None if padding is None else padding.array)
+
+
+@op("stablehlo.dynamic_conv")
+def dynamic_conv(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, padding: np.ndarray) -> np.ndarray:
+    spatial = len(call.attr("dimension_numbers").input_spatial_dimensions)
+    padding = np.asarray(padding)
+    if padding.shape != (spatial, 2):
+        raise call.error(f"padding has shape {padding.shape}; expected ({spatial}, 2)")
+    return _convolve(call, lhs, rhs, padding.astype(np.int64))
+
+
+class _Window:
+    """The window attributes of a convolution, with their defaults filled in."""
+
+    def __init__(self, call: OpCall):
+        dn = call.attr("dimension_numbers")
+        s = len(dn.input_spatial_dimensions)
+        self.dn = dn
+        self.strides = tuple(call.attr("window_strides") or (1,) * s)
+        self.lhs_dilation = tuple(call.attr("lhs_dilation") or (1,) * s)
+        self.rhs_dilation = tuple(call.attr("rhs_dilation") or (1,) * s)
+        self.reversal = tuple(bool(r) for r in (call.attr("window_reversal") or (False,) * s))
+        self.feature_groups = int(call.attr("feature_group_count", 1))
+        self.batch_groups = int(call.attr("batch_group_count", 1))
+        for name in ("strides", "lhs_dilation", "rhs_dilation", "reversal"):
+            if len(getattr(self, name)) != s:
+                raise call.error(f"{name} has {len(getattr(self, name))} entries for {s} spatial dimensions")
+        if min((*self.strides, *self.lhs_dilation, *self.rhs_dilation), default=1) < 1:
+            raise call.error("window strides and dilations must be positive")
+        if self.feature_groups < 1 or self.batch_groups < 1:
+            raise call.error("feature_group_count and batch_group_count must be positive")
+        if self.feature_groups > 1 and self.batch_groups > 1:
+            raise call.error("feature_group_count and batch_group_count cannot both exceed 1")
+
+
+def _convolve(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, padding: Optional[np.ndarray]) -> np.ndarray:
+    w = call.cached("window", lambda: _Window(call))
+    dn = w.dn
+    s = len(dn.input_spatial_dimensions)
+    pads = [(0, 0)] * s if padding is None else [(int(lo), int(hi)) for lo, hi in np.asarray(padding).reshape(s, 2)]
+
+    # Canonical layouts: input [N, spatial..., C], kernel [spatial..., I, O].
+    x = lhs.transpose((dn.input_batch_dimension, *dn.input_spatial_dimensions, dn.input_feature_dimension))
+    kernel = rhs.transpose((*dn.kernel_spatial_dimensions, dn.kernel_input_feature_dimension,
+                            dn.kernel_output_feature_dimension))
+    if any(w.reversal):
+        kernel = kernel[tuple(slice(None, None, -1) if r else slice(None) for r in w.reversal)]
+    n, c = x.shape[0], x.shape[-1]
+    window, (i_features, o_features) = kernel.shape[:-2], kernel.shape[-2:]
+    fg, bg = w.feature_groups, w.batch_groups
+    if c % fg or i_features * fg != c:
+        raise call.error(f"input features ({c}) must be kernel input features ({i_features}) x feature_group_count ({fg})")
+    if o_features % fg or o_features % bg:
+        raise call.error(f"kernel output features ({o_features}) must be divisible by the group counts ({fg}, {bg})")
+    if n % bg:
+        raise call.error(f"batch size ({n}) must be divisible by batch_group_count ({bg})")
+
+    x = _dilate_and_pad(x, w.lhs_dilation, pads)
+    extents = [(k - 1) * d + 1 if k > 0 else 0 for k, d in zip(window, w.rhs_dilation)]
+    out_sizes = [
+        (p - e) // st + 1 if p >= e and e > 0 else 0 for p, e, st in zip(x.shape[1:-1], extents, w.strides)
+    ]
+    out_batch = n // bg
+    dtype = call.result_dtype
+    if min((*out_sizes, out_batch, o_features, c, prod(window)), default=1) == 0:
+        # Nothing to multiply: the result has no elements or is a sum over an empty window.
+        canonical = np.zeros((out_batch, *out_sizes, o_features), dtype)
+        return _to_output_layout(canonical, dn)
+
+    # Windows as [N, out spatial..., C, window...] (a strided view: no copy yet).
+    view = sliding_window_view(x, extents, axis=tuple(range(1, s + 1)))
+    view = view[(slice(None), *(slice(None, None, st) for st in w.strides), slice(None),
+                 *(slice(None, None, d) for d in w.rhs_dilation))]
+    positions = prod(out_sizes)
+    groups = fg * bg
+    cg = c // fg
+    # Rows: [group, batch x positions, group features x window]; the reshape is the im2col copy.
+    if bg > 1:
+        rows = view.reshape(bg, out_batch * positions, c * prod(window))
+    else:
+        rows = view.reshape(n, *out_sizes, fg, cg * prod(window))
+        rows = np.moveaxis(rows, -2, 0).reshape(fg, n * positions, cg * prod(window))
+    # Kernel: [group, group features x window, group outputs], in the rows' (feature, window) order.
+    cols = np.moveaxis(kernel, -2, 0).reshape(i_features * prod(window), groups, o_features // groups)
+    cols = cols.transpose(1, 0, 2)
+    precision, accumulation = matmul_numerics(call)
+    product = call.device.matmul(rows, cols, dtype, precision=precision, accumulation_dtype=accumulation)
+    # [group, batch, positions, group outputs] -> [batch, positions, group, group outputs]
+    product = product.reshape(groups, out_batch, *out_sizes, o_features // groups)
+    canonical = np.moveaxis(product, 0, -2).reshape(out_batch, *out_sizes, o_features)
+    return _to_output_layout(canonical, dn)
+
+
+def _dilate_and_pad(x: np.ndarray, dilation: tuple[int, ...], pads: list[tuple[int, int]]) -> np.ndarray:
+    """Insert `dilation - 1` zeros between elements of each spatial dim, then pad (negative crops)."""
+    if all(d == 1 for d in dilation) and all(lo == 0 and hi == 0 for lo, hi in pads):
+        return x
+    sizes = x.shape[1:-1]
+    dilated = [(size - 1) * d + 1 if size > 0 else 0 for size, d in zip(sizes, dilation)]
+    padded = [max(dl + lo + hi, 0) for dl, (lo, hi) in zip(dilated, pads)]
+    out = np.zeros((x.shape[0], *padded, x.shape[-1]), x.dtype)
+    src, dst = [slice(None)], [slice(None)]
+    for size, d, (lo, _), length in zip(sizes, dilation, pads, padded):
+        # Element i lands at lo + i*d; keep the ones inside [0, length).
+        first = 0 if lo >= 0 else (-lo + d - 1) // d
+        last = min(size - 1, (length - 1 - lo) // d) if length > 0 else -1
+        if last < first:
+            return out
+        src.append(slice(first, last + 1))
+        dst.append(slice(lo + first * d, lo + last * d + 1, d))
+    src.append(slice(None))
+    dst.append(slice(None))
+    out[tuple(dst)] = x[tuple(src)]
+    return out
+
+
+def _to_output_layout(canonical: np.ndarray, dn) -> np.ndarray:
+    """`[batch, spatial..., feature]` to the dimension order the result type names."""
+    axes = [0] * canonical.ndim
+    axes[dn.output_batch_dimension] = 0
+    for i, d in enumerate(dn.output_spatial_dimensions):
+        axes[d] = i + 1
+    axes[dn.output_feature_dimension] = canonical.ndim - 1
+    return canonical.transpose(axes)

@@ -1,0 +1,486 @@
+"""Element-wise arithmetic, logic, bit manipulation, comparison and selection.
+
+Every evaluator here works on arrays of any shape (region bodies run vectorised, so operands may
+carry extra leading dimensions and 0-d arrays mix with N-d ones) and returns an array of exactly
+the result element type. Numerics follow XLA on the CPU: integer arithmetic wraps; division by
+zero gives all bits set and remainder by zero gives the dividend; shifts by the bit width or more
+saturate; maximum and minimum propagate NaN and order -0.0 below +0.0; floats narrower than f32
+are computed in f32 and rounded once. Transcendental functions live in elementwise_math.py and
+conversions in conversion.py; the helpers they share are defined here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import bit_width, is_narrow_float, is_narrow_int, narrow, widen
+from .registry import OpCall, op
+
+F32 = np.dtype(np.float32)
+F64 = np.dtype(np.float64)
+C128 = np.dtype(np.complex128)
+BOOL = np.dtype(np.bool_)
+
+UNSIGNED_OF_SIZE = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
+_SIGNED_OF_SIZE = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
+
+
+# -- shared helpers ----------------------------------------------------------------------------
+
+
+def is_floating(dtype: np.dtype) -> bool:
+    """f64, f32 and every narrow float (bf16, f16, f8, f6, f4)."""
+    return dtype.kind == "f" or is_narrow_float(dtype)
+
+
+def precise(x: np.ndarray) -> np.ndarray:
+    """`x` in the precision transcendental functions are evaluated in.
+
+    f32 and narrower floats are evaluated in f64 and complex64 in complex128, so the rounded
+    result is the correctly rounded one; XLA's own f32 approximations are within a few ULP of it.
+    """
+    dtype = x.dtype
+    if dtype == F64 or dtype == C128:
+        return x
+    return x.astype(C128 if dtype.kind == "c" else F64)
+
+
+def rounded(value: Any, dtype: np.dtype) -> np.ndarray:
+    """Round a float or complex result to `dtype`; narrow floats go through f32 first.
+
+    XLA computes narrow-float ops in f32 and rounds that f32 result, so a value computed in f64
+    is rounded to f32 before it is rounded to the narrow type (both roundings, as XLA does).
+    """
+    value = np.asarray(value)
+    if value.dtype == dtype:
+        return value
+    if is_narrow_float(dtype) and value.dtype != F32:
+        value = value.astype(F32)
+    return value.astype(dtype)
+
+
+def stage_dtype(dtype: np.dtype) -> np.dtype:
+    """The type each step of a multi-step XLA expansion is rounded to.
+
+    XLA CPU emits f16 arithmetic as f16 (every step rounded) but upcasts bf16 and the f8 family
+    to f32 for a whole expression; f32 and f64 steps round to themselves.
+    """
+    if dtype == np.float16 or dtype.kind in "fc":
+        return dtype
+    return F32
+
+
+def all_ones(dtype: np.dtype) -> np.ndarray:
+    """The integer with every bit set: -1 for signed types, the maximum for unsigned ones."""
+    return np.array(-1).astype(dtype)
+
+
+def unsigned_bits(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """The two's complement bit patterns of integer `x` as uint64, and the type's bit width."""
+    x = np.asarray(x)
+    width = bit_width(x.dtype)
+    if is_narrow_int(x.dtype):
+        return (x.astype(np.int64) & ((1 << width) - 1)).astype(np.uint64), width
+    if x.dtype == BOOL:
+        return x.astype(np.uint64), 8
+    return x.view(UNSIGNED_OF_SIZE[x.dtype.itemsize]).astype(np.uint64), width
+
+
+def from_unsigned_bits(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Integers of `dtype` from uint64 bit patterns (only the low bit_width(dtype) bits count)."""
+    if is_narrow_int(dtype):
+        return narrow(bits.astype(np.int64), dtype)
+    if dtype == BOOL:
+        return bits != 0
+    return bits.astype(UNSIGNED_OF_SIZE[dtype.itemsize]).view(dtype)
+
+
+def float_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IEEE maximum as XLA computes it: NaN wins, and +0.0 is above -0.0."""
+    result = np.maximum(a, b)
+    # Equal operands are equal zeros or the same number: pick the positive zero when one is.
+    return np.where(a == b, np.where(np.signbit(a), b, a), result)
+
+
+def float_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    result = np.minimum(a, b)
+    return np.where(a == b, np.where(np.signbit(a), a, b), result)
+
+
+def _complex_greater(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Lexicographic (real, imaginary) order, the spec's order for complex maximum/minimum."""
+    return (a.real > b.real) | ((a.real == b.real) & (a.imag > b.imag))
+
+
+def _extremum(a: np.ndarray, b: np.ndarray, take_max: bool) -> np.ndarray:
+    a, b = widen(a), widen(b)
+    kind = a.dtype.kind
+    if kind == "f":
+        return float_maximum(a, b) if take_max else float_minimum(a, b)
+    if kind == "c":
+        greater = _complex_greater(a, b)
+        nan = np.isnan(a) | np.isnan(b)
+        picked = np.where(greater if take_max else _complex_greater(b, a), a, b)
+        return np.where(nan, np.where(np.isnan(a), a, b), picked)
+    return np.maximum(a, b) if take_max else np.minimum(a, b)
+
+
+# -- arithmetic ----------------------------------------------------------------------------------
+
+
+@op("stablehlo.add")
+def add(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    # numpy's add on booleans is logical or, the spec's addition of i1.
+    return narrow(np.add(widen(lhs), widen(rhs)), call.result_dtype)
+
+
+@op("stablehlo.subtract")
+def subtract(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return narrow(np.subtract(widen(lhs), widen(rhs)), call.result_dtype)
+
+
+@op("stablehlo.multiply")
+def multiply(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    # numpy's multiply on booleans is logical and, the spec's multiplication of i1.
+    return narrow(np.multiply(widen(lhs), widen(rhs)), call.result_dtype)
+
+
+@op("stablehlo.divide")
+def divide(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    a, b = widen(lhs), widen(rhs)
+    if a.dtype.kind in "iu":
+        return narrow(integer_divide(a, b), call.result_dtype)
+    return narrow(np.divide(a, b), call.result_dtype)
+
+
+def integer_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Quotient rounded toward zero; x/0 is all ones and INT_MIN/-1 is INT_MIN, as in XLA."""
+    zero = b == 0
+    invalid = zero
+    if a.dtype.kind == "i":
+        invalid = zero | ((a == np.iinfo(a.dtype).min) & (b == -1))
+    safe = np.where(invalid, np.ones((), b.dtype), b)
+    remainder = np.fmod(a, safe)
+    quotient = (a - remainder) // safe  # exact: a - remainder is a multiple of safe
+    return np.where(zero, all_ones(a.dtype), quotient)
+
+
+@op("stablehlo.remainder")
+def remainder(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    a, b = widen(lhs), widen(rhs)
+    if a.dtype.kind in "iu":
+        return narrow(integer_remainder(a, b), call.result_dtype)
+    # fmod: the result has the sign of the dividend, as the spec and C's fmod define it.
+    return narrow(np.fmod(a, b), call.result_dtype)
+
+
+def integer_remainder(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Remainder with the dividend's sign; x%0 is x and INT_MIN%-1 is 0, as in XLA."""
+    zero = b == 0
+    minus_one = (b == -1) if a.dtype.kind == "i" else np.zeros((), BOOL)
+    safe = np.where(zero | minus_one, np.ones((), b.dtype), b)
+    r = np.fmod(a, safe)
+    r = np.where(minus_one, np.zeros((), a.dtype), r)
+    return np.where(zero, a, r)
+
+
+@op("stablehlo.power")
+def power(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    dtype = call.result_dtype
+    a, b = widen(lhs), widen(rhs)
+    if a.dtype.kind in "iu":
+        return narrow(integer_power(a, b), dtype)
+    if a.dtype.kind == "c":
+        return complex_power(a, b).astype(dtype)
+    return rounded(np.power(precise(a), precise(b)), dtype)
+
+
+def integer_power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
+    """Exponentiation by squaring with wrap-around; negative exponents give 0 except for 1 and -1."""
+    base, exponent = np.broadcast_arrays(base, exponent)
+    dtype = base.dtype
+    negative = exponent < 0
+    e = np.where(negative, np.zeros((), exponent.dtype), exponent)
+    result = np.ones(base.shape, dtype)
+    factor = np.array(base, copy=True)
+    one = np.ones((), exponent.dtype)
+    while True:
+        result = np.where((e & one) != 0, result * factor, result)
+        e = e >> one
+        if not e.any():
+            break
+        factor = factor * factor
+    if dtype.kind == "i":
+        odd = (exponent & one) != 0
+        reciprocal = np.where(base == 1, 1, np.where(base == -1, np.where(odd, -1, 1), 0)).astype(dtype)
+        result = np.where(negative, reciprocal, result)
+    return result
+
+
+def complex_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a**b in XLA's polar form, every step rounded to the component type as XLA's code is.
+
+    (x+iy)**(c+id) = |a|**c * exp(-d arg a) * cis(c arg a + d log|a|), and 0**(c+0i) is 1 for
+    c = 0 and 0 for c > 0 (Kahan); other powers of 0 follow the formula (NaN for c < 0).
+    Rounding each step like XLA matters where the formula cancels: (1+1j)**2 is -8.7e-8+2j in
+    complex64, not 0+2j.
+    """
+    x, y, c, d = a.real, a.imag, b.real, b.imag
+    modulus_sq = x * x + y * y
+    angle = staged(np.arctan2, y, x)
+    half = np.asarray(0.5, x.dtype)
+    coefficient = staged(np.power, modulus_sq, half * c) * staged(np.exp, -d * angle)
+    q = c * angle + half * d * staged(np.log, modulus_sq)
+    zero_base = (x == 0) & (y == 0) & (d == 0) & (c >= 0)
+    result = np.empty(np.broadcast_shapes(a.shape, b.shape), a.dtype)
+    result.real = np.where(zero_base, np.where(c == 0, 1, 0).astype(x.dtype), coefficient * staged(np.cos, q))
+    result.imag = np.where(zero_base, np.zeros((), x.dtype), coefficient * staged(np.sin, q))
+    return result
+
+
+def staged(fn: Any, *args: np.ndarray) -> np.ndarray:
+    """`fn` evaluated precisely and rounded to the dtype of its first argument (one XLA step)."""
+    return np.asarray(fn(*(precise(np.asarray(a)) for a in args))).astype(np.asarray(args[0]).dtype)
+
+
+@op("stablehlo.maximum")
+def maximum(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return narrow(_extremum(lhs, rhs, True), call.result_dtype)
+
+
+@op("stablehlo.minimum")
+def minimum(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return narrow(_extremum(lhs, rhs, False), call.result_dtype)
+
+
+@op("stablehlo.clamp")
+def clamp(call: OpCall, low: np.ndarray, operand: np.ndarray, high: np.ndarray) -> np.ndarray:
+    # min(max(operand, low), high) with the NaN-propagating maximum and minimum, as XLA does.
+    return narrow(_extremum(_extremum(operand, low, True), high, False), call.result_dtype)
+
+
+@op("stablehlo.abs")
+def abs_(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    x = widen(operand)
+    if x.dtype.kind == "c":
+        return rounded(np.abs(precise(x)), call.result_dtype)
+    # Integer abs wraps: abs(INT_MIN) is INT_MIN, as numpy and XLA both compute it.
+    return narrow(np.abs(x), call.result_dtype)
+
+
+@op("stablehlo.negate")
+def negate(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    return narrow(np.negative(widen(operand)), call.result_dtype)
+
+
+@op("stablehlo.sign")
+def sign(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    x = widen(operand)
+    dtype = call.result_dtype
+    if x.dtype.kind in "iu":
+        return narrow(np.sign(x), dtype)
+    if x.dtype.kind == "c":
+        # x / |x| component by component (XLA's form: sign(inf + 1j) is nan + 0j); zero stays zero.
+        wide = precise(x)
+        magnitude = np.abs(wide)
+        unit = np.empty(wide.shape, wide.dtype)
+        unit.real = wide.real / magnitude
+        unit.imag = wide.imag / magnitude
+        return rounded(np.where(magnitude == 0, wide, unit), dtype)
+    # NaN and signed zeros are returned as they are; everything else becomes +-1.
+    unit = np.copysign(np.ones((), x.dtype), x)
+    return narrow(np.where(np.isnan(x) | (x == 0), x, unit), dtype)
+
+
+# -- complex parts ------------------------------------------------------------------------------
+
+
+@op("stablehlo.complex")
+def complex_(call: OpCall, real: np.ndarray, imag: np.ndarray) -> np.ndarray:
+    # Assigning the parts (rather than real + 1j * imag) keeps infinities and signed zeros intact.
+    result = np.empty(np.broadcast_shapes(np.shape(real), np.shape(imag)), call.result_dtype)
+    result.real = real
+    result.imag = imag
+    return result
+
+
+@op("stablehlo.real")
+def real(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    x = np.asarray(operand)
+    return (x.real if x.dtype.kind == "c" else x).astype(call.result_dtype)
+
+
+@op("stablehlo.imag")
+def imag(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    x = np.asarray(operand)
+    if x.dtype.kind == "c":
+        return x.imag.astype(call.result_dtype)
+    return np.zeros(x.shape, call.result_dtype)
+
+
+# -- logic and bits -----------------------------------------------------------------------------
+
+
+@op("stablehlo.and")
+def and_(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return narrow(np.bitwise_and(widen(lhs), widen(rhs)), call.result_dtype)
+
+
+@op("stablehlo.or")
+def or_(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return narrow(np.bitwise_or(widen(lhs), widen(rhs)), call.result_dtype)
+
+
+@op("stablehlo.xor")
+def xor(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return narrow(np.bitwise_xor(widen(lhs), widen(rhs)), call.result_dtype)
+
+
+@op("stablehlo.not")
+def not_(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    # invert is logical not on booleans and bitwise not on integers.
+    return narrow(np.invert(widen(operand)), call.result_dtype)
+
+
+def _shift_amounts(amount: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Shift amounts as uint64 and where they are out of range.
+
+    XLA reads the amount as unsigned, so a negative amount is a huge one: out of range too.
+    """
+    bits, _ = unsigned_bits(amount)
+    out_of_range = bits >= np.uint64(width)
+    return np.where(out_of_range, np.uint64(0), bits), out_of_range
+
+
+@op("stablehlo.shift_left")
+def shift_left(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    dtype = call.result_dtype
+    bits, width = unsigned_bits(lhs)
+    amount, out_of_range = _shift_amounts(rhs, width)
+    shifted = np.where(out_of_range, np.uint64(0), bits << amount)
+    return from_unsigned_bits(shifted, dtype)
+
+
+@op("stablehlo.shift_right_logical")
+def shift_right_logical(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    dtype = call.result_dtype
+    bits, width = unsigned_bits(lhs)
+    amount, out_of_range = _shift_amounts(rhs, width)
+    shifted = np.where(out_of_range, np.uint64(0), bits >> amount)
+    return from_unsigned_bits(shifted, dtype)
+
+
+@op("stablehlo.shift_right_arithmetic")
+def shift_right_arithmetic(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    dtype = call.result_dtype
+    bits, width = unsigned_bits(lhs)
+    amount, out_of_range = _shift_amounts(rhs, width)
+    # Sign-extend the width-bit pattern to int64 (unsigned types shift their top bit in too),
+    # shift, and keep the low bits; out-of-range shifts leave only copies of the sign bit.
+    signed = bits.view(np.int64) if width == 64 else _sign_extend(bits, width)
+    fill = np.where(signed < 0, np.int64(-1), np.int64(0))
+    shifted = np.where(out_of_range, fill, signed >> amount.astype(np.int64))
+    return from_unsigned_bits(shifted.view(np.uint64), dtype)
+
+
+def _sign_extend(bits: np.ndarray, width: int) -> np.ndarray:
+    value = bits.astype(np.int64)
+    return np.where(value >= (1 << (width - 1)), value - (1 << width), value)
+
+
+@op("stablehlo.popcnt")
+def popcnt(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    bits, _ = unsigned_bits(operand)
+    return narrow(np.bitwise_count(bits).astype(np.int64), call.result_dtype)
+
+
+@op("stablehlo.count_leading_zeros")
+def count_leading_zeros(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    bits, width = unsigned_bits(operand)
+    return narrow(leading_zeros(bits, width), call.result_dtype)
+
+
+def leading_zeros(bits: np.ndarray, width: int) -> np.ndarray:
+    """Leading zeros of width-bit patterns (width a power of two), by binary search on halves."""
+    mask = np.uint64((1 << width) - 1) if width < 64 else np.uint64(0xFFFFFFFFFFFFFFFF)
+    count = np.zeros(bits.shape, np.int64)
+    step = width // 2
+    while step >= 1:
+        top_empty = (bits >> np.uint64(width - step)) == 0
+        count += np.where(top_empty, step, 0)
+        bits = np.where(top_empty, (bits << np.uint64(step)) & mask, bits)
+        step //= 2
+    return count + ((bits >> np.uint64(width - 1)) == 0)
+
+
+# -- comparison and selection ---------------------------------------------------------------------
+
+
+@op("stablehlo.compare")
+def compare(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    direction = call.attr("comparison_direction")
+    compare_type = call.attr("compare_type")
+    ufunc = _COMPARISONS.get(str(direction))
+    if ufunc is None:
+        raise call.error(f"unknown comparison_direction {direction}")
+    lhs, rhs = np.asarray(lhs), np.asarray(rhs)
+    if lhs.dtype.kind == "c":
+        return complex_compare(str(direction), lhs, rhs)
+    return np.asarray(ufunc(_comparable(lhs, compare_type), _comparable(rhs, compare_type)))
+
+
+_COMPARISONS = {
+    "EQ": np.equal, "NE": np.not_equal, "GE": np.greater_equal,
+    "GT": np.greater, "LE": np.less_equal, "LT": np.less,
+}
+
+
+def complex_compare(direction: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Lexicographic on (real, imaginary) as XLA orders complex numbers; GE and LE are the
+    negations of LT and GT on the imaginary parts (so a NaN imaginary part compares GE)."""
+    ra, rb, ia, ib = a.real, b.real, a.imag, b.imag
+    if direction == "EQ":
+        return (ra == rb) & (ia == ib)
+    if direction == "NE":
+        return (ra != rb) | (ia != ib)
+    same = ra == rb
+    if direction == "GT":
+        return (ra > rb) | (same & (ia > ib))
+    if direction == "LT":
+        return (ra < rb) | (same & (ia < ib))
+    if direction == "GE":
+        return (ra > rb) | (same & ~(ia < ib))
+    return (ra < rb) | (same & ~(ia > ib))
+
+
+def _comparable(x: np.ndarray, compare_type: Any) -> np.ndarray:
+    """Values whose numpy order is the order `compare_type` asks for."""
+    kind = str(compare_type) if compare_type is not None else "NOTYPE"
+    dtype = x.dtype
+    if kind == "TOTALORDER" and is_floating(dtype):
+        return total_order_key(x)
+    if kind == "SIGNED" and dtype.kind == "u":
+        return x.view(_SIGNED_OF_SIZE[dtype.itemsize])
+    if kind == "UNSIGNED" and dtype.kind == "i":
+        return x.view(UNSIGNED_OF_SIZE[dtype.itemsize])
+    if kind == "UNSIGNED" and is_narrow_int(dtype):
+        return unsigned_bits(x)[0]
+    if kind == "SIGNED" and is_narrow_int(dtype):
+        bits, width = unsigned_bits(x)
+        return _sign_extend(bits, width)
+    return widen(x)
+
+
+def total_order_key(x: np.ndarray) -> np.ndarray:
+    """int64 keys ordering floats as -NaN < -Inf < ... < -0.0 < +0.0 < ... < +Inf < +NaN."""
+    width = bit_width(x.dtype)
+    bits = x.view(UNSIGNED_OF_SIZE[x.dtype.itemsize]).astype(np.int64) & ((1 << width) - 1)
+    sign = bits >> (width - 1)
+    magnitude = bits & ((1 << (width - 1)) - 1)
+    return np.where(sign != 0, -magnitude - 1, magnitude)
+
+
+@op("stablehlo.select")
+def select(call: OpCall, pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
+    return np.asarray(np.where(pred, on_true, on_false), call.result_dtype)

@@ -1,0 +1,359 @@
+"""Reductions with a reducer body: reduce and map, plus the reducer machinery other families share.
+
+A reducer body is applied on whole arrays, never once per element:
+
+- a body that is a single add/multiply/maximum/minimum/and/or/xor (`call.body_kind`) becomes the
+  numpy ufunc, reduced over the axes and then combined once with the init value;
+- any other body (argmax's (value, index) selection, logaddexp, ...) is applied as an ordered
+  pairwise tree: the reduced axes are flattened to one trailing axis, neighbours are combined
+  left-with-right (`body(x[2i], x[2i+1])`, so non-commutative bodies keep their order) halving the
+  axis with each region call, and the init value is combined last: `body(init, tree)`.
+
+The spec leaves the order of combination implementation-defined. For the recognised ops the
+numpy reductions are exact for integers, max/min and booleans; float sums and products use
+numpy's pairwise summation, which can differ from XLA CPU's order in the last bits (about 1e-7
+relative for f32). Narrow floats (bf16, f16, f8...) are accumulated in f32 and rounded once;
+XLA CPU rounds its accumulator to the narrow type after each step in an order that depends on the
+shape, so long narrow-float sums can differ from it by a few ulps (and are closer to exact).
+
+`combine(call, kind, a, b)` and `reduce_with_body(call, region, arrays, inits, axes)` are the
+public entry points for other families (all_reduce, reduce_scatter, windows, scatter).
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ..dtypes import element_dtype, is_float_dtype, is_narrow_float, is_narrow_int, narrow, widen
+from .registry import OpCall, op
+
+# XLA CPU's TreeReductionRewriter window: longer reduced dimensions are reduced in blocks of this.
+TREE_WINDOW = 32
+# A general body costs one region call per sequential step; past this many steps in one fold,
+# reductions switch to the ordered pairwise tree (log2(n) calls, a different rounding order).
+SEQUENTIAL_BODY_LIMIT = 1024
+
+# numpy ufunc for each recognised reducer op; booleans use the logical forms (i1 add is `or`).
+UFUNCS = {
+    "add": np.add,
+    "multiply": np.multiply,
+    "maximum": np.maximum,
+    "minimum": np.minimum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
+BOOL_UFUNCS = {
+    "add": np.logical_or,
+    "multiply": np.logical_and,
+    "maximum": np.logical_or,
+    "minimum": np.logical_and,
+    "and": np.logical_and,
+    "or": np.logical_or,
+    "xor": np.logical_xor,
+}
+
+
+def ufunc_for(kind: str, dtype: np.dtype) -> np.ufunc:
+    """The numpy ufunc applying reducer op `kind` to values of `dtype` (in its compute dtype)."""
+    if dtype == np.bool_:
+        return BOOL_UFUNCS[kind]
+    if kind in ("and", "or", "xor") and (dtype.kind in "fc" or is_float_dtype(dtype)):
+        raise ValueError(f"`{kind}` is not defined on floating-point values")
+    return UFUNCS[kind]
+
+
+def fast_kind(call: OpCall, region_index: int, dtypes: Sequence[np.dtype]) -> Optional[str]:
+    """The recognised op of a reducer body when numpy applies it exactly as the op does, else None.
+
+    Complex multiplication is left to the body: XLA rounds it through fused multiply-adds, and
+    running the region keeps reductions consistent with the elementwise multiply evaluator.
+    """
+    kind = call.body_kind(region_index)
+    if kind == "multiply" and any(np.dtype(d).kind == "c" for d in dtypes):
+        return None
+    return kind
+
+
+def combine(call: Optional[OpCall], kind: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """`kind(a, b)` elementwise with StableHLO semantics, in the dtype of `a`.
+
+    Narrow floats are computed in f32 and rounded once, narrow integers wrap; float maximum and
+    minimum propagate NaN and order -0.0 below +0.0 (IEEE 754 maximum/minimum), as XLA does.
+    complex64 products are rounded as XLA CPU computes them, with fused multiply-adds.
+    `call` is accepted for symmetry with the region-running path and may be None.
+    """
+    a = np.asarray(a)
+    b = np.asarray(b)
+    dtype = a.dtype
+    fn = ufunc_for(kind, dtype)
+    wa, wb = widen(a), widen(b)
+    if kind == "multiply" and dtype == np.complex64:
+        return complex64_multiply(wa, wb)
+    result = fn(wa, wb)
+    if kind in ("maximum", "minimum") and wa.dtype.kind == "f":
+        result = _signed_zero_fix(kind, wa, wb, result)
+    return narrow(result, dtype)
+
+
+def complex64_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """XLA CPU's complex64 product: re = fma(ar, br, -(ai*bi)), im = fma(ai, br, ar*bi).
+
+    Products of two f32 values are exact in f64, so the f64 sum rounded to f32 is the fma.
+    """
+    a = a.astype(np.complex64)
+    b = b.astype(np.complex64)
+    ar, ai = a.real.astype(np.float64), a.imag.astype(np.float64)
+    br, bi = b.real.astype(np.float64), b.imag.astype(np.float64)
+    real = ar * br + (-(a.imag * b.imag)).astype(np.float64)
+    imag = ai * br + (a.real * b.imag).astype(np.float64)
+    out = np.empty(np.broadcast(a, b).shape, dtype=np.complex64)
+    out.real = real.astype(np.float32)
+    out.imag = imag.astype(np.float32)
+    return out
+
+
+def _signed_zero_fix(kind: str, a: np.ndarray, b: np.ndarray, result: np.ndarray) -> np.ndarray:
+    # numpy returns either zero when comparing -0.0 with +0.0; IEEE maximum picks +0.0, minimum -0.0.
+    both_zero = (a == 0) & (b == 0)
+    if not np.any(both_zero):
+        return result
+    negative = np.signbit(a) & np.signbit(b) if kind == "maximum" else np.signbit(a) | np.signbit(b)
+    zero = np.where(negative, -0.0, 0.0).astype(result.dtype)
+    return np.where(both_zero, zero, result)
+
+
+def ufunc_reduce(kind: str, array: np.ndarray, init: np.ndarray, axes: Sequence[int]) -> np.ndarray:
+    """`init` combined once with the reduction of `array` over `axes` by the recognised op `kind`."""
+    dtype = array.dtype
+    axes = tuple(axes)
+    keep_shape = tuple(d for i, d in enumerate(array.shape) if i not in axes)
+    init_w = widen(np.asarray(init, dtype=dtype))
+    if any(array.shape[a] == 0 for a in axes):
+        return narrow(np.broadcast_to(init_w, keep_shape).copy(), dtype)
+    fn = ufunc_for(kind, dtype)
+    wide = widen(array)
+    if axes:
+        # An explicit dtype keeps numpy from promoting small integers (wrap-around is per type).
+        partial = fn.reduce(wide, axis=axes, dtype=wide.dtype)
+        if kind in ("maximum", "minimum") and wide.dtype.kind == "f":
+            partial = _reduced_zero_fix(kind, wide, partial, axes)
+    else:
+        partial = wide
+    result = fn(init_w, partial)
+    if kind in ("maximum", "minimum") and wide.dtype.kind == "f":
+        result = _signed_zero_fix(kind, np.broadcast_to(init_w, np.shape(partial)), partial, result)
+    return narrow(np.asarray(result), dtype)
+
+
+def _reduced_zero_fix(kind: str, wide: np.ndarray, partial: np.ndarray, axes: tuple) -> np.ndarray:
+    # A zero maximum is +0.0 if any +0.0 took part (-0.0 only when every zero was -0.0); the
+    # reverse for minimum. numpy may have returned whichever zero it met first.
+    zero = np.asarray(partial == 0)
+    if not zero.any():
+        return partial
+    if kind == "maximum":
+        positive = np.logical_or.reduce((wide == 0) & ~np.signbit(wide), axis=axes)
+        fixed = np.where(positive, 0.0, -0.0)
+    else:
+        negative = np.logical_or.reduce((wide == 0) & np.signbit(wide), axis=axes)
+        fixed = np.where(negative, -0.0, 0.0)
+    return np.where(zero, fixed.astype(partial.dtype), partial)
+
+
+def run_body(call: OpCall, region_index: int, args: Sequence[Any], shape: tuple[int, ...],
+             dtypes: Sequence[np.dtype]) -> list[np.ndarray]:
+    """Run a region on whole arrays; results are broadcast to `shape` (a body may return a constant)."""
+    outs = call.run_region(region_index, *args)
+    if len(outs) != len(dtypes):
+        raise call.error(f"region {region_index} returned {len(outs)} value(s), expected {len(dtypes)}")
+    results = []
+    for out, dtype in zip(outs, dtypes):
+        out = np.asarray(out)
+        if out.dtype != dtype:
+            out = out.astype(dtype)
+        if out.shape != shape:
+            out = np.broadcast_to(out, shape)
+        results.append(out)
+    return results
+
+
+def tree_reduce_last(call: OpCall, region_index: int, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """Reduce the (non-empty) last axis of `arrays` with a general body, in log2(n) region calls.
+
+    Neighbours are combined left-with-right, so each partial result covers a contiguous run in
+    order; an odd element out is carried to the next level unchanged.
+    """
+    values = list(arrays)
+    dtypes = [v.dtype for v in values]
+    n = values[0].shape[-1]
+    while n > 1:
+        half = n // 2
+        left = [v[..., 0:2 * half:2] for v in values]
+        right = [v[..., 1:2 * half:2] for v in values]
+        merged = run_body(call, region_index, [*left, *right], left[0].shape, dtypes)
+        if n % 2:
+            merged = [np.concatenate([m, v[..., -1:]], axis=-1) for m, v in zip(merged, values)]
+        values = merged
+        n = values[0].shape[-1]
+    return [v[..., 0] for v in values]
+
+
+def reduce_with_body(call: OpCall, region_index: int, arrays: Sequence[np.ndarray],
+                     inits: Sequence[np.ndarray], axes: Sequence[int]) -> list[np.ndarray]:
+    """Reduce same-shaped `arrays` over `axes` with region `region_index` of `call`'s op.
+
+    The body takes (acc0.., x0..) and returns (acc0..); `inits` are 0-d. The schedule is XLA
+    CPU's (see `xla_tree_reduce`) wherever it is affordable, so float results match it bit for
+    bit; results that do not depend on the order (integer arithmetic, max/min, logic) come
+    straight from numpy ufunc reductions.
+    """
+    arrays = [np.asarray(a) for a in arrays]
+    inits = [np.asarray(i).astype(a.dtype, copy=False) for i, a in zip(inits, arrays)]
+    rank = arrays[0].ndim
+    axes = tuple(sorted({int(a) + rank if int(a) < 0 else int(a) for a in axes}))
+    kind = fast_kind(call, region_index, [a.dtype for a in arrays])
+    keep = [d for d in range(rank) if d not in axes]
+    keep_shape = tuple(arrays[0].shape[d] for d in keep)
+    count = int(np.prod([arrays[0].shape[d] for d in axes], dtype=np.int64))
+    if count == 0:
+        return [np.broadcast_to(i, keep_shape).copy() for i in inits]
+    if kind is not None and all(_order_free(kind, a.dtype) for a in arrays):
+        return [ufunc_reduce(kind, a, i, axes) for a, i in zip(arrays, inits)]
+    moved = [np.transpose(a, keep + list(axes)) for a in arrays]
+    if len(arrays) == 1:
+        return [xla_tree_reduce(call, region_index, kind, moved[0], inits[0], len(axes))]
+    flat = [m.reshape(keep_shape + (count,)) for m in moved]
+    if kind is not None:
+        # XLA leaves variadic reductions whole: one sequential fold over the reduced elements.
+        return [fold_last(call, region_index, kind, f, i) for f, i in zip(flat, inits)]
+    # A variadic general body (argmax's (value, index) selection, ...) would take one region
+    # call per element in XLA's sequential order; the ordered pairwise tree gives the same
+    # answer for the selection reducers JAX emits, in log2(n) calls.
+    reduced = tree_reduce_last(call, region_index, flat)
+    return run_body(call, region_index, [*inits, *reduced], keep_shape, [i.dtype for i in inits])
+
+
+def _order_free(kind: str, dtype: np.dtype) -> bool:
+    """Whether every schedule gives the same result (up to which NaN comes out)."""
+    if dtype.kind in "iub" or is_narrow_int(dtype):
+        return True  # wrap-around arithmetic is associative and commutative; so is logic
+    return kind in ("maximum", "minimum")
+
+
+def _identity(kind: str, dtype: np.dtype) -> np.ndarray:
+    """The exact identity of add (-0.0 for floats: x + -0.0 == x even for x = -0.0) or multiply."""
+    if kind == "add":
+        value = complex(-0.0, -0.0) if dtype.kind == "c" else (-0.0 if dtype.kind == "f" or is_float_dtype(dtype) else 0)
+    else:
+        value = 1
+    return np.asarray(value).astype(dtype)
+
+
+def xla_tree_reduce(call: OpCall, region_index: int, kind: Optional[str], x: np.ndarray, init: np.ndarray,
+                    reduced: int) -> np.ndarray:
+    """Reduce the last `reduced` axes of `x` in XLA CPU's order.
+
+    XLA's TreeReductionRewriter turns a reduce over any dimension longer than TREE_WINDOW into
+    a reduce_window with windows and strides of min(n, TREE_WINDOW) and "same" padding (split
+    low/high; padding positions take no part), then reduces that, until every reduced dimension
+    fits; the final reduce folds the remaining elements from init in row-major order. Each
+    window is folded from init in row-major order too, rounding after every step.
+    """
+    batch = x.shape[:x.ndim - reduced]
+    sizes = list(x.shape[x.ndim - reduced:])
+    while any(n > TREE_WINDOW for n in sizes):
+        windows = [min(n, TREE_WINDOW) for n in sizes]
+        outs = [-(-n // w) for n, w in zip(sizes, windows)]
+        steps = int(np.prod(windows))
+        if kind is None and steps > SEQUENTIAL_BODY_LIMIT:
+            break
+        pads = [((o * w - n) // 2, o * w - n - (o * w - n) // 2) for n, w, o in zip(sizes, windows, outs)]
+        fill = _identity(kind, x.dtype) if kind is not None else init
+        padded = np.full(batch + tuple(o * w for o, w in zip(outs, windows)), fill, dtype=x.dtype)
+        padded[(Ellipsis,) + tuple(slice(lo, lo + n) for (lo, _), n in zip(pads, sizes))] = x
+        tiled = padded.reshape(batch + tuple(v for o, w in zip(outs, windows) for v in (o, w)))
+        b = len(batch)
+        order = list(range(b)) + [b + 2 * j for j in range(reduced)] + [b + 2 * j + 1 for j in range(reduced)]
+        blocks = np.transpose(tiled, order).reshape(batch + tuple(outs) + (steps,))
+        valid = None
+        if kind is None and any(lo or hi for lo, hi in pads):
+            valid = _window_validity(sizes, windows, outs, pads)
+        x = fold_last(call, region_index, kind, blocks, init, valid)
+        sizes = outs
+    remaining = int(np.prod(sizes, dtype=np.int64))
+    flat = x.reshape(batch + (remaining,))
+    if kind is None and remaining > SEQUENTIAL_BODY_LIMIT:
+        (reduced_value,) = tree_reduce_last(call, region_index, [flat])
+        (result,) = run_body(call, region_index, [init, reduced_value], batch, [init.dtype])
+        return result
+    return fold_last(call, region_index, kind, flat, init)
+
+
+def _window_validity(sizes, windows, outs, pads) -> np.ndarray:
+    """mask[out..., position]: whether that window position holds an element (not padding)."""
+    masks = []
+    for n, w, o, (lo, _) in zip(sizes, windows, outs, pads):
+        index = np.arange(o)[:, None] * w + np.arange(w)[None, :] - lo
+        masks.append((index >= 0) & (index < n))  # (out_j, w_j)
+    mask = np.ones((), dtype=bool)
+    r = len(masks)
+    for j, m in enumerate(masks):
+        shape = [1] * (2 * r)
+        shape[j] = m.shape[0]
+        shape[r + j] = m.shape[1]
+        mask = mask & m.reshape(shape)
+    return mask.reshape(tuple(outs) + (-1,))
+
+
+def fold_last(call: OpCall, region_index: int, kind: Optional[str], values: np.ndarray, init: np.ndarray,
+              valid: Optional[np.ndarray] = None) -> np.ndarray:
+    """Fold the last axis of `values` from `init` in order: body(...body(body(init, v0), v1)..., vn-1).
+
+    A recognised op uses a ufunc accumulate, which is sequential and (on the narrow float types'
+    own loops) rounds after every step as XLA does. `valid` masks out positions to skip.
+    """
+    batch = values.shape[:-1]
+    if kind is not None:
+        dtype = values.dtype
+        seeded = np.concatenate([np.broadcast_to(init, batch + (1,)), values], axis=-1)
+        fn = ufunc_for(kind, dtype)
+        if is_narrow_float(dtype):
+            return np.array(fn.accumulate(seeded, axis=-1)[..., -1])
+        wide = widen(seeded)
+        return narrow(np.array(fn.accumulate(wide, axis=-1, dtype=wide.dtype)[..., -1]), dtype)
+    acc = np.broadcast_to(init, batch)
+    for i in range(values.shape[-1]):
+        (new,) = run_body(call, region_index, [acc, values[..., i]], batch, [init.dtype])
+        acc = new if valid is None else np.where(valid[..., i], new, acc)
+    return np.array(acc)
+
+
+@op("stablehlo.reduce")
+def reduce(call: OpCall, *operands: np.ndarray) -> Any:
+    count = len(operands) // 2
+    inputs, inits = operands[:count], operands[count:]
+    shape = inputs[0].shape
+    for x in inputs[1:]:
+        if x.shape != shape:
+            raise call.error(f"inputs have different shapes: {shape} vs {x.shape}")
+    axes = tuple(call.attr("dimensions", ()))
+    for a in axes:
+        if not 0 <= a < len(shape):
+            raise call.error(f"dimension {a} is out of range for an input of rank {len(shape)}")
+    results = reduce_with_body(call, 0, inputs, inits, axes)
+    return call.results([np.array(r) for r in results])
+
+
+@op("stablehlo.map")
+def map_(call: OpCall, *operands: np.ndarray) -> Any:
+    # `dimensions` must list every axis in order (spec C3), so the body applies elementwise to
+    # whole arrays in one region call.
+    shape = operands[0].shape if operands else tuple(call.result_shape)
+    dimensions = tuple(call.attr("dimensions", tuple(range(len(shape)))))
+    if dimensions != tuple(range(len(shape))):
+        raise call.error(f"dimensions must be [0, ..., {len(shape) - 1}], got {list(dimensions)}")
+    dtypes = [element_dtype(t) for t in call.result_types]
+    results = run_body(call, 0, operands, tuple(shape), dtypes)
+    return call.results([np.array(r) for r in results])

@@ -1,0 +1,478 @@
+"""Element-wise ops (elementwise.py, elementwise_math.py, conversion.py) against XLA on the CPU.
+
+Most cases are single StableHLO ops in text form, compiled by XLA through jaxlib's CPU client and
+run by hlodbg on the same inputs, so ops and element types JAX cannot spell (integer power, int4
+popcnt, TOTALORDER compares, bitcasts between widths) are covered too. Inputs include the corner
+cases (NaN, infinities, signed zeros, INT_MIN, -1, out-of-range shifts). XLA's CPU runtime flushes
+subnormals to zero and hlodbg follows IEEE (the spec), so inputs avoid subnormals and subnormal
+results compare equal to zero. A few cases lower JAX functions as well.
+"""
+from __future__ import annotations
+
+import itertools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import hlodbg
+from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.ops.checks import ulp_difference
+
+jax = pytest.importorskip("jax")
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+I4, U4, I2, U2 = (np.dtype(t) for t in (ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2))
+F8E4M3, F8E5M2 = np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)
+FLOATS = [np.dtype(np.float16), BF16, np.dtype(np.float32), np.dtype(np.float64)]
+INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)]
+NARROW_INTS = [I4, U4, I2, U2]
+COMPLEX = [np.dtype(np.complex64), np.dtype(np.complex128)]
+
+_MLIR = {
+    np.dtype(np.float16): "f16", BF16: "bf16", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
+    np.dtype(np.int8): "i8", np.dtype(np.int16): "i16", np.dtype(np.int32): "i32", np.dtype(np.int64): "i64",
+    np.dtype(np.uint8): "ui8", np.dtype(np.uint16): "ui16", np.dtype(np.uint32): "ui32", np.dtype(np.uint64): "ui64",
+    np.dtype(np.bool_): "i1", np.dtype(np.complex64): "complex<f32>", np.dtype(np.complex128): "complex<f64>",
+    I4: "i4", U4: "ui4", I2: "i2", U2: "ui2", F8E4M3: "f8E4M3FN", F8E5M2: "f8E5M2",
+}
+
+
+# -- harness ------------------------------------------------------------------------------------
+
+
+def tensor(shape, dtype) -> str:
+    return "tensor<" + "".join(f"{d}x" for d in shape) + _MLIR[np.dtype(dtype)] + ">"
+
+
+def module(args, ops) -> str:
+    """A @main taking `args` and returning one result per (op text, result type) of `ops`.
+
+    Op texts name the arguments %a0, %a1, ...; `{T0}`, `{T1}` stand for their tensor types.
+    """
+    types = [tensor(a.shape, a.dtype) for a in args]
+    signature = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
+    lines = [f"  %r{k} = " + text.format(**{f"T{i}": t for i, t in enumerate(types)}) for k, (text, _) in enumerate(ops)]
+    results = ", ".join(t for _, t in ops)
+    names = ", ".join(f"%r{k}" for k in range(len(ops)))
+    body = "\n".join(lines)
+    return f"func.func public @main({signature}) -> ({results}) {{\n{body}\n  return {names} : {results}\n}}"
+
+
+def unary(name, arg, out_dtype=None, attrs="") -> tuple[str, str]:
+    out = tensor(arg.shape, out_dtype if out_dtype is not None else arg.dtype)
+    return f'"{name}"(%a0) {attrs} : ({{T0}}) -> {out}', out
+
+
+def binary(name, lhs, out_dtype=None, attrs="") -> tuple[str, str]:
+    out = tensor(lhs.shape, out_dtype if out_dtype is not None else lhs.dtype)
+    return f'"{name}"(%a0, %a1) {attrs} : ({{T0}}, {{T1}}) -> {out}', out
+
+
+def run_xla(text: str, args) -> list[np.ndarray]:
+    try:
+        from jax._src.lib import xla_client
+    except ImportError:  # pragma: no cover - a jaxlib without the private client
+        pytest.skip("jaxlib's XLA client is not importable")
+    device = jax.devices("cpu")[0]
+    with jax.enable_x64(True):
+        executable = device.client.compile_and_load(text, [device], xla_client.CompileOptions())
+        outputs = executable.execute([jax.device_put(np.asarray(a), device) for a in args])
+    return [np.asarray(o) for o in outputs]
+
+
+def run_ours(text: str, args) -> list[np.ndarray]:
+    return Interpreter(hlodbg.load(text).module).run("main", [np.asarray(a) for a in args])
+
+
+def _flushed(x: np.ndarray) -> np.ndarray:
+    """Subnormals as (signed) zeros: XLA's CPU runtime flushes them."""
+    if x.dtype.kind == "c":
+        return _flushed(x.real) + 1j * _flushed(x.imag)
+    wide = x.astype(np.float64)
+    tiny = float(ml_dtypes.finfo(x.dtype).smallest_normal) if x.dtype.kind == "V" else float(np.finfo(x.dtype).tiny)
+    return np.where(np.abs(wide) < tiny, np.copysign(0.0, wide), wide).astype(x.dtype)
+
+
+def assert_matches(got, want, ulps: int = 0, what: str = "") -> None:
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype, f"{what}: dtype {got.dtype} vs XLA {want.dtype}"
+    assert got.shape == want.shape, f"{what}: shape {got.shape} vs XLA {want.shape}"
+    if got.dtype.kind in "fcV" and got.dtype not in NARROW_INTS:
+        g, w = _flushed(got), _flushed(want)
+        diff = ulp_difference(g, w)
+        # NaN payloads and signs are not compared; a NaN must meet a NaN.
+        bad = np.argwhere(diff > ulps)
+        assert bad.size == 0, f"{what}: {len(bad)} elements beyond {ulps} ULP, e.g. at {bad[0].tolist()}: " \
+            f"{got[tuple(bad[0])]!r} vs XLA {want[tuple(bad[0])]!r}"
+    else:
+        mismatch = np.argwhere(got.astype(np.int64) != want.astype(np.int64))
+        assert mismatch.size == 0, f"{what}: {len(mismatch)} elements differ, e.g. at {mismatch[0].tolist()}: " \
+            f"{got[tuple(mismatch[0])]!r} vs XLA {want[tuple(mismatch[0])]!r}"
+
+
+def check(args, ops, tolerances=None) -> None:
+    """Run `ops` (see module()) in XLA and in hlodbg and compare result by result."""
+    text = module(args, ops)
+    want = run_xla(text, args)
+    got = run_ours(text, args)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert_matches(g, w, (tolerances or {}).get(k, 0), f"{ops[k][0].split('(')[0]} {args[0].dtype}")
+
+
+# -- inputs ---------------------------------------------------------------------------------------
+
+
+def float_values(dtype, rng, n: int = 48) -> np.ndarray:
+    """Corner cases and random normals of `dtype`, without subnormals."""
+    info = ml_dtypes.finfo(dtype)
+    specials = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.0, np.inf, -np.inf, np.nan,
+                float(info.max), -float(info.max), float(info.smallest_normal), 0.49999997, 100.25, -7.75]
+    random = rng.standard_normal(n) * np.where(rng.random(n) < 0.3, 30.0, 2.0)
+    return np.concatenate([np.array(specials), random]).astype(np.float32 if dtype != np.float64 else np.float64).astype(dtype)
+
+
+def int_values(dtype, rng, n: int = 24) -> np.ndarray:
+    lo, hi = (int(v) for v in (ml_dtypes.iinfo(dtype).min, ml_dtypes.iinfo(dtype).max))
+    specials = sorted({lo, lo + 1, -1 if lo < 0 else 0, 0, 1, 2, 3, hi - 1, hi} & set(range(lo, hi + 1)))
+    random = rng.integers(lo, hi, size=n, endpoint=True, dtype=np.int64) if hi < 2**63 else \
+        rng.integers(0, 2**63, size=n, dtype=np.uint64)
+    return np.concatenate([np.array(specials, dtype=np.int64 if lo < 0 or hi < 2**63 else np.uint64).astype(dtype),
+                           np.asarray(random).astype(dtype)])
+
+
+def pairs(values: np.ndarray, rng, extra: int = 64) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair of the first 16 values plus random pairs of all of them."""
+    head = values[:16]
+    a, b = (np.array(v, dtype=values.dtype) for v in zip(*itertools.product(head, head)))
+    i, j = rng.integers(0, len(values), size=(2, extra))
+    return np.concatenate([a, values[i]]), np.concatenate([b, values[j]])
+
+
+def complex_values(dtype, rng, n: int = 40) -> np.ndarray:
+    parts = rng.standard_normal((2, n)) * 2
+    specials = [0j, 1 + 0j, -1 + 0j, 1j, -1j, 2 + 3j, -0.5 - 0.25j]
+    return np.concatenate([np.array(specials), parts[0] + 1j * parts[1]]).astype(dtype)
+
+
+# -- integer ops ------------------------------------------------------------------------------------
+
+INT_BINARY = ["add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum", "and", "or", "xor",
+              "shift_left", "shift_right_arithmetic", "shift_right_logical", "power"]
+INT_UNARY = ["abs", "negate", "not", "popcnt", "count_leading_zeros", "sign"]
+
+
+@pytest.mark.parametrize("dtype", INTS + [I4, U4, I2, U2], ids=str)
+def test_integer_ops(dtype):
+    rng = np.random.default_rng(1)
+    values = int_values(dtype, rng)
+    a, b = pairs(values, rng)
+    ops = [binary(f"stablehlo.{name}", a) for name in INT_BINARY if name != "power"]
+    # XLA's integer power reads only the low 6 bits of the exponent (and its sign bit, even for
+    # unsigned types); the spec's exact power is tested against Python below.
+    exponents = np.where((b.astype(np.int64) >= 0) & (b.astype(np.int64) < 64), b, (b.astype(np.int64) % 7)).astype(dtype)
+    text, out = binary("stablehlo.power", a)
+    ops.append((text.replace("%a1", "%a2").replace("{T1}", "{T2}"), out))
+    unaries = [u for u in INT_UNARY if not (dtype.kind == "u" or dtype in (U4, U2)) or u not in ("abs", "negate", "sign")]
+    if dtype == I4:
+        unaries.remove("popcnt")  # XLA counts the bits of int4's sign-extended byte; see test below
+    ops += [unary(f"stablehlo.{u}", a) for u in unaries]
+    check([a, b, exponents], ops)
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.int8), np.dtype(np.int32), np.dtype(np.uint8), np.dtype(np.int64), I4],
+                         ids=str)
+def test_integer_power_is_exact_modulo_the_width(dtype):
+    base = np.array([3, 2, -1, -1, 1, 2, 0, 0, 5, 3], np.int64)
+    exponent = np.array([64, 65, -3, -4, -7, -1, -1, 0, 200, 128], np.int64)
+    if dtype.kind == "u":
+        base, exponent = np.abs(base), np.abs(exponent)
+    lo, hi = ml_dtypes.iinfo(dtype).min, ml_dtypes.iinfo(dtype).max
+    width = 4 if dtype == I4 else dtype.itemsize * 8
+    keep = (exponent >= lo) & (exponent <= hi)
+    base, exponent = base[keep], exponent[keep]
+
+    def expected(b, e):
+        if e < 0:
+            return 1 if b == 1 else ((-1) ** (e % 2) if b == -1 else 0)
+        v = pow(int(b), int(e), 1 << width)
+        return v - (1 << width) if lo < 0 and v > hi else v
+
+    a0, a1 = base.astype(dtype), exponent.astype(dtype)
+    got = run_ours(module([a0, a1], [binary("stablehlo.power", a0)]), [a0, a1])[0]
+    assert got.astype(np.int64).tolist() == [expected(b, e) for b, e in zip(base, exponent)]
+
+
+def test_int4_popcnt_counts_the_four_bits():
+    # The spec counts the bits of the element; XLA's CPU backend counts 8 for int4 -1. We follow the spec.
+    got = run_ours(module([np.array([-1, -2, 7, 0], I4)], [unary("stablehlo.popcnt", np.zeros(4, I4))]),
+                   [np.array([-1, -2, 7, 0], I4)])[0]
+    assert got.astype(int).tolist() == [4, 3, 3, 0]
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.bool_)], ids=str)
+def test_boolean_ops(dtype):
+    a, b = (np.array(v, dtype=bool) for v in zip(*itertools.product([False, True], repeat=2)))
+    ops = [binary(f"stablehlo.{n}", a) for n in ("add", "multiply", "maximum", "minimum", "and", "or", "xor")]
+    ops.append(unary("stablehlo.not", a))
+    check([a, b], ops)
+
+
+# -- float ops --------------------------------------------------------------------------------------
+
+EXACT_BINARY = ["add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum"]
+EXACT_UNARY = ["abs", "negate", "sign", "floor", "ceil", "round_nearest_afz", "round_nearest_even", "sqrt"]
+# ULPs allowed per op for f32 / f64: XLA's CPU approximations are not correctly rounded.
+TRANSCENDENTAL = {"exponential": 2, "log": 2, "sine": 2, "cosine": 2, "tan": 3, "tanh": 5, "rsqrt": 2, "cbrt": 2,
+                  "exponential_minus_one": 4, "log_plus_one": 3, "logistic": 3}
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_float_binary_ops(dtype):
+    rng = np.random.default_rng(2)
+    a, b = pairs(float_values(dtype, rng), rng)
+    ops = [binary(f"stablehlo.{n}", a) for n in EXACT_BINARY]
+    ops += [binary("stablehlo.power", a), binary("stablehlo.atan2", a)]
+    close = 1 if dtype.itemsize < 4 else 3
+    check([a, b], ops, {len(EXACT_BINARY): close, len(EXACT_BINARY) + 1: close})
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_float_unary_ops(dtype):
+    rng = np.random.default_rng(3)
+    x = float_values(dtype, rng)
+    ops = [unary(f"stablehlo.{n}", x) for n in EXACT_UNARY]
+    ops.append(unary("stablehlo.is_finite", x, np.bool_))
+    tolerances = {}
+    for name, ulps in TRANSCENDENTAL.items():
+        tolerances[len(ops)] = 1 if dtype.itemsize < 4 else ulps
+        ops.append(unary(f"stablehlo.{name}", x))
+    check([x], ops, tolerances)
+
+
+def test_round_and_sign_corners():
+    x = np.array([0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, -0.3, -0.0, np.nan, -np.nan, np.inf], np.float32)
+    afz, even, sign = run_ours(module([x], [unary(f"stablehlo.{n}", x) for n in
+                                             ("round_nearest_afz", "round_nearest_even", "sign")]), [x])
+    assert afz.tolist()[:7] == [1.0, -1.0, 2.0, 3.0, -3.0, 0.0, -0.0] and np.signbit(afz[6])
+    assert even.tolist()[:7] == [0.0, -0.0, 2.0, 2.0, -2.0, 0.0, -0.0]
+    assert np.signbit(sign[7]) and sign[7] == 0 and np.isnan(sign[8]) and np.signbit(sign[9]) and sign[10] == 1
+
+
+def test_float16_expm1_and_logistic_round_every_step():
+    # XLA evaluates these expansions in f16 arithmetic; one rounding at the end would differ.
+    x = (np.random.default_rng(4).standard_normal(2000) * 3).astype(np.float16)
+    check([x], [unary("stablehlo.exponential_minus_one", x), unary("stablehlo.logistic", x)])
+
+
+@pytest.mark.parametrize("dtype", COMPLEX, ids=str)
+def test_complex_ops(dtype):
+    rng = np.random.default_rng(5)
+    a = complex_values(dtype, rng)
+    b = complex_values(dtype, np.random.default_rng(6))
+    real = np.float32 if dtype == np.complex64 else np.float64
+    ops = [binary(f"stablehlo.{n}", a) for n in ("add", "subtract", "multiply", "divide")]
+    ops += [unary("stablehlo.negate", a), unary("stablehlo.abs", a, real), unary("stablehlo.real", a, real),
+            unary("stablehlo.imag", a, real), unary("stablehlo.sign", a)]
+    ops += [unary(f"stablehlo.{n}", a) for n in ("exponential", "log", "sqrt", "rsqrt", "sine", "cosine", "tanh",
+                                                 "exponential_minus_one", "log_plus_one")]
+    # Complex results of the polar and exponential forms differ in the last bits of components
+    # that nearly cancel; compare those with a relative tolerance below instead of ULPs.
+    text = module([a, b], ops)
+    for k, (got, want) in enumerate(zip(run_ours(text, [a, b]), run_xla(text, [a, b]))):
+        assert got.dtype == want.dtype
+        scale = np.maximum(np.abs(want), 1.0)
+        eps = np.finfo(real).eps
+        assert np.all((np.abs(got - want) <= 8 * eps * scale) | (np.isnan(got) & np.isnan(want))), ops[k][0]
+
+
+def test_complex_power_zero_base_and_polar_rounding():
+    a = np.array([0j, 0j, 0j, 0j, 1 + 1j, 2 + 0j, complex(np.inf, 0)], np.complex64)
+    b = np.array([0j, 1 + 0j, -1 + 0j, 1j, 2 + 0j, 0.5 + 0j, 1 + 0j], np.complex64)
+    text = module([a, b], [binary("stablehlo.power", a)])
+    got, want = run_ours(text, [a, b])[0], run_xla(text, [a, b])[0]
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    finite = ~np.isnan(want)
+    # (1+1j)**2 keeps the -8.7e-8 real part of XLA's f32 polar form.
+    np.testing.assert_allclose(got[finite], want[finite], rtol=2e-7, atol=1e-12)
+
+
+# -- comparison and selection --------------------------------------------------------------------
+
+DIRECTIONS = ["EQ", "NE", "GE", "GT", "LE", "LT"]
+
+
+def _compare(a, direction, compare_type=None):
+    kind = f", compare_type = #stablehlo<comparison_type {compare_type}>" if compare_type else ""
+    return binary("stablehlo.compare", a, np.bool_,
+                  f"{{comparison_direction = #stablehlo<comparison_direction {direction}>{kind}}}")
+
+
+@pytest.mark.parametrize("dtype", FLOATS + [np.dtype(np.int8), np.dtype(np.uint32), np.dtype(np.int64), I4, U4],
+                         ids=str)
+def test_compare(dtype):
+    rng = np.random.default_rng(7)
+    values = float_values(dtype, rng) if dtype in FLOATS else int_values(dtype, rng)
+    a, b = pairs(values, rng)
+    types = ["FLOAT", "TOTALORDER"] if dtype in FLOATS else (["SIGNED", "UNSIGNED"] if dtype.itemsize > 1 or
+                                                            dtype in (I4, U4) else ["SIGNED"])
+    ops = [_compare(a, d) for d in DIRECTIONS] + [_compare(a, d, t) for d in DIRECTIONS for t in types]
+    check([a, b], ops)
+
+
+def test_total_order_sorts_nan_and_zero_signs():
+    x = np.array([np.nan, -np.inf, -1.0, -0.0, 0.0, 1.0, np.inf, -np.nan], np.float32)
+    a, b = (np.array(v, np.float32) for v in zip(*itertools.product(x, x)))
+    check([a, b], [_compare(a, d, "TOTALORDER") for d in DIRECTIONS])
+
+
+def test_complex_compare_and_extrema():
+    n = np.nan
+    a = np.array([1 + 2j, 1 + 3j, 1 + 0j, 2 + 0j, complex(n, 0), 1 + 0j, 1 + 0j, complex(1, n)], np.complex64)
+    b = np.array([1 + 3j, 1 + 2j, 2 + 0j, 1 + 0j, 1 + 0j, complex(n, 0), complex(1, n), 1 + 0j], np.complex64)
+    check([a, b], [_compare(a, d) for d in DIRECTIONS])
+    # The spec orders complex maximum/minimum lexicographically (XLA compares real parts only).
+    got_max, got_min = run_ours(module([a, b], [binary("stablehlo.maximum", a), binary("stablehlo.minimum", a)]), [a, b])
+    assert got_max[:4].tolist() == [1 + 3j, 1 + 3j, 2 + 0j, 2 + 0j]
+    assert got_min[:4].tolist() == [1 + 2j, 1 + 2j, 1 + 0j, 1 + 0j]
+
+
+@pytest.mark.parametrize("dtype", [np.dtype(np.float32), BF16, np.dtype(np.int16), np.dtype(np.uint8)], ids=str)
+def test_select_and_clamp(dtype):
+    rng = np.random.default_rng(8)
+    values = float_values(dtype, rng) if dtype.kind != "i" and dtype.kind != "u" else int_values(dtype, rng)
+    x = values[:32]
+    lo, hi = values[16:48], values[32:64] if len(values) >= 64 else values[-32:]
+    pred = rng.integers(0, 2, size=32).astype(bool)
+    t = tensor(x.shape, dtype)
+    ops = [(f'"stablehlo.select"(%a3, %a0, %a1) : ({tensor((32,), np.bool_)}, {t}, {t}) -> {t}', t),
+           (f'"stablehlo.clamp"(%a1, %a0, %a2) : ({t}, {t}, {t}) -> {t}', t),
+           (f'"stablehlo.clamp"(%a4, %a0, %a5) : ({tensor((), dtype)}, {t}, {tensor((), dtype)}) -> {t}', t)]
+    check([x, lo, hi, pred, np.asarray(values[2]), np.asarray(values[6])], ops)
+
+
+def test_scalar_predicate_select():
+    x, y = np.arange(4, dtype=np.int32), -np.arange(4, dtype=np.int32)
+    t = tensor((4,), np.int32)
+    for p in (True, False):
+        check([np.asarray(p), x, y], [(f'"stablehlo.select"(%a0, %a1, %a2) : (tensor<i1>, {t}, {t}) -> {t}', t)])
+
+
+def test_complex_from_parts_keeps_infinities_and_signed_zeros():
+    re = np.array([np.inf, -0.0, 1.0, np.nan], np.float32)
+    im = np.array([0.0, -0.0, np.inf, 2.0], np.float32)
+    out = tensor((4,), np.complex64)
+    got = run_ours(module([re, im], [(f'"stablehlo.complex"(%a0, %a1) : ({{T0}}, {{T1}}) -> {out}', out)]), [re, im])[0]
+    assert np.array_equal(got.real, re, equal_nan=True) and np.array_equal(got.imag, im)
+    assert np.signbit(got.real[1]) and np.signbit(got.imag[1])
+
+
+# -- conversions ------------------------------------------------------------------------------------
+
+CONVERT_TYPES = FLOATS + INTS + [I4, U4, np.dtype(np.bool_), F8E4M3, F8E5M2] + COMPLEX
+
+
+def _convert_inputs(dtype, rng):
+    if dtype == np.bool_:
+        return np.array([True, False] * 16)
+    if dtype.kind == "c":
+        return complex_values(dtype, rng, 30) * 40
+    if dtype.kind in "iu" or dtype in NARROW_INTS:
+        return int_values(dtype, rng)
+    x = float_values(dtype, rng)
+    if dtype in FLOATS:  # out-of-range and saturating values for float -> int
+        extra = np.array([3e9, -3e9, 2.0**31, -(2.0**31), 2.0**63, 2.0**64, 255.5, 256.0, -128.7, 1e20, 0.7])
+        x = np.concatenate([x, extra.astype(np.float32 if dtype != np.float64 else np.float64).astype(dtype)])
+    return x
+
+
+@pytest.mark.parametrize("source", CONVERT_TYPES, ids=str)
+def test_convert(source):
+    rng = np.random.default_rng(9)
+    x = _convert_inputs(source, rng)
+    targets = [t for t in CONVERT_TYPES if t != source and not (source.kind == "c" and t in (F8E4M3, F8E5M2))]
+    check([x], [unary("stablehlo.convert", x, t) for t in targets])
+
+
+def test_convert_rounds_through_f32_like_xla():
+    # f64 -> bf16 and f64 -> f16 round twice (through f32) in XLA: 1 + 2^-8 + 2^-30 -> 1.0.
+    x = np.array([1 + 2**-8 + 2**-30, 1 + 2**-11 + 2**-40, 2.0**24 + 1], np.float64)
+    check([x], [unary("stablehlo.convert", x, BF16), unary("stablehlo.convert", x, np.float16)])
+
+
+BITCASTS = [
+    ((2, 3), np.float32, (2, 3), np.int32), ((2, 3), np.float32, (2, 3, 4), np.uint8),
+    ((2, 3, 2), np.int32, (2, 3), np.float64), ((4,), BF16, (4,), np.int16), ((3, 2), np.int8, (3,), np.float16),
+    ((3,), np.float64, (3, 4), BF16), ((5,), np.uint8, (5, 2), I4), ((5, 2), U4, (5,), np.int8),
+    ((5,), np.int8, (5,), F8E4M3), ((2, 2), F8E5M2, (2,), np.float16), ((3,), np.complex128, (3, 2), np.complex64),
+    ((3, 2), np.complex64, (3,), np.complex128), ((6,), np.int16, (6, 2), np.uint8), ((4,), np.uint64, (4, 2), np.float32),
+]
+
+
+@pytest.mark.parametrize("case", BITCASTS, ids=lambda c: f"{np.dtype(c[1])}->{np.dtype(c[3])}")
+def test_bitcast_convert(case):
+    shape, source, out_shape, target = case
+    rng = np.random.default_rng(10)
+    raw = rng.integers(0, 256, size=int(np.prod(shape)) * np.dtype(source).itemsize, dtype=np.uint8)
+    if np.dtype(source) in NARROW_INTS:
+        x = rng.integers(0, 16, size=shape).astype(np.int64).astype(source)
+    else:
+        x = raw.view(source).reshape(shape)
+        if np.dtype(source).kind in "fc" or source in (BF16, F8E4M3, F8E5M2):
+            x = np.where(np.isnan(x.astype(np.complex128 if np.dtype(source).kind == "c" else np.float64)),
+                         np.zeros((), source), x).astype(source)
+    out = tensor(out_shape, target)
+    ops = [(f'"stablehlo.bitcast_convert"(%a0) : ({{T0}}) -> {out}', out)]
+    text = module([x], ops)
+    got, want = run_ours(text, [x])[0], run_xla(text, [x])[0]
+    assert got.shape == want.shape and got.dtype == want.dtype
+    # Bit-exact: compare the raw bytes (NaN payloads included).
+    assert np.ascontiguousarray(got).tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+REDUCE_PRECISION = [(5, 10), (8, 7), (2, 0), (5, 0), (1, 1), (4, 3), (8, 23), (11, 52), (3, 20), (6, 1)]
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_reduce_precision(dtype):
+    rng = np.random.default_rng(11)
+    x = float_values(dtype, rng, 200)
+    snan = {4: [0x7F800001, 0xFFC00001], 8: [0x7FF0000000000001], 2: [0x7C01 if dtype == np.float16 else 0x7F81]}
+    x = np.concatenate([x, np.array(snan[dtype.itemsize], dtype=f"u{dtype.itemsize}").view(dtype)])
+    ops = [unary("stablehlo.reduce_precision", x, attrs=f"{{exponent_bits = {e} : i32, mantissa_bits = {m} : i32}}")
+           for e, m in REDUCE_PRECISION]
+    text = module([x], ops)
+    for got, want in zip(run_ours(text, [x]), run_xla(text, [x])):
+        # NaNs keep their exact bits, so compare everything bit for bit.
+        assert _flushed(got).tobytes() == _flushed(want).tobytes() or \
+            np.array_equal(_flushed(got).view(f"u{dtype.itemsize}"), _flushed(want).view(f"u{dtype.itemsize}"))
+
+
+# -- through JAX ------------------------------------------------------------------------------------
+
+
+def test_jax_lowered_elementwise_program():
+    jnp = pytest.importorskip("jax.numpy")
+
+    def f(x, y, n):
+        z = jnp.where(x > y, jnp.exp(x) - jnp.log1p(jnp.abs(y)), jnp.tanh(x * y))
+        return z, jax.nn.sigmoid(z), (n >> 2) ^ (n * 7), jnp.clip(n, -3, 5), jnp.round(x), x.astype(jnp.int8)
+
+    rng = np.random.default_rng(12)
+    x = (rng.standard_normal((4, 5)) * 10).astype(np.float32)
+    y = rng.standard_normal((4, 5)).astype(np.float32)
+    n = rng.integers(-100, 100, (4, 5)).astype(np.int32)
+    lowered = jax.jit(f).lower(x, y, n)
+    got = run_ours(lowered.as_text(), [x, y, n])
+    want = [np.asarray(w) for w in jax.jit(f)(x, y, n)]
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert_matches(g, w, 4, f"result {k}")
+
+
+def test_ops_in_vectorised_region_bodies():
+    # A reduce whose body uses select/compare/maximum runs on whole arrays at once.
+    jnp = pytest.importorskip("jax.numpy")
+    x = np.random.default_rng(13).standard_normal((6, 7)).astype(np.float32)
+    f = lambda x: jax.lax.reduce(x, np.float32(-np.inf), lambda a, b: jnp.where(a > b, a, jnp.maximum(a, b) + 0), (1,))
+    got = run_ours(jax.jit(f).lower(x).as_text(), [x])[0]
+    assert_matches(got, np.asarray(jax.jit(f)(x)), 0, "reduce")
