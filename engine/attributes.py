@@ -342,9 +342,10 @@ class ReplicaGroupMeshAxes(StructAttr):
     """Replica groups named by mesh axes rather than listed device by device."""
 
     mnemonic = "replica_group_mesh_axes"
-    mesh_name: Any = None
+    mesh_name: Any = None  # the RFC's spelling
+    mesh: Any = None  # StableHLO's own tests spell it `mesh = @m`
     axes: tuple = ()
-    always_print = ("mesh_name", "axes")
+    always_print = ("axes",)
 
 
 STRUCT_ATTRS: dict[str, type[StructAttr]] = {

@@ -134,7 +134,7 @@ def float_values(dtype, rng, n: int = 48) -> np.ndarray:
 
 def int_values(dtype, rng, n: int = 24) -> np.ndarray:
     lo, hi = (int(v) for v in (ml_dtypes.iinfo(dtype).min, ml_dtypes.iinfo(dtype).max))
-    specials = sorted({lo, lo + 1, -1 if lo < 0 else 0, 0, 1, 2, 3, hi - 1, hi} & set(range(lo, hi + 1)))
+    specials = sorted(v for v in {lo, lo + 1, -1 if lo < 0 else 0, 0, 1, 2, 3, hi - 1, hi} if lo <= v <= hi)
     random = rng.integers(lo, hi, size=n, endpoint=True, dtype=np.int64) if hi < 2**63 else \
         rng.integers(0, 2**63, size=n, dtype=np.uint64)
     return np.concatenate([np.array(specials, dtype=np.int64 if lo < 0 or hi < 2**63 else np.uint64).astype(dtype),
@@ -223,8 +223,11 @@ def test_boolean_ops(dtype):
 EXACT_BINARY = ["add", "subtract", "multiply", "divide", "remainder", "maximum", "minimum"]
 EXACT_UNARY = ["abs", "negate", "sign", "floor", "ceil", "round_nearest_afz", "round_nearest_even", "sqrt"]
 # ULPs allowed per op for f32 / f64: XLA's CPU approximations are not correctly rounded.
-TRANSCENDENTAL = {"exponential": 2, "log": 2, "sine": 2, "cosine": 2, "tan": 3, "tanh": 5, "rsqrt": 2, "cbrt": 2,
+TRANSCENDENTAL = {"exponential": 2, "log": 2, "sine": 2, "cosine": 2, "tan": 3, "tanh": 5, "rsqrt": 2, "cbrt": 3,
                   "exponential_minus_one": 4, "log_plus_one": 3, "logistic": 3}
+# XLA's f64 log1p applies Cephes' rational approximation on |x| < sqrt(2) - 1, beyond its
+# (-0.29, 0.41) domain: up to ~125 ULP off near x = -0.41. hlodbg returns the accurate value.
+F64_LOG1P_ULPS = 128
 
 
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
@@ -246,6 +249,8 @@ def test_float_unary_ops(dtype):
     tolerances = {}
     for name, ulps in TRANSCENDENTAL.items():
         tolerances[len(ops)] = 1 if dtype.itemsize < 4 else ulps
+        if name == "log_plus_one" and dtype == np.float64:
+            tolerances[len(ops)] = F64_LOG1P_ULPS
         ops.append(unary(f"stablehlo.{name}", x))
     check([x], ops, tolerances)
 

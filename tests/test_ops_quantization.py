@@ -243,6 +243,19 @@ func.func @main(%a: tensor<3x{A}>) -> tensor<3x{C}> {{
             assert quantized_element(step.call.operand_types[0]) is not None
 
 
+def test_bitcast_convert_reinterprets_storage_bits():
+    t = "!quant.uniform<i8:f32, 0.5:3>"
+    text = f"""
+func.func @main(%x: tensor<2x{t}>) -> (tensor<2xui8>, tensor<i16>) {{
+  %a = stablehlo.bitcast_convert %x : (tensor<2x{t}>) -> tensor<2xui8>
+  %b = stablehlo.bitcast_convert %x : (tensor<2x{t}>) -> tensor<i16>
+  return %a, %b : tensor<2xui8>, tensor<i16>
+}}"""
+    x = np.array([-1, 2], np.int8)
+    a, b = run(text, x)
+    assert a.tolist() == [255, 2] and int(b) == int(x.view(np.int16)[0])
+
+
 def test_quantized_constant_holds_storage_and_checks_compare_storage():
     text = f"""
 func.func @main() -> tensor<3x{A}> {{

@@ -14,10 +14,14 @@ and `use_global_device_ids`; all_to_all, collective_broadcast and collective_per
 `channel_id > 0` alone. `replica_groups` is a dense 2-D array padded with -1 (an empty array
 means one group of everything, as in XLA) or `#stablehlo.replica_group_mesh_axes`, whose groups
 are the mesh devices that differ only along the named (sub-)axes.
+
+Every process forms the same list of groups; the group functions take the process anyway so the
+grid issue can ask any process's view with one signature.
 """
 from __future__ import annotations
 
 import re
+from collections import deque
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -83,7 +87,8 @@ def channel_id(attributes: dict) -> int:
 
 def reduction_strategy(attributes: dict) -> str:
     """all_gather / all_reduce / reduce_scatter: the spec's three-way choice."""
-    global_ids = attributes.get("use_global_device_ids") is not None and attributes.get("use_global_device_ids") is not False
+    flag = attributes.get("use_global_device_ids")
+    global_ids = flag is not None and flag is not False  # a unit attribute: present or absent
     if channel_id(attributes) <= 0:
         if global_ids:
             raise ValueError("use_global_device_ids needs a positive channel_id (C5)")
@@ -165,10 +170,17 @@ def _dense_rows(attr: Any, name: str) -> list[list[int]]:
 _MESH_AXIS = re.compile(r'mesh_axis<\s*name\s*=\s*"([^"]*)"\s*,\s*size\s*=\s*(\d+)')
 _AXIS_REF = re.compile(r'name\s*=\s*"([^"]*)"(?:\s*,\s*sub_axis_info\s*=\s*\((\d+)\)(\d+))?')
 _SDY_AXIS_REF = re.compile(r'axis_ref\s*"([^"]*)"(?:\s*:\s*\((\d+)\)(\d+))?')
+_DEVICE_IDS = re.compile(r'device_ids\s*=\s*\[([^\]]*)\]')
 
 
 def mesh_axes_groups(attr: ReplicaGroupMeshAxes, module: Any = None) -> list[list[int]]:
-    axes, device_ids = _mesh(attr.mesh_name, module)
+    """Device ids grouped by the mesh coordinates outside `attr.axes`, members in axes order.
+
+    A sub-axis `(pre)size` of an axis of size n is the middle factor of n = pre * size * post,
+    i.e. coordinate `(c // post) % size`. The mesh is inline or an `sdy.mesh` of `module`.
+    """
+    mesh = getattr(attr, "mesh_name", None) or getattr(attr, "mesh", None)
+    axes, device_ids = _mesh(mesh, module)
     sizes = dict(axes)
     names = [name for name, _ in axes]
     # Split every mesh axis into (pre, sub, post) factors so sub-axes index a coordinate range.
@@ -219,7 +231,8 @@ def _mesh(mesh: Any, module: Any) -> tuple[list[tuple[str, int]], list[int]]:
         axes = [(name, int(size)) for name, size in _MESH_AXIS.findall(text)]
         if not axes and "axes" not in text:
             raise ValueError(f"cannot read the mesh {text}")
-        ids = []
+        listed = _DEVICE_IDS.search(text)
+        ids = [int(i) for i in listed.group(1).split(",") if i.strip()] if listed else []
     total = int(np.prod([size for _, size in axes], dtype=np.int64))
     return axes, ids or list(range(total))
 
@@ -434,8 +447,8 @@ def infeed(call: OpCall, _token: Any) -> Any:
     queue = call.grid.infeed
     if not queue:
         raise call.error("infeed queue is empty; pass infeed values with Grid(infeed=[...]) "
-                         "(one entry per infeed run: a value, or a tuple when the infeed has several results)")
-    values = queue.popleft()
+                         "(one entry per infeed run: a value, or a tuple of values, one per payload result)")
+    values = queue.popleft() if isinstance(queue, deque) else queue.pop(0)  # a plain list works too
     return call.results([*_payload(call, values, "the infeed"), TOKEN])
 
 
@@ -449,7 +462,8 @@ def outfeed(call: OpCall, *operands: Any) -> Any:
 def _payload(call: OpCall, values: Any, source: str) -> list:
     """The received values checked against (and coerced to) the payload result types."""
     types = call.result_types[:-1]
-    if not isinstance(values, (tuple, list)):
+    # A tuple holds one value per payload result; anything else (a list too) is a single value.
+    if not isinstance(values, tuple):
         values = (values,)
     if len(values) != len(types):
         raise call.error(f"{source} delivered {len(values)} value(s), the op expects {len(types)}")

@@ -49,6 +49,7 @@ NATIVE_QUANTIZED_OPS = frozenset({
     "stablehlo.tuple",
     "stablehlo.get_tuple_element",
     "stablehlo.get_dimension_size",
+    "stablehlo.bitcast_convert",  # reinterprets the storage bits (spec C1 uses storage_type)
     "stablehlo.custom_call",
     "stablehlo.async_start",
     "stablehlo.async_done",
@@ -121,18 +122,19 @@ def quantized_element(t: Type) -> Optional[QuantizedType]:
     return None
 
 
-def _parameters(q: QuantizedType, ndim: int, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
-    """Scales (in `dtype`) and zero points (int64), shaped to broadcast against a rank-`ndim` array."""
+def _parameters(q: QuantizedType, shape: tuple, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Scales (in `dtype`) and zero points (int64), shaped to broadcast against an array of `shape`."""
     scales = np.asarray(q.scales, np.float64).astype(dtype)
     zero_points = np.asarray(q.zero_points, np.int64)
     if q.quantized_dimension is None:
         return scales.reshape(()), zero_points.reshape(())
     axis = q.quantized_dimension
-    if not 0 <= axis < ndim:
-        raise ValueError(f"quantization dimension {axis} is out of range for a rank-{ndim} tensor")
-    shape = [1] * ndim
-    shape[axis] = len(q.scales)
-    return scales.reshape(shape), zero_points.reshape(shape)
+    if not 0 <= axis < len(shape) or shape[axis] != len(q.scales):
+        raise ValueError(f"{q} has {len(q.scales)} scales along dimension {axis}, "
+                         f"which a tensor of shape {list(shape)} does not match")
+    along = [1] * len(shape)
+    along[axis] = len(q.scales)
+    return scales.reshape(along), zero_points.reshape(along)
 
 
 def dequantize(storage: np.ndarray, q: QuantizedType) -> np.ndarray:
@@ -140,7 +142,7 @@ def dequantize(storage: np.ndarray, q: QuantizedType) -> np.ndarray:
     expressed = q.expressed.numpy_dtype
     work = compute_dtype(expressed)
     storage = np.asarray(storage)
-    scales, zero_points = _parameters(q, storage.ndim, work)
+    scales, zero_points = _parameters(q, storage.shape, work)
     # The subtraction is exact in int64; the spec's storage-type subtraction cannot overflow there.
     shifted = narrow((storage.astype(np.int64) - zero_points).astype(work), expressed).astype(work)
     return narrow(shifted * scales, expressed)
@@ -154,7 +156,7 @@ def quantize(values: np.ndarray, q: QuantizedType) -> np.ndarray:
     if values.dtype.kind == "c":
         raise ValueError(f"cannot quantize complex values to {q}")
     x = values.astype(work)
-    scales, zero_points = _parameters(q, x.ndim, work)
+    scales, zero_points = _parameters(q, x.shape, work)
     low, high = q.effective_min, q.effective_max
     scaled = _step(x / scales, expressed, work)
     shifted = _step(scaled + zero_points.astype(work), expressed, work)

@@ -1,23 +1,24 @@
 """Reductions with a reducer body: reduce and map, plus the reducer machinery other families share.
 
-A reducer body is applied on whole arrays, never once per element:
+A reducer body is applied on whole arrays, never once per element. The spec leaves the order of
+combination (and how often the init value takes part) implementation-defined; reduce follows
+XLA CPU's schedule wherever that is affordable, so results match it bit for bit:
 
-- a body that is a single add/multiply/maximum/minimum/and/or/xor (`call.body_kind`) becomes the
-  numpy ufunc, reduced over the axes and then combined once with the init value;
-- any other body (argmax's (value, index) selection, logaddexp, ...) is applied as an ordered
-  pairwise tree: the reduced axes are flattened to one trailing axis, neighbours are combined
-  left-with-right (`body(x[2i], x[2i+1])`, so non-commutative bodies keep their order) halving the
-  axis with each region call, and the init value is combined last: `body(init, tree)`.
-
-The spec leaves the order of combination implementation-defined. For the recognised ops the
-numpy reductions are exact for integers, max/min and booleans; float sums and products use
-numpy's pairwise summation, which can differ from XLA CPU's order in the last bits (about 1e-7
-relative for f32). Narrow floats (bf16, f16, f8...) are accumulated in f32 and rounded once;
-XLA CPU rounds its accumulator to the narrow type after each step in an order that depends on the
-shape, so long narrow-float sums can differ from it by a few ulps (and are closer to exact).
+- results that do not depend on the order (integer arithmetic, logic, max/min) come from numpy
+  ufunc reductions combined once with the init value;
+- a single-input reduce is XLA's TreeReductionRewriter schedule (`xla_tree_reduce`): blocks of
+  32 along each long reduced axis folded in order, then the blocks, rounding narrow floats after
+  every step. A recognised single-op body folds with ufunc `accumulate`, any other body with one
+  region call per block position (vectorised over all blocks);
+- f32/f64 sums and products of 4096+ elements, which XLA vectorises in a shape-dependent order,
+  use numpy's pairwise reduction (within about 1e-7 relative of XLA);
+- a variadic general body (argmax's (value, index) selection) is reduced as an ordered pairwise
+  tree in log2(n) region calls: neighbours combine left-with-right, the init value last. XLA
+  folds these in order one element at a time; for selection reducers the answer is the same.
 
 `combine(call, kind, a, b)` and `reduce_with_body(call, region, arrays, inits, axes)` are the
-public entry points for other families (all_reduce, reduce_scatter, windows, scatter).
+public entry points for other families (all_reduce, reduce_scatter, windows, scatter), with
+`fold_last` and `tree_reduce_last` for reductions along one axis.
 """
 from __future__ import annotations
 
@@ -30,6 +31,8 @@ from .registry import OpCall, op
 
 # XLA CPU's TreeReductionRewriter window: longer reduced dimensions are reduced in blocks of this.
 TREE_WINDOW = 32
+# XLA CPU emits f32/f64 sums and products over inputs this large as vectorised loops instead.
+VECTORIZED_SIZE = 4096
 # A general body costs one region call per sequential step; past this many steps in one fold,
 # reductions switch to the ordered pairwise tree (log2(n) calls, a different rounding order).
 SEQUENTIAL_BODY_LIMIT = 1024
@@ -219,7 +222,7 @@ def reduce_with_body(call: OpCall, region_index: int, arrays: Sequence[np.ndarra
     count = int(np.prod([arrays[0].shape[d] for d in axes], dtype=np.int64))
     if count == 0:
         return [np.broadcast_to(i, keep_shape).copy() for i in inits]
-    if kind is not None and all(_order_free(kind, a.dtype) for a in arrays):
+    if kind is not None and all(_order_free(kind, a.dtype, i) for a, i in zip(arrays, inits)):
         return [ufunc_reduce(kind, a, i, axes) for a, i in zip(arrays, inits)]
     moved = [np.transpose(a, keep + list(axes)) for a in arrays]
     if len(arrays) == 1:
@@ -235,11 +238,16 @@ def reduce_with_body(call: OpCall, region_index: int, arrays: Sequence[np.ndarra
     return run_body(call, region_index, [*inits, *reduced], keep_shape, [i.dtype for i in inits])
 
 
-def _order_free(kind: str, dtype: np.dtype) -> bool:
-    """Whether every schedule gives the same result (up to which NaN comes out)."""
-    if dtype.kind in "iub" or is_narrow_int(dtype):
-        return True  # wrap-around arithmetic is associative and commutative; so is logic
-    return kind in ("maximum", "minimum")
+def _order_free(kind: str, dtype: np.dtype, init: np.ndarray) -> bool:
+    """Whether every schedule gives the same result (up to which NaN comes out).
+
+    Integer arithmetic wraps and is associative and commutative, logic and max/min are too; the
+    schedule also decides how often init takes part, which only cannot matter when
+    kind(init, init) == init (0 for add and xor, 0 or 1 for multiply, anything for max/min).
+    """
+    if not (dtype.kind in "iub" or is_narrow_int(dtype) or kind in ("maximum", "minimum")):
+        return False
+    return combine(None, kind, init, init).tobytes() == np.asarray(init).tobytes()
 
 
 def _identity(kind: str, dtype: np.dtype) -> np.ndarray:
@@ -260,9 +268,18 @@ def xla_tree_reduce(call: OpCall, region_index: int, kind: Optional[str], x: np.
     low/high; padding positions take no part), then reduces that, until every reduced dimension
     fits; the final reduce folds the remaining elements from init in row-major order. Each
     window is folded from init in row-major order too, rounding after every step.
+
+    f32 and f64 sums and products of VECTORIZED_SIZE elements or more are not rewritten: XLA
+    emits them as vectorised loops (partial sums in vector lanes, combined at the end, the init
+    value taken once). That order depends on the shape and target, so here numpy's pairwise
+    reduction stands in for it (within about 1e-7 relative) and the init value comes last.
     """
     batch = x.shape[:x.ndim - reduced]
     sizes = list(x.shape[x.ndim - reduced:])
+    if kind is not None and x.dtype in (np.float32, np.float64) and x.size >= VECTORIZED_SIZE:
+        fn = ufunc_for(kind, x.dtype)
+        partial = fn.reduce(x, axis=tuple(range(len(batch), x.ndim)), dtype=x.dtype)
+        return np.asarray(fn(partial, init), dtype=x.dtype)
     while any(n > TREE_WINDOW for n in sizes):
         windows = [min(n, TREE_WINDOW) for n in sizes]
         outs = [-(-n // w) for n, w in zip(sizes, windows)]

@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..errors import ExecutionError
 from ..ir import Operation, Region
-from ..types import TensorType, Type
+from ..types import QuantizedType, TensorType, Type
 
 Evaluator = Callable[..., Any]
 
@@ -139,6 +139,9 @@ def single_op_body(region: Region) -> Optional[str]:
     ops = block.operations
     n = len(args) // 2
     if n == 0 or len(args) != 2 * n or len(ops) != n + 1:
+        return None
+    # Quantized bodies combine real values, not storage integers: no ufunc shortcut for them.
+    if any(isinstance(getattr(a.type, "element", None), QuantizedType) for a in args):
         return None
     terminator = ops[-1]
     kinds = set()

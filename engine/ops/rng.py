@@ -51,13 +51,11 @@ def _seed(call: OpCall) -> np.random.SeedSequence:
 
 
 def _uniform(call: OpCall, generator: np.random.Generator, a: np.ndarray, b: np.ndarray, dims, dtype) -> np.ndarray:
-    if dtype == np.bool_:
-        low, high = int(np.asarray(a)), int(np.asarray(b))
-    elif is_float_dtype(dtype):
+    if is_float_dtype(dtype):
         low, high = float(np.asarray(a, np.float64)), float(np.asarray(b, np.float64))
     else:
-        low, high = int(np.asarray(a).astype(np.int64) if dtype.kind == "V" else np.asarray(a)), \
-            int(np.asarray(b).astype(np.int64) if dtype.kind == "V" else np.asarray(b))
+        wide = np.uint64 if dtype.kind == "u" else np.int64  # int2/int4 and bool widen to int64
+        low, high = int(np.asarray(a).astype(wide)), int(np.asarray(b).astype(wide))
     if not low < high:
         raise call.error(f"UNIFORM needs a < b, got a = {low} and b = {high} (the interval [a, b) is empty)")
     if is_float_dtype(dtype):
@@ -66,8 +64,7 @@ def _uniform(call: OpCall, generator: np.random.Generator, a: np.ndarray, b: np.
         return np.where(values.astype(np.float64) >= high, narrow(np.float64(low), dtype), values)
     if dtype == np.bool_:
         return np.zeros(dims, np.bool_)  # [false, true) holds only false
-    lo, hi = integer_bounds(dtype)
-    draw_dtype = np.uint64 if hi > np.iinfo(np.int64).max else np.int64
+    draw_dtype = np.uint64 if integer_bounds(dtype)[1] > np.iinfo(np.int64).max else np.int64
     values = generator.integers(low, high, size=dims, dtype=draw_dtype)
     return narrow(values, dtype)
 
@@ -94,7 +91,7 @@ def rng_bit_generator(call: OpCall, initial_state: np.ndarray) -> list:
     dims = tuple(output_type.shape)
     dtype = output_type.numpy_dtype
     width = bit_width(dtype)
-    if width not in (2, 4, 8, 16, 32, 64) or dtype == np.bool_:
+    if not (width < 32 or width in (32, 64)) or dtype == np.bool_ or dtype.kind == "c":
         raise call.error(f"cannot generate random bits for {output_type}")
     if algorithm == "THREE_FRY":
         if state.size != 2:
@@ -113,14 +110,12 @@ def rng_bit_generator(call: OpCall, initial_state: np.ndarray) -> list:
 def _bits_as(bits: np.ndarray, dtype: np.dtype, width: int) -> np.ndarray:
     """Reinterpret unsigned words (uint32 or uint64) as `dtype`, keeping the low `width` bits."""
     if width >= 32:
-        unsigned = bits.astype(np.uint64 if width == 64 else np.uint32)
-        return unsigned.view(dtype) if dtype.itemsize * 8 == width else unsigned.astype(dtype)
+        return bits.astype(np.uint64 if width == 64 else np.uint32).view(dtype)
+    # Narrower outputs keep the low bits of 32-bit words, as XLA's narrowing conversion does.
     low = (bits & np.uint32((1 << width) - 1)).astype(np.uint8 if width <= 8 else np.uint16)
-    if dtype.itemsize * 8 == width:
-        return low.view(dtype)
-    # 2- and 4-bit types sit in one byte each: build them from their bit patterns.
-    if dtype.kind == "V" and is_float_dtype(dtype):
-        return low.view(dtype) if dtype.itemsize == 1 else low.astype(dtype)
+    if dtype.itemsize * 8 == width or is_float_dtype(dtype):
+        return low.view(dtype)  # sub-byte floats (f4, f6) sit in the low bits of their byte
+    # 2- and 4-bit integers: build them from their bit patterns.
     lo, _ = integer_bounds(dtype)
     values = low.astype(np.int64)
     if lo < 0:
