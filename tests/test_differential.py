@@ -18,7 +18,6 @@ jnp = pytest.importorskip("jax.numpy")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-jax.config.update("jax_enable_x64", True)
 
 FLOATS = ["float32", "bfloat16", "float16", "float64"]
 INTS = ["int32", "int8", "uint32", "int64"]
@@ -35,7 +34,7 @@ def _layer_norm(x):
 
 
 def _attention(x):
-    scores = x @ x.swapaxes(-1, -2) / np.sqrt(x.shape[-1])
+    scores = x @ x.swapaxes(-1, -2) / float(x.shape[-1]) ** 0.5
     return jax.nn.softmax(scores, axis=-1) @ x
 
 
@@ -121,7 +120,7 @@ def _random_input(rng: np.random.Generator, shape, dtype: str) -> np.ndarray:
 
 def _tolerance(dtype) -> float:
     name = str(dtype)
-    return {"bfloat16": 2e-2, "float16": 2e-3, "float32": 2e-5, "float64": 1e-12}.get(name, 0.0)
+    return {"bfloat16": 2e-2, "float16": 2e-3, "float32": 2e-5, "float64": 1e-10}.get(name, 0.0)
 
 
 def _compare(actual, expected, label):
@@ -146,10 +145,12 @@ def test_family_against_xla(name, dtype, data):
     rank = data.draw(st.integers(min_rank, 3), label="rank")
     shape = tuple(data.draw(st.lists(st.integers(1, 6), min_size=rank, max_size=rank), label="shape"))
     seed = data.draw(st.integers(0, 2**16), label="seed")
-    x = _random_input(np.random.default_rng(seed), shape, dtype)
-    jitted = jax.jit(fn)
-    text = jitted.lower(x).as_text()
-    expected = jax.tree_util.tree_leaves(jitted(x))
+    # 64-bit types need JAX's x64 mode; switched on for this case only, never globally.
+    with jax.enable_x64(True):
+        x = _random_input(np.random.default_rng(seed), shape, dtype)
+        jitted = jax.jit(fn)
+        text = jitted.lower(x).as_text()
+        expected = jax.tree_util.tree_leaves(jitted(x))
     actual = hlodbg.load(text).run(x)
     assert len(actual) == len(expected)
     for i, (a, e) in enumerate(zip(actual, expected)):

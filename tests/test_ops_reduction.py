@@ -36,10 +36,14 @@ def ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
 
 
 def check(f, *args, max_ulps: int = 0, rtol: float = 0.0) -> None:
-    """Lower `f`, run it with hlodbg and compare every result with XLA's (same dtype and shape)."""
-    jitted = jax.jit(f)
-    got = interpret(jitted.lower(*args).as_text(), *args)
-    want = [np.asarray(w) for w in jax.tree_util.tree_leaves(jitted(*args))]
+    """Lower `f`, run it with hlodbg and compare every result with XLA's (same dtype and shape).
+
+    64-bit types stay 64-bit (x64 on), whatever other test modules set.
+    """
+    with jax.enable_x64(True):
+        jitted = jax.jit(f)
+        got = interpret(jitted.lower(*args).as_text(), *args)
+        want = [np.asarray(w) for w in jax.tree_util.tree_leaves(jitted(*args))]
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and g.shape == w.shape, (g.dtype, w.dtype, g.shape, w.shape)
@@ -64,9 +68,9 @@ def test_reductions_match_xla_bit_for_bit(dtype, shape):
     if dtype == np.bool_:
         check(lambda x: (jnp.any(x, 0), jnp.all(x, (1, 2)), jnp.any(x)), x)
         return
-    check(lambda x: (jnp.sum(x, 0), jnp.sum(x, (0, 2)), jnp.sum(x)), x)
+    check(lambda x: (jnp.sum(x, 0), jnp.sum(x, (0, 2)), jnp.sum(x), jnp.prod(x, 1)), x)
     if dtype != np.complex64:
-        check(lambda x: (jnp.prod(x, 1), jnp.max(x, 0), jnp.min(x, (1, 2)), jnp.argmax(x, 1), jnp.argmin(x, 2)), x)
+        check(lambda x: (jnp.max(x, 0), jnp.min(x, (1, 2)), jnp.argmax(x, 1), jnp.argmin(x, 2)), x)
 
 
 @pytest.mark.parametrize("n", [10, 32, 33, 100, 1025, 3000])
@@ -110,7 +114,8 @@ def test_general_and_variadic_bodies():
     rng = np.random.default_rng(2)
     x = sample((6, 7), np.float32, rng)
     check(lambda x: lax.reduce(x, np.float32(0), lambda a, b: a + b * 0.5, (0, 1)), x)
-    check(lambda x: lax.reduce((x, -x), (np.float32(0), np.float32(0)), lambda a, b: (a[0] + b[0], a[1] + b[1]), (1,)), x)
+    check(lambda x: lax.reduce((x, -x), (np.float32(0), np.float32(0)),
+                               lambda a, b: (a[0] + b[0], a[1] + b[1]), (1,)), x)
     check(lambda x: lax.reduce((x, x * 2), (np.float32(-np.inf), np.float32(np.inf)),
                                lambda a, b: (lax.max(a[0], b[0]), lax.min(a[1], b[1])), (0,)), x)
     # A long single-input reduce with a general body: XLA's block schedule, one call per position.
@@ -195,7 +200,7 @@ def test_general_and_variadic_window_bodies():
 
 
 @pytest.mark.parametrize("dtype", [np.float32, BF16, np.float16, np.int32])
-@pytest.mark.parametrize("n", [9, 16, 17, 300, 5000])
+@pytest.mark.parametrize("n", [16, 17, 5000])
 def test_scans_match_xla_bit_for_bit(dtype, n):
     # Scans longer than 16 are tiled the way XLA's ReduceWindowRewriter tiles them.
     x = sample((n,), dtype, np.random.default_rng(n))
@@ -204,6 +209,9 @@ def test_scans_match_xla_bit_for_bit(dtype, n):
         check(lambda x: lax.cumprod(x / 8 + 1), x)
         check(lambda x: (lax.cumlogsumexp(x), lax.cumlogsumexp(x, reverse=True)), x, max_ulps=0 if dtype == BF16 else 2)
     check(lambda x: (jnp.cumsum(x.reshape(-1, 1) * 1, 0), lax.cummax(jnp.stack([x, x]), 1)), x)
+    if dtype == np.float32:
+        # complex64 products round as XLA's fused multiply-adds do
+        check(lambda x: lax.cumprod(lax.complex(x / 8 + 1, x[::-1] / 8)), x)
 
 
 def test_window_padding_holds_the_init_value():
@@ -231,7 +239,8 @@ func.func @main(%x: tensor<5xf32>) -> tensor<5xf32> {
 def test_reduce_window_against_the_spec(config):
     window, strides, base, dilation, padding = config
     x = sample((5, 3), np.int32, np.random.default_rng(7))
-    want = spec_reduce_window(x, np.int32(3), lambda a, b: np.int32(a * 2 - b), window, strides, base, dilation, padding)
+    want = spec_reduce_window(x, np.int32(3), lambda a, b: np.int32(a * 2 - b),
+                              window, strides, base, dilation, padding)
     text = f"""
 func.func @main(%x: tensor<5x3xi32>) -> tensor<{'x'.join(map(str, want.shape))}xi32> {{
   %c = stablehlo.constant dense<3> : tensor<i32>

@@ -14,10 +14,10 @@ from typing import Any, Callable
 import numpy as np
 import scipy.special
 
-from ..dtypes import bit_width, widen
+from ..dtypes import widen
 from ..types import TensorType
 from . import elementwise as ew
-from .elementwise import UNSIGNED_OF_SIZE, precise, rounded
+from .elementwise import UNSIGNED_OF_SIZE, float_bits, precise, rounded
 from .elementwise_math import atan2
 from .registry import OpCall, op
 
@@ -261,23 +261,22 @@ def next_representable(x: np.ndarray, y: np.ndarray, dtype: np.dtype) -> np.ndar
     """The float after x in the direction of y (C's nextafter), on the bit patterns of `dtype`.
 
     x = y gives y (so nextafter(-0.0, 0.0) is 0.0), from zero the result is the smallest
-    subnormal with y's sign, and any NaN operand gives NaN.
+    subnormal with y's sign, and any NaN operand gives NaN, as in XLA's decomposition.
     """
     x, y = np.broadcast_arrays(x.astype(dtype), y.astype(dtype))
-    width = bit_width(dtype)
-    uint = UNSIGNED_OF_SIZE[dtype.itemsize]
-    xb = x.view(uint).astype(np.int64) & ((1 << width) - 1)
-    yb = y.view(uint).astype(np.int64) & ((1 << width) - 1)
-    sign_bit = 1 << (width - 1)
-    magnitude_x, magnitude_y = xb & (sign_bit - 1), yb & (sign_bit - 1)
-    toward_zero = (magnitude_x > magnitude_y) | ((xb & sign_bit) != (yb & sign_bit))
-    result = xb + np.where(toward_zero, -1, 1)
-    result = np.where(magnitude_x == 0, np.where(magnitude_y == 0, yb, (yb & sign_bit) | 1), result)
+    xb, width = float_bits(x)
+    yb, _ = float_bits(y)
+    sign_bit = np.uint64(1 << (width - 1))
+    x_magnitude, y_magnitude = xb & ~sign_bit, yb & ~sign_bit
+    toward_zero = (x_magnitude > y_magnitude) | ((xb & sign_bit) != (yb & sign_bit))
+    one = np.uint64(1)
+    result = np.where(toward_zero, xb - one, xb + one)
+    result = np.where(x_magnitude == 0, np.where(y_magnitude == 0, yb, (yb & sign_bit) | one), result)
     xw, yw = widen(x), widen(y)
     result = np.where(xw == yw, yb, result)
-    nan_bits = np.asarray(np.nan).astype(dtype).view(uint).astype(np.int64)
+    nan_bits, _ = float_bits(np.asarray(np.nan).astype(dtype))
     result = np.where(np.isnan(xw) | np.isnan(yw), nan_bits, result)
-    return result.astype(uint).view(dtype)
+    return result.astype(UNSIGNED_OF_SIZE[dtype.itemsize]).view(dtype)
 
 
 # -- broadcasting binary ops ----------------------------------------------------------------------

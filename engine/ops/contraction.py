@@ -135,7 +135,7 @@ def einsum(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         [rhs_labels.index(l) for l in contracting],
     )
     produced = batch + [l for l in lhs_labels if l not in shared] + [l for l in rhs_labels if l not in shared]
-    return np.ascontiguousarray(product.transpose([produced.index(l) for l in out_labels]))
+    return product.transpose([produced.index(l) for l in out_labels])
 
 
 @op("stablehlo.unary_einsum")
@@ -300,15 +300,11 @@ def _ragged_noncontracting(call: OpCall, lhs, rhs, group_sizes, n, ragged: int) 
     after = lhs_free[lhs_free.index(ragged) + 1:]
     rhs_free = [d for d in _free_dims(rhs.ndim, rb, rc) if d != group]
     # lhs as [B, Pre, R, Post, K] and rhs as [G, B, K, N].
-    order = (*lb, *before, ragged, *after, *lc)
-    sizes = [lhs.shape[d] for d in order]
-    B, P, R, Q = prod(sizes[: len(lb)]), prod(sizes[len(lb): len(lb) + len(before)]), lhs.shape[ragged], prod(
-        lhs.shape[d] for d in after
-    )
-    K = prod(lhs.shape[d] for d in lc)
-    left = lhs.transpose(order).reshape(B, P, R, Q, K)
-    right = rhs.transpose((group, *rb, *rc, *rhs_free)).reshape(rhs.shape[group], B, K, -1)
-    G, N = right.shape[0], right.shape[-1]
+    B, P, R = prod(lhs.shape[d] for d in lb), prod(lhs.shape[d] for d in before), lhs.shape[ragged]
+    Q, K = prod(lhs.shape[d] for d in after), prod(lhs.shape[d] for d in lc)
+    G, N = rhs.shape[group], prod(rhs.shape[d] for d in rhs_free)
+    left = lhs.transpose((*lb, *before, ragged, *after, *lc)).reshape(B, P, R, Q, K)
+    right = rhs.transpose((group, *rb, *rc, *rhs_free)).reshape(G, B, K, N)
     prefix = tuple(lhs.shape[d] for d in (*lb, *before))
     bounds = _group_bounds(call, group_sizes, prefix, R)
     if bounds.shape[1] != G:
@@ -316,6 +312,13 @@ def _ragged_noncontracting(call: OpCall, lhs, rhs, group_sizes, n, ragged: int) 
     precision, accumulation = matmul_numerics(call)
     dtype = call.result_dtype
     out = np.zeros((B, P, R, Q, N), dtype)
+    shape = (
+        *(lhs.shape[d] for d in lb),
+        *(lhs.shape[d] for d in lhs_free),
+        *(rhs.shape[d] for d in rhs_free),
+    )
+    if out.size == 0 or G == 0:
+        return out.reshape(shape)
     bounds = bounds.reshape(B, P, G, 2)
     if (bounds == bounds[:1, :1]).all():
         # The usual case (group_sizes of shape [G]): each group is one row slice for every prefix.
@@ -334,11 +337,6 @@ def _ragged_noncontracting(call: OpCall, lhs, rhs, group_sizes, n, ragged: int) 
                             rows, right[g, b:b + 1], dtype, precision=precision, accumulation_dtype=accumulation
                         )
                         out[b, p, start:end] += block.reshape(end - start, Q, N)
-    shape = (
-        *(lhs.shape[d] for d in lb),
-        *(lhs.shape[d] for d in lhs_free),
-        *(rhs.shape[d] for d in rhs_free),
-    )
     # [B, Pre, R, Post, N] is already batch, lhs free (in order), rhs free.
     return out.reshape(shape)
 
@@ -363,10 +361,18 @@ def _ragged_contracting(call: OpCall, lhs, rhs, group_sizes, lb, rb, lc, rc, rag
     prefix = tuple(lhs.shape[d] for d in (*lb, *pre_l))
     bounds = _group_bounds(call, group_sizes, prefix, R)
     G = bounds.shape[1]
-    bounds = bounds.reshape(B, P, G, 2)
     precision, accumulation = matmul_numerics(call)
     dtype = call.result_dtype
     out = np.zeros((G, B, M, N), dtype)
+    shape = (
+        G,
+        *(lhs.shape[d] for d in lb),
+        *(lhs.shape[d] for d in lhs_free),
+        *(rhs.shape[d] for d in rhs_free),
+    )
+    if out.size == 0 or P == 0:
+        return out.reshape(shape)
+    bounds = bounds.reshape(B, P, G, 2)
     uniform = bool((bounds == bounds[:1, :1]).all())
     positions = np.arange(R)
     for g in range(G):
@@ -382,10 +388,4 @@ def _ragged_contracting(call: OpCall, lhs, rhs, group_sizes, lb, rb, lc, rc, rag
             rows = np.where(inside[:, None, :, :, None], left, np.zeros((), left.dtype)).reshape(B, M, -1)
             cols = right.reshape(B, -1, N)
         out[g] = call.device.matmul(rows, cols, dtype, precision=precision, accumulation_dtype=accumulation)
-    shape = (
-        G,
-        *(lhs.shape[d] for d in lb),
-        *(lhs.shape[d] for d in lhs_free),
-        *(rhs.shape[d] for d in rhs_free),
-    )
     return out.reshape(shape)

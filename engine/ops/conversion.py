@@ -11,7 +11,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from ..dtypes import bit_width, integer_bounds, is_narrow_float, is_narrow_int, narrow, widen
+from ..dtypes import bit_width, integer_bounds, is_narrow_int, narrow, widen
 from ..types import TensorType
 from .elementwise import BOOL, F32, F64, is_floating, rounded
 from .registry import OpCall, op

@@ -21,9 +21,10 @@ F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
 C128 = np.dtype(np.complex128)
 BOOL = np.dtype(np.bool_)
+# Float types numpy computes in natively (float8_e5m2 also has kind "f" but is an ml_dtypes type).
+_NATIVE_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, np.complex64, np.complex128))
 
 UNSIGNED_OF_SIZE = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
-_SIGNED_OF_SIZE = {1: np.dtype(np.int8), 2: np.dtype(np.int16), 4: np.dtype(np.int32), 8: np.dtype(np.int64)}
 
 
 # -- shared helpers ----------------------------------------------------------------------------
@@ -66,9 +67,7 @@ def stage_dtype(dtype: np.dtype) -> np.dtype:
     XLA CPU emits f16 arithmetic as f16 (every step rounded) but upcasts bf16 and the f8 family
     to f32 for a whole expression; f32 and f64 steps round to themselves.
     """
-    if dtype == np.float16 or dtype.kind in "fc":
-        return dtype
-    return F32
+    return dtype if dtype in _NATIVE_FLOATS else F32
 
 
 def all_ones(dtype: np.dtype) -> np.ndarray:
@@ -232,7 +231,7 @@ def complex_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     half = np.asarray(0.5, x.dtype)
     coefficient = staged(np.power, modulus_sq, half * c) * staged(np.exp, -d * angle)
     q = c * angle + half * d * staged(np.log, modulus_sq)
-    zero_base = (x == 0) & (y == 0) & (d == 0) & (c >= 0)
+    zero_base = (modulus_sq == 0) & (d == 0) & (c >= 0)
     result = np.empty(np.broadcast_shapes(a.shape, b.shape), a.dtype)
     result.real = np.where(zero_base, np.where(c == 0, 1, 0).astype(x.dtype), coefficient * staged(np.cos, q))
     result.imag = np.where(zero_base, np.zeros((), x.dtype), coefficient * staged(np.sin, q))
@@ -378,13 +377,16 @@ def shift_right_arithmetic(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np
     amount, out_of_range = _shift_amounts(rhs, width)
     # Sign-extend the width-bit pattern to int64 (unsigned types shift their top bit in too),
     # shift, and keep the low bits; out-of-range shifts leave only copies of the sign bit.
-    signed = bits.view(np.int64) if width == 64 else _sign_extend(bits, width)
+    signed = _sign_extend(bits, width)
     fill = np.where(signed < 0, np.int64(-1), np.int64(0))
     shifted = np.where(out_of_range, fill, signed >> amount.astype(np.int64))
     return from_unsigned_bits(shifted.view(np.uint64), dtype)
 
 
 def _sign_extend(bits: np.ndarray, width: int) -> np.ndarray:
+    """width-bit patterns (uint64) as signed int64 values."""
+    if width == 64:
+        return bits.view(np.int64)
     value = bits.astype(np.int64)
     return np.where(value >= (1 << (width - 1)), value - (1 << width), value)
 
@@ -437,48 +439,50 @@ _COMPARISONS = {
 
 
 def complex_compare(direction: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Lexicographic on (real, imaginary) as XLA orders complex numbers; GE and LE are the
-    negations of LT and GT on the imaginary parts (so a NaN imaginary part compares GE)."""
+    """The spec's lexicographic order on (real, imaginary) pairs.
+
+    XLA's CPU backend differs for GE and LE, which it decides on the real parts alone.
+    """
     ra, rb, ia, ib = a.real, b.real, a.imag, b.imag
     if direction == "EQ":
         return (ra == rb) & (ia == ib)
     if direction == "NE":
         return (ra != rb) | (ia != ib)
     same = ra == rb
-    if direction == "GT":
-        return (ra > rb) | (same & (ia > ib))
-    if direction == "LT":
-        return (ra < rb) | (same & (ia < ib))
-    if direction == "GE":
-        return (ra > rb) | (same & ~(ia < ib))
-    return (ra < rb) | (same & ~(ia > ib))
+    part = _COMPARISONS[direction]
+    strict = np.greater if direction in ("GE", "GT") else np.less
+    return strict(ra, rb) | (same & part(ia, ib))
 
 
 def _comparable(x: np.ndarray, compare_type: Any) -> np.ndarray:
-    """Values whose numpy order is the order `compare_type` asks for."""
-    kind = str(compare_type) if compare_type is not None else "NOTYPE"
-    dtype = x.dtype
-    if kind == "TOTALORDER" and is_floating(dtype):
+    """Values whose numpy order is the order `compare_type` asks for.
+
+    The spec ties SIGNED/UNSIGNED to the signedness of the element type, so only TOTALORDER
+    needs a different view: integer keys ordering the float bit patterns.
+    """
+    if compare_type is not None and str(compare_type) == "TOTALORDER" and is_floating(x.dtype):
         return total_order_key(x)
-    if kind == "SIGNED" and dtype.kind == "u":
-        return x.view(_SIGNED_OF_SIZE[dtype.itemsize])
-    if kind == "UNSIGNED" and dtype.kind == "i":
-        return x.view(UNSIGNED_OF_SIZE[dtype.itemsize])
-    if kind == "UNSIGNED" and is_narrow_int(dtype):
-        return unsigned_bits(x)[0]
-    if kind == "SIGNED" and is_narrow_int(dtype):
-        bits, width = unsigned_bits(x)
-        return _sign_extend(bits, width)
     return widen(x)
 
 
 def total_order_key(x: np.ndarray) -> np.ndarray:
-    """int64 keys ordering floats as -NaN < -Inf < ... < -0.0 < +0.0 < ... < +Inf < +NaN."""
+    """int64 keys ordering floats as -NaN < -Inf < ... < -0.0 < +0.0 < ... < +Inf < +NaN.
+
+    The bit pattern read as a signed integer orders the positive floats; flipping the magnitude
+    bits of the negative ones reverses their order and puts -0.0 just below +0.0.
+    """
+    bits, width = float_bits(x)
+    signed = _sign_extend(bits, width)
+    return np.where(signed < 0, signed ^ np.int64((1 << (width - 1)) - 1), signed)
+
+
+def float_bits(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """The bit patterns of floats `x` as uint64 (sub-byte floats sit in the low bits of a byte)."""
     width = bit_width(x.dtype)
-    bits = x.view(UNSIGNED_OF_SIZE[x.dtype.itemsize]).astype(np.int64) & ((1 << width) - 1)
-    sign = bits >> (width - 1)
-    magnitude = bits & ((1 << (width - 1)) - 1)
-    return np.where(sign != 0, -magnitude - 1, magnitude)
+    bits = x.view(UNSIGNED_OF_SIZE[x.dtype.itemsize]).astype(np.uint64)
+    if width < 8 * x.dtype.itemsize:
+        bits = bits & np.uint64((1 << width) - 1)
+    return bits, width
 
 
 @op("stablehlo.select")

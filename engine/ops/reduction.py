@@ -67,18 +67,6 @@ def ufunc_for(kind: str, dtype: np.dtype) -> np.ufunc:
     return UFUNCS[kind]
 
 
-def fast_kind(call: OpCall, region_index: int, dtypes: Sequence[np.dtype]) -> Optional[str]:
-    """The recognised op of a reducer body when numpy applies it exactly as the op does, else None.
-
-    Complex multiplication is left to the body: XLA rounds it through fused multiply-adds, and
-    running the region keeps reductions consistent with the elementwise multiply evaluator.
-    """
-    kind = call.body_kind(region_index)
-    if kind == "multiply" and any(np.dtype(d).kind == "c" for d in dtypes):
-        return None
-    return kind
-
-
 def combine(call: Optional[OpCall], kind: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """`kind(a, b)` elementwise with StableHLO semantics, in the dtype of `a`.
 
@@ -103,12 +91,13 @@ def combine(call: Optional[OpCall], kind: str, a: np.ndarray, b: np.ndarray) -> 
 def complex64_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """XLA CPU's complex64 product: re = fma(ar, br, -(ai*bi)), im = fma(ai, br, ar*bi).
 
-    Products of two f32 values are exact in f64, so the f64 sum rounded to f32 is the fma.
+    A product of two f32 values is exact in f64, so adding the rounded f32 product in f64 and
+    rounding once to f32 gives the fused result (barring a rare double rounding).
     """
     a = a.astype(np.complex64)
     b = b.astype(np.complex64)
     ar, ai = a.real.astype(np.float64), a.imag.astype(np.float64)
-    br, bi = b.real.astype(np.float64), b.imag.astype(np.float64)
+    br = b.real.astype(np.float64)
     real = ar * br + (-(a.imag * b.imag)).astype(np.float64)
     imag = ai * br + (a.real * b.imag).astype(np.float64)
     out = np.empty(np.broadcast(a, b).shape, dtype=np.complex64)
@@ -216,7 +205,7 @@ def reduce_with_body(call: OpCall, region_index: int, arrays: Sequence[np.ndarra
     inits = [np.asarray(i).astype(a.dtype, copy=False) for i, a in zip(inits, arrays)]
     rank = arrays[0].ndim
     axes = tuple(sorted({int(a) + rank if int(a) < 0 else int(a) for a in axes}))
-    kind = fast_kind(call, region_index, [a.dtype for a in arrays])
+    kind = call.body_kind(region_index)
     keep = [d for d in range(rank) if d not in axes]
     keep_shape = tuple(arrays[0].shape[d] for d in keep)
     count = int(np.prod([arrays[0].shape[d] for d in axes], dtype=np.int64))
@@ -250,13 +239,20 @@ def _order_free(kind: str, dtype: np.dtype, init: np.ndarray) -> bool:
     return combine(None, kind, init, init).tobytes() == np.asarray(init).tobytes()
 
 
-def _identity(kind: str, dtype: np.dtype) -> np.ndarray:
-    """The exact identity of add (-0.0 for floats: x + -0.0 == x even for x = -0.0) or multiply."""
+def _identity(kind: Optional[str], dtype: np.dtype) -> Optional[np.ndarray]:
+    """An exact identity of add (-0.0 for floats: x + -0.0 == x even for x = -0.0) or multiply,
+    or None when there is none to pad with (a general body, or a type without that value)."""
     if kind == "add":
-        value = complex(-0.0, -0.0) if dtype.kind == "c" else (-0.0 if dtype.kind == "f" or is_float_dtype(dtype) else 0)
-    else:
+        if dtype.kind == "c":
+            value = complex(-0.0, -0.0)
+        else:
+            value = -0.0 if dtype.kind == "f" or is_float_dtype(dtype) else 0
+    elif kind == "multiply":
         value = 1
-    return np.asarray(value).astype(dtype)
+    else:
+        return None
+    identity = np.asarray(value).astype(dtype)
+    return identity if identity.astype(np.complex128) == value else None
 
 
 def xla_tree_reduce(call: OpCall, region_index: int, kind: Optional[str], x: np.ndarray, init: np.ndarray,
@@ -287,7 +283,8 @@ def xla_tree_reduce(call: OpCall, region_index: int, kind: Optional[str], x: np.
         if kind is None and steps > SEQUENTIAL_BODY_LIMIT:
             break
         pads = [((o * w - n) // 2, o * w - n - (o * w - n) // 2) for n, w, o in zip(sizes, windows, outs)]
-        fill = _identity(kind, x.dtype) if kind is not None else init
+        identity = _identity(kind, x.dtype)
+        fill = identity if identity is not None else init
         padded = np.full(batch + tuple(o * w for o, w in zip(outs, windows)), fill, dtype=x.dtype)
         padded[(Ellipsis,) + tuple(slice(lo, lo + n) for (lo, _), n in zip(pads, sizes))] = x
         tiled = padded.reshape(batch + tuple(v for o, w in zip(outs, windows) for v in (o, w)))
@@ -295,7 +292,7 @@ def xla_tree_reduce(call: OpCall, region_index: int, kind: Optional[str], x: np.
         order = list(range(b)) + [b + 2 * j for j in range(reduced)] + [b + 2 * j + 1 for j in range(reduced)]
         blocks = np.transpose(tiled, order).reshape(batch + tuple(outs) + (steps,))
         valid = None
-        if kind is None and any(lo or hi for lo, hi in pads):
+        if identity is None and any(lo or hi for lo, hi in pads):
             valid = _window_validity(sizes, windows, outs, pads)
         x = fold_last(call, region_index, kind, blocks, init, valid)
         sizes = outs
@@ -332,7 +329,8 @@ def fold_last(call: OpCall, region_index: int, kind: Optional[str], values: np.n
     own loops) rounds after every step as XLA does. `valid` masks out positions to skip.
     """
     batch = values.shape[:-1]
-    if kind is not None:
+    # numpy's complex64 product rounds differently from XLA's (see complex64_multiply).
+    if kind is not None and valid is None and not (kind == "multiply" and values.dtype == np.complex64):
         dtype = values.dtype
         seeded = np.concatenate([np.broadcast_to(init, batch + (1,)), values], axis=-1)
         fn = ufunc_for(kind, dtype)
@@ -342,7 +340,10 @@ def fold_last(call: OpCall, region_index: int, kind: Optional[str], values: np.n
         return narrow(np.array(fn.accumulate(wide, axis=-1, dtype=wide.dtype)[..., -1]), dtype)
     acc = np.broadcast_to(init, batch)
     for i in range(values.shape[-1]):
-        (new,) = run_body(call, region_index, [acc, values[..., i]], batch, [init.dtype])
+        if kind is not None:
+            new = combine(call, kind, acc, values[..., i])
+        else:
+            (new,) = run_body(call, region_index, [acc, values[..., i]], batch, [init.dtype])
         acc = new if valid is None else np.where(valid[..., i], new, acc)
     return np.array(acc)
 

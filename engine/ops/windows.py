@@ -24,7 +24,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .reduction import SEQUENTIAL_BODY_LIMIT, combine, fast_kind, run_body, tree_reduce_last
+from .reduction import SEQUENTIAL_BODY_LIMIT, combine, run_body, tree_reduce_last
 from .registry import OpCall, op
 
 # XLA CPU's ReduceWindowRewriter base length: scans longer than this are tiled.
@@ -166,7 +166,7 @@ def reduce_window(call: OpCall, *operands: np.ndarray) -> Any:
         if x.shape != shape:
             raise call.error(f"inputs have different shapes: {shape} vs {x.shape}")
     geometry = call.cached(("geometry", shape), lambda: Geometry.from_call(call, shape))
-    kind = fast_kind(call, 0, [x.dtype for x in inputs])
+    kind = call.body_kind(0)
     results = reduce_windows(call, kind, inputs, inits, geometry)
     return call.results([np.array(r) for r in results])
 
@@ -238,8 +238,8 @@ def _tiled_scan(call: OpCall, kind: Optional[str], inputs: list, inits: list, ax
                           Geometry(tiled[0].shape, unit + (SCAN_BASE,), padding=flat + (row_padding,)))
     totals = [r[..., -1] if forward else r[..., 0] for r in rows]
     total_padding = (tiles_count, 0) if forward else (0, tiles_count)
-    carried = reduce_windows(call, kind, totals, inits,
-                             Geometry(totals[0].shape, unit[:-1] + (tiles_count,), padding=flat[:-1] + (total_padding,)))
+    total_geometry = Geometry(totals[0].shape, unit[:-1] + (tiles_count,), padding=flat[:-1] + (total_padding,))
+    carried = reduce_windows(call, kind, totals, inits, total_geometry)
     carry = [np.broadcast_to((c[..., :tiles_count] if forward else c[..., 1:])[..., None], rows[0].shape)
              for c in carried]
     if kind is not None:
@@ -321,7 +321,7 @@ def _scatter_rounds(call: OpCall, result: np.ndarray, targets: np.ndarray, value
     first = np.maximum.accumulate(np.where(starts, positions, 0))
     rank = np.empty(targets.size, dtype=np.int64)
     rank[order] = positions - first
-    kind = fast_kind(call, 1, [result.dtype])
+    kind = call.body_kind(1)
     for r in range(int(rank.max()) + 1):
         pick = rank == r
         t = targets[pick]
