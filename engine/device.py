@@ -47,8 +47,9 @@ class Device:
     ) -> np.ndarray:
         """`[B, M, K] x [B, K, N] -> [B, M, N]` rounded once to `result_dtype`.
 
-        Integer products wrap in the result width; narrow floats accumulate in f32 (or
-        `accumulation_dtype` when a dot algorithm names one).
+        Integer products wrap in the result width; narrow floats accumulate in f32, and float
+        results narrower than their operands at the operands' width. `accumulation_dtype` (a
+        dot algorithm's) only ever widens the accumulator on the CPU.
         """
         acc = _accumulation_dtype(lhs.dtype, rhs.dtype, result_dtype)
         if accumulation_dtype is not None and acc.kind == "f":
@@ -62,11 +63,11 @@ class Device:
         if rhs.dtype != acc:
             rhs = rhs.astype(acc)
         if acc.kind == "c" and lhs.shape[-1] <= _SEQUENTIAL_COMPLEX_K:
-            # XLA CPU runs short complex dots as a plain loop: each complex product is rounded,
-            # then added in K order. BLAS's kernels land several ulps away whenever the sum
-            # cancels, which the conformance suite's 3-ulp checks notice. (Real dots already
-            # agree: BLAS and XLA both chain fused multiply-adds in K order.) For such K the loop
-            # costs about what BLAS does: both are bound by writing the result.
+            # Short complex dots as XLA CPU evaluates them: each complex product rounded, then
+            # added in K order (jax.jit reproduces the conformance suite's complex dot_general
+            # files bit for bit this way; BLAS's kernels land several ulps away when the sum
+            # cancels). Real dots need no such loop: BLAS and XLA both chain fused multiply-adds
+            # in K order. For such K the loop costs about what BLAS does.
             total = np.zeros((*lhs.shape[:-1], rhs.shape[-1]), acc)
             for k in range(lhs.shape[-1]):
                 total += lhs[..., :, k, None] * rhs[..., None, k, :]

@@ -10,13 +10,18 @@ results compare equal to zero. A few cases lower JAX functions as well.
 from __future__ import annotations
 
 import itertools
+from types import SimpleNamespace
 
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import hlodbg
 from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.ops import load_families
+from hlodbg.engine.ops.registry import EVALUATORS
 
 jax = pytest.importorskip("jax")
 
@@ -70,6 +75,13 @@ def unary(name, arg, out_dtype=None, attrs="") -> tuple[str, str]:
 def binary(name, lhs, out_dtype=None, attrs="") -> tuple[str, str]:
     out = tensor(lhs.shape, out_dtype if out_dtype is not None else lhs.dtype)
     return f'"{name}"(%a0, %a1) {attrs} : ({{T0}}, {{T1}}) -> {out}', out
+
+
+@pytest.fixture(autouse=True)
+def _quiet_numpy():
+    # Inputs hold NaN, infinities and overflowing values on purpose.
+    with np.errstate(all="ignore"):
+        yield
 
 
 def run_xla(text: str, args) -> list[np.ndarray]:
@@ -477,6 +489,13 @@ def test_bitcast_convert_sub_byte_order_is_little_endian():
     out = tensor((2, 2), U4)
     got = run_ours(module([x], [(f'"stablehlo.bitcast_convert"(%a0) : ({{T0}}) -> {out}', out)]), [x])[0]
     assert got.astype(int).tolist() == [[1, 2], [0, 15]]
+    # i1 is one bit wide in the spec (XLA stores it in a byte and gets these wrong).
+    bits_type = tensor((2, 8), np.bool_)
+    bits = run_ours(module([x], [(f'"stablehlo.bitcast_convert"(%a0) : ({{T0}}) -> {bits_type}', bits_type)]), [x])[0]
+    assert bits.astype(int).tolist() == [[1, 0, 0, 0, 0, 1, 0, 0], [0, 0, 0, 0, 1, 1, 1, 1]]
+    back = tensor((2,), np.uint8)
+    joined = run_ours(module([bits], [(f'"stablehlo.bitcast_convert"(%a0) : ({{T0}}) -> {back}', back)]), [bits])[0]
+    assert joined.tolist() == [0x21, 0xF0]
 
 
 REDUCE_PRECISION = [(5, 10), (8, 7), (2, 0), (5, 0), (1, 1), (4, 3), (8, 23), (11, 52), (3, 20), (6, 1)]
@@ -531,3 +550,57 @@ def test_ops_in_vectorised_region_bodies():
     f = lambda x: jax.lax.reduce(x, np.float32(-np.inf), lambda a, b: jnp.where(a > b, a, jnp.maximum(a, b) + 0), (1,))
     got = run_ours(jax.jit(f).lower(x).as_text(), [x])[0]
     assert_matches(got, np.asarray(jax.jit(f)(x)), 0, "reduce")
+
+
+# -- shapes ---------------------------------------------------------------------------------------
+
+SHAPE_OPS = ["add", "multiply", "maximum", "remainder", "atan2", "power", "xor"]
+
+
+@settings(max_examples=15, deadline=None)
+@given(shape=st.lists(st.integers(0, 4), min_size=0, max_size=3).map(tuple),
+       dtype=st.sampled_from([np.dtype(np.float32), BF16, np.dtype(np.int16), np.dtype(np.uint8)]),
+       seed=st.integers(0, 2**16))
+def test_any_shape_matches_xla(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    size = int(np.prod(shape, dtype=np.int64))
+    pool = float_values(dtype, rng) if dtype.kind not in "iu" else int_values(dtype, rng)
+    a, b = (np.resize(rng.permutation(pool), size).reshape(shape) for _ in range(2))
+    names = [n for n in SHAPE_OPS if (n == "xor") == (dtype.kind in "iu") or n in ("add", "multiply", "maximum")]
+    if dtype.kind in "iu":
+        b = np.where(b.astype(np.int64) % 64 == b.astype(np.int64), b, 3).astype(dtype)
+    with np.errstate(all="ignore"):
+        check([a, b], [binary(f"stablehlo.{n}", a) for n in names] + [unary("stablehlo.negate", a)],
+              {k: 3 for k in range(len(names) + 1)})
+
+
+class _Call(SimpleNamespace):
+    """The parts of an OpCall an element-wise evaluator reads."""
+
+    def attr(self, name, default=None):
+        return self.attrs.get(name, default)
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "divide", "remainder", "power", "maximum", "minimum",
+                                  "and", "or", "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical",
+                                  "atan2", "compare", "select", "clamp"])
+def test_scalars_mix_with_arrays_as_in_vectorised_bodies(name):
+    # Region bodies run on whole batches, so a 0-d constant meets an N-d operand.
+    load_families()
+    evaluator = EVALUATORS[f"stablehlo.{name}"]
+    dtype = np.dtype(np.float32) if name == "atan2" else np.dtype(np.int32)
+    out = np.dtype(np.bool_) if name == "compare" else dtype
+    call = _Call(result_dtype=out, attrs={"comparison_direction": "LT"})
+    array = np.arange(-3, 9, dtype=dtype).reshape(3, 4)
+    scalar = np.asarray(2, dtype)
+    if name == "select":
+        cases = [(np.asarray(True), array, scalar), (array > 0, scalar, array)]
+    elif name == "clamp":
+        cases = [(scalar, array, np.asarray(5, dtype)), (np.zeros_like(array), scalar, array)]
+    else:
+        cases = [(scalar, array), (array, scalar)]
+    for operands in cases:
+        got = evaluator(call, *operands)
+        want = evaluator(call, *np.broadcast_arrays(*operands))
+        assert isinstance(got, np.ndarray) and got.dtype == out and got.shape == (3, 4)
+        np.testing.assert_array_equal(got, want)

@@ -78,26 +78,26 @@ def _rank(t) -> int | None:
 
 
 def _byte_aligned(dtype: np.dtype) -> bool:
-    return dtype == BOOL or bit_width(dtype) % 8 == 0
+    return bit_width(dtype) % 8 == 0  # i1 is one bit wide, as the spec counts it
 
 
 def _bitcast_bytes(x: np.ndarray, dtype: np.dtype, rank_change: int) -> np.ndarray:
     """Reinterpret the little-endian bytes (numpy's host order on x86 and ARM) of `x`."""
-    target = np.dtype(np.uint8) if dtype == BOOL else dtype
     x = np.ascontiguousarray(x)
     if rank_change > 0:  # every element splits into the new last dimension
-        result = x.reshape(x.shape + (1,)).view(target)
-    elif rank_change < 0:  # the last dimension joins into one element
-        result = x.view(target).reshape(x.shape[:-1])
-    else:
-        result = x.view(target)
-    return result != 0 if dtype == BOOL else result
+        return x.reshape(x.shape + (1,)).view(dtype)
+    if rank_change < 0:  # the last dimension joins into one element
+        return x.view(dtype).reshape(x.shape[:-1])
+    return x.view(dtype)
 
 
 def _bitcast_bits(call: OpCall, x: np.ndarray, dtype: np.dtype, rank_change: int) -> np.ndarray:
-    """Bit-level reinterpretation for widths under a byte (i2, i4, f4, f6), via uint64 patterns."""
+    """Bit-level reinterpretation for widths under a byte (i1, i2, i4, f4, f6), via uint64 patterns.
+
+    Element 0 of a split takes the least significant bits, as little-endian storage orders them.
+    """
     bits, width = _pattern(x)
-    out_width = bit_width(dtype) if dtype != BOOL else 8
+    out_width = bit_width(dtype)
     if rank_change > 0:
         parts = width // out_width
         shifts = np.arange(parts, dtype=np.uint64) * np.uint64(out_width)
@@ -113,9 +113,9 @@ def _bitcast_bits(call: OpCall, x: np.ndarray, dtype: np.dtype, rank_change: int
 
 def _pattern(x: np.ndarray) -> tuple[np.ndarray, int]:
     """The bit patterns of `x` as uint64 and their width."""
-    if x.dtype == BOOL:
-        return x.astype(np.uint64), 8
     width = bit_width(x.dtype)
+    if x.dtype == BOOL:
+        return x.astype(np.uint64), width
     if is_narrow_int(x.dtype):
         return (x.astype(np.int64) & ((1 << width) - 1)).astype(np.uint64), width
     # Sub-byte floats keep their encoding in the low bits of a byte.
