@@ -343,8 +343,8 @@ class ReplicaGroupMeshAxes(StructAttr):
 
     mnemonic = "replica_group_mesh_axes"
     mesh_name: Any = None  # the RFC's spelling
-    mesh: Any = None  # StableHLO's own tests spell it `mesh = @m`
     axes: tuple = ()
+    mesh: Any = None  # StableHLO's own tests spell it `mesh = @m`
     always_print = ("axes",)
 
 

@@ -211,7 +211,7 @@ def _convert_leaves(leaves, element, dtype: np.dtype) -> np.ndarray:
                 "e" in s.lower() and "0x" not in s.lower()
             ):
                 raise DenseFormatError(f"'{s}' is not an integer")
-            ints.append(int(s, 0))
+            ints.append(int(s, 16) if "0x" in s.lower() else int(s, 10))
         if isinstance(element, IntegerType):
             lo, hi = element.min_value, element.max_value
             if element.signedness == "signless":

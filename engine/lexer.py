@@ -197,7 +197,8 @@ class Lexer:
             if self.text[end] == "." or re.match(r"[eE][-+]?\d", self.text[end:end + 3]):
                 self.expected(what)
         self.pos = end
-        return int(m.group(0), 0)
+        text = m.group(0)
+        return int(text, 16) if "0x" in text.lower() else int(text, 10)
 
     def opt_integer(self) -> Optional[int]:
         self.skip_ws()

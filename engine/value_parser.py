@@ -330,7 +330,9 @@ class ValueParser(Lexer):
         if isinstance(t, IntegerType) or type(t).__name__ == "IndexType":
             if is_float:
                 self.error(f"'{literal}' is not an integer of type {t}", start)
-            value = int(literal, 0)
+            # MLIR reads `007` as decimal 7 (Python's base 0 refuses leading zeros).
+            hexadecimal = literal.lower().lstrip("-+").startswith("0x")
+            value = int(literal, 16 if hexadecimal else 10)
             if isinstance(t, IntegerType) and t.width == 1:
                 return value != 0
             return A.IntegerAttr(value, t)

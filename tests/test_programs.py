@@ -21,13 +21,15 @@ def program_names() -> list[str]:
 NAMES = [n for n in program_names() if n not in NEEDS_GRID]
 
 
-def assert_matches(actual, expected, label):
+def assert_matches(actual, expected, label, computed_in_bf16=False):
     actual = np.asarray(actual)
     assert actual.shape == expected.shape, f"{label}: shape {actual.shape} vs {expected.shape}"
     if expected.dtype.kind in "iub":
         np.testing.assert_array_equal(actual.astype(expected.dtype), expected, err_msg=label)
         return
-    rtol = 1e-2 if "bfloat16" in str(actual.dtype) else 1e-5
+    # Values computed in bf16 get bf16's tolerance even when returned as f32: XLA may skip the
+    # rounding of a bf16 op whose only use converts it back to f32 ("excess precision").
+    rtol = 1e-2 if computed_in_bf16 or "bfloat16" in str(actual.dtype) else 1e-5
     np.testing.assert_allclose(actual.astype(np.float64), expected.astype(np.float64), rtol=rtol, atol=rtol * 1e-1, err_msg=label)
 
 
@@ -39,6 +41,7 @@ def test_program_reproduces_xla(name):
     expected = np.load(PROGRAMS / f"{name}.expected.npz")
     args = [inputs[f"arg{i}"] for i in range(len(inputs.files))]
     results = program.run(*args)
+    computed_in_bf16 = "bf16" in program.source
     assert len(results) == len(expected.files)
     for i, result in enumerate(results):
-        assert_matches(result, expected[f"result{i}"], f"{name} result{i}")
+        assert_matches(result, expected[f"result{i}"], f"{name} result{i}", computed_in_bf16)

@@ -112,7 +112,7 @@ def ulp_difference(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     dtype = actual.dtype
     width = bit_width(dtype)
     storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
-    info = ml_dtypes.finfo(dtype) if dtype.kind == "V" else np.finfo(dtype)
+    info = ml_dtypes.finfo(dtype)
     mask = np.uint64((1 << width) - 1)
     smallest_normal = np.array(info.smallest_normal, dtype=dtype).view(storage).astype(np.uint64)
     z = smallest_normal - np.uint64(1)

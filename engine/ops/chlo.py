@@ -74,7 +74,7 @@ def tan(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.tan)
 
 
-@op("chlo._asin_acos_kernel", "chlo.asin_acos_kernel")
+@op("chlo._asin_acos_kernel")
 def asin_acos_kernel(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return rounded(asin_acos_w(precise(np.asarray(operand))), call.result_dtype)
 

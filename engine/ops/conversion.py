@@ -13,11 +13,8 @@ import numpy as np
 
 from ..dtypes import bit_width, integer_bounds, is_narrow_int, narrow, widen
 from ..types import TensorType
-from .elementwise import BOOL, F32, F64, is_floating, rounded
+from .elementwise import BOOL, F32, F64, UNSIGNED_OF_SIZE, is_floating, rounded
 from .registry import OpCall, op
-
-_UNSIGNED = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
-
 
 @op("stablehlo.convert")
 def convert(call: OpCall, operand: np.ndarray) -> np.ndarray:
@@ -119,7 +116,7 @@ def _pattern(x: np.ndarray) -> tuple[np.ndarray, int]:
     if is_narrow_int(x.dtype):
         return (x.astype(np.int64) & ((1 << width) - 1)).astype(np.uint64), width
     # Sub-byte floats keep their encoding in the low bits of a byte.
-    return x.view(_UNSIGNED[x.dtype.itemsize]).astype(np.uint64) & np.uint64((1 << width) - 1), width
+    return x.view(UNSIGNED_OF_SIZE[x.dtype.itemsize]).astype(np.uint64) & np.uint64((1 << width) - 1), width
 
 
 def _from_pattern(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -127,7 +124,7 @@ def _from_pattern(bits: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return bits != 0
     if is_narrow_int(dtype):
         return narrow(bits.astype(np.int64), dtype)
-    return bits.astype(_UNSIGNED[dtype.itemsize]).view(dtype)
+    return bits.astype(UNSIGNED_OF_SIZE[dtype.itemsize]).view(dtype)
 
 
 # -- reduce_precision ------------------------------------------------------------------------------
@@ -168,7 +165,7 @@ def reduce_bits(x: np.ndarray, layout: tuple[int, int], exponent_bits: int, mant
     exponent become zeros (the reduced format has no subnormals). NaNs pass through unchanged.
     """
     E, M = layout
-    uint = _UNSIGNED[x.dtype.itemsize]
+    uint = UNSIGNED_OF_SIZE[x.dtype.itemsize]
     bits = x.view(uint).astype(np.uint64)
     if mantissa_bits < M:
         drop = M - mantissa_bits

@@ -8,7 +8,7 @@ are reproduced with the same roundings, because the expansion's error is part of
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from .elementwise import precise, rounded, stage_dtype, staged
 from .registry import OpCall, op
 
 
-def _unary(call: OpCall, operand: np.ndarray, real_fn: Callable, complex_fn: Callable = None) -> np.ndarray:
+def _unary(call: OpCall, operand: np.ndarray, real_fn: Callable, complex_fn: Optional[Callable] = None) -> np.ndarray:
     x = precise(np.asarray(operand))
     fn = complex_fn if (complex_fn is not None and x.dtype.kind == "c") else real_fn
     return rounded(fn(x), call.result_dtype)

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..dtypes import element_dtype, is_float_dtype, is_narrow_float, is_narrow_int, narrow, widen
 from .registry import OpCall, op
+from .elementwise import complex64_multiply
 
 # XLA CPU's TreeReductionRewriter window: longer reduced dimensions are reduced in blocks of this.
 TREE_WINDOW = 32
@@ -86,24 +87,6 @@ def combine(call: Optional[OpCall], kind: str, a: np.ndarray, b: np.ndarray) -> 
     if kind in ("maximum", "minimum") and wa.dtype.kind == "f":
         result = _signed_zero_fix(kind, wa, wb, result)
     return narrow(result, dtype)
-
-
-def complex64_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """XLA CPU's complex64 product: re = fma(ar, br, -(ai*bi)), im = fma(ai, br, ar*bi).
-
-    A product of two f32 values is exact in f64, so adding the rounded f32 product in f64 and
-    rounding once to f32 gives the fused result (barring a rare double rounding).
-    """
-    a = a.astype(np.complex64)
-    b = b.astype(np.complex64)
-    ar, ai = a.real.astype(np.float64), a.imag.astype(np.float64)
-    br = b.real.astype(np.float64)
-    real = ar * br + (-(a.imag * b.imag)).astype(np.float64)
-    imag = ai * br + (a.real * b.imag).astype(np.float64)
-    out = np.empty(np.broadcast(a, b).shape, dtype=np.complex64)
-    out.real = real.astype(np.float32)
-    out.imag = imag.astype(np.float32)
-    return out
 
 
 def _signed_zero_fix(kind: str, a: np.ndarray, b: np.ndarray, result: np.ndarray) -> np.ndarray:

@@ -8,7 +8,7 @@ from .format import Format
 for _name in (
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh", "sinh", "tan",
     "digamma", "erf", "erf_inv", "erfc", "lgamma", "is_inf", "is_neg_inf", "is_pos_inf", "square",
-    "asin_acos_kernel",
+    "_asin_acos_kernel",
 ):
     define(f"chlo.{_name}", "operand", category="chlo", syntax=Format("$operand attr-dict : %operands_arrow"))
 
