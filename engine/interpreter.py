@@ -65,8 +65,21 @@ class Listener:
         pass
 
 
+# Ops whose result depends on more than their operands (process, queues, randomness, checks).
+IMPURE_OPS = frozenset({
+    "stablehlo.rng", "stablehlo.rng_bit_generator", "stablehlo.custom_call", "stablehlo.infeed",
+    "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv", "stablehlo.replica_id",
+    "stablehlo.partition_id", "stablehlo.all_gather", "stablehlo.all_reduce", "stablehlo.all_to_all",
+    "stablehlo.reduce_scatter", "stablehlo.collective_broadcast", "stablehlo.collective_permute",
+    "stablehlo.cross-replica-sum", "stablehlo.after_all", "stablehlo.create_token", "func.call",
+    "stablehlo.composite",
+})
+
+
 class Step:
-    __slots__ = ("evaluator", "call", "operands", "results", "single")
+    """One op of a compiled block. `foldable` steps compute a constant: their value is kept."""
+
+    __slots__ = ("evaluator", "call", "operands", "results", "single", "foldable", "folded")
 
     def __init__(self, evaluator: Callable, call: OpCall, operands: list[Value], results: list[Value]):
         self.evaluator = evaluator
@@ -74,6 +87,8 @@ class Step:
         self.operands = operands
         self.results = results
         self.single = len(results) == 1
+        self.foldable = False
+        self.folded: Any = None
 
 
 class Interpreter:
@@ -161,12 +176,16 @@ class Interpreter:
         for value, arg in zip(arguments, args):
             env[value] = arg
         for step in steps:
-            try:
-                out = step.evaluator(step.call, *[env[v] for v in step.operands])
-            except HlodbgError:
-                raise
-            except Exception as e:  # noqa: BLE001 - every failure becomes a located message
-                raise self._failure(step, e) from e
+            out = step.folded
+            if out is None:
+                try:
+                    out = step.evaluator(step.call, *[env[v] for v in step.operands])
+                except HlodbgError:
+                    raise
+                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
+                    raise self._failure(step, e) from e
+                if step.foldable:
+                    step.folded = _frozen(out)
             if step.single:
                 env[step.results[0]] = out
             elif step.results:
@@ -189,12 +208,16 @@ class Interpreter:
             op = step.call.op
             for listener in listeners:
                 listener.before_op(frame, op, operands)
-            try:
-                out = step.evaluator(step.call, *operands)
-            except HlodbgError:
-                raise
-            except Exception as e:  # noqa: BLE001
-                raise self._failure(step, e) from e
+            out = step.folded
+            if out is None:
+                try:
+                    out = step.evaluator(step.call, *operands)
+                except HlodbgError:
+                    raise
+                except Exception as e:  # noqa: BLE001
+                    raise self._failure(step, e) from e
+                if step.foldable:
+                    step.folded = _frozen(out)
             results = [out] if step.single else list(out) if step.results else []
             for value, result in zip(step.results, results):
                 env[value] = store(result, value.type)
@@ -222,6 +245,7 @@ class Interpreter:
         terminator = ops[-1] if ops and ops[-1].name in TERMINATORS else None
         body = ops[:-1] if terminator is not None else ops
         steps = [self._step(op) for op in body]
+        _mark_constant_steps(steps)
         self._compiled[key] = compiled = (steps, terminator)
         return compiled
 
@@ -243,6 +267,29 @@ class Interpreter:
             return self.module.function(name)
         except (KeyError, ValueError):
             raise ExecutionError(f"{op.name}: no function @{name} in the module", op.pos) from None
+
+
+def _frozen(out: Any) -> Any:
+    """A kept value is shared by every later run: make sure nothing can write to it."""
+    for array in out if isinstance(out, list) else (out,):
+        if isinstance(array, np.ndarray):
+            array.flags.writeable = False
+    return out
+
+
+def _mark_constant_steps(steps: list[Step]) -> None:
+    """Mark pure region-free ops fed only by constants: they compute the same value every run.
+
+    JAX programs broadcast and convert many constants; computing each once makes repeated runs
+    (loops, the debugger's replays) cheaper. Listeners still see every op with its value.
+    """
+    constant: set = set()
+    for step in steps:
+        op = step.call.op
+        pure = not op.regions and op.name not in IMPURE_OPS and not op.name.startswith(("check.", "interpreter."))
+        if pure and op.results and all(v in constant for v in step.operands):
+            step.foldable = True
+            constant.update(step.results)
 
 
 def _has_quantized_types(op: Operation) -> bool:

@@ -259,6 +259,32 @@ def xla_tree_reduce(call: OpCall, region_index: int, kind: Optional[str], x: np.
         fn = ufunc_for(kind, x.dtype)
         partial = fn.reduce(x, axis=tuple(range(len(batch), x.ndim)), dtype=x.dtype)
         return np.asarray(fn(partial, init), dtype=x.dtype)
+    # The schedule depends only on the shape: plan it once per op and shape, reuse it every run.
+    key = ("tree", x.shape, x.dtype, reduced)
+    plan = call.memo.get(key) if call is not None else None
+    if plan is None:
+        plan = _tree_plan(kind, x.dtype, batch, sizes, reduced)
+        if call is not None:
+            call.memo[key] = plan
+    stages, remaining = plan
+    for padded_shape, fill_identity, inner, tiled_shape, order, blocks_shape, valid in stages:
+        if padded_shape is not None:
+            padded = np.full(padded_shape, fill_identity if fill_identity is not None else init, dtype=x.dtype)
+            padded[inner] = x
+            x = padded
+        blocks = np.transpose(x.reshape(tiled_shape), order).reshape(blocks_shape)
+        x = fold_last(call, region_index, kind, blocks, init, valid)
+    flat = x.reshape(batch + (remaining,))
+    if kind is None and remaining > SEQUENTIAL_BODY_LIMIT:
+        (reduced_value,) = tree_reduce_last(call, region_index, [flat])
+        (result,) = run_body(call, region_index, [init, reduced_value], batch, [init.dtype])
+        return result
+    return fold_last(call, region_index, kind, flat, init)
+
+
+def _tree_plan(kind: Optional[str], dtype: np.dtype, batch: tuple, sizes: list, reduced: int):
+    """The stages of XLA's tree rewrite for one shape: how to pad, tile and fold each level."""
+    stages = []
     while any(n > TREE_WINDOW for n in sizes):
         windows = [min(n, TREE_WINDOW) for n in sizes]
         outs = [-(-n // w) for n, w in zip(sizes, windows)]
@@ -266,26 +292,21 @@ def xla_tree_reduce(call: OpCall, region_index: int, kind: Optional[str], x: np.
         if kind is None and steps > SEQUENTIAL_BODY_LIMIT:
             break
         pads = [((o * w - n) // 2, o * w - n - (o * w - n) // 2) for n, w, o in zip(sizes, windows, outs)]
-        identity = _identity(kind, x.dtype)
-        fill = identity if identity is not None else init
-        padded = np.full(batch + tuple(o * w for o, w in zip(outs, windows)), fill, dtype=x.dtype)
-        padded[(Ellipsis,) + tuple(slice(lo, lo + n) for (lo, _), n in zip(pads, sizes))] = x
-        tiled = padded.reshape(batch + tuple(v for o, w in zip(outs, windows) for v in (o, w)))
+        identity = _identity(kind, dtype)
+        padded_shape = inner = None
+        if any(lo or hi for lo, hi in pads):
+            padded_shape = batch + tuple(o * w for o, w in zip(outs, windows))
+            inner = (Ellipsis,) + tuple(slice(lo, lo + n) for (lo, _), n in zip(pads, sizes))
+        tiled_shape = batch + tuple(v for o, w in zip(outs, windows) for v in (o, w))
         b = len(batch)
         order = list(range(b)) + [b + 2 * j for j in range(reduced)] + [b + 2 * j + 1 for j in range(reduced)]
-        blocks = np.transpose(tiled, order).reshape(batch + tuple(outs) + (steps,))
+        blocks_shape = batch + tuple(outs) + (steps,)
         valid = None
-        if identity is None and any(lo or hi for lo, hi in pads):
+        if identity is None and padded_shape is not None:
             valid = _window_validity(sizes, windows, outs, pads)
-        x = fold_last(call, region_index, kind, blocks, init, valid)
+        stages.append((padded_shape, identity, inner, tiled_shape, order, blocks_shape, valid))
         sizes = outs
-    remaining = int(np.prod(sizes, dtype=np.int64))
-    flat = x.reshape(batch + (remaining,))
-    if kind is None and remaining > SEQUENTIAL_BODY_LIMIT:
-        (reduced_value,) = tree_reduce_last(call, region_index, [flat])
-        (result,) = run_body(call, region_index, [init, reduced_value], batch, [init.dtype])
-        return result
-    return fold_last(call, region_index, kind, flat, init)
+    return stages, int(np.prod(sizes, dtype=np.int64))
 
 
 def _window_validity(sizes, windows, outs, pads) -> np.ndarray:

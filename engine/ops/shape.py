@@ -41,25 +41,39 @@ def _check_shape(call: OpCall, shape: Sequence[int], what: str) -> tuple[int, ..
 # -- broadcasts --------------------------------------------------------------------------------
 
 
-def _broadcast_in_dim(call: OpCall, operand: np.ndarray, dims: Sequence[int], shape: tuple[int, ...]) -> np.ndarray:
+def _broadcast_plan(call: OpCall, operand_shape: tuple[int, ...], dims: Sequence[int], shape: tuple[int, ...]):
+    """(axis order or None, expanded shape) taking an operand to `shape`, after checking dims."""
     dims = tuple(int(d) for d in dims)
-    if len(dims) != operand.ndim:
-        raise call.error(f"broadcast_dimensions {list(dims)} do not match the operand rank {operand.ndim}")
+    if len(dims) != len(operand_shape):
+        raise call.error(f"broadcast_dimensions {list(dims)} do not match the operand rank {len(operand_shape)}")
     for axis, d in enumerate(dims):
-        if not 0 <= d < len(shape) or operand.shape[axis] not in (1, shape[d]):
-            raise call.error(f"operand dimension {axis} of size {operand.shape[axis]} cannot broadcast to "
+        if not 0 <= d < len(shape) or operand_shape[axis] not in (1, shape[d]):
+            raise call.error(f"operand dimension {axis} of size {operand_shape[axis]} cannot broadcast to "
                              f"result dimension {d} of {list(shape)}")
     # broadcast_dimensions need not be increasing: order the operand's axes as they appear in the
     # result first, then insert the new unit axes and let numpy replicate.
-    order = sorted(range(operand.ndim), key=lambda axis: dims[axis])
-    arranged = np.transpose(operand, order)
-    expanded = arranged.reshape([operand.shape[dims.index(d)] if d in dims else 1 for d in range(len(shape))])
-    return np.ascontiguousarray(np.broadcast_to(expanded, shape))
+    order = tuple(sorted(range(len(operand_shape)), key=lambda axis: dims[axis]))
+    expanded = tuple(operand_shape[dims.index(d)] if d in dims else 1 for d in range(len(shape)))
+    return (None if order == tuple(range(len(order))) else order), expanded
+
+
+def _broadcast_in_dim(call: OpCall, operand: np.ndarray, dims: Sequence[int], shape: tuple[int, ...]) -> np.ndarray:
+    order, expanded = _broadcast_plan(call, operand.shape, dims, shape)
+    arranged = operand if order is None else np.transpose(operand, order)
+    # A read-only broadcast view: values are immutable, so replicating costs no memory or time.
+    return np.broadcast_to(arranged.reshape(expanded), shape)
 
 
 @op("stablehlo.broadcast_in_dim")
 def broadcast_in_dim(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _broadcast_in_dim(call, operand, call.attr("broadcast_dimensions"), call.result_shape)
+    plan = call.memo.get("plan")
+    if plan is None or plan[0] != operand.shape:
+        shape = call.result_shape
+        dims = call.attr("broadcast_dimensions")
+        plan = call.memo["plan"] = (operand.shape, shape, *_broadcast_plan(call, operand.shape, dims, shape))
+    _, shape, order, expanded = plan
+    arranged = operand if order is None else np.transpose(operand, order)
+    return np.broadcast_to(arranged.reshape(expanded), shape)
 
 
 @op("stablehlo.dynamic_broadcast_in_dim")
@@ -72,7 +86,7 @@ def dynamic_broadcast_in_dim(call: OpCall, operand: np.ndarray, output_dimension
 def broadcast(call: OpCall, operand: np.ndarray) -> np.ndarray:
     # The legacy form prepends broadcast_sizes to the operand's shape.
     sizes = tuple(int(s) for s in call.attr("broadcast_sizes"))
-    return np.ascontiguousarray(np.broadcast_to(operand, sizes + operand.shape))
+    return np.broadcast_to(operand, sizes + operand.shape)
 
 
 # -- reshapes and permutations -----------------------------------------------------------------
