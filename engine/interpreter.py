@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from .allocator import keep_freed_memory
 from .device import CPU, Device
 from .dtypes import as_value
 from .errors import ExecutionError, HlodbgError
@@ -103,6 +104,7 @@ class Interpreter:
         listeners: Sequence[Listener] = (),
     ):
         load_families()
+        keep_freed_memory()
         self.module = module
         self.device = device
         self.process = process

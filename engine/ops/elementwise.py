@@ -42,8 +42,10 @@ def precise(x: np.ndarray) -> np.ndarray:
     result is the correctly rounded one; XLA's own f32 approximations are within a few ULP of it.
     """
     dtype = x.dtype
-    if dtype == F64 or dtype == C128:
+    if dtype == F64 or dtype == C128 or dtype == F32:
         return x
+    if dtype.kind != "c" and dtype.itemsize < 4:
+        return x.astype(F32)
     return x.astype(C128 if dtype.kind == "c" else F64)
 
 
