@@ -1,0 +1,153 @@
+"""`hlodbg run` and `hlodbg check`: arguments in, results out, checks reported with locations."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from hlodbg.cli import main
+
+from .conftest import CONFORMANCE, PROGRAMS, SAMPLES
+
+PROGRAM = """
+func.func @main(%a: tensor<3xf32>, %b: tensor<3xbf16>) -> (tensor<3xf32>, tensor<3xbf16>) {
+  %0 = stablehlo.add %a, %a : tensor<3xf32>
+  %1 = stablehlo.negate %b : tensor<3xbf16>
+  return %0, %1 : tensor<3xf32>, tensor<3xbf16>
+}
+func.func @twice(%x: tensor<2xi32>) -> tensor<2xi32> {
+  %0 = stablehlo.add %x, %x : tensor<2xi32>
+  return %0 : tensor<2xi32>
+}
+"""
+
+CHECKS = """
+module {
+  func.func @main() {
+    %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+    %b = stablehlo.add %a, %a : tensor<2xi32>
+    "check.expect_eq_const"(%b) {value = dense<[2, 4]> : tensor<2xi32>} : (tensor<2xi32>) -> ()
+    return
+  }
+}
+
+// -----
+
+module {
+  func.func @main() {
+    %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    %b = stablehlo.multiply %a, %a : tensor<2xf32>
+    "check.expect_almost_eq_const"(%b) {value = dense<[1.0, 5.0]> : tensor<2xf32>} : (tensor<2xf32>) -> ()
+    return
+  }
+}
+"""
+
+
+@pytest.fixture
+def program(tmp_path):
+    path = tmp_path / "prog.mlir"
+    path.write_text(PROGRAM)
+    return path
+
+
+def test_run_with_npz_and_npy_arguments_saves_results(program, tmp_path, capsys):
+    args = tmp_path / "in.npz"
+    np.savez(args, arg0=np.array([1, 2, 3], np.float32), arg1=np.array([1, -2, 0.5], ml_dtypes.bfloat16))
+    out = tmp_path / "out.npz"
+    assert main(["run", str(program), "--args", str(args), "--out", str(out)]) == 0
+    results = np.load(out)
+    np.testing.assert_array_equal(results["result0"], [2, 4, 6])
+    # np.savez keeps bf16 as raw 2-byte values; they view back as bfloat16.
+    np.testing.assert_array_equal(results["result1"].view(ml_dtypes.bfloat16).astype(np.float32), [-1, 2, -0.5])
+    npy = tmp_path / "x.npy"
+    np.save(npy, np.array([5, 6], np.int32))
+    assert main(["run", str(program), "--entry", "twice", "--arg", f"0={npy}"]) == 0
+    text = capsys.readouterr().out
+    assert "result0: tensor<2xi32>" in text and "[10, 12]" in text
+
+
+def test_run_random_arguments_are_reproducible_and_reported(program, capsys):
+    assert main(["run", str(program), "--json", "--seed", "7"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(["run", str(program), "--json", "--seed", "7"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert first == again and first["random_arguments"] == [0, 1]
+    result = first["results"][0]
+    assert result["type"] == "tensor<3xf32>" and result["shape"] == [3] and len(result["values"]) == 3
+    assert main(["run", str(program)]) == 0
+    assert "random argument(s) 0, 1 (seed 0)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "extra,message",
+    [
+        (["--entry", "nope"], "no function @nope"),
+        (["--arg", "zero=x.npy"], "--arg expects N=FILE.npy"),
+        (["--arg", "5=missing.npy"], "no such file: missing.npy"),
+        (["--args", "missing.npz"], "no such file: missing.npz"),
+    ],
+)
+def test_run_bad_input_is_a_message_with_status_2(program, extra, message, capsys):
+    assert main(["run", str(program), *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_run_wrong_shape_argument(program, tmp_path, capsys):
+    npy = tmp_path / "bad.npy"
+    np.save(npy, np.zeros(4, np.float32))
+    assert main(["run", str(program), "--arg", f"0={npy}"]) == 2
+    assert "argument 0: expected tensor<3xf32> but got shape 4" in capsys.readouterr().err
+
+
+def test_run_the_embedded_sample(capsys):
+    assert main(["run", str(SAMPLES / "tiny_model.mlir")]) == 0
+    assert "result0:" in capsys.readouterr().out
+
+
+def test_check_reports_failures_with_locations_and_exit_status(tmp_path):
+    path = tmp_path / "checks.mlir"
+    path.write_text(CHECKS)
+    done = subprocess.run([sys.executable, "-m", "hlodbg", "check", str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    lines = done.stdout.strip().splitlines()
+    assert lines[-1] == "1 passed, 1 failed"
+    assert f"{path}#1: FAILED" in done.stdout
+    assert f"{path}:17:5: error: check.expect_almost_eq failed" in done.stdout
+    assert "at [1]: 4.0 (actual) vs 5.0 (expected)" in done.stdout
+
+
+def test_check_passing_file_exits_0(tmp_path, capsys):
+    path = tmp_path / "ok.mlir"
+    path.write_text(CHECKS.split("// -----")[0])
+    assert main(["check", "-v", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "ok (1 checks)" in out and out.strip().endswith("1 passed, 0 failed")
+
+
+def test_check_unloadable_file_is_a_failure(tmp_path, capsys):
+    path = tmp_path / "bad.mlir"
+    path.write_text("func.func @main( {")
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "bad.mlir:1:" in out and "0 passed, 1 failed" in out
+
+
+@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="../shared/conformance is not present")
+def test_check_many_conformance_files(capsys):
+    files = sorted(str(p) for p in CONFORMANCE.glob("add_*.mlir"))[:5]
+    assert main(["check", *files]) == 0
+    assert capsys.readouterr().out.strip() == f"{len(files)} passed, 0 failed"
+
+
+@pytest.mark.skipif(not PROGRAMS.is_dir(), reason="../shared/programs is not present")
+def test_run_shared_program_matches_expected(tmp_path):
+    out = tmp_path / "out.npz"
+    assert main(["run", str(PROGRAMS / "mlp.mlir"), "--args", str(PROGRAMS / "mlp.inputs.npz"), "--out", str(out)]) == 0
+    expected = np.load(PROGRAMS / "mlp.expected.npz")
+    np.testing.assert_allclose(np.load(out)["result0"], expected["result0"], rtol=1e-5)
