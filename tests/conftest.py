@@ -25,3 +25,18 @@ def corpus_files() -> list[Path]:
 def require_shared() -> None:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")
+
+
+def sample_array(shape, dtype, rng, limit: int = 20):
+    """Random test data of any dtype: integers in [-limit, limit], normal floats, complex, bool."""
+    import numpy as np
+
+    dtype = np.dtype(dtype)
+    if dtype == np.bool_:
+        return rng.integers(0, 2, size=shape).astype(np.bool_)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(max(info.min, -limit), min(info.max, limit) + 1, size=shape).astype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    return rng.standard_normal(shape).astype(np.float32).astype(dtype)

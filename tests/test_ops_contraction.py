@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 import hlodbg
 from hlodbg.engine.errors import ExecutionError
 from hlodbg.engine.interpreter import Interpreter
+from .conftest import sample_array
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -39,15 +40,7 @@ def tensor_type(shape, dtype) -> str:
 
 
 def sample(shape, dtype, rng: np.random.Generator) -> np.ndarray:
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, size=shape).astype(np.bool_)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return rng.integers(max(info.min, -20), min(info.max, 20) + 1, size=shape).astype(dtype)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    return rng.standard_normal(shape).astype(np.float32).astype(dtype)
+    return sample_array(shape, dtype, rng, limit=20)
 
 
 def interpret(text: str, *args) -> list:

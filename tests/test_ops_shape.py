@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 import hlodbg
 from hlodbg.engine.interpreter import Interpreter
+from .conftest import sample_array
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -22,15 +23,7 @@ DTYPES = [np.float32, ml_dtypes.bfloat16, np.float16, np.int8, np.int32, np.uint
 
 
 def sample(shape, dtype, rng: np.random.Generator) -> np.ndarray:
-    dtype = np.dtype(dtype)
-    if dtype == np.bool_:
-        return rng.integers(0, 2, size=shape).astype(np.bool_)
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return rng.integers(max(info.min, -50), min(info.max, 50) + 1, size=shape).astype(dtype)
-    if dtype.kind == "c":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
-    return rng.standard_normal(shape).astype(np.float32).astype(dtype)
+    return sample_array(shape, dtype, rng, limit=50)
 
 
 def interpret(text: str, *args):

@@ -14,7 +14,7 @@ from typing import Any, Optional
 import ml_dtypes
 import numpy as np
 
-from ..dtypes import bit_width
+from ..dtypes import bit_width, is_float_dtype
 from ..ir import Operation
 from ..types import TensorType
 from .registry import OpCall, op
@@ -44,11 +44,7 @@ def _as_compare(array: np.ndarray) -> np.ndarray:
     """Float-comparable view: narrow floats and int4 in a numpy type numpy compares natively."""
     dtype = array.dtype
     if dtype.kind == "V" or dtype == np.float16:
-        try:
-            ml_dtypes.finfo(dtype)
-            return array.astype(np.float64)
-        except (TypeError, ValueError):
-            return array.astype(np.int64)
+        return array.astype(np.float64 if is_float_dtype(dtype) else np.int64)
     return array
 
 
@@ -138,19 +134,11 @@ def expect_close_failure(actual: np.ndarray, expected: np.ndarray, min_ulp: int,
     expected = np.asarray(expected)
     if actual.shape != expected.shape:
         return f"shapes differ: {actual.shape} (actual) vs {expected.shape} (expected)"
-    if actual.dtype.kind not in "fcV" or actual.dtype.kind == "V" and not _is_float(actual.dtype):
+    if actual.dtype.kind != "c" and not is_float_dtype(actual.dtype):
         return expect_eq_failure(actual, expected)
     diff = ulp_difference(actual, expected)
     bad = (diff < np.uint64(min_ulp)) | (diff > np.uint64(max_ulp))
     return _mismatch_message(bad, actual, expected, f" within {min_ulp}..{max_ulp} ULP")
-
-
-def _is_float(dtype: np.dtype) -> bool:
-    try:
-        ml_dtypes.finfo(dtype)
-        return True
-    except (TypeError, ValueError):
-        return False
 
 
 def _const(call: OpCall) -> np.ndarray:
@@ -257,7 +245,7 @@ def _custom_check(call: OpCall, target: str, operands: tuple) -> Any:
 
 def _is_float_like(array: np.ndarray) -> bool:
     dtype = np.asarray(array).dtype
-    return dtype.kind in "fc" or (dtype.kind == "V" and _is_float(dtype))
+    return dtype.kind == "c" or is_float_dtype(dtype)
 
 
 def _sharding_annotation(call: OpCall, operand: np.ndarray) -> np.ndarray:

@@ -130,15 +130,20 @@ def _extremum(a: np.ndarray, b: np.ndarray, take_max: bool) -> np.ndarray:
 # -- arithmetic ----------------------------------------------------------------------------------
 
 
+def _binary(call: OpCall, ufunc: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """A ufunc in the compute dtype, rounded or wrapped once to the result type."""
+    return narrow(ufunc(widen(lhs), widen(rhs)), call.result_dtype)
+
+
 @op("stablehlo.add")
 def add(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     # numpy's add on booleans is logical or, the spec's addition of i1.
-    return narrow(np.add(widen(lhs), widen(rhs)), call.result_dtype)
+    return _binary(call, np.add, lhs, rhs)
 
 
 @op("stablehlo.subtract")
 def subtract(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    return narrow(np.subtract(widen(lhs), widen(rhs)), call.result_dtype)
+    return _binary(call, np.subtract, lhs, rhs)
 
 
 @op("stablehlo.multiply")
@@ -146,7 +151,7 @@ def multiply(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if call.result_dtype == np.complex64:
         return complex64_multiply(lhs, rhs)
     # numpy's multiply on booleans is logical and, the spec's multiplication of i1.
-    return narrow(np.multiply(widen(lhs), widen(rhs)), call.result_dtype)
+    return _binary(call, np.multiply, lhs, rhs)
 
 
 def complex64_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -346,17 +351,17 @@ def imag(call: OpCall, operand: np.ndarray) -> np.ndarray:
 
 @op("stablehlo.and")
 def and_(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    return narrow(np.bitwise_and(widen(lhs), widen(rhs)), call.result_dtype)
+    return _binary(call, np.bitwise_and, lhs, rhs)
 
 
 @op("stablehlo.or")
 def or_(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    return narrow(np.bitwise_or(widen(lhs), widen(rhs)), call.result_dtype)
+    return _binary(call, np.bitwise_or, lhs, rhs)
 
 
 @op("stablehlo.xor")
 def xor(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    return narrow(np.bitwise_xor(widen(lhs), widen(rhs)), call.result_dtype)
+    return _binary(call, np.bitwise_xor, lhs, rhs)
 
 
 @op("stablehlo.not")
