@@ -23,6 +23,7 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse.py
+	$(BIN)/python benchmarks/interpreter.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
