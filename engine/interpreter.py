@@ -22,7 +22,7 @@ from .ir import Block, Function, Module, Operation, Value, symbol_name
 from .ops import load_families
 from .ops.registry import EVALUATORS, OpCall
 from .process import Grid, ProcessId
-from .types import QuantizedType, TensorType, Type
+from .types import QuantizedType, TensorType
 
 TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "chlo.return"})
 
@@ -116,7 +116,6 @@ class Interpreter:
         self.probe_counts: dict[str, int] = {}
         self.checks: list = []  # CheckOutcome of every check op run, in order
         self._compiled: dict[int, tuple[list[Step], Operation]] = {}
-        self._calls: dict[int, OpCall] = {}
 
     # -- entry points ---------------------------------------------------------------------
     def run(self, entry: str = "main", args: Sequence[Any] = ()) -> list[Any]:
@@ -303,8 +302,12 @@ def _has_quantized_types(op: Operation) -> bool:
 
 
 def _unsupported(op: Operation) -> Callable:
+    notes = ()
+    if op.name.startswith("sdy."):
+        notes = ("Shardy's manual computations run on a grid of devices; this run has one process",)
+
     def evaluator(call: OpCall, *operands: Any) -> Any:
-        raise ExecutionError(f"hlodbg cannot execute {op.name}: no evaluator for this op", op.pos)
+        raise ExecutionError(f"hlodbg cannot execute {op.name}: no evaluator for this op", op.pos, notes)
 
     return evaluator
 
@@ -313,7 +316,3 @@ def run_module(module: Module, args: Sequence[Any] = (), entry: str = "main", de
                process: ProcessId = ProcessId(0, 0)) -> list[Any]:
     """Run `entry` of `module` on one process and return its results."""
     return Interpreter(module, device=device, process=process).run(entry, args)
-
-
-def result_types(module: Module, entry: str = "main") -> list[Type]:
-    return list(module.function(entry).function_type.results)

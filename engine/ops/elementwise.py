@@ -38,8 +38,9 @@ def is_floating(dtype: np.dtype) -> bool:
 def precise(x: np.ndarray) -> np.ndarray:
     """`x` in the precision transcendental functions are evaluated in.
 
-    f32 and narrower floats are evaluated in f64 and complex64 in complex128, so the rounded
-    result is the correctly rounded one; XLA's own f32 approximations are within a few ULP of it.
+    f32 and narrower floats are evaluated in f32 with numpy's vectorised kernels (within a few
+    ULP, like XLA's own f32 approximations, and several times faster than going through f64);
+    complex64 goes through complex128, whose numpy kernels are the accurate ones.
     """
     dtype = x.dtype
     if dtype == F64 or dtype == C128 or dtype == F32:
