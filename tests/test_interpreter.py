@@ -288,3 +288,78 @@ def test_device_owns_storage_and_matmul_numerics():
     for _ in range(3):
         reference = np.tanh(w @ reference)
     np.testing.assert_allclose(actual, reference, rtol=1e-5)
+
+
+STRUCTURE = """
+func.func @main(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %0 = stablehlo.composite "my.square" %x {decomposition = @square} : (tensor<2xf32>) -> tensor<2xf32>
+  %t = stablehlo.tuple %0, %x : tuple<tensor<2xf32>, tensor<2xf32>>
+  %1 = stablehlo.get_tuple_element %t[1] : (tuple<tensor<2xf32>, tensor<2xf32>>) -> tensor<2xf32>
+  %2:2 = stablehlo.optimization_barrier %0, %1 : tensor<2xf32>, tensor<2xf32>
+  %tok = stablehlo.after_all : !stablehlo.token
+  return %2#0, %2#1 : tensor<2xf32>, tensor<2xf32>
+}
+func.func private @square(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.multiply %x, %x : tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"""
+
+
+def test_composite_tuples_barrier_and_tokens():
+    (square, same), _ = run(STRUCTURE, np.array([3.0, -2.0], np.float32))
+    assert square.tolist() == [9.0, 4.0] and same.tolist() == [3.0, -2.0]
+
+
+PROBES = """
+func.func @main() {
+  %a = stablehlo.constant dense<[1, 2]> : tensor<2xi32>
+  %b = interpreter.probe %a, probe_id = "a" : tensor<2xi32>
+  %c = stablehlo.add %b, %b : tensor<2xi32>
+  %d = interpreter.probe %c, probe_id = "a" : tensor<2xi32>
+  interpreter.print %c : tensor<2xi32>
+  check.expect_serialized_eq %a, probe_id = "a" : tensor<2xi32>
+  check.expect_serialized_eq %c, probe_id = "a", iter = 1 : tensor<2xi32>
+  check.expect_serialized_eq %a, probe_id = "a", iter = 1 : tensor<2xi32>
+  return
+}
+"""
+
+
+def test_probe_print_and_serialized_checks(tmp_path):
+    program = hlodbg.load(PROBES, check=False)
+    interpreter = Interpreter(program.module)
+    interpreter.probe_dir = str(tmp_path)
+    interpreter.run("main", [])
+    assert [c.passed for c in interpreter.checks] == [True, True, False]
+    assert interpreter.printed == ["tensor<2xi32> [2, 4]"]
+    index = (tmp_path / "index.csv").read_text().splitlines()
+    assert [line.split(",")[:2] for line in index] == [["a", "tensor<2xi32>"], ["a", "tensor<2xi32>"]]
+
+
+PRETTY_CHECKS = """
+func.func @pretty() {
+  %a = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %b = interpreter.probe %a, probe_id = "a" : tensor<2xf32>
+  check.expect_eq %a, %b : tensor<2xf32>
+  check.expect_eq_const %a, dense<[1.0, 2.0]> : tensor<2xf32>
+  check.expect_almost_eq %a, %b, tolerance = 1.0e-3 : tensor<2xf32>
+  check.expect_almost_eq_const %a, dense<[1.0, 2.5]> : tensor<2xf32>, tolerance = 0.01
+  check.expect_close %a, %b, max_ulp_difference = 3, min_ulp_difference = 0 : tensor<2xf32>, tensor<2xf32>
+  interpreter.print %a : tensor<2xf32>
+  func.return
+}
+"""
+
+
+def test_check_dialect_pretty_forms_parse_print_and_run():
+    from hlodbg.engine.checking import check_module
+
+    program = hlodbg.load(PRETTY_CHECKS)
+    text = program.to_text()
+    assert "check.expect_close %a, %b, max_ulp_difference = 3, min_ulp_difference = 0 : tensor<2xf32>, tensor<2xf32>" in text
+    assert "check.expect_almost_eq %a, %b, tolerance = 0.001 : tensor<2xf32>" in text
+    for module in (program.module, hlodbg.load(text).module):
+        outcome = check_module(module)
+        assert [c.passed for c in outcome.checks] == [True, True, True, False, True]
+        assert outcome.printed == ["tensor<2xf32> [1., 2.]"]

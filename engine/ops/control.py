@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..dtypes import TOKEN
+from ..ir import symbol_name
 from .registry import OpCall, op
 
 
@@ -66,14 +67,8 @@ def case(call: OpCall, index: np.ndarray) -> list[Any]:
 def composite(call: OpCall, *args: Any) -> list[Any]:
     interpreter = call.interpreter
     name = call.attr("decomposition")
-    callee = call.cached("callee", lambda: interpreter.module.function(_symbol(name)))
+    callee = call.cached("callee", lambda: interpreter.module.function(symbol_name(name)))
     return call.results(interpreter.call_function(callee, list(args), call.op))
-
-
-def _symbol(attr: Any) -> str:
-    from ..ir import symbol_name
-
-    return symbol_name(attr)
 
 
 @op("stablehlo.optimization_barrier")

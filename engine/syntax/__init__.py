@@ -6,7 +6,7 @@ reads the rest of the op.
 from __future__ import annotations
 
 from ..opdefs import OPS
-from . import chlo_ops, custom_ops, stablehlo_ops  # noqa: F401  (they register the ops)
+from . import check_ops, chlo_ops, custom_ops, stablehlo_ops  # noqa: F401  (they register the ops)
 from .custom_ops import ALIASES
 
 

@@ -59,6 +59,7 @@ class Format(Syntax):
 
     def _compile(self, text: str) -> list[Token]:
         stack: list[list[Token]] = [[]]
+        group_spaces: list[bool] = []  # whether each open `{?` had a space before it
         pos = 0
         operand_names = {n for n, _ in self.opdef.operands}
         while pos < len(text):
@@ -73,10 +74,12 @@ class Format(Syntax):
             pos = m.end()
             if word == "{?":
                 stack.append([])
+                group_spaces.append(space)
                 continue
             if word == "?}":
                 group = stack.pop()
-                stack[-1].append(Token("optional", "", space or group[0].space, group))
+                opened_with_space = group_spaces.pop()
+                stack[-1].append(Token("optional", "", opened_with_space or group[0].space, group))
                 continue
             if word.startswith("$"):
                 name = word[1:]
@@ -343,6 +346,13 @@ def parse_pretty_attr(p, kind: str, name: str) -> Any:
         return word == "true"
     if kind == "str":
         return p.string(f"a string for {name}")
+    if kind == "f64":
+        # `tolerance = 1.0e-3` or `1.0e-3 : f64`; a trailing `: tensor<...>` belongs to the op.
+        value = float(p.number(f"a number for {name}"))
+        save = p.pos
+        if p.accept(":") and not (p.accept_keyword("f64") or p.accept_keyword("f32")):
+            p.pos = save
+        return A.FloatAttr(value)
     if kind == "symbol":
         return A.SymbolRef(p.symbol())
     if kind.startswith("enum."):
@@ -368,6 +378,8 @@ def format_pretty_attr(value: Any, kind: str) -> str:
         return "true" if value else "false"
     if kind.startswith("enum."):
         return str(value)
+    if kind == "f64":
+        return repr(float(value))
     return A.format_attribute(value)
 
 
@@ -605,6 +617,30 @@ def _print_operand_types(op: Operation) -> str:
     return ": " + ", ".join(map(str, op.operand_types))
 
 
+def _parse_operands_same(state: ParseState) -> None:
+    """`: T` — the one type of every operand; the op has no results (check.expect_eq)."""
+    _start_types(state)
+    t = state.p.parse_type()
+    state.check_operand_types([t] * len(state.operands))
+    state.result_types = []
+
+
+def _print_operands_same(op: Operation) -> str:
+    return f"{op.operand_types[0]}"
+
+
+def _parse_operand_list(state: ParseState) -> None:
+    """`: T1, T2` — each operand's type; the op has no results (check.expect_close)."""
+    _start_types(state)
+    state.check_operand_types(state.p.parse_type_list())
+    state.result_types = []
+
+
+def _parse_no_results(state: ParseState) -> None:
+    """Nothing to read: operand types are known from the values, and there are no results."""
+    state.result_types = []
+
+
 TYPE_DIRECTIVES: dict[str, tuple[Callable, Callable]] = {
     "functional": (_parse_functional, _print_functional),
     "same": (_parse_same, _print_same),
@@ -616,6 +652,9 @@ TYPE_DIRECTIVES: dict[str, tuple[Callable, Callable]] = {
     "results": (_parse_results, _print_results),
     "operands_arrow": (_parse_operands_arrow, _print_operands_arrow),
     "operand_types": (_parse_operand_types, _print_operand_types),
+    "operands_same": (_parse_operands_same, _print_operands_same),
+    "operand_list": (_parse_operand_list, _print_pairwise),
+    "no_results": (_parse_no_results, lambda op: ""),
 }
 
 # name -> (parse(state), print(op) -> str, attribute names it spells). Filled by custom_directives.

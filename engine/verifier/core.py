@@ -149,6 +149,7 @@ _KIND_TEXT = {
     "symbol": "a symbol reference such as @f",
     "type": "a type",
     "f32": "a float attribute",
+    "f64": "a float attribute",
     "unit": "a unit attribute",
     "dict": "a dictionary",
     "precision": "a list of precisions",
@@ -197,7 +198,7 @@ def _attr_kind_ok(kind: str, value) -> bool:
         return isinstance(value, A.SymbolRef)
     if kind == "type":
         return isinstance(value, Type)
-    if kind == "f32":
+    if kind in ("f32", "f64"):
         return isinstance(value, float) or (isinstance(value, int) and not isinstance(value, bool))
     if kind == "unit":
         return isinstance(value, A.UnitAttr)
