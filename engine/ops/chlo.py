@@ -76,6 +76,8 @@ def tan(call: OpCall, operand: np.ndarray) -> np.ndarray:
 
 @op("chlo._asin_acos_kernel")
 def asin_acos_kernel(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    if np.asarray(operand).dtype.kind != "c":
+        raise call.error(f"operates on complex tensors, not {call.operand_types[0]}")
     return rounded(asin_acos_w(precise(np.asarray(operand))), call.result_dtype)
 
 
