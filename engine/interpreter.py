@@ -118,11 +118,17 @@ class Interpreter:
         self._compiled: dict[int, tuple[list[Step], Operation]] = {}
 
     # -- entry points ---------------------------------------------------------------------
+    def entry_function(self, entry: str) -> Function:
+        """The function named `entry`, or an error listing the functions there are."""
+        functions = self.module.functions
+        if entry not in functions:
+            names = ", ".join("@" + n for n in functions) or "none"
+            where = f" in {self.module.source.name}" if self.module.source is not None else ""
+            raise ExecutionError(f"no function @{entry}{where} (functions: {names})")
+        return functions[entry]
+
     def run(self, entry: str = "main", args: Sequence[Any] = ()) -> list[Any]:
-        function = self.module.function(entry) if entry in self.module.functions else None
-        if function is None:
-            names = ", ".join("@" + n for n in self.module.functions) or "none"
-            raise ExecutionError(f"no function @{entry} in the module (functions: {names})")
+        function = self.entry_function(entry)
         inputs = function.function_type.inputs
         if len(args) != len(inputs):
             raise ExecutionError(

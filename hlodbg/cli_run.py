@@ -31,7 +31,8 @@ def cmd_run(args) -> int:
     from hlodbg.program import load
 
     program = load(args.program, chunk=args.chunk)
-    function = program._entry_function(args.entry)
+    interpreter = Interpreter(program.module)
+    function = interpreter.entry_function(args.entry)
     given = load_npz(args.args) if args.args else {}
     for spec in args.arg:
         index, sep, path = spec.partition("=")
@@ -43,7 +44,6 @@ def cmd_run(args) -> int:
     if randomised and not args.json:
         which = ", ".join(str(i) for i in randomised)
         print(f"note: random argument(s) {which} (seed {args.seed}); pass --args/--arg to choose them", file=sys.stderr)
-    interpreter = Interpreter(program.module)
     results = interpreter.run(args.entry, values)
     for line in interpreter.printed:
         print(line, file=sys.stderr if args.json else sys.stdout)

@@ -64,17 +64,10 @@ class Program:
         from hlodbg.engine.interpreter import Interpreter
         from hlodbg.execution import build_arguments
 
-        function = self._entry_function(entry)
+        interpreter = Interpreter(self.module)
+        function = interpreter.entry_function(entry)
         values, _ = build_arguments(function.function_type.inputs, dict(enumerate(args)), seed)
-        return Interpreter(self.module).run(entry, values)
-
-    def _entry_function(self, entry: str) -> Function:
-        from hlodbg.engine import ExecutionError
-
-        if entry not in self.functions:
-            names = ", ".join("@" + n for n in self.functions) or "none"
-            raise ExecutionError(f"no function @{entry} in {self.name} (functions: {names})")
-        return self.functions[entry]
+        return interpreter.run(entry, values)
 
     def to_text(self, generic: bool = False, debug_info: bool = False) -> str:
         return print_module(self.module, generic=generic, debug_info=debug_info)
