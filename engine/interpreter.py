@@ -80,11 +80,12 @@ IMPURE_OPS = frozenset({
 class Step:
     """One op of a compiled block. `foldable` steps compute a constant: their value is kept."""
 
-    __slots__ = ("evaluator", "call", "operands", "results", "single", "foldable", "folded")
+    __slots__ = ("evaluator", "call", "op", "operands", "results", "single", "foldable", "folded")
 
     def __init__(self, evaluator: Callable, call: OpCall, operands: list[Value], results: list[Value]):
         self.evaluator = evaluator
         self.call = call
+        self.op = call.op
         self.operands = operands
         self.results = results
         self.single = len(results) == 1
@@ -115,6 +116,9 @@ class Interpreter:
         self.probe_dir: Optional[str] = None
         self.probe_counts: dict[str, int] = {}
         self.checks: list = []  # CheckOutcome of every check op run, in order
+        # When set, reducer bodies always run as regions (no ufunc shortcut for a recognised
+        # single-op body), so the debugger can show them evaluated; results may round differently.
+        self.expand_bodies = False
         self._compiled: dict[int, tuple[list[Step], Operation]] = {}
 
     # -- entry points ---------------------------------------------------------------------

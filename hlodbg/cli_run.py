@@ -19,6 +19,12 @@ def add_parsers(sub) -> None:
     run.add_argument("--out", metavar="OUT.npz", help="save results as result0, result1, ... in an .npz file")
     run.add_argument("--json", action="store_true", help="print a JSON summary of the results")
     run.add_argument("--chunk", type=int, default=None, help="module to run in a '// -----' split file")
+    run.add_argument("--break-on", metavar="nan|inf|EXPR", help="stop at the first op whose result holds NaN / Inf, "
+                     "or meets an expression such as 'abs(result).max() > 1e3' (or any breakpoint spec); "
+                     "prints the op, its locations and its operands' statistics, exit status 3")
+    run.add_argument("--probe", metavar="DIR", help="write every value the run produces as DIR/*.npy plus DIR/index.csv")
+    run.add_argument("--memory", metavar="SIZE", help="budget for recorded values with --probe/--break-on "
+                     "(e.g. 2G, 512M; default a quarter of RAM); older values are recomputed when needed")
 
     check = sub.add_parser("check", help="run self-checking programs (check dialect, @check.* custom calls)")
     check.add_argument("files", nargs="+", metavar="FILE", help=".mlir files; '// -----' modules run separately")
@@ -44,8 +50,30 @@ def cmd_run(args) -> int:
     if randomised and not args.json:
         which = ", ".join(str(i) for i in randomised)
         print(f"note: random argument(s) {which} (seed {args.seed}); pass --args/--arg to choose them", file=sys.stderr)
-    results = interpreter.run(args.entry, values)
-    for line in interpreter.printed:
+    if args.break_on or args.probe:
+        from hlodbg.cli_session import break_on, open_session, probe
+
+        session = open_session(program, args.entry, values, args.memory)
+        try:
+            if args.break_on:
+                status = break_on(session, args.break_on, args.program)
+                if status:
+                    return status
+            if args.probe:
+                count = probe(session, args.probe)
+                print(f"wrote {count} value(s) to {args.probe}/ (index.csv lists them)", file=sys.stderr)
+            else:
+                session.continue_()
+            if session.error is not None:
+                raise session.error
+            results = session.results
+        finally:
+            session.close()
+        printed = session._recorder.printed
+    else:
+        results = interpreter.run(args.entry, values)
+        printed = interpreter.printed
+    for line in printed:
         print(line, file=sys.stderr if args.json else sys.stdout)
     if args.out:
         save_results(args.out, results)

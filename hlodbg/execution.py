@@ -12,7 +12,8 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.dtypes import Token, as_value, element_dtype, random_value
+from hlodbg.engine.dtypes import Token, as_value, element_dtype, is_float_dtype, random_value, widen
+from hlodbg.engine.summary import summarize as summarize_value
 from hlodbg.engine.types import TensorType, Type
 
 
@@ -84,31 +85,28 @@ def build_arguments(
 
 
 def summarize(value: Any) -> dict:
-    """A JSON-friendly summary: dtype, shape, and min/max/mean/NaN/Inf counts; values if small."""
+    """A JSON-friendly summary: dtype, shape, and min/max/mean/NaN/Inf counts; values if small.
+
+    Built on engine.summary.ValueSummary; min/max/mean are over finite elements and left out for
+    complex tensors (whose summary statistics are of magnitudes).
+    """
     if isinstance(value, Token):
         return {"kind": "token"}
     if isinstance(value, tuple):
         return {"kind": "tuple", "elements": [summarize(v) for v in value]}
     array = np.asarray(value)
-    out: dict = {"dtype": str(array.dtype), "shape": list(array.shape)}
-    if array.size == 0:
+    summary = summarize_value(array)
+    out: dict = {"dtype": summary.dtype, "shape": list(summary.shape)}
+    if summary.size == 0:
         return out
-    numeric = array
-    if array.dtype.kind == "V":  # ml_dtypes floats and narrow ints
-        numeric = array.astype(np.float64)
-    if numeric.dtype.kind == "c":
-        out["nan"] = int(np.isnan(numeric).sum())
-        out["inf"] = int(np.isinf(numeric).sum())
-    elif numeric.dtype.kind == "f":
-        finite = numeric[np.isfinite(numeric)]
-        out["nan"] = int(np.isnan(numeric).sum())
-        out["inf"] = int(np.isinf(numeric).sum())
-        if finite.size:
-            out.update(min=_num(finite.min()), max=_num(finite.max()), mean=_num(finite.astype(np.float64).mean()))
-    else:
-        out.update(min=_num(numeric.min()), max=_num(numeric.max()), mean=_num(numeric.astype(np.float64).mean()))
-    if array.size <= 16:
-        out["values"] = _to_list(numeric)
+    complex_valued = array.dtype.kind == "c"
+    if complex_valued or is_float_dtype(array.dtype):
+        out["nan"] = summary.nan
+        out["inf"] = summary.inf
+    if summary.min is not None and not complex_valued:
+        out.update(min=_num(summary.min), max=_num(summary.max), mean=_num(summary.mean))
+    if summary.size <= 16:
+        out["values"] = _to_list(widen(array))
     return out
 
 

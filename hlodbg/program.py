@@ -69,6 +69,31 @@ class Program:
         values, _ = build_arguments(function.function_type.inputs, dict(enumerate(args)), seed)
         return interpreter.run(entry, values)
 
+    def session(self, args=None, seed: int = 0, entry: str = "main", memory=None, persist: bool = True):
+        """A debugging session on one run of `entry` (see hlodbg.engine.session.Session).
+
+        `args`: a sequence of arrays, or a dict {position: array}; missing ones are reproducible
+        random values from `seed`. `memory`: the budget for recorded values in bytes or as text
+        ("2G", "512M"; default a quarter of RAM). With `persist`, breakpoints and watches are
+        kept in a per-program JSON file (see hlodbg.engine.breakpoints.state_path).
+        """
+        from hlodbg.engine.breakpoints import BreakpointTable, Resolver, state_path
+        from hlodbg.engine.interpreter import Interpreter
+        from hlodbg.engine.replay import parse_size
+        from hlodbg.engine.session import Session
+        from hlodbg.execution import build_arguments
+
+        function = Interpreter(self.module).entry_function(entry)
+        given = dict(args) if isinstance(args, dict) else dict(enumerate(args or ()))
+        values, _ = build_arguments(function.function_type.inputs, given, seed)
+        budget = parse_size(memory) if isinstance(memory, str) else memory
+        path = str(self.path) if self.path is not None else None
+        if self.path is not None and self.chunk:
+            path = f"{path}#{self.chunk}"
+        table = BreakpointTable(Resolver(self.module, entry, path),
+                                state_path(path, self.source) if persist else None)
+        return Session(self.module, values, entry=entry, memory=budget, breakpoints=table, path=path)
+
     def to_text(self, generic: bool = False, debug_info: bool = False) -> str:
         return print_module(self.module, generic=generic, debug_info=debug_info)
 

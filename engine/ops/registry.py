@@ -107,7 +107,12 @@ class OpCall:
         return self.interpreter.run_region(self.op, index, list(args), kind)
 
     def body_kind(self, index: int = 0) -> Optional[str]:
-        """The single elementwise op a region applies (`"add"`, `"maximum"`, ...), if it is one."""
+        """The single elementwise op a region applies (`"add"`, `"maximum"`, ...), if it is one.
+
+        None when the interpreter expands bodies (the debugger showing a body evaluated).
+        """
+        if self.interpreter is not None and self.interpreter.expand_bodies:
+            return None
         return self.cached(f"body_kind{index}", lambda: single_op_body(self.op.regions[index]))
 
     def error(self, message: str, notes: Sequence[str] = ()) -> ExecutionError:

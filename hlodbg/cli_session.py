@@ -1,0 +1,154 @@
+"""`hlodbg run --probe DIR` and `hlodbg run --break-on nan|inf|EXPR`: runs through a session."""
+from __future__ import annotations
+
+import csv
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from hlodbg.engine import ExecutionError
+from hlodbg.engine.dtypes import Token
+from hlodbg.engine.summary import summarize
+
+EXIT_BREAK = 3
+
+
+def open_session(program, entry: str, values: list, memory):
+    from hlodbg.engine.breakpoints import BreakpointTable, Resolver
+    from hlodbg.engine.replay import parse_size
+    from hlodbg.engine.session import Session
+
+    try:
+        budget = parse_size(memory) if memory is not None else None
+    except ValueError as e:
+        raise ExecutionError(f"--memory: {e}") from None
+    path = str(program.path) if program.path is not None else None
+    table = BreakpointTable(Resolver(program.module, entry, path))  # the command line's own, not saved
+    return Session(program.module, values, entry=entry, memory=budget, breakpoints=table, path=path)
+
+
+def break_on(session, spec: str, program_name: str) -> int:
+    """Run to the first op meeting `spec`; print where and why (exit 3), or 0 if none did."""
+    from hlodbg.engine.breakpoints import BreakpointError
+
+    try:
+        session.break_at(spec)
+    except BreakpointError as e:
+        raise ExecutionError(f"--break-on: {e}") from None
+    stop = session.continue_()
+    if stop.reason == "error":
+        raise session.error
+    if stop.reason != "breakpoint":
+        return 0
+    hit = stop.hits[0]
+    print(report(session, hit, spec, program_name))
+    return EXIT_BREAK
+
+
+def report(session, hit, spec: str, program_name: str) -> str:
+    event = session.event(hit.event)
+    op = event.op
+    what = {"nan": "NaN", "inf": "Inf", "nonfinite": "NaN or Inf"}.get(spec.strip().lower())
+    if what and hit.after:
+        head = f"first {what} produced by event {event.id}: {_label(op)}"
+    else:
+        head = f"stopped at breakpoint {spec!r} {'after' if hit.after else 'before'} event {event.id}: {_label(op)}"
+    lines = [head]
+    if op.pos is not None:
+        lines.append(f"  at {program_name}:{op.pos.line}:{op.pos.col}")
+    if event.producer:
+        lines.append(f"  producer: {event.producer}")
+    stack = " > ".join(_frame_text(f) for f in _frames(event))
+    lines.append(f"  in: {stack}")
+    if hit.after:
+        for value, out in zip(op.results, event.outputs):
+            lines.append(f"  result {value.name}: {_summary(out)}")
+    lines.append("  operands:")
+    if not op.operands:
+        lines.append("    (none)")
+    for value, data in zip(op.operands, event.inputs):
+        s = _summary(data)
+        lines.append(f"    {value.name}: {s}")
+    return "\n".join(lines)
+
+
+def _frames(event) -> list:
+    frames = []
+    frame = event.frame
+    while frame is not None:
+        frames.append(frame)
+        frame = frame.parent
+    return frames[::-1]
+
+
+def _frame_text(frame) -> str:
+    name = f"@{frame.function.sym_name}"
+    if frame.kind == "function":
+        return name
+    it = f" #{frame.iteration}" if frame.iteration is not None else ""
+    return f"{frame.kind}{it}"
+
+
+def _label(op) -> str:
+    names = ", ".join(v.name for v in op.results)
+    return f"{names} = {op.name}" if names else op.name
+
+
+def _summary(value: Any) -> str:
+    if isinstance(value, Token):
+        return "token"
+    s = summarize(value)
+    state = "finite" if s.finite else "NOT finite"
+    return f"{state}: {s.describe()}"
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def probe(session, directory: str) -> int:
+    """Write every value the run produced as .npy files plus index.csv; returns their count."""
+    stop = session.continue_()
+    out = Path(directory)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ExecutionError(f"--probe: cannot create {directory}: {e.strerror}") from None
+    rows = []
+    for event in session.events:
+        if not event.done or not event.op.results:
+            continue
+        for value, data in zip(event.op.results, event.outputs):
+            if isinstance(data, Token):
+                continue
+            for suffix, array in _arrays(data):
+                name = _UNSAFE.sub("_", f"{event.id:06d}_{event.frame.function.sym_name}_{value.name.lstrip('%')}{suffix}")
+                file = f"{name}.npy"
+                np.save(out / file, np.asarray(array))
+                rows.append({
+                    "event": event.id, "function": event.frame.function.sym_name, "frame": event.frame.describe(),
+                    "iterations": " ".join(map(str, event.iterations)), "op": event.op.name,
+                    "value": value.name + suffix, "type": str(value.type), "shape": "x".join(map(str, np.shape(array))),
+                    "dtype": str(np.asarray(array).dtype), "line": event.line or "", "producer": event.producer,
+                    "file": file,
+                })
+    with open(out / "index.csv", "w", newline="") as handle:
+        fields = ["event", "function", "frame", "iterations", "op", "value", "type", "shape", "dtype", "line", "producer", "file"]
+        writer = csv.DictWriter(handle, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+    if stop.reason == "error":
+        print(f"note: the run failed; {len(rows)} value(s) before the failure were written", file=sys.stderr)
+        raise session.error
+    return len(rows)
+
+
+def _arrays(data: Any):
+    if isinstance(data, tuple):
+        for i, element in enumerate(data):
+            for suffix, array in _arrays(element):
+                yield f".{i}{suffix}", array
+    elif not isinstance(data, Token):
+        yield "", data
