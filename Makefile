@@ -24,6 +24,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse.py
 	$(BIN)/python benchmarks/interpreter.py
+	$(BIN)/python benchmarks/debugger.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -2,8 +2,7 @@
 
 `RecordingInterpreter` is the interpreter with its block loop replaced by one that appends each op
 instance to a `Trace` (op, frame, result, duration) and asks a `Gate` whether to pause before an
-op starts or after it finishes. `Execution` runs it in a background thread that parks at those
-pauses, so the session can step forward lazily through a program of any length (including one
+op starts or after it finishes. `Execution` runs it in a greenlet that parks at those pauses, so the session can step forward lazily through a program of any length (including one
 that never ends) while every value it has seen stays recorded.
 """
 from __future__ import annotations
@@ -13,6 +12,7 @@ import traceback
 from time import perf_counter
 from typing import Any, Optional, Sequence
 
+import greenlet
 import numpy as np
 
 from .errors import ExecutionError, HlodbgError
@@ -205,11 +205,13 @@ def _frozen(out: Any) -> Any:
 
 
 class Execution:
-    """Runs a RecordingInterpreter in a daemon thread that parks at the gate's pauses.
+    """Runs a RecordingInterpreter in a greenlet that parks at the gate's pauses.
 
-    `advance()` (from the session's thread) lets it run until the next pause, the end or an
-    error, and returns. States: ready -> running <-> parked -> finished | failed; `abandon()`
-    unwinds a parked run for good.
+    `advance()` lets the run go on until its next pause, the end or an error, and returns. A
+    greenlet (not a thread) keeps parking and resuming to a switch of stacks: stepping costs
+    microseconds and a run to the end costs what the run costs. States: ready -> running <->
+    parked -> finished | failed | abandoned. A run belongs to the thread that started it;
+    `interrupt()` may come from any thread.
     """
 
     def __init__(self, interpreter: RecordingInterpreter, entry: str, args: Sequence[Any]):
@@ -221,8 +223,8 @@ class Execution:
         self.parked_at: Optional[int] = None
         self.results: Optional[list] = None
         self.error: Optional[HlodbgError] = None
-        self._cv = threading.Condition()
-        self._thread: Optional[threading.Thread] = None
+        self._greenlet: Optional[greenlet.greenlet] = None
+        self._thread: Optional[int] = None  # the thread the run started in
 
     @property
     def done(self) -> bool:
@@ -230,50 +232,46 @@ class Execution:
 
     def advance(self) -> None:
         """Let the run go on until it parks again or ends (the gate says where to park)."""
-        with self._cv:
-            if self.done:
-                return
-            if self.state == "ready":
-                self.state = "running"
-                self._thread = threading.Thread(target=self._main, name="hlodbg-execution", daemon=True)
-                self._thread.start()
-            elif self.state == "parked":
-                self.state = "running"
-                self._cv.notify_all()
-            while self.state == "running":
-                self._cv.wait()
+        if self.done:
+            return
+        if self.state == "ready":
+            self._thread = threading.get_ident()
+            self._greenlet = greenlet.greenlet(self._main)
+        self._check_thread()
+        self._greenlet.parent = greenlet.getcurrent()
+        self.state = "running"
+        self._greenlet.switch()
 
     def interrupt(self) -> None:
-        """Ask a running execution to park before its next op (safe from any thread)."""
+        """Make a running execution park before its next op (safe from any thread)."""
         self.interpreter.gate.pause_at = 0
 
     def abandon(self) -> None:
-        """End the run for good: a running one is stopped first, a parked one unwound."""
-        with self._cv:
-            if self.state == "running":
-                self.interrupt()
-                while self.state == "running":
-                    self._cv.wait()
-            if self.state in ("parked", "ready"):
-                self.state = "abandoned"
-                self._cv.notify_all()
-        if self._thread is not None and self._thread is not threading.current_thread():
-            self._thread.join()
+        """End the run for good; a parked one is unwound (its frames' cleanup runs)."""
+        if self.state == "ready":
+            self.state = "abandoned"
+        elif self.state == "parked":
+            self._check_thread()
+            self.state = "abandoned"
+            self._greenlet.parent = greenlet.getcurrent()
+            self._greenlet.switch()
 
-    # -- the execution thread ---------------------------------------------------------------
+    def _check_thread(self) -> None:
+        if threading.get_ident() != self._thread:
+            raise ExecutionError("a debugging session is driven from the thread that created it; "
+                                 "call it from one thread (interrupt() is the exception)")
+
+    # -- inside the run -----------------------------------------------------------------------
     def park(self, eid: int) -> None:
         interpreter = self.interpreter
         interpreter.trace.clock_at_park = interpreter.now()
         parked = perf_counter()
-        with self._cv:
-            self.parked_at = eid
-            self.state = "parked"
-            self._cv.notify_all()
-            while self.state == "parked":
-                self._cv.wait()
-            if self.state == "abandoned":
-                raise Abandoned
-            self.parked_at = None
+        self.parked_at = eid
+        self.state = "parked"
+        self._greenlet.parent.switch()
+        if self.state == "abandoned":
+            raise Abandoned
+        self.parked_at = None
         interpreter.parked_seconds += perf_counter() - parked
 
     def _main(self) -> None:
@@ -282,18 +280,19 @@ class Execution:
             with np.errstate(all="ignore"):
                 results = self.interpreter.run(self.entry, self.args)
         except Abandoned:
+            self.state = "abandoned"
             return
+        except (KeyboardInterrupt, greenlet.GreenletExit):
+            self.state = "abandoned"  # the run cannot go on; the caller sees the interrupt
+            raise
         except HlodbgError as e:
             error = e
         except RecursionError:
             error = ExecutionError("the program nests calls or regions too deeply to run")
-        except BaseException as e:  # noqa: BLE001 - a bug in hlodbg: keep the session alive and say so
+        except Exception as e:  # noqa: BLE001 - a bug in hlodbg: keep the session alive and say so
             detail = "".join(traceback.format_exception_only(type(e), e)).strip()
             error = ExecutionError(f"internal error in hlodbg while running the program: {detail}")
-        trace = self.interpreter.trace
-        trace.clock_at_park = self.interpreter.now()
-        with self._cv:
-            self.results = results
-            self.error = error
-            self.state = "finished" if error is None else "failed"
-            self._cv.notify_all()
+        self.interpreter.trace.clock_at_park = self.interpreter.now()
+        self.results = results
+        self.error = error
+        self.state = "finished" if error is None else "failed"

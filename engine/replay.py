@@ -226,6 +226,10 @@ class ValueStore:
 
     def _materialise(self, targets: list) -> None:
         """Recompute `targets` and whatever dropped values they need, oldest first, iteratively."""
+        # Make room first: what this call recomputes stays until the next one, so callers can
+        # read it even when the budget is smaller than the value.
+        if self.bytes > self.budget:
+            self.evict()
         stack = list(targets)
         hold = self._hold
         try:
@@ -243,8 +247,6 @@ class ValueStore:
                 stack.pop()
         finally:
             hold.clear()
-        if self.bytes > self.budget:
-            self.evict()
 
     def _recompute(self, item: Any) -> None:
         trace = self.trace

@@ -2,7 +2,7 @@
 
 The cursor is an event (an op instance, see trace.py) about to run, like a debugger's current
 line; `position == len(trace)` once the program has finished. Going forward runs the program
-lazily in a background thread (recording.py) only as far as needed; going back just moves the
+lazily in a greenlet (recording.py) only as far as needed; going back just moves the
 cursor, because every value is recorded (or recomputed, replay.py). Each control moves at one
 granularity forward and the same backward:
 
@@ -37,7 +37,7 @@ from .replay import ValueStore
 from .summary import ValueSummary, summarize
 from .trace import FrameRecord, Trace
 
-RESULTS_OF_EXPANDED_OPS = ("stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter", "stablehlo.sort",
+EXPANDABLE_OPS = ("stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter", "stablehlo.sort",
                            "stablehlo.map", "stablehlo.select_and_scatter", "stablehlo.all_reduce",
                            "stablehlo.reduce_scatter")
 
@@ -170,7 +170,8 @@ class Session:
         self._main = self._view = _View(store, execution)
         self._ledgers.clear()
         self._stats.clear()
-        self._ensure(0)
+        # The run starts with the first control or question: `continue_()` right away runs
+        # straight through without parking at the first op.
 
     def restart(self, args: Optional[Sequence[Any]] = None) -> Stop:
         """Back to the first op; with `args`, a fresh run on new arguments. Breakpoints stay."""
@@ -185,7 +186,7 @@ class Session:
         return Stop("start", 0)
 
     def close(self) -> None:
-        """Stop the background run (a parked thread is unwound)."""
+        """Stop the background run (a parked one is unwound); restart() can start another."""
         self._main.execution.abandon()
 
     def interrupt(self) -> None:
@@ -195,7 +196,13 @@ class Session:
     # -- where we are -------------------------------------------------------------------------
     @property
     def trace(self) -> Trace:
+        """The trace being navigated (an expanded op's replay while inside one)."""
         return self._view.trace
+
+    @property
+    def expanded(self) -> Optional[int]:
+        """While inside an op's body replayed for display: that op's event in the run."""
+        return self._view.base
 
     @property
     def position(self) -> int:
@@ -216,12 +223,12 @@ class Session:
 
     @property
     def op(self) -> Optional[Operation]:
-        p = self.position
+        p = self._here()
         return self.trace.ops[p] if p < len(self.trace) else None
 
     @property
     def frame(self) -> Optional[FrameRecord]:
-        p = self.position
+        p = self._here()
         trace = self.trace
         if p < len(trace):
             return trace.frames[p]
@@ -253,7 +260,7 @@ class Session:
         """Frames from the entry function (first) to the current one (last)."""
         out: list[FrameInfo] = []
         view: Optional[_View] = self._view
-        position = self.position
+        position = self._here()
         while view is not None:
             trace = view.trace
             chain = []
@@ -287,11 +294,11 @@ class Session:
     # -- values -------------------------------------------------------------------------------
     def value(self, name: str) -> Any:
         """The value of `%name` as the current op sees it (inner frames first)."""
-        return self._lookup(self._view, self.position, name, include_own=False)
+        return self._lookup(self._view, self._here(), name, include_own=False)
 
     def values(self) -> dict[str, Any]:
         """Every value visible at the current op, by SSA name (inner frames hide outer names)."""
-        view, position = self._view, self.position
+        view, position = self._view, self._here()
         out: dict[str, Any] = {}
         for name, ref in self._visible_refs(view, position, include_own=False).items():
             out[name] = view.store.value(ref)
@@ -309,7 +316,7 @@ class Session:
             expression = compile_expression(text)
         except ExpressionError as e:
             raise BreakpointError(str(e)) from None
-        view, p = self._view, self.position
+        view, p = self._view, self._here()
         names = self._names(view, p, include_results=False)
         return expression.evaluate(names, lambda n: self._lookup(view, p, "%" + n, include_own=False))
 
@@ -440,7 +447,7 @@ class Session:
     def step(self) -> Stop:
         """Run the current op whole (calls and regions included) and stop at the next one."""
         view = self._view
-        p = view.position
+        p = self._here()
         if p >= view.end:
             return self._at_end(view)
         if view.trace.done(p):
@@ -450,21 +457,26 @@ class Session:
     def step_in(self) -> Stop:
         """Into the call, loop, branch or body the current op runs; else like step()."""
         view = self._view
-        p = view.position
+        p = self._here()
         if p >= view.end:
             return self._at_end(view)
         self._ensure(p + 1)
-        trace = view.trace
-        if trace.done(p) and trace.ends[p] == p and trace.ops[p].regions and trace.ops[p].name in RESULTS_OF_EXPANDED_OPS:
+        if self._expandable(p):
             expanded = self._expand(p)
             if expanded is not None:
                 return expanded
         return self._forward(target=p + 1)
 
+    def _expandable(self, p: int) -> bool:
+        """An op with a body that the run computed without running the body as a region."""
+        trace = self._view.trace
+        return (p < len(trace) and trace.done(p) and trace.ends[p] == p and bool(trace.ops[p].regions)
+                and trace.ops[p].name in EXPANDABLE_OPS)
+
     def step_out(self) -> Stop:
         """Finish the current frame and stop just after the op that opened it."""
         view = self._view
-        p = view.position
+        p = self._here()
         if p >= view.end:
             return self._at_end(view)
         owner = view.trace.frames[p].owner
@@ -496,7 +508,7 @@ class Session:
     def back(self) -> Stop:
         """Back to the previous op at this level (the reverse of step)."""
         view = self._view
-        p = view.position
+        p = self._here()
         if p == 0:
             return self._leave_view(forward=False) if view.parent is not None else Stop("start", 0)
         trace = view.trace
@@ -512,10 +524,13 @@ class Session:
     def back_in(self) -> Stop:
         """Back to the op that ran just before, at any depth (the reverse of step_in)."""
         view = self._view
-        p = view.position
+        p = self._here()
         if p == 0:
             return self._leave_view(forward=False) if view.parent is not None else Stop("start", 0)
-        return self._backward(p - 1)
+        stop = self._backward(p - 1)
+        if stop.reason == "step" and self._expandable(view.position):
+            return self._expand(view.position, at_end=True) or stop
+        return stop
 
     def back_out(self) -> Stop:
         """Back to just before the op that opened this frame (the reverse of step_out)."""
@@ -541,6 +556,12 @@ class Session:
         return Stop("goto", event)
 
     # -- machinery ----------------------------------------------------------------------------
+    def _here(self) -> int:
+        """The current position, once its event has started (the run begins lazily)."""
+        view = self._view
+        self._ensure(view.position)
+        return view.position
+
     def _ensure(self, position: int) -> None:
         """Run (without breakpoints) until event `position` has started, or the run is over."""
         view = self._view
@@ -699,36 +720,40 @@ class Session:
                 hits.append(hit)
         return hits
 
-    def _test(self, view: _View, bp: Breakpoint, e: int, time: tuple, operands, at_end: bool) -> bool:
-        """Whether `bp`'s test and condition hold at event e (a condition that fails to evaluate
-        does not hold)."""
-        if bp.test is None and bp.condition_test is None:
+    def _test(self, view: _View, bp: Breakpoint, e: int, operands, at_end: bool) -> bool:
+        """Whether `bp`'s own test (a value test or expression) holds at event e; a test that
+        fails to evaluate does not hold."""
+        if bp.test is None:
             return True
         try:
             names = self._names(view, e, include_results=at_end, operands=operands)
-
-            def lookup(name: str) -> Any:
-                return self._lookup(view, e, "%" + name, include_own=at_end)
-
-            if bp.test is not None and not bp.test(names, lookup):
-                return False
-            if bp.condition_test is not None:
-                names["hit"] = self._hit_number(bp, time)
-                return bool(bp.condition_test(names, lookup))
-            return True
+            return bool(bp.test(names, self._lookup_at(view, e, at_end)))
         except HlodbgError:
             return False
 
+    def _lookup_at(self, view: _View, e: int, at_end: bool):
+        return lambda name: self._lookup(view, e, "%" + name, include_own=at_end)
+
     def _met(self, view: _View, bp: Breakpoint, e: int, time: tuple, operands, at_end: bool) -> Optional[Hit]:
-        """The hit if `bp` is met at event e, counted in its ledger; None if not (or ignored)."""
-        if not self._test(view, bp, e, time, operands, at_end):
+        """The hit if `bp` stops at event e; None if it is not met there, ignored or its
+        condition is false. `hit` counts the times the op and test were met, condition aside."""
+        if not self._test(view, bp, e, operands, at_end):
             return None
         number = self._hit_number(bp, time)
         ledger = self._ledgers[bp.id]
         if ledger[0] <= time:
             ledger[1].append(time)
             ledger[0] = time + (1,)
-        return Hit(bp, e, at_end, number) if number > bp.ignore else None
+        if number <= bp.ignore:
+            return None
+        if bp.condition_test is not None:
+            try:
+                names = self._names(view, e, include_results=at_end, operands=operands, hit=number)
+                if not bp.condition_test(names, self._lookup_at(view, e, at_end)):
+                    return None
+            except HlodbgError:
+                return None
+        return Hit(bp, e, at_end, number)
 
     def _hit_number(self, bp: Breakpoint, time: tuple) -> int:
         """1 + the number of times bp was met before `time` in the run (its ledger remembers the
@@ -744,14 +769,13 @@ class Session:
                     continue
                 if point >= time:
                     break
-                ledger[0] = point  # checked up to here: a condition using `hit` asks again below
                 if kind == "start":
                     met = not bp.after and trace.ops[index] in bp.ops and \
-                        self._test(self._main, bp, index, point, None, False)
+                        self._test(self._main, bp, index, None, False)
                 else:
                     op = trace.ops[index]
                     met = bp.after and bool(op.results) and (not bp.ops or op in bp.ops) and \
-                        self._test(self._main, bp, index, point, None, True)
+                        self._test(self._main, bp, index, None, True)
                 if met:
                     ledger[1].append(point)
                 ledger[0] = point + (1,)
@@ -759,7 +783,7 @@ class Session:
         return bisect.bisect_left(ledger[1], time) + 1
 
     # -- expanded bodies ----------------------------------------------------------------------
-    def _expand(self, event: int) -> Optional[Stop]:
+    def _expand(self, event: int, at_end: bool = False) -> Optional[Stop]:
         """Step into an op whose body the run computed without running it as a region: replay the
         op with its bodies run as regions on whole arrays, and show that."""
         view = self._view
@@ -786,8 +810,9 @@ class Session:
                 f"(all pairs at once). The run itself applied the body's single op with numpy; "
                 + ("the replay's results are identical." if same else "the replay rounds differently from the run (values here may differ in the last bits)."))
         detail = _View(detail_store, None, base=event, parent=view, note=note)
+        detail.position = len(detail.trace) - 1 if at_end else 0
         self._view = detail
-        return Stop("step", 0, message=note)
+        return Stop("step", detail.position, message=note)
 
     def _leave_view(self, forward: bool) -> Stop:
         view = self._view
