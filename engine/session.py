@@ -17,12 +17,11 @@ Forward and backward moves stop early at breakpoints met on the way, as gdb's `n
 """
 from __future__ import annotations
 
-import bisect
-from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from .breakpoint_scan import BreakpointScanning
 from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver
 from .device import CPU, Device
 from .dtypes import as_value
@@ -30,11 +29,11 @@ from .errors import ExecutionError, HlodbgError
 from .expressions import ExpressionError, compile_expression
 from .interpreter import Frame, Interpreter
 from .ir import Module, Operation
-from .locations import describe as describe_location
 from .process import Grid, ProcessId
 from .recording import NEVER, Execution, RecordingInterpreter
 from .replay import ValueStore
 from .summary import ValueSummary, summarize
+from .session_views import EventView, FrameInfo, Hit, OpStatistics, Stop, View, as_list, same_outputs, vectorised_note
 from .trace import FrameRecord, Trace
 
 EXPANDABLE_OPS = ("stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter", "stablehlo.sort",
@@ -42,100 +41,8 @@ EXPANDABLE_OPS = ("stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scat
                            "stablehlo.reduce_scatter")
 
 
-@dataclass
-class Hit:
-    """A breakpoint met at an event (`breakpoint` None: the op `run_to` was heading for)."""
 
-    breakpoint: Optional[Breakpoint]
-    event: int
-    after: bool  # met when the event finished (it looked at results), not before it started
-    hit: int = 0  # how many times this breakpoint has been met up to here (1 = first)
-
-    def describe(self) -> str:
-        if self.breakpoint is None:
-            return f"reached event {self.event}"
-        when = "after" if self.after else "before"
-        return f"breakpoint {self.breakpoint.describe()} (hit {self.hit}) {when} event {self.event}"
-
-
-@dataclass
-class Stop:
-    """Why and where a control stopped."""
-
-    reason: str  # step | breakpoint | end | error | start | interrupted | goto
-    position: int
-    hits: tuple[Hit, ...] = ()
-    message: str = ""
-
-    def __str__(self) -> str:
-        text = f"{self.reason} at {self.position}"
-        if self.hits:
-            text += ": " + "; ".join(h.describe() for h in self.hits)
-        if self.message:
-            text += f" ({self.message})"
-        return text
-
-
-@dataclass
-class FrameInfo:
-    """One line of the stack: a frame and the op it is at."""
-
-    function: str
-    kind: str  # function | while.cond | while.body | if.true | case.1 | body | replay ...
-    iteration: Optional[int]
-    op: Optional[Operation]  # the current op in this frame (the op that opened the next one)
-    event: Optional[int]
-    note: str = ""
-
-    @property
-    def line(self) -> Optional[int]:
-        return self.op.pos.line if self.op is not None and self.op.pos is not None else None
-
-    @property
-    def producer(self) -> str:
-        return describe_location(self.op.location) if self.op is not None else ""
-
-    def describe(self) -> str:
-        where = f"@{self.function}"
-        if self.kind != "function":
-            where += f" {self.kind}" + (f" #{self.iteration}" if self.iteration is not None else "")
-        if self.op is not None:
-            where += f"  {_op_label(self.op)}"
-            if self.line is not None:
-                where += f"  line {self.line}"
-            if self.producer:
-                where += f"  [{self.producer}]"
-        return where
-
-
-def _op_label(op: Operation) -> str:
-    names = ", ".join(v.name for v in op.results)
-    return f"{names} = {op.name}" if names else op.name
-
-
-class _View:
-    """One navigable recording: the run itself, or one op's bodies replayed for display."""
-
-    def __init__(self, store: ValueStore, execution: Optional[Execution], base: Optional[int] = None,
-                 parent: Optional["_View"] = None, note: str = ""):
-        self.store = store
-        self.trace: Trace = store.trace
-        self.execution = execution
-        self.base = base
-        self.parent = parent
-        self.note = note
-        self.position = 0
-
-    @property
-    def done(self) -> bool:
-        return self.execution is None or self.execution.done
-
-    @property
-    def end(self) -> int:
-        return len(self.trace)
-
-
-class Session:
+class Session(BreakpointScanning):
     """Step through one run of `entry` on `args`. Build one with `Program.session()`."""
 
     def __init__(self, module: Module, args: Sequence[Any], entry: str = "main", memory: Optional[int] = None,
@@ -167,7 +74,7 @@ class Session:
             self._recorder = recorder
         recorder.reset_recording(store)
         execution = Execution(recorder, self.entry, self.args)
-        self._main = self._view = _View(store, execution)
+        self._main = self._view = View(store, execution)
         self._ledgers.clear()
         self._stats.clear()
         # The run starts with the first control or question: `continue_()` right away runs
@@ -239,7 +146,7 @@ class Session:
         """What to know about the current frame (a vectorised body, a replayed expansion)."""
         frame = self.frame
         if frame is not None and frame.is_vectorised_body and frame.args:
-            return _vectorised_note(self.trace, frame)
+            return vectorised_note(self.trace, frame)
         return self._view.note
 
     def event(self, index: Optional[int] = None) -> "EventView":
@@ -259,7 +166,7 @@ class Session:
     def stack(self) -> list[FrameInfo]:
         """Frames from the entry function (first) to the current one (last)."""
         out: list[FrameInfo] = []
-        view: Optional[_View] = self._view
+        view: Optional[View] = self._view
         position = self._here()
         while view is not None:
             trace = view.trace
@@ -272,7 +179,7 @@ class Session:
             while frame is not None:
                 op = trace.ops[event] if event is not None else None
                 chain.append(FrameInfo(frame.function.sym_name, frame.kind, frame.iteration, op, event,
-                                       _vectorised_note(trace, frame) if frame.is_vectorised_body and frame.args else ""))
+                                       vectorised_note(trace, frame) if frame.is_vectorised_body and frame.args else ""))
                 event = frame.owner
                 frame = trace.frames[event] if event is not None else None
             if view.parent is not None:
@@ -336,7 +243,7 @@ class Session:
                 out.append((text, f"<{e}>"))
         return out
 
-    def _lookup(self, view: _View, position: int, name: str, include_own: bool) -> Any:
+    def _lookup(self, view: View, position: int, name: str, include_own: bool) -> Any:
         name = name if name.startswith("%") else "%" + name
         while True:
             refs = self._visible_refs(view, position, include_own)
@@ -348,7 +255,7 @@ class Session:
             position, view, include_own = view.base, view.parent, False
         raise ExpressionError(f"{name} is not computed at this point (visible: {_some_names(refs)})")
 
-    def _visible_refs(self, view: _View, position: int, include_own: bool) -> dict[str, tuple]:
+    def _visible_refs(self, view: View, position: int, include_own: bool) -> dict[str, tuple]:
         """name -> ref of every value defined before `position` in its frame and the frames
         enclosing it (the event at `position` itself too when `include_own`)."""
         trace = view.trace
@@ -379,7 +286,7 @@ class Session:
             frame = trace.frames[frame.owner]
         return out
 
-    def _names(self, view: _View, event: int, include_results: bool, operands: Optional[list] = None,
+    def _names(self, view: View, event: int, include_results: bool, operands: Optional[list] = None,
                hit: int = 0) -> dict[str, Any]:
         trace = view.trace
         names: dict[str, Any] = {"event": event, "hit": hit, "iteration": None, "iterations": ()}
@@ -392,7 +299,7 @@ class Session:
             operands = [view.store.value(trace.operand_ref(event, k)) for k in range(len(op.operands))]
         names["operands"] = list(operands)
         if include_results:
-            results = _as_list(view.store.output(event), len(op.results)) if trace.done(event) else []
+            results = as_list(view.store.output(event), len(op.results)) if trace.done(event) else []
             names["results"] = results
             names["result"] = results[0] if results else None
         return names
@@ -568,12 +475,12 @@ class Session:
         while view.execution is not None and position >= len(view.trace) and not view.execution.done:
             self._run(view, pause_at=position, breakpoints=())
 
-    def _at_end(self, view: _View) -> Stop:
+    def _at_end(self, view: View) -> Stop:
         if view.parent is not None:
             return self._leave_view(forward=True)
         return self._end_stop(view)
 
-    def _end_stop(self, view: _View) -> Stop:
+    def _end_stop(self, view: View) -> Stop:
         error = view.execution.error if view.execution is not None else None
         if error is not None:
             view.position = max(0, len(view.trace) - 1)
@@ -581,7 +488,7 @@ class Session:
         view.position = view.end
         return Stop("end", view.position)
 
-    def _run(self, view: _View, pause_at: float = NEVER, after_event: Optional[int] = None,
+    def _run(self, view: View, pause_at: float = NEVER, after_event: Optional[int] = None,
              breakpoints: Sequence[Breakpoint] = (), extra_ops: frozenset = frozenset()) -> list[Hit]:
         """Let the background run go until it parks; returns the breakpoint hits that parked it."""
         recorder = self._recorder
@@ -661,127 +568,6 @@ class Session:
         view.position = target
         return Stop("start" if target == 0 else "step", target)
 
-    def _scan_forward(self, view: _View, p: int, to: int, breakpoints, extra_ops) -> Optional[tuple[int, list[Hit]]]:
-        """The first breakpoint hit in the recorded time after event p started, up to event `to`."""
-        if not breakpoints and not extra_ops:
-            return None
-        before = [bp for bp in breakpoints if not bp.after and bp.ops]
-        after = [bp for bp in breakpoints if bp.after]
-        for kind, index, time in _points_forward(view.trace, p, to):
-            if kind == "start":
-                hits = self._hits_at_start(view, index, before, extra_ops, time)
-                if hits:
-                    return index, hits
-            elif after:
-                hits = self._hits_at_end(view, index, after, time)
-                if hits:
-                    return view.trace.ends[index] + 1, hits
-        return None
-
-    def _scan_backward(self, view: _View, p: int, to: int, breakpoints) -> Optional[tuple[int, list[Hit]]]:
-        if not breakpoints:
-            return None
-        before = [bp for bp in breakpoints if not bp.after and bp.ops]
-        after = [bp for bp in breakpoints if bp.after]
-        for kind, index, time in _points_backward(view.trace, p, to):
-            if kind == "start":
-                hits = self._hits_at_start(view, index, before, frozenset(), time)
-                if hits:
-                    return index, hits
-            elif after and view.trace.ends[index] + 1 < p:
-                hits = self._hits_at_end(view, index, after, time)
-                if hits:
-                    return view.trace.ends[index] + 1, hits
-        return None
-
-    def _hits_at_start(self, view: _View, e: int, before, extra_ops, time, operands=None) -> list[Hit]:
-        op = view.trace.ops[e]
-        hits = []
-        for bp in before:
-            if op in bp.ops:
-                hit = self._met(view, bp, e, time, operands, False)
-                if hit is not None:
-                    hits.append(hit)
-        if op in extra_ops:
-            hits.append(Hit(None, e, False))
-        return hits
-
-    def _hits_at_end(self, view: _View, e: int, after, time) -> list[Hit]:
-        trace = view.trace
-        op = trace.ops[e]
-        if not op.results:
-            return []
-        hits = []
-        for bp in after:
-            if bp.ops and op not in bp.ops:
-                continue
-            hit = self._met(view, bp, e, time, None, True)
-            if hit is not None:
-                hits.append(hit)
-        return hits
-
-    def _test(self, view: _View, bp: Breakpoint, e: int, operands, at_end: bool) -> bool:
-        """Whether `bp`'s own test (a value test or expression) holds at event e; a test that
-        fails to evaluate does not hold."""
-        if bp.test is None:
-            return True
-        try:
-            names = self._names(view, e, include_results=at_end, operands=operands)
-            return bool(bp.test(names, self._lookup_at(view, e, at_end)))
-        except HlodbgError:
-            return False
-
-    def _lookup_at(self, view: _View, e: int, at_end: bool):
-        return lambda name: self._lookup(view, e, "%" + name, include_own=at_end)
-
-    def _met(self, view: _View, bp: Breakpoint, e: int, time: tuple, operands, at_end: bool) -> Optional[Hit]:
-        """The hit if `bp` stops at event e; None if it is not met there, ignored or its
-        condition is false. `hit` counts the times the op and test were met, condition aside."""
-        if not self._test(view, bp, e, operands, at_end):
-            return None
-        number = self._hit_number(bp, time)
-        ledger = self._ledgers[bp.id]
-        if ledger[0] <= time:
-            ledger[1].append(time)
-            ledger[0] = time + (1,)
-        if number <= bp.ignore:
-            return None
-        if bp.condition_test is not None:
-            try:
-                names = self._names(view, e, include_results=at_end, operands=operands, hit=number)
-                if not bp.condition_test(names, self._lookup_at(view, e, at_end)):
-                    return None
-            except HlodbgError:
-                return None
-        return Hit(bp, e, at_end, number)
-
-    def _hit_number(self, bp: Breakpoint, time: tuple) -> int:
-        """1 + the number of times bp was met before `time` in the run (its ledger remembers the
-        times it was met and how far the run has been checked for it)."""
-        ledger = self._ledgers.get(bp.id)
-        if ledger is None:
-            ledger = self._ledgers[bp.id] = [(-1,), []]
-        if ledger[0] < time:
-            trace = self._main.trace
-            begin = ledger[0][0] - 1 if ledger[0][0] > 0 else -1
-            for kind, index, point in _points_forward(trace, begin, min(time[0], len(trace))):
-                if point < ledger[0]:
-                    continue
-                if point >= time:
-                    break
-                if kind == "start":
-                    met = not bp.after and trace.ops[index] in bp.ops and \
-                        self._test(self._main, bp, index, None, False)
-                else:
-                    op = trace.ops[index]
-                    met = bp.after and bool(op.results) and (not bp.ops or op in bp.ops) and \
-                        self._test(self._main, bp, index, None, True)
-                if met:
-                    ledger[1].append(point)
-                ledger[0] = point + (1,)
-            ledger[0] = max(ledger[0], time)
-        return bisect.bisect_left(ledger[1], time) + 1
-
     # -- expanded bodies ----------------------------------------------------------------------
     def _expand(self, event: int, at_end: bool = False) -> Optional[Stop]:
         """Step into an op whose body the run computed without running it as a region: replay the
@@ -804,12 +590,12 @@ class Session:
             return None
         if not detail_store.trace.ops:
             return None
-        same = _same_outputs(replayed, store.output(event))
+        same = same_outputs(replayed, store.output(event))
         calls = len(detail_store.trace.frame_records)
         note = (f"{op.name}'s body replayed as a region for display: {calls} call(s), each on whole arrays "
                 f"(all pairs at once). The run itself applied the body's single op with numpy; "
                 + ("the replay's results are identical." if same else "the replay rounds differently from the run (values here may differ in the last bits)."))
-        detail = _View(detail_store, None, base=event, parent=view, note=note)
+        detail = View(detail_store, None, base=event, parent=view, note=note)
         detail.position = len(detail.trace) - 1 if at_end else 0
         self._view = detail
         return Stop("step", detail.position, message=note)
@@ -829,106 +615,6 @@ class Session:
         return position
 
 
-class EventView:
-    """One event of the trace: an op instance, its frame, loop iterations, inputs and outputs."""
-
-    def __init__(self, session: Session, view: _View, index: int):
-        trace = view.trace
-        if not 0 <= index < len(trace):
-            raise BreakpointError(f"event {index} does not exist: the trace holds {len(trace)} events")
-        self.session = session
-        self._view = view
-        self.id = index
-        self.op: Operation = trace.ops[index]
-        self.frame: FrameRecord = trace.frames[index]
-
-    @property
-    def done(self) -> bool:
-        return self._view.trace.done(self.id)
-
-    @property
-    def iteration(self) -> Optional[int]:
-        its = self.iterations
-        return its[-1] if its else None
-
-    @property
-    def iterations(self) -> tuple[int, ...]:
-        return self._view.trace.enclosing_iterations(self.id)
-
-    @property
-    def seconds(self) -> float:
-        return self._view.trace.seconds(self.id)
-
-    @property
-    def inputs(self) -> list:
-        trace, store = self._view.trace, self._view.store
-        return [store.value(trace.operand_ref(self.id, k)) for k in range(len(self.op.operands))]
-
-    @property
-    def outputs(self) -> list:
-        trace = self._view.trace
-        if not trace.done(self.id) or not self.op.results:
-            return []
-        return _as_list(self._view.store.output(self.id), len(self.op.results))
-
-    @property
-    def bytes(self) -> int:
-        from .replay import nbytes
-
-        return sum(nbytes(o) for o in self.outputs)
-
-    @property
-    def line(self) -> Optional[int]:
-        return self.op.pos.line if self.op.pos is not None else None
-
-    @property
-    def producer(self) -> str:
-        return describe_location(self.op.location)
-
-    def describe(self) -> str:
-        its = self.iterations
-        loop = f" (iteration {', '.join(map(str, its))})" if its and self.frame.iteration is None else ""
-        line = f" line {self.line}" if self.line else ""
-        return f"[{self.id}] {self.frame.describe()}{loop}: {_op_label(self.op)}{line}"
-
-    def __repr__(self) -> str:
-        return f"<Event {self.describe()}>"
-
-
-class OpStatistics:
-    """An op's runs so far: count, total time, bytes of its last results and their summary."""
-
-    def __init__(self, session: Session, op: Operation):
-        self.session = session
-        self.op = op
-        self.events: list[int] = []
-        self.seconds = 0.0
-
-    @property
-    def count(self) -> int:
-        return len(self.events)
-
-    @property
-    def last(self) -> int:
-        return self.events[-1]
-
-    @property
-    def bytes(self) -> int:
-        return self.session.event(self.last).bytes
-
-    @property
-    def summaries(self) -> list[ValueSummary]:
-        event = self.session.event(self.last)
-        return [self.session.summary(self.last, k) for k in range(len(event.outputs))]
-
-    @property
-    def nan(self) -> int:
-        return sum(s.nan for s in self.summaries)
-
-    @property
-    def inf(self) -> int:
-        return sum(s.inf for s in self.summaries)
-
 
 def _checked_arguments(function, args: list) -> list:
     """The arguments as values of the entry's types; errors now, in the caller's thread."""
@@ -944,57 +630,6 @@ def _checked_arguments(function, args: list) -> list:
     return values
 
 
-def _as_list(out: Any, count: int) -> list:
-    return [out] if count == 1 else list(out)
-
-
-def _same_outputs(a: Any, b: Any) -> bool:
-    a_list = a if isinstance(a, list) else [a]
-    b_list = b if isinstance(b, list) else [b]
-    return len(a_list) == len(b_list) and all(
-        np.asarray(x).shape == np.asarray(y).shape and np.asarray(x).tobytes() == np.asarray(y).tobytes()
-        for x, y in zip(a_list, b_list))
-
-
-def _vectorised_note(trace: Trace, frame: FrameRecord) -> str:
-    args = frame.args or []
-    shapes = {tuple(np.shape(a)) for a in args}
-    declared = [str(v.type) for v in frame.block.arguments]
-    shape = next(iter(shapes)) if len(shapes) == 1 else None
-    count = int(np.prod(shape)) if shape else 1
-    owner = trace.ops[frame.owner].name
-    return (f"this {owner} body ran once on whole arrays: {count} pair(s) at once"
-            f" (arguments of shape {shape if shape is not None else sorted(shapes)}; the body declares "
-            f"{', '.join(declared)})")
-
-
 def _some_names(refs: dict) -> str:
     names = sorted(refs)
     return ", ".join(names[:12]) + (" ..." if len(names) > 12 else "") if names else "none"
-
-
-def _points_forward(trace: Trace, p: int, to: int):
-    """Recorded time after event p started, up to event `to` starting: ("end", e, time) when e
-    finished, ("start", q, time) when q started; in time order."""
-    ends, completed = trace.ends, trace.completed
-    j = trace.first_completion_from(p) if p >= 0 else 0
-    n = len(trace)
-    for q in range(p + 1, to + 1):
-        while j < len(completed) and ends[completed[j]] < q:
-            e = completed[j]
-            yield "end", e, (ends[e] + 1, 0, j)
-            j += 1
-        if q < n:
-            yield "start", q, (q, 1, 0)
-
-
-def _points_backward(trace: Trace, p: int, to: int):
-    """Recorded time before event p started, back to event `to` starting, newest first."""
-    ends, completed = trace.ends, trace.completed
-    j = trace.first_completion_from(p) - 1
-    for q in range(p - 1, to - 1, -1):
-        while j >= 0 and ends[completed[j]] >= q:
-            e = completed[j]
-            yield "end", e, (ends[e] + 1, 0, j)
-            j -= 1
-        yield "start", q, (q, 1, 0)

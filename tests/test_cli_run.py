@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import subprocess
 import sys
 
@@ -151,3 +152,60 @@ def test_run_shared_program_matches_expected(tmp_path):
     assert main(["run", str(PROGRAMS / "mlp.mlir"), "--args", str(PROGRAMS / "mlp.inputs.npz"), "--out", str(out)]) == 0
     expected = np.load(PROGRAMS / "mlp.expected.npz")
     np.testing.assert_allclose(np.load(out)["result0"], expected["result0"], rtol=1e-5)
+
+
+# -- --break-on, --probe, --memory ------------------------------------------------------------------
+
+NAN_PROGRAM = Path(__file__).parent / "data" / "nan_in_loop.mlir"
+
+
+def _hlodbg(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hlodbg", *argv], capture_output=True, text=True, timeout=120)
+
+
+def _hundreds(tmp_path) -> str:
+    path = tmp_path / "x.npy"
+    np.save(path, np.full(4, 100, np.float32))
+    return str(path)
+
+
+def test_break_on_nan_reports_the_first_nan_op_and_its_iteration(tmp_path):
+    result = _hlodbg("run", str(NAN_PROGRAM), "--arg", f"0={_hundreds(tmp_path)}", "--break-on", "nan")
+    assert result.returncode == 3, result.stderr
+    out = result.stdout
+    assert "first NaN produced by" in out and "%s = stablehlo.sqrt" in out
+    assert f"{NAN_PROGRAM}:25:" in out or "nan_in_loop.mlir:25:" in out
+    assert "while.body #3 > @update" in out
+    assert "%d: finite" in out and "NOT finite" in out
+
+
+def test_break_on_an_expression_and_no_hit(tmp_path):
+    result = _hlodbg("run", str(NAN_PROGRAM), "--arg", f"0={_hundreds(tmp_path)}", "--break-on", "abs(result).max() > 50")
+    assert result.returncode == 3 and "stablehlo.subtract" in result.stdout
+    big = tmp_path / "big.npy"
+    np.save(big, np.full(4, 1e12, np.float32))
+    result = _hlodbg("run", str(NAN_PROGRAM), "--arg", f"0={big}", "--break-on", "nan")
+    assert result.returncode == 0 and "result0" in result.stdout
+
+
+def test_break_on_a_bad_spec_is_a_clear_error(tmp_path):
+    result = _hlodbg("run", str(NAN_PROGRAM), "--break-on", "%nope")
+    assert result.returncode == 2 and "--break-on" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_probe_writes_every_value_and_an_index(tmp_path):
+    out = tmp_path / "probe"
+    result = _hlodbg("run", str(NAN_PROGRAM), "--arg", f"0={_hundreds(tmp_path)}", "--probe", str(out), "--memory", "1K")
+    assert result.returncode == 0, result.stderr
+    import csv
+
+    rows = list(csv.DictReader(open(out / "index.csv")))
+    sqrt = [r for r in rows if r["op"] == "stablehlo.sqrt"]
+    assert [r["iterations"] for r in sqrt] == ["0", "1", "2", "3", "4"]
+    assert np.load(out / sqrt[1]["file"]).tolist() == [3.0] * 4
+    assert all((out / r["file"]).exists() for r in rows)
+
+
+def test_memory_must_be_a_size(tmp_path):
+    result = _hlodbg("run", str(NAN_PROGRAM), "--probe", str(tmp_path / "p"), "--memory", "lots")
+    assert result.returncode == 2 and "--memory" in result.stderr
