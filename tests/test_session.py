@@ -9,6 +9,8 @@ import pytest
 import hlodbg
 from hlodbg.engine.breakpoints import BreakpointError
 
+from .conftest import PROGRAMS
+
 DATA = Path(__file__).parent / "data"
 NAN_PROGRAM = DATA / "nan_in_loop.mlir"
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_programs" / "tiny_model.mlir"
@@ -476,3 +478,64 @@ def test_interrupt_from_another_thread_stops_a_running_continue():
     session.step()  # the session goes on from where it stopped
     session.back()
     session.close()
+
+
+# -- recording changes nothing ----------------------------------------------------------------------
+
+SHARED_PROGRAMS = sorted(p for p in PROGRAMS.glob("*.mlir") if "sharded" not in p.name) if PROGRAMS.is_dir() else []
+
+
+@pytest.mark.parametrize("path", SHARED_PROGRAMS, ids=lambda p: p.stem)
+def test_a_recorded_run_gives_the_unrecorded_results_bit_for_bit(path):
+    program = hlodbg.load(path)
+    inputs = np.load(path.with_name(path.stem + ".inputs.npz"))
+    args = [inputs[k] for k in inputs.files]
+    plain = program.run(*args)
+    session = program.session(args, persist=False)
+    assert session.continue_().reason == "end"
+    for a, b in zip(plain, session.results):
+        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
+    session.close()
+
+
+def test_shared_programs_are_present_or_skipped():
+    if not SHARED_PROGRAMS:
+        pytest.skip("../shared/programs is not here")
+    assert len(SHARED_PROGRAMS) >= 7
+
+
+def test_values_deep_in_a_long_loop_come_back_under_a_small_budget():
+    text = """
+    func.func @main(%x: tensor<64xf32>) -> tensor<64xf32> {
+      %c0 = stablehlo.constant dense<0> : tensor<i32>
+      %r:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<64xf32>
+        cond {
+          %n = stablehlo.constant dense<300> : tensor<i32>
+          %lt = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+          stablehlo.return %lt : tensor<i1>
+        } do {
+          %one = stablehlo.constant dense<1> : tensor<i32>
+          %next = stablehlo.add %i, %one : tensor<i32>
+          %h = stablehlo.constant dense<0.5> : tensor<64xf32>
+          %s = stablehlo.sine %v : tensor<64xf32>
+          %w = stablehlo.add %s, %h : tensor<64xf32>
+          stablehlo.return %next, %w : tensor<i32>, tensor<64xf32>
+        }
+      return %r#1 : tensor<64xf32>
+    }"""
+    program = hlodbg.load(text)
+    x = np.linspace(-1, 1, 64, dtype=np.float32)
+    full = program.session([x], persist=False)
+    full.continue_()
+    small = program.session([x], persist=False, memory=8 * 1024)
+    small.continue_()
+    store = small._main.store
+    assert store.evicted > 1000
+    sines = [e.id for e in full.events if e.op.name == "stablehlo.sine"]
+    for event in (sines[290], sines[7], sines[150]):
+        assert small.event(event).outputs[0].tobytes() == full.event(event).outputs[0].tobytes()
+    # a checkpoint of the loop state every K iterations keeps a replay short
+    before = store.recomputed
+    small.event(sines[291]).outputs
+    assert store.recomputed - before < 40
+    full.close(), small.close()
