@@ -16,7 +16,7 @@ import greenlet
 import numpy as np
 
 from .errors import ExecutionError, HlodbgError
-from .interpreter import Frame, Interpreter
+from .interpreter import Frame, Interpreter, _frozen
 from .ir import Block
 from .replay import nbytes
 from .trace import ALIASING_OWNERS, FrameRecord, Trace
@@ -196,12 +196,6 @@ class RecordingInterpreter(Interpreter):
                 return
         if self.execution is not None:
             self.execution.park(eid)
-
-
-def _frozen(out: Any) -> Any:
-    from .interpreter import _frozen as freeze
-
-    return freeze(out)
 
 
 class Execution:
