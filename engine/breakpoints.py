@@ -40,10 +40,6 @@ class BreakpointError(HlodbgError):
     """A breakpoint that cannot be understood or points nowhere."""
 
 
-def has_nan(value: Any) -> bool:
-    return _count(value, "nan") > 0
-
-
 def _count(value: Any, test: str) -> int:
     if isinstance(value, (list, tuple)):
         return sum(_count(v, test) for v in value)

@@ -43,11 +43,16 @@ class Frame:
         return 0 if self.parent is None else self.parent.depth + 1
 
     def describe(self) -> str:
-        where = f"@{self.function.sym_name}"
-        if self.kind == "function":
-            return where
-        it = f" #{self.iteration}" if self.iteration is not None else ""
-        return f"{where} {self.kind}{it}"
+        return describe_frame(self.function, self.kind, self.iteration)
+
+
+def describe_frame(function: Function, kind: str, iteration: Optional[int], with_function: bool = True) -> str:
+    """`@f`, `@f while.body #3` (or `while.body #3` without the function): one frame, for people."""
+    where = f"@{function.sym_name}"
+    if kind == "function":
+        return where
+    it = f" #{iteration}" if iteration is not None else ""
+    return f"{where} {kind}{it}" if with_function else f"{kind}{it}"
 
 
 class Listener:
@@ -120,6 +125,7 @@ class Interpreter:
         # single-op body), so the debugger can show them evaluated; results may round differently.
         self.expand_bodies = False
         self._compiled: dict[int, tuple[list[Step], Operation]] = {}
+        self._step_of: dict[Operation, Step] = {}
 
     # -- entry points ---------------------------------------------------------------------
     def entry_function(self, entry: str) -> Function:
@@ -133,17 +139,7 @@ class Interpreter:
 
     def run(self, entry: str = "main", args: Sequence[Any] = ()) -> list[Any]:
         function = self.entry_function(entry)
-        inputs = function.function_type.inputs
-        if len(args) != len(inputs):
-            raise ExecutionError(
-                f"@{entry} takes {len(inputs)} argument(s), {len(args)} given", function.pos
-            )
-        values = []
-        for i, (arg, t) in enumerate(zip(args, inputs)):
-            try:
-                values.append(as_value(arg, t))
-            except ValueError as e:
-                raise ExecutionError(f"argument {i} of @{entry}: {e}", function.pos) from None
+        values = entry_arguments(function, args)
         with np.errstate(all="ignore"):
             return self.call_function(function, values)
 
@@ -178,10 +174,7 @@ class Interpreter:
 
     def _run_block(self, block: Block, args: list[Any], env: dict) -> list[Any]:
         steps, terminator = self._compile(block)
-        arguments = block.arguments
-        if len(args) != len(arguments):
-            owner = block.parent.parent if block.parent is not None else None
-            raise ExecutionError(f"region expects {len(arguments)} argument(s), got {len(args)}", owner.pos if owner else None)
+        arguments = _block_arguments(block, args)
         if self.listeners or not self.device.transparent_storage:
             return self._run_steps_general(steps, terminator, arguments, args, env)
         for value, arg in zip(arguments, args):
@@ -256,9 +249,20 @@ class Interpreter:
         terminator = ops[-1] if ops and ops[-1].name in TERMINATORS else None
         body = ops[:-1] if terminator is not None else ops
         steps = [self._step(op) for op in body]
+        self._step_of.update((step.op, step) for step in steps)
         _mark_constant_steps(steps)
         self._compiled[key] = compiled = (steps, terminator)
         return compiled
+
+    def step_for(self, op: Operation) -> Step:
+        """The compiled step of `op` (its block compiled on first use)."""
+        step = self._step_of.get(op)
+        if step is None:
+            self._compile(op.parent)
+            step = self._step_of.get(op)
+        if step is not None:
+            return step
+        raise ExecutionError(f"{op.name} is not a step of its block (a terminator?)", op.pos)
 
     def _step(self, op: Operation) -> Step:
         call = OpCall(op, self)
@@ -278,6 +282,30 @@ class Interpreter:
             return self.module.function(name)
         except (KeyError, ValueError):
             raise ExecutionError(f"{op.name}: no function @{name} in the module", op.pos) from None
+
+
+def entry_arguments(function: Function, args: Sequence[Any]) -> list[Any]:
+    """`args` as values of the function's argument types, or a located error saying which."""
+    inputs = function.function_type.inputs
+    name = function.sym_name
+    if len(args) != len(inputs):
+        raise ExecutionError(f"@{name} takes {len(inputs)} argument(s), {len(args)} given", function.pos)
+    values = []
+    for i, (arg, t) in enumerate(zip(args, inputs)):
+        try:
+            values.append(as_value(arg, t))
+        except ValueError as e:
+            raise ExecutionError(f"argument {i} of @{name}: {e}", function.pos) from None
+    return values
+
+
+def _block_arguments(block: Block, args: list[Any]) -> list[Value]:
+    """The block's arguments, after checking a region was given as many values as it takes."""
+    arguments = block.arguments
+    if len(args) != len(arguments):
+        owner = block.parent.parent if block.parent is not None else None
+        raise ExecutionError(f"region expects {len(arguments)} argument(s), got {len(args)}", owner.pos if owner else None)
+    return arguments
 
 
 def _frozen(out: Any) -> Any:

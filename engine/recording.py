@@ -16,7 +16,7 @@ import greenlet
 import numpy as np
 
 from .errors import ExecutionError, HlodbgError
-from .interpreter import Frame, Interpreter, _frozen
+from .interpreter import Frame, Interpreter, _block_arguments, _frozen
 from .ir import Block
 from .replay import nbytes
 from .trace import ALIASING_OWNERS, FrameRecord, Trace
@@ -105,10 +105,7 @@ class RecordingInterpreter(Interpreter):
 
     def _run_block(self, block: Block, args: list[Any], env: dict) -> list[Any]:
         steps, terminator = self._compile(block)
-        arguments = block.arguments
-        if len(args) != len(arguments):
-            owner = block.parent.parent if block.parent is not None else None
-            raise ExecutionError(f"region expects {len(arguments)} argument(s), got {len(args)}", owner.pos if owner else None)
+        arguments = _block_arguments(block, args)
         device = self.device
         transparent = device.transparent_storage
         load, store_value = device.load, device.store

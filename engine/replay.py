@@ -19,19 +19,15 @@ from typing import Any, Optional
 import numpy as np
 
 from .errors import ExecutionError
-from .interpreter import Frame, Interpreter, Listener
+from .interpreter import IMPURE_OPS, Frame, Interpreter, Listener
 from .ir import Module, Operation, Value, symbol_name
 from .trace import EVICTED, FrameRecord, Trace
 
 # Ops whose results depend on more than their operands: replaying them would not reproduce
-# what the run saw.
-NOT_REPLAYABLE = frozenset({
-    "stablehlo.rng", "stablehlo.rng_bit_generator", "stablehlo.infeed", "stablehlo.outfeed",
-    "stablehlo.send", "stablehlo.recv", "stablehlo.all_gather", "stablehlo.all_reduce",
-    "stablehlo.all_to_all", "stablehlo.reduce_scatter", "stablehlo.collective_broadcast",
-    "stablehlo.collective_permute", "stablehlo.cross-replica-sum", "stablehlo.custom_call",
-    "interpreter.probe", "interpreter.print",
-})
+# what the run saw. The interpreter's impure ops, less those that give the same answer again
+# in the same process (calls and composites are judged by their bodies instead).
+NOT_REPLAYABLE = (IMPURE_OPS - {"func.call", "stablehlo.composite", "stablehlo.after_all", "stablehlo.create_token",
+                                "stablehlo.replica_id", "stablehlo.partition_id"}) | {"interpreter.probe", "interpreter.print"}
 
 FIRST_CHECKPOINT_STRIDE = 8
 
@@ -106,7 +102,6 @@ class ValueStore:
         self._checkpoint_bytes = 0
         self._make_interpreter = interpreter_factory
         self._quiet: Optional[Interpreter] = None
-        self._steps: dict[Operation, Any] = {}
         self._replayable: dict[int, bool] = {}
         self._free: dict[Operation, list[Value]] = {}
 
@@ -255,7 +250,7 @@ class ValueStore:
         operands = [self.value(trace.ref(frame, v)) for v in op.operands]
         env = {v: self.value(trace.ref(frame, v)) for v in self._free_values(op)}
         interpreter = self._interpreter()
-        step = self._step(op)
+        step = interpreter.step_for(op)
         replay_frame = Frame(frame.function, "replay", None, None, None, env)
         interpreter.frame = replay_frame
         try:
@@ -293,15 +288,6 @@ class ValueStore:
             self._quiet = self._make_interpreter()
         return self._quiet
 
-    def _step(self, op: Operation):
-        step = self._steps.get(op)
-        if step is None:
-            interpreter = self._interpreter()
-            steps, _ = interpreter._compile(op.parent)
-            for s in steps:
-                self._steps[s.op] = s
-            step = self._steps[op]
-        return step
 
     # -- static facts about ops -----------------------------------------------------------------
     def _free_values(self, op: Operation) -> list[Value]:

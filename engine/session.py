@@ -24,10 +24,9 @@ import numpy as np
 from .breakpoint_scan import BreakpointScanning
 from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver
 from .device import CPU, Device
-from .dtypes import as_value
 from .errors import ExecutionError, HlodbgError
 from .expressions import ExpressionError, compile_expression
-from .interpreter import Frame, Interpreter
+from .interpreter import Frame, Interpreter, entry_arguments
 from .ir import Module, Operation
 from .process import Grid, ProcessId
 from .recording import NEVER, Execution, RecordingInterpreter
@@ -37,8 +36,8 @@ from .session_views import EventView, FrameInfo, Hit, OpStatistics, Stop, View, 
 from .trace import FrameRecord, Trace
 
 EXPANDABLE_OPS = ("stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter", "stablehlo.sort",
-                           "stablehlo.map", "stablehlo.select_and_scatter", "stablehlo.all_reduce",
-                           "stablehlo.reduce_scatter")
+                  "stablehlo.map", "stablehlo.select_and_scatter", "stablehlo.all_reduce",
+                  "stablehlo.reduce_scatter")
 
 
 
@@ -59,7 +58,8 @@ class Session(BreakpointScanning):
         self._recorder: Optional[RecordingInterpreter] = None
         self._ledgers: dict[int, tuple[tuple, list]] = {}
         self._stats: dict[tuple, ValueSummary] = {}
-        self.args = _checked_arguments(Interpreter(module).entry_function(entry), self.args)
+        # Arguments are checked now, in the caller, not when the run first moves.
+        self.args = entry_arguments(Interpreter(module).entry_function(entry), self.args)
         self._start()
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -580,8 +580,7 @@ class Session(BreakpointScanning):
         detail_store = ValueStore(self.module, self._interpreter, self.budget)
         recorder = RecordingInterpreter(self.module, detail_store, device=self.device, process=self.process, grid=self.grid)
         recorder.expand_bodies = True
-        steps, _ = recorder._compile(op.parent)
-        step = next(s for s in steps if s.op is op)
+        step = recorder.step_for(op)
         recorder.frame = Frame(frame.function, "replay", None, None, None, env)
         try:
             with np.errstate(all="ignore"):
@@ -614,20 +613,6 @@ class Session(BreakpointScanning):
             view, position = view.parent, view.base
         return position
 
-
-
-def _checked_arguments(function, args: list) -> list:
-    """The arguments as values of the entry's types; errors now, in the caller's thread."""
-    inputs = function.function_type.inputs
-    if len(args) != len(inputs):
-        raise ExecutionError(f"@{function.sym_name} takes {len(inputs)} argument(s), {len(args)} given", function.pos)
-    values = []
-    for i, (arg, t) in enumerate(zip(args, inputs)):
-        try:
-            values.append(as_value(arg, t))
-        except ValueError as e:
-            raise ExecutionError(f"argument {i} of @{function.sym_name}: {e}", function.pos) from None
-    return values
 
 
 def _some_names(refs: dict) -> str:

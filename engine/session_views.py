@@ -76,7 +76,7 @@ class FrameInfo:
         if self.kind != "function":
             where += f" {self.kind}" + (f" #{self.iteration}" if self.iteration is not None else "")
         if self.op is not None:
-            where += f"  {_op_label(self.op)}"
+            where += f"  {op_label(self.op)}"
             if self.line is not None:
                 where += f"  line {self.line}"
             if self.producer:
@@ -84,7 +84,7 @@ class FrameInfo:
         return where
 
 
-def _op_label(op: Operation) -> str:
+def op_label(op: Operation) -> str:
     names = ", ".join(v.name for v in op.results)
     return f"{names} = {op.name}" if names else op.name
 
@@ -171,7 +171,7 @@ class EventView:
         its = self.iterations
         loop = f" (iteration {', '.join(map(str, its))})" if its and self.frame.iteration is None else ""
         line = f" line {self.line}" if self.line else ""
-        return f"[{self.id}] {self.frame.describe()}{loop}: {_op_label(self.op)}{line}"
+        return f"[{self.id}] {self.frame.describe()}{loop}: {op_label(self.op)}{line}"
 
     def __repr__(self) -> str:
         return f"<Event {self.describe()}>"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import bisect
 from typing import Any, Optional
 
+from .interpreter import describe_frame
 from .ir import Block, Function, Operation, Value
 
 # Marks a result that has not been computed yet, or that the value store dropped to stay under
@@ -66,12 +67,8 @@ class FrameRecord:
     def is_vectorised_body(self) -> bool:
         return self.owner is not None and self.kind == "body"
 
-    def describe(self) -> str:
-        where = f"@{self.function.sym_name}"
-        if self.kind == "function":
-            return where
-        it = f" #{self.iteration}" if self.iteration is not None else ""
-        return f"{where} {self.kind}{it}"
+    def describe(self, with_function: bool = True) -> str:
+        return describe_frame(self.function, self.kind, self.iteration, with_function)
 
     def __repr__(self) -> str:
         return f"<FrameRecord {self.id} {self.describe()}>"

@@ -11,6 +11,7 @@ import numpy as np
 
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.dtypes import Token
+from hlodbg.engine.session_views import op_label
 from hlodbg.engine.summary import summarize
 
 EXIT_BREAK = 3
@@ -53,15 +54,16 @@ def report(session, hit, spec: str, program_name: str) -> str:
     op = event.op
     what = {"nan": "NaN", "inf": "Inf", "nonfinite": "NaN or Inf"}.get(spec.strip().lower())
     if what and hit.after:
-        head = f"first {what} produced by event {event.id}: {_label(op)}"
+        head = f"first {what} produced by event {event.id}: {op_label(op)}"
     else:
-        head = f"stopped at breakpoint {spec!r} {'after' if hit.after else 'before'} event {event.id}: {_label(op)}"
+        head = f"stopped at breakpoint {spec!r} {'after' if hit.after else 'before'} event {event.id}: {op_label(op)}"
     lines = [head]
     if op.pos is not None:
         lines.append(f"  at {program_name}:{op.pos.line}:{op.pos.col}")
     if event.producer:
         lines.append(f"  producer: {event.producer}")
-    stack = " > ".join(_frame_text(f) for f in _frames(event))
+    frames = _frames(event)
+    stack = " > ".join(f.describe(with_function=f.kind == "function") for f in frames)
     lines.append(f"  in: {stack}")
     if hit.after:
         for value, out in zip(op.results, event.outputs):
@@ -82,19 +84,6 @@ def _frames(event) -> list:
         frames.append(frame)
         frame = frame.parent
     return frames[::-1]
-
-
-def _frame_text(frame) -> str:
-    name = f"@{frame.function.sym_name}"
-    if frame.kind == "function":
-        return name
-    it = f" #{frame.iteration}" if frame.iteration is not None else ""
-    return f"{frame.kind}{it}"
-
-
-def _label(op) -> str:
-    names = ", ".join(v.name for v in op.results)
-    return f"{names} = {op.name}" if names else op.name
 
 
 def _summary(value: Any) -> str:
