@@ -131,6 +131,11 @@ class EventView:
         return self._view.trace.done(self.id)
 
     @property
+    def completion_key(self) -> tuple[int, int]:
+        """Sorts events by when they finished: after the last event inside them, inner first."""
+        return (self._view.trace.ends[self.id], -self.id)
+
+    @property
     def iteration(self) -> Optional[int]:
         its = self.iterations
         return its[-1] if its else None

@@ -5,6 +5,7 @@
   hlodbg print PROG          print in pretty (default) or generic form
   hlodbg run PROG            execute a program and print or save its results
   hlodbg check FILE...       run self-checking programs; exit 1 if a check fails
+  hlodbg export PROG -o OUT  the dataflow graph as SVG, PNG, DOT or JSON
 
 Bad input never shows a Python traceback: it prints `file:line:col: error: ...` with the source
 line and a caret, and exits with status 2.
@@ -23,7 +24,7 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 
-COMMANDS = ("verify", "print", "open", "run", "check")
+COMMANDS = ("verify", "print", "open", "run", "check", "export")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,7 +37,8 @@ def _parser() -> argparse.ArgumentParser:
             "  hlodbg verify PROG...    parse and verify programs\n"
             "  hlodbg print PROG        print a program in pretty or generic form\n"
             "  hlodbg run PROG          execute a program and print or save its results\n"
-            "  hlodbg check FILE...     run self-checking programs (check dialect)\n\n"
+            "  hlodbg check FILE...     run self-checking programs (check dialect)\n"
+            "  hlodbg export PROG -o OUT.svg   draw the dataflow graph (svg, png, dot, json)\n\n"
             "Run 'hlodbg COMMAND --help' for the options of a command."
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -59,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     from hlodbg.cli_run import add_parsers
 
     add_parsers(sub)
+    from hlodbg.cli_export import add_parser as add_export_parser
+
+    add_export_parser(sub)
     return parser
 
 
@@ -106,9 +111,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _parser().parse_args(argv)
     if args.command is None:
         args = _parser().parse_args(["open", *argv])
+    from hlodbg.cli_export import cmd_export
     from hlodbg.cli_run import cmd_check, cmd_run
 
-    handlers = {"verify": _cmd_verify, "print": _cmd_print, "open": _cmd_open, "run": cmd_run, "check": cmd_check}
+    handlers = {"verify": _cmd_verify, "print": _cmd_print, "open": _cmd_open, "run": cmd_run, "check": cmd_check, "export": cmd_export}
     try:
         return handlers[args.command](args)
     except HlodbgError as e:

@@ -31,25 +31,32 @@ def add_parsers(sub) -> None:
     check.add_argument("-v", "--verbose", action="store_true", help="also list the modules that pass")
 
 
+def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = False):
+    """Arguments from `--args IN.npz` and `--arg N=FILE.npy`, the rest random from `seed`."""
+    from hlodbg.execution import build_arguments, load_npy, load_npz
+
+    given = load_npz(npz_path) if npz_path else {}
+    for spec in arg_specs:
+        index, sep, path = spec.partition("=")
+        if not sep or not index.strip().isdigit():
+            raise ExecutionError(f"--arg expects N=FILE.npy, got {spec!r}")
+        given[int(index)] = load_npy(path)
+    values, randomised = build_arguments(function.function_type.inputs, given, seed)
+    if randomised and not quiet:
+        which = ", ".join(str(i) for i in randomised)
+        print(f"note: random argument(s) {which} (seed {seed}); pass --args/--arg to choose them", file=sys.stderr)
+    return values, randomised
+
+
 def cmd_run(args) -> int:
     from hlodbg.engine.interpreter import Interpreter
-    from hlodbg.execution import build_arguments, format_result, load_npy, load_npz, save_results, summarize
+    from hlodbg.execution import format_result, save_results, summarize
     from hlodbg.program import load
 
     program = load(args.program, chunk=args.chunk)
     interpreter = Interpreter(program.module)
     function = interpreter.entry_function(args.entry)
-    given = load_npz(args.args) if args.args else {}
-    for spec in args.arg:
-        index, sep, path = spec.partition("=")
-        if not sep or not index.strip().isdigit():
-            raise ExecutionError(f"--arg expects N=FILE.npy, got {spec!r}")
-        given[int(index)] = load_npy(path)
-    inputs = function.function_type.inputs
-    values, randomised = build_arguments(inputs, given, args.seed)
-    if randomised and not args.json:
-        which = ", ".join(str(i) for i in randomised)
-        print(f"note: random argument(s) {which} (seed {args.seed}); pass --args/--arg to choose them", file=sys.stderr)
+    values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
     if args.break_on or args.probe:
         from hlodbg.cli_session import break_on, open_session, probe
 

@@ -1,0 +1,93 @@
+"""`hlodbg export PROG -o OUT.{svg,png,dot,json}`: the dataflow graph as a picture or as data."""
+from __future__ import annotations
+
+import sys
+
+OVERLAYS = ("nan", "range", "divergence")
+
+
+def add_parser(sub) -> None:
+    export = sub.add_parser(
+        "export",
+        help="export the dataflow graph as SVG, PNG, DOT or JSON",
+        description="Draw PROG's dataflow graph with Graphviz (the system `dot`, else graphviz-pure). "
+        "SVG and JSON reuse cached layouts, so a re-export (or a recoloured one) costs no layout.",
+    )
+    export.add_argument("program", metavar="PROG", help=".mlir file")
+    export.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.svg, OUT.png, OUT.dot or OUT.json ('-' with --format: standard output)")
+    export.add_argument("--format", choices=("svg", "png", "dot", "json"), help="output format when OUT's suffix does not say")
+    export.add_argument("--function", metavar="NAME", help="draw this function and what it calls (with --collapse none: this function expanded)")
+    export.add_argument("--collapse", choices=("calls", "regions", "none"), default="calls", help="calls: each function once, calls as nodes (default); regions: also fold while/if/reduce bodies into their op; none: expand every call in place")
+    export.add_argument("--focus", metavar="%N", help="only the neighbourhood of this op or argument (%%12, @fn:%%12)")
+    export.add_argument("--radius", type=int, default=2, metavar="K", help="hops around --focus (default: 2)")
+    export.add_argument("--values", metavar="IN.npz", help="run the program on these arguments (arg0, arg1, ...) and put value summaries in the tooltips")
+    export.add_argument("--overlay", choices=OVERLAYS, help="colour ops by NaN/Inf in their values, by magnitude (range), or by difference from an --against run")
+    export.add_argument("--against", metavar="REF.npz", help="arguments of the reference run for --overlay divergence")
+    export.add_argument("--seed", type=int, default=0, help="seed for arguments --values does not give (default: 0)")
+    export.add_argument("--entry", default="main", help="function the run for --values/--overlay starts at (default: main)")
+    export.add_argument("--title", help="a title line above the drawing (SVG)")
+    export.add_argument("--chunk", type=int, default=None, help="module to export in a '// -----' split file")
+    export.add_argument("--no-cache", action="store_true", help="lay out again instead of reusing a cached layout")
+
+
+def cmd_export(args) -> int:
+    from hlodbg.layouts.export import export_graph, format_of, graph_view
+    from hlodbg.program import load
+
+    program = load(args.program, chunk=args.chunk)
+    if args.output == "-" and not args.format:
+        from hlodbg.layouts.graph import GraphError
+
+        raise GraphError("-o - writes to standard output: say which format with --format")
+    fmt = format_of(args.output, args.format)
+    view = graph_view(program.module, function=args.function, collapse=args.collapse, focus=args.focus, radius=args.radius)
+    overlay = _overlay(program, view, args)
+    report = export_graph(view, args.output, fmt, overlay=overlay, title=args.title, use_cache=not args.no_cache)
+    if args.output != "-":
+        layout = " (cached layout)" if report.layout_cached else ""
+        print(f"wrote {report.path}: {report.nodes} nodes, {report.edges} edges, {report.clusters} clusters in {report.seconds:.2f} s{layout}", file=sys.stderr)
+    return 0
+
+
+def _overlay(program, view, args):
+    from hlodbg.engine import ExecutionError
+
+    if args.against and args.overlay != "divergence":
+        raise ExecutionError("--against is the reference run of --overlay divergence")
+    if args.overlay == "divergence" and not args.against:
+        raise ExecutionError("--overlay divergence compares with a reference run: give its arguments with --against REF.npz")
+    if not args.values and not args.overlay:
+        return None
+    from hlodbg.layouts import overlay as overlays
+
+    session = _finished_session(program, args.entry, args.values, args.seed)
+    try:
+        statistics = session.op_statistics()
+        if args.overlay == "nan":
+            return overlays.nan_overlay(view, statistics)
+        if args.overlay == "range":
+            return overlays.range_overlay(view, statistics)
+        if args.overlay == "divergence":
+            reference = _finished_session(program, args.entry, args.against, args.seed)
+            try:
+                return overlays.divergence_overlay(view, session, reference)
+            finally:
+                reference.close()
+        return overlays.summary_tooltips(view, statistics)
+    finally:
+        session.close()
+
+
+def _finished_session(program, entry: str, npz_path, seed: int):
+    """A session run to its end (an error stops it where it happened: values so far still count)."""
+    from hlodbg.cli_run import gather_arguments
+    from hlodbg.cli_session import open_session
+    from hlodbg.engine.interpreter import Interpreter
+
+    function = Interpreter(program.module).entry_function(entry)
+    values, _ = gather_arguments(function, npz_path, [], seed)
+    session = open_session(program, entry, values, None)
+    session.continue_()
+    if session.error is not None:
+        print(f"note: the run stopped early: {session.error}", file=sys.stderr)
+    return session

@@ -1,0 +1,217 @@
+"""Graph exports: SVG and JSON from the (cached) layout, DOT as text, PNG through Graphviz.
+
+`graph_view` turns the command line's choices (function, collapse mode, focus) into the view to
+draw; `export_graph` writes it in the format the file name asks for.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Optional
+
+from hlodbg.engine.ir import Module
+
+from .graph import DataflowGraph, GraphError, build_graph
+from .labels import short_type, tooltip_lines
+from .layout import Layout, compute_layout, dot_source, quote
+from .overlay import Overlay
+from .palette import CATEGORIES, CLUSTER_FILLS, style_of
+
+FORMATS = ("svg", "png", "dot", "json")
+COLLAPSE_MODES = ("calls", "regions", "none")
+
+
+@dataclass
+class ExportReport:
+    path: str
+    format: str
+    nodes: int
+    edges: int
+    clusters: int
+    seconds: float
+    layout_cached: bool
+
+
+def graph_view(module: Module, function: Optional[str] = None, collapse: str = "calls", focus: Optional[str] = None, radius: int = 2) -> DataflowGraph:
+    """The view the export draws.
+
+    collapse="calls": every function (or `function` and its callees) once, call ops as nodes;
+    "regions": the same with ops' regions folded into their op; "none": `function` (default the
+    entry) with every call expanded in place. `focus` keeps the `radius`-hop neighbourhood."""
+    if collapse not in COLLAPSE_MODES:
+        raise GraphError(f"--collapse must be one of {', '.join(COLLAPSE_MODES)}, not '{collapse}'")
+    view = build_graph(module, function=function, inline_calls=collapse == "none")
+    if collapse == "regions":
+        view = view.collapse_kind("op")
+    if focus is not None:
+        if radius < 0:
+            raise GraphError("--radius must be 0 or more")
+        view = view.focus(view.shown_as(view.base.resolve(focus)), radius)
+    return view
+
+
+def format_of(path: str, explicit: Optional[str] = None) -> str:
+    fmt = (explicit or Path(path).suffix.lstrip(".")).lower()
+    if fmt not in FORMATS:
+        raise GraphError(f"cannot tell the format of '{path}': use a name ending in .svg, .png, .dot or .json (or --format)")
+    return fmt
+
+
+def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, overlay: Optional[Overlay] = None, title: Optional[str] = None, use_cache: bool = True, timeout: Optional[float] = None) -> ExportReport:
+    """Write the view to `path` ("-" for standard output) and say what was written."""
+    fmt = format_of(path, fmt)
+    started = time.perf_counter()
+    cached = False
+    if fmt == "dot":
+        data: bytes = styled_dot(view, overlay).encode("utf-8")
+    elif fmt == "png":
+        from .graphviz import run_graphviz
+
+        data = run_graphviz(styled_dot(view, overlay), "png", timeout=timeout)
+    else:
+        layout = compute_layout(view, use_cache=use_cache, timeout=timeout)
+        cached = layout.cached
+        if fmt == "svg":
+            from .svg import render_svg
+
+            data = render_svg(view, layout, overlay=overlay, title=title).encode("utf-8")
+        else:
+            data = json.dumps(graph_json(view, layout, overlay, title), indent=1, ensure_ascii=False).encode("utf-8")
+    if path == "-":
+        import sys
+
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    else:
+        Path(path).write_bytes(data)
+    return ExportReport(path, fmt, view.node_count, view.graph.number_of_edges(), len(view.clusters), time.perf_counter() - started, cached)
+
+
+def node_tooltip(view: DataflowGraph, node: str, overlay: Optional[Overlay] = None) -> list[str]:
+    """What hovering a node tells: the op in full, or the argument, or what a collapsed box holds."""
+    data = view.graph.nodes[node]
+    if data["kind"] == "argument":
+        value = data["value"]
+        owner = view.clusters.get(data.get("cluster"))
+        where = f"{owner.label} of {view.clusters[owner.parent].label}" if owner is not None and owner.kind == "region" and owner.parent in view.clusters else f"@{data['function']}"
+        lines = [f"{value.name}: {short_type(value.type)} (argument of {where})"]
+        if data.get("location"):
+            lines.append(f"from {data['location']}")
+    elif data["kind"] == "collapsed":
+        lines = [*data["label"]]
+        if data.get("op") is not None:
+            lines += tooltip_lines(data["op"])[1:]
+    else:
+        lines = tooltip_lines(data["op"])
+    if overlay is not None:
+        lines += overlay.tooltips.get(node, [])
+    return lines
+
+
+def styled_dot(view: DataflowGraph, overlay: Optional[Overlay] = None) -> str:
+    """DOT with colours, tooltips and a legend: renders like our SVG with any Graphviz."""
+
+    def decorate(kind: str, key, data) -> dict:
+        if kind == "node":
+            category = data["category"]
+            style = style_of(category)
+            fill = overlay.fills.get(key, style.fill) if overlay else style.fill
+            attrs = {"style": "filled" if data["kind"] == "argument" else "rounded,filled", "fillcolor": fill, "color": style.border, "tooltip": "\n".join(node_tooltip(view, key, overlay))}
+            if data["kind"] == "collapsed":
+                attrs["peripheries"] = 2
+            if overlay and key in overlay.badges:
+                attrs["xlabel"] = overlay.badges[key]
+            return attrs
+        if kind == "cluster":
+            return {"style": "rounded,filled", "fillcolor": CLUSTER_FILLS.get(data.kind, "#ffffff"), "color": "#b8b8b8"}
+        u, v, _ = key
+        if data["kind"] == "call":
+            return {"color": "#7a7a7a", "tooltip": f"call of @{view.graph.nodes[v]['function']}"}
+        target = view.graph.nodes[v]
+        return {"color": "#5a5a5a", "fontcolor": "#6a6a6a", "tooltip": f"{data['value']} : {data['type']} → operand {data['operand']} of {target['name'] or target['mnemonic']}"}
+
+    text = dot_source(view, decorate=decorate)
+    legend = _legend_entries(view, overlay)
+    lines = ["  subgraph cluster_legend {", f"    graph {_legend_graph_attrs()};"]
+    for i, (label, fill) in enumerate(legend):
+        lines.append(f"    legend_{i} [label={quote(label)}, style=\"rounded,filled\", fillcolor={quote(fill)}, color=\"#808080\"];")
+    lines += [f"    legend_{i} -> legend_{i + 1} [style=invis];" for i in range(len(legend) - 1)]
+    lines.append("  }")
+    closing = text.rstrip().rfind("}")
+    return text[:closing] + "\n".join(lines) + "\n}\n"
+
+
+def _legend_graph_attrs() -> str:
+    return '[label="legend", style="rounded", color="#b8b8b8"]'
+
+
+def _legend_entries(view: DataflowGraph, overlay: Optional[Overlay]) -> list[tuple[str, str]]:
+    present = {data["category"] for _, data in view.graph.nodes(data=True)}
+    entries = [(style.title, style.fill) for name, style in CATEGORIES.items() if name in present]
+    if overlay is not None:
+        entries += [(f"{overlay.title}: {entry.label}", entry.fill) for entry in overlay.legend]
+    return entries
+
+
+def graph_json(view: DataflowGraph, layout: Layout, overlay: Optional[Overlay] = None, title: Optional[str] = None) -> dict:
+    """The graph with its layout for other tools (points, origin top-left, y down)."""
+    nodes = []
+    for node, data in view.graph.nodes(data=True):
+        box = layout.nodes.get(node)
+        op = data.get("op")
+        entry = {
+            "id": node,
+            "kind": data["kind"],
+            "name": data["name"],
+            "op": data["mnemonic"],
+            "category": data["category"],
+            "label": data["label"],
+            "function": data["function"],
+            "cluster": data.get("cluster"),
+            "location": data.get("location") or None,
+            "line": data.get("line"),
+            "types": [short_type(v.type) for v in op.results] if op is not None else [short_type(data["value"].type)] if data.get("value") is not None else [],
+            "fill": (overlay.fills.get(node) if overlay else None) or style_of(data["category"]).fill,
+            "tooltip": node_tooltip(view, node, overlay),
+        }
+        if data["kind"] == "collapsed" or data.get("collapsed"):
+            entry["collapsed"] = data["collapsed"]
+            entry["count"] = data["count"]
+        if overlay is not None and node in overlay.badges:
+            entry["badge"] = overlay.badges[node]
+        if box is not None:
+            entry.update(x=box.x, y=box.y, width=box.width, height=box.height)
+        nodes.append(entry)
+    edges = []
+    for route in layout.edges:
+        data = view.graph.edges[route.tail, route.head, route.key]
+        edges.append({"source": route.tail, "target": route.head, "kind": data["kind"], "operand": data["operand"], "value": data["value"], "type": data["type"], "captured": bool(data.get("captured")), "points": route.points, "arrow": route.arrow, "label_pos": route.label_pos})
+    clusters = []
+    for cid, cluster in view.clusters.items():
+        entry = {"id": cid, "kind": cluster.kind, "label": cluster.label, "parent": cluster.parent, "function": cluster.function}
+        box = layout.clusters.get(cid)
+        if box is not None:
+            entry.update(x0=box.x0, y0=box.y0, x1=box.x1, y1=box.y1)
+        clusters.append(entry)
+    calls = view.call_graph()
+    return {
+        "format": "hlodbg.graph",
+        "version": 1,
+        "title": title,
+        "root": view.root,
+        "inline_calls": view.inline,
+        "units": "pt",
+        "width": layout.width,
+        "height": layout.height,
+        "nodes": nodes,
+        "edges": edges,
+        "clusters": clusters,
+        "legend": [{"label": label, "fill": fill} for label, fill in _legend_entries(view, None)],
+        "overlay": None if overlay is None else {"title": overlay.title, "legend": [{"label": e.label, "fill": e.fill} for e in overlay.legend]},
+        "call_graph": [{"caller": u, "callee": v, "count": d["count"]} for u, v, d in calls.edges(data=True)],
+    }
+
+
+__all__ = ["ExportReport", "FORMATS", "COLLAPSE_MODES", "graph_view", "export_graph", "styled_dot", "graph_json", "node_tooltip", "format_of"]

@@ -1,0 +1,474 @@
+"""A program as a dataflow graph: networkx MultiDiGraph + nested clusters + call graph.
+
+Two shapes come out of `build_graph`:
+- the module view: every function drawn once as a cluster, a node per op (returns included) and
+  per block argument, an edge per SSA use, a dashed "call" edge from each call op to its callee;
+- the inline view (`inline_calls=True`): from one function, each call site becomes a cluster with
+  its own copy of the callee, so data flows through calls as it does at run time.
+Ops with regions (while, if, case, reduce, sort, scatter, sdy.manual_computation, ...) become an
+"op" cluster holding the op's node and one "region" cluster per region. Groups from name stacks or
+repeated structure (grouping.py) nest inside blocks.
+
+Derived graphs (`collapse`, `expand`, `focus`, `restrict`) share the full graph they came from,
+so expanding what was collapsed is exact.
+
+Node data: kind ("op", "return", "argument", "collapsed"), op, value, function, cluster, name,
+mnemonic, category, label (lines), location, line, count (ops inside, for collapsed nodes).
+Edge data: kind ("data" or "call"), operand, value, type, result; captured=True marks a value a
+collapsed region used from outside.
+"""
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Optional
+
+import networkx as nx
+
+from hlodbg.engine.errors import HlodbgError
+from hlodbg.engine.ir import Block, Function, Module, Operation, Value, symbol_name
+from hlodbg.engine.locations import describe
+from hlodbg.engine.opdefs import lookup
+
+from .grouping import Group, group_block
+from .labels import argument_label, clip, op_label, op_title, result_names, short_type
+from .palette import node_category
+
+MAX_NODES = 200_000
+RETURN_OPS = ("func.return", "stablehlo.return", "sdy.return")
+
+
+class GraphError(HlodbgError):
+    """A graph request that cannot be met (unknown op or function, a graph too large to draw)."""
+
+
+@dataclass
+class Cluster:
+    id: str
+    kind: str  # "function", "call", "op", "region" or "group"
+    label: str
+    parent: Optional[str]
+    function: str
+    nodes: list[str] = field(default_factory=list)  # nodes directly inside
+    children: list[str] = field(default_factory=list)
+    node: Optional[str] = None  # the op's own node, for "op" and "call" clusters
+    op: Optional[Operation] = None
+
+
+class DataflowGraph:
+    def __init__(self, graph: nx.MultiDiGraph, clusters: dict[str, Cluster], module: Module, root: Optional[str], inline: bool, base: "Optional[DataflowGraph]" = None, collapsed: frozenset = frozenset(), kept: Optional[frozenset] = None):
+        self.graph = graph
+        self.clusters = clusters
+        self.module = module
+        self.root = root
+        self.inline = inline
+        self.base = base or self
+        self.collapsed = collapsed
+        self.kept = kept
+        self._nodes_of_op: Optional[dict[int, list[str]]] = None
+
+    # --- what is in it ---------------------------------------------------------------------
+    @property
+    def node_count(self) -> int:
+        return self.graph.number_of_nodes()
+
+    def op_nodes(self) -> list[str]:
+        return [n for n, d in self.graph.nodes(data=True) if d["kind"] in ("op", "return")]
+
+    def data_edges(self) -> list[tuple[str, str, dict]]:
+        return [(u, v, d) for u, v, d in self.graph.edges(data=True) if d["kind"] == "data"]
+
+    def nodes_of(self, op: Operation) -> list[str]:
+        """Every node drawing `op` (one in the module view, one per call instance inline)."""
+        if self._nodes_of_op is None:
+            index: dict[int, list[str]] = defaultdict(list)
+            for node, data in self.graph.nodes(data=True):
+                if data.get("op") is not None:
+                    index[id(data["op"])].append(node)
+            self._nodes_of_op = index
+        return list(self._nodes_of_op.get(id(op), ()))
+
+    def resolve(self, spec: str) -> str:
+        """A node from a node id, `%12`, `@fn:%12` or `@fn:%arg0` (the first in program order)."""
+        if spec in self.graph:
+            return spec
+        function, _, name = spec.rpartition(":")
+        function = function.lstrip("@")
+        if not name.startswith("%"):
+            raise GraphError(f"'{spec}' is not a value name (expected %N or @function:%N)")
+        order = [function] if function else [self.root or (self.module.entry.sym_name if self.module.entry else "")]
+        order += [f for f in self.module.functions if f not in order and not function]
+        for fname in order:
+            for node, data in self.graph.nodes(data=True):
+                if data["function"] != fname:
+                    continue
+                names = _names_of(data)
+                if name in names:
+                    return node
+        where = f" in @{function}" if function else ""
+        raise GraphError(f"no op or argument named {name}{where} in this graph")
+
+    def cluster_of(self, node: str) -> Optional[str]:
+        return self.graph.nodes[node].get("cluster")
+
+    def cluster_path(self, node: str) -> list[str]:
+        """Enclosing clusters of a node, outermost first."""
+        path = []
+        cluster = self.cluster_of(node)
+        while cluster is not None:
+            path.append(cluster)
+            cluster = self.clusters[cluster].parent
+        return path[::-1]
+
+    def cluster_nodes(self, cluster_id: str) -> list[str]:
+        """Every node inside a cluster, nested ones included."""
+        out: list[str] = []
+        stack = [cluster_id]
+        while stack:
+            cluster = self.clusters[stack.pop()]
+            out.extend(cluster.nodes)
+            stack.extend(cluster.children)
+        return out
+
+    def top_clusters(self) -> list[str]:
+        return [cid for cid, c in self.clusters.items() if c.parent is None]
+
+    # --- queries ------------------------------------------------------------------------------
+    def producers(self, node: str) -> list[str]:
+        return _unique(u for u, _, d in self.graph.in_edges(node, data=True) if d["kind"] == "data")
+
+    def consumers(self, node: str) -> list[str]:
+        return _unique(v for _, v, d in self.graph.out_edges(node, data=True) if d["kind"] == "data")
+
+    def neighbourhood(self, node: str, radius: int) -> set[str]:
+        """Nodes at most `radius` edges away, either direction."""
+        seen = {node: 0}
+        queue = deque([node])
+        while queue:
+            current = queue.popleft()
+            if seen[current] == radius:
+                continue
+            for nxt in (*self.graph.predecessors(current), *self.graph.successors(current)):
+                if nxt not in seen:
+                    seen[nxt] = seen[current] + 1
+                    queue.append(nxt)
+        return set(seen)
+
+    def paths(self, source: str, target: str, limit: int = 100) -> list[list[str]]:
+        """Up to `limit` simple dataflow paths from source to target, shortest first."""
+        simple = nx.DiGraph((u, v) for u, v, d in self.graph.edges(data=True) if d["kind"] == "data")
+        if source not in simple or target not in simple or not nx.has_path(simple, source, target):
+            return []
+        out = []
+        for path in nx.shortest_simple_paths(simple, source, target):
+            out.append(path)
+            if len(out) == limit:
+                break
+        return out
+
+    # --- derived views ----------------------------------------------------------------------
+    def collapse(self, *cluster_ids: str) -> "DataflowGraph":
+        """This view with each cluster drawn as one node."""
+        for cid in cluster_ids:
+            if cid not in self.clusters:
+                raise GraphError(f"no cluster '{cid}' in this graph")
+        return self.base._derive(self.collapsed | set(cluster_ids), self.kept)
+
+    def expand(self, *cluster_ids: str) -> "DataflowGraph":
+        return self.base._derive(self.collapsed - set(cluster_ids), self.kept)
+
+    def collapse_kind(self, *kinds: str) -> "DataflowGraph":
+        return self.collapse(*(cid for cid, c in self.clusters.items() if c.kind in kinds))
+
+    def restrict(self, nodes: Iterable[str]) -> "DataflowGraph":
+        """Only these nodes (of this view) and the clusters around them."""
+        wanted = set(nodes)
+        keep = set()
+        for base_node in self.base.graph.nodes:
+            if self.shown_as(base_node) in wanted:
+                keep.add(base_node)
+        return self.base._derive(self.collapsed, frozenset(keep))
+
+    def focus(self, node: str, radius: int) -> "DataflowGraph":
+        return self.restrict(self.neighbourhood(node, radius))
+
+    def shown_as(self, base_node: str) -> str:
+        """The node of this view that draws a node of the full graph."""
+        if not self.collapsed:
+            return base_node
+        base = self.base
+        outer = None
+        cluster = base.graph.nodes[base_node].get("cluster")
+        while cluster is not None:
+            if cluster in self.collapsed:
+                outer = cluster
+            cluster = base.clusters[cluster].parent
+        return base_node if outer is None else _collapsed_node_id(base.clusters[outer])
+
+    def _derive(self, collapsed: Iterable[str], kept: Optional[frozenset]) -> "DataflowGraph":
+        collapsed = frozenset(c for c in collapsed if c in self.clusters)
+        if not collapsed and kept is None:
+            return self
+        view = DataflowGraph(nx.MultiDiGraph(), {}, self.module, self.root, self.inline, self, collapsed, kept)
+        hidden = set()  # clusters inside a collapsed one
+        for cid in collapsed:
+            stack = list(self.clusters[cid].children)
+            while stack:
+                child = stack.pop()
+                hidden.add(child)
+                stack.extend(self.clusters[child].children)
+        outermost = collapsed - hidden
+        for cid, cluster in self.clusters.items():
+            if cid in hidden or cid in outermost:
+                continue
+            view.clusters[cid] = replace(cluster, nodes=[], children=[c for c in cluster.children if c not in hidden])
+        mapping = {node: view.shown_as(node) for node in self.graph.nodes}
+        for node, data in self.graph.nodes(data=True):
+            if kept is not None and node not in kept:
+                continue
+            target = mapping[node]
+            if target == node:
+                view.graph.add_node(node, **data)
+            elif target not in view.graph:
+                view.graph.add_node(target, **self._collapsed_data(target))
+        for cid in outermost:
+            if _collapsed_node_id(self.clusters[cid]) not in view.graph:
+                continue
+            parent = self.clusters[cid].parent
+            if parent in view.clusters:
+                view.clusters[parent].children = [c for c in view.clusters[parent].children if c != cid]
+        seen_edges = set()
+        for u, v, key, data in self.graph.edges(keys=True, data=True):
+            mu, mv = mapping[u], mapping[v]
+            if mu == mv or mu not in view.graph or mv not in view.graph:
+                continue
+            signature = (mu, mv, data["kind"], data.get("value"), data.get("result"))
+            if (mu, mv) != (u, v):
+                if signature in seen_edges:
+                    continue
+                seen_edges.add(signature)
+                data = {**data, "captured": data.get("captured", False) or (mv != v and mv not in self.graph)}
+            view.graph.add_edge(mu, mv, key=key if (mu, mv) == (u, v) else len(seen_edges) + 10_000, **data)
+        for node, data in view.graph.nodes(data=True):
+            cluster = data.get("cluster")
+            if cluster in view.clusters:
+                view.clusters[cluster].nodes.append(node)
+        if kept is not None:
+            view._prune_empty_clusters()
+        return view
+
+    def _collapsed_data(self, node_id: str) -> dict:
+        cluster = self.clusters[node_id.split(":", 1)[1]]
+        count = sum(1 for n in self.cluster_nodes(cluster.id) if self.graph.nodes[n]["kind"] in ("op", "return"))
+        if cluster.kind == "op" and cluster.node is not None:
+            data = dict(self.graph.nodes[cluster.node])
+            data.update(cluster=cluster.parent, count=count, collapsed=cluster.id)
+            data["label"] = [*data["label"], f"▸ {count - 1} ops inside"]
+            return data
+        label = [clip(cluster.label), f"▸ {count} ops"]
+        return {"kind": "collapsed", "op": cluster.op, "value": None, "function": cluster.function, "cluster": cluster.parent, "name": result_names(cluster.op) if cluster.op else "", "mnemonic": cluster.op.name if cluster.op else cluster.kind, "category": "collapsed", "label": label, "location": describe(cluster.op.location) if cluster.op else "", "line": _line(cluster.op) if cluster.op else None, "count": count, "collapsed": cluster.id}
+
+    def _prune_empty_clusters(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for cid in list(self.clusters):
+                cluster = self.clusters[cid]
+                if not cluster.nodes and not cluster.children:
+                    del self.clusters[cid]
+                    if cluster.parent in self.clusters:
+                        self.clusters[cluster.parent].children.remove(cid)
+                    changed = True
+
+    def call_graph(self) -> nx.DiGraph:
+        return call_graph(self.module)
+
+
+def _collapsed_node_id(cluster: Cluster) -> str:
+    return f"collapsed:{cluster.id}"
+
+
+def _names_of(data: dict) -> list[str]:
+    if data.get("value") is not None:
+        return [data["value"].name]
+    op = data.get("op")
+    if op is None:
+        return []
+    names = [v.name for v in op.results]
+    return names + list({n.split("#")[0] for n in names})
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _line(op: Optional[Operation]) -> Optional[int]:
+    return op.pos.line if op is not None and op.pos is not None else None
+
+
+def call_graph(module: Module) -> nx.DiGraph:
+    """Functions as nodes, an edge caller -> callee with the number of call sites as `count`."""
+    graph = nx.DiGraph()
+    for name, function in module.functions.items():
+        graph.add_node(name, ops=len(function.ops))
+        for op in function.ops:
+            if op.name == "func.call":
+                callee = symbol_name(op.attr("callee"))
+                if graph.has_edge(name, callee):
+                    graph[name][callee]["count"] += 1
+                else:
+                    graph.add_edge(name, callee, count=1)
+    return graph
+
+
+class _Builder:
+    def __init__(self, module: Module, inline: bool, grouping: bool):
+        self.module = module
+        self.inline = inline
+        self.grouping = grouping
+        self.graph = nx.MultiDiGraph()
+        self.clusters: dict[str, Cluster] = {}
+        self.op_index: dict[int, dict[int, int]] = {}
+        self.group_count = 0
+
+    def _index(self, function: Function) -> dict[int, int]:
+        key = id(function)
+        if key not in self.op_index:
+            self.op_index[key] = {id(op): k for k, op in enumerate(function.ops)}
+        return self.op_index[key]
+
+    def add_cluster(self, cid: str, kind: str, label: str, parent: Optional[str], function: str, node=None, op=None) -> str:
+        self.clusters[cid] = Cluster(cid, kind, label, parent, function, node=node, op=op)
+        if parent is not None:
+            self.clusters[parent].children.append(cid)
+        return cid
+
+    def add_node(self, nid: str, cluster: str, **data) -> None:
+        if self.graph.number_of_nodes() >= MAX_NODES:
+            raise GraphError(f"the graph would have more than {MAX_NODES:,} nodes; collapse calls or pick a function")
+        self.graph.add_node(nid, cluster=cluster, **data)
+        self.clusters[cluster].nodes.append(nid)
+
+    def add_edge(self, source: tuple[str, int], target: str, operand: int, value: Value) -> None:
+        self.graph.add_edge(source[0], target, key=operand, kind="data", operand=operand, value=value.name, type=short_type(value.type), result=source[1])
+
+    def function(self, function: Function, prefix: str, cluster: str, inputs: Optional[list[tuple[str, int]]], stack: tuple[str, ...]) -> Optional[str]:
+        """Add a function instance; `inputs` feed its arguments (inline calls). Returns its return node."""
+        env: dict[int, tuple[str, int]] = {}
+        name = function.sym_name
+        for j, arg in enumerate(function.arguments):
+            nid = f"{prefix}{name}#arg{j}"
+            self.add_node(nid, cluster, kind="argument", op=None, value=arg, function=name, name=arg.name, mnemonic="argument", category="argument", label=argument_label(arg), location=describe(arg.location), line=arg.pos.line if arg.pos else None, count=0)
+            env[id(arg)] = (nid, 0)
+            if inputs is not None:
+                self.add_edge(inputs[j], nid, j, arg)
+        return self.block(function.body, function, prefix, cluster, env, stack)
+
+    def block(self, block: Block, function: Function, prefix: str, cluster: str, env: dict, stack: tuple[str, ...]) -> Optional[str]:
+        ops = block.operations
+        body = ops[:-1] if ops and ops[-1].name in RETURN_OPS else ops
+        placement: dict[int, str] = {}
+        if self.grouping:
+            for group in group_block(body):
+                self._place_group(group, cluster, function.sym_name, placement)
+        returned = None
+        for k, op in enumerate(ops):
+            node = self.op(op, function, prefix, placement.get(k, cluster), env, stack)
+            if op.name in RETURN_OPS:
+                returned = node
+        return returned
+
+    def _place_group(self, group: Group, parent: str, function: str, placement: dict[int, str]) -> None:
+        self.group_count += 1
+        cid = self.add_cluster(f"group:{self.group_count}", "group", group.label, parent, function)
+        for member in group.members:
+            placement[member] = cid
+        for child in group.children:
+            self._place_group(child, cid, function, placement)
+
+    def op(self, op: Operation, function: Function, prefix: str, cluster: str, env: dict, stack: tuple[str, ...]) -> str:
+        fname = function.sym_name
+        nid = f"{prefix}{fname}#{self._index(function)[id(op)]}"
+        callee = self.module.functions.get(symbol_name(op.attr("callee"))) if op.name == "func.call" else None
+        if self.inline and callee is not None and not callee.is_declaration and callee.sym_name not in stack:
+            call_cluster = self.add_cluster(f"call:{nid}", "call", f"{op_title(op)} {op.attr('callee')}", cluster, fname, op=op)
+            inputs = [env[id(v)] for v in op.operands]
+            returned = self.function(callee, nid + "/", call_cluster, inputs, (*stack, callee.sym_name))
+            for k, result in enumerate(op.results):
+                env[id(result)] = (returned, k)
+            return returned
+        kind = "return" if op.name in RETURN_OPS else "op"
+        home = cluster
+        if op.regions and any(r.blocks for r in op.regions):
+            home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)
+        self.add_node(nid, home, kind=kind, op=op, value=None, function=fname, name=result_names(op), mnemonic=op.name, category=node_category(op.name), label=op_label(op), location=describe(op.location), line=_line(op), count=1)
+        for i, operand in enumerate(op.operands):
+            source = env.get(id(operand))
+            if source is not None:
+                self.add_edge(source, nid, i, operand)
+        for k, result in enumerate(op.results):
+            env[id(result)] = (nid, k)
+        names = _region_names(op)
+        for r, region in enumerate(op.regions):
+            if not region.blocks:
+                continue
+            region_cluster = self.add_cluster(f"region:{nid}.{r}", "region", names[r], home, fname, op=op)
+            for b, block in enumerate(region.blocks):
+                for j, arg in enumerate(block.arguments):
+                    aid = f"{nid}.{r}.{b}.arg{j}"
+                    self.add_node(aid, region_cluster, kind="argument", op=None, value=arg, function=fname, name=arg.name, mnemonic="argument", category="argument", label=argument_label(arg), location="", line=arg.pos.line if arg.pos else None, count=0)
+                    env[id(arg)] = (aid, 0)
+                self.block(block, function, prefix, region_cluster, env, stack)
+        return nid
+
+
+def _region_names(op: Operation) -> list[str]:
+    opdef = lookup(op.name)
+    names = [n.rstrip("*") for n in opdef.regions] if opdef is not None else []
+    if names and opdef.regions[-1].endswith("*"):
+        names = names[:-1] + [f"{names[-1].rstrip('es').rstrip('s') or 'region'} {i}" for i in range(len(op.regions) - len(names) + 1)]
+    names += [f"region {i}" for i in range(len(names), len(op.regions))]
+    return [n.replace("_", " ") for n in names]
+
+
+def build_graph(module: Module, function: Optional[str] = None, inline_calls: bool = False, grouping: bool = True) -> DataflowGraph:
+    """The dataflow graph of a module (every function), or of `function` and what it calls.
+
+    With `inline_calls`, only `function` (default: the entry) is drawn and every call site holds
+    its own copy of the callee."""
+    functions = module.functions
+    if function is not None and function.lstrip("@") not in functions:
+        known = ", ".join("@" + n for n in functions) or "none"
+        raise GraphError(f"no function @{function.lstrip('@')} (functions: {known})")
+    root = function.lstrip("@") if function else None
+    builder = _Builder(module, inline_calls, grouping)
+    if inline_calls:
+        entry = functions[root] if root else module.entry
+        if entry is None:
+            raise GraphError("the module has no functions")
+        root = entry.sym_name
+        chosen = [entry]
+    elif root is not None:
+        reachable = nx.descendants(call_graph(module), root) | {root}
+        chosen = [f for name, f in functions.items() if name in reachable]
+    else:
+        chosen = list(functions.values())
+    for fn in chosen:
+        if fn.is_declaration:
+            continue
+        cluster = builder.add_cluster(f"fn:{fn.sym_name}", "function", f"func @{fn.sym_name}", None, fn.sym_name, op=fn)
+        builder.function(fn, "", cluster, None, (fn.sym_name,))
+    if not inline_calls:
+        _add_call_edges(builder)
+    return DataflowGraph(builder.graph, builder.clusters, module, root, inline_calls)
+
+
+def _add_call_edges(builder: _Builder) -> None:
+    calls = [(n, d["op"]) for n, d in builder.graph.nodes(data=True) if d["mnemonic"] == "func.call"]
+    for node, op in calls:
+        target = builder.clusters.get(f"fn:{symbol_name(op.attr('callee'))}")
+        if target is not None and target.nodes:
+            builder.graph.add_edge(node, target.nodes[0], key="call", kind="call", operand=-1, value="", type="", result=-1)
+
+
+__all__ = ["Cluster", "DataflowGraph", "GraphError", "build_graph", "call_graph"]

@@ -1,0 +1,299 @@
+"""DOT for a graph view, Graphviz layout as plain data, and the layout cache.
+
+The layout depends only on structure and label text, never on colours, tooltips or overlays, so
+the DOT handed to Graphviz for layout leaves those out and its hash is the cache key: recolouring
+a graph by NaNs or re-exporting it costs no layout. Coordinates are points (1/72 in) with the
+origin at the top-left and y growing downward, as SVG and terminals count.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from .graph import DataflowGraph
+from .graphviz import find_graphviz, graphviz_version, run_graphviz
+
+FONT = "Arimo"  # metric-compatible with Arial; bundled with graphviz-pure
+NODE_FONT_SIZE = 10.0
+EDGE_FONT_SIZE = 8.0
+CLUSTER_FONT_SIZE = 11.0
+# Terminal scenes: one character cell in points. Boxes are sized in cells so the layout scales
+# to the character grid exactly.
+CELL_WIDTH = 7.0
+CELL_HEIGHT = 14.0
+LAYOUT_FORMAT_VERSION = 1
+BIG_GRAPH_NODES = 800  # above this, cheaper crossing minimisation keeps dot's time near-linear
+
+Point = tuple[float, float]
+
+
+@dataclass
+class NodeBox:
+    x: float  # centre
+    y: float
+    width: float
+    height: float
+
+
+@dataclass
+class EdgeRoute:
+    tail: str
+    head: str
+    key: object
+    points: list[Point]  # cubic Bézier: start, then (control, control, end) per segment
+    arrow: Optional[Point] = None  # the arrow's tip; the last point is where its base is
+    label_pos: Optional[Point] = None
+
+
+@dataclass
+class ClusterBox:
+    x0: float
+    y0: float
+    x1: float
+    y1: float
+    label_pos: Optional[Point] = None
+
+
+@dataclass
+class Layout:
+    width: float
+    height: float
+    nodes: dict[str, NodeBox] = field(default_factory=dict)
+    edges: list[EdgeRoute] = field(default_factory=list)
+    clusters: dict[str, ClusterBox] = field(default_factory=dict)
+    cached: bool = False  # came from the cache rather than from Graphviz
+
+    def to_json(self) -> dict:
+        return {
+            "version": LAYOUT_FORMAT_VERSION,
+            "width": self.width,
+            "height": self.height,
+            "nodes": {k: [b.x, b.y, b.width, b.height] for k, b in self.nodes.items()},
+            "edges": [[e.tail, e.head, e.key, e.points, e.arrow, e.label_pos] for e in self.edges],
+            "clusters": {k: [c.x0, c.y0, c.x1, c.y1, c.label_pos] for k, c in self.clusters.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Layout":
+        if data.get("version") != LAYOUT_FORMAT_VERSION:
+            raise ValueError("layout format version")
+        out = cls(data["width"], data["height"])
+        out.nodes = {k: NodeBox(*v) for k, v in data["nodes"].items()}
+        out.edges = [EdgeRoute(t, h, k, [tuple(p) for p in pts], tuple(a) if a else None, tuple(lp) if lp else None) for t, h, k, pts, a, lp in data["edges"]]
+        out.clusters = {k: ClusterBox(x0, y0, x1, y1, tuple(lp) if lp else None) for k, (x0, y0, x1, y1, lp) in data["clusters"].items()}
+        return out
+
+
+def quote(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _attrs(items: dict) -> str:
+    return "[" + ", ".join(f"{k}={v if isinstance(v, (int, float)) else quote(str(v))}" for k, v in items.items()) + "]"
+
+
+def edge_list(view: DataflowGraph) -> list[tuple[str, str, object, dict]]:
+    """The view's edges in the order DOT numbers them (`id=e<i>`)."""
+    return [(u, v, k, d) for u, v, k, d in view.graph.edges(keys=True, data=True)]
+
+
+def cluster_names(view: DataflowGraph) -> dict[str, str]:
+    return {cid: f"cluster_{i}" for i, cid in enumerate(view.clusters)}
+
+
+def terminal_box(label: list[str]) -> tuple[int, int]:
+    """(columns, rows) of a node's box in a terminal scene: the text plus a border."""
+    return max((len(line) for line in label), default=1) + 4, len(label) + 2
+
+
+def dot_source(view: DataflowGraph, terminal: bool = False, decorate=None, extra_graph: Optional[dict] = None) -> str:
+    """DOT text for the view. `decorate(kind, id, data) -> dict` adds style attributes (colours,
+    tooltips) for exports; layout DOT leaves it None. `terminal` sizes boxes in character cells."""
+    big = view.node_count > BIG_GRAPH_NODES
+    graph_attrs = {"rankdir": "TB", "compound": "true", "newrank": "true", "fontname": FONT, "fontsize": CLUSTER_FONT_SIZE}
+    if terminal:
+        graph_attrs.update(nodesep=CELL_WIDTH * 2 / 72, ranksep=CELL_HEIGHT * 1.5 / 72, splines="polyline")
+    else:
+        graph_attrs.update(nodesep=0.22, ranksep=0.32)
+    if big:
+        graph_attrs.update(mclimit=0.2, nslimit=2.0, nslimit1=2.0, searchsize=20)
+    graph_attrs.update(extra_graph or {})
+    lines = ["digraph hlodbg {", f"  graph {_attrs(graph_attrs)};", f"  node {_attrs({'shape': 'box', 'fontname': FONT, 'fontsize': NODE_FONT_SIZE, 'margin': '0.08,0.03', 'height': 0.3})};", f"  edge {_attrs({'fontname': FONT, 'fontsize': EDGE_FONT_SIZE, 'arrowsize': 0.6})};"]
+    names = cluster_names(view)
+
+    def node_line(node: str, indent: str) -> str:
+        data = view.graph.nodes[node]
+        attrs: dict = {"label": "\n".join(data["label"])}
+        if data["kind"] == "argument":
+            attrs["shape"] = "ellipse"
+        if terminal:
+            columns, rows = terminal_box(data["label"])
+            attrs.update(shape="box", fixedsize="true", width=columns * CELL_WIDTH / 72, height=rows * CELL_HEIGHT / 72)
+        if decorate is not None:
+            attrs.update(decorate("node", node, data))
+        return f"{indent}{quote(node)} {_attrs(attrs)};"
+
+    def cluster_lines(cid: str, depth: int) -> None:
+        cluster = view.clusters[cid]
+        indent = "  " * depth
+        lines.append(f"{indent}subgraph {names[cid]} {{")
+        attrs: dict = {"label": cluster.label}
+        if decorate is not None:
+            attrs.update(decorate("cluster", cid, cluster))
+        lines.append(f"{indent}  graph {_attrs(attrs)};")
+        for node in cluster.nodes:
+            lines.append(node_line(node, indent + "  "))
+        for child in cluster.children:
+            cluster_lines(child, depth + 1)
+        lines.append(f"{indent}}}")
+
+    for cid in view.top_clusters():
+        cluster_lines(cid, 1)
+    for node, data in view.graph.nodes(data=True):
+        if data.get("cluster") not in view.clusters:
+            lines.append(node_line(node, "  "))
+    for i, (u, v, _, data) in enumerate(edge_list(view)):
+        attrs = {"id": f"e{i}"}
+        if data["kind"] == "call":
+            attrs.update(style="dashed", constraint="false")
+            head_cluster = view.graph.nodes[v].get("cluster")
+            while head_cluster is not None and view.clusters[head_cluster].kind != "function":
+                head_cluster = view.clusters[head_cluster].parent
+            if head_cluster is not None:
+                attrs["lhead"] = names[head_cluster]
+        elif not terminal and data.get("type"):
+            attrs["label"] = data["type"]
+        if data.get("captured"):
+            attrs["style"] = "dotted"
+        if decorate is not None:
+            attrs.update(decorate("edge", (u, v, i), data))
+        lines.append(f"  {quote(u)} -> {quote(v)} {_attrs(attrs)};")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _point(text: str) -> Point:
+    x, y = text.split(",")[:2]
+    return float(x), float(y)
+
+
+def parse_graphviz_json(data: dict, view_edges: list[tuple[str, str, object, dict]], cluster_ids: dict[str, str]) -> Layout:
+    """Graphviz `-Tjson` output as a Layout (y flipped to grow downward)."""
+    _, _, width, height = (float(v) for v in data["bb"].split(","))
+
+    def flip(p: Point) -> Point:
+        return (round(p[0], 2), round(height - p[1], 2))
+
+    layout = Layout(width, height)
+    by_name = {name: cid for cid, name in cluster_ids.items()}
+    gvid_to_name = {}
+    for obj in data.get("objects", []):
+        name = obj.get("name", "")
+        if name in by_name:
+            x0, y0, x1, y1 = (float(v) for v in obj["bb"].split(","))
+            lp = flip(_point(obj["lp"])) if "lp" in obj else None
+            layout.clusters[by_name[name]] = ClusterBox(round(x0, 2), round(height - y1, 2), round(x1, 2), round(height - y0, 2), lp)
+        elif "pos" in obj:
+            x, y = flip(_point(obj["pos"]))
+            layout.nodes[name] = NodeBox(x, y, round(float(obj["width"]) * 72, 2), round(float(obj["height"]) * 72, 2))
+        gvid_to_name[obj.get("_gvid")] = name
+    for edge in data.get("edges", []):
+        if "pos" not in edge or "id" not in edge:
+            continue
+        index = int(edge["id"][1:])
+        tail, head, key, _ = view_edges[index]
+        points: list[Point] = []
+        arrow = None
+        for part in edge["pos"].split():
+            if part.startswith("e,"):
+                arrow = flip(_point(part[2:]))
+            elif part.startswith("s,"):
+                continue
+            else:
+                points.append(flip(_point(part)))
+        lp = flip(_point(edge["lp"])) if "lp" in edge else None
+        layout.edges.append(EdgeRoute(tail, head, key if isinstance(key, (int, str)) else str(key), points, arrow, lp))
+    return layout
+
+
+def cache_dir() -> Optional[Path]:
+    root = os.environ.get("HLODBG_CACHE_DIR")
+    if root:
+        return Path(root) / "layouts"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hlodbg" / "layouts"
+
+
+_memory_cache: dict[str, Layout] = {}
+
+
+def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool = True, timeout: Optional[float] = None) -> Layout:
+    """Positions and edge routes for the view, from the cache when the same layout was done."""
+    source = dot_source(view, terminal=terminal)
+    executable = find_graphviz()
+    key = hashlib.sha256(f"{LAYOUT_FORMAT_VERSION}\n{graphviz_version(executable)}\n{source}".encode("utf-8")).hexdigest()
+    if use_cache:
+        found = _memory_cache.get(key) or _read_cache(key)
+        if found is not None:
+            _memory_cache[key] = found
+            found.cached = True
+            return found
+    raw = run_graphviz(source, "json", executable=executable, timeout=timeout)
+    layout = parse_graphviz_json(json.loads(raw), edge_list(view), cluster_names(view))
+    if use_cache:
+        _memory_cache[key] = layout
+        _write_cache(key, layout)
+    return layout
+
+
+def _read_cache(key: str) -> Optional[Layout]:
+    folder = cache_dir()
+    if folder is None:
+        return None
+    path = folder / f"{key}.json"
+    try:
+        return Layout.from_json(json.loads(path.read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # missing or unreadable: lay out again and overwrite
+
+
+def _write_cache(key: str, layout: Layout) -> None:
+    folder = cache_dir()
+    if folder is None:
+        return
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False) as handle:
+            json.dump(layout.to_json(), handle, separators=(",", ":"))
+        os.replace(handle.name, folder / f"{key}.json")
+    except OSError:
+        pass  # a read-only cache only costs speed
+
+
+def clear_memory_cache() -> None:
+    _memory_cache.clear()
+
+
+__all__ = [
+    "CELL_HEIGHT",
+    "CELL_WIDTH",
+    "ClusterBox",
+    "EdgeRoute",
+    "Layout",
+    "NodeBox",
+    "FONT",
+    "compute_layout",
+    "dot_source",
+    "edge_list",
+    "cluster_names",
+    "terminal_box",
+    "parse_graphviz_json",
+    "cache_dir",
+    "clear_memory_cache",
+    "quote",
+]

@@ -1,0 +1,239 @@
+"""Value overlays: colour graph nodes by what a run computed (NaN/Inf, magnitude, divergence).
+
+An Overlay is plain data for renderers: a fill per node, a short badge per node, extra tooltip
+lines and a legend. Builders here turn a session's per-op statistics into one.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class LegendEntry:
+    label: str
+    fill: str
+
+
+@dataclass
+class Overlay:
+    title: str  # the legend's heading, e.g. "NaN / Inf"
+    fills: dict[str, str] = field(default_factory=dict)  # node id -> fill colour
+    badges: dict[str, str] = field(default_factory=dict)  # node id -> short text, e.g. "NaN 3/64"
+    tooltips: dict[str, list[str]] = field(default_factory=dict)  # node id -> extra tooltip lines
+    legend: list[LegendEntry] = field(default_factory=list)
+
+
+__all__ = ["LegendEntry", "Overlay"]
+
+
+# --- builders --------------------------------------------------------------------------------
+# Severity orders what a collapsed node shows: the worst of the ops inside it.
+NOT_RUN = "#f2f2f2"
+FINITE = "#dcefdc"
+INF = "#ffc97a"
+NAN = "#ff9c9c"
+FIRST_BAD = "#e8504a"
+RAMP = ("#f7fbff", "#deebf7", "#c6dbef", "#9ecae1", "#74b3d8", "#5a9fd0", "#fdd0a2", "#fdae6b")
+DIVERGENCE = (("identical", "#dcefdc"), ("< 1e-6", "#eef6d5"), ("< 1e-3", "#fff0b3"), ("< 1e-1", "#ffc97a"), ("≥ 1e-1", "#ff9c9c"))
+
+
+@dataclass
+class _Mark:
+    severity: float
+    fill: str
+    badge: str = ""
+
+
+def _apply(view, marks: dict, tooltips: dict, overlay: Overlay) -> Overlay:
+    """Marks per op -> fills/badges per node of the view; collapsed nodes take their worst op."""
+    for node, data in view.graph.nodes(data=True):
+        if data["kind"] == "collapsed" or data.get("collapsed"):
+            members = [view.base.graph.nodes[n].get("op") for n in view.base.cluster_nodes(data["collapsed"])]
+            found = [marks[id(op)] for op in members if op is not None and id(op) in marks]
+            if not found:
+                continue
+            mark = max(found, key=lambda m: m.severity)
+        else:
+            op = data.get("op")
+            if op is None or id(op) not in marks:
+                continue
+            mark = marks[id(op)]
+            if id(op) in tooltips:
+                overlay.tooltips[node] = tooltips[id(op)]
+        overlay.fills[node] = mark.fill
+        if mark.badge:
+            overlay.badges[node] = mark.badge
+    return overlay
+
+
+def _summary_lines(summaries) -> list[str]:
+    if len(summaries) == 1:
+        return ["value: " + summaries[0].describe()]
+    return [f"result {k}: {s.describe()}" for k, s in enumerate(summaries)]
+
+
+def nan_overlay(view, statistics: dict) -> Overlay:
+    """Red where an op's last value holds NaN, orange for ±Inf only, darkest red for the first op
+    (in execution order) that produced either; grey for ops the run did not reach.
+
+    `statistics` is `session.op_statistics()`: op -> OpStatistics."""
+    marks: dict[int, _Mark] = {}
+    tooltips: dict[int, list[str]] = {}
+    for op, stats in statistics.items():
+        summaries = stats.summaries
+        nan = sum(_count(s, "nan") for s in summaries)
+        inf = sum(_count(s, "posinf") + _count(s, "neginf") for s in summaries)
+        size = sum(_size(s) for s in summaries)
+        tooltips[id(op)] = _summary_lines(summaries) + [f"ran {stats.count} time(s)"]
+        if nan:
+            marks[id(op)] = _Mark(3, NAN, f"NaN {nan}/{size}")
+        elif inf:
+            marks[id(op)] = _Mark(2, INF, f"Inf {inf}/{size}")
+        else:
+            marks[id(op)] = _Mark(1, FINITE)
+    if any(mark.severity > 1 for mark in marks.values()):
+        first = _first_nonfinite(statistics)
+        if first is not None:
+            event, op = first
+            mark = marks[id(op)]
+            marks[id(op)] = _Mark(4, FIRST_BAD, "first " + (mark.badge or "non-finite"))
+            tooltips[id(op)] = [f"first non-finite value of the run (event {event})", *tooltips[id(op)]]
+    _mark_not_run(view, marks)
+    legend = [LegendEntry("first NaN/Inf", FIRST_BAD), LegendEntry("NaN", NAN), LegendEntry("±Inf, no NaN", INF), LegendEntry("finite", FINITE), LegendEntry("not run", NOT_RUN)]
+    return _apply(view, marks, tooltips, Overlay("NaN / Inf", legend=legend))
+
+
+def _first_nonfinite(statistics: dict):
+    """(event, op) of the first op run, in order of completion, whose value held NaN or Inf (a loop
+    finishes after the op inside it that went bad)."""
+    session = next(iter(statistics.values())).session
+    events = [session.event(e) for stats in statistics.values() for e in stats.events]
+    for event in sorted(events, key=lambda ev: ev.completion_key):
+        e = event.id
+        if any(not session.summary(e, k).finite for k in range(len(event.outputs))):
+            return e, event.op
+    return None
+
+
+def range_overlay(view, statistics: dict) -> Overlay:
+    """Colour by the largest finite magnitude of an op's last value, one shade per decade seen."""
+    magnitudes: dict[int, float] = {}
+    tooltips: dict[int, list[str]] = {}
+    for op, stats in statistics.items():
+        summaries = stats.summaries
+        tooltips[id(op)] = _summary_lines(summaries) + [f"ran {stats.count} time(s)"]
+        largest = _largest(summaries)
+        if largest is not None:
+            magnitudes[id(op)] = largest
+    marks: dict[int, _Mark] = {}
+    legend: list[LegendEntry] = []
+    zero_fill, shades_ramp = RAMP[0], RAMP[1:]
+    if any(v == 0 for v in magnitudes.values()):
+        legend.append(LegendEntry("all zero", zero_fill))
+    decades = {k: _decade(v) for k, v in magnitudes.items() if v > 0}
+    if decades:
+        low, high = min(decades.values()), max(decades.values())
+        step = max(1, -(-(high - low + 1) // len(shades_ramp)))
+        for d in range(low, high + 1, step):
+            fill = shades_ramp[(d - low) // step]
+            legend.append(LegendEntry(f"1e{d} … 1e{min(high, d + step - 1) + 1}", fill))
+    for k, v in magnitudes.items():
+        if v == 0:
+            marks[k] = _Mark(1, zero_fill, "|x|=0")
+        else:
+            d = decades[k]
+            marks[k] = _Mark(2 + d - low, shades_ramp[(d - low) // step], f"|x|≤{v:.2g}")
+    _mark_not_run(view, marks)
+    legend.append(LegendEntry("not run / no numbers", NOT_RUN))
+    return _apply(view, marks, tooltips, Overlay("max |value| (last run)", legend=legend))
+
+
+def _decade(value: float) -> int:
+    import math
+
+    return int(math.floor(math.log10(value)))
+
+
+def _largest(summaries) -> "float | None":
+    best = None
+    for s in summaries:
+        if s.kind == "tuple":
+            inner = _largest(s.elements)
+            best = inner if best is None or (inner is not None and inner > best) else best
+            continue
+        for number in (s.min, s.max):
+            if number is None or isinstance(number, bool):
+                continue
+            magnitude = abs(float(number))
+            best = magnitude if best is None or magnitude > best else best
+    return best
+
+
+def _count(summary, field_name: str) -> int:
+    if summary.kind == "tuple":
+        return sum(_count(s, field_name) for s in summary.elements)
+    return getattr(summary, field_name)
+
+
+def _size(summary) -> int:
+    if summary.kind == "tuple":
+        return sum(_size(s) for s in summary.elements)
+    return summary.size
+
+
+def _mark_not_run(view, marks: dict) -> None:
+    for _, data in view.graph.nodes(data=True):
+        op = data.get("op")
+        if data["kind"] == "op" and op is not None and op.results and id(op) not in marks:
+            marks[id(op)] = _Mark(0, NOT_RUN)
+
+
+def divergence_overlay(view, session, reference) -> Overlay:
+    """Colour by how far each op's last value in `session` is from the same op's in `reference`
+    (max |a - b| / max |b|): where two runs (other inputs, other numerics) part ways."""
+    import numpy as np
+
+    from hlodbg.engine.dtypes import widen
+
+    ours = session.op_statistics()
+    theirs = reference.op_statistics()
+    marks: dict[int, _Mark] = {}
+    tooltips: dict[int, list[str]] = {}
+    for op, stats in ours.items():
+        other = theirs.get(op)
+        if other is None:
+            continue
+        a_values = session.event(stats.last).outputs
+        b_values = reference.event(other.last).outputs
+        worst = 0.0
+        for a, b in zip(a_values, b_values):
+            if not isinstance(a, np.ndarray) or not isinstance(b, np.ndarray) or a.shape != b.shape:
+                continue
+            a64 = widen(a).astype(np.complex128 if np.iscomplexobj(widen(a)) else np.float64)
+            b64 = widen(b).astype(a64.dtype)
+            both_nan = np.isnan(a64) & np.isnan(b64)
+            diff = np.where(both_nan, 0.0, np.abs(a64 - b64))
+            diff = np.where(np.isnan(diff) | np.isinf(diff), np.inf, diff)
+            scale = float(np.max(np.abs(b64[np.isfinite(b64)]), initial=0.0))
+            top = float(np.max(diff, initial=0.0))
+            worst = max(worst, top / scale if scale > 0 else (0.0 if top == 0 else np.inf))
+        level = 0 if worst == 0 else 1 if worst < 1e-6 else 2 if worst < 1e-3 else 3 if worst < 1e-1 else 4
+        marks[id(op)] = _Mark(level + 1, DIVERGENCE[level][1], f"Δ{worst:.1e}" if worst else "")
+        tooltips[id(op)] = [f"relative difference: {worst:.3g}", "this run: " + "; ".join(s.describe() for s in stats.summaries), "reference: " + "; ".join(s.describe() for s in other.summaries)]
+    _mark_not_run(view, marks)
+    legend = [LegendEntry(label, fill) for label, fill in DIVERGENCE] + [LegendEntry("not run", NOT_RUN)]
+    return _apply(view, marks, tooltips, Overlay("relative difference vs reference", legend=legend))
+
+
+def summary_tooltips(view, statistics: dict) -> Overlay:
+    """No colours: value summaries in the tooltips only (`--values` without `--overlay`)."""
+    tooltips = {id(op): _summary_lines(stats.summaries) + [f"ran {stats.count} time(s)"] for op, stats in statistics.items()}
+    overlay = Overlay("values")
+    for node, data in view.graph.nodes(data=True):
+        op = data.get("op")
+        if op is not None and id(op) in tooltips and data["kind"] != "collapsed":
+            overlay.tooltips[node] = tooltips[id(op)]
+    return overlay
+
+
+__all__ += ["nan_overlay", "range_overlay", "divergence_overlay", "summary_tooltips"]
