@@ -14,7 +14,7 @@ from typing import Optional
 from hlodbg.engine.ir import Module
 
 from .graph import DataflowGraph, GraphError, build_graph
-from .labels import short_type, tooltip_lines
+from .labels import node_tooltip, short_type
 from .layout import Layout, compute_layout, dot_source, quote
 from .overlay import Overlay
 from .palette import CATEGORIES, CLUSTER_FILLS, style_of
@@ -89,27 +89,6 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
     return ExportReport(path, fmt, view.node_count, view.graph.number_of_edges(), len(view.clusters), time.perf_counter() - started, cached)
 
 
-def node_tooltip(view: DataflowGraph, node: str, overlay: Optional[Overlay] = None) -> list[str]:
-    """What hovering a node tells: the op in full, or the argument, or what a collapsed box holds."""
-    data = view.graph.nodes[node]
-    if data["kind"] == "argument":
-        value = data["value"]
-        owner = view.clusters.get(data.get("cluster"))
-        where = f"{owner.label} of {view.clusters[owner.parent].label}" if owner is not None and owner.kind == "region" and owner.parent in view.clusters else f"@{data['function']}"
-        lines = [f"{value.name}: {short_type(value.type)} (argument of {where})"]
-        if data.get("location"):
-            lines.append(f"from {data['location']}")
-    elif data["kind"] == "collapsed":
-        lines = [*data["label"]]
-        if data.get("op") is not None:
-            lines += tooltip_lines(data["op"])[1:]
-    else:
-        lines = tooltip_lines(data["op"])
-    if overlay is not None:
-        lines += overlay.tooltips.get(node, [])
-    return lines
-
-
 def styled_dot(view: DataflowGraph, overlay: Optional[Overlay] = None) -> str:
     """DOT with colours, tooltips and a legend: renders like our SVG with any Graphviz."""
 
@@ -118,7 +97,7 @@ def styled_dot(view: DataflowGraph, overlay: Optional[Overlay] = None) -> str:
             category = data["category"]
             style = style_of(category)
             fill = overlay.fills.get(key, style.fill) if overlay else style.fill
-            attrs = {"style": "filled" if data["kind"] == "argument" else "rounded,filled", "fillcolor": fill, "color": style.border, "tooltip": "\n".join(node_tooltip(view, key, overlay))}
+            attrs = {"style": "filled" if data["kind"] == "argument" else "rounded,filled", "fillcolor": fill, "color": style.border, "tooltip": "\n".join(node_tooltip(view, key, overlay.tooltips.get(key, ()) if overlay else ()))}
             if data["kind"] == "collapsed":
                 attrs["peripheries"] = 2
             if overlay and key in overlay.badges:
@@ -174,7 +153,7 @@ def graph_json(view: DataflowGraph, layout: Layout, overlay: Optional[Overlay] =
             "line": data.get("line"),
             "types": [short_type(v.type) for v in op.results] if op is not None else [short_type(data["value"].type)] if data.get("value") is not None else [],
             "fill": (overlay.fills.get(node) if overlay else None) or style_of(data["category"]).fill,
-            "tooltip": node_tooltip(view, node, overlay),
+            "tooltip": node_tooltip(view, node, overlay.tooltips.get(node, ()) if overlay else ()),
         }
         if data["kind"] == "collapsed" or data.get("collapsed"):
             entry["collapsed"] = data["collapsed"]
@@ -214,4 +193,4 @@ def graph_json(view: DataflowGraph, layout: Layout, overlay: Optional[Overlay] =
     }
 
 
-__all__ = ["ExportReport", "FORMATS", "COLLAPSE_MODES", "graph_view", "export_graph", "styled_dot", "graph_json", "node_tooltip", "format_of"]
+__all__ = ["ExportReport", "FORMATS", "COLLAPSE_MODES", "graph_view", "export_graph", "styled_dot", "graph_json", "format_of"]

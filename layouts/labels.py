@@ -237,7 +237,39 @@ def tooltip_lines(op: Operation) -> list[str]:
     return lines
 
 
+def node_tooltip(view, node: str, extra=()) -> list[str]:
+    """What hovering a node of a graph view tells: the op in full, an argument's type and origin
+    (which region of which op), what a collapsed box holds; then `extra` lines (value overlays)."""
+    data = view.graph.nodes[node]
+    kind = data["kind"]
+    if kind in ("op", "return") and data.get("op") is not None:
+        lines = tooltip_lines(data["op"])
+        if data.get("collapsed"):
+            lines.append(f"collapsed: {data.get('count', 1) - 1} ops inside")
+    elif kind == "argument":
+        value = data["value"]
+        owner = view.clusters.get(data.get("cluster"))
+        where = f"@{data['function']}"
+        if owner is not None and owner.kind == "region" and owner.parent in view.clusters:
+            where = f"{owner.label} of {view.clusters[owner.parent].label}"
+        lines = [f"{value.name}: {short_type(value.type)} (argument of {where})"]
+        if data.get("location"):
+            lines.append(f"from {data['location']}")
+        if data.get("line") is not None:
+            lines.append(f"line {data['line']}")
+    else:
+        lines = [data["label"][0], f"{data.get('count', 0)} ops inside"]
+        cluster = view.base.clusters.get(data.get("collapsed"))
+        op = data.get("op")
+        if op is not None and cluster is not None and cluster.kind == "call":
+            lines += tooltip_lines(op)[1:]
+        elif op is not None and cluster is not None and cluster.kind == "region":
+            lines.append(f"a region of {op_title(op)}")
+    return [*lines, *extra]
+
+
 __all__ = [
+    "node_tooltip",
     "short_type",
     "short_attribute",
     "constant_text",
