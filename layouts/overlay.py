@@ -182,10 +182,18 @@ def _size(summary) -> int:
 
 
 def _mark_not_run(view, marks: dict) -> None:
+    """Grey for ops the run never reached. A reducer body (reduce, sort, scatter ...) that ran
+    as one vectorised numpy call has no runs of its own but did run: it stays uncoloured."""
+    from hlodbg.engine.session import EXPANDABLE_OPS
+
     for _, data in view.graph.nodes(data=True):
         op = data.get("op")
-        if data["kind"] == "op" and op is not None and op.results and id(op) not in marks:
-            marks[id(op)] = _Mark(0, NOT_RUN)
+        if data["kind"] != "op" or op is None or not op.results or id(op) in marks:
+            continue
+        owner = op.parent_op
+        if owner is not None and owner.name in EXPANDABLE_OPS and id(owner) in marks and marks[id(owner)].fill != NOT_RUN:
+            continue
+        marks[id(op)] = _Mark(0, NOT_RUN)
 
 
 def divergence_overlay(view, session, reference) -> Overlay:

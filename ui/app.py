@@ -18,25 +18,10 @@ from textual.widgets import Footer, Header, Static, Tree
 from hlodbg.engine import Function, Operation
 from hlodbg.engine.attributes import format_attribute
 from hlodbg.engine.locations import describe, name_stack, user_frame
-from hlodbg.engine.opdefs import category_of
+from hlodbg.layouts.labels import result_names
+from hlodbg.layouts.palette import node_category, style_of
 
 from .lexer import StableHLOLexer
-
-# Op-category colours; the graph export uses the same palette.
-CATEGORY_STYLE = {
-    "elementwise": "green",
-    "data_movement": "cyan",
-    "reduction": "magenta",
-    "contraction": "bold yellow",
-    "control_flow": "bold red",
-    "collective": "bold blue",
-    "constant": "dim",
-    "custom_call": "red",
-    "chlo": "bright_green",
-    "quantization": "yellow",
-    "structural": "white",
-}
-
 
 class SourcePane(VerticalScroll):
     """The program text with the selected op's line highlighted."""
@@ -65,21 +50,13 @@ class SourcePane(VerticalScroll):
         self.scroll_to(y=max(0, line - 6), animate=False)
 
 
-def result_list(op: Operation) -> str:
-    """`%0:4` for a result group, else the names: how the op's results read in the source."""
-    names = [v.name for v in op.results]
-    bases = {n.split("#")[0] for n in names}
-    if len(names) > 1 and len(bases) == 1 and all("#" in n for n in names):
-        return f"{bases.pop()}:{len(names)}"
-    return ", ".join(names)
-
-
 def describe_op(op: Operation) -> Table:
     table = Table.grid(padding=(0, 1))
     table.add_column(style="bold")
     table.add_column()
-    table.add_row("op", Text(op.name, style=CATEGORY_STYLE.get(category_of(op.name), "")))
-    table.add_row("category", category_of(op.name))
+    category = node_category(op.name)
+    table.add_row("op", Text(op.name, style=style_of(category).terminal))
+    table.add_row("category", style_of(category).title)
     if op.pos is not None:
         table.add_row("source", str(op.pos))
     frame = user_frame(op.location)
@@ -137,8 +114,8 @@ class ProgramApp(App):
         for op in ops:
             label = Text()
             if op.results:
-                label.append(result_list(op) + " = ", style="dim")
-            label.append(op.name, style=CATEGORY_STYLE.get(category_of(op.name), ""))
+                label.append(result_names(op) + " = ", style="dim")
+            label.append(op.name, style=style_of(node_category(op.name)).terminal)
             where = describe(op.location)
             if where:
                 label.append(f"  {where}", style="dim italic")
