@@ -25,6 +25,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/parse.py
 	$(BIN)/python benchmarks/interpreter.py
 	$(BIN)/python benchmarks/debugger.py
+	$(BIN)/python benchmarks/export.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
