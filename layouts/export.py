@@ -85,7 +85,10 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     else:
-        Path(path).write_bytes(data)
+        try:
+            Path(path).write_bytes(data)
+        except OSError as e:
+            raise GraphError(f"cannot write {path}: {e.strerror or e}") from None
     return ExportReport(path, fmt, view.node_count, view.graph.number_of_edges(), len(view.clusters), time.perf_counter() - started, cached)
 
 

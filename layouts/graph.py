@@ -221,7 +221,7 @@ class DataflowGraph:
         for cid, cluster in self.clusters.items():
             if cid in hidden or cid in outermost:
                 continue
-            view.clusters[cid] = replace(cluster, nodes=[], children=[c for c in cluster.children if c not in hidden])
+            view.clusters[cid] = replace(cluster, nodes=[], children=[c for c in cluster.children if c not in hidden and c not in outermost])
         mapping = {node: view.shown_as(node) for node in self.graph.nodes}
         for node, data in self.graph.nodes(data=True):
             if kept is not None and node not in kept:
@@ -231,12 +231,6 @@ class DataflowGraph:
                 view.graph.add_node(node, **data)
             elif target not in view.graph:
                 view.graph.add_node(target, **self._collapsed_data(target))
-        for cid in outermost:
-            if _collapsed_node_id(self.clusters[cid]) not in view.graph:
-                continue
-            parent = self.clusters[cid].parent
-            if parent in view.clusters:
-                view.clusters[parent].children = [c for c in view.clusters[parent].children if c != cid]
         seen_edges = set()
         for u, v, key, data in self.graph.edges(keys=True, data=True):
             mu, mv = mapping[u], mapping[v]
