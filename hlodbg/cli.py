@@ -1,6 +1,7 @@
 """The `hlodbg` command.
 
   hlodbg [PROG]              open the debugger (the embedded sample when PROG is omitted)
+  hlodbg serve [PROG]        the same debugger in a web browser
   hlodbg verify PROG...      parse and verify; `PROG: ok (N ops, M functions)` or the errors
   hlodbg print PROG          print in pretty (default) or generic form
   hlodbg run PROG            execute a program and print or save its results
@@ -24,7 +25,17 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 
-COMMANDS = ("verify", "print", "open", "run", "check", "export")
+COMMANDS = ("verify", "print", "open", "serve", "run", "check", "export")
+
+
+def _add_session_options(cmd) -> None:
+    cmd.add_argument("--chunk", type=int, default=None, help="module to open in a '// -----' split file")
+    cmd.add_argument("--entry", default="main", help="function to debug (default: main)")
+    cmd.add_argument("--args", metavar="IN.npz", help="arguments as arg0, arg1, ... in an .npz file")
+    cmd.add_argument("--arg", action="append", default=[], metavar="N=FILE.npy", help="argument N from an .npy file (repeatable)")
+    cmd.add_argument("--seed", type=int, default=0, help="seed for arguments not given (default: 0)")
+    cmd.add_argument("--break-on", metavar="SPEC", help="add this breakpoint and continue to it at start (nan, inf, %%12, model.py:42, ...)")
+    cmd.add_argument("--memory", metavar="SIZE", help="budget for recorded values (2G, 512M; default a quarter of RAM)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -34,6 +45,7 @@ def _parser() -> argparse.ArgumentParser:
         epilog=(
             "commands:\n"
             "  hlodbg [PROG]            open PROG (or the embedded sample) in the debugger\n"
+            "  hlodbg serve [PROG]      serve the debugger in a web browser (workshops)\n"
             "  hlodbg verify PROG...    parse and verify programs\n"
             "  hlodbg print PROG        print a program in pretty or generic form\n"
             "  hlodbg run PROG          execute a program and print or save its results\n"
@@ -48,7 +60,13 @@ def _parser() -> argparse.ArgumentParser:
 
     open_cmd = sub.add_parser("open", help="open a program in the debugger (the default command)")
     open_cmd.add_argument("program", nargs="?", help=".mlir file (default: the embedded sample)")
-    open_cmd.add_argument("--chunk", type=int, default=None, help="module to open in a '// -----' split file")
+    _add_session_options(open_cmd)
+
+    serve_cmd = sub.add_parser("serve", help="serve the debugger in a web browser (textual-serve), e.g. for workshops")
+    serve_cmd.add_argument("program", nargs="?", help=".mlir file (default: the embedded sample)")
+    serve_cmd.add_argument("--host", default="localhost", help="address to listen on (default: localhost)")
+    serve_cmd.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    _add_session_options(serve_cmd)
 
     verify_cmd = sub.add_parser("verify", help="parse and verify programs")
     verify_cmd.add_argument("programs", nargs="+", metavar="PROG", help=".mlir files")
@@ -93,14 +111,15 @@ def _cmd_print(args) -> int:
 
 
 def _cmd_open(args) -> int:
-    from hlodbg.program import load
-    from hlodbg.samples import default_sample_path
-
-    path = args.program or str(default_sample_path())
-    program = load(path, chunk=args.chunk)
     from hlodbg.ui_entry import run_ui
 
-    return run_ui(program)
+    return run_ui(args)
+
+
+def _cmd_serve(args) -> int:
+    from hlodbg.ui_entry import serve_ui
+
+    return serve_ui(args)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -114,7 +133,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     from hlodbg.cli_export import cmd_export
     from hlodbg.cli_run import cmd_check, cmd_run
 
-    handlers = {"verify": _cmd_verify, "print": _cmd_print, "open": _cmd_open, "run": cmd_run, "check": cmd_check, "export": cmd_export}
+    handlers = {"verify": _cmd_verify, "print": _cmd_print, "open": _cmd_open, "serve": _cmd_serve, "run": cmd_run, "check": cmd_check, "export": cmd_export}
     try:
         return handlers[args.command](args)
     except HlodbgError as e:

@@ -178,7 +178,7 @@ def scene_from_layout(view: DataflowGraph, layout: Layout, root: Optional[str] =
     for u, v, key, data in view.graph.edges(keys=True, data=True):
         route = routes.get((u, v, key if isinstance(key, (int, str)) else str(key)))
         points = _polyline_cells(route, to_column, to_row, rows) if route is not None else []
-        edges.append(SceneEdge(u, v, data.get("value", ""), data["kind"], _fit_route(points, boxes[u], boxes[v]), bool(data.get("captured"))))
+        edges.append(SceneEdge(u, v, data.get("value", ""), data["kind"], fit_route(points, boxes[u], boxes[v]), bool(data.get("captured"))))
     clusters = _cluster_rects(view, layout, boxes)
     return _normalised_scene(boxes, edges, clusters, layout, root, expanded)
 
@@ -256,7 +256,7 @@ def _trim_start(points: list[Cell], box: SceneBox) -> Optional[list[Cell]]:
     return None
 
 
-def _fit_route(points: list[Cell], source: SceneBox, target: SceneBox) -> list[Cell]:
+def fit_route(points: list[Cell], source: SceneBox, target: SceneBox) -> list[Cell]:
     """Clip a route to the boxes it joins and make it start and end on cells touching them.
 
     Rounding moves boxes by up to half a cell, so Graphviz's ends can land inside a box or one
@@ -435,4 +435,4 @@ class SceneBuilder:
         return scene_from_layout(view, compute_layout(view, terminal=True), root, expanded)
 
 
-__all__ = ["MAX_SCENE_NODES", "Scene", "SceneBox", "SceneBuilder", "SceneCluster", "SceneEdge", "SceneError", "scene_from_layout", "segment_cells"]
+__all__ = ["MAX_SCENE_NODES", "Scene", "SceneBox", "SceneBuilder", "SceneCluster", "SceneEdge", "SceneError", "scene_from_layout", "segment_cells", "fit_route"]

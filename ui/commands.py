@@ -1,0 +1,187 @@
+"""The command line: `break %12 if nan`, `print %5[0, :3]`, `watch`, `goto`, `export graph.svg`...
+
+Commands run in the session's thread (they read values and may move the run) and return what the
+console should say, and, for moves, the new state.
+"""
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from hlodbg.engine.dtypes import Token, widen
+from hlodbg.engine.errors import HlodbgError
+from hlodbg.engine.ir import Operation
+
+from .controller import SessionController
+from .state import DebugState
+
+HELP = """commands (abbreviations in brackets):
+  break SPEC [if COND] [b]   %12, @fn:%12, 42, model.py:42, while, nan, inf, or an expression
+  delete N | disable N | enable N        a breakpoint by number
+  watch EXPR | unwatch N     expressions shown at every stop
+  print EXPR [p]             numpy over values: %5, %5[0, :3], abs(%x).max(), iteration
+  goto N | goto %12          jump to event N, or to the last (else next) run of the op making %12
+  step | next | finish | continue | back | restart   [s n f c] the same moves as the keys
+  export FILE.svg [--overlay nan|range] [--collapse calls|regions|none]   the graph, coloured by this run
+  search TEXT [/TEXT]        ops by name, kind or location; again for the next match
+  help"""
+
+
+@dataclass
+class CommandResult:
+    output: str = ""
+    state: Optional[DebugState] = None
+    select: Optional[Operation] = None
+    breakpoints_changed: bool = False
+    error: bool = False
+
+
+def format_value(value: Any, limit: int = 2000) -> str:
+    if isinstance(value, Token):
+        return "token"
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(format_value(v, limit // max(1, len(value))) for v in value) + ")"
+    if isinstance(value, np.ndarray):
+        shown = widen(value) if value.dtype.kind == "V" or value.dtype.name in ("bfloat16",) or "float8" in value.dtype.name or value.dtype.name in ("int4", "uint4", "int2", "uint2") else value
+        with np.printoptions(threshold=200, edgeitems=4, linewidth=100, precision=6):
+            text = f"{np.array2string(shown)}  ({value.dtype.name}{list(value.shape)})"
+        return text if len(text) <= limit else text[: limit - 1] + "…"
+    return str(value)
+
+
+class CommandRunner:
+    """Parses and runs one command line. Called in the session thread."""
+
+    def __init__(self, controller: SessionController, find_ops: Callable[[str], list[Operation]], export: Callable[..., str]):
+        self.controller = controller
+        self.find_ops = find_ops
+        self.export = export
+        self._search: tuple[str, list[Operation], int] = ("", [], -1)
+
+    def run(self, line: str) -> CommandResult:
+        line = line.strip()
+        if not line:
+            return CommandResult()
+        if line.startswith("/"):
+            return self.search(line[1:].strip())
+        name, _, rest = line.partition(" ")
+        rest = rest.strip()
+        handler = {
+            "b": self.cmd_break, "break": self.cmd_break, "delete": self.cmd_delete, "d": self.cmd_delete,
+            "disable": self.cmd_disable, "enable": self.cmd_enable, "watch": self.cmd_watch, "unwatch": self.cmd_unwatch,
+            "p": self.cmd_print, "print": self.cmd_print, "goto": self.cmd_goto, "export": self.cmd_export,
+            "search": lambda r: self.search(r), "help": lambda r: CommandResult(HELP), "h": lambda r: CommandResult(HELP),
+            "s": lambda r: self.move("step_in"), "step": lambda r: self.move("step_in"),
+            "n": lambda r: self.move("step"), "next": lambda r: self.move("step"),
+            "f": lambda r: self.move("step_out"), "finish": lambda r: self.move("step_out"),
+            "c": lambda r: self.move("continue_"), "continue": lambda r: self.move("continue_"),
+            "back": lambda r: self.move("back"), "restart": lambda r: self.move("restart"),
+        }.get(name)
+        if handler is None:
+            return CommandResult(f"unknown command '{name}' (help lists them)", error=True)
+        try:
+            return handler(rest)
+        except HlodbgError as e:
+            return CommandResult(f"{name}: {e.message if hasattr(e, 'message') else e}", error=True)
+        except (ValueError, KeyError, IndexError, TypeError) as e:
+            return CommandResult(f"{name}: {e}", error=True)
+
+    def move(self, name: str, *args) -> CommandResult:
+        return CommandResult(state=self.controller.move(name, *args))
+
+    @property
+    def session(self):
+        return self.controller.session
+
+    def cmd_break(self, rest: str) -> CommandResult:
+        if not rest:
+            raise ValueError("break needs a place: %12, @fn:%12, a line, model.py:42, an op kind, nan, inf or an expression")
+        spec, sep, condition = rest.partition(" if ")
+        bp = self.session.break_at(spec.strip(), condition.strip() if sep else None)
+        note = f" ({bp.note})" if bp.note else ""
+        return CommandResult(f"breakpoint {bp.describe()}{note}", breakpoints_changed=True)
+
+    def _id(self, rest: str) -> int:
+        if not rest.lstrip("#").isdigit():
+            raise ValueError(f"expected a breakpoint number, got '{rest}'")
+        return int(rest.lstrip("#"))
+
+    def cmd_delete(self, rest: str) -> CommandResult:
+        self.session.breakpoints.remove(self._id(rest))
+        return CommandResult(f"deleted breakpoint #{self._id(rest)}", breakpoints_changed=True)
+
+    def cmd_disable(self, rest: str) -> CommandResult:
+        self.session.breakpoints.enable(self._id(rest), False)
+        return CommandResult(f"disabled breakpoint #{self._id(rest)}", breakpoints_changed=True)
+
+    def cmd_enable(self, rest: str) -> CommandResult:
+        self.session.breakpoints.enable(self._id(rest), True)
+        return CommandResult(f"enabled breakpoint #{self._id(rest)}", breakpoints_changed=True)
+
+    def cmd_watch(self, rest: str) -> CommandResult:
+        if not rest:
+            raise ValueError("watch needs an expression, e.g. watch %acc.sum()")
+        self.session.watch(rest)
+        return CommandResult(f"watching {rest}", breakpoints_changed=True)
+
+    def cmd_unwatch(self, rest: str) -> CommandResult:
+        self.session.unwatch(self._id(rest))
+        return CommandResult(f"removed watch {rest}", breakpoints_changed=True)
+
+    def cmd_print(self, rest: str) -> CommandResult:
+        if not rest:
+            raise ValueError("print needs an expression, e.g. print %5[0, :3]")
+        return CommandResult(f"{rest} = {format_value(self.session.evaluate(rest))}")
+
+    def cmd_goto(self, rest: str) -> CommandResult:
+        if rest.isdigit():
+            return self.move("goto", int(rest))
+        if not rest.startswith(("%", "@")):
+            raise ValueError("goto takes an event number or a value name (%12, @fn:%12)")
+        ops = self.find_ops(rest)
+        if not ops:
+            raise ValueError(f"no op makes {rest}")
+        events = [ev.id for ev in self.session.events_of(ops[0]) if ev.id < self.session.position]
+        result = self.move("goto", events[-1]) if events else self.move("run_to", ops[0])
+        result.select = ops[0]
+        return result
+
+    def cmd_export(self, rest: str) -> CommandResult:
+        words = shlex.split(rest)
+        if not words:
+            raise ValueError("export needs a file name, e.g. export graph.svg")
+        path, options = words[0], words[1:]
+        overlay, collapse = None, "calls"
+        while options:
+            flag = options.pop(0)
+            if flag == "--overlay" and options:
+                overlay = options.pop(0)
+            elif flag == "--collapse" and options:
+                collapse = options.pop(0)
+            else:
+                raise ValueError(f"unknown export option '{flag}' (--overlay nan|range, --collapse calls|regions|none)")
+        return CommandResult(self.export(path, overlay, collapse))
+
+    def search(self, text: str) -> CommandResult:
+        query, matches, index = self._search
+        if not text or text == query:
+            if not matches:
+                return CommandResult("search: type /TEXT (op name, kind, %name or file:line)", error=not text)
+            index = (index + 1) % len(matches)
+        else:
+            matches = self.find_ops(text)
+            if not matches:
+                self._search = (text, [], -1)
+                return CommandResult(f"search: nothing matches '{text}'", error=True)
+            query, index = text, 0
+        self._search = (query, matches, index)
+        op = matches[index]
+        from hlodbg.engine.session_views import op_label
+
+        return CommandResult(f"match {index + 1} of {len(matches)}: {op_label(op)}" + (f"  line {op.pos.line}" if op.pos else ""), select=op)
+
+
+__all__ = ["CommandRunner", "CommandResult", "HELP", "format_value"]

@@ -1,0 +1,367 @@
+"""The debugger: graph, source, tensor inspector, frames, breakpoints, command line, status.
+
+Every move runs in the session thread (controller.py) inside an exclusive async worker, so the UI
+keeps drawing; a long run shows its progress and Escape / Ctrl-C interrupts it. After a move one
+DebugState snapshot updates every pane.
+"""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Optional
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import RichLog
+
+from hlodbg.engine.ir import Operation
+from hlodbg.engine.locations import describe
+from hlodbg.engine.session_views import op_label
+from hlodbg.layouts.graph import DataflowGraph, GraphError
+
+from ..commands import CommandResult, CommandRunner
+from ..controller import SessionController
+from ..keymap import DEBUGGER_BINDINGS
+from ..state import DebugState
+from ..widgets.graph_canvas import GraphCanvas
+from ..widgets.inspector import TensorInspector
+from ..widgets.panels import BreakpointsPanel, CommandLine, FramesPanel, StatusBar
+from ..widgets.source_view import SourceView
+from .help import HelpScreen
+
+PROGRESS_INTERVAL = 0.1
+
+
+class MainScreen(Screen):
+    BINDINGS = DEBUGGER_BINDINGS
+
+    def __init__(self, program, graph: DataflowGraph, controller: SessionController, break_on: Optional[str] = None, **kwargs):
+        super().__init__(**kwargs)
+        self.program = program
+        self.graph = graph
+        self.controller = controller
+        self.runner = CommandRunner(controller, self.find_ops, self._export_in_session)
+        self.break_on = break_on
+        self.state: Optional[DebugState] = None
+        self.selected_op: Optional[Operation] = None
+        self.total: Optional[int] = None
+        self.busy = ""
+        self._started = 0.0
+
+    # --- layout --------------------------------------------------------------------------------
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="top"):
+            yield GraphCanvas(self.graph, id="graph")
+            yield SourceView(self.program.source, id="source")
+        with Horizontal(id="bottom"):
+            yield TensorInspector(id="inspector")
+            with VerticalScroll(id="side"):
+                yield FramesPanel(id="frames")
+                yield BreakpointsPanel(id="breakpoints")
+        yield RichLog(id="console", wrap=True, markup=False, max_lines=500)
+        yield CommandLine(id="command")
+        yield StatusBar(id="status")
+
+    def on_mount(self) -> None:
+        self.query_one("#graph").border_title = "graph"
+        self.query_one("#source").border_title = self.program.name
+        self.query_one("#inspector").border_title = "values"
+        self.query_one("#side").border_title = "frames · breakpoints · watches"
+        self.query_one("#console", RichLog).can_focus = False
+        self.log_line(f"{self.program.name}: {self.program.op_count} ops in {len(self.program.functions)} functions. n/s/f step, c continue, ? help, : commands")
+        self.start()
+
+    @work(exclusive=True, group="session")
+    async def start(self) -> None:
+        if self.break_on:
+            result = await self.controller.call(self.runner.run, f"break {self.break_on}")
+            self.show_result(result)
+            await self._run_move("continue_")
+        else:
+            await self._apply(await self.controller.call(self._collect, None))
+
+    # --- moves ---------------------------------------------------------------------------------
+    def action_move(self, name: str) -> None:
+        if self.busy:
+            self.notify("still running: Escape interrupts it", severity="warning")
+            return
+        self.move(name)
+
+    @work(exclusive=True, group="session")
+    async def move(self, name: str, *args) -> None:
+        await self._run_move(name, *args)
+
+    async def _run_move(self, name: str, *args) -> None:
+        self.busy = name
+        self._started = time.perf_counter()
+        timer = self.set_interval(PROGRESS_INTERVAL, self._show_progress)
+        try:
+            state = await self.controller.call(self._collect, name, *args)
+        except Exception as e:  # a bug in a move must not take the session down
+            self.log_line(f"internal error during {name}: {type(e).__name__}: {e}", error=True)
+            return
+        finally:
+            timer.stop()
+            self.busy = ""
+        await self._apply(state)
+
+    def _collect(self, name: Optional[str], *args):
+        """In the session thread: the move, then everything the panes show."""
+        state = self.controller.move(name, *args) if name else self.controller.state()
+        session = self.controller.session
+        breakpoints = list(session.breakpoints.breakpoints)
+        watches = [(text, _short(value)) for text, value in session.watches()]
+        return state, breakpoints, watches
+
+    def _show_progress(self) -> None:
+        if not self.busy:
+            return
+        done = self.controller.progress()
+        of = f" of {self.total:,}" if self.total else ""
+        trace = self.controller.session.trace
+        current = op_label(trace.ops[-1]) if len(trace) else ""
+        elapsed = time.perf_counter() - self._started
+        self.query_one(StatusBar).show_state(self.state, self.total, "", running=f"running {self.busy}: {done:,}{of} ops recorded, {elapsed:.1f} s · {current} · Escape interrupts")
+
+    async def _apply(self, collected) -> None:
+        state, breakpoints, watches = collected
+        self.state = state
+        if state.finished:
+            self.total = state.recorded
+        op = state.op
+        canvas = self.query_one(GraphCanvas)
+        canvas.show_current(op)
+        canvas.set_changed(set(state.changed))
+        canvas.set_breakpoints({o for bp in breakpoints if bp.enabled for o in bp.ops})
+        source = self.query_one(SourceView)
+        source.show_current(op.pos.line if op is not None and op.pos is not None else None)
+        source.set_breakpoint_lines({o.pos.line for bp in breakpoints if bp.enabled for o in bp.ops if o.pos is not None})
+        source.border_subtitle = describe(op.location) if op is not None else ""
+        self.query_one(FramesPanel).show_frames(state.frames)
+        self.query_one(BreakpointsPanel).show_breakpoints(breakpoints, watches)
+        title = f"next: {op_label(op)}" if op is not None else ("finished" if not state.error else "failed")
+        self.query_one(TensorInspector).show_values(title, [*state.results, *state.operands])
+        self.query_one(StatusBar).show_state(state, self.total, self._device())
+        if state.stop_reason == "breakpoint" or state.note:
+            self.log_line(f"{state.stop_reason}: {state.note}" if state.note else state.stop_reason)
+        if state.stop_reason == "interrupted":
+            self.log_line("interrupted; the session is intact")
+        if state.error:
+            self.log_line(state.error, error=True)
+        self.selected_op = op if op is not None else self.selected_op
+
+    def _device(self) -> str:
+        process = getattr(self.controller.session, "process", None)
+        return f"cpu r{process.replica}p{process.partition}" if process is not None and hasattr(process, "replica") else "cpu"
+
+    def action_interrupt(self) -> None:
+        if self.busy:
+            self.controller.interrupt()
+            self.log_line(f"interrupting {self.busy}…")
+
+    # --- selection -----------------------------------------------------------------------------
+    def on_graph_canvas_node_selected(self, message) -> None:
+        if message.op is not None:
+            self.select_op(message.op, from_graph=True)
+
+    def on_source_view_line_clicked(self, message: SourceView.LineClicked) -> None:
+        ops = [op for op in self.program.module.walk() if op.pos is not None and op.pos.line == message.line and op.name != "func.func"]
+        if ops:
+            self.select_op(ops[0])
+
+    def select_op(self, op: Operation, from_graph: bool = False) -> None:
+        self.selected_op = op
+        if not from_graph:
+            self.query_one(GraphCanvas).select(op)
+        if op.pos is not None:
+            self.query_one(SourceView).select_line(op.pos.line)
+        self.inspect(op)
+
+    @work(group="inspect", exclusive=True)
+    async def inspect(self, op: Operation) -> None:
+        title, values = await self.controller.call(self.controller.inspect_op, op)
+        self.query_one(TensorInspector).show_values(title, values)
+
+    def action_run_to_selected(self) -> None:
+        if self.selected_op is None:
+            self.notify("select an op first (click it, or / to search)", severity="warning")
+            return
+        self.action_move_args("run_to", self.selected_op)
+
+    def action_move_args(self, name: str, *args) -> None:
+        if self.busy:
+            self.notify("still running: Escape interrupts it", severity="warning")
+            return
+        self.move(name, *args)
+
+    def action_toggle_breakpoint(self) -> None:
+        op = self.selected_op or (self.state.op if self.state else None)
+        if op is None:
+            self.notify("no op selected", severity="warning")
+            return
+        self.toggle_breakpoint(op)
+
+    @work(group="breakpoints")
+    async def toggle_breakpoint(self, op: Operation) -> None:
+        def toggle():
+            table = self.controller.session.breakpoints
+            for bp in list(table.breakpoints):
+                if bp.ops == frozenset({op}) and bp.kind == "op":
+                    table.remove(bp.id)
+                    return f"removed breakpoint #{bp.id} {bp.spec}"
+            function = op.function.sym_name if op.function is not None else "main"
+            spec = f"@{function}:{op.results[0].name}" if op.results else str(op.pos.line)
+            bp = self.controller.session.break_at(spec)
+            return f"breakpoint {bp.describe()}"
+
+        try:
+            self.log_line(await self.controller.call(toggle))
+        except Exception as e:
+            self.log_line(f"break: {e}", error=True)
+        await self._apply(await self.controller.call(self._collect, None))
+
+    # --- command line ----------------------------------------------------------------------------
+    def action_command(self, prefill: str) -> None:
+        command = self.query_one(CommandLine)
+        command.value = prefill
+        command.cursor_position = len(prefill)
+        command.focus()
+
+    async def on_command_line_submitted(self, message: CommandLine.Submitted) -> None:
+        self.set_focus(None)
+        if not message.command:
+            return
+        self.log_line(f": {message.command}", dim=True)
+        if self.busy:
+            self.notify("still running: Escape interrupts it", severity="warning")
+            return
+        self.run_command(message.command)
+
+    @work(exclusive=True, group="session")
+    async def run_command(self, command: str) -> None:
+        if command.split(" ", 1)[0] in ("show", "g"):
+            self.show_value(command.split(" ", 1)[1].strip() if " " in command else "")
+            return
+        self.busy = command
+        try:
+            result: CommandResult = await self.controller.call(self.runner.run, command)
+        finally:
+            self.busy = ""
+        self.show_result(result)
+        if result.state is not None or result.breakpoints_changed:
+            await self._apply(await self.controller.call(self._collect, None))
+        if result.select is not None:
+            self.select_op(result.select)
+
+    def show_result(self, result: CommandResult) -> None:
+        if result.output:
+            self.log_line(result.output, error=result.error)
+
+    def show_value(self, name: str) -> None:
+        ops = self.find_ops(name) if name.startswith(("%", "@")) and len(name) > 1 else []
+        if not ops:
+            self.log_line(f"show: no op makes '{name}' (give %name or @function:%name)", error=True)
+            return
+        self.log_line(f"{name} is made by {op_label(ops[0])}")
+        self.select_op(ops[0])
+
+    def find_ops(self, text: str) -> list[Operation]:
+        """Ops matching a search: %name / @fn:%name, a line number, file:line, or name/kind text."""
+        if text.startswith(("%", "@")):
+            try:
+                node = self.graph.resolve(text)
+            except GraphError:
+                return []
+            op = self.graph.graph.nodes[node].get("op")
+            return [op] if op is not None else []
+        ops = [op for op in self.program.module.walk() if op.name != "func.func"]
+        if text.isdigit():
+            return [op for op in ops if op.pos is not None and op.pos.line == int(text)]
+        needle = text.lower()
+        return [op for op in ops if needle in op.name.lower() or needle in describe(op.location).lower()]
+
+    # --- graph and inspector keys ----------------------------------------------------------------
+    def action_pan(self, dx: int, dy: int) -> None:
+        self.query_one(GraphCanvas).pan(dx, dy)
+
+    def action_select_neighbour(self, direction: str) -> None:
+        canvas = self.query_one(GraphCanvas)
+        canvas.select_neighbour(direction)
+        if canvas.selected_op is not None:
+            self.select_op(canvas.selected_op, from_graph=True)
+
+    def action_zoom(self, step: int) -> None:
+        canvas = self.query_one(GraphCanvas)
+        canvas.zoom_in() if step > 0 else canvas.zoom_out()
+
+    def action_toggle_follow(self) -> None:
+        self.query_one(GraphCanvas).toggle_follow()
+
+    def action_toggle_focus(self) -> None:
+        self.query_one(GraphCanvas).toggle_focus()
+
+    def action_open_selected(self) -> None:
+        self.query_one(GraphCanvas).open_selected()
+
+    def action_go_up(self) -> None:
+        self.query_one(GraphCanvas).go_up()
+
+    def action_inspector(self, method: str) -> None:
+        getattr(self.query_one(TensorInspector), method)()
+
+    def action_scroll_slice(self, rows: int, cols: int) -> None:
+        self.query_one(TensorInspector).scroll_slice(rows, cols)
+
+    # --- other ------------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        rows = []
+        for key, active in self.app.active_bindings.items():
+            binding = active.binding
+            if binding.id and not binding.id.startswith(("help.", "command_line.")):
+                rows.append((key, binding.description, binding.id))
+        merged: dict[str, tuple[list[str], str]] = {}
+        for key, description, binding_id in rows:
+            merged.setdefault(binding_id, ([], description))[0].append(key)
+        order = [b.id for b in DEBUGGER_BINDINGS]
+        table = [(", ".join(keys), description, binding_id) for binding_id, (keys, description) in sorted(merged.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))]
+        self.app.push_screen(HelpScreen(table))
+
+    def action_toggle_theme(self) -> None:
+        self.app.theme = "textual-light" if self.app.current_theme.dark else "textual-dark"
+        self.query_one(SourceView).refresh()
+
+    def action_export_svg(self) -> None:
+        path = Path.cwd() / f"{Path(self.program.name).stem}.svg"
+        self.run_command(f"export {path} --overlay nan")
+
+    def _export_in_session(self, path: str, overlay: Optional[str], collapse: str) -> str:
+        from hlodbg.layouts import overlay as overlays
+        from hlodbg.layouts.export import export_graph, graph_view
+
+        view = graph_view(self.program.module, collapse=collapse)
+        chosen = None
+        if overlay == "nan":
+            chosen = overlays.nan_overlay(view, self.controller.session.op_statistics())
+        elif overlay == "range":
+            chosen = overlays.range_overlay(view, self.controller.session.op_statistics())
+        elif overlay is not None:
+            raise ValueError(f"--overlay must be nan or range, not '{overlay}'")
+        report = export_graph(view, path, overlay=chosen, title=f"{self.program.name} at op {self.controller.session.position}")
+        return f"wrote {report.path}: {report.nodes} nodes, {report.edges} edges ({report.seconds:.2f} s)"
+
+    def log_line(self, text: str, error: bool = False, dim: bool = False) -> None:
+        style = "bold red" if error else "dim" if dim else ""
+        self.query_one("#console", RichLog).write(Text(text, style=style))
+
+
+def _short(value) -> str:
+    from ..commands import format_value
+
+    text = format_value(value, limit=120) if not isinstance(value, str) else value
+    return text.replace("\n", " ")
+
+
+__all__ = ["MainScreen"]

@@ -1,0 +1,54 @@
+"""What the widgets show after each move: plain data gathered in the session's thread.
+
+The session is driven from one thread (its recording runs in a greenlet bound to it), so the
+controller collects everything a redraw needs — values, summaries, frames — there, and the UI
+thread only reads these snapshots.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from hlodbg.engine.ir import Operation
+from hlodbg.engine.summary import ValueSummary
+
+
+@dataclass(frozen=True)
+class ValueView:
+    """One value for the tensor inspector."""
+
+    label: str  # "%5", "operand 1: %3", "result 0"
+    type_text: str  # "tensor<4x8xf32>"
+    value: Any  # numpy array (0-d for scalars), tuple of values, Token, or None when not computed
+    summary: Optional[ValueSummary] = None
+    previous: Any = None  # the same value one loop iteration earlier, when there is one
+    where: str = ""  # e.g. "event 41, iteration 3 of while %r"
+
+
+@dataclass(frozen=True)
+class FrameView:
+    function: str
+    description: str  # "while.body #3", "call @update", ...
+    op_text: str  # "%s = stablehlo.sqrt"
+    line: Optional[int]
+    producer: str
+
+
+@dataclass
+class DebugState:
+    position: int  # event about to run
+    recorded: int  # events recorded so far
+    finished: bool
+    op: Optional[Operation]  # the op about to run (None at the end)
+    frames: list[FrameView] = field(default_factory=list)
+    operands: list[ValueView] = field(default_factory=list)
+    results: list[ValueView] = field(default_factory=list)
+    changed: frozenset = frozenset()  # ops whose values the last move computed
+    note: str = ""
+    error: str = ""
+    memory_used: int = 0
+    memory_budget: int = 0
+    stop_reason: str = ""
+
+
+__all__ = ["ValueView", "FrameView", "DebugState"]

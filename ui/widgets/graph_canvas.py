@@ -1,0 +1,667 @@
+"""The dataflow graph as a scrollable canvas: the op about to run, breakpoints and fresh values.
+
+GraphCanvas shows one terminal Scene at a time (layouts/scene.py): a cluster with some clusters
+inside drawn open, or the neighbourhood of a node (focus mode). Scenes come from Graphviz, which
+can take a few hundred milliseconds, so one background thread lays them out while the UI keeps
+what it shows; the latest request wins. Painting is cheap (numpy over the visible window), done
+once per scroll position and sliced per line.
+
+Zoom levels derive from the laid-out scene, never from a new layout: "compact" keeps one line
+per box and squeezes empty rows and columns; "dots" draws one cell per node for an overview.
+
+The widget takes no keys (the app owns them and calls the navigation methods) and posts
+`GraphCanvas.NodeSelected` when the user picks a box with the mouse or the arrow methods.
+"""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field, replace
+from typing import Callable, Optional, Union
+
+import numpy as np
+from rich.segment import Segment
+from rich.style import Style
+from textual import events, on
+from textual.geometry import Offset, Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from hlodbg.engine.errors import HlodbgError
+from hlodbg.engine.ir import Operation
+from hlodbg.layouts.graph import DataflowGraph
+from hlodbg.layouts.palette import style_of
+from hlodbg.layouts.scene import COLLAPSED_PREFIX, Scene, SceneBuilder
+from hlodbg.layouts.zoom import ZOOM_LEVELS, zoomed_scene
+
+BREAKPOINT_MARK = "●"
+MARKER_TAG = -1  # tag id of a breakpoint marker cell (canvas tag ids are never negative)
+WHITE_NAMES = {"white", "bright_white"}  # palette text colours unreadable on a light theme
+
+
+# --- the widget -------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _View:
+    """Which scene to show: a cluster with some clusters open, or a neighbourhood (focus)."""
+
+    root: Optional[str] = None
+    expanded: frozenset = frozenset()
+    focus: Optional[str] = None  # the node a neighbourhood is centred on
+    radius: int = 2
+    zoom: int = 0
+
+
+@dataclass
+class _Request:
+    view: _View
+    centre: Optional[str] = None  # node to centre once shown
+    select: Optional[str] = None  # node to select once shown
+    reveal: Optional[str] = None  # node that must get its own box (else another view is chosen)
+    keep_centre: Optional[tuple[float, float]] = None  # fraction of the scene to keep at the centre
+
+
+@dataclass
+class _Result:
+    view: _View
+    scene: Optional[Scene] = None
+    shown: Optional[Scene] = None
+    error: Optional[str] = None
+
+
+class _SceneReady(Message, bubble=False):
+    """From the layout thread to the widget: a request and what came of it."""
+
+    def __init__(self, request: _Request, result: _Result):
+        super().__init__()
+        self.request = request
+        self.result = result
+
+
+@dataclass
+class _Strips:
+    key: tuple
+    rows: list[Strip] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+
+
+class GraphCanvas(ScrollView, can_focus=False):
+    """The program's dataflow graph; see the module docstring."""
+
+    COMPONENT_CLASSES = {"graph-canvas--edge", "graph-canvas--edge-selected", "graph-canvas--cluster", "graph-canvas--current", "graph-canvas--selected", "graph-canvas--breakpoint", "graph-canvas--changed", "graph-canvas--message"}
+
+    DEFAULT_CSS = """
+    GraphCanvas {
+        background: $surface;
+        color: $foreground;
+        border: round $primary 50%;
+        border-title-color: $text;
+        border-subtitle-color: $text-muted;
+        scrollbar-size: 1 1;
+    }
+    GraphCanvas > .graph-canvas--edge { color: $text-muted; }
+    GraphCanvas > .graph-canvas--edge-selected { color: $accent; text-style: bold; }
+    GraphCanvas > .graph-canvas--cluster { color: $text-disabled; }
+    GraphCanvas > .graph-canvas--current { text-style: bold reverse; }
+    GraphCanvas > .graph-canvas--selected { background: $accent 35%; text-style: underline; }
+    GraphCanvas > .graph-canvas--breakpoint { color: $error; text-style: bold; }
+    GraphCanvas > .graph-canvas--changed { color: $warning; text-style: bold; }
+    GraphCanvas > .graph-canvas--message { color: $text-muted; text-style: italic; }
+    """
+
+    class NodeSelected(Message):
+        """The user picked a box (mouse click or `select_neighbour`). `op` is None for a block
+        argument or a folded function."""
+
+        def __init__(self, graph_canvas: "GraphCanvas", node: str, op: Optional[Operation]):
+            super().__init__()
+            self.graph_canvas = graph_canvas
+            self.node = node
+            self.op = op
+
+        @property
+        def control(self) -> "GraphCanvas":
+            return self.graph_canvas
+
+    def __init__(self, graph: DataflowGraph, *, name: Optional[str] = None, id: Optional[str] = None, classes: Optional[str] = None, disabled: bool = False):
+        super().__init__(name=name, id=id, classes=classes, disabled=disabled)
+        self.graph = graph
+        self.builder = SceneBuilder(graph)  # only the layout thread touches it
+        self.follow = True
+        self.scene: Optional[Scene] = None  # as laid out
+        self.shown_scene: Optional[Scene] = None  # at the current zoom
+        self._view = _View()  # what is shown
+        self._target_view = _View()  # what the latest request asked for
+        self._before_focus: Optional[_View] = None
+        self._current: Optional[str] = None
+        self._selected: Optional[str] = None
+        self._breakpoints: set[str] = set()
+        self._changed: set[str] = set()
+        self._error: Optional[str] = None
+        self._zoomed: dict[tuple[int, int], Scene] = {}  # (id(scene), level) -> zoomed; layout thread only
+        self._pending: Optional[_Request] = None
+        self._pending_lock = threading.Lock()
+        self._worker_running = False
+        self._highlight_version = 0
+        self._strips: Optional[_Strips] = None
+        self._styles: dict = {}
+
+    # --- state ----------------------------------------------------------------------------------
+    @property
+    def zoom(self) -> int:
+        return self._target_view.zoom
+
+    @property
+    def focus_mode(self) -> bool:
+        return self._target_view.focus is not None
+
+    @property
+    def laying_out(self) -> bool:
+        return self._worker_running
+
+    @property
+    def current_node(self) -> Optional[str]:
+        return self._current
+
+    @property
+    def selected_node(self) -> Optional[str]:
+        return self._selected
+
+    @property
+    def selected_op(self) -> Optional[Operation]:
+        return self.op_of(self._selected) if self._selected else None
+
+    def op_of(self, node: str) -> Optional[Operation]:
+        """The op a node draws: its own, or for a folded box the op whose regions it folds."""
+        if node in self.graph.graph:
+            return self.graph.graph.nodes[node].get("op")
+        cluster = self.graph.clusters.get(node[len(COLLAPSED_PREFIX):]) if node.startswith(COLLAPSED_PREFIX) else None
+        return cluster.op if cluster is not None and isinstance(cluster.op, Operation) else None
+
+    # --- what the debugger tells it ---------------------------------------------------------------
+    def show_current(self, op: Optional[Operation]) -> None:
+        """Mark the op about to run; with follow on, bring it into view, its loops opened."""
+        nodes = self.graph.nodes_of(op) if op is not None else []
+        self._current = nodes[0] if nodes else None
+        self._touch()
+        if self._current is not None and self.follow:
+            self._bring_into_view(self._current, centre=True)
+
+    def set_breakpoints(self, ops) -> None:
+        self._breakpoints = {node for op in ops for node in self.graph.nodes_of(op)}
+        self._touch()
+
+    def set_changed(self, ops) -> None:
+        self._changed = {node for op in ops for node in self.graph.nodes_of(op)}
+        self._touch()
+
+    def select(self, node_or_op: Union[str, Operation, None]) -> Optional[str]:
+        """Select a node (or an op's first node) and scroll it into view; returns the node.
+        Posts no NodeSelected: the caller already knows."""
+        if isinstance(node_or_op, Operation):
+            nodes = self.graph.nodes_of(node_or_op)
+            node = nodes[0] if nodes else None
+        else:
+            node = node_or_op if node_or_op is None or self._is_node(node_or_op) else None
+        self._selected = node
+        self._touch()
+        if node is not None:
+            self._bring_into_view(node, centre=False)
+        return node
+
+    # --- navigation (the app binds keys to these) ---------------------------------------------------
+    def pan(self, dx: int, dy: int) -> None:
+        self.scroll_to(x=self.scroll_x + dx, y=self.scroll_y + dy, animate=False)
+
+    def zoom_in(self) -> None:
+        self._set_zoom(self.zoom - 1)
+
+    def zoom_out(self) -> None:
+        self._set_zoom(self.zoom + 1)
+
+    def toggle_follow(self) -> bool:
+        self.follow = not self.follow
+        self._update_title()
+        if self.follow and self._current is not None:
+            self._bring_into_view(self._current, centre=True)
+        return self.follow
+
+    def toggle_focus(self, radius: int = 2) -> bool:
+        """Show only the neighbourhood of the selected (or current) node; again to go back.
+        Returns whether focus mode is on."""
+        if self.focus_mode:
+            view, self._before_focus = self._before_focus or _View(), None
+            anchor = self._anchor_node()
+            self._request(_Request(replace(view, zoom=self.zoom), centre=anchor, reveal=anchor))
+            return False
+        anchor = self._selected or self._current
+        if anchor is None:
+            self._error = "select a node to focus on"
+            self._update_title()
+            return False
+        self._before_focus = self._target_view
+        self._request(_Request(_View(focus=anchor, radius=radius, zoom=self.zoom), centre=anchor))
+        return True
+
+    def open_selected(self) -> bool:
+        """Drill into the selected folded box: show that cluster's contents."""
+        box = self.shown_scene.boxes.get(self._selected) if self.shown_scene and self._selected else None
+        if box is None or box.cluster is None:
+            return False
+        inner = self.graph.clusters[box.cluster].node
+        self._request(_Request(_View(root=box.cluster, zoom=self.zoom), centre=inner, select=inner))
+        return True
+
+    def go_up(self) -> bool:
+        """One level out: leave focus mode, fold the innermost open cluster around the
+        selection, or show the parent cluster's scene with this one as a box."""
+        if self.focus_mode:
+            return not self.toggle_focus()
+        view = replace(self._view, zoom=self.zoom)
+        if view.expanded:
+            anchor = self._selected or self._current
+            around = [c for c in self.graph.cluster_path(anchor)] if anchor in self.graph.graph else []
+            inner = [c for c in around if c in view.expanded] or sorted(view.expanded, key=lambda c: len(self._cluster_chain(c)))
+            cid = inner[-1]
+            folded = view.expanded - {cid} - {c for c in view.expanded if cid in self._cluster_chain(c)[:-1]}
+            box = COLLAPSED_PREFIX + cid
+            self._request(_Request(replace(view, expanded=frozenset(folded)), centre=box, select=box))
+            return True
+        if view.root is None or (self.graph.clusters[view.root].parent is None and len(self.graph.top_clusters()) == 1):
+            return False
+        parent = self.graph.clusters[view.root].parent
+        box = COLLAPSED_PREFIX + view.root
+        self._request(_Request(_View(root=parent, zoom=view.zoom), centre=box, select=box))
+        return True
+
+    def select_neighbour(self, direction: str) -> Optional[str]:
+        """Select the nearest box that way ("up", "down", "left", "right") and post NodeSelected."""
+        scene = self.shown_scene
+        if scene is None or not scene.boxes:
+            return None
+        anchor = self._selected if self._selected in scene.boxes else self._box_for(self._current, scene)
+        if anchor is None:
+            target = min(scene.boxes.values(), key=lambda b: (b.y, b.x)).node
+        else:
+            target = scene.neighbours_in_direction(anchor, direction)
+        if target is None:
+            return None
+        self._selected = target
+        self._touch()
+        self._scroll_into_view(target, centre=False)
+        self.post_message(self.NodeSelected(self, target, self.op_of(target)))
+        return target
+
+    # --- for tests and the app ----------------------------------------------------------------------
+    def visible_text(self) -> list[str]:
+        """The visible window as plain text lines, markers included."""
+        return list(self._window().lines)
+
+    def offset_of(self, node: str) -> Optional[Offset]:
+        """The centre cell of a node's box in widget coordinates, None when off screen (for clicks)."""
+        scene = self.shown_scene
+        box = scene.boxes.get(node) if scene else None
+        if box is None:
+            return None
+        gutter = self.styles.gutter
+        x = box.x + box.width // 2 - round(self.scroll_x) + gutter.left
+        y = box.y + box.height // 2 - round(self.scroll_y) + gutter.top
+        region = self.scrollable_content_region
+        inside = gutter.left <= x < gutter.left + region.width and gutter.top <= y < gutter.top + region.height
+        return Offset(x, y) if inside else None
+
+    # --- scene requests (UI thread) -----------------------------------------------------------------
+    def on_mount(self) -> None:
+        entry = self.graph.module.entry
+        root = f"fn:{entry.sym_name}" if entry is not None and f"fn:{entry.sym_name}" in self.graph.clusters else None
+        self._request(_Request(_View(root=root)))
+
+    def _is_node(self, node: str) -> bool:
+        return node in self.graph.graph or (node.startswith(COLLAPSED_PREFIX) and node[len(COLLAPSED_PREFIX):] in self.graph.clusters)
+
+    def _cluster_chain(self, cluster_id: Optional[str]) -> list[str]:
+        """A cluster and its ancestors, outermost first."""
+        chain = []
+        while cluster_id is not None:
+            chain.append(cluster_id)
+            cluster_id = self.graph.clusters[cluster_id].parent
+        return chain[::-1]
+
+    def _view_showing(self, node: str, zoom: int) -> _View:
+        """The cluster scene that draws `node` as its own box: its function with every
+        cluster on the way to it open."""
+        if node in self.graph.graph:
+            path = self.graph.cluster_path(node)
+        else:
+            path = self._cluster_chain(self.graph.clusters[node[len(COLLAPSED_PREFIX):]].parent)
+        if not path:
+            return _View(zoom=zoom)
+        return _View(root=path[0], expanded=frozenset(path[1:]), zoom=zoom)
+
+    def _bring_into_view(self, node: str, centre: bool) -> None:
+        """Scroll to a node; when the scene has no box of its own for it (or a layout is on its
+        way), ask the layout thread for a view that has one."""
+        scene = self.shown_scene
+        if scene is not None and node in scene.boxes and not self._worker_running:
+            self._scroll_into_view(node, centre)
+            return
+        self._request(_Request(self._target_view, centre=node, reveal=node))
+
+    def _set_zoom(self, level: int) -> None:
+        level = min(max(level, 0), len(ZOOM_LEVELS) - 1)
+        if level == self.zoom:
+            return
+        anchor = self._anchor_node()
+        keep = None
+        if anchor is None and self.shown_scene is not None and self.shown_scene.width and self.shown_scene.height:
+            region = self.scrollable_content_region
+            keep = ((self.scroll_x + region.width / 2) / self.shown_scene.width, (self.scroll_y + region.height / 2) / self.shown_scene.height)
+        self._request(_Request(replace(self._target_view, zoom=level), centre=anchor, keep_centre=keep))
+
+    def _anchor_node(self) -> Optional[str]:
+        scene = self.shown_scene
+        if scene is None:
+            return None
+        if self._selected in scene.boxes:
+            return self._selected
+        return self._box_for(self._current, scene)
+
+    def _request(self, request: _Request) -> None:
+        """Lay out a scene on the layout thread; the newest request replaces any waiting one."""
+        self._target_view = request.view
+        with self._pending_lock:
+            self._pending = request
+            start = not self._worker_running
+            self._worker_running = True
+        self._update_title()
+        if self.shown_scene is None:
+            self.refresh()
+        if start:
+            self.run_worker(self._layout_thread, thread=True, group="graph-layout", name="graph layout")
+
+    # --- the layout thread -------------------------------------------------------------------------
+    def _layout_thread(self) -> None:
+        """Lay out requests until none is waiting. Results go back as messages, which never
+        block this thread (a blocking hand-over could hang an app that is closing)."""
+        while True:
+            with self._pending_lock:
+                request, self._pending = self._pending, None
+                if request is None:
+                    self._worker_running = False
+                    return
+            result = self._lay_out(request)
+            with self._pending_lock:
+                last = self._pending is None
+                if last:
+                    self._worker_running = False
+            try:
+                self.post_message(_SceneReady(request, result))
+            except RuntimeError:  # the app's loop is closed
+                return
+            if last:
+                return
+
+    def _lay_out(self, request: _Request) -> _Result:
+        """The requested scene; with `reveal`, the first of: the requested view, the node's
+        function with its enclosing clusters open, its own cluster, its neighbourhood, that
+        draws the node as a box and is small enough to lay out."""
+        views = [request.view]
+        node, zoom = request.reveal, request.view.zoom
+        if node is not None:
+            if request.view.focus is not None:
+                views.append(replace(request.view, focus=node))
+            else:
+                views.append(self._view_showing(node, zoom))
+            if node in self.graph.graph:
+                views += [_View(root=self.graph.cluster_of(node), zoom=zoom), _View(focus=node, zoom=zoom)]
+        error = None
+        for view in dict.fromkeys(views):
+            try:
+                scene = self.builder.neighbourhood(view.focus, view.radius) if view.focus is not None else self.builder.scene(view.root, view.expanded)
+            except HlodbgError as problem:
+                error = error or str(problem)
+                continue
+            if node is not None and node not in scene.boxes:
+                continue
+            key = (id(scene), zoom)
+            if key not in self._zoomed:
+                self._zoomed[key] = zoomed_scene(scene, zoom)
+            return _Result(view, scene, self._zoomed[key])
+        return _Result(request.view, error=error or f"cannot draw {node}")
+
+    # --- back on the UI thread ----------------------------------------------------------------------
+    @on(_SceneReady)
+    def _apply(self, message: _SceneReady) -> None:
+        message.stop()
+        request, result = message.request, message.result
+        if self._pending is not None:  # a newer request is on its way; skip the flash
+            self._update_title()
+            return
+        self._error = result.error
+        if result.shown is None:
+            self._target_view = self._view
+            self._update_title()
+            self.refresh()
+            return
+        if result.view.focus is None and request.view.focus is not None:
+            self._before_focus = None  # the neighbourhood could not be drawn
+        self._view, self.scene, self.shown_scene = result.view, result.scene, result.shown
+        self._target_view = result.view
+        if request.select is not None:
+            self._selected = request.select
+        self.virtual_size = Size(result.shown.width, result.shown.height)
+        self._touch()
+        target = self._box_for(request.centre, result.shown)
+        if target is not None:
+            self._scroll_into_view(target, centre=True)
+        elif request.keep_centre is not None:
+            region = self.scrollable_content_region
+            fx, fy = request.keep_centre
+            self.scroll_to(x=fx * result.shown.width - region.width / 2, y=fy * result.shown.height - region.height / 2, animate=False)
+        else:
+            self.scroll_to(x=0, y=0, animate=False)
+
+    def _box_for(self, node: Optional[str], scene: Scene) -> Optional[str]:
+        """The box of `scene` that draws `node`: its own, or the folded cluster holding it."""
+        if node is None:
+            return None
+        if node in scene.boxes:
+            return node
+        if node not in self.graph.graph:
+            return None
+        for cid in self.graph.cluster_path(node):
+            if COLLAPSED_PREFIX + cid in scene.boxes:
+                return COLLAPSED_PREFIX + cid
+        return None
+
+    def _scroll_into_view(self, node: str, centre: bool) -> None:
+        scene = self.shown_scene
+        if scene is None or node not in scene.boxes:
+            return
+        x, y, width, height = scene.bounds_of(node)
+        region = self.scrollable_content_region
+        if not region.width or not region.height:
+            self.call_after_refresh(self._scroll_into_view, node, centre)
+            return
+        if centre:
+            self.scroll_to(x=x + width / 2 - region.width / 2, y=y + height / 2 - region.height / 2, animate=False)
+            return
+        left, top = self.scroll_x, self.scroll_y
+        if x < left or width > region.width:
+            left = x - 2
+        elif x + width > left + region.width:
+            left = x + width - region.width + 2
+        if y < top or height > region.height:
+            top = y - 1
+        elif y + height > top + region.height:
+            top = y + height - region.height + 1
+        self.scroll_to(x=left, y=top, animate=False)
+
+    def _touch(self) -> None:
+        self._highlight_version += 1
+        self._update_title()
+        self.refresh()
+
+    # --- title ---------------------------------------------------------------------------------------
+    def location(self) -> str:
+        """Where the view is, e.g. `@main > while %0:4 > body`."""
+        view = self._view
+        if view.focus is not None:
+            return f"{view.radius} hops around {self._node_title(view.focus)}"
+        if self.shown_scene is None:
+            return ""
+        chain = self._cluster_chain(view.root)
+        anchor = self._selected or self._current
+        if anchor is not None and anchor in self.graph.graph:
+            chain += [c for c in self.graph.cluster_path(anchor) if c in view.expanded and c not in chain]
+        return " > ".join(self._cluster_title(c) for c in chain) or "program"
+
+    def _cluster_title(self, cluster_id: str) -> str:
+        cluster = self.graph.clusters[cluster_id]
+        if cluster.kind == "function":
+            return "@" + cluster.function
+        if cluster.kind == "op" and " = " in cluster.label:
+            names, mnemonic = cluster.label.split(" = ", 1)
+            return f"{mnemonic} {names}"
+        return cluster.label
+
+    def _node_title(self, node: str) -> str:
+        if node in self.graph.graph:
+            label = self.graph.graph.nodes[node]["label"]
+            return label[0] if label else node
+        return self._cluster_title(node[len(COLLAPSED_PREFIX):]) if self._is_node(node) else node
+
+    def _update_title(self) -> None:
+        state = f"zoom {self._view.zoom + 1}/{len(ZOOM_LEVELS)}, follow {'on' if self.follow else 'off'}"
+        where = self.location()
+        self.border_title = f"{where}  ({state})" if where else f"({state})"
+        self.border_subtitle = "laying out…" if self._worker_running else (self._error or "")
+
+    # --- painting ------------------------------------------------------------------------------------
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._styles = {}
+        self._strips = None
+
+    def render_line(self, y: int) -> Strip:
+        window = self._window()
+        return window.rows[y] if 0 <= y < len(window.rows) else Strip.blank(self.scrollable_content_region.width, self.rich_style)
+
+    def _message(self) -> Optional[str]:
+        if self.shown_scene is None:
+            return self._error or ("laying out…" if self._worker_running else "")
+        if not self.shown_scene.boxes:
+            return "nothing to draw: the program has no functions with a body"
+        return None
+
+    def _window(self) -> _Strips:
+        region = self.scrollable_content_region
+        width, height = region.width, region.height
+        x0, y0 = round(self.scroll_x), round(self.scroll_y)
+        key = (id(self.shown_scene), x0, y0, width, height, self._highlight_version, self._error, self._worker_running)
+        if self._strips is not None and self._strips.key == key:
+            return self._strips
+        message = self._message()
+        if message is not None:
+            lines = [""] * height
+            if height:
+                lines[height // 2] = message.center(width)[:width]
+            base, text_style = self.rich_style, self._style("graph-canvas--message")
+            rows = [Strip([Segment(line.ljust(width), base + text_style)], width) for line in lines]
+            self._strips = _Strips(key, rows, lines)
+            return self._strips
+        scene = self.shown_scene
+        canvas = scene.paint(x0, y0, width, height)
+        chars, tag_ids = canvas.chars.copy(), canvas.tag_ids.copy()
+        for node in self._boxes_for(self._breakpoints, scene):
+            box = scene.boxes[node]
+            column, row = box.x - x0, box.y - y0
+            if 0 <= column < width and 0 <= row < height:
+                chars[row, column], tag_ids[row, column] = ord(BREAKPOINT_MARK), MARKER_TAG
+        lines = np.ascontiguousarray(chars).view(f"<U{width}").ravel().tolist() if width else [""] * height
+        styles = self._tag_styles(canvas.tags, scene)
+        rows = []
+        for text, tags in zip(lines, tag_ids):
+            cuts = [0, *(np.flatnonzero(tags[1:] != tags[:-1]) + 1).tolist(), width] if width else [0]
+            rows.append(Strip([Segment(text[a:b], styles(int(tags[a]))) for a, b in zip(cuts, cuts[1:])], width))
+        self._strips = _Strips(key, rows, lines)
+        return self._strips
+
+    def _boxes_for(self, nodes: set[str], scene: Scene) -> set[str]:
+        return {box for box in (self._box_for(node, scene) for node in nodes) if box is not None}
+
+    def _style(self, component: str) -> Style:
+        """A component's own style, its colours resolved against the widget's background."""
+        if component not in self._styles:
+            full = self.get_component_rich_style(component)
+            partial = self.get_component_rich_style(component, partial=True)
+            colours = Style(color=full.color if partial.color else None, bgcolor=full.bgcolor if partial.bgcolor else None)
+            self._styles[component] = colours + partial.without_color
+        return self._styles[component]
+
+    def _category_style(self, category: str) -> Style:
+        key = ("category", category)
+        if key not in self._styles:
+            style = Style.parse(style_of(category).terminal)
+            if style.color is not None and style.color.name in WHITE_NAMES:
+                style = style.without_color  # the theme's own text colour reads on light and dark
+            self._styles[key] = style
+        return self._styles[key]
+
+    def _tag_styles(self, tags: list, scene: Scene) -> Callable[[int], Style]:
+        """tag id -> Rich style for this paint (highlights are looked up once per paint)."""
+        base = self.rich_style
+        current = self._box_for(self._current, scene)
+        selected = self._selected if self._selected in scene.boxes else None
+        changed = self._boxes_for(self._changed, scene)
+        breakpoints = self._boxes_for(self._breakpoints, scene)
+        cache: dict[int, Style] = {}
+
+        def style(tag_id: int) -> Style:
+            if tag_id in cache:
+                return cache[tag_id]
+            tag = tags[tag_id] if tag_id != MARKER_TAG else ("marker", "")
+            result = base
+            if tag is None:
+                pass
+            elif tag[0] == "marker":
+                result = base + self._style("graph-canvas--breakpoint")
+            elif tag[0] == "edge":
+                result = base + self._style("graph-canvas--edge-selected" if tag[1] == selected else "graph-canvas--edge")
+            elif tag[0] == "cluster":
+                result = base + self._style("graph-canvas--cluster")
+            else:
+                node = tag[1]
+                box = scene.boxes[node]
+                result = base + self._category_style(box.category)
+                if node in breakpoints and box.height == 1:
+                    result += self._style("graph-canvas--breakpoint")
+                if node in changed:
+                    result += self._style("graph-canvas--changed")
+                if node == selected:
+                    result += self._style("graph-canvas--selected")
+                if node == current:
+                    result += self._style("graph-canvas--current")
+            cache[tag_id] = result
+            return result
+
+        return style
+
+    # --- mouse -----------------------------------------------------------------------------------------
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        scene = self.shown_scene
+        if offset is None or scene is None:
+            return
+        node = scene.box_at(offset.x + round(self.scroll_x), offset.y + round(self.scroll_y))
+        if node is None:
+            return
+        event.stop()
+        if node == self._selected and scene.boxes[node].cluster is not None:
+            self.open_selected()
+            return
+        self._selected = node
+        self._touch()
+        self.post_message(self.NodeSelected(self, node, self.op_of(node)))
+
+
+__all__ = ["GraphCanvas"]

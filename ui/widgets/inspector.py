@@ -1,0 +1,629 @@
+"""The tensor inspector: statistics, a histogram and a scrollable 2-D slice of one value at a time.
+
+Values can be far larger than a terminal (8x512x512x64 elements), so nothing here ever turns a whole
+array into text: statistics come from the controller's summary (or are computed once per value and
+cached), the histogram reads at most HISTOGRAM_SAMPLE elements picked with a stride, and the table
+indexes out only the window of rows and columns that fits the widget.
+
+The app owns the keyboard; it calls the plain navigation methods (`next_value`, `cycle_row_axis`,
+`index_next`, `scroll_slice`, `toggle_diff`, ...), so the inspector never takes focus.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Optional
+
+import numpy as np
+from rich.cells import cell_len
+from textual import events
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.widget import Widget
+from textual.widgets import Static
+from textual.worker import Worker, WorkerState
+
+from hlodbg.engine.dtypes import Token, compute_dtype, is_float_dtype, widen
+from hlodbg.engine.summary import ValueSummary, summarize
+from hlodbg.ui.state import ValueView
+
+HISTOGRAM_BINS = 40
+HISTOGRAM_SAMPLE = 1_000_000  # elements the histogram reads at most
+CHANGE_BLOCK = 1 << 22  # elements compared at once when counting diff changes
+SUMMARY_IN_THREAD = 1 << 20  # larger values are summarized in a worker thread (16M f32: ~0.2 s)
+SUMMARY_GROUP = "tensor-inspector-summary"
+SPARK_LEVELS = " ▁▂▃▄▅▆▇█"
+MIN_TABLE_ROWS = 3
+UNMOUNTED_SIZE = (100, 30)  # layout assumed before the widget has a size of its own
+WHEEL_STEPS = {events.MouseScrollDown: (3, 0), events.MouseScrollUp: (-3, 0),
+               events.MouseScrollRight: (0, 2), events.MouseScrollLeft: (0, -2)}
+
+NON_FINITE = "bold $text-error"
+CHANGED = "bold $text-warning"
+MUTED = "dim"
+SELECTED = "bold reverse $text-accent"
+
+
+def _format_float(number: float) -> str:
+    if math.isnan(number):
+        return "nan"
+    if math.isinf(number):
+        return "inf" if number > 0 else "-inf"
+    return f"{number:.6g}"
+
+
+def _format_complex(number: complex) -> str:
+    real, imag = _format_float(number.real), _format_float(number.imag)
+    return f"{real}{imag if imag.startswith('-') else '+' + imag}j"
+
+
+def format_cells(array: np.ndarray) -> tuple[list, np.ndarray]:
+    """Texts of a (small) array's elements as nested lists, and where they are NaN or Inf."""
+    values = widen(array)
+    kind = values.dtype.kind
+    if kind == "b":
+        texts = np.where(values, "T", "F").tolist()
+    else:
+        spell = str if kind in "iu" else _format_complex if kind == "c" else _format_float
+        flat = [spell(number) for number in values.reshape(-1).tolist()]
+        texts = np.array(flat, dtype=object).reshape(values.shape).tolist()
+    bad = ~np.isfinite(values) if kind in "fc" else np.zeros(values.shape, dtype=bool)
+    return texts, bad
+
+
+def changed_mask(value: np.ndarray, previous: np.ndarray) -> np.ndarray:
+    """Elements that differ; NaN staying NaN is not a change."""
+    value, previous = widen(value), widen(previous)
+    differ = value != previous
+    if value.dtype.kind in "fc":
+        differ &= ~(np.isnan(value) & np.isnan(previous))
+    return differ
+
+
+def count_changed(value: np.ndarray, previous: np.ndarray) -> int:
+    """How many elements differ, comparing block by block so huge tensors need no full-size mask."""
+    if value.size <= CHANGE_BLOCK:
+        return int(np.count_nonzero(changed_mask(value, previous)))
+    if value.shape[0] == 1:
+        return count_changed(value[0], previous[0])
+    rows = max(1, CHANGE_BLOCK // (value.size // value.shape[0]))
+    return sum(count_changed(value[start:start + rows], previous[start:start + rows])
+               for start in range(0, value.shape[0], rows))
+
+
+def histogram_line(array: np.ndarray) -> Content:
+    """A sparkline of ~HISTOGRAM_BINS bins over the finite values (|z| for complex), range at both ends."""
+    stride = max(1, math.ceil(array.size / HISTOGRAM_SAMPLE))
+    if array.flags.c_contiguous:
+        sample = array.reshape(-1)[::stride]
+    else:  # a strided view: pick the sample by flat index instead of copying the whole array
+        sample = array.flat[np.arange(0, array.size, stride, dtype=np.int64)]
+    sample = widen(np.asarray(sample))
+    if sample.dtype.kind == "c":
+        sample = np.abs(sample)
+    sample = sample[np.isfinite(sample)] if sample.dtype.kind == "f" else sample
+    if sample.size == 0:
+        return Content("histogram: no finite values")
+    sample = sample.astype(np.float64)
+    low, high = float(sample.min()), float(sample.max())
+    note = f"  (every {stride}th element)" if stride > 1 else ""
+    if low == high:
+        return Content(f"histogram: all {sample.size} values are {_format_float(low)}{note}")
+    bins = HISTOGRAM_BINS
+    if compute_dtype(array.dtype).kind in "iu":
+        bins = int(min(HISTOGRAM_BINS, high - low + 1))
+    counts, _ = np.histogram(sample, bins=bins, range=(low, high))
+    levels = np.ceil(counts * (len(SPARK_LEVELS) - 1) / counts.max()).astype(np.int64)
+    spark = "".join(SPARK_LEVELS[level] for level in levels.tolist())
+    return Content.assemble("histogram ", _format_float(low), " ▕", (spark, "$text-accent"), "▏ ",
+                            _format_float(high), (note, MUTED))
+
+
+def element_type_text(value: Any) -> str:
+    """An MLIR-like type for a tuple element when the tuple's type text cannot be split."""
+    if isinstance(value, Token):
+        return "!stablehlo.token"
+    if isinstance(value, tuple):
+        return "tuple<" + ", ".join(element_type_text(element) for element in value) + ">"
+    array = np.asarray(value)
+    shape_only = ValueSummary(kind="tensor", dtype=str(array.dtype), shape=array.shape, size=array.size)
+    return f"tensor<{shape_only.type_text}>"
+
+
+def split_tuple_type(type_text: str, count: int) -> Optional[list[str]]:
+    """`tuple<a, b<c, d>>` -> ["a", "b<c, d>"], or None when it does not hold `count` parts."""
+    text = type_text.strip()
+    if not (text.startswith("tuple<") and text.endswith(">")):
+        return None
+    inner, parts, depth, start = text[len("tuple<"):-1], [], 0, 0
+    for position, char in enumerate(inner):
+        if char == "<":
+            depth += 1
+        elif char == ">" and inner[position - 1] != "-":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(inner[start:position].strip())
+            start = position + 1
+    if inner.strip():
+        parts.append(inner[start:].strip())
+    return parts if len(parts) == count else None
+
+
+def element_count(value: Any) -> int:
+    if isinstance(value, tuple):
+        return sum(element_count(element) for element in value)
+    return int(value.size) if isinstance(value, np.ndarray) else 1
+
+
+def as_tensor(value: Any) -> Optional[np.ndarray]:
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, (np.generic, bool, int, float, complex)):
+        return np.asarray(value)
+    return None
+
+
+@dataclass
+class _Entry:
+    """One row of the value list with the slice position and caches of its own."""
+
+    view: ValueView
+    array: Optional[np.ndarray]
+    row_axis: int = 0
+    col_axis: int = 1
+    fixed: list[int] = field(default_factory=list)  # index along every axis (used when not displayed)
+    fixed_axis: Optional[int] = None  # the axis index_next / index_previous move
+    row0: int = 0
+    col0: int = 0
+    rows_shown: int = 1
+    cols_shown: int = 1
+    diff: bool = False
+    note: str = ""
+    summary: Optional[ValueSummary] = None
+    summary_error: str = ""
+    summarizing: bool = False
+    histogram: Optional[Content] = None
+    changed: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        self.summary = self.view.summary
+        if self.array is not None:
+            ndim = self.array.ndim
+            self.fixed = [0] * ndim
+            self.row_axis, self.col_axis = max(0, ndim - 2), max(0, ndim - 1)
+            self._choose_fixed_axis()
+
+    def free_axes(self) -> list[int]:
+        return [axis for axis in range(self.array.ndim) if axis not in (self.row_axis, self.col_axis)]
+
+    def _choose_fixed_axis(self) -> None:
+        free = self.free_axes() if self.array is not None and self.array.ndim > 2 else []
+        if self.fixed_axis not in free:
+            self.fixed_axis = free[0] if free else None
+
+    def previous_array(self) -> Optional[np.ndarray]:
+        previous = as_tensor(self.view.previous)
+        if previous is None or self.array is None or previous.shape != self.array.shape:
+            return None
+        return previous
+
+
+def expand(view: ValueView) -> list[_Entry]:
+    """The entry of `view`, followed by entries of its elements when it is a tuple (recursively)."""
+    entries = [_Entry(view, as_tensor(view.value))]
+    value = view.value
+    if isinstance(value, tuple):
+        types = split_tuple_type(view.type_text, len(value)) or [element_type_text(v) for v in value]
+        previous = view.previous if isinstance(view.previous, tuple) and len(view.previous) == len(value) else None
+        summary = view.summary
+        summaries = summary.elements if summary is not None and len(summary.elements) == len(value) else None
+        for index, element in enumerate(value):
+            entries.extend(expand(ValueView(
+                label=f"{view.label}[{index}]", type_text=types[index], value=element,
+                summary=summaries[index] if summaries else None,
+                previous=previous[index] if previous else None, where=view.where)))
+    return entries
+
+
+class _SliceView(Static):
+    """The table; the mouse wheel over it moves the slice window (shift+wheel: columns)."""
+
+    def __init__(self, inspector: "TensorInspector", **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.inspector = inspector
+
+    def _wheel(self, event: events.MouseEvent) -> None:
+        rows, cols = WHEEL_STEPS[type(event)]
+        if event.shift:
+            rows, cols = 0, rows or cols
+        if self.inspector.scroll_slice(rows, cols):
+            event.stop()  # otherwise the enclosing VerticalScroll scrolls the pane
+
+    on_mouse_scroll_down = on_mouse_scroll_up = on_mouse_scroll_right = on_mouse_scroll_left = _wheel
+
+
+class _Scroll(VerticalScroll, can_focus=False):
+    pass
+
+
+class TensorInspector(Widget, can_focus=False):
+    """Statistics, histogram and a 2-D slice of the selected value among a list of values."""
+
+    DEFAULT_CSS = """
+    TensorInspector { height: 1fr; }
+    TensorInspector > VerticalScroll { height: 1fr; }
+    TensorInspector Static { color: $text; }
+    TensorInspector .inspector-head { background: $boost; }
+    """
+
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self._title = ""
+        self._entries: list[_Entry] = []
+        self._index = 0
+        self._head = Static(classes="inspector-head", markup=False)
+        self._body = Static(classes="inspector-body", markup=False)
+        self._slice = _SliceView(self, classes="inspector-slice", markup=False)
+        self._texts = ("", "", "")
+
+    def compose(self) -> ComposeResult:
+        with _Scroll():
+            yield self._head
+            yield self._body
+            yield self._slice
+
+    # -- public API -----------------------------------------------------------------------------
+
+    def show_values(self, title: str, values: list[ValueView]) -> None:
+        """Replace the content; the first value is selected. Cheap: nothing is computed until shown."""
+        self._title = title
+        if self.is_attached:  # results of summaries still running would land on discarded entries
+            self.workers.cancel_group(self, SUMMARY_GROUP)
+        self._entries = [entry for view in values for entry in expand(view)]
+        self._index = 0
+        self._refresh()
+
+    @property
+    def selected(self) -> Optional[ValueView]:
+        return self._entries[self._index].view if self._entries else None
+
+    def render_text(self) -> str:
+        """The plain text of everything shown (for tests and copying)."""
+        return "\n".join(text for text in self._texts if text)
+
+    def next_value(self) -> None:
+        self._select(self._index + 1)
+
+    def previous_value(self) -> None:
+        self._select(self._index - 1)
+
+    def cycle_row_axis(self) -> None:
+        """Show the next axis as rows (2-D: swap rows and columns)."""
+        self._cycle_axis(rows=True)
+
+    def cycle_col_axis(self) -> None:
+        """Show the next axis as columns (2-D: swap rows and columns)."""
+        self._cycle_axis(rows=False)
+
+    def cycle_fixed_axis(self) -> None:
+        """Choose which non-displayed axis `index_next` / `index_previous` move."""
+        entry = self._sliceable()
+        if entry is not None and entry.fixed_axis is not None:
+            free = entry.free_axes()
+            entry.fixed_axis = free[(free.index(entry.fixed_axis) + 1) % len(free)]
+            self._refresh()
+
+    def index_next(self) -> None:
+        self._move_index(1)
+
+    def index_previous(self) -> None:
+        self._move_index(-1)
+
+    def scroll_slice(self, d_rows: int, d_cols: int) -> bool:
+        """Move the visible window; returns whether it moved."""
+        entry = self._current()
+        if entry is None or entry.array is None or entry.array.ndim == 0:
+            return False
+        array = entry.array
+        before = (entry.row0, entry.col0)
+        if array.ndim == 1:  # one flat run of elements: rows are lines of `cols_shown` elements
+            last = max(0, array.shape[0] - entry.cols_shown * entry.rows_shown)
+            entry.col0 = max(0, min(entry.col0 + d_rows * entry.cols_shown + d_cols, last))
+        else:  # past the last column: the table fills its width leftwards from the end
+            last_row = max(0, array.shape[entry.row_axis] - entry.rows_shown)
+            entry.row0 = max(0, min(entry.row0 + d_rows, last_row))
+            entry.col0 = max(0, min(entry.col0 + d_cols, array.shape[entry.col_axis] - 1))
+        if (entry.row0, entry.col0) == before:
+            return False
+        self._refresh()
+        return (entry.row0, entry.col0) != before
+
+    def toggle_diff(self) -> None:
+        """Show `value - previous iteration` (changed cells marked) or the value again."""
+        entry = self._current()
+        if entry is None:
+            return
+        if not entry.diff and (entry.array is None or entry.previous_array() is None):
+            entry.note = "no value from a previous iteration with the same shape to compare with"
+            if self.is_attached:
+                self.notify(entry.note, severity="warning")
+        else:
+            entry.diff = not entry.diff
+            entry.note = ""
+        self._refresh()
+
+    def _current(self) -> Optional[_Entry]:
+        return self._entries[self._index] if self._entries else None
+
+    def _sliceable(self) -> Optional[_Entry]:
+        entry = self._current()
+        return entry if entry is not None and entry.array is not None and entry.array.ndim >= 2 else None
+
+    def _select(self, index: int) -> None:
+        if self._entries:
+            self._entries[self._index].note = ""
+            self._index = index % len(self._entries)
+            self._refresh()
+
+    def _cycle_axis(self, rows: bool) -> None:
+        entry = self._sliceable()
+        if entry is None:
+            return
+        ndim, axis, other = entry.array.ndim, entry.row_axis, entry.col_axis
+        if not rows:
+            axis, other = other, axis
+        following = (axis + 1) % ndim
+        if following == other:
+            following = (following + 1) % ndim
+        if following == axis:  # two axes only: trade places
+            axis, other = other, axis
+        else:
+            axis = following
+        entry.row_axis, entry.col_axis = (axis, other) if rows else (other, axis)
+        entry.row0 = entry.col0 = 0
+        entry._choose_fixed_axis()
+        self._refresh()
+
+    def _move_index(self, step: int) -> None:
+        entry = self._sliceable()
+        if entry is None or entry.fixed_axis is None:
+            return
+        axis = entry.fixed_axis
+        entry.fixed[axis] = (entry.fixed[axis] + step) % entry.array.shape[axis]
+        self._refresh()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._refresh()
+
+    def _viewport(self) -> tuple[int, int]:
+        width, height = self.size
+        if width <= 0 or height <= 0:
+            width, height = UNMOUNTED_SIZE
+        return max(24, width - 2), max(8, height)  # -2: room for a vertical scrollbar
+
+    def _refresh(self) -> None:
+        width, height = self._viewport()
+        head = self._head_lines()
+        body = self._body_lines()
+        used = sum(max(1, math.ceil(cell_len(line.plain) / width)) for line in head + body)
+        table = self._slice_lines(width, max(MIN_TABLE_ROWS, height - used - 2))
+        newline = Content("\n")
+        for static, lines in ((self._head, head), (self._body, body), (self._slice, table)):
+            static.update(newline.join(lines))
+            static.display = bool(lines)
+        self._texts = tuple("\n".join(line.plain for line in lines) for lines in (head, body, table))
+
+    def _head_lines(self) -> list[Content]:
+        lines = [Content.styled(self._title, "bold")] if self._title else []
+        if not self._entries:
+            return lines + [Content("no values")]
+        parts: list = []
+        for index, entry in enumerate(self._entries):
+            if parts:
+                parts.append("  ")
+            label = entry.view.label
+            parts.append((f"[{label}]", SELECTED) if index == self._index else label)
+        return lines + [Content.assemble(*parts)]
+
+    def _body_lines(self) -> list[Content]:
+        entry = self._current()
+        if entry is None:
+            return []
+        view = entry.view
+        lines = [Content.assemble((view.label, "bold"), "  ", view.type_text,
+                                  ("  " + view.where if view.where else "", MUTED))]
+        value = view.value
+        if value is None:
+            return lines + [Content("not computed yet")]
+        if isinstance(value, Token):
+            return lines + [Content("token")]
+        if isinstance(value, tuple):
+            lines.append(Content(f"tuple of {len(value)} element{'s' * (len(value) != 1)} (next value shows each one)"))
+            summary = self._summary(entry)
+            if entry.summarizing:
+                lines.append(Content.styled("statistics: computing...", MUTED))
+            for index, element in enumerate(summary.elements if summary else ()):
+                lines.append(Content(f"  [{index}] {element.describe()}"))
+            return lines
+        if entry.array is None:
+            return lines + [Content(f"cannot show a value of type {type(value).__name__}")]
+        lines.append(self._stats_line(entry))
+        if entry.array.size > 1 and entry.array.dtype != np.bool_:
+            if entry.histogram is None:
+                with np.errstate(all="ignore"):
+                    entry.histogram = histogram_line(entry.array)
+            lines.append(entry.histogram)
+        if entry.note:
+            lines.append(Content.styled(entry.note, CHANGED))
+        return lines
+
+    def _summary(self, entry: _Entry) -> Optional[ValueSummary]:
+        if entry.summary is not None or entry.summary_error or entry.summarizing:
+            return entry.summary
+        if element_count(entry.view.value) > SUMMARY_IN_THREAD and self.is_attached:  # keep the UI responsive: summarize in a thread, redraw after
+            entry.summarizing = True
+            self.run_worker(partial(self._summarize, entry), thread=True, group=SUMMARY_GROUP,
+                            exit_on_error=False)
+            return None
+        entry.summary, entry.summary_error = self._summarize(entry)[1:]
+        return entry.summary
+
+    @staticmethod
+    def _summarize(entry: _Entry) -> tuple[_Entry, Optional[ValueSummary], str]:
+        try:
+            return entry, summarize(entry.view.value), ""
+        except Exception as error:  # shown in place of the statistics rather than ending the app
+            return entry, None, str(error) or type(error).__name__
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        worker = event.worker
+        if worker.group != SUMMARY_GROUP or worker.state != WorkerState.SUCCESS:
+            return
+        event.stop()
+        entry, entry.summary, entry.summary_error = worker.result
+        entry.summarizing = False
+        if entry is self._current():
+            self._refresh()
+
+    def _stats_line(self, entry: _Entry) -> Content:
+        summary = self._summary(entry)
+        if entry.summarizing:
+            return Content.styled(f"size {entry.array.size}  statistics: computing...", MUTED)
+        if summary is None:
+            return Content(f"no statistics: {entry.summary_error}")
+        if summary.size == 0:
+            return Content(f"empty tensor, shape {tuple(summary.shape)}")
+        if summary.dtype == "bool":
+            true = summary.size - summary.zeros
+            return Content(f"size {summary.size}  true {true}  false {summary.zeros}")
+        parts: list = [f"size {summary.size}  "]
+        if summary.dtype.startswith("complex"):
+            parts.append("|z| ")
+        for name, number in (("min", summary.min), ("max", summary.max),
+                             ("mean", summary.mean), ("std", summary.std)):
+            shown = "-" if number is None else str(number) if isinstance(number, int) else _format_float(number)
+            parts.append(f"{name} {shown}  ")
+        parts.append(f"zeros {summary.zeros}")
+        dtype = entry.array.dtype
+        if is_float_dtype(dtype) or dtype.kind == "c":
+            for name, count in (("NaN", summary.nan), ("+Inf", summary.posinf), ("-Inf", summary.neginf)):
+                parts.append("  ")
+                parts.append((f"{name} {count}", NON_FINITE) if count else f"{name} {count}")
+        return Content.assemble(*parts)
+
+    def _slice_lines(self, width: int, rows: int) -> list[Content]:
+        entry = self._current()
+        if entry is None or entry.array is None or entry.array.size == 0:
+            return []
+        array = entry.array
+        previous = entry.previous_array() if entry.diff else None
+        header: list = []
+        if previous is not None:
+            if entry.changed is None:
+                entry.changed = count_changed(array, previous)
+            header = [(f"diff vs previous iteration: {entry.changed} of {array.size} elements changed", CHANGED)]
+        if array.ndim == 0:
+            cell = self._cells(array.reshape(1, 1), None if previous is None else previous.reshape(1, 1))[0][0]
+            lines = [Content.assemble("value ", cell)]
+        elif array.ndim == 1:
+            lines = self._vector_lines(entry, previous, width, rows)
+        else:
+            lines = self._matrix_lines(entry, previous, width, rows)
+        return ([Content.assemble(*header)] if header else []) + lines
+
+    def _cells(self, window: np.ndarray, previous: Optional[np.ndarray]) -> list[list[tuple[str, str]]]:
+        """(text, style) for each element of a 2-D window; in diff mode the change instead."""
+        if previous is None:
+            texts, bad = format_cells(window)
+            bad = bad.tolist()
+            return [[(text, NON_FINITE if flag else "") for text, flag in zip(row, flags)]
+                    for row, flags in zip(texts, bad)]
+        changed = changed_mask(window, previous)
+        if compute_dtype(window.dtype).kind in "fc":  # numbers: show the difference, 0 where unchanged
+            with np.errstate(all="ignore"):
+                difference = np.where(changed, widen(window) - widen(previous), 0)
+            texts, bad = format_cells(difference)
+            return [[(text, NON_FINITE if flag else CHANGED if moved else MUTED)
+                     for text, flag, moved in zip(row, flags, moves)]
+                    for row, flags, moves in zip(texts, bad.tolist(), changed.tolist())]
+        texts, _ = format_cells(window)  # bool / integers: the new value, changed cells starred
+        return [[(text + "*", CHANGED) if moved else (text + " ", "") for text, moved in zip(row, moves)]
+                for row, moves in zip(texts, changed.tolist())]
+
+    def _vector_lines(self, entry: _Entry, previous: Optional[np.ndarray], width: int, rows: int) -> list[Content]:
+        array = entry.array
+        length = array.shape[0]
+        start = entry.col0 = max(0, min(entry.col0, length - 1))
+        stop = min(length, start + rows * max(1, width // 2))
+        window = array[start:stop].reshape(1, -1)
+        cells = self._cells(window, None if previous is None else previous[start:stop].reshape(1, -1))[0]
+        label_width = len(str(stop - 1))
+        cell_width = max(cell_len(text) for text, _ in cells)
+        per_line = min(len(cells), max(1, (width - label_width - 1) // (cell_width + 1)))
+        cells = cells[:per_line * rows]
+        entry.cols_shown, entry.rows_shown = per_line, rows
+        last = start + len(cells) - 1
+        lines = [Content(f"elements {start}-{last} of {length}  ({per_line} per line)")]
+        for offset in range(0, len(cells), per_line):
+            parts: list = [(str(start + offset).rjust(label_width) + ":", MUTED)]
+            for text, style in cells[offset:offset + per_line]:
+                parts.extend([" ", (text.rjust(cell_width), style)])
+            lines.append(Content.assemble(*parts))
+        return lines
+
+    def _matrix_lines(self, entry: _Entry, previous: Optional[np.ndarray], width: int, rows: int) -> list[Content]:
+        array = entry.array
+        row_axis, col_axis = entry.row_axis, entry.col_axis
+        n_rows, n_cols = array.shape[row_axis], array.shape[col_axis]
+        rows = min(rows, n_rows)
+        entry.row0 = max(0, min(entry.row0, n_rows - rows))
+        entry.col0 = max(0, min(entry.col0, n_cols - 1))
+        row0, col0, most = entry.row0, entry.col0, max(1, width // 2)
+        # Near the end, also format columns before col0 so a short last window can fill leftwards.
+        col_start = col0 if col0 + most < n_cols else max(0, col0 - most)
+        col_stop = min(n_cols, col0 + most)
+        index: list = list(entry.fixed)
+        index[row_axis], index[col_axis] = slice(row0, row0 + rows), slice(col_start, col_stop)
+        window = array[tuple(index)]
+        previous_window = None if previous is None else previous[tuple(index)]
+        if row_axis > col_axis:
+            window = window.T
+            previous_window = None if previous_window is None else previous_window.T
+        cells = self._cells(window, previous_window)
+        label_width = len(str(row0 + rows - 1))
+
+        def column_width(column: int) -> int:
+            return max(len(str(column)), max(cell_len(row[column - col_start][0]) for row in cells))
+
+        used, shown = label_width + 1, []
+        for column in range(col0, col_stop):
+            if shown and used + column_width(column) + 1 > width:
+                break
+            shown.append(column)
+            used += column_width(column) + 1
+        while shown[-1] == n_cols - 1 and shown[0] > col_start and used + column_width(shown[0] - 1) < width:
+            shown.insert(0, shown[0] - 1)
+            used += column_width(shown[0]) + 1
+        col0 = entry.col0 = shown[0]
+        widths = [column_width(column) for column in shown]
+        cells = [row[col0 - col_start:] for row in cells]
+        entry.rows_shown, entry.cols_shown = rows, len(widths)
+        spelled = [":" if axis in (row_axis, col_axis) else str(entry.fixed[axis]) for axis in range(array.ndim)]
+        stepping = f"  index keys move axis {entry.fixed_axis}" if entry.fixed_axis is not None else ""
+        header = (f"slice [{', '.join(spelled)}]  rows: axis {row_axis} ({row0}-{row0 + rows - 1} of {n_rows})"
+                  f"  cols: axis {col_axis} ({col0}-{col0 + len(widths) - 1} of {n_cols}){stepping}")
+        column_labels: list = [" " * label_width]
+        for column, column_width in enumerate(widths):
+            column_labels.extend([" ", (str(col0 + column).rjust(column_width), MUTED)])
+        lines = [Content(header), Content.assemble(*column_labels)]
+        for row_index, row in enumerate(cells):
+            parts: list = [(str(row0 + row_index).rjust(label_width), MUTED)]
+            for (text, style), column_width in zip(row, widths):
+                parts.extend([" ", (text.rjust(column_width), style)])
+            lines.append(Content.assemble(*parts))
+        return lines
+
+
+__all__ = ["TensorInspector", "format_cells", "changed_mask", "count_changed", "histogram_line"]

@@ -1,0 +1,124 @@
+"""The program text: highlighted once, drawn a line at a time, with a breakpoint gutter.
+
+A JAX dump can be 150 KB; highlighting it again on every step would make stepping slow, so lines
+are highlighted once per theme and only the visible ones are drawn (Textual's Line API).
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.syntax import Syntax
+from rich.text import Text
+from textual.events import Click
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from ..lexer import StableHLOLexer
+
+BREAKPOINT_MARK = "●"
+
+
+class SourceView(ScrollView, can_focus=False):
+    """Source lines with line numbers, breakpoint marks and the current/selected line."""
+
+    DEFAULT_CSS = """
+    SourceView { background: $surface; }
+    SourceView > .source--current { background: $accent 40%; text-style: bold; }
+    SourceView > .source--selected { background: $primary 25%; }
+    SourceView > .source--gutter { color: $text-muted; }
+    SourceView > .source--breakpoint { color: $error; text-style: bold; }
+    """
+    COMPONENT_CLASSES = {"source--current", "source--selected", "source--gutter", "source--breakpoint"}
+
+    class LineClicked(Message):
+        def __init__(self, line: int) -> None:
+            super().__init__()
+            self.line = line
+
+    def __init__(self, text: str, **kwargs):
+        super().__init__(**kwargs)
+        self.text = text
+        self.source_lines = text.split("\n")
+        self.current_line: Optional[int] = None
+        self.selected_line: Optional[int] = None
+        self.breakpoint_lines: set[int] = set()
+        self._highlighted: dict[bool, list[Text]] = {}
+        self._gutter_width = len(str(len(self.source_lines))) + 3
+        width = max((len(line) for line in self.source_lines), default=0) + self._gutter_width
+        self.virtual_size = Size(width, len(self.source_lines))
+
+    def _lines(self) -> list[Text]:
+        dark = self.app.current_theme.dark if self.is_attached else True
+        if dark not in self._highlighted:
+            syntax = Syntax("", StableHLOLexer(), theme="monokai" if dark else "friendly")
+            highlighted = syntax.highlight(self.text)
+            highlighted.rstrip()
+            lines = list(highlighted.split("\n", allow_blank=True))
+            lines += [Text("")] * (len(self.source_lines) - len(lines))
+            self._highlighted[dark] = lines
+        return self._highlighted[dark]
+
+    def render_line(self, y: int) -> Strip:
+        index = self.scroll_offset.y + y
+        if index >= len(self.source_lines):
+            return Strip.blank(self.size.width)
+        number = index + 1
+        gutter_style = self.get_component_rich_style("source--gutter")
+        mark = Segment(BREAKPOINT_MARK if number in self.breakpoint_lines else " ", self.get_component_rich_style("source--breakpoint"))
+        digits = Segment(f"{number:>{self._gutter_width - 3}} ", gutter_style)
+        text = self._lines()[index]
+        segments = [mark, digits, Segment(" ")] + list(text.render(self.app.console, end=""))
+        highlight = None
+        if number == self.current_line:
+            highlight = self.get_component_rich_style("source--current")
+        elif number == self.selected_line:
+            highlight = self.get_component_rich_style("source--selected")
+        if highlight is not None:
+            # The highlight goes on top: token colours from the theme must not hide the line.
+            segments = [Segment(seg.text, (seg.style or Style()) + highlight) for seg in segments]
+            width = sum(len(seg.text) for seg in segments)
+            segments.append(Segment(" " * max(0, self.virtual_size.width - width), highlight))
+        strip = Strip(segments)
+        return strip.crop_extend(self.scroll_offset.x, self.scroll_offset.x + self.size.width, Style())
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.refresh()
+
+    # --- what the app tells it -----------------------------------------------------------------
+    def show_current(self, line: Optional[int]) -> None:
+        self.current_line = line
+        if line is not None:
+            self._scroll_to_line(line)
+        self.refresh()
+
+    def select_line(self, line: Optional[int]) -> None:
+        self.selected_line = line
+        if line is not None:
+            self._scroll_to_line(line)
+        self.refresh()
+
+    def set_breakpoint_lines(self, lines: set[int]) -> None:
+        self.breakpoint_lines = set(lines)
+        self.refresh()
+
+    def _scroll_to_line(self, line: int) -> None:
+        top = self.scroll_offset.y
+        height = max(1, self.size.height)
+        if not top + 1 <= line - 1 < top + height - 1:
+            self.scroll_to(y=max(0, line - 1 - height // 3), animate=False)
+
+    def line_text(self, line: int) -> str:
+        return self.source_lines[line - 1] if 0 < line <= len(self.source_lines) else ""
+
+    def on_click(self, event: Click) -> None:
+        line = self.scroll_offset.y + event.y + 1
+        if 0 < line <= len(self.source_lines):
+            self.post_message(self.LineClicked(line))
+
+
+__all__ = ["SourceView"]
