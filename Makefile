@@ -26,6 +26,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/interpreter.py
 	$(BIN)/python benchmarks/debugger.py
 	$(BIN)/python benchmarks/export.py
+	$(BIN)/python benchmarks/ui.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -234,3 +234,47 @@ def test_default_sample_is_packaged_and_opens():
     assert default_sample_path().is_file()
     program = hlodbg.load(default_sample_path())
     assert {op.name for op in program.ops} >= {"stablehlo.while", "stablehlo.reduce", "func.call"}
+
+
+def test_open_without_a_terminal_prints_the_diagnostic(tmp_path, capsys):
+    from hlodbg.cli import main
+
+    bad = tmp_path / "bad.mlir"
+    bad.write_text("func.func @main() {\n  %0 = stablehlo.add %a, %b : tensor<f32>\n}\n")
+    assert main([str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "bad.mlir:2:22: error: use of undefined SSA value %a" in err and "Traceback" not in err
+
+
+def test_open_builds_the_app_with_arguments_and_breakpoint(tmp_path):
+    from hlodbg.cli import _parser
+    from hlodbg.ui_entry import build_app
+
+    values = tmp_path / "x.npz"
+    np.savez(values, arg0=np.full(4, 100, np.float32))
+    args = _parser().parse_args(["open", str(NAN_PROGRAM), "--args", str(values), "--break-on", "nan", "--seed", "3"])
+    app = build_app(args)
+    assert app.error is None and app.break_on == "nan" and app.options["seed"] == 3
+    assert np.array_equal(app.options["args"][0], np.full(4, 100, np.float32))
+    missing = _parser().parse_args(["open", str(tmp_path / "nope.mlir")])
+    assert "no such file" in build_app(missing).error.render()
+
+
+def test_serve_runs_the_same_app_per_browser_tab(monkeypatch):
+    import textual_serve.server as server_module
+
+    from hlodbg.cli import main
+
+    served = {}
+
+    class FakeServer:
+        def __init__(self, command, host, port, title):
+            served.update(command=command, host=host, port=port, title=title)
+
+        def serve(self):
+            served["serving"] = True
+
+    monkeypatch.setattr(server_module, "Server", FakeServer)
+    assert main(["serve", str(NAN_PROGRAM), "--port", "8123", "--break-on", "nan"]) == 0
+    assert served["serving"] and served["port"] == 8123 and served["title"] == "hlodbg"
+    assert "-m hlodbg open" in served["command"] and str(NAN_PROGRAM) in served["command"] and "--break-on nan" in served["command"]
