@@ -449,7 +449,7 @@ class Session(BreakpointScanning):
 
     def reverse_continue(self) -> Stop:
         """Back to the previous breakpoint hit, or the first op."""
-        return self._backward(0)
+        return self._backward(0, through_views=True)
 
     def goto(self, event: int) -> Stop:
         """Jump to an event (an op instance of the trace), running forward if it is ahead."""
@@ -545,7 +545,11 @@ class Session(BreakpointScanning):
             return Stop("step", target) if target < view.end else self._end_stop(view)
         if view.done:
             if view.parent is not None:
-                return self._leave_view(forward=True)
+                stop = self._leave_view(forward=True)
+                if target is None and after_event is None and not stop.hits and stop.reason == "step":
+                    # continue_ / run_to(op) from inside a replayed body go on in the run itself.
+                    return self._forward(target=None, extra_ops=extra_ops)
+                return stop
             return self._end_stop(view)
         hits = self._run(view, NEVER if target is None else target, after_event, breakpoints, extra_ops)
         execution = view.execution
@@ -557,7 +561,7 @@ class Session(BreakpointScanning):
         reached = target is not None and view.position >= target
         return Stop("step" if reached or after_event is not None else "interrupted", view.position)
 
-    def _backward(self, target: int) -> Stop:
+    def _backward(self, target: int, through_views: bool = False) -> Stop:
         view = self._view
         p = view.position
         breakpoints = self.breakpoints.active if view.parent is None else []
@@ -565,6 +569,11 @@ class Session(BreakpointScanning):
         if found is not None:
             view.position, hits = found
             return Stop("breakpoint", view.position, tuple(hits))
+        if through_views and view.parent is not None:
+            # reverse_continue from inside a replayed body goes on back through the run itself.
+            self._view = view.parent
+            self._view.position = view.base
+            return self._backward(0, through_views=True)
         view.position = target
         return Stop("start" if target == 0 else "step", target)
 

@@ -439,6 +439,24 @@ def test_step_in_a_reduce_shows_its_body_on_whole_arrays(session):
     assert session.position == after_reduce and session.op.name == "func.return"
 
 
+def test_continue_and_reverse_continue_leave_a_replayed_body(session):
+    session.run_to("%sum")
+    session.step_in()
+    session.step()
+    assert any("replayed" in f.note for f in session.stack)
+    stop = session.continue_()  # goes on in the run, not just out of the replay
+    assert stop.reason == "end" and session.finished
+    session.reverse_continue()
+    assert session.position == 0 and len(session.stack) == 1
+    session.run_to("%sum")
+    session.step_in()
+    session.step_in()
+    back = session.back()  # inside the replay: one op back, not out of it
+    assert back.position == 0 and any("replayed" in f.note for f in session.stack)
+    stop = session.reverse_continue()
+    assert stop.reason == "start" and session.position == 0 and len(session.stack) == 1
+
+
 def test_general_bodies_are_recorded_as_vectorised_frames():
     text = """
     func.func @main(%x: tensor<6xf32>, %i: tensor<6xi32>) -> (tensor<f32>, tensor<i32>) {

@@ -278,3 +278,52 @@ def test_serve_runs_the_same_app_per_browser_tab(monkeypatch):
     assert main(["serve", str(NAN_PROGRAM), "--port", "8123", "--break-on", "nan"]) == 0
     assert served["serving"] and served["port"] == 8123 and served["title"] == "hlodbg"
     assert "-m hlodbg open" in served["command"] and str(NAN_PROGRAM) in served["command"] and "--break-on nan" in served["command"]
+
+
+def _shared(name: str):
+    path = SHARED / f"{name}.mlir"
+    return pytest.param(path, marks=pytest.mark.skipif(not path.exists(), reason="../shared/programs absent"), id=name)
+
+
+@pytest.mark.parametrize("path", [_shared(n) for n in ("mlp", "rnn_scan", "sort_topk", "cnn", "embed_update", "mixed_bf16")])
+async def test_shared_programs_step_search_run_to_and_finish(path):
+    program = hlodbg.load(path)
+    inputs = np.load(path.with_suffix(".inputs.npz"))
+    expected = np.load(path.with_name(path.stem + ".expected.npz"))
+    app = HlodbgApp(program, args=[inputs[f"arg{i}"] for i in range(len(inputs.files))], memory="1G", persist=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen, canvas, source, inspector = panes(app)
+        for _ in range(4):
+            before = (screen.state.position, screen.state.op)
+            await press(app, pilot, "s")
+            op = screen.state.op
+            # Stepping into a reducer body opens a replay of it, whose events count from 0.
+            assert (screen.state.position, op) != before
+            assert canvas.op_of(canvas.current_node) is op
+            assert source.current_line == op.pos.line
+            from hlodbg.engine.session_views import op_label
+
+            assert inspector.render_text().startswith(f"next: {op_label(op)}")
+            assert ("just computed" in inspector.render_text()) == bool(screen.state.results)
+            assert screen.state.frames[0].description == "@main"
+        await press(app, pilot, "N")
+        assert (screen.state.position, screen.state.op) == before
+        await press(app, pilot, "C")  # back to the start of the run
+        assert screen.state.position == 0 and len(screen.state.frames) == 1
+        # Search for the last op of @main and run to it.
+        target = [op for op in program.module.entry.body.operations][-2]
+        await pilot.press("colon")
+        for ch in f"/{target.results[0].name}" if target.results else "/return":
+            await pilot.press(ch)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert screen.selected_op is target and source.selected_line == target.pos.line
+        await press(app, pilot, "t")
+        assert screen.state.op is target
+        await press(app, pilot, "c")
+        assert screen.state.finished and not screen.state.error
+        results = app.controller.submit(lambda: app.controller.session.results).result()
+        for i, value in enumerate(results):
+            want = expected[f"result{i}"]
+            np.testing.assert_allclose(np.asarray(value, dtype=np.float64), want.astype(np.float64), rtol=2e-2 if "bf16" in path.stem else 1e-4, atol=1e-5)

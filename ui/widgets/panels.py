@@ -41,7 +41,7 @@ class BreakpointsPanel(Static, can_focus=False):
     def show_breakpoints(self, breakpoints: list, watches: list[tuple[str, str]]) -> None:
         text = Text()
         if not breakpoints:
-            text.append("no breakpoints (b, or :break SPEC)", style="dim")
+            text.append("no breakpoints (b, or :break SPEC)\n", style="dim")
         for bp in breakpoints:
             text.append("● " if bp.enabled else "○ ", style="red" if bp.enabled else "dim")
             text.append(bp.describe() + "\n")

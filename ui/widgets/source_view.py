@@ -10,7 +10,7 @@ from typing import Optional
 from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
-from rich.text import Text
+from rich.text import Span, Text
 from textual.events import Click
 from textual.geometry import Size
 from textual.message import Message
@@ -20,6 +20,11 @@ from textual.strip import Strip
 from ..lexer import StableHLOLexer
 
 BREAKPOINT_MARK = "●"
+
+
+def _foreground(style) -> Style:
+    style = Style.parse(style) if isinstance(style, str) else style
+    return Style(color=style.color, bold=style.bold, italic=style.italic, underline=style.underline)
 
 
 class SourceView(ScrollView, can_focus=False):
@@ -57,6 +62,9 @@ class SourceView(ScrollView, can_focus=False):
             syntax = Syntax("", StableHLOLexer(), theme="monokai" if dark else "friendly")
             highlighted = syntax.highlight(self.text)
             highlighted.rstrip()
+            # Token colours only: the pane's own background shows through in either theme.
+            highlighted.style = ""
+            highlighted.spans = [Span(span.start, span.end, _foreground(span.style)) for span in highlighted.spans]
             lines = list(highlighted.split("\n", allow_blank=True))
             lines += [Text("")] * (len(self.source_lines) - len(lines))
             self._highlighted[dark] = lines
@@ -82,8 +90,8 @@ class SourceView(ScrollView, can_focus=False):
             segments = [Segment(seg.text, (seg.style or Style()) + highlight) for seg in segments]
             width = sum(len(seg.text) for seg in segments)
             segments.append(Segment(" " * max(0, self.virtual_size.width - width), highlight))
-        strip = Strip(segments)
-        return strip.crop_extend(self.scroll_offset.x, self.scroll_offset.x + self.size.width, Style())
+        strip = Strip(segments).apply_style(self.rich_style)  # the pane's colours under the tokens
+        return strip.crop_extend(self.scroll_offset.x, self.scroll_offset.x + self.size.width, self.rich_style)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
