@@ -144,7 +144,7 @@ class CommandRunner:
         ops = self.find_ops(rest)
         if not ops:
             raise ValueError(f"no op makes {rest}")
-        events = [ev.id for ev in self.session.events_of(ops[0]) if ev.id < self.session.position]
+        events = [e for e in self.controller.events_of(ops[0]) if e < self.session.position]
         result = self.move("goto", events[-1]) if events else self.move("run_to", ops[0])
         result.select = ops[0]
         return result

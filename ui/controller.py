@@ -26,6 +26,7 @@ class SessionController:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hlodbg-session")
         self.session = self._executor.submit(make_session).result()
         self.running = False
+        self._index: dict[int, tuple[object, int, dict]] = {}  # id(trace) -> (trace, events indexed, op -> ids)
 
     # --- threading ---------------------------------------------------------------------------
     def submit(self, fn: Callable, *args) -> Future:
@@ -104,20 +105,40 @@ class SessionController:
             views.append(self._view(name, str(op.results[k].type), value, session.summary(e, k), prior, where))
         return views
 
+    def events_of(self, op: Operation) -> list[int]:
+        """Event ids of `op` in the current view's trace, kept up to date incrementally (a step in
+        a long loop must not rescan the whole trace)."""
+        trace = self.session.trace
+        owner, done, table = self._index.get(id(trace), (None, 0, {}))
+        if owner is not trace:  # a restart or another replay made a new trace
+            done, table = 0, {}
+            if len(self._index) > 4:
+                self._index.clear()
+        ops = trace.ops
+        for e in range(done, len(ops)):
+            table.setdefault(ops[e], []).append(e)
+        self._index[id(trace)] = (trace, len(ops), table)
+        return table.get(op, [])
+
+    def _latest_before(self, op: Operation, position: int) -> Optional[int]:
+        trace = self.session.trace
+        for e in reversed(self.events_of(op)):
+            if e < position and trace.done(e):
+                return e
+        return None
+
     def inspect_op(self, op: Operation) -> tuple[str, list[ValueView]]:
         """The latest value `op` produced up to the current position (or why there is none)."""
-        session = self.session
-        position = session.position
-        events = [ev for ev in session.events_of(op) if ev.id < position and ev.done]
-        if not events:
+        e = self._latest_before(op, self.session.position)
+        if e is None:
             return f"{op_label(op)}: not run yet", []
-        return f"{op_label(op)}", self.event_values(events[-1].id)
+        return f"{op_label(op)}", self.event_values(e)
 
     def _previous_iteration(self, event) -> Optional[list]:
         if event.iteration is None:
             return None
-        earlier = [ev for ev in self.session.events_of(event.op) if ev.id < event.id and ev.done]
-        return earlier[-1].outputs if earlier else None
+        e = self._latest_before(event.op, event.id)
+        return self.session.event(e).outputs if e is not None else None
 
     @staticmethod
     def _view(label: str, type_text: str, value: Any, summary=None, previous=None, where: str = "") -> ValueView:
