@@ -124,7 +124,7 @@ async def test_search_select_run_to_and_toggle_breakpoint():
         assert source.breakpoint_lines == set()
 
 
-async def test_command_line_print_watch_goto_and_errors():
+async def test_command_line_print_watch_goto_and_errors(tmp_path):
     app = nan_app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
@@ -152,6 +152,16 @@ async def test_command_line_print_watch_goto_and_errors():
         assert "print:" in console.splitlines()[-1]
         # Keys typed into the command line are text, not debugger keys.
         assert screen.state.position == 3
+        await pilot.press("g", "y", "enter")  # g opens "show %": the op making %y
+        await settle(app, pilot)
+        assert screen.selected_op.name == "func.call"
+        console = await command("break @update:%s if nan")
+        assert "breakpoint #1 @update:%s if nan" in console
+        await press(app, pilot, "c")
+        assert screen.state.op.name == "func.return" and screen.state.frames[-1].description == "@update"
+        out = tmp_path / "graph.svg"
+        console = await command(f"export {out} --overlay nan")
+        assert f"wrote {out}" in console and "first NaN" in out.read_text()
 
 
 async def test_interrupting_an_endless_loop_keeps_the_session():
