@@ -30,10 +30,9 @@ COMMANDS = ("verify", "print", "open", "serve", "run", "check", "export")
 
 def _add_session_options(cmd) -> None:
     cmd.add_argument("--chunk", type=int, default=None, help="module to open in a '// -----' split file")
-    cmd.add_argument("--entry", default="main", help="function to debug (default: main)")
-    cmd.add_argument("--args", metavar="IN.npz", help="arguments as arg0, arg1, ... in an .npz file")
-    cmd.add_argument("--arg", action="append", default=[], metavar="N=FILE.npy", help="argument N from an .npy file (repeatable)")
-    cmd.add_argument("--seed", type=int, default=0, help="seed for arguments not given (default: 0)")
+    from hlodbg.cli_run import add_argument_options
+
+    add_argument_options(cmd, "function to debug")
     cmd.add_argument("--break-on", metavar="SPEC", help="add this breakpoint and continue to it at start (nan, inf, %%12, model.py:42, ...)")
     cmd.add_argument("--memory", metavar="SIZE", help="budget for recorded values (2G, 512M; default a quarter of RAM)")
 

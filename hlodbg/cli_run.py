@@ -9,13 +9,18 @@ from hlodbg.engine import ExecutionError
 EXIT_CHECK_FAILED = 1
 
 
+def add_argument_options(cmd, entry_help: str) -> None:
+    """--entry, --args, --arg, --seed: which function runs on which arguments (run, open, serve)."""
+    cmd.add_argument("--entry", default="main", help=f"{entry_help} (default: main)")
+    cmd.add_argument("--args", metavar="IN.npz", help="arguments as arg0, arg1, ... in an .npz file")
+    cmd.add_argument("--arg", action="append", default=[], metavar="N=FILE.npy", help="argument N from an .npy file (repeatable)")
+    cmd.add_argument("--seed", type=int, default=0, help="seed for arguments not given (default: 0)")
+
+
 def add_parsers(sub) -> None:
     run = sub.add_parser("run", help="run a program and print or save its results")
     run.add_argument("program", metavar="PROG", help=".mlir file")
-    run.add_argument("--entry", default="main", help="function to run (default: main)")
-    run.add_argument("--args", metavar="IN.npz", help="arguments as arg0, arg1, ... in an .npz file")
-    run.add_argument("--arg", action="append", default=[], metavar="N=FILE.npy", help="argument N from an .npy file (repeatable)")
-    run.add_argument("--seed", type=int, default=0, help="seed for arguments not given (default: 0)")
+    add_argument_options(run, "function to run")
     run.add_argument("--out", metavar="OUT.npz", help="save results as result0, result1, ... in an .npz file")
     run.add_argument("--json", action="store_true", help="print a JSON summary of the results")
     run.add_argument("--chunk", type=int, default=None, help="module to run in a '// -----' split file")

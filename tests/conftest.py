@@ -22,6 +22,14 @@ def corpus_files() -> list[Path]:
     return files
 
 
+@pytest.fixture
+def private_hlodbg_dirs(tmp_path, monkeypatch):
+    """Layout cache, saved breakpoints and keys.toml in tmp_path, not in the user's home."""
+    monkeypatch.setenv("HLODBG_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HLODBG_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("HLODBG_CONFIG_DIR", str(tmp_path / "config"))
+
+
 def require_shared() -> None:
     if not SHARED.is_dir():
         pytest.skip("../shared is not present")

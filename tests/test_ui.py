@@ -23,11 +23,7 @@ NAN_PROGRAM = DATA / "nan_in_loop.mlir"
 SIZE = (140, 44)
 
 
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path, monkeypatch):
-    monkeypatch.setenv("HLODBG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("HLODBG_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("HLODBG_CONFIG_DIR", str(tmp_path / "config"))
+pytestmark = pytest.mark.usefixtures("private_hlodbg_dirs")
 
 
 def nan_app(**kwargs) -> HlodbgApp:

@@ -20,11 +20,7 @@ DATA = Path(__file__).resolve().parent / "data"
 SIZE = (120, 36)
 
 
-@pytest.fixture(autouse=True)
-def private_dirs(tmp_path, monkeypatch):
-    monkeypatch.setenv("HLODBG_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setenv("HLODBG_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("HLODBG_CONFIG_DIR", str(tmp_path / "config"))
+pytestmark = pytest.mark.usefixtures("private_hlodbg_dirs")
 
 
 async def settled(pilot) -> None:
