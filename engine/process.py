@@ -1,8 +1,8 @@
 """Processes and the grid they run on.
 
-Every execution names its process explicitly: `ProcessId(replica_id, partition_id)`. This issue
-runs a 1x1 grid, where collectives see only their own process; the grid issue replaces `Grid` with
-one that schedules R x P processes and meets them at collectives.
+Every execution names its process explicitly: `ProcessId(replica_id, partition_id)`. A plain Grid
+runs one process, whose collectives see only itself; engine/grid.py's ScheduledGrid runs R x P
+processes and meets them at collectives.
 """
 from __future__ import annotations
 
@@ -43,11 +43,15 @@ class Grid:
     def process_of(self, device_id: int) -> ProcessId:
         return ProcessId(device_id // self.num_partitions, device_id % self.num_partitions)
 
-    def exchange(self, process: ProcessId, groups: list[list[ProcessId]], value: Any) -> list[Any]:
+    def wait_for_channel(self, process: ProcessId, channel: int, op: Any = None) -> bool:
+        """Whether a value is (or, on a scheduled grid, will be) there to receive."""
+        return bool(self.channels.get(channel))
+
+    def exchange(self, process: ProcessId, groups: list[list[ProcessId]], value: Any, op: Any = None) -> list[Any]:
         """Each member's contribution, in group order, for the group holding `process`.
 
-        A 1x1 grid has one member whose contribution is its own; the grid issue implements the
-        rendezvous between processes.
+        A 1x1 grid has one member whose contribution is its own; ScheduledGrid (grid.py) meets the
+        processes of bigger groups.
         """
         for group in groups:
             if process in group:

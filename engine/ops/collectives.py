@@ -259,7 +259,7 @@ def _groups(call: OpCall, form, *args) -> Groups:
 
 def _exchange(call: OpCall, groups: Groups, value: Any) -> list:
     try:
-        return call.grid.exchange(call.process, groups, value)
+        return call.grid.exchange(call.process, groups, value, op=call.op)
     except ValueError as e:
         raise call.error(str(e)) from None
 
@@ -432,6 +432,7 @@ def send(call: OpCall, *operands: Any) -> Any:
 @op("stablehlo.recv")
 def recv(call: OpCall, _token: Any) -> Any:
     channel = _channel(call)
+    call.grid.wait_for_channel(call.process, channel, call.op)  # on a scheduled grid: until a send
     queue = call.grid.channels.get(channel)
     if not queue:
         source = "the host" if call.attr("is_host_transfer") else "another process"
