@@ -36,6 +36,7 @@ class Rendezvous:
     group: tuple[ProcessId, ...] = ()
     value: Any = None
     channel: int = 0
+    parked: Optional[greenlet] = None  # the greenlet to resume (a debugging session nests one)
 
 
 def describe_op(op: Optional[Operation]) -> str:
@@ -87,6 +88,7 @@ class GridScheduler:
 
     def park(self, rendezvous: Rendezvous) -> Any:
         """Called in a process's greenlet: wait for the rendezvous, return what it delivers."""
+        rendezvous.parked = greenlet.getcurrent()
         return self._home.switch(rendezvous)
 
     def run(self) -> dict[ProcessId, Any]:
@@ -103,7 +105,11 @@ class GridScheduler:
                     process = runnable.popleft()
                     task = self._greenlets[process]
                     try:
-                        out = task.switch(resume.pop(process)) if process in resume else task.switch()
+                        if process in resume:
+                            value, parked = resume.pop(process)
+                            out = parked.switch(value)
+                        else:
+                            out = task.switch()
                     except HlodbgError as e:
                         raise _on_device(e, self.grid, process) from None
                     if task.dead:
@@ -115,8 +121,7 @@ class GridScheduler:
                     if not released:
                         raise self._deadlock(waiting)
                     for process, value in released:
-                        del waiting[process]
-                        resume[process] = value
+                        resume[process] = (value, waiting.pop(process).parked)
                         runnable.append(process)
         finally:
             self.grid.scheduler = None

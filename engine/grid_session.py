@@ -1,0 +1,249 @@
+"""Debugging a grid run: one Session per process, recorded together, stepped with one in focus.
+
+The processes are recorded to the end (or to where the grid run stopped) under the grid
+scheduler, so every later move is a cursor move in recorded traces: stepping the focused process
+moves the others in lock-step (to the same op instance, when their control flow has it) or
+leaves them where they are. Breakpoints are global (every process) or for one device; a continue
+stops at the earliest hit of any process — by rendezvous epoch, then event — and focuses it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence, Union
+
+from .breakpoints import Breakpoint, BreakpointTable, Resolver
+from .errors import HlodbgError
+from .grid import GridError, GridScheduler, ScheduledGrid, grid_shape
+from .interpreter import Interpreter, entry_arguments
+from .ir import Module, Operation
+from .process import ProcessId
+from .replay import default_budget
+from .session import Session
+from .session_views import Stop
+
+COLLECTIVE_OPS = ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.all_to_all",
+                  "stablehlo.collective_broadcast", "stablehlo.collective_permute", "stablehlo.cross-replica-sum")
+MOVES = ("step", "step_in", "step_out", "back", "back_in", "back_out")
+
+
+@dataclass
+class DeviceValue:
+    """One device's side of a collective (or of any op): what went in and what came out."""
+
+    process: ProcessId
+    device: int
+    event: Optional[int]
+    inputs: list
+    outputs: list  # empty when the device has not run the op yet
+    group: tuple = ()  # devices of its process group (collectives)
+    sends_to: Optional[int] = None  # collective_permute: the device it sends to
+    receives_from: Optional[int] = None
+
+
+class GridSession:
+    def __init__(self, module: Module, args: Union[Sequence[Any], dict], entry: str = "main",
+                 num_replicas: Optional[int] = None, num_partitions: Optional[int] = None,
+                 memory: Optional[int] = None, path: Optional[str] = None, focus: ProcessId = ProcessId(0, 0),
+                 lockstep: bool = True):
+        replicas, partitions = grid_shape(module, num_replicas, num_partitions)
+        self.module = module
+        self.entry = entry
+        self.grid = ScheduledGrid(replicas, partitions)
+        self.processes = self.grid.processes()
+        if focus not in self.processes:
+            raise GridError(f"device {focus} is not on the {replicas}x{partitions} grid")
+        budget = (memory or default_budget()) // len(self.processes)
+        function = Interpreter(module).entry_function(entry)
+        self.sessions: dict[ProcessId, Session] = {}
+        for process in self.processes:
+            values = entry_arguments(function, args[process] if isinstance(args, dict) else args)
+            table = BreakpointTable(Resolver(module, entry, path))
+            self.sessions[process] = Session(module, values, entry=entry, memory=budget, breakpoints=table,
+                                             process=process, grid=self.grid, path=path)
+        self.focus = focus
+        self.lockstep = lockstep
+        self.error: Optional[HlodbgError] = None
+        self._record()
+        self._occurrences = {p: _occurrence_index(s) for p, s in self.sessions.items()}
+        self._epochs = {p: _epochs(s) for p, s in self.sessions.items()}
+
+    # --- recording ---------------------------------------------------------------------------
+    def _record(self) -> None:
+        tasks = {p: (lambda s=s: s.continue_()) for p, s in self.sessions.items()}
+        try:
+            GridScheduler(self.grid, tasks).run()
+        except HlodbgError as e:
+            self.error = e  # the traces up to the failure stay steppable
+        for session in self.sessions.values():
+            execution = session._main.execution
+            if not execution.done:
+                # Parked at a rendezvous that will never complete: the recording ends there.
+                execution.state = "failed"
+                execution.error = self.error
+            session.restart()
+
+    # --- where we are ---------------------------------------------------------------------------
+    @property
+    def session(self) -> Session:
+        return self.sessions[self.focus]
+
+    def device_id(self, process: ProcessId) -> int:
+        return self.grid.device_id(process)
+
+    def positions(self) -> dict[ProcessId, int]:
+        return {p: s.position for p, s in self.sessions.items()}
+
+    def set_focus(self, process: ProcessId) -> None:
+        if process not in self.sessions:
+            raise GridError(f"device {process} is not on the {self.grid.num_replicas}x{self.grid.num_partitions} grid")
+        self.focus = process
+
+    # --- moves ----------------------------------------------------------------------------------
+    def move(self, name: str, *args) -> Stop:
+        """step/step_in/step_out/back/back_in/back_out/run_to/goto/restart on the focused process."""
+        stop = getattr(self.session, name)(*args)
+        self._align()
+        return stop
+
+    def continue_(self) -> Stop:
+        """To the earliest breakpoint hit of any process (focusing it), or every process's end."""
+        return self._to_hit(forward=True)
+
+    def reverse_continue(self) -> Stop:
+        return self._to_hit(forward=False)
+
+    def _to_hit(self, forward: bool) -> Stop:
+        candidates = []
+        for process, session in self.sessions.items():
+            if process != self.focus and not session.breakpoints.breakpoints:
+                continue
+            start = session.position
+            stop = session.continue_() if forward else session.reverse_continue()
+            if stop.reason == "breakpoint":
+                epoch = self._epochs[process][min(session.position, len(self._epochs[process]) - 1)]
+                candidates.append(((epoch, session.position) if forward else (-epoch, -session.position), process, stop))
+            if process != self.focus:
+                session.goto(start)  # only looking: the others move when the winner is known
+        if candidates:
+            _, process, stop = min(candidates, key=lambda c: (c[0], self.device_id(c[1])))
+            if process != self.focus:
+                self.sessions[process].continue_() if forward else self.sessions[process].reverse_continue()
+                self.focus = process
+            self._align()
+            return stop
+        self._align()
+        return Stop("end" if forward else "start", self.session.position)
+
+    def _align(self) -> None:
+        """Lock-step: every other process to the same op instance as the focused one."""
+        if not self.lockstep:
+            return
+        focus = self.session
+        position = focus.position
+        trace = focus.trace
+        if focus._view is not focus._main:
+            return  # a replayed body has no counterpart elsewhere
+        if position >= len(trace):
+            for process, session in self.sessions.items():
+                if process != self.focus:
+                    _goto_end(session)
+            return
+        key = (id(trace.ops[position]), self._occurrences[self.focus][1][position])
+        for process, session in self.sessions.items():
+            if process == self.focus or session._view is not session._main:
+                continue
+            event = self._occurrences[process][0].get(key)
+            if event is not None and event != session.position:
+                session.goto(event)
+
+    # --- breakpoints ----------------------------------------------------------------------------
+    def break_at(self, spec: str, condition: Optional[str] = None, device: Optional[ProcessId] = None) -> list[Breakpoint]:
+        """A breakpoint on every process, or only on `device`."""
+        targets = [device] if device is not None else self.processes
+        return [self.sessions[p].break_at(spec, condition) for p in targets]
+
+    # --- values on every device -------------------------------------------------------------------
+    def latest_event(self, process: ProcessId, op: Operation) -> Optional[int]:
+        session = self.sessions[process]
+        events = self._occurrences[process][2].get(id(op), [])
+        position = session.position
+        done = [e for e in events if e < position and session.trace.done(e)]
+        return done[-1] if done else None
+
+    def values_of(self, op: Operation) -> list[DeviceValue]:
+        """For each device: the op's latest run up to its position (the running one for the focused
+        op itself), with its group and permute partners when the op is a collective."""
+        out = []
+        for process in self.processes:
+            session = self.sessions[process]
+            event = None
+            if session.position < len(session.trace) and session.trace.ops[session.position] is op:
+                event = session.position
+            else:
+                event = self.latest_event(process, op)
+            inputs, outputs = [], []
+            if event is not None:
+                view = session.event(event)
+                inputs = view.inputs
+                outputs = view.outputs
+            group, sends_to, receives_from = self._partners(op, process)
+            out.append(DeviceValue(process, self.device_id(process), event, inputs, outputs, group, sends_to, receives_from))
+        return out
+
+    def _partners(self, op: Operation, process: ProcessId):
+        if op.name not in COLLECTIVE_OPS:
+            return (), None, None
+        from .ops import collectives
+
+        try:
+            if op.name == "stablehlo.collective_permute":
+                pairs = collectives.permute_groups(process, self.grid, op.attributes)
+                to = next((self.device_id(t) for s, t in pairs if s == process), None)
+                frm = next((self.device_id(s) for s, t in pairs if t == process), None)
+                return (), to, frm
+            form = collectives.reduction_groups if op.name in ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.cross-replica-sum") else collectives.split_groups
+            groups = form(process, self.grid, op.attributes, self.module)
+        except ValueError:
+            return (), None, None
+        group = next((g for g in groups if process in g), [])
+        return tuple(self.device_id(p) for p in group), None, None
+
+    def close(self) -> None:
+        for session in self.sessions.values():
+            session.close()
+
+
+def _goto_end(session: Session) -> None:
+    end = len(session.trace)
+    if session.position != end and end > 0:
+        session.goto(end)
+
+
+def _occurrence_index(session: Session):
+    """(op instance -> event, event -> occurrence number, op -> events) for a recorded trace."""
+    seen: dict[int, int] = {}
+    by_instance: dict[tuple, int] = {}
+    occurrence: list[int] = []
+    by_op: dict[int, list[int]] = {}
+    for e, op in enumerate(session.trace.ops):
+        k = seen.get(id(op), 0)
+        seen[id(op)] = k + 1
+        by_instance[(id(op), k)] = e
+        occurrence.append(k)
+        by_op.setdefault(id(op), []).append(e)
+    return by_instance, occurrence, by_op
+
+
+def _epochs(session: Session) -> list[int]:
+    """For each event, how many collectives the process finished before it (a shared clock)."""
+    out, count = [], 0
+    trace = session.trace
+    for e, op in enumerate(trace.ops):
+        out.append(count)
+        if op.name in COLLECTIVE_OPS:
+            count += 1
+    out.append(count)
+    return out
+
+
+__all__ = ["GridSession", "DeviceValue", "COLLECTIVE_OPS"]
