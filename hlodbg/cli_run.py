@@ -28,6 +28,9 @@ def add_parsers(sub) -> None:
                      "or meets an expression such as 'abs(result).max() > 1e3' (or any breakpoint spec); "
                      "prints the op, its locations and its operands' statistics, exit status 3")
     run.add_argument("--probe", metavar="DIR", help="write every value the run produces as DIR/*.npy plus DIR/index.csv")
+    run.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
+    run.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
+    run.add_argument("--device", metavar="R,P", help="with --break-on on a grid: the device to report when several stop at once (default 0,0)")
     run.add_argument("--memory", metavar="SIZE", help="budget for recorded values with --probe/--break-on "
                      "(e.g. 2G, 512M; default a quarter of RAM); older values are recomputed when needed")
 
@@ -62,6 +65,10 @@ def cmd_run(args) -> int:
     interpreter = Interpreter(program.module)
     function = interpreter.entry_function(args.entry)
     values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
+    from hlodbg.cli_grid import grid_size, run_on_grid
+
+    if grid_size(program.module, args) != (1, 1):
+        return run_on_grid(args, program, function, values, randomised)
     if args.break_on or args.probe:
         from hlodbg.cli_session import break_on, open_session, probe
 

@@ -144,15 +144,24 @@ def format_result(index: int, value: Any, t: Type) -> str:
     return line
 
 
-def save_results(path: str, results: Sequence[Any]) -> None:
+def result_arrays(results: Sequence[Any], suffix: str = "") -> dict:
+    """`result0`, `result1_0` (tuple elements), ... with `suffix` (e.g. `@0,1` for a device)."""
     arrays = {}
     for i, value in enumerate(results):
         if isinstance(value, Token):
             continue
         if isinstance(value, tuple):
             for j, element in enumerate(value):
-                arrays[f"result{i}_{j}"] = np.asarray(element)
+                arrays[f"result{i}_{j}{suffix}"] = np.asarray(element)
             continue
-        arrays[f"result{i}"] = np.asarray(value)
+        arrays[f"result{i}{suffix}"] = np.asarray(value)
+    return arrays
+
+
+def save_arrays(path: str, arrays: dict) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     np.savez(path, **arrays)
+
+
+def save_results(path: str, results: Sequence[Any]) -> None:
+    save_arrays(path, result_arrays(results))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..opdefs import OPS
 from . import check_ops, chlo_ops, custom_ops, stablehlo_ops  # noqa: F401  (they register the ops)
+from . import interpreter_ops  # noqa: F401
 from .custom_ops import ALIASES
 
 

@@ -1,0 +1,109 @@
+"""`hlodbg run` on a grid of devices: per-device results for SPMD programs (`result0@r,p`), global
+results for Shardy/GSPMD programs, and `--break-on` across every device."""
+from __future__ import annotations
+
+import json
+import sys
+
+from hlodbg.engine import ExecutionError
+from hlodbg.engine.process import ProcessId
+
+
+def parse_device(text: str) -> ProcessId:
+    """`r,p` (replica, partition) or a device id `d` on the grid."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) == 2 and all(p.isdigit() for p in parts):
+        return ProcessId(int(parts[0]), int(parts[1]))
+    raise ExecutionError(f"--device expects REPLICA,PARTITION such as 0,1, not '{text}'")
+
+
+def grid_size(module, args) -> tuple[int, int]:
+    from hlodbg.engine.grid import grid_shape
+
+    return grid_shape(module, args.replicas, args.partitions)
+
+
+def run_on_grid(args, program, function, values, randomised) -> int:
+    from hlodbg.engine.grid import run_grid
+    from hlodbg.execution import format_result, result_arrays, save_arrays, summarize
+
+    module = program.module
+    replicas, partitions = grid_size(module, args)
+    if args.probe:
+        raise ExecutionError(f"--probe records one process; on a {replicas}x{partitions} grid open the program in the debugger (hlodbg PROG) or run with --replicas 1 --partitions 1")
+    result_types = function.function_type.results
+    if _is_global(module):
+        from hlodbg.engine.spmd import run_global
+
+        if args.break_on:
+            return _break_on_grid(args, program, values, replicas, partitions)
+        results = run_global(module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions)
+        print(f"note: global results of a sharded program run on {replicas * partitions} emulated devices", file=sys.stderr)
+        if args.out:
+            save_arrays(args.out, result_arrays(results))
+        if args.json:
+            print(json.dumps({"program": program.name, "entry": args.entry, "devices": replicas * partitions, "random_arguments": randomised,
+                              "results": [dict(name=f"result{i}", type=str(t), **summarize(v)) for i, (v, t) in enumerate(zip(results, result_types))]}, indent=2))
+        elif not args.out:
+            for i, (value, t) in enumerate(zip(results, result_types)):
+                print(format_result(i, value, t))
+        else:
+            print(f"saved {len(results)} result(s) to {args.out}")
+        return 0
+    if args.break_on:
+        return _break_on_grid(args, program, values, replicas, partitions)
+    per_device = run_grid(module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions)
+    order = sorted(per_device, key=lambda p: (p.replica_id, p.partition_id))
+    if args.out:
+        arrays = {}
+        for process in order:
+            arrays.update(result_arrays(per_device[process], f"@{process.replica_id},{process.partition_id}"))
+        save_arrays(args.out, arrays)
+    if args.json:
+        devices = [{"replica": p.replica_id, "partition": p.partition_id,
+                    "results": [dict(name=f"result{i}@{p.replica_id},{p.partition_id}", type=str(t), **summarize(v)) for i, (v, t) in enumerate(zip(per_device[p], result_types))]}
+                   for p in order]
+        print(json.dumps({"program": program.name, "entry": args.entry, "grid": [replicas, partitions], "random_arguments": randomised, "devices": devices}, indent=2))
+    elif not args.out:
+        for process in order:
+            print(f"device {process.replica_id * partitions + process.partition_id} (replica {process.replica_id}, partition {process.partition_id}):")
+            for i, (value, t) in enumerate(zip(per_device[process], result_types)):
+                print("  " + format_result(i, value, t).replace(f"result{i}:", f"result{i}@{process.replica_id},{process.partition_id}:", 1))
+    else:
+        print(f"saved the results of {len(order)} devices to {args.out} (result0@r,p, ...)")
+    return 0
+
+
+def _is_global(module) -> bool:
+    try:
+        from hlodbg.engine.spmd import is_global_program
+    except ImportError:
+        return False
+    return is_global_program(module)
+
+
+def _break_on_grid(args, program, values, replicas: int, partitions: int) -> int:
+    from hlodbg.cli_session import EXIT_BREAK, report
+    from hlodbg.engine.breakpoints import BreakpointError
+    from hlodbg.engine.grid_session import GridSession
+    from hlodbg.engine.replay import parse_size
+
+    focus = parse_device(args.device) if args.device else ProcessId(0, 0)
+    memory = parse_size(args.memory) if args.memory else None
+    grid = GridSession(program.module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions, memory=memory, focus=focus)
+    try:
+        try:
+            grid.break_at(args.break_on)
+        except BreakpointError as e:
+            raise ExecutionError(f"--break-on: {e}") from None
+        stop = grid.continue_()
+        if stop.reason != "breakpoint":
+            if grid.error is not None:
+                raise grid.error
+            return 0
+        device = grid.device_id(grid.focus)
+        print(f"device {device} {grid.focus} of {replicas}x{partitions}:")
+        print(report(grid.session, stop.hits[0], args.break_on, args.program))
+        return EXIT_BREAK
+    finally:
+        grid.close()
