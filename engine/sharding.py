@@ -172,3 +172,25 @@ def tile_bounds(size: int, tiles: int, index: int) -> tuple[int, int]:
     step = -(-size // tiles)
     start = min(index * step, size)
     return start, min(start + step, size)
+
+
+def device_tile(sharding: HloSharding, device: int) -> tuple[int, ...]:
+    """The tile (along the tensor's own dims) that `device` holds in a tiled sharding.
+
+    Raises ValueError when the tile assignment does not list the device."""
+    found = np.argwhere(sharding.tile_assignment == device)
+    if not len(found):
+        raise ValueError(f"device {device} holds no tile of the sharding (it lists devices "
+                         f"{', '.join(map(str, sharding.tile_assignment.ravel().tolist()))})")
+    return tuple(int(i) for i in found[0][: len(sharding.tiled_dims)])
+
+
+def tile_holder(sharding: HloSharding, tile: tuple[int, ...]) -> int:
+    """The first device holding `tile` of a tiled sharding (subgroup index 0 of each subgroup dim)."""
+    subgroups = (0,) * len(sharding.last_tile_dims)
+    return int(sharding.tile_assignment[tuple(tile) + subgroups])
+
+
+def tile_shape(shape: tuple[int, ...], tiles: tuple[int, ...]) -> tuple[int, ...]:
+    """The shape every tile has: each dim split `tiles` ways, rounded up (short tiles are padded)."""
+    return tuple(-(-size // count) for size, count in zip(shape, tiles))

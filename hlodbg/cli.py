@@ -35,6 +35,9 @@ def _add_session_options(cmd) -> None:
     add_argument_options(cmd, "function to debug")
     cmd.add_argument("--break-on", metavar="SPEC", help="add this breakpoint and continue to it at start (nan, inf, %%12, model.py:42, ...)")
     cmd.add_argument("--memory", metavar="SIZE", help="budget for recorded values (2G, 512M; default a quarter of RAM)")
+    cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
+    cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
+    cmd.add_argument("--device", metavar="R,P", help="the device the debugger focuses on a grid (default 0,0)")
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -24,9 +24,15 @@ def build_app(args):
 
             function = Interpreter(program.module).entry_function(args.entry)
             values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True)
+        device = None
+        if args.device:
+            from hlodbg.cli_grid import parse_device
+
+            device = parse_device(args.device)
     except HlodbgError as e:
         return HlodbgApp(error=e)
-    return HlodbgApp(program, args=values, seed=args.seed, entry=args.entry, break_on=args.break_on, memory=args.memory)
+    return HlodbgApp(program, args=values, seed=args.seed, entry=args.entry, break_on=args.break_on, memory=args.memory,
+                     replicas=args.replicas, partitions=args.partitions, device=device)
 
 
 def run_ui(args) -> int:
@@ -45,7 +51,8 @@ def serve_ui(args) -> int:
     command = [sys.executable, "-m", "hlodbg", "open"]
     if args.program:
         command.append(args.program)
-    for flag, value in (("--chunk", args.chunk), ("--args", args.args), ("--break-on", args.break_on), ("--memory", args.memory)):
+    for flag, value in (("--chunk", args.chunk), ("--args", args.args), ("--break-on", args.break_on), ("--memory", args.memory),
+                        ("--replicas", args.replicas), ("--partitions", args.partitions), ("--device", args.device)):
         if value is not None:
             command += [flag, str(value)]
     for spec in args.arg:

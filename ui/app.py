@@ -20,11 +20,12 @@ class HlodbgApp(App):
 
     def __init__(self, program=None, error: Optional[HlodbgError] = None, args: Optional[Sequence] = None, seed: int = 0,
                  entry: str = "main", break_on: Optional[str] = None, memory=None, persist: bool = True,
-                 keymap_path: Optional[Path] = None, **kwargs):
+                 keymap_path: Optional[Path] = None, replicas: Optional[int] = None, partitions: Optional[int] = None,
+                 device=None, **kwargs):
         super().__init__(**kwargs)
         self.program = program
         self.error = error
-        self.options = dict(args=args, seed=seed, entry=entry, memory=memory, persist=persist)
+        self.options = dict(args=args, seed=seed, entry=entry, memory=memory, persist=persist, replicas=replicas, partitions=partitions, device=device)
         self.break_on = break_on
         self.keymap_path = keymap_path
         self.controller = None
@@ -50,7 +51,7 @@ class HlodbgApp(App):
 
         program, options = self.program, self.options
         try:
-            controller = SessionController(lambda: program.session(options["args"], seed=options["seed"], entry=options["entry"], memory=options["memory"], persist=options["persist"]))
+            controller = SessionController(lambda: _make_session(program, options))
         except HlodbgError as e:
             self.push_screen(ErrorScreen(f"hlodbg could not start a run of {program.name}", e.render()))
             return
@@ -62,6 +63,30 @@ class HlodbgApp(App):
     def on_unmount(self) -> None:
         if self.controller is not None:
             self.controller.close()
+
+
+def _make_session(program, options: dict):
+    """A Session, or a GridSession when the program runs on more than one device."""
+    from hlodbg.engine.grid import grid_shape
+
+    replicas, partitions = grid_shape(program.module, options["replicas"], options["partitions"])
+    if replicas * partitions == 1:
+        return program.session(options["args"], seed=options["seed"], entry=options["entry"], memory=options["memory"], persist=options["persist"])
+    from hlodbg.engine.grid_session import GridSession
+    from hlodbg.engine.interpreter import Interpreter
+    from hlodbg.engine.process import ProcessId
+    from hlodbg.engine.replay import parse_size
+    from hlodbg.execution import build_arguments
+
+    function = Interpreter(program.module).entry_function(options["entry"])
+    given = options["args"]
+    given = dict(given) if isinstance(given, dict) else dict(enumerate(given or ()))
+    values, _ = build_arguments(function.function_type.inputs, given, options["seed"])
+    memory = options["memory"]
+    budget = parse_size(memory) if isinstance(memory, str) else memory
+    focus = options["device"] or ProcessId(0, 0)
+    path = str(program.path) if program.path is not None else None
+    return GridSession(program.module, values, entry=options["entry"], num_replicas=replicas, num_partitions=partitions, memory=budget, path=path, focus=focus)
 
 
 __all__ = ["HlodbgApp"]

@@ -19,7 +19,9 @@ from .controller import SessionController
 from .state import DebugState
 
 HELP = """commands (abbreviations in brackets):
-  break SPEC [if COND] [b]   %12, @fn:%12, 42, model.py:42, while, nan, inf, or an expression
+  break SPEC [if COND] [on R,P] [b]   %12, @fn:%12, 42, model.py:42, while, nan, inf, or an expression;
+                             on a grid: every device, or only device R,P
+  device N | device R,P      on a grid: focus that device (D: the next one)
   delete N | disable N | enable N        a breakpoint by number
   watch EXPR | unwatch N     expressions shown at every stop
   print EXPR [p]             numpy over values: %5, %5[0, :3], abs(%x).max(), iteration
@@ -73,7 +75,7 @@ class CommandRunner:
             "b": self.cmd_break, "break": self.cmd_break, "delete": self.cmd_delete, "d": self.cmd_delete,
             "disable": self.cmd_disable, "enable": self.cmd_enable, "watch": self.cmd_watch, "unwatch": self.cmd_unwatch,
             "p": self.cmd_print, "print": self.cmd_print, "goto": self.cmd_goto, "export": self.cmd_export,
-            "search": lambda r: self.search(r), "help": lambda r: CommandResult(HELP), "h": lambda r: CommandResult(HELP),
+            "search": lambda r: self.search(r), "device": self.cmd_device, "help": lambda r: CommandResult(HELP), "h": lambda r: CommandResult(HELP),
             "s": lambda r: self.move("step_in"), "step": lambda r: self.move("step_in"),
             "n": lambda r: self.move("step"), "next": lambda r: self.move("step"),
             "f": lambda r: self.move("step_out"), "finish": lambda r: self.move("step_out"),
@@ -99,10 +101,39 @@ class CommandRunner:
     def cmd_break(self, rest: str) -> CommandResult:
         if not rest:
             raise ValueError("break needs a place: %12, @fn:%12, a line, model.py:42, an op kind, nan, inf or an expression")
+        device = None
+        if " on " in rest:
+            rest, _, where = rest.rpartition(" on ")
+            from hlodbg.cli_grid import parse_device
+
+            device = parse_device(where.strip())
+            if self.controller.grid is None:
+                raise ValueError("'on R,P' names a device of a grid; this program runs on one process")
         spec, sep, condition = rest.partition(" if ")
-        bp = self.session.break_at(spec.strip(), condition.strip() if sep else None)
+        condition = condition.strip() if sep else None
+        if self.controller.grid is not None:
+            bps = self.controller.grid.break_at(spec.strip(), condition, device=device)
+            where = f"device {self.controller.grid.device_id(device)}" if device is not None else f"all {len(bps)} devices"
+            bp = bps[0]
+            return CommandResult(f"breakpoint {bp.describe()} on {where}" + (f" ({bp.note})" if bp.note else ""), breakpoints_changed=True)
+        bp = self.session.break_at(spec.strip(), condition)
         note = f" ({bp.note})" if bp.note else ""
         return CommandResult(f"breakpoint {bp.describe()}{note}", breakpoints_changed=True)
+
+    def cmd_device(self, rest: str) -> CommandResult:
+        grid = self.controller.grid
+        if grid is None:
+            raise ValueError("this program runs on one process")
+        if rest.isdigit():
+            device = int(rest)
+        else:
+            from hlodbg.cli_grid import parse_device
+
+            device = grid.device_id(parse_device(rest))
+        if not 0 <= device < len(grid.processes):
+            raise ValueError(f"device {device} is not on the grid (0-{len(grid.processes) - 1})")
+        state = self.controller.set_focus(device)
+        return CommandResult(f"focus on device {device}", state=state)
 
     def _id(self, rest: str) -> int:
         if not rest.lstrip("#").isdigit():

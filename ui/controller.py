@@ -15,7 +15,7 @@ from hlodbg.engine.ir import Operation
 from hlodbg.engine.session_views import op_label
 from hlodbg.engine.summary import summarize
 
-from .state import DebugState, FrameView, ValueView
+from .state import DebugState, FrameView, GridCellView, ValueView
 
 MOVES = ("step", "step_in", "step_out", "continue_", "back", "back_in", "back_out", "reverse_continue")
 CHANGED_LIMIT = 400  # ops highlighted as just computed after a long move
@@ -23,10 +23,19 @@ CHANGED_LIMIT = 400  # ops highlighted as just computed after a long move
 
 class SessionController:
     def __init__(self, make_session: Callable[[], Any]):
+        from hlodbg.engine.grid_session import GridSession
+
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hlodbg-session")
-        self.session = self._executor.submit(make_session).result()
+        made = self._executor.submit(make_session).result()
+        self.grid: Optional[GridSession] = made if isinstance(made, GridSession) else None
+        self._single = None if self.grid is not None else made
         self.running = False
         self._index: dict[int, tuple[object, int, dict]] = {}  # id(trace) -> (trace, events indexed, op -> ids)
+
+    @property
+    def session(self):
+        """The session the panes show: on a grid, the focused device's."""
+        return self.grid.session if self.grid is not None else self._single
 
     # --- threading ---------------------------------------------------------------------------
     def submit(self, fn: Callable, *args) -> Future:
@@ -44,7 +53,7 @@ class SessionController:
 
     def close(self) -> None:
         try:
-            self.submit(self.session.close).result(timeout=5)
+            self.submit((self.grid or self.session).close).result(timeout=5)
         except Exception:  # closing is best effort: the process is leaving anyway
             pass
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -55,9 +64,15 @@ class SessionController:
         before = session.position
         self.running = True
         try:
-            stop = getattr(session, name)(*args)
+            if self.grid is not None and name in ("continue_", "reverse_continue"):
+                stop = getattr(self.grid, name)()
+            elif self.grid is not None:
+                stop = self.grid.move(name, *args)
+            else:
+                stop = getattr(session, name)(*args)
         finally:
             self.running = False
+        session = self.session  # a breakpoint on another device moves the focus there
         return self.state(stop.reason if stop is not None else "", before, stop.message if stop is not None else "", stop)
 
     def state(self, reason: str = "", before: Optional[int] = None, message: str = "", stop=None) -> DebugState:
@@ -79,7 +94,58 @@ class SessionController:
             error = session.error.render() if hasattr(session.error, "render") else str(session.error)
         if stop is not None and stop.hits:
             message = "; ".join(h.describe() for h in stop.hits) + (f" ({message})" if message else "")
-        return DebugState(position, len(session.trace), session.finished, op, frames, operands, results, changed, session.note or message, error, session.memory_used, session.memory_budget, reason)
+        state = DebugState(position, len(session.trace), session.finished, op, frames, operands, results, changed, session.note or message, error, session.memory_used, session.memory_budget, reason)
+        if self.grid is not None:
+            self._add_grid(state)
+        return state
+
+    # --- the grid ---------------------------------------------------------------------------------
+    def _add_grid(self, state: DebugState) -> None:
+        from hlodbg.engine.grid_session import COLLECTIVE_OPS
+
+        grid = self.grid
+        shown = state.op if state.op is not None and state.op.name in COLLECTIVE_OPS else None
+        if shown is None:
+            last = self._last_completed(self.session.position)
+            shown = self.session.trace.ops[last] if last is not None else state.op
+        values = {dv.process: dv for dv in grid.values_of(shown)} if shown is not None else {}
+        cells = []
+        for process in grid.processes:
+            session = grid.sessions[process]
+            dv = values.get(process)
+            cells.append(GridCellView(
+                grid.device_id(process), process.replica_id, process.partition_id, process == grid.focus,
+                session.position, op_label(session.op) if session.op is not None else "finished",
+                _brief(dv.inputs) if dv is not None else "", _brief(dv.outputs) if dv is not None else "",
+                dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None))
+        state.grid = cells
+        state.grid_shape = _grid_shape(self.grid)
+        state.grid_title = op_label(shown) if shown is not None else ""
+        if self.grid.error is not None:
+            state.error = state.error or self.grid.error.render()
+
+    def _last_completed(self, position: int) -> Optional[int]:
+        trace = self.session.trace
+        e = position - 1
+        while e >= 0 and not (trace.done(e) and trace.ops[e].results and trace.ends[e] < position):
+            e -= 1
+        return e if e >= 0 else None
+
+    def set_focus(self, device: int) -> DebugState:
+        self.grid.set_focus(self.grid.grid.process_of(device))
+        return self.state("focus")
+
+    def device_values(self, device: int, op: Operation) -> tuple[str, list[ValueView]]:
+        """One device's latest values of `op` (operands and results), for the inspector."""
+        grid = self.grid
+        process = grid.grid.process_of(device)
+        dv = next(v for v in grid.values_of(op) if v.process == process)
+        title = f"device {device} (replica {process.replica_id}, partition {process.partition_id}): {op_label(op)}"
+        if dv.event is None:
+            return title + ": not run yet", []
+        views = [self._view(f"{r.name}@{device}", str(r.type), v) for r, v in zip(op.results, dv.outputs)]
+        views += [self._view(f"operand {i}: {o.name}@{device}", str(o.type), v) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
+        return title, views
 
     def results_before(self, position: int) -> list[ValueView]:
         """The outputs of the op that finished last before `position` (what the last step made)."""
@@ -145,6 +211,37 @@ class SessionController:
         if summary is None and value is not None and not isinstance(value, Token):
             summary = summarize(value)
         return ValueView(label, type_text, value, summary, previous, where)
+
+
+def _brief(values: list) -> str:
+    if not values:
+        return ""
+    parts = []
+    for value in values:
+        text = "token" if isinstance(value, Token) else summarize(value).describe()
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def _grid_shape(grid) -> tuple[int, int]:
+    """Rows x columns for the cells: the Shardy mesh when there is one, else replicas x partitions
+    (a single row of many devices folds into a square)."""
+    import math
+
+    from hlodbg.engine.attributes import SdyMesh
+
+    replicas, partitions = grid.grid.num_replicas, grid.grid.num_partitions
+    for op in grid.module.operations:
+        mesh = op.attributes.get("mesh") if op.name == "sdy.mesh" else None
+        if isinstance(mesh, SdyMesh):
+            sizes = [int(size) for _, size in mesh.axes]
+            if len(sizes) == 2 and sizes[0] * sizes[1] == replicas * partitions:
+                return sizes[0], sizes[1]
+    count = replicas * partitions
+    if min(replicas, partitions) == 1 and count > 2:
+        columns = math.ceil(math.sqrt(count))
+        return math.ceil(count / columns), columns
+    return replicas, partitions
 
 
 def _frame_text(info) -> str:

@@ -34,6 +34,23 @@ class FrameView:
     producer: str
 
 
+@dataclass(frozen=True)
+class GridCellView:
+    """One device in the grid view: where it is and its side of the op being shown."""
+
+    device: int
+    replica: int
+    partition: int
+    focused: bool
+    position: int
+    op_text: str  # the op it is about to run
+    before: str = ""  # summary of the shown op's operands on this device
+    after: str = ""  # summary of its results
+    group: tuple = ()  # devices of its process group (collectives)
+    sends_to: Optional[int] = None
+    receives_from: Optional[int] = None
+
+
 @dataclass
 class DebugState:
     position: int  # event about to run
@@ -49,6 +66,9 @@ class DebugState:
     memory_used: int = 0
     memory_budget: int = 0
     stop_reason: str = ""
+    grid: list[GridCellView] = field(default_factory=list)  # empty for a single process
+    grid_shape: tuple[int, int] = (1, 1)  # rows x columns to draw the devices in
+    grid_title: str = ""  # which op's values the cells show
 
 
-__all__ = ["ValueView", "FrameView", "DebugState"]
+__all__ = ["ValueView", "FrameView", "GridCellView", "DebugState"]

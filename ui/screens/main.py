@@ -27,6 +27,7 @@ from ..controller import SessionController
 from ..keymap import DEBUGGER_BINDINGS
 from ..state import DebugState
 from ..widgets.graph_canvas import GraphCanvas
+from ..widgets.grid_view import GridView
 from ..widgets.inspector import TensorInspector
 from ..widgets.panels import BreakpointsPanel, CommandLine, FramesPanel, StatusBar
 from ..widgets.source_view import SourceView
@@ -58,6 +59,8 @@ class MainScreen(Screen):
             yield SourceView(self.program.source, id="source")
         with Horizontal(id="bottom"):
             yield TensorInspector(id="inspector")
+            if self.controller.grid is not None:
+                yield GridView(id="grid")
             with VerticalScroll(id="side"):
                 yield FramesPanel(id="frames")
                 yield BreakpointsPanel(id="breakpoints")
@@ -144,6 +147,8 @@ class MainScreen(Screen):
         self.query_one(BreakpointsPanel).show_breakpoints(breakpoints, watches)
         title = f"next: {op_label(op)}" if op is not None else ("finished" if not state.error else "failed")
         self.query_one(TensorInspector).show_values(title, [*state.results, *state.operands])
+        if state.grid:
+            self.query_one(GridView).show_cells(state.grid, state.grid_shape, state.grid_title)
         self.query_one(StatusBar).show_state(state, self.total, self._device())
         if state.stop_reason == "breakpoint" or state.note:
             self.log_line(f"{state.stop_reason}: {state.note}" if state.note else state.stop_reason)
@@ -154,8 +159,41 @@ class MainScreen(Screen):
         self.selected_op = op if op is not None else self.selected_op
 
     def _device(self) -> str:
-        process = getattr(self.controller.session, "process", None)
-        return f"cpu r{process.replica}p{process.partition}" if process is not None and hasattr(process, "replica") else "cpu"
+        grid = self.controller.grid
+        if grid is None:
+            return "cpu"
+        process = grid.focus
+        return f"device {grid.device_id(process)} of {len(grid.processes)} (replica {process.replica_id}, partition {process.partition_id})"
+
+    def on_grid_view_device_selected(self, message: GridView.DeviceSelected) -> None:
+        self.inspect_device(message.device)
+
+    @work(group="inspect", exclusive=True)
+    async def inspect_device(self, device: int) -> None:
+        op = self.selected_op or (self.state.op if self.state else None)
+        cells = self.state.grid if self.state else []
+        title = self.state.grid_title if self.state else ""
+        shown = next((o for o in self.program.module.walk() if op_label(o) == title), op)
+        if shown is None:
+            return
+        title, values = await self.controller.call(self.controller.device_values, device, shown)
+        self.query_one(TensorInspector).show_values(title, values)
+        if cells:
+            self.log_line(f"device {device}: {title}", dim=True)
+
+    def action_next_device(self) -> None:
+        grid = self.controller.grid
+        if grid is None:
+            self.notify("one process: there is no other device", severity="warning")
+            return
+        device = (grid.device_id(grid.focus) + 1) % len(grid.processes)
+        self.focus_device(device)
+
+    @work(exclusive=True, group="session")
+    async def focus_device(self, device: int) -> None:
+        await self.controller.call(self.controller.set_focus, device)
+        await self._apply(await self.controller.call(self._collect, None))
+        self.log_line(f"focus on device {device}")
 
     def action_interrupt(self) -> None:
         if self.busy:
@@ -207,15 +245,21 @@ class MainScreen(Screen):
     @work(group="breakpoints")
     async def toggle_breakpoint(self, op: Operation) -> None:
         def toggle():
-            table = self.controller.session.breakpoints
-            for bp in list(table.breakpoints):
-                if bp.ops == frozenset({op}) and bp.kind == "op":
-                    table.remove(bp.id)
-                    return f"removed breakpoint #{bp.id} {bp.spec}"
+            grid = self.controller.grid
+            sessions = list(grid.sessions.values()) if grid is not None else [self.controller.session]
+            removed = []
+            for session in sessions:  # on a grid, b sets and clears a breakpoint on every device
+                table = session.breakpoints
+                for bp in list(table.breakpoints):
+                    if bp.ops == frozenset({op}) and bp.kind == "op":
+                        table.remove(bp.id)
+                        removed.append(bp)
+            if removed:
+                return f"removed breakpoint #{removed[0].id} {removed[0].spec}"
             function = op.function.sym_name if op.function is not None else "main"
             spec = f"@{function}:{op.results[0].name}" if op.results else str(op.pos.line)
-            bp = self.controller.session.break_at(spec)
-            return f"breakpoint {bp.describe()}"
+            bps = [session.break_at(spec) for session in sessions]
+            return f"breakpoint {bps[0].describe()}" + (f" on all {len(bps)} devices" if grid is not None else "")
 
         try:
             self.log_line(await self.controller.call(toggle))

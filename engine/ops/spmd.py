@@ -1,0 +1,370 @@
+"""SPMD programs on the grid: Shardy's manual computations and GSPMD's shard/full custom calls.
+
+A program JAX partitions (`jax.jit` of `shard_map`) is global: every device runs the whole of
+@main, ops outside the manual parts compute full arrays (redundantly, the same on every device),
+and the manual parts work on this device's tile and meet the other devices at collectives.
+Entering a manual part slices the full value down to this device's tile; leaving it, every device
+sends its tiles to all the others and each one reassembles the full value.
+
+The tiling comes from `sdy.manual_computation`'s in/out shardings over an `sdy.mesh` (Shardy), or
+from the `mhlo.sharding` strings of `custom_call @Sharding`, `@SPMDFullToShardShape` and
+`@SPMDShardToFullShape` (GSPMD). Device ids are flattened: `replica * num_partitions + partition`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ..attributes import SdyDimSharding, SdyMesh, SdySharding, SdyShardingPerValue, SymbolRef
+from ..process import ProcessId
+from ..sharding import (HloSharding, ShardingSyntaxError, device_tile, parse_hlo_sharding, tile_bounds, tile_holder,
+                        tile_shape)
+from .checks import CUSTOM_CALL_TARGETS
+from .registry import OpCall, op
+
+
+def grid_hint(devices: int) -> str:
+    return f"run on a grid of {devices} devices: hlodbg run --partitions {devices}, or the module's mhlo.num_partitions"
+
+
+def _all_devices(call: OpCall) -> list[list[ProcessId]]:
+    """One group of every process, in device order: each device's tiles reach every device."""
+    return call.cached("all_devices", lambda: [sorted(call.grid.processes(), key=call.grid.device_id)])
+
+
+def _exchange_with_all(call: OpCall, value: Any) -> list[Any]:
+    """Every device's contribution, indexed by device id."""
+    try:
+        return call.grid.exchange(call.process, _all_devices(call), value, op=call.op)
+    except ValueError as e:
+        raise call.error(str(e)) from None
+
+
+def _check_grid_size(call: OpCall, devices: int, what: str) -> None:
+    if call.grid.size != devices:
+        raise call.error(f"{what} spans {devices} devices but this run's grid has {call.grid.size}; {grid_hint(devices)}")
+
+
+# -- meshes ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mesh:
+    """An `sdy.mesh`: named axes and the device id at each mesh position (row-major)."""
+
+    name: str
+    axes: tuple[tuple[str, int], ...]
+    device_ids: tuple[int, ...]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(size for _, size in self.axes)
+
+    @property
+    def size(self) -> int:
+        return len(self.device_ids)
+
+    def axis_coordinates(self, name: str, sub: Optional[tuple[int, int]]) -> tuple[np.ndarray, int]:
+        """Every mesh position's coordinate along axis `name` (or its sub-axis), and that axis's size.
+
+        A sub-axis `(pre)size` of an axis of size n = pre * size * post takes coordinate
+        `(c // post) % size`."""
+        names = [n for n, _ in self.axes]
+        if name not in names:
+            raise ValueError(f'mesh {self.name} has no axis "{name}" (axes: {", ".join(names) or "none"})')
+        full = self.axes[names.index(name)][1]
+        coordinates = np.indices(self.shape, dtype=np.int64).reshape(len(self.axes), -1)[names.index(name)]
+        if sub is None:
+            return coordinates, full
+        pre, size = sub
+        if pre * size == 0 or full % (pre * size):
+            raise ValueError(f'sub-axis "{name}":({pre}){size} does not divide axis "{name}" of size {full}')
+        return (coordinates // (full // (pre * size))) % size, size
+
+    def dim_tiles(self, dim: SdyDimSharding) -> tuple[np.ndarray, int]:
+        """Every mesh position's tile index along a dimension split over `dim.axes` (major first)."""
+        index = np.zeros(self.size, np.int64)
+        count = 1
+        for ref in dim.axes:
+            coordinate, size = self.axis_coordinates(ref.name, ref.sub)
+            index = index * size + coordinate
+            count *= size
+        return index, count
+
+
+def resolve_mesh(mesh: Any, module: Any) -> Mesh:
+    """The mesh a sharding names: an inline `<[...]>` or an `sdy.mesh @name` of `module`."""
+    if isinstance(mesh, SymbolRef):
+        name = f"@{mesh.name}"
+        found = next((candidate.attributes.get("mesh") for candidate in getattr(module, "operations", ())
+                      if candidate.name == "sdy.mesh" and str(candidate.attributes.get("sym_name")) == mesh.name), None)
+        if not isinstance(found, SdyMesh):
+            raise ValueError(f"no sdy.mesh {name} in the module")
+        mesh = found
+    elif isinstance(mesh, SdyMesh):
+        name = str(mesh)
+    else:
+        raise ValueError(f"cannot read the mesh {mesh}")
+    total = int(np.prod(mesh.shape, dtype=np.int64))
+    ids = tuple(mesh.device_ids) or tuple(range(total))
+    if len(ids) != total:
+        raise ValueError(f"mesh {name} lists {len(ids)} device ids for {total} positions")
+    return Mesh(name, tuple(mesh.axes), ids)
+
+
+# -- sdy.manual_computation ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResultTiling:
+    """How a body result's tiles make up the full value: tile counts and who holds each tile."""
+
+    tiles: tuple[int, ...]
+    holders: tuple[tuple[tuple[int, ...], int], ...]  # (tile index, device id), one per tile
+
+
+@dataclass(frozen=True)
+class ManualPlan:
+    operand_slices: tuple[tuple[slice, ...], ...]
+    results: tuple[ResultTiling, ...]
+
+
+def _shardings(call: OpCall, name: str, count: int, what: str) -> tuple[SdySharding, ...]:
+    attr = call.attr(name)
+    shardings = attr.shardings if isinstance(attr, SdyShardingPerValue) else ()
+    if len(shardings) != count:
+        raise call.error(f"{name} lists {len(shardings)} sharding(s) for {count} {what}(s)")
+    for sharding in shardings:
+        if sharding.unreduced:
+            axes = ", ".join(f'"{a.name}"' for a in sharding.unreduced)
+            raise call.error(f"unreduced axes ({axes}) in {name} are not supported: hlodbg holds every global "
+                             f"value reduced")
+    return shardings
+
+
+def _plan_manual(call: OpCall) -> ManualPlan:
+    operand_shardings = _shardings(call, "in_shardings", len(call.operand_types), "operand")
+    result_shardings = _shardings(call, "out_shardings", len(call.result_types), "result")
+    module = call.interpreter.module
+    try:
+        meshes = {resolve_mesh(s.mesh, module) for s in (*operand_shardings, *result_shardings)}
+    except ValueError as e:
+        raise call.error(str(e)) from None
+    if not meshes:
+        return ManualPlan((), ())
+    if len(meshes) > 1:
+        raise call.error(f"the shardings name different meshes ({', '.join(sorted(m.name for m in meshes))})")
+    (mesh,) = meshes
+    _check_grid_size(call, mesh.size, f"mesh {mesh.name}")
+    manual = set(getattr(call.attr("manual_axes"), "axes", ()))
+    automatic = [f'"{name}"' for name, size in mesh.axes if size > 1 and name not in manual]
+    if automatic:
+        raise call.error(f"partial manual computations are not supported: mesh axes {', '.join(automatic)} are not "
+                         f"in manual_axes (shard_map over every mesh axis runs)")
+    device = call.grid.device_id(call.process)
+    if device not in mesh.device_ids:
+        raise call.error(f"device {device} is not in mesh {mesh.name}")
+    position = mesh.device_ids.index(device)
+    try:
+        slices = tuple(_operand_slices(call, mesh, position, i, s) for i, s in enumerate(operand_shardings))
+        results = tuple(_result_tiling(mesh, s, len(t.shape)) for s, t in zip(result_shardings, call.result_types))
+    except ValueError as e:
+        raise call.error(str(e)) from None
+    return ManualPlan(slices, results)
+
+
+def _operand_slices(call: OpCall, mesh: Mesh, position: int, index: int, sharding: SdySharding) -> tuple[slice, ...]:
+    shape = call.operand_types[index].shape
+    if len(sharding.dims) != len(shape):
+        raise ValueError(f"in_shardings[{index}] has {len(sharding.dims)} dimension(s) for an operand of rank {len(shape)}")
+    slices = []
+    for dim, (size, dim_sharding) in enumerate(zip(shape, sharding.dims)):
+        tiles, count = mesh.dim_tiles(dim_sharding)
+        if size % count:
+            axes = ", ".join(f'"{ref}"' if ref.sub else f'"{ref.name}"' for ref in dim_sharding.axes)
+            raise ValueError(f"operand {index} dimension {dim} of size {size} does not split evenly over mesh "
+                             f"axes {axes} ({count} tiles); shard_map needs every sharded dimension divisible")
+        step = size // count
+        start = int(tiles[position]) * step
+        slices.append(slice(start, start + step))
+    local = tuple(s.stop - s.start for s in slices)
+    body_type = call.op.regions[0].blocks[0].arguments[index].type
+    if tuple(body_type.shape) != local:
+        raise ValueError(f"operand {index}'s tile has shape {'x'.join(map(str, local))} but the body takes {body_type}")
+    return tuple(slices)
+
+
+def _result_tiling(mesh: Mesh, sharding: SdySharding, rank: int) -> ResultTiling:
+    if len(sharding.dims) != rank:
+        raise ValueError(f"an out sharding has {len(sharding.dims)} dimension(s) for a result of rank {rank}")
+    per_dim = [mesh.dim_tiles(dim) for dim in sharding.dims]
+    tiles = tuple(count for _, count in per_dim)
+    if not per_dim:
+        return ResultTiling((), (((), mesh.device_ids[0]),))
+    flat = np.ravel_multi_index(tuple(index for index, _ in per_dim), tiles)
+    # The first mesh position (row-major) holding a tile has coordinate 0 along every axis the
+    # result is not split over: that replica's tile stands for all of them.
+    present, first = np.unique(flat, return_index=True)
+    if len(present) != int(np.prod(tiles, dtype=np.int64)):
+        raise ValueError("an out sharding splits dimensions over the same mesh axis twice")
+    holders = tuple((tuple(int(i) for i in np.unravel_index(tile, tiles)), mesh.device_ids[int(p)])
+                    for tile, p in zip(present, first))
+    return ResultTiling(tiles, holders)
+
+
+def _assemble(call: OpCall, index: int, tiling: ResultTiling, contributions: list) -> np.ndarray:
+    full = tuple(call.result_types[index].shape)
+    step = tuple(size // count for size, count in zip(full, tiling.tiles))
+    out: Optional[np.ndarray] = None
+    for tile, device in tiling.holders:
+        piece = np.asarray(contributions[device][index])
+        if piece.shape != step:
+            raise call.error(f"result {index} of the body has shape {'x'.join(map(str, piece.shape))} on device "
+                             f"{device}, but out_shardings[{index}] needs tiles of {'x'.join(map(str, step))} "
+                             f"for {call.result_types[index]}")
+        if out is None:
+            out = np.empty(full, piece.dtype)
+        out[tuple(slice(t * s, (t + 1) * s) for t, s in zip(tile, step))] = piece
+    return out
+
+
+@op("sdy.manual_computation")
+def manual_computation(call: OpCall, *operands: np.ndarray) -> Any:
+    plan = call.cached("manual_plan", lambda: _plan_manual(call))
+    local = [np.asarray(x)[s] for x, s in zip(operands, plan.operand_slices)] if plan.operand_slices else list(operands)
+    results = call.run_region(0, *local, kind="manual")
+    if not plan.results:
+        return call.results(results)
+    contributions = _exchange_with_all(call, tuple(results))
+    return call.results([_assemble(call, i, t, contributions) for i, t in enumerate(plan.results)])
+
+
+@op("sdy.sharding_constraint", "sdy.reshard")
+def sharding_annotation(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    # A global value is whole on every device: how it would be laid out changes nothing here.
+    return operand
+
+
+# -- GSPMD custom calls ----------------------------------------------------------------------------
+
+
+def _parse_sharding(call: OpCall, text: Any, where: str) -> HloSharding:
+    if not isinstance(text, str):
+        raise call.error(f"{where} has no mhlo.sharding string")
+    try:
+        sharding = parse_hlo_sharding(text)
+    except ShardingSyntaxError as e:
+        raise call.error(f"{where}'s mhlo.sharding {text!r}: {e}") from None
+    if sharding.kind == "tuple" and len(sharding.elements) == 1:
+        sharding = sharding.elements[0]
+    if sharding.kind == "tuple":
+        raise call.error(f"{where} has a tuple sharding {text!r} for one value")
+    if sharding.kind == "tiled" and "manual" in sharding.last_tile_dims:
+        raise call.error(f"partial manual sharding {text!r} on {where} is not supported "
+                         f"(shard_map over every mesh axis runs)")
+    return sharding
+
+
+def _operand_sharding(call: OpCall) -> HloSharding:
+    """The tiling of the full operand: its producing @Sharding op's, else this op's own tiled one."""
+    producer = call.op.operands[0].defining_op
+    if (producer is not None and producer.name == "stablehlo.custom_call"
+            and str(producer.attributes.get("call_target_name")) == "Sharding"):
+        return _parse_sharding(call, producer.attributes.get("mhlo.sharding"), "the operand's @Sharding")
+    own = _parse_sharding(call, call.attr("mhlo.sharding"), "the op")
+    if own.kind != "tiled":
+        raise call.error("cannot tell how the full operand is tiled: it does not come from a custom_call @Sharding "
+                         "and the op's own mhlo.sharding is not a tiled one")
+    return own
+
+
+def _tiles_of(call: OpCall, sharding: HloSharding, shape: tuple[int, ...], what: str) -> tuple[int, ...]:
+    tiles = sharding.tiled_dims
+    if len(tiles) != len(shape):
+        raise call.error(f"{what} sharding tiles {len(tiles)} dimension(s) of a value of rank {len(shape)}")
+    _check_grid_size(call, int(sharding.tile_assignment.size), f"the {what} sharding")
+    return tiles
+
+
+def _check_tile_type(call: OpCall, expected: tuple[int, ...], actual: tuple[int, ...], what: str) -> None:
+    if tuple(expected) != tuple(actual):
+        raise call.error(f"{what} has shape {'x'.join(map(str, actual))} but the sharding's tiles are "
+                         f"{'x'.join(map(str, expected))}")
+
+
+def _full_to_shard_slices(call: OpCall) -> Optional[tuple[tuple[slice, ...], tuple[int, ...]]]:
+    """This device's slice of the full operand and the (padded) tile shape; None: the whole value."""
+    sharding = _operand_sharding(call)
+    full = tuple(call.operand_types[0].shape)
+    result = tuple(call.result_type.shape)
+    if sharding.kind == "manual":
+        raise call.error("the operand is already manual (sharding {manual}): there is no full value to cut")
+    if sharding.kind != "tiled":  # replicated or maximal: every tile is the whole value
+        _check_tile_type(call, full, result, "the result")
+        return None
+    tiles = _tiles_of(call, sharding, full, "operand")
+    try:
+        tile = device_tile(sharding, call.grid.device_id(call.process))
+    except ValueError as e:
+        raise call.error(str(e)) from None
+    shape = tile_shape(full, tiles)
+    _check_tile_type(call, shape, result, "the result")
+    bounds = [tile_bounds(size, count, i) for size, count, i in zip(full, tiles, tile)]
+    return tuple(slice(start, stop) for start, stop in bounds), shape
+
+
+def full_to_shard(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    plan = call.cached("full_to_shard", lambda: _full_to_shard_slices(call))
+    if plan is None:
+        return operand
+    slices, shape = plan
+    piece = np.asarray(operand)[slices]
+    if piece.shape == shape:
+        return piece
+    # Uneven tiling: the last tiles are short; they are padded with zeros to the common shape.
+    padded = np.zeros(shape, piece.dtype)
+    padded[tuple(slice(0, n) for n in piece.shape)] = piece
+    return padded
+
+
+def shard_to_full(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    sharding = call.cached("shard_to_full", lambda: _parse_sharding(call, call.attr("mhlo.sharding"), "the op"))
+    full = tuple(call.result_type.shape)
+    if sharding.kind == "manual":
+        raise call.error("the result sharding is {manual}: it does not say how to assemble the full value")
+    if sharding.kind == "maximal" and not 0 <= sharding.device < call.grid.size:
+        raise call.error(f"the sharding names device {sharding.device}; {grid_hint(sharding.device + 1)}")
+    tiles = _tiles_of(call, sharding, full, "result") if sharding.kind == "tiled" else None
+    contributions = _exchange_with_all(call, operand)
+    if tiles is None:
+        whole = np.asarray(contributions[sharding.device if sharding.kind == "maximal" else 0])
+        _check_tile_type(call, full, whole.shape, "the operand")
+        return whole
+    shape = tile_shape(full, tiles)
+    out: Optional[np.ndarray] = None
+    for tile in np.ndindex(*tiles):
+        device = tile_holder(sharding, tile)
+        piece = np.asarray(contributions[device])
+        _check_tile_type(call, shape, piece.shape, f"the operand on device {device}")
+        if out is None:
+            out = np.empty(full, piece.dtype)
+        bounds = [tile_bounds(size, count, i) for size, count, i in zip(full, tiles, tile)]
+        # Cut the padding of short tiles.
+        out[tuple(slice(a, b) for a, b in bounds)] = piece[tuple(slice(0, b - a) for a, b in bounds)]
+    return out if out is not None else np.zeros(full, np.asarray(operand).dtype)
+
+
+# custom_call dispatches on its target through checks.CUSTOM_CALL_TARGETS (where @Sharding, the
+# identity, already is): the SPMD conversions join it from here.
+CUSTOM_CALL_TARGETS.update({
+    "SPMDFullToShardShape": full_to_shard,
+    "SPMDShardToFullShape": shard_to_full,
+})
+
+SPMD_CUSTOM_CALLS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
+
+
+def _axes_text(axes: Sequence[Any]) -> str:
+    return ", ".join(f'"{a}"' for a in axes)

@@ -1,0 +1,261 @@
+"""Collectives on the emulated grid (engine/grid.py): the spec's examples, its four process-group
+strategies, channels, feeds, errors, JAX's own collectives and a 64-device run.
+
+Expected values are computed here with plain numpy from process groups written out literally
+(copied from the spec's "Collective ops" section or worked out by hand), never with hlodbg's own
+group functions, so a wrong strategy in the engine cannot agree with itself.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+from importlib.util import find_spec
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hlodbg.engine import ExecutionError
+from hlodbg.engine.errors import HlodbgError
+from hlodbg.engine.grid import GridError, GridScheduler, ScheduledGrid, run_grid
+from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.process import ProcessId
+from hlodbg.program import load
+
+CHANNEL = "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>"
+GLOBAL_IDS = f"{CHANNEL}, use_global_device_ids"
+
+
+def run_within(seconds: float, function, *args, **kwargs):
+    """Call `function` on a daemon thread so a scheduler that hangs fails the test, not the suite."""
+    outcome: dict = {}
+
+    def target():
+        try:
+            outcome["value"] = function(*args, **kwargs)
+        except BaseException as error:  # handed to the test thread below
+            outcome["error"] = error
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        pytest.fail(f"the grid run neither finished nor failed within {seconds} s: it hangs")
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def grid_run(text: str, inputs: dict, replicas: int, partitions: int, **kwargs) -> dict:
+    """Run `text` with {(replica, partition): [args]} and return {(replica, partition): [results]}."""
+    module = load(text).module
+    args = {ProcessId(r, p): list(values) for (r, p), values in inputs.items()}
+    results = run_within(30, run_grid, module, args, num_replicas=replicas, num_partitions=partitions, **kwargs)
+    return {(pid.replica_id, pid.partition_id): values for pid, values in results.items()}
+
+
+def processes(replicas: int, partitions: int) -> list[tuple[int, int]]:
+    return [(r, p) for r in range(replicas) for p in range(partitions)]
+
+
+def distinct_values(replicas: int, partitions: int, shape: tuple, dtype=np.int64) -> dict:
+    """One input per process, different on every process: arange + 100 * replica + 10 * partition."""
+    base = np.arange(int(np.prod(shape))).reshape(shape)
+    return {(r, p): (base + 100 * r + 10 * p).astype(dtype) for r, p in processes(replicas, partitions)}
+
+
+def dense(rows: list[list[int]]) -> str:
+    return f"dense<{rows}> : tensor<{len(rows)}x{len(rows[0])}xi64>"
+
+
+def program(op: str, in_types: list[str], out_types: list[str]) -> str:
+    """`func @main` applying one op (written from its operand list on) to its arguments."""
+    params = ", ".join(f"%x{i}: {t}" for i, t in enumerate(in_types))
+    operands = ", ".join(f"%x{i}" for i in range(len(in_types)))
+    results = ", ".join(f"%r#{i}" for i in range(len(out_types))) if len(out_types) > 1 else "%r"
+    count = f":{len(out_types)}" if len(out_types) > 1 else ""
+    outs = ", ".join(out_types)
+    return (f"func.func @main({params}) -> ({outs}) {{\n"
+            f"  %r{count} = {op.replace('OPERANDS', operands)} : ({', '.join(in_types)}) -> ({outs})\n"
+            f"  return {results} : {outs}\n}}\n")
+
+
+def reducing(name: str, body_op: str, element: str, attrs: str) -> str:
+    return (f'"stablehlo.{name}"(OPERANDS) ({{\n  ^bb0(%a: tensor<{element}>, %b: tensor<{element}>):\n'
+            f"    %c = stablehlo.{body_op} %a, %b : tensor<{element}>\n    stablehlo.return %c : tensor<{element}>\n"
+            f"  }}) {{{attrs}}}")
+
+
+# -- numpy references over literal groups of (replica, partition) ----------------------------------
+
+
+def ref_all_gather(groups, values, axis):
+    return {m: [np.concatenate([values[s] for s in g], axis=axis)] for g in groups for m in g}
+
+
+def ref_all_reduce(groups, values, ufunc):
+    return {m: [ufunc.reduce(np.stack([values[s] for s in g]), axis=0)] for g in groups for m in g}
+
+
+def ref_reduce_scatter(groups, values, ufunc, axis):
+    out = {}
+    for g in groups:
+        parts = np.split(ufunc.reduce(np.stack([values[s] for s in g]), axis=0), len(g), axis=axis)
+        out.update({m: [parts[g.index(m)]] for m in g})
+    return out
+
+
+def ref_all_to_all(groups, values, split_axis, concat_axis):
+    return {m: [np.concatenate([np.split(values[s], len(g), axis=split_axis)[g.index(m)] for s in g], axis=concat_axis)]
+            for g in groups for m in g}
+
+
+def ref_from_sources(sources: dict, values, every):
+    """Each process receives the value of its source, or zeros if it has none."""
+    zero = np.zeros_like(next(iter(values.values())))
+    return {m: [values[sources[m]] if m in sources else zero] for m in every}
+
+
+def with_inputs(values: dict) -> dict:
+    return {process: [value] for process, value in values.items()}
+
+
+# -- the table -------------------------------------------------------------------------------------
+
+CASES = []
+
+
+def case(name, text, grid, inputs, expected):
+    CASES.append(pytest.param(text, grid, inputs, expected, id=name))
+
+
+# The spec's own examples (num_replicas: 2, num_partitions: 1 unless said).
+F2x2 = "tensor<2x2xf32>"
+case("spec_all_gather", program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 1 : i64, replica_groups = {dense([[0, 1]])}, '
+                                'channel_handle = #stablehlo.channel_handle<handle = 0, type = 0>}', [F2x2], ["tensor<2x4xf32>"]),
+     (2, 1), {(0, 0): [np.float32([[1, 2], [3, 4]])], (1, 0): [np.float32([[5, 6], [7, 8]])]},
+     {(0, 0): [np.float32([[1, 2, 5, 6], [3, 4, 7, 8]])], (1, 0): [np.float32([[1, 2, 5, 6], [3, 4, 7, 8]])]})
+case("spec_all_reduce", program(reducing("all_reduce", "add", "f32", f"replica_groups = {dense([[0, 1]])}"), ["tensor<4xf32>"], ["tensor<4xf32>"]),
+     (2, 1), {(0, 0): [np.float32([1, 2, 3, 4])], (1, 0): [np.float32([5, 6, 7, 8])]},
+     {(0, 0): [np.float32([6, 8, 10, 12])], (1, 0): [np.float32([6, 8, 10, 12])]})
+case("spec_all_to_all", program(f'"stablehlo.all_to_all"(OPERANDS) {{split_dimension = 1 : i64, concat_dimension = 0 : i64, '
+                                f'split_count = 2 : i64, replica_groups = {dense([[0, 1]])}}}', ["tensor<2x4xf32>"], ["tensor<4x2xf32>"]),
+     (2, 1), {(0, 0): [np.float32([[1, 2, 3, 4], [5, 6, 7, 8]])], (1, 0): [np.float32([[9, 10, 11, 12], [13, 14, 15, 16]])]},
+     {(0, 0): [np.float32([[1, 2], [5, 6], [9, 10], [13, 14]])], (1, 0): [np.float32([[3, 4], [7, 8], [11, 12], [15, 16]])]})
+case("spec_collective_permute", program(f'"stablehlo.collective_permute"(OPERANDS) {{source_target_pairs = {dense([[0, 1]])}}}', [F2x2], [F2x2]),
+     (2, 1), {(0, 0): [np.float32([[1, 2], [3, 4]])], (1, 0): [np.float32([[5, 6], [7, 8]])]},
+     {(0, 0): [np.float32([[0, 0], [0, 0]])], (1, 0): [np.float32([[1, 2], [3, 4]])]})
+case("spec_reduce_scatter", program(reducing("reduce_scatter", "add", "i64", f"scatter_dimension = 1 : i64, replica_groups = {dense([[0, 1]])}"),
+                                    ["tensor<2x4xi64>"], ["tensor<2x2xi64>"]),
+     (2, 1), {(0, 0): [np.int64([[1, 2, 3, 4], [5, 6, 7, 8]])], (1, 0): [np.int64([[9, 10, 11, 12], [13, 14, 15, 16]])]},
+     {(0, 0): [np.int64([[10, 12], [18, 20]])], (1, 0): [np.int64([[14, 16], [22, 24]])]})
+case("spec_collective_broadcast", program(f'"stablehlo.collective_broadcast"(OPERANDS) {{replica_groups = {dense([[2, 1]])}}}',
+                                          ["tensor<1x2xi64>"], ["tensor<1x2xi64>"]),
+     (4, 1), {(r, 0): [np.int64([[2 * r + 1, 2 * r + 2]])] for r in range(4)},
+     {(0, 0): [np.int64([[0, 0]])], (1, 0): [np.int64([[5, 6]])], (2, 0): [np.int64([[5, 6]])], (3, 0): [np.int64([[0, 0]])]})
+# stablehlo/tests/interpret/all_gather.mlir: variadic operands; issue 1933 (cross_replica_and_partition on 2x2).
+case("upstream_all_gather_variadic", program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 1 : i64, replica_groups = {dense([[0, 1]])}}}',
+                                             ["tensor<2x2xi64>", "tensor<2x2xi32>"], ["tensor<2x4xi64>", "tensor<2x4xi32>"]),
+     (2, 1), {(0, 0): [np.int64([[1, 2], [3, 4]]), np.int32([[5, 6], [7, 8]])],
+              (1, 0): [np.int64([[11, 12], [13, 14]]), np.int32([[15, 16], [17, 18]])]},
+     {p: [np.int64([[1, 2, 11, 12], [3, 4, 13, 14]]), np.int32([[5, 6, 15, 16], [7, 8, 17, 18]])] for p in [(0, 0), (1, 0)]})
+case("upstream_issue_1933", program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 1 : i64, replica_groups = {dense([[0, 1]])}, {CHANNEL}}}',
+                                    ["tensor<2x2xi64>"], ["tensor<2x8xi64>"]),
+     (2, 2), {p: [np.int64([[1, 2], [3, 4]]) if p == (1, 0) else np.int64([[5, 6], [7, 8]])] for p in processes(2, 2)},
+     {p: [np.int64([[5, 6, 1, 2, 5, 6, 5, 6], [7, 8, 3, 4, 7, 8, 7, 8]])] for p in processes(2, 2)})
+MESH_2x4 = ('#stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x", size = 2>, #stablehlo.mesh_axis<name = "y", size = 4>]>')
+case("upstream_mesh_axes_subaxis", program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 0 : i64, replica_groups = '
+                                           f'#stablehlo.replica_group_mesh_axes<mesh = {MESH_2x4}, axes = '
+                                           '[#stablehlo.axis_ref<name = "y", sub_axis_info = (1)2>]>}', ["tensor<1xi64>"], ["tensor<2xi64>"]),
+     (8, 1), {(r, 0): [np.int64([r])] for r in range(8)},
+     {(r, 0): [np.int64(pair)] for r, pair in enumerate([[0, 2], [1, 3], [0, 2], [1, 3], [4, 6], [5, 7], [4, 6], [5, 7]])})
+
+# The four strategies on a grid of 4 replicas x 2 partitions; groups copied from the spec's examples.
+V42 = distinct_values(4, 2, (2, 3))
+CROSS_REPLICA = [[(0, 0), (1, 0)], [(0, 1), (1, 1)], [(2, 0), (3, 0)], [(2, 1), (3, 1)]]
+CROSS_REPLICA_AND_PARTITION = [[(0, 0), (1, 0), (0, 1), (1, 1)], [(2, 0), (3, 0), (2, 1), (3, 1)]]
+FLATTENED = [[(0, 0), (0, 1), (1, 0), (1, 1)], [(2, 0), (2, 1), (3, 0), (3, 1)]]
+CROSS_PARTITION = [[(0, 0), (0, 1)], [(1, 0), (1, 1)], [(2, 0), (2, 1)], [(3, 0), (3, 1)]]
+I23 = ["tensor<2x3xi64>"]
+
+
+def gather_42(attrs: str, groups_of: int) -> str:
+    return program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 1 : i64, {attrs}}}', I23, [f"tensor<2x{3 * groups_of}xi64>"])
+
+
+case("all_gather_cross_replica", gather_42(f"replica_groups = {dense([[0, 1], [2, 3]])}", 2), (4, 2),
+     with_inputs(V42), ref_all_gather(CROSS_REPLICA, V42, 1))
+case("all_gather_cross_replica_and_partition", gather_42(f"replica_groups = {dense([[0, 1], [2, 3]])}, {CHANNEL}", 4), (4, 2),
+     with_inputs(V42), ref_all_gather(CROSS_REPLICA_AND_PARTITION, V42, 1))
+case("all_gather_flattened_ids", gather_42(f"replica_groups = {dense([[0, 1, 2, 3], [4, 5, 6, 7]])}, {GLOBAL_IDS}", 4), (4, 2),
+     with_inputs(V42), ref_all_gather(FLATTENED, V42, 1))
+case("all_gather_flattened_ids_strided", gather_42(f"replica_groups = {dense([[6, 4, 2, 0], [7, 5, 3, 1]])}, {GLOBAL_IDS}", 4), (4, 2),
+     with_inputs(V42), ref_all_gather([[(3, 0), (2, 0), (1, 0), (0, 0)], [(3, 1), (2, 1), (1, 1), (0, 1)]], V42, 1))
+case("all_reduce_max_cross_replica_unordered", program(reducing("all_reduce", "maximum", "i64", f"replica_groups = {dense([[3, 0], [1, 2]])}"), I23, I23),
+     (4, 2), with_inputs(V42), ref_all_reduce([[(3, 0), (0, 0)], [(3, 1), (0, 1)], [(1, 0), (2, 0)], [(1, 1), (2, 1)]], V42, np.maximum))
+case("all_reduce_cross_replica_and_partition", program(reducing("all_reduce", "add", "i64", f"replica_groups = {dense([[0, 1], [2, 3]])}, {CHANNEL}"), I23, I23),
+     (4, 2), with_inputs(V42), ref_all_reduce(CROSS_REPLICA_AND_PARTITION, V42, np.add))
+case("all_to_all_cross_partition", program(f'"stablehlo.all_to_all"(OPERANDS) {{split_dimension = 0 : i64, concat_dimension = 1 : i64, '
+                                           f'split_count = 2 : i64, replica_groups = {dense([[0, 1]])}, {CHANNEL}}}', I23, ["tensor<1x6xi64>"]),
+     (4, 2), with_inputs(V42), ref_all_to_all(CROSS_PARTITION, V42, 0, 1))
+case("all_to_all_cross_replica", program(f'"stablehlo.all_to_all"(OPERANDS) {{split_dimension = 0 : i64, concat_dimension = 1 : i64, '
+                                         f'split_count = 2 : i64, replica_groups = {dense([[0, 1], [2, 3]])}}}', I23, ["tensor<1x6xi64>"]),
+     (4, 2), with_inputs(V42), ref_all_to_all(CROSS_REPLICA, V42, 0, 1))
+V48 = distinct_values(4, 2, (8,))
+case("reduce_scatter_flattened_ids_reversed", program(reducing("reduce_scatter", "add", "i64", f"scatter_dimension = 0 : i64, replica_groups = "
+                                                               f"{dense([[7, 5, 3, 1], [6, 4, 2, 0]])}, {GLOBAL_IDS}"), ["tensor<8xi64>"], ["tensor<2xi64>"]),
+     (4, 2), with_inputs(V48), ref_reduce_scatter([[(3, 1), (2, 1), (1, 1), (0, 1)], [(3, 0), (2, 0), (1, 0), (0, 0)]], V48, np.add, 0))
+case("reduce_scatter_cross_replica_and_partition", program(reducing("reduce_scatter", "add", "i64", f"scatter_dimension = 0 : i64, replica_groups = "
+                                                                     f"{dense([[0, 1, 2, 3]])}, {CHANNEL}"), ["tensor<8xi64>"], ["tensor<1xi64>"]),
+     (4, 2), with_inputs(V48), ref_reduce_scatter([[(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (1, 1), (2, 1), (3, 1)]], V48, np.add, 0))
+case("collective_permute_cross_replica", program(f'"stablehlo.collective_permute"(OPERANDS) {{source_target_pairs = {dense([[0, 2], [2, 1]])}}}', I23, I23),
+     (4, 2), with_inputs(V42), ref_from_sources({(2, 0): (0, 0), (2, 1): (0, 1), (1, 0): (2, 0), (1, 1): (2, 1)}, V42, processes(4, 2)))
+V24 = distinct_values(2, 4, (2, 3))
+case("collective_permute_cross_partition_ring", program(f'"stablehlo.collective_permute"(OPERANDS) {{source_target_pairs = '
+                                                        f'{dense([[0, 1], [1, 2], [2, 3], [3, 0]])}, {CHANNEL}}}', I23, I23),
+     (2, 4), with_inputs(V24), ref_from_sources({(r, (p + 1) % 4): (r, p) for r, p in processes(2, 4)}, V24, processes(2, 4)))
+case("collective_broadcast_cross_partition", program(f'"stablehlo.collective_broadcast"(OPERANDS) {{replica_groups = {dense([[3, 1]])}, {CHANNEL}}}', I23, I23),
+     (2, 4), with_inputs(V24), ref_from_sources({(r, p): (r, 3) for r in range(2) for p in (3, 1)}, V24, processes(2, 4)))
+case("replica_id_and_partition_id", "func.func @main() -> (tensor<ui32>, tensor<ui32>) {\n  %r = stablehlo.replica_id : tensor<ui32>\n"
+     "  %p = stablehlo.partition_id : tensor<ui32>\n  return %r, %p : tensor<ui32>, tensor<ui32>\n}\n",
+     (4, 2), {p: [] for p in processes(4, 2)}, {(r, p): [np.uint32(r), np.uint32(p)] for r, p in processes(4, 2)})
+
+# replica_group_mesh_axes naming an sdy.mesh of the module, on a 1x8 grid with flattened ids.
+SDY_MESH = 'sdy.mesh @mesh = <["x"=2, "y"=4]>\n'
+V18 = distinct_values(1, 8, (2,))
+
+
+def mesh_axes(axis: str) -> str:
+    return f'#stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "{axis}">]>'
+
+
+case("mesh_axes_all_reduce_over_y", SDY_MESH + program(reducing("all_reduce", "add", "i64", f"replica_groups = {mesh_axes('y')}, {GLOBAL_IDS}"),
+                                                      ["tensor<2xi64>"], ["tensor<2xi64>"]),
+     (1, 8), with_inputs(V18), ref_all_reduce([[(0, 0), (0, 1), (0, 2), (0, 3)], [(0, 4), (0, 5), (0, 6), (0, 7)]], V18, np.add))
+case("mesh_axes_all_gather_over_x", SDY_MESH + program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 0 : i64, replica_groups = '
+                                                       f"{mesh_axes('x')}, {GLOBAL_IDS}}}", ["tensor<2xi64>"], ["tensor<4xi64>"]),
+     (1, 8), with_inputs(V18), ref_all_gather([[(0, p), (0, p + 4)] for p in range(4)], V18, 0))
+
+# stablehlo/tests/interpret/all_gather.mlir: four all_gathers in a row meet in order, never mixing rounds.
+ROUND = ('  %g{i} = "stablehlo.all_gather"(%s{i}) {{all_gather_dim = 0 : i64, replica_groups = {groups}}} : (tensor<1xi64>) -> tensor<8xi64>\n'
+         '  %peer{i} = stablehlo.slice %g{i} [7:8] : (tensor<8xi64>) -> tensor<1xi64>\n'
+         '  %s{next} = stablehlo.add %peer{i}, %s0 : tensor<1xi64>\n')
+case("upstream_repeated_rendezvous", "func.func @main(%s0: tensor<1xi64>) -> tensor<1xi64> {\n"
+     + "".join(ROUND.format(i=i, next=i + 1, groups=dense([list(range(8))])) for i in range(4)) + "  return %s4 : tensor<1xi64>\n}\n",
+     (8, 1), {(r, 0): [np.int64([10 ** r])] for r in range(8)},
+     {(r, 0): [np.int64([40000000 + 10 ** r if r < 7 else 50000000])] for r in range(8)})
+
+
+@pytest.mark.parametrize("text,grid,inputs,expected", CASES)
+def test_collective_on_the_grid(text, grid, inputs, expected):
+    results = grid_run(text, inputs, *grid)
+    assert sorted(results) == processes(*grid)
+    for process, want in expected.items():
+        got = results[process]
+        assert len(got) == len(want), process
+        for g, w in zip(got, want):
+            assert np.asarray(g).dtype == np.asarray(w).dtype, process
+            np.testing.assert_array_equal(g, w, err_msg=f"process {process}")

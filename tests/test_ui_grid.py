@@ -1,0 +1,92 @@
+"""The debugger on a grid: the grid view follows a collective step by step, per device."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hlodbg
+from hlodbg.engine.process import ProcessId
+from hlodbg.ui.app import HlodbgApp
+from hlodbg.ui.widgets.grid_view import GridView
+from hlodbg.ui.widgets.inspector import TensorInspector
+
+RING = Path(__file__).parent / "data" / "grid_ring.mlir"
+X = np.array([1.0, 2.0], np.float32)
+pytestmark = pytest.mark.usefixtures("private_hlodbg_dirs")
+
+
+async def settle(app, pilot) -> None:
+    for _ in range(2):
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+
+
+async def press(app, pilot, *keys: str) -> None:
+    for key in keys:
+        await pilot.press(key)
+        await settle(app, pilot)
+
+
+def lines_of(view: GridView, device: int) -> dict[str, str]:
+    out = {}
+    for line in view.text_of(device).splitlines():
+        head, _, rest = line.partition(" ")
+        out[head] = rest
+    return out
+
+
+async def test_grid_view_steps_through_a_collective_device_by_device():
+    app = HlodbgApp(hlodbg.load(RING), args=[X], memory="256M", persist=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        view = screen.query_one(GridView)
+        assert len(view.cells) == 4 and view.cells[0].focused
+        await press(app, pilot, "n", "n", "n", "n")  # to the all_reduce
+        assert screen.state.op.name == "stablehlo.all_reduce"
+        assert view.border_title == "devices · %sum = stablehlo.all_reduce"
+        for device in range(4):
+            cell = lines_of(view, device)
+            mine = X + device
+            partner = X + (device ^ 1)
+            assert cell["group"] == ("0,1" if device < 2 else "2,3")
+            assert f"min {mine.min():g} max {mine.max():g}" in cell["in"]
+            total = mine + partner
+            assert f"min {total.min():g} max {total.max():g}" in cell["out"]
+            assert "%sum = stablehlo.all_reduce" in view.text_of(device)  # all in lock-step
+        await press(app, pilot, "n")  # the ring
+        assert view.border_title == "devices · %ring = stablehlo.collective_permute"
+        for device in range(4):
+            text = view.text_of(device)
+            assert f"→ d{(device + 1) % 4}" in text and f"← d{(device - 1) % 4}" in text
+            came = X + (device - 1) % 4
+            assert f"min {came.min():g} max {came.max():g}" in lines_of(view, device)["out"]
+        # A cell click opens that device's full value in the inspector.
+        await pilot.click("#device-2")
+        await settle(app, pilot)
+        text = screen.query_one(TensorInspector).render_text()
+        assert text.startswith("device 2 (replica 2, partition 0): %ring = stablehlo.collective_permute")
+        assert "0: 2 3" in text  # device 1's x + 1 arrived at device 2
+        # D focuses the next device; the status bar and the cells say so.
+        await press(app, pilot, "D")
+        assert app.controller.grid.focus == ProcessId(1, 0) and view.cells[1].focused
+        assert "device 1 of 4" in str(screen.query_one("#status").render())
+
+
+async def test_breakpoint_on_one_device_focuses_it():
+    app = HlodbgApp(hlodbg.load(RING), args=[X], memory="256M", persist=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        await pilot.press("colon")
+        for ch in "break %all on 3,0":
+            await pilot.press(ch if ch != " " else "space")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        await press(app, pilot, "c")
+        grid = app.controller.grid
+        assert screen.state.stop_reason == "breakpoint" and grid.focus == ProcessId(3, 0)
+        assert screen.state.op.name == "stablehlo.all_gather"
+        assert all(s.op is screen.state.op for s in grid.sessions.values())
