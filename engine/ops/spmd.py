@@ -18,7 +18,6 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..attributes import SdyDimSharding, SdyMesh, SdySharding, SdyShardingPerValue, SymbolRef
-from ..process import ProcessId
 from ..sharding import (HloSharding, ShardingSyntaxError, device_tile, parse_hlo_sharding, tile_bounds, tile_holder,
                         tile_shape)
 from .checks import CUSTOM_CALL_TARGETS
@@ -29,17 +28,14 @@ def grid_hint(devices: int) -> str:
     return f"run on a grid of {devices} devices: hlodbg run --partitions {devices}, or the module's mhlo.num_partitions"
 
 
-def _all_devices(call: OpCall) -> list[list[ProcessId]]:
-    """One group of every process, in device order: each device's tiles reach every device."""
-    return call.cached("all_devices", lambda: [sorted(call.grid.processes(), key=call.grid.device_id)])
-
-
-def _exchange_with_all(call: OpCall, value: Any) -> list[Any]:
-    """Every device's contribution, indexed by device id."""
+def _exchange(call: OpCall, devices: Sequence[int], value: Any) -> dict[int, Any]:
+    """The contribution of each of `devices` (this one among them), by device id."""
+    group = [call.grid.process_of(device) for device in devices]
     try:
-        return call.grid.exchange(call.process, _all_devices(call), value, op=call.op)
+        values = call.grid.exchange(call.process, [group], value, op=call.op)
     except ValueError as e:
         raise call.error(str(e)) from None
+    return dict(zip(devices, values))
 
 
 def _check_grid_size(call: OpCall, devices: int, what: str) -> None:
@@ -115,11 +111,16 @@ def resolve_mesh(mesh: Any, module: Any) -> Mesh:
 
 
 # -- sdy.manual_computation ------------------------------------------------------------------------
+#
+# Only the manual axes cut values: along the other (free) axes a body value stays whole and every
+# device of a free axis computes it alike, as in the global program. A manual computation nested
+# in another keeps the enclosing one's axes fixed: its tiles are gathered among the devices that
+# share this device's coordinates along them.
 
 
 @dataclass(frozen=True)
 class ResultTiling:
-    """How a body result's tiles make up the full value: tile counts and who holds each tile."""
+    """How a body result's tiles make up the value: tile counts and who holds each tile."""
 
     tiles: tuple[int, ...]
     holders: tuple[tuple[tuple[int, ...], int], ...]  # (tile index, device id), one per tile
@@ -129,6 +130,7 @@ class ResultTiling:
 class ManualPlan:
     operand_slices: tuple[tuple[slice, ...], ...]
     results: tuple[ResultTiling, ...]
+    peers: tuple[int, ...] = ()  # device ids that exchange tiles with this one, in order
 
 
 def _shardings(call: OpCall, name: str, count: int, what: str) -> tuple[SdySharding, ...]:
@@ -138,13 +140,25 @@ def _shardings(call: OpCall, name: str, count: int, what: str) -> tuple[SdyShard
         raise call.error(f"{name} lists {len(shardings)} sharding(s) for {count} {what}(s)")
     for sharding in shardings:
         if sharding.unreduced:
-            axes = ", ".join(f'"{a.name}"' for a in sharding.unreduced)
+            axes = ", ".join(map(str, sharding.unreduced))
             raise call.error(f"unreduced axes ({axes}) in {name} are not supported: hlodbg holds every global "
                              f"value reduced")
     return shardings
 
 
-def _plan_manual(call: OpCall) -> ManualPlan:
+def _enclosing_manual_axes(call: OpCall) -> tuple[str, ...]:
+    """The manual axes of the manual computations this one runs inside (through calls too)."""
+    axes: list[str] = []
+    frame = call.interpreter.frame
+    while frame is not None:
+        owner = frame.owner
+        if frame.kind == "manual" and owner is not None and owner.name == "sdy.manual_computation":
+            axes.extend(getattr(owner.attributes.get("manual_axes"), "axes", ()))
+        frame = frame.parent
+    return tuple(axes)
+
+
+def _plan_manual(call: OpCall, enclosing: tuple[str, ...]) -> ManualPlan:
     operand_shardings = _shardings(call, "in_shardings", len(call.operand_types), "operand")
     result_shardings = _shardings(call, "out_shardings", len(call.result_types), "result")
     module = call.interpreter.module
@@ -153,39 +167,49 @@ def _plan_manual(call: OpCall) -> ManualPlan:
     except ValueError as e:
         raise call.error(str(e)) from None
     if not meshes:
-        return ManualPlan((), ())
+        return ManualPlan((), (), ())
     if len(meshes) > 1:
         raise call.error(f"the shardings name different meshes ({', '.join(sorted(m.name for m in meshes))})")
     (mesh,) = meshes
     _check_grid_size(call, mesh.size, f"mesh {mesh.name}")
-    manual = set(getattr(call.attr("manual_axes"), "axes", ()))
-    automatic = [f'"{name}"' for name, size in mesh.axes if size > 1 and name not in manual]
-    if automatic:
-        raise call.error(f"partial manual computations are not supported: mesh axes {', '.join(automatic)} are not "
-                         f"in manual_axes (shard_map over every mesh axis runs)")
+    manual = tuple(getattr(call.attr("manual_axes"), "axes", ()))
+    names = [name for name, _ in mesh.axes]
+    for name in manual:
+        if name not in names:
+            raise call.error(f'manual_axes names "{name}", which mesh {mesh.name} does not have (axes: {", ".join(names)})')
+        if name in enclosing:
+            raise call.error(f'axis "{name}" is already manual in an enclosing manual computation')
     device = call.grid.device_id(call.process)
     if device not in mesh.device_ids:
         raise call.error(f"device {device} is not in mesh {mesh.name}")
     position = mesh.device_ids.index(device)
     try:
-        slices = tuple(_operand_slices(call, mesh, position, i, s) for i, s in enumerate(operand_shardings))
-        results = tuple(_result_tiling(mesh, s, len(t.shape)) for s, t in zip(result_shardings, call.result_types))
+        slices = tuple(_operand_slices(call, mesh, manual, position, i, s) for i, s in enumerate(operand_shardings))
+        peers = _peers(mesh, enclosing, position)
+        results = tuple(_result_tiling(mesh, manual, peers, s, len(t.shape))
+                        for s, t in zip(result_shardings, call.result_types))
     except ValueError as e:
         raise call.error(str(e)) from None
-    return ManualPlan(slices, results)
+    return ManualPlan(slices, results, tuple(sorted(mesh.device_ids[int(p)] for p in peers)))
 
 
-def _operand_slices(call: OpCall, mesh: Mesh, position: int, index: int, sharding: SdySharding) -> tuple[slice, ...]:
+def _manual_dim(dim: SdyDimSharding, manual: tuple[str, ...]) -> SdyDimSharding:
+    return SdyDimSharding(tuple(ref for ref in dim.axes if ref.name in manual))
+
+
+def _operand_slices(call: OpCall, mesh: Mesh, manual: tuple[str, ...], position: int, index: int,
+                    sharding: SdySharding) -> tuple[slice, ...]:
     shape = call.operand_types[index].shape
     if len(sharding.dims) != len(shape):
         raise ValueError(f"in_shardings[{index}] has {len(sharding.dims)} dimension(s) for an operand of rank {len(shape)}")
     slices = []
     for dim, (size, dim_sharding) in enumerate(zip(shape, sharding.dims)):
-        tiles, count = mesh.dim_tiles(dim_sharding)
+        cut = _manual_dim(dim_sharding, manual)
+        tiles, count = mesh.dim_tiles(cut)
         if size % count:
-            axes = ", ".join(f'"{ref}"' if ref.sub else f'"{ref.name}"' for ref in dim_sharding.axes)
             raise ValueError(f"operand {index} dimension {dim} of size {size} does not split evenly over mesh "
-                             f"axes {axes} ({count} tiles); shard_map needs every sharded dimension divisible")
+                             f"axes {', '.join(map(str, cut.axes))} ({count} tiles); shard_map needs every "
+                             f"sharded dimension divisible")
         step = size // count
         start = int(tiles[position]) * step
         slices.append(slice(start, start + step))
@@ -196,25 +220,34 @@ def _operand_slices(call: OpCall, mesh: Mesh, position: int, index: int, shardin
     return tuple(slices)
 
 
-def _result_tiling(mesh: Mesh, sharding: SdySharding, rank: int) -> ResultTiling:
+def _peers(mesh: Mesh, enclosing: tuple[str, ...], position: int) -> np.ndarray:
+    """The mesh positions sharing this position's coordinates along the enclosing manual axes."""
+    same = np.ones(mesh.size, bool)
+    for name in enclosing:
+        coordinates, _ = mesh.axis_coordinates(name, None)
+        same &= coordinates == coordinates[position]
+    return np.flatnonzero(same)
+
+
+def _result_tiling(mesh: Mesh, manual: tuple[str, ...], peers: np.ndarray, sharding: SdySharding,
+                   rank: int) -> ResultTiling:
     if len(sharding.dims) != rank:
         raise ValueError(f"an out sharding has {len(sharding.dims)} dimension(s) for a result of rank {rank}")
-    per_dim = [mesh.dim_tiles(dim) for dim in sharding.dims]
+    per_dim = [mesh.dim_tiles(_manual_dim(dim, manual)) for dim in sharding.dims]
     tiles = tuple(count for _, count in per_dim)
-    if not per_dim:
-        return ResultTiling((), (((), mesh.device_ids[0]),))
-    flat = np.ravel_multi_index(tuple(index for index, _ in per_dim), tiles)
-    # The first mesh position (row-major) holding a tile has coordinate 0 along every axis the
-    # result is not split over: that replica's tile stands for all of them.
+    flat = (np.ravel_multi_index(tuple(index[peers] for index, _ in per_dim), tiles) if per_dim
+            else np.zeros(len(peers), np.int64))
+    # The first peer (row-major) holding a tile has coordinate 0 along every free axis: its tile
+    # stands for those of the devices that computed it alike.
     present, first = np.unique(flat, return_index=True)
     if len(present) != int(np.prod(tiles, dtype=np.int64)):
         raise ValueError("an out sharding splits dimensions over the same mesh axis twice")
-    holders = tuple((tuple(int(i) for i in np.unravel_index(tile, tiles)), mesh.device_ids[int(p)])
+    holders = tuple((tuple(int(i) for i in np.unravel_index(tile, tiles)), mesh.device_ids[int(peers[p])])
                     for tile, p in zip(present, first))
     return ResultTiling(tiles, holders)
 
 
-def _assemble(call: OpCall, index: int, tiling: ResultTiling, contributions: list) -> np.ndarray:
+def _assemble(call: OpCall, index: int, tiling: ResultTiling, contributions: dict[int, tuple]) -> np.ndarray:
     full = tuple(call.result_types[index].shape)
     step = tuple(size // count for size, count in zip(full, tiling.tiles))
     out: Optional[np.ndarray] = None
@@ -232,12 +265,13 @@ def _assemble(call: OpCall, index: int, tiling: ResultTiling, contributions: lis
 
 @op("sdy.manual_computation")
 def manual_computation(call: OpCall, *operands: np.ndarray) -> Any:
-    plan = call.cached("manual_plan", lambda: _plan_manual(call))
+    enclosing = _enclosing_manual_axes(call)
+    plan = call.cached(f"manual_plan{enclosing}", lambda: _plan_manual(call, enclosing))
     local = [np.asarray(x)[s] for x, s in zip(operands, plan.operand_slices)] if plan.operand_slices else list(operands)
     results = call.run_region(0, *local, kind="manual")
     if not plan.results:
         return call.results(results)
-    contributions = _exchange_with_all(call, tuple(results))
+    contributions = _exchange(call, plan.peers, tuple(results))
     return call.results([_assemble(call, i, t, contributions) for i, t in enumerate(plan.results)])
 
 
@@ -337,7 +371,7 @@ def shard_to_full(call: OpCall, operand: np.ndarray) -> np.ndarray:
     if sharding.kind == "maximal" and not 0 <= sharding.device < call.grid.size:
         raise call.error(f"the sharding names device {sharding.device}; {grid_hint(sharding.device + 1)}")
     tiles = _tiles_of(call, sharding, full, "result") if sharding.kind == "tiled" else None
-    contributions = _exchange_with_all(call, operand)
+    contributions = _exchange(call, range(call.grid.size), operand)
     if tiles is None:
         whole = np.asarray(contributions[sharding.device if sharding.kind == "maximal" else 0])
         _check_tile_type(call, full, whole.shape, "the operand")
@@ -353,7 +387,7 @@ def shard_to_full(call: OpCall, operand: np.ndarray) -> np.ndarray:
         bounds = [tile_bounds(size, count, i) for size, count, i in zip(full, tiles, tile)]
         # Cut the padding of short tiles.
         out[tuple(slice(a, b) for a, b in bounds)] = piece[tuple(slice(0, b - a) for a, b in bounds)]
-    return out if out is not None else np.zeros(full, np.asarray(operand).dtype)
+    return out
 
 
 # custom_call dispatches on its target through checks.CUSTOM_CALL_TARGETS (where @Sharding, the
@@ -364,7 +398,3 @@ CUSTOM_CALL_TARGETS.update({
 })
 
 SPMD_CUSTOM_CALLS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
-
-
-def _axes_text(axes: Sequence[Any]) -> str:
-    return ", ".join(f'"{a}"' for a in axes)

@@ -22,14 +22,15 @@ module @gather_replicas {
 
 // -----
 
-// With a channel id each replica group takes all partitions of its replicas: groups [0] and [1]
-// make each replica of the 2x2 grid gather its own two partitions.
+// Flattened device ids (replica * 2 + partition): groups [0, 1] and [2, 3] make each replica of
+// the 2x2 grid gather its own two partitions.
 module @gather_partitions_on_a_2x2_grid {
   func.func @gather(%x : tensor<2xi32>) -> tensor<4xi32> {
     %r = "stablehlo.all_gather"(%x) {
       all_gather_dim = 0 : i64,
-      replica_groups = dense<[[0], [1]]> : tensor<2x1xi64>,
-      channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>
+      replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>,
+      channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>,
+      use_global_device_ids
     } : (tensor<2xi32>) -> tensor<4xi32>
     func.return %r : tensor<4xi32>
   }

@@ -27,7 +27,7 @@ module @sum_scatter_replicas {
 
 // -----
 
-// With a channel id, replica group [0] is replica 0 with both its partitions.
+// use_global_device_ids: the group names flattened device ids, here the two partitions.
 module @max_scatter_partitions {
   func.func @max_scatter(%x : tensor<2x4xf32>) -> tensor<2x2xf32> {
     %r = "stablehlo.reduce_scatter"(%x) ({
@@ -36,8 +36,9 @@ module @max_scatter_partitions {
         stablehlo.return %m : tensor<f32>
     }) {
       scatter_dimension = 1 : i64,
-      replica_groups = dense<[[0]]> : tensor<1x1xi64>,
-      channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>
+      replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>,
+      channel_handle = #stablehlo.channel_handle<handle = 4, type = 1>,
+      use_global_device_ids
     } : (tensor<2x4xf32>) -> tensor<2x2xf32>
     func.return %r : tensor<2x2xf32>
   }
