@@ -27,6 +27,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/debugger.py
 	$(BIN)/python benchmarks/export.py
 	$(BIN)/python benchmarks/ui.py
+	$(BIN)/python benchmarks/grid.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections import deque
 import subprocess
 import sys
 import threading
@@ -347,8 +348,95 @@ def test_every_process_takes_its_own_infeed_entry():
 
 def test_outfeed_collects_every_process_payload():
     module = load(FEEDS).module
-    grid = ScheduledGrid(2, 1, infeed=__import__("collections").deque([np.int32([5, 6]), np.int32([7, 8])]))
+    grid = ScheduledGrid(2, 1, infeed=deque([np.int32([5, 6]), np.int32([7, 8])]))
     tasks = {p: (lambda p=p: Interpreter(module, process=p, grid=grid).run("main", [])) for p in grid.processes()}
     results = run_within(30, GridScheduler(grid, tasks).run)
     sent = {int(replica): payload.tolist() for payload, replica in grid.outfeed}
     assert sent == {pid.replica_id: results[pid][0].tolist() for pid in grid.processes()}
+
+
+# -- errors: clear messages, never a hang ------------------------------------------------------------
+
+
+def add_all_reduce(groups: list[list[int]], name: str = "%s", body: str = "add") -> str:
+    return (f'    {name} = "stablehlo.all_reduce"(%x) ({{\n      ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n'
+            f"        %c = stablehlo.{body} %a, %b : tensor<f32>\n        stablehlo.return %c : tensor<f32>\n"
+            f"    }}) {{replica_groups = {dense(groups)}}} : (tensor<2xf32>) -> tensor<2xf32>\n"
+            f"    stablehlo.return {name} : tensor<2xf32>\n")
+
+
+def location_of(text: str, needle: str) -> str:
+    """`<string>:line:column` of the first line holding `needle`, at its first non-blank character."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if needle in line:
+            return f"<string>:{number}:{len(line) - len(line.lstrip()) + 1}"
+    raise AssertionError(f"{needle!r} is not in the program")
+
+
+def test_a_replica_that_skips_a_collective_is_a_deadlock_naming_devices_op_and_location():
+    text = on_replica_zero("    stablehlo.return %x : tensor<2xf32>\n", add_all_reduce([[0, 1, 2]]))
+    with pytest.raises(GridError) as caught:
+        grid_run(text, {p: [np.float32([1, 2])] for p in processes(3, 1)}, 3, 1)
+    message = str(caught.value)
+    where = location_of(text, '"stablehlo.all_reduce"')
+    assert "can never go on" in message and "2 of 3 process(es)" in message
+    assert "device 0 (replica 0, partition 0): finished" in message
+    for device in (1, 2):
+        assert f"device {device} (replica {device}, partition 0): waits at %s = stablehlo.all_reduce ({where})" in message
+    assert "for devices 0, 1, 2" in message
+    assert caught.value.pos is not None and f"{caught.value.pos.line}:{caught.value.pos.col}" == where.split(":", 1)[1]
+
+
+def test_processes_of_one_group_at_different_collectives_is_an_error():
+    text = on_replica_zero(add_all_reduce([[0, 1]], "%s"), add_all_reduce([[0, 1]], "%m", "maximum"))
+    with pytest.raises(GridError) as caught:
+        grid_run(text, {p: [np.float32([1, 2])] for p in processes(2, 1)}, 2, 1)
+    message = str(caught.value)
+    assert "devices 0 and 1 meet at different collectives" in message
+    assert f"%s = stablehlo.all_reduce ({location_of(text, '%s = ')})" in message
+    assert f"%m = stablehlo.all_reduce ({location_of(text, '%m = ')})" in message
+
+
+PERMUTE_2_TO_1 = program(f'"stablehlo.collective_permute"(OPERANDS) {{source_target_pairs = {dense([[0, 1], [2, 1]])}}}',
+                         ["tensor<2xf32>"], ["tensor<2xf32>"])
+
+
+def test_collective_permute_with_a_duplicate_target_is_refused_by_the_verifier():
+    with pytest.raises(HlodbgError, match="unique|twice"):
+        load(PERMUTE_2_TO_1)
+
+
+def test_collective_permute_with_a_duplicate_target_is_refused_by_the_grid():
+    with pytest.raises(ExecutionError, match="a target appears twice in source_target_pairs"):
+        grid_run(PERMUTE_2_TO_1, {p: [np.float32([1, 2])] for p in processes(3, 1)}, 3, 1, verify=False)
+
+
+@pytest.mark.parametrize("op,grid,message", [
+    (reducing("all_reduce", "add", "f32", f"replica_groups = {dense([[0, 1, 2, 3]])}"), (2, 1),
+     r"name replica id 2 but the grid has 2 replica id\(s\)"),
+    (reducing("all_reduce", "add", "f32", f"replica_groups = {dense([[0, 1, 2, 3, 4, 5, 6, 7]])}, {GLOBAL_IDS}"), (2, 2),
+     r"name flattened process id 4 but the grid has 4"),
+    (f'"stablehlo.collective_permute"(OPERANDS) {{source_target_pairs = {dense([[0, 1], [1, 5]])}, {CHANNEL}}}', (1, 2),
+     r"name partition id 5 but the grid has 2 partition id\(s\)"),
+    (f'"stablehlo.collective_broadcast"(OPERANDS) {{replica_groups = {dense([[3, 0]])}}}', (2, 1),
+     r"name replica id 3 but the grid has 2 replica id\(s\)"),
+], ids=["replica", "flattened", "permute_partition", "broadcast_replica"])
+def test_a_group_naming_a_process_beyond_the_grid_is_a_clear_error(op, grid, message):
+    text = program(op, ["tensor<2xf32>"], ["tensor<2xf32>"])
+    with pytest.raises(ExecutionError, match=message) as caught:
+        grid_run(text, {p: [np.float32([1, 2])] for p in processes(*grid)}, *grid)
+    assert "run on a grid with more processes" in str(caught.value)
+
+
+def test_an_op_error_on_one_device_names_the_device():
+    # split_count 4 does not match the 2 processes of the group (all_to_all C8 on this grid).
+    text = program(f'"stablehlo.all_to_all"(OPERANDS) {{split_dimension = 0 : i64, concat_dimension = 0 : i64, '
+                   f'split_count = 4 : i64, replica_groups = {dense([[0, 1]])}}}', ["tensor<4xf32>"], ["tensor<4xf32>"])
+    with pytest.raises(ExecutionError, match=r"split_count is 4 but the process group has 2") as caught:
+        grid_run(text, {p: [np.float32([1, 2, 3, 4])] for p in processes(2, 1)}, 2, 1)
+    assert "on device 0 (replica 0, partition 0) of a 2x1 grid" in str(caught.value)
+
+
+def test_a_grid_too_big_to_emulate_is_refused():
+    with pytest.raises(GridError, match="emulates at most"):
+        grid_run(PERMUTE_2_TO_1, {}, 4097, 1, verify=False)
