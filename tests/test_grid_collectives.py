@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import re
-from collections import deque
 import subprocess
 import sys
 import threading
+from collections import deque
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -26,6 +26,7 @@ from hlodbg.engine.interpreter import Interpreter
 from hlodbg.engine.process import ProcessId
 from hlodbg.program import load
 
+DATA = Path(__file__).parent / "data" / "grid"
 CHANNEL = "channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>"
 GLOBAL_IDS = f"{CHANNEL}, use_global_device_ids"
 
@@ -127,15 +128,13 @@ def with_inputs(values: dict) -> dict:
 # -- the table -------------------------------------------------------------------------------------
 
 CASES = []
+SIZED_AT_RUN_TIME = {}  # name -> program text: groups that span the partitions (cross_replica_and_partition)
 
 
-REJECTED_BY_THE_VERIFIER = {}  # name -> program text: valid programs engine/verifier refuses (see the xfail below)
-
-
-def case(name, text, grid, inputs, expected, verifiable=True):
-    CASES.append(pytest.param(text, grid, inputs, expected, verifiable, id=name))
-    if not verifiable:
-        REJECTED_BY_THE_VERIFIER[name] = text
+def case(name, text, grid, inputs, expected, sized_at_run_time=False):
+    CASES.append(pytest.param(text, grid, inputs, expected, id=name))
+    if sized_at_run_time:
+        SIZED_AT_RUN_TIME[name] = text
 
 
 # The spec's own examples (num_replicas: 2, num_partitions: 1 unless said).
@@ -171,7 +170,7 @@ case("upstream_all_gather_variadic", program(f'"stablehlo.all_gather"(OPERANDS) 
 case("upstream_issue_1933", program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 1 : i64, replica_groups = {dense([[0, 1]])}, {CHANNEL}}}',
                                     ["tensor<2x2xi64>"], ["tensor<2x8xi64>"]),
      (2, 2), {p: [np.int64([[1, 2], [3, 4]]) if p == (1, 0) else np.int64([[5, 6], [7, 8]])] for p in processes(2, 2)},
-     {p: [np.int64([[5, 6, 1, 2, 5, 6, 5, 6], [7, 8, 3, 4, 7, 8, 7, 8]])] for p in processes(2, 2)}, verifiable=False)
+     {p: [np.int64([[5, 6, 1, 2, 5, 6, 5, 6], [7, 8, 3, 4, 7, 8, 7, 8]])] for p in processes(2, 2)}, sized_at_run_time=True)
 MESH_2x4 = ('#stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x", size = 2>, #stablehlo.mesh_axis<name = "y", size = 4>]>')
 case("upstream_mesh_axes_subaxis", program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 0 : i64, replica_groups = '
                                            f'#stablehlo.replica_group_mesh_axes<mesh = {MESH_2x4}, axes = '
@@ -195,7 +194,7 @@ def gather_42(attrs: str, groups_of: int) -> str:
 case("all_gather_cross_replica", gather_42(f"replica_groups = {dense([[0, 1], [2, 3]])}", 2), (4, 2),
      with_inputs(V42), ref_all_gather(CROSS_REPLICA, V42, 1))
 case("all_gather_cross_replica_and_partition", gather_42(f"replica_groups = {dense([[0, 1], [2, 3]])}, {CHANNEL}", 4), (4, 2),
-     with_inputs(V42), ref_all_gather(CROSS_REPLICA_AND_PARTITION, V42, 1), verifiable=False)
+     with_inputs(V42), ref_all_gather(CROSS_REPLICA_AND_PARTITION, V42, 1), sized_at_run_time=True)
 case("all_gather_flattened_ids", gather_42(f"replica_groups = {dense([[0, 1, 2, 3], [4, 5, 6, 7]])}, {GLOBAL_IDS}", 4), (4, 2),
      with_inputs(V42), ref_all_gather(FLATTENED, V42, 1))
 case("all_gather_flattened_ids_strided", gather_42(f"replica_groups = {dense([[6, 4, 2, 0], [7, 5, 3, 1]])}, {GLOBAL_IDS}", 4), (4, 2),
@@ -217,7 +216,7 @@ case("reduce_scatter_flattened_ids_reversed", program(reducing("reduce_scatter",
 case("reduce_scatter_cross_replica_and_partition", program(reducing("reduce_scatter", "add", "i64", f"scatter_dimension = 0 : i64, replica_groups = "
                                                                      f"{dense([[0, 1, 2, 3]])}, {CHANNEL}"), ["tensor<8xi64>"], ["tensor<1xi64>"]),
      (4, 2), with_inputs(V48), ref_reduce_scatter([[(0, 0), (1, 0), (2, 0), (3, 0), (0, 1), (1, 1), (2, 1), (3, 1)]], V48, np.add, 0),
-     verifiable=False)
+     sized_at_run_time=True)
 case("collective_permute_cross_replica", program(f'"stablehlo.collective_permute"(OPERANDS) {{source_target_pairs = {dense([[0, 2], [2, 1]])}}}', I23, I23),
      (4, 2), with_inputs(V42), ref_from_sources({(2, 0): (0, 0), (2, 1): (0, 1), (1, 0): (2, 0), (1, 1): (2, 1)}, V42, processes(4, 2)))
 V24 = distinct_values(2, 4, (2, 3))
@@ -256,9 +255,9 @@ case("upstream_repeated_rendezvous", "func.func @main(%s0: tensor<1xi64>) -> ten
      {(r, 0): [np.int64([40000000 + 10 ** r if r < 7 else 50000000])] for r in range(8)})
 
 
-@pytest.mark.parametrize("text,grid,inputs,expected,verifiable", CASES)
-def test_collective_on_the_grid(text, grid, inputs, expected, verifiable):
-    results = grid_run(text, inputs, *grid, verify=verifiable)
+@pytest.mark.parametrize("text,grid,inputs,expected", CASES)
+def test_collective_on_the_grid(text, grid, inputs, expected):
+    results = grid_run(text, inputs, *grid)
     assert sorted(results) == processes(*grid)
     for process, want in expected.items():
         got = results[process]
@@ -268,17 +267,11 @@ def test_collective_on_the_grid(text, grid, inputs, expected, verifiable):
             np.testing.assert_array_equal(g, w, err_msg=f"process {process}")
 
 
-VERIFIER_BUG = (
-    "engine/verifier/collectives.py _group_size() takes the group size from dim(replica_groups, 1) for every "
-    "strategy, but with channel_id > 0 and no use_global_device_ids (cross_replica_and_partition) a group holds "
-    "those replicas of every partition, so the result is num_partitions times bigger; upstream accepts these "
-    "programs (stablehlo/tests/interpret/all_gather.mlir, issue 1933)")
-
-
-@pytest.mark.xfail(strict=True, reason=VERIFIER_BUG)
-@pytest.mark.parametrize("name", sorted(REJECTED_BY_THE_VERIFIER))
+# The verifier cannot know these groups' size (it includes the grid's partitions): it must accept
+# the result shapes and leave them to the run (upstream's issue 1933 case among them).
+@pytest.mark.parametrize("name", sorted(SIZED_AT_RUN_TIME))
 def test_the_verifier_accepts_collectives_over_replicas_and_partitions(name):
-    load(REJECTED_BY_THE_VERIFIER[name])
+    load(SIZED_AT_RUN_TIME[name])
 
 
 # -- channels and feeds ------------------------------------------------------------------------------
@@ -397,6 +390,29 @@ def test_processes_of_one_group_at_different_collectives_is_an_error():
     assert f"%m = stablehlo.all_reduce ({location_of(text, '%m = ')})" in message
 
 
+def test_a_replica_running_more_loop_rounds_is_a_deadlock_after_its_partner_finished():
+    text = (DATA / "uneven_loop.mlir").read_text()
+    with pytest.raises(GridError) as caught:
+        grid_run(text, {p: [np.float32([1, 2])] for p in processes(2, 1)}, 2, 1)
+    message = str(caught.value)
+    assert "device 0 (replica 0, partition 0): finished" in message
+    assert f"device 1 (replica 1, partition 0): waits at %sum = stablehlo.all_reduce ({location_of(text, '%sum = ')})" in message
+
+
+def test_a_recv_and_a_collective_waiting_on_each_other_is_a_deadlock():
+    # Replica 0 receives before the all_reduce; replica 1 sends only after it.
+    text = on_replica_zero(recv("%v", "%t0", "%t1", 3) + add_all_reduce([[0, 1]], "%s"),
+                           add_all_reduce([[0, 1]], "%m").replace("    stablehlo.return %m : tensor<2xf32>\n", "")
+                           + send("%m", "%t0", "%t1", 3) + "    stablehlo.return %m : tensor<2xf32>\n")
+    with pytest.raises(GridError) as caught:
+        grid_run(text, {p: [np.float32([1, 2])] for p in processes(2, 1)}, 2, 1)
+    message = str(caught.value)
+    assert "2 of 2 process(es)" in message
+    assert f"device 0 (replica 0, partition 0): waits at %v, %t1 = stablehlo.recv ({location_of(text, 'stablehlo.recv')}) " \
+           "for a send on channel 3" in message
+    assert f"device 1 (replica 1, partition 0): waits at %m = stablehlo.all_reduce ({location_of(text, '%m = ')})" in message
+
+
 PERMUTE_2_TO_1 = program(f'"stablehlo.collective_permute"(OPERANDS) {{source_target_pairs = {dense([[0, 1], [2, 1]])}}}',
                          ["tensor<2xf32>"], ["tensor<2xf32>"])
 
@@ -440,3 +456,140 @@ def test_an_op_error_on_one_device_names_the_device():
 def test_a_grid_too_big_to_emulate_is_refused():
     with pytest.raises(GridError, match="emulates at most"):
         grid_run(PERMUTE_2_TO_1, {}, 4097, 1, verify=False)
+
+
+# -- differential: JAX's collectives on 8 host CPU devices ----------------------------------------------
+
+# Inputs are multiples of 1/4 far below 2**20: every sum is exact whatever order XLA and hlodbg add
+# in, so a mismatch is a wrong value, not rounding. Each pmap case: name -> (global input shape, function).
+JAX_SCRIPT = r'''
+import sys
+from pathlib import Path
+import numpy as np
+import jax, jax.numpy as jnp
+from jax import lax
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+out = Path(sys.argv[1])
+assert len(jax.devices()) == 8, jax.devices()
+rng = np.random.default_rng(0)
+ring = [(i, (i + 1) % 8) for i in range(8)]
+pmapped = {
+    "psum": ((8, 4), lambda v: lax.psum(v, "i")),
+    "pmax": ((8, 4), lambda v: lax.pmax(v, "i")),
+    "all_gather_tiled": ((8, 4), lambda v: lax.all_gather(v, "i", tiled=True)),
+    "all_gather_stacked": ((8, 4), lambda v: lax.all_gather(v, "i")),
+    "all_to_all": ((8, 8, 3), lambda v: lax.all_to_all(v, "i", 0, 0, tiled=True)),
+    "psum_scatter_tiled": ((8, 16), lambda v: lax.psum_scatter(v, "i", tiled=True)),
+    "psum_scatter_stacked": ((8, 8, 2), lambda v: lax.psum_scatter(v, "i")),
+    "ppermute_ring": ((8, 4), lambda v: lax.ppermute(v, "i", ring)),
+    "axis_index": ((8, 4), lambda v: v + lax.axis_index("i")),
+    "psum_axis_index_groups": ((8, 4), lambda v: lax.psum(v, "i", axis_index_groups=[[0, 2, 4, 6], [1, 3, 5, 7]])),
+}
+def save(name, lowered, x, y):
+    (out / f"{name}.mlir").write_text(lowered.as_text())
+    np.savez(out / f"{name}.npz", x=x, y=np.asarray(y))
+def sample(shape):
+    return (rng.integers(-400, 400, size=shape) / 4).astype(np.float32)
+for name, (shape, fn) in pmapped.items():
+    x = sample(shape)
+    f = jax.pmap(fn, axis_name="i")
+    save(name, f.lower(x), x, f(x))
+# 2-D: a 2x4 mesh, collectives over one axis, over the axis tuple, and the other axis's index.
+mesh = jax.make_mesh((2, 4), ("x", "y"))
+def body(v):
+    return (lax.psum(v, "y") + 100 * lax.psum(v, ("x", "y")) + 1000 * lax.axis_index("x")
+            + lax.all_gather(v, "x", tiled=True)[1:] + lax.ppermute(v, "y", [(0, 3), (3, 2), (2, 1), (1, 0)]))
+f = jax.jit(jax.shard_map(body, mesh=mesh, in_specs=P(("x", "y")), out_specs=P(("x", "y"))))
+x = jax.device_put(sample((8, 3)), NamedSharding(mesh, P(("x", "y"))))
+save("mesh_2x4", f.lower(x), np.asarray(x), f(x))
+'''
+JAX_CASES = ["psum", "pmax", "all_gather_tiled", "all_gather_stacked", "all_to_all", "psum_scatter_tiled",
+             "psum_scatter_stacked", "ppermute_ring", "axis_index", "psum_axis_index_groups", "mesh_2x4"]
+
+
+@pytest.fixture(scope="module")
+def jax_programs(tmp_path_factory) -> Path:
+    if find_spec("jax") is None:
+        pytest.skip("jax is not installed")
+    out = tmp_path_factory.mktemp("jax_collectives")
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8", JAX_PLATFORMS="cpu")
+    done = subprocess.run([sys.executable, "-c", JAX_SCRIPT, str(out)], env=env, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return out
+
+
+MANUAL = re.compile(r"^(?P<indent>\s*)%\S+ = sdy\.manual_computation\(.*manual_axes=\{[^}]*\} \((?P<args>.*)\) \{$")
+SDY_RETURN = re.compile(r"^\s*sdy\.return (?P<values>.*) : (?P<types>.*)$")
+
+
+def per_device_program(text: str) -> str:
+    """The program one device runs: `main`'s sdy.manual_computation body as `main`.
+
+    JAX lowers pmap and shard_map to a partitioned module whose main wraps the per-device code
+    in one manual computation over every mesh axis; its body, with the module's attributes (grid
+    size, meshes) and other functions, is the SPMD program of a single device."""
+    lines = text.splitlines()
+    main = next(i for i, line in enumerate(lines) if line.lstrip().startswith("func.func public @main("))
+    main_indent = lines[main][: len(lines[main]) - len(lines[main].lstrip())]
+    main_end = next(i for i in range(main + 1, len(lines)) if lines[i] == main_indent + "}")
+    starts = [i for i in range(main, main_end) if MANUAL.match(lines[i])]
+    if len(starts) != 1:
+        return text  # already per device (the pre-shard_map pmap lowering)
+    start = starts[0]
+    indent = MANUAL.match(lines[start]).group("indent")
+    end = next(i for i in range(start + 1, main_end) if lines[i].startswith(indent + "} : ("))
+    returned = SDY_RETURN.match(lines[end - 1])
+    assert returned, lines[end - 1]
+    assert all(line.strip().startswith("return ") for line in lines[end + 1: main_end]), "main does more than the manual computation"
+    body = lines[start + 1: end - 1] + [f"{indent}return {returned['values']} : {returned['types']}"]
+    header = f"{main_indent}func.func public @main({MANUAL.match(lines[start])['args']}) -> ({returned['types']}) {{"
+    return "\n".join(lines[:main] + [header] + body + lines[main_end:])
+
+
+@pytest.mark.parametrize("name", JAX_CASES)
+def test_jax_collectives_match_on_every_device(jax_programs, name):
+    text = (jax_programs / f"{name}.mlir").read_text()
+    data = np.load(jax_programs / f"{name}.npz")
+    module = load(per_device_program(text)).module
+    replicas, partitions = module.num_replicas, module.num_partitions
+    assert replicas * partitions == 8
+    (arg_type,) = module.function("main").function_type.inputs
+    # Device d (replica d // P, partition d % P; mesh device d) holds the d-th slice of the leading dim.
+    args = {ProcessId(d // partitions, d % partitions): [part.reshape(arg_type.shape)]
+            for d, part in enumerate(np.split(data["x"], 8))}
+    results = run_within(30, run_grid, module, args)
+    for d, want in enumerate(np.split(data["y"], 8)):
+        (got,) = results[ProcessId(d // partitions, d % partitions)]
+        np.testing.assert_allclose(np.asarray(got).reshape(want.shape), want, rtol=1e-6, err_msg=f"{name} on device {d}")
+
+
+def test_per_device_program_keeps_the_grid_and_drops_the_wrapper(jax_programs):
+    extracted = per_device_program((jax_programs / "psum.mlir").read_text())
+    assert "sdy.manual_computation" not in extracted and "sdy.return" not in extracted
+    module = load(extracted).module
+    assert (module.num_replicas, module.num_partitions) == (1, 8)
+    assert [op.name for op in module.function("main").ops].count("stablehlo.all_reduce") == 1
+
+
+# -- scale: 64 devices -------------------------------------------------------------------------------
+
+
+def test_all_reduce_over_64_replicas():
+    values = {(r, 0): np.float32([r, 2 * r, -r]) for r in range(64)}
+    text = program(reducing("all_reduce", "add", "f32", f"replica_groups = {dense([list(range(64))])}"), ["tensor<3xf32>"], ["tensor<3xf32>"])
+    results = grid_run(text, with_inputs(values), 64, 1)
+    total = np.float32([2016, 4032, -2016])  # 0 + 1 + ... + 63 = 2016
+    assert len(results) == 64 and all(np.array_equal(results[p][0], total) for p in results)
+
+
+def test_all_gather_over_64_devices_in_column_groups():
+    # 8 replicas x 8 partitions; each group is one partition's column of devices, listed bottom-up.
+    groups = [[8 * r + p for r in reversed(range(8))] for p in range(8)]
+    values = {(r, p): np.int32([8 * r + p]) for r, p in processes(8, 8)}
+    text = program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 0 : i64, replica_groups = {dense(groups)}, {GLOBAL_IDS}}}',
+                   ["tensor<1xi32>"], ["tensor<8xi32>"])
+    results = grid_run(text, with_inputs(values), 8, 8)
+    assert len(results) == 64
+    for (r, p), (got,) in results.items():
+        np.testing.assert_array_equal(got, np.int32([8 * row + p for row in reversed(range(8))]), err_msg=f"{(r, p)}")

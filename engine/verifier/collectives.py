@@ -24,6 +24,11 @@ from .core import (
 
 
 def _group_size(op: Operation) -> Optional[int]:
+    """Processes per group when the program alone fixes it. With a channel and no global device
+    ids (cross_replica_and_partition) every group also spans the partitions, known at run time."""
+    handle = op.attributes.get("channel_handle")
+    if int(getattr(handle, "handle", 0) or 0) > 0 and not isinstance(op.attributes.get("use_global_device_ids"), A.UnitAttr):
+        return None
     groups = op.attributes.get("replica_groups")
     if not isinstance(groups, A.DenseElements):
         return None
