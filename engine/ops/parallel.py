@@ -117,19 +117,24 @@ def _function(op: Operation, functions: dict[str, Function], symbol: Any, where:
     return function
 
 
-def _listing(placements: Sequence[Placement], count) -> str:
-    shown = [f"{p.describe()} {count(p)}" for p in placements[:8]]
+def _layout_note(placements: Sequence[Placement], what: str, verb: str) -> str:
+    """`inputs are flattened in process order: @f on (replica 0, partition 0) takes 2, ...`."""
+    def count(p: Placement) -> int:
+        start, stop = p.inputs if what == "inputs" else p.results
+        return stop - start
+
+    shown = [f"{p.describe()} {verb} {count(p)}" for p in placements[:8]]
     more = f", ... ({len(placements) - 8} more)" if len(placements) > 8 else ""
-    return ", ".join(shown) + more
+    return f"{what} are flattened in process order: " + ", ".join(shown) + more
 
 
 def _check_counts(op: Operation, placements: list[Placement], num_inputs: int, num_results: int) -> None:
     if len(op.operands) != num_inputs:
         raise _error(op, f"{len(op.operands)} input(s) given, but the programs take {num_inputs} in all",
-                     (f"inputs are flattened in process order: {_listing(placements, lambda p: f'takes {p.inputs[1] - p.inputs[0]}')}",))
+                     (_layout_note(placements, "inputs", "takes"),))
     if len(op.results) != num_results:
         raise _error(op, f"{len(op.results)} result(s) declared, but the programs return {num_results} in all",
-                     (f"results are flattened in process order: {_listing(placements, lambda p: f'returns {p.results[1] - p.results[0]}')}",))
+                     (_layout_note(placements, "results", "returns"),))
 
 
 def _check_types(op: Operation, placements: list[Placement]) -> None:
@@ -180,7 +185,8 @@ def run_parallel(call: OpCall, *inputs: Any) -> Any:
     plan = call.cached("plan", lambda: plan_run_parallel(call.op, host.module))
     grid = ScheduledGrid(plan.num_replicas, plan.num_partitions, infeed=deque(_infeed_values(call, plan)))
     processes = {p.process: _process_interpreter(host, p.process, grid) for p in plan.placements}
-    tasks = {p.process: _task(processes[p.process], p.function, inputs[p.inputs[0]:p.inputs[1]]) for p in plan.placements}
+    tasks = {p.process: _task(processes[p.process], p.function, inputs[p.inputs[0]:p.inputs[1]])
+             for p in plan.placements}
     try:
         results = GridScheduler(grid, tasks).run()
     except HlodbgError as e:
@@ -224,7 +230,7 @@ def _infeed_values(call: OpCall, plan: ParallelPlan) -> list[Any]:
 def _collect_checks(host, processes: dict[ProcessId, Any]) -> None:
     """Each process's checks, in process order; a failure says which process saw it."""
     several = len(processes) > 1
-    for process in sorted(processes, key=lambda p: (p.replica_id, p.partition_id)):
+    for process in sorted(processes, key=lambda p: (p.replica_id, p.partition_id)):  # process order
         for outcome in processes[process].checks:
             if several and not outcome.passed:
                 outcome.message = f"{outcome.message} (on process {process})"
@@ -233,9 +239,13 @@ def _collect_checks(host, processes: dict[ProcessId, Any]) -> None:
 
 def _noted(error: HlodbgError, call: OpCall, plan: ParallelPlan) -> HlodbgError:
     where = f" at {call.op.pos}" if call.op.pos is not None else ""
-    note = f"in the {plan.num_replicas}x{plan.num_partitions} grid of {OP_NAME}{where}"
-    if note not in error.notes:
-        error.notes = (*error.notes, note)
+    notes = [f"in the {plan.num_replicas}x{plan.num_partitions} grid of {OP_NAME}{where}"]
+    if error.message.startswith("stablehlo.infeed:"):
+        notes.append(f"the processes share the infeed queue that {OP_NAME}'s `infeed = [@f, ...]` attribute fills: "
+                     f"{len(plan.infeed)} value(s), one per function")
+    added = tuple(n for n in notes if n not in error.notes)
+    if added:
+        error.notes = (*error.notes, *added)
         error.args = (error.render(),)
     return error
 
