@@ -342,7 +342,8 @@ def _has_quantized_types(op: Operation) -> bool:
 def _unsupported(op: Operation) -> Callable:
     notes = ()
     if op.name.startswith("sdy."):
-        notes = ("Shardy's manual computations run on a grid of devices; this run has one process",)
+        notes = ("hlodbg runs Shardy's sdy.manual_computation, sdy.sharding_constraint and sdy.reshard; other sdy "
+                 "ops come from Shardy's partitioning passes, not from JAX's lowered programs",)
 
     def evaluator(call: OpCall, *operands: Any) -> Any:
         raise ExecutionError(f"hlodbg cannot execute {op.name}: no evaluator for this op", op.pos, notes)

@@ -174,21 +174,37 @@ def tile_bounds(size: int, tiles: int, index: int) -> tuple[int, int]:
     return start, min(start + step, size)
 
 
-def device_tile(sharding: HloSharding, device: int) -> tuple[int, ...]:
-    """The tile (along the tensor's own dims) that `device` holds in a tiled sharding.
+def device_position(sharding: HloSharding, device: int) -> tuple[int, ...]:
+    """Where `device` is in a tiled sharding's tile assignment (subgroup dims included).
 
     Raises ValueError when the tile assignment does not list the device."""
     found = np.argwhere(sharding.tile_assignment == device)
     if not len(found):
         raise ValueError(f"device {device} holds no tile of the sharding (it lists devices "
                          f"{', '.join(map(str, sharding.tile_assignment.ravel().tolist()))})")
-    return tuple(int(i) for i in found[0][: len(sharding.tiled_dims)])
+    return tuple(int(i) for i in found[0])
 
 
-def tile_holder(sharding: HloSharding, tile: tuple[int, ...]) -> int:
-    """The first device holding `tile` of a tiled sharding (subgroup index 0 of each subgroup dim)."""
-    subgroups = (0,) * len(sharding.last_tile_dims)
-    return int(sharding.tile_assignment[tuple(tile) + subgroups])
+def device_tile(sharding: HloSharding, device: int) -> tuple[int, ...]:
+    """The tile (along the tensor's own dims) that `device` holds in a tiled sharding."""
+    return device_position(sharding, device)[: len(sharding.tiled_dims)]
+
+
+def _subgroup_index(sharding: HloSharding, device: int, others: object) -> tuple:
+    """Index into the subgroup dims: `device`'s own along manual ones, `others` along the rest."""
+    position = device_position(sharding, device)[len(sharding.tiled_dims):]
+    return tuple(p if kind == "manual" else others for kind, p in zip(sharding.last_tile_dims, position))
+
+
+def manual_peers(sharding: HloSharding, device: int) -> tuple[int, ...]:
+    """The devices of `device`'s manual subgroup (every device when there are no manual dims)."""
+    index = (slice(None),) * len(sharding.tiled_dims) + _subgroup_index(sharding, device, slice(None))
+    return tuple(sorted(int(d) for d in np.asarray(sharding.tile_assignment[index]).ravel()))
+
+
+def tile_holder(sharding: HloSharding, tile: tuple[int, ...], device: int) -> int:
+    """The first device of `device`'s manual subgroup holding `tile` (index 0 along replicated dims)."""
+    return int(sharding.tile_assignment[tuple(tile) + _subgroup_index(sharding, device, 0)])
 
 
 def tile_shape(shape: tuple[int, ...], tiles: tuple[int, ...]) -> tuple[int, ...]:

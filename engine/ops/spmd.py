@@ -3,8 +3,9 @@
 A program JAX partitions (`jax.jit` of `shard_map`) is global: every device runs the whole of
 @main, ops outside the manual parts compute full arrays (redundantly, the same on every device),
 and the manual parts work on this device's tile and meet the other devices at collectives.
-Entering a manual part slices the full value down to this device's tile; leaving it, every device
-sends its tiles to all the others and each one reassembles the full value.
+Entering a manual part slices the full value down to this device's tile; leaving it, the devices
+exchange their tiles and each one reassembles the full value. Partial manual parts (shard_map
+over some of the mesh axes) and nested ones work too: along the free axes values stay whole.
 
 The tiling comes from `sdy.manual_computation`'s in/out shardings over an `sdy.mesh` (Shardy), or
 from the `mhlo.sharding` strings of `custom_call @Sharding`, `@SPMDFullToShardShape` and
@@ -18,8 +19,8 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..attributes import SdyDimSharding, SdyMesh, SdySharding, SdyShardingPerValue, SymbolRef
-from ..sharding import (HloSharding, ShardingSyntaxError, device_tile, parse_hlo_sharding, tile_bounds, tile_holder,
-                        tile_shape)
+from ..sharding import (HloSharding, ShardingSyntaxError, device_tile, manual_peers, parse_hlo_sharding, tile_bounds,
+                        tile_holder, tile_shape)
 from .checks import CUSTOM_CALL_TARGETS
 from .registry import OpCall, op
 
@@ -40,7 +41,8 @@ def _exchange(call: OpCall, devices: Sequence[int], value: Any) -> dict[int, Any
 
 def _check_grid_size(call: OpCall, devices: int, what: str) -> None:
     if call.grid.size != devices:
-        raise call.error(f"{what} spans {devices} devices but this run's grid has {call.grid.size}; {grid_hint(devices)}")
+        raise call.error(f"{what} spans {devices} devices but this run's grid has {call.grid.size}; "
+                         f"{grid_hint(devices)}")
 
 
 # -- meshes ------------------------------------------------------------------------------------
@@ -176,7 +178,8 @@ def _plan_manual(call: OpCall, enclosing: tuple[str, ...]) -> ManualPlan:
     names = [name for name, _ in mesh.axes]
     for name in manual:
         if name not in names:
-            raise call.error(f'manual_axes names "{name}", which mesh {mesh.name} does not have (axes: {", ".join(names)})')
+            raise call.error(f'manual_axes names "{name}", which mesh {mesh.name} does not have '
+                             f'(axes: {", ".join(names)})')
         if name in enclosing:
             raise call.error(f'axis "{name}" is already manual in an enclosing manual computation')
     device = call.grid.device_id(call.process)
@@ -201,7 +204,8 @@ def _operand_slices(call: OpCall, mesh: Mesh, manual: tuple[str, ...], position:
                     sharding: SdySharding) -> tuple[slice, ...]:
     shape = call.operand_types[index].shape
     if len(sharding.dims) != len(shape):
-        raise ValueError(f"in_shardings[{index}] has {len(sharding.dims)} dimension(s) for an operand of rank {len(shape)}")
+        raise ValueError(f"in_shardings[{index}] has {len(sharding.dims)} dimension(s) for an operand of "
+                         f"rank {len(shape)}")
     slices = []
     for dim, (size, dim_sharding) in enumerate(zip(shape, sharding.dims)):
         cut = _manual_dim(dim_sharding, manual)
@@ -267,7 +271,7 @@ def _assemble(call: OpCall, index: int, tiling: ResultTiling, contributions: dic
 def manual_computation(call: OpCall, *operands: np.ndarray) -> Any:
     enclosing = _enclosing_manual_axes(call)
     plan = call.cached(f"manual_plan{enclosing}", lambda: _plan_manual(call, enclosing))
-    local = [np.asarray(x)[s] for x, s in zip(operands, plan.operand_slices)] if plan.operand_slices else list(operands)
+    local = [np.asarray(x)[s] for x, s in zip(operands, plan.operand_slices)]
     results = call.run_region(0, *local, kind="manual")
     if not plan.results:
         return call.results(results)
@@ -282,6 +286,12 @@ def sharding_annotation(call: OpCall, operand: np.ndarray) -> np.ndarray:
 
 
 # -- GSPMD custom calls ----------------------------------------------------------------------------
+#
+# A sharding's `manual` subgroup dims say which manual part a device is in (an enclosing shard_map
+# over some axes); its tiles are then cut and gathered within that part only. Along `replicated`
+# subgroup dims the devices computed alike: the first one's tile stands for all.
+
+SUBGROUP_KINDS = ("manual", "replicated")
 
 
 def _parse_sharding(call: OpCall, text: Any, where: str) -> HloSharding:
@@ -295,9 +305,10 @@ def _parse_sharding(call: OpCall, text: Any, where: str) -> HloSharding:
         sharding = sharding.elements[0]
     if sharding.kind == "tuple":
         raise call.error(f"{where} has a tuple sharding {text!r} for one value")
-    if sharding.kind == "tiled" and "manual" in sharding.last_tile_dims:
-        raise call.error(f"partial manual sharding {text!r} on {where} is not supported "
-                         f"(shard_map over every mesh axis runs)")
+    unsupported = [kind for kind in sharding.last_tile_dims if kind not in SUBGROUP_KINDS]
+    if unsupported:
+        raise call.error(f"{where}'s mhlo.sharding {text!r} has {', '.join(unsupported)} subgroups; hlodbg runs "
+                         f"{' and '.join(SUBGROUP_KINDS)} ones")
     return sharding
 
 
@@ -308,24 +319,25 @@ def _operand_sharding(call: OpCall) -> HloSharding:
             and str(producer.attributes.get("call_target_name")) == "Sharding"):
         return _parse_sharding(call, producer.attributes.get("mhlo.sharding"), "the operand's @Sharding")
     own = _parse_sharding(call, call.attr("mhlo.sharding"), "the op")
-    if own.kind != "tiled":
+    # The own sharding describes the full value only when it has no manual part (else it is the tile's).
+    if own.kind != "tiled" or "manual" in own.last_tile_dims:
         raise call.error("cannot tell how the full operand is tiled: it does not come from a custom_call @Sharding "
-                         "and the op's own mhlo.sharding is not a tiled one")
+                         "and the op's own mhlo.sharding is not a tiling of the full value")
     return own
 
 
 def _tiles_of(call: OpCall, sharding: HloSharding, shape: tuple[int, ...], what: str) -> tuple[int, ...]:
     tiles = sharding.tiled_dims
     if len(tiles) != len(shape):
-        raise call.error(f"{what} sharding tiles {len(tiles)} dimension(s) of a value of rank {len(shape)}")
+        raise call.error(f"the {what} sharding tiles {len(tiles)} dimension(s) of a value of rank {len(shape)}")
     _check_grid_size(call, int(sharding.tile_assignment.size), f"the {what} sharding")
     return tiles
 
 
 def _check_tile_type(call: OpCall, expected: tuple[int, ...], actual: tuple[int, ...], what: str) -> None:
     if tuple(expected) != tuple(actual):
-        raise call.error(f"{what} has shape {'x'.join(map(str, actual))} but the sharding's tiles are "
-                         f"{'x'.join(map(str, expected))}")
+        raise call.error(f"{what} has shape {'x'.join(map(str, actual)) or 'scalar'} but the sharding's tiles are "
+                         f"{'x'.join(map(str, expected)) or 'scalar'}")
 
 
 def _full_to_shard_slices(call: OpCall) -> Optional[tuple[tuple[slice, ...], tuple[int, ...]]]:
@@ -363,30 +375,52 @@ def full_to_shard(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return padded
 
 
-def shard_to_full(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    sharding = call.cached("shard_to_full", lambda: _parse_sharding(call, call.attr("mhlo.sharding"), "the op"))
+@dataclass(frozen=True)
+class FullPlan:
+    """How @SPMDShardToFullShape gathers: from which devices, and which device's tile goes where."""
+
+    peers: tuple[int, ...]
+    placements: tuple[tuple[int, tuple[slice, ...], tuple[slice, ...]], ...]  # device, into full, from tile
+    tile: tuple[int, ...]
+
+
+def _plan_shard_to_full(call: OpCall) -> FullPlan:
+    sharding = _parse_sharding(call, call.attr("mhlo.sharding"), "the op")
     full = tuple(call.result_type.shape)
+    whole = tuple(slice(None) for _ in full)
     if sharding.kind == "manual":
         raise call.error("the result sharding is {manual}: it does not say how to assemble the full value")
-    if sharding.kind == "maximal" and not 0 <= sharding.device < call.grid.size:
-        raise call.error(f"the sharding names device {sharding.device}; {grid_hint(sharding.device + 1)}")
-    tiles = _tiles_of(call, sharding, full, "result") if sharding.kind == "tiled" else None
-    contributions = _exchange(call, range(call.grid.size), operand)
-    if tiles is None:
-        whole = np.asarray(contributions[sharding.device if sharding.kind == "maximal" else 0])
-        _check_tile_type(call, full, whole.shape, "the operand")
-        return whole
-    shape = tile_shape(full, tiles)
+    if sharding.kind == "maximal":
+        if not 0 <= sharding.device < call.grid.size:
+            raise call.error(f"the sharding names device {sharding.device}; {grid_hint(sharding.device + 1)}")
+        return FullPlan(tuple(range(call.grid.size)), ((sharding.device, whole, whole),), full)
+    if sharding.kind != "tiled":  # replicated: every device has the whole value; the first one's counts
+        return FullPlan(tuple(range(call.grid.size)), ((0, whole, whole),), full)
+    tiles = _tiles_of(call, sharding, full, "result")
+    device = call.grid.device_id(call.process)
+    try:
+        peers = manual_peers(sharding, device)
+        placements = []
+        for tile in np.ndindex(*tiles):
+            bounds = [tile_bounds(size, count, i) for size, count, i in zip(full, tiles, tile)]
+            # Short tiles at the end carry padding; it is cut off.
+            placements.append((tile_holder(sharding, tile, device), tuple(slice(a, b) for a, b in bounds),
+                               tuple(slice(0, b - a) for a, b in bounds)))
+    except ValueError as e:
+        raise call.error(str(e)) from None
+    return FullPlan(peers, tuple(placements), tile_shape(full, tiles))
+
+
+def shard_to_full(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    plan = call.cached("shard_to_full", lambda: _plan_shard_to_full(call))
+    contributions = _exchange(call, plan.peers, operand)
     out: Optional[np.ndarray] = None
-    for tile in np.ndindex(*tiles):
-        device = tile_holder(sharding, tile)
+    for device, into, cut in plan.placements:
         piece = np.asarray(contributions[device])
-        _check_tile_type(call, shape, piece.shape, f"the operand on device {device}")
+        _check_tile_type(call, plan.tile, piece.shape, f"the operand on device {device}")
         if out is None:
-            out = np.empty(full, piece.dtype)
-        bounds = [tile_bounds(size, count, i) for size, count, i in zip(full, tiles, tile)]
-        # Cut the padding of short tiles.
-        out[tuple(slice(a, b) for a, b in bounds)] = piece[tuple(slice(0, b - a) for a, b in bounds)]
+            out = np.empty(call.result_type.shape, piece.dtype)
+        out[into] = piece[cut]
     return out
 
 
