@@ -39,16 +39,9 @@ def run_on_grid(args, program, function, values, randomised) -> int:
             return _break_on_grid(args, program, values, replicas, partitions)
         results = run_global(module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions)
         print(f"note: global results of a sharded program run on {replicas * partitions} emulated devices", file=sys.stderr)
-        if args.out:
-            save_arrays(args.out, result_arrays(results))
-        if args.json:
-            print(json.dumps({"program": program.name, "entry": args.entry, "devices": replicas * partitions, "random_arguments": randomised,
-                              "results": [dict(name=f"result{i}", type=str(t), **summarize(v)) for i, (v, t) in enumerate(zip(results, result_types))]}, indent=2))
-        elif not args.out:
-            for i, (value, t) in enumerate(zip(results, result_types)):
-                print(format_result(i, value, t))
-        else:
-            print(f"saved {len(results)} result(s) to {args.out}")
+        from hlodbg.cli_run import report_results
+
+        report_results(args, program, results, result_types, randomised, {"devices": replicas * partitions})
         return 0
     if args.break_on:
         return _break_on_grid(args, program, values, replicas, partitions)

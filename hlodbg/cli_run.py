@@ -58,7 +58,6 @@ def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = Fal
 
 def cmd_run(args) -> int:
     from hlodbg.engine.interpreter import Interpreter
-    from hlodbg.execution import format_result, save_results, summarize
     from hlodbg.program import load
 
     program = load(args.program, chunk=args.chunk)
@@ -94,15 +93,23 @@ def cmd_run(args) -> int:
         printed = interpreter.printed
     for line in printed:
         print(line, file=sys.stderr if args.json else sys.stdout)
+    report_results(args, program, results, function.function_type.results, randomised)
+    return 0
+
+
+def report_results(args, program, results, result_types, randomised, extra: dict | None = None) -> None:
+    """Results as --out (npz), --json, or one summary line each."""
+    from hlodbg.execution import format_result, save_results, summarize
+
     if args.out:
         save_results(args.out, results)
-    result_types = function.function_type.results
     if args.json:
         payload = {
             "program": program.name,
             "entry": args.entry,
             "random_arguments": randomised,
             "seed": args.seed,
+            **(extra or {}),
             "results": [dict(name=f"result{i}", type=str(t), **summarize(v)) for i, (v, t) in enumerate(zip(results, result_types))],
         }
         print(json.dumps(payload, indent=2))
@@ -111,7 +118,6 @@ def cmd_run(args) -> int:
             print(format_result(i, value, t))
     else:
         print(f"saved {len(results)} result(s) to {args.out}")
-    return 0
 
 
 def cmd_check(args) -> int:

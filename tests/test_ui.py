@@ -16,6 +16,8 @@ from hlodbg.ui.widgets.graph_canvas import GraphCanvas
 from hlodbg.ui.widgets.inspector import TensorInspector
 from hlodbg.ui.widgets.source_view import SourceView
 
+from .pilot import press, settle
+
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
 SHARED = ROOT.parent / "shared" / "programs"
@@ -29,19 +31,6 @@ pytestmark = pytest.mark.usefixtures("private_hlodbg_dirs")
 def nan_app(**kwargs) -> HlodbgApp:
     program = hlodbg.load(NAN_PROGRAM)
     return HlodbgApp(program, args=[np.full(4, 100, np.float32)], memory="1G", persist=False, **kwargs)
-
-
-async def settle(app, pilot) -> None:
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-async def press(app, pilot, *keys: str) -> None:
-    for key in keys:
-        await pilot.press(key)
-        await settle(app, pilot)
 
 
 def panes(app):

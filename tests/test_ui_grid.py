@@ -12,21 +12,11 @@ from hlodbg.ui.app import HlodbgApp
 from hlodbg.ui.widgets.grid_view import GridView
 from hlodbg.ui.widgets.inspector import TensorInspector
 
+from .pilot import press, settle
+
 RING = Path(__file__).parent / "data" / "grid_ring.mlir"
 X = np.array([1.0, 2.0], np.float32)
 pytestmark = pytest.mark.usefixtures("private_hlodbg_dirs")
-
-
-async def settle(app, pilot) -> None:
-    for _ in range(2):
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-
-
-async def press(app, pilot, *keys: str) -> None:
-    for key in keys:
-        await pilot.press(key)
-        await settle(app, pilot)
 
 
 def lines_of(view: GridView, device: int) -> dict[str, str]:
