@@ -156,6 +156,24 @@ class GridSession:
             if event is not None and event != session.position:
                 session.goto(event)
 
+    def instance(self, process: ProcessId) -> Optional[tuple]:
+        """(op, occurrence) the process is about to run, None at its end."""
+        session = self.sessions[process]
+        if session._view is not session._main or session.position >= len(session.trace):
+            return None
+        position = session.position
+        return session.trace.ops[position], self._occurrences[process][1][position]
+
+    def waiting(self, process: ProcessId) -> bool:
+        """At a collective whose group has not all arrived at the same instance of it."""
+        here = self.instance(process)
+        if here is None or here[0].name not in COLLECTIVE_OPS:
+            return False
+        group, sends_to, receives_from = self._partners(here[0], process)
+        partners = {self.grid.process_of(d) for d in group}
+        partners |= {self.grid.process_of(d) for d in (sends_to, receives_from) if d is not None}
+        return any(self.instance(p) is None or self.instance(p)[0] is not here[0] or self.instance(p)[1] != here[1] for p in partners if p != process)
+
     # --- breakpoints ----------------------------------------------------------------------------
     def break_at(self, spec: str, condition: Optional[str] = None, device: Optional[ProcessId] = None) -> list[Breakpoint]:
         """A breakpoint on every process, or only on `device`."""

@@ -59,6 +59,16 @@ async def test_grid_view_steps_through_a_collective_device_by_device():
         text = screen.query_one(TensorInspector).render_text()
         assert text.startswith("device 2 (replica 2, partition 0): %ring = stablehlo.collective_permute")
         assert "0: 2 3" in text  # device 1's x + 1 arrived at device 2
+        # w: the focused device moves alone; the others wait at the permute for it.
+        await press(app, pilot, "w", "n")
+        assert screen.state.op.name == "stablehlo.all_gather"
+        # Device 0 waits at the all_gather for the others; 1 and 3 wait at the ring for device 0,
+        # their partner there; device 2's partners (1 and 3) are both at the ring with it.
+        assert ["waiting at the rendezvous" in view.text_of(d) for d in range(4)] == [True, True, False, True]
+        assert "%all = stablehlo.all_gather" in view.text_of(0) and "%ring = stablehlo.collective_permute" in view.text_of(1)
+        assert "alone" in str(screen.query_one("#status").render())
+        await press(app, pilot, "w", "N")
+        assert all("waiting" not in view.text_of(d) for d in range(4))
         # D focuses the next device; the status bar and the cells say so.
         await press(app, pilot, "D")
         assert app.controller.grid.focus == ProcessId(1, 0) and view.cells[1].focused

@@ -117,7 +117,8 @@ class SessionController:
                 grid.device_id(process), process.replica_id, process.partition_id, process == grid.focus,
                 session.position, op_label(session.op) if session.op is not None else "finished",
                 _brief(dv.inputs) if dv is not None else "", _brief(dv.outputs) if dv is not None else "",
-                dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None))
+                dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None,
+                grid.waiting(process)))
         state.grid = cells
         state.grid_shape = _grid_shape(self.grid)
         state.grid_title = op_label(shown) if shown is not None else ""
@@ -130,6 +131,10 @@ class SessionController:
         while e >= 0 and not (trace.done(e) and trace.ops[e].results and trace.ends[e] < position):
             e -= 1
         return e if e >= 0 else None
+
+    def toggle_lockstep(self) -> DebugState:
+        self.grid.lockstep = not self.grid.lockstep
+        return self.state("lock-step" if self.grid.lockstep else "independent")
 
     def set_focus(self, device: int) -> DebugState:
         self.grid.set_focus(self.grid.grid.process_of(device))

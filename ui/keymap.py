@@ -46,6 +46,7 @@ DEBUGGER_BINDINGS = [
     _b("ctrl+c", "interrupt", "interrupt a running move", "interrupt_ctrl_c"),
     _b("T", "toggle_theme", "light / dark theme", "theme"),
     _b("D", "next_device", "focus the next device of the grid", "next_device"),
+    _b("w", "toggle_lockstep", "grid: other devices follow the focused one (lock-step) or wait", "lockstep"),
     # the graph
     _b("left,h", "pan(-8, 0)", "pan the graph left", "pan_left"),
     _b("right,l", "pan(8, 0)", "pan the graph right", "pan_right"),

@@ -49,6 +49,7 @@ class GridCellView:
     group: tuple = ()  # devices of its process group (collectives)
     sends_to: Optional[int] = None
     receives_from: Optional[int] = None
+    waiting: bool = False  # at a collective its group has not all reached
 
 
 @dataclass

@@ -163,7 +163,8 @@ class MainScreen(Screen):
         if grid is None:
             return "cpu"
         process = grid.focus
-        return f"device {grid.device_id(process)} of {len(grid.processes)} (replica {process.replica_id}, partition {process.partition_id})"
+        mode = "lock-step" if grid.lockstep else "alone"
+        return f"device {grid.device_id(process)} of {len(grid.processes)} (replica {process.replica_id}, partition {process.partition_id}, {mode})"
 
     def on_grid_view_device_selected(self, message: GridView.DeviceSelected) -> None:
         self.inspect_device(message.device)
@@ -188,6 +189,18 @@ class MainScreen(Screen):
             return
         device = (grid.device_id(grid.focus) + 1) % len(grid.processes)
         self.focus_device(device)
+
+    def action_toggle_lockstep(self) -> None:
+        if self.controller.grid is None:
+            self.notify("one process: nothing to keep in step", severity="warning")
+            return
+        self.lockstep()
+
+    @work(exclusive=True, group="session")
+    async def lockstep(self) -> None:
+        state = await self.controller.call(self.controller.toggle_lockstep)
+        self.log_line("other devices follow the focused one (lock-step)" if state.stop_reason == "lock-step" else "other devices wait where they are; the focused one moves alone")
+        await self._apply(await self.controller.call(self._collect, None))
 
     @work(exclusive=True, group="session")
     async def focus_device(self, device: int) -> None:

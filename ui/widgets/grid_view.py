@@ -36,6 +36,8 @@ class DeviceCell(Static, can_focus=False):
         if cell.focused:
             text.append("  ◆ focus", style="bold")
         text.append(f"\n@ {cell.position}: {cell.op_text}", style="dim")
+        if cell.waiting:
+            text.append("\n⏸ waiting at the rendezvous", style="bold yellow")
         if cell.group:
             text.append("\ngroup " + ",".join(str(d) for d in cell.group), style=colour)
         if cell.sends_to is not None or cell.receives_from is not None:
