@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,16 @@ class Grid:
     infeed: deque = field(default_factory=deque)
     outfeed: list = field(default_factory=list)
     channels: dict = field(default_factory=lambda: defaultdict(deque))
+    _shared: dict = field(default_factory=dict, repr=False)
+    _groups: dict = field(default_factory=dict, repr=False)
+
+    def groups_of(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """Process groups of a collective: the same for every process, so worked out once."""
+        try:
+            return self._groups[key]
+        except KeyError:
+            value = self._groups[key] = compute()
+            return value
 
     @property
     def size(self) -> int:
@@ -42,6 +52,20 @@ class Grid:
 
     def process_of(self, device_id: int) -> ProcessId:
         return ProcessId(device_id // self.num_partitions, device_id % self.num_partitions)
+
+    def shared(self, contributions: list, compute: Callable[[], Any]) -> Any:
+        """`compute()` done once per group: every member of a group receives the very same
+        contributions list from the exchange, so the first member's result serves them all."""
+        if len(contributions) < 2:
+            return compute()
+        hit = self._shared.get(id(contributions))
+        if hit is not None and hit[0] is contributions:
+            return hit[1]
+        value = compute()
+        self._shared[id(contributions)] = (contributions, value)
+        while len(self._shared) > 2 * self.size + 8:  # groups whose members have all read theirs
+            del self._shared[next(iter(self._shared))]
+        return value
 
     def wait_for_channel(self, process: ProcessId, channel: int, op: Any = None) -> bool:
         """Whether a value is (or, on a scheduled grid, will be) there to receive."""

@@ -252,7 +252,7 @@ def _axis_ref(ref: Any) -> tuple[str, int, Optional[int]]:
 
 def _groups(call: OpCall, form, *args) -> Groups:
     try:
-        return call.cached(f"groups{call.process}", lambda: form(call.process, call.grid, call.attrs, *args))
+        return call.grid.groups_of((call.op, form.__name__), lambda: form(call.process, call.grid, call.attrs, *args))
     except ValueError as e:
         raise call.error(str(e)) from None
 
@@ -300,11 +300,16 @@ def _reduce_contributions(call: OpCall, values: list[np.ndarray], body_type: Ten
 def _all_reduce(call: OpCall, operands: Sequence[np.ndarray], groups: Groups) -> list[np.ndarray]:
     contributions = _exchange(call, groups, tuple(operands))
     body_type = call.op.regions[0].blocks[0].arguments[0].type
-    results = []
-    for i, operand_type in enumerate(call.operand_types):
-        values = [convert(np.asarray(c[i]), operand_type, body_type) for c in contributions]
-        results.append(_reduce_contributions(call, values, body_type))
-    return results
+
+    def reduce_all() -> list[np.ndarray]:
+        results = []
+        for i, operand_type in enumerate(call.operand_types):
+            values = [convert(np.asarray(c[i]), operand_type, body_type) for c in contributions]
+            results.append(_reduce_contributions(call, values, body_type))
+        return results
+
+    # Every member of the group computes the same reduction: do it once for the group.
+    return list(call.grid.shared(contributions, reduce_all))
 
 
 @op("stablehlo.all_reduce")
@@ -391,7 +396,7 @@ def collective_permute(call: OpCall, operand: np.ndarray) -> np.ndarray:
     pairs = _groups(call, permute_groups)
     source = next((pair[0] for pair in pairs if pair[1] == call.process), None)
     # Every process of the communicating axis takes part, so the source's value is among them.
-    members = call.cached("axis_groups", lambda: axis_groups(call.grid, split_strategy(call.attrs)))
+    members = call.grid.groups_of((call.op, "axis_groups"), lambda: axis_groups(call.grid, split_strategy(call.attrs)))
     contributions = _exchange(call, members, operand)
     if source is None:
         return _zeros(call.result_type)
