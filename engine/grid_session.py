@@ -63,6 +63,7 @@ class GridSession:
         self.focus = focus
         self.lockstep = lockstep
         self.error: Optional[HlodbgError] = None
+        self._partner_tables: dict[int, dict] = {}
         self._record()
         self._occurrences = {p: _occurrence_index(s) for p, s in self.sessions.items()}
         self._epochs = {p: _epochs(s) for p, s in self.sessions.items()}
@@ -164,15 +165,18 @@ class GridSession:
         position = session.position
         return session.trace.ops[position], self._occurrences[process][1][position]
 
-    def waiting(self, process: ProcessId) -> bool:
-        """At a collective whose group has not all arrived at the same instance of it."""
-        here = self.instance(process)
-        if here is None or here[0].name not in COLLECTIVE_OPS:
-            return False
-        group, sends_to, receives_from = self._partners(here[0], process)
-        partners = {self.grid.process_of(d) for d in group}
-        partners |= {self.grid.process_of(d) for d in (sends_to, receives_from) if d is not None}
-        return any(self.instance(p) is None or self.instance(p)[0] is not here[0] or self.instance(p)[1] != here[1] for p in partners if p != process)
+    def waiting(self) -> dict[ProcessId, bool]:
+        """Per device: at a collective whose partners have not all reached the same instance."""
+        instances = {p: self.instance(p) for p in self.processes}
+        out = {}
+        for process, here in instances.items():
+            if here is None or here[0].name not in COLLECTIVE_OPS:
+                out[process] = False
+                continue
+            group, sends_to, receives_from = self._partners(here[0], process)
+            partners = set(group) | {d for d in (sends_to, receives_from) if d is not None}
+            out[process] = any(instances[self.grid.process_of(d)] != here for d in partners if d != self.device_id(process))
+        return out
 
     # --- breakpoints ----------------------------------------------------------------------------
     def break_at(self, spec: str, condition: Optional[str] = None, device: Optional[ProcessId] = None) -> list[Breakpoint]:
@@ -209,22 +213,36 @@ class GridSession:
         return out
 
     def _partners(self, op: Operation, process: ProcessId):
+        """(group devices, device it sends to, device it receives from) of `process` at `op`."""
         if op.name not in COLLECTIVE_OPS:
             return (), None, None
+        table = self._partner_tables.get(id(op))
+        if table is None:
+            table = self._partner_tables[id(op)] = self._partner_table(op)
+        return table.get(process, ((), None, None))
+
+    def _partner_table(self, op: Operation) -> dict:
         from .ops import collectives
 
+        table = {}
         try:
             if op.name == "stablehlo.collective_permute":
-                pairs = collectives.permute_groups(process, self.grid, op.attributes)
-                to = next((self.device_id(t) for s, t in pairs if s == process), None)
-                frm = next((self.device_id(s) for s, t in pairs if t == process), None)
-                return (), to, frm
+                pairs = collectives.permute_groups(self.focus, self.grid, op.attributes)
+                for source, target in pairs:
+                    before = table.get(source, ((), None, None))
+                    table[source] = ((), self.device_id(target), before[2])
+                    after = table.get(target, ((), None, None))
+                    table[target] = ((), after[1], self.device_id(source))
+                return table
             form = collectives.reduction_groups if op.name in ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.cross-replica-sum") else collectives.split_groups
-            groups = form(process, self.grid, op.attributes, self.module)
+            groups = form(self.focus, self.grid, op.attributes, self.module)
         except ValueError:
-            return (), None, None
-        group = next((g for g in groups if process in g), [])
-        return tuple(self.device_id(p) for p in group), None, None
+            return {}
+        for group in groups:
+            devices = tuple(self.device_id(p) for p in group)
+            for p in group:
+                table[p] = (devices, None, None)
+        return table
 
     def close(self) -> None:
         for session in self.sessions.values():

@@ -14,6 +14,7 @@ from hlodbg.engine.dtypes import Token
 from hlodbg.engine.ir import Operation
 from hlodbg.engine.session_views import op_label
 from hlodbg.engine.summary import summarize
+from hlodbg.layouts.labels import op_title
 
 from .state import DebugState, FrameView, GridCellView, ValueView
 
@@ -109,16 +110,17 @@ class SessionController:
             last = self._last_completed(self.session.position)
             shown = self.session.trace.ops[last] if last is not None else state.op
         values = {dv.process: dv for dv in grid.values_of(shown)} if shown is not None else {}
+        waiting = grid.waiting()
         cells = []
         for process in grid.processes:
             session = grid.sessions[process]
             dv = values.get(process)
             cells.append(GridCellView(
                 grid.device_id(process), process.replica_id, process.partition_id, process == grid.focus,
-                session.position, op_label(session.op) if session.op is not None else "finished",
+                session.position, op_title(session.op) if session.op is not None else "finished",
                 _brief(dv.inputs) if dv is not None else "", _brief(dv.outputs) if dv is not None else "",
                 dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None,
-                grid.waiting(process)))
+                waiting[process]))
         state.grid = cells
         state.grid_shape = _grid_shape(self.grid)
         state.grid_title = op_label(shown) if shown is not None else ""
