@@ -6,7 +6,9 @@ On the 12-layer transformer benchmarks/export.py lowers with JAX (with locations
   graph laid out    until the graph canvas has its first Graphviz scene (laid out in a thread);
   step latency      median and 90th percentile over N presses of `n` (step over) and `s` (step
                     in): key press to every pane updated (target: median < 20 ms);
-and the same figures for ../shared/programs/gpt_tiny.mlir when present. PASS/FAIL at the end.
+and the same figures for ../shared/programs/gpt_tiny.mlir when present, and for a grid program
+(64 devices, 20 chained all_reduces, benchmarks/grid.py's generator) where the first frame includes
+recording every device. PASS/FAIL at the end (the targets apply to the single-process programs).
 Run: python benchmarks/ui.py [--steps N] [--layers L]
 """
 from __future__ import annotations
@@ -86,13 +88,23 @@ def main() -> int:
     shared = Path(__file__).resolve().parents[2] / "shared" / "programs" / "gpt_tiny.mlir"
     if shared.exists():
         programs.append(("gpt_tiny", shared))
+    from grid import program as grid_program
+
+    grid_source = workdir / "grid64.mlir"
+    grid_source.write_text(grid_program("all_reduce", 64, 4096, 20))
+    programs.append(("64-device grid", grid_source))
     ok = True
     for name, path in programs:
         figures = asyncio.run(measure(path, args.steps))
         print(f"{name} ({figures['ops']} ops), terminal {SIZE[0]}x{SIZE[1]}:")
-        print(f"  first frame      {figures['first_frame'] * 1000:7.0f} ms   (target < {TARGET_FIRST_FRAME * 1000:.0f} ms)")
+        grid = name.endswith("grid")
+        first_target = "" if grid else f"   (target < {TARGET_FIRST_FRAME * 1000:.0f} ms)"
+        step_target = "" if grid else f" (target median < {TARGET_STEP * 1000:.0f} ms)"
+        print(f"  first frame      {figures['first_frame'] * 1000:7.0f} ms{first_target}")
         print(f"  graph laid out   {figures['laid_out'] * 1000:7.0f} ms")
-        print(f"  step latency     median {figures['median'] * 1000:.1f} ms, p90 {figures['p90'] * 1000:.1f} ms over {args.steps} steps (target median < {TARGET_STEP * 1000:.0f} ms)")
+        print(f"  step latency     median {figures['median'] * 1000:.1f} ms, p90 {figures['p90'] * 1000:.1f} ms over {args.steps} steps{step_target}")
+        if grid:
+            continue  # no target: a grid run records every device before its first frame
         passed = figures["first_frame"] < TARGET_FIRST_FRAME and figures["median"] < TARGET_STEP
         ok &= passed
         print(f"  {'PASS' if passed else 'FAIL'}")
