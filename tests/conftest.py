@@ -24,7 +24,9 @@ def corpus_files() -> list[Path]:
 
 @pytest.fixture
 def private_hlodbg_dirs(tmp_path, monkeypatch):
-    """Layout cache, saved breakpoints and keys.toml in tmp_path, not in the user's home."""
+    """Layout cache, saved breakpoints, keys.toml and files the UI exports (`e` writes to the
+    working directory) in tmp_path, not in the user's home or the repository."""
+    monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HLODBG_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("HLODBG_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("HLODBG_CONFIG_DIR", str(tmp_path / "config"))
