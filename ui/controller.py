@@ -124,6 +124,7 @@ class SessionController:
         state.grid = cells
         state.grid_shape = _grid_shape(self.grid)
         state.grid_title = op_label(shown) if shown is not None else ""
+        state.grid_op = shown
         if self.grid.error is not None:
             state.error = state.error or self.grid.error.render()
 

@@ -70,6 +70,7 @@ class DebugState:
     grid: list[GridCellView] = field(default_factory=list)  # empty for a single process
     grid_shape: tuple[int, int] = (1, 1)  # rows x columns to draw the devices in
     grid_title: str = ""  # which op's values the cells show
+    grid_op: Optional[Operation] = None  # that op
 
 
 __all__ = ["ValueView", "FrameView", "GridCellView", "DebugState"]

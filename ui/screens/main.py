@@ -171,16 +171,13 @@ class MainScreen(Screen):
 
     @work(group="inspect", exclusive=True)
     async def inspect_device(self, device: int) -> None:
-        op = self.selected_op or (self.state.op if self.state else None)
-        cells = self.state.grid if self.state else []
-        title = self.state.grid_title if self.state else ""
-        shown = next((o for o in self.program.module.walk() if op_label(o) == title), op)
+        """The op the devices pane shows, as this device has it."""
+        shown = self.state.grid_op if self.state is not None else None
         if shown is None:
             return
         title, values = await self.controller.call(self.controller.device_values, device, shown)
         self.query_one(TensorInspector).show_values(title, values)
-        if cells:
-            self.log_line(f"device {device}: {title}", dim=True)
+        self.log_line(title, dim=True)
 
     def action_next_device(self) -> None:
         grid = self.controller.grid
