@@ -17,6 +17,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import RichLog
 
+from hlodbg.engine.errors import HlodbgError
 from hlodbg.engine.ir import Operation
 from hlodbg.engine.locations import describe
 from hlodbg.engine.session_views import op_label
@@ -103,6 +104,9 @@ class MainScreen(Screen):
         timer = self.set_interval(PROGRESS_INTERVAL, self._show_progress)
         try:
             state = await self.controller.call(self._collect, name, *args)
+        except HlodbgError as e:  # e.g. an event that does not exist: the session is unchanged
+            self.log_line(f"{name}: {e.message}", error=True)
+            return
         except Exception as e:  # a bug in a move must not take the session down
             self.log_line(f"internal error during {name}: {type(e).__name__}: {e}", error=True)
             return
