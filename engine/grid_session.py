@@ -8,6 +8,7 @@ stops at the earliest hit of any process — by rendezvous epoch, then event —
 """
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
 
@@ -186,11 +187,13 @@ class GridSession:
 
     # --- values on every device -------------------------------------------------------------------
     def latest_event(self, process: ProcessId, op: Operation) -> Optional[int]:
+        """The op's last finished run on `process` before its position (events are in order)."""
         session = self.sessions[process]
         events = self._occurrences[process][2].get(id(op), [])
-        position = session.position
-        done = [e for e in events if e < position and session.trace.done(e)]
-        return done[-1] if done else None
+        for k in range(bisect.bisect_left(events, session.position) - 1, -1, -1):
+            if session.trace.done(events[k]):
+                return events[k]
+        return None
 
     def values_of(self, op: Operation) -> list[DeviceValue]:
         """For each device: the op's latest run up to its position (the running one for the focused

@@ -129,6 +129,7 @@ class SessionController:
             state.error = state.error or self.grid.error.render()
 
     def _last_completed(self, position: int) -> Optional[int]:
+        """The op instance with results that finished last before `position`."""
         trace = self.session.trace
         e = position - 1
         while e >= 0 and not (trace.done(e) and trace.ops[e].results and trace.ends[e] < position):
@@ -157,14 +158,8 @@ class SessionController:
 
     def results_before(self, position: int) -> list[ValueView]:
         """The outputs of the op that finished last before `position` (what the last step made)."""
-        session = self.session
-        trace = session.trace
-        e = position - 1
-        while e >= 0 and not (trace.done(e) and trace.ops[e].results and trace.ends[e] < position):
-            e -= 1
-        if e < 0:
-            return []
-        return self.event_values(e, "just computed")
+        e = self._last_completed(position)
+        return [] if e is None else self.event_values(e, "just computed")
 
     def event_values(self, e: int, why: str = "") -> list[ValueView]:
         session = self.session
