@@ -24,8 +24,8 @@ from pathlib import Path
 import numpy as np
 
 import hlodbg
-from hlodbg.engine.dtypes import Token
-from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.ir.dtypes import Token
+from hlodbg.engine.run.interpreter import Interpreter
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from interpreter import transformer  # noqa: E402 - the benchmarks directory is put on sys.path above

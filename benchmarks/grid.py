@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 
-from hlodbg.engine.grid import GridScheduler, ScheduledGrid
-from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.run.grid import GridScheduler, ScheduledGrid
+from hlodbg.engine.run.interpreter import Interpreter
 from hlodbg.program import load
 
 DEVICES = (2, 4, 8, 16, 32, 64)

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import hlodbg
-from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.run.interpreter import Interpreter
 
 REPO = Path(__file__).resolve().parents[1]
 PROGRAMS = REPO.parent / "shared" / "programs"

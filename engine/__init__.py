@@ -2,10 +2,10 @@
 
 Never imports textual or graphviz: the engine runs headless in scripts and CI.
 """
-from .errors import ExecutionError, HlodbgError, ParseError, SourcePos, VerifyError
-from .ir import Block, Function, Module, Operation, Region, Value, structural_key
-from .parser import parse_chunks, parse_module, split_chunks
-from .printer import print_module, print_op
+from .ir.errors import ExecutionError, HlodbgError, ParseError, SourcePos, VerifyError
+from .ir.core import Block, Function, Module, Operation, Region, Value, structural_key
+from .syntax.mlir.parser import parse_chunks, parse_module, split_chunks
+from .syntax.mlir.printer import print_module, print_op
 
 __all__ = [
     "Block",

@@ -6,7 +6,7 @@ import json
 import sys
 
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.process import ProcessId
+from hlodbg.engine.machine.process import ProcessId
 
 
 def parse_device(text: str) -> ProcessId:
@@ -18,13 +18,13 @@ def parse_device(text: str) -> ProcessId:
 
 
 def grid_size(module, args) -> tuple[int, int]:
-    from hlodbg.engine.grid import grid_shape
+    from hlodbg.engine.run.grid import grid_shape
 
     return grid_shape(module, args.replicas, args.partitions)
 
 
 def run_on_grid(args, program, function, values, randomised) -> int:
-    from hlodbg.engine.grid import run_grid
+    from hlodbg.engine.run.spmd import run_grid
     from hlodbg.execution import format_result, result_arrays, save_arrays, summarize
 
     module = program.module
@@ -33,7 +33,7 @@ def run_on_grid(args, program, function, values, randomised) -> int:
         raise ExecutionError(f"--probe records one process; on a {replicas}x{partitions} grid open the program in the debugger (hlodbg PROG) or run with --replicas 1 --partitions 1")
     result_types = function.function_type.results
     if _is_global(module):
-        from hlodbg.engine.spmd import run_global
+        from hlodbg.engine.run.spmd import run_global
 
         if args.break_on:
             return _break_on_grid(args, program, values, replicas, partitions)
@@ -69,7 +69,7 @@ def run_on_grid(args, program, function, values, randomised) -> int:
 
 def _is_global(module) -> bool:
     try:
-        from hlodbg.engine.spmd import is_global_program
+        from hlodbg.engine.run.spmd import is_global_program
     except ImportError:
         return False
     return is_global_program(module)
@@ -77,9 +77,9 @@ def _is_global(module) -> bool:
 
 def _break_on_grid(args, program, values, replicas: int, partitions: int) -> int:
     from hlodbg.cli_session import EXIT_BREAK, report
-    from hlodbg.engine.breakpoints import BreakpointError
-    from hlodbg.engine.grid_session import GridSession
-    from hlodbg.engine.replay import parse_size
+    from hlodbg.engine.debug.breakpoints import BreakpointError
+    from hlodbg.engine.debug.grid_session import GridSession
+    from hlodbg.engine.debug.replay import parse_size
 
     focus = parse_device(args.device) if args.device else ProcessId(0, 0)
     memory = parse_size(args.memory) if args.memory else None

@@ -57,7 +57,7 @@ def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = Fal
 
 
 def cmd_run(args) -> int:
-    from hlodbg.engine.interpreter import Interpreter
+    from hlodbg.engine.run.interpreter import Interpreter
     from hlodbg.program import load
 
     program = load(args.program, chunk=args.chunk)
@@ -121,7 +121,7 @@ def report_results(args, program, results, result_types, randomised, extra: dict
 
 
 def cmd_check(args) -> int:
-    from hlodbg.engine.checking import check_files
+    from hlodbg.engine.run.checking import check_files
 
     _, failed = check_files(args.files, verbose=args.verbose)
     return EXIT_CHECK_FAILED if failed else 0

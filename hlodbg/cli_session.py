@@ -10,17 +10,17 @@ from typing import Any
 import numpy as np
 
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.dtypes import Token
-from hlodbg.engine.session_views import op_label
-from hlodbg.engine.summary import summarize
+from hlodbg.engine.ir.dtypes import Token
+from hlodbg.engine.debug.session_views import op_label
+from hlodbg.engine.debug.summary import summarize
 
 EXIT_BREAK = 3
 
 
 def open_session(program, entry: str, values: list, memory):
-    from hlodbg.engine.breakpoints import BreakpointTable, Resolver
-    from hlodbg.engine.replay import parse_size
-    from hlodbg.engine.session import Session
+    from hlodbg.engine.debug.breakpoints import BreakpointTable, Resolver
+    from hlodbg.engine.debug.replay import parse_size
+    from hlodbg.engine.debug.session import Session
 
     try:
         budget = parse_size(memory) if memory is not None else None
@@ -33,7 +33,7 @@ def open_session(program, entry: str, values: list, memory):
 
 def break_on(session, spec: str, program_name: str) -> int:
     """Run to the first op meeting `spec`; print where and why (exit 3), or 0 if none did."""
-    from hlodbg.engine.breakpoints import BreakpointError
+    from hlodbg.engine.debug.breakpoints import BreakpointError
 
     try:
         session.break_at(spec)

@@ -12,9 +12,9 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.dtypes import Token, as_value, element_dtype, is_float_dtype, random_value, widen
-from hlodbg.engine.summary import summarize as summarize_value
-from hlodbg.engine.types import TensorType, Type
+from hlodbg.engine.ir.dtypes import Token, as_value, element_dtype, is_float_dtype, random_value, widen
+from hlodbg.engine.debug.summary import summarize as summarize_value
+from hlodbg.engine.ir.types import TensorType, Type
 
 
 def _fit_dtype(array: np.ndarray, t: Type) -> np.ndarray:

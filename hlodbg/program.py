@@ -61,7 +61,7 @@ class Program:
 
         Missing trailing arguments are filled with reproducible random values from `seed`.
         """
-        from hlodbg.engine.interpreter import Interpreter
+        from hlodbg.engine.run.interpreter import Interpreter
         from hlodbg.execution import build_arguments
 
         interpreter = Interpreter(self.module)
@@ -70,17 +70,17 @@ class Program:
         return interpreter.run(entry, values)
 
     def session(self, args=None, seed: int = 0, entry: str = "main", memory=None, persist: bool = True):
-        """A debugging session on one run of `entry` (see hlodbg.engine.session.Session).
+        """A debugging session on one run of `entry` (see hlodbg.engine.debug.session.Session).
 
         `args`: a sequence of arrays, or a dict {position: array}; missing ones are reproducible
         random values from `seed`. `memory`: the budget for recorded values in bytes or as text
         ("2G", "512M"; default a quarter of RAM). With `persist`, breakpoints and watches are
-        kept in a per-program JSON file (see hlodbg.engine.breakpoints.state_path).
+        kept in a per-program JSON file (see hlodbg.engine.debug.breakpoints.state_path).
         """
-        from hlodbg.engine.breakpoints import BreakpointTable, Resolver, state_path
-        from hlodbg.engine.interpreter import Interpreter
-        from hlodbg.engine.replay import parse_size
-        from hlodbg.engine.session import Session
+        from hlodbg.engine.debug.breakpoints import BreakpointTable, Resolver, state_path
+        from hlodbg.engine.run.interpreter import Interpreter
+        from hlodbg.engine.debug.replay import parse_size
+        from hlodbg.engine.debug.session import Session
         from hlodbg.execution import build_arguments
 
         function = Interpreter(self.module).entry_function(entry)
@@ -133,7 +133,7 @@ def load_all(path_or_text: PathOrText, check: bool = True) -> list[Program]:
     programs = []
     for index, module in enumerate(parse_chunks(text, name)):
         if check:
-            from hlodbg.engine.verifier import verify
+            from hlodbg.engine.verify import verify
 
             verify(module)
         programs.append(Program(module, path, index))

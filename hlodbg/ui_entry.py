@@ -20,7 +20,7 @@ def build_app(args):
         values = None
         if args.args or args.arg:
             from hlodbg.cli_run import gather_arguments
-            from hlodbg.engine.interpreter import Interpreter
+            from hlodbg.engine.run.interpreter import Interpreter
 
             function = Interpreter(program.module).entry_function(args.entry)
             values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
-from hlodbg.engine.ir import Module
+from hlodbg.engine.ir.core import Module
 
 from .graph import DataflowGraph, GraphError, build_graph
 from .labels import node_tooltip, short_type

@@ -25,10 +25,10 @@ from typing import Iterable, Optional
 
 import networkx as nx
 
-from hlodbg.engine.errors import HlodbgError
-from hlodbg.engine.ir import Block, Function, Module, Operation, Value, symbol_name
-from hlodbg.engine.locations import describe
-from hlodbg.engine.opdefs import lookup
+from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.ir.core import Block, Function, Module, Operation, Value, symbol_name
+from hlodbg.engine.ir.locations import describe
+from hlodbg.engine.ir.opdefs import lookup
 
 from .grouping import Group, group_block
 from .labels import argument_label, clip, op_label, op_title, result_names, short_type

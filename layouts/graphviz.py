@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from hlodbg.engine.errors import HlodbgError
+from hlodbg.engine.ir.errors import HlodbgError
 
 CANDIDATES = ("dot", "graphviz-pure")
 

@@ -12,8 +12,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from hlodbg.engine.ir import Operation
-from hlodbg.engine.locations import name_stack
+from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.locations import name_stack
 
 MIN_BLOCK_OPS = 6  # smaller blocks read fine without groups
 MIN_REPEAT_PERIOD = 3

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from hlodbg.engine.attributes import (
+from hlodbg.engine.ir.attributes import (
     ArrayAttr,
     DenseArray,
     DenseElements,
@@ -20,8 +20,8 @@ from hlodbg.engine.attributes import (
     UnitAttr,
     format_attribute,
 )
-from hlodbg.engine.ir import Operation, Value
-from hlodbg.engine.types import TensorType, Type
+from hlodbg.engine.ir.core import Operation, Value
+from hlodbg.engine.ir.types import TensorType, Type
 
 INLINE_CONSTANT_ELEMENTS = 8
 MAX_LABEL_CHARS = 40
@@ -215,7 +215,7 @@ def argument_label(value: Value) -> list[str]:
 
 def tooltip_lines(op: Operation) -> list[str]:
     """Everything a hover should tell: op, types, every attribute, locations."""
-    from hlodbg.engine.locations import describe
+    from hlodbg.engine.ir.locations import describe
 
     title = op_title(op)
     lines = [title if title.endswith(op.name) else f"{title} ({op.name})"]

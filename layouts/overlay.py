@@ -184,7 +184,7 @@ def _size(summary) -> int:
 def _mark_not_run(view, marks: dict) -> None:
     """Grey for ops the run never reached. A reducer body (reduce, sort, scatter ...) that ran
     as one vectorised numpy call has no runs of its own but did run: it stays uncoloured."""
-    from hlodbg.engine.session import EXPANDABLE_OPS
+    from hlodbg.engine.debug.session import EXPANDABLE_OPS
 
     for _, data in view.graph.nodes(data=True):
         op = data.get("op")
@@ -201,7 +201,7 @@ def divergence_overlay(view, session, reference) -> Overlay:
     (max |a - b| / max |b|): where two runs (other inputs, other numerics) part ways."""
     import numpy as np
 
-    from hlodbg.engine.dtypes import widen
+    from hlodbg.engine.ir.dtypes import widen
 
     ours = session.op_statistics()
     theirs = reference.op_statistics()

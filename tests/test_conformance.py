@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hlodbg.engine.checking import check_path
+from hlodbg.engine.run.checking import check_path
 
 from .conftest import CONFORMANCE
 

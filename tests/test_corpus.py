@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from hlodbg.engine import parse_chunks, print_module, structural_key
-from hlodbg.engine.verifier import verify
+from hlodbg.engine.verify import verify
 
 from .conftest import PROGRAMS, corpus_files
 

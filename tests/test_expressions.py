@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from hlodbg.engine import HlodbgError
-from hlodbg.engine.expressions import ARRAY_ATTRIBUTES, FUNCTIONS, ExpressionError, compile_expression
+from hlodbg.engine.debug.expressions import ARRAY_ATTRIBUTES, FUNCTIONS, ExpressionError, compile_expression
 
 RESULT = np.array([1.0, np.nan, -3.0, 2000.0], np.float32)
 NAMES = {

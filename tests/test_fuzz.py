@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hlodbg.engine import ParseError, VerifyError, parse_chunks
-from hlodbg.engine.verifier import verify
+from hlodbg.engine.verify import verify
 
 from .conftest import PROGRAMS, SAMPLES, corpus_files
 

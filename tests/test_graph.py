@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from hlodbg.engine.ir import symbol_name
+from hlodbg.engine.ir.core import symbol_name
 from hlodbg.layouts.graph import GraphError, build_graph, call_graph
 from hlodbg.layouts.grouping import find_tandem_repeat, group_block
 from hlodbg.layouts.labels import constant_text, key_attributes, op_label, short_type

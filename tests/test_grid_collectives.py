@@ -20,10 +20,11 @@ import numpy as np
 import pytest
 
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.errors import HlodbgError
-from hlodbg.engine.grid import GridError, GridScheduler, ScheduledGrid, run_grid
-from hlodbg.engine.interpreter import Interpreter
-from hlodbg.engine.process import ProcessId
+from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.run.grid import GridError, GridScheduler, ScheduledGrid
+from hlodbg.engine.run.spmd import run_grid
+from hlodbg.engine.run.interpreter import Interpreter
+from hlodbg.engine.machine.process import ProcessId
 from hlodbg.program import load
 
 DATA = Path(__file__).parent / "data" / "grid"

@@ -7,9 +7,10 @@ import numpy as np
 import pytest
 
 import hlodbg
-from hlodbg.engine.grid import GridError, run_grid
-from hlodbg.engine.grid_session import GridSession
-from hlodbg.engine.process import ProcessId
+from hlodbg.engine.run.grid import GridError
+from hlodbg.engine.run.spmd import run_grid
+from hlodbg.engine.debug.grid_session import GridSession
+from hlodbg.engine.machine.process import ProcessId
 
 DATA = Path(__file__).parent / "data"
 RING = DATA / "grid_ring.mlir"

@@ -9,7 +9,7 @@ import numpy as np
 from textual import events
 from textual.app import App, ComposeResult
 
-from hlodbg.engine.dtypes import TOKEN
+from hlodbg.engine.ir.dtypes import TOKEN
 from hlodbg.ui.state import ValueView
 from hlodbg.ui.widgets.inspector import TensorInspector
 

@@ -6,8 +6,8 @@ import pytest
 
 import hlodbg
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.device import Device
-from hlodbg.engine.interpreter import Interpreter, Listener
+from hlodbg.engine.machine.device import Device
+from hlodbg.engine.run.interpreter import Interpreter, Listener
 from hlodbg.engine.ops import load_families
 from hlodbg.engine.ops.checks import expect_almost_eq_failure, expect_close_failure, ulp_difference
 from hlodbg.engine.ops.registry import EVALUATORS, op, single_op_body
@@ -353,7 +353,7 @@ func.func @pretty() {
 
 
 def test_check_dialect_pretty_forms_parse_print_and_run():
-    from hlodbg.engine.checking import check_module
+    from hlodbg.engine.run.checking import check_module
 
     program = hlodbg.load(PRETTY_CHECKS)
     text = program.to_text()

@@ -7,7 +7,7 @@ import inspect
 import pytest
 
 import hlodbg
-from hlodbg.engine.locations import name_stack, user_frame
+from hlodbg.engine.ir.locations import name_stack, user_frame
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

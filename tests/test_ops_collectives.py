@@ -8,8 +8,15 @@ import pytest
 
 import hlodbg
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.attributes import ChannelHandle, DenseElements, ReplicaGroupMeshAxes, SymbolRef, UnitAttr
-from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.ir.attributes import (
+    ChannelHandle,
+    OpaqueAttr,
+    DenseElements,
+    ReplicaGroupMeshAxes,
+    SymbolRef,
+    UnitAttr,
+)
+from hlodbg.engine.run.interpreter import Interpreter
 from hlodbg.engine.ops.collectives import (
     cross_partition,
     cross_replica,
@@ -20,8 +27,8 @@ from hlodbg.engine.ops.collectives import (
     reduction_groups,
     split_groups,
 )
-from hlodbg.engine.process import Grid, ProcessId
-from hlodbg.engine.types import IntegerType, TensorType
+from hlodbg.engine.machine.process import Grid, ProcessId
+from hlodbg.engine.ir.types import IntegerType, TensorType
 
 
 def run(text: str, *args, grid: Grid | None = None):
@@ -117,7 +124,7 @@ def test_mesh_axes_groups_with_sub_axes():
     # stablehlo/tests/interpret/all_gather.mlir: mesh x=2, y=4; the major half of y.
     mesh = ('#stablehlo.mesh<axes = [#stablehlo.mesh_axis<name = "x", size = 2>, '
             '#stablehlo.mesh_axis<name = "y", size = 4>]>')
-    from hlodbg.engine.attributes import OpaqueAttr
+    from hlodbg.engine.ir.attributes import OpaqueAttr
 
     attr = ReplicaGroupMeshAxes(OpaqueAttr(mesh), (OpaqueAttr('#stablehlo.axis_ref<name = "y", sub_axis_info = (1)2>'),))
     assert mesh_axes_groups(attr) == [[0, 2], [1, 3], [4, 6], [5, 7]]
@@ -133,7 +140,7 @@ def test_mesh_axes_groups_with_sub_axes():
 def test_mesh_axes_groups_from_an_sdy_mesh_symbol():
     module = hlodbg.load('sdy.mesh @m = <["a"=2, "b"=2], device_ids=[3, 2, 1, 0]>\n'
                          'func.func @main() {\n  return\n}').module
-    attr = ReplicaGroupMeshAxes(SymbolRef("m"), (hlodbg.engine.attributes.OpaqueAttr('#sdy<axis_ref"a">'),))
+    attr = ReplicaGroupMeshAxes(SymbolRef("m"), (OpaqueAttr('#sdy<axis_ref"a">'),))
     assert mesh_axes_groups(attr, module) == [[3, 1], [2, 0]]
 
 

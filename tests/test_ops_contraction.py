@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlodbg
-from hlodbg.engine.errors import ExecutionError
-from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.ir.errors import ExecutionError
+from hlodbg.engine.run.interpreter import Interpreter
 from .conftest import sample_array
 
 jax = pytest.importorskip("jax")

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import hlodbg
-from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.run.interpreter import Interpreter
 from hlodbg.engine.ops import load_families
 from hlodbg.engine.ops.registry import EVALUATORS
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import hlodbg
-from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.run.interpreter import Interpreter
 from hlodbg.engine.ops.quantization import (
     NATIVE_QUANTIZED_OPS,
     STORAGE_OPS,
@@ -13,7 +13,7 @@ from hlodbg.engine.ops.quantization import (
     quantize,
     quantized_element,
 )
-from hlodbg.engine.types import FloatType, IntegerType, QuantizedType
+from hlodbg.engine.ir.types import FloatType, IntegerType, QuantizedType
 
 
 def run(text: str, *args):

@@ -6,7 +6,7 @@ import pytest
 
 import hlodbg
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.run.interpreter import Interpreter
 
 
 def run(text: str, *args):

@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import hlodbg
-from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.run.interpreter import Interpreter
 from .conftest import sample_array
 
 jax = pytest.importorskip("jax")
@@ -261,7 +261,7 @@ def test_jax_export_with_symbolic_shapes():
 
 
 def test_bad_runtime_shape_is_reported():
-    from hlodbg.engine.errors import ExecutionError
+    from hlodbg.engine.ir.errors import ExecutionError
 
     with pytest.raises(ExecutionError, match="cannot reshape"):
         run_mlir("""

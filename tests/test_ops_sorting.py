@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import hlodbg
-from hlodbg.engine.interpreter import Interpreter
+from hlodbg.engine.run.interpreter import Interpreter
 from hlodbg.engine.ops import sorting
 
 from .test_ops_reduction import check

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 from hlodbg.cli import main
-from hlodbg.engine.interpreter import Interpreter
-from hlodbg.engine.ops.parallel import plan_run_parallel
-from hlodbg.engine.parser import parse_chunks
-from hlodbg.engine.process import ProcessId
+from hlodbg.engine.run.interpreter import Interpreter
+from hlodbg.engine.run.parallel import plan_run_parallel
+from hlodbg.engine.syntax.mlir.parser import parse_chunks
+from hlodbg.engine.machine.process import ProcessId
 
 DATA = Path(__file__).parent / "data" / "run_parallel"
 FILES = sorted(DATA.glob("*.mlir"))

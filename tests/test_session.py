@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import hlodbg
-from hlodbg.engine.breakpoints import BreakpointError
+from hlodbg.engine.debug.breakpoints import BreakpointError
 
 from .conftest import PROGRAMS
 

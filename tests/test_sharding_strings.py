@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hlodbg.engine.sharding import ShardingSyntaxError, parse_hlo_sharding, tile_bounds
+from hlodbg.engine.ir.sharding import ShardingSyntaxError, parse_hlo_sharding, tile_bounds
 
 
 @pytest.mark.parametrize(

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import hlodbg
-from hlodbg.engine.errors import ExecutionError
-from hlodbg.engine.interpreter import Interpreter
-from hlodbg.engine.spmd import is_global_program, run_global
+from hlodbg.engine.ir.errors import ExecutionError
+from hlodbg.engine.run.interpreter import Interpreter
+from hlodbg.engine.run.spmd import is_global_program, run_global
 
 from .conftest import PROGRAMS
 

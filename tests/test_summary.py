@@ -10,10 +10,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from hlodbg.engine import summary as summary_module
-from hlodbg.engine.dtypes import TOKEN
-from hlodbg.engine.summary import ValueSummary, summarize
-from hlodbg.engine.types import FLOAT_TYPE_NAMES, FloatType
+from hlodbg.engine.debug import summary as summary_module
+from hlodbg.engine.ir.dtypes import TOKEN
+from hlodbg.engine.debug.summary import ValueSummary, summarize
+from hlodbg.engine.ir.types import FLOAT_TYPE_NAMES, FloatType
 from hlodbg.execution import summarize as summarize_for_json
 
 INTEGERS = [

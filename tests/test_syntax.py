@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from hlodbg.engine import parse_module, print_module, structural_key
-from hlodbg.engine.attributes import (
+from hlodbg.engine.ir.attributes import (
     ConvDimensionNumbers,
     DenseArray,
     DenseElements,
@@ -14,7 +14,7 @@ from hlodbg.engine.attributes import (
     GatherDimensionNumbers,
     IntegerAttr,
 )
-from hlodbg.engine.types import QuantizedType, TensorType
+from hlodbg.engine.ir.types import QuantizedType, TensorType
 
 F = "tensor<2x3xf32>"
 
@@ -203,7 +203,7 @@ def test_locations_resolve_aliases_defined_after_use():
     #loc2 = loc("model.py":7:1)
     #loc3 = loc("jit(f)/layer_0/add"(callsite(#loc1 at #loc2)))
     """
-    from hlodbg.engine.locations import describe, name_stack, user_frame
+    from hlodbg.engine.ir.locations import describe, name_stack, user_frame
 
     module = parse_module(text, "prog.mlir")
     add = next(op for op in module.walk() if op.name == "stablehlo.add")
@@ -337,7 +337,7 @@ def test_empty_function_body_is_a_parse_error():
 
 
 def test_float_bit_widths():
-    from hlodbg.engine.types import FloatType
+    from hlodbg.engine.ir.types import FloatType
 
     widths = {n: FloatType(n).bit_width for n in ("f4E2M1FN", "f6E3M2FN", "f8E4M3FN", "bf16", "f16", "f32", "f64")}
     assert widths == {"f4E2M1FN": 4, "f6E3M2FN": 6, "f8E4M3FN": 8, "bf16": 16, "f16": 16, "f32": 32, "f64": 64}

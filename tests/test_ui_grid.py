@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import hlodbg
-from hlodbg.engine.process import ProcessId
+from hlodbg.engine.machine.process import ProcessId
 from hlodbg.ui.app import HlodbgApp
 from hlodbg.ui.widgets.grid_view import GridView
 from hlodbg.ui.widgets.inspector import TensorInspector

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import hlodbg
-from hlodbg.engine.errors import ParseError
+from hlodbg.engine.ir.errors import ParseError
 from hlodbg.samples import default_sample_path
 from hlodbg.ui.app import HlodbgApp
 

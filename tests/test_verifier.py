@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hlodbg.engine import VerifyError, parse_chunks, parse_module
-from hlodbg.engine.verifier import verify, verify_all
+from hlodbg.engine.verify import verify, verify_all
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 

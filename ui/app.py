@@ -6,7 +6,7 @@ from typing import Optional, Sequence
 
 from textual.app import App
 
-from hlodbg.engine.errors import HlodbgError
+from hlodbg.engine.ir.errors import HlodbgError
 
 from .keymap import load_keymap
 from .screens.error import ErrorScreen
@@ -67,15 +67,15 @@ class HlodbgApp(App):
 
 def _make_session(program, options: dict):
     """A Session, or a GridSession when the program runs on more than one device."""
-    from hlodbg.engine.grid import grid_shape
+    from hlodbg.engine.run.grid import grid_shape
 
     replicas, partitions = grid_shape(program.module, options["replicas"], options["partitions"])
     if replicas * partitions == 1:
         return program.session(options["args"], seed=options["seed"], entry=options["entry"], memory=options["memory"], persist=options["persist"])
-    from hlodbg.engine.grid_session import GridSession
-    from hlodbg.engine.interpreter import Interpreter
-    from hlodbg.engine.process import ProcessId
-    from hlodbg.engine.replay import parse_size
+    from hlodbg.engine.debug.grid_session import GridSession
+    from hlodbg.engine.run.interpreter import Interpreter
+    from hlodbg.engine.machine.process import ProcessId
+    from hlodbg.engine.debug.replay import parse_size
     from hlodbg.execution import build_arguments
 
     function = Interpreter(program.module).entry_function(options["entry"])

@@ -11,9 +11,9 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from hlodbg.engine.dtypes import Token, widen
-from hlodbg.engine.errors import HlodbgError
-from hlodbg.engine.ir import Operation
+from hlodbg.engine.ir.dtypes import Token, widen
+from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.ir.core import Operation
 
 from .controller import SessionController
 from .state import DebugState
@@ -210,7 +210,7 @@ class CommandRunner:
             query, index = text, 0
         self._search = (query, matches, index)
         op = matches[index]
-        from hlodbg.engine.session_views import op_label
+        from hlodbg.engine.debug.session_views import op_label
 
         return CommandResult(f"match {index + 1} of {len(matches)}: {op_label(op)}" + (f"  line {op.pos.line}" if op.pos else ""), select=op)
 

@@ -10,10 +10,10 @@ import asyncio
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
 
-from hlodbg.engine.dtypes import Token
-from hlodbg.engine.ir import Operation
-from hlodbg.engine.session_views import op_label
-from hlodbg.engine.summary import summarize
+from hlodbg.engine.ir.dtypes import Token
+from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.debug.session_views import op_label
+from hlodbg.engine.debug.summary import summarize
 from hlodbg.layouts.labels import op_title
 
 from .state import DebugState, FrameView, GridCellView, ValueView
@@ -24,7 +24,7 @@ CHANGED_LIMIT = 400  # ops highlighted as just computed after a long move
 
 class SessionController:
     def __init__(self, make_session: Callable[[], Any]):
-        from hlodbg.engine.grid_session import GridSession
+        from hlodbg.engine.debug.grid_session import GridSession
 
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hlodbg-session")
         made = self._executor.submit(make_session).result()
@@ -102,7 +102,7 @@ class SessionController:
 
     # --- the grid ---------------------------------------------------------------------------------
     def _add_grid(self, state: DebugState) -> None:
-        from hlodbg.engine.grid_session import COLLECTIVE_OPS
+        from hlodbg.engine.debug.grid_session import COLLECTIVE_OPS
 
         grid = self.grid
         shown = state.op if state.op is not None and state.op.name in COLLECTIVE_OPS else None
@@ -231,7 +231,7 @@ def _grid_shape(grid) -> tuple[int, int]:
     (a single row of many devices folds into a square)."""
     import math
 
-    from hlodbg.engine.attributes import SdyMesh
+    from hlodbg.engine.ir.attributes import SdyMesh
 
     replicas, partitions = grid.grid.num_replicas, grid.grid.num_partitions
     for op in grid.module.operations:

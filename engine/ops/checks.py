@@ -14,9 +14,9 @@ from typing import Any, Optional
 import ml_dtypes
 import numpy as np
 
-from ..dtypes import bit_width, is_float_dtype
-from ..ir import Operation
-from ..types import TensorType
+from ..ir.dtypes import bit_width, is_float_dtype
+from ..ir.core import Operation
+from ..ir.types import TensorType
 from .registry import OpCall, op
 
 

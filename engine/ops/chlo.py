@@ -14,8 +14,8 @@ from typing import Any, Callable
 import numpy as np
 import scipy.special
 
-from ..dtypes import widen
-from ..types import TensorType
+from ..ir.dtypes import widen
+from ..ir.types import TensorType
 from . import elementwise as ew
 from .elementwise import UNSIGNED_OF_SIZE, float_bits, precise, rounded
 from .elementwise_math import atan2

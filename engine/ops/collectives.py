@@ -26,10 +26,10 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..attributes import ChannelHandle, DenseElements, ReplicaGroupMeshAxes, SdyMesh, SymbolRef
-from ..dtypes import TOKEN, as_value
-from ..process import Grid, ProcessId
-from ..types import TensorType
+from ..ir.attributes import ChannelHandle, DenseElements, ReplicaGroupMeshAxes, SdyMesh, SymbolRef
+from ..ir.dtypes import TOKEN, as_value
+from ..machine.process import Grid, ProcessId
+from ..ir.types import TensorType
 from .quantization import convert, quantize, quantized_element
 from .reduction import combine, tree_reduce_last
 from .registry import OpCall, op

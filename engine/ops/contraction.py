@@ -13,8 +13,8 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..attributes import OpaqueAttr
-from ..dtypes import compute_dtype, narrow
+from ..ir.attributes import OpaqueAttr
+from ..ir.dtypes import compute_dtype, narrow
 from .registry import OpCall, op
 
 Dims = Sequence[int]

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import TOKEN
-from ..ir import symbol_name
+from ..ir.dtypes import TOKEN
+from ..ir.core import symbol_name
 from .registry import OpCall, op
 
 

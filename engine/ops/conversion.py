@@ -11,8 +11,8 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from ..dtypes import bit_width, integer_bounds, is_narrow_int, narrow, widen
-from ..types import TensorType
+from ..ir.dtypes import bit_width, integer_bounds, is_narrow_int, narrow, widen
+from ..ir.types import TensorType
 from .elementwise import BOOL, F32, F64, UNSIGNED_OF_SIZE, is_floating, rounded
 from .registry import OpCall, op
 

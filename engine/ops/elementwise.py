@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..dtypes import bit_width, is_narrow_float, is_narrow_int, narrow, widen
+from ..ir.dtypes import bit_width, is_narrow_float, is_narrow_int, narrow, widen
 from .registry import OpCall, op
 
 F32 = np.dtype(np.float32)

@@ -12,7 +12,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-from ..dtypes import narrow, widen
+from ..ir.dtypes import narrow, widen
 from .elementwise import precise, rounded, stage_dtype, staged
 from .registry import OpCall, op
 

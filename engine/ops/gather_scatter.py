@@ -13,8 +13,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..attributes import GatherDimensionNumbers, ScatterDimensionNumbers
-from ..dtypes import element_dtype, is_narrow_int, narrow, widen
+from ..ir.attributes import GatherDimensionNumbers, ScatterDimensionNumbers
+from ..ir.dtypes import element_dtype, is_narrow_int, narrow, widen
 from .registry import OpCall, op
 
 _INT64_MAX = np.iinfo(np.int64).max

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.fft
 
-from ..dtypes import narrow, widen
+from ..ir.dtypes import narrow, widen
 from .registry import OpCall, op
 
 # -- cholesky -----------------------------------------------------------------------------------

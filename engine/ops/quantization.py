@@ -26,8 +26,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ..dtypes import compute_dtype, narrow
-from ..types import QuantizedType, TensorType, Type
+from ..ir.dtypes import compute_dtype, narrow
+from ..ir.types import QuantizedType, TensorType, Type
 from .registry import OpCall, op
 
 # Ops that run on quantized storage as they are: they convert types themselves, only carry

@@ -26,7 +26,7 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..dtypes import element_dtype, is_float_dtype, is_narrow_float, is_narrow_int, narrow, widen
+from ..ir.dtypes import element_dtype, is_float_dtype, is_narrow_float, is_narrow_int, narrow, widen
 from .registry import OpCall, op
 from .elementwise import complex64_multiply
 

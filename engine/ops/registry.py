@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
-from ..errors import ExecutionError
-from ..ir import Operation, Region
-from ..types import QuantizedType, TensorType, Type
+from ..ir.errors import ExecutionError
+from ..ir.core import Operation, Region
+from ..ir.types import QuantizedType, TensorType, Type
 
 Evaluator = Callable[..., Any]
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dtypes import bit_width, integer_bounds, is_float_dtype, narrow
+from ..ir.dtypes import bit_width, integer_bounds, is_float_dtype, narrow
 from .registry import OpCall, op
 
 _U32 = np.dtype(np.uint32)

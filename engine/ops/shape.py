@@ -12,8 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..dtypes import element_dtype
-from ..types import TensorType
+from ..ir.dtypes import element_dtype
+from ..ir.types import TensorType
 from .registry import OpCall, op
 
 

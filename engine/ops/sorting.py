@@ -28,9 +28,9 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from ..attributes import attribute_key
-from ..dtypes import element_dtype, is_narrow_float, is_narrow_int, widen
-from ..ir import Operation, Region, Value
+from ..ir.attributes import attribute_key
+from ..ir.dtypes import element_dtype, is_narrow_float, is_narrow_int, widen
+from ..ir.core import Operation, Region, Value
 from .reduction import run_body
 from .registry import EVALUATORS, OpCall, op
 

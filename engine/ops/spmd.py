@@ -18,9 +18,17 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..attributes import SdyDimSharding, SdyMesh, SdySharding, SdyShardingPerValue, SymbolRef
-from ..sharding import (HloSharding, ShardingSyntaxError, device_tile, manual_peers, parse_hlo_sharding, tile_bounds,
-                        tile_holder, tile_shape)
+from ..ir.attributes import SdyDimSharding, SdyMesh, SdySharding, SdyShardingPerValue, SymbolRef
+from ..ir.sharding import (
+    HloSharding,
+    ShardingSyntaxError,
+    device_tile,
+    manual_peers,
+    parse_hlo_sharding,
+    tile_bounds,
+    tile_holder,
+    tile_shape,
+)
 from .checks import CUSTOM_CALL_TARGETS
 from .registry import OpCall, op
 

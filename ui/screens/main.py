@@ -17,10 +17,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import RichLog
 
-from hlodbg.engine.errors import HlodbgError
-from hlodbg.engine.ir import Operation
-from hlodbg.engine.locations import describe
-from hlodbg.engine.session_views import op_label
+from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.locations import describe
+from hlodbg.engine.debug.session_views import op_label
 from hlodbg.layouts.graph import DataflowGraph, GraphError
 
 from ..commands import CommandResult, CommandRunner

@@ -27,8 +27,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from hlodbg.engine.errors import HlodbgError
-from hlodbg.engine.ir import Operation
+from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.ir.core import Operation
 from hlodbg.layouts.graph import DataflowGraph
 from hlodbg.layouts.palette import style_of
 from hlodbg.layouts.scene import COLLAPSED_PREFIX, Scene, SceneBuilder

@@ -25,8 +25,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from hlodbg.engine.dtypes import Token, compute_dtype, is_float_dtype, widen
-from hlodbg.engine.summary import ValueSummary, summarize
+from hlodbg.engine.ir.dtypes import Token, compute_dtype, is_float_dtype, widen
+from hlodbg.engine.debug.summary import ValueSummary, summarize
 from hlodbg.ui.state import ValueView
 
 from .tensor_text import MUTED, as_tensor, format_float, changed_mask, count_changed, element_count, element_type_text, format_cells, histogram_line, split_tuple_type

@@ -1,0 +1,363 @@
+"""Breakpoints and watches: what they are, where they point, and where they are kept.
+
+A breakpoint is written the way people think of a place in a program:
+
+    %12   @decode:%12        the op producing a value (of the entry function, or of @decode)
+    42   line 42   prog.mlir:42   the op(s) on a line of the .mlir text (the next line holding
+                                  one if that line has none)
+    model.py:42               the ops JAX lowered from line 42 of model.py (producer location)
+    stablehlo.all_reduce   while   func.call     every op of a kind
+    nan   inf   nonfinite     any op whose result holds NaN / ±Inf / either
+    abs(result).max() > 1e3   any op for which the expression holds (see expressions.py)
+
+with an optional ` if CONDITION` (an expression, or `nan` / `inf` / `nonfinite` about the op's
+results) and a number of hits to ignore. A breakpoint that looks at results (value breakpoints,
+conditions naming `result`/`results`) stops right after its op; the others stop before it.
+Breakpoints and watch expressions are saved per program in a small JSON file.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ..ir.errors import HlodbgError
+from .expressions import ExpressionError, compile_expression
+from ..ir.core import Module, Operation
+from ..ir.locations import user_frame
+
+VALUE_TESTS = ("nan", "inf", "nonfinite")
+RESULT_NAMES = frozenset({"result", "results"})
+
+
+class BreakpointError(HlodbgError):
+    """A breakpoint that cannot be understood or points nowhere."""
+
+
+def _count(value: Any, test: str) -> int:
+    if isinstance(value, (list, tuple)):
+        return sum(_count(v, test) for v in value)
+    if not isinstance(value, np.ndarray):
+        return 0
+    dtype = value.dtype
+    if dtype.kind in "biu" or dtype == np.bool_:
+        return 0
+    if dtype.kind not in "fc":
+        try:
+            value = value.astype(np.float32)  # ml_dtypes floats; narrow ints raise and hold no NaN
+        except (TypeError, ValueError):
+            return 0
+        if value.dtype.kind not in "fc":
+            return 0
+    if test == "nan":
+        return int(np.count_nonzero(np.isnan(value)))
+    if test == "inf":
+        return int(np.count_nonzero(np.isinf(value)))
+    return int(value.size - np.count_nonzero(np.isfinite(value)))
+
+
+def value_test(name: str) -> Callable[[list], bool]:
+    return lambda results: any(_count(r, name) for r in results)
+
+
+@dataclass
+class Breakpoint:
+    """One breakpoint; `ops` is empty for value breakpoints (they apply to every op)."""
+
+    id: int
+    spec: str
+    condition: Optional[str] = None
+    ignore: int = 0
+    enabled: bool = True
+    kind: str = "op"  # op | line | location | kind | value
+    ops: frozenset = frozenset()
+    after: bool = False  # stops right after its op (it looks at results) instead of before
+    note: str = ""  # how the spec was resolved (e.g. "line 41 has no op: using line 43")
+    test: Optional[Callable] = field(default=None, repr=False)  # value test or expression
+    condition_test: Optional[Callable] = field(default=None, repr=False)
+
+    def describe(self) -> str:
+        text = f"#{self.id} {self.spec}"
+        if self.condition:
+            text += f" if {self.condition}"
+        if self.ignore:
+            text += f" (ignore {self.ignore})"
+        if not self.enabled:
+            text += " [disabled]"
+        return text
+
+    def to_json(self) -> dict:
+        return {"spec": self.spec, "condition": self.condition, "ignore": self.ignore, "enabled": self.enabled}
+
+
+def _compile_test(text: str, what: str) -> tuple[Callable, bool]:
+    """(test(names, lookup) -> bool, whether it needs the op's results)."""
+    word = text.strip().lower()
+    if word in VALUE_TESTS:
+        check = value_test(word)
+        return (lambda names, lookup: check(names["results"])), True
+    try:
+        expression = compile_expression(text)
+    except ExpressionError as e:
+        raise BreakpointError(f"{what} {text!r}: {e}") from None
+    return expression.truth, bool(expression.names & RESULT_NAMES)
+
+
+_LINE = re.compile(r"^(?:line\s+)?(\d+)$")
+_FILE_LINE = re.compile(r"^(.+?):(\d+)(?::\d+)?$")
+_VALUE_REF = re.compile(r"^(?:@([\w.$-]+):)?(%[\w.$#-]+)$")
+_KIND = re.compile(r"^[a-z_][\w]*(\.[a-z_][\w-]*)?$")
+
+
+class Resolver:
+    """Finds the ops a breakpoint spec points at in one module."""
+
+    def __init__(self, module: Module, entry: str = "main", path: Optional[str] = None):
+        self.module = module
+        self.entry = entry
+        self.path = path
+        self._ops = [op for f in module.functions.values() for op in f.ops]
+
+    def resolve(self, spec: str) -> tuple[str, frozenset, str]:
+        """(kind, ops, note) for a spec; BreakpointError if it points nowhere."""
+        text = spec.strip()
+        if not text:
+            raise BreakpointError("empty breakpoint")
+        match = _VALUE_REF.match(text)
+        if match:
+            return "op", frozenset([self._value_op(match.group(1), match.group(2))]), ""
+        match = _LINE.match(text)
+        if match:
+            return self._line(int(match.group(1)))
+        match = _FILE_LINE.match(text)
+        if match and not text.startswith(("%", "@")):
+            name, line = match.group(1), int(match.group(2))
+            if name.endswith(".mlir") or (self.path and Path(name).name == Path(self.path).name):
+                return self._line(line)
+            return self._location(name, line)
+        if _KIND.match(text) and text not in VALUE_TESTS:
+            ops = self._kind(text)
+            if ops:
+                return "kind", ops, ""
+        raise BreakpointError(f"cannot read {spec!r} as a breakpoint")
+
+    def _value_op(self, function: Optional[str], name: str) -> Operation:
+        functions = self.module.functions
+        if function is not None:
+            if function not in functions:
+                raise BreakpointError(f"no function @{function} (functions: {', '.join('@' + f for f in functions)})")
+            candidates = [functions[function]]
+        else:
+            main = functions.get(self.entry)
+            candidates = ([main] if main is not None else []) + [f for n, f in functions.items() if n != self.entry]
+        found = []
+        for f in candidates:
+            op = _op_producing(f, name)
+            if op is not None:
+                found.append((f, op))
+                if function is None and f.sym_name == self.entry:
+                    break
+        if not found:
+            where = f"@{function}" if function else "any function"
+            raise BreakpointError(f"no value {name} in {where}")
+        if len(found) > 1:
+            names = ", ".join(f"@{f.sym_name}:{name}" for f, _ in found)
+            raise BreakpointError(f"{name} is defined in several functions; say which: {names}")
+        return found[0][1]
+
+    def _line(self, line: int) -> tuple[str, frozenset, str]:
+        by_line: dict[int, list[Operation]] = {}
+        for op in self._ops:
+            if op.pos is not None:
+                by_line.setdefault(op.pos.line, []).append(op)
+        if line in by_line:
+            return "line", frozenset(by_line[line]), ""
+        later = [n for n in by_line if n > line]
+        if not later:
+            raise BreakpointError(f"no op on line {line} or after it")
+        nearest = min(later)
+        return "line", frozenset(by_line[nearest]), f"line {line} has no op: using line {nearest}"
+
+    def _location(self, name: str, line: int) -> tuple[str, frozenset, str]:
+        ops = []
+        for op in self._ops:
+            frame = user_frame(op.location)
+            if frame is not None and frame.line == line and _same_file(frame.filename, name):
+                ops.append(op)
+        if not ops:
+            raise BreakpointError(f"no op comes from {name}:{line} (the program's locations name no such line)")
+        return "location", frozenset(ops), ""
+
+    def _kind(self, text: str) -> frozenset:
+        names = {text} if "." in text else {f"stablehlo.{text}", f"chlo.{text}", f"func.{text}", text}
+        return frozenset(op for op in self._ops if op.name in names)
+
+
+def _same_file(filename: str, wanted: str) -> bool:
+    return filename == wanted or filename.endswith("/" + wanted) or Path(filename).name == wanted
+
+
+def _op_producing(function, name: str) -> Optional[Operation]:
+    wanted = {name, name + "#0"}
+    for op in function.ops:
+        for v in op.results:
+            if v.name in wanted:
+                return op
+    return None
+
+
+class BreakpointTable:
+    """The breakpoints and watch expressions of one program, saved to `path` on every change."""
+
+    def __init__(self, resolver: Resolver, path: Optional[Path] = None):
+        self.resolver = resolver
+        self.path = path
+        self.breakpoints: list[Breakpoint] = []
+        self.watches: list[str] = []
+        self.messages: list[str] = []  # problems met loading the saved file
+        self._next_id = 1
+        if path is not None:
+            self._load()
+
+    # -- editing ------------------------------------------------------------------------------
+    def add(self, spec: str, condition: Optional[str] = None, ignore: int = 0, enabled: bool = True,
+            save: bool = True) -> Breakpoint:
+        spec = spec.strip()
+        if condition is None:
+            head, sep, tail = spec.partition(" if ")
+            if sep:
+                spec, condition = head.strip(), tail.strip()
+        if ignore < 0:
+            raise BreakpointError("ignore count must be 0 or more")
+        bp = Breakpoint(self._next_id, spec, condition or None, int(ignore), enabled)
+        word = spec.lower()
+        if word in VALUE_TESTS:
+            bp.kind, bp.after = "value", True
+            bp.test, _ = _compile_test(word, "breakpoint")
+        else:
+            try:
+                bp.kind, bp.ops, bp.note = self.resolver.resolve(spec)
+            except BreakpointError:
+                if not _looks_like_expression(spec):
+                    raise
+                bp.kind = "value"
+                bp.test, _ = _compile_test(spec, "breakpoint expression")
+                bp.after = True
+        if bp.condition:
+            bp.condition_test, needs_results = _compile_test(bp.condition, "condition")
+            bp.after = bp.after or needs_results
+        self._next_id += 1
+        self.breakpoints.append(bp)
+        if save:
+            self.save()
+        return bp
+
+    def get(self, id: int) -> Breakpoint:
+        for bp in self.breakpoints:
+            if bp.id == id:
+                return bp
+        known = ", ".join(f"#{b.id}" for b in self.breakpoints) or "none"
+        raise BreakpointError(f"no breakpoint #{id} (breakpoints: {known})")
+
+    def remove(self, id: int) -> None:
+        self.breakpoints.remove(self.get(id))
+        self.save()
+
+    def clear(self) -> None:
+        self.breakpoints.clear()
+        self.save()
+
+    def enable(self, id: int, enabled: bool = True) -> None:
+        self.get(id).enabled = enabled
+        self.save()
+
+    def set_ignore(self, id: int, ignore: int) -> None:
+        if ignore < 0:
+            raise BreakpointError("ignore count must be 0 or more")
+        self.get(id).ignore = int(ignore)
+        self.save()
+
+    def add_watch(self, text: str) -> None:
+        try:
+            compile_expression(text)
+        except ExpressionError as e:
+            raise BreakpointError(f"watch {text!r}: {e}") from None
+        self.watches.append(text)
+        self.save()
+
+    def remove_watch(self, index: int) -> None:
+        if not 0 <= index < len(self.watches):
+            raise BreakpointError(f"no watch {index} (there are {len(self.watches)})")
+        del self.watches[index]
+        self.save()
+
+    @property
+    def active(self) -> list[Breakpoint]:
+        return [bp for bp in self.breakpoints if bp.enabled]
+
+    # -- persistence --------------------------------------------------------------------------
+    def save(self) -> None:
+        if self.path is None:
+            return
+        data = {"version": 1, "breakpoints": [bp.to_json() for bp in self.breakpoints], "watches": self.watches}
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = self.path.with_suffix(".tmp")
+            temporary.write_text(json.dumps(data, indent=1))
+            os.replace(temporary, self.path)
+        except OSError as e:
+            self.messages.append(f"could not save breakpoints to {self.path}: {e.strerror}")
+
+    def _load(self) -> None:
+        try:
+            data = json.loads(self.path.read_text())
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as e:
+            self.messages.append(f"ignored {self.path}: not a breakpoint file ({e})")
+            self.path = None  # keep the user's file as it is
+            return
+        if not isinstance(data, dict):
+            self.messages.append(f"ignored {self.path}: not a breakpoint file")
+            self.path = None
+            return
+        for entry in data.get("breakpoints", []):
+            try:
+                self.add(str(entry["spec"]), entry.get("condition"), int(entry.get("ignore", 0)),
+                         bool(entry.get("enabled", True)), save=False)
+            except (BreakpointError, KeyError, TypeError, ValueError) as e:
+                self.messages.append(f"saved breakpoint {entry!r} no longer applies: {e}")
+        for text in data.get("watches", []):
+            try:
+                compile_expression(str(text))
+                self.watches.append(str(text))
+            except ExpressionError as e:
+                self.messages.append(f"saved watch {text!r} no longer applies: {e}")
+
+
+def _looks_like_expression(spec: str) -> bool:
+    return any(ch in spec for ch in "()<>=!+-*/[]") or spec.split(".")[0] in RESULT_NAMES
+
+
+def state_path(program_path: Optional[str], text: str) -> Path:
+    """Where a program's breakpoints live: $HLODBG_STATE_DIR, else $XDG_STATE_HOME/hlodbg, else
+    ~/.local/state/hlodbg; one file per program, named after it and a hash of its path (or of
+    its text when it has no file)."""
+    root = os.environ.get("HLODBG_STATE_DIR")
+    if not root:
+        base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state")
+        root = os.path.join(base, "hlodbg")
+    if program_path:
+        key = os.path.abspath(program_path)
+        stem = Path(program_path).stem
+    else:
+        key = text
+        stem = "program"
+    digest = hashlib.sha256(key.encode("utf-8", "replace")).hexdigest()[:12]
+    return Path(root) / "breakpoints" / f"{stem}-{digest}.json"

@@ -1,0 +1,289 @@
+"""Recording execution for the debugger: a run that keeps every value and can pause before any op.
+
+`RecordingInterpreter` is the interpreter with its block loop replaced by one that appends each op
+instance to a `Trace` (op, frame, result, duration) and asks a `Gate` whether to pause before an
+op starts or after it finishes. `Execution` runs it in a greenlet that parks at those pauses, so the session can step forward lazily through a program of any length (including one
+that never ends) while every value it has seen stays recorded.
+"""
+from __future__ import annotations
+
+import threading
+import traceback
+from time import perf_counter
+from typing import Any, Optional, Sequence
+
+import greenlet
+import numpy as np
+
+from ..ir.errors import ExecutionError, HlodbgError
+from ..run.interpreter import Frame, Interpreter, _block_arguments, _frozen
+from ..ir.core import Block
+from .replay import nbytes
+from .trace import ALIASING_OWNERS, FrameRecord, Trace
+
+NEVER = float("inf")
+
+
+class Abandoned(BaseException):
+    """Unwinds a parked run the session no longer wants (restart, close). Not an Exception, so
+    evaluators' `except Exception` handlers cannot swallow it."""
+
+
+class Gate:
+    """What the recording loop asks before and after every op; the session sets it while paused.
+
+    `pause_at`: pause before the event with this id starts. `stop_ops`: ops with a breakpoint,
+    asked about (`check_before(event, operands)`) before they run. `check_after(event)`: asked
+    after each event finishes (value breakpoints, "pause once this op is done"); True pauses
+    before the next event starts.
+    """
+
+    __slots__ = ("pause_at", "stop_ops", "check_before", "check_after")
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.pause_at: float = NEVER
+        self.stop_ops: frozenset = frozenset()
+        self.check_before = None
+        self.check_after = None
+
+
+class RecordingInterpreter(Interpreter):
+    """An interpreter that records every event into `self.trace` and pauses at the gate."""
+
+    def __init__(self, module, store, execution: Optional["Execution"] = None, **kwargs):
+        super().__init__(module, **kwargs)
+        self.trace: Trace = store.trace
+        self.store = store
+        self.gate = Gate()
+        self.execution = execution
+        self.expand_bodies = False
+        self._record: Optional[FrameRecord] = None
+        self._active: Optional[int] = None  # the event whose evaluator is running
+        self._last_child: dict[int, FrameRecord] = {}
+        # Time spent parked, left out of the clock events are timed with.
+        self.parked_seconds = 0.0
+
+    def reset_recording(self, store) -> None:
+        """Record a new run into `store`, keeping the compiled program (the previous run must
+        have ended or been abandoned)."""
+        self.trace = store.trace
+        self.store = store
+        self.gate.reset()
+        self.execution = None
+        self.frame = None
+        self._record = None
+        self._active = None
+        self._last_child = {}
+        self.parked_seconds = 0.0
+
+    def now(self) -> float:
+        return perf_counter() - self.parked_seconds
+
+    def _run_frame(self, frame: Frame, block: Block, args: list[Any]) -> list[Any]:
+        owner = self._active
+        parent = self._record
+        trace = self.trace
+        owner_op = frame.owner
+        keep_args = owner is None or owner_op is None or owner_op.name not in ALIASING_OWNERS
+        previous = self._last_child.get(owner) if owner is not None else None
+        record = FrameRecord(len(trace.frame_records), frame.kind, frame.function, block, owner, frame.iteration,
+                             parent, previous, len(trace.ops), list(args) if keep_args else None)
+        trace.frame_records.append(record)
+        if owner is not None:
+            self._last_child[owner] = record
+        if keep_args:
+            self.store.add_frame_args(record)
+        self._record = record
+        try:
+            return super()._run_frame(frame, block, args)
+        finally:
+            self._record = parent
+            self._active = owner
+
+    def _run_block(self, block: Block, args: list[Any], env: dict) -> list[Any]:
+        steps, terminator = self._compile(block)
+        arguments = _block_arguments(block, args)
+        device = self.device
+        transparent = device.transparent_storage
+        load, store_value = device.load, device.store
+        for value, arg in zip(arguments, args):
+            env[value] = arg if transparent else store_value(arg, value.type)
+        trace = self.trace
+        ops, ends, results = trace.ops, trace.ends, trace.results
+        add_op, add_frame, add_end, add_result, add_start = (
+            ops.append, trace.frames.append, ends.append, results.append, trace.starts.append)
+        add_completed = trace.completed.append
+        record = self._record
+        gate = self.gate
+        store = self.store
+        sizes = store._sizes
+        ndarray = np.ndarray
+        clock = perf_counter
+        for step in steps:
+            eid = len(ops)
+            op = step.op
+            add_op(op)
+            add_frame(record)
+            add_end(-1)
+            add_result(None)
+            if transparent:
+                operands = [env[v] for v in step.operands]
+            else:
+                operands = [load(env[v], v.type) for v in step.operands]
+            if eid >= gate.pause_at or op in gate.stop_ops:
+                self._arrive(eid, operands)
+            self._active = eid
+            add_start(clock() - self.parked_seconds)
+            out = step.folded
+            if out is None:
+                try:
+                    out = step.evaluator(step.call, *operands)
+                except HlodbgError:
+                    raise
+                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
+                    raise self._failure(step, e) from e
+                if step.foldable:
+                    step.folded = _frozen(out)
+            results[eid] = out
+            ends[eid] = len(ops) - 1
+            add_completed(eid)
+            if step.single:
+                env[step.results[0]] = out if transparent else store_value(out, step.results[0].type)
+            elif step.results:
+                for value, result in zip(step.results, out):
+                    env[value] = result if transparent else store_value(result, value.type)
+            # The value store's accounting, inlined: this loop runs once per op of the program.
+            if type(out) is ndarray:
+                size = out.nbytes if out.base is None else 0
+            else:
+                size = nbytes(out)
+            if size:
+                sizes[eid] = size
+                store.bytes += size
+                if store.bytes > store.budget:
+                    store.evict()
+            if gate.check_after is not None and gate.check_after(eid):
+                gate.pause_at = len(ops)
+        if terminator is None:
+            return []
+        eid = len(ops)
+        add_op(terminator)
+        add_frame(record)
+        add_end(eid)
+        add_result(None)
+        returned = [env[v] if transparent else load(env[v], v.type) for v in terminator.operands]
+        if eid >= gate.pause_at or terminator in gate.stop_ops:
+            self._arrive(eid, returned)
+        add_start(clock() - self.parked_seconds)
+        record.last = eid
+        add_completed(eid)
+        store.frame_finished(record)
+        if gate.check_after is not None and gate.check_after(eid):
+            gate.pause_at = len(ops)
+        return returned
+
+    def _arrive(self, eid: int, operands: list) -> None:
+        gate = self.gate
+        if eid < gate.pause_at:
+            # Only an op breakpoint brought us here: its condition decides.
+            if gate.check_before is None or not gate.check_before(eid, operands):
+                return
+        if self.execution is not None:
+            self.execution.park(eid)
+
+
+class Execution:
+    """Runs a RecordingInterpreter in a greenlet that parks at the gate's pauses.
+
+    `advance()` lets the run go on until its next pause, the end or an error, and returns. A
+    greenlet (not a thread) keeps parking and resuming to a switch of stacks: stepping costs
+    microseconds and a run to the end costs what the run costs. States: ready -> running <->
+    parked -> finished | failed | abandoned. A run belongs to the thread that started it;
+    `interrupt()` may come from any thread.
+    """
+
+    def __init__(self, interpreter: RecordingInterpreter, entry: str, args: Sequence[Any]):
+        self.interpreter = interpreter
+        interpreter.execution = self
+        self.entry = entry
+        self.args = list(args)
+        self.state = "ready"
+        self.parked_at: Optional[int] = None
+        self.results: Optional[list] = None
+        self.error: Optional[HlodbgError] = None
+        self._greenlet: Optional[greenlet.greenlet] = None
+        self._thread: Optional[int] = None  # the thread the run started in
+
+    @property
+    def done(self) -> bool:
+        return self.state in ("finished", "failed", "abandoned")
+
+    def advance(self) -> None:
+        """Let the run go on until it parks again or ends (the gate says where to park)."""
+        if self.done:
+            return
+        if self.state == "ready":
+            self._thread = threading.get_ident()
+            self._greenlet = greenlet.greenlet(self._main)
+        self._check_thread()
+        self._greenlet.parent = greenlet.getcurrent()
+        self.state = "running"
+        self._greenlet.switch()
+
+    def interrupt(self) -> None:
+        """Make a running execution park before its next op (safe from any thread)."""
+        self.interpreter.gate.pause_at = 0
+
+    def abandon(self) -> None:
+        """End the run for good; a parked one is unwound (its frames' cleanup runs)."""
+        if self.state == "ready":
+            self.state = "abandoned"
+        elif self.state == "parked":
+            self._check_thread()
+            self.state = "abandoned"
+            self._greenlet.parent = greenlet.getcurrent()
+            self._greenlet.switch()
+
+    def _check_thread(self) -> None:
+        if threading.get_ident() != self._thread:
+            raise ExecutionError("a debugging session is driven from the thread that created it; "
+                                 "call it from one thread (interrupt() is the exception)")
+
+    # -- inside the run -----------------------------------------------------------------------
+    def park(self, eid: int) -> None:
+        interpreter = self.interpreter
+        interpreter.trace.clock_at_park = interpreter.now()
+        parked = perf_counter()
+        self.parked_at = eid
+        self.state = "parked"
+        self._greenlet.parent.switch()
+        if self.state == "abandoned":
+            raise Abandoned
+        self.parked_at = None
+        interpreter.parked_seconds += perf_counter() - parked
+
+    def _main(self) -> None:
+        results, error = None, None
+        try:
+            with np.errstate(all="ignore"):
+                results = self.interpreter.run(self.entry, self.args)
+        except Abandoned:
+            self.state = "abandoned"
+            return
+        except (KeyboardInterrupt, greenlet.GreenletExit):
+            self.state = "abandoned"  # the run cannot go on; the caller sees the interrupt
+            raise
+        except HlodbgError as e:
+            error = e
+        except RecursionError:
+            error = ExecutionError("the program nests calls or regions too deeply to run")
+        except Exception as e:  # noqa: BLE001 - a bug in hlodbg: keep the session alive and say so
+            detail = "".join(traceback.format_exception_only(type(e), e)).strip()
+            error = ExecutionError(f"internal error in hlodbg while running the program: {detail}")
+        self.interpreter.trace.clock_at_park = self.interpreter.now()
+        self.results = results
+        self.error = error
+        self.state = "finished" if error is None else "failed"

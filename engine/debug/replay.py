@@ -1,0 +1,342 @@
+"""The value store: every recorded value, a memory budget, and recomputation of dropped values.
+
+Recording keeps what each op returned. When the values kept pass the budget, the oldest ones are
+dropped; asking for a dropped value recomputes it by replaying the op that produced it on its
+operands (recomputing those first if they were dropped too). Ops are deterministic given their
+operands, so a replayed value is bit-identical to the recorded one. What cannot be replayed is
+never dropped: the entry arguments, random numbers, queues and collectives (and ops whose regions
+or callees hold such ops). The state a while loop carries is kept at every K-th iteration as a
+checkpoint, so replaying a value late in a long loop starts from a nearby iteration instead of
+the beginning; K doubles whenever checkpoints would take more than half the budget.
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections import deque
+from typing import Any, Optional
+
+import numpy as np
+
+from ..ir.errors import ExecutionError
+from ..run.interpreter import IMPURE_OPS, Frame, Interpreter, Listener
+from ..ir.core import Module, Operation, Value, symbol_name
+from .trace import EVICTED, FrameRecord, Trace
+
+# Ops whose results depend on more than their operands: replaying them would not reproduce
+# what the run saw. The interpreter's impure ops, less those that give the same answer again
+# in the same process (calls and composites are judged by their bodies instead).
+NOT_REPLAYABLE = (IMPURE_OPS - {"func.call", "stablehlo.composite", "stablehlo.after_all", "stablehlo.create_token",
+                                "stablehlo.replica_id", "stablehlo.partition_id"}) | {"interpreter.probe", "interpreter.print"}
+
+FIRST_CHECKPOINT_STRIDE = 8
+
+
+def default_budget() -> int:
+    """A quarter of the machine's memory."""
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
+    except (ValueError, OSError, AttributeError):
+        return 4 << 30
+
+
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)?\s*$", re.IGNORECASE)
+
+
+def parse_size(text: str) -> int:
+    """`2G`, `512M`, `1.5GiB`, `100000` (bytes) -> bytes; ValueError with the accepted forms."""
+    match = _SIZE.match(str(text))
+    if not match:
+        raise ValueError(f"cannot read {text!r} as a size; use bytes or a number with K, M, G or T (e.g. 2G, 512M)")
+    number, unit = float(match.group(1)), match.group(2).lower()
+    return int(number * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[unit])
+
+
+def nbytes(out: Any) -> int:
+    """Memory a result holds on its own (views of other arrays hold none)."""
+    if type(out) is np.ndarray:
+        return out.nbytes if out.base is None else 0
+    if isinstance(out, (list, tuple)):
+        return sum(nbytes(o) for o in out)
+    if isinstance(out, np.ndarray):
+        return out.nbytes if out.base is None else 0
+    return 0
+
+
+class _Captured(BaseException):
+    """Stops a replay once the frame arguments it was run for have been seen."""
+
+
+class _CaptureFrameArgs(Listener):
+    def __init__(self, top: Frame, index: int):
+        self.top = top
+        self.index = index
+        self.seen = -1
+        self.args: Optional[list] = None
+
+    def enter_frame(self, frame: Frame, args: list) -> None:
+        if frame.parent is self.top:
+            self.seen += 1
+            if self.seen == self.index:
+                self.args = list(args)
+                raise _Captured
+
+
+class ValueStore:
+    """Recorded values of one run, within `budget` bytes, recomputed on demand when dropped."""
+
+    def __init__(self, module: Module, interpreter_factory, budget: Optional[int] = None):
+        self._module = module
+        self.trace = Trace()
+        self.budget = default_budget() if budget is None else max(0, int(budget))
+        self.bytes = 0  # bytes of recorded values currently kept (the recording loop adds to it)
+        self.evicted = 0  # values dropped so far
+        self.recomputed = 0  # values recomputed so far
+        self._sizes: dict[Any, int] = {}  # event id, or ("frame", id), -> bytes it holds
+        self._cursor = 0  # eviction has considered trace.completed[:_cursor]
+        self._later: deque = deque()  # recomputed values, frame arguments, unpinned checkpoints
+        self._pinned: set = set()
+        self._hold: set = set()
+        self._checkpoint_stride = FIRST_CHECKPOINT_STRIDE
+        self._checkpoints: dict[int, list[int]] = {}  # body frame id -> events kept for it
+        self._checkpoint_bytes = 0
+        self._make_interpreter = interpreter_factory
+        self._quiet: Optional[Interpreter] = None
+        self._replayable: dict[int, bool] = {}
+        self._free: dict[Operation, list[Value]] = {}
+
+    # -- recording side (called by the recording loop) ----------------------------------------
+    def add_frame_args(self, record: FrameRecord) -> None:
+        key = ("frame", record.id)
+        if record.owner is None or not self._op_replayable(self.trace.ops[record.owner]):
+            self._pinned.add(key)
+        size = nbytes(record.args)
+        if size:
+            self._sizes[key] = size
+            self._later.append(key)
+            self.bytes += size
+
+    def frame_finished(self, record: FrameRecord) -> None:
+        """Keep the state a loop carries at every K-th iteration (a replay checkpoint)."""
+        if record.kind != "while.body" or record.iteration % self._checkpoint_stride:
+            return
+        kept = []
+        for k in range(len(self.trace.ops[record.last].operands)):
+            ref = self.trace.operand_ref(record.last, k)
+            if ref is not None and ref[0] == "event" and ref[1] not in self._pinned:
+                self._pinned.add(ref[1])
+                kept.append(ref[1])
+                self._checkpoint_bytes += self._sizes.get(ref[1], 0)
+        self._checkpoints[record.id] = kept
+        if self._checkpoint_bytes > self.budget // 2:
+            self._thin_checkpoints()
+
+    def _thin_checkpoints(self) -> None:
+        self._checkpoint_stride *= 2
+        records = self.trace.frame_records
+        for frame_id in list(self._checkpoints):
+            if records[frame_id].iteration % self._checkpoint_stride:
+                for e in self._checkpoints.pop(frame_id):
+                    self._pinned.discard(e)
+                    self._later.append(e)
+                    self._checkpoint_bytes -= self._sizes.get(e, 0)
+
+    def evict(self, target: Optional[int] = None) -> None:
+        """Drop the oldest droppable values until at most `target` bytes (¾ budget) are kept.
+
+        Oldest means first finished: the trace's completion list is the queue, so recording
+        needs no queue of its own; recomputed values and frame arguments wait in `_later`.
+        """
+        target = self.budget * 3 // 4 if target is None else target
+        sizes, trace, completed, later = self._sizes, self.trace, self.trace.completed, self._later
+        skipped = []
+        while self.bytes > target:
+            if self._cursor < len(completed):
+                key = completed[self._cursor]
+                self._cursor += 1
+            elif later:
+                key = later.popleft()
+            else:
+                break
+            size = sizes.get(key)
+            if size is None:
+                continue
+            if key in self._pinned or key in self._hold or not self._droppable(key):
+                if key not in self._pinned:
+                    skipped.append(key)  # held for now: droppable later
+                continue
+            del sizes[key]
+            self.bytes -= size
+            self.evicted += 1
+            if isinstance(key, tuple):
+                trace.frame_records[key[1]].args = None
+            else:
+                trace.results[key] = EVICTED
+        later.extend(skipped)
+
+    def _droppable(self, key: Any) -> bool:
+        trace = self.trace
+        if isinstance(key, tuple):
+            record = trace.frame_records[key[1]]
+            return record.owner is not None and trace.ends[record.owner] >= 0
+        return trace.ends[key] >= 0 and self._op_replayable(trace.ops[key])
+
+    # -- reading side -------------------------------------------------------------------------
+    def output(self, eid: int) -> Any:
+        """What event `eid`'s evaluator returned (recomputed if it had been dropped)."""
+        out = self.trace.results[eid]
+        if out is EVICTED:
+            self._materialise([eid])
+            out = self.trace.results[eid]
+        return out
+
+    def value(self, ref: tuple) -> Any:
+        kind, index, k = ref
+        if kind == "event":
+            out = self.output(index)
+            return out if len(self.trace.ops[index].results) == 1 else out[k]
+        record = self.trace.frame_records[index]
+        if record.args is None:
+            self._materialise([("frame", index)])
+        return record.args[k]
+
+    def _available(self, item: Any) -> bool:
+        if isinstance(item, tuple):
+            return self.trace.frame_records[item[1]].args is not None
+        return self.trace.results[item] is not EVICTED
+
+    def _dependencies(self, item: Any) -> list:
+        trace = self.trace
+        if isinstance(item, tuple):
+            # Frame arguments come from replaying the op that opened the frame: its inputs.
+            return self._dependencies(trace.frame_records[item[1]].owner)
+        op, frame = trace.ops[item], trace.frames[item]
+        refs = [trace.ref(frame, v) for v in op.operands] + [trace.ref(frame, v) for v in self._free_values(op)]
+        deps = []
+        for ref in refs:
+            if ref is None:
+                raise ExecutionError(f"cannot replay {op.name}: an operand was never recorded", op.pos)
+            deps.append(ref[1] if ref[0] == "event" else ("frame", ref[1]))
+        return deps
+
+    def _materialise(self, targets: list) -> None:
+        """Recompute `targets` and whatever dropped values they need, oldest first, iteratively."""
+        # Make room first: what this call recomputes stays until the next one, so callers can
+        # read it even when the budget is smaller than the value.
+        if self.bytes > self.budget:
+            self.evict()
+        stack = list(targets)
+        hold = self._hold
+        try:
+            while stack:
+                item = stack[-1]
+                if self._available(item):
+                    stack.pop()
+                    continue
+                missing = [d for d in self._dependencies(item) if not self._available(d)]
+                if missing:
+                    stack.extend(missing)
+                    continue
+                self._recompute(item)
+                hold.add(item)
+                stack.pop()
+        finally:
+            hold.clear()
+
+    def _recompute(self, item: Any) -> None:
+        trace = self.trace
+        event = trace.frame_records[item[1]].owner if isinstance(item, tuple) else item
+        op, frame = trace.ops[event], trace.frames[event]
+        operands = [self.value(trace.ref(frame, v)) for v in op.operands]
+        env = {v: self.value(trace.ref(frame, v)) for v in self._free_values(op)}
+        interpreter = self._interpreter()
+        step = interpreter.step_for(op)
+        replay_frame = Frame(frame.function, "replay", None, None, None, env)
+        interpreter.frame = replay_frame
+        try:
+            with np.errstate(all="ignore"):
+                if isinstance(item, tuple):
+                    record = trace.frame_records[item[1]]
+                    capture = _CaptureFrameArgs(replay_frame, _sibling_index(record))
+                    interpreter.listeners = [capture]
+                    try:
+                        step.evaluator(step.call, *operands)
+                    except _Captured:
+                        pass
+                    if capture.args is None:
+                        raise ExecutionError(f"replaying {op.name} did not reach {record.describe()}", op.pos)
+                    record.args = capture.args
+                    self._requeue(item, record.args)
+                else:
+                    out = step.folded if step.folded is not None else step.evaluator(step.call, *operands)
+                    trace.results[event] = out
+                    self._requeue(event, out)
+        finally:
+            interpreter.listeners = []
+            interpreter.frame = None
+        self.recomputed += 1
+
+    def _requeue(self, key: Any, out: Any) -> None:
+        size = nbytes(out)
+        if size:
+            self._sizes[key] = size
+            self._later.append(key)
+            self.bytes += size
+
+    def _interpreter(self) -> Interpreter:
+        if self._quiet is None:
+            self._quiet = self._make_interpreter()
+        return self._quiet
+
+
+    # -- static facts about ops -----------------------------------------------------------------
+    def _free_values(self, op: Operation) -> list[Value]:
+        """Values an op's regions use that are defined outside the op (in visiting order)."""
+        found = self._free.get(op)
+        if found is None:
+            inside: set = set()
+            used: dict = {}
+            for region in op.regions:
+                for block in region.blocks:
+                    inside.update(block.arguments)
+                    for nested in block.operations:
+                        for inner in nested.walk():
+                            inside.update(inner.results)
+                            for region2 in inner.regions:
+                                for block2 in region2.blocks:
+                                    inside.update(block2.arguments)
+                            for v in inner.operands:
+                                used.setdefault(v, None)
+            found = self._free[op] = [v for v in used if v not in inside]
+        return found
+
+    def _op_replayable(self, op: Operation, visiting: Optional[set] = None) -> bool:
+        known = self._replayable.get(id(op))
+        if known is not None:
+            return known
+        visiting = set() if visiting is None else visiting
+        if id(op) in visiting:
+            return True  # recursion: decided by the other ops
+        visiting.add(id(op))
+        ok = op.name not in NOT_REPLAYABLE and not op.name.startswith("sdy.")
+        if ok and op.name in ("func.call", "stablehlo.composite"):
+            attr = op.attributes.get("callee" if op.name == "func.call" else "decomposition")
+            callee = self._module.functions.get(symbol_name(attr)) if attr is not None else None
+            ok = callee is not None and all(self._op_replayable(inner, visiting) for inner in callee.ops)
+        if ok:
+            for region in op.regions:
+                for block in region.blocks:
+                    if not all(self._op_replayable(inner, visiting) for inner in block.operations):
+                        ok = False
+                        break
+        self._replayable[id(op)] = ok
+        return ok
+
+
+def _sibling_index(record: FrameRecord) -> int:
+    index = 0
+    previous = record.previous
+    while previous is not None:
+        index += 1
+        previous = previous.previous
+    return index

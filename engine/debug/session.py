@@ -1,0 +1,639 @@
+"""A debugging session: a cursor in a recorded run that moves forward and back, op by op.
+
+The cursor is an event (an op instance, see trace.py) about to run, like a debugger's current
+line; `position == len(trace)` once the program has finished. Going forward runs the program
+lazily in a greenlet (recording.py) only as far as needed; going back just moves the
+cursor, because every value is recorded (or recomputed, replay.py). Each control moves at one
+granularity forward and the same backward:
+
+    step / back                next / previous op at this level (calls and regions run whole)
+    step_in / back_in          into the call, loop iteration, branch or body (the next / previous
+                               op in time, at any depth)
+    step_out / back_out        to just after / just before the op that opened this frame
+    continue_ / reverse_continue   to the next / previous breakpoint hit
+    run_to(op), goto(event), restart()
+
+Forward and backward moves stop early at breakpoints met on the way, as gdb's `next` does.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from .breakpoint_scan import BreakpointScanning
+from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver
+from ..machine.device import CPU, Device
+from ..ir.errors import ExecutionError, HlodbgError
+from .expressions import ExpressionError, compile_expression
+from ..run.interpreter import Frame, Interpreter, entry_arguments
+from ..ir.core import Module, Operation
+from ..machine.process import Grid, ProcessId
+from .recording import NEVER, Execution, RecordingInterpreter
+from .replay import ValueStore
+from .summary import ValueSummary, summarize
+from .session_views import (
+    EventView,
+    FrameInfo,
+    Hit,
+    OpStatistics,
+    Stop,
+    View,
+    as_list,
+    same_outputs,
+    vectorised_note,
+)
+from .trace import FrameRecord, Trace
+
+EXPANDABLE_OPS = ("stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter", "stablehlo.sort",
+                  "stablehlo.map", "stablehlo.select_and_scatter", "stablehlo.all_reduce",
+                  "stablehlo.reduce_scatter")
+
+
+
+class Session(BreakpointScanning):
+    """Step through one run of `entry` on `args`. Build one with `Program.session()`."""
+
+    def __init__(self, module: Module, args: Sequence[Any], entry: str = "main", memory: Optional[int] = None,
+                 breakpoints: Optional[BreakpointTable] = None, device: Device = CPU,
+                 process: ProcessId = ProcessId(0, 0), grid: Optional[Grid] = None, path: Optional[str] = None):
+        self.module = module
+        self.entry = entry
+        self.args = list(args)
+        self.budget = memory
+        self.device = device
+        self.process = process
+        self.grid = grid
+        self.breakpoints = breakpoints if breakpoints is not None else BreakpointTable(Resolver(module, entry, path))
+        self._recorder: Optional[RecordingInterpreter] = None
+        self._ledgers: dict[int, tuple[tuple, list]] = {}
+        self._stats: dict[tuple, ValueSummary] = {}
+        # Arguments are checked now, in the caller, not when the run first moves.
+        self.args = entry_arguments(Interpreter(module).entry_function(entry), self.args)
+        self._start()
+
+    # -- lifecycle ----------------------------------------------------------------------------
+    def _interpreter(self) -> Interpreter:
+        return Interpreter(self.module, device=self.device, process=self.process, grid=self.grid)
+
+    def _start(self) -> None:
+        store = ValueStore(self.module, self._interpreter, self.budget)
+        recorder = self._recorder
+        if recorder is None:
+            recorder = RecordingInterpreter(self.module, store, device=self.device, process=self.process, grid=self.grid)
+            self._recorder = recorder
+        recorder.reset_recording(store)
+        execution = Execution(recorder, self.entry, self.args)
+        self._main = self._view = View(store, execution)
+        self._ledgers.clear()
+        self._stats.clear()
+        # The run starts with the first control or question: `continue_()` right away runs
+        # straight through without parking at the first op.
+
+    def restart(self, args: Optional[Sequence[Any]] = None) -> Stop:
+        """Back to the first op; with `args`, a fresh run on new arguments. Breakpoints stay."""
+        if args is None and self._main.execution.state != "abandoned":
+            self._view = self._main
+            self._main.position = 0
+            return Stop("start", 0)
+        self.close()
+        if args is not None:
+            self.args = list(args)
+        self._start()
+        return Stop("start", 0)
+
+    def close(self) -> None:
+        """Stop the background run (a parked one is unwound); restart() can start another."""
+        self._main.execution.abandon()
+
+    def interrupt(self) -> None:
+        """From another thread: make a running control stop before the next op."""
+        self._main.execution.interrupt()
+
+    # -- where we are -------------------------------------------------------------------------
+    @property
+    def trace(self) -> Trace:
+        """The trace being navigated (an expanded op's replay while inside one)."""
+        return self._view.trace
+
+    @property
+    def expanded(self) -> Optional[int]:
+        """While inside an op's body replayed for display: that op's event in the run."""
+        return self._view.base
+
+    @property
+    def position(self) -> int:
+        return self._view.position
+
+    @property
+    def finished(self) -> bool:
+        return self._view is self._main and self._main.done and self.position >= len(self._main.trace)
+
+    @property
+    def error(self) -> Optional[HlodbgError]:
+        return self._main.execution.error
+
+    @property
+    def results(self) -> Optional[list]:
+        """The entry function's results once the run has finished."""
+        return self._main.execution.results
+
+    @property
+    def op(self) -> Optional[Operation]:
+        p = self._here()
+        return self.trace.ops[p] if p < len(self.trace) else None
+
+    @property
+    def frame(self) -> Optional[FrameRecord]:
+        p = self._here()
+        trace = self.trace
+        if p < len(trace):
+            return trace.frames[p]
+        return trace.frame_records[0] if trace.frame_records else None
+
+    @property
+    def note(self) -> str:
+        """What to know about the current frame (a vectorised body, a replayed expansion)."""
+        frame = self.frame
+        if frame is not None and frame.is_vectorised_body and frame.args:
+            return vectorised_note(self.trace, frame)
+        return self._view.note
+
+    def event(self, index: Optional[int] = None) -> "EventView":
+        return EventView(self, self._view, self.position if index is None else index)
+
+    @property
+    def events(self) -> list["EventView"]:
+        """Every recorded event (the trace), in the order they started."""
+        view = self._view
+        return [EventView(self, view, i) for i in range(len(view.trace))]
+
+    def events_of(self, op: Operation) -> list["EventView"]:
+        view = self._view
+        return [EventView(self, view, i) for i, o in enumerate(view.trace.ops) if o is op]
+
+    @property
+    def stack(self) -> list[FrameInfo]:
+        """Frames from the entry function (first) to the current one (last)."""
+        out: list[FrameInfo] = []
+        view: Optional[View] = self._view
+        position = self._here()
+        while view is not None:
+            trace = view.trace
+            chain = []
+            if position < len(trace):
+                frame: Optional[FrameRecord] = trace.frames[position]
+                event: Optional[int] = position
+            else:
+                frame, event = (trace.frame_records[0] if trace.frame_records else None), None
+            while frame is not None:
+                op = trace.ops[event] if event is not None else None
+                chain.append(FrameInfo(frame.function.sym_name, frame.kind, frame.iteration, op, event,
+                                       vectorised_note(trace, frame) if frame.is_vectorised_body and frame.args else ""))
+                event = frame.owner
+                frame = trace.frames[event] if event is not None else None
+            if view.parent is not None:
+                chain[-1].note = view.note
+            out = chain[::-1] + out
+            if view.parent is None:
+                break
+            position = view.base
+            view = view.parent
+        return out
+
+    def where(self) -> str:
+        lines = [("  " * i) + info.describe() + (f"\n{'  ' * i}  note: {info.note}" if info.note else "")
+                 for i, info in enumerate(self.stack)]
+        if self.finished:
+            lines.append("finished" if self.error is None else f"failed: {self.error}")
+        return "\n".join(lines)
+
+    # -- values -------------------------------------------------------------------------------
+    def value(self, name: str) -> Any:
+        """The value of `%name` as the current op sees it (inner frames first)."""
+        return self._lookup(self._view, self._here(), name, include_own=False)
+
+    def values(self) -> dict[str, Any]:
+        """Every value visible at the current op, by SSA name (inner frames hide outer names)."""
+        view, position = self._view, self._here()
+        out: dict[str, Any] = {}
+        for name, ref in self._visible_refs(view, position, include_own=False).items():
+            out[name] = view.store.value(ref)
+        return out
+
+    def operands(self, event: Optional[int] = None) -> list:
+        return self.event(event).inputs
+
+    def outputs(self, event: Optional[int] = None) -> list:
+        return self.event(event).outputs
+
+    def evaluate(self, text: str) -> Any:
+        """An expression over the values visible here (`%5`, `iteration`, numpy functions)."""
+        try:
+            expression = compile_expression(text)
+        except ExpressionError as e:
+            raise BreakpointError(str(e)) from None
+        view, p = self._view, self._here()
+        names = self._names(view, p, include_results=False)
+        return expression.evaluate(names, lambda n: self._lookup(view, p, "%" + n, include_own=False))
+
+    def watch(self, text: str) -> None:
+        self.breakpoints.add_watch(text)
+
+    def unwatch(self, index: int) -> None:
+        self.breakpoints.remove_watch(index)
+
+    def watches(self) -> list[tuple[str, Any]]:
+        """Each watch expression and its value here (or the message saying why it has none)."""
+        out = []
+        for text in self.breakpoints.watches:
+            try:
+                out.append((text, self.evaluate(text)))
+            except HlodbgError as e:
+                out.append((text, f"<{e}>"))
+        return out
+
+    def _lookup(self, view: View, position: int, name: str, include_own: bool) -> Any:
+        name = name if name.startswith("%") else "%" + name
+        while True:
+            refs = self._visible_refs(view, position, include_own)
+            ref = refs.get(name) or refs.get(name + "#0")
+            if ref is not None:
+                return view.store.value(ref)
+            if view.parent is None:
+                break
+            position, view, include_own = view.base, view.parent, False
+        raise ExpressionError(f"{name} is not computed at this point (visible: {_some_names(refs)})")
+
+    def _visible_refs(self, view: View, position: int, include_own: bool) -> dict[str, tuple]:
+        """name -> ref of every value defined before `position` in its frame and the frames
+        enclosing it (the event at `position` itself too when `include_own`)."""
+        trace = view.trace
+        if position >= len(trace):
+            frame = trace.frame_records[0] if trace.frame_records else None
+            if frame is None:
+                return {}
+            terminator = frame.last
+            position, include_own = (terminator, True) if terminator >= 0 else (len(trace), False)
+        frame = trace.frames[position] if position < len(trace) else None
+        out: dict[str, tuple] = {}
+        limit = position
+        while frame is not None:
+            block = frame.block
+            for arg in block.arguments:
+                ref = trace.arg_ref(frame, arg.index)
+                if ref is not None:
+                    out.setdefault(arg.name, ref)
+            for op in block.operations:
+                e = trace.event_of(frame, op)
+                if e is None or trace.ends[e] < 0 or e > limit or (e == limit and not include_own):
+                    continue
+                for v in op.results:
+                    out.setdefault(v.name, ("event", e, v.index))
+            if frame.kind == "function" or frame.owner is None:
+                break
+            limit, include_own = frame.owner, False
+            frame = trace.frames[frame.owner]
+        return out
+
+    def _names(self, view: View, event: int, include_results: bool, operands: Optional[list] = None,
+               hit: int = 0) -> dict[str, Any]:
+        trace = view.trace
+        names: dict[str, Any] = {"event": event, "hit": hit, "iteration": None, "iterations": ()}
+        if event >= len(trace):
+            return names
+        op = trace.ops[event]
+        iterations = trace.enclosing_iterations(event)
+        names.update(op=op.name, iteration=iterations[-1] if iterations else None, iterations=iterations)
+        if operands is None:
+            operands = [view.store.value(trace.operand_ref(event, k)) for k in range(len(op.operands))]
+        names["operands"] = list(operands)
+        if include_results:
+            results = as_list(view.store.output(event), len(op.results)) if trace.done(event) else []
+            names["results"] = results
+            names["result"] = results[0] if results else None
+        return names
+
+    # -- statistics ---------------------------------------------------------------------------
+    def summary(self, event: Optional[int] = None, index: int = 0) -> ValueSummary:
+        """min/max/mean/NaN/Inf of result `index` of an event, computed once and cached."""
+        view = self._view
+        e = self.position if event is None else event
+        key = (id(view), e, index)
+        found = self._stats.get(key)
+        if found is None:
+            outputs = EventView(self, view, e).outputs
+            if index >= len(outputs):
+                raise ExecutionError(f"event {e} has {len(outputs)} result(s), not {index + 1}")
+            found = self._stats[key] = summarize(outputs[index])
+        return found
+
+    def op_statistics(self) -> dict[Operation, "OpStatistics"]:
+        """Per op of the program: how often it ran so far, its time and bytes, its last value."""
+        view = self._view
+        trace = view.trace
+        table: dict[Operation, OpStatistics] = {}
+        for e, op in enumerate(trace.ops):
+            if trace.ends[e] < 0 or not op.results:
+                continue
+            stats = table.get(op)
+            if stats is None:
+                stats = table[op] = OpStatistics(self, op)
+            stats.events.append(e)
+            stats.seconds += trace.seconds(e)
+        return table
+
+    @property
+    def memory_used(self) -> int:
+        return self._main.store.bytes
+
+    @property
+    def memory_budget(self) -> int:
+        return self._main.store.budget
+
+    # -- breakpoints --------------------------------------------------------------------------
+    def break_at(self, spec: str, condition: Optional[str] = None, ignore: int = 0) -> Breakpoint:
+        """Add a breakpoint (see breakpoints.py for the forms); it is saved with the program."""
+        return self.breakpoints.add(spec, condition, ignore)
+
+    def hits(self, bp: Breakpoint) -> int:
+        """How many times `bp` has been met from the start up to the current position."""
+        return self._hit_number(bp, (self._main_position(), 0, -1)) - 1
+
+    # -- controls -----------------------------------------------------------------------------
+    def step(self) -> Stop:
+        """Run the current op whole (calls and regions included) and stop at the next one."""
+        view = self._view
+        p = self._here()
+        if p >= view.end:
+            return self._at_end(view)
+        if view.trace.done(p):
+            return self._forward(target=view.trace.ends[p] + 1)
+        return self._forward(after_event=p)
+
+    def step_in(self) -> Stop:
+        """Into the call, loop, branch or body the current op runs; else like step()."""
+        view = self._view
+        p = self._here()
+        if p >= view.end:
+            return self._at_end(view)
+        self._ensure(p + 1)
+        if self._expandable(p):
+            expanded = self._expand(p)
+            if expanded is not None:
+                return expanded
+        return self._forward(target=p + 1)
+
+    def _expandable(self, p: int) -> bool:
+        """An op with a body that the run computed without running the body as a region."""
+        trace = self._view.trace
+        return (p < len(trace) and trace.done(p) and trace.ends[p] == p and bool(trace.ops[p].regions)
+                and trace.ops[p].name in EXPANDABLE_OPS)
+
+    def step_out(self) -> Stop:
+        """Finish the current frame and stop just after the op that opened it."""
+        view = self._view
+        p = self._here()
+        if p >= view.end:
+            return self._at_end(view)
+        owner = view.trace.frames[p].owner
+        if owner is None:
+            if view.parent is not None:
+                return self._leave_view(forward=True)
+            return self._forward(target=None)
+        if view.trace.done(owner):
+            return self._forward(target=view.trace.ends[owner] + 1)
+        return self._forward(after_event=owner)
+
+    def continue_(self) -> Stop:
+        """Run to the next breakpoint hit, or the end."""
+        return self._forward(target=None)
+
+    def run_to(self, where: Union[str, Operation, int]) -> Stop:
+        """Run to the next time an op runs (an Operation, an event id, or a breakpoint-style
+        spec such as `%12` or `line 40`); breakpoints on the way still stop."""
+        if isinstance(where, int):
+            if where <= self.position:
+                raise BreakpointError(f"event {where} is not ahead of the current position {self.position}")
+            return self._forward(target=where)
+        if isinstance(where, Operation):
+            ops = frozenset([where])
+        else:
+            _, ops, _ = self.breakpoints.resolver.resolve(where)
+        return self._forward(target=None, extra_ops=ops)
+
+    def back(self) -> Stop:
+        """Back to the previous op at this level (the reverse of step)."""
+        view = self._view
+        p = self._here()
+        if p == 0:
+            return self._leave_view(forward=False) if view.parent is not None else Stop("start", 0)
+        trace = view.trace
+        q = p - 1
+        if trace.ends[q] < p:
+            while True:
+                owner = trace.frames[q].owner
+                if owner is None or trace.ends[owner] != p - 1:
+                    break
+                q = owner
+        return self._backward(q)
+
+    def back_in(self) -> Stop:
+        """Back to the op that ran just before, at any depth (the reverse of step_in)."""
+        view = self._view
+        p = self._here()
+        if p == 0:
+            return self._leave_view(forward=False) if view.parent is not None else Stop("start", 0)
+        stop = self._backward(p - 1)
+        if stop.reason == "step" and self._expandable(view.position):
+            return self._expand(view.position, at_end=True) or stop
+        return stop
+
+    def back_out(self) -> Stop:
+        """Back to just before the op that opened this frame (the reverse of step_out)."""
+        view = self._view
+        frame = self.frame
+        if frame is None or (frame.owner is None and view.parent is not None):
+            return self._leave_view(forward=False)
+        return self._backward(frame.owner if frame.owner is not None else 0)
+
+    def reverse_continue(self) -> Stop:
+        """Back to the previous breakpoint hit, or the first op."""
+        return self._backward(0, through_views=True)
+
+    def goto(self, event: int) -> Stop:
+        """Jump to an event (an op instance of the trace), running forward if it is ahead."""
+        view = self._view
+        if event < 0:
+            raise BreakpointError(f"event {event} does not exist")
+        self._ensure(event)
+        if event > view.end or (event == view.end and not view.done):
+            raise BreakpointError(f"event {event} does not exist: the run has {view.end} events")
+        view.position = event
+        return Stop("goto", event)
+
+    # -- machinery ----------------------------------------------------------------------------
+    def _here(self) -> int:
+        """The current position, once its event has started (the run begins lazily)."""
+        view = self._view
+        self._ensure(view.position)
+        return view.position
+
+    def _ensure(self, position: int) -> None:
+        """Run (without breakpoints) until event `position` has started, or the run is over."""
+        view = self._view
+        while view.execution is not None and position >= len(view.trace) and not view.execution.done:
+            self._run(view, pause_at=position, breakpoints=())
+
+    def _at_end(self, view: View) -> Stop:
+        if view.parent is not None:
+            return self._leave_view(forward=True)
+        return self._end_stop(view)
+
+    def _end_stop(self, view: View) -> Stop:
+        error = view.execution.error if view.execution is not None else None
+        if error is not None:
+            view.position = max(0, len(view.trace) - 1)
+            return Stop("error", view.position, message=str(error))
+        view.position = view.end
+        return Stop("end", view.position)
+
+    def _run(self, view: View, pause_at: float = NEVER, after_event: Optional[int] = None,
+             breakpoints: Sequence[Breakpoint] = (), extra_ops: frozenset = frozenset()) -> list[Hit]:
+        """Let the background run go until it parks; returns the breakpoint hits that parked it."""
+        recorder = self._recorder
+        gate = recorder.gate
+        gate.reset()
+        gate.pause_at = pause_at
+        hits: list[Hit] = []
+        before = [bp for bp in breakpoints if not bp.after and bp.ops]
+        after = [bp for bp in breakpoints if bp.after]
+        stop_ops = frozenset().union(*(bp.ops for bp in before)) | extra_ops
+        if stop_ops:
+            gate.stop_ops = stop_ops
+
+            def check_before(e: int, operands: list) -> bool:
+                time = (e, 1, 0)
+                found = self._hits_at_start(view, e, before, extra_ops, time, operands)
+                hits.extend(found)
+                return bool(found)
+
+            gate.check_before = check_before
+        if after or after_event is not None:
+            completed = view.trace.completed
+
+            def check_after(e: int) -> bool:
+                found = self._hits_at_end(view, e, after, (view.trace.ends[e] + 1, 0, len(completed) - 1)) if after else []
+                hits.extend(found)
+                return bool(found) or e == after_event
+
+            gate.check_after = check_after
+        try:
+            view.execution.advance()
+        finally:
+            gate.reset()
+        return hits
+
+    def _forward(self, target: Optional[int] = None, after_event: Optional[int] = None,
+                 extra_ops: frozenset = frozenset()) -> Stop:
+        view = self._view
+        trace = view.trace
+        p = view.position
+        breakpoints = self.breakpoints.active if view.parent is None else []
+        if target is None and after_event is not None and trace.done(after_event):
+            target = trace.ends[after_event] + 1
+        limit = len(trace) if view.done else len(trace) - 1
+        scan_to = limit if target is None else min(target, limit)
+        found = self._scan_forward(view, p, scan_to, breakpoints, extra_ops)
+        if found is not None:
+            view.position, hits = found
+            return Stop("breakpoint" if any(h.breakpoint for h in hits) else "step", view.position, tuple(hits))
+        if target is not None and target <= scan_to:
+            view.position = target
+            if target >= view.end and view.parent is not None:
+                return self._leave_view(forward=True)
+            return Stop("step", target) if target < view.end else self._end_stop(view)
+        if view.done:
+            if view.parent is not None:
+                stop = self._leave_view(forward=True)
+                if target is None and after_event is None and not stop.hits and stop.reason == "step":
+                    # continue_ / run_to(op) from inside a replayed body go on in the run itself.
+                    return self._forward(target=None, extra_ops=extra_ops)
+                return stop
+            return self._end_stop(view)
+        hits = self._run(view, NEVER if target is None else target, after_event, breakpoints, extra_ops)
+        execution = view.execution
+        if execution.done:
+            return self._end_stop(view)
+        view.position = execution.parked_at
+        if hits:
+            return Stop("breakpoint" if any(h.breakpoint for h in hits) else "step", view.position, tuple(hits))
+        reached = target is not None and view.position >= target
+        return Stop("step" if reached or after_event is not None else "interrupted", view.position)
+
+    def _backward(self, target: int, through_views: bool = False) -> Stop:
+        view = self._view
+        p = view.position
+        breakpoints = self.breakpoints.active if view.parent is None else []
+        found = self._scan_backward(view, p, target, breakpoints)
+        if found is not None:
+            view.position, hits = found
+            return Stop("breakpoint", view.position, tuple(hits))
+        if through_views and view.parent is not None:
+            # reverse_continue from inside a replayed body goes on back through the run itself.
+            self._view = view.parent
+            self._view.position = view.base
+            return self._backward(0, through_views=True)
+        view.position = target
+        return Stop("start" if target == 0 else "step", target)
+
+    # -- expanded bodies ----------------------------------------------------------------------
+    def _expand(self, event: int, at_end: bool = False) -> Optional[Stop]:
+        """Step into an op whose body the run computed without running it as a region: replay the
+        op with its bodies run as regions on whole arrays, and show that."""
+        view = self._view
+        trace, store = view.trace, view.store
+        op, frame = trace.ops[event], trace.frames[event]
+        operands = [store.value(trace.ref(frame, v)) for v in op.operands]
+        env = {v: store.value(trace.ref(frame, v)) for v in store._free_values(op)}
+        detail_store = ValueStore(self.module, self._interpreter, self.budget)
+        recorder = RecordingInterpreter(self.module, detail_store, device=self.device, process=self.process, grid=self.grid)
+        recorder.expand_bodies = True
+        step = recorder.step_for(op)
+        recorder.frame = Frame(frame.function, "replay", None, None, None, env)
+        try:
+            with np.errstate(all="ignore"):
+                replayed = step.evaluator(step.call, *operands)
+        except HlodbgError:
+            return None
+        if not detail_store.trace.ops:
+            return None
+        same = same_outputs(replayed, store.output(event))
+        calls = len(detail_store.trace.frame_records)
+        note = (f"{op.name}'s body replayed as a region for display: {calls} call(s), each on whole arrays "
+                f"(all pairs at once). The run itself applied the body's single op with numpy; "
+                + ("the replay's results are identical." if same else "the replay rounds differently from the run (values here may differ in the last bits)."))
+        detail = View(detail_store, None, base=event, parent=view, note=note)
+        detail.position = len(detail.trace) - 1 if at_end else 0
+        self._view = detail
+        return Stop("step", detail.position, message=note)
+
+    def _leave_view(self, forward: bool) -> Stop:
+        view = self._view
+        self._view = view.parent
+        self._view.position = view.base
+        if forward:
+            return self.step()
+        return Stop("step", view.base)
+
+    def _main_position(self) -> int:
+        view, position = self._view, self._view.position
+        while view.parent is not None:
+            view, position = view.parent, view.base
+        return position
+
+
+
+def _some_names(refs: dict) -> str:
+    names = sorted(refs)
+    return ", ".join(names[:12]) + (" ..." if len(names) > 12 else "") if names else "none"

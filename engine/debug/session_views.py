@@ -1,0 +1,242 @@
+"""What a session shows: stops and hits, stack lines, events of the trace, per-op statistics."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Optional
+
+import numpy as np
+
+from .breakpoints import Breakpoint, BreakpointError
+from ..ir.core import Operation
+from ..ir.locations import describe as describe_location
+from .recording import Execution
+from .replay import ValueStore, nbytes
+from .summary import ValueSummary
+from .trace import FrameRecord, Trace
+
+if TYPE_CHECKING:
+    from .session import Session
+
+
+@dataclass
+class Hit:
+    """A breakpoint met at an event (`breakpoint` None: the op `run_to` was heading for)."""
+
+    breakpoint: Optional[Breakpoint]
+    event: int
+    after: bool  # met when the event finished (it looked at results), not before it started
+    hit: int = 0  # how many times this breakpoint has been met up to here (1 = first)
+
+    def describe(self) -> str:
+        if self.breakpoint is None:
+            return f"reached event {self.event}"
+        when = "after" if self.after else "before"
+        return f"breakpoint {self.breakpoint.describe()} (hit {self.hit}) {when} event {self.event}"
+
+
+@dataclass
+class Stop:
+    """Why and where a control stopped."""
+
+    reason: str  # step | breakpoint | end | error | start | interrupted | goto
+    position: int
+    hits: tuple[Hit, ...] = ()
+    message: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.reason} at {self.position}"
+        if self.hits:
+            text += ": " + "; ".join(h.describe() for h in self.hits)
+        if self.message:
+            text += f" ({self.message})"
+        return text
+
+
+@dataclass
+class FrameInfo:
+    """One line of the stack: a frame and the op it is at."""
+
+    function: str
+    kind: str  # function | while.cond | while.body | if.true | case.1 | body | replay ...
+    iteration: Optional[int]
+    op: Optional[Operation]  # the current op in this frame (the op that opened the next one)
+    event: Optional[int]
+    note: str = ""
+
+    @property
+    def line(self) -> Optional[int]:
+        return self.op.pos.line if self.op is not None and self.op.pos is not None else None
+
+    @property
+    def producer(self) -> str:
+        return describe_location(self.op.location) if self.op is not None else ""
+
+    def describe(self) -> str:
+        where = f"@{self.function}"
+        if self.kind != "function":
+            where += f" {self.kind}" + (f" #{self.iteration}" if self.iteration is not None else "")
+        if self.op is not None:
+            where += f"  {op_label(self.op)}"
+            if self.line is not None:
+                where += f"  line {self.line}"
+            if self.producer:
+                where += f"  [{self.producer}]"
+        return where
+
+
+def op_label(op: Operation) -> str:
+    names = ", ".join(v.name for v in op.results)
+    return f"{names} = {op.name}" if names else op.name
+
+
+
+class View:
+    """One navigable recording: the run itself, or one op's bodies replayed for display."""
+
+    def __init__(self, store: ValueStore, execution: Optional[Execution], base: Optional[int] = None,
+                 parent: Optional["View"] = None, note: str = ""):
+        self.store = store
+        self.trace: Trace = store.trace
+        self.execution = execution
+        self.base = base
+        self.parent = parent
+        self.note = note
+        self.position = 0
+
+    @property
+    def done(self) -> bool:
+        return self.execution is None or self.execution.done
+
+    @property
+    def end(self) -> int:
+        return len(self.trace)
+
+
+
+class EventView:
+    """One event of the trace: an op instance, its frame, loop iterations, inputs and outputs."""
+
+    def __init__(self, session: Session, view: View, index: int):
+        trace = view.trace
+        if not 0 <= index < len(trace):
+            raise BreakpointError(f"event {index} does not exist: the trace holds {len(trace)} events")
+        self.session = session
+        self._view = view
+        self.id = index
+        self.op: Operation = trace.ops[index]
+        self.frame: FrameRecord = trace.frames[index]
+
+    @property
+    def done(self) -> bool:
+        return self._view.trace.done(self.id)
+
+    @property
+    def completion_key(self) -> tuple[int, int]:
+        """Sorts events by when they finished: after the last event inside them, inner first."""
+        return (self._view.trace.ends[self.id], -self.id)
+
+    @property
+    def iteration(self) -> Optional[int]:
+        its = self.iterations
+        return its[-1] if its else None
+
+    @property
+    def iterations(self) -> tuple[int, ...]:
+        return self._view.trace.enclosing_iterations(self.id)
+
+    @property
+    def seconds(self) -> float:
+        return self._view.trace.seconds(self.id)
+
+    @property
+    def inputs(self) -> list:
+        trace, store = self._view.trace, self._view.store
+        return [store.value(trace.operand_ref(self.id, k)) for k in range(len(self.op.operands))]
+
+    @property
+    def outputs(self) -> list:
+        trace = self._view.trace
+        if not trace.done(self.id) or not self.op.results:
+            return []
+        return as_list(self._view.store.output(self.id), len(self.op.results))
+
+    @property
+    def bytes(self) -> int:
+        return sum(nbytes(o) for o in self.outputs)
+
+    @property
+    def line(self) -> Optional[int]:
+        return self.op.pos.line if self.op.pos is not None else None
+
+    @property
+    def producer(self) -> str:
+        return describe_location(self.op.location)
+
+    def describe(self) -> str:
+        its = self.iterations
+        loop = f" (iteration {', '.join(map(str, its))})" if its and self.frame.iteration is None else ""
+        line = f" line {self.line}" if self.line else ""
+        return f"[{self.id}] {self.frame.describe()}{loop}: {op_label(self.op)}{line}"
+
+    def __repr__(self) -> str:
+        return f"<Event {self.describe()}>"
+
+
+class OpStatistics:
+    """An op's runs so far: count, total time, bytes of its last results and their summary."""
+
+    def __init__(self, session: Session, op: Operation):
+        self.session = session
+        self.op = op
+        self.events: list[int] = []
+        self.seconds = 0.0
+
+    @property
+    def count(self) -> int:
+        return len(self.events)
+
+    @property
+    def last(self) -> int:
+        return self.events[-1]
+
+    @property
+    def bytes(self) -> int:
+        return self.session.event(self.last).bytes
+
+    @property
+    def summaries(self) -> list[ValueSummary]:
+        event = self.session.event(self.last)
+        return [self.session.summary(self.last, k) for k in range(len(event.outputs))]
+
+    @property
+    def nan(self) -> int:
+        return sum(s.nan for s in self.summaries)
+
+    @property
+    def inf(self) -> int:
+        return sum(s.inf for s in self.summaries)
+
+
+
+def as_list(out: Any, count: int) -> list:
+    return [out] if count == 1 else list(out)
+
+
+def same_outputs(a: Any, b: Any) -> bool:
+    a_list = a if isinstance(a, list) else [a]
+    b_list = b if isinstance(b, list) else [b]
+    return len(a_list) == len(b_list) and all(
+        np.asarray(x).shape == np.asarray(y).shape and np.asarray(x).tobytes() == np.asarray(y).tobytes()
+        for x, y in zip(a_list, b_list))
+
+
+def vectorised_note(trace: Trace, frame: FrameRecord) -> str:
+    args = frame.args or []
+    shapes = {tuple(np.shape(a)) for a in args}
+    declared = [str(v.type) for v in frame.block.arguments]
+    shape = next(iter(shapes)) if len(shapes) == 1 else None
+    count = int(np.prod(shape)) if shape else 1
+    owner = trace.ops[frame.owner].name
+    return (f"this {owner} body ran once on whole arrays: {count} pair(s) at once"
+            f" (arguments of shape {shape if shape is not None else sorted(shapes)}; the body declares "
+            f"{', '.join(declared)})")

@@ -1,0 +1,263 @@
+"""One-line statistics of runtime values, for watches, the value inspector and `hlodbg run`.
+
+`summarize(value)` counts NaN/Inf and zeros and computes min/max/mean/std over the finite elements
+of a tensor (recursively for tuples). Large arrays are processed in blocks of BLOCK elements, so
+summarising a 100M-element tensor needs only a few block-sized temporaries. Mean and standard
+deviation are accumulated in float64 with Chan's pairwise update, which stays accurate when the
+mean is large compared with the spread.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Iterator, Optional, Union
+
+import numpy as np
+
+from ..ir.dtypes import Token, is_float_dtype, is_narrow_int, widen
+from ..ir.types import FLOAT_TYPE_NAMES, FloatType
+
+BLOCK = 1 << 22  # elements per block: 16 MiB of float32, 32 MiB once converted to float64
+
+Number = Union[float, int, bool]
+
+_MLIR_ELEMENT_NAMES = {
+    "bool": "i1",
+    **{f"int{w}": f"i{w}" for w in (2, 4, 8, 16, 32, 64)},
+    **{f"uint{w}": f"ui{w}" for w in (2, 4, 8, 16, 32, 64)},
+    "complex64": "complex<f32>",
+    "complex128": "complex<f64>",
+    # tf32 is stored as float32, which must print as f32.
+    **{str(FloatType(name).numpy_dtype): name for name in FLOAT_TYPE_NAMES if name != "tf32"},
+}
+
+
+@dataclass(frozen=True)
+class ValueSummary:
+    """Statistics of one value.
+
+    Tensors: min/max/mean/std are over the finite elements (None when there are none); for complex
+    tensors they are over the magnitudes |z|. A complex element counts as NaN when either part is
+    NaN, and each infinite part counts once into posinf or neginf by its own sign (so 1 element
+    `inf - inf*j` adds 1 to both). Booleans have min/max False/True and mean = fraction true.
+    Tuples: `elements` holds one summary per element and `size` is their number. Tokens: nothing.
+    """
+
+    kind: str  # "tensor" | "tuple" | "token"
+    dtype: str  # numpy name: "float32", "bfloat16", ...; "" for tuples and tokens
+    shape: tuple[int, ...]
+    size: int
+    nan: int = 0
+    posinf: int = 0
+    neginf: int = 0
+    min: Optional[Number] = None
+    max: Optional[Number] = None
+    mean: Optional[float] = None  # accumulated in float64
+    std: Optional[float] = None  # population standard deviation (ddof=0)
+    zeros: int = 0
+    elements: tuple["ValueSummary", ...] = ()
+
+    @property
+    def finite(self) -> bool:
+        """No NaN or Inf anywhere (tuples: in no element)."""
+        if self.kind == "tuple":
+            return all(element.finite for element in self.elements)
+        return self.nan == 0 and self.inf == 0
+
+    @property
+    def inf(self) -> int:
+        return self.posinf + self.neginf
+
+    @property
+    def type_text(self) -> str:
+        """MLIR-like spelling without `tensor<>`: `2x3xf32`, `bf16`, `4xcomplex<f32>`."""
+        element = _MLIR_ELEMENT_NAMES.get(self.dtype, self.dtype)
+        return "x".join([*map(str, self.shape), element])
+
+    def describe(self) -> str:
+        """One line, e.g. `2x3xf32 min -1.2 max 3.4 mean 0.5 std 1.1 · 2 NaN · 1 +Inf`."""
+        if self.kind == "token":
+            return "token"
+        if self.kind == "tuple":
+            return "tuple(" + ", ".join(element.describe() for element in self.elements) + ")"
+        if self.size == 0:
+            return f"{self.type_text} (empty)"
+        parts = [self.type_text]
+        if self.dtype.startswith("complex"):
+            parts.append("|z|")
+        for label, number in (("min", self.min), ("max", self.max), ("mean", self.mean), ("std", self.std)):
+            if number is not None:
+                parts.append(f"{label} {_format_number(number)}")
+        text = " ".join(parts)
+        for count, label in ((self.nan, "NaN"), (self.posinf, "+Inf"), (self.neginf, "-Inf")):
+            if count:
+                text += f" · {count} {label}"
+        return text
+
+    def to_json(self) -> dict:
+        """All fields under fixed keys; non-finite floats become the strings "nan", "inf", "-inf"."""
+        return {
+            "kind": self.kind,
+            "dtype": self.dtype,
+            "shape": list(self.shape),
+            "size": self.size,
+            "nan": self.nan,
+            "posinf": self.posinf,
+            "neginf": self.neginf,
+            "min": _json_number(self.min),
+            "max": _json_number(self.max),
+            "mean": _json_number(self.mean),
+            "std": _json_number(self.std),
+            "zeros": self.zeros,
+            "elements": [element.to_json() for element in self.elements],
+        }
+
+
+def _format_number(number: Number) -> str:
+    if isinstance(number, bool):
+        return "true" if number else "false"
+    if isinstance(number, int):
+        return str(number)
+    return f"{number:.6g}"
+
+
+def _json_number(number: Optional[Number]) -> Any:
+    if isinstance(number, float) and not math.isfinite(number):
+        return str(number)
+    return number
+
+
+def summarize(value: Any) -> ValueSummary:
+    """The summary of a runtime value: a numpy array (or scalar), a tuple of values, or a token.
+
+    Raises TypeError for values that are not numeric tensors (strings, objects, None).
+    """
+    if isinstance(value, Token):
+        return ValueSummary(kind="token", dtype="", shape=(), size=0)
+    if isinstance(value, tuple):
+        elements = tuple(summarize(element) for element in value)
+        return ValueSummary(kind="tuple", dtype="", shape=(), size=len(elements), elements=elements)
+    array = np.asarray(value)
+    dtype = array.dtype
+    if dtype == np.bool_:
+        statistics = _bool_statistics
+    elif dtype.kind in "iu" or is_narrow_int(dtype):
+        statistics = _integer_statistics
+    elif is_float_dtype(dtype):
+        statistics = _float_statistics
+    elif dtype.kind == "c":
+        statistics = _complex_statistics
+    else:
+        raise TypeError(f"cannot summarize a value of type {type(value).__name__} with dtype {dtype}")
+    with np.errstate(all="ignore"):  # squares of huge values may overflow; that is a result, not news
+        numbers = statistics(array)
+    return ValueSummary(kind="tensor", dtype=str(dtype), shape=tuple(array.shape), size=int(array.size), **numbers)
+
+
+class _Moments:
+    """Count, min, max, mean and sum of squared deviations, merged block by block."""
+
+    __slots__ = ("count", "low", "high", "mean", "m2", "zeros")
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.low: Any = None
+        self.high: Any = None
+        self.mean = 0.0
+        self.m2 = 0.0
+        self.zeros = 0
+
+    def add(self, values: np.ndarray) -> None:
+        """Merge a 1-D block of finite real values (any real numeric dtype)."""
+        n = int(values.size)
+        if n == 0:
+            return
+        low, high = values.min(), values.max()
+        self.low = low if self.low is None else min(self.low, low)
+        self.high = high if self.high is None else max(self.high, high)
+        self.zeros += n - int(np.count_nonzero(values))
+        deviations = values.astype(np.float64)  # a copy: shifted in place below
+        block_mean = float(deviations.sum()) / n
+        if not math.isfinite(block_mean):  # float64 values near the limit: divide before adding
+            block_mean = float((deviations / n).sum())
+        deviations -= block_mean
+        block_m2 = float(np.dot(deviations, deviations))
+        if self.count == 0:
+            self.count, self.mean, self.m2 = n, block_mean, block_m2
+            return
+        total = self.count + n
+        delta = block_mean - self.mean
+        self.mean += delta * (n / total)
+        self.m2 += block_m2 + delta * delta * (self.count * n / total)
+        self.count = total
+
+    def statistics(self, convert: type) -> dict:
+        if self.count == 0:
+            return dict(zeros=self.zeros)
+        return dict(min=convert(self.low), max=convert(self.high), mean=self.mean,
+                    std=math.sqrt(max(self.m2, 0.0) / self.count), zeros=self.zeros)
+
+
+def _blocks(array: np.ndarray) -> Iterator[np.ndarray]:
+    """1-D pieces of at most BLOCK elements covering `array`, without copying it whole."""
+    if array.size == 0:
+        return
+    if array.size <= BLOCK or array.flags.c_contiguous or array.flags.f_contiguous:
+        # Statistics ignore element order, so a Fortran-ordered array is read in memory order.
+        flat = array.ravel(order="K")  # a view unless the (small) array is strided
+        for start in range(0, flat.size, BLOCK):
+            yield flat[start:start + BLOCK]
+        return
+    if array.shape[0] == 1:
+        yield from _blocks(array[0])
+        return
+    rows = max(1, BLOCK // (array.size // array.shape[0]))
+    for start in range(0, array.shape[0], rows):
+        yield from _blocks(array[start:start + rows])
+
+
+def _bool_statistics(array: np.ndarray) -> dict:
+    if array.size == 0:
+        return {}
+    true = int(np.count_nonzero(array))
+    size = int(array.size)
+    fraction = true / size
+    return dict(min=true == size, max=true > 0, mean=fraction,
+                std=math.sqrt(fraction * (1.0 - fraction)), zeros=size - true)
+
+
+def _integer_statistics(array: np.ndarray) -> dict:
+    moments = _Moments()
+    for block in _blocks(array):
+        moments.add(widen(block))
+    return moments.statistics(int)
+
+
+def _float_statistics(array: np.ndarray) -> dict:
+    moments = _Moments()
+    nan = posinf = neginf = 0
+    for block in _blocks(array):
+        block = widen(block)  # bf16/f8/f6/f4 -> float32, per block
+        finite = np.isfinite(block)
+        if np.count_nonzero(finite) < block.size:
+            nan += int(np.count_nonzero(np.isnan(block)))
+            posinf += int(np.count_nonzero(block == np.inf))
+            neginf += int(np.count_nonzero(block == -np.inf))
+            block = block[finite]
+        moments.add(block)
+    return dict(nan=nan, posinf=posinf, neginf=neginf, **moments.statistics(float))
+
+
+def _complex_statistics(array: np.ndarray) -> dict:
+    moments = _Moments()
+    nan = posinf = neginf = 0
+    for block in _blocks(array):
+        finite = np.isfinite(block)  # both parts finite
+        if np.count_nonzero(finite) < block.size:
+            nan += int(np.count_nonzero(np.isnan(block)))  # either part NaN
+            for part in (block.real, block.imag):
+                posinf += int(np.count_nonzero(part == np.inf))
+                neginf += int(np.count_nonzero(part == -np.inf))
+            block = block[finite]
+        moments.add(np.abs(block))
+    return dict(nan=nan, posinf=posinf, neginf=neginf, **moments.statistics(float))

@@ -1,0 +1,190 @@
+"""The trace of a recorded run: every executed op instance (an event) and every frame it ran in.
+
+Events are numbered in the order they start (pre-order), so the ops a while or a call runs get
+the numbers between its own and the next op of its frame: stepping over event `e` goes to
+`ends[e] + 1`, stepping in to `e + 1`. A frame's terminator (`func.return`, `stablehlo.return`) is
+an event too: its operands are what the frame returns.
+
+The trace is kept as parallel lists (one entry per event) because the recording loop appends to
+them for every op and must stay cheap; `EventView` (session.py) gives a friendly face to one event.
+Which event produced an operand is not stored: `operand_ref` works it out from the IR and the
+frame records when someone asks.
+"""
+from __future__ import annotations
+
+import bisect
+from typing import Any, Optional
+
+from ..run.interpreter import describe_frame
+from ..ir.core import Block, Function, Operation, Value
+
+# Marks a result that has not been computed yet, or that the value store dropped to stay under
+# its memory budget (it is recomputed on demand).
+PENDING = None
+
+
+class Evicted:
+    """A dropped value: `Trace.results[e]` holds this until the value store recomputes it."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<evicted>"
+
+
+EVICTED = Evicted()
+
+# Frames whose block arguments are other values of the trace (a call's operands, the state a
+# loop carries); other frames (reducer bodies, comparators) get arrays their op computed.
+ALIASING_OWNERS = frozenset({"func.call", "stablehlo.composite", "stablehlo.while", "stablehlo.if", "stablehlo.case"})
+
+
+class FrameRecord:
+    """One frame instance: a call, a loop condition or body iteration, a branch, a region body."""
+
+    __slots__ = ("id", "kind", "function", "block", "owner", "iteration", "parent", "previous", "first",
+                 "last", "args", "depth", "_index", "_scanned")
+
+    def __init__(self, id: int, kind: str, function: Function, block: Block, owner: Optional[int],
+                 iteration: Optional[int], parent: Optional["FrameRecord"], previous: Optional["FrameRecord"],
+                 first: int, args: Optional[list]):
+        self.id = id
+        self.kind = kind
+        self.function = function
+        self.block = block
+        self.owner = owner  # event that opened the frame (None for the entry function)
+        self.iteration = iteration
+        self.parent = parent
+        self.previous = previous  # the frame the same owner opened before this one (loop state)
+        self.first = first  # id of the frame's first event
+        self.last = -1  # id of its terminator event once the frame has finished
+        self.args = args  # arrays of non-aliasing frames (entry arguments, body operands)
+        self.depth = 0 if parent is None else parent.depth + 1
+        self._index: dict[Operation, int] = {}
+        self._scanned = first
+
+    @property
+    def is_vectorised_body(self) -> bool:
+        return self.owner is not None and self.kind == "body"
+
+    def describe(self, with_function: bool = True) -> str:
+        return describe_frame(self.function, self.kind, self.iteration, with_function)
+
+    def __repr__(self) -> str:
+        return f"<FrameRecord {self.id} {self.describe()}>"
+
+
+class Trace:
+    """Parallel per-event lists, appended to by the recording interpreter."""
+
+    def __init__(self) -> None:
+        self.ops: list[Operation] = []
+        self.frames: list[FrameRecord] = []
+        self.ends: list[int] = []  # last event inside each event; -1 while it runs
+        self.results: list[Any] = []  # what the evaluator returned (bare, or a list), or EVICTED
+        # When each event started, on a clock that leaves out the time the run spent parked;
+        # an event lasts until the next one after it starts (one clock reading per op).
+        self.starts: list[float] = []
+        self.clock_at_park = 0.0  # the clock when the run last parked or ended
+        self.completed: list[int] = []  # event ids in the order they finished
+        self.frame_records: list[FrameRecord] = []
+
+    def __len__(self) -> int:
+        return len(self.ops)
+
+    def done(self, event: int) -> bool:
+        return self.ends[event] >= 0
+
+    def seconds(self, event: int) -> float:
+        """How long `event` ran, nested events included (0 while it has not finished)."""
+        end = self.ends[event]
+        starts = self.starts
+        if end < 0 or event >= len(starts):
+            return 0.0
+        after = starts[end + 1] if end + 1 < len(starts) else self.clock_at_park
+        return max(0.0, after - starts[event])
+
+    # -- structure ----------------------------------------------------------------------------
+    def event_of(self, frame: FrameRecord, op: Operation) -> Optional[int]:
+        """The event of `op` in `frame` (each op runs at most once per frame instance)."""
+        index = frame._index
+        found = index.get(op)
+        if found is not None:
+            return found
+        ops, frames = self.ops, self.frames
+        end = frame.last if frame.last >= 0 else len(ops) - 1
+        e = frame._scanned
+        while e <= end:
+            if frames[e] is frame:
+                index[ops[e]] = e
+                e += 1
+                continue
+            # A nested frame's events: skip the whole op of this frame that opened it.
+            owner = frames[e].owner
+            while frames[owner] is not frame:
+                owner = frames[owner].owner
+            if self.ends[owner] < 0:
+                break  # still running: look again later
+            e = self.ends[owner] + 1
+        frame._scanned = e
+        return index.get(op)
+
+    def frame_of_block(self, frame: FrameRecord, block: Block) -> Optional[FrameRecord]:
+        """The frame among `frame` and its enclosing ones that runs `block`."""
+        while frame is not None and frame.block is not block:
+            if frame.kind == "function":
+                return None  # values never cross a function boundary
+            frame = frame.parent
+        return frame
+
+    def ref(self, frame: FrameRecord, value: Value) -> Optional[tuple]:
+        """Where `value`, as seen from `frame`, lives: ("event", e, k) or ("arg", frame_id, k).
+
+        None when it has not been produced (yet) in that frame instance.
+        """
+        owner = value.owner
+        if isinstance(owner, Block):
+            home = self.frame_of_block(frame, owner)
+            return None if home is None else self.arg_ref(home, value.index)
+        home = self.frame_of_block(frame, owner.parent)
+        if home is None:
+            return None
+        e = self.event_of(home, owner)
+        if e is None or self.ends[e] < 0:
+            return None
+        return ("event", e, value.index)
+
+    def arg_ref(self, frame: FrameRecord, k: int) -> Optional[tuple]:
+        """Block argument `k` of `frame`, followed through calls and loop iterations."""
+        while True:
+            if frame.args is not None or frame.owner is None:
+                return ("arg", frame.id, k)
+            owner_op = self.ops[frame.owner]
+            previous = frame.previous
+            if owner_op.name == "stablehlo.while" and previous is not None:
+                if previous.kind == "while.cond":
+                    frame = previous  # body #i starts from the state cond #i saw
+                    continue
+                # cond #i+1 starts from what body #i returned
+                terminator = previous.last
+                return self.operand_ref(terminator, k)
+            return self.operand_ref(frame.owner, k)
+
+    def operand_ref(self, event: int, k: int) -> Optional[tuple]:
+        return self.ref(self.frames[event], self.ops[event].operands[k])
+
+    # -- time ---------------------------------------------------------------------------------
+    def first_completion_from(self, position: int) -> int:
+        """Index in `completed` of the first event finishing after `position` started."""
+        ends = self.ends
+        return bisect.bisect_left(self.completed, position, key=lambda e: ends[e])
+
+    def enclosing_iterations(self, event: int) -> tuple[int, ...]:
+        """Loop iterations around `event`, outermost first."""
+        out = []
+        frame: Optional[FrameRecord] = self.frames[event]
+        while frame is not None:
+            if frame.iteration is not None:
+                out.append(frame.iteration)
+            frame = frame.parent
+        return tuple(reversed(out))

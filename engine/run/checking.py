@@ -1,0 +1,120 @@
+"""Run self-checking programs (check dialect, `custom_call @check.*`) and collect the outcomes."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..ir.errors import HlodbgError
+from .interpreter import Interpreter
+from ..ir.core import Module
+
+
+@dataclass
+class ModuleOutcome:
+    """The result of running one module (one `// -----` chunk) of a check file."""
+
+    name: str
+    chunk: int
+    checks: list = field(default_factory=list)  # CheckOutcome
+    error: Optional[HlodbgError] = None
+    printed: list = field(default_factory=list)
+
+    @property
+    def failures(self) -> list:
+        return [c for c in self.checks if not c.passed]
+
+    @property
+    def passed(self) -> bool:
+        return self.error is None and not self.failures
+
+
+def entry_points(module: Module) -> list[str]:
+    """Functions a check file runs: @main if present, else every public function without arguments."""
+    functions = module.functions
+    if "main" in functions:
+        return ["main"]
+    names = []
+    for name, function in functions.items():
+        if function.is_declaration or function.visibility == "private":
+            continue
+        if function.function_type.inputs:
+            continue
+        names.append(name)
+    return names
+
+
+def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Optional[str] = None) -> ModuleOutcome:
+    outcome = ModuleOutcome(name, chunk)
+    interpreter = Interpreter(module)
+    interpreter.probe_dir = probe_dir
+    try:
+        entries = entry_points(module)
+        if not entries:
+            raise HlodbgError("no function to run: expected @main or a public function without arguments")
+        for entry in entries:
+            interpreter.run(entry, [])
+    except HlodbgError as e:
+        outcome.error = e
+    outcome.checks = list(interpreter.checks)
+    outcome.printed = list(interpreter.printed)
+    return outcome
+
+
+def check_path(path: str, probe_dir: Optional[str] = None) -> list[ModuleOutcome]:
+    """Run every module of a file; a file that does not load is one failed outcome."""
+    from ..syntax.mlir.parser import parse_chunks
+    from ..verify import verify
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        return [ModuleOutcome(str(path), 0, error=HlodbgError(f"cannot read {path}: {e}"))]
+    try:
+        modules = parse_chunks(text, str(path))
+    except HlodbgError as e:
+        return [ModuleOutcome(str(path), 0, error=e)]
+    outcomes = []
+    for chunk, module in enumerate(modules):
+        try:
+            verify(module)
+        except HlodbgError as e:
+            outcomes.append(ModuleOutcome(str(path), chunk, error=e))
+            continue
+        outcomes.append(check_module(module, str(path), chunk, probe_dir))
+    return outcomes
+
+
+def check_files(paths, out=None, verbose: bool = False) -> tuple[int, int]:
+    """Run and report every module of every file; returns (passed, failed) module counts.
+
+    Each failing check is reported at its location; modules that stop with an error report it.
+    """
+    import sys
+
+    out = out or sys.stdout
+    passed = failed = 0
+    for path in paths:
+        outcomes = check_path(path)
+        for outcome in outcomes:
+            label = str(path) if len(outcomes) == 1 else f"{path}#{outcome.chunk}"
+            if outcome.passed:
+                passed += 1
+                if verbose:
+                    print(f"{label}: ok ({len(outcome.checks)} checks)", file=out)
+                continue
+            failed += 1
+            print(f"{label}: FAILED", file=out)
+            for check in outcome.failures:
+                print(f"{check.where}: error: check.{check.kind} failed: {check.message}", file=out)
+            if outcome.error is not None:
+                print(outcome.error.render(), file=out)
+    print(f"{passed} passed, {failed} failed", file=out)
+    return passed, failed
+
+
+if __name__ == "__main__":
+    import sys
+
+    files = [a for a in sys.argv[1:] if a != "-v"]
+    check_files(files, verbose="-v" in sys.argv)

@@ -1,0 +1,368 @@
+"""The execution machine: runs functions op by op through the evaluator registry.
+
+Each block is compiled once into a list of steps (evaluator, prepared OpCall, operand and result
+values), so running an op costs a dict lookup per operand and one Python call. Listeners get
+`before_op`/`after_op` for every op and `enter_frame`/`exit_frame` for every function call and
+region body; the debugger, the value recorder and the UI attach there. Frames form a stack:
+function calls, while condition/body iterations, if/case branches and reducer bodies.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from ..machine.allocator import keep_freed_memory
+from ..machine.device import CPU, Device
+from ..ir.dtypes import as_value
+from ..ir.errors import ExecutionError, HlodbgError
+from ..ir.core import Block, Function, Module, Operation, Value, symbol_name
+from ..ops import load_families
+from . import parallel  # noqa: F401  (registers interpreter.run_parallel, which runs a grid)
+from ..ops.registry import EVALUATORS, OpCall
+from ..machine.process import Grid, ProcessId
+from ..ir.types import QuantizedType, TensorType
+
+TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "chlo.return"})
+
+
+@dataclass
+class Frame:
+    """One level of the execution stack."""
+
+    function: Function
+    kind: str  # "function" | "while.cond" | "while.body" | "if.true" | "case.2" | "body" ...
+    owner: Optional[Operation] = None  # the call/while/if/reduce op that opened this frame
+    iteration: Optional[int] = None
+    parent: Optional["Frame"] = None
+    env: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def depth(self) -> int:
+        return 0 if self.parent is None else self.parent.depth + 1
+
+    def describe(self) -> str:
+        return describe_frame(self.function, self.kind, self.iteration)
+
+
+def describe_frame(function: Function, kind: str, iteration: Optional[int], with_function: bool = True) -> str:
+    """`@f`, `@f while.body #3` (or `while.body #3` without the function): one frame, for people."""
+    where = f"@{function.sym_name}"
+    if kind == "function":
+        return where
+    it = f" #{iteration}" if iteration is not None else ""
+    return f"{where} {kind}{it}" if with_function else f"{kind}{it}"
+
+
+class Listener:
+    """Hooks called around every op and frame. Subclass and override what you need."""
+
+    def before_op(self, frame: Frame, op: Operation, operands: list) -> None:
+        pass
+
+    def after_op(self, frame: Frame, op: Operation, operands: list, results: list) -> None:
+        pass
+
+    def enter_frame(self, frame: Frame, args: list) -> None:
+        pass
+
+    def exit_frame(self, frame: Frame, results: list) -> None:
+        pass
+
+
+# Ops whose result depends on more than their operands (process, queues, randomness, checks).
+IMPURE_OPS = frozenset({
+    "stablehlo.rng", "stablehlo.rng_bit_generator", "stablehlo.custom_call", "stablehlo.infeed",
+    "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv", "stablehlo.replica_id",
+    "stablehlo.partition_id", "stablehlo.all_gather", "stablehlo.all_reduce", "stablehlo.all_to_all",
+    "stablehlo.reduce_scatter", "stablehlo.collective_broadcast", "stablehlo.collective_permute",
+    "stablehlo.cross-replica-sum", "stablehlo.after_all", "stablehlo.create_token", "func.call",
+    "stablehlo.composite",
+})
+
+
+class Step:
+    """One op of a compiled block. `foldable` steps compute a constant: their value is kept."""
+
+    __slots__ = ("evaluator", "call", "op", "operands", "results", "single", "foldable", "folded")
+
+    def __init__(self, evaluator: Callable, call: OpCall, operands: list[Value], results: list[Value]):
+        self.evaluator = evaluator
+        self.call = call
+        self.op = call.op
+        self.operands = operands
+        self.results = results
+        self.single = len(results) == 1
+        self.foldable = False
+        self.folded: Any = None
+
+
+class Interpreter:
+    """Runs one process's view of a module: `Interpreter(module).run("main", args)`."""
+
+    def __init__(
+        self,
+        module: Module,
+        device: Device = CPU,
+        process: ProcessId = ProcessId(0, 0),
+        grid: Optional[Grid] = None,
+        listeners: Sequence[Listener] = (),
+    ):
+        load_families()
+        keep_freed_memory()
+        self.module = module
+        self.device = device
+        self.process = process
+        self.grid = grid if grid is not None else Grid(1, 1)
+        self.listeners: list[Listener] = list(listeners)
+        self.frame: Optional[Frame] = None
+        self.printed: list[str] = []  # interpreter.print output, in order
+        self.probe_dir: Optional[str] = None
+        self.probe_counts: dict[str, int] = {}
+        self.checks: list = []  # CheckOutcome of every check op run, in order
+        # When set, reducer bodies always run as regions (no ufunc shortcut for a recognised
+        # single-op body), so the debugger can show them evaluated; results may round differently.
+        self.expand_bodies = False
+        self._compiled: dict[int, tuple[list[Step], Operation]] = {}
+        self._step_of: dict[Operation, Step] = {}
+
+    # -- entry points ---------------------------------------------------------------------
+    def entry_function(self, entry: str) -> Function:
+        """The function named `entry`, or an error listing the functions there are."""
+        functions = self.module.functions
+        if entry not in functions:
+            names = ", ".join("@" + n for n in functions) or "none"
+            where = f" in {self.module.source.name}" if self.module.source is not None else ""
+            raise ExecutionError(f"no function @{entry}{where} (functions: {names})")
+        return functions[entry]
+
+    def for_process(self, process: ProcessId, grid: Optional[Grid]) -> "Interpreter":
+        """A plain interpreter for another process of a nested grid (interpreter.run_parallel) that
+        prints, probes and expands bodies like this one."""
+        other = Interpreter(self.module, device=self.device, process=process, grid=grid)
+        other.printed = self.printed
+        other.probe_dir = self.probe_dir
+        other.probe_counts = self.probe_counts
+        other.expand_bodies = self.expand_bodies
+        return other
+
+    def run(self, entry: str = "main", args: Sequence[Any] = ()) -> list[Any]:
+        function = self.entry_function(entry)
+        values = entry_arguments(function, args)
+        with np.errstate(all="ignore"):
+            return self.call_function(function, values)
+
+    def call_function(self, function: Function, args: list[Any], owner: Optional[Operation] = None) -> list[Any]:
+        if function.is_declaration:
+            raise ExecutionError(f"@{function.sym_name} is only declared; it has no body to run", function.pos)
+        frame = Frame(function, "function", owner, None, self.frame, {})
+        return self._run_frame(frame, function.body, args)
+
+    def run_region(self, op: Operation, index: int, args: list[Any], kind: str = "body", iteration: Optional[int] = None) -> list[Any]:
+        """Run region `index` of `op` in a child frame that sees the enclosing values."""
+        parent = self.frame
+        function = parent.function if parent is not None else op.function
+        env = parent.env if parent is not None else {}
+        frame = Frame(function, kind, op, iteration, parent, env)
+        return self._run_frame(frame, op.regions[index].blocks[0], args)
+
+    # -- machinery ------------------------------------------------------------------------
+    def _run_frame(self, frame: Frame, block: Block, args: list[Any]) -> list[Any]:
+        saved = self.frame
+        self.frame = frame
+        listeners = self.listeners
+        try:
+            for listener in listeners:
+                listener.enter_frame(frame, args)
+            results = self._run_block(block, args, frame.env)
+            for listener in listeners:
+                listener.exit_frame(frame, results)
+            return results
+        finally:
+            self.frame = saved
+
+    def _run_block(self, block: Block, args: list[Any], env: dict) -> list[Any]:
+        steps, terminator = self._compile(block)
+        arguments = _block_arguments(block, args)
+        if self.listeners or not self.device.transparent_storage:
+            return self._run_steps_general(steps, terminator, arguments, args, env)
+        for value, arg in zip(arguments, args):
+            env[value] = arg
+        for step in steps:
+            out = step.folded
+            if out is None:
+                try:
+                    out = step.evaluator(step.call, *[env[v] for v in step.operands])
+                except HlodbgError:
+                    raise
+                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
+                    raise self._failure(step, e) from e
+                if step.foldable:
+                    step.folded = _frozen(out)
+            if step.single:
+                env[step.results[0]] = out
+            elif step.results:
+                for value, result in zip(step.results, out):
+                    env[value] = result
+        if terminator is None:
+            return []
+        return [env[v] for v in terminator.operands]
+
+    def _run_steps_general(self, steps: list[Step], terminator, arguments, args, env: dict) -> list[Any]:
+        """The same loop with listeners and device storage (values kept in the device's form)."""
+        listeners = self.listeners
+        frame = self.frame
+        device = self.device
+        store, load = device.store, device.load
+        for value, arg in zip(arguments, args):
+            env[value] = store(arg, value.type)
+        for step in steps:
+            operands = [load(env[v], v.type) for v in step.operands]
+            op = step.call.op
+            for listener in listeners:
+                listener.before_op(frame, op, operands)
+            out = step.folded
+            if out is None:
+                try:
+                    out = step.evaluator(step.call, *operands)
+                except HlodbgError:
+                    raise
+                except Exception as e:  # noqa: BLE001
+                    raise self._failure(step, e) from e
+                if step.foldable:
+                    step.folded = _frozen(out)
+            results = [out] if step.single else list(out) if step.results else []
+            for value, result in zip(step.results, results):
+                env[value] = store(result, value.type)
+            for listener in listeners:
+                listener.after_op(frame, op, operands, results)
+        if terminator is None:
+            return []
+        return [load(env[v], v.type) for v in terminator.operands]
+
+    def _failure(self, step: Step, error: Exception) -> ExecutionError:
+        op = step.call.op
+        if os.environ.get("HLODBG_DEBUG"):
+            import traceback
+
+            traceback.print_exception(error)
+        message = str(error) or type(error).__name__
+        return ExecutionError(f"{op.name} failed: {message}", op.pos)
+
+    def _compile(self, block: Block) -> tuple[list[Step], Optional[Operation]]:
+        key = id(block)
+        compiled = self._compiled.get(key)
+        if compiled is not None:
+            return compiled
+        ops = block.operations
+        terminator = ops[-1] if ops and ops[-1].name in TERMINATORS else None
+        body = ops[:-1] if terminator is not None else ops
+        steps = [self._step(op) for op in body]
+        self._step_of.update((step.op, step) for step in steps)
+        _mark_constant_steps(steps)
+        self._compiled[key] = compiled = (steps, terminator)
+        return compiled
+
+    def step_for(self, op: Operation) -> Step:
+        """The compiled step of `op` (its block compiled on first use)."""
+        step = self._step_of.get(op)
+        if step is None:
+            self._compile(op.parent)
+            step = self._step_of.get(op)
+        if step is not None:
+            return step
+        raise ExecutionError(f"{op.name} is not a step of its block (a terminator?)", op.pos)
+
+    def _step(self, op: Operation) -> Step:
+        call = OpCall(op, self)
+        evaluator = EVALUATORS.get(op.name)
+        if evaluator is None:
+            evaluator = _unsupported(op)
+        elif _has_quantized_types(op):
+            from ..ops.quantization import NATIVE_QUANTIZED_OPS, wrap_quantized
+
+            if op.name not in NATIVE_QUANTIZED_OPS:
+                evaluator = wrap_quantized(evaluator, call)
+        return Step(evaluator, call, list(op.operands), list(op.results))
+
+    def callee(self, op: Operation) -> Function:
+        name = symbol_name(op.attributes.get("callee"))
+        try:
+            return self.module.function(name)
+        except (KeyError, ValueError):
+            raise ExecutionError(f"{op.name}: no function @{name} in the module", op.pos) from None
+
+
+def entry_arguments(function: Function, args: Sequence[Any]) -> list[Any]:
+    """`args` as values of the function's argument types, or a located error saying which."""
+    inputs = function.function_type.inputs
+    name = function.sym_name
+    if len(args) != len(inputs):
+        raise ExecutionError(f"@{name} takes {len(inputs)} argument(s), {len(args)} given", function.pos)
+    values = []
+    for i, (arg, t) in enumerate(zip(args, inputs)):
+        try:
+            values.append(as_value(arg, t))
+        except ValueError as e:
+            raise ExecutionError(f"argument {i} of @{name}: {e}", function.pos) from None
+    return values
+
+
+def _block_arguments(block: Block, args: list[Any]) -> list[Value]:
+    """The block's arguments, after checking a region was given as many values as it takes."""
+    arguments = block.arguments
+    if len(args) != len(arguments):
+        owner = block.parent.parent if block.parent is not None else None
+        raise ExecutionError(f"region expects {len(arguments)} argument(s), got {len(args)}", owner.pos if owner else None)
+    return arguments
+
+
+def _frozen(out: Any) -> Any:
+    """A kept value is shared by every later run: make sure nothing can write to it."""
+    for array in out if isinstance(out, list) else (out,):
+        if isinstance(array, np.ndarray):
+            array.flags.writeable = False
+    return out
+
+
+def _mark_constant_steps(steps: list[Step]) -> None:
+    """Mark pure region-free ops fed only by constants: they compute the same value every run.
+
+    JAX programs broadcast and convert many constants; computing each once makes repeated runs
+    (loops, the debugger's replays) cheaper. Listeners still see every op with its value.
+    """
+    constant: set = set()
+    for step in steps:
+        op = step.call.op
+        pure = not op.regions and op.name not in IMPURE_OPS and not op.name.startswith(("check.", "interpreter."))
+        if pure and op.results and all(v in constant for v in step.operands):
+            step.foldable = True
+            constant.update(step.results)
+
+
+def _has_quantized_types(op: Operation) -> bool:
+    for v in (*op.operands, *op.results):
+        t = v.type
+        if isinstance(t, TensorType) and isinstance(t.element, QuantizedType):
+            return True
+    return False
+
+
+def _unsupported(op: Operation) -> Callable:
+    notes = ()
+    if op.name.startswith("sdy."):
+        notes = ("hlodbg runs Shardy's sdy.manual_computation, sdy.sharding_constraint and sdy.reshard; other sdy "
+                 "ops come from Shardy's partitioning passes, not from JAX's lowered programs",)
+
+    def evaluator(call: OpCall, *operands: Any) -> Any:
+        raise ExecutionError(f"hlodbg cannot execute {op.name}: no evaluator for this op", op.pos, notes)
+
+    return evaluator
+
+
+def run_module(module: Module, args: Sequence[Any] = (), entry: str = "main", device: Device = CPU,
+               process: ProcessId = ProcessId(0, 0)) -> list[Any]:
+    """Run `entry` of `module` on one process and return its results."""
+    return Interpreter(module, device=device, process=process).run(entry, args)

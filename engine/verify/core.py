@@ -1,0 +1,405 @@
+"""Verifier core: the check registry, entry points, generic OpDef checks, structure, helpers."""
+from __future__ import annotations
+
+from typing import Callable, Iterator, Optional, Sequence
+
+import numpy as np
+
+from ..ir import attributes as A
+from ..syntax import mlir as _syntax  # noqa: F401  (registers the OpDefs)
+from ..ir.errors import VerifyError
+from ..ir.core import Block, Function, Module, Operation
+from ..ir.opdefs import OPS, OpDef
+from .shape_inference import (
+    Fail,
+    elem,
+    element_compatible,
+    fail,
+    fmt_shape,
+    fmt_types,
+    is_promotable,
+    shape_of,
+    shapes_compatible,
+    types_compatible,
+)
+from ..ir.types import TensorType, Type
+
+CHECKS: dict[str, Callable[[Operation, "_Context"], None]] = {}
+
+
+def _register(*names: str):
+    def decorate(fn):
+        for name in names:
+            CHECKS[name] = fn
+        return fn
+
+    return decorate
+
+
+class _Context:
+    def __init__(self, module: Module):
+        self.module = module
+        self.functions: dict[str, Function] = {}
+        self.duplicates: set[int] = set()
+        for op in module.operations:
+            if isinstance(op, Function):
+                name = str(op.attributes.get("sym_name", ""))
+                if name in self.functions:
+                    self.duplicates.add(id(op))
+                else:
+                    self.functions[name] = op
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points
+# ---------------------------------------------------------------------------------------------
+
+
+def verify(module: Module) -> None:
+    """Raise the first VerifyError found (in textual order); return None for a valid module."""
+    for error in _errors(module):
+        raise error
+
+
+def verify_all(module: Module) -> list[VerifyError]:
+    """Every error found, at most one per op, in textual order."""
+    return list(_errors(module))
+
+
+def _errors(module: Module) -> Iterator[VerifyError]:
+    ctx = _Context(module)
+    for top in module.operations:
+        for op in top.walk():
+            error = _verify_op(op, ctx)
+            if error is not None:
+                yield error
+
+
+def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
+    try:
+        opdef = OPS.get(op.name)
+        if opdef is not None:
+            _check_generic(op, opdef)
+        _check_structure(op, opdef, ctx)
+        check = CHECKS.get(op.name)
+        if check is not None:
+            check(op, ctx)
+    except Fail as f:
+        suffix = f" ({f.constraint})" if f.constraint else ""
+        return VerifyError(f"{op.name}: {f.message}{suffix}", op.pos)
+    except Exception as e:  # malformed IR that a check did not anticipate
+        return VerifyError(f"{op.name}: cannot verify this op ({type(e).__name__}: {e})", op.pos)
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Generic checks: counts and attribute kinds from the OpDef
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_generic(op: Operation, opdef: OpDef) -> None:
+    n = len(op.operands)
+    if opdef.operand_groups(n) is None:
+        if opdef.variadic:
+            expected = f"at least {opdef.min_operands}"
+            if opdef.same_variadic_size:
+                expected += " (variadic groups of equal size)"
+        else:
+            expected = str(opdef.min_operands)
+        fail(f"expects {expected} operand{'s' if expected != '1' else ''}, got {n}")
+    if not opdef.result_count_ok(len(op.results)):
+        plural = "" if opdef.results == "1" else "s"
+        fail(f"expects {opdef.results} result{plural}, got {len(op.results)}")
+    regions = len(op.regions)
+    if op.name == "func.func":
+        if regions > 1:
+            fail(f"expects at most one region, got {regions}")
+    elif not opdef.region_count_ok(regions):
+        names = opdef.regions
+        if names and names[-1].endswith("*"):
+            expected = f"at least {len(names) - 1}"
+        else:
+            expected = str(len(names))
+        fail(f"expects {expected} region{'s' if expected != '1' else ''}, got {regions}")
+    for name, spec in opdef.attrs.items():
+        if name not in op.attributes:
+            if spec.required:
+                fail(f"missing required attribute '{name}'")
+            continue
+        value = op.attributes[name]
+        if not _attr_kind_ok(spec.kind, value):
+            fail(f"attribute '{name}' must be {_KIND_TEXT.get(spec.kind.split('.')[0], spec.kind)}, "
+                 f"got {_attr_text(value)}")
+
+
+_KIND_TEXT = {
+    "i64": "an integer attribute",
+    "i32": "an integer attribute",
+    "i64s": "an array<i64: ...>",
+    "bools": "an array<i1: ...>",
+    "bool": "true or false",
+    "str": "a string",
+    "elements": "a dense elements attribute",
+    "enum": "an enum attribute",
+    "gather": "a #stablehlo.gather<...> attribute",
+    "scatter": "a #stablehlo.scatter<...> attribute",
+    "dot": "a #stablehlo.dot<...> attribute",
+    "conv": "a #stablehlo.conv<...> attribute",
+    "channel": "a #stablehlo.channel_handle<...> attribute",
+    "symbol": "a symbol reference such as @f",
+    "type": "a type",
+    "f32": "a float attribute",
+    "f64": "a float attribute",
+    "unit": "a unit attribute",
+    "dict": "a dictionary",
+    "precision": "a list of precisions",
+    "symbols": "a list of symbols",
+    "aliases": "a list of output_operand_alias attributes",
+    "accuracy": "a #stablehlo.result_accuracy<...> attribute",
+    "algorithm": "a #stablehlo.dot_algorithm<...> attribute",
+    "groups": "dense replica groups",
+}
+
+
+def _attr_text(value) -> str:
+    try:
+        return A.format_attribute(value)
+    except Exception:
+        return repr(value)
+
+
+def _attr_kind_ok(kind: str, value) -> bool:
+    if kind in ("i64", "i32"):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "i64s":
+        return isinstance(value, A.DenseArray) and value.element == "i64"
+    if kind == "bools":
+        return isinstance(value, A.DenseArray) and value.element == "i1"
+    if kind == "bool":
+        return isinstance(value, bool) or (isinstance(value, A.IntegerAttr) and getattr(value.type, "width", 0) == 1)
+    if kind == "str":
+        return isinstance(value, str) and not isinstance(value, A.EnumAttr)
+    if kind == "elements":
+        return isinstance(value, A.DenseElements)
+    if kind.startswith("enum."):
+        return isinstance(value, A.EnumAttr) and value.kind == kind[5:]
+    structs = {
+        "gather": A.GatherDimensionNumbers,
+        "scatter": A.ScatterDimensionNumbers,
+        "dot": A.DotDimensionNumbers,
+        "conv": A.ConvDimensionNumbers,
+        "channel": A.ChannelHandle,
+        "accuracy": A.ResultAccuracy,
+        "algorithm": A.DotAlgorithm,
+    }
+    if kind in structs:
+        return isinstance(value, structs[kind])
+    if kind == "symbol":
+        return isinstance(value, A.SymbolRef)
+    if kind == "type":
+        return isinstance(value, Type)
+    if kind in ("f32", "f64"):
+        return isinstance(value, float) or (isinstance(value, int) and not isinstance(value, bool))
+    if kind == "unit":
+        return isinstance(value, A.UnitAttr)
+    if kind == "dict":
+        return isinstance(value, dict)
+    if kind == "precision":
+        return isinstance(value, (tuple, list)) and all(isinstance(v, A.EnumAttr) for v in value)
+    if kind in ("symbols", "aliases"):
+        return isinstance(value, (tuple, list))
+    if kind == "groups":
+        return isinstance(value, (A.DenseElements, A.StructAttr, tuple, list))
+    return True  # any, and kinds the verifier does not model
+
+
+# ---------------------------------------------------------------------------------------------
+# Structure: region terminators, functions, calls
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_structure(op: Operation, opdef: Optional[OpDef], ctx: _Context) -> None:
+    if isinstance(op, Function):
+        _check_function(op, ctx)
+    elif opdef is not None and op.dialect == "stablehlo" and op.regions:
+        for i, region in enumerate(op.regions):
+            if len(region.blocks) != 1:
+                fail(f"region #{i} must have exactly one block, got {len(region.blocks)}")
+            term = region.blocks[0].terminator
+            if term is None or term.name != "stablehlo.return":
+                found = "nothing" if term is None else term.name
+                fail(f"region #{i} must end in stablehlo.return, found {found}")
+
+
+def _check_function(fn: Function, ctx: _Context) -> None:
+    name = fn.attributes.get("sym_name")
+    if id(fn) in ctx.duplicates:
+        fail(f"function @{name} is defined more than once")
+    ftype = fn.attributes.get("function_type")
+    if fn.is_declaration:
+        return
+    if len(fn.regions[0].blocks) != 1:
+        return  # multi-block bodies are outside StableHLO; leave them alone
+    block = fn.body
+    if tuple(a.type for a in block.arguments) != tuple(ftype.inputs):
+        fail(f"@{name} declares inputs {fmt_types(ftype.inputs)} but its body takes "
+             f"{fmt_types(a.type for a in block.arguments)}")
+    term = block.terminator
+    if term is None or term.name != "func.return":
+        found = "nothing" if term is None else term.name
+        fail(f"the body of @{name} must end in func.return, found {found}")
+
+
+@_register("func.return")
+def _func_return(op: Operation, ctx: _Context) -> None:
+    fn = op.parent_op
+    if not isinstance(fn, Function):
+        return
+    declared = fn.function_type.results
+    got = op.operand_types
+    if len(got) != len(declared):
+        fail(f"returns {len(got)} values but @{fn.sym_name} declares {len(declared)} results "
+             f"{fmt_types(declared)}")
+    for i, (g, d) in enumerate(zip(got, declared)):
+        if not types_compatible(g, d):
+            fail(f"return value #{i} has type {g} but @{fn.sym_name} declares result type {d}")
+    if op.parent is not None and op.parent.operations[-1] is not op:
+        fail("func.return must be the last op of its block")
+
+
+@_register("stablehlo.return")
+def _stablehlo_return(op: Operation, ctx: _Context) -> None:
+    if op.parent is not None and op.parent.operations[-1] is not op:
+        fail("stablehlo.return must be the last op of its block")
+
+
+@_register("func.call")
+def _func_call(op: Operation, ctx: _Context) -> None:
+    callee = op.attributes.get("callee")
+    name = callee.name if isinstance(callee, A.SymbolRef) else str(callee)
+    fn = ctx.functions.get(name)
+    if fn is None:
+        known = ", ".join("@" + n for n in ctx.functions) or "none"
+        fail(f"calls @{name}, which is not defined in this module (functions: {known})")
+    ftype = fn.function_type
+    if len(op.operands) != len(ftype.inputs):
+        fail(f"passes {len(op.operands)} arguments but @{name} takes {len(ftype.inputs)}")
+    for i, (got, want) in enumerate(zip(op.operand_types, ftype.inputs)):
+        if not types_compatible(got, want):
+            fail(f"argument #{i} has type {got} but @{name} expects {want}")
+    if len(op.results) != len(ftype.results):
+        fail(f"expects {len(op.results)} results but @{name} returns {len(ftype.results)}")
+    for i, (got, want) in enumerate(zip(op.result_types, ftype.results)):
+        if not types_compatible(got, want):
+            fail(f"result #{i} has type {got} but @{name} returns {want}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers for per-op checks
+# ---------------------------------------------------------------------------------------------
+
+
+def _tensor(t: Type, what: str, constraint: Optional[str] = None) -> TensorType:
+    if not isinstance(t, TensorType):
+        fail(f"{what} must be a tensor, got {t}", constraint)
+    return t
+
+
+def _ranked(t: Type, what: str) -> Optional[tuple]:
+    """The shape of a tensor (None when unranked); fails for non-tensors."""
+    return _tensor(t, what).shape
+
+
+def _ints(op: Operation, name: str, default=None) -> Optional[list[int]]:
+    value = op.attributes.get(name)
+    if value is None:
+        return default
+    if isinstance(value, A.DenseElements):
+        return [int(v) for v in np.asarray(value.array).reshape(-1)]
+    return [int(v) for v in value]
+
+
+def _int(op: Operation, name: str, default: Optional[int] = None) -> Optional[int]:
+    value = op.attributes.get(name)
+    return default if value is None else int(value)
+
+
+def _padding(op: Operation, name: str, rank: int, constraint: str) -> list[tuple[int, int]]:
+    value = op.attributes.get(name)
+    if value is None:
+        return [(0, 0)] * rank
+    array = np.asarray(value.array) if isinstance(value, A.DenseElements) else np.asarray(value)
+    if array.size == 0 and rank == 0:
+        return []
+    if array.ndim != 2 or array.shape != (rank, 2):
+        fail(f"{name} must have shape {rank}x2, got {fmt_shape(tuple(array.shape))}", constraint)
+    return [(int(lo), int(hi)) for lo, hi in array.tolist()]
+
+
+def _same_shape(a: Type, b: Type, message: str, constraint: Optional[str]) -> None:
+    if not shapes_compatible(shape_of(a), shape_of(b)):
+        fail(f"{message}: {a} vs {b}", constraint)
+
+
+def _same_elem(a: Type, b: Type, message: str, constraint: Optional[str]) -> None:
+    if not element_compatible(elem(a), elem(b)):
+        fail(f"{message}: {a} vs {b}", constraint)
+
+
+def _same_type(a: Type, b: Type, message: str, constraint: Optional[str]) -> None:
+    if not types_compatible(a, b):
+        fail(f"{message}: {a} vs {b}", constraint)
+
+
+def _expect_shape(result: Type, inferred: Optional[tuple], constraint: Optional[str], what: str = "result") -> None:
+    got = shape_of(result)
+    if inferred is None or got is None:
+        return
+    if not shapes_compatible(got, tuple(inferred)):
+        fail(f"{what} type {result} has shape {fmt_shape(got)}, expected {fmt_shape(tuple(inferred))}",
+             constraint)
+
+
+def _block(op: Operation, index: int) -> Block:
+    return op.regions[index].blocks[0]
+
+
+def _returned(op: Operation, index: int) -> list[Type]:
+    term = _block(op, index).terminator
+    return [v.type for v in term.operands] if term is not None else []
+
+
+def _is_scalar_of(t: Type, e: Type) -> bool:
+    return isinstance(t, TensorType) and (t.shape is None or t.shape == ()) and element_compatible(t.element, e)
+
+
+def _check_reducer(op: Operation, index: int, input_elems: Sequence[Type], init_types: Sequence[Type],
+                   constraint: str, what: str = "body") -> list[Type]:
+    """A reduction region `(tensor<E0>..., tensor<E0>...) -> (tensor<E0>...)`; returns the Ei."""
+    n = len(input_elems)
+    block = _block(op, index)
+    args = [a.type for a in block.arguments]
+    if len(args) != 2 * n:
+        fail(f"{what} must take {2 * n} arguments, got {len(args)}", constraint)
+    elems = []
+    for i in range(n):
+        a, b = args[i], args[n + i]
+        if not isinstance(a, TensorType) or (a.shape is not None and a.shape != ()):
+            fail(f"{what} argument #{i} must be a 0-dimensional tensor, got {a}", constraint)
+        if not types_compatible(a, b):
+            fail(f"{what} arguments #{i} and #{n + i} must have the same type: {a} vs {b}", constraint)
+        e = a.element
+        if not is_promotable(input_elems[i], e):
+            fail(f"{what} argument #{i} has element type {e}, which cannot hold input element type "
+                 f"{input_elems[i]}", constraint)
+        if i < len(init_types) and not (element_compatible(elem(init_types[i]), e)
+                                        or element_compatible(elem(init_types[i]), input_elems[i])):
+            fail(f"init value #{i} has type {init_types[i]} but {what} accumulates {e}", constraint)
+        elems.append(e)
+    returned = _returned(op, index)
+    if len(returned) != n:
+        fail(f"{what} must return {n} values, returns {len(returned)}", constraint)
+    for i, (r, e) in enumerate(zip(returned, elems)):
+        if not _is_scalar_of(r, e):
+            fail(f"{what} return value #{i} must be tensor<{e}>, got {r}", constraint)
+    return elems

@@ -1,0 +1,310 @@
+"""Verifier checks: Data movement."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from ..ir.core import Operation
+from .shape_inference import (
+    check_range,
+    check_scatter_shapes,
+    check_unique,
+    dim_eq,
+    elem,
+    element_compatible,
+    fail,
+    fmt_shape,
+    infer_concatenate,
+    infer_gather,
+    infer_pad,
+    infer_slice,
+    is_complex_e,
+    is_float_e,
+    is_int_e,
+    is_quant_e,
+    num_bits,
+    product,
+    rank_of,
+    shapes_compatible,
+    types_compatible,
+)
+from ..ir.types import TupleType, Type
+from .core import (
+    _Context,
+    _check_reducer,
+    _expect_shape,
+    _int,
+    _ints,
+    _register,
+    _same_elem,
+    _same_shape,
+    _same_type,
+    _tensor,
+)
+
+
+@_register("stablehlo.broadcast_in_dim")
+def _broadcast_in_dim(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    dims = _ints(op, "broadcast_dimensions")
+    xs, rs = x.shape, r.shape
+    if xs is not None and len(dims) != len(xs):
+        fail(f"broadcast_dimensions has {len(dims)} entries but the operand has rank {len(xs)}", "C2")
+    check_range(dims, None if rs is None else len(rs), "broadcast dimension", "C3")
+    check_unique(dims, "broadcast_dimensions", "C4")
+    if xs is None or rs is None:
+        return
+    for j, d in enumerate(dims):
+        if xs[j] != 1 and not dim_eq(xs[j], rs[d]):
+            fail(f"dim(operand, {j}) = {xs[j]} must be 1 or equal dim(result, {d}) = {rs[d]}", "C5")
+
+
+@_register("stablehlo.broadcast")
+def _broadcast(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _same_elem(x, r, "operand and result must have the same element type", None)
+    if x.shape is not None:
+        _expect_shape(r, tuple(_ints(op, "broadcast_sizes")) + x.shape, None)
+
+
+@_register("stablehlo.transpose")
+def _transpose(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    perm = _ints(op, "permutation")
+    if x.shape is None:
+        return
+    if sorted(perm) != list(range(len(x.shape))):
+        fail(f"permutation {perm} is not a permutation of [0, ..., {len(x.shape) - 1}]", "C2")
+    _expect_shape(r, tuple(x.shape[p] for p in perm), "C3")
+
+
+@_register("stablehlo.reshape")
+def _reshape(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    if x.shape is None or r.shape is None:
+        return
+    a, b = product(x.shape), product(r.shape)
+    if a is not None and b is not None and a != b:
+        fail(f"operand {x} has {a} elements but result {r} has {b}", "C2")
+
+
+@_register("stablehlo.concatenate")
+def _concatenate(op: Operation, ctx: _Context) -> None:
+    if not op.operands:
+        fail("needs at least one input", "C3")
+    inputs = [_tensor(t, f"input #{i}") for i, t in enumerate(op.operand_types)]
+    r = _tensor(op.result_types[0], "result")
+    for i, t in enumerate(inputs):
+        _same_elem(inputs[0], t, f"input #{i} must have the element type of input #0", "C1")
+    _same_elem(inputs[0], r, "result must have the inputs' element type", "C5")
+    if any(t.shape is None for t in inputs):
+        return
+    d = _int(op, "dimension")
+    rank = len(inputs[0].shape)
+    if not 0 <= d < rank:
+        fail(f"dimension {d} is out of range [0, {rank})", "C4")
+    _expect_shape(r, infer_concatenate([t.shape for t in inputs], d), "C6")
+
+
+@_register("stablehlo.pad")
+def _pad(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    value = _tensor(op.operand_types[1], "padding_value")
+    r = _tensor(op.result_types[0], "result")
+    if rank_of(value) not in (None, 0):
+        fail(f"padding_value must be a 0-dimensional tensor, got {value}")
+    _same_elem(x, value, "operand and padding_value must have the same element type", "C1")
+    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    low, high, interior = (_ints(op, n) for n in ("edge_padding_low", "edge_padding_high", "interior_padding"))
+    if x.shape is None:
+        return
+    for name, values in (("edge_padding_low", low), ("edge_padding_high", high), ("interior_padding", interior)):
+        if len(values) != len(x.shape):
+            fail(f"{name} has {len(values)} entries but the operand has rank {len(x.shape)}", "C2")
+    for i, v in enumerate(interior):
+        if v < 0:
+            fail(f"interior_padding[{i}] = {v} must be non-negative", "C3")
+    _expect_shape(r, infer_pad(x.shape, low, high, interior), "C4")
+
+
+@_register("stablehlo.slice")
+def _slice(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    start, limit, strides = (_ints(op, n) for n in ("start_indices", "limit_indices", "strides"))
+    if x.shape is None:
+        return
+    for name, values in (("start_indices", start), ("limit_indices", limit), ("strides", strides)):
+        if len(values) != len(x.shape):
+            fail(f"{name} has {len(values)} entries but the operand has rank {len(x.shape)}", "C2")
+    _expect_shape(r, infer_slice(x.shape, start, limit, strides), "C5")
+
+
+def _check_start_indices(types: Sequence[Type], constraint: str) -> None:
+    for i, t in enumerate(types):
+        t = _tensor(t, f"start index #{i}")
+        if rank_of(t) not in (None, 0) or not is_int_e(t.element):
+            fail(f"start index #{i} must be a 0-dimensional integer tensor, got {t}")
+        if t != types[0]:
+            fail(f"start indices must all have the same type: {types[0]} vs {t}", constraint)
+
+
+@_register("stablehlo.dynamic_slice")
+def _dynamic_slice(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    indices = op.operand_types[1:]
+    _check_start_indices(indices, "C3")
+    sizes = _ints(op, "slice_sizes")
+    if x.shape is not None:
+        if len(indices) != len(x.shape) or len(sizes) != len(x.shape):
+            fail(f"needs one start index and one slice size per operand dimension ({len(x.shape)}), got "
+                 f"{len(indices)} start indices and {len(sizes)} slice sizes", "C2")
+        for k, (s, d) in enumerate(zip(sizes, x.shape)):
+            if s < 0 or (d is not None and s > d):
+                fail(f"slice_sizes[{k}] = {s} is out of range [0, {d}]", "C4")
+    _expect_shape(r, tuple(sizes), "C5")
+
+
+@_register("stablehlo.dynamic_update_slice")
+def _dynamic_update_slice(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    update = _tensor(op.operand_types[1], "update")
+    r = _tensor(op.result_types[0], "result")
+    _same_type(x, r, "operand and result must have the same type", "C1")
+    _same_elem(x, update, "update and operand must have the same element type", "C2")
+    indices = op.operand_types[2:]
+    if x.shape is None or update.shape is None:
+        return
+    if len(update.shape) != len(x.shape):
+        fail(f"update has rank {len(update.shape)} but the operand has rank {len(x.shape)}", "C3")
+    if len(indices) != len(x.shape):
+        fail(f"needs {len(x.shape)} start indices, got {len(indices)}", "C4")
+    _check_start_indices(indices, "C5")
+    for k, (u, d) in enumerate(zip(update.shape, x.shape)):
+        if u is not None and d is not None and u > d:
+            fail(f"dim(update, {k}) = {u} exceeds dim(operand, {k}) = {d}", "C6")
+
+
+@_register("stablehlo.iota")
+def _iota(op: Operation, ctx: _Context) -> None:
+    r = _tensor(op.result_types[0], "output")
+    e = r.element
+    if not (is_int_e(e) or is_float_e(e) or is_complex_e(e) or is_quant_e(e)):
+        fail(f"output must have integer, floating-point or complex element type, got {r}")
+    d = _int(op, "iota_dimension")
+    if r.shape is not None and not 0 <= d < len(r.shape):
+        fail(f"iota_dimension {d} is out of range [0, {len(r.shape)})", "C1")
+
+
+@_register("stablehlo.reverse")
+def _reverse(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _same_type(x, r, "operand and result must have the same type", "C1")
+    dims = _ints(op, "dimensions")
+    check_unique(dims, "dimensions", "C2")
+    check_range(dims, rank_of(r), "dimension", "C3")
+
+
+@_register("stablehlo.gather")
+def _gather(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    idx = _tensor(op.operand_types[1], "start_indices")
+    r = _tensor(op.result_types[0], "result")
+    if not is_int_e(idx.element):
+        fail(f"start_indices must have integer element type, got {idx}")
+    _same_elem(x, r, "operand and result must have the same element type", "C23")
+    if x.shape is None or idx.shape is None:
+        return
+    inferred = infer_gather(x.shape, idx.shape, op.attributes["dimension_numbers"], _ints(op, "slice_sizes"))
+    _expect_shape(r, inferred, "C22")
+
+
+@_register("stablehlo.scatter")
+def _scatter(op: Operation, ctx: _Context) -> None:
+    n = (len(op.operands) - 1) // 2
+    if n < 1:
+        fail("needs at least one input and one update", "C5")
+    inputs = [_tensor(t, f"input #{i}") for i, t in enumerate(op.operand_types[:n])]
+    idx = _tensor(op.operand_types[n], "scatter_indices")
+    updates = [_tensor(t, f"update #{i}") for i, t in enumerate(op.operand_types[n + 1:])]
+    if not is_int_e(idx.element):
+        fail(f"scatter_indices must have integer element type, got {idx}")
+    if len(op.results) != n:
+        fail(f"has {n} inputs but {len(op.results)} results", "C24")
+    for i in range(n):
+        _same_shape(inputs[0], inputs[i], f"input #{i} must have the shape of input #0", "C1")
+        _same_shape(updates[0], updates[i], f"update #{i} must have the shape of update #0", "C3")
+        _same_elem(inputs[i], updates[i], f"update #{i} must have the element type of input #{i}", "C6")
+    elems = _check_reducer(op, 0, [t.element for t in inputs], [], "C23", "update_computation")
+    for i, (t, res) in enumerate(zip(inputs, op.result_types)):
+        _same_shape(t, res, f"result #{i} must have the shape of input #{i}", "C24")
+        if not element_compatible(elem(res), elems[i]):
+            fail(f"result #{i} has type {res} but update_computation produces {elems[i]}", "C25")
+    if inputs[0].shape is None or idx.shape is None or updates[0].shape is None:
+        return
+    check_scatter_shapes(inputs[0].shape, idx.shape, updates[0].shape, op.attributes["scatter_dimension_numbers"])
+
+
+@_register("stablehlo.get_tuple_element")
+def _get_tuple_element(op: Operation, ctx: _Context) -> None:
+    t = op.operand_types[0]
+    if not isinstance(t, TupleType):
+        fail(f"operand must be a tuple, got {t}")
+    index = _int(op, "index")
+    if not 0 <= index < len(t.types):
+        fail(f"index {index} is out of range [0, {len(t.types)})", "C1")
+    _same_type(t.types[index], op.result_types[0], f"result must have the type of tuple element {index}", "C2")
+
+
+@_register("stablehlo.tuple")
+def _tuple(op: Operation, ctx: _Context) -> None:
+    r = op.result_types[0]
+    want = TupleType(tuple(op.operand_types))
+    if not isinstance(r, TupleType) or not types_compatible(r, want):
+        fail(f"result type must be {want}, got {r}", "C2")
+
+
+@_register("stablehlo.bitcast_convert")
+def _bitcast_convert(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    if is_complex_e(x.element) != is_complex_e(r.element):
+        fail(f"cannot bitcast between complex and non-complex types: {x} to {r}", "C2")
+    a, b = num_bits(x.element), num_bits(r.element)
+    if a is None or b is None or x.shape is None or r.shape is None:
+        return
+    xs, rs = x.shape, r.shape
+    if a == b:
+        _expect_shape(r, xs, "C1")
+    elif b < a:
+        if len(rs) != len(xs) + 1 or rs[-1] not in (None, a // b) or a % b:
+            fail(f"bitcasting {x.element} to the narrower {r.element} needs result shape "
+                 f"{fmt_shape(xs + (a // b,))}, got {r}", "C1")
+        _expect_shape(r, xs + (a // b,), "C1")
+    else:
+        if len(xs) != len(rs) + 1 or xs[-1] not in (None, b // a) or b % a:
+            fail(f"bitcasting {x.element} to the wider {r.element} needs an operand whose last dimension "
+                 f"is {b // a}, got {x}", "C1")
+        _expect_shape(r, xs[:-1], "C1")
+
+
+@_register("stablehlo.constant")
+def _constant(op: Operation, ctx: _Context) -> None:
+    value = op.attributes["value"]
+    r = _tensor(op.result_types[0], "output")
+    vt = value.type
+    if not shapes_compatible(vt.shape, r.shape):
+        fail(f"value has type {vt} but the output is {r}", "C1")
+    ve, re = vt.element, r.element
+    if ve != re and not (is_quant_e(re) and (is_quant_e(ve) or ve == re.storage or is_int_e(ve))):
+        fail(f"value has type {vt} but the output is {r}", "C1")

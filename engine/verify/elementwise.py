@@ -1,0 +1,222 @@
+"""Verifier checks: Element-wise ops."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..ir.core import Operation
+from .shape_inference import (
+    element_compatible,
+    fail,
+    fmt_types,
+    is_bool_e,
+    is_complex_e,
+    is_float_e,
+    is_int_e,
+    is_quant_e,
+    is_signed_int_e,
+    is_unsigned_int_e,
+    rank_of,
+    real_part_type,
+)
+from ..ir.types import ComplexType, FloatType, TensorType
+from .core import (
+    _Context,
+    _block,
+    _ints,
+    _is_scalar_of,
+    _register,
+    _returned,
+    _same_elem,
+    _same_shape,
+    _same_type,
+    _tensor,
+)
+
+
+_ANY = ("any", lambda e: True)
+_BI = ("boolean or integer", lambda e: is_bool_e(e) or is_int_e(e))
+_I = ("integer", is_int_e)
+_FQ = ("floating-point or quantized", lambda e: is_float_e(e) or is_quant_e(e))
+_FCQ = ("floating-point, complex or quantized", lambda e: is_float_e(e) or is_complex_e(e) or is_quant_e(e))
+_IFCQ = ("integer, floating-point, complex or quantized",
+         lambda e: is_int_e(e) or is_float_e(e) or is_complex_e(e) or is_quant_e(e))
+_SFCQ = ("signed integer, floating-point, complex or quantized",
+         lambda e: is_signed_int_e(e) or is_float_e(e) or is_complex_e(e) or is_quant_e(e))
+_FC = ("floating-point or complex", lambda e: is_float_e(e) or is_complex_e(e) or is_quant_e(e))
+
+_UNARY = {
+    "cbrt": _FCQ, "ceil": _FQ, "cosine": _FCQ, "count_leading_zeros": _I, "exponential": _FCQ,
+    "exponential_minus_one": _FCQ, "floor": _FQ, "log": _FCQ, "log_plus_one": _FCQ, "logistic": _FCQ,
+    "negate": _IFCQ, "not": _BI, "popcnt": _I, "round_nearest_afz": _FQ, "round_nearest_even": _FQ,
+    "rsqrt": _FCQ, "sign": _SFCQ, "sine": _FCQ, "sqrt": _FCQ, "tan": _FCQ, "tanh": _FCQ,
+    "reduce_precision": _FQ,
+}
+_BINARY = {
+    "add": _ANY, "subtract": _IFCQ, "multiply": _ANY, "divide": _IFCQ, "remainder": _IFCQ,
+    "power": _IFCQ, "atan2": _FCQ, "maximum": _ANY, "minimum": _ANY, "and": _BI, "or": _BI,
+    "xor": _BI, "shift_left": _I, "shift_right_arithmetic": _I, "shift_right_logical": _I,
+}
+
+
+def _check_category(t: TensorType, category, what: str, constraint: Optional[str] = None) -> None:
+    text, ok = category
+    if not ok(t.element):
+        fail(f"{what} must have {text} element type, got {t}", constraint)
+
+
+@_register(*(f"stablehlo.{n}" for n in _UNARY))
+def _unary(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _check_category(x, _UNARY[op.mnemonic], "operand")
+    _same_shape(x, r, "operand and result must have the same shape", "C1")
+    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    if op.name == "stablehlo.reduce_precision":
+        if int(op.attributes["exponent_bits"]) < 1:
+            fail(f"exponent_bits = {int(op.attributes['exponent_bits'])} must be at least 1", "C2")
+        if int(op.attributes["mantissa_bits"]) < 0:
+            fail(f"mantissa_bits = {int(op.attributes['mantissa_bits'])} must be non-negative", "C3")
+
+
+@_register("stablehlo.abs", "stablehlo.real", "stablehlo.imag")
+def _real_valued(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    category = _SFCQ if op.mnemonic == "abs" else _FC
+    _check_category(x, category, "operand")
+    _same_shape(x, r, "operand and result must have the same shape", "C1")
+    want = real_part_type(x.element)
+    if not element_compatible(want, r.element):
+        fail(f"result element type must be {want} for operand {x}, got {r}", "C2")
+
+
+@_register("stablehlo.convert")
+def _convert(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _same_shape(x, r, "operand and result must have the same shape", "C1")
+
+
+@_register("stablehlo.is_finite")
+def _is_finite(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "x")
+    y = _tensor(op.result_types[0], "y")
+    _check_category(x, _FQ, "x")
+    _same_shape(x, y, "x and y must have the same shape", "C1")
+    if not is_bool_e(y.element):
+        fail(f"y must have element type i1, got {y}")
+
+
+@_register(*(f"stablehlo.{n}" for n in _BINARY))
+def _binary(op: Operation, ctx: _Context) -> None:
+    lhs = _tensor(op.operand_types[0], "lhs")
+    rhs = _tensor(op.operand_types[1], "rhs")
+    r = _tensor(op.result_types[0], "result")
+    _same_shape(lhs, rhs, "operands must have the same shape", "C1")
+    _same_elem(lhs, rhs, "operands must have the same element type", "C1")
+    _check_category(lhs, _BINARY[op.mnemonic], "operands")
+    _same_shape(lhs, r, "result must have the operands' shape", "C1")
+    _same_elem(lhs, r, "result must have the operands' element type", "C1")
+
+
+@_register("stablehlo.complex")
+def _complex(op: Operation, ctx: _Context) -> None:
+    lhs = _tensor(op.operand_types[0], "lhs")
+    rhs = _tensor(op.operand_types[1], "rhs")
+    r = _tensor(op.result_types[0], "result")
+    _same_type(lhs, rhs, "lhs and rhs must have the same type", "C1")
+    if not isinstance(lhs.element, FloatType) or lhs.element.name not in ("f32", "f64"):
+        fail(f"operands must have element type f32 or f64, got {lhs}", "C1")
+    _same_shape(lhs, r, "result must have the operands' shape", "C2")
+    if r.element != ComplexType(lhs.element):
+        fail(f"result element type must be complex<{lhs.element}>, got {r}", "C3")
+
+
+_COMPARE_TYPES = {
+    "signed": ("SIGNED",),
+    "unsigned": ("UNSIGNED",),
+    "float": ("FLOAT", "TOTALORDER"),
+    "complex": ("FLOAT",),
+}
+
+
+@_register("stablehlo.compare")
+def _compare(op: Operation, ctx: _Context) -> None:
+    lhs = _tensor(op.operand_types[0], "lhs")
+    rhs = _tensor(op.operand_types[1], "rhs")
+    r = _tensor(op.result_types[0], "result")
+    _same_elem(lhs, rhs, "lhs and rhs must have the same element type", "C1")
+    _same_shape(lhs, rhs, "lhs and rhs must have the same shape", "C2")
+    _same_shape(lhs, r, "result must have the operands' shape", "C2")
+    if not is_bool_e(r.element):
+        fail(f"result must have element type i1, got {r}")
+    compare_type = op.attributes.get("compare_type")
+    if compare_type is None or str(compare_type) == "NOTYPE":
+        return
+    e = lhs.element
+    if is_bool_e(e) or is_unsigned_int_e(e):
+        group = "unsigned"
+    elif is_int_e(e):
+        group = "signed"
+    elif is_float_e(e):
+        group = "float"
+    elif is_complex_e(e):
+        group = "complex"
+    else:
+        return
+    if str(compare_type) not in _COMPARE_TYPES[group]:
+        allowed = " or ".join(_COMPARE_TYPES[group])
+        fail(f"compare_type {compare_type} is not allowed for element type {e}; use {allowed}", "C3")
+
+
+@_register("stablehlo.select")
+def _select(op: Operation, ctx: _Context) -> None:
+    pred = _tensor(op.operand_types[0], "pred")
+    on_true = _tensor(op.operand_types[1], "on_true")
+    on_false = _tensor(op.operand_types[2], "on_false")
+    r = _tensor(op.result_types[0], "result")
+    if not is_bool_e(pred.element):
+        fail(f"pred must have element type i1, got {pred}")
+    if rank_of(pred) != 0:
+        _same_shape(pred, on_true, "pred must be 0-dimensional or have the shape of on_true", "C1")
+    _same_type(on_true, on_false, "on_true and on_false must have the same type", "C2")
+    _same_type(on_true, r, "result must have the type of on_true", "C2")
+
+
+@_register("stablehlo.clamp")
+def _clamp(op: Operation, ctx: _Context) -> None:
+    lo = _tensor(op.operand_types[0], "min")
+    x = _tensor(op.operand_types[1], "operand")
+    hi = _tensor(op.operand_types[2], "max")
+    r = _tensor(op.result_types[0], "result")
+    if rank_of(lo) != 0:
+        _same_shape(lo, x, "min must be 0-dimensional or have the shape of operand", "C1")
+    if rank_of(hi) != 0:
+        _same_shape(hi, x, "max must be 0-dimensional or have the shape of operand", "C2")
+    _same_elem(lo, x, "min and operand must have the same element type", "C3")
+    _same_elem(hi, x, "max and operand must have the same element type", "C3")
+    _same_type(x, r, "result must have the type of operand", "C4")
+
+
+@_register("stablehlo.map")
+def _map(op: Operation, ctx: _Context) -> None:
+    if not op.operands:
+        fail("needs at least one input", "C2")
+    inputs = [_tensor(t, f"input #{i}") for i, t in enumerate(op.operand_types)]
+    r = _tensor(op.result_types[0], "result")
+    for i, t in enumerate(inputs):
+        _same_shape(inputs[0], t, f"input #{i} must have the shape of input #0", "C1")
+    _same_shape(inputs[0], r, "result must have the inputs' shape", "C1")
+    rank = rank_of(inputs[0])
+    dims = _ints(op, "dimensions")
+    if rank is not None and dims != list(range(rank)):
+        fail(f"dimensions must be {list(range(rank))}, got {dims}", "C3")
+    args = [a.type for a in _block(op, 0).arguments]
+    if len(args) != len(inputs):
+        fail(f"computation must take {len(inputs)} arguments, got {len(args)}", "C4")
+    for i, (a, t) in enumerate(zip(args, inputs)):
+        if not _is_scalar_of(a, t.element):
+            fail(f"computation argument #{i} must be tensor<{t.element}>, got {a}", "C4")
+    returned = _returned(op, 0)
+    if len(returned) != 1 or not _is_scalar_of(returned[0], r.element):
+        fail(f"computation must return one tensor<{r.element}>, returns {fmt_types(returned)}", "C4")

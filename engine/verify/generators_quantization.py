@@ -1,0 +1,132 @@
+"""Verifier checks: Random numbers, quantization, shapes."""
+from __future__ import annotations
+
+from ..ir.core import Operation
+from .shape_inference import (
+    check_range,
+    check_unique,
+    dim_eq,
+    fail,
+    is_float_e,
+    is_int_e,
+    is_quant_e,
+    rank_of,
+)
+from ..ir.types import IntegerType, QuantizedType
+from .core import (
+    _Context,
+    _expect_shape,
+    _int,
+    _ints,
+    _is_scalar_of,
+    _register,
+    _same_elem,
+    _same_shape,
+    _same_type,
+    _tensor,
+)
+
+
+@_register("stablehlo.rng_bit_generator")
+def _rng_bit_generator(op: Operation, ctx: _Context) -> None:
+    state = _tensor(op.operand_types[0], "initial_state")
+    _same_type(state, op.result_types[0], "output_state must have the type of initial_state", "C1")
+    out = _tensor(op.result_types[1], "output")
+    if not (is_int_e(out.element) or is_float_e(out.element)):
+        fail(f"output must have integer or floating-point element type, got {out}")
+    if rank_of(state) not in (None, 1):
+        fail(f"initial_state must be 1-dimensional, got {state}")
+    size = None if state.shape is None else state.shape[0]
+    algorithm = str(op.attributes["rng_algorithm"])
+    allowed = {"THREE_FRY": (2,), "PHILOX": (2, 3)}.get(algorithm)
+    if allowed and size is not None and size not in allowed:
+        fail(f"initial_state of {algorithm} must have {' or '.join(map(str, allowed))} elements, got {size}", "C2")
+
+
+@_register("stablehlo.rng")
+def _rng(op: Operation, ctx: _Context) -> None:
+    a = _tensor(op.operand_types[0], "a")
+    b = _tensor(op.operand_types[1], "b")
+    shape = _tensor(op.operand_types[2], "shape")
+    r = _tensor(op.result_types[0], "result")
+    for name, t in (("a", a), ("b", b)):
+        if rank_of(t) not in (None, 0):
+            fail(f"{name} must be a 0-dimensional tensor, got {t}")
+    _same_elem(a, b, "a and b must have the same element type", "C1")
+    _same_elem(a, r, "result must have the element type of a", "C1")
+    if str(op.attributes["rng_distribution"]) == "NORMAL" and not is_float_e(a.element):
+        fail(f"NORMAL needs floating-point a, b and result, got {a}", "C2")
+    if shape.shape is not None and len(shape.shape) == 1 and r.shape is not None:
+        if not dim_eq(shape.shape[0], len(r.shape)):
+            fail(f"shape has {shape.shape[0]} entries but the result has rank {len(r.shape)}", "C3")
+
+
+@_register("stablehlo.uniform_quantize")
+def _uniform_quantize(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    if not (is_float_e(x.element) or is_quant_e(x.element)):
+        fail(f"operand must have floating-point or quantized element type, got {x}")
+    if not isinstance(r.element, QuantizedType):
+        fail(f"result must have a quantized element type, got {r}")
+    _same_shape(x, r, "operand and result must have the same shape", "C1")
+    expressed = x.element if is_float_e(x.element) else x.element.expressed
+    if r.element.expressed != expressed:
+        fail(f"the result's expressed type must be {expressed}, got {r.element.expressed}", "C2")
+
+
+@_register("stablehlo.uniform_dequantize")
+def _uniform_dequantize(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    if not isinstance(x.element, QuantizedType):
+        fail(f"operand must have a quantized element type, got {x}")
+    _same_shape(x, r, "operand and result must have the same shape", "C1")
+    if r.element != x.element.expressed:
+        fail(f"result element type must be the expressed type {x.element.expressed}, got {r}", "C2")
+
+
+@_register("stablehlo.get_dimension_size")
+def _get_dimension_size(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    d = _int(op, "dimension")
+    if x.shape is not None and not 0 <= d < len(x.shape):
+        fail(f"dimension {d} is out of range [0, {len(x.shape)})", "C1")
+    r = op.result_types[0]
+    if not _is_scalar_of(r, IntegerType(32)):
+        fail(f"result must be tensor<i32>, got {r}")
+
+
+@_register("stablehlo.set_dimension_size")
+def _set_dimension_size(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _same_elem(x, r, "operand and result must have the same element type", None)
+    d = _int(op, "dimension")
+    if x.shape is not None:
+        if not 0 <= d < len(x.shape):
+            fail(f"dimension {d} is out of range [0, {len(x.shape)})")
+        _expect_shape(r, tuple(None if i == d else s for i, s in enumerate(x.shape)), None)
+
+
+@_register("stablehlo.dynamic_broadcast_in_dim")
+def _dynamic_broadcast_in_dim(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    _same_elem(x, r, "operand and result must have the same element type", None)
+    dims = _ints(op, "broadcast_dimensions")
+    if x.shape is not None and len(dims) != len(x.shape):
+        fail(f"broadcast_dimensions has {len(dims)} entries but the operand has rank {len(x.shape)}")
+    check_range(dims, rank_of(r), "broadcast dimension", None)
+    check_unique(dims, "broadcast_dimensions", None)
+
+
+@_register("stablehlo.dynamic_reshape", "stablehlo.dynamic_iota")
+def _dynamic_shape(op: Operation, ctx: _Context) -> None:
+    r = _tensor(op.result_types[0], "result")
+    if op.name == "stablehlo.dynamic_reshape":
+        _same_elem(op.operand_types[0], r, "operand and result must have the same element type", None)
+    shape = _tensor(op.operand_types[-1], "output_shape")
+    if shape.shape is not None and len(shape.shape) == 1 and r.shape is not None:
+        if not dim_eq(shape.shape[0], len(r.shape)):
+            fail(f"output_shape has {shape.shape[0]} entries but the result has rank {len(r.shape)}")

@@ -1,0 +1,526 @@
+"""Type predicates and result-shape inference used by the verifier (verifier.py).
+
+Shapes are tuples whose entries are ints or None (a dynamic `?` dimension); a whole shape is None
+for an unranked tensor. Unknown sizes are compatible with anything, so a dynamic program is only
+rejected for what is certainly wrong. Quantized element types are compared loosely: the spec lets
+quantized ops change scales and zero points (and storage widths, for dot and convolution), so two
+quantized types, or a quantized type and a float, count as compatible element types.
+
+Inference functions raise `Fail(message, constraint)`; the verifier adds the op name and position.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Optional, Sequence
+
+from ..ir.types import (
+    ComplexType,
+    FloatType,
+    IndexType,
+    IntegerType,
+    QuantizedType,
+    TensorType,
+    TokenType,
+    TupleType,
+    Type,
+)
+
+Dim = Optional[int]
+Shape = Optional[tuple]
+
+
+class Fail(Exception):
+    """One broken constraint; `constraint` is the spec's label such as "C3" (or None)."""
+
+    def __init__(self, message: str, constraint: Optional[str] = None):
+        super().__init__(message)
+        self.message = message
+        self.constraint = constraint
+
+
+def fail(message: str, constraint: Optional[str] = None):
+    raise Fail(message, constraint)
+
+
+# ---------------------------------------------------------------------------------------------
+# Element types
+# ---------------------------------------------------------------------------------------------
+
+
+def elem(t: Type) -> Type:
+    return t.element if isinstance(t, TensorType) else t
+
+
+def is_float_e(e: Type) -> bool:
+    return isinstance(e, FloatType)
+
+
+def is_complex_e(e: Type) -> bool:
+    return isinstance(e, ComplexType)
+
+
+def is_bool_e(e: Type) -> bool:
+    return isinstance(e, IntegerType) and e.width == 1
+
+
+def is_int_e(e: Type) -> bool:
+    """Integer other than i1 (signless, signed or unsigned)."""
+    return isinstance(e, (IntegerType, IndexType)) and not is_bool_e(e)
+
+
+def is_signed_int_e(e: Type) -> bool:
+    return is_int_e(e) and not (isinstance(e, IntegerType) and e.is_unsigned)
+
+
+def is_unsigned_int_e(e: Type) -> bool:
+    return isinstance(e, IntegerType) and e.is_unsigned and e.width != 1
+
+
+def is_quant_e(e: Type) -> bool:
+    return isinstance(e, QuantizedType)
+
+
+def float_bits(e: FloatType) -> int:
+    # Not FloatType.bit_width: it reads "f64" as a 6-bit type (its "f6" prefix test comes first).
+    name = e.name
+    if name in ("f16", "bf16"):
+        return 16
+    if name in ("f32", "f64"):
+        return int(name[1:])
+    if name == "tf32":
+        return 19
+    return e.bit_width
+
+
+def num_bits(e: Type) -> Optional[int]:
+    if isinstance(e, IntegerType):
+        return e.width
+    if isinstance(e, FloatType):
+        return float_bits(e)
+    if isinstance(e, ComplexType):
+        return 2 * float_bits(e.element)
+    if isinstance(e, QuantizedType):
+        return e.storage.width
+    if isinstance(e, IndexType):
+        return 64
+    return None
+
+
+def real_part_type(e: Type) -> Type:
+    return e.element if isinstance(e, ComplexType) else e
+
+
+def element_compatible(a: Type, b: Type) -> bool:
+    if a == b:
+        return True
+    if is_quant_e(a) or is_quant_e(b):
+        other = b if is_quant_e(a) else a
+        return is_quant_e(other) or is_float_e(other)
+    return False
+
+
+def is_promotable(src: Type, dst: Type) -> bool:
+    """Whether a reduction body over `dst` may accumulate values of `src` (the spec's is_promotable)."""
+    if element_compatible(src, dst):
+        return True
+    if isinstance(src, IntegerType) and isinstance(dst, IntegerType):
+        if src.width == 1 or dst.width == 1:
+            return False
+        return src.signedness == dst.signedness and src.width <= dst.width
+    if isinstance(src, FloatType) and isinstance(dst, FloatType):
+        return float_bits(src) <= float_bits(dst)
+    if isinstance(src, ComplexType) and isinstance(dst, ComplexType):
+        return float_bits(src.element) <= float_bits(dst.element)
+    return False
+
+
+# ---------------------------------------------------------------------------------------------
+# Shapes and whole types
+# ---------------------------------------------------------------------------------------------
+
+
+def shape_of(t: Type) -> Shape:
+    return t.shape if isinstance(t, TensorType) else None
+
+
+def rank_of(t: Type) -> Optional[int]:
+    s = shape_of(t)
+    return None if s is None else len(s)
+
+
+def dim(t: Type, i: int) -> Dim:
+    s = shape_of(t)
+    if s is None:
+        return None
+    return s[i]
+
+
+def dim_eq(a: Dim, b: Dim) -> bool:
+    return a is None or b is None or a == b
+
+
+def shapes_compatible(a: Shape, b: Shape) -> bool:
+    if a is None or b is None:
+        return True
+    return len(a) == len(b) and all(dim_eq(x, y) for x, y in zip(a, b))
+
+
+def types_compatible(a: Type, b: Type) -> bool:
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        return shapes_compatible(a.shape, b.shape) and element_compatible(a.element, b.element)
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        return len(a.types) == len(b.types) and all(types_compatible(x, y) for x, y in zip(a.types, b.types))
+    return a == b
+
+
+def fmt_shape(shape: Shape) -> str:
+    if shape is None:
+        return "*"
+    return "x".join("?" if d is None else str(d) for d in shape) if shape else "[]"
+
+
+def fmt_types(types: Iterable[Type]) -> str:
+    return "(" + ", ".join(map(str, types)) + ")"
+
+
+def product(dims: Iterable[Dim]) -> Dim:
+    n = 1
+    for d in dims:
+        if d is None:
+            return None
+        n *= d
+    return n
+
+
+def is_token(t: Type) -> bool:
+    return isinstance(t, TokenType)
+
+
+# ---------------------------------------------------------------------------------------------
+# Small checks on dimension lists
+# ---------------------------------------------------------------------------------------------
+
+
+def check_unique(values: Sequence[int], what: str, constraint: Optional[str]) -> None:
+    seen = set()
+    for v in values:
+        if v in seen:
+            fail(f"{what} must be unique, but {v} appears twice in {list(values)}", constraint)
+        seen.add(v)
+
+
+def check_sorted(values: Sequence[int], what: str, constraint: Optional[str]) -> None:
+    if list(values) != sorted(values):
+        fail(f"{what} must be sorted, got {list(values)}", constraint)
+
+
+def check_range(values: Sequence[int], bound: Optional[int], what: str, constraint: Optional[str],
+                low: int = 0) -> None:
+    """low <= v < bound for every value (no upper check when bound is None)."""
+    for v in values:
+        if v < low or (bound is not None and v >= bound):
+            upper = "?" if bound is None else bound
+            fail(f"{what} {v} is out of range [{low}, {upper})", constraint)
+
+
+# ---------------------------------------------------------------------------------------------
+# Inference
+# ---------------------------------------------------------------------------------------------
+
+
+def window_count(size: Dim, window: Dim, stride: int, base_dilation: int, window_dilation: int,
+                 pad_low: int, pad_high: int) -> Dim:
+    """Number of window positions along one dimension (reduce_window, convolution)."""
+    if size is None or window is None:
+        return None
+    dilated = 0 if size == 0 else (size - 1) * base_dilation + 1
+    padded = pad_low + dilated + pad_high
+    dilated_window = 0 if window == 0 else (window - 1) * window_dilation + 1
+    if padded <= 0 or dilated_window > padded:
+        return 0
+    return (padded - dilated_window) // stride + 1
+
+
+def infer_concatenate(shapes: Sequence[tuple], dimension: int) -> tuple:
+    first = shapes[0]
+    out = list(first)
+    total: Dim = 0
+    for k, s in enumerate(shapes):
+        if len(s) != len(first):
+            fail(f"input {k} has rank {len(s)} but input 0 has rank {len(first)}", "C2")
+        for d, (a, b) in enumerate(zip(first, s)):
+            if d != dimension and not dim_eq(a, b):
+                fail(f"input {k} has shape {fmt_shape(s)}, which differs from {fmt_shape(first)} "
+                     f"outside dimension {dimension}", "C2")
+            if d != dimension and out[d] is None:
+                out[d] = b
+        total = None if total is None or s[dimension] is None else total + s[dimension]
+    out[dimension] = total
+    return tuple(out)
+
+
+def infer_pad(shape: tuple, low: Sequence[int], high: Sequence[int], interior: Sequence[int]) -> tuple:
+    out = []
+    for i, d in enumerate(shape):
+        if d is None:
+            out.append(None)
+            continue
+        size = d + max(d - 1, 0) * interior[i] + low[i] + high[i]
+        if size < 0:
+            fail(f"padding makes dimension {i} negative ({size})", "C4")
+        out.append(size)
+    return tuple(out)
+
+
+def infer_slice(shape: tuple, start: Sequence[int], limit: Sequence[int], strides: Sequence[int]) -> tuple:
+    out = []
+    for d, size in enumerate(shape):
+        s, l, st = start[d], limit[d], strides[d]
+        if st <= 0:
+            fail(f"strides[{d}] = {st} must be positive", "C4")
+        if s < 0 or s > l or (size is not None and l > size):
+            fail(f"need 0 <= start_indices[{d}] <= limit_indices[{d}] <= dim(operand, {d}), "
+                 f"got {s}, {l}, {size if size is not None else '?'}", "C3")
+        out.append(-(-(l - s) // st))
+    return tuple(out)
+
+
+def infer_dot_general(lhs: tuple, rhs: tuple, lb: Sequence[int], rb: Sequence[int],
+                      lc: Sequence[int], rc: Sequence[int]) -> tuple:
+    if len(lb) != len(rb):
+        fail(f"lhs_batching_dimensions {list(lb)} and rhs_batching_dimensions {list(rb)} "
+             "have different sizes", "C2")
+    if len(lc) != len(rc):
+        fail(f"lhs_contracting_dimensions {list(lc)} and rhs_contracting_dimensions {list(rc)} "
+             "have different sizes", "C3")
+    check_unique(list(lb) + list(lc), "lhs batching and contracting dimensions", "C4")
+    check_unique(list(rb) + list(rc), "rhs batching and contracting dimensions", "C5")
+    check_range(lb, len(lhs), "lhs batching dimension", "C6")
+    check_range(lc, len(lhs), "lhs contracting dimension", "C7")
+    check_range(rb, len(rhs), "rhs batching dimension", "C8")
+    check_range(rc, len(rhs), "rhs contracting dimension", "C9")
+    for a, b in zip(lb, rb):
+        if not dim_eq(lhs[a], rhs[b]):
+            fail(f"batching dimension sizes differ: dim(lhs, {a}) = {lhs[a]} but dim(rhs, {b}) = {rhs[b]}", "C10")
+    for a, b in zip(lc, rc):
+        if not dim_eq(lhs[a], rhs[b]):
+            fail(f"contracting dimension sizes differ: dim(lhs, {a}) = {lhs[a]} but dim(rhs, {b}) = {rhs[b]}",
+                 "C11")
+    batch = [lhs[a] if lhs[a] is not None else rhs[b] for a, b in zip(lb, rb)]
+    lhs_free = [lhs[d] for d in range(len(lhs)) if d not in lb and d not in lc]
+    rhs_free = [rhs[d] for d in range(len(rhs)) if d not in rb and d not in rc]
+    return tuple(batch + lhs_free + rhs_free)
+
+
+def infer_convolution(lhs: tuple, rhs: tuple, dn, strides, padding, lhs_dil, rhs_dil,
+                      feature_groups: int, batch_groups: int) -> tuple:
+    n = len(lhs)
+    if len(rhs) != n:
+        fail(f"lhs has rank {n} but rhs has rank {len(rhs)}", "C1")
+    spatial = n - 2
+    for what, values, c in (("window_strides", strides, "C3"), ("lhs_dilation", lhs_dil, "C6"),
+                            ("rhs_dilation", rhs_dil, "C8")):
+        if len(values) != spatial:
+            fail(f"{what} has {len(values)} entries but there are {spatial} spatial dimensions", c)
+    for what, values, c in (("window_strides", strides, "C4"), ("lhs_dilation", lhs_dil, "C7"),
+                            ("rhs_dilation", rhs_dil, "C9")):
+        for i, v in enumerate(values):
+            if v <= 0:
+                fail(f"{what}[{i}] = {v} must be positive", c)
+    if len(padding) != spatial or any(len(p) != 2 for p in padding):
+        fail(f"padding must have shape {spatial}x2", "C5")
+    layouts = (
+        ("input", [dn.input_batch_dimension, *dn.input_spatial_dimensions, dn.input_feature_dimension],
+         dn.input_spatial_dimensions, "C13", "C14"),
+        ("kernel", [*dn.kernel_spatial_dimensions, dn.kernel_input_feature_dimension,
+                    dn.kernel_output_feature_dimension], dn.kernel_spatial_dimensions, "C18", "C19"),
+        ("output", [dn.output_batch_dimension, *dn.output_spatial_dimensions, dn.output_feature_dimension],
+         dn.output_spatial_dimensions, "C20", "C21"),
+    )
+    for what, dims, spatial_dims, c_size, c_dims in layouts:
+        if len(spatial_dims) != spatial:
+            fail(f"{what} has {len(spatial_dims)} spatial dimensions, expected {spatial}", c_size)
+        check_unique(dims, f"{what} dimension numbers", c_dims)
+        check_range(dims, n, f"{what} dimension", c_dims)
+    if feature_groups <= 0:
+        fail(f"feature_group_count = {feature_groups} must be positive", "C22")
+    if batch_groups <= 0:
+        fail(f"batch_group_count = {batch_groups} must be positive", "C23")
+    if feature_groups != 1 and batch_groups != 1:
+        fail("feature_group_count and batch_group_count cannot both exceed 1", "C24")
+    in_batch = lhs[dn.input_batch_dimension]
+    in_feature = lhs[dn.input_feature_dimension]
+    k_in = rhs[dn.kernel_input_feature_dimension]
+    k_out = rhs[dn.kernel_output_feature_dimension]
+    if in_batch is not None and in_batch % batch_groups:
+        fail(f"input batch size {in_batch} is not divisible by batch_group_count {batch_groups}", "C11")
+    if in_feature is not None and in_feature % feature_groups:
+        fail(f"input feature size {in_feature} is not divisible by feature_group_count {feature_groups}", "C12")
+    if in_feature is not None and k_in is not None and k_in != in_feature // feature_groups:
+        fail(f"kernel input feature size {k_in} must equal input feature size {in_feature} / "
+             f"feature_group_count {feature_groups}", "C15")
+    if k_out is not None and k_out % batch_groups:
+        fail(f"kernel output feature size {k_out} is not divisible by batch_group_count {batch_groups}", "C16")
+    if k_out is not None and k_out % feature_groups:
+        fail(f"kernel output feature size {k_out} is not divisible by feature_group_count {feature_groups}",
+             "C17")
+    out: list[Dim] = [None] * n
+    out[dn.output_batch_dimension] = None if in_batch is None else in_batch // batch_groups
+    out[dn.output_feature_dimension] = k_out
+    for s in range(spatial):
+        out[dn.output_spatial_dimensions[s]] = window_count(
+            lhs[dn.input_spatial_dimensions[s]], rhs[dn.kernel_spatial_dimensions[s]], strides[s],
+            lhs_dil[s], rhs_dil[s], padding[s][0], padding[s][1])
+    return tuple(out)
+
+
+def infer_gather(operand: tuple, indices: tuple, dn, slice_sizes: Sequence[int]) -> tuple:
+    r = len(operand)
+    offset_dims = list(dn.offset_dims)
+    collapsed = list(dn.collapsed_slice_dims)
+    obatch = list(dn.operand_batching_dims)
+    ibatch = list(dn.start_indices_batching_dims)
+    start_map = list(dn.start_index_map)
+    ivd = dn.index_vector_dim
+    if r != len(offset_dims) + len(collapsed) + len(obatch):
+        fail(f"rank(operand) = {r} must equal size(offset_dims) + size(collapsed_slice_dims) + "
+             f"size(operand_batching_dims) = {len(offset_dims) + len(collapsed) + len(obatch)}", "C1")
+    if not 0 <= ivd <= len(indices):
+        fail(f"index_vector_dim {ivd} is out of range [0, {len(indices)}]", "C2")
+    index_count = indices[ivd] if ivd < len(indices) else 1
+    if index_count is not None and len(start_map) != index_count:
+        fail(f"start_index_map has {len(start_map)} entries but start_indices provide {index_count} "
+             "index components", "C3")
+    check_unique(offset_dims, "offset_dims", "C4")
+    check_sorted(offset_dims, "offset_dims", "C4")
+    check_unique(collapsed + obatch, "collapsed_slice_dims and operand_batching_dims", "C6")
+    check_sorted(collapsed, "collapsed_slice_dims", "C7")
+    check_range(collapsed, r, "collapsed_slice_dims entry", "C8")
+    check_sorted(obatch, "operand_batching_dims", "C10")
+    check_range(obatch, r, "operand_batching_dims entry", "C11")
+    check_unique(ibatch, "start_indices_batching_dims", "C13")
+    check_range(ibatch, len(indices), "start_indices_batching_dims entry", "C14")
+    if ivd in ibatch:
+        fail(f"index_vector_dim {ivd} cannot be a start_indices batching dimension", "C15")
+    if len(obatch) != len(ibatch):
+        fail("operand_batching_dims and start_indices_batching_dims have different sizes", "C16")
+    for a, b in zip(obatch, ibatch):
+        if not dim_eq(operand[a], indices[b]):
+            fail(f"batching dimension sizes differ: dim(operand, {a}) = {operand[a]} but "
+                 f"dim(start_indices, {b}) = {indices[b]}", "C17")
+    check_unique(start_map + obatch, "start_index_map and operand_batching_dims", "C18")
+    check_range(start_map, r, "start_index_map entry", "C19")
+    if len(slice_sizes) != r:
+        fail(f"slice_sizes has {len(slice_sizes)} entries but the operand has rank {r}", "C20")
+    for i, (s, d) in enumerate(zip(slice_sizes, operand)):
+        if s < 0 or (d is not None and s > d):
+            fail(f"slice_sizes[{i}] = {s} is out of range [0, {d}]", "C21")
+    for i in collapsed:
+        if slice_sizes[i] > 1:
+            fail(f"slice_sizes[{i}] = {slice_sizes[i]} must be at most 1 for a collapsed dimension", "C9")
+    for i in obatch:
+        if slice_sizes[i] > 1:
+            fail(f"slice_sizes[{i}] = {slice_sizes[i]} must be at most 1 for a batching dimension", "C12")
+    batch_sizes = [d for i, d in enumerate(indices) if i != ivd]
+    offset_sizes = [s for i, s in enumerate(slice_sizes) if i not in collapsed and i not in obatch]
+    rank = len(batch_sizes) + len(offset_dims)
+    check_range(offset_dims, rank, "offset_dims entry", "C5")
+    out: list[Dim] = []
+    bi = oi = 0
+    for d in range(rank):
+        if d in offset_dims:
+            out.append(offset_sizes[oi])
+            oi += 1
+        else:
+            out.append(batch_sizes[bi])
+            bi += 1
+    return tuple(out)
+
+
+def check_scatter_shapes(operand: tuple, indices: tuple, updates: tuple, dn) -> None:
+    """Scatter constraints C2, C4, C7-C22 on one input/updates pair."""
+    r = len(operand)
+    window_dims = list(dn.update_window_dims)
+    inserted = list(dn.inserted_window_dims)
+    ibatch = list(dn.input_batching_dims)
+    sbatch = list(dn.scatter_indices_batching_dims)
+    to_operand = list(dn.scatter_dims_to_operand_dims)
+    ivd = dn.index_vector_dim
+    if r != len(window_dims) + len(inserted) + len(ibatch):
+        fail(f"rank(inputs[0]) = {r} must equal size(update_window_dims) + size(inserted_window_dims) + "
+             f"size(input_batching_dims) = {len(window_dims) + len(inserted) + len(ibatch)}", "C2")
+    check_unique(window_dims, "update_window_dims", "C7")
+    check_sorted(window_dims, "update_window_dims", "C7")
+    check_range(window_dims, len(updates), "update_window_dims entry", "C8")
+    check_unique(inserted + ibatch, "inserted_window_dims and input_batching_dims", "C9")
+    check_sorted(inserted, "inserted_window_dims", "C10")
+    check_range(inserted, r, "inserted_window_dims entry", "C11")
+    check_sorted(ibatch, "input_batching_dims", "C12")
+    check_range(ibatch, r, "input_batching_dims entry", "C13")
+    check_unique(sbatch, "scatter_indices_batching_dims", "C14")
+    check_range(sbatch, len(indices), "scatter_indices_batching_dims entry", "C15")
+    if ivd in sbatch:
+        fail(f"index_vector_dim {ivd} cannot be a scatter_indices batching dimension", "C16")
+    if len(ibatch) != len(sbatch):
+        fail("input_batching_dims and scatter_indices_batching_dims have different sizes", "C17")
+    for a, b in zip(ibatch, sbatch):
+        if not dim_eq(operand[a], indices[b]):
+            fail(f"batching dimension sizes differ: dim(inputs[0], {a}) = {operand[a]} but "
+                 f"dim(scatter_indices, {b}) = {indices[b]}", "C18")
+    if not 0 <= ivd <= len(indices):
+        fail(f"index_vector_dim {ivd} is out of range [0, {len(indices)}]", "C22")
+    index_count = indices[ivd] if ivd < len(indices) else 1
+    if index_count is not None and len(to_operand) != index_count:
+        fail(f"scatter_dims_to_operand_dims has {len(to_operand)} entries but scatter_indices provide "
+             f"{index_count} index components", "C19")
+    check_unique(to_operand + ibatch, "scatter_dims_to_operand_dims and input_batching_dims", "C20")
+    check_range(to_operand, r, "scatter_dims_to_operand_dims entry", "C21")
+    scatter_sizes = [d for i, d in enumerate(indices) if i != ivd]
+    window_bounds = [d for i, d in enumerate(operand) if i not in inserted and i not in ibatch]
+    expected_rank = len(scatter_sizes) + len(window_dims)
+    if len(updates) != expected_rank:
+        fail(f"updates have rank {len(updates)}, expected {expected_rank} "
+             f"({len(scatter_sizes)} scatter dimensions + {len(window_dims)} window dimensions)", "C4")
+    si = wi = 0
+    for d in range(len(updates)):
+        size = updates[d]
+        if d in window_dims:
+            bound = window_bounds[wi]
+            if size is not None and bound is not None and size > bound:
+                fail(f"update window dimension {d} has size {size}, larger than the operand's {bound}", "C4")
+            wi += 1
+        else:
+            if not dim_eq(size, scatter_sizes[si]):
+                fail(f"update scatter dimension {d} has size {size} but scatter_indices give "
+                     f"{scatter_sizes[si]}", "C4")
+            si += 1
+
+
+def infer_fft(operand: tuple, fft_type: str, length: Sequence[int], operand_e: Type) -> tuple:
+    if not 1 <= len(length) <= 3:
+        fail(f"fft_length must have 1 to 3 entries, got {len(length)}", "C3")
+    if len(operand) < len(length):
+        fail(f"rank(operand) = {len(operand)} is smaller than size(fft_length) = {len(length)}", "C1")
+    out = list(operand)
+    k = len(length)
+    if fft_type == "RFFT":
+        tail = operand[len(operand) - k:]
+        for a, b in zip(tail, length):
+            if not dim_eq(a, b):
+                fail(f"the trailing operand dimensions {fmt_shape(tuple(tail))} must equal fft_length "
+                     f"{list(length)}", "C4")
+        last = operand[-1]
+        out[-1] = None if last is None else (0 if last == 0 else last // 2 + 1)
+    elif fft_type == "IRFFT":
+        head = operand[len(operand) - k:-1]
+        for a, b in zip(head, length[:-1]):
+            if not dim_eq(a, b):
+                fail(f"the trailing result dimensions must equal fft_length {list(length)}, but the operand "
+                     f"has {fmt_shape(tuple(operand))}", "C4")
+        out[-1] = length[-1]
+        last = length[-1]
+        expected = 0 if last == 0 else last // 2 + 1
+        if not dim_eq(operand[-1], expected):
+            fail(f"the last operand dimension must be {expected} for IRFFT with fft_length "
+                 f"{list(length)}, got {operand[-1]}", "C5")
+    return tuple(out)
+
