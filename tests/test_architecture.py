@@ -1,0 +1,212 @@
+"""The layers of the code, checked: every import (at module level, inside functions and under
+TYPE_CHECKING alike) goes down the layer order, and no two modules import each other, directly
+or round a longer circle.
+
+    engine:  ir < syntax < verify;  ir < machine < ops;  run (above verify and ops) < debug
+    then:    engine < layouts < ui;  hlodbg (CLI and public API) wires them and sits on top
+
+The engine never imports textual or graphviz, layouts never imports textual, and no module of
+the product imports JAX (it is a test-time oracle).
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Iterator, Optional
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Folder -> import name, as pyproject.toml's package-dir maps them.
+PACKAGES = {
+    "hlodbg": "hlodbg",
+    "engine": "hlodbg.engine",
+    "layouts": "hlodbg.layouts",
+    "ui": "hlodbg.ui",
+    "sample_programs": "hlodbg.sample_programs",
+}
+
+ENGINE_LAYERS = ("ir", "syntax", "verify", "machine", "ops", "run", "debug")
+
+# What each layer may import (besides itself).
+ALLOWED: dict[str, set[str]] = {
+    "ir": set(),
+    "syntax": {"ir"},
+    "verify": {"ir", "syntax"},
+    "machine": {"ir"},
+    "ops": {"ir", "machine"},
+    "run": {"ir", "syntax", "verify", "machine", "ops"},
+    "debug": {"ir", "syntax", "verify", "machine", "ops", "run"},
+    "engine": set(ENGINE_LAYERS),  # hlodbg.engine's __init__: the engine's front door
+    "layouts": {*ENGINE_LAYERS, "engine"},
+    "ui": {*ENGINE_LAYERS, "engine", "layouts", "sample_programs"},
+    "sample_programs": set(),
+    "hlodbg": {*ENGINE_LAYERS, "engine", "layouts", "ui", "sample_programs"},
+}
+
+FORBIDDEN_THIRD_PARTY = {
+    "engine": ("textual", "graphviz", "jax", "jaxlib"),
+    "layouts": ("textual", "jax", "jaxlib"),
+    "ui": ("jax", "jaxlib"),
+    "hlodbg": ("jax", "jaxlib"),
+}
+
+
+def module_files() -> dict[str, tuple[Path, bool]]:
+    """Every module of the product: import name -> (file, is a package)."""
+    out: dict[str, tuple[Path, bool]] = {}
+    for folder, name in PACKAGES.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = list(path.relative_to(ROOT / folder).with_suffix("").parts)
+            is_package = parts[-1] == "__init__"
+            if is_package:
+                parts = parts[:-1]
+            out[".".join([name, *parts])] = (path, is_package)
+    return out
+
+
+def layer_of(module: str) -> str:
+    parts = module.split(".")
+    if parts[:2] == ["hlodbg", "engine"]:
+        if len(parts) == 2:
+            return "engine"
+        return parts[2] if parts[2] in ENGINE_LAYERS else "engine"
+    if len(parts) >= 2 and parts[1] in ("layouts", "ui", "sample_programs"):
+        return parts[1]
+    return "hlodbg"
+
+
+def imports_of(module: str, path: Path, is_package: bool, known: set[str]) -> Iterator[tuple[str, int]]:
+    """(imported module, line) for every import statement anywhere in the file."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = resolve(module, is_package, node.level, node.module)
+            for alias in node.names:
+                sub = f"{base}.{alias.name}"
+                yield (sub if sub in known else base), node.lineno
+
+
+def resolve(module: str, is_package: bool, level: int, name: Optional[str]) -> str:
+    if level == 0:
+        return name or ""
+    parts = module.split(".") if is_package else module.split(".")[:-1]
+    parts = parts[: len(parts) - (level - 1)]
+    return ".".join(parts + ([name] if name else []))
+
+
+def import_graph() -> tuple[dict[str, list[tuple[str, int]]], dict[str, list[tuple[str, int]]]]:
+    """Edges between our modules, and imports of other distributions, with the line of each."""
+    files = module_files()
+    known = set(files)
+    internal: dict[str, list[tuple[str, int]]] = {m: [] for m in files}
+    external: dict[str, list[tuple[str, int]]] = {m: [] for m in files}
+    for module, (path, is_package) in files.items():
+        for target, line in imports_of(module, path, is_package, known):
+            if target in known:
+                if target != module:
+                    internal[module].append((target, line))
+            elif target.split(".")[0] != "hlodbg":
+                external[module].append((target, line))
+    return internal, external
+
+
+def where(module: str, line: int) -> str:
+    path, _ = module_files()[module]
+    return f"{path.relative_to(ROOT)}:{line}"
+
+
+def test_every_import_goes_down_the_layers():
+    internal, _ = import_graph()
+    wrong = []
+    for module, targets in internal.items():
+        layer = layer_of(module)
+        for target, line in targets:
+            other = layer_of(target)
+            if other != layer and other not in ALLOWED[layer]:
+                wrong.append(f"{where(module, line)}: {module} ({layer}) imports {target} ({other})")
+    assert not wrong, "imports up the layer order:\n" + "\n".join(sorted(wrong))
+
+
+def strongly_connected(graph: dict[str, list[str]]) -> list[list[str]]:
+    """Tarjan's components, iteratively (the graph has hundreds of modules)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    components: list[list[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(graph[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            for child in children:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(graph[child])))
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        on_stack.discard(member)
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        components.append(sorted(component))
+    return components
+
+
+def test_no_import_cycles():
+    internal, _ = import_graph()
+    graph = {m: sorted({t for t, _ in targets}) for m, targets in internal.items()}
+    cycles = strongly_connected(graph)
+    report = []
+    for component in cycles:
+        members = set(component)
+        lines = sorted({f"  {where(m, line)}: imports {t}" for m in component for t, line in internal[m] if t in members})
+        report.append("modules importing each other: " + ", ".join(component) + "\n" + "\n".join(lines))
+    assert not cycles, "\n".join(report)
+
+
+def test_the_cycle_finder_finds_cycles():
+    graph = {"a": ["b"], "b": ["c"], "c": ["a"], "d": ["a"], "e": []}
+    assert strongly_connected(graph) == [["a", "b", "c"]]
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN_THIRD_PARTY))
+def test_no_forbidden_libraries(layer):
+    _, external = import_graph()
+    wrong = []
+    for module, targets in external.items():
+        if layer_of(module) == layer or (layer == "engine" and layer_of(module) in ENGINE_LAYERS):
+            for target, line in targets:
+                if target.split(".")[0] in FORBIDDEN_THIRD_PARTY[layer]:
+                    wrong.append(f"{where(module, line)}: {module} imports {target}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_module_is_in_a_layer():
+    """A new top-level module inside engine/ belongs in one of the layer folders."""
+    stray = [m for m in module_files() if m.startswith("hlodbg.engine.") and m.split(".")[2] not in ENGINE_LAYERS]
+    assert not stray, f"engine modules outside the layer folders: {stray}"
