@@ -6,6 +6,7 @@ borders where no edge runs, then boxes on top. A tag says what a cell shows (("b
 """
 from __future__ import annotations
 
+import weakref
 from typing import Optional
 
 import numpy as np
@@ -44,14 +45,9 @@ class Raster:
     def __init__(self, scene: Scene):
         self.tags: list[Optional[tuple[str, str]]] = [None]
         self._tag_ids: dict[tuple[str, str], int] = {}
-        self.box_nodes = list(scene.boxes)
-        boxes = list(scene.boxes.values())
-        self.box_x = np.array([b.x for b in boxes], dtype=np.int64)
-        self.box_y = np.array([b.y for b in boxes], dtype=np.int64)
-        self.box_w = np.array([b.width for b in boxes], dtype=np.int64)
-        self.box_h = np.array([b.height for b in boxes], dtype=np.int64)
-        self.centre_x = self.box_x + self.box_w / 2.0
-        self.centre_y = self.box_y + self.box_h / 2.0
+        index = scene.box_index()
+        self.box_nodes = index.box_nodes
+        self.box_x, self.box_y, self.box_w, self.box_h = index.box_x, index.box_y, index.box_w, index.box_h
         self.box_tags = np.array([self.tag_id(("box", n)) for n in self.box_nodes], dtype=np.int32)
         self.cluster_tags = {cid: self.tag_id(("cluster", cid)) for cid in scene.clusters}
         self._box_glyphs: dict[str, np.ndarray] = {}
@@ -182,6 +178,22 @@ class Canvas:
         return out
 
 
+_RASTERS: "weakref.WeakKeyDictionary[Scene, Raster]" = weakref.WeakKeyDictionary()
+
+
+def raster_of(scene: Scene) -> Raster:
+    """The scene's Raster, built on first use and kept as long as the scene lives."""
+    raster = _RASTERS.get(scene)
+    if raster is None:
+        raster = _RASTERS[scene] = Raster(scene)
+    return raster
+
+
+def use_raster(scene: Scene, raster: Raster) -> None:
+    """Paint `scene` with this raster (a zoomed scene draws its boxes its own way)."""
+    _RASTERS[scene] = raster
+
+
 def paint(scene: Scene, x0: int = 0, y0: int = 0, width: Optional[int] = None, height: Optional[int] = None) -> Canvas:
     """Characters and tags for the window of `width` x `height` cells at scene cell (x0, y0)
     (the rest of the scene by default). Edges first, then cluster borders where no edge runs,
@@ -189,7 +201,7 @@ def paint(scene: Scene, x0: int = 0, y0: int = 0, width: Optional[int] = None, h
     width = max(0, scene.width - x0 if width is None else width)
     height = max(0, scene.height - y0 if height is None else height)
     x1, y1 = x0 + width, y0 + height
-    raster = scene.raster()
+    raster = raster_of(scene)
     chars = np.full((height, width), ord(" "), dtype=np.uint32)
     tag_ids = np.zeros((height, width), dtype=np.int32)
     lo = raster.row_start[min(max(y0, 0), raster.row_start.size - 1)]
@@ -240,4 +252,4 @@ def _paint_cluster(chars: np.ndarray, tag_ids: np.ndarray, has_edge: np.ndarray,
         tag_ids[top, start:stop] = tag
 
 
-__all__ = ["Canvas", "Raster", "paint"]
+__all__ = ["Canvas", "Raster", "paint", "raster_of", "use_raster"]

@@ -2,7 +2,7 @@
 
 A Scene is plain data in integer cells (x to the right, y down, (0, 0) top-left): a box per node
 exactly `terminal_box(label)` in size, an edge as a polyline from the cell next to its source box
-to the cell next to its target box (where the arrowhead goes), clusters as rectangles. `paint`
+to the cell next to its target box (where the arrowhead goes), clusters as rectangles. `canvas.paint`
 turns the part of a scene inside a window into characters plus a tag per cell, so a UI can style
 runs by what they show and map mouse clicks back to nodes.
 
@@ -93,6 +93,25 @@ class SceneCluster:
     height: int
 
 
+@dataclass(frozen=True)
+class BoxIndex:
+    """A scene's boxes as arrays in the order of `Scene.boxes`: rectangles and centres."""
+
+    box_nodes: list[str]
+    box_x: np.ndarray
+    box_y: np.ndarray
+    box_w: np.ndarray
+    box_h: np.ndarray
+    centre_x: np.ndarray
+    centre_y: np.ndarray
+
+    @classmethod
+    def of(cls, boxes: Iterable[SceneBox]) -> "BoxIndex":
+        boxes = list(boxes)
+        x, y, w, h = (np.array([getattr(b, f) for b in boxes], dtype=np.int64) for f in ("x", "y", "width", "height"))
+        return cls([b.node for b in boxes], x, y, w, h, x + w / 2.0, y + h / 2.0)
+
+
 @dataclass(eq=False)
 class Scene:
     """Boxes, edges and clusters in cells. Read-only once made: painting indexes it once."""
@@ -104,13 +123,19 @@ class Scene:
     clusters: dict[str, SceneCluster]  # parents before children
     root: Optional[str] = None  # the cluster this scene shows, None for the whole program
     expanded: frozenset = frozenset()  # clusters drawn open inside the root
-    _raster: Optional[object] = field(default=None, init=False, repr=False)  # canvas.Raster
+    _box_index: Optional["BoxIndex"] = field(default=None, init=False, repr=False)
+
+    def box_index(self) -> "BoxIndex":
+        """The boxes as arrays (built on first use), for hit tests, neighbours and painting."""
+        if self._box_index is None:
+            self._box_index = BoxIndex.of(self.boxes.values())
+        return self._box_index
 
     def box_at(self, x: int, y: int) -> Optional[str]:
         """The node whose box covers cell (x, y), if any."""
-        raster = self.raster()
-        hits = np.flatnonzero((raster.box_x <= x) & (x < raster.box_x + raster.box_w) & (raster.box_y <= y) & (y < raster.box_y + raster.box_h))
-        return raster.box_nodes[hits[0]] if hits.size else None
+        index = self.box_index()
+        hits = np.flatnonzero((index.box_x <= x) & (x < index.box_x + index.box_w) & (index.box_y <= y) & (y < index.box_y + index.box_h))
+        return index.box_nodes[hits[0]] if hits.size else None
 
     def bounds_of(self, node: str) -> tuple[int, int, int, int]:
         """(x, y, width, height) of a node's box."""
@@ -128,10 +153,10 @@ class Scene:
             raise SceneError(f"unknown direction '{direction}' (use up, down, left or right)")
         self.bounds_of(node)
         dx_unit, dy_unit = DIRECTIONS[direction]
-        raster = self.raster()
-        here = raster.box_nodes.index(node)
-        dx = raster.centre_x - raster.centre_x[here]
-        dy = (raster.centre_y - raster.centre_y[here]) * 2.0
+        index = self.box_index()
+        here = index.box_nodes.index(node)
+        dx = index.centre_x - index.centre_x[here]
+        dy = (index.centre_y - index.centre_y[here]) * 2.0
         along = dx * dx_unit + dy * dy_unit
         across = np.abs(dx * dy_unit + dy * dx_unit)
         candidates = along > 0
@@ -140,21 +165,7 @@ class Scene:
         outside_cone = across > along
         distance = np.hypot(along, across)
         order = np.lexsort((distance, outside_cone, ~candidates))
-        return raster.box_nodes[order[0]]
-
-    def raster(self):
-        """Cell-level indexes for painting and hit tests (canvas.Raster), built on first use."""
-        if self._raster is None:
-            from .canvas import Raster
-
-            self._raster = Raster(self)
-        return self._raster
-
-    def paint(self, x0: int = 0, y0: int = 0, width: Optional[int] = None, height: Optional[int] = None):
-        """The window as a canvas.Canvas of characters and tags."""
-        from .canvas import paint
-
-        return paint(self, x0, y0, width, height)
+        return index.box_nodes[order[0]]
 
 
 # --- from a layout to a scene ----------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Callable
 
 import numpy as np
 
-from .canvas import Raster
+from .canvas import Raster, use_raster
 from .scene import Scene, SceneBox, SceneCluster, SceneEdge, fit_route
 
 ZOOM_LEVELS = ("full", "compact", "dots")
@@ -116,7 +116,7 @@ def _shifted_scene(scene: Scene, boxes, edges, clusters, texts) -> Scene:
         edge.points = [(x + dx, y + dy) for x, y in edge.points]
     width, height = max(e[2] for e in extents) + dx, max(e[3] for e in extents) + dy
     zoomed = Scene(width, height, boxes, edges, clusters, scene.root, scene.expanded)
-    zoomed._raster = _GlyphRaster(zoomed, texts)  # Scene.raster() returns it; it draws the short boxes
+    use_raster(zoomed, _GlyphRaster(zoomed, texts))  # it draws the short boxes
     return zoomed
 
 

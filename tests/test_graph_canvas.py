@@ -7,6 +7,7 @@ import pytest
 from textual.app import App, ComposeResult
 
 from hlodbg.layouts.graph import build_graph
+from hlodbg.layouts.canvas import paint
 from hlodbg.layouts.scene import SceneBuilder
 from hlodbg.program import load
 from hlodbg.layouts.zoom import zoomed_scene
@@ -196,7 +197,7 @@ def test_zoomed_scenes_keep_every_box_apart_and_every_edge_on_its_boxes():
                 for end, node in ((edge.points[0], edge.source), (edge.points[-1], edge.target)):
                     box = zoomed.boxes[node]
                     assert box.side_of(end) is not None and box.x - 1 <= end[0] <= box.x + box.width and box.y - 1 <= end[1] <= box.y + 1
-            zoomed.paint()  # paints without error
+            paint(zoomed)  # paints without error
 
 
 async def test_focus_mode_shows_only_the_neighbourhood_and_toggles_back():

@@ -8,7 +8,7 @@ import pytest
 
 from hlodbg.layouts.graph import build_graph
 from hlodbg.layouts.layout import compute_layout, terminal_box
-from hlodbg.layouts.canvas import paint
+from hlodbg.layouts.canvas import paint, raster_of
 from hlodbg.layouts.scene import Scene, SceneBox, SceneBuilder, SceneCluster, SceneEdge, SceneError, scene_from_layout
 from hlodbg.program import load
 
@@ -177,11 +177,11 @@ def test_neighbourhood_of_radius_two(tiny, tiny_graph):
 def test_scenes_are_laid_out_once(tiny):
     first = tiny.scene("fn:main")
     count = tiny.layouts
-    first.raster()
+    raster_of(first)
     assert tiny.scene("fn:main") is first and tiny.scene("collapsed:fn:main") is first
     assert tiny.neighbourhood("main#16", 2) is tiny.neighbourhood("main#16", 2)
     assert tiny.layouts == count + 1
-    assert tiny.scene("fn:main").raster() is first.raster()
+    assert raster_of(tiny.scene("fn:main")) is raster_of(first)
 
 
 def test_expand_and_collapse_in_place(tiny):
@@ -297,7 +297,7 @@ def test_painting_a_screenful_is_fast():
     scene = scene_from_layout(graph, compute_layout(graph, terminal=True))  # every function at once
     check_scene(scene)
     assert scene.width > 200 and scene.height > 60
-    scene.raster()
+    raster_of(scene)
     best = min(_timed(lambda: paint(scene, 50, 100, 200, 60).spans()) for _ in range(5))
     assert best < 0.010
 

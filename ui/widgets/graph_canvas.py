@@ -29,6 +29,7 @@ from textual.strip import Strip
 
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
+from hlodbg.layouts.canvas import paint
 from hlodbg.layouts.graph import DataflowGraph
 from hlodbg.layouts.palette import style_of
 from hlodbg.layouts.scene import COLLAPSED_PREFIX, Scene, SceneBuilder
@@ -570,7 +571,7 @@ class GraphCanvas(ScrollView, can_focus=False):
             self._strips = _Strips(key, rows, lines)
             return self._strips
         scene = self.shown_scene
-        canvas = scene.paint(x0, y0, width, height)
+        canvas = paint(scene, x0, y0, width, height)
         chars, tag_ids = canvas.chars.copy(), canvas.tag_ids.copy()
         for node in self._boxes_for(self._breakpoints, scene):
             box = scene.boxes[node]
