@@ -1,6 +1,15 @@
-"""hlodbg's engine: IR, parser, printer, verifier (and later the interpreter).
+"""hlodbg's engine, in layers (docs/architecture.md), each importing only those below it:
 
-Never imports textual or graphviz: the engine runs headless in scripts and CI.
+    ir/       modules, ops, types, attributes, errors, op definitions and traits
+    syntax/   input languages: parse text into the IR and print it back (mlir/)
+    verify/   the spec's constraints, shape inference
+    machine/  processes and grid geometry, backends (value storage and numerics)
+    ops/      op semantics by family, one evaluator per op
+    run/      the interpreter, the grid scheduler, SPMD runs, self-checking programs
+    debug/    recorded runs: trace, values, timeline, breakpoints, sessions, debug targets
+
+Never imports textual or graphviz: the engine runs headless in scripts and CI. This package
+re-exports the names most scripts need.
 """
 from .ir.errors import ExecutionError, HlodbgError, ParseError, SourcePos, VerifyError
 from .ir.core import Block, Function, Module, Operation, Region, Value, structural_key
