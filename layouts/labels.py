@@ -18,8 +18,8 @@ from hlodbg.engine.ir.attributes import (
     StructAttr,
     SymbolRef,
     UnitAttr,
-    format_attribute,
 )
+from hlodbg.engine.syntax.mlir.attribute_text import format_attribute
 from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.types import TensorType, Type
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Iterator, Optional, Union
 
 from .attributes import quote_string
+from .notation import attribute_text
 
 
 class Location:
@@ -96,9 +97,7 @@ class FusedLoc(Location):
         return f"loc({self.body()})"
 
     def body(self) -> str:
-        from .attributes import format_attribute
-
-        meta = f"<{format_attribute(self.metadata)}>" if self.metadata is not None else ""
+        meta = f"<{attribute_text(self.metadata)}>" if self.metadata is not None else ""
         return f"fused{meta}[{', '.join(_inner(l) for l in self.locations)}]"
 
     def walk(self):

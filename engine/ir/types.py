@@ -11,6 +11,8 @@ from typing import Optional
 import ml_dtypes
 import numpy as np
 
+from .notation import attribute_text
+
 
 class Type:
     """Base of all types. Subclasses are frozen dataclasses, so equal types compare and hash equal."""
@@ -269,9 +271,7 @@ def _tensor_text(t: TensorType) -> str:
         dims = "".join(("?" if d is None else str(d)) + "x" for d in t.shape)
         body = f"{dims}{t.element}"
     if t.encoding is not None:
-        from .attributes import format_attribute
-
-        body += f", {format_attribute(t.encoding)}"
+        body += f", {attribute_text(t.encoding)}"
     return f"tensor<{body}>"
 
 

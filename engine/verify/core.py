@@ -6,6 +6,7 @@ from typing import Callable, Iterator, Optional, Sequence
 import numpy as np
 
 from ..ir import attributes as A
+from ..syntax.mlir import attribute_text as T
 from ..syntax import mlir as _syntax  # noqa: F401  (registers the OpDefs)
 from ..ir.errors import VerifyError
 from ..ir.core import Block, Function, Module, Operation
@@ -163,7 +164,7 @@ _KIND_TEXT = {
 
 def _attr_text(value) -> str:
     try:
-        return A.format_attribute(value)
+        return T.format_attribute(value)
     except Exception:
         return repr(value)
 

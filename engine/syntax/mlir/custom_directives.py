@@ -16,6 +16,7 @@ import re
 import numpy as np
 
 from ...ir import attributes as A
+from . import attribute_text as T
 from ...ir.types import IntegerType, TensorType
 from .dialect_attrs import format_conv_dims, parse_conv_dims, parse_params
 from .format import CUSTOM_DIRECTIVES, format_int_list, parse_bool_list, parse_int_list
@@ -156,7 +157,7 @@ def _print_precision(op) -> str:
         text += ", precision = [" + ", ".join(str(v) for v in precision) + "]"
     algorithm = op.attributes.get("algorithm")
     if algorithm is not None:
-        text += f", algorithm = <{A.format_struct_params(algorithm)}>"
+        text += f", algorithm = <{T.format_struct_params(algorithm)}>"
     return text
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ...ir import attributes as A
+from . import attribute_text as T
 from ...ir.core import Block, Function, Operation, Region
 from ...ir.opdefs import define
 from ...ir.types import FunctionType, TensorType, Type, format_result_types
@@ -79,10 +80,10 @@ class ConstantSyntax(Syntax):
         value = op.attributes.get("value")
         rest = {k: v for k, v in op.attributes.items() if k != "value"}
         if isinstance(value, A.DenseElements) and value.type == op.result_types[0]:
-            prefix = f" {A.format_attr_dict(rest)}" if rest else ""
-            return f"{prefix} {A.format_attribute(value)}"
-        props = A.format_attr_dict({"value": value})
-        extra = f" {A.format_attr_dict(rest)}" if rest else ""
+            prefix = f" {T.format_attr_dict(rest)}" if rest else ""
+            return f"{prefix} {T.format_attribute(value)}"
+        props = T.format_attr_dict({"value": value})
+        extra = f" {T.format_attr_dict(rest)}" if rest else ""
         return f"() <{props}>{extra} : () -> {op.result_types[0]}"
 
 
@@ -142,7 +143,7 @@ class WhileSyntax(Syntax):
         if op.operands:
             text += " : " + ", ".join(map(str, op.operand_types))
         if op.attributes:
-            text += " attributes " + A.format_attr_dict(op.attributes)
+            text += " attributes " + T.format_attr_dict(op.attributes)
         text += "\n" + pr.indent_text() + "cond " + pr.region(cond, print_entry_args=False)
         text += " do " + pr.region(body, print_entry_args=False)
         return text
@@ -231,7 +232,7 @@ class ReduceSyntax(Syntax):
             text += f" applies {compact}"
         text += f" across dimensions = {dims}"
         if rest:
-            text += " " + A.format_attr_dict(rest)
+            text += " " + T.format_attr_dict(rest)
         text += " : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
         if compact is None:
             block = op.regions[0].blocks[0]
@@ -295,7 +296,7 @@ class OptimizationBarrierSyntax(Syntax):
         return Operation(name, state.operands, state.result_types, attrs, pos=pos)
 
     def print(self, pr, op):
-        prefix = f" {A.format_attr_dict(op.attributes)}" if op.attributes else ""
+        prefix = f" {T.format_attr_dict(op.attributes)}" if op.attributes else ""
         if not op.operands:
             return f"{prefix}()" if prefix else "()"
         return f"{prefix} {pr.operands(op.operands)} : " + ", ".join(map(str, op.operand_types))
@@ -406,7 +407,7 @@ class FuncSyntax(Syntax):
             extra = arg_attrs[i] if arg_attrs else {}
             text = f"{pr.name(block.arguments[i])}: {t}" if block is not None else str(t)
             if extra:
-                text += " " + A.format_attr_dict(extra)
+                text += " " + T.format_attr_dict(extra)
             if block is not None:
                 text += pr.location_suffix(block.arguments[i])
             params.append(text)
@@ -415,12 +416,12 @@ class FuncSyntax(Syntax):
             if res_attrs and any(res_attrs):
                 items = []
                 for t, extra in zip(ftype.results, res_attrs):
-                    items.append(f"{t} {A.format_attr_dict(extra)}" if extra else str(t))
+                    items.append(f"{t} {T.format_attr_dict(extra)}" if extra else str(t))
                 head += " -> (" + ", ".join(items) + ")"
             else:
                 head += " -> " + format_result_types(ftype.results)
         if attrs:
-            head += " attributes " + A.format_attr_dict(attrs)
+            head += " attributes " + T.format_attr_dict(attrs)
         if block is not None:
             head += " " + pr.region(op.regions[0], print_entry_args=False)
         return head
@@ -449,7 +450,7 @@ class CallSyntax(Syntax):
         attrs = {k: v for k, v in op.attributes.items() if k != "callee"}
         text = f" {op.attributes['callee']}({pr.operands(op.operands)})"
         if attrs:
-            text += " " + A.format_attr_dict(attrs)
+            text += " " + T.format_attr_dict(attrs)
         return text + " : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
 
 
@@ -478,7 +479,7 @@ class SdyMeshSyntax(Syntax):
     def print(self, pr, op):
         rest = {k: v for k, v in op.attributes.items() if k not in ("sym_name", "mesh")}
         text = f" {A.SymbolRef(op.attributes['sym_name'])} = <{op.attributes['mesh'].body()}>"
-        return text + (f" {A.format_attr_dict(rest)}" if rest else "")
+        return text + (f" {T.format_attr_dict(rest)}" if rest else "")
 
 
 define("sdy.mesh", "", "sym_name:str mesh:any", results="0", category="structural", syntax=SdyMeshSyntax())
@@ -519,7 +520,7 @@ class ManualComputationSyntax(Syntax):
             f" out_shardings={a['out_shardings'].stripped()} manual_axes={a['manual_axes'].stripped()} ({args}) " + pr.region(op.regions[0], print_entry_args=False)
         )
         if rest:
-            text += " " + A.format_attr_dict(rest)
+            text += " " + T.format_attr_dict(rest)
         return text + " : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
 
 
@@ -547,7 +548,7 @@ class ShardingOpSyntax(Syntax):
         rest = {k: v for k, v in op.attributes.items() if k != "sharding"}
         text = f" {pr.name(op.operands[0])} <{op.attributes['sharding'].body()}>"
         if rest:
-            text += " " + A.format_attr_dict(rest)
+            text += " " + T.format_attr_dict(rest)
         return text + f" : {op.result_types[0]}"
 
 

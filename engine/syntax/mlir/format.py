@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ...ir import attributes as A
+from . import attribute_text as T
 from ...ir.core import Operation, Value
 from ...ir.types import ComplexType, FunctionType, TensorType, TupleType, Type, format_result_types
 
@@ -380,7 +381,7 @@ def format_pretty_attr(value: Any, kind: str) -> str:
         return str(value)
     if kind == "f64":
         return repr(float(value))
-    return A.format_attribute(value)
+    return T.format_attribute(value)
 
 
 def parse_int_list(p) -> list[int]:

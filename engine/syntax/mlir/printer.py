@@ -10,6 +10,7 @@ import re
 from typing import Optional
 
 from ...ir import attributes as A
+from . import attribute_text as T
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.opdefs import OPS
 from .format import is_set
@@ -107,7 +108,7 @@ class Printer:
             shown[key] = value
         if not shown:
             return ""
-        text = A.format_attr_dict(shown)
+        text = T.format_attr_dict(shown)
         return f"attributes {text}" if keyword else text
 
     # -- ops ---------------------------------------------------------------------------------
@@ -152,11 +153,11 @@ class Printer:
             text += "[" + ", ".join(op.successors) + "]"
         props, attrs = self._split_properties(op)
         if props:
-            text += f" <{A.format_attr_dict(props)}>"
+            text += f" <{T.format_attr_dict(props)}>"
         if op.regions:
             text += " (" + ", ".join(self.region(r, print_entry_args=True) for r in op.regions) + ")"
         if attrs:
-            text += " " + A.format_attr_dict(attrs)
+            text += " " + T.format_attr_dict(attrs)
         text += " : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
         return text
 
@@ -208,7 +209,7 @@ class Printer:
         if module.name:
             head += f" {A.SymbolRef(module.name)}"
         if module.attributes:
-            head += " attributes " + A.format_attr_dict(module.attributes)
+            head += " attributes " + T.format_attr_dict(module.attributes)
         lines = [head + " {"]
         self.depth += 1
         for op in module.operations:
@@ -234,7 +235,7 @@ def _resource_trailer(module: Module) -> str:
         lines.append(f"    {dialect}: {{")
         items = []
         for key, (value, _) in entries.items():
-            text = A.quote_string(value) if isinstance(value, str) else A.format_attribute(value)
+            text = A.quote_string(value) if isinstance(value, str) else T.format_attribute(value)
             items.append(f"      {key}: {text}")
         lines.append(",\n".join(items))
         lines.append("    }")
