@@ -5,7 +5,8 @@ import os
 from pathlib import Path
 from typing import Optional, Union
 
-from hlodbg.engine import Function, Module, Operation, ParseError, parse_chunks, print_module
+from hlodbg.engine import Function, Module, Operation, ParseError
+from hlodbg.engine.syntax import Frontend, frontend_for, looks_like_program
 
 PathOrText = Union[str, os.PathLike]
 
@@ -13,10 +14,11 @@ PathOrText = Union[str, os.PathLike]
 class Program:
     """A parsed and verified StableHLO module, independent of any graph or UI."""
 
-    def __init__(self, module: Module, path: Optional[Path] = None, chunk: int = 0):
+    def __init__(self, module: Module, path: Optional[Path] = None, chunk: int = 0, frontend: Optional[Frontend] = None):
         self.module = module
         self.path = path
         self.chunk = chunk
+        self.frontend = frontend if frontend is not None else frontend_for("")
 
     @property
     def name(self) -> str:
@@ -95,16 +97,21 @@ class Program:
         return Session(self.module, values, entry=entry, memory=budget, breakpoints=table, path=path)
 
     def to_text(self, generic: bool = False, debug_info: bool = False) -> str:
-        return print_module(self.module, generic=generic, debug_info=debug_info)
+        return self.frontend.print(self.module, generic=generic, debug_info=debug_info)
 
     def __repr__(self) -> str:
         return f"<Program {self.name}: {self.op_count} ops, {len(self.functions)} functions>"
 
 
 def _read(path_or_text: PathOrText) -> tuple[str, str, Optional[Path]]:
-    """(text, name for messages, path or None). Text is told from a path by its MLIR look."""
+    """(text, name for messages, path or None).
+
+    A PathLike is a path; a string is program text when it spans lines or, on one line, when it
+    names no existing file and a frontend recognizes it (`module {}`); otherwise it is a path."""
     if isinstance(path_or_text, os.PathLike) or (
-        isinstance(path_or_text, str) and "\n" not in path_or_text and "{" not in path_or_text
+        isinstance(path_or_text, str)
+        and "\n" not in path_or_text
+        and (os.path.exists(path_or_text) or not looks_like_program(path_or_text))
     ):
         path = Path(path_or_text)
         try:
@@ -130,13 +137,14 @@ def _read(path_or_text: PathOrText) -> tuple[str, str, Optional[Path]]:
 def load_all(path_or_text: PathOrText, check: bool = True) -> list[Program]:
     """Every module of a file, including `// -----` separated ones, each parsed and verified."""
     text, name, path = _read(path_or_text)
+    frontend = frontend_for(text, name)
     programs = []
-    for index, module in enumerate(parse_chunks(text, name)):
+    for index, module in enumerate(frontend.parse_all(text, name)):
         if check:
             from hlodbg.engine.verify import verify
 
             verify(module)
-        programs.append(Program(module, path, index))
+        programs.append(Program(module, path, index, frontend))
     return programs
 
 

@@ -28,14 +28,13 @@ import networkx as nx
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Block, Function, Module, Operation, Value, symbol_name
 from hlodbg.engine.ir.locations import describe
-from hlodbg.engine.ir.opdefs import lookup
+from hlodbg.engine.ir.opset import is_terminator, lookup
 
 from .grouping import Group, group_block
 from .labels import argument_label, clip, op_label, op_title, result_names, short_type
 from .palette import node_category
 
 MAX_NODES = 200_000
-RETURN_OPS = ("func.return", "stablehlo.return", "sdy.return")
 
 
 class GraphError(HlodbgError):
@@ -360,7 +359,7 @@ class _Builder:
 
     def block(self, block: Block, function: Function, prefix: str, cluster: str, env: dict, stack: tuple[str, ...]) -> Optional[str]:
         ops = block.operations
-        body = ops[:-1] if ops and ops[-1].name in RETURN_OPS else ops
+        body = ops[:-1] if ops and is_terminator(ops[-1].name) else ops
         placement: dict[int, str] = {}
         if self.grouping:
             for group in group_block(body):
@@ -368,7 +367,7 @@ class _Builder:
         returned = None
         for k, op in enumerate(ops):
             node = self.op(op, function, prefix, placement.get(k, cluster), env, stack)
-            if op.name in RETURN_OPS:
+            if is_terminator(op.name):
                 returned = node
         return returned
 
@@ -391,7 +390,7 @@ class _Builder:
             for k, result in enumerate(op.results):
                 env[id(result)] = (returned, k)
             return returned
-        kind = "return" if op.name in RETURN_OPS else "op"
+        kind = "return" if is_terminator(op.name) else "op"
         home = cluster
         if op.regions and any(r.blocks for r in op.regions):
             home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from hlodbg.engine.ir.opset import has_expandable_body
+
 
 @dataclass
 class LegendEntry:
@@ -184,14 +186,12 @@ def _size(summary) -> int:
 def _mark_not_run(view, marks: dict) -> None:
     """Grey for ops the run never reached. A reducer body (reduce, sort, scatter ...) that ran
     as one vectorised numpy call has no runs of its own but did run: it stays uncoloured."""
-    from hlodbg.engine.debug.session import EXPANDABLE_OPS
-
     for _, data in view.graph.nodes(data=True):
         op = data.get("op")
         if data["kind"] != "op" or op is None or not op.results or id(op) in marks:
             continue
         owner = op.parent_op
-        if owner is not None and owner.name in EXPANDABLE_OPS and id(owner) in marks and marks[id(owner)].fill != NOT_RUN:
+        if owner is not None and has_expandable_body(owner.name) and id(owner) in marks and marks[id(owner)].fill != NOT_RUN:
             continue
         marks[id(op)] = _Mark(0, NOT_RUN)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hlodbg.engine.ir.opdefs import category_of
+from hlodbg.engine.ir.opset import category_of
 
 
 @dataclass(frozen=True)

@@ -102,10 +102,10 @@ class SessionController:
 
     # --- the grid ---------------------------------------------------------------------------------
     def _add_grid(self, state: DebugState) -> None:
-        from hlodbg.engine.debug.grid_session import COLLECTIVE_OPS
+        from hlodbg.engine.ir.opset import is_collective
 
         grid = self.grid
-        shown = state.op if state.op is not None and state.op.name in COLLECTIVE_OPS else None
+        shown = state.op if state.op is not None and is_collective(state.op.name) else None
         if shown is None:
             last = self._last_completed(self.session.position)
             shown = self.session.trace.ops[last] if last is not None else state.op

@@ -17,13 +17,12 @@ from ..ir.errors import HlodbgError
 from ..run.grid import GridError, GridScheduler, ScheduledGrid, grid_shape
 from ..run.interpreter import Interpreter, entry_arguments
 from ..ir.core import Module, Operation
+from ..ir.opset import is_collective
 from ..machine.process import ProcessId
 from .replay import default_budget
 from .session import Session
 from .session_views import Stop
 
-COLLECTIVE_OPS = ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.all_to_all",
-                  "stablehlo.collective_broadcast", "stablehlo.collective_permute", "stablehlo.cross-replica-sum")
 MOVES = ("step", "step_in", "step_out", "back", "back_in", "back_out")
 
 
@@ -171,7 +170,7 @@ class GridSession:
         instances = {p: self.instance(p) for p in self.processes}
         out = {}
         for process, here in instances.items():
-            if here is None or here[0].name not in COLLECTIVE_OPS:
+            if here is None or not is_collective(here[0].name):
                 out[process] = False
                 continue
             group, sends_to, receives_from = self._partners(here[0], process)
@@ -217,7 +216,7 @@ class GridSession:
 
     def _partners(self, op: Operation, process: ProcessId):
         """(group devices, device it sends to, device it receives from) of `process` at `op`."""
-        if op.name not in COLLECTIVE_OPS:
+        if not is_collective(op.name):
             return (), None, None
         table = self._partner_tables.get(id(op))
         if table is None:
@@ -279,10 +278,10 @@ def _epochs(session: Session) -> list[int]:
     trace = session.trace
     for e, op in enumerate(trace.ops):
         out.append(count)
-        if op.name in COLLECTIVE_OPS:
+        if is_collective(op.name):
             count += 1
     out.append(count)
     return out
 
 
-__all__ = ["GridSession", "DeviceValue", "COLLECTIVE_OPS"]
+__all__ = ["GridSession", "DeviceValue"]

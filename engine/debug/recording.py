@@ -19,7 +19,8 @@ from ..ir.errors import ExecutionError, HlodbgError
 from ..run.interpreter import Frame, Interpreter, _block_arguments, _frozen
 from ..ir.core import Block
 from .replay import nbytes
-from .trace import ALIASING_OWNERS, FrameRecord, Trace
+from ..ir.opset import has_aliasing_regions
+from .trace import FrameRecord, Trace
 
 NEVER = float("inf")
 
@@ -87,7 +88,7 @@ class RecordingInterpreter(Interpreter):
         parent = self._record
         trace = self.trace
         owner_op = frame.owner
-        keep_args = owner is None or owner_op is None or owner_op.name not in ALIASING_OWNERS
+        keep_args = owner is None or owner_op is None or not has_aliasing_regions(owner_op.name)
         previous = self._last_child.get(owner) if owner is not None else None
         record = FrameRecord(len(trace.frame_records), frame.kind, frame.function, block, owner, frame.iteration,
                              parent, previous, len(trace.ops), list(args) if keep_args else None)

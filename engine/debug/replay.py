@@ -19,15 +19,10 @@ from typing import Any, Optional
 import numpy as np
 
 from ..ir.errors import ExecutionError
-from ..run.interpreter import IMPURE_OPS, Frame, Interpreter, Listener
+from ..ir.opset import callee_attribute, is_replayable
+from ..run.interpreter import Frame, Interpreter, Listener
 from ..ir.core import Module, Operation, Value, symbol_name
 from .trace import EVICTED, FrameRecord, Trace
-
-# Ops whose results depend on more than their operands: replaying them would not reproduce
-# what the run saw. The interpreter's impure ops, less those that give the same answer again
-# in the same process (calls and composites are judged by their bodies instead).
-NOT_REPLAYABLE = (IMPURE_OPS - {"func.call", "stablehlo.composite", "stablehlo.after_all", "stablehlo.create_token",
-                                "stablehlo.replica_id", "stablehlo.partition_id"}) | {"interpreter.probe", "interpreter.print"}
 
 FIRST_CHECKPOINT_STRIDE = 8
 
@@ -318,9 +313,12 @@ class ValueStore:
         if id(op) in visiting:
             return True  # recursion: decided by the other ops
         visiting.add(id(op))
-        ok = op.name not in NOT_REPLAYABLE and not op.name.startswith("sdy.")
-        if ok and op.name in ("func.call", "stablehlo.composite"):
-            attr = op.attributes.get("callee" if op.name == "func.call" else "decomposition")
+        # An op whose results depend on more than its operands would not reproduce what the run
+        # saw; a call is as replayable as the function it calls.
+        ok = is_replayable(op.name)
+        callee_attr = callee_attribute(op.name)
+        if ok and callee_attr is not None:
+            attr = op.attributes.get(callee_attr)
             callee = self._module.functions.get(symbol_name(attr)) if attr is not None else None
             ok = callee is not None and all(self._op_replayable(inner, visiting) for inner in callee.ops)
         if ok:

@@ -44,10 +44,7 @@ from .session_views import (
     vectorised_note,
 )
 from .trace import FrameRecord, Trace
-
-EXPANDABLE_OPS = ("stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter", "stablehlo.sort",
-                  "stablehlo.map", "stablehlo.select_and_scatter", "stablehlo.all_reduce",
-                  "stablehlo.reduce_scatter")
+from ..ir.opset import has_expandable_body
 
 
 
@@ -388,7 +385,7 @@ class Session(BreakpointScanning):
         """An op with a body that the run computed without running the body as a region."""
         trace = self._view.trace
         return (p < len(trace) and trace.done(p) and trace.ends[p] == p and bool(trace.ops[p].regions)
-                and trace.ops[p].name in EXPANDABLE_OPS)
+                and has_expandable_body(trace.ops[p].name))
 
     def step_out(self) -> Stop:
         """Finish the current frame and stop just after the op that opened it."""

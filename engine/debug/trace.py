@@ -34,11 +34,6 @@ class Evicted:
 
 EVICTED = Evicted()
 
-# Frames whose block arguments are other values of the trace (a call's operands, the state a
-# loop carries); other frames (reducer bodies, comparators) get arrays their op computed.
-ALIASING_OWNERS = frozenset({"func.call", "stablehlo.composite", "stablehlo.while", "stablehlo.if", "stablehlo.case"})
-
-
 class FrameRecord:
     """One frame instance: a call, a loop condition or body iteration, a branch, a region body."""
 

@@ -1,8 +1,28 @@
-"""What each known op is: operands, attributes (kind, default), regions, results, category.
+"""What each known op is, whatever language spelled it: operands, attributes (kind, default),
+regions, results, a category for colours, and its traits.
 
-One OpDef per op drives the pretty syntax (syntax/), the verifier's arity and attribute checks,
-the graph's category colours and, later, the interpreter's dispatch. Definitions are registered
-by the syntax modules next to their formats (`define(...)`), so an op is described once.
+One OpDef per op, registered by the dialect modules of ir/opset/ (`define(...)`), answers every
+question the engine asks about an op: the verifier's arity and attribute checks, the graph's
+colours, and the traits below. Each input language keeps its own spelling of the op apart
+(syntax/mlir registers a pretty format per op name). Traits:
+
+- `is_terminator`: ends a block and hands its operands to the block's owner.
+- `effect`: what running the op depends on besides its operands.
+    "pure"            nothing: a constant input gives a constant result (the interpreter folds it);
+    "impure"          the process it runs in or what it records (replica_id, tokens, checks): never
+                      folded, but running it again in the same process gives the same answer, so
+                      the debugger may recompute it;
+    "not_replayable"  state outside the process's values (randomness, queues, other processes,
+                      the outside world): never folded and never recomputed.
+  A call (`callee_attr`) is "impure" itself and as replayable as the function it calls.
+- `is_collective`: a rendezvous of the processes of a group (the grid meets there).
+- `aliasing_regions`: its regions' arguments are the op's own operands or carried values (calls,
+  loops, branches), so a frame's arguments need not be kept apart from the owner's values.
+- `expandable_body`: a combiner body the interpreter applies to whole arrays at once, which the
+  debugger can replay as a region to show it element by element.
+
+Ops without a definition are answered by their dialect (`DIALECT_EFFECTS`), so programs with ops
+hlodbg does not know still get a clear error from the run, not a wrong answer from a trait.
 """
 from __future__ import annotations
 
@@ -40,10 +60,14 @@ class OpDef:
     regions: tuple[str, ...]  # a trailing "*" on the last name means any number of regions
     results: str  # "1", "0", "*" or a fixed count such as "3"
     category: str
-    syntax: Optional[Any] = None  # a syntax.format.Syntax, or None for generic-only ops
     is_terminator: bool = False
     summary: str = ""
     same_variadic_size: bool = False  # variadic operand groups split the operands evenly
+    effect: str = "pure"  # "pure", "impure" or "not_replayable" (see the module docstring)
+    is_collective: bool = False
+    aliasing_regions: bool = False
+    expandable_body: bool = False
+    callee_attr: Optional[str] = None  # the attribute naming the function a call runs
 
     @property
     def min_operands(self) -> int:
@@ -143,13 +167,19 @@ def define(
     regions: str = "",
     results: str = "1",
     category: str = "elementwise",
-    syntax: Any = None,
     terminator: bool = False,
     summary: str = "",
     same_variadic_size: bool = False,
+    effect: str = "pure",
+    collective: bool = False,
+    aliasing_regions: bool = False,
+    expandable_body: bool = False,
+    callee_attr: Optional[str] = None,
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
+    if effect not in EFFECTS:
+        raise ValueError(f"op {name}: unknown effect {effect!r} (one of {', '.join(EFFECTS)})")
     opdef = OpDef(
         name,
         _parse_operands(operands),
@@ -157,19 +187,71 @@ def define(
         tuple(regions.split()),
         results,
         category,
-        None,
         terminator,
         summary,
         same_variadic_size,
+        effect,
+        collective,
+        aliasing_regions,
+        expandable_body,
+        callee_attr,
     )
-    if syntax is not None:
-        opdef.syntax = syntax.bind(opdef)
     OPS[name] = opdef
     return opdef
 
 
 def lookup(name: str) -> Optional[OpDef]:
     return OPS.get(name)
+
+
+EFFECTS = ("pure", "impure", "not_replayable")
+
+# Ops hlodbg has no definition for take their dialect's effect: the test dialects record what
+# they see, and Shardy's ops move data between devices.
+DIALECT_EFFECTS = {"check": "impure", "interpreter": "impure", "sdy": "not_replayable"}
+
+
+def effect_of(name: str) -> str:
+    opdef = OPS.get(name)
+    if opdef is not None:
+        return opdef.effect
+    return DIALECT_EFFECTS.get(name.partition(".")[0], "pure")
+
+
+def is_foldable(op_name: str, has_regions: bool) -> bool:
+    """Whether the interpreter may compute the op once when all its operands are constants."""
+    return not has_regions and effect_of(op_name) == "pure"
+
+
+def is_replayable(name: str) -> bool:
+    """Whether running the op again in the same process reproduces its results (calls: their
+    callee's ops decide as well)."""
+    return effect_of(name) != "not_replayable"
+
+
+def is_terminator(name: str) -> bool:
+    opdef = OPS.get(name)
+    return opdef is not None and opdef.is_terminator
+
+
+def is_collective(name: str) -> bool:
+    opdef = OPS.get(name)
+    return opdef is not None and opdef.is_collective
+
+
+def has_aliasing_regions(name: str) -> bool:
+    opdef = OPS.get(name)
+    return opdef is not None and opdef.aliasing_regions
+
+
+def has_expandable_body(name: str) -> bool:
+    opdef = OPS.get(name)
+    return opdef is not None and opdef.expandable_body
+
+
+def callee_attribute(name: str) -> Optional[str]:
+    opdef = OPS.get(name)
+    return opdef.callee_attr if opdef is not None else None
 
 
 def category_of(name: str) -> str:
@@ -181,4 +263,8 @@ def category_of(name: str) -> str:
     return "custom_call" if "custom" in name else "structural"
 
 
-__all__ = ["AttrSpec", "OpDef", "OPS", "define", "lookup", "category_of", "CATEGORIES"]
+__all__ = [
+    "AttrSpec", "CATEGORIES", "DIALECT_EFFECTS", "EFFECTS", "OPS", "OpDef", "callee_attribute", "category_of",
+    "define", "effect_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_foldable",
+    "is_replayable", "is_terminator", "lookup",
+]

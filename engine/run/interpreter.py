@@ -19,13 +19,13 @@ from ..machine.device import CPU, Device
 from ..ir.dtypes import as_value
 from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.core import Block, Function, Module, Operation, Value, symbol_name
+from ..ir.opset import is_foldable, is_terminator
 from ..ops import load_families
 from . import parallel  # noqa: F401  (registers interpreter.run_parallel, which runs a grid)
 from ..ops.registry import EVALUATORS, OpCall
 from ..machine.process import Grid, ProcessId
 from ..ir.types import QuantizedType, TensorType
 
-TERMINATORS = frozenset({"func.return", "stablehlo.return", "sdy.return", "mhlo.return", "chlo.return"})
 
 
 @dataclass
@@ -70,17 +70,6 @@ class Listener:
 
     def exit_frame(self, frame: Frame, results: list) -> None:
         pass
-
-
-# Ops whose result depends on more than their operands (process, queues, randomness, checks).
-IMPURE_OPS = frozenset({
-    "stablehlo.rng", "stablehlo.rng_bit_generator", "stablehlo.custom_call", "stablehlo.infeed",
-    "stablehlo.outfeed", "stablehlo.send", "stablehlo.recv", "stablehlo.replica_id",
-    "stablehlo.partition_id", "stablehlo.all_gather", "stablehlo.all_reduce", "stablehlo.all_to_all",
-    "stablehlo.reduce_scatter", "stablehlo.collective_broadcast", "stablehlo.collective_permute",
-    "stablehlo.cross-replica-sum", "stablehlo.after_all", "stablehlo.create_token", "func.call",
-    "stablehlo.composite",
-})
 
 
 class Step:
@@ -257,7 +246,7 @@ class Interpreter:
         if compiled is not None:
             return compiled
         ops = block.operations
-        terminator = ops[-1] if ops and ops[-1].name in TERMINATORS else None
+        terminator = ops[-1] if ops and is_terminator(ops[-1].name) else None
         body = ops[:-1] if terminator is not None else ops
         steps = [self._step(op) for op in body]
         self._step_of.update((step.op, step) for step in steps)
@@ -336,7 +325,7 @@ def _mark_constant_steps(steps: list[Step]) -> None:
     constant: set = set()
     for step in steps:
         op = step.call.op
-        pure = not op.regions and op.name not in IMPURE_OPS and not op.name.startswith(("check.", "interpreter."))
+        pure = is_foldable(op.name, bool(op.regions))
         if pure and op.results and all(v in constant for v in step.operands):
             step.foldable = True
             constant.update(step.results)

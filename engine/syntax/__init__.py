@@ -1,4 +1,31 @@
-"""Layer 2, syntax: the input languages (frontends). `mlir/` reads and prints StableHLO/MLIR text.
+"""Layer 2, syntax: the input languages (frontends), each in its own folder — `mlir/` reads and
+prints StableHLO/MLIR text. A frontend is described in frontend.py; `frontend_for` picks one.
 
 Imports only ir/.
 """
+from __future__ import annotations
+
+from .frontend import Frontend, parse_one
+from .mlir import MLIR
+
+FRONTENDS: tuple[Frontend, ...] = (MLIR,)
+
+
+def frontend_for(text: str, filename: str = "") -> Frontend:
+    """The frontend whose language the text is in: the file name's ending decides, then the
+    text's first words; MLIR otherwise, so its parser reports what it did not expect."""
+    for frontend in FRONTENDS:
+        if filename.endswith(frontend.suffixes):
+            return frontend
+    for frontend in FRONTENDS:
+        if frontend.recognizes(text):
+            return frontend
+    return MLIR
+
+
+def looks_like_program(text: str) -> bool:
+    """Whether some frontend recognizes the text (a one-line program rather than a path)."""
+    return any(frontend.recognizes(text) for frontend in FRONTENDS)
+
+
+__all__ = ["FRONTENDS", "Frontend", "frontend_for", "looks_like_program", "parse_one"]

@@ -7,10 +7,9 @@ import numpy as np
 
 from ..ir import attributes as A
 from ..syntax.mlir import attribute_text as T
-from ..syntax import mlir as _syntax  # noqa: F401  (registers the OpDefs)
 from ..ir.errors import VerifyError
 from ..ir.core import Block, Function, Module, Operation
-from ..ir.opdefs import OPS, OpDef
+from ..ir.opset import OPS, OpDef
 from .shape_inference import (
     Fail,
     elem,

@@ -1,25 +1,37 @@
-"""Pretty syntax of every op hlodbg knows, registered with its OpDef (see opdefs.py).
+"""The MLIR frontend: StableHLO, CHLO, func, Shardy and the test dialects in MLIR's textual form
+(what `jax.jit(f).lower(x).as_text()` and stablehlo-translate print).
 
-PRETTY_PARSERS maps an op name as written (`stablehlo.add`, `call`, `return`) to the function that
-reads the rest of the op.
+lexer.py and value_parser.py read tokens, types, attributes and locations; parser.py reads
+modules, regions and the generic op form; each op's pretty form is a Syntax in op_syntax.py's
+dialect modules; printer.py and attribute_text.py print the IR back.
 """
 from __future__ import annotations
 
-from ...ir.opdefs import OPS
-from . import check_ops, chlo_ops, custom_ops, stablehlo_ops  # noqa: F401  (they register the ops)
-from . import interpreter_ops  # noqa: F401
-from .custom_ops import ALIASES
+import re
+
+from ...ir.core import Module
+from ..frontend import first_words
+from .parser import parse_chunks
+from .printer import print_module
+
+# How an MLIR module opens: `module`, a top-level op, an attribute/type alias, a generic op.
+_OPENING = re.compile(r'(module\b|func\.func\b|sdy\.mesh\b|[#!][\w.$-]+\s*=|"[\w.$-]+"\s*\(|\{-#)')
 
 
-def _bind(syntax, canonical: str):
-    def parse(p, name, names, pos):
-        return syntax.parse(p, canonical, names, pos)
+class MlirFrontend:
+    name = "mlir"
+    suffixes = (".mlir",)
 
-    return parse
+    def recognizes(self, text: str) -> bool:
+        return bool(_OPENING.match(first_words(text)))
+
+    def parse_all(self, text: str, filename: str = "<string>") -> list[Module]:
+        return parse_chunks(text, filename)
+
+    def print(self, module: Module, generic: bool = False, debug_info: bool = False) -> str:
+        return print_module(module, generic=generic, debug_info=debug_info)
 
 
-PRETTY_PARSERS = {name: _bind(d.syntax, name) for name, d in OPS.items() if d.syntax is not None}
-for _short, _full in ALIASES.items():
-    PRETTY_PARSERS[_short] = PRETTY_PARSERS[_full]
+MLIR = MlirFrontend()
 
-__all__ = ["PRETTY_PARSERS"]
+__all__ = ["MLIR", "MlirFrontend"]

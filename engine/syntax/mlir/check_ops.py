@@ -6,31 +6,29 @@ tensor<2xf32>, tensor<2xf32>`, `interpreter.probe %x, probe_id = "x" : tensor<2x
 """
 from __future__ import annotations
 
-from ...ir.opdefs import define
-from .format import Format
+from .format import Format, mlir_syntax
 
-_CHECK = "check"
+mlir_syntax("check.expect_eq", Format("$lhs, $rhs attr-dict : %operands_same"))
+mlir_syntax("check.expect_eq_const", Format("$lhs, $value attr-dict %no_results"))
+mlir_syntax(
+    "check.expect_almost_eq",
+    Format("$lhs, $rhs{?, tolerance = $tolerance ?} attr-dict : %operands_same"),
+)
+mlir_syntax(
+    "check.expect_almost_eq_const",
+    Format("$lhs, $value{?, tolerance = $tolerance ?} attr-dict %no_results"),
+)
+mlir_syntax(
+    "check.expect_close",
+    Format("$actual, $expected, max_ulp_difference = $max_ulp_difference"
+                     "{?, min_ulp_difference = $min_ulp_difference ?} : attr-dict %operand_list"),
+)
+mlir_syntax(
+    "check.expect_serialized_eq",
+    Format("$expected, probe_id = $probe_id{?, iter = $iteration ?} attr-dict : %operands_same"),
+)
+mlir_syntax("check.eq", Format("$lhs, $value attr-dict %no_results"))
+mlir_syntax("check.almost_eq", Format("$lhs, $value attr-dict %no_results"))
 
-define("check.expect_eq", "lhs rhs", results="0", category=_CHECK,
-       syntax=Format("$lhs, $rhs attr-dict : %operands_same"))
-define("check.expect_eq_const", "lhs", "value:elements", results="0", category=_CHECK,
-       syntax=Format("$lhs, $value attr-dict %no_results"))
-define("check.expect_almost_eq", "lhs rhs", "tolerance:f64?", results="0", category=_CHECK,
-       syntax=Format("$lhs, $rhs{?, tolerance = $tolerance ?} attr-dict : %operands_same"))
-define("check.expect_almost_eq_const", "lhs", "value:elements tolerance:f64?", results="0", category=_CHECK,
-       syntax=Format("$lhs, $value{?, tolerance = $tolerance ?} attr-dict %no_results"))
-define("check.expect_close", "actual expected", "max_ulp_difference:i64 min_ulp_difference:i64?", results="0",
-       category=_CHECK,
-       syntax=Format("$actual, $expected, max_ulp_difference = $max_ulp_difference"
-                     "{?, min_ulp_difference = $min_ulp_difference ?} : attr-dict %operand_list"))
-define("check.expect_serialized_eq", "expected", "probe_id:str iteration:i64?", results="0", category=_CHECK,
-       syntax=Format("$expected, probe_id = $probe_id{?, iter = $iteration ?} attr-dict : %operands_same"))
-define("check.eq", "lhs", "value:elements", results="0", category=_CHECK,
-       syntax=Format("$lhs, $value attr-dict %no_results"))
-define("check.almost_eq", "lhs", "value:elements", results="0", category=_CHECK,
-       syntax=Format("$lhs, $value attr-dict %no_results"))
-
-define("interpreter.probe", "operand", "probe_id:str", category=_CHECK,
-       syntax=Format("$operand, probe_id = $probe_id attr-dict : %same"))
-define("interpreter.print", "operand", results="0", category=_CHECK,
-       syntax=Format("$operand attr-dict : %operands_same"))
+mlir_syntax("interpreter.probe", Format("$operand, probe_id = $probe_id attr-dict : %same"))
+mlir_syntax("interpreter.print", Format("$operand attr-dict : %operands_same"))

@@ -1,42 +1,28 @@
 """CHLO ops (docs/generated/chlo.md): JAX emits these for erf, lgamma, top_k, ... ."""
 from __future__ import annotations
 
-from ...ir.opdefs import define
 from .custom_ops import ConstantSyntax
-from .format import Format
+from .format import Format, mlir_syntax
 
 for _name in (
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh", "sinh", "tan",
     "digamma", "erf", "erf_inv", "erfc", "lgamma", "is_inf", "is_neg_inf", "is_pos_inf", "square",
     "_asin_acos_kernel",
 ):
-    define(f"chlo.{_name}", "operand", category="chlo", syntax=Format("$operand attr-dict : %operands_arrow"))
+    mlir_syntax(f"chlo.{_name}", Format("$operand attr-dict : %operands_arrow"))
 
-define("chlo.next_after", "x y", category="chlo", syntax=Format("$x, $y attr-dict : %operands_arrow"))
-define("chlo.polygamma", "n x", category="chlo", syntax=Format("$n, $x attr-dict : %operands_arrow"))
-define("chlo.zeta", "x q", category="chlo", syntax=Format("$x, $q attr-dict : %operands_arrow"))
+mlir_syntax("chlo.next_after", Format("$x, $y attr-dict : %operands_arrow"))
+mlir_syntax("chlo.polygamma", Format("$n, $x attr-dict : %operands_arrow"))
+mlir_syntax("chlo.zeta", Format("$x, $q attr-dict : %operands_arrow"))
 
 for _name in (
     "add", "atan2", "divide", "maximum", "minimum", "multiply", "next_after", "polygamma", "power",
     "remainder", "shift_left", "shift_right_arithmetic", "shift_right_logical", "subtract", "zeta",
     "and", "or", "xor", "complex",
 ):
-    define(f"chlo.broadcast_{_name}", "lhs rhs", "broadcast_dimensions:i64s?", category="chlo",
-           syntax=Format("$lhs, $rhs attr-dict : %functional"))
+    mlir_syntax(f"chlo.broadcast_{_name}", Format("$lhs, $rhs attr-dict : %functional"))
 
-define(
-    "chlo.broadcast_compare",
-    "lhs rhs",
-    "broadcast_dimensions:i64s? comparison_direction:any compare_type:any?",
-    category="chlo",
-    syntax=Format("$lhs, $rhs attr-dict : %functional"),
-)
-define("chlo.broadcast_select", "pred on_true on_false", category="chlo",
-       syntax=Format("$pred, $on_true, $on_false attr-dict : %functional"))
-define("chlo.constant", "", "value:elements", category="chlo", syntax=ConstantSyntax())
-define("chlo.constant_like", "operand", "value:any", category="chlo")
-define("chlo.top_k", "operand", "k:i64", results="2", category="chlo",
-       syntax=Format("($operand, k = $k) attr-dict : %operands_arrow"))
-define("chlo.ragged_dot", "lhs rhs group_sizes", "ragged_dot_dimension_numbers:any precision_config:any?",
-       category="chlo")
-define("chlo.mulhi", "lhs rhs", category="chlo")
+mlir_syntax("chlo.broadcast_compare", Format("$lhs, $rhs attr-dict : %functional"))
+mlir_syntax("chlo.broadcast_select", Format("$pred, $on_true, $on_false attr-dict : %functional"))
+mlir_syntax("chlo.constant", ConstantSyntax())
+mlir_syntax("chlo.top_k", Format("($operand, k = $k) attr-dict : %operands_arrow"))

@@ -7,7 +7,6 @@ from typing import Optional
 from ...ir import attributes as A
 from . import attribute_text as T
 from ...ir.core import Block, Function, Operation, Region
-from ...ir.opdefs import define
 from ...ir.types import FunctionType, TensorType, Type, format_result_types
 from .dialect_attrs import (
     parse_sdy_axis_names,
@@ -15,7 +14,7 @@ from .dialect_attrs import (
     parse_sdy_per_value,
     parse_sdy_sharding_body,
 )
-from .format import Format, ParseState, Syntax
+from .format import Format, ParseState, Syntax, mlir_syntax
 
 
 def _functional_types(p, state: ParseState) -> None:
@@ -87,7 +86,7 @@ class ConstantSyntax(Syntax):
         return f"() <{props}>{extra} : () -> {op.result_types[0]}"
 
 
-define("stablehlo.constant", "", "value:elements", category="constant", syntax=ConstantSyntax())
+mlir_syntax("stablehlo.constant", ConstantSyntax())
 
 
 # -- stablehlo.while ------------------------------------------------------------------------------
@@ -149,8 +148,7 @@ class WhileSyntax(Syntax):
         return text
 
 
-define("stablehlo.while", "operand*", regions="cond body", results="*", category="control_flow",
-       syntax=WhileSyntax())
+mlir_syntax("stablehlo.while", WhileSyntax())
 
 
 # -- stablehlo.reduce -----------------------------------------------------------------------------
@@ -272,8 +270,7 @@ def _compact_reducer(op: Operation) -> Optional[str]:
     return inner.name
 
 
-define("stablehlo.reduce", "inputs* init_values*", "dimensions:i64s", regions="body", results="*",
-       category="reduction", syntax=ReduceSyntax(), same_variadic_size=True)
+mlir_syntax("stablehlo.reduce", ReduceSyntax())
 
 
 # -- stablehlo.optimization_barrier -----------------------------------------------------------------
@@ -302,10 +299,7 @@ class OptimizationBarrierSyntax(Syntax):
         return f"{prefix} {pr.operands(op.operands)} : " + ", ".join(map(str, op.operand_types))
 
 
-define("stablehlo.optimization_barrier", "operand*", results="*", category="structural",
-       syntax=OptimizationBarrierSyntax())
-define("stablehlo.async_start", "operands*", regions="body", category="structural")
-define("stablehlo.async_done", "operand", category="structural")
+mlir_syntax("stablehlo.optimization_barrier", OptimizationBarrierSyntax())
 
 
 # -- func dialect ---------------------------------------------------------------------------------
@@ -427,8 +421,7 @@ class FuncSyntax(Syntax):
         return head
 
 
-define("func.func", "", "sym_name:str function_type:type sym_visibility:str? arg_attrs:any? res_attrs:any?",
-       regions="body", results="0", category="structural", syntax=FuncSyntax())
+mlir_syntax("func.func", FuncSyntax())
 
 
 class CallSyntax(Syntax):
@@ -454,9 +447,8 @@ class CallSyntax(Syntax):
         return text + " : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
 
 
-define("func.call", "operands*", "callee:symbol", results="*", category="structural", syntax=CallSyntax())
-define("func.return", "operands*", results="0", category="structural", terminator=True,
-       syntax=Format("$operands attr-dict %operand_types"))
+mlir_syntax("func.call", CallSyntax())
+mlir_syntax("func.return", Format("$operands attr-dict %operand_types"))
 
 
 # -- Shardy ---------------------------------------------------------------------------------------
@@ -482,7 +474,7 @@ class SdyMeshSyntax(Syntax):
         return text + (f" {T.format_attr_dict(rest)}" if rest else "")
 
 
-define("sdy.mesh", "", "sym_name:str mesh:any", results="0", category="structural", syntax=SdyMeshSyntax())
+mlir_syntax("sdy.mesh", SdyMeshSyntax())
 
 
 class ManualComputationSyntax(Syntax):
@@ -524,10 +516,8 @@ class ManualComputationSyntax(Syntax):
         return text + " : " + str(FunctionType(tuple(op.operand_types), tuple(op.result_types)))
 
 
-define("sdy.manual_computation", "tensors*", "in_shardings:any out_shardings:any manual_axes:any",
-       regions="body", results="*", category="collective", syntax=ManualComputationSyntax())
-define("sdy.return", "results*", results="0", category="structural", terminator=True,
-       syntax=Format("attr-dict $results %operand_types"))
+mlir_syntax("sdy.manual_computation", ManualComputationSyntax())
+mlir_syntax("sdy.return", Format("attr-dict $results %operand_types"))
 
 
 class ShardingOpSyntax(Syntax):
@@ -552,8 +542,8 @@ class ShardingOpSyntax(Syntax):
         return text + f" : {op.result_types[0]}"
 
 
-define("sdy.sharding_constraint", "input", "sharding:any", category="collective", syntax=ShardingOpSyntax())
-define("sdy.reshard", "input", "sharding:any", category="collective", syntax=ShardingOpSyntax())
+mlir_syntax("sdy.sharding_constraint", ShardingOpSyntax())
+mlir_syntax("sdy.reshard", ShardingOpSyntax())
 
 # `call` and `return` are the func dialect's short spellings inside functions.
 ALIASES = {"call": "func.call", "return": "func.return"}

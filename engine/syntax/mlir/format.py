@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ...ir import attributes as A
+from ...ir.opset import OPS
 from . import attribute_text as T
 from ...ir.core import Operation, Value
 from ...ir.types import ComplexType, FunctionType, TensorType, TupleType, Type, format_result_types
@@ -46,6 +47,21 @@ class Syntax:
 
     def print(self, pr, op: Operation) -> Optional[str]:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+# The pretty form of each op that has one, by op name; every other op prints generically.
+FORMATS: dict[str, Syntax] = {}
+
+
+def mlir_syntax(name: str, syntax: Syntax) -> Syntax:
+    """Give the op `name` (defined in ir/opset) this pretty MLIR form."""
+    if name in FORMATS:
+        raise ValueError(f"op {name} has two MLIR syntaxes")
+    opdef = OPS.get(name)
+    if opdef is None:
+        raise ValueError(f"MLIR syntax for {name}, which no op definition names")
+    FORMATS[name] = syntax.bind(opdef)
+    return FORMATS[name]
 
 
 class Format(Syntax):

@@ -1,7 +1,8 @@
 """Parser for StableHLO/MLIR text: modules, functions, ops in generic and pretty form.
 
 `parse_module(text, filename)` returns a Module or raises ParseError with file:line:col. The
-pretty syntax of each op lives in syntax/ (one place per op family for both parsing and printing);
+pretty syntax of each op lives beside this file (op_syntax.py: one place per op family for both
+parsing and printing);
 value_parser.py reads types, attributes and locations; this file holds what every op shares:
 regions, SSA scoping and the generic form `"dialect.op"(%a) <{props}> ({regions}) {attrs} : (T) -> R`.
 """
@@ -15,15 +16,14 @@ import numpy as np
 from ...ir.errors import ParseError, SourcePos
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from .lexer import unescape_string
-from ...ir.opdefs import OPS
+from ...ir.opset import OPS
 from .format import fill_defaults
+from .op_syntax import PRETTY_PARSERS
 from ...ir.types import FunctionType, Type
 from .value_parser import ValueParser, storage_dtype
 
 _RESULT_NAME = re.compile(r"(%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+))(?::(\d+))?")
 _ALIAS_NAME = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*")
-
-from . import PRETTY_PARSERS  # noqa: E402  (registers every op's syntax)
 
 # A pretty-form parser reads everything after the op name and returns a finished Operation.
 PrettyParser = Callable[["Parser", str, list[str], SourcePos], Operation]

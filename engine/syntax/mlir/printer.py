@@ -12,8 +12,9 @@ from typing import Optional
 from ...ir import attributes as A
 from . import attribute_text as T
 from ...ir.core import Block, Function, Module, Operation, Region, Value
-from ...ir.opdefs import OPS
-from .format import is_set
+from ...ir.opset import OPS
+from .format import Format, Syntax, is_set
+from .op_syntax import FORMATS
 from ...ir.types import FunctionType
 
 _MULTI = re.compile(r"(%[^#]+)#(\d+)$")
@@ -116,17 +117,16 @@ class Printer:
     def op(self, op: Operation) -> str:
         prefix = self._result_prefix(op)
         body = None
-        opdef = OPS.get(op.name)
-        if not self.generic and opdef is not None and opdef.syntax is not None and self._pretty_ok(op, opdef):
-            body = self._pretty_body(op, opdef)
+        syntax = FORMATS.get(op.name)
+        if not self.generic and syntax is not None and self._pretty_ok(op, syntax):
+            body = self._pretty_body(op, syntax)
         if body is None:
             body = self._generic(op)
         return f"{self.indent_text()}{prefix}{body}{self.location_suffix(op)}"
 
-    def _pretty_ok(self, op: Operation, opdef) -> bool:
-        from .format import Format
-
-        if isinstance(opdef.syntax, Format):
+    def _pretty_ok(self, op: Operation, syntax: Syntax) -> bool:
+        opdef = syntax.opdef
+        if isinstance(syntax, Format):
             # Declarative formats neither print regions nor unknown-arity operand lists.
             if op.regions or op.successors:
                 return False
@@ -135,9 +135,9 @@ class Printer:
             return all(name in op.attributes for name, spec in opdef.attrs.items() if spec.required)
         return not op.successors
 
-    def _pretty_body(self, op: Operation, opdef) -> Optional[str]:
+    def _pretty_body(self, op: Operation, syntax: Syntax) -> Optional[str]:
         try:
-            text = opdef.syntax.print(self, op)
+            text = syntax.print(self, op)
         except (KeyError, AttributeError, TypeError, ValueError, IndexError):
             return None
         if text is None:

@@ -1,11 +1,10 @@
-"""Every StableHLO op: signature, category and pretty syntax (None: generic form only)."""
+"""The pretty MLIR syntax of the StableHLO ops that have one (their definitions: ir/opset/stablehlo.py);
+the other ops print and parse in the generic form only."""
 from __future__ import annotations
 
-from ...ir.opdefs import define
 from . import custom_directives  # noqa: F401  (registers the %directives used below)
-from .format import Format
+from .format import Format, mlir_syntax
 
-ACCURACY = "result_accuracy:accuracy=DEFAULT"
 
 _BINARY = "$lhs, $rhs attr-dict : %same"
 
@@ -15,213 +14,119 @@ for _name in (
     "abs", "ceil", "convert", "count_leading_zeros", "floor", "imag", "not", "negate", "popcnt",
     "real", "round_nearest_afz", "round_nearest_even", "sign",
 ):
-    define(f"stablehlo.{_name}", "operand", syntax=Format("$operand attr-dict : %same"))
+    mlir_syntax(f"stablehlo.{_name}", Format("$operand attr-dict : %same"))
 
 for _name in (
     "cbrt", "cosine", "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic",
     "rsqrt", "sine", "sqrt", "tan", "tanh",
 ):
-    define(f"stablehlo.{_name}", "operand", ACCURACY, syntax=Format("$operand attr-dict : %same"))
+    mlir_syntax(f"stablehlo.{_name}", Format("$operand attr-dict : %same"))
 
-define("stablehlo.is_finite", "x", syntax=Format("%operands attr-dict : %functional"))
+mlir_syntax("stablehlo.is_finite", Format("%operands attr-dict : %functional"))
 
 for _name in (
     "add", "atan2", "divide", "maximum", "minimum", "multiply", "power", "remainder", "shift_left",
     "shift_right_arithmetic", "shift_right_logical", "subtract", "and", "or", "xor",
 ):
-    define(f"stablehlo.{_name}", "lhs rhs", syntax=Format(_BINARY))
+    mlir_syntax(f"stablehlo.{_name}", Format(_BINARY))
 
-define("stablehlo.complex", "lhs rhs", syntax=Format("%operands attr-dict : %complex"))
-define(
+mlir_syntax("stablehlo.complex", Format("%operands attr-dict : %complex"))
+mlir_syntax(
     "stablehlo.compare",
-    "lhs rhs",
-    "comparison_direction:enum.comparison_direction compare_type:enum.comparison_type?",
-    syntax=Format("$comparison_direction, $lhs, $rhs{?, $compare_type?} attr-dict : %functional"),
+    Format("$comparison_direction, $lhs, $rhs{?, $compare_type?} attr-dict : %functional"),
 )
-define("stablehlo.select", "pred on_true on_false", syntax=Format("%operands attr-dict : %select"))
-define("stablehlo.clamp", "min operand max", syntax=Format("$min, $operand, $max attr-dict : %same"))
-define(
-    "stablehlo.reduce_precision",
-    "operand",
-    "exponent_bits:i32 mantissa_bits:i32",
-    syntax=Format("$operand, format = %expmant attr-dict : %same"),
-)
-define("stablehlo.bitcast_convert", "operand", category="data_movement",
-       syntax=Format("%operands attr-dict : %functional"))
-define("stablehlo.map", "inputs*", "dimensions:i64s", regions="computation")
+mlir_syntax("stablehlo.select", Format("%operands attr-dict : %select"))
+mlir_syntax("stablehlo.clamp", Format("$min, $operand, $max attr-dict : %same"))
+mlir_syntax("stablehlo.reduce_precision", Format("$operand, format = %expmant attr-dict : %same"))
+mlir_syntax("stablehlo.bitcast_convert", Format("%operands attr-dict : %functional"))
 
 # -- quantization ------------------------------------------------------------------------------
 
-define("stablehlo.uniform_quantize", "operand", category="quantization", syntax=Format("$operand attr-dict : %same"))
-define("stablehlo.uniform_dequantize", "operand", category="quantization", syntax=Format("$operand attr-dict : %same"))
+mlir_syntax("stablehlo.uniform_quantize", Format("$operand attr-dict : %same"))
+mlir_syntax("stablehlo.uniform_dequantize", Format("$operand attr-dict : %same"))
 
 # -- constants and generators --------------------------------------------------------------------
 
-define("stablehlo.iota", "", "iota_dimension:i64", category="constant",
-       syntax=Format("dim = $iota_dimension attr-dict : %results"))
-define("stablehlo.dynamic_iota", "output_shape", "iota_dimension:i64", category="constant",
-       syntax=Format("$output_shape, dim = $iota_dimension attr-dict : %functional"))
-define("stablehlo.rng", "a b shape", "rng_distribution:enum.rng_distribution", category="constant",
-       syntax=Format("$a, $b, $shape, distribution = $rng_distribution attr-dict : %functional"))
-define("stablehlo.rng_bit_generator", "initial_state", "rng_algorithm:enum.rng_algorithm", results="2",
-       category="constant",
-       syntax=Format("$initial_state, algorithm = $rng_algorithm attr-dict : %functional"))
+mlir_syntax("stablehlo.iota", Format("dim = $iota_dimension attr-dict : %results"))
+mlir_syntax("stablehlo.dynamic_iota", Format("$output_shape, dim = $iota_dimension attr-dict : %functional"))
+mlir_syntax(
+    "stablehlo.rng",
+    Format("$a, $b, $shape, distribution = $rng_distribution attr-dict : %functional"),
+)
+mlir_syntax(
+    "stablehlo.rng_bit_generator",
+    Format("$initial_state, algorithm = $rng_algorithm attr-dict : %functional"),
+)
 
 # -- data movement -----------------------------------------------------------------------------
 
-_MOVE = "data_movement"
-define("stablehlo.broadcast_in_dim", "operand", "broadcast_dimensions:i64s", category=_MOVE,
-       syntax=Format("$operand, dims = $broadcast_dimensions attr-dict : %functional"))
-define("stablehlo.broadcast", "operand", "broadcast_sizes:i64s", category=_MOVE,
-       syntax=Format("$operand, sizes = $broadcast_sizes attr-dict : %functional"))
-define(
-    "stablehlo.dynamic_broadcast_in_dim",
-    "operand output_dimensions",
-    "broadcast_dimensions:i64s known_expanding_dimensions:i64s? known_nonexpanding_dimensions:i64s?",
-    category=_MOVE,
-    syntax=Format("$operand, $output_dimensions, dims = $broadcast_dimensions attr-dict : %functional"),
+mlir_syntax(
+    "stablehlo.broadcast_in_dim",
+    Format("$operand, dims = $broadcast_dimensions attr-dict : %functional"),
 )
-define("stablehlo.transpose", "operand", "permutation:i64s", category=_MOVE,
-       syntax=Format("$operand, dims = $permutation attr-dict : %functional"))
-define("stablehlo.reverse", "operand", "dimensions:i64s", category=_MOVE,
-       syntax=Format("$operand, dims = $dimensions attr-dict : %same"))
-define("stablehlo.reshape", "operand", category=_MOVE, syntax=Format("%operands attr-dict : %functional"))
-define("stablehlo.dynamic_reshape", "operand output_shape", category=_MOVE,
-       syntax=Format("%operands attr-dict : %functional"))
-define("stablehlo.concatenate", "inputs*", "dimension:i64", category=_MOVE,
-       syntax=Format("$inputs, dim = $dimension attr-dict : %functional"))
-define(
+mlir_syntax("stablehlo.broadcast", Format("$operand, sizes = $broadcast_sizes attr-dict : %functional"))
+mlir_syntax(
+    "stablehlo.dynamic_broadcast_in_dim",
+    Format("$operand, $output_dimensions, dims = $broadcast_dimensions attr-dict : %functional"),
+)
+mlir_syntax("stablehlo.transpose", Format("$operand, dims = $permutation attr-dict : %functional"))
+mlir_syntax("stablehlo.reverse", Format("$operand, dims = $dimensions attr-dict : %same"))
+mlir_syntax("stablehlo.reshape", Format("%operands attr-dict : %functional"))
+mlir_syntax("stablehlo.dynamic_reshape", Format("%operands attr-dict : %functional"))
+mlir_syntax("stablehlo.concatenate", Format("$inputs, dim = $dimension attr-dict : %functional"))
+mlir_syntax(
     "stablehlo.pad",
-    "operand padding_value",
-    "edge_padding_low:i64s edge_padding_high:i64s interior_padding:i64s",
-    category=_MOVE,
-    syntax=Format(
+    Format(
         "$operand, $padding_value, low = $edge_padding_low, high = $edge_padding_high, "
         "interior = $interior_padding attr-dict : %functional"
     ),
 )
-define("stablehlo.dynamic_pad", "operand padding_value edge_padding_low edge_padding_high interior_padding",
-       category=_MOVE, syntax=Format("%operands attr-dict : %functional"))
-define("stablehlo.slice", "operand", "start_indices:i64s limit_indices:i64s strides:i64s", category=_MOVE,
-       syntax=Format("$operand %slice attr-dict : %functional"))
-define("stablehlo.real_dynamic_slice", "operand start_indices limit_indices strides", category=_MOVE,
-       syntax=Format("%operands attr-dict : %functional"))
-define("stablehlo.dynamic_slice", "operand start_indices*", "slice_sizes:i64s", category=_MOVE,
-       syntax=Format("$operand, $start_indices, sizes = $slice_sizes attr-dict : %functional"))
-define("stablehlo.dynamic_update_slice", "operand update start_indices*", category=_MOVE,
-       syntax=Format("%operands attr-dict : %functional"))
-define("stablehlo.gather", "operand start_indices",
-       "dimension_numbers:gather slice_sizes:i64s indices_are_sorted:bool=false", category=_MOVE)
-define("stablehlo.dynamic_gather", "operand start_indices slice_sizes",
-       "dimension_numbers:gather indices_are_sorted:bool=false", category=_MOVE)
-define("stablehlo.torch_index_select", "operand index", "dim:i64 batch_dims:i64", category=_MOVE)
-define(
-    "stablehlo.scatter",
-    "inputs* scatter_indices updates*",
-    "scatter_dimension_numbers:scatter indices_are_sorted:bool=false unique_indices:bool=false",
-    regions="update_computation",
-    results="*",
-    category=_MOVE,
-    same_variadic_size=True,
+mlir_syntax("stablehlo.dynamic_pad", Format("%operands attr-dict : %functional"))
+mlir_syntax("stablehlo.slice", Format("$operand %slice attr-dict : %functional"))
+mlir_syntax("stablehlo.real_dynamic_slice", Format("%operands attr-dict : %functional"))
+mlir_syntax(
+    "stablehlo.dynamic_slice",
+    Format("$operand, $start_indices, sizes = $slice_sizes attr-dict : %functional"),
 )
-define("stablehlo.get_tuple_element", "operand", "index:i32", category="structural",
-       syntax=Format("$operand[$index] attr-dict : %functional"))
-define("stablehlo.tuple", "val*", category="structural", syntax=Format("$val attr-dict : %tuple"))
-define("stablehlo.get_dimension_size", "operand", "dimension:i64", category="structural",
-       syntax=Format("$operand, dim = $dimension attr-dict : %functional"))
-define("stablehlo.set_dimension_size", "operand size", "dimension:i64", category="structural",
-       syntax=Format("$operand, $size, dim = $dimension attr-dict : %functional"))
+mlir_syntax("stablehlo.dynamic_update_slice", Format("%operands attr-dict : %functional"))
+mlir_syntax("stablehlo.get_tuple_element", Format("$operand[$index] attr-dict : %functional"))
+mlir_syntax("stablehlo.tuple", Format("$val attr-dict : %tuple"))
+mlir_syntax("stablehlo.get_dimension_size", Format("$operand, dim = $dimension attr-dict : %functional"))
+mlir_syntax(
+    "stablehlo.set_dimension_size",
+    Format("$operand, $size, dim = $dimension attr-dict : %functional"),
+)
 
 # -- reductions ----------------------------------------------------------------------------------
 
-_RED = "reduction"
-define("stablehlo.reduce_window", "inputs* init_values*",
-       "window_dimensions:i64s window_strides:i64s? base_dilations:i64s? window_dilations:i64s? padding:elements?",
-       regions="body", results="*", category=_RED, same_variadic_size=True)
-define("stablehlo.select_and_scatter", "operand source init_value",
-       "window_dimensions:i64s? window_strides:i64s? padding:elements?", regions="select scatter", category=_RED)
-define("stablehlo.sort", "inputs*", "dimension:i64=-1 is_stable:bool=false", regions="comparator",
-       results="*", category=_RED)
-define("stablehlo.batch_norm_grad", "operand scale mean variance grad_output", "epsilon:f32 feature_index:i64",
-       results="3", category=_RED)
-define("stablehlo.batch_norm_inference", "operand scale offset mean variance", "epsilon:f32 feature_index:i64",
-       category=_RED)
-define("stablehlo.batch_norm_training", "operand scale offset", "epsilon:f32 feature_index:i64",
-       results="3", category=_RED)
-
 # -- contractions ----------------------------------------------------------------------------------
 
-_DOT = "contraction"
-define("stablehlo.dot", "lhs rhs", "precision_config:precision?", category=_DOT,
-       syntax=Format("$lhs, $rhs%precision attr-dict : %functional"))
-define("stablehlo.dot_general", "lhs rhs", "dot_dimension_numbers:dot precision_config:precision? algorithm:algorithm?",
-       category=_DOT, syntax=Format("$lhs, $rhs, %dot_dims%precision attr-dict : %functional"))
-_CONV_ATTRS = (
-    "window_strides:i64s? lhs_dilation:i64s? rhs_dilation:i64s? window_reversal:bools? "
-    "dimension_numbers:conv feature_group_count:i64 batch_group_count:i64 precision_config:precision?"
+mlir_syntax("stablehlo.dot", Format("$lhs, $rhs%precision attr-dict : %functional"))
+mlir_syntax("stablehlo.dot_general", Format("$lhs, $rhs, %dot_dims%precision attr-dict : %functional"))
+mlir_syntax(
+    "stablehlo.convolution",
+    Format("(%operands) dim_numbers = %conv_dims, window = {%window} attr-dict : %functional"),
 )
-define("stablehlo.convolution", "lhs rhs", "padding:elements? " + _CONV_ATTRS, category=_DOT,
-       syntax=Format("(%operands) dim_numbers = %conv_dims, window = {%window} attr-dict : %functional"))
-define("stablehlo.dynamic_conv", "lhs rhs padding", _CONV_ATTRS, category=_DOT)
-define("stablehlo.einsum", "lhs rhs", "einsum_config:str", category=_DOT,
-       syntax=Format("$lhs, $rhs, config = $einsum_config attr-dict : %functional"))
-define("stablehlo.unary_einsum", "operand", "einsum_config:str", category=_DOT,
-       syntax=Format("$operand, config = $einsum_config attr-dict : %functional"))
-define("stablehlo.fft", "operand", "fft_type:enum.fft_type fft_length:i64s", category=_DOT,
-       syntax=Format("$operand, type = $fft_type, length = $fft_length attr-dict : %functional"))
-define("stablehlo.cholesky", "a", "lower:bool=false", category=_DOT,
-       syntax=Format("$a{?, lower = $lower?} attr-dict : %same"))
-define("stablehlo.triangular_solve", "a b",
-       "left_side:bool lower:bool unit_diagonal:bool transpose_a:enum.transpose", category=_DOT)
+mlir_syntax("stablehlo.einsum", Format("$lhs, $rhs, config = $einsum_config attr-dict : %functional"))
+mlir_syntax("stablehlo.unary_einsum", Format("$operand, config = $einsum_config attr-dict : %functional"))
+mlir_syntax(
+    "stablehlo.fft",
+    Format("$operand, type = $fft_type, length = $fft_length attr-dict : %functional"),
+)
+mlir_syntax("stablehlo.cholesky", Format("$a{?, lower = $lower?} attr-dict : %same"))
 
 # -- control flow -----------------------------------------------------------------------------------
 
-define("stablehlo.if", "pred", regions="true_branch false_branch", results="*", category="control_flow")
-define("stablehlo.case", "index", regions="branches*", results="*", category="control_flow")
-define("stablehlo.return", "results*", results="0", category="structural", terminator=True,
-       syntax=Format("$results attr-dict %operand_types"))
+mlir_syntax("stablehlo.return", Format("$results attr-dict %operand_types"))
 
 # -- collectives and communication ------------------------------------------------------------------
 
-_COLL = "collective"
-_GROUPS = "replica_groups:groups channel_handle:channel? use_global_device_ids:unit?"
-define("stablehlo.all_gather", "operands*", "all_gather_dim:i64 " + _GROUPS, results="*", category=_COLL)
-define("stablehlo.all_reduce", "operands*", _GROUPS, regions="computation", results="*", category=_COLL)
-define("stablehlo.reduce_scatter", "operand", "scatter_dimension:i64 " + _GROUPS, regions="computation",
-       category=_COLL)
-define("stablehlo.all_to_all", "operands*",
-       "split_dimension:i64 concat_dimension:i64 split_count:i64 replica_groups:groups channel_handle:channel?",
-       results="*", category=_COLL)
-define("stablehlo.collective_broadcast", "operand", "replica_groups:groups channel_handle:channel?",
-       category=_COLL)
-define("stablehlo.collective_permute", "operand", "source_target_pairs:elements channel_handle:channel?",
-       category=_COLL)
-define("stablehlo.cross-replica-sum", "operand", "replica_groups:elements", category=_COLL)
-define("stablehlo.replica_id", "", category=_COLL, syntax=Format("attr-dict : %results"))
-define("stablehlo.partition_id", "", category=_COLL, syntax=Format("attr-dict : %results"))
-define("stablehlo.send", "inputs* token",
-       "channel_handle:channel is_host_transfer:bool=false source_target_pairs:elements?", category=_COLL)
-define("stablehlo.recv", "token",
-       "channel_handle:channel is_host_transfer:bool=false source_target_pairs:elements?", results="*",
-       category=_COLL)
-define("stablehlo.infeed", "token", "infeed_config:str='' layout:any?", results="*", category=_COLL)
-define("stablehlo.outfeed", "inputs* token", "outfeed_config:str=''", category=_COLL)
-define("stablehlo.after_all", "inputs*", category="structural",
-       syntax=Format("$inputs attr-dict : %variadic_same"))
-define("stablehlo.create_token", "", category="structural", syntax=Format("attr-dict : %results"))
+mlir_syntax("stablehlo.replica_id", Format("attr-dict : %results"))
+mlir_syntax("stablehlo.partition_id", Format("attr-dict : %results"))
+mlir_syntax("stablehlo.after_all", Format("$inputs attr-dict : %variadic_same"))
+mlir_syntax("stablehlo.create_token", Format("attr-dict : %results"))
 
 # -- escape hatches ----------------------------------------------------------------------------------
 
-define(
-    "stablehlo.custom_call",
-    "inputs*",
-    "call_target_name:str has_side_effect:bool=false backend_config:any? api_version:i32=1 "
-    "called_computations:symbols=[] operand_layouts:any? result_layouts:any? output_operand_aliases:aliases=[]",
-    results="*",
-    category="custom_call",
-    syntax=Format("%call_target($inputs) attr-dict : %functional"),
-)
-define("stablehlo.composite", "inputs*",
-       "name:str composite_attributes:dict={} decomposition:symbol version:i32=0",
-       regions="composite_regions*", results="*", category="structural",
-       syntax=Format("$name $inputs attr-dict : %functional"))
+mlir_syntax("stablehlo.custom_call", Format("%call_target($inputs) attr-dict : %functional"))
+mlir_syntax("stablehlo.composite", Format("$name $inputs attr-dict : %functional"))

@@ -1,0 +1,41 @@
+"""CHLO ops (docs/generated/chlo.md): JAX emits these for erf, lgamma, top_k, ... ."""
+from __future__ import annotations
+
+from ..opdefs import define
+
+for _name in (
+    "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh", "sinh", "tan",
+    "digamma", "erf", "erf_inv", "erfc", "lgamma", "is_inf", "is_neg_inf", "is_pos_inf", "square",
+    "_asin_acos_kernel",
+):
+    define(f"chlo.{_name}", "operand", category="chlo")
+
+define("chlo.next_after", "x y", category="chlo")
+define("chlo.polygamma", "n x", category="chlo")
+define("chlo.zeta", "x q", category="chlo")
+
+for _name in (
+    "add", "atan2", "divide", "maximum", "minimum", "multiply", "next_after", "polygamma", "power",
+    "remainder", "shift_left", "shift_right_arithmetic", "shift_right_logical", "subtract", "zeta",
+    "and", "or", "xor", "complex",
+):
+    define(f"chlo.broadcast_{_name}", "lhs rhs", "broadcast_dimensions:i64s?", category="chlo")
+
+define(
+    "chlo.broadcast_compare",
+    "lhs rhs",
+    "broadcast_dimensions:i64s? comparison_direction:any compare_type:any?",
+    category="chlo",
+)
+define("chlo.broadcast_select", "pred on_true on_false", category="chlo")
+define("chlo.constant", "", "value:elements", category="chlo")
+define("chlo.constant_like", "operand", "value:any", category="chlo")
+define("chlo.top_k", "operand", "k:i64", results="2", category="chlo")
+define(
+    "chlo.ragged_dot",
+    "lhs rhs group_sizes",
+    "ragged_dot_dimension_numbers:any precision_config:any?",
+    category="chlo",
+)
+define("chlo.mulhi", "lhs rhs", category="chlo")
+define("chlo.return", "results*", results="0", category="structural", terminator=True)

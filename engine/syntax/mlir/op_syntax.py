@@ -1,0 +1,25 @@
+"""The pretty MLIR form of every op that has one, read in from the dialect modules.
+
+FORMATS (format.py) maps an op name to its Syntax, which both parses and prints the op;
+PRETTY_PARSERS maps an op name as written (`stablehlo.add`, and the short `call`, `return`) to
+the function that reads the rest of the op.
+"""
+from __future__ import annotations
+
+from . import check_ops, chlo_ops, custom_ops, stablehlo_ops  # noqa: F401  (each registers its syntaxes)
+from .custom_ops import ALIASES
+from .format import FORMATS, Syntax
+
+
+def _bind(syntax: Syntax, canonical: str):
+    def parse(p, name, names, pos):
+        return syntax.parse(p, canonical, names, pos)
+
+    return parse
+
+
+PRETTY_PARSERS = {name: _bind(syntax, name) for name, syntax in FORMATS.items()}
+for _short, _full in ALIASES.items():
+    PRETTY_PARSERS[_short] = PRETTY_PARSERS[_full]
+
+__all__ = ["FORMATS", "PRETTY_PARSERS"]
