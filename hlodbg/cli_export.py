@@ -80,8 +80,8 @@ def _overlay(program, view, args):
 
 def _finished_session(program, entry: str, npz_path, seed: int):
     """A session run to its end (an error stops it where it happened: values so far still count)."""
-    from hlodbg.cli_run import gather_arguments
     from hlodbg.cli_session import open_session
+    from hlodbg.execution import gather_arguments
     from hlodbg.engine.run.interpreter import Interpreter
 
     function = Interpreter(program.module).entry_function(entry)

@@ -6,41 +6,27 @@ import json
 import sys
 
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.machine.process import ProcessId
-
-
-def parse_device(text: str) -> ProcessId:
-    """`r,p` (replica, partition) or a device id `d` on the grid."""
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) == 2 and all(p.isdigit() for p in parts):
-        return ProcessId(int(parts[0]), int(parts[1]))
-    raise ExecutionError(f"--device expects REPLICA,PARTITION such as 0,1, not '{text}'")
+from hlodbg.engine.run.arguments import parse_device
+from hlodbg.engine.run.grid import grid_shape
+from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
+from hlodbg.execution import format_result, report_results, result_arrays, save_arrays, summarize
 
 
 def grid_size(module, args) -> tuple[int, int]:
-    from hlodbg.engine.run.grid import grid_shape
-
     return grid_shape(module, args.replicas, args.partitions)
 
 
 def run_on_grid(args, program, function, values, randomised) -> int:
-    from hlodbg.engine.run.spmd import run_grid
-    from hlodbg.execution import format_result, result_arrays, save_arrays, summarize
-
     module = program.module
     replicas, partitions = grid_size(module, args)
     if args.probe:
         raise ExecutionError(f"--probe records one process; on a {replicas}x{partitions} grid open the program in the debugger (hlodbg PROG) or run with --replicas 1 --partitions 1")
     result_types = function.function_type.results
-    if _is_global(module):
-        from hlodbg.engine.run.spmd import run_global
-
+    if is_global_program(module):
         if args.break_on:
             return _break_on_grid(args, program, values, replicas, partitions)
         results = run_global(module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions)
         print(f"note: global results of a sharded program run on {replicas * partitions} emulated devices", file=sys.stderr)
-        from hlodbg.cli_run import report_results
-
         report_results(args, program, results, result_types, randomised, {"devices": replicas * partitions})
         return 0
     if args.break_on:
@@ -67,23 +53,13 @@ def run_on_grid(args, program, function, values, randomised) -> int:
     return 0
 
 
-def _is_global(module) -> bool:
-    try:
-        from hlodbg.engine.run.spmd import is_global_program
-    except ImportError:
-        return False
-    return is_global_program(module)
-
-
 def _break_on_grid(args, program, values, replicas: int, partitions: int) -> int:
     from hlodbg.cli_session import EXIT_BREAK, report
     from hlodbg.engine.debug.breakpoints import BreakpointError
-    from hlodbg.engine.debug.grid_session import GridSession
-    from hlodbg.engine.debug.replay import parse_size
 
-    focus = parse_device(args.device) if args.device else ProcessId(0, 0)
-    memory = parse_size(args.memory) if args.memory else None
-    grid = GridSession(program.module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions, memory=memory, focus=focus)
+    focus = parse_device(args.device) if args.device else None
+    grid = program.debug(values, entry=args.entry, memory=args.memory, persist=False, replicas=replicas,
+                         partitions=partitions, focus=focus)
     try:
         try:
             grid.break_at(args.break_on)

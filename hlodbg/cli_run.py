@@ -1,10 +1,10 @@
 """`hlodbg run` and `hlodbg check`: execute programs from the command line."""
 from __future__ import annotations
 
-import json
 import sys
 
-from hlodbg.engine import ExecutionError
+from hlodbg.cli_grid import grid_size, run_on_grid
+from hlodbg.execution import gather_arguments, report_results
 
 EXIT_CHECK_FAILED = 1
 
@@ -39,23 +39,6 @@ def add_parsers(sub) -> None:
     check.add_argument("-v", "--verbose", action="store_true", help="also list the modules that pass")
 
 
-def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = False):
-    """Arguments from `--args IN.npz` and `--arg N=FILE.npy`, the rest random from `seed`."""
-    from hlodbg.execution import build_arguments, load_npy, load_npz
-
-    given = load_npz(npz_path) if npz_path else {}
-    for spec in arg_specs:
-        index, sep, path = spec.partition("=")
-        if not sep or not index.strip().isdigit():
-            raise ExecutionError(f"--arg expects N=FILE.npy, got {spec!r}")
-        given[int(index)] = load_npy(path)
-    values, randomised = build_arguments(function.function_type.inputs, given, seed)
-    if randomised and not quiet:
-        which = ", ".join(str(i) for i in randomised)
-        print(f"note: random argument(s) {which} (seed {seed}); pass --args/--arg to choose them", file=sys.stderr)
-    return values, randomised
-
-
 def cmd_run(args) -> int:
     from hlodbg.engine.run.interpreter import Interpreter
     from hlodbg.program import load
@@ -64,7 +47,6 @@ def cmd_run(args) -> int:
     interpreter = Interpreter(program.module)
     function = interpreter.entry_function(args.entry)
     values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
-    from hlodbg.cli_grid import grid_size, run_on_grid
 
     if grid_size(program.module, args) != (1, 1):
         return run_on_grid(args, program, function, values, randomised)
@@ -87,7 +69,7 @@ def cmd_run(args) -> int:
             results = session.results
         finally:
             session.close()
-        printed = session._recorder.printed
+        printed = session.printed
     else:
         results = interpreter.run(args.entry, values)
         printed = interpreter.printed
@@ -95,29 +77,6 @@ def cmd_run(args) -> int:
         print(line, file=sys.stderr if args.json else sys.stdout)
     report_results(args, program, results, function.function_type.results, randomised)
     return 0
-
-
-def report_results(args, program, results, result_types, randomised, extra: dict | None = None) -> None:
-    """Results as --out (npz), --json, or one summary line each."""
-    from hlodbg.execution import format_result, save_results, summarize
-
-    if args.out:
-        save_results(args.out, results)
-    if args.json:
-        payload = {
-            "program": program.name,
-            "entry": args.entry,
-            "random_arguments": randomised,
-            "seed": args.seed,
-            **(extra or {}),
-            "results": [dict(name=f"result{i}", type=str(t), **summarize(v)) for i, (v, t) in enumerate(zip(results, result_types))],
-        }
-        print(json.dumps(payload, indent=2))
-    elif not args.out:
-        for i, (value, t) in enumerate(zip(results, result_types)):
-            print(format_result(i, value, t))
-    else:
-        print(f"saved {len(results)} result(s) to {args.out}")
 
 
 def cmd_check(args) -> int:

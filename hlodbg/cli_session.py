@@ -18,17 +18,14 @@ EXIT_BREAK = 3
 
 
 def open_session(program, entry: str, values: list, memory):
-    from hlodbg.engine.debug.breakpoints import BreakpointTable, Resolver
-    from hlodbg.engine.debug.replay import parse_size
-    from hlodbg.engine.debug.session import Session
+    """A session on one process with the command line's own breakpoints (not saved)."""
+    from hlodbg.engine.run.arguments import ArgumentError
 
     try:
-        budget = parse_size(memory) if memory is not None else None
-    except ValueError as e:
-        raise ExecutionError(f"--memory: {e}") from None
-    path = str(program.path) if program.path is not None else None
-    table = BreakpointTable(Resolver(program.module, entry, path))  # the command line's own, not saved
-    return Session(program.module, values, entry=entry, memory=budget, breakpoints=table, path=path)
+        target = program.debug(values, entry=entry, memory=memory, persist=False, replicas=1, partitions=1)
+    except ArgumentError as e:
+        raise ExecutionError(f"--memory: {e.message}") from None
+    return target.session
 
 
 def break_on(session, spec: str, program_name: str) -> int:

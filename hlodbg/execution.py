@@ -5,25 +5,19 @@ makes reproducible random ones, and summarises results for people and for JSON.
 """
 from __future__ import annotations
 
+import json
 import math
+import sys
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.ir.dtypes import Token, as_value, element_dtype, is_float_dtype, random_value, widen
+from hlodbg.engine.ir.dtypes import Token, is_float_dtype, widen
+from hlodbg.engine.run.arguments import build_arguments
 from hlodbg.engine.debug.summary import summarize as summarize_value
 from hlodbg.engine.ir.types import TensorType, Type
-
-
-def _fit_dtype(array: np.ndarray, t: Type) -> np.ndarray:
-    """np.savez stores ml_dtypes arrays (bf16, f8, int4) as raw bytes (`|V2`); view them back."""
-    if isinstance(t, TensorType) and array.dtype.kind == "V":
-        dtype = element_dtype(t)
-        if dtype.itemsize == array.dtype.itemsize:
-            return array.view(dtype)
-    return array
 
 
 def load_npz(path: str) -> dict[int, np.ndarray]:
@@ -51,37 +45,19 @@ def load_npy(path: str) -> np.ndarray:
         raise ExecutionError(f"{path} is not a readable .npy file ({e or 'empty'})") from None
 
 
-def build_arguments(
-    input_types: Sequence[Type],
-    given: Optional[dict[int, Any]] = None,
-    seed: int = 0,
-) -> tuple[list[Any], list[int]]:
-    """Arguments for a function: the given ones (by position) and random ones for the rest.
-
-    Returns (arguments, positions that were filled at random). Random values depend only on the
-    seed and the position, so adding one argument does not change the others.
-    """
-    given = dict(given or {})
-    extra = sorted(k for k in given if not 0 <= k < len(input_types))
-    if extra:
-        raise ExecutionError(f"argument {extra[0]} given, but the function takes {len(input_types)} argument(s)")
-    args, randomised = [], []
-    for i, t in enumerate(input_types):
-        if i in given:
-            data = given[i]
-            if isinstance(data, np.ndarray):
-                data = _fit_dtype(data, t)
-            try:
-                args.append(as_value(data, t))
-            except ValueError as e:
-                raise ExecutionError(f"argument {i}: {e}") from None
-        else:
-            try:
-                args.append(random_value(t, np.random.default_rng([seed, i])))
-            except ValueError as e:
-                raise ExecutionError(f"argument {i}: {e}; pass it with --arg {i}=FILE.npy") from None
-            randomised.append(i)
-    return args, randomised
+def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = False):
+    """Arguments from `--args IN.npz` and `--arg N=FILE.npy`, the rest random from `seed`."""
+    given = load_npz(npz_path) if npz_path else {}
+    for spec in arg_specs:
+        index, sep, path = spec.partition("=")
+        if not sep or not index.strip().isdigit():
+            raise ExecutionError(f"--arg expects N=FILE.npy, got {spec!r}")
+        given[int(index)] = load_npy(path)
+    values, randomised = build_arguments(function.function_type.inputs, given, seed)
+    if randomised and not quiet:
+        which = ", ".join(str(i) for i in randomised)
+        print(f"note: random argument(s) {which} (seed {seed}); pass --args/--arg to choose them", file=sys.stderr)
+    return values, randomised
 
 
 def summarize(value: Any) -> dict:
@@ -165,3 +141,24 @@ def save_arrays(path: str, arrays: dict) -> None:
 
 def save_results(path: str, results: Sequence[Any]) -> None:
     save_arrays(path, result_arrays(results))
+
+
+def report_results(args, program, results, result_types, randomised, extra: dict | None = None) -> None:
+    """Results as --out (npz), --json, or one summary line each."""
+    if args.out:
+        save_results(args.out, results)
+    if args.json:
+        payload = {
+            "program": program.name,
+            "entry": args.entry,
+            "random_arguments": randomised,
+            "seed": args.seed,
+            **(extra or {}),
+            "results": [dict(name=f"result{i}", type=str(t), **summarize(v)) for i, (v, t) in enumerate(zip(results, result_types))],
+        }
+        print(json.dumps(payload, indent=2))
+    elif not args.out:
+        for i, (value, t) in enumerate(zip(results, result_types)):
+            print(format_result(i, value, t))
+    else:
+        print(f"saved {len(results)} result(s) to {args.out}")

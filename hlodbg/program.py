@@ -19,6 +19,7 @@ class Program:
         self.path = path
         self.chunk = chunk
         self.frontend = frontend if frontend is not None else frontend_for("")
+        self._interpreter = None  # prepared on the first run and kept
 
     @property
     def name(self) -> str:
@@ -58,43 +59,56 @@ class Program:
     def num_partitions(self) -> int:
         return self.module.num_partitions
 
-    def run(self, *args, entry: str = "main", seed: int = 0) -> list:
+    def run(self, *args, entry: str = "main", seed: int = 0):
         """Run `entry` on numpy arguments and return its results as numpy arrays.
 
-        Missing trailing arguments are filled with reproducible random values from `seed`.
+        Missing trailing arguments are filled with reproducible random values from `seed`. The
+        program runs on the grid its module asks for (mhlo.num_replicas x mhlo.num_partitions):
+        a sharded JAX program (Shardy or GSPMD) returns its global results, checked to agree on
+        every device; any other program on several devices returns {ProcessId: results}. The
+        prepared interpreter (every op's decoded attributes, folded constants) is kept, so later
+        runs skip that work.
         """
+        from hlodbg.engine.run.arguments import build_arguments
+        from hlodbg.engine.run.grid import grid_shape
         from hlodbg.engine.run.interpreter import Interpreter
-        from hlodbg.execution import build_arguments
 
-        interpreter = Interpreter(self.module)
+        if self._interpreter is None:
+            self._interpreter = Interpreter(self.module)
+        interpreter = self._interpreter
         function = interpreter.entry_function(entry)
         values, _ = build_arguments(function.function_type.inputs, dict(enumerate(args)), seed)
-        return interpreter.run(entry, values)
+        if grid_shape(self.module) == (1, 1):
+            return interpreter.run(entry, values)
+        from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
 
-    def session(self, args=None, seed: int = 0, entry: str = "main", memory=None, persist: bool = True):
-        """A debugging session on one run of `entry` (see hlodbg.engine.debug.session.Session).
+        if is_global_program(self.module):
+            return run_global(self.module, values, entry=entry)
+        return run_grid(self.module, values, entry=entry)
+
+    def debug(self, args=None, *, seed: int = 0, entry: str = "main", memory=None, persist: bool = True,
+              replicas: Optional[int] = None, partitions: Optional[int] = None, focus=None):
+        """A debugging target on one run of `entry` (hlodbg.engine.debug.target): a lazy session on
+        one process, or every device of the grid the module asks for (or `replicas` x
+        `partitions`), with `focus` (a ProcessId) the device in front.
 
         `args`: a sequence of arrays, or a dict {position: array}; missing ones are reproducible
         random values from `seed`. `memory`: the budget for recorded values in bytes or as text
         ("2G", "512M"; default a quarter of RAM). With `persist`, breakpoints and watches are
         kept in a per-program JSON file (see hlodbg.engine.debug.breakpoints.state_path).
         """
-        from hlodbg.engine.debug.breakpoints import BreakpointTable, Resolver, state_path
-        from hlodbg.engine.run.interpreter import Interpreter
-        from hlodbg.engine.debug.replay import parse_size
-        from hlodbg.engine.debug.session import Session
-        from hlodbg.execution import build_arguments
+        from hlodbg.engine.debug.launch import open_target
 
-        function = Interpreter(self.module).entry_function(entry)
-        given = dict(args) if isinstance(args, dict) else dict(enumerate(args or ()))
-        values, _ = build_arguments(function.function_type.inputs, given, seed)
-        budget = parse_size(memory) if isinstance(memory, str) else memory
         path = str(self.path) if self.path is not None else None
         if self.path is not None and self.chunk:
             path = f"{path}#{self.chunk}"
-        table = BreakpointTable(Resolver(self.module, entry, path),
-                                state_path(path, self.source) if persist else None)
-        return Session(self.module, values, entry=entry, memory=budget, breakpoints=table, path=path)
+        return open_target(self.module, args, entry=entry, seed=seed, memory=memory, persist=persist, path=path,
+                           source=self.source, replicas=replicas, partitions=partitions, focus=focus)
+
+    def session(self, args=None, seed: int = 0, entry: str = "main", memory=None, persist: bool = True):
+        """A debugging session on one process (hlodbg.engine.debug.session.Session): the focused
+        session of `debug(...)` on a 1x1 grid."""
+        return self.debug(args, seed=seed, entry=entry, memory=memory, persist=persist, replicas=1, partitions=1).session
 
     def to_text(self, generic: bool = False, debug_info: bool = False) -> str:
         return self.frontend.print(self.module, generic=generic, debug_info=debug_info)

@@ -19,14 +19,14 @@ def build_app(args):
         program = load(path, chunk=args.chunk)
         values = None
         if args.args or args.arg:
-            from hlodbg.cli_run import gather_arguments
+            from hlodbg.execution import gather_arguments
             from hlodbg.engine.run.interpreter import Interpreter
 
             function = Interpreter(program.module).entry_function(args.entry)
             values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True)
         device = None
         if args.device:
-            from hlodbg.cli_grid import parse_device
+            from hlodbg.engine.run.arguments import parse_device
 
             device = parse_device(args.device)
     except HlodbgError as e:

@@ -71,7 +71,7 @@ async def test_grid_view_steps_through_a_collective_device_by_device():
         assert all("waits" not in view.text_of(d) for d in range(4))
         # D focuses the next device; the status bar and the cells say so.
         await press(app, pilot, "D")
-        assert app.controller.grid.focus == ProcessId(1, 0) and view.cells[1].focused
+        assert app.controller.target.focus == ProcessId(1, 0) and view.cells[1].focused
         assert "device 1 of 4" in str(screen.query_one("#status").render())
 
 
@@ -86,7 +86,7 @@ async def test_breakpoint_on_one_device_focuses_it():
         await pilot.press("enter")
         await settle(app, pilot)
         await press(app, pilot, "c")
-        grid = app.controller.grid
+        grid = app.controller.target
         assert screen.state.stop_reason == "breakpoint" and grid.focus == ProcessId(3, 0)
         assert screen.state.op.name == "stablehlo.all_gather"
         assert all(s.op is screen.state.op for s in grid.sessions.values())

@@ -13,7 +13,8 @@ from .screens.error import ErrorScreen
 
 
 class HlodbgApp(App):
-    """hlodbg's window. Give it a loaded Program, or the error that stopped loading one."""
+    """hlodbg's window. Give it a loaded Program (anything with `module`, `name`, `source` and
+    `debug(...)`, which builds the debugging target), or the error that stopped loading one."""
 
     CSS_PATH = "app.tcss"
     TITLE = "hlodbg"
@@ -51,42 +52,26 @@ class HlodbgApp(App):
 
         program, options = self.program, self.options
         try:
-            controller = SessionController(lambda: _make_session(program, options))
+            graph = build_graph(program.module)
+            controller = SessionController(lambda: _open_target(program, options), graph)
         except HlodbgError as e:
             self.push_screen(ErrorScreen(f"hlodbg could not start a run of {program.name}", e.render()))
             return
         self.controller = controller
         for message in controller.session.breakpoints.messages:
             self.notify(message, severity="warning", timeout=10)
-        self.push_screen(MainScreen(program, build_graph(program.module), controller, self.break_on))
+        self.push_screen(MainScreen(program, graph, controller, self.break_on))
 
     def on_unmount(self) -> None:
         if self.controller is not None:
             self.controller.close()
 
 
-def _make_session(program, options: dict):
-    """A Session, or a GridSession when the program runs on more than one device."""
-    from hlodbg.engine.run.grid import grid_shape
-
-    replicas, partitions = grid_shape(program.module, options["replicas"], options["partitions"])
-    if replicas * partitions == 1:
-        return program.session(options["args"], seed=options["seed"], entry=options["entry"], memory=options["memory"], persist=options["persist"])
-    from hlodbg.engine.debug.grid_session import GridSession
-    from hlodbg.engine.run.interpreter import Interpreter
-    from hlodbg.engine.machine.process import ProcessId
-    from hlodbg.engine.debug.replay import parse_size
-    from hlodbg.execution import build_arguments
-
-    function = Interpreter(program.module).entry_function(options["entry"])
-    given = options["args"]
-    given = dict(given) if isinstance(given, dict) else dict(enumerate(given or ()))
-    values, _ = build_arguments(function.function_type.inputs, given, options["seed"])
-    memory = options["memory"]
-    budget = parse_size(memory) if isinstance(memory, str) else memory
-    focus = options["device"] or ProcessId(0, 0)
-    path = str(program.path) if program.path is not None else None
-    return GridSession(program.module, values, entry=options["entry"], num_replicas=replicas, num_partitions=partitions, memory=budget, path=path, focus=focus)
+def _open_target(program, options: dict):
+    """The program's debugging target (hlodbg.Program.debug builds every one)."""
+    return program.debug(options["args"], seed=options["seed"], entry=options["entry"], memory=options["memory"],
+                         persist=options["persist"], replicas=options["replicas"], partitions=options["partitions"],
+                         focus=options["device"])
 
 
 __all__ = ["HlodbgApp"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -15,7 +15,9 @@ from hlodbg.engine.ir.dtypes import Token, widen
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
 
-from .controller import SessionController
+from hlodbg.engine.run.arguments import parse_device
+
+from .controller import CommandError, SessionController
 from .state import DebugState
 
 HELP = """commands (abbreviations in brackets):
@@ -57,10 +59,10 @@ def format_value(value: Any, limit: int = 2000) -> str:
 class CommandRunner:
     """Parses and runs one command line. Called in the session thread."""
 
-    def __init__(self, controller: SessionController, find_ops: Callable[[str], list[Operation]], export: Callable[..., str]):
+    def __init__(self, controller: SessionController, program_name: str):
         self.controller = controller
-        self.find_ops = find_ops
-        self.export = export
+        self.program_name = program_name
+        self.find_ops = controller.find_ops
         self._search: tuple[str, list[Operation], int] = ("", [], -1)
 
     def run(self, line: str) -> CommandResult:
@@ -86,10 +88,8 @@ class CommandRunner:
             return CommandResult(f"unknown command '{name}' (help lists them)", error=True)
         try:
             return handler(rest)
-        except HlodbgError as e:
-            return CommandResult(f"{name}: {e.message if hasattr(e, 'message') else e}", error=True)
-        except (ValueError, KeyError, IndexError, TypeError) as e:
-            return CommandResult(f"{name}: {e}", error=True)
+        except HlodbgError as e:  # the user's input: anything else is a bug and reported as one
+            return CommandResult(f"{name}: {e.message}", error=True)
 
     def move(self, name: str, *args) -> CommandResult:
         return CommandResult(state=self.controller.move(name, *args))
@@ -100,44 +100,35 @@ class CommandRunner:
 
     def cmd_break(self, rest: str) -> CommandResult:
         if not rest:
-            raise ValueError("break needs a place: %12, @fn:%12, a line, model.py:42, an op kind, nan, inf or an expression")
+            raise CommandError("break needs a place: %12, @fn:%12, a line, model.py:42, an op kind, nan, inf or an expression")
+        target = self.controller.target
         device = None
         if " on " in rest:
             rest, _, where = rest.rpartition(" on ")
-            from hlodbg.cli_grid import parse_device
-
             device = parse_device(where.strip())
-            if self.controller.grid is None:
-                raise ValueError("'on R,P' names a device of a grid; this program runs on one process")
+            if not target.multi_device:
+                raise CommandError("'on R,P' names a device of a grid; this program runs on one process")
         spec, sep, condition = rest.partition(" if ")
         condition = condition.strip() if sep else None
-        if self.controller.grid is not None:
-            bps = self.controller.grid.break_at(spec.strip(), condition, device=device)
-            where = f"device {self.controller.grid.device_id(device)}" if device is not None else f"all {len(bps)} devices"
-            bp = bps[0]
-            return CommandResult(f"breakpoint {bp.describe()} on {where}" + (f" ({bp.note})" if bp.note else ""), breakpoints_changed=True)
-        bp = self.session.break_at(spec.strip(), condition)
-        note = f" ({bp.note})" if bp.note else ""
-        return CommandResult(f"breakpoint {bp.describe()}{note}", breakpoints_changed=True)
+        bps = target.break_at(spec.strip(), condition, device=device)
+        bp = bps[0]
+        where = ""
+        if target.multi_device:
+            where = f" on device {target.device_id(device)}" if device is not None else f" on all {len(bps)} devices"
+        return CommandResult(f"breakpoint {bp.describe()}{where}" + (f" ({bp.note})" if bp.note else ""), breakpoints_changed=True)
 
     def cmd_device(self, rest: str) -> CommandResult:
-        grid = self.controller.grid
-        if grid is None:
-            raise ValueError("this program runs on one process")
-        if rest.isdigit():
-            device = int(rest)
-        else:
-            from hlodbg.cli_grid import parse_device
-
-            device = grid.device_id(parse_device(rest))
-        if not 0 <= device < len(grid.processes):
-            raise ValueError(f"device {device} is not on the grid (0-{len(grid.processes) - 1})")
+        target = self.controller.target
+        if not target.multi_device:
+            raise CommandError("this program runs on one process")
+        device = int(rest) if rest.isdigit() else target.device_id(parse_device(rest))
+        target.process_of(device)  # a device off the grid is refused here, with the grid's range
         state = self.controller.set_focus(device)
         return CommandResult(f"focus on device {device}", state=state)
 
     def _id(self, rest: str) -> int:
         if not rest.lstrip("#").isdigit():
-            raise ValueError(f"expected a breakpoint number, got '{rest}'")
+            raise CommandError(f"expected a breakpoint number, got '{rest}'")
         return int(rest.lstrip("#"))
 
     def cmd_delete(self, rest: str) -> CommandResult:
@@ -154,7 +145,7 @@ class CommandRunner:
 
     def cmd_watch(self, rest: str) -> CommandResult:
         if not rest:
-            raise ValueError("watch needs an expression, e.g. watch %acc.sum()")
+            raise CommandError("watch needs an expression, e.g. watch %acc.sum()")
         self.session.watch(rest)
         return CommandResult(f"watching {rest}", breakpoints_changed=True)
 
@@ -164,17 +155,17 @@ class CommandRunner:
 
     def cmd_print(self, rest: str) -> CommandResult:
         if not rest:
-            raise ValueError("print needs an expression, e.g. print %5[0, :3]")
+            raise CommandError("print needs an expression, e.g. print %5[0, :3]")
         return CommandResult(f"{rest} = {format_value(self.session.evaluate(rest))}")
 
     def cmd_goto(self, rest: str) -> CommandResult:
         if rest.isdigit():
             return self.move("goto", int(rest))
         if not rest.startswith(("%", "@")):
-            raise ValueError("goto takes an event number or a value name (%12, @fn:%12)")
+            raise CommandError("goto takes an event number or a value name (%12, @fn:%12)")
         ops = self.find_ops(rest)
         if not ops:
-            raise ValueError(f"no op makes {rest}")
+            raise CommandError(f"no op makes {rest}")
         events = [e for e in self.controller.events_of(ops[0]) if e < self.session.position]
         result = self.move("goto", events[-1]) if events else self.move("run_to", ops[0])
         result.select = ops[0]
@@ -183,7 +174,7 @@ class CommandRunner:
     def cmd_export(self, rest: str) -> CommandResult:
         words = shlex.split(rest)
         if not words:
-            raise ValueError("export needs a file name, e.g. export graph.svg")
+            raise CommandError("export needs a file name, e.g. export graph.svg")
         path, options = words[0], words[1:]
         overlay, collapse = None, "calls"
         while options:
@@ -193,8 +184,8 @@ class CommandRunner:
             elif flag == "--collapse" and options:
                 collapse = options.pop(0)
             else:
-                raise ValueError(f"unknown export option '{flag}' (--overlay nan|range, --collapse calls|regions|none)")
-        return CommandResult(self.export(path, overlay, collapse))
+                raise CommandError(f"unknown export option '{flag}' (--overlay nan|range, --collapse calls|regions|none)")
+        return CommandResult(self.controller.export(path, overlay, collapse, self.program_name))
 
     def search(self, text: str) -> CommandResult:
         query, matches, index = self._search

@@ -1,8 +1,10 @@
-"""The UI's side of a debugging session: every Session call on one dedicated thread.
+"""The UI's side of a debugging target: every target call on one dedicated thread.
 
-A Session's run lives in a greenlet bound to the thread that first moves it, so all calls go
-through a single-thread executor; the UI awaits their futures and never blocks. `interrupt()`
-and `progress()` are the only things called from the UI thread directly.
+The UI drives a DebugTarget (engine/debug/target.py) and never asks whether it holds one process
+or a grid. A Session's run lives in a greenlet bound to the thread that first moves it, so all
+calls go through a single-thread executor; the UI awaits their futures and never blocks.
+`interrupt()` and `progress()` are the only things called from the UI thread directly. What the
+screen shows after a call comes back as a DebugState snapshot.
 """
 from __future__ import annotations
 
@@ -10,33 +12,41 @@ import asyncio
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
 
-from hlodbg.engine.ir.dtypes import Token
-from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.debug.session_views import op_label
 from hlodbg.engine.debug.summary import summarize
+from hlodbg.engine.debug.target import DebugTarget
+from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.dtypes import Token
+from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.ir.locations import describe
+from hlodbg.engine.ir.opset import is_collective
+from hlodbg.layouts import overlay as overlays
+from hlodbg.layouts.export import export_graph, graph_view
+from hlodbg.layouts.graph import DataflowGraph, GraphError
 from hlodbg.layouts.labels import op_title
 
 from .state import DebugState, FrameView, GridCellView, ValueView
+
+class CommandError(HlodbgError):
+    """A command or request the user got wrong: said in the console, never an internal error."""
+
 
 MOVES = ("step", "step_in", "step_out", "continue_", "back", "back_in", "back_out", "reverse_continue")
 CHANGED_LIMIT = 400  # ops highlighted as just computed after a long move
 
 
 class SessionController:
-    def __init__(self, make_session: Callable[[], Any]):
-        from hlodbg.engine.debug.grid_session import GridSession
-
+    def __init__(self, open_target: Callable[[], DebugTarget], graph: Optional[DataflowGraph] = None):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hlodbg-session")
-        made = self._executor.submit(make_session).result()
-        self.grid: Optional[GridSession] = made if isinstance(made, GridSession) else None
-        self._single = None if self.grid is not None else made
+        self.target: DebugTarget = self._executor.submit(open_target).result()
+        self.graph = graph
         self.running = False
         self._index: dict[int, tuple[object, int, dict]] = {}  # id(trace) -> (trace, events indexed, op -> ids)
 
     @property
     def session(self):
-        """The session the panes show: on a grid, the focused device's."""
-        return self.grid.session if self.grid is not None else self._single
+        """The session the panes show: the focused device's."""
+        return self.target.session
 
     # --- threading ---------------------------------------------------------------------------
     def submit(self, fn: Callable, *args) -> Future:
@@ -54,7 +64,7 @@ class SessionController:
 
     def close(self) -> None:
         try:
-            self.submit((self.grid or self.session).close).result(timeout=5)
+            self.submit(self.target.close).result(timeout=5)
         except Exception:  # closing is best effort: the process is leaving anyway
             pass
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -65,12 +75,7 @@ class SessionController:
         before = session.position
         self.running = True
         try:
-            if self.grid is not None and name in ("continue_", "reverse_continue"):
-                stop = getattr(self.grid, name)()
-            elif self.grid is not None:
-                stop = self.grid.move(name, *args)
-            else:
-                stop = getattr(session, name)(*args)
+            stop = self.target.move(name, *args)
         finally:
             self.running = False
         session = self.session  # a breakpoint on another device moves the focus there
@@ -80,7 +85,7 @@ class SessionController:
         session = self.session
         position = session.position
         op = session.op
-        frames = [FrameView(info.function, _frame_text(info), op_label(info.op) if info.op is not None else "", info.line, info.producer) for info in session.stack]
+        frames = [FrameView(info.function, info.frame_text(), op_label(info.op) if info.op is not None else "", info.line, info.producer) for info in session.stack]
         operands = []
         if op is not None and position < len(session.trace):
             for i, value in enumerate(session.operands()):
@@ -95,16 +100,17 @@ class SessionController:
             error = session.error.render() if hasattr(session.error, "render") else str(session.error)
         if stop is not None and stop.hits:
             message = "; ".join(h.describe() for h in stop.hits) + (f" ({message})" if message else "")
-        state = DebugState(position, len(session.trace), session.finished, op, frames, operands, results, changed, session.note or message, error, session.memory_used, session.memory_budget, reason)
-        if self.grid is not None:
-            self._add_grid(state)
+        state = DebugState(position, len(session.trace), session.finished, op, frames, operands, results, changed,
+                           session.note or message, error, session.memory_used, session.memory_budget, reason,
+                           breakpoints=self.target.breakpoints, watches=self.target.watches(),
+                           device=self.target.describe_focus())
+        if self.target.multi_device:
+            self._add_devices(state)
         return state
 
-    # --- the grid ---------------------------------------------------------------------------------
-    def _add_grid(self, state: DebugState) -> None:
-        from hlodbg.engine.ir.opset import is_collective
-
-        grid = self.grid
+    # --- the devices ------------------------------------------------------------------------------
+    def _add_devices(self, state: DebugState) -> None:
+        grid = self.target
         shown = state.op if state.op is not None and is_collective(state.op.name) else None
         if shown is None:
             last = self._last_completed(self.session.position)
@@ -122,11 +128,11 @@ class SessionController:
                 dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None,
                 waiting[process]))
         state.grid = cells
-        state.grid_shape = _grid_shape(self.grid)
+        state.grid_shape = grid.grid_shape()
         state.grid_title = op_label(shown) if shown is not None else ""
         state.grid_op = shown
-        if self.grid.error is not None:
-            state.error = state.error or self.grid.error.render()
+        if grid.error is not None:
+            state.error = state.error or grid.error.render()
 
     def _last_completed(self, position: int) -> Optional[int]:
         """The op instance with results that finished last before `position`."""
@@ -137,17 +143,23 @@ class SessionController:
         return e if e >= 0 else None
 
     def toggle_lockstep(self) -> DebugState:
-        self.grid.lockstep = not self.grid.lockstep
-        return self.state("lock-step" if self.grid.lockstep else "independent")
+        lockstep = self.target.toggle_lockstep()
+        return self.state("lock-step" if lockstep else "independent")
 
     def set_focus(self, device: int) -> DebugState:
-        self.grid.set_focus(self.grid.grid.process_of(device))
+        self.target.set_focus(self.target.process_of(device))
         return self.state("focus")
+
+    def focus_next_device(self) -> int:
+        """Focus the device after the focused one; its number."""
+        device = self.target.next_device()
+        self.target.set_focus(self.target.process_of(device))
+        return device
 
     def device_values(self, device: int, op: Operation) -> tuple[str, list[ValueView]]:
         """One device's latest values of `op` (operands and results), for the inspector."""
-        grid = self.grid
-        process = grid.grid.process_of(device)
+        grid = self.target
+        process = grid.process_of(device)
         dv = next(v for v in grid.values_of(op) if v.process == process)
         title = f"device {device} (replica {process.replica_id}, partition {process.partition_id}): {op_label(op)}"
         if dv.event is None:
@@ -209,6 +221,47 @@ class SessionController:
         e = self._latest_before(event.op, event.id)
         return self.session.event(e).outputs if e is not None else None
 
+    # --- breakpoints, search, export ----------------------------------------------------------------
+    def toggle_breakpoint(self, op: Operation) -> str:
+        """Set or clear the breakpoint on `op` (on every device of a grid); what happened."""
+        return self.target.toggle_breakpoint(op)
+
+    def find_ops(self, text: str) -> list[Operation]:
+        """Ops matching a search: %name / @fn:%name, a line number, file:line, or name/kind text."""
+        if text.startswith(("%", "@")):
+            if self.graph is None:
+                return []
+            try:
+                node = self.graph.resolve(text)
+            except GraphError:
+                return []
+            op = self.graph.graph.nodes[node].get("op")
+            return [op] if op is not None else []
+        if text.isdigit():
+            return self.ops_on_line(int(text))
+        needle = text.lower()
+        ops = [op for op in self.target.module.walk() if op.name != "func.func"]
+        return [op for op in ops if needle in op.name.lower() or needle in describe(op.location).lower()]
+
+    def ops_on_line(self, line: int) -> list[Operation]:
+        return [op for op in self.target.module.walk() if op.pos is not None and op.pos.line == line and op.name != "func.func"]
+
+    def export(self, path: str, overlay: Optional[str], collapse: str, title: str) -> str:
+        """The graph as a file, coloured by this run (`overlay`: nan, range or none)."""
+        view = graph_view(self.target.module, collapse=collapse)
+        chosen = None
+        if overlay == "nan":
+            chosen = overlays.nan_overlay(view, self.session.op_statistics())
+        elif overlay == "range":
+            chosen = overlays.range_overlay(view, self.session.op_statistics())
+        elif overlay is not None:
+            raise CommandError(f"--overlay must be nan or range, not '{overlay}'")
+        try:
+            report = export_graph(view, path, overlay=chosen, title=f"{title} at op {self.session.position}")
+        except OSError as e:
+            raise CommandError(f"cannot write {path}: {e.strerror or e}") from None
+        return f"wrote {report.path}: {report.nodes} nodes, {report.edges} edges ({report.seconds:.2f} s)"
+
     @staticmethod
     def _view(label: str, type_text: str, value: Any, summary=None, previous=None, where: str = "") -> ValueView:
         if summary is None and value is not None and not isinstance(value, Token):
@@ -226,33 +279,4 @@ def _brief(values: list) -> str:
     return "; ".join(parts)
 
 
-def _grid_shape(grid) -> tuple[int, int]:
-    """Rows x columns for the cells: the Shardy mesh when there is one, else replicas x partitions
-    (a single row of many devices folds into a square)."""
-    import math
-
-    from hlodbg.engine.ir.attributes import SdyMesh
-
-    replicas, partitions = grid.grid.num_replicas, grid.grid.num_partitions
-    for op in grid.module.operations:
-        mesh = op.attributes.get("mesh") if op.name == "sdy.mesh" else None
-        if isinstance(mesh, SdyMesh):
-            sizes = [int(size) for _, size in mesh.axes]
-            if len(sizes) == 2 and sizes[0] * sizes[1] == replicas * partitions:
-                return sizes[0], sizes[1]
-    count = replicas * partitions
-    if min(replicas, partitions) == 1 and count > 2:
-        columns = math.ceil(math.sqrt(count))
-        return math.ceil(count / columns), columns
-    return replicas, partitions
-
-
-def _frame_text(info) -> str:
-    if info.kind == "function":
-        text = f"@{info.function}"
-    else:
-        text = f"@{info.function} {info.kind}" + (f" #{info.iteration}" if info.iteration is not None else "")
-    return text + (f" ({info.note})" if info.note else "")
-
-
-__all__ = ["SessionController", "MOVES"]
+__all__ = ["CommandError", "SessionController", "MOVES"]

@@ -67,7 +67,10 @@ class DebugState:
     memory_used: int = 0
     memory_budget: int = 0
     stop_reason: str = ""
-    grid: list[GridCellView] = field(default_factory=list)  # empty for a single process
+    breakpoints: list = field(default_factory=list)  # the focused device's Breakpoints
+    watches: list[tuple[str, Any]] = field(default_factory=list)  # (expression, value or error text)
+    device: str = ""  # which device is in focus, for the status bar
+    grid: list[GridCellView] = field(default_factory=list)  # a cell per device; empty for one process
     grid_shape: tuple[int, int] = (1, 1)  # rows x columns to draw the devices in
     grid_title: str = ""  # which op's values the cells show
     grid_op: Optional[Operation] = None  # that op

@@ -12,7 +12,7 @@ import bisect
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence, Union
 
-from .breakpoints import Breakpoint, BreakpointTable, Resolver
+from .breakpoints import BreakpointTable, Resolver
 from ..ir.errors import HlodbgError
 from ..run.grid import GridError, GridScheduler, ScheduledGrid, grid_shape
 from ..run.interpreter import Interpreter, entry_arguments
@@ -22,25 +22,13 @@ from ..machine.process import ProcessId
 from .replay import default_budget
 from .session import Session
 from .session_views import Stop
-
-MOVES = ("step", "step_in", "step_out", "back", "back_in", "back_out")
-
-
-@dataclass
-class DeviceValue:
-    """One device's side of a collective (or of any op): what went in and what came out."""
-
-    process: ProcessId
-    device: int
-    event: Optional[int]
-    inputs: list
-    outputs: list  # empty when the device has not run the op yet
-    group: tuple = ()  # devices of its process group (collectives)
-    sends_to: Optional[int] = None  # collective_permute: the device it sends to
-    receives_from: Optional[int] = None
+from .target import MOVES, DeviceValue, TargetBase, TargetError
 
 
-class GridSession:
+
+class GridSession(TargetBase):
+    """A DebugTarget on R x P processes (see target.py)."""
+
     def __init__(self, module: Module, args: Union[Sequence[Any], dict], entry: str = "main",
                  num_replicas: Optional[int] = None, num_partitions: Optional[int] = None,
                  memory: Optional[int] = None, path: Optional[str] = None, focus: ProcessId = ProcessId(0, 0),
@@ -84,24 +72,17 @@ class GridSession:
             session.restart()
 
     # --- where we are ---------------------------------------------------------------------------
-    @property
-    def session(self) -> Session:
-        return self.sessions[self.focus]
-
-    def device_id(self, process: ProcessId) -> int:
-        return self.grid.device_id(process)
-
     def positions(self) -> dict[ProcessId, int]:
         return {p: s.position for p, s in self.sessions.items()}
 
-    def set_focus(self, process: ProcessId) -> None:
-        if process not in self.sessions:
-            raise GridError(f"device {process} is not on the {self.grid.num_replicas}x{self.grid.num_partitions} grid")
-        self.focus = process
-
     # --- moves ----------------------------------------------------------------------------------
     def move(self, name: str, *args) -> Stop:
-        """step/step_in/step_out/back/back_in/back_out/run_to/goto/restart on the focused process."""
+        """A move of the focused process (target.MOVES); continue_ and reverse_continue stop at the
+        earliest breakpoint hit of any process."""
+        if name not in MOVES:
+            raise TargetError(f"unknown move '{name}' ({', '.join(MOVES)})")
+        if name in ("continue_", "reverse_continue"):
+            return self._to_hit(forward=name == "continue_")
         stop = getattr(self.session, name)(*args)
         self._align()
         return stop
@@ -178,12 +159,6 @@ class GridSession:
             out[process] = any(instances[self.grid.process_of(d)] != here for d in partners if d != self.device_id(process))
         return out
 
-    # --- breakpoints ----------------------------------------------------------------------------
-    def break_at(self, spec: str, condition: Optional[str] = None, device: Optional[ProcessId] = None) -> list[Breakpoint]:
-        """A breakpoint on every process, or only on `device`."""
-        targets = [device] if device is not None else self.processes
-        return [self.sessions[p].break_at(spec, condition) for p in targets]
-
     # --- values on every device -------------------------------------------------------------------
     def latest_event(self, process: ProcessId, op: Operation) -> Optional[int]:
         """The op's last finished run on `process` before its position (events are in order)."""
@@ -246,10 +221,6 @@ class GridSession:
                 table[p] = (devices, None, None)
         return table
 
-    def close(self) -> None:
-        for session in self.sessions.values():
-            session.close()
-
 
 def _goto_end(session: Session) -> None:
     end = len(session.trace)
@@ -284,4 +255,4 @@ def _epochs(session: Session) -> list[int]:
     return out
 
 
-__all__ = ["GridSession", "DeviceValue"]
+__all__ = ["GridSession"]

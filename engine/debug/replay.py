@@ -35,18 +35,6 @@ def default_budget() -> int:
         return 4 << 30
 
 
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(i?b?)?\s*$", re.IGNORECASE)
-
-
-def parse_size(text: str) -> int:
-    """`2G`, `512M`, `1.5GiB`, `100000` (bytes) -> bytes; ValueError with the accepted forms."""
-    match = _SIZE.match(str(text))
-    if not match:
-        raise ValueError(f"cannot read {text!r} as a size; use bytes or a number with K, M, G or T (e.g. 2G, 512M)")
-    number, unit = float(match.group(1)), match.group(2).lower()
-    return int(number * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[unit])
-
-
 def nbytes(out: Any) -> int:
     """Memory a result holds on its own (views of other arrays hold none)."""
     if type(out) is np.ndarray:

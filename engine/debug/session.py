@@ -107,6 +107,11 @@ class Session(BreakpointScanning):
         """From another thread: make a running control stop before the next op."""
         self._main.execution.interrupt()
 
+    @property
+    def printed(self) -> list[str]:
+        """What `interpreter.print` ops of this run printed so far, in order."""
+        return self._recorder.printed if self._recorder is not None else []
+
     # -- where we are -------------------------------------------------------------------------
     @property
     def trace(self) -> Trace:

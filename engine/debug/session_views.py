@@ -8,6 +8,7 @@ import numpy as np
 
 from .breakpoints import Breakpoint, BreakpointError
 from ..ir.core import Operation
+from ..run.interpreter import describe_frame
 from ..ir.locations import describe as describe_location
 from .recording import Execution
 from .replay import ValueStore, nbytes
@@ -71,10 +72,12 @@ class FrameInfo:
     def producer(self) -> str:
         return describe_location(self.op.location) if self.op is not None else ""
 
+    def frame_text(self) -> str:
+        """`@f while.body #3 (note)`: the frame alone."""
+        return describe_frame(self.function, self.kind, self.iteration, note=self.note)
+
     def describe(self) -> str:
-        where = f"@{self.function}"
-        if self.kind != "function":
-            where += f" {self.kind}" + (f" #{self.iteration}" if self.iteration is not None else "")
+        where = describe_frame(self.function, self.kind, self.iteration)
         if self.op is not None:
             where += f"  {op_label(self.op)}"
             if self.line is not None:

@@ -63,7 +63,7 @@ class FrameRecord:
         return self.owner is not None and self.kind == "body"
 
     def describe(self, with_function: bool = True) -> str:
-        return describe_frame(self.function, self.kind, self.iteration, with_function)
+        return describe_frame(self.function.sym_name, self.kind, self.iteration, with_function)
 
     def __repr__(self) -> str:
         return f"<FrameRecord {self.id} {self.describe()}>"

@@ -44,16 +44,17 @@ class Frame:
         return 0 if self.parent is None else self.parent.depth + 1
 
     def describe(self) -> str:
-        return describe_frame(self.function, self.kind, self.iteration)
+        return describe_frame(self.function.sym_name, self.kind, self.iteration)
 
 
-def describe_frame(function: Function, kind: str, iteration: Optional[int], with_function: bool = True) -> str:
-    """`@f`, `@f while.body #3` (or `while.body #3` without the function): one frame, for people."""
-    where = f"@{function.sym_name}"
-    if kind == "function":
-        return where
-    it = f" #{iteration}" if iteration is not None else ""
-    return f"{where} {kind}{it}" if with_function else f"{kind}{it}"
+def describe_frame(function: str, kind: str, iteration: Optional[int], with_function: bool = True, note: str = "") -> str:
+    """`@f`, `@f while.body #3` (or `while.body #3` without the function), then `(note)`: one
+    frame, for people. Every frame the engine, the CLI and the UI show is spelled here."""
+    where = f"@{function}"
+    if kind != "function":
+        it = f" #{iteration}" if iteration is not None else ""
+        where = f"{where} {kind}{it}" if with_function else f"{kind}{it}"
+    return where + (f" ({note})" if note else "")
 
 
 class Listener:

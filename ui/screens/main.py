@@ -21,7 +21,7 @@ from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.debug.session_views import op_label
-from hlodbg.layouts.graph import DataflowGraph, GraphError
+from hlodbg.layouts.graph import DataflowGraph
 
 from ..commands import CommandResult, CommandRunner
 from ..controller import SessionController
@@ -45,7 +45,7 @@ class MainScreen(Screen):
         self.program = program
         self.graph = graph
         self.controller = controller
-        self.runner = CommandRunner(controller, self.find_ops, self._export_in_session)
+        self.runner = CommandRunner(controller, program.name)
         self.break_on = break_on
         self.state: Optional[DebugState] = None
         self.selected_op: Optional[Operation] = None
@@ -60,7 +60,7 @@ class MainScreen(Screen):
             yield SourceView(self.program.source, id="source")
         with Horizontal(id="bottom"):
             yield TensorInspector(id="inspector")
-            if self.controller.grid is not None:
+            if self.controller.target.multi_device:
                 yield GridView(id="grid")
             with VerticalScroll(id="side"):
                 yield FramesPanel(id="frames")
@@ -85,7 +85,7 @@ class MainScreen(Screen):
             self.show_result(result)
             await self._run_move("continue_")
         else:
-            await self._apply(await self.controller.call(self._collect, None))
+            await self._apply(await self.controller.call(self.controller.state))
 
     # --- moves ---------------------------------------------------------------------------------
     def action_move(self, name: str) -> None:
@@ -103,7 +103,7 @@ class MainScreen(Screen):
         self._started = time.perf_counter()
         timer = self.set_interval(PROGRESS_INTERVAL, self._show_progress)
         try:
-            state = await self.controller.call(self._collect, name, *args)
+            state = await self.controller.call(self.controller.move, name, *args)
         except HlodbgError as e:  # e.g. an event that does not exist: the session is unchanged
             self.log_line(f"{name}: {e.message}", error=True)
             return
@@ -115,14 +115,6 @@ class MainScreen(Screen):
             self.busy = ""
         await self._apply(state)
 
-    def _collect(self, name: Optional[str], *args):
-        """In the session thread: the move, then everything the panes show."""
-        state = self.controller.move(name, *args) if name else self.controller.state()
-        session = self.controller.session
-        breakpoints = list(session.breakpoints.breakpoints)
-        watches = [(text, _short(value)) for text, value in session.watches()]
-        return state, breakpoints, watches
-
     def _show_progress(self) -> None:
         if not self.busy:
             return
@@ -133,8 +125,9 @@ class MainScreen(Screen):
         elapsed = time.perf_counter() - self._started
         self.query_one(StatusBar).show_state(self.state, self.total, "", running=f"running {self.busy}: {done:,}{of} ops recorded, {elapsed:.1f} s · {current} · Escape interrupts")
 
-    async def _apply(self, collected) -> None:
-        state, breakpoints, watches = collected
+    async def _apply(self, state: DebugState) -> None:
+        breakpoints = state.breakpoints
+        watches = [(text, _short(value)) for text, value in state.watches]
         self.state = state
         if state.finished:
             self.total = state.recorded
@@ -153,7 +146,7 @@ class MainScreen(Screen):
         self.query_one(TensorInspector).show_values(title, [*state.results, *state.operands])
         if state.grid:
             self.query_one(GridView).show_cells(state.grid, state.grid_shape, state.grid_title)
-        self.query_one(StatusBar).show_state(state, self.total, self._device())
+        self.query_one(StatusBar).show_state(state, self.total, state.device)
         if state.stop_reason == "breakpoint" or state.note:
             self.log_line(f"{state.stop_reason}: {state.note}" if state.note else state.stop_reason)
         if state.stop_reason == "interrupted":
@@ -161,14 +154,6 @@ class MainScreen(Screen):
         if state.error:
             self.log_line(state.error, error=True)
         self.selected_op = op if op is not None else self.selected_op
-
-    def _device(self) -> str:
-        grid = self.controller.grid
-        if grid is None:
-            return "cpu"
-        process = grid.focus
-        mode = "lock-step" if grid.lockstep else "alone"
-        return f"device {grid.device_id(process)} of {len(grid.processes)} (replica {process.replica_id}, partition {process.partition_id}, {mode})"
 
     def on_grid_view_device_selected(self, message: GridView.DeviceSelected) -> None:
         self.inspect_device(message.device)
@@ -184,29 +169,29 @@ class MainScreen(Screen):
         self.log_line(title, dim=True)
 
     def action_next_device(self) -> None:
-        grid = self.controller.grid
-        if grid is None:
-            self.notify("one process: there is no other device", severity="warning")
-            return
-        device = (grid.device_id(grid.focus) + 1) % len(grid.processes)
-        self.focus_device(device)
+        self.focus_next_device()
 
     def action_toggle_lockstep(self) -> None:
-        if self.controller.grid is None:
-            self.notify("one process: nothing to keep in step", severity="warning")
-            return
         self.lockstep()
 
     @work(exclusive=True, group="session")
     async def lockstep(self) -> None:
-        state = await self.controller.call(self.controller.toggle_lockstep)
+        try:
+            state = await self.controller.call(self.controller.toggle_lockstep)
+        except HlodbgError as e:
+            self.notify(e.message, severity="warning")
+            return
         self.log_line("other devices follow the focused one (lock-step)" if state.stop_reason == "lock-step" else "other devices wait where they are; the focused one moves alone")
-        await self._apply(await self.controller.call(self._collect, None))
+        await self._apply(state)
 
     @work(exclusive=True, group="session")
-    async def focus_device(self, device: int) -> None:
-        await self.controller.call(self.controller.set_focus, device)
-        await self._apply(await self.controller.call(self._collect, None))
+    async def focus_next_device(self) -> None:
+        try:
+            device = await self.controller.call(self.controller.focus_next_device)
+        except HlodbgError as e:
+            self.notify(e.message, severity="warning")
+            return
+        await self._apply(await self.controller.call(self.controller.state))
         self.log_line(f"focus on device {device}")
 
     def action_interrupt(self) -> None:
@@ -220,7 +205,7 @@ class MainScreen(Screen):
             self.select_op(message.op, from_graph=True)
 
     def on_source_view_line_clicked(self, message: SourceView.LineClicked) -> None:
-        ops = [op for op in self.program.module.walk() if op.pos is not None and op.pos.line == message.line and op.name != "func.func"]
+        ops = self.controller.ops_on_line(message.line)
         if ops:
             self.select_op(ops[0])
 
@@ -258,28 +243,11 @@ class MainScreen(Screen):
 
     @work(group="breakpoints")
     async def toggle_breakpoint(self, op: Operation) -> None:
-        def toggle():
-            grid = self.controller.grid
-            sessions = list(grid.sessions.values()) if grid is not None else [self.controller.session]
-            removed = []
-            for session in sessions:  # on a grid, b sets and clears a breakpoint on every device
-                table = session.breakpoints
-                for bp in list(table.breakpoints):
-                    if bp.ops == frozenset({op}) and bp.kind == "op":
-                        table.remove(bp.id)
-                        removed.append(bp)
-            if removed:
-                return f"removed breakpoint #{removed[0].id} {removed[0].spec}"
-            function = op.function.sym_name if op.function is not None else "main"
-            spec = f"@{function}:{op.results[0].name}" if op.results else str(op.pos.line)
-            bps = [session.break_at(spec) for session in sessions]
-            return f"breakpoint {bps[0].describe()}" + (f" on all {len(bps)} devices" if grid is not None else "")
-
         try:
-            self.log_line(await self.controller.call(toggle))
-        except Exception as e:
-            self.log_line(f"break: {e}", error=True)
-        await self._apply(await self.controller.call(self._collect, None))
+            self.log_line(await self.controller.call(self.controller.toggle_breakpoint, op))
+        except HlodbgError as e:
+            self.log_line(f"break: {e.message}", error=True)
+        await self._apply(await self.controller.call(self.controller.state))
 
     # --- command line ----------------------------------------------------------------------------
     def action_command(self, prefill: str) -> None:
@@ -310,7 +278,7 @@ class MainScreen(Screen):
             self.busy = ""
         self.show_result(result)
         if result.state is not None or result.breakpoints_changed:
-            await self._apply(await self.controller.call(self._collect, None))
+            await self._apply(await self.controller.call(self.controller.state))
         if result.select is not None:
             self.select_op(result.select)
 
@@ -319,27 +287,12 @@ class MainScreen(Screen):
             self.log_line(result.output, error=result.error)
 
     def show_value(self, name: str) -> None:
-        ops = self.find_ops(name) if name.startswith(("%", "@")) and len(name) > 1 else []
+        ops = self.controller.find_ops(name) if name.startswith(("%", "@")) and len(name) > 1 else []
         if not ops:
             self.log_line(f"show: no op makes '{name}' (give %name or @function:%name)", error=True)
             return
         self.log_line(f"{name} is made by {op_label(ops[0])}")
         self.select_op(ops[0])
-
-    def find_ops(self, text: str) -> list[Operation]:
-        """Ops matching a search: %name / @fn:%name, a line number, file:line, or name/kind text."""
-        if text.startswith(("%", "@")):
-            try:
-                node = self.graph.resolve(text)
-            except GraphError:
-                return []
-            op = self.graph.graph.nodes[node].get("op")
-            return [op] if op is not None else []
-        ops = [op for op in self.program.module.walk() if op.name != "func.func"]
-        if text.isdigit():
-            return [op for op in ops if op.pos is not None and op.pos.line == int(text)]
-        needle = text.lower()
-        return [op for op in ops if needle in op.name.lower() or needle in describe(op.location).lower()]
 
     # --- graph and inspector keys ----------------------------------------------------------------
     def action_pan(self, dx: int, dy: int) -> None:
@@ -394,21 +347,6 @@ class MainScreen(Screen):
     def action_export_svg(self) -> None:
         path = Path.cwd() / f"{Path(self.program.name).stem}.svg"
         self.run_command(f"export {path} --overlay nan")
-
-    def _export_in_session(self, path: str, overlay: Optional[str], collapse: str) -> str:
-        from hlodbg.layouts import overlay as overlays
-        from hlodbg.layouts.export import export_graph, graph_view
-
-        view = graph_view(self.program.module, collapse=collapse)
-        chosen = None
-        if overlay == "nan":
-            chosen = overlays.nan_overlay(view, self.controller.session.op_statistics())
-        elif overlay == "range":
-            chosen = overlays.range_overlay(view, self.controller.session.op_statistics())
-        elif overlay is not None:
-            raise ValueError(f"--overlay must be nan or range, not '{overlay}'")
-        report = export_graph(view, path, overlay=chosen, title=f"{self.program.name} at op {self.controller.session.position}")
-        return f"wrote {report.path}: {report.nodes} nodes, {report.edges} edges ({report.seconds:.2f} s)"
 
     def log_line(self, text: str, error: bool = False, dim: bool = False) -> None:
         style = "bold red" if error else "dim" if dim else ""
