@@ -8,17 +8,13 @@ import hlodbg
 
 from .conftest import PROGRAMS
 
-# The sharded program needs the process grid (a later issue): it runs on 4x2 devices.
-NEEDS_GRID = {"sharded_mlp_4x2"}
-
-
 def program_names() -> list[str]:
     if not PROGRAMS.is_dir():
         return []
     return sorted(p.stem for p in PROGRAMS.glob("*.mlir") if (PROGRAMS / f"{p.stem}.expected.npz").exists())
 
 
-NAMES = [n for n in program_names() if n not in NEEDS_GRID]
+NAMES = program_names()  # sharded_mlp_4x2 runs on the 4x2 grid its module asks for
 
 
 def assert_matches(actual, expected, label, computed_in_bf16=False):
@@ -45,3 +41,34 @@ def test_program_reproduces_xla(name):
     assert len(results) == len(expected.files)
     for i, result in enumerate(results):
         assert_matches(result, expected[f"result{i}"], f"{name} result{i}", computed_in_bf16)
+
+
+@pytest.mark.skipif("gpt_tiny" not in NAMES, reason="../shared/programs is not present")
+def test_a_program_keeps_its_prepared_interpreter_between_runs():
+    program = hlodbg.load(PROGRAMS / "gpt_tiny.mlir")
+    inputs = np.load(PROGRAMS / "gpt_tiny.inputs.npz")
+    args = [inputs[f"arg{i}"] for i in range(len(inputs.files))]
+    first = program.run(*args)
+    prepared = program._interpreter
+    second = program.run(*args)
+    assert program._interpreter is prepared
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_a_program_on_several_devices_returns_each_devices_results():
+    program = hlodbg.load("""
+module attributes {mhlo.num_replicas = 2 : i32} {
+  func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %s = "stablehlo.all_reduce"(%x) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %t = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %t : tensor<f32>
+    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+    return %s : tensor<2xf32>
+  }
+}""")
+    results = program.run(np.array([1.0, 2.0], np.float32))
+    assert sorted((p.replica_id, p.partition_id) for p in results) == [(0, 0), (1, 0)]
+    for values in results.values():
+        np.testing.assert_array_equal(values[0], [2.0, 4.0])
