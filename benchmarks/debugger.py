@@ -122,7 +122,7 @@ def tiny_budget_check(program, args) -> bool:
     start = time.perf_counter()
     got = [event.outputs for event in small.events]
     read_seconds = time.perf_counter() - start
-    store = small._main.store
+    store = small.timeline.main.store
     differing = [i for i, (g, e) in enumerate(zip(got, expected)) if not identical(g, e)]
     if len(got) != len(expected):
         print(f"  tiny budget: {len(got)} events recorded, {len(expected)} expected")

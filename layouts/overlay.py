@@ -108,11 +108,11 @@ def nan_overlay(view, statistics: dict) -> Overlay:
 def _first_nonfinite(statistics: dict):
     """(event, op) of the first op run, in order of completion, whose value held NaN or Inf (a loop
     finishes after the op inside it that went bad)."""
-    session = next(iter(statistics.values())).session
-    events = [session.event(e) for stats in statistics.values() for e in stats.events]
+    run = next(iter(statistics.values()))  # every op's statistics read the same run
+    events = [run.event(e) for stats in statistics.values() for e in stats.events]
     for event in sorted(events, key=lambda ev: ev.completion_key):
         e = event.id
-        if any(not session.summary(e, k).finite for k in range(len(event.outputs))):
+        if any(not run.summary(e, k).finite for k in range(len(event.outputs))):
             return e, event.op
     return None
 

@@ -365,7 +365,7 @@ def test_a_tiny_memory_budget_recomputes_every_value_identically(program):
     normal.continue_()
     tiny = program.session([HUNDREDS], memory=1)
     tiny.continue_()
-    store = tiny._main.store
+    store = tiny.timeline.main.store
     assert store.evicted > 0
     for a, b in zip(normal.events, tiny.events):
         for x, y in zip(a.outputs, b.outputs):
@@ -547,7 +547,7 @@ def test_values_deep_in_a_long_loop_come_back_under_a_small_budget():
     full.continue_()
     small = program.session([x], persist=False, memory=8 * 1024)
     small.continue_()
-    store = small._main.store
+    store = small.timeline.main.store
     assert store.evicted > 1000
     sines = [e.id for e in full.events if e.op.name == "stablehlo.sine"]
     for event in (sines[290], sines[7], sines[150]):

@@ -297,7 +297,7 @@ async def test_shared_programs_step_search_run_to_and_finish(path):
             assert (screen.state.position, op) != before
             assert canvas.op_of(canvas.current_node) is op
             assert source.current_line == op.pos.line
-            from hlodbg.engine.debug.session_views import op_label
+            from hlodbg.engine.debug.stops import op_label
 
             assert inspector.render_text().startswith(f"next: {op_label(op)}")
             assert ("just computed" in inspector.render_text()) == bool(screen.state.results)

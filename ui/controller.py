@@ -12,7 +12,7 @@ import asyncio
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
 
-from hlodbg.engine.debug.session_views import op_label
+from hlodbg.engine.debug.stops import op_label
 from hlodbg.engine.debug.summary import summarize
 from hlodbg.engine.debug.target import DebugTarget
 from hlodbg.engine.ir.core import Operation

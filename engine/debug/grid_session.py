@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any, NamedTuple, Optional, Sequence, Union
 
 from .breakpoints import BreakpointTable, Resolver
 from ..ir.errors import HlodbgError
@@ -19,9 +19,9 @@ from ..run.interpreter import Interpreter, entry_arguments
 from ..ir.core import Module, Operation
 from ..ir.opset import is_collective
 from ..machine.process import ProcessId
-from .replay import default_budget
+from .values import default_budget
 from .session import Session
-from .session_views import Stop
+from .stops import Stop
 from .target import MOVES, DeviceValue, TargetBase, TargetError
 
 
@@ -64,11 +64,10 @@ class GridSession(TargetBase):
         except HlodbgError as e:
             self.error = e  # the traces up to the failure stay steppable
         for session in self.sessions.values():
-            execution = session._main.execution
+            execution = session.execution
             if not execution.done:
                 # Parked at a rendezvous that will never complete: the recording ends there.
-                execution.state = "failed"
-                execution.error = self.error
+                execution.fail(self.error)
             session.restart()
 
     # --- where we are ---------------------------------------------------------------------------
@@ -123,28 +122,28 @@ class GridSession(TargetBase):
         focus = self.session
         position = focus.position
         trace = focus.trace
-        if focus._view is not focus._main:
+        if focus.in_replay:
             return  # a replayed body has no counterpart elsewhere
         if position >= len(trace):
             for process, session in self.sessions.items():
                 if process != self.focus:
                     _goto_end(session)
             return
-        key = (id(trace.ops[position]), self._occurrences[self.focus][1][position])
+        key = (id(trace.ops[position]), self._occurrences[self.focus].occurrence[position])
         for process, session in self.sessions.items():
-            if process == self.focus or session._view is not session._main:
+            if process == self.focus or session.in_replay:
                 continue
-            event = self._occurrences[process][0].get(key)
+            event = self._occurrences[process].event_of.get(key)
             if event is not None and event != session.position:
                 session.goto(event)
 
     def instance(self, process: ProcessId) -> Optional[tuple]:
         """(op, occurrence) the process is about to run, None at its end."""
         session = self.sessions[process]
-        if session._view is not session._main or session.position >= len(session.trace):
+        if session.in_replay or session.position >= len(session.trace):
             return None
         position = session.position
-        return session.trace.ops[position], self._occurrences[process][1][position]
+        return session.trace.ops[position], self._occurrences[process].occurrence[position]
 
     def waiting(self) -> dict[ProcessId, bool]:
         """Per device: at a collective whose partners have not all reached the same instance."""
@@ -163,7 +162,7 @@ class GridSession(TargetBase):
     def latest_event(self, process: ProcessId, op: Operation) -> Optional[int]:
         """The op's last finished run on `process` before its position (events are in order)."""
         session = self.sessions[process]
-        events = self._occurrences[process][2].get(id(op), [])
+        events = self._occurrences[process].events_of.get(id(op), [])
         for k in range(bisect.bisect_left(events, session.position) - 1, -1, -1):
             if session.trace.done(events[k]):
                 return events[k]
@@ -228,8 +227,17 @@ def _goto_end(session: Session) -> None:
         session.goto(end)
 
 
-def _occurrence_index(session: Session):
-    """(op instance -> event, event -> occurrence number, op -> events) for a recorded trace."""
+class Occurrences(NamedTuple):
+    """Op instances of a recorded trace: the k-th run of an op is the same instance on every
+    device whose control flow has it."""
+
+    event_of: dict[tuple, int]  # (id(op), k) -> the event of the op's k-th run
+    occurrence: list[int]  # event -> k
+    events_of: dict[int, list[int]]  # id(op) -> its events, in order
+
+
+def _occurrence_index(session: Session) -> Occurrences:
+    """The op instances of a session's recorded trace."""
     seen: dict[int, int] = {}
     by_instance: dict[tuple, int] = {}
     occurrence: list[int] = []
@@ -240,7 +248,7 @@ def _occurrence_index(session: Session):
         by_instance[(id(op), k)] = e
         occurrence.append(k)
         by_op.setdefault(id(op), []).append(e)
-    return by_instance, occurrence, by_op
+    return Occurrences(by_instance, occurrence, by_op)
 
 
 def _epochs(session: Session) -> list[int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import traceback
 from time import perf_counter
-from typing import Any, Optional, Sequence
+from typing import Any, Literal, Optional, Sequence
 
 import greenlet
 import numpy as np
@@ -18,11 +18,14 @@ import numpy as np
 from ..ir.errors import ExecutionError, HlodbgError
 from ..run.interpreter import Frame, Interpreter, _block_arguments, _frozen
 from ..ir.core import Block
-from .replay import nbytes
+from .values import nbytes
 from ..ir.opset import has_aliasing_regions
 from .trace import FrameRecord, Trace
 
 NEVER = float("inf")
+
+# ready -> running <-> parked -> finished | failed | abandoned
+ExecutionState = Literal["ready", "running", "parked", "finished", "failed", "abandoned"]
 
 
 class Abandoned(BaseException):
@@ -120,7 +123,7 @@ class RecordingInterpreter(Interpreter):
         record = self._record
         gate = self.gate
         store = self.store
-        sizes = store._sizes
+        sizes = store.sizes
         ndarray = np.ndarray
         clock = perf_counter
         for step in steps:
@@ -211,7 +214,7 @@ class Execution:
         interpreter.execution = self
         self.entry = entry
         self.args = list(args)
-        self.state = "ready"
+        self.state: ExecutionState = "ready"
         self.parked_at: Optional[int] = None
         self.results: Optional[list] = None
         self.error: Optional[HlodbgError] = None
@@ -233,6 +236,12 @@ class Execution:
         self._greenlet.parent = greenlet.getcurrent()
         self.state = "running"
         self._greenlet.switch()
+
+    def fail(self, error: Optional[HlodbgError]) -> None:
+        """End a run that cannot go on (a grid's process parked at a rendezvous that will never
+        complete): it stays failed where it stopped, with `error` as the reason."""
+        self.state = "failed"
+        self.error = error
 
     def interrupt(self) -> None:
         """Make a running execution park before its next op (safe from any thread)."""

@@ -3,7 +3,7 @@
 The cursor is an event (an op instance, see trace.py) about to run, like a debugger's current
 line; `position == len(trace)` once the program has finished. Going forward runs the program
 lazily in a greenlet (recording.py) only as far as needed; going back just moves the
-cursor, because every value is recorded (or recomputed, replay.py). Each control moves at one
+cursor, because every value is recorded (or recomputed, values.py). Each control moves at one
 granularity forward and the same backward:
 
     step / back                next / previous op at this level (calls and regions run whole)
@@ -21,7 +21,6 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from .breakpoint_scan import BreakpointScanning
 from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver
 from ..machine.device import CPU, Device
 from ..ir.errors import ExecutionError, HlodbgError
@@ -30,25 +29,17 @@ from ..run.interpreter import Frame, Interpreter, entry_arguments
 from ..ir.core import Module, Operation
 from ..machine.process import Grid, ProcessId
 from .recording import NEVER, Execution, RecordingInterpreter
-from .replay import ValueStore
+from .values import ValueStore
 from .summary import ValueSummary, summarize
-from .session_views import (
-    EventView,
-    FrameInfo,
-    Hit,
-    OpStatistics,
-    Stop,
-    View,
-    as_list,
-    same_outputs,
-    vectorised_note,
-)
-from .trace import FrameRecord, Trace
+from .stops import FrameInfo, Hit, Stop
+from .timeline import TimePoint, Timeline
+from .views import EventView, OpStatistics, View, as_list, same_outputs, vectorised_note
+from .trace import FrameRecord, ResultRef, Trace
 from ..ir.opset import has_expandable_body
 
 
 
-class Session(BreakpointScanning):
+class Session:
     """Step through one run of `entry` on `args`. Build one with `Program.session()`."""
 
     def __init__(self, module: Module, args: Sequence[Any], entry: str = "main", memory: Optional[int] = None,
@@ -63,7 +54,7 @@ class Session(BreakpointScanning):
         self.grid = grid
         self.breakpoints = breakpoints if breakpoints is not None else BreakpointTable(Resolver(module, entry, path))
         self._recorder: Optional[RecordingInterpreter] = None
-        self._ledgers: dict[int, tuple[tuple, list]] = {}
+        self.timeline = Timeline(self._names, self._lookup)
         self._stats: dict[tuple, ValueSummary] = {}
         # Arguments are checked now, in the caller, not when the run first moves.
         self.args = entry_arguments(Interpreter(module).entry_function(entry), self.args)
@@ -81,17 +72,16 @@ class Session(BreakpointScanning):
             self._recorder = recorder
         recorder.reset_recording(store)
         execution = Execution(recorder, self.entry, self.args)
-        self._main = self._view = View(store, execution)
-        self._ledgers.clear()
+        self.timeline.reset(View(store, execution))
         self._stats.clear()
         # The run starts with the first control or question: `continue_()` right away runs
         # straight through without parking at the first op.
 
     def restart(self, args: Optional[Sequence[Any]] = None) -> Stop:
         """Back to the first op; with `args`, a fresh run on new arguments. Breakpoints stay."""
-        if args is None and self._main.execution.state != "abandoned":
-            self._view = self._main
-            self._main.position = 0
+        if args is None and self.timeline.main.execution.state != "abandoned":
+            self.timeline.view = self.timeline.main
+            self.timeline.main.position = 0
             return Stop("start", 0)
         self.close()
         if args is not None:
@@ -101,11 +91,21 @@ class Session(BreakpointScanning):
 
     def close(self) -> None:
         """Stop the background run (a parked one is unwound); restart() can start another."""
-        self._main.execution.abandon()
+        self.timeline.main.execution.abandon()
 
     def interrupt(self) -> None:
         """From another thread: make a running control stop before the next op."""
-        self._main.execution.interrupt()
+        self.timeline.main.execution.interrupt()
+
+    @property
+    def execution(self) -> Execution:
+        """The background run of the program (not of a replayed body)."""
+        return self.timeline.main.execution
+
+    @property
+    def in_replay(self) -> bool:
+        """Whether the cursor is inside an op's bodies replayed for display."""
+        return self.timeline.in_replay
 
     @property
     def printed(self) -> list[str]:
@@ -116,29 +116,29 @@ class Session(BreakpointScanning):
     @property
     def trace(self) -> Trace:
         """The trace being navigated (an expanded op's replay while inside one)."""
-        return self._view.trace
+        return self.timeline.view.trace
 
     @property
     def expanded(self) -> Optional[int]:
         """While inside an op's body replayed for display: that op's event in the run."""
-        return self._view.base
+        return self.timeline.view.base
 
     @property
     def position(self) -> int:
-        return self._view.position
+        return self.timeline.view.position
 
     @property
     def finished(self) -> bool:
-        return self._view is self._main and self._main.done and self.position >= len(self._main.trace)
+        return self.timeline.view is self.timeline.main and self.timeline.main.done and self.position >= len(self.timeline.main.trace)
 
     @property
     def error(self) -> Optional[HlodbgError]:
-        return self._main.execution.error
+        return self.timeline.main.execution.error
 
     @property
     def results(self) -> Optional[list]:
         """The entry function's results once the run has finished."""
-        return self._main.execution.results
+        return self.timeline.main.execution.results
 
     @property
     def op(self) -> Optional[Operation]:
@@ -159,26 +159,26 @@ class Session(BreakpointScanning):
         frame = self.frame
         if frame is not None and frame.is_vectorised_body and frame.args:
             return vectorised_note(self.trace, frame)
-        return self._view.note
+        return self.timeline.view.note
 
     def event(self, index: Optional[int] = None) -> "EventView":
-        return EventView(self, self._view, self.position if index is None else index)
+        return EventView(self.timeline.view, self.position if index is None else index)
 
     @property
     def events(self) -> list["EventView"]:
         """Every recorded event (the trace), in the order they started."""
-        view = self._view
-        return [EventView(self, view, i) for i in range(len(view.trace))]
+        view = self.timeline.view
+        return [EventView(view, i) for i in range(len(view.trace))]
 
     def events_of(self, op: Operation) -> list["EventView"]:
-        view = self._view
-        return [EventView(self, view, i) for i, o in enumerate(view.trace.ops) if o is op]
+        view = self.timeline.view
+        return [EventView(view, i) for i, o in enumerate(view.trace.ops) if o is op]
 
     @property
     def stack(self) -> list[FrameInfo]:
         """Frames from the entry function (first) to the current one (last)."""
         out: list[FrameInfo] = []
-        view: Optional[View] = self._view
+        view: Optional[View] = self.timeline.view
         position = self._here()
         while view is not None:
             trace = view.trace
@@ -213,11 +213,11 @@ class Session(BreakpointScanning):
     # -- values -------------------------------------------------------------------------------
     def value(self, name: str) -> Any:
         """The value of `%name` as the current op sees it (inner frames first)."""
-        return self._lookup(self._view, self._here(), name, include_own=False)
+        return self._lookup(self.timeline.view, self._here(), name, include_own=False)
 
     def values(self) -> dict[str, Any]:
         """Every value visible at the current op, by SSA name (inner frames hide outer names)."""
-        view, position = self._view, self._here()
+        view, position = self.timeline.view, self._here()
         out: dict[str, Any] = {}
         for name, ref in self._visible_refs(view, position, include_own=False).items():
             out[name] = view.store.value(ref)
@@ -235,7 +235,7 @@ class Session(BreakpointScanning):
             expression = compile_expression(text)
         except ExpressionError as e:
             raise BreakpointError(str(e)) from None
-        view, p = self._view, self._here()
+        view, p = self.timeline.view, self._here()
         names = self._names(view, p, include_results=False)
         return expression.evaluate(names, lambda n: self._lookup(view, p, "%" + n, include_own=False))
 
@@ -291,7 +291,7 @@ class Session(BreakpointScanning):
                 if e is None or trace.ends[e] < 0 or e > limit or (e == limit and not include_own):
                     continue
                 for v in op.results:
-                    out.setdefault(v.name, ("event", e, v.index))
+                    out.setdefault(v.name, ResultRef(e, v.index))
             if frame.kind == "function" or frame.owner is None:
                 break
             limit, include_own = frame.owner, False
@@ -319,12 +319,12 @@ class Session(BreakpointScanning):
     # -- statistics ---------------------------------------------------------------------------
     def summary(self, event: Optional[int] = None, index: int = 0) -> ValueSummary:
         """min/max/mean/NaN/Inf of result `index` of an event, computed once and cached."""
-        view = self._view
+        view = self.timeline.view
         e = self.position if event is None else event
         key = (id(view), e, index)
         found = self._stats.get(key)
         if found is None:
-            outputs = EventView(self, view, e).outputs
+            outputs = EventView(view, e).outputs
             if index >= len(outputs):
                 raise ExecutionError(f"event {e} has {len(outputs)} result(s), not {index + 1}")
             found = self._stats[key] = summarize(outputs[index])
@@ -332,7 +332,7 @@ class Session(BreakpointScanning):
 
     def op_statistics(self) -> dict[Operation, "OpStatistics"]:
         """Per op of the program: how often it ran so far, its time and bytes, its last value."""
-        view = self._view
+        view = self.timeline.view
         trace = view.trace
         table: dict[Operation, OpStatistics] = {}
         for e, op in enumerate(trace.ops):
@@ -340,18 +340,18 @@ class Session(BreakpointScanning):
                 continue
             stats = table.get(op)
             if stats is None:
-                stats = table[op] = OpStatistics(self, op)
+                stats = table[op] = OpStatistics(view, op, self.summary)
             stats.events.append(e)
             stats.seconds += trace.seconds(e)
         return table
 
     @property
     def memory_used(self) -> int:
-        return self._main.store.bytes
+        return self.timeline.main.store.bytes
 
     @property
     def memory_budget(self) -> int:
-        return self._main.store.budget
+        return self.timeline.main.store.budget
 
     # -- breakpoints --------------------------------------------------------------------------
     def break_at(self, spec: str, condition: Optional[str] = None, ignore: int = 0) -> Breakpoint:
@@ -360,12 +360,12 @@ class Session(BreakpointScanning):
 
     def hits(self, bp: Breakpoint) -> int:
         """How many times `bp` has been met from the start up to the current position."""
-        return self._hit_number(bp, (self._main_position(), 0, -1)) - 1
+        return self.timeline.hit_number(bp, TimePoint.before(self._main_position())) - 1
 
     # -- controls -----------------------------------------------------------------------------
     def step(self) -> Stop:
         """Run the current op whole (calls and regions included) and stop at the next one."""
-        view = self._view
+        view = self.timeline.view
         p = self._here()
         if p >= view.end:
             return self._at_end(view)
@@ -375,7 +375,7 @@ class Session(BreakpointScanning):
 
     def step_in(self) -> Stop:
         """Into the call, loop, branch or body the current op runs; else like step()."""
-        view = self._view
+        view = self.timeline.view
         p = self._here()
         if p >= view.end:
             return self._at_end(view)
@@ -388,13 +388,13 @@ class Session(BreakpointScanning):
 
     def _expandable(self, p: int) -> bool:
         """An op with a body that the run computed without running the body as a region."""
-        trace = self._view.trace
+        trace = self.timeline.view.trace
         return (p < len(trace) and trace.done(p) and trace.ends[p] == p and bool(trace.ops[p].regions)
                 and has_expandable_body(trace.ops[p].name))
 
     def step_out(self) -> Stop:
         """Finish the current frame and stop just after the op that opened it."""
-        view = self._view
+        view = self.timeline.view
         p = self._here()
         if p >= view.end:
             return self._at_end(view)
@@ -426,7 +426,7 @@ class Session(BreakpointScanning):
 
     def back(self) -> Stop:
         """Back to the previous op at this level (the reverse of step)."""
-        view = self._view
+        view = self.timeline.view
         p = self._here()
         if p == 0:
             return self._leave_view(forward=False) if view.parent is not None else Stop("start", 0)
@@ -442,7 +442,7 @@ class Session(BreakpointScanning):
 
     def back_in(self) -> Stop:
         """Back to the op that ran just before, at any depth (the reverse of step_in)."""
-        view = self._view
+        view = self.timeline.view
         p = self._here()
         if p == 0:
             return self._leave_view(forward=False) if view.parent is not None else Stop("start", 0)
@@ -453,7 +453,7 @@ class Session(BreakpointScanning):
 
     def back_out(self) -> Stop:
         """Back to just before the op that opened this frame (the reverse of step_out)."""
-        view = self._view
+        view = self.timeline.view
         frame = self.frame
         if frame is None or (frame.owner is None and view.parent is not None):
             return self._leave_view(forward=False)
@@ -465,7 +465,7 @@ class Session(BreakpointScanning):
 
     def goto(self, event: int) -> Stop:
         """Jump to an event (an op instance of the trace), running forward if it is ahead."""
-        view = self._view
+        view = self.timeline.view
         if event < 0:
             raise BreakpointError(f"event {event} does not exist")
         self._ensure(event)
@@ -477,13 +477,13 @@ class Session(BreakpointScanning):
     # -- machinery ----------------------------------------------------------------------------
     def _here(self) -> int:
         """The current position, once its event has started (the run begins lazily)."""
-        view = self._view
+        view = self.timeline.view
         self._ensure(view.position)
         return view.position
 
     def _ensure(self, position: int) -> None:
         """Run (without breakpoints) until event `position` has started, or the run is over."""
-        view = self._view
+        view = self.timeline.view
         while view.execution is not None and position >= len(view.trace) and not view.execution.done:
             self._run(view, pause_at=position, breakpoints=())
 
@@ -515,8 +515,7 @@ class Session(BreakpointScanning):
             gate.stop_ops = stop_ops
 
             def check_before(e: int, operands: list) -> bool:
-                time = (e, 1, 0)
-                found = self._hits_at_start(view, e, before, extra_ops, time, operands)
+                found = self.timeline.hits_at_start(view, e, before, extra_ops, TimePoint.start(e), operands)
                 hits.extend(found)
                 return bool(found)
 
@@ -525,7 +524,7 @@ class Session(BreakpointScanning):
             completed = view.trace.completed
 
             def check_after(e: int) -> bool:
-                found = self._hits_at_end(view, e, after, (view.trace.ends[e] + 1, 0, len(completed) - 1)) if after else []
+                found = self.timeline.hits_at_end(view, e, after, TimePoint.finish(view.trace, e, len(completed) - 1)) if after else []
                 hits.extend(found)
                 return bool(found) or e == after_event
 
@@ -538,7 +537,7 @@ class Session(BreakpointScanning):
 
     def _forward(self, target: Optional[int] = None, after_event: Optional[int] = None,
                  extra_ops: frozenset = frozenset()) -> Stop:
-        view = self._view
+        view = self.timeline.view
         trace = view.trace
         p = view.position
         breakpoints = self.breakpoints.active if view.parent is None else []
@@ -546,7 +545,7 @@ class Session(BreakpointScanning):
             target = trace.ends[after_event] + 1
         limit = len(trace) if view.done else len(trace) - 1
         scan_to = limit if target is None else min(target, limit)
-        found = self._scan_forward(view, p, scan_to, breakpoints, extra_ops)
+        found = self.timeline.scan_forward(view, p, scan_to, breakpoints, extra_ops)
         if found is not None:
             view.position, hits = found
             return Stop("breakpoint" if any(h.breakpoint for h in hits) else "step", view.position, tuple(hits))
@@ -574,17 +573,17 @@ class Session(BreakpointScanning):
         return Stop("step" if reached or after_event is not None else "interrupted", view.position)
 
     def _backward(self, target: int, through_views: bool = False) -> Stop:
-        view = self._view
+        view = self.timeline.view
         p = view.position
         breakpoints = self.breakpoints.active if view.parent is None else []
-        found = self._scan_backward(view, p, target, breakpoints)
+        found = self.timeline.scan_backward(view, p, target, breakpoints)
         if found is not None:
             view.position, hits = found
             return Stop("breakpoint", view.position, tuple(hits))
         if through_views and view.parent is not None:
             # reverse_continue from inside a replayed body goes on back through the run itself.
-            self._view = view.parent
-            self._view.position = view.base
+            self.timeline.view = view.parent
+            self.timeline.view.position = view.base
             return self._backward(0, through_views=True)
         view.position = target
         return Stop("start" if target == 0 else "step", target)
@@ -593,11 +592,11 @@ class Session(BreakpointScanning):
     def _expand(self, event: int, at_end: bool = False) -> Optional[Stop]:
         """Step into an op whose body the run computed without running it as a region: replay the
         op with its bodies run as regions on whole arrays, and show that."""
-        view = self._view
+        view = self.timeline.view
         trace, store = view.trace, view.store
         op, frame = trace.ops[event], trace.frames[event]
         operands = [store.value(trace.ref(frame, v)) for v in op.operands]
-        env = {v: store.value(trace.ref(frame, v)) for v in store._free_values(op)}
+        env = {v: store.value(trace.ref(frame, v)) for v in store.free_values(op)}
         detail_store = ValueStore(self.module, self._interpreter, self.budget)
         recorder = RecordingInterpreter(self.module, detail_store, device=self.device, process=self.process, grid=self.grid)
         recorder.expand_bodies = True
@@ -617,19 +616,19 @@ class Session(BreakpointScanning):
                 + ("the replay's results are identical." if same else "the replay rounds differently from the run (values here may differ in the last bits)."))
         detail = View(detail_store, None, base=event, parent=view, note=note)
         detail.position = len(detail.trace) - 1 if at_end else 0
-        self._view = detail
+        self.timeline.view = detail
         return Stop("step", detail.position, message=note)
 
     def _leave_view(self, forward: bool) -> Stop:
-        view = self._view
-        self._view = view.parent
-        self._view.position = view.base
+        view = self.timeline.view
+        self.timeline.view = view.parent
+        self.timeline.view.position = view.base
         if forward:
             return self.step()
         return Stop("step", view.base)
 
     def _main_position(self) -> int:
-        view, position = self._view, self._view.position
+        view, position = self.timeline.view, self.timeline.view.position
         while view.parent is not None:
             view, position = view.parent, view.base
         return position

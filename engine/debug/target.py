@@ -31,7 +31,7 @@ from ..machine.process import Grid, ProcessId
 from ..run.grid import GridError
 from .breakpoints import Breakpoint
 from .session import Session
-from .session_views import Stop
+from .stops import Stop
 
 MOVES = ("step", "step_in", "step_out", "back", "back_in", "back_out", "continue_", "reverse_continue",
          "run_to", "goto", "restart")

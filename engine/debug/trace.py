@@ -6,14 +6,14 @@ the numbers between its own and the next op of its frame: stepping over event `e
 an event too: its operands are what the frame returns.
 
 The trace is kept as parallel lists (one entry per event) because the recording loop appends to
-them for every op and must stay cheap; `EventView` (session.py) gives a friendly face to one event.
+them for every op and must stay cheap; `EventView` (views.py) gives a friendly face to one event.
 Which event produced an operand is not stored: `operand_ref` works it out from the IR and the
 frame records when someone asks.
 """
 from __future__ import annotations
 
 import bisect
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional, Union
 
 from ..run.interpreter import describe_frame
 from ..ir.core import Block, Function, Operation, Value
@@ -33,6 +33,23 @@ class Evicted:
 
 
 EVICTED = Evicted()
+
+class ResultRef(NamedTuple):
+    """A recorded value that is result `index` of event `event`."""
+
+    event: int
+    index: int
+
+
+class ArgRef(NamedTuple):
+    """A recorded value that is block argument `index` of frame record `frame`."""
+
+    frame: int
+    index: int
+
+
+ValueRef = Union[ResultRef, ArgRef]
+
 
 class FrameRecord:
     """One frame instance: a call, a loop condition or body iteration, a branch, a region body."""
@@ -132,8 +149,9 @@ class Trace:
             frame = frame.parent
         return frame
 
-    def ref(self, frame: FrameRecord, value: Value) -> Optional[tuple]:
-        """Where `value`, as seen from `frame`, lives: ("event", e, k) or ("arg", frame_id, k).
+    def ref(self, frame: FrameRecord, value: Value) -> Optional["ValueRef"]:
+        """Where `value`, as seen from `frame`, lives: result k of event e (ResultRef) or argument k
+        of a frame record (ArgRef).
 
         None when it has not been produced (yet) in that frame instance.
         """
@@ -147,13 +165,13 @@ class Trace:
         e = self.event_of(home, owner)
         if e is None or self.ends[e] < 0:
             return None
-        return ("event", e, value.index)
+        return ResultRef(e, value.index)
 
-    def arg_ref(self, frame: FrameRecord, k: int) -> Optional[tuple]:
+    def arg_ref(self, frame: FrameRecord, k: int) -> Optional["ArgRef"]:
         """Block argument `k` of `frame`, followed through calls and loop iterations."""
         while True:
             if frame.args is not None or frame.owner is None:
-                return ("arg", frame.id, k)
+                return ArgRef(frame.id, k)
             owner_op = self.ops[frame.owner]
             previous = frame.previous
             if owner_op.name == "stablehlo.while" and previous is not None:

@@ -1,7 +1,7 @@
 """Processes and the grid they run on.
 
 Every execution names its process explicitly: `ProcessId(replica_id, partition_id)`. A plain Grid
-runs one process, whose collectives see only itself; engine/grid.py's ScheduledGrid runs R x P
+runs one process, whose collectives see only itself; engine/run/grid.py's ScheduledGrid runs R x P
 processes and meets them at collectives.
 """
 from __future__ import annotations

@@ -20,7 +20,7 @@ from textual.widgets import RichLog
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import describe
-from hlodbg.engine.debug.session_views import op_label
+from hlodbg.engine.debug.stops import op_label
 from hlodbg.layouts.graph import DataflowGraph
 
 from ..commands import CommandResult, CommandRunner

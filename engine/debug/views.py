@@ -1,96 +1,19 @@
-"""What a session shows: stops and hits, stack lines, events of the trace, per-op statistics."""
+"""Navigating recordings: a View (the run, or one op's bodies replayed for display), the events
+of its trace, and per-op statistics."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .breakpoints import Breakpoint, BreakpointError
 from ..ir.core import Operation
-from ..run.interpreter import describe_frame
 from ..ir.locations import describe as describe_location
+from .breakpoints import BreakpointError
 from .recording import Execution
-from .replay import ValueStore, nbytes
+from .stops import op_label
 from .summary import ValueSummary
 from .trace import FrameRecord, Trace
-
-if TYPE_CHECKING:
-    from .session import Session
-
-
-@dataclass
-class Hit:
-    """A breakpoint met at an event (`breakpoint` None: the op `run_to` was heading for)."""
-
-    breakpoint: Optional[Breakpoint]
-    event: int
-    after: bool  # met when the event finished (it looked at results), not before it started
-    hit: int = 0  # how many times this breakpoint has been met up to here (1 = first)
-
-    def describe(self) -> str:
-        if self.breakpoint is None:
-            return f"reached event {self.event}"
-        when = "after" if self.after else "before"
-        return f"breakpoint {self.breakpoint.describe()} (hit {self.hit}) {when} event {self.event}"
-
-
-@dataclass
-class Stop:
-    """Why and where a control stopped."""
-
-    reason: str  # step | breakpoint | end | error | start | interrupted | goto
-    position: int
-    hits: tuple[Hit, ...] = ()
-    message: str = ""
-
-    def __str__(self) -> str:
-        text = f"{self.reason} at {self.position}"
-        if self.hits:
-            text += ": " + "; ".join(h.describe() for h in self.hits)
-        if self.message:
-            text += f" ({self.message})"
-        return text
-
-
-@dataclass
-class FrameInfo:
-    """One line of the stack: a frame and the op it is at."""
-
-    function: str
-    kind: str  # function | while.cond | while.body | if.true | case.1 | body | replay ...
-    iteration: Optional[int]
-    op: Optional[Operation]  # the current op in this frame (the op that opened the next one)
-    event: Optional[int]
-    note: str = ""
-
-    @property
-    def line(self) -> Optional[int]:
-        return self.op.pos.line if self.op is not None and self.op.pos is not None else None
-
-    @property
-    def producer(self) -> str:
-        return describe_location(self.op.location) if self.op is not None else ""
-
-    def frame_text(self) -> str:
-        """`@f while.body #3 (note)`: the frame alone."""
-        return describe_frame(self.function, self.kind, self.iteration, note=self.note)
-
-    def describe(self) -> str:
-        where = describe_frame(self.function, self.kind, self.iteration)
-        if self.op is not None:
-            where += f"  {op_label(self.op)}"
-            if self.line is not None:
-                where += f"  line {self.line}"
-            if self.producer:
-                where += f"  [{self.producer}]"
-        return where
-
-
-def op_label(op: Operation) -> str:
-    names = ", ".join(v.name for v in op.results)
-    return f"{names} = {op.name}" if names else op.name
-
+from .values import ValueStore, nbytes
 
 
 class View:
@@ -119,11 +42,10 @@ class View:
 class EventView:
     """One event of the trace: an op instance, its frame, loop iterations, inputs and outputs."""
 
-    def __init__(self, session: Session, view: View, index: int):
+    def __init__(self, view: View, index: int):
         trace = view.trace
         if not 0 <= index < len(trace):
             raise BreakpointError(f"event {index} does not exist: the trace holds {len(trace)} events")
-        self.session = session
         self._view = view
         self.id = index
         self.op: Operation = trace.ops[index]
@@ -186,10 +108,12 @@ class EventView:
 
 
 class OpStatistics:
-    """An op's runs so far: count, total time, bytes of its last results and their summary."""
+    """An op's runs so far in a view: count, total time, bytes of its last results and their
+    summary (`summary_of(event, k)`, the session's cached summaries)."""
 
-    def __init__(self, session: Session, op: Operation):
-        self.session = session
+    def __init__(self, view: View, op: Operation, summary_of: Callable[[int, int], ValueSummary]):
+        self._view = view
+        self._summary_of = summary_of
         self.op = op
         self.events: list[int] = []
         self.seconds = 0.0
@@ -202,14 +126,20 @@ class OpStatistics:
     def last(self) -> int:
         return self.events[-1]
 
+    def event(self, index: int) -> EventView:
+        return EventView(self._view, index)
+
+    def summary(self, event: int, index: int) -> ValueSummary:
+        return self._summary_of(event, index)
+
     @property
     def bytes(self) -> int:
-        return self.session.event(self.last).bytes
+        return self.event(self.last).bytes
 
     @property
     def summaries(self) -> list[ValueSummary]:
-        event = self.session.event(self.last)
-        return [self.session.summary(self.last, k) for k in range(len(event.outputs))]
+        event = self.event(self.last)
+        return [self._summary_of(self.last, k) for k in range(len(event.outputs))]
 
     @property
     def nan(self) -> int:
@@ -243,3 +173,6 @@ def vectorised_note(trace: Trace, frame: FrameRecord) -> str:
     return (f"this {owner} body ran once on whole arrays: {count} pair(s) at once"
             f" (arguments of shape {shape if shape is not None else sorted(shapes)}; the body declares "
             f"{', '.join(declared)})")
+
+
+__all__ = ["EventView", "OpStatistics", "View", "as_list", "same_outputs", "vectorised_note"]

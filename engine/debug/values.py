@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 from collections import deque
-from typing import Any, Optional
+from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
@@ -22,9 +22,15 @@ from ..ir.errors import ExecutionError
 from ..ir.opset import callee_attribute, is_replayable
 from ..run.interpreter import Frame, Interpreter, Listener
 from ..ir.core import Module, Operation, Value, symbol_name
-from .trace import EVICTED, FrameRecord, Trace
+from .trace import EVICTED, FrameRecord, ResultRef, Trace, ValueRef
 
 FIRST_CHECKPOINT_STRIDE = 8
+
+
+class FrameArgs(NamedTuple):
+    """The store's key for the block arguments a frame record keeps (events are keyed by id)."""
+
+    frame: int
 
 
 def default_budget() -> int:
@@ -75,7 +81,7 @@ class ValueStore:
         self.bytes = 0  # bytes of recorded values currently kept (the recording loop adds to it)
         self.evicted = 0  # values dropped so far
         self.recomputed = 0  # values recomputed so far
-        self._sizes: dict[Any, int] = {}  # event id, or ("frame", id), -> bytes it holds
+        self.sizes: dict[Any, int] = {}  # event id, or FrameArgs, -> bytes it holds
         self._cursor = 0  # eviction has considered trace.completed[:_cursor]
         self._later: deque = deque()  # recomputed values, frame arguments, unpinned checkpoints
         self._pinned: set = set()
@@ -90,12 +96,12 @@ class ValueStore:
 
     # -- recording side (called by the recording loop) ----------------------------------------
     def add_frame_args(self, record: FrameRecord) -> None:
-        key = ("frame", record.id)
+        key = FrameArgs(record.id)
         if record.owner is None or not self._op_replayable(self.trace.ops[record.owner]):
             self._pinned.add(key)
         size = nbytes(record.args)
         if size:
-            self._sizes[key] = size
+            self.sizes[key] = size
             self._later.append(key)
             self.bytes += size
 
@@ -106,10 +112,10 @@ class ValueStore:
         kept = []
         for k in range(len(self.trace.ops[record.last].operands)):
             ref = self.trace.operand_ref(record.last, k)
-            if ref is not None and ref[0] == "event" and ref[1] not in self._pinned:
-                self._pinned.add(ref[1])
-                kept.append(ref[1])
-                self._checkpoint_bytes += self._sizes.get(ref[1], 0)
+            if isinstance(ref, ResultRef) and ref.event not in self._pinned:
+                self._pinned.add(ref.event)
+                kept.append(ref.event)
+                self._checkpoint_bytes += self.sizes.get(ref.event, 0)
         self._checkpoints[record.id] = kept
         if self._checkpoint_bytes > self.budget // 2:
             self._thin_checkpoints()
@@ -122,7 +128,7 @@ class ValueStore:
                 for e in self._checkpoints.pop(frame_id):
                     self._pinned.discard(e)
                     self._later.append(e)
-                    self._checkpoint_bytes -= self._sizes.get(e, 0)
+                    self._checkpoint_bytes -= self.sizes.get(e, 0)
 
     def evict(self, target: Optional[int] = None) -> None:
         """Drop the oldest droppable values until at most `target` bytes (¾ budget) are kept.
@@ -131,7 +137,7 @@ class ValueStore:
         needs no queue of its own; recomputed values and frame arguments wait in `_later`.
         """
         target = self.budget * 3 // 4 if target is None else target
-        sizes, trace, completed, later = self._sizes, self.trace, self.trace.completed, self._later
+        sizes, trace, completed, later = self.sizes, self.trace, self.trace.completed, self._later
         skipped = []
         while self.bytes > target:
             if self._cursor < len(completed):
@@ -151,16 +157,16 @@ class ValueStore:
             del sizes[key]
             self.bytes -= size
             self.evicted += 1
-            if isinstance(key, tuple):
-                trace.frame_records[key[1]].args = None
+            if isinstance(key, FrameArgs):
+                trace.frame_records[key.frame].args = None
             else:
                 trace.results[key] = EVICTED
         later.extend(skipped)
 
     def _droppable(self, key: Any) -> bool:
         trace = self.trace
-        if isinstance(key, tuple):
-            record = trace.frame_records[key[1]]
+        if isinstance(key, FrameArgs):
+            record = trace.frame_records[key.frame]
             return record.owner is not None and trace.ends[record.owner] >= 0
         return trace.ends[key] >= 0 and self._op_replayable(trace.ops[key])
 
@@ -173,33 +179,32 @@ class ValueStore:
             out = self.trace.results[eid]
         return out
 
-    def value(self, ref: tuple) -> Any:
-        kind, index, k = ref
-        if kind == "event":
-            out = self.output(index)
-            return out if len(self.trace.ops[index].results) == 1 else out[k]
-        record = self.trace.frame_records[index]
+    def value(self, ref: ValueRef) -> Any:
+        if isinstance(ref, ResultRef):
+            out = self.output(ref.event)
+            return out if len(self.trace.ops[ref.event].results) == 1 else out[ref.index]
+        record = self.trace.frame_records[ref.frame]
         if record.args is None:
-            self._materialise([("frame", index)])
-        return record.args[k]
+            self._materialise([FrameArgs(ref.frame)])
+        return record.args[ref.index]
 
     def _available(self, item: Any) -> bool:
-        if isinstance(item, tuple):
-            return self.trace.frame_records[item[1]].args is not None
+        if isinstance(item, FrameArgs):
+            return self.trace.frame_records[item.frame].args is not None
         return self.trace.results[item] is not EVICTED
 
     def _dependencies(self, item: Any) -> list:
         trace = self.trace
-        if isinstance(item, tuple):
+        if isinstance(item, FrameArgs):
             # Frame arguments come from replaying the op that opened the frame: its inputs.
-            return self._dependencies(trace.frame_records[item[1]].owner)
+            return self._dependencies(trace.frame_records[item.frame].owner)
         op, frame = trace.ops[item], trace.frames[item]
-        refs = [trace.ref(frame, v) for v in op.operands] + [trace.ref(frame, v) for v in self._free_values(op)]
+        refs = [trace.ref(frame, v) for v in op.operands] + [trace.ref(frame, v) for v in self.free_values(op)]
         deps = []
         for ref in refs:
             if ref is None:
                 raise ExecutionError(f"cannot replay {op.name}: an operand was never recorded", op.pos)
-            deps.append(ref[1] if ref[0] == "event" else ("frame", ref[1]))
+            deps.append(ref.event if isinstance(ref, ResultRef) else FrameArgs(ref.frame))
         return deps
 
     def _materialise(self, targets: list) -> None:
@@ -228,18 +233,18 @@ class ValueStore:
 
     def _recompute(self, item: Any) -> None:
         trace = self.trace
-        event = trace.frame_records[item[1]].owner if isinstance(item, tuple) else item
+        event = trace.frame_records[item.frame].owner if isinstance(item, FrameArgs) else item
         op, frame = trace.ops[event], trace.frames[event]
         operands = [self.value(trace.ref(frame, v)) for v in op.operands]
-        env = {v: self.value(trace.ref(frame, v)) for v in self._free_values(op)}
+        env = {v: self.value(trace.ref(frame, v)) for v in self.free_values(op)}
         interpreter = self._interpreter()
         step = interpreter.step_for(op)
         replay_frame = Frame(frame.function, "replay", None, None, None, env)
         interpreter.frame = replay_frame
         try:
             with np.errstate(all="ignore"):
-                if isinstance(item, tuple):
-                    record = trace.frame_records[item[1]]
+                if isinstance(item, FrameArgs):
+                    record = trace.frame_records[item.frame]
                     capture = _CaptureFrameArgs(replay_frame, _sibling_index(record))
                     interpreter.listeners = [capture]
                     try:
@@ -262,7 +267,7 @@ class ValueStore:
     def _requeue(self, key: Any, out: Any) -> None:
         size = nbytes(out)
         if size:
-            self._sizes[key] = size
+            self.sizes[key] = size
             self._later.append(key)
             self.bytes += size
 
@@ -273,7 +278,7 @@ class ValueStore:
 
 
     # -- static facts about ops -----------------------------------------------------------------
-    def _free_values(self, op: Operation) -> list[Value]:
+    def free_values(self, op: Operation) -> list[Value]:
         """Values an op's regions use that are defined outside the op (in visiting order)."""
         found = self._free.get(op)
         if found is None:

@@ -1,0 +1,241 @@
+"""A session's timeline: the views it navigates, recorded time as typed points, and finding and
+counting breakpoint hits in it, forward and backward.
+
+Time in a run is a sequence of points (TimePoint): event q starting (`TimePoint.start(q)`) and
+event e finishing (`TimePoint.finish(trace, e, j)`, at ends[e] + 1 with j its place in the
+completion list), so ops that open frames finish after everything they ran. Breakpoints on ops
+are checked when the op starts, breakpoints that look at results when it finishes; a
+breakpoint's Ledger remembers where it was met, so hit numbers count the whole run whichever way
+the session moved.
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+from typing import Any, Callable, NamedTuple, Optional
+
+from ..ir.errors import HlodbgError
+from .breakpoints import Breakpoint
+from .stops import Hit
+from .trace import Trace
+from .views import View
+
+
+class TimePoint(NamedTuple):
+    """A point of recorded time; points compare in time order. `phase` 1 is event `event`
+    starting; phase 0 is the completions that happen just before it, the `completion`-th of the
+    trace's completion list (-1: before any of them)."""
+
+    event: int
+    phase: int
+    completion: int
+
+    @classmethod
+    def start(cls, event: int) -> "TimePoint":
+        return cls(event, 1, 0)
+
+    @classmethod
+    def finish(cls, trace: Trace, event: int, completion: int) -> "TimePoint":
+        return cls(trace.ends[event] + 1, 0, completion)
+
+    @classmethod
+    def before(cls, event: int) -> "TimePoint":
+        """Before anything that happens at `event`: its start and the completions just before."""
+        return cls(event, 0, -1)
+
+    def just_after(self) -> tuple:
+        """A bound between this point and the next one (longer tuples sort after their prefix)."""
+        return (*self, 1)
+
+
+BEFORE_ALL_TIME = (-1,)
+
+
+@dataclass
+class Ledger:
+    """Where a breakpoint was met, in time order, and how far the run was checked for it
+    (`checked_until`, exclusive)."""
+
+    checked_until: tuple = BEFORE_ALL_TIME
+    met: list[TimePoint] = field(default_factory=list)
+
+
+# The session's own names for values at an event: (view, event, include_results, operands, hit)
+# -> names for breakpoint tests, and (view, event, name, include_own) -> one value.
+NamesAt = Callable[..., dict]
+LookupAt = Callable[[View, int, str, bool], Any]
+
+
+class Timeline:
+    """The views a session navigates (`main`, the run; `view`, where the cursor is: the run or
+    an op's replayed bodies) and the breakpoint ledgers of the run."""
+
+    def __init__(self, names: NamesAt, lookup: LookupAt):
+        self._names = names
+        self._lookup = lookup
+        self.main: Optional[View] = None
+        self.view: Optional[View] = None
+        self.ledgers: dict[int, Ledger] = {}
+
+    def reset(self, main: View) -> None:
+        """A new run: its view in front, no breakpoint counted yet."""
+        self.main = self.view = main
+        self.ledgers.clear()
+
+    @property
+    def in_replay(self) -> bool:
+        """Whether the cursor is inside an op's bodies replayed for display."""
+        return self.view is not self.main
+
+    def scan_forward(self, view: View, p: int, to: int, breakpoints, extra_ops) -> Optional[tuple[int, list[Hit]]]:
+        """The first breakpoint hit in the recorded time after event p started, up to event `to`."""
+        if not breakpoints and not extra_ops:
+            return None
+        before = [bp for bp in breakpoints if not bp.after and bp.ops]
+        after = [bp for bp in breakpoints if bp.after]
+        for kind, index, time in points_forward(view.trace, p, to):
+            if kind == "start":
+                hits = self.hits_at_start(view, index, before, extra_ops, time)
+                if hits:
+                    return index, hits
+            elif after:
+                hits = self.hits_at_end(view, index, after, time)
+                if hits:
+                    return view.trace.ends[index] + 1, hits
+        return None
+
+    def scan_backward(self, view: View, p: int, to: int, breakpoints) -> Optional[tuple[int, list[Hit]]]:
+        if not breakpoints:
+            return None
+        before = [bp for bp in breakpoints if not bp.after and bp.ops]
+        after = [bp for bp in breakpoints if bp.after]
+        for kind, index, time in points_backward(view.trace, p, to):
+            if kind == "start":
+                hits = self.hits_at_start(view, index, before, frozenset(), time)
+                if hits:
+                    return index, hits
+            elif after and view.trace.ends[index] + 1 < p:
+                hits = self.hits_at_end(view, index, after, time)
+                if hits:
+                    return view.trace.ends[index] + 1, hits
+        return None
+
+    def hits_at_start(self, view: View, e: int, before, extra_ops, time, operands=None) -> list[Hit]:
+        op = view.trace.ops[e]
+        hits = []
+        for bp in before:
+            if op in bp.ops:
+                hit = self._met(view, bp, e, time, operands, False)
+                if hit is not None:
+                    hits.append(hit)
+        if op in extra_ops:
+            hits.append(Hit(None, e, False))
+        return hits
+
+    def hits_at_end(self, view: View, e: int, after, time) -> list[Hit]:
+        trace = view.trace
+        op = trace.ops[e]
+        if not op.results:
+            return []
+        hits = []
+        for bp in after:
+            if bp.ops and op not in bp.ops:
+                continue
+            hit = self._met(view, bp, e, time, None, True)
+            if hit is not None:
+                hits.append(hit)
+        return hits
+
+    def _test(self, view: View, bp: Breakpoint, e: int, operands, at_end: bool) -> bool:
+        """Whether `bp`'s own test (a value test or expression) holds at event e; a test that
+        fails to evaluate does not hold."""
+        if bp.test is None:
+            return True
+        try:
+            names = self._names(view, e, include_results=at_end, operands=operands)
+            return bool(bp.test(names, self._lookup_at(view, e, at_end)))
+        except HlodbgError:
+            return False
+
+    def _lookup_at(self, view: View, e: int, at_end: bool):
+        return lambda name: self._lookup(view, e, "%" + name, include_own=at_end)
+
+    def _met(self, view: View, bp: Breakpoint, e: int, time: TimePoint, operands, at_end: bool) -> Optional[Hit]:
+        """The hit if `bp` stops at event e; None if it is not met there, ignored or its
+        condition is false. `hit` counts the times the op and test were met, condition aside."""
+        if not self._test(view, bp, e, operands, at_end):
+            return None
+        number = self.hit_number(bp, time)
+        ledger = self.ledgers[bp.id]
+        if ledger.checked_until <= time:
+            ledger.met.append(time)
+            ledger.checked_until = time.just_after()
+        if number <= bp.ignore:
+            return None
+        if bp.condition_test is not None:
+            try:
+                names = self._names(view, e, include_results=at_end, operands=operands, hit=number)
+                if not bp.condition_test(names, self._lookup_at(view, e, at_end)):
+                    return None
+            except HlodbgError:
+                return None
+        return Hit(bp, e, at_end, number)
+
+    def hit_number(self, bp: Breakpoint, time: TimePoint) -> int:
+        """1 + the number of times bp was met before `time` in the run (its ledger remembers the
+        times it was met and how far the run has been checked for it)."""
+        ledger = self.ledgers.get(bp.id)
+        if ledger is None:
+            ledger = self.ledgers[bp.id] = Ledger()
+        if ledger.checked_until < time:
+            main = self.main
+            trace = main.trace
+            checked = ledger.checked_until
+            begin = checked[0] - 1 if checked[0] > 0 else -1
+            for kind, index, point in points_forward(trace, begin, min(time.event, len(trace))):
+                if point < ledger.checked_until:
+                    continue
+                if point >= time:
+                    break
+                if kind == "start":
+                    met = not bp.after and trace.ops[index] in bp.ops and \
+                        self._test(main, bp, index, None, False)
+                else:
+                    op = trace.ops[index]
+                    met = bp.after and bool(op.results) and (not bp.ops or op in bp.ops) and \
+                        self._test(main, bp, index, None, True)
+                if met:
+                    ledger.met.append(point)
+                ledger.checked_until = point.just_after()
+            ledger.checked_until = max(ledger.checked_until, time)
+        return bisect.bisect_left(ledger.met, time) + 1
+
+
+def points_forward(trace: Trace, p: int, to: int):
+    """Recorded time after event p started, up to event `to` starting: ("end", e, time) when e
+    finished, ("start", q, time) when q started; in time order."""
+    ends, completed = trace.ends, trace.completed
+    j = trace.first_completion_from(p) if p >= 0 else 0
+    n = len(trace)
+    for q in range(p + 1, to + 1):
+        while j < len(completed) and ends[completed[j]] < q:
+            e = completed[j]
+            yield "end", e, TimePoint(ends[e] + 1, 0, j)
+            j += 1
+        if q < n:
+            yield "start", q, TimePoint(q, 1, 0)
+
+
+def points_backward(trace: Trace, p: int, to: int):
+    """Recorded time before event p started, back to event `to` starting, newest first."""
+    ends, completed = trace.ends, trace.completed
+    j = trace.first_completion_from(p) - 1
+    for q in range(p - 1, to - 1, -1):
+        while j >= 0 and ends[completed[j]] >= q:
+            e = completed[j]
+            yield "end", e, TimePoint(ends[e] + 1, 0, j)
+            j -= 1
+        yield "start", q, TimePoint(q, 1, 0)
+
+
+__all__ = ["BEFORE_ALL_TIME", "Ledger", "TimePoint", "Timeline", "points_backward", "points_forward"]
