@@ -1,8 +1,8 @@
 """Recording execution for the debugger: a run that keeps every value and can pause before any op.
 
-`RecordingInterpreter` is the interpreter with its block loop replaced by one that appends each op
-instance to a `Trace` (op, frame, result, duration) and asks a `Gate` whether to pause before an
-op starts or after it finishes. `Execution` runs it in a greenlet that parks at those pauses, so the session can step forward lazily through a program of any length (including one
+`RecordingInterpreter` is the interpreter listening to its own hooks: it appends each op instance
+to a `Trace` (op, frame, result, duration) and asks a `Gate` whether to pause before an op
+starts or after it finishes. `Execution` runs it in a greenlet that parks at those pauses, so the session can step forward lazily through a program of any length (including one
 that never ends) while every value it has seen stays recorded.
 """
 from __future__ import annotations
@@ -16,11 +16,11 @@ import greenlet
 import numpy as np
 
 from ..ir.errors import ExecutionError, HlodbgError
-from ..run.interpreter import Frame, Interpreter, _block_arguments, _frozen
+from ..run.interpreter import Frame, Interpreter, Listener
 from ..ir.core import Block
-from .values import nbytes
 from ..ir.opset import has_aliasing_regions
 from .trace import FrameRecord, Trace
+from .values import nbytes
 
 NEVER = float("inf")
 
@@ -54,18 +54,23 @@ class Gate:
         self.check_after = None
 
 
-class RecordingInterpreter(Interpreter):
-    """An interpreter that records every event into `self.trace` and pauses at the gate."""
+class RecordingInterpreter(Interpreter, Listener):
+    """An interpreter that records every event into `self.trace` and pauses at the gate.
+
+    It listens to its own hooks (the interpreter's observed loop): an op is appended to the trace
+    when it is about to run, finished when its results are there, and a block's terminator is an
+    event of its own; frames are recorded around every call and region body."""
 
     def __init__(self, module, store, execution: Optional["Execution"] = None, **kwargs):
         super().__init__(module, **kwargs)
+        self.listeners = [self]
         self.trace: Trace = store.trace
         self.store = store
         self.gate = Gate()
         self.execution = execution
         self.expand_bodies = False
         self._record: Optional[FrameRecord] = None
-        self._active: Optional[int] = None  # the event whose evaluator is running
+        self._running: list[int] = []  # events whose evaluators are running, innermost last
         self._last_child: dict[int, FrameRecord] = {}
         # Time spent parked, left out of the clock events are timed with.
         self.parked_seconds = 0.0
@@ -79,7 +84,7 @@ class RecordingInterpreter(Interpreter):
         self.execution = None
         self.frame = None
         self._record = None
-        self._active = None
+        self._running = []
         self._last_child = {}
         self.parked_seconds = 0.0
 
@@ -87,7 +92,7 @@ class RecordingInterpreter(Interpreter):
         return perf_counter() - self.parked_seconds
 
     def _run_frame(self, frame: Frame, block: Block, args: list[Any]) -> list[Any]:
-        owner = self._active
+        owner = self._running[-1] if self._running else None
         parent = self._record
         trace = self.trace
         owner_op = frame.owner
@@ -105,61 +110,43 @@ class RecordingInterpreter(Interpreter):
             return super()._run_frame(frame, block, args)
         finally:
             self._record = parent
-            self._active = owner
 
-    def _run_block(self, block: Block, args: list[Any], env: dict) -> list[Any]:
-        steps, terminator = self._compile(block)
-        arguments = _block_arguments(block, args)
-        device = self.device
-        transparent = device.transparent_storage
-        load, store_value = device.load, device.store
-        for value, arg in zip(arguments, args):
-            env[value] = arg if transparent else store_value(arg, value.type)
+    # -- the interpreter's hooks: one event per op instance --------------------------------------
+    def observe(self, frame: Frame):
+        """The hooks for one run of a block, as closures over the trace's lists: they run once per
+        op of the program, so every lookup they can do ahead is done here."""
         trace = self.trace
         ops, ends, results = trace.ops, trace.ends, trace.results
-        add_op, add_frame, add_end, add_result, add_start = (
-            ops.append, trace.frames.append, ends.append, results.append, trace.starts.append)
-        add_completed = trace.completed.append
+        add_op, add_frame, add_end, add_result = ops.append, trace.frames.append, ends.append, results.append
+        add_start, add_completed = trace.starts.append, trace.completed.append
         record = self._record
         gate = self.gate
+        running = self._running
+        push, pop = running.append, running.pop
         store = self.store
         sizes = store.sizes
         ndarray = np.ndarray
+        frame_finished = store.frame_finished
+        arrive = self._arrive
         clock = perf_counter
-        for step in steps:
+
+        def before_op(frame: Frame, op, operands: list) -> None:
             eid = len(ops)
-            op = step.op
             add_op(op)
             add_frame(record)
             add_end(-1)
             add_result(None)
-            if transparent:
-                operands = [env[v] for v in step.operands]
-            else:
-                operands = [load(env[v], v.type) for v in step.operands]
             if eid >= gate.pause_at or op in gate.stop_ops:
-                self._arrive(eid, operands)
-            self._active = eid
+                arrive(eid, operands)
+            push(eid)
             add_start(clock() - self.parked_seconds)
-            out = step.folded
-            if out is None:
-                try:
-                    out = step.evaluator(step.call, *operands)
-                except HlodbgError:
-                    raise
-                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
-                    raise self._failure(step, e) from e
-                if step.foldable:
-                    step.folded = _frozen(out)
-            results[eid] = out
+
+        def finished(frame: Frame, op, operands: list, out: Any) -> None:
+            eid = pop()
+            results[eid] = out  # as the evaluator gave it: the value for one result, a list for several
             ends[eid] = len(ops) - 1
             add_completed(eid)
-            if step.single:
-                env[step.results[0]] = out if transparent else store_value(out, step.results[0].type)
-            elif step.results:
-                for value, result in zip(step.results, out):
-                    env[value] = result if transparent else store_value(result, value.type)
-            # The value store's accounting, inlined: this loop runs once per op of the program.
+            # ValueStore.account, inlined: this runs once per op of the program.
             if type(out) is ndarray:
                 size = out.nbytes if out.base is None else 0
             else:
@@ -171,23 +158,24 @@ class RecordingInterpreter(Interpreter):
                     store.evict()
             if gate.check_after is not None and gate.check_after(eid):
                 gate.pause_at = len(ops)
-        if terminator is None:
-            return []
-        eid = len(ops)
-        add_op(terminator)
-        add_frame(record)
-        add_end(eid)
-        add_result(None)
-        returned = [env[v] if transparent else load(env[v], v.type) for v in terminator.operands]
-        if eid >= gate.pause_at or terminator in gate.stop_ops:
-            self._arrive(eid, returned)
-        add_start(clock() - self.parked_seconds)
-        record.last = eid
-        add_completed(eid)
-        store.frame_finished(record)
-        if gate.check_after is not None and gate.check_after(eid):
-            gate.pause_at = len(ops)
-        return returned
+
+        def returning(frame: Frame, op, values: list) -> None:
+            # A block's terminator is an event of its own: the place to stop before leaving it.
+            eid = len(ops)
+            add_op(op)
+            add_frame(record)
+            add_end(eid)
+            add_result(None)
+            if eid >= gate.pause_at or op in gate.stop_ops:
+                arrive(eid, values)
+            add_start(clock() - self.parked_seconds)
+            record.last = eid
+            add_completed(eid)
+            frame_finished(record)
+            if gate.check_after is not None and gate.check_after(eid):
+                gate.pause_at = len(ops)
+
+        return before_op, finished, returning
 
     def _arrive(self, eid: int, operands: list) -> None:
         gate = self.gate

@@ -95,6 +95,19 @@ class ValueStore:
         self._free: dict[Operation, list[Value]] = {}
 
     # -- recording side (called by the recording loop) ----------------------------------------
+    def account(self, eid: int, out: Any) -> None:
+        """An event finished with `out`: count the memory it holds, and drop older values when
+        the budget is passed. Runs once per op of the program, so it stays small."""
+        if type(out) is np.ndarray:
+            size = out.nbytes if out.base is None else 0
+        else:
+            size = nbytes(out)
+        if size:
+            self.sizes[eid] = size
+            self.bytes += size
+            if self.bytes > self.budget:
+                self.evict()
+
     def add_frame_args(self, record: FrameRecord) -> None:
         key = FrameArgs(record.id)
         if record.owner is None or not self._op_replayable(self.trace.ops[record.owner]):

@@ -1,10 +1,13 @@
 """The execution machine: runs functions op by op through the evaluator registry.
 
 Each block is compiled once into a list of steps (evaluator, prepared OpCall, operand and result
-values), so running an op costs a dict lookup per operand and one Python call. Listeners get
-`before_op`/`after_op` for every op and `enter_frame`/`exit_frame` for every function call and
-region body; the debugger, the value recorder and the UI attach there. Frames form a stack:
-function calls, while condition/body iterations, if/case branches and reducer bodies.
+values), so running an op costs a dict lookup per operand and one Python call. There are two
+loops over a block's steps: a fast one for a plain run, and an observed one when listeners are
+attached or the device keeps values in a form of its own. Listeners get `before_op`/`after_op`
+for every op, `returning` for every block's terminator and `enter_frame`/`exit_frame` for every
+function call and region body; the debugger's recorder (engine/debug/recording.py) attaches
+there. Frames form a stack: function calls, while condition/body iterations, if/case branches
+and reducer bodies.
 """
 from __future__ import annotations
 
@@ -71,6 +74,46 @@ class Listener:
 
     def exit_frame(self, frame: Frame, results: list) -> None:
         pass
+
+    def returning(self, frame: Frame, op: Operation, values: list) -> None:
+        """The block's terminator `op` is about to hand `values` to the block's owner."""
+        pass
+
+    def observe(self, frame: Frame) -> tuple[Callable, Callable, Callable]:
+        """The observed loop's hooks for one run of a block in `frame`: (before_op(frame, op,
+        operands), finished(frame, op, operands, out), returning(frame, op, values)), where `out`
+        is what the evaluator returned (the value for one result, a sequence for several). A
+        listener called for every op may return closures prepared for the block instead."""
+        after_op = self.after_op
+
+        def finished(frame: Frame, op: Operation, operands: list, out: Any) -> None:
+            count = len(op.results)
+            after_op(frame, op, operands, [out] if count == 1 else list(out) if count else [])
+
+        return self.before_op, finished, self.returning
+
+
+def _fan_out(listeners: Sequence[Listener], frame: Frame) -> tuple[Callable, Callable, Callable]:
+    """(before_op, after_op, returning) calling every listener; one listener's own hooks when
+    there is only one (the debugger's case), so the observed loop pays one call per hook."""
+    if len(listeners) == 1:
+        return listeners[0].observe(frame)
+
+    hooks = [listener.observe(frame) for listener in listeners]
+
+    def before(frame, op, operands):
+        for hook in hooks:
+            hook[0](frame, op, operands)
+
+    def finished(frame, op, operands, out):
+        for hook in hooks:
+            hook[1](frame, op, operands, out)
+
+    def returning(frame, op, values):
+        for hook in hooks:
+            hook[2](frame, op, values)
+
+    return before, finished, returning
 
 
 class Step:
@@ -201,36 +244,44 @@ class Interpreter:
         return [env[v] for v in terminator.operands]
 
     def _run_steps_general(self, steps: list[Step], terminator, arguments, args, env: dict) -> list[Any]:
-        """The same loop with listeners and device storage (values kept in the device's form)."""
-        listeners = self.listeners
+        """The observed loop: the same steps, announced to the listeners before and after each op
+        and before the terminator hands its values back (Listener.observe), and values kept in the
+        device's form when its storage is not transparent."""
         frame = self.frame
         device = self.device
+        transparent = device.transparent_storage
         store, load = device.store, device.load
+        before_op, finished, returning = _fan_out(self.listeners, frame)
         for value, arg in zip(arguments, args):
-            env[value] = store(arg, value.type)
+            env[value] = arg if transparent else store(arg, value.type)
         for step in steps:
-            operands = [load(env[v], v.type) for v in step.operands]
-            op = step.call.op
-            for listener in listeners:
-                listener.before_op(frame, op, operands)
+            if transparent:
+                operands = [env[v] for v in step.operands]
+            else:
+                operands = [load(env[v], v.type) for v in step.operands]
+            op = step.op
+            before_op(frame, op, operands)
             out = step.folded
             if out is None:
                 try:
                     out = step.evaluator(step.call, *operands)
                 except HlodbgError:
                     raise
-                except Exception as e:  # noqa: BLE001
+                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
                     raise self._failure(step, e) from e
                 if step.foldable:
                     step.folded = _frozen(out)
-            results = [out] if step.single else list(out) if step.results else []
-            for value, result in zip(step.results, results):
-                env[value] = store(result, value.type)
-            for listener in listeners:
-                listener.after_op(frame, op, operands, results)
+            if step.single:
+                env[step.results[0]] = out if transparent else store(out, step.results[0].type)
+            elif step.results:
+                for value, result in zip(step.results, out):
+                    env[value] = result if transparent else store(result, value.type)
+            finished(frame, op, operands, out)
         if terminator is None:
             return []
-        return [load(env[v], v.type) for v in terminator.operands]
+        returned = [env[v] if transparent else load(env[v], v.type) for v in terminator.operands]
+        returning(frame, terminator, returned)
+        return returned
 
     def _failure(self, step: Step, error: Exception) -> ExecutionError:
         op = step.call.op
