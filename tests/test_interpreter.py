@@ -6,7 +6,7 @@ import pytest
 
 import hlodbg
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.machine.device import Device
+from hlodbg.engine.machine.backend import Backend
 from hlodbg.engine.run.interpreter import Interpreter, Listener
 from hlodbg.engine.ops import load_families
 from hlodbg.engine.ops.checks import expect_almost_eq_failure, expect_close_failure, ulp_difference
@@ -232,8 +232,8 @@ func.func @main() {
     assert interpreter.checks[1].where == "<string>:6:3"
 
 
-class BoxedDevice(Device):
-    """A device that keeps values in its own wrapper and counts matmuls, like a TPU device will."""
+class BoxedBackend(Backend):
+    """A backend that keeps values in its own wrapper and counts matmuls, like a TPU backend will."""
 
     transparent_storage = False
 
@@ -274,16 +274,16 @@ func.func @main(%w: tensor<4x4xf32>, %x: tensor<4xf32>) -> tensor<4xf32> {
 """
 
 
-def test_device_owns_storage_and_matmul_numerics():
+def test_the_backend_owns_storage_and_matmul_numerics():
     program = hlodbg.load(DOT_LOOP)
     rng = np.random.default_rng(0)
     w = rng.standard_normal((4, 4)).astype(np.float32)
     x = rng.standard_normal(4).astype(np.float32)
     (expected,) = Interpreter(program.module).run("main", [w, x])
-    device = BoxedDevice()
-    (actual,) = Interpreter(program.module, device=device).run("main", [w, x])
+    backend = BoxedBackend()
+    (actual,) = Interpreter(program.module, backend=backend).run("main", [w, x])
     np.testing.assert_array_equal(actual, expected)
-    assert device.matmuls == 3 and device.stored > 10
+    assert backend.matmuls == 3 and backend.stored > 10
     reference = x
     for _ in range(3):
         reference = np.tanh(w @ reference)

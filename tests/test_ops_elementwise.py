@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import hlodbg
 from hlodbg.engine.run.interpreter import Interpreter
 from hlodbg.engine.ops import load_families
+from hlodbg.engine.machine.backend import CPU
 from hlodbg.engine.ops.registry import EVALUATORS
 
 jax = pytest.importorskip("jax")
@@ -575,6 +576,8 @@ def test_any_shape_matches_xla(shape, dtype, seed):
 
 class _Call(SimpleNamespace):
     """The parts of an OpCall an element-wise evaluator reads."""
+
+    backend = CPU
 
     def attr(self, name, default=None):
         return self.attrs.get(name, default)

@@ -22,7 +22,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver
-from ..machine.device import CPU, Device
+from ..machine.backend import CPU, Backend
 from ..ir.errors import ExecutionError, HlodbgError
 from .expressions import ExpressionError, compile_expression
 from ..run.interpreter import Frame, Interpreter, entry_arguments
@@ -43,13 +43,13 @@ class Session:
     """Step through one run of `entry` on `args`. Build one with `Program.session()`."""
 
     def __init__(self, module: Module, args: Sequence[Any], entry: str = "main", memory: Optional[int] = None,
-                 breakpoints: Optional[BreakpointTable] = None, device: Device = CPU,
+                 breakpoints: Optional[BreakpointTable] = None, backend: Backend = CPU,
                  process: ProcessId = ProcessId(0, 0), grid: Optional[Grid] = None, path: Optional[str] = None):
         self.module = module
         self.entry = entry
         self.args = list(args)
         self.budget = memory
-        self.device = device
+        self.backend = backend
         self.process = process
         self.grid = grid
         self.breakpoints = breakpoints if breakpoints is not None else BreakpointTable(Resolver(module, entry, path))
@@ -62,13 +62,13 @@ class Session:
 
     # -- lifecycle ----------------------------------------------------------------------------
     def _interpreter(self) -> Interpreter:
-        return Interpreter(self.module, device=self.device, process=self.process, grid=self.grid)
+        return Interpreter(self.module, backend=self.backend, process=self.process, grid=self.grid)
 
     def _start(self) -> None:
         store = ValueStore(self.module, self._interpreter, self.budget)
         recorder = self._recorder
         if recorder is None:
-            recorder = RecordingInterpreter(self.module, store, device=self.device, process=self.process, grid=self.grid)
+            recorder = RecordingInterpreter(self.module, store, backend=self.backend, process=self.process, grid=self.grid)
             self._recorder = recorder
         recorder.reset_recording(store)
         execution = Execution(recorder, self.entry, self.args)
@@ -598,7 +598,7 @@ class Session:
         operands = [store.value(trace.ref(frame, v)) for v in op.operands]
         env = {v: store.value(trace.ref(frame, v)) for v in store.free_values(op)}
         detail_store = ValueStore(self.module, self._interpreter, self.budget)
-        recorder = RecordingInterpreter(self.module, detail_store, device=self.device, process=self.process, grid=self.grid)
+        recorder = RecordingInterpreter(self.module, detail_store, backend=self.backend, process=self.process, grid=self.grid)
         recorder.expand_bodies = True
         step = recorder.step_for(op)
         recorder.frame = Frame(frame.function, "replay", None, None, None, env)

@@ -17,13 +17,13 @@ import scipy.special
 from ..ir.dtypes import widen
 from ..ir.types import TensorType
 from . import elementwise as ew
-from .elementwise import UNSIGNED_OF_SIZE, float_bits, precise, rounded
+from .elementwise import UNSIGNED_OF_SIZE, float_bits
 from .elementwise_math import atan2
 from .registry import OpCall, op
 
 
 def _real(call: OpCall, operand: np.ndarray, fn: Callable) -> np.ndarray:
-    return rounded(fn(precise(np.asarray(operand))), call.result_dtype)
+    return call.backend.rounded(fn(call.backend.precise(np.asarray(operand))), call.result_dtype)
 
 
 # -- trigonometric and hyperbolic -----------------------------------------------------------------
@@ -78,7 +78,7 @@ def tan(call: OpCall, operand: np.ndarray) -> np.ndarray:
 def asin_acos_kernel(call: OpCall, operand: np.ndarray) -> np.ndarray:
     if np.asarray(operand).dtype.kind != "c":
         raise call.error(f"operates on complex tensors, not {call.operand_types[0]}")
-    return rounded(asin_acos_w(precise(np.asarray(operand))), call.result_dtype)
+    return call.backend.rounded(asin_acos_w(call.backend.precise(np.asarray(operand))), call.result_dtype)
 
 
 def asin_acos_w(z: np.ndarray) -> np.ndarray:
@@ -164,7 +164,7 @@ def digamma_f64(x: np.ndarray) -> np.ndarray:
 
 @op("chlo.zeta")
 def zeta(call: OpCall, x: np.ndarray, q: np.ndarray) -> np.ndarray:
-    return rounded(hurwitz_zeta(precise(np.asarray(x)), precise(np.asarray(q))), call.result_dtype)
+    return call.backend.rounded(hurwitz_zeta(call.backend.precise(np.asarray(x)), call.backend.precise(np.asarray(q))), call.result_dtype)
 
 
 def hurwitz_zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
@@ -188,7 +188,7 @@ def hurwitz_zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 @op("chlo.polygamma")
 def polygamma(call: OpCall, n: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return rounded(polygamma_f64(precise(np.asarray(n)), precise(np.asarray(x))), call.result_dtype)
+    return call.backend.rounded(polygamma_f64(call.backend.precise(np.asarray(n)), call.backend.precise(np.asarray(x))), call.result_dtype)
 
 
 def polygamma_f64(n: np.ndarray, x: np.ndarray) -> np.ndarray:
@@ -228,7 +228,7 @@ def conj(call: OpCall, operand: np.ndarray) -> np.ndarray:
 def square(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = widen(np.asarray(operand))
     if x.dtype.kind != "c":
-        return rounded(x * x, call.result_dtype)
+        return call.backend.rounded(x * x, call.result_dtype)
     # (re - im)(re + im) + 2 re im i: the real part without the cancellation of re^2 - im^2.
     re, im = x.real, x.imag
     result = np.empty(x.shape, x.dtype)

@@ -1,6 +1,6 @@
 """Contractions: dot_general, dot, einsum, unary_einsum and chlo.ragged_dot.
 
-Every multiply-accumulate goes through `call.device.matmul` on the canonical batched form
+Every multiply-accumulate goes through `call.backend.matmul` on the canonical batched form
 `[B, M, K] x [B, K, N]`, so a device that models other matmul numerics (a TPU's bf16 passes)
 changes all of them at once. The canonical form is built with transposes and reshapes that numpy
 turns into views whenever the memory layout allows, so the common layouts cost no copy.
@@ -57,7 +57,7 @@ def contract(
     right = _batched_matrix(rhs, rhs_batch, rhs_contract, rhs_free)
     precision, accumulation = matmul_numerics(call)
     dtype = call.result_dtype if result_dtype is None else result_dtype
-    product = call.device.matmul(left, right, dtype, precision=precision, accumulation_dtype=accumulation)
+    product = call.backend.matmul(left, right, dtype, precision=precision, accumulation_dtype=accumulation)
     shape = (
         *(lhs.shape[d] for d in lhs_batch),
         *(lhs.shape[d] for d in lhs_free),
@@ -325,7 +325,7 @@ def _ragged_noncontracting(call: OpCall, lhs, rhs, group_sizes, n, ragged: int) 
         for g, (start, end) in enumerate(bounds[0, 0]):
             if end > start:
                 rows = left[:, :, start:end].reshape(B, -1, K)
-                block = call.device.matmul(rows, right[g], dtype, precision=precision, accumulation_dtype=accumulation)
+                block = call.backend.matmul(rows, right[g], dtype, precision=precision, accumulation_dtype=accumulation)
                 out[:, :, start:end] += block.reshape(B, P, end - start, Q, N)
     else:
         for b in range(B):
@@ -333,7 +333,7 @@ def _ragged_noncontracting(call: OpCall, lhs, rhs, group_sizes, n, ragged: int) 
                 for g, (start, end) in enumerate(bounds[b, p]):
                     if end > start:
                         rows = left[b:b + 1, p, start:end].reshape(1, -1, K)
-                        block = call.device.matmul(
+                        block = call.backend.matmul(
                             rows, right[g, b:b + 1], dtype, precision=precision, accumulation_dtype=accumulation
                         )
                         out[b, p, start:end] += block.reshape(end - start, Q, N)
@@ -387,5 +387,5 @@ def _ragged_contracting(call: OpCall, lhs, rhs, group_sizes, lb, rb, lc, rc, rag
             inside = (positions >= bounds[:, :, g, :1]) & (positions < bounds[:, :, g, 1:])  # [B, P, R]
             rows = np.where(inside[:, None, :, :, None], left, np.zeros((), left.dtype)).reshape(B, M, -1)
             cols = right.reshape(B, -1, N)
-        out[g] = call.device.matmul(rows, cols, dtype, precision=precision, accumulation_dtype=accumulation)
+        out[g] = call.backend.matmul(rows, cols, dtype, precision=precision, accumulation_dtype=accumulation)
     return out.reshape(shape)

@@ -13,15 +13,16 @@ import numpy as np
 
 from ..ir.dtypes import bit_width, integer_bounds, is_narrow_int, narrow, widen
 from ..ir.types import TensorType
-from .elementwise import BOOL, F32, F64, UNSIGNED_OF_SIZE, is_floating, rounded
+from .elementwise import BOOL, F32, F64, UNSIGNED_OF_SIZE, is_floating
+from ..machine.backend import Backend
 from .registry import OpCall, op
 
 @op("stablehlo.convert")
 def convert(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return convert_array(np.asarray(operand), call.result_dtype)
+    return convert_array(call.backend, np.asarray(operand), call.result_dtype)
 
 
-def convert_array(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def convert_array(backend: Backend, x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """`x` converted to `dtype` the way XLA's CPU backend converts."""
     if x.dtype == dtype:
         return x
@@ -34,7 +35,7 @@ def convert_array(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     if dtype.kind == "c":
         return value.astype(dtype)
     if is_floating(dtype):
-        return rounded(value, dtype)
+        return backend.rounded(value, dtype)
     if is_floating(value.dtype):
         return float_to_integer(value, dtype)
     return narrow(value, dtype) if is_narrow_int(dtype) else value.astype(dtype)
@@ -154,7 +155,7 @@ def reduce_precision(call: OpCall, operand: np.ndarray) -> np.ndarray:
     if exponent_bits >= info.nexp and mantissa_bits >= info.nmant:
         return x
     wide = reduce_bits(x.astype(F32), (8, 23), min(exponent_bits, 8), min(mantissa_bits, 23))
-    return rounded(wide, x.dtype)
+    return call.backend.rounded(wide, x.dtype)
 
 
 def reduce_bits(x: np.ndarray, layout: tuple[int, int], exponent_bits: int, mantissa_bits: int) -> np.ndarray:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..ir.dtypes import bit_width, is_narrow_float, is_narrow_int, narrow, widen
+from ..machine.backend import Backend
 from .registry import OpCall, op
 
 F32 = np.dtype(np.float32)
@@ -22,7 +23,6 @@ F64 = np.dtype(np.float64)
 C128 = np.dtype(np.complex128)
 BOOL = np.dtype(np.bool_)
 # Float types numpy computes in natively (float8_e5m2 also has kind "f" but is an ml_dtypes type).
-_NATIVE_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, np.complex64, np.complex128))
 
 UNSIGNED_OF_SIZE = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32), 8: np.dtype(np.uint64)}
 
@@ -33,44 +33,6 @@ UNSIGNED_OF_SIZE = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(n
 def is_floating(dtype: np.dtype) -> bool:
     """f64, f32 and every narrow float (bf16, f16, f8, f6, f4)."""
     return dtype.kind == "f" or is_narrow_float(dtype)
-
-
-def precise(x: np.ndarray) -> np.ndarray:
-    """`x` in the precision transcendental functions are evaluated in.
-
-    f32 and narrower floats are evaluated in f32 with numpy's vectorised kernels (within a few
-    ULP, like XLA's own f32 approximations, and several times faster than going through f64);
-    complex64 goes through complex128, whose numpy kernels are the accurate ones.
-    """
-    dtype = x.dtype
-    if dtype == F64 or dtype == C128 or dtype == F32:
-        return x
-    if dtype.kind != "c" and dtype.itemsize < 4:
-        return x.astype(F32)
-    return x.astype(C128 if dtype.kind == "c" else F64)
-
-
-def rounded(value: Any, dtype: np.dtype) -> np.ndarray:
-    """Round a float or complex result to `dtype`; narrow floats go through f32 first.
-
-    XLA computes narrow-float ops in f32 and rounds that f32 result, so a value computed in f64
-    is rounded to f32 before it is rounded to the narrow type (both roundings, as XLA does).
-    """
-    value = np.asarray(value)
-    if value.dtype == dtype:
-        return value
-    if is_narrow_float(dtype) and value.dtype != F32:
-        value = value.astype(F32)
-    return value.astype(dtype)
-
-
-def stage_dtype(dtype: np.dtype) -> np.dtype:
-    """The type each step of a multi-step XLA expansion is rounded to.
-
-    XLA CPU emits f16 arithmetic as f16 (every step rounded) but upcasts bf16 and the f8 family
-    to f32 for a whole expression; f32 and f64 steps round to themselves.
-    """
-    return dtype if dtype in _NATIVE_FLOATS else F32
 
 
 def all_ones(dtype: np.dtype) -> np.ndarray:
@@ -220,8 +182,8 @@ def power(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if a.dtype.kind in "iu":
         return narrow(integer_power(a, b), dtype)
     if a.dtype.kind == "c":
-        return complex_power(a, b).astype(dtype)
-    return rounded(np.power(precise(a), precise(b)), dtype)
+        return complex_power(call.backend, a, b).astype(dtype)
+    return call.backend.rounded(np.power(call.backend.precise(a), call.backend.precise(b)), dtype)
 
 
 def integer_power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
@@ -246,7 +208,7 @@ def integer_power(base: np.ndarray, exponent: np.ndarray) -> np.ndarray:
     return result
 
 
-def complex_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+def complex_power(backend: Backend, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a**b in XLA's polar form, every step rounded to the component type as XLA's code is.
 
     (x+iy)**(c+id) = |a|**c * exp(-d arg a) * cis(c arg a + d log|a|), and 0**(c+0i) is 1 for
@@ -256,20 +218,15 @@ def complex_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """
     x, y, c, d = a.real, a.imag, b.real, b.imag
     modulus_sq = x * x + y * y
-    angle = staged(np.arctan2, y, x)
+    angle = backend.staged(np.arctan2, y, x)
     half = np.asarray(0.5, x.dtype)
-    coefficient = staged(np.power, modulus_sq, half * c) * staged(np.exp, -d * angle)
-    q = c * angle + half * d * staged(np.log, modulus_sq)
+    coefficient = backend.staged(np.power, modulus_sq, half * c) * backend.staged(np.exp, -d * angle)
+    q = c * angle + half * d * backend.staged(np.log, modulus_sq)
     zero_base = (modulus_sq == 0) & (d == 0) & (c >= 0)
     result = np.empty(np.broadcast_shapes(a.shape, b.shape), a.dtype)
-    result.real = np.where(zero_base, np.where(c == 0, 1, 0).astype(x.dtype), coefficient * staged(np.cos, q))
-    result.imag = np.where(zero_base, np.zeros((), x.dtype), coefficient * staged(np.sin, q))
+    result.real = np.where(zero_base, np.where(c == 0, 1, 0).astype(x.dtype), coefficient * backend.staged(np.cos, q))
+    result.imag = np.where(zero_base, np.zeros((), x.dtype), coefficient * backend.staged(np.sin, q))
     return result
-
-
-def staged(fn: Any, *args: np.ndarray) -> np.ndarray:
-    """`fn` evaluated precisely and rounded to the dtype of its first argument (one XLA step)."""
-    return np.asarray(fn(*(precise(np.asarray(a)) for a in args))).astype(np.asarray(args[0]).dtype)
 
 
 @op("stablehlo.maximum")
@@ -292,7 +249,7 @@ def clamp(call: OpCall, low: np.ndarray, operand: np.ndarray, high: np.ndarray) 
 def abs_(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = widen(operand)
     if x.dtype.kind == "c":
-        return rounded(np.abs(precise(x)), call.result_dtype)
+        return call.backend.rounded(np.abs(call.backend.precise(x)), call.result_dtype)
     # Integer abs wraps: abs(INT_MIN) is INT_MIN, as numpy and XLA both compute it.
     return narrow(np.abs(x), call.result_dtype)
 
@@ -310,12 +267,12 @@ def sign(call: OpCall, operand: np.ndarray) -> np.ndarray:
         return narrow(np.sign(x), dtype)
     if x.dtype.kind == "c":
         # x / |x| component by component (XLA's form: sign(inf + 1j) is nan + 0j); zero stays zero.
-        wide = precise(x)
+        wide = call.backend.precise(x)
         magnitude = np.abs(wide)
         unit = np.empty(wide.shape, wide.dtype)
         unit.real = wide.real / magnitude
         unit.imag = wide.imag / magnitude
-        return rounded(np.where(magnitude == 0, wide, unit), dtype)
+        return call.backend.rounded(np.where(magnitude == 0, wide, unit), dtype)
     # NaN and signed zeros are returned as they are; everything else becomes +-1.
     unit = np.copysign(np.ones((), x.dtype), x)
     return narrow(np.where(np.isnan(x) | (x == 0), x, unit), dtype)

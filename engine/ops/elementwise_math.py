@@ -13,14 +13,14 @@ from typing import Callable, Optional
 import numpy as np
 
 from ..ir.dtypes import narrow, widen
-from .elementwise import precise, rounded, stage_dtype, staged
+from ..machine.backend import Backend
 from .registry import OpCall, op
 
 
 def _unary(call: OpCall, operand: np.ndarray, real_fn: Callable, complex_fn: Optional[Callable] = None) -> np.ndarray:
-    x = precise(np.asarray(operand))
+    x = call.backend.precise(np.asarray(operand))
     fn = complex_fn if (complex_fn is not None and x.dtype.kind == "c") else real_fn
-    return rounded(fn(x), call.result_dtype)
+    return call.backend.rounded(fn(x), call.result_dtype)
 
 
 @op("stablehlo.exponential")
@@ -89,11 +89,11 @@ def exponential_minus_one(call: OpCall, operand: np.ndarray) -> np.ndarray:
     dtype = call.result_dtype
     x = np.asarray(operand)
     if x.dtype.kind == "c":
-        return rounded(_complex_expm1(precise(x)), dtype)
-    return rounded(expm1_steps(x.astype(stage_dtype(dtype))), dtype)
+        return call.backend.rounded(_complex_expm1(call.backend.precise(x)), dtype)
+    return call.backend.rounded(expm1_steps(call.backend, x.astype(call.backend.stage_dtype(dtype))), dtype)
 
 
-def expm1_steps(x: np.ndarray) -> np.ndarray:
+def expm1_steps(backend: Backend, x: np.ndarray) -> np.ndarray:
     """XLA's expm1: exp(x) - 1 for |x| > 0.5, else tanh(x/2) * (exp(x) + 1), each step rounded.
 
     In f16 (whose steps XLA rounds to f16) this differs from the correctly rounded expm1 in
@@ -102,8 +102,8 @@ def expm1_steps(x: np.ndarray) -> np.ndarray:
     dtype = x.dtype
     one = np.ones((), dtype)
     half_x = x * np.asarray(0.5, dtype)
-    exp_x = staged(np.exp, x)
-    small = staged(np.tanh, half_x) * (exp_x + one)
+    exp_x = backend.staged(np.exp, x)
+    small = backend.staged(np.tanh, half_x) * (exp_x + one)
     result = np.where(np.abs(x) > np.asarray(0.5, dtype), exp_x - one, small)
     # x/2 underflows only for the smallest subnormals, where expm1(x) is x.
     return np.where(half_x == 0, x, result)
@@ -124,22 +124,22 @@ def logistic(call: OpCall, operand: np.ndarray) -> np.ndarray:
     dtype = call.result_dtype
     x = np.asarray(operand)
     if x.dtype.kind == "c":
-        z = precise(x)
-        return rounded(1.0 / (1.0 + np.exp(-z)), dtype)
+        z = call.backend.precise(x)
+        return call.backend.rounded(1.0 / (1.0 + np.exp(-z)), dtype)
     # XLA expands logistic to 1 / (1 + exp(-x)), rounding each step (in f16, each to f16).
     # For very negative x exp(-x) overflows to inf and the result is 0, as in XLA.
-    x = x.astype(stage_dtype(dtype))
+    x = x.astype(call.backend.stage_dtype(dtype))
     one = np.ones((), x.dtype)
-    return rounded(one / (one + staged(np.exp, -x)), dtype)
+    return call.backend.rounded(one / (one + call.backend.staged(np.exp, -x)), dtype)
 
 
 @op("stablehlo.atan2")
 def atan2(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    y, x = precise(np.asarray(lhs)), precise(np.asarray(rhs))
+    y, x = call.backend.precise(np.asarray(lhs)), call.backend.precise(np.asarray(rhs))
     if y.dtype.kind == "c":
         # atan2 of complex numbers: -i log((x + iy) / sqrt(x^2 + y^2)).
-        return rounded(-1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y)), call.result_dtype)
-    return rounded(np.arctan2(y, x), call.result_dtype)
+        return call.backend.rounded(-1j * np.log((x + 1j * y) / np.sqrt(x * x + y * y)), call.result_dtype)
+    return call.backend.rounded(np.arctan2(y, x), call.result_dtype)
 
 
 # -- rounding and classification ----------------------------------------------------------------

@@ -30,10 +30,6 @@ from ..ir.dtypes import element_dtype, is_float_dtype, is_narrow_float, is_narro
 from .registry import OpCall, op
 from .elementwise import complex64_multiply
 
-# XLA CPU's TreeReductionRewriter window: longer reduced dimensions are reduced in blocks of this.
-TREE_WINDOW = 32
-# XLA CPU emits f32/f64 sums and products over inputs this large as vectorised loops instead.
-VECTORIZED_SIZE = 4096
 # A general body costs one region call per sequential step; past this many steps in one fold,
 # reductions switch to the ordered pairwise tree (log2(n) calls, a different rounding order).
 SEQUENTIAL_BODY_LIMIT = 1024
@@ -242,20 +238,20 @@ def xla_tree_reduce(call: OpCall, region_index: int, kind: Optional[str], x: np.
                     reduced: int) -> np.ndarray:
     """Reduce the last `reduced` axes of `x` in XLA CPU's order.
 
-    XLA's TreeReductionRewriter turns a reduce over any dimension longer than TREE_WINDOW into
-    a reduce_window with windows and strides of min(n, TREE_WINDOW) and "same" padding (split
+    XLA's TreeReductionRewriter turns a reduce over any dimension longer than the backend's
+    tree_window (w) into a reduce_window with windows and strides of min(n, w) and "same" padding (split
     low/high; padding positions take no part), then reduces that, until every reduced dimension
     fits; the final reduce folds the remaining elements from init in row-major order. Each
     window is folded from init in row-major order too, rounding after every step.
 
-    f32 and f64 sums and products of VECTORIZED_SIZE elements or more are not rewritten: XLA
+    f32 and f64 sums and products of vectorized_reduction_size elements or more are not rewritten: XLA
     emits them as vectorised loops (partial sums in vector lanes, combined at the end, the init
     value taken once). That order depends on the shape and target, so here numpy's pairwise
     reduction stands in for it (within about 1e-7 relative) and the init value comes last.
     """
     batch = x.shape[:x.ndim - reduced]
     sizes = list(x.shape[x.ndim - reduced:])
-    if kind is not None and x.dtype in (np.float32, np.float64) and x.size >= VECTORIZED_SIZE:
+    if kind is not None and x.dtype in (np.float32, np.float64) and x.size >= call.backend.vectorized_reduction_size:
         fn = ufunc_for(kind, x.dtype)
         partial = fn.reduce(x, axis=tuple(range(len(batch), x.ndim)), dtype=x.dtype)
         return np.asarray(fn(partial, init), dtype=x.dtype)
@@ -263,7 +259,7 @@ def xla_tree_reduce(call: OpCall, region_index: int, kind: Optional[str], x: np.
     key = ("tree", x.shape, x.dtype, reduced)
     plan = call.memo.get(key) if call is not None else None
     if plan is None:
-        plan = _tree_plan(kind, x.dtype, batch, sizes, reduced)
+        plan = _tree_plan(kind, x.dtype, batch, sizes, reduced, call.backend.tree_window)
         if call is not None:
             call.memo[key] = plan
     stages, remaining = plan
@@ -282,11 +278,11 @@ def xla_tree_reduce(call: OpCall, region_index: int, kind: Optional[str], x: np.
     return fold_last(call, region_index, kind, flat, init)
 
 
-def _tree_plan(kind: Optional[str], dtype: np.dtype, batch: tuple, sizes: list, reduced: int):
+def _tree_plan(kind: Optional[str], dtype: np.dtype, batch: tuple, sizes: list, reduced: int, window: int):
     """The stages of XLA's tree rewrite for one shape: how to pad, tile and fold each level."""
     stages = []
-    while any(n > TREE_WINDOW for n in sizes):
-        windows = [min(n, TREE_WINDOW) for n in sizes]
+    while any(n > window for n in sizes):
+        windows = [min(n, window) for n in sizes]
         outs = [-(-n // w) for n, w in zip(sizes, windows)]
         steps = int(np.prod(windows))
         if kind is None and steps > SEQUENTIAL_BODY_LIMIT:

@@ -4,7 +4,7 @@ An evaluator is a plain function `evaluator(call, *operands)` registered with `@
 `operands` are numpy arrays (tuples for tuple values, `Token` for tokens); the evaluator returns
 the single result, or a sequence of results when the op has several (or none). `call` is an
 `OpCall`, prepared once per op when the program is loaded: it carries the decoded attributes, the
-result types, the device that owns numerics and storage, the process (replica_id, partition_id)
+result types, the backend that owns numerics and storage, the process (replica_id, partition_id)
 and a way to run the op's regions. Dispatch (interpreter.py) is kept apart from semantics.
 """
 from __future__ import annotations
@@ -40,7 +40,7 @@ def evaluator_for(name: str) -> Optional[Evaluator]:
 class OpCall:
     """Everything an evaluator needs besides its operands, built once per op at load time."""
 
-    __slots__ = ("op", "attrs", "result_types", "operand_types", "interpreter", "memo")
+    __slots__ = ("op", "attrs", "result_types", "operand_types", "interpreter", "backend", "memo")
 
     def __init__(self, op: Operation, interpreter: Any):
         self.op = op
@@ -48,6 +48,9 @@ class OpCall:
         self.result_types: list[Type] = [v.type for v in op.results]
         self.operand_types: list[Type] = [v.type for v in op.operands]
         self.interpreter = interpreter
+        # The machine's storage and numerics policy (machine/backend.py): every rounding,
+        # staging and matmul choice an evaluator makes goes through it.
+        self.backend = interpreter.backend
         # Evaluators keep derived attribute forms here (permutations, index maps), computed once.
         self.memo: dict[str, Any] = {}
 
@@ -82,10 +85,6 @@ class OpCall:
             return value
 
     # -- machine ----------------------------------------------------------------------------
-    @property
-    def device(self):
-        return self.interpreter.device
-
     @property
     def process(self):
         return self.interpreter.process

@@ -3,7 +3,7 @@
 Each block is compiled once into a list of steps (evaluator, prepared OpCall, operand and result
 values), so running an op costs a dict lookup per operand and one Python call. There are two
 loops over a block's steps: a fast one for a plain run, and an observed one when listeners are
-attached or the device keeps values in a form of its own. Listeners get `before_op`/`after_op`
+attached or the backend keeps values in a form of its own. Listeners get `before_op`/`after_op`
 for every op, `returning` for every block's terminator and `enter_frame`/`exit_frame` for every
 function call and region body; the debugger's recorder (engine/debug/recording.py) attaches
 there. Frames form a stack: function calls, while condition/body iterations, if/case branches
@@ -18,7 +18,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from ..machine.allocator import keep_freed_memory
-from ..machine.device import CPU, Device
+from ..machine.backend import CPU, Backend
 from ..ir.dtypes import as_value
 from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.core import Block, Function, Module, Operation, Value, symbol_name
@@ -138,7 +138,7 @@ class Interpreter:
     def __init__(
         self,
         module: Module,
-        device: Device = CPU,
+        backend: Backend = CPU,
         process: ProcessId = ProcessId(0, 0),
         grid: Optional[Grid] = None,
         listeners: Sequence[Listener] = (),
@@ -146,7 +146,7 @@ class Interpreter:
         load_families()
         keep_freed_memory()
         self.module = module
-        self.device = device
+        self.backend = backend  # storage and numerics (machine/backend.py)
         self.process = process
         self.grid = grid if grid is not None else Grid(1, 1)
         self.listeners: list[Listener] = list(listeners)
@@ -174,7 +174,7 @@ class Interpreter:
     def for_process(self, process: ProcessId, grid: Optional[Grid]) -> "Interpreter":
         """A plain interpreter for another process of a nested grid (interpreter.run_parallel) that
         prints, probes and expands bodies like this one."""
-        other = Interpreter(self.module, device=self.device, process=process, grid=grid)
+        other = Interpreter(self.module, backend=self.backend, process=process, grid=grid)
         other.printed = self.printed
         other.probe_dir = self.probe_dir
         other.probe_counts = self.probe_counts
@@ -219,7 +219,7 @@ class Interpreter:
     def _run_block(self, block: Block, args: list[Any], env: dict) -> list[Any]:
         steps, terminator = self._compile(block)
         arguments = _block_arguments(block, args)
-        if self.listeners or not self.device.transparent_storage:
+        if self.listeners or not self.backend.transparent_storage:
             return self._run_steps_general(steps, terminator, arguments, args, env)
         for value, arg in zip(arguments, args):
             env[value] = arg
@@ -246,11 +246,11 @@ class Interpreter:
     def _run_steps_general(self, steps: list[Step], terminator, arguments, args, env: dict) -> list[Any]:
         """The observed loop: the same steps, announced to the listeners before and after each op
         and before the terminator hands its values back (Listener.observe), and values kept in the
-        device's form when its storage is not transparent."""
+        backend's form when its storage is not transparent."""
         frame = self.frame
-        device = self.device
-        transparent = device.transparent_storage
-        store, load = device.store, device.load
+        backend = self.backend
+        transparent = backend.transparent_storage
+        store, load = backend.store, backend.load
         before_op, finished, returning = _fan_out(self.listeners, frame)
         for value, arg in zip(arguments, args):
             env[value] = arg if transparent else store(arg, value.type)
@@ -403,7 +403,7 @@ def _unsupported(op: Operation) -> Callable:
     return evaluator
 
 
-def run_module(module: Module, args: Sequence[Any] = (), entry: str = "main", device: Device = CPU,
+def run_module(module: Module, args: Sequence[Any] = (), entry: str = "main", backend: Backend = CPU,
                process: ProcessId = ProcessId(0, 0)) -> list[Any]:
     """Run `entry` of `module` on one process and return its results."""
-    return Interpreter(module, device=device, process=process).run(entry, args)
+    return Interpreter(module, backend=backend, process=process).run(entry, args)

@@ -1,0 +1,170 @@
+"""Backends: what a machine decides about values — how it stores them and how it computes with them.
+
+A backend owns
+- value storage: `store`/`load` between the logical numpy array an evaluator sees and what the
+  machine keeps (the identity on the CPU; a TPU keeps tiled, padded physical buffers);
+- contractions: evaluators never multiply matrices themselves; dot_general, convolution and
+  friends bring their operands into a canonical batched-matmul form and call `matmul`, which
+  decides accumulation types and passes (precision config, dot algorithms);
+- the numerics policy every evaluator reaches through `call.backend`: the precision
+  transcendental functions are evaluated in (`precise`), how a result is rounded to its type
+  (`rounded`, the one place results are rounded, so also where a backend that flushes
+  subnormals does so), the type each step of a multi-step expansion rounds to (`stage_dtype`,
+  `staged`), and the reduction schedule (`tree_window`, `vectorized_reduction_size`).
+
+`Backend` is XLA on the CPU, which the spec leaves implementation-defined choices to ("match XLA
+on the CPU"); `CpuBackend` names it. A TPU backend overrides what differs without touching any
+evaluator. "Device" means a member of the grid (machine/process.py), never this object.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
+from ..ir.types import Type
+
+# Complex contractions at most this long are summed in order, one rounded product at a time.
+_SEQUENTIAL_COMPLEX_K = 8
+
+
+F32 = np.dtype(np.float32)
+F64 = np.dtype(np.float64)
+C128 = np.dtype(np.complex128)
+# Floats XLA CPU computes in their own width; bf16 and the f8 family compute in f32.
+_NATIVE_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, np.complex64, np.complex128))
+
+
+class Backend:
+    """XLA-on-CPU numerics: values stored as given, contractions exact, results rounded once."""
+
+    name = "backend"
+    # XLA CPU's TreeReductionRewriter window: longer reduced dimensions are reduced in blocks of this.
+    tree_window = 32
+    # XLA CPU emits f32/f64 sums and products over inputs this large as vectorised loops instead.
+    vectorized_reduction_size = 4096
+    # True when store/load are the identity, so the interpreter may skip calling them.
+    transparent_storage = True
+
+    def store(self, value: Any, type: Type) -> Any:
+        """The representation kept for a value of `type` (identity on the CPU).
+
+        A backend that overrides store/load must set `transparent_storage = False`.
+        """
+        return value
+
+    def load(self, stored: Any, type: Type) -> Any:
+        """The logical numpy array of a stored value."""
+        return stored
+
+    def matmul(
+        self,
+        lhs: np.ndarray,
+        rhs: np.ndarray,
+        result_dtype: np.dtype,
+        precision: tuple = (),
+        accumulation_dtype: Optional[np.dtype] = None,
+    ) -> np.ndarray:
+        """`[B, M, K] x [B, K, N] -> [B, M, N]` rounded once to `result_dtype`.
+
+        Integer products wrap in the result width; narrow floats accumulate in f32, and float
+        results narrower than their operands at the operands' width. `accumulation_dtype` (a
+        dot algorithm's) only ever widens the accumulator on the CPU.
+        """
+        acc = _accumulation_dtype(lhs.dtype, rhs.dtype, result_dtype)
+        if accumulation_dtype is not None and acc.kind == "f":
+            # XLA CPU ignores a dot algorithm's narrower accumulator (F16_F16_F16 still sums in
+            # f32); only a wider one (F64_F64_F64) changes the arithmetic.
+            requested = compute_dtype(np.dtype(accumulation_dtype))
+            if requested.kind == "f" and requested.itemsize > acc.itemsize:
+                acc = requested
+        if lhs.dtype != acc:
+            lhs = lhs.astype(acc)
+        if rhs.dtype != acc:
+            rhs = rhs.astype(acc)
+        if acc.kind == "c" and lhs.shape[-1] <= _SEQUENTIAL_COMPLEX_K:
+            # Short complex dots as XLA CPU evaluates them: each complex product rounded, then
+            # added in K order (jax.jit reproduces the conformance suite's complex dot_general
+            # files bit for bit this way; BLAS's kernels land several ulps away when the sum
+            # cancels). Real dots need no such loop: BLAS and XLA both chain fused multiply-adds
+            # in K order. For such K the loop costs about what BLAS does.
+            total = np.zeros((*lhs.shape[:-1], rhs.shape[-1]), acc)
+            for k in range(lhs.shape[-1]):
+                total += lhs[..., :, k, None] * rhs[..., None, k, :]
+            return narrow(total, result_dtype)
+        # Integer products wrap in the accumulator and again when narrowed, as XLA's do.
+        return narrow(np.matmul(lhs, rhs), result_dtype)
+
+
+    # -- the numerics policy ----------------------------------------------------------------------
+    @staticmethod
+    def precise(x: np.ndarray) -> np.ndarray:
+        """`x` in the precision transcendental functions are evaluated in.
+
+        f32 and narrower floats are evaluated in f32 with numpy's vectorised kernels (within a few
+        ULP, like XLA's own f32 approximations, and several times faster than going through f64);
+        complex64 goes through complex128, whose numpy kernels are the accurate ones.
+        """
+        dtype = x.dtype
+        if dtype == F64 or dtype == C128 or dtype == F32:
+            return x
+        if dtype.kind != "c" and dtype.itemsize < 4:
+            return x.astype(F32)
+        return x.astype(C128 if dtype.kind == "c" else F64)
+
+    @staticmethod
+    def rounded(value: Any, dtype: np.dtype) -> np.ndarray:
+        """Round a float or complex result to `dtype`; narrow floats go through f32 first.
+
+        XLA computes narrow-float ops in f32 and rounds that f32 result, so a value computed in f64
+        is rounded to f32 before it is rounded to the narrow type (both roundings, as XLA does).
+        Subnormal results are kept, as IEEE and the spec say (XLA's CPU runtime flushes them).
+        """
+        value = np.asarray(value)
+        if value.dtype == dtype:
+            return value
+        if is_narrow_float(dtype) and value.dtype != F32:
+            value = value.astype(F32)
+        return value.astype(dtype)
+
+    @staticmethod
+    def stage_dtype(dtype: np.dtype) -> np.dtype:
+        """The type each step of a multi-step XLA expansion is rounded to.
+
+        XLA CPU emits f16 arithmetic as f16 (every step rounded) but upcasts bf16 and the f8 family
+        to f32 for a whole expression; f32 and f64 steps round to themselves.
+        """
+        return dtype if dtype in _NATIVE_FLOATS else F32
+
+    def staged(self, fn: Any, *args: np.ndarray) -> np.ndarray:
+        """`fn` evaluated precisely and rounded to the dtype of its first argument (one XLA step)."""
+        return np.asarray(fn(*(self.precise(np.asarray(a)) for a in args))).astype(np.asarray(args[0]).dtype)
+
+
+def _accumulation_dtype(lhs: np.dtype, rhs: np.dtype, result: np.dtype) -> np.dtype:
+    if result.kind == "c" or lhs.kind == "c" or rhs.kind == "c":
+        return np.result_type(np.complex64, result) if result.kind == "c" else np.dtype(np.complex128)
+    if result.kind == "b":
+        return np.dtype(np.int32)
+    wide = compute_dtype(result)
+    if wide.kind in "iu":
+        return np.dtype(np.int64) if wide.itemsize <= 8 and wide.kind == "i" else np.dtype(np.uint64)
+    # A float result narrower than its operands (f64 x f64 -> f32) is still computed at the
+    # operands' width and rounded once.
+    for operand in (lhs, rhs):
+        operand = compute_dtype(operand)
+        if operand.kind == "f" and operand.itemsize > wide.itemsize:
+            wide = operand
+    return wide
+
+
+class CpuBackend(Backend):
+    """XLA on the CPU with plain numpy storage: the default backend."""
+
+    name = "cpu"
+
+
+CPU = CpuBackend()
+
+__all__ = ["Backend", "CPU", "CpuBackend"]
