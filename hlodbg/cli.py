@@ -1,12 +1,5 @@
-"""The `hlodbg` command.
-
-  hlodbg [PROG]              open the debugger (the embedded sample when PROG is omitted)
-  hlodbg serve [PROG]        the same debugger in a web browser
-  hlodbg verify PROG...      parse and verify; `PROG: ok (N ops, M functions)` or the errors
-  hlodbg print PROG          print in pretty (default) or generic form
-  hlodbg run PROG            execute a program and print or save its results
-  hlodbg check FILE...       run self-checking programs; exit 1 if a check fails
-  hlodbg export PROG -o OUT  the dataflow graph as SVG, PNG, DOT or JSON
+"""The `hlodbg` command: `hlodbg [PROG]` opens the debugger; `hlodbg --help` lists the other
+commands. The subparsers are the one list of commands: each names its handler (`handler=`).
 
 Bad input never shows a Python traceback: it prints `file:line:col: error: ...` with the source
 line and a caret, and exits with status 2.
@@ -25,9 +18,6 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 
-COMMANDS = ("verify", "print", "open", "serve", "run", "check", "export")
-
-
 def _add_session_options(cmd) -> None:
     cmd.add_argument("--chunk", type=int, default=None, help="module to open in a '// -----' split file")
     from hlodbg.cli_run import add_argument_options
@@ -43,37 +33,32 @@ def _add_session_options(cmd) -> None:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hlodbg",
-        description="Visual graph inspector and step-through debugger for StableHLO programs.",
-        epilog=(
-            "commands:\n"
-            "  hlodbg [PROG]            open PROG (or the embedded sample) in the debugger\n"
-            "  hlodbg serve [PROG]      serve the debugger in a web browser (workshops)\n"
-            "  hlodbg verify PROG...    parse and verify programs\n"
-            "  hlodbg print PROG        print a program in pretty or generic form\n"
-            "  hlodbg run PROG          execute a program and print or save its results\n"
-            "  hlodbg check FILE...     run self-checking programs (check dialect)\n"
-            "  hlodbg export PROG -o OUT.svg   draw the dataflow graph (svg, png, dot, json)\n\n"
-            "Run 'hlodbg COMMAND --help' for the options of a command."
-        ),
+        description="Visual graph inspector and step-through debugger for StableHLO programs. "
+        "'hlodbg PROG' opens PROG (default: the embedded sample) in the debugger.",
+        epilog="Run 'hlodbg COMMAND --help' for the options of a command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"hlodbg {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     open_cmd = sub.add_parser("open", help="open a program in the debugger (the default command)")
+    open_cmd.set_defaults(handler=_cmd_open)
     open_cmd.add_argument("program", nargs="?", help=".mlir file (default: the embedded sample)")
     _add_session_options(open_cmd)
 
     serve_cmd = sub.add_parser("serve", help="serve the debugger in a web browser (textual-serve), e.g. for workshops")
+    serve_cmd.set_defaults(handler=_cmd_serve)
     serve_cmd.add_argument("program", nargs="?", help=".mlir file (default: the embedded sample)")
     serve_cmd.add_argument("--host", default="localhost", help="address to listen on (default: localhost)")
     serve_cmd.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     _add_session_options(serve_cmd)
 
     verify_cmd = sub.add_parser("verify", help="parse and verify programs")
+    verify_cmd.set_defaults(handler=_cmd_verify)
     verify_cmd.add_argument("programs", nargs="+", metavar="PROG", help=".mlir files")
 
     print_cmd = sub.add_parser("print", help="print a program (pretty form unless --generic)")
+    print_cmd.set_defaults(handler=_cmd_print)
     print_cmd.add_argument("program", metavar="PROG", help=".mlir file")
     print_cmd.add_argument("--generic", action="store_true", help='print every op in generic form ("op"(...))')
     print_cmd.add_argument("--debug-info", action="store_true", help="print loc(...) locations")
@@ -84,6 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     from hlodbg.cli_export import add_parser as add_export_parser
 
     add_export_parser(sub)
+    parser.set_defaults(commands=frozenset(sub.choices))  # for main() to tell a command from a PROG
     return parser
 
 
@@ -126,18 +112,15 @@ def _cmd_serve(args) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = _parser()
     # `hlodbg prog.mlir` means `hlodbg open prog.mlir`.
-    if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")):
+    if not argv or (argv[0] not in parser.get_default("commands") and not argv[0].startswith("-")):
         argv = ["open", *argv]
-    args = _parser().parse_args(argv)
+    args = parser.parse_args(argv)
     if args.command is None:
-        args = _parser().parse_args(["open", *argv])
-    from hlodbg.cli_export import cmd_export
-    from hlodbg.cli_run import cmd_check, cmd_run
-
-    handlers = {"verify": _cmd_verify, "print": _cmd_print, "open": _cmd_open, "serve": _cmd_serve, "run": cmd_run, "check": cmd_check, "export": cmd_export}
+        args = parser.parse_args(["open", *argv])
     try:
-        return handlers[args.command](args)
+        return args.handler(args)
     except HlodbgError as e:
         print(e.render(), file=sys.stderr)
         return EXIT_BAD_INPUT

@@ -20,6 +20,7 @@ def add_argument_options(cmd, entry_help: str) -> None:
 def add_parsers(sub) -> None:
     run = sub.add_parser("run", help="run a program and print or save its results")
     run.add_argument("program", metavar="PROG", help=".mlir file")
+    run.set_defaults(handler=cmd_run)
     add_argument_options(run, "function to run")
     run.add_argument("--out", metavar="OUT.npz", help="save results as result0, result1, ... in an .npz file")
     run.add_argument("--json", action="store_true", help="print a JSON summary of the results")
@@ -35,6 +36,7 @@ def add_parsers(sub) -> None:
                      "(e.g. 2G, 512M; default a quarter of RAM); older values are recomputed when needed")
 
     check = sub.add_parser("check", help="run self-checking programs (check dialect, @check.* custom calls)")
+    check.set_defaults(handler=cmd_check)
     check.add_argument("files", nargs="+", metavar="FILE", help=".mlir files; '// -----' modules run separately")
     check.add_argument("-v", "--verbose", action="store_true", help="also list the modules that pass")
 

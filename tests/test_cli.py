@@ -8,8 +8,8 @@ import pytest
 
 from hlodbg import __version__
 from hlodbg.cli import main
+from .helpers import PROGRAMS, SAMPLES
 
-from .conftest import PROGRAMS, SAMPLES
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from hlodbg.cli import main
+from .helpers import CONFORMANCE, PROGRAMS, SAMPLES
 
-from .conftest import CONFORMANCE, PROGRAMS, SAMPLES
 
 PROGRAM = """
 func.func @main(%a: tensor<3xf32>, %b: tensor<3xbf16>) -> (tensor<3xf32>, tensor<3xbf16>) {

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from hlodbg.engine.run.checking import check_path
+from .helpers import CONFORMANCE
 
-from .conftest import CONFORMANCE
 
 KNOWN_FAILURES_FILE = Path(__file__).with_name("known_failures.txt")
 

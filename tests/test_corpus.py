@@ -5,8 +5,8 @@ import pytest
 
 from hlodbg.engine import parse_chunks, print_module, structural_key
 from hlodbg.engine.verify import verify
+from .helpers import PROGRAMS, corpus_files
 
-from .conftest import PROGRAMS, corpus_files
 
 FILES = corpus_files()
 

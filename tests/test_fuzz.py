@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from hlodbg.engine import ParseError, VerifyError, parse_chunks
 from hlodbg.engine.verify import verify
+from .helpers import PROGRAMS, SAMPLES, corpus_files
 
-from .conftest import PROGRAMS, SAMPLES, corpus_files
 
 _TOKEN = re.compile(r"%[\w#.$-]+|@[\w.$]+|\"[^\"\n]*\"|[\w.]+|->|\S")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from hlodbg.engine import parse_chunks, print_module
+from .helpers import CONFORMANCE, PROGRAMS, SAMPLES
 
-from .conftest import CONFORMANCE, PROGRAMS, SAMPLES
 
 jax_mlir = pytest.importorskip("jax._src.interpreters.mlir")
 ir = pytest.importorskip("jaxlib.mlir.ir")

@@ -13,12 +13,22 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-
-from .test_ops_elementwise import (
-    COMPLEX, FLOATS, _flushed, binary, complex_values, float_values, module, run_ours, run_xla, tensor,
-    ulp_distance, unary,
+from .helpers import (
+    COMPLEX,
+    FLOATS,
+    flushed as _flushed,
+    binary,
+    complex_values,
+    float_values,
+    module,
+    run_ours,
+    run_xla,
+    tensor,
+    ulp_distance,
+    unary,
+    quiet_numpy as _quiet_numpy,
 )
-from .test_ops_elementwise import _quiet_numpy  # noqa: F401 - the autouse fixture applies here too
+
 
 jax = pytest.importorskip("jax")
 

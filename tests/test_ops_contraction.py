@@ -16,7 +16,15 @@ from hypothesis import strategies as st
 import hlodbg
 from hlodbg.engine.ir.errors import ExecutionError
 from hlodbg.engine.run.interpreter import Interpreter
-from .conftest import sample_array
+from .helpers import (
+    assert_close,
+    check_close_to_jax as check_against_jax,
+    interpret,
+    contraction_sample as sample,
+    tensor_type,
+    tolerance,
+    xla_run,
+)
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -25,71 +33,6 @@ lax = pytest.importorskip("jax.lax")
 jax.config.update("jax_enable_x64", True)
 
 # -- helpers (test_ops_convolution and test_ops_linalg use them too) ---------------------------
-
-_TYPE_NAMES = {
-    np.dtype(np.float32): "f32", np.dtype(np.float64): "f64", np.dtype(np.float16): "f16",
-    np.dtype(ml_dtypes.bfloat16): "bf16", np.dtype(np.complex64): "complex<f32>",
-    np.dtype(np.complex128): "complex<f64>", np.dtype(np.int8): "i8", np.dtype(np.int32): "i32",
-    np.dtype(np.int64): "i64", np.dtype(np.uint8): "ui8", np.dtype(np.bool_): "i1",
-}
-
-
-def tensor_type(shape, dtype) -> str:
-    dims = "".join(f"{d}x" for d in shape)
-    return f"tensor<{dims}{_TYPE_NAMES[np.dtype(dtype)]}>"
-
-
-def sample(shape, dtype, rng: np.random.Generator) -> np.ndarray:
-    return sample_array(shape, dtype, rng, limit=20)
-
-
-def interpret(text: str, *args) -> list:
-    return Interpreter(hlodbg.load(text).module).run("main", [np.asarray(a) for a in args])
-
-
-def xla_run(text: str, *args) -> list:
-    """Compile hand-written StableHLO with XLA's CPU backend and run it (JAX's internals)."""
-    try:
-        from jax._src import xla_bridge
-        from jax._src.lib import xla_client as xc
-    except ImportError:  # pragma: no cover - depends on the installed jaxlib
-        pytest.skip("this jaxlib does not expose its compiler")
-    backend = xla_bridge.get_backend("cpu")
-    executable = backend.compile_and_load(text, xc.DeviceList(tuple(backend.local_devices()[:1])), xc.CompileOptions())
-    return [np.asarray(r) for r in executable.execute([jax.device_put(np.asarray(a)) for a in args])]
-
-
-def tolerance(dtype) -> float:
-    dtype = np.dtype(dtype)
-    if dtype.kind in "iub":
-        return 0.0
-    if dtype.itemsize <= 2 or dtype == np.dtype(ml_dtypes.bfloat16):
-        return 1e-2
-    return 1e-12 if dtype in (np.float64, np.complex128) else 2e-6
-
-
-def assert_close(got, want, tol: float) -> None:
-    """Integers exactly; floats within `tol` of the result's magnitude (sums reorder freely)."""
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    if got.dtype.kind in "iub" or tol == 0:
-        np.testing.assert_array_equal(got, want)
-        return
-    wide = np.complex128 if got.dtype.kind == "c" else np.float64
-    g, w = got.astype(wide), want.astype(wide)
-    scale = float(np.max(np.abs(w[np.isfinite(w)]), initial=1.0))
-    np.testing.assert_allclose(g, w, rtol=tol, atol=tol * scale, equal_nan=True)
-
-
-def check_against_jax(f, *args, tol=None) -> list:
-    jitted = jax.jit(f)
-    got = interpret(jitted.lower(*args).as_text(), *args)
-    want = jax.tree_util.tree_leaves(jitted(*args))
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert_close(g, w, tolerance(np.asarray(w).dtype) if tol is None else tol)
-    return got
 
 
 # -- dot_general --------------------------------------------------------------------------------

@@ -11,11 +11,21 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from .helpers import (
+    assert_close,
+    check_close_to_jax as check_against_jax,
+    interpret,
+    contraction_sample as sample,
+    tensor_type,
+    tolerance,
+    xla_run,
+)
 
-from .test_ops_contraction import assert_close, check_against_jax, interpret, sample, tensor_type, tolerance, xla_run
 
 jax = pytest.importorskip("jax")
 lax = pytest.importorskip("jax.lax")
+
+jax.config.update("jax_enable_x64", True)  # 64-bit types stay 64-bit in the comparisons
 
 DTYPES = [np.float32, np.float16, ml_dtypes.bfloat16, np.int32, np.complex64]
 

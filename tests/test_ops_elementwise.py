@@ -23,108 +23,35 @@ from hlodbg.engine.run.interpreter import Interpreter
 from hlodbg.engine.ops import load_families
 from hlodbg.engine.machine.backend import CPU
 from hlodbg.engine.ops.registry import EVALUATORS
+from .helpers import (
+    BF16,
+    COMPLEX,
+    F8E4M3,
+    F8E5M2,
+    FLOATS,
+    I2,
+    I4,
+    INTS,
+    NARROW_INTS,
+    U2,
+    U4,
+    flushed as _flushed,
+    binary,
+    complex_values,
+    float_values,
+    module,
+    run_ours,
+    run_xla,
+    tensor,
+    ulp_distance,
+    unary,
+    quiet_numpy as _quiet_numpy,
+)
 
 jax = pytest.importorskip("jax")
 
-BF16 = np.dtype(ml_dtypes.bfloat16)
-I4, U4, I2, U2 = (np.dtype(t) for t in (ml_dtypes.int4, ml_dtypes.uint4, ml_dtypes.int2, ml_dtypes.uint2))
-F8E4M3, F8E5M2 = np.dtype(ml_dtypes.float8_e4m3fn), np.dtype(ml_dtypes.float8_e5m2)
-FLOATS = [np.dtype(np.float16), BF16, np.dtype(np.float32), np.dtype(np.float64)]
-INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)]
-NARROW_INTS = [I4, U4, I2, U2]
-COMPLEX = [np.dtype(np.complex64), np.dtype(np.complex128)]
-
-_MLIR = {
-    np.dtype(np.float16): "f16", BF16: "bf16", np.dtype(np.float32): "f32", np.dtype(np.float64): "f64",
-    np.dtype(np.int8): "i8", np.dtype(np.int16): "i16", np.dtype(np.int32): "i32", np.dtype(np.int64): "i64",
-    np.dtype(np.uint8): "ui8", np.dtype(np.uint16): "ui16", np.dtype(np.uint32): "ui32", np.dtype(np.uint64): "ui64",
-    np.dtype(np.bool_): "i1", np.dtype(np.complex64): "complex<f32>", np.dtype(np.complex128): "complex<f64>",
-    I4: "i4", U4: "ui4", I2: "i2", U2: "ui2", F8E4M3: "f8E4M3FN", F8E5M2: "f8E5M2",
-}
-
 
 # -- harness ------------------------------------------------------------------------------------
-
-
-def tensor(shape, dtype) -> str:
-    return "tensor<" + "".join(f"{d}x" for d in shape) + _MLIR[np.dtype(dtype)] + ">"
-
-
-def module(args, ops) -> str:
-    """A @main taking `args` and returning one result per (op text, result type) of `ops`.
-
-    Op texts name the arguments %a0, %a1, ...; `{T0}`, `{T1}` stand for their tensor types.
-    """
-    types = [tensor(a.shape, a.dtype) for a in args]
-    signature = ", ".join(f"%a{i}: {t}" for i, t in enumerate(types))
-    lines = []
-    for k, (text, _) in enumerate(ops):
-        for i, t in enumerate(types):
-            text = text.replace(f"{{T{i}}}", t)
-        lines.append(f"  %r{k} = {text}")
-    results = ", ".join(t for _, t in ops)
-    names = ", ".join(f"%r{k}" for k in range(len(ops)))
-    body = "\n".join(lines)
-    return f"func.func public @main({signature}) -> ({results}) {{\n{body}\n  return {names} : {results}\n}}"
-
-
-def unary(name, arg, out_dtype=None, attrs="") -> tuple[str, str]:
-    out = tensor(arg.shape, out_dtype if out_dtype is not None else arg.dtype)
-    return f'"{name}"(%a0) {attrs} : ({{T0}}) -> {out}', out
-
-
-def binary(name, lhs, out_dtype=None, attrs="") -> tuple[str, str]:
-    out = tensor(lhs.shape, out_dtype if out_dtype is not None else lhs.dtype)
-    return f'"{name}"(%a0, %a1) {attrs} : ({{T0}}, {{T1}}) -> {out}', out
-
-
-@pytest.fixture(autouse=True)
-def _quiet_numpy():
-    # Inputs hold NaN, infinities and overflowing values on purpose.
-    with np.errstate(all="ignore"):
-        yield
-
-
-def run_xla(text: str, args) -> list[np.ndarray]:
-    try:
-        from jax._src.lib import xla_client
-    except ImportError:  # pragma: no cover - a jaxlib without the private client
-        pytest.skip("jaxlib's XLA client is not importable")
-    device = jax.devices("cpu")[0]
-    with jax.enable_x64(True):
-        executable = device.client.compile_and_load(text, [device], xla_client.CompileOptions())
-        outputs = executable.execute([jax.device_put(np.asarray(a), device) for a in args])
-    return [np.asarray(o) for o in outputs]
-
-
-def run_ours(text: str, args) -> list[np.ndarray]:
-    return Interpreter(hlodbg.load(text).module).run("main", [np.asarray(a) for a in args])
-
-
-def _flushed(x: np.ndarray) -> np.ndarray:
-    """Subnormals as (signed) zeros: XLA's CPU runtime flushes them."""
-    if x.dtype.kind == "c":
-        return _flushed(x.real) + 1j * _flushed(x.imag)
-    wide = x.astype(np.float64)
-    tiny = float(ml_dtypes.finfo(x.dtype).smallest_normal)
-    return np.where(np.abs(wide) < tiny, np.copysign(0.0, wide), wide).astype(x.dtype)
-
-
-def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance in representable values between same-typed floats; NaN meets NaN at 0."""
-    if a.dtype.kind == "c":
-        return np.maximum(ulp_distance(a.real, b.real), ulp_distance(a.imag, b.imag))
-    width = 8 * a.dtype.itemsize
-    unsigned = np.dtype(f"u{a.dtype.itemsize}")
-
-    def ordinal(x):
-        bits = x.view(unsigned).astype(np.int64) & ((1 << (width - 1)) - 1) if width < 64 else \
-            (x.view(np.int64) & np.int64(0x7FFFFFFFFFFFFFFF))
-        return np.where(np.signbit(x.astype(np.float64)), -bits, bits)
-
-    nan_a, nan_b = np.isnan(a.astype(np.float64)), np.isnan(b.astype(np.float64))
-    distance = np.abs(ordinal(a).astype(np.float64) - ordinal(b).astype(np.float64))
-    return np.where(nan_a & nan_b, 0, np.where(nan_a | nan_b, np.inf, distance))
 
 
 def assert_matches(got, want, ulps: int = 0, what: str = "") -> None:
@@ -156,15 +83,6 @@ def check(args, ops, tolerances=None) -> None:
 # -- inputs ---------------------------------------------------------------------------------------
 
 
-def float_values(dtype, rng, n: int = 48) -> np.ndarray:
-    """Corner cases and random normals of `dtype`, without subnormals."""
-    info = ml_dtypes.finfo(dtype)
-    specials = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 3.0, np.inf, -np.inf, np.nan,
-                float(info.max), -float(info.max), float(info.smallest_normal), 0.49999997, 100.25, -7.75]
-    random = rng.standard_normal(n) * np.where(rng.random(n) < 0.3, 30.0, 2.0)
-    return np.concatenate([np.array(specials), random]).astype(np.float32 if dtype != np.float64 else np.float64).astype(dtype)
-
-
 def int_values(dtype, rng, n: int = 24) -> np.ndarray:
     lo, hi = (int(v) for v in (ml_dtypes.iinfo(dtype).min, ml_dtypes.iinfo(dtype).max))
     specials = sorted(v for v in {lo, lo + 1, -1 if lo < 0 else 0, 0, 1, 2, 3, hi - 1, hi} if lo <= v <= hi)
@@ -180,12 +98,6 @@ def pairs(values: np.ndarray, rng, extra: int = 64) -> tuple[np.ndarray, np.ndar
     a, b = (np.array(v, dtype=values.dtype) for v in zip(*itertools.product(head, head)))
     i, j = rng.integers(0, len(values), size=(2, extra))
     return np.concatenate([a, values[i]]), np.concatenate([b, values[j]])
-
-
-def complex_values(dtype, rng, n: int = 40) -> np.ndarray:
-    parts = rng.standard_normal((2, n)) * 2
-    specials = [0j, 1 + 0j, -1 + 0j, 1j, -1j, 2 + 3j, -0.5 - 0.25j]
-    return np.concatenate([np.array(specials), parts[0] + 1j * parts[1]]).astype(dtype)
 
 
 # -- integer ops ------------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
+from .helpers import assert_same, check_against_jax, run_mlir, sample
 
-from .test_ops_shape import assert_same, check_against_jax, interpret, run_mlir, sample
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

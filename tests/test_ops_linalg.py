@@ -10,11 +10,21 @@ import itertools
 import ml_dtypes
 import numpy as np
 import pytest
+from .helpers import (
+    assert_close,
+    check_close_to_jax as check_against_jax,
+    interpret,
+    contraction_sample as sample,
+    tensor_type,
+    tolerance,
+    xla_run,
+)
 
-from .test_ops_contraction import assert_close, check_against_jax, interpret, sample, tensor_type, tolerance, xla_run
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
+
+jax.config.update("jax_enable_x64", True)  # 64-bit types stay 64-bit in the comparisons
 
 
 def _against_xla(text: str, *args, tol: float) -> list:

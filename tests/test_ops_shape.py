@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import hlodbg
 from hlodbg.engine.run.interpreter import Interpreter
-from .conftest import sample_array
+from .helpers import assert_same, check_against_jax, interpret, run_mlir, sample
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")
@@ -20,48 +20,6 @@ DTYPES = [np.float32, ml_dtypes.bfloat16, np.float16, np.int8, np.int32, np.uint
 
 
 # -- helpers shared with test_ops_gather_scatter ---------------------------------------------
-
-
-def sample(shape, dtype, rng: np.random.Generator) -> np.ndarray:
-    return sample_array(shape, dtype, rng, limit=50)
-
-
-def interpret(text: str, *args):
-    program = hlodbg.load(text)
-    return Interpreter(program.module).run("main", [np.asarray(a) for a in args])
-
-
-def comparable(array) -> np.ndarray:
-    """Exact comparison form: narrow floats widen losslessly to f64."""
-    array = np.asarray(array)
-    if array.dtype.kind == "V" or array.dtype == np.float16:
-        return array.astype(np.float64)
-    return array
-
-
-def assert_same(got, want, rtol: float = 0.0) -> None:
-    got, want = np.asarray(got), np.asarray(want)
-    assert got.dtype == want.dtype, (got.dtype, want.dtype)
-    assert got.shape == want.shape, (got.shape, want.shape)
-    if rtol:
-        np.testing.assert_allclose(comparable(got), comparable(want), rtol=rtol)
-    else:
-        np.testing.assert_array_equal(comparable(got), comparable(want))
-
-
-def check_against_jax(f, *args, rtol: float = 0.0) -> list:
-    """Lower `f`, run the text with hlodbg, and compare every result with XLA's."""
-    jitted = jax.jit(f)
-    got = interpret(jitted.lower(*args).as_text(), *args)
-    want = jax.tree_util.tree_leaves(jitted(*args))
-    assert len(got) == len(want)
-    for g, w in zip(got, want):
-        assert_same(g, np.asarray(w), rtol)
-    return got
-
-
-def run_mlir(body: str, *args):
-    return interpret(f"module {{\n{body}\n}}", *args)
 
 
 # -- broadcasts, reshapes, permutations ------------------------------------------------------

@@ -11,9 +11,8 @@ import pytest
 import hlodbg
 from hlodbg.engine.run.interpreter import Interpreter
 from hlodbg.engine.ops import sorting
+from .helpers import check_ulps as check, run_mlir, sample
 
-from .test_ops_reduction import check
-from .test_ops_shape import run_mlir, sample
 
 jax = pytest.importorskip("jax")
 jnp = pytest.importorskip("jax.numpy")

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 
 import hlodbg
+from .helpers import PROGRAMS
 
-from .conftest import PROGRAMS
 
 def program_names() -> list[str]:
     if not PROGRAMS.is_dir():

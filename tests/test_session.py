@@ -8,8 +8,8 @@ import pytest
 
 import hlodbg
 from hlodbg.engine.debug.breakpoints import BreakpointError
+from .helpers import PROGRAMS
 
-from .conftest import PROGRAMS
 
 DATA = Path(__file__).parent / "data"
 NAN_PROGRAM = DATA / "nan_in_loop.mlir"

@@ -20,8 +20,8 @@ import hlodbg
 from hlodbg.engine.ir.errors import ExecutionError
 from hlodbg.engine.run.interpreter import Interpreter
 from hlodbg.engine.run.spmd import is_global_program, run_global
+from .helpers import PROGRAMS
 
-from .conftest import PROGRAMS
 
 # -- the JAX oracle ------------------------------------------------------------------------------
 

@@ -121,10 +121,10 @@ class CommandRunner:
         target = self.controller.target
         if not target.multi_device:
             raise CommandError("this program runs on one process")
-        device = int(rest) if rest.isdigit() else target.device_id(parse_device(rest))
-        target.process_of(device)  # a device off the grid is refused here, with the grid's range
-        state = self.controller.set_focus(device)
-        return CommandResult(f"focus on device {device}", state=state)
+        # a device off the grid is refused by the target, with the grid's range or shape
+        process = target.process_of(int(rest)) if rest.isdigit() else parse_device(rest)
+        state = self.controller.set_focus(process)
+        return CommandResult(f"focus on device {target.device_id(process)}", state=state)
 
     def _id(self, rest: str) -> int:
         if not rest.lstrip("#").isdigit():

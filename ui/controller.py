@@ -20,6 +20,7 @@ from hlodbg.engine.ir.dtypes import Token
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import is_collective
+from hlodbg.engine.machine.process import ProcessId
 from hlodbg.layouts import overlay as overlays
 from hlodbg.layouts.export import export_graph, graph_view
 from hlodbg.layouts.graph import DataflowGraph, GraphError
@@ -146,8 +147,8 @@ class SessionController:
         lockstep = self.target.toggle_lockstep()
         return self.state("lock-step" if lockstep else "independent")
 
-    def set_focus(self, device: int) -> DebugState:
-        self.target.set_focus(self.target.process_of(device))
+    def set_focus(self, process: ProcessId) -> DebugState:
+        self.target.set_focus(process)
         return self.state("focus")
 
     def focus_next_device(self) -> int:
