@@ -83,9 +83,9 @@ def _finished_session(program, entry: str, npz_path, seed: int):
     """A session run to its end (an error stops it where it happened: values so far still count)."""
     from hlodbg.cli_session import open_session
     from hlodbg.execution import gather_arguments
-    from hlodbg.engine.run.interpreter import Interpreter
+    from hlodbg.engine.run.interpreter import entry_function
 
-    function = Interpreter(program.module).entry_function(entry)
+    function = entry_function(program.module, entry)
     values, _ = gather_arguments(function, npz_path, [], seed)
     session = open_session(program, entry, values, None)
     session.continue_()

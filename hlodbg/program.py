@@ -87,7 +87,7 @@ class Program:
         return run_grid(self.module, values, entry=entry)
 
     def debug(self, args=None, *, seed: int = 0, entry: str = "main", memory=None, persist: bool = True,
-              replicas: Optional[int] = None, partitions: Optional[int] = None, focus=None):
+              replicas: Optional[int] = None, partitions: Optional[int] = None, focus=None, backend=None):
         """A debugging target on one run of `entry` (hlodbg.engine.debug.target): a lazy session on
         one process, or every device of the grid the module asks for (or `replicas` x
         `partitions`), with `focus` (a ProcessId) the device in front.
@@ -95,15 +95,19 @@ class Program:
         `args`: a sequence of arrays, or a dict {position: array}; missing ones are reproducible
         random values from `seed`. `memory`: the budget for recorded values in bytes or as text
         ("2G", "512M"; default a quarter of RAM). With `persist`, breakpoints and watches are
-        kept in a per-program JSON file (see hlodbg.engine.debug.breakpoints.state_path).
+        kept in a per-program JSON file (see hlodbg.engine.debug.breakpoints.state_path). `backend`:
+        the numerics and storage every device computes with (default the CPU's,
+        hlodbg.engine.machine.backend).
         """
         from hlodbg.engine.debug.launch import open_target
+        from hlodbg.engine.machine.backend import CPU
 
         path = str(self.path) if self.path is not None else None
         if self.path is not None and self.chunk:
             path = f"{path}#{self.chunk}"
         return open_target(self.module, args, entry=entry, seed=seed, memory=memory, persist=persist, path=path,
-                           source=self.source, replicas=replicas, partitions=partitions, focus=focus)
+                           source=self.source, replicas=replicas, partitions=partitions, focus=focus,
+                           backend=backend if backend is not None else CPU)
 
     def session(self, args=None, seed: int = 0, entry: str = "main", memory=None, persist: bool = True):
         """A debugging session on one process (hlodbg.engine.debug.session.Session): the focused

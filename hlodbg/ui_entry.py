@@ -20,9 +20,9 @@ def build_app(args):
         values = None
         if args.args or args.arg:
             from hlodbg.execution import gather_arguments
-            from hlodbg.engine.run.interpreter import Interpreter
+            from hlodbg.engine.run.interpreter import entry_function
 
-            function = Interpreter(program.module).entry_function(args.entry)
+            function = entry_function(program.module, args.entry)
             values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True)
         device = None
         if args.device:

@@ -15,9 +15,10 @@ from typing import Any, NamedTuple, Optional, Sequence, Union
 from .breakpoints import BreakpointTable, Resolver
 from ..ir.errors import HlodbgError
 from ..run.grid import GridError, GridScheduler, ScheduledGrid, grid_shape
-from ..run.interpreter import Interpreter, entry_arguments
+from ..run.interpreter import entry_arguments, entry_function
 from ..ir.core import Module, Operation
 from ..ir.opset import is_collective
+from ..machine.backend import CPU, Backend
 from ..machine.process import ProcessId
 from .values import default_budget
 from .session import Session
@@ -32,7 +33,7 @@ class GridSession(TargetBase):
     def __init__(self, module: Module, args: Union[Sequence[Any], dict], entry: str = "main",
                  num_replicas: Optional[int] = None, num_partitions: Optional[int] = None,
                  memory: Optional[int] = None, path: Optional[str] = None, focus: ProcessId = ProcessId(0, 0),
-                 lockstep: bool = True):
+                 lockstep: bool = True, backend: Backend = CPU):
         replicas, partitions = grid_shape(module, num_replicas, num_partitions)
         self.module = module
         self.entry = entry
@@ -41,13 +42,13 @@ class GridSession(TargetBase):
         if focus not in self.processes:
             raise GridError(f"device {focus} is not on the {replicas}x{partitions} grid")
         budget = (memory or default_budget()) // len(self.processes)
-        function = Interpreter(module).entry_function(entry)
+        function = entry_function(module, entry)
         self.sessions: dict[ProcessId, Session] = {}
         for process in self.processes:
             values = entry_arguments(function, args[process] if isinstance(args, dict) else args)
             table = BreakpointTable(Resolver(module, entry, path))
             self.sessions[process] = Session(module, values, entry=entry, memory=budget, breakpoints=table,
-                                             process=process, grid=self.grid, path=path)
+                                             process=process, grid=self.grid, path=path, backend=backend)
         self.focus = focus
         self.lockstep = lockstep
         self.error: Optional[HlodbgError] = None

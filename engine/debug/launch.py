@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any, Optional, Union
 
 from ..ir.core import Module
+from ..machine.backend import CPU, Backend
 from ..machine.process import ProcessId
 from ..run.arguments import build_arguments, parse_size
 from ..run.grid import grid_shape
-from ..run.interpreter import Interpreter
+from ..run.interpreter import entry_function
 from .breakpoints import BreakpointTable, Resolver, state_path
 from .grid_session import GridSession
 from .session import Session
@@ -24,17 +25,18 @@ ArgsLike = Union[None, list, tuple, dict]
 def open_target(module: Module, args: ArgsLike = None, *, entry: str = "main", seed: int = 0,
                 memory: Union[None, int, str] = None, persist: bool = False, path: Optional[str] = None,
                 source: str = "", replicas: Optional[int] = None, partitions: Optional[int] = None,
-                focus: Optional[ProcessId] = None) -> DebugTarget:
+                focus: Optional[ProcessId] = None, backend: Backend = CPU) -> DebugTarget:
     """A target on one run of `entry`.
 
     `args`: a sequence of arrays, or {position: array}; missing ones are reproducible random
     values from `seed`. `memory`: the budget for recorded values, in bytes or as text ("2G");
     default a quarter of RAM (split among the devices of a grid). The grid is the module's
     mhlo.num_replicas x mhlo.num_partitions unless given: one process gives a lazy SingleTarget,
-    several a GridSession with `focus` (default device 0). With `persist`, a single process's
+    several a GridSession with `focus` (default device 0). Every device computes with `backend`
+    (numerics and storage, machine/backend.py). With `persist`, a single process's
     breakpoints and watches are kept in a per-program file (breakpoints.state_path(path, source)).
     """
-    function = Interpreter(module).entry_function(entry)
+    function = entry_function(module, entry)
     given = dict(args) if isinstance(args, dict) else dict(enumerate(args or ()))
     values, _ = build_arguments(function.function_type.inputs, given, seed)
     budget = parse_size(memory) if isinstance(memory, str) else memory
@@ -43,9 +45,10 @@ def open_target(module: Module, args: ArgsLike = None, *, entry: str = "main", s
         if focus not in (None, ProcessId(0, 0)):
             raise TargetError(f"device {focus} is not on the 1x1 grid")
         table = BreakpointTable(Resolver(module, entry, path), state_path(path, source) if persist else None)
-        return SingleTarget(Session(module, values, entry=entry, memory=budget, breakpoints=table, path=path))
+        return SingleTarget(Session(module, values, entry=entry, memory=budget, breakpoints=table, path=path,
+                                     backend=backend))
     return GridSession(module, values, entry=entry, num_replicas=replicas, num_partitions=partitions, memory=budget,
-                       path=path, focus=focus if focus is not None else ProcessId(0, 0))
+                       path=path, focus=focus if focus is not None else ProcessId(0, 0), backend=backend)
 
 
 __all__ = ["open_target"]

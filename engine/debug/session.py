@@ -25,7 +25,7 @@ from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver
 from ..machine.backend import CPU, Backend
 from ..ir.errors import ExecutionError, HlodbgError
 from .expressions import ExpressionError, compile_expression
-from ..run.interpreter import Frame, Interpreter, entry_arguments
+from ..run.interpreter import Frame, Interpreter, entry_arguments, entry_function
 from ..ir.core import Module, Operation
 from ..machine.process import Grid, ProcessId
 from .recording import NEVER, Execution, RecordingInterpreter
@@ -57,7 +57,7 @@ class Session:
         self.timeline = Timeline(self._names, self._lookup)
         self._stats: dict[tuple, ValueSummary] = {}
         # Arguments are checked now, in the caller, not when the run first moves.
-        self.args = entry_arguments(Interpreter(module).entry_function(entry), self.args)
+        self.args = entry_arguments(entry_function(module, entry), self.args)
         self._start()
 
     # -- lifecycle ----------------------------------------------------------------------------

@@ -163,13 +163,7 @@ class Interpreter:
 
     # -- entry points ---------------------------------------------------------------------
     def entry_function(self, entry: str) -> Function:
-        """The function named `entry`, or an error listing the functions there are."""
-        functions = self.module.functions
-        if entry not in functions:
-            names = ", ".join("@" + n for n in functions) or "none"
-            where = f" in {self.module.source.name}" if self.module.source is not None else ""
-            raise ExecutionError(f"no function @{entry}{where} (functions: {names})")
-        return functions[entry]
+        return entry_function(self.module, entry)
 
     def for_process(self, process: ProcessId, grid: Optional[Grid]) -> "Interpreter":
         """A plain interpreter for another process of a nested grid (interpreter.run_parallel) that
@@ -334,6 +328,16 @@ class Interpreter:
             return self.module.function(name)
         except (KeyError, ValueError):
             raise ExecutionError(f"{op.name}: no function @{name} in the module", op.pos) from None
+
+
+def entry_function(module: Module, entry: str) -> Function:
+    """The function named `entry`, or an error listing the functions there are."""
+    functions = module.functions
+    if entry not in functions:
+        names = ", ".join("@" + n for n in functions) or "none"
+        where = f" in {module.source.name}" if module.source is not None else ""
+        raise ExecutionError(f"no function @{entry}{where} (functions: {names})")
+    return functions[entry]
 
 
 def entry_arguments(function: Function, args: Sequence[Any]) -> list[Any]:
