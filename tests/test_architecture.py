@@ -210,3 +210,13 @@ def test_every_module_is_in_a_layer():
     """A new top-level module inside engine/ belongs in one of the layer folders."""
     stray = [m for m in module_files() if m.startswith("hlodbg.engine.") and m.split(".")[2] not in ENGINE_LAYERS]
     assert not stray, f"engine modules outside the layer folders: {stray}"
+
+
+def test_every_package_is_in_the_distribution():
+    """A package folder missing from pyproject.toml's `packages` would work in a checkout and be
+    missing from an installed hlodbg."""
+    import tomllib
+
+    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    packages = {module for module, (_, is_package) in module_files().items() if is_package}
+    assert packages - listed == set(), f"packages missing from pyproject.toml: {sorted(packages - listed)}"
