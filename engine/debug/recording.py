@@ -72,6 +72,7 @@ class RecordingInterpreter(Interpreter, Listener):
         self._record: Optional[FrameRecord] = None
         self._running: list[int] = []  # events whose evaluators are running, innermost last
         self._last_child: dict[int, FrameRecord] = {}
+        self._hooks = None  # the observed loop's hooks, made for the current trace and store
         # Time spent parked, left out of the clock events are timed with.
         self.parked_seconds = 0.0
 
@@ -86,6 +87,7 @@ class RecordingInterpreter(Interpreter, Listener):
         self._record = None
         self._running = []
         self._last_child = {}
+        self._hooks = None
         self.parked_seconds = 0.0
 
     def now(self) -> float:
@@ -113,13 +115,17 @@ class RecordingInterpreter(Interpreter, Listener):
 
     # -- the interpreter's hooks: one event per op instance --------------------------------------
     def observe(self, frame: Frame):
-        """The hooks for one run of a block, as closures over the trace's lists: they run once per
-        op of the program, so every lookup they can do ahead is done here."""
+        """The hooks for a run of a block: closures over the trace's lists, made once per recording
+        (they run once per op of the program, so every lookup they can do ahead is done here)."""
+        if self._hooks is None:
+            self._hooks = self._make_hooks()
+        return self._hooks
+
+    def _make_hooks(self):
         trace = self.trace
         ops, ends, results = trace.ops, trace.ends, trace.results
         add_op, add_frame, add_end, add_result = ops.append, trace.frames.append, ends.append, results.append
         add_start, add_completed = trace.starts.append, trace.completed.append
-        record = self._record
         gate = self.gate
         running = self._running
         push, pop = running.append, running.pop
@@ -133,7 +139,7 @@ class RecordingInterpreter(Interpreter, Listener):
         def before_op(frame: Frame, op, operands: list) -> None:
             eid = len(ops)
             add_op(op)
-            add_frame(record)
+            add_frame(self._record)
             add_end(-1)
             add_result(None)
             if eid >= gate.pause_at or op in gate.stop_ops:
@@ -161,6 +167,7 @@ class RecordingInterpreter(Interpreter, Listener):
 
         def returning(frame: Frame, op, values: list) -> None:
             # A block's terminator is an event of its own: the place to stop before leaving it.
+            record = self._record
             eid = len(ops)
             add_op(op)
             add_frame(record)
