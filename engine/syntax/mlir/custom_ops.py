@@ -267,6 +267,13 @@ def _compact_reducer(op: Operation) -> Optional[str]:
         or inner.location is not None
     ):
         return None
+    # The compact form re-parses with a body over the init value's type; a body of another type
+    # (an f64 body promoting f32 inputs, spec C6) must print in full to round-trip. The input's
+    # element type is required too, since other readers of the compact form take it from there.
+    body_type = block.arguments[0].type
+    data, init = op.operands[0].type, op.operands[1].type
+    if init != body_type or getattr(data, "element", None) != getattr(body_type, "element", None):
+        return None
     return inner.name
 
 

@@ -74,11 +74,14 @@ def _enum_attribute(p, dialect: str, start: int) -> A.EnumAttr:
 
 
 def parse_params(p) -> dict[str, Any]:
-    """`k = v, k = v>` (the closing `>` consumed); `?` stands for an unknown (None)."""
+    """`k = v, k = v>` (the closing `>` consumed); `?` stands for an unknown (None). A trailing
+    comma before `>` is accepted, as StableHLO's struct-attribute parser accepts it."""
     params: dict[str, Any] = {}
     if p.accept(">"):
         return params
     while True:
+        if p.accept(">"):  # `k = v,>`
+            return params
         p.skip_ws()
         offset = p.pos
         key = p.bare_id("a parameter name")
