@@ -16,6 +16,7 @@ import numpy as np
 from .types import (
     ComplexType,
     FloatType,
+    FutureType,
     IndexType,
     IntegerType,
     QuantizedType,
@@ -46,6 +47,17 @@ class Token:
 
 
 TOKEN = Token()
+
+
+class Future(tuple):
+    """The value of `!stablehlo.future<T...>`: the values its asynchronous op produced. The
+    interpreter completes the op at `async_start` (the spec lets a backend run it synchronously),
+    so `async_done` only unwraps them."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"future{tuple.__repr__(self)}"
 
 
 def element_dtype(t: Type) -> np.dtype:
@@ -140,6 +152,10 @@ def as_value(data: Any, t: Type) -> Any:
     """Coerce user data (a numpy array, list or scalar) to a value of type `t`, or raise ValueError."""
     if isinstance(t, TokenType):
         return TOKEN
+    if isinstance(t, FutureType):
+        if not isinstance(data, (tuple, list)) or len(data) != len(t.types):
+            raise ValueError(f"expected a tuple of {len(t.types)} values for {t}")
+        return Future(as_value(d, et) for d, et in zip(data, t.types))
     if isinstance(t, TupleType):
         if not isinstance(data, (tuple, list)) or len(data) != len(t.types):
             raise ValueError(f"expected a tuple of {len(t.types)} values for {t}")

@@ -282,6 +282,17 @@ class TokenType(Type):
 
 
 @dataclass(frozen=True, slots=True)
+class FutureType(Type):
+    """`!stablehlo.future<T1, ...>`: what `stablehlo.async_start` returns and `async_done` unwraps
+    (spec "Types": FutureType ::= 'future' '<' TensorType {',' TensorType} '>')."""
+
+    types: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return f"!stablehlo.future<{', '.join(map(str, self.types))}>"
+
+
+@dataclass(frozen=True, slots=True)
 class TupleType(Type):
     types: tuple[Type, ...]
 

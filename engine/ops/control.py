@@ -1,4 +1,5 @@
-"""Control flow and structure: constant, func.call, while, if, case, composite, tuples, tokens.
+"""Control flow and structure: constant, func.call, while, if, case, composite, tuples, tokens,
+async_start/async_done.
 
 These ops run regions or other functions through the interpreter, so the frames they open are
 what the debugger shows (a call, a loop iteration, the taken branch).
@@ -9,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.dtypes import TOKEN
+from ..ir.dtypes import TOKEN, Future
 from ..ir.core import symbol_name
 from .registry import OpCall, op
 
@@ -94,3 +95,19 @@ def after_all(call: OpCall, *tokens: Any) -> Any:
 @op("stablehlo.create_token")
 def create_token(call: OpCall) -> Any:
     return TOKEN
+
+
+# -- asynchronous ops (spec "async_start", "async_done") ----------------------------------------
+
+
+@op("stablehlo.async_start")
+def async_start(call: OpCall, *operands: Any) -> Future:
+    # The body's one op reads the operands itself; running it now is an allowed schedule
+    # ("the asynchrony is not guaranteed"), and its frame is what the debugger steps into.
+    return Future(call.interpreter.run_region(call.op, 0, [], "async_start"))
+
+
+@op("stablehlo.async_done")
+def async_done(call: OpCall, *futures: Future) -> Any:
+    return call.results([value for future in futures for value in future])
+

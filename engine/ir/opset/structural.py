@@ -22,8 +22,10 @@ define(
 
 
 define("stablehlo.optimization_barrier", "operand*", results="*", category="structural")
-define("stablehlo.async_start", "operands*", regions="body", category="structural")
-define("stablehlo.async_done", "operand", category="structural")
+# async_start runs its body (one collective or slice op) and returns a future of the op's results;
+# the rendezvous, if any, is the collective inside, so async_start itself is not a collective.
+define("stablehlo.async_start", "operands*", regions="body", category="collective")
+define("stablehlo.async_done", "futures*", results="*", category="collective")
 
 
 define(

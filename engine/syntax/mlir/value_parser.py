@@ -18,6 +18,7 @@ from ...ir.types import (
     ComplexType,
     FloatType,
     FunctionType,
+    FutureType,
     IntegerType,
     OpaqueType,
     QuantizedType,
@@ -146,6 +147,9 @@ class ValueParser(Lexer):
         if self.text.startswith("!stablehlo.token", start):
             self.pos = start + len("!stablehlo.token")
             return TokenType()
+        if self.text.startswith("!stablehlo.future<", start):
+            self.pos = start + len("!stablehlo.future<")
+            return self._future(start)
         if self.text.startswith("!quant.uniform<", start):
             self.pos = start + len("!quant.uniform<")
             return self._quant_uniform(start)
@@ -161,6 +165,16 @@ class ValueParser(Lexer):
         if self.accept("<"):
             self.balanced("<", ">")
         return OpaqueType(self.text[start:self.pos])
+
+    def _future(self, start: int) -> FutureType:
+        types: list[Type] = [self.parse_type("a tensor type inside !stablehlo.future<...>")]
+        while self.accept(","):
+            types.append(self.parse_type("a tensor type inside !stablehlo.future<...>"))
+        for t in types:
+            if not isinstance(t, TensorType):
+                self.error(f"a future holds tensors, not {t}", start)
+        self.expect(">", "to close !stablehlo.future<...>")
+        return FutureType(tuple(types))
 
     def _quant_uniform(self, start: int) -> QuantizedType:
         storage = self.parse_type("a storage integer type")

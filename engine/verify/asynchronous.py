@@ -1,0 +1,61 @@
+"""Verifier checks: async_start and async_done (spec "async_start", "async_done") and the future type.
+
+async_start's body is one op and a return; the op reads async_start's own operands and its results
+become the future's types, which async_done hands back.
+"""
+from __future__ import annotations
+
+from ..ir.core import Operation
+from ..ir.types import FutureType
+from .core import _Context, _block, _register
+from .shape_inference import fail, fmt_types
+
+# Spec async_start (C2): the collectives and the slices an asynchronous op may run.
+ASYNC_BODY_OPS = (
+    "stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.all_to_all", "stablehlo.collective_permute",
+    "stablehlo.reduce_scatter", "stablehlo.collective_broadcast",
+    "stablehlo.slice", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice",
+)
+
+
+@_register("stablehlo.async_start")
+def _async_start(op: Operation, ctx: _Context) -> None:
+    region = op.regions[0]
+    if len(region.blocks) != 1:
+        fail(f"body must be a single block, has {len(region.blocks)}", "C1")
+    block = _block(op, 0)
+    ops = block.operations
+    if block.arguments:
+        fail(f"body takes no arguments (its op reads the operands of async_start), takes {len(block.arguments)}", "C1")
+    if len(ops) != 2 or ops[-1].name != "stablehlo.return":
+        fail(f"body must hold one operation and a stablehlo.return, holds {len(ops)} operation(s)", "C1")
+    inner, terminator = ops
+    if inner.name not in ASYNC_BODY_OPS:
+        fail(f"body runs {inner.name}; an asynchronous op is a collective (all_reduce, all_gather, all_to_all, "
+             "collective_permute, reduce_scatter, collective_broadcast) or a slice (slice, dynamic_slice, "
+             "dynamic_update_slice)", "C2")
+    if list(inner.operands) != list(op.operands):
+        fail(f"the operands of async_start ({_names(op.operands)}) must be the operands of {inner.name} "
+             f"({_names(inner.operands)})", "C3")
+    if list(terminator.operands) != list(inner.results):
+        fail(f"body must return the results of {inner.name} ({_names(inner.results)}), "
+             f"returns {_names(terminator.operands)}", "C4")
+    expected = FutureType(tuple(inner.result_types))
+    if len(op.results) != 1 or op.result_types[0] != expected:
+        fail(f"result must be {expected} (the future of {inner.name}'s results), got "
+             f"{fmt_types(op.result_types)}", "C4")
+
+
+@_register("stablehlo.async_done")
+def _async_done(op: Operation, ctx: _Context) -> None:
+    unwrapped = []
+    for i, t in enumerate(op.operand_types):
+        if not isinstance(t, FutureType):
+            fail(f"operand #{i} must be a !stablehlo.future<...>, got {t}", "C1")
+        unwrapped.extend(t.types)
+    if list(op.result_types) != unwrapped:
+        fail(f"results must be the future's types {fmt_types(unwrapped)}, got {fmt_types(op.result_types)}", "C1")
+
+
+def _names(values) -> str:
+    return ", ".join(v.name for v in values) or "none"
