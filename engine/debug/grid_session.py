@@ -211,7 +211,7 @@ class GridSession(TargetBase):
                     after = table.get(target, ((), None, None))
                     table[target] = ((), after[1], self.device_id(source))
                 return table
-            form = collectives.reduction_groups if op.name in ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.cross-replica-sum") else collectives.split_groups
+            form = collectives.reduction_groups if op.name in ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.cross-replica-sum", "stablehlo.collective_reduce") else collectives.split_groups
             groups = form(self.focus, self.grid, op.attributes, self.module)
         except ValueError:
             return {}

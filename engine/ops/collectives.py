@@ -9,10 +9,10 @@ back, and a group naming other processes is an error telling which grid the op n
 Strategies (spec): `cross_replica` (replica groups x every partition), `cross_partition`
 (partition groups x every replica), `cross_replica_and_partition` (each replica group with all
 partitions), `flattened_ids` (ids `replica * num_partitions + partition`). all_gather,
-all_reduce and reduce_scatter choose among the first three and flattened_ids by `channel_id > 0`
-and `use_global_device_ids`; all_to_all, collective_broadcast and collective_permute by
-`channel_id > 0` alone. `replica_groups` is a dense 2-D array padded with -1 (an empty array
-means one group of everything, as in XLA) or `#stablehlo.replica_group_mesh_axes`, whose groups
+all_reduce, collective_reduce and reduce_scatter choose among the first three and flattened_ids
+by `channel_id > 0` and `use_global_device_ids`; all_to_all, collective_broadcast and
+collective_permute by `channel_id > 0` alone. `replica_groups` is a dense 2-D array padded
+with -1 (an empty array means one group of everything, as in XLA) or `#stablehlo.replica_group_mesh_axes`, whose groups
 are the mesh devices that differ only along the named (sub-)axes.
 
 Every process forms the same list of groups; the group functions take the process anyway so the
@@ -102,7 +102,7 @@ def split_strategy(attributes: dict) -> str:
 
 
 def reduction_groups(process: ProcessId, grid: Grid, attributes: dict, module: Any = None) -> Groups:
-    """Process groups of all_gather, all_reduce and reduce_scatter."""
+    """Process groups of all_gather, all_reduce, collective_reduce and reduce_scatter."""
     strategy = reduction_strategy(attributes)
     return STRATEGIES[strategy](grid, replica_groups(attributes, grid, strategy, module))
 
@@ -383,12 +383,38 @@ def all_to_all(call: OpCall, *operands: np.ndarray) -> Any:
 
 
 @op("stablehlo.collective_broadcast")
-def collective_broadcast(call: OpCall, operand: np.ndarray) -> np.ndarray:
+def collective_broadcast(call: OpCall, *operands: np.ndarray) -> Any:
     groups = _groups(call, split_groups, call.interpreter.module)
     group, _ = _index_in(groups, call.process)
     if group is None:
-        return _zeros(call.result_type)
-    return np.asarray(_exchange(call, groups, operand)[0])
+        return call.results([_zeros(t) for t in call.result_types])
+    dynamic = call.attr("has_dynamic_root") is not None
+    data = operands[:-1] if dynamic else operands
+    contributions = _exchange(call, groups, tuple(data))
+    # The source of operand k: its group's first process, or the one `root[k]` names (C5).
+    roots = [int(i) for i in np.asarray(operands[-1]).reshape(-1)] if dynamic else [0] * len(data)
+    for k, root in enumerate(roots):
+        if not 0 <= root < len(group):
+            raise call.error(f"root[{k}] = {root} is not an index into the process group "
+                             f"[{', '.join(map(str, group))}] of {len(group)} processes (C5)")
+    return call.results([np.asarray(contributions[root][k]) for k, root in enumerate(roots)])
+
+
+# -- collective_reduce ----------------------------------------------------------------------------
+
+
+@op("stablehlo.collective_reduce")
+def collective_reduce(call: OpCall, *operands: np.ndarray) -> Any:
+    # all_reduce's groups and reduction, delivered to each group's first process only (its root);
+    # the other members, and processes in no group, get zeros (stablehlo/tests/interpret).
+    groups = _groups(call, reduction_groups, call.interpreter.module)
+    group, index = _index_in(groups, call.process)
+    if group is None:
+        return call.results([_zeros(t) for t in call.result_types])
+    reduced = _all_reduce(call, operands, groups)
+    if index != 0:
+        return call.results([_zeros(t) for t in call.result_types])
+    return call.results(reduced)
 
 
 @op("stablehlo.collective_permute")

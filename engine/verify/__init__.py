@@ -13,7 +13,7 @@ are never rejected.
 """
 from . import chlo, collectives, contractions, control_flow, data_movement, elementwise  # noqa: F401
 from . import generators_quantization, reductions  # noqa: F401  (each module registers its checks)
-from . import asynchronous  # noqa: F401
+from . import asynchronous, rooted_collectives  # noqa: F401
 from .core import CHECKS, verify, verify_all
 
 __all__ = ["CHECKS", "verify", "verify_all"]

@@ -148,11 +148,6 @@ def _collective_permute(op: Operation, ctx: _Context) -> None:
     _same_type(op.operand_types[0], op.result_types[0], "result must have the operand's type", "C5")
 
 
-@_register("stablehlo.collective_broadcast")
-def _collective_broadcast(op: Operation, ctx: _Context) -> None:
-    _same_type(op.operand_types[0], op.result_types[0], "result must have the operand's type", "C3")
-
-
 @_register("stablehlo.after_all")
 def _after_all(op: Operation, ctx: _Context) -> None:
     for i, t in enumerate(op.operand_types):

@@ -217,11 +217,22 @@ define(
     results="*",
     category=_COLL, effect="not_replayable", collective=True
 )
+# With `has_dynamic_root` the last operand holds, per broadcast operand, the source's index in its
+# process group; without it the source is each group's first process.
 define(
     "stablehlo.collective_broadcast",
-    "operand",
-    "replica_groups:groups channel_handle:channel?",
+    "operands*",
+    "replica_groups:groups channel_handle:channel? has_dynamic_root:unit?",
+    results="*",
     category=_COLL, effect="not_replayable", collective=True
+)
+define(
+    "stablehlo.collective_reduce",
+    "operands*",
+    _GROUPS,
+    regions="computation",
+    results="*",
+    category=_COLL, effect="not_replayable", collective=True, expandable_body=True
 )
 define(
     "stablehlo.collective_permute",
