@@ -345,3 +345,16 @@ def broadcast_select(call: OpCall, pred: np.ndarray, on_true: np.ndarray, on_fal
     # numpy-style broadcasting of all three operands (the op has no broadcast_dimensions).
     return np.asarray(np.where(pred, on_true, on_false), call.result_dtype)
 
+
+
+@op("chlo.mulhi")
+def mulhi(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """The high half of each full 2N-bit product of N-bit integers (signed or unsigned)."""
+    x, y = np.asarray(lhs), np.asarray(rhs)
+    bits = call.operand_types[0].element.width  # i2/i4 are stored in a byte: the type says N
+    if bits > 32:
+        # 128-bit products: Python integers (floor shift keeps the sign of signed products).
+        high = [(int(a) * int(b)) >> bits for a, b in zip(x.reshape(-1).tolist(), y.reshape(-1).tolist())]
+        return np.array(high, dtype=call.result_dtype).reshape(x.shape)
+    wide = np.dtype(np.uint64 if call.operand_types[0].element.is_unsigned else np.int64)
+    return (x.astype(wide) * y.astype(wide) >> wide.type(bits)).astype(call.result_dtype)

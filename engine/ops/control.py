@@ -1,5 +1,5 @@
 """Control flow and structure: constant, func.call, while, if, case, composite, tuples, tokens,
-async_start/async_done.
+async_start/async_done and chlo.scan.
 
 These ops run regions or other functions through the interpreter, so the frames they open are
 what the debugger shows (a call, a loop iteration, the taken branch).
@@ -111,3 +111,34 @@ def async_start(call: OpCall, *operands: Any) -> Future:
 def async_done(call: OpCall, *futures: Future) -> Any:
     return call.results([value for future in futures for value in future])
 
+
+# -- chlo.scan (docs/generated/chlo.md) -------------------------------------------------------------
+
+
+@op("chlo.scan")
+def scan(call: OpCall, *operands: Any) -> list[Any]:
+    inputs, inits = call.cached("groups", lambda: _scan_groups(call))
+    xs, carries = [np.asarray(x) for x in operands[:inputs]], list(operands[inputs:])
+    dimension = int(call.attr("dimension"))
+    length = xs[0].shape[dimension] if xs else 0
+    steps = range(length - 1, -1, -1) if call.attr("is_reverse") else range(length)
+    outputs = len(call.result_types) - inits
+    slices: list[list[np.ndarray]] = [[None] * length for _ in range(outputs)]
+    # One body run per position, in scan order: (x slices..., carries...) -> (outputs..., carries...).
+    for iteration, t in enumerate(steps):
+        step = call.interpreter.run_region(call.op, 0, [np.take(x, t, axis=dimension) for x in xs] + carries,
+                                           "scan.body", iteration)
+        for k in range(outputs):
+            slices[k][t] = np.asarray(step[k])
+        carries = list(step[outputs:])
+    results = [np.stack(parts, axis=dimension).astype(t.numpy_dtype, copy=False) if length
+               else np.zeros(t.shape, t.numpy_dtype)
+               for parts, t in zip(slices, call.result_types)]
+    return results + carries
+
+
+def _scan_groups(call: OpCall) -> tuple[int, int]:
+    sizes = call.attr("operandSegmentSizes")
+    if not isinstance(sizes, tuple) or len(sizes) != 2 or sum(int(s) for s in sizes) != len(call.operand_types):
+        raise call.error("needs operandSegmentSizes = array<i32: inputs, inits> matching its operands")
+    return int(sizes[0]), int(sizes[1])

@@ -38,4 +38,14 @@ define(
     category="chlo",
 )
 define("chlo.mulhi", "lhs rhs", category="chlo")
+# scan: `inputs` are sliced along `dimension`, `inits` are the carries; the body maps (slices...,
+# carries...) to (outputs..., carries...), one step per index, so the debugger steps it as a loop.
+define(
+    "chlo.scan",
+    "inputs* inits*",
+    "dimension:i64 is_reverse:bool? is_associative:bool? operandSegmentSizes:i32s? resultSegmentSizes:i32s?",
+    regions="body",
+    results="*",
+    category="chlo",
+)
 define("chlo.return", "results*", results="0", category="structural", terminator=True)

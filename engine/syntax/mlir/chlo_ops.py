@@ -1,8 +1,11 @@
 """CHLO ops (docs/generated/chlo.md): JAX emits these for erf, lgamma, top_k, ... ."""
 from __future__ import annotations
 
+from ...ir import attributes as A
+from ...ir.core import Operation
+from . import attribute_text as T
 from .custom_ops import ConstantSyntax
-from .format import Format, mlir_syntax
+from .format import Format, ParseState, Syntax, TYPE_DIRECTIVES, mlir_syntax
 
 for _name in (
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh", "sinh", "tan",
@@ -14,6 +17,7 @@ for _name in (
 mlir_syntax("chlo.next_after", Format("$x, $y attr-dict : %operands_arrow"))
 mlir_syntax("chlo.polygamma", Format("$n, $x attr-dict : %operands_arrow"))
 mlir_syntax("chlo.zeta", Format("$x, $q attr-dict : %operands_arrow"))
+mlir_syntax("chlo.mulhi", Format("$lhs, $rhs attr-dict : %operands_arrow"))
 
 for _name in (
     "add", "atan2", "divide", "maximum", "minimum", "multiply", "next_after", "polygamma", "power",
@@ -26,3 +30,67 @@ mlir_syntax("chlo.broadcast_compare", Format("$lhs, $rhs attr-dict : %functional
 mlir_syntax("chlo.broadcast_select", Format("$pred, $on_true, $on_false attr-dict : %functional"))
 mlir_syntax("chlo.constant", ConstantSyntax())
 mlir_syntax("chlo.top_k", Format("($operand, k = $k) attr-dict : %operands_arrow"))
+
+
+# -- chlo.scan --------------------------------------------------------------------------------------
+
+# The generic form states how the operands and results split into groups; the pretty form shows it.
+_SEGMENTS = ("operandSegmentSizes", "resultSegmentSizes")
+
+
+class ScanSyntax(Syntax):
+    """`chlo.scan(%x, ...) inits(%c, ...) dimension=0 attributes {is_reverse = true}? { ^bb0(...): ... }
+    : (inputs..., inits...) -> (outputs..., carries...)`"""
+
+    def parse(self, p, name, names, pos):
+        state = ParseState(p, self.opdef)
+        p.expect("(", "after chlo.scan")
+        state.parse_operand_group("inputs")
+        p.expect(")", "to close the inputs of chlo.scan")
+        p.expect_keyword("inits", "after the inputs of chlo.scan")
+        p.expect("(")
+        state.parse_operand_group("inits")
+        p.expect(")", "to close the inits of chlo.scan")
+        p.expect_keyword("dimension", "after the inits of chlo.scan")
+        p.expect("=")
+        attrs = {"dimension": A.IntegerAttr(p.integer("the scan dimension"), A.I64)}
+        if p.accept_keyword("attributes"):
+            for key, value in p.parse_attr_dict().items():
+                if key in attrs:
+                    p.error(f"attribute '{key}' given twice")
+                attrs[key] = value
+        region = p.parse_region()
+        p.expect(":", "and the function type of chlo.scan")
+        TYPE_DIRECTIVES["functional"][0](state)
+        inputs, inits = len(state.groups["inputs"]), len(state.groups["inits"])
+        outputs = len(state.result_types) - inits
+        if outputs < 0:
+            p.error(f"chlo.scan has {inits} inits but only {len(state.result_types)} results", state.type_pos)
+        attrs["operandSegmentSizes"] = _segments(inputs, inits)
+        attrs["resultSegmentSizes"] = _segments(outputs, inits)
+        return Operation(name, state.operands, state.result_types, attrs, [region], pos=pos)
+
+    def print(self, pr, op):
+        inputs, inits = scan_groups(op)
+        shown = {k: v for k, v in op.attributes.items() if k not in ("dimension", *_SEGMENTS)}
+        text = (f"({pr.operands(op.operands[:inputs])}) inits({pr.operands(op.operands[inputs:inputs + inits])})"
+                f" dimension={int(op.attributes['dimension'])}")
+        if shown:
+            text += " attributes " + T.format_attr_dict(shown)
+        return text + " " + pr.region(op.regions[0]) + " : " + TYPE_DIRECTIVES["functional"][1](op)
+
+
+def _segments(*sizes: int) -> A.DenseArray:
+    return A.DenseArray(tuple(sizes), "i32")
+
+
+def scan_groups(op: Operation) -> tuple[int, int]:
+    """(inputs, inits) of a chlo.scan, from its operand segment sizes (nothing else tells them apart)."""
+    sizes = op.attributes.get("operandSegmentSizes")
+    values = tuple(int(v) for v in sizes) if isinstance(sizes, tuple) else ()
+    if len(values) != 2 or sum(values) != len(op.operands):
+        raise ValueError("chlo.scan needs operandSegmentSizes = array<i32: inputs, inits> matching its operands")
+    return values
+
+
+mlir_syntax("chlo.scan", ScanSyntax())
