@@ -26,6 +26,10 @@ from ..ir.types import TensorType, Type
 
 CHECKS: dict[str, Callable[[Operation, "_Context"], None]] = {}
 
+# Dialects whose every op hlodbg defines: an op name of theirs it does not know is a typo or an op
+# of a newer spec, never something to pass through (other dialects' unknown ops are kept as they are).
+CLOSED_DIALECTS = ("stablehlo", "chlo")
+
 
 def _register(*names: str):
     def decorate(fn):
@@ -80,6 +84,8 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
         opdef = OPS.get(op.name)
         if opdef is not None:
             _check_generic(op, opdef)
+        elif op.dialect in CLOSED_DIALECTS:
+            fail(f"unknown op: the {op.dialect} dialect has no op '{op.mnemonic}'")
         _check_structure(op, opdef, ctx)
         check = CHECKS.get(op.name)
         if check is not None:
