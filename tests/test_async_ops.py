@@ -183,3 +183,20 @@ def test_the_debugger_steps_into_the_asynchronous_op(tmp_path, monkeypatch):
         assert session.value("%r").tolist() == [2, 3]
     finally:
         session.close()
+
+
+def test_on_the_grid_debugger_every_device_meets_at_the_collective_inside(tmp_path, monkeypatch):
+    from hlodbg.engine.debug.grid_session import GridSession
+
+    monkeypatch.setenv("HLODBG_STATE_DIR", str(tmp_path / "state"))
+    module = hlodbg.load(GATHER).module
+    grid = GridSession(module, [np.array([1, 2], np.float32)], num_replicas=2, memory=1 << 28)
+    try:
+        grid.move("step_in")
+        assert {(s.op.name, tuple(f.kind for f in s.stack)) for s in grid.sessions.values()} == {
+            ("stablehlo.all_gather", ("function", "async_start"))}
+        views = grid.values_of(grid.session.op)
+        assert [v.group for v in views] == [(0, 1), (0, 1)]
+        assert all(np.asarray(v.outputs[0]).tolist() == [1, 2, 1, 2] for v in views)
+    finally:
+        grid.close()

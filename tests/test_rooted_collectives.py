@@ -195,3 +195,21 @@ def test_the_root_gets_what_all_reduce_gives():
     all_reduce = reduce_program(groups).replace("collective_reduce", "all_reduce")
     everyone = grid_run(all_reduce, inputs, 3, 1)
     np.testing.assert_array_equal(reduced[(2, 0)][0], everyone[(2, 0)][0])
+
+
+def test_the_grid_debugger_shows_each_device_its_reduce_group(tmp_path, monkeypatch):
+    from hlodbg import load
+    from hlodbg.engine.debug.grid_session import GridSession
+
+    monkeypatch.setenv("HLODBG_STATE_DIR", str(tmp_path / "state"))
+    # Flattened ids on a 2x2 grid (as all_reduce forms them): groups of devices [3, 0] and [1, 2].
+    module = load(reduce_program(f"replica_groups = {dense([[3, 0], [1, 2]])}, {GLOBAL_IDS}")).module
+    grid = GridSession(module, [np.array([1, 2], np.int64)], num_replicas=2, num_partitions=2, memory=1 << 28)
+    try:
+        assert grid.session.op.name == "stablehlo.collective_reduce"
+        assert [v.group for v in grid.values_of(grid.session.op)] == [(3, 0), (1, 2), (1, 2), (3, 0)]
+        grid.move("step")
+        outputs = [np.asarray(v.outputs[0]).tolist() for v in grid.values_of(module.function("main").ops[0])]
+        assert outputs == [[0, 0], [2, 4], [0, 0], [2, 4]]
+    finally:
+        grid.close()
