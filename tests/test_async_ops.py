@@ -200,3 +200,17 @@ def test_on_the_grid_debugger_every_device_meets_at_the_collective_inside(tmp_pa
         assert all(np.asarray(v.outputs[0]).tolist() == [1, 2, 1, 2] for v in views)
     finally:
         grid.close()
+
+
+def test_a_function_taking_a_future_runs_on_random_arguments(tmp_path, capsys):
+    from hlodbg.cli import main
+
+    path = tmp_path / "done.mlir"
+    path.write_text("""func.func @main(%f: !stablehlo.future<tensor<2xi32>, tensor<f32>>) -> (tensor<2xi32>, tensor<f32>) {
+  %a, %b = "stablehlo.async_done"(%f) : (!stablehlo.future<tensor<2xi32>, tensor<f32>>) -> (tensor<2xi32>, tensor<f32>)
+  return %a, %b : tensor<2xi32>, tensor<f32>
+}
+""")
+    assert main(["run", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "result0: tensor<2xi32>" in out and "result1: tensor<f32>" in out

@@ -193,6 +193,8 @@ def random_value(t: Type, rng: np.random.Generator) -> Any:
         return TOKEN
     if isinstance(t, TupleType):
         return tuple(random_value(et, rng) for et in t.types)
+    if isinstance(t, FutureType):
+        return Future(random_value(et, rng) for et in t.types)
     if not isinstance(t, TensorType) or t.shape is None:
         raise ValueError(f"cannot make a random value of type {t}")
     shape = tuple(max(d, 0) if d is not None else 1 for d in t.shape)
