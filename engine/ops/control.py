@@ -12,6 +12,7 @@ import numpy as np
 
 from ..ir.dtypes import TOKEN, Future
 from ..ir.core import symbol_name
+from ..ir.opset.chlo import scan_groups
 from .registry import OpCall, op
 
 
@@ -123,7 +124,7 @@ def scan(call: OpCall, *operands: Any) -> list[Any]:
     length = xs[0].shape[dimension] if xs else 0
     steps = range(length - 1, -1, -1) if call.attr("is_reverse") else range(length)
     outputs = len(call.result_types) - inits
-    slices: list[list[np.ndarray]] = [[None] * length for _ in range(outputs)]
+    slices: list[list[Any]] = [[None] * length for _ in range(outputs)]
     # One body run per position, in scan order: (x slices..., carries...) -> (outputs..., carries...).
     for iteration, t in enumerate(steps):
         step = call.interpreter.run_region(call.op, 0, [np.take(x, t, axis=dimension) for x in xs] + carries,
@@ -138,7 +139,7 @@ def scan(call: OpCall, *operands: Any) -> list[Any]:
 
 
 def _scan_groups(call: OpCall) -> tuple[int, int]:
-    sizes = call.attr("operandSegmentSizes")
-    if not isinstance(sizes, tuple) or len(sizes) != 2 or sum(int(s) for s in sizes) != len(call.operand_types):
-        raise call.error("needs operandSegmentSizes = array<i32: inputs, inits> matching its operands")
-    return int(sizes[0]), int(sizes[1])
+    try:
+        return scan_groups(call.op)
+    except ValueError as e:
+        raise call.error(str(e)) from None

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..ir.core import Operation
+from ..ir.opset.chlo import scan_groups
 from ..ir.types import TensorType
 from .shape_inference import fail, fmt_types, is_bool_e, is_int_e, types_compatible
 from .core import _Context, _block, _expect_shape, _int, _register, _returned, _same_elem, _same_shape, _same_type, _tensor
@@ -56,8 +57,6 @@ def _chlo_mulhi(op: Operation, ctx: _Context) -> None:
 
 @_register("chlo.scan")
 def _chlo_scan(op: Operation, ctx: _Context) -> None:
-    from ..syntax.mlir.chlo_ops import scan_groups
-
     try:
         inputs, inits = scan_groups(op)
     except ValueError as e:

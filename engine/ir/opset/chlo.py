@@ -48,4 +48,16 @@ define(
     results="*",
     category="chlo",
 )
+
+
+def scan_groups(op) -> tuple[int, int]:
+    """(inputs, inits) of a chlo.scan, from its operand segment sizes (nothing else tells them
+    apart); ValueError when they are missing or do not add up to its operands."""
+    sizes = op.attributes.get("operandSegmentSizes")
+    values = tuple(int(v) for v in sizes) if isinstance(sizes, tuple) else ()
+    if len(values) != 2 or sum(values) != len(op.operands):
+        raise ValueError("chlo.scan needs operandSegmentSizes = array<i32: inputs, inits> matching its operands")
+    return values
+
+
 define("chlo.return", "results*", results="0", category="structural", terminator=True)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...ir import attributes as A
 from ...ir.core import Operation
+from ...ir.opset.chlo import scan_groups
 from . import attribute_text as T
 from .custom_ops import ConstantSyntax
 from .format import Format, ParseState, Syntax, TYPE_DIRECTIVES, mlir_syntax
@@ -82,15 +83,6 @@ class ScanSyntax(Syntax):
 
 def _segments(*sizes: int) -> A.DenseArray:
     return A.DenseArray(tuple(sizes), "i32")
-
-
-def scan_groups(op: Operation) -> tuple[int, int]:
-    """(inputs, inits) of a chlo.scan, from its operand segment sizes (nothing else tells them apart)."""
-    sizes = op.attributes.get("operandSegmentSizes")
-    values = tuple(int(v) for v in sizes) if isinstance(sizes, tuple) else ()
-    if len(values) != 2 or sum(values) != len(op.operands):
-        raise ValueError("chlo.scan needs operandSegmentSizes = array<i32: inputs, inits> matching its operands")
-    return values
 
 
 mlir_syntax("chlo.scan", ScanSyntax())
