@@ -43,11 +43,12 @@ define("chlo.mulhi", "lhs rhs", category="chlo")
 define(
     "chlo.scan",
     "inputs* inits*",
-    "dimension:i64 is_reverse:bool? is_associative:bool? operandSegmentSizes:i32s? resultSegmentSizes:i32s?",
+    "dimension:i64 is_reverse:bool? is_associative:bool? operandSegmentSizes:any? resultSegmentSizes:any?",
     regions="body",
     results="*",
     category="chlo",
 )
+define("chlo.return", "results*", results="0", category="structural", terminator=True)
 
 
 def scan_groups(op) -> tuple[int, int]:
@@ -59,5 +60,3 @@ def scan_groups(op) -> tuple[int, int]:
         raise ValueError("chlo.scan needs operandSegmentSizes = array<i32: inputs, inits> matching its operands")
     return values
 
-
-define("chlo.return", "results*", results="0", category="structural", terminator=True)
