@@ -5,7 +5,9 @@ from ..ir.core import Operation
 from ..ir.opset.chlo import scan_groups
 from ..ir.types import TensorType
 from .shape_inference import fail, fmt_types, is_bool_e, is_int_e, types_compatible
-from .core import _Context, _block, _expect_shape, _int, _register, _returned, _same_elem, _same_shape, _same_type, _tensor
+from .core import (
+    _Context, _block, _expect_shape, _int, _register, _returned, _same_elem, _same_shape, _same_type, _tensor,
+)
 
 
 _CHLO_PREDICATES = {"chlo.is_inf", "chlo.is_neg_inf", "chlo.is_pos_inf"}
