@@ -17,7 +17,7 @@ from ..ir.errors import HlodbgError
 from ..run.grid import GridError, GridScheduler, ScheduledGrid, grid_shape
 from ..run.interpreter import entry_arguments, entry_function
 from ..ir.core import Module, Operation
-from ..ir.opset import is_collective
+from ..ir.opset import is_collective, process_groups_of
 from ..machine.backend import CPU, Backend
 from ..machine.process import ProcessId
 from .values import default_budget
@@ -202,8 +202,11 @@ class GridSession(TargetBase):
         from ..ops import collectives
 
         table = {}
+        form = process_groups_of(op.name)
+        if form is None:
+            return table
         try:
-            if op.name == "stablehlo.collective_permute":
+            if form == "pairs":
                 pairs = collectives.permute_groups(self.focus, self.grid, op.attributes)
                 for source, target in pairs:
                     before = table.get(source, ((), None, None))
@@ -211,8 +214,7 @@ class GridSession(TargetBase):
                     after = table.get(target, ((), None, None))
                     table[target] = ((), after[1], self.device_id(source))
                 return table
-            form = collectives.reduction_groups if op.name in ("stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter", "stablehlo.cross-replica-sum", "stablehlo.collective_reduce") else collectives.split_groups
-            groups = form(self.focus, self.grid, op.attributes, self.module)
+            groups = collectives.GROUP_FORMS[form](self.focus, self.grid, op.attributes, self.module)
         except ValueError:
             return {}
         for group in groups:

@@ -68,6 +68,9 @@ class OpDef:
     aliasing_regions: bool = False
     expandable_body: bool = False
     callee_attr: Optional[str] = None  # the attribute naming the function a call runs
+    # How a collective forms its process groups: "reduction" (all_reduce's strategies),
+    # "split" (all_to_all's), "pairs" (source/target pairs); None for everything else.
+    process_groups: Optional[str] = None
 
     @property
     def min_operands(self) -> int:
@@ -175,6 +178,7 @@ def define(
     aliasing_regions: bool = False,
     expandable_body: bool = False,
     callee_attr: Optional[str] = None,
+    process_groups: Optional[str] = None,
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -195,9 +199,16 @@ def define(
         aliasing_regions,
         expandable_body,
         callee_attr,
+        process_groups,
     )
     OPS[name] = opdef
     return opdef
+
+
+def process_groups_of(name: str) -> Optional[str]:
+    """How the collective `name` forms its process groups ("reduction", "split", "pairs"), or None."""
+    opdef = OPS.get(name)
+    return opdef.process_groups if opdef is not None else None
 
 
 def lookup(name: str) -> Optional[OpDef]:

@@ -134,6 +134,10 @@ def permute_groups(process: ProcessId, grid: Grid, attributes: dict) -> Groups:
     return [[ProcessId(s, p), ProcessId(t, p)] for s, t in pairs for p in range(grid.num_partitions)]
 
 
+# The group forms an op's `process_groups` trait names (ir/opdefs.py).
+GROUP_FORMS = {"reduction": reduction_groups, "split": split_groups, "pairs": permute_groups}
+
+
 def axis_groups(grid: Grid, strategy: str) -> Groups:
     """Every process sharing a partition (cross_replica) or a replica (cross_partition)."""
     if strategy == "cross_partition":

@@ -201,21 +201,21 @@ define("stablehlo.return", "results*", results="0", category="structural", termi
 
 _COLL = "collective"
 _GROUPS = "replica_groups:groups channel_handle:channel? use_global_device_ids:unit?"
-define("stablehlo.all_gather", "operands*", "all_gather_dim:i64 " + _GROUPS, results="*", category=_COLL, effect="not_replayable", collective=True)
-define("stablehlo.all_reduce", "operands*", _GROUPS, regions="computation", results="*", category=_COLL, effect="not_replayable", collective=True, expandable_body=True)
+define("stablehlo.all_gather", "operands*", "all_gather_dim:i64 " + _GROUPS, results="*", category=_COLL, effect="not_replayable", collective=True, process_groups="reduction")
+define("stablehlo.all_reduce", "operands*", _GROUPS, regions="computation", results="*", category=_COLL, effect="not_replayable", collective=True, process_groups="reduction", expandable_body=True)
 define(
     "stablehlo.reduce_scatter",
     "operand",
     "scatter_dimension:i64 " + _GROUPS,
     regions="computation",
-    category=_COLL, effect="not_replayable", collective=True, expandable_body=True
+    category=_COLL, effect="not_replayable", collective=True, process_groups="reduction", expandable_body=True
 )
 define(
     "stablehlo.all_to_all",
     "operands*",
     "split_dimension:i64 concat_dimension:i64 split_count:i64 replica_groups:groups channel_handle:channel?",
     results="*",
-    category=_COLL, effect="not_replayable", collective=True
+    category=_COLL, effect="not_replayable", collective=True, process_groups="split"
 )
 # With `has_dynamic_root` the last operand holds, per broadcast operand, the source's index in its
 # process group; without it the source is each group's first process.
@@ -224,7 +224,7 @@ define(
     "operands*",
     "replica_groups:groups channel_handle:channel? has_dynamic_root:unit?",
     results="*",
-    category=_COLL, effect="not_replayable", collective=True
+    category=_COLL, effect="not_replayable", collective=True, process_groups="split"
 )
 define(
     "stablehlo.collective_reduce",
@@ -232,15 +232,15 @@ define(
     _GROUPS,
     regions="computation",
     results="*",
-    category=_COLL, effect="not_replayable", collective=True, expandable_body=True
+    category=_COLL, effect="not_replayable", collective=True, process_groups="reduction", expandable_body=True
 )
 define(
     "stablehlo.collective_permute",
     "operand",
     "source_target_pairs:elements channel_handle:channel?",
-    category=_COLL, effect="not_replayable", collective=True
+    category=_COLL, effect="not_replayable", collective=True, process_groups="pairs"
 )
-define("stablehlo.cross-replica-sum", "operand", "replica_groups:elements", category=_COLL, effect="not_replayable", collective=True)
+define("stablehlo.cross-replica-sum", "operand", "replica_groups:elements", category=_COLL, effect="not_replayable", collective=True, process_groups="reduction")
 define("stablehlo.replica_id", "", category=_COLL, effect="impure")
 define("stablehlo.partition_id", "", category=_COLL, effect="impure")
 define(
