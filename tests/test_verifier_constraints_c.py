@@ -33,7 +33,8 @@ from hlodbg.engine.verify import verify
 TABLES = Path(__file__).parent / "data" / "constraints"
 FAMILIES = ("control_flow", "custom_call", "collectives", "chlo", "run_parallel")
 
-_DIRECTIVE = re.compile(r"^\s*//\s*expect-(?:error:\s*(?P<op>\S+)\s+(?P<constraint>C\d+|I\d+|[a-z][a-z0-9_-]*)|(?P<ok>ok))\s*$")
+_DIRECTIVE = re.compile(
+    r"^\s*//\s*expect-(?:error:\s*(?P<op>\S+)\s+(?P<constraint>C\d+|I\d+|[a-z][a-z0-9_-]*)|(?P<ok>ok))\s*$")
 
 
 @dataclass(frozen=True)

@@ -66,8 +66,9 @@ def plan_run_parallel(op: Operation, module: Module) -> ParallelPlan:
         raise ExecutionError(f"{OP_NAME}: {f.message} ({f.constraint})", op.pos, f.notes) from None
     num_replicas, num_partitions = len(grid), len(grid[0])
     if num_replicas * num_partitions > MAX_DEVICES:
-        raise ExecutionError(f"{OP_NAME}: a {num_replicas}x{num_partitions} grid has "
-                             f"{num_replicas * num_partitions} processes; hlodbg emulates at most {MAX_DEVICES}", op.pos)
+        processes = num_replicas * num_partitions
+        raise ExecutionError(f"{OP_NAME}: a {num_replicas}x{num_partitions} grid has {processes} processes; "
+                             f"hlodbg emulates at most {MAX_DEVICES}", op.pos)
     placements = []
     next_input = next_result = 0
     for replica, row in enumerate(grid):

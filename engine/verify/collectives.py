@@ -45,8 +45,8 @@ def _group_array(op: Operation) -> Optional[np.ndarray]:
 def _group_size(op: Operation) -> Optional[int]:
     """Processes per group when the program alone fixes it. With a channel and no global device
     ids (cross_replica_and_partition) every group also spans the partitions, known at run time."""
-    handle = op.attributes.get("channel_handle")
-    if int(getattr(handle, "handle", 0) or 0) > 0 and not isinstance(op.attributes.get("use_global_device_ids"), A.UnitAttr):
+    has_channel = int(getattr(op.attributes.get("channel_handle"), "handle", 0) or 0) > 0
+    if has_channel and not isinstance(op.attributes.get("use_global_device_ids"), A.UnitAttr):
         return None
     array = _group_array(op)
     if array is None or array.ndim != 2 or array.shape[1] == 0:

@@ -26,7 +26,8 @@ def program_grid(op: Operation, functions: Mapping[str, Function]) -> list[list[
     programs = op.attributes.get("programs")
     if programs is None:
         fail(f"needs a `programs` attribute, {_PROGRAMS_HINT}", "programs")
-    if not isinstance(programs, (tuple, list)) or not programs or not all(isinstance(r, (tuple, list)) for r in programs):
+    rows_are_lists = isinstance(programs, (tuple, list)) and all(isinstance(r, (tuple, list)) for r in programs)
+    if not rows_are_lists or not programs:
         fail(f"`programs` must be {_PROGRAMS_HINT}", "programs")
     if not programs[0]:
         fail("`programs` cannot be empty: it needs at least one replica with one partition", "programs")
