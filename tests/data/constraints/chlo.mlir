@@ -179,6 +179,14 @@ func.func @ragged_result(%a: tensor<4x6xf32>, %b: tensor<6x5xf32>, %g: tensor<3x
 
 // -----
 
+// expect-error: chlo.constant inferred
+func.func @constant_type() -> tensor<3xf32> {
+  %r = "chlo.constant"() {value = dense<1.0> : tensor<2xf32>} : () -> tensor<3xf32>
+  func.return %r : tensor<3xf32>
+}
+
+// -----
+
 // expect-ok
 func.func @main(%a: tensor<2x3xf32>, %v: tensor<3xf32>, %m: tensor<4x3xf32>, %w: tensor<2x3x5xf32>, %g: tensor<2xi64>, %z: tensor<3xcomplex<f32>>, %p: tensor<3xi1>) -> (tensor<2x3xf32>, tensor<4x5xf32>, tensor<2x3xi1>) {
   %0 = "chlo.erf"(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>

@@ -1,6 +1,7 @@
 // Verifier constraints of the control-flow family: while, if, case, optimization_barrier,
 // composite (docs/spec.md at head) and the func ops (builtin; the spec names no constraints for
-// them, so their checks carry labels: `callee`, `signature`, `terminator`).
+// them, so their checks carry labels: `callee`, `signature`, `terminator`; `terminator` also names
+// a region of a StableHLO op that does not end in stablehlo.return).
 // Run by tests/test_verifier_constraints_c.py, which documents the directives.
 // Not statically decidable: none; every numbered constraint of these ops is a type rule.
 // Types the Inputs tables fix are checked under the input's label: `(I1)` for the pred of if and
@@ -239,6 +240,30 @@ func.func @twice(%a: tensor<i32>) -> tensor<i32> {
 func.func @return_type(%a: tensor<f32>) -> tensor<i32> {
   func.return %a : tensor<f32>
 }
+
+// -----
+
+// expect-error: stablehlo.while terminator
+// Every region of a StableHLO op ends in stablehlo.return.
+func.func @while_body_terminator(%n: tensor<i64>) -> tensor<i64> {
+  %r = "stablehlo.while"(%n) ({
+  ^bb0(%x: tensor<i64>):
+    %c = stablehlo.constant dense<true> : tensor<i1>
+    stablehlo.return %c : tensor<i1>
+  }, {
+  ^bb0(%x: tensor<i64>):
+    func.return %x : tensor<i64>
+  }) : (tensor<i64>) -> tensor<i64>
+  func.return %r : tensor<i64>
+}
+
+// -----
+
+// expect-error: func.func signature
+"func.func"() ({
+^bb0(%a: tensor<i32>):
+  "func.return"(%a) : (tensor<i32>) -> ()
+}) {function_type = (tensor<f32>) -> tensor<i32>, sym_name = "body_takes_other_types"} : () -> ()
 
 // -----
 
