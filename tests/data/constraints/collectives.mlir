@@ -365,6 +365,7 @@ func.func @send_result(%a: tensor<2xf32>, %t: !stablehlo.token) -> tensor<2xf32>
 // -----
 
 // expect-error: stablehlo.recv C1
+// is_host_transfer = true needs HOST_TO_DEVICE (3); as for send, only the spec checks this.
 func.func @recv_channel_type(%t: !stablehlo.token) -> tensor<2xf32> {
   %r:2 = "stablehlo.recv"(%t) {channel_handle = #stablehlo.channel_handle<handle = 1, type = 2>, is_host_transfer = true} : (!stablehlo.token) -> (tensor<2xf32>, !stablehlo.token)
   func.return %r#0 : tensor<2xf32>
