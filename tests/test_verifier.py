@@ -386,7 +386,7 @@ INVALID = [
         func.func @main(%a: tensor<2xf32>) -> tensor<3xf32> {
           %0 = "stablehlo.optimization_barrier"(%a) : (tensor<2xf32>) -> tensor<3xf32>  // ERR
           return %0 : tensor<3xf32>
-        }""", "(C2)"),
+        }""", "(C1)"),  # the spec at head folds the count and the types into one C1
     # -- collectives, random numbers, quantization -------------------------------------------------
     ("all_gather_result", """
         func.func @main(%a: tensor<2x4xf32>) -> tensor<2x4xf32> {

@@ -6,6 +6,7 @@ that remember their MLIR type, so evaluators use them as numbers and the printer
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
@@ -538,3 +539,30 @@ __all__ = [
     "UnitAttr",
     "quote_string",
 ]
+
+
+# `#chlo.ragged_dot<lhs_batching_dimensions = [0], ...>`: the fields of chlo.ragged_dot's
+# dimension numbers. The attribute is kept opaque; this reads its lists of dimensions.
+RAGGED_DOT_FIELDS = (
+    "lhs_batching_dimensions",
+    "rhs_batching_dimensions",
+    "lhs_contracting_dimensions",
+    "rhs_contracting_dimensions",
+    "lhs_ragged_dimensions",
+    "rhs_group_dimensions",
+)
+
+
+def ragged_dot_dimension_numbers(attr: Any) -> dict[str, tuple[int, ...]]:
+    """Every field of RAGGED_DOT_FIELDS (absent ones empty), from the opaque attribute, a
+    dictionary or an object with those fields."""
+    if isinstance(attr, OpaqueAttr):
+        fields = {
+            name: tuple(int(v) for v in values.replace(" ", "").split(",") if v)
+            for name, values in re.findall(r"(\w+)\s*=\s*\[([-\d,\s]*)\]", attr.text)
+        }
+    elif isinstance(attr, dict):
+        fields = {k: tuple(int(v) for v in attr[k]) for k in attr}
+    else:
+        fields = {k: tuple(getattr(attr, k, ()) or ()) for k in RAGGED_DOT_FIELDS}
+    return {k: fields.get(k, ()) for k in RAGGED_DOT_FIELDS}

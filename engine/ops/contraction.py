@@ -13,7 +13,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..ir.attributes import OpaqueAttr
+from ..ir.attributes import ragged_dot_dimension_numbers
 from ..ir.dtypes import compute_dtype, narrow
 from .registry import OpCall, op
 
@@ -222,29 +222,9 @@ def _sum_dtype(dtype: np.dtype) -> np.dtype:
 
 # -- chlo.ragged_dot ----------------------------------------------------------------------------
 
-_RAGGED_FIELDS = (
-    "lhs_batching_dimensions",
-    "rhs_batching_dimensions",
-    "lhs_contracting_dimensions",
-    "rhs_contracting_dimensions",
-    "lhs_ragged_dimensions",
-    "rhs_group_dimensions",
-)
-
-
 def _ragged_dimension_numbers(call: OpCall) -> dict[str, tuple[int, ...]]:
     def decode() -> dict[str, tuple[int, ...]]:
-        attr = call.attr("ragged_dot_dimension_numbers")
-        if isinstance(attr, OpaqueAttr):
-            fields = {
-                name: tuple(int(v) for v in values.replace(" ", "").split(",") if v)
-                for name, values in re.findall(r"(\w+)\s*=\s*\[([-\d,\s]*)\]", attr.text)
-            }
-        elif isinstance(attr, dict):
-            fields = {k: tuple(int(v) for v in attr[k]) for k in attr}
-        else:
-            fields = {k: tuple(getattr(attr, k, ()) or ()) for k in _RAGGED_FIELDS}
-        numbers = {k: fields.get(k, ()) for k in _RAGGED_FIELDS}
+        numbers = ragged_dot_dimension_numbers(call.attr("ragged_dot_dimension_numbers"))
         if len(numbers["lhs_ragged_dimensions"]) != 1:
             raise call.error("ragged_dot needs exactly one lhs ragged dimension")
         return numbers

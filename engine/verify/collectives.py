@@ -1,16 +1,24 @@
-"""Verifier checks: Collectives and communication."""
+"""Verifier checks: Collectives and communication.
+
+Constraint labels follow docs/spec.md at head. What no static check can decide is left to the run:
+the `size(replica_groups)` constraints (C3 of all_gather, C2 of all_reduce, C4 of reduce_scatter,
+C6 of all_to_all) and the upper bound of collective_permute C4 name num_replicas /
+num_partitions, which only the run (the grid or interpreter.run_parallel) fixes. The static part
+of them is checked: ids are non-negative and, per group list, form 0..N-1 (C4 of all_gather).
+Checks on a type the spec's Inputs table fixes carry that input's label, e.g. `(I2)`; a result
+type the spec fixes (a token, tensor<ui32>) is checked against that inferred type, `(inferred)`.
+"""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 from ..ir import attributes as A
 from ..ir.core import Operation
-from .shape_inference import check_unique, element_compatible, fail, fmt_shape, is_token
-from ..ir.types import IntegerType, TensorType
+from .shape_inference import check_unique, element_compatible, fail, fmt_shape, is_promotable, is_token
+from ..ir.types import IntegerType, TensorType, Type
 from .core import (
     _Context,
-    _block,
     _check_reducer,
     _expect_shape,
     _int,
@@ -22,27 +30,42 @@ from .core import (
     _tensor,
 )
 
+# `#stablehlo.channel_handle<type = N>`: the ChannelType enum of the StableHLO dialect.
+DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE = 1, 2, 3
+_CHANNEL_TYPE_NAMES = {0: "CHANNEL_TYPE_INVALID", 1: "DEVICE_TO_DEVICE", 2: "DEVICE_TO_HOST", 3: "HOST_TO_DEVICE"}
+
+
+def _group_array(op: Operation) -> Optional[np.ndarray]:
+    groups = op.attributes.get("replica_groups")
+    if not isinstance(groups, A.DenseElements):
+        return None
+    return np.asarray(groups.array)
+
 
 def _group_size(op: Operation) -> Optional[int]:
     """Processes per group when the program alone fixes it. With a channel and no global device
     ids (cross_replica_and_partition) every group also spans the partitions, known at run time."""
-    handle = op.attributes.get("channel_handle")
-    if int(getattr(handle, "handle", 0) or 0) > 0 and not isinstance(op.attributes.get("use_global_device_ids"), A.UnitAttr):
+    has_channel = int(getattr(op.attributes.get("channel_handle"), "handle", 0) or 0) > 0
+    if has_channel and not isinstance(op.attributes.get("use_global_device_ids"), A.UnitAttr):
         return None
-    groups = op.attributes.get("replica_groups")
-    if not isinstance(groups, A.DenseElements):
-        return None
-    array = np.asarray(groups.array)
-    if array.ndim != 2 or array.shape[1] == 0:
+    array = _group_array(op)
+    if array is None or array.ndim != 2 or array.shape[1] == 0:
         return None
     return int(array.shape[1])
 
 
-def _check_groups(op: Operation, unique_c: str, channel_c: Optional[str]) -> None:
-    groups = op.attributes.get("replica_groups")
-    if isinstance(groups, A.DenseElements):
-        values = [int(v) for v in np.asarray(groups.array).reshape(-1) if int(v) >= 0]
+def _check_groups(op: Operation, unique_c: str, range_c: str, channel_c: Optional[str]) -> None:
+    """`is_unique(replica_groups)`, `0 <= replica_groups < size(replica_groups)` and, where the op
+    has it, `use_global_device_ids = true` needs `channel_id > 0`. Groups of unequal size are
+    padded with -1 (HLO's convention), which is not an id."""
+    array = _group_array(op)
+    if array is not None:
+        values = [int(v) for v in array.reshape(-1) if int(v) != -1]
         check_unique(values, "replica_groups values", unique_c)
+        for v in values:
+            if not 0 <= v < len(values):
+                fail(f"replica_groups value {v} is out of range [0, {len(values)}): the {len(values)} ids of "
+                     f"the groups must be 0..{len(values) - 1}", range_c)
     if channel_c and isinstance(op.attributes.get("use_global_device_ids"), A.UnitAttr):
         handle = op.attributes.get("channel_handle")
         if handle is None or handle.handle <= 0:
@@ -56,17 +79,35 @@ def _pairs(op: Operation, result_c: str) -> list[tuple[TensorType, TensorType]]:
             for i, (a, b) in enumerate(zip(op.operand_types, op.result_types))]
 
 
+def _check_dim(d: int, rank: int, name: str, constraint: str) -> None:
+    if not 0 <= d < rank:
+        fail(f"{name} {d} is out of range [0, {rank})", constraint)
+
+
+def _computation(op: Operation, inputs: Sequence[TensorType], constraint: str) -> Optional[Type]:
+    """The element type E of `computation : (tensor<E>, tensor<E>) -> tensor<E>`, which every
+    operand's element type must be promotable to (one body serves all the operands)."""
+    if not inputs:
+        return None
+    e = _check_reducer(op, 0, [inputs[0].element], [], constraint, "computation")[0]
+    for i, x in enumerate(inputs[1:], 1):
+        if not is_promotable(x.element, e):
+            fail(f"computation accumulates {e}, which cannot hold the element type {x.element} of operand #{i}",
+                 constraint)
+    return e
+
+
 @_register("stablehlo.all_gather")
 def _all_gather(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "C2", "C5")
+    _check_groups(op, "C2", "C4", "C5")
     d = _int(op, "all_gather_dim")
     size = _group_size(op)
     for x, r in _pairs(op, "C6"):
+        if x.shape is not None:
+            _check_dim(d, len(x.shape), "all_gather_dim", "C1")
         _same_elem(x, r, "result must have the operand's element type", "C6")
         if x.shape is None:
             continue
-        if not 0 <= d < len(x.shape):
-            fail(f"all_gather_dim {d} is out of range [0, {len(x.shape)})", "C1")
         out = list(x.shape)
         out[d] = None if size is None or x.shape[d] is None else x.shape[d] * size
         _expect_shape(r, tuple(out), "C6")
@@ -74,115 +115,148 @@ def _all_gather(op: Operation, ctx: _Context) -> None:
 
 @_register("stablehlo.all_reduce")
 def _all_reduce(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "C1", "C4")
+    _check_groups(op, "C1", "C3", "C4")
     pairs = _pairs(op, "C6")
-    block = _block(op, 0)
-    if len(block.arguments) != 2:
-        fail(f"computation must take 2 arguments, takes {len(block.arguments)}", "C5")
-    if pairs and all(x.element == pairs[0][0].element for x, _ in pairs):
-        e = _check_reducer(op, 0, [pairs[0][0].element], [], "C5", "computation")[0]
-        for i, (x, r) in enumerate(pairs):
-            _same_shape(x, r, f"result #{i} must have the shape of operand #{i}", "C6")
-            if not element_compatible(r.element, e):
-                fail(f"result #{i} has type {r} but the computation produces {e}", "C6")
-    else:
-        for i, (x, r) in enumerate(pairs):
-            _same_shape(x, r, f"result #{i} must have the shape of operand #{i}", "C6")
+    e = _computation(op, [x for x, _ in pairs], "C5")
+    for i, (x, r) in enumerate(pairs):
+        _same_shape(x, r, f"result #{i} must have the shape of operand #{i}", "C6")
+        if not element_compatible(r.element, e):
+            fail(f"result #{i} has type {r} but the computation produces {e}", "C7")
 
 
 @_register("stablehlo.reduce_scatter")
 def _reduce_scatter(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "C3", "C6")
+    _check_groups(op, "C3", "C5", "C6")
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    e = _check_reducer(op, 0, [x.element], [], "C7", "computation")[0]
-    if not element_compatible(r.element, e):
-        fail(f"result has type {r} but the computation produces {e}", "C8")
-    if x.shape is None:
-        return
     d = _int(op, "scatter_dimension")
-    if not 0 <= d < len(x.shape):
-        fail(f"scatter_dimension {d} is out of range [0, {len(x.shape)})", "C2")
-    size = _group_size(op)
-    out = list(x.shape)
-    if size is not None and x.shape[d] is not None:
-        if x.shape[d] % size:
-            fail(f"dim(operand, {d}) = {x.shape[d]} is not divisible by the group size {size}", "C1")
-        out[d] = x.shape[d] // size
-    else:
-        out[d] = None
-    _expect_shape(r, tuple(out), "C8")
+    if x.shape is not None:
+        _check_dim(d, len(x.shape), "scatter_dimension", "C2")
+    e = _computation(op, [x], "C7")
+    if x.shape is not None:
+        size = _group_size(op)
+        out = list(x.shape)
+        if size is not None and x.shape[d] is not None:
+            if x.shape[d] % size:
+                fail(f"dim(operand, {d}) = {x.shape[d]} is not divisible by the group size {size}", "C1")
+            out[d] = x.shape[d] // size
+        else:
+            out[d] = None
+        _expect_shape(r, tuple(out), "C8")
+    if not element_compatible(r.element, e):
+        fail(f"result has type {r} but the computation produces {e}", "C9")
 
 
 @_register("stablehlo.all_to_all")
 def _all_to_all(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "C5", None)
+    _check_groups(op, "C5", "C7", None)
     split, concat, count = (_int(op, n) for n in ("split_dimension", "concat_dimension", "split_count"))
     if count <= 0:
         fail(f"split_count = {count} must be positive", "C4")
-    for x, r in _pairs(op, "C8"):
-        _same_elem(x, r, "result must have the operand's element type", "C8")
+    groups = _group_array(op)
+    if groups is not None and groups.ndim == 2 and groups.size and groups.shape[1] != count:
+        fail(f"replica groups have {groups.shape[1]} processes each, but split_count is {count}", "C8")
+    # The results' types follow from the operands' (the op infers them): C9 compares them.
+    for x, r in _pairs(op, "C9"):
         if x.shape is None:
+            _same_elem(x, r, "result must have the operand's element type", "C9")
             continue
         rank = len(x.shape)
-        if not 0 <= split < rank:
-            fail(f"split_dimension {split} is out of range [0, {rank})", "C1")
-        if not 0 <= concat < rank:
-            fail(f"concat_dimension {concat} is out of range [0, {rank})", "C3")
+        _check_dim(split, rank, "split_dimension", "C1")
+        _check_dim(concat, rank, "concat_dimension", "C3")
         if x.shape[split] is not None and x.shape[split] % count:
             fail(f"dim(operand, {split}) = {x.shape[split]} is not divisible by split_count {count}", "C2")
+        _same_elem(x, r, "result must have the operand's element type", "C9")
         out = list(x.shape)
         out[split] = None if out[split] is None else out[split] // count
         out[concat] = None if out[concat] is None else out[concat] * count
-        _expect_shape(r, tuple(out), "C8")
+        _expect_shape(r, tuple(out), "C9")
 
 
 @_register("stablehlo.collective_permute")
 def _collective_permute(op: Operation, ctx: _Context) -> None:
     pairs = np.asarray(op.attributes["source_target_pairs"].array)
-    if pairs.size and (pairs.ndim != 2 or pairs.shape[1] != 2):
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
         fail(f"source_target_pairs must have shape Nx2, got {fmt_shape(tuple(pairs.shape))}", "C1")
-    if pairs.size:
-        check_unique([int(v) for v in pairs[:, 0]], "sources in source_target_pairs", "C2")
-        check_unique([int(v) for v in pairs[:, 1]], "targets in source_target_pairs", "C3")
+    check_unique([int(v) for v in pairs[:, 0]], "sources in source_target_pairs", "C2")
+    check_unique([int(v) for v in pairs[:, 1]], "targets in source_target_pairs", "C3")
+    negative = [int(v) for v in pairs.reshape(-1) if int(v) < 0]
+    if negative:
+        fail(f"source_target_pairs holds the negative process id {negative[0]}", "C4")
     _same_type(op.operand_types[0], op.result_types[0], "result must have the operand's type", "C5")
+
+
+def _expect_token(t: Type, what: str, label: str) -> None:
+    if not is_token(t):
+        fail(f"{what} must be !stablehlo.token, got {t}", label)
 
 
 @_register("stablehlo.after_all")
 def _after_all(op: Operation, ctx: _Context) -> None:
     for i, t in enumerate(op.operand_types):
-        if not is_token(t):
-            fail(f"input #{i} must be a token, got {t}")
-    if not is_token(op.result_types[0]):
-        fail(f"result must be a token, got {op.result_types[0]}")
+        _expect_token(t, f"input #{i}", "I1")
+    _expect_token(op.result_types[0], "result", "inferred")
 
 
 @_register("stablehlo.create_token")
 def _create_token(op: Operation, ctx: _Context) -> None:
-    if not is_token(op.result_types[0]):
-        fail(f"result must be a token, got {op.result_types[0]}")
+    _expect_token(op.result_types[0], "result", "inferred")
 
 
-@_register("stablehlo.infeed", "stablehlo.recv")
-def _infeed(op: Operation, ctx: _Context) -> None:
-    if not is_token(op.operand_types[0]):
-        fail(f"token must be a token, got {op.operand_types[0]}")
+def _check_channel_type(op: Operation, host_type: int, constraint: str) -> None:
+    """`channel_type` is `host_type` if `is_host_transfer`, else DEVICE_TO_DEVICE."""
+    handle = op.attributes.get("channel_handle")
+    host = bool(op.attributes.get("is_host_transfer", False))
+    want = host_type if host else DEVICE_TO_DEVICE
+    got = int(getattr(handle, "type", 0))
+    if got != want:
+        fail(f"channel_handle type = {got} ({_CHANNEL_TYPE_NAMES.get(got, 'unknown')}) must be {want} "
+             f"({_CHANNEL_TYPE_NAMES[want]}) when is_host_transfer = {'true' if host else 'false'}", constraint)
+
+
+def _check_payload_then_token(op: Operation, nonempty_c: str, tensors_c: str, token_c: str) -> None:
+    """`results` are payload tensors first and one token last."""
+    _expect_token(op.operand_types[0], "token", "I1")
     if not op.results:
-        fail("needs at least one result", "C2" if op.mnemonic == "recv" else "C1")
-    if not is_token(op.result_types[-1]):
-        fail(f"the last result must be a token, got {op.result_types[-1]}", "C3" if op.mnemonic == "recv" else "C2")
+        fail("needs at least one result (the token)", nonempty_c)
+    for i, t in enumerate(op.result_types[:-1]):
+        if not isinstance(t, TensorType):
+            fail(f"result #{i} must be a tensor (only the last result is the token), got {t}", tensors_c)
+    _expect_token(op.result_types[-1], "the last result", token_c)
 
 
-@_register("stablehlo.send", "stablehlo.outfeed")
+@_register("stablehlo.infeed")
+def _infeed(op: Operation, ctx: _Context) -> None:
+    _check_payload_then_token(op, "C1", "C2", "C3")
+
+
+@_register("stablehlo.recv")
+def _recv(op: Operation, ctx: _Context) -> None:
+    _check_channel_type(op, HOST_TO_DEVICE, "C1")
+    _check_payload_then_token(op, "C2", "C3", "C4")
+
+
+def _check_inputs_then_token(op: Operation) -> None:
+    for i, t in enumerate(op.operand_types[:-1]):
+        if not isinstance(t, TensorType):
+            fail(f"input #{i} must be a tensor, got {t}", "I1")
+    _expect_token(op.operand_types[-1], "the last operand", "I2")
+    _expect_token(op.result_types[0], "result", "inferred")
+
+
+@_register("stablehlo.send")
 def _send(op: Operation, ctx: _Context) -> None:
-    if not is_token(op.operand_types[-1]):
-        fail(f"the last operand must be a token, got {op.operand_types[-1]}")
-    if not is_token(op.result_types[0]):
-        fail(f"result must be a token, got {op.result_types[0]}")
+    _check_channel_type(op, DEVICE_TO_HOST, "C1")
+    _check_inputs_then_token(op)
+
+
+@_register("stablehlo.outfeed")
+def _outfeed(op: Operation, ctx: _Context) -> None:
+    _check_inputs_then_token(op)
 
 
 @_register("stablehlo.replica_id", "stablehlo.partition_id")
 def _process_id(op: Operation, ctx: _Context) -> None:
     r = op.result_types[0]
-    if not _is_scalar_of(r, IntegerType(32, "unsigned")):
-        fail(f"result must be tensor<ui32>, got {r}")
+    if not _is_scalar_of(r, IntegerType(32, "unsigned")) or r.shape != ():
+        fail(f"result must be tensor<ui32>, got {r}", "inferred")

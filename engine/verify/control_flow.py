@@ -1,6 +1,11 @@
-"""Verifier checks: Control flow."""
+"""Verifier checks: Control flow (while, if, case), optimization_barrier and composite.
+
+A type the spec's Inputs table fixes is checked under that input's label, e.g. `(I1)` for the
+`pred` of if.
+"""
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from ..ir.core import Operation
@@ -43,7 +48,7 @@ def _check_branches(op: Operation, first_c: str, same_c: str, result_c: str) -> 
 def _if(op: Operation, ctx: _Context) -> None:
     pred = op.operand_types[0]
     if not _is_scalar_of(pred, IntegerType(1)):
-        fail(f"pred must be tensor<i1>, got {pred}")
+        fail(f"pred must be tensor<i1>, got {pred}", "I1")
     _check_branches(op, "C1", "C2", "C3")
 
 
@@ -52,7 +57,7 @@ def _case(op: Operation, ctx: _Context) -> None:
     index = op.operand_types[0]
     if not isinstance(index, TensorType) or index.shape != () or not (
             isinstance(index.element, IntegerType) and index.element.width == 32 and not index.element.is_unsigned):
-        fail(f"index must be a 0-dimensional 32-bit integer tensor, got {index}")
+        fail(f"index must be a 0-dimensional 32-bit integer tensor, got {index}", "I1")
     if not op.regions:
         fail("needs at least one branch", "C1")
     _check_branches(op, "C2", "C3", "C4")
@@ -60,16 +65,25 @@ def _case(op: Operation, ctx: _Context) -> None:
 
 @_register("stablehlo.optimization_barrier")
 def _optimization_barrier(op: Operation, ctx: _Context) -> None:
+    # (C1) type(operand...) = type(result...): the count and each type.
     if len(op.operands) != len(op.results):
         fail(f"has {len(op.operands)} operands but {len(op.results)} results", "C1")
-    _compare_types(op.result_types, op.operand_types, "results have types", "C2")
+    _compare_types(op.result_types, op.operand_types, "results have types", "C1")
+
+
+# is_namespaced_op_name: a dialect namespace, a dot, then the op's own name (which may hold more
+# dots), as MLIR spells operation names.
+_NAMESPACED_OP_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*(\.[A-Za-z0-9_$]+)+")
 
 
 @_register("stablehlo.composite")
 def _composite(op: Operation, ctx: _Context) -> None:
     name = str(op.attributes["name"])
-    if "." not in name:
-        fail(f"name \"{name}\" must be a namespaced op name such as \"my.op\"", "C1")
+    if not _NAMESPACED_OP_NAME.fullmatch(name):
+        fail(f"name \"{name}\" must be a namespaced op name such as \"my_namespace.my_op\"", "C1")
+    version = int(op.attributes.get("version", 0))
+    if not -2 ** 31 <= version < 2 ** 31:
+        fail(f"version = {version} does not fit its type si32", "I5")
     ref = op.attributes["decomposition"]
     fn = ctx.functions.get(ref.name)
     if fn is None:

@@ -92,7 +92,7 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
             check(op, ctx)
     except Fail as f:
         suffix = f" ({f.constraint})" if f.constraint else ""
-        return VerifyError(f"{op.name}: {f.message}{suffix}", op.pos)
+        return VerifyError(f"{op.name}: {f.message}{suffix}", op.pos, f.notes)
     except Exception as e:  # malformed IR that a check did not anticipate
         return VerifyError(f"{op.name}: cannot verify this op ({type(e).__name__}: {e})", op.pos)
     return None
@@ -230,17 +230,17 @@ def _check_structure(op: Operation, opdef: Optional[OpDef], ctx: _Context) -> No
     elif opdef is not None and op.dialect == "stablehlo" and op.regions:
         for i, region in enumerate(op.regions):
             if len(region.blocks) != 1:
-                fail(f"region #{i} must have exactly one block, got {len(region.blocks)}")
+                fail(f"region #{i} must have exactly one block, got {len(region.blocks)}", "regions")
             term = region.blocks[0].terminator
             if term is None or term.name != "stablehlo.return":
                 found = "nothing" if term is None else term.name
-                fail(f"region #{i} must end in stablehlo.return, found {found}")
+                fail(f"region #{i} must end in stablehlo.return, found {found}", "terminator")
 
 
 def _check_function(fn: Function, ctx: _Context) -> None:
     name = fn.attributes.get("sym_name")
     if id(fn) in ctx.duplicates:
-        fail(f"function @{name} is defined more than once")
+        fail(f"function @{name} is defined more than once", "symbol")
     ftype = fn.attributes.get("function_type")
     if fn.is_declaration:
         return
@@ -249,11 +249,11 @@ def _check_function(fn: Function, ctx: _Context) -> None:
     block = fn.body
     if tuple(a.type for a in block.arguments) != tuple(ftype.inputs):
         fail(f"@{name} declares inputs {fmt_types(ftype.inputs)} but its body takes "
-             f"{fmt_types(a.type for a in block.arguments)}")
+             f"{fmt_types(a.type for a in block.arguments)}", "signature")
     term = block.terminator
     if term is None or term.name != "func.return":
         found = "nothing" if term is None else term.name
-        fail(f"the body of @{name} must end in func.return, found {found}")
+        fail(f"the body of @{name} must end in func.return, found {found}", "terminator")
 
 
 @_register("func.return")
@@ -265,18 +265,18 @@ def _func_return(op: Operation, ctx: _Context) -> None:
     got = op.operand_types
     if len(got) != len(declared):
         fail(f"returns {len(got)} values but @{fn.sym_name} declares {len(declared)} results "
-             f"{fmt_types(declared)}")
+             f"{fmt_types(declared)}", "signature")
     for i, (g, d) in enumerate(zip(got, declared)):
         if not types_compatible(g, d):
-            fail(f"return value #{i} has type {g} but @{fn.sym_name} declares result type {d}")
+            fail(f"return value #{i} has type {g} but @{fn.sym_name} declares result type {d}", "signature")
     if op.parent is not None and op.parent.operations[-1] is not op:
-        fail("func.return must be the last op of its block")
+        fail("func.return must be the last op of its block", "terminator")
 
 
 @_register("stablehlo.return")
 def _stablehlo_return(op: Operation, ctx: _Context) -> None:
     if op.parent is not None and op.parent.operations[-1] is not op:
-        fail("stablehlo.return must be the last op of its block")
+        fail("stablehlo.return must be the last op of its block", "terminator")
 
 
 @_register("func.call")
@@ -286,18 +286,18 @@ def _func_call(op: Operation, ctx: _Context) -> None:
     fn = ctx.functions.get(name)
     if fn is None:
         known = ", ".join("@" + n for n in ctx.functions) or "none"
-        fail(f"calls @{name}, which is not defined in this module (functions: {known})")
+        fail(f"calls @{name}, which is not defined in this module (functions: {known})", "callee")
     ftype = fn.function_type
     if len(op.operands) != len(ftype.inputs):
-        fail(f"passes {len(op.operands)} arguments but @{name} takes {len(ftype.inputs)}")
+        fail(f"passes {len(op.operands)} arguments but @{name} takes {len(ftype.inputs)}", "signature")
     for i, (got, want) in enumerate(zip(op.operand_types, ftype.inputs)):
         if not types_compatible(got, want):
-            fail(f"argument #{i} has type {got} but @{name} expects {want}")
+            fail(f"argument #{i} has type {got} but @{name} expects {want}", "signature")
     if len(op.results) != len(ftype.results):
-        fail(f"expects {len(op.results)} results but @{name} returns {len(ftype.results)}")
+        fail(f"expects {len(op.results)} results but @{name} returns {len(ftype.results)}", "signature")
     for i, (got, want) in enumerate(zip(op.result_types, ftype.results)):
         if not types_compatible(got, want):
-            fail(f"result #{i} has type {got} but @{name} returns {want}")
+            fail(f"result #{i} has type {got} but @{name} returns {want}", "signature")
 
 
 # ---------------------------------------------------------------------------------------------

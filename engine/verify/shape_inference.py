@@ -29,16 +29,18 @@ Shape = Optional[tuple]
 
 
 class Fail(Exception):
-    """One broken constraint; `constraint` is the spec's label such as "C3" (or None)."""
+    """One broken constraint; `constraint` is the spec's label such as "C3" (or None); `notes`
+    are extra lines the error shows under its message."""
 
-    def __init__(self, message: str, constraint: Optional[str] = None):
+    def __init__(self, message: str, constraint: Optional[str] = None, notes: tuple[str, ...] = ()):
         super().__init__(message)
         self.message = message
         self.constraint = constraint
+        self.notes = tuple(notes)
 
 
-def fail(message: str, constraint: Optional[str] = None):
-    raise Fail(message, constraint)
+def fail(message: str, constraint: Optional[str] = None, notes: tuple[str, ...] = ()):
+    raise Fail(message, constraint, notes)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -266,7 +266,7 @@ define("stablehlo.create_token", "", category="structural", effect="impure")
 define(
     "stablehlo.custom_call",
     "inputs*",
-    "call_target_name:str has_side_effect:bool=false backend_config:any? api_version:i32=1 "
+    "call_target_name:str has_side_effect:bool=false backend_config:any? api_version:any? "
     "called_computations:symbols=[] operand_layouts:any? result_layouts:any? output_operand_aliases:aliases=[]",
     results="*",
     category="custom_call", effect="not_replayable"
