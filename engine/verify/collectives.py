@@ -54,15 +54,17 @@ def _group_size(op: Operation) -> Optional[int]:
     return int(array.shape[1])
 
 
-def _check_groups(op: Operation, unique_c: str, range_c: str, channel_c: Optional[str]) -> None:
-    """`is_unique(replica_groups)`, `0 <= replica_groups < size(replica_groups)` and, where the op
-    has it, `use_global_device_ids = true` needs `channel_id > 0`. Groups of unequal size are
-    padded with -1 (HLO's convention), which is not an id."""
+def _check_groups(op: Operation, unique_c: str, range_c: Optional[str], channel_c: Optional[str]) -> None:
+    """`is_unique(replica_groups)`, `0 <= replica_groups < size(replica_groups)` (without `range_c`
+    the groups may leave processes out, as collective_broadcast's may, so the bound is the grid's,
+    known at run time) and, where the op has it, `use_global_device_ids = true` needs
+    `channel_id > 0`. Groups of unequal size are padded with -1 (HLO's convention), which is not
+    an id."""
     array = _group_array(op)
     if array is not None:
         values = [int(v) for v in array.reshape(-1) if int(v) != -1]
         check_unique(values, "replica_groups values", unique_c)
-        for v in values:
+        for v in values if range_c else ():
             if not 0 <= v < len(values):
                 fail(f"replica_groups value {v} is out of range [0, {len(values)}): the {len(values)} ids of "
                      f"the groups must be 0..{len(values) - 1}", range_c)
