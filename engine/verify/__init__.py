@@ -12,7 +12,7 @@ are. Dynamic dimensions and quantized element types are compared loosely so that
 are never rejected.
 """
 from . import chlo, collectives, contractions, control_flow, data_movement, elementwise  # noqa: F401
-from . import generators_quantization, reductions  # noqa: F401  (each module registers its checks)
+from . import convolution, generators_quantization, linalg, reductions  # noqa: F401  (each module registers its checks)
 from .core import CHECKS, verify, verify_all
 
 __all__ = ["CHECKS", "verify", "verify_all"]
