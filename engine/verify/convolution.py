@@ -94,8 +94,12 @@ def _result_shape(lhs: tuple, rhs: tuple, dn, strides, padding: Optional[list], 
 
 def _check_element_types(op: Operation, lhs: TensorType, rhs: TensorType, r: TensorType) -> None:
     if not uses_quantization(lhs, rhs, r):
-        if not lhs.element == rhs.element == r.element:
-            fail(f"lhs, rhs and result must have the same element type, got {lhs}, {rhs} and {r}", "C27")
+        # C27 also names the result, but a wider result is how JAX lowers preferred_element_type
+        # (f16 x f16 -> f32, i8 x i8 -> i32), the StableHLO verifier leaves the result's element
+        # type unchecked (openxla/stablehlo#1896) and its interpreter accumulates in it (#2953):
+        # only the operands must agree, as dot_general's C13 asks.
+        if lhs.element != rhs.element:
+            fail(f"lhs and rhs must have the same element type, got {lhs} and {rhs}", "C27")
         return
     check_quantized_contraction(lhs, rhs, r, _QUANTIZED)
     dn = op.attributes["dimension_numbers"]

@@ -35,6 +35,20 @@ func.func @main(%a: tensor<1x4x4x2x!quant.uniform<i8:f32, 0.5:1>>, %b: tensor<3x
   return %0, %1 : tensor<1x2x2x4x!quant.uniform<i32:f32:3, {0.1, 0.2, 0.3, 0.4}>>, tensor<1x2x2x4xf32>
 }
 
+// -----
+// expect-ok
+// A result wider than its operands, as JAX lowers preferred_element_type. The spec's C27 reads
+// element_type(lhs) = element_type(rhs) = element_type(result), but StableHLO's own verifier
+// leaves the result's element type unchecked (openxla/stablehlo#1896) and its interpreter
+// accumulates in the result type (#2953); hlodbg accepts these so that JAX programs verify.
+func.func @main(%a: tensor<1x4x4x2xf16>, %b: tensor<3x3x2x4xf16>, %c: tensor<1x4x4x2xi8>, %d: tensor<3x3x2x4xi8>) -> (tensor<1x2x2x4xf32>, tensor<1x2x2x4xi32>) {
+  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+    : (tensor<1x4x4x2xf16>, tensor<3x3x2x4xf16>) -> tensor<1x2x2x4xf32>
+  %1 = stablehlo.convolution(%c, %d) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+    : (tensor<1x4x4x2xi8>, tensor<3x3x2x4xi8>) -> tensor<1x2x2x4xi32>
+  return %0, %1 : tensor<1x2x2x4xf32>, tensor<1x2x2x4xi32>
+}
+
 // ===== convolution ===============================================================================
 
 // -----
@@ -433,8 +447,8 @@ func.func @main(%a: tensor<1x4x4x2xf32>, %b: tensor<3x3x2x4xf32>) -> tensor<1x2x
 
 // -----
 // expect-error: stablehlo.convolution C27
-// Without quantization the result has the operands' element type.
-func.func @main(%a: tensor<1x4x4x2xf32>, %b: tensor<3x3x2x4xf32>) -> tensor<1x2x2x4xf16> {
+// Without quantization lhs and rhs have the same element type.
+func.func @main(%a: tensor<1x4x4x2xf32>, %b: tensor<3x3x2x4xf16>) -> tensor<1x2x2x4xf32> {
   %0 = "stablehlo.convolution"(%a, %b) {
     window_strides = array<i64: 1, 1>,
     padding = dense<0> : tensor<2x2xi64>,
@@ -443,8 +457,8 @@ func.func @main(%a: tensor<1x4x4x2xf32>, %b: tensor<3x3x2x4xf32>) -> tensor<1x2x
     dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>,
     feature_group_count = 1 : i64,
     batch_group_count = 1 : i64
-  } : (tensor<1x4x4x2xf32>, tensor<3x3x2x4xf32>) -> tensor<1x2x2x4xf16>
-  return %0 : tensor<1x2x2x4xf16>
+  } : (tensor<1x4x4x2xf32>, tensor<3x3x2x4xf16>) -> tensor<1x2x2x4xf32>
+  return %0 : tensor<1x2x2x4xf32>
 }
 
 // -----
@@ -931,8 +945,8 @@ func.func @main(%a: tensor<1x4x4x2xf32>, %b: tensor<3x3x2x4xf32>, %p: tensor<2x2
 
 // -----
 // expect-error: stablehlo.dynamic_conv C27
-// Without quantization the result has the operands' element type.
-func.func @main(%a: tensor<1x4x4x2xf32>, %b: tensor<3x3x2x4xf32>, %p: tensor<2x2xi64>) -> tensor<1x2x2x4xf16> {
+// Without quantization lhs and rhs have the same element type.
+func.func @main(%a: tensor<1x4x4x2xf32>, %b: tensor<3x3x2x4xf16>, %p: tensor<2x2xi64>) -> tensor<1x2x2x4xf32> {
   %0 = "stablehlo.dynamic_conv"(%a, %b, %p) {
     window_strides = array<i64: 1, 1>,
     lhs_dilation = array<i64: 1, 1>,
@@ -940,8 +954,8 @@ func.func @main(%a: tensor<1x4x4x2xf32>, %b: tensor<3x3x2x4xf32>, %p: tensor<2x2
     dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>,
     feature_group_count = 1 : i64,
     batch_group_count = 1 : i64
-  } : (tensor<1x4x4x2xf32>, tensor<3x3x2x4xf32>, tensor<2x2xi64>) -> tensor<1x2x2x4xf16>
-  return %0 : tensor<1x2x2x4xf16>
+  } : (tensor<1x4x4x2xf32>, tensor<3x3x2x4xf16>, tensor<2x2xi64>) -> tensor<1x2x2x4xf32>
+  return %0 : tensor<1x2x2x4xf32>
 }
 
 // -----
