@@ -119,18 +119,24 @@ def element_compatible(a: Type, b: Type) -> bool:
 
 
 def is_promotable(src: Type, dst: Type) -> bool:
-    """Whether a reduction body over `dst` may accumulate values of `src` (the spec's is_promotable)."""
-    if element_compatible(src, dst):
+    """The spec's is_promotable(src, dst): whether a body over `dst` may take values of `src`.
+
+    Both are booleans, integers (of any signedness), floats or complex numbers, and `dst` is at
+    least as wide; quantized types promote to quantized types of the same expressed type with a
+    storage type at least as wide.
+    """
+    if src == dst:
         return True
-    if isinstance(src, IntegerType) and isinstance(dst, IntegerType):
-        if src.width == 1 or dst.width == 1:
-            return False
-        return src.signedness == dst.signedness and src.width <= dst.width
-    if isinstance(src, FloatType) and isinstance(dst, FloatType):
+    if is_quant_e(src) or is_quant_e(dst):
+        return (is_quant_e(src) and is_quant_e(dst) and src.expressed == dst.expressed
+                and src.storage.width <= dst.storage.width)
+    if is_int_e(src) and is_int_e(dst):
+        return num_bits(src) <= num_bits(dst)
+    if is_float_e(src) and is_float_e(dst):
         return float_bits(src) <= float_bits(dst)
-    if isinstance(src, ComplexType) and isinstance(dst, ComplexType):
+    if is_complex_e(src) and is_complex_e(dst):
         return float_bits(src.element) <= float_bits(dst.element)
-    return False
+    return False  # booleans promote only to themselves
 
 
 # ---------------------------------------------------------------------------------------------
