@@ -4,6 +4,9 @@
 // spec: stablehlo.cholesky C1-C3
 // spec: stablehlo.triangular_solve C1-C4
 // spec: stablehlo.fft C1-C5
+// triangular_solve's C3 reads `shape(a)[:-3] = shape(b)[:-3]`; its semantics solve a[i0, ..., iR-3]
+// against b[i0, ..., iR-3], so the verifier compares every batch dimension (all but the last two),
+// as the StableHLO C++ verifier does.
 func.func @main(%a: tensor<2x3x3xf32>, %b: tensor<2x3x4xf32>, %s: tensor<4x5xcomplex<f32>>) -> (tensor<2x3x3xf32>, tensor<2x3x4xf32>, tensor<4x8xf32>) {
   %0 = "stablehlo.cholesky"(%a) {lower = true} : (tensor<2x3x3xf32>) -> tensor<2x3x3xf32>
   %1 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = false,
