@@ -11,8 +11,8 @@ where the spec defines them (see shape_inference.py). Ops without an OpDef are a
 are. Dynamic dimensions and quantized element types are compared loosely so that valid programs
 are never rejected.
 """
-from . import chlo, collectives, contractions, control_flow, custom_call, data_movement, elementwise  # noqa: F401
-from . import generators_quantization, interpreter, reductions  # noqa: F401  (each module registers its checks)
+from . import chlo, collectives, contractions, control_flow, convolution, custom_call, data_movement  # noqa: F401
+from . import elementwise, generators_quantization, interpreter, linalg, reductions  # noqa: F401  (each registers its checks)
 from . import asynchronous, rooted_collectives  # noqa: F401
 from .core import CHECKS, verify, verify_all
 

@@ -1,57 +1,197 @@
-"""Verifier checks: Contractions."""
+"""Verifier checks: dot_general and dot, and what convolutions share with them (precision_config,
+quantized operands).
+
+Constraint labels follow the `dot_general` section of docs/spec.md at openxla/stablehlo's head.
+`dot` is one of the spec's deprecated ops and has no numbered constraints there.
+"""
 from __future__ import annotations
 
+from typing import Optional, Sequence
+
 from ..ir.core import Operation
-from .shape_inference import (
-    dim_eq,
-    fail,
-    infer_convolution,
-    infer_dot_general,
-    infer_fft,
-    is_complex_e,
-    is_float_e,
-    is_quant_e,
-)
-from ..ir.types import ComplexType, TensorType
-from .core import _Context, _expect_shape, _int, _ints, _padding, _register, _same_elem, _same_type, _tensor
-from .elementwise import _FC, _check_category
+from ..ir.types import QuantizedType, TensorType, Type
+from .core import _Context, _expect_shape, _register, _tensor
+from .shape_inference import check_range, check_unique, dim_eq, fail, is_quant_e
+
+# ---------------------------------------------------------------------------------------------
+# Shared with convolution and dynamic_conv
+# ---------------------------------------------------------------------------------------------
 
 
-def _check_precision(op: Operation, constraint: str) -> None:
-    precision = op.attributes.get("precision_config")
-    if precision is not None and len(precision) > 2:
-        fail(f"precision_config has {len(precision)} entries; at most 2 are allowed", constraint)
+def precision_config(op: Operation) -> list:
+    return list(op.attributes.get("precision_config") or ())
 
 
-def _mixed_quantization(*types: TensorType) -> bool:
+def check_precision_count(op: Operation, constraint: Optional[str]) -> None:
+    """`size(precision_config) = 2` when the attribute is given (absent or empty means DEFAULT)."""
+    precision = precision_config(op)
+    if precision and len(precision) != 2:
+        fail(f"precision_config has {len(precision)} entries; it must have one per operand (2)", constraint)
+
+
+def expressed(e: Type) -> Type:
+    return e.expressed if isinstance(e, QuantizedType) else e
+
+
+def is_per_axis(e: Type) -> bool:
+    return isinstance(e, QuantizedType) and e.is_per_axis
+
+
+def uses_quantization(*types: TensorType) -> bool:
     return any(is_quant_e(t.element) for t in types)
 
 
-def _contraction_types(op: Operation, same_elem_constraint, precision_constraint):
-    """What dot, dot_general and convolution share: lhs/rhs element types and precision config."""
-    lhs = _tensor(op.operand_types[0], "lhs")
-    rhs = _tensor(op.operand_types[1], "rhs")
-    result = _tensor(op.result_types[0], "result")
-    if not _mixed_quantization(lhs, rhs):
-        _same_elem(lhs, rhs, "lhs and rhs must have the same element type", same_elem_constraint)
-    _check_precision(op, precision_constraint)
-    return lhs, rhs, result
+def check_quantized_contraction(lhs: TensorType, rhs: TensorType, result: TensorType,
+                                labels: dict[str, str]) -> None:
+    """The constraints dot_general and convolution share when any of their tensors is quantized.
+
+    `labels` names each constraint's number in the op's spec section: `quantized` (lhs is quantized
+    exactly when result and rhs are), `storage`, `expressed`, `per_tensor` (a per-tensor rhs gives
+    a per-tensor result) and `hybrid` (a float lhs, a quantized rhs).
+    """
+    le, re_, oe = lhs.element, rhs.element, result.element
+    if is_quant_e(le) != (is_quant_e(oe) and is_quant_e(re_)):
+        fail(f"lhs must be quantized exactly when rhs and result are, got lhs {lhs}, rhs {rhs} and "
+             f"result {result}", labels["quantized"])
+    if is_quant_e(le):
+        if le.storage != re_.storage:
+            fail(f"lhs and rhs must have the same storage type, got {le.storage} and {re_.storage}",
+                 labels["storage"])
+        if not le.expressed == re_.expressed == oe.expressed:
+            fail(f"lhs, rhs and result must have the same expressed type, got {le.expressed}, "
+                 f"{re_.expressed} and {oe.expressed}", labels["expressed"])
+        if not is_per_axis(re_) and is_per_axis(oe):
+            fail(f"a per-tensor quantized rhs needs a per-tensor quantized result, got {result}",
+                 labels["per_tensor"])
+    elif not le == expressed(re_) == oe:
+        fail(f"with a float lhs, the rhs's expressed type and the result's element type must be the "
+             f"lhs's element type {le}, got rhs {rhs} and result {result}", labels["hybrid"])
+
+
+# ---------------------------------------------------------------------------------------------
+# dot_general
+# ---------------------------------------------------------------------------------------------
+
+
+def infer_dot_general(lhs: tuple, rhs: tuple, lb: Sequence[int], rb: Sequence[int],
+                      lc: Sequence[int], rc: Sequence[int]) -> tuple:
+    if len(lb) != len(rb):
+        fail(f"lhs_batching_dimensions {list(lb)} and rhs_batching_dimensions {list(rb)} "
+             "have different sizes", "C1")
+    if len(lc) != len(rc):
+        fail(f"lhs_contracting_dimensions {list(lc)} and rhs_contracting_dimensions {list(rc)} "
+             "have different sizes", "C2")
+    check_unique(list(lb) + list(lc), "lhs batching and contracting dimensions", "C3")
+    check_unique(list(rb) + list(rc), "rhs batching and contracting dimensions", "C4")
+    check_range(lb, len(lhs), "lhs batching dimension", "C5")
+    check_range(lc, len(lhs), "lhs contracting dimension", "C6")
+    check_range(rb, len(rhs), "rhs batching dimension", "C7")
+    check_range(rc, len(rhs), "rhs contracting dimension", "C8")
+    for a, b in zip(lb, rb):
+        if not dim_eq(lhs[a], rhs[b]):
+            fail(f"batching dimension sizes differ: dim(lhs, {a}) = {lhs[a]} but dim(rhs, {b}) = {rhs[b]}", "C9")
+    for a, b in zip(lc, rc):
+        if not dim_eq(lhs[a], rhs[b]):
+            fail(f"contracting dimension sizes differ: dim(lhs, {a}) = {lhs[a]} but dim(rhs, {b}) = {rhs[b]}",
+                 "C10")
+    batch = [lhs[a] if lhs[a] is not None else rhs[b] for a, b in zip(lb, rb)]
+    lhs_free = [lhs[d] for d in range(len(lhs)) if d not in lb and d not in lc]
+    rhs_free = [rhs[d] for d in range(len(rhs)) if d not in rb and d not in rc]
+    return tuple(batch + lhs_free + rhs_free)
+
+
+_DOT_GENERAL_QUANTIZED = {"quantized": "C14", "storage": "C17", "expressed": "C18", "per_tensor": "C19",
+                          "hybrid": "C20"}
 
 
 @_register("stablehlo.dot_general")
 def _dot_general(op: Operation, ctx: _Context) -> None:
-    lhs, rhs, r = _contraction_types(op, "C1", "C12")
-    if lhs.shape is None or rhs.shape is None:
-        return
+    lhs = _tensor(op.operand_types[0], "lhs")
+    rhs = _tensor(op.operand_types[1], "rhs")
+    r = _tensor(op.result_types[0], "result")
     dn = op.attributes["dot_dimension_numbers"]
-    inferred = infer_dot_general(lhs.shape, rhs.shape, dn.lhs_batching_dimensions, dn.rhs_batching_dimensions,
-                                 dn.lhs_contracting_dimensions, dn.rhs_contracting_dimensions)
-    _expect_shape(r, inferred, "C13")
+    if lhs.shape is not None and rhs.shape is not None:
+        inferred = infer_dot_general(lhs.shape, rhs.shape, dn.lhs_batching_dimensions, dn.rhs_batching_dimensions,
+                                     dn.lhs_contracting_dimensions, dn.rhs_contracting_dimensions)
+    else:
+        inferred = None
+    check_precision_count(op, "C11")
+    _expect_shape(r, inferred, "C12")
+    if not uses_quantization(lhs, rhs, r):
+        if lhs.element != rhs.element:
+            fail(f"lhs and rhs must have the same element type: {lhs} vs {rhs}", "C13")
+    else:
+        check_quantized_contraction(lhs, rhs, r, _DOT_GENERAL_QUANTIZED)
+        if isinstance(rhs.element, QuantizedType):
+            if any(z != 0 for z in rhs.element.zero_points):
+                fail(f"rhs zero points must be 0, got {rhs}", "C15")
+            axis = rhs.element.quantized_dimension
+            if axis is not None and axis in dn.rhs_contracting_dimensions:
+                fail(f"rhs is quantized along dimension {axis}, one of its contracting dimensions "
+                     f"{list(dn.rhs_contracting_dimensions)}", "C16")
+    _check_algorithm(op)
+
+
+# The algorithms XLA supports on some hardware (the spec's verifier rejects the others "best
+# effort"); the same table as the StableHLO C++ verifier's, which the spec points to: (lhs, rhs,
+# accumulation, num_primitive_operations), all with one component per operand.
+_KNOWN_DOT_ALGORITHMS = {
+    ("f16", "f16", "f16", 1), ("f16", "f16", "f32", 1),
+    ("bf16", "bf16", "bf16", 1), ("bf16", "bf16", "f32", 1), ("bf16", "bf16", "f32", 3),
+    ("bf16", "bf16", "f32", 6),
+    ("tf32", "tf32", "f32", 1), ("tf32", "tf32", "f32", 3),
+    ("f32", "f32", "f32", 1), ("f64", "f64", "f64", 1),
+}
+# Any pair of these, accumulated in f32 in one operation, with or without imprecise accumulation.
+_FP8 = {"f8E3M4", "f8E4M3", "f8E4M3FN", "f8E5M2", "f8E4M3FNUZ", "f8E4M3B11FNUZ", "f8E5M2FNUZ"}
+
+
+def _is_known_algorithm(alg) -> bool:
+    if alg.lhs_component_count != 1 or alg.rhs_component_count != 1:
+        return False
+    lhs, rhs, acc = str(alg.lhs_precision_type), str(alg.rhs_precision_type), str(alg.accumulation_type)
+    if lhs in _FP8 and rhs in _FP8 and acc == "f32" and alg.num_primitive_operations == 1:
+        return True
+    if alg.allow_imprecise_accumulation:
+        return False
+    return (lhs, rhs, acc, alg.num_primitive_operations) in _KNOWN_DOT_ALGORITHMS
+
+
+def _check_algorithm(op: Operation) -> None:
+    alg = op.attributes.get("algorithm")
+    if alg is None or (alg.lhs_precision_type is None and alg.rhs_precision_type is None
+                       and alg.accumulation_type is None):
+        return  # an empty algorithm: precision_config decides
+    modes = [str(p) for p in precision_config(op)]
+    if any(m != "DEFAULT" for m in modes):
+        fail(f"precision_config must be DEFAULT when an algorithm is given, got [{', '.join(modes)}]", "C21")
+    for name, constraint in (("lhs_component_count", "C22"), ("rhs_component_count", "C23"),
+                             ("num_primitive_operations", "C24")):
+        value = getattr(alg, name)
+        if value <= 0:
+            fail(f"algorithm {name} = {value} must be positive", constraint)
+    if not _is_known_algorithm(alg):
+        fail(f"algorithm <lhs {alg.lhs_precision_type}, rhs {alg.rhs_precision_type}, accumulation "
+             f"{alg.accumulation_type}, components {alg.lhs_component_count}x{alg.rhs_component_count}, "
+             f"{alg.num_primitive_operations} operations, imprecise accumulation "
+             f"{str(alg.allow_imprecise_accumulation).lower()}> is not known to be supported on any "
+             "hardware; the spec lets verifiers reject it")
+
+
+# ---------------------------------------------------------------------------------------------
+# dot (deprecated; the checks follow what dot_general would require of the same product)
+# ---------------------------------------------------------------------------------------------
 
 
 @_register("stablehlo.dot")
 def _dot(op: Operation, ctx: _Context) -> None:
-    lhs, rhs, r = _contraction_types(op, None, None)
+    lhs = _tensor(op.operand_types[0], "lhs")
+    rhs = _tensor(op.operand_types[1], "rhs")
+    r = _tensor(op.result_types[0], "result")
+    if not uses_quantization(lhs, rhs) and lhs.element != rhs.element:
+        fail(f"lhs and rhs must have the same element type: {lhs} vs {rhs}")
+    if len(precision_config(op)) > 2:
+        fail(f"precision_config has {len(precision_config(op))} entries; at most 2 are allowed")
     if lhs.shape is None or rhs.shape is None:
         return
     if len(lhs.shape) not in (1, 2) or len(rhs.shape) not in (1, 2):
@@ -59,81 +199,3 @@ def _dot(op: Operation, ctx: _Context) -> None:
     if not dim_eq(lhs.shape[-1], rhs.shape[0]):
         fail(f"contracting dimensions differ: {lhs.shape[-1]} (last of lhs) vs {rhs.shape[0]} (first of rhs)")
     _expect_shape(r, lhs.shape[:-1] + rhs.shape[1:], None)
-
-
-@_register("stablehlo.convolution")
-def _convolution(op: Operation, ctx: _Context) -> None:
-    lhs, rhs, r = _contraction_types(op, "C2", "C25")
-    if lhs.shape is None or rhs.shape is None:
-        return
-    n = len(lhs.shape)
-    if n < 2:
-        fail(f"lhs must have rank at least 2 (batch and feature dimensions), got {lhs}", "C14")
-    spatial = n - 2
-    if r.shape is not None and len(r.shape) != n:
-        fail(f"result has rank {len(r.shape)} but lhs has rank {n}", "C28")
-    reversal = op.attributes.get("window_reversal")
-    if reversal is not None and len(reversal) != spatial:
-        fail(f"window_reversal has {len(reversal)} entries but there are {spatial} spatial dimensions", "C10")
-    inferred = infer_convolution(
-        lhs.shape, rhs.shape, op.attributes["dimension_numbers"],
-        _ints(op, "window_strides", [1] * spatial), _padding(op, "padding", spatial, "C5"),
-        _ints(op, "lhs_dilation", [1] * spatial), _ints(op, "rhs_dilation", [1] * spatial),
-        _int(op, "feature_group_count", 1), _int(op, "batch_group_count", 1))
-    _expect_shape(r, inferred, "C26")
-
-
-@_register("stablehlo.fft")
-def _fft(op: Operation, ctx: _Context) -> None:
-    x = _tensor(op.operand_types[0], "operand")
-    r = _tensor(op.result_types[0], "result")
-    kind = str(op.attributes["fft_type"])
-    xe, re = x.element, r.element
-    if kind in ("FFT", "IFFT"):
-        if not is_complex_e(xe) or xe != re:
-            fail(f"{kind} needs the same complex element type for operand and result, got {x} and {r}", "C2")
-    elif kind == "RFFT":
-        if not is_float_e(xe) or re != ComplexType(xe):
-            fail(f"RFFT needs a floating-point operand and a complex result of the same precision, "
-                 f"got {x} and {r}", "C2")
-    elif kind == "IRFFT":
-        if not is_complex_e(xe) or re != xe.element:
-            fail(f"IRFFT needs a complex operand and a floating-point result of the same precision, "
-                 f"got {x} and {r}", "C2")
-    if x.shape is None:
-        return
-    _expect_shape(r, infer_fft(x.shape, kind, _ints(op, "fft_length"), xe), "C5")
-
-
-@_register("stablehlo.cholesky")
-def _cholesky(op: Operation, ctx: _Context) -> None:
-    a = _tensor(op.operand_types[0], "a")
-    _check_category(a, _FC, "a")
-    _same_type(a, op.result_types[0], "result must have the type of a", "C1")
-    if a.shape is None:
-        return
-    if len(a.shape) < 2:
-        fail(f"a must have rank at least 2, got {a}", "C2")
-    if not dim_eq(a.shape[-2], a.shape[-1]):
-        fail(f"a must be square in its last two dimensions, got {a}", "C3")
-
-
-@_register("stablehlo.triangular_solve")
-def _triangular_solve(op: Operation, ctx: _Context) -> None:
-    a = _tensor(op.operand_types[0], "a")
-    b = _tensor(op.operand_types[1], "b")
-    _check_category(a, _FC, "a")
-    _same_elem(a, b, "a and b must have the same element type", "C1")
-    _same_type(b, op.result_types[0], "result must have the type of b", "C4")
-    if a.shape is None or b.shape is None:
-        return
-    if len(a.shape) != len(b.shape) or len(a.shape) < 2:
-        fail(f"a and b must have the same rank, at least 2: {a} vs {b}", "C2")
-    for i in range(len(a.shape) - 2):
-        if not dim_eq(a.shape[i], b.shape[i]):
-            fail(f"batch dimension {i} differs: {a} vs {b}", "C3")
-    left = bool(op.attributes["left_side"])
-    k = b.shape[-2] if left else b.shape[-1]
-    if not (dim_eq(a.shape[-2], a.shape[-1]) and dim_eq(a.shape[-1], k)):
-        side = "-2" if left else "-1"
-        fail(f"a must be square with size dim(b, {side}) = {k}, got {a}", "C3")

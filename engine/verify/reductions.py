@@ -1,7 +1,6 @@
 """Verifier checks: Reductions and windows."""
 from __future__ import annotations
 
-from typing import Optional, Sequence
 
 from ..ir.core import Operation
 from .shape_inference import (
@@ -14,7 +13,7 @@ from .shape_inference import (
     rank_of,
     window_count,
 )
-from ..ir.types import IntegerType, TensorType, Type
+from ..ir.types import IntegerType, TensorType
 from .core import (
     _Context,
     _block,
@@ -52,6 +51,9 @@ def _reduce(op: Operation, ctx: _Context) -> None:
         _same_shape(inputs[0], t, f"input #{i} must have the shape of input #0", "C1")
         if rank_of(inits[i]) not in (None, 0):
             fail(f"init value #{i} must be a 0-dimensional tensor, got {inits[i]}")
+        # The spec converts init values to the body's types, so they keep the inputs' type even
+        # when the body accumulates in a wider one (the C++ verifier wants the body's type here).
+        _same_elem(t, inits[i], f"input #{i} and init value #{i} must have the same element type", "C2")
     dims = _ints(op, "dimensions")
     rank = rank_of(inputs[0])
     check_range(dims, rank, "dimension", "C4")
@@ -111,33 +113,36 @@ def _select_and_scatter(op: Operation, ctx: _Context) -> None:
     source = _tensor(op.operand_types[1], "source")
     init = _tensor(op.operand_types[2], "init_value")
     r = _tensor(op.result_types[0], "result")
-    _same_elem(x, source, "operand and source must have the same element type", "C2")
+    _same_elem(x, source, "operand and source must have the same element type", "C1")
     if rank_of(init) not in (None, 0):
         fail(f"init_value must be a 0-dimensional tensor, got {init}")
-    _same_elem(x, init, "init_value must have the operand's element type", "C4")
-    _same_type(x, r, "result must have the operand's type", "C12")
+    _same_elem(x, init, "init_value must have the operand's element type", "C3")
     e = x.element
     args = [a.type for a in _block(op, 0).arguments]
     if len(args) != 2 or not all(_is_scalar_of(a, e) for a in args):
-        fail(f"select must take (tensor<{e}>, tensor<{e}>), takes {fmt_types(args)}", "C10")
+        fail(f"select must take (tensor<{e}>, tensor<{e}>), takes {fmt_types(args)}", "C9")
     returned = _returned(op, 0)
     if len(returned) != 1 or not _is_scalar_of(returned[0], IntegerType(1)):
-        fail(f"select must return tensor<i1>, returns {fmt_types(returned)}", "C10")
-    _check_reducer(op, 1, [e], [init], "C11", "scatter")
+        fail(f"select must return tensor<i1>, returns {fmt_types(returned)}", "C9")
+    # The scatter body may accumulate in a wider type than the operand's, and the result follows it.
+    scatter_e = _check_reducer(op, 1, [e], [init], "C10", "scatter")[0]
+    _same_shape(x, r, "result must have the operand's shape", "C11")
+    if not element_compatible(r.element, scatter_e):
+        fail(f"result has type {r} but the scatter body produces {scatter_e}", "C12")
     if x.shape is None:
         return
     rank = len(x.shape)
     window, strides, _, _ = _window_attrs(op, rank)
-    for name, values, c_size, c_pos in (("window_dimensions", window, "C5", "C6"),
-                                        ("window_strides", strides, "C7", "C8")):
+    for name, values, c_size, c_pos in (("window_dimensions", window, "C4", "C5"),
+                                        ("window_strides", strides, "C6", "C7")):
         if len(values) != rank:
             fail(f"{name} has {len(values)} entries but the operand has rank {rank}", c_size)
         for i, v in enumerate(values):
             if v <= 0:
                 fail(f"{name}[{i}] = {v} must be positive", c_pos)
-    padding = _padding(op, "padding", rank, "C9")
+    padding = _padding(op, "padding", rank, "C8")
     inferred = tuple(window_count(x.shape[i], window[i], strides[i], 1, 1, *padding[i]) for i in range(rank))
-    _expect_shape(source, inferred, "C3", "source")
+    _expect_shape(source, inferred, "C2", "source")
 
 
 @_register("stablehlo.sort")
@@ -166,47 +171,62 @@ def _sort(op: Operation, ctx: _Context) -> None:
         fail(f"comparator must return tensor<i1>, returns {fmt_types(returned)}", "C5")
 
 
-def _feature_index(op: Operation, x: TensorType) -> Optional[int]:
+def _feature_size(op: Operation, x: TensorType):
+    """dim(operand, feature_index), after checking that feature_index names a dimension (C1)."""
     f = _int(op, "feature_index")
     if x.shape is not None and not 0 <= f < len(x.shape):
         fail(f"feature_index {f} is out of range [0, {len(x.shape)})", "C1")
     return None if x.shape is None else x.shape[f]
 
 
-def _check_features(types: Sequence[tuple[str, Type]], x: TensorType, size, elem_c: str, size_c: str) -> None:
-    for name, t in types:
-        t = _tensor(t, name)
+def _batch_norm_types(op: Operation, elem_c: str) -> list[tuple[str, TensorType]]:
+    """Every operand and result, named as the spec names them, sharing one element type."""
+    names = _BATCH_NORM_NAMES[op.name]
+    typed = [(name, _tensor(t, name)) for name, t in zip(names, [*op.operand_types, *op.result_types])]
+    x = typed[0][1]
+    for name, t in typed[1:]:
         _same_elem(x, t, f"{name} must have the operand's element type", elem_c)
-        if rank_of(t) not in (None, 1):
-            fail(f"{name} must be 1-dimensional, got {t}")
-        if t.shape is not None and not dim_eq(t.shape[0], size):
-            fail(f"{name} has size {t.shape[0]} but dim(operand, feature_index) = {size}", size_c)
+    return typed
 
 
-@_register("stablehlo.batch_norm_inference")
-def _batch_norm_inference(op: Operation, ctx: _Context) -> None:
-    x = _tensor(op.operand_types[0], "operand")
-    size = _feature_index(op, x)
-    names = ("scale", "offset", "mean", "variance")
-    _check_features(list(zip(names, op.operand_types[1:])), x, size, "C2", "C3")
-    _same_type(x, op.result_types[0], "result must have the operand's type", "C7")
+_BATCH_NORM_NAMES = {
+    "stablehlo.batch_norm_grad": ("operand", "scale", "mean", "variance", "grad_output",
+                                  "grad_operand", "grad_scale", "grad_offset"),
+    "stablehlo.batch_norm_inference": ("operand", "scale", "offset", "mean", "variance", "result"),
+    "stablehlo.batch_norm_training": ("operand", "scale", "offset", "output", "batch_mean", "batch_var"),
+}
 
 
-@_register("stablehlo.batch_norm_training")
-def _batch_norm_training(op: Operation, ctx: _Context) -> None:
-    x = _tensor(op.operand_types[0], "operand")
-    size = _feature_index(op, x)
-    _check_features([("scale", op.operand_types[1]), ("offset", op.operand_types[2])], x, size, "C2", "C3")
-    _same_type(x, op.result_types[0], "output must have the operand's type", "C7")
-    _check_features([("batch_mean", op.result_types[1]), ("batch_var", op.result_types[2])], x, size, "C2", "C5")
+def _check_feature_vector(name: str, t: TensorType, size, constraint: str) -> None:
+    if rank_of(t) not in (None, 1):
+        fail(f"{name} must be 1-dimensional, got {t}")
+    if t.shape is not None and not dim_eq(t.shape[0], size):
+        fail(f"{name} has size {t.shape[0]} but dim(operand, feature_index) = {size}", constraint)
+
+
+@_register("stablehlo.batch_norm_inference", "stablehlo.batch_norm_training")
+def _batch_norm_forward(op: Operation, ctx: _Context) -> None:
+    typed = dict(_batch_norm_types(op, "C2"))
+    x = typed["operand"]
+    size = _feature_size(op, x)
+    if op.name == "stablehlo.batch_norm_inference":
+        vectors, output = (("scale", "C3"), ("offset", "C4"), ("mean", "C5"), ("variance", "C6")), "result"
+    else:
+        vectors, output = (("scale", "C3"), ("offset", "C4"), ("batch_mean", "C5"), ("batch_var", "C6")), "output"
+    for name, constraint in vectors:
+        _check_feature_vector(name, typed[name], size, constraint)
+    _same_shape(x, typed[output], f"{output} must have the operand's shape", "C7")
 
 
 @_register("stablehlo.batch_norm_grad")
 def _batch_norm_grad(op: Operation, ctx: _Context) -> None:
-    x = _tensor(op.operand_types[0], "operand")
-    size = _feature_index(op, x)
-    names = ("scale", "mean", "variance")
-    _check_features(list(zip(names, op.operand_types[1:4])), x, size, "C2", "C5")
-    _same_type(x, op.operand_types[4], "grad_output must have the operand's type", "C3")
-    _same_type(x, op.result_types[0], "grad_operand must have the operand's type", "C3")
-    _check_features([("grad_scale", op.result_types[1]), ("grad_offset", op.result_types[2])], x, size, "C2", "C4")
+    typed = dict(_batch_norm_types(op, "C2"))
+    x = typed["operand"]
+    size = _feature_size(op, x)
+    for name in ("grad_output", "grad_operand"):
+        _same_shape(x, typed[name], f"{name} must have the operand's shape", "C3")
+    _check_feature_vector("scale", typed["scale"], size, "C5")
+    for name in ("mean", "variance", "grad_scale", "grad_offset"):
+        if rank_of(typed[name]) not in (None, 1):
+            fail(f"{name} must be 1-dimensional, got {typed[name]}")
+        _same_shape(typed["scale"], typed[name], f"{name} must have the shape of scale", "C4")

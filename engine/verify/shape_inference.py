@@ -121,18 +121,24 @@ def element_compatible(a: Type, b: Type) -> bool:
 
 
 def is_promotable(src: Type, dst: Type) -> bool:
-    """Whether a reduction body over `dst` may accumulate values of `src` (the spec's is_promotable)."""
-    if element_compatible(src, dst):
+    """The spec's is_promotable(src, dst): whether a body over `dst` may take values of `src`.
+
+    Both are booleans, integers (of any signedness), floats or complex numbers, and `dst` is at
+    least as wide; quantized types promote to quantized types of the same expressed type with a
+    storage type at least as wide.
+    """
+    if src == dst:
         return True
-    if isinstance(src, IntegerType) and isinstance(dst, IntegerType):
-        if src.width == 1 or dst.width == 1:
-            return False
-        return src.signedness == dst.signedness and src.width <= dst.width
-    if isinstance(src, FloatType) and isinstance(dst, FloatType):
+    if is_quant_e(src) or is_quant_e(dst):
+        return (is_quant_e(src) and is_quant_e(dst) and src.expressed == dst.expressed
+                and src.storage.width <= dst.storage.width)
+    if is_int_e(src) and is_int_e(dst):
+        return num_bits(src) <= num_bits(dst)
+    if is_float_e(src) and is_float_e(dst):
         return float_bits(src) <= float_bits(dst)
-    if isinstance(src, ComplexType) and isinstance(dst, ComplexType):
+    if is_complex_e(src) and is_complex_e(dst):
         return float_bits(src.element) <= float_bits(dst.element)
-    return False
+    return False  # booleans promote only to themselves
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,95 +292,6 @@ def infer_slice(shape: tuple, start: Sequence[int], limit: Sequence[int], stride
     return tuple(out)
 
 
-def infer_dot_general(lhs: tuple, rhs: tuple, lb: Sequence[int], rb: Sequence[int],
-                      lc: Sequence[int], rc: Sequence[int]) -> tuple:
-    if len(lb) != len(rb):
-        fail(f"lhs_batching_dimensions {list(lb)} and rhs_batching_dimensions {list(rb)} "
-             "have different sizes", "C2")
-    if len(lc) != len(rc):
-        fail(f"lhs_contracting_dimensions {list(lc)} and rhs_contracting_dimensions {list(rc)} "
-             "have different sizes", "C3")
-    check_unique(list(lb) + list(lc), "lhs batching and contracting dimensions", "C4")
-    check_unique(list(rb) + list(rc), "rhs batching and contracting dimensions", "C5")
-    check_range(lb, len(lhs), "lhs batching dimension", "C6")
-    check_range(lc, len(lhs), "lhs contracting dimension", "C7")
-    check_range(rb, len(rhs), "rhs batching dimension", "C8")
-    check_range(rc, len(rhs), "rhs contracting dimension", "C9")
-    for a, b in zip(lb, rb):
-        if not dim_eq(lhs[a], rhs[b]):
-            fail(f"batching dimension sizes differ: dim(lhs, {a}) = {lhs[a]} but dim(rhs, {b}) = {rhs[b]}", "C10")
-    for a, b in zip(lc, rc):
-        if not dim_eq(lhs[a], rhs[b]):
-            fail(f"contracting dimension sizes differ: dim(lhs, {a}) = {lhs[a]} but dim(rhs, {b}) = {rhs[b]}",
-                 "C11")
-    batch = [lhs[a] if lhs[a] is not None else rhs[b] for a, b in zip(lb, rb)]
-    lhs_free = [lhs[d] for d in range(len(lhs)) if d not in lb and d not in lc]
-    rhs_free = [rhs[d] for d in range(len(rhs)) if d not in rb and d not in rc]
-    return tuple(batch + lhs_free + rhs_free)
-
-
-def infer_convolution(lhs: tuple, rhs: tuple, dn, strides, padding, lhs_dil, rhs_dil,
-                      feature_groups: int, batch_groups: int) -> tuple:
-    n = len(lhs)
-    if len(rhs) != n:
-        fail(f"lhs has rank {n} but rhs has rank {len(rhs)}", "C1")
-    spatial = n - 2
-    for what, values, c in (("window_strides", strides, "C3"), ("lhs_dilation", lhs_dil, "C6"),
-                            ("rhs_dilation", rhs_dil, "C8")):
-        if len(values) != spatial:
-            fail(f"{what} has {len(values)} entries but there are {spatial} spatial dimensions", c)
-    for what, values, c in (("window_strides", strides, "C4"), ("lhs_dilation", lhs_dil, "C7"),
-                            ("rhs_dilation", rhs_dil, "C9")):
-        for i, v in enumerate(values):
-            if v <= 0:
-                fail(f"{what}[{i}] = {v} must be positive", c)
-    if len(padding) != spatial or any(len(p) != 2 for p in padding):
-        fail(f"padding must have shape {spatial}x2", "C5")
-    layouts = (
-        ("input", [dn.input_batch_dimension, *dn.input_spatial_dimensions, dn.input_feature_dimension],
-         dn.input_spatial_dimensions, "C13", "C14"),
-        ("kernel", [*dn.kernel_spatial_dimensions, dn.kernel_input_feature_dimension,
-                    dn.kernel_output_feature_dimension], dn.kernel_spatial_dimensions, "C18", "C19"),
-        ("output", [dn.output_batch_dimension, *dn.output_spatial_dimensions, dn.output_feature_dimension],
-         dn.output_spatial_dimensions, "C20", "C21"),
-    )
-    for what, dims, spatial_dims, c_size, c_dims in layouts:
-        if len(spatial_dims) != spatial:
-            fail(f"{what} has {len(spatial_dims)} spatial dimensions, expected {spatial}", c_size)
-        check_unique(dims, f"{what} dimension numbers", c_dims)
-        check_range(dims, n, f"{what} dimension", c_dims)
-    if feature_groups <= 0:
-        fail(f"feature_group_count = {feature_groups} must be positive", "C22")
-    if batch_groups <= 0:
-        fail(f"batch_group_count = {batch_groups} must be positive", "C23")
-    if feature_groups != 1 and batch_groups != 1:
-        fail("feature_group_count and batch_group_count cannot both exceed 1", "C24")
-    in_batch = lhs[dn.input_batch_dimension]
-    in_feature = lhs[dn.input_feature_dimension]
-    k_in = rhs[dn.kernel_input_feature_dimension]
-    k_out = rhs[dn.kernel_output_feature_dimension]
-    if in_batch is not None and in_batch % batch_groups:
-        fail(f"input batch size {in_batch} is not divisible by batch_group_count {batch_groups}", "C11")
-    if in_feature is not None and in_feature % feature_groups:
-        fail(f"input feature size {in_feature} is not divisible by feature_group_count {feature_groups}", "C12")
-    if in_feature is not None and k_in is not None and k_in != in_feature // feature_groups:
-        fail(f"kernel input feature size {k_in} must equal input feature size {in_feature} / "
-             f"feature_group_count {feature_groups}", "C15")
-    if k_out is not None and k_out % batch_groups:
-        fail(f"kernel output feature size {k_out} is not divisible by batch_group_count {batch_groups}", "C16")
-    if k_out is not None and k_out % feature_groups:
-        fail(f"kernel output feature size {k_out} is not divisible by feature_group_count {feature_groups}",
-             "C17")
-    out: list[Dim] = [None] * n
-    out[dn.output_batch_dimension] = None if in_batch is None else in_batch // batch_groups
-    out[dn.output_feature_dimension] = k_out
-    for s in range(spatial):
-        out[dn.output_spatial_dimensions[s]] = window_count(
-            lhs[dn.input_spatial_dimensions[s]], rhs[dn.kernel_spatial_dimensions[s]], strides[s],
-            lhs_dil[s], rhs_dil[s], padding[s][0], padding[s][1])
-    return tuple(out)
-
-
 def infer_gather(operand: tuple, indices: tuple, dn, slice_sizes: Sequence[int]) -> tuple:
     r = len(operand)
     offset_dims = list(dn.offset_dims)
@@ -495,34 +412,3 @@ def check_scatter_shapes(operand: tuple, indices: tuple, updates: tuple, dn) -> 
                 fail(f"update scatter dimension {d} has size {size} but scatter_indices give "
                      f"{scatter_sizes[si]}", "C4")
             si += 1
-
-
-def infer_fft(operand: tuple, fft_type: str, length: Sequence[int], operand_e: Type) -> tuple:
-    if not 1 <= len(length) <= 3:
-        fail(f"fft_length must have 1 to 3 entries, got {len(length)}", "C3")
-    if len(operand) < len(length):
-        fail(f"rank(operand) = {len(operand)} is smaller than size(fft_length) = {len(length)}", "C1")
-    out = list(operand)
-    k = len(length)
-    if fft_type == "RFFT":
-        tail = operand[len(operand) - k:]
-        for a, b in zip(tail, length):
-            if not dim_eq(a, b):
-                fail(f"the trailing operand dimensions {fmt_shape(tuple(tail))} must equal fft_length "
-                     f"{list(length)}", "C4")
-        last = operand[-1]
-        out[-1] = None if last is None else (0 if last == 0 else last // 2 + 1)
-    elif fft_type == "IRFFT":
-        head = operand[len(operand) - k:-1]
-        for a, b in zip(head, length[:-1]):
-            if not dim_eq(a, b):
-                fail(f"the trailing result dimensions must equal fft_length {list(length)}, but the operand "
-                     f"has {fmt_shape(tuple(operand))}", "C4")
-        out[-1] = length[-1]
-        last = length[-1]
-        expected = 0 if last == 0 else last // 2 + 1
-        if not dim_eq(operand[-1], expected):
-            fail(f"the last operand dimension must be {expected} for IRFFT with fft_length "
-                 f"{list(length)}, got {operand[-1]}", "C5")
-    return tuple(out)
-
