@@ -25,6 +25,7 @@ from ..ir import attributes as A
 from ..ir.core import Operation
 from ..ir.opset.chlo import scan_groups
 from ..ir.types import ComplexType, IntegerType, TensorType, Type
+from .contractions import infer_dot_general
 from .core import (
     _Context, _block, _expect_shape, _int, _register, _returned, _same_elem, _same_shape, _same_type, _tensor,
 )
@@ -35,7 +36,6 @@ from .shape_inference import (
     fail,
     fmt_shape,
     fmt_types,
-    infer_dot_general,
     is_bool_e,
     is_complex_e,
     is_float_e,
