@@ -71,6 +71,7 @@ class OpDef:
     # How a collective forms its process groups: "reduction" (all_reduce's strategies),
     # "split" (all_to_all's), "pairs" (source/target pairs); None for everything else.
     process_groups: Optional[str] = None
+    may_run_async: bool = False  # spec async_start C2: the op may be the body of an async_start
 
     @property
     def min_operands(self) -> int:
@@ -179,6 +180,7 @@ def define(
     expandable_body: bool = False,
     callee_attr: Optional[str] = None,
     process_groups: Optional[str] = None,
+    may_run_async: bool = False,
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -200,6 +202,7 @@ def define(
         expandable_body,
         callee_attr,
         process_groups,
+        may_run_async,
     )
     OPS[name] = opdef
     return opdef
@@ -209,6 +212,12 @@ def process_groups_of(name: str) -> Optional[str]:
     """How the collective `name` forms its process groups ("reduction", "split", "pairs"), or None."""
     opdef = OPS.get(name)
     return opdef.process_groups if opdef is not None else None
+
+
+def may_run_async(name: str) -> bool:
+    """Whether `name` may be the one op of an async_start's body."""
+    opdef = OPS.get(name)
+    return opdef is not None and opdef.may_run_async
 
 
 def lookup(name: str) -> Optional[OpDef]:

@@ -6,16 +6,10 @@ become the future's types, which async_done hands back.
 from __future__ import annotations
 
 from ..ir.core import Operation
+from ..ir.opset import OPS, may_run_async
 from ..ir.types import FutureType
 from .core import _Context, _block, _register
 from .shape_inference import fail, fmt_types
-
-# Spec async_start (C2): the collectives and the slices an asynchronous op may run.
-ASYNC_BODY_OPS = (
-    "stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.all_to_all", "stablehlo.collective_permute",
-    "stablehlo.reduce_scatter", "stablehlo.collective_broadcast",
-    "stablehlo.slice", "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice",
-)
 
 
 @_register("stablehlo.async_start")
@@ -30,10 +24,9 @@ def _async_start(op: Operation, ctx: _Context) -> None:
     if len(ops) != 2 or ops[-1].name != "stablehlo.return":
         fail(f"body must hold one operation and a stablehlo.return, holds {len(ops)} operation(s)", "C1")
     inner, terminator = ops
-    if inner.name not in ASYNC_BODY_OPS:
-        fail(f"body runs {inner.name}; an asynchronous op is a collective (all_reduce, all_gather, all_to_all, "
-             "collective_permute, reduce_scatter, collective_broadcast) or a slice (slice, dynamic_slice, "
-             "dynamic_update_slice)", "C2")
+    if not may_run_async(inner.name):  # the ops the spec's C2 lists carry the trait
+        allowed = ", ".join(sorted(name.split(".", 1)[1] for name, d in OPS.items() if d.may_run_async))
+        fail(f"body runs {inner.name}; an asynchronous op is one of {allowed}", "C2")
     if list(inner.operands) != list(op.operands):
         fail(f"the operands of async_start ({_names(op.operands)}) must be the operands of {inner.name} "
              f"({_names(inner.operands)})", "C3")

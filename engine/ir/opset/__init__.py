@@ -21,11 +21,12 @@ from ..opdefs import (
     is_replayable,
     is_terminator,
     lookup,
+    may_run_async,
     process_groups_of,
 )
 
 __all__ = [
     "AttrSpec", "CATEGORIES", "OPS", "OpDef", "callee_attribute", "category_of", "effect_of", "has_aliasing_regions",
     "has_expandable_body", "is_collective", "is_foldable", "is_replayable", "is_terminator", "lookup",
-    "process_groups_of",
+    "may_run_async", "process_groups_of",
 ]

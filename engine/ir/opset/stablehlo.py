@@ -85,10 +85,10 @@ define(
     "operand padding_value edge_padding_low edge_padding_high interior_padding",
     category=_MOVE,
 )
-define("stablehlo.slice", "operand", "start_indices:i64s limit_indices:i64s strides:i64s", category=_MOVE)
+define("stablehlo.slice", "operand", "start_indices:i64s limit_indices:i64s strides:i64s", category=_MOVE, may_run_async=True)
 define("stablehlo.real_dynamic_slice", "operand start_indices limit_indices strides", category=_MOVE)
-define("stablehlo.dynamic_slice", "operand start_indices*", "slice_sizes:i64s", category=_MOVE)
-define("stablehlo.dynamic_update_slice", "operand update start_indices*", category=_MOVE)
+define("stablehlo.dynamic_slice", "operand start_indices*", "slice_sizes:i64s", category=_MOVE, may_run_async=True)
+define("stablehlo.dynamic_update_slice", "operand update start_indices*", category=_MOVE, may_run_async=True)
 define(
     "stablehlo.gather",
     "operand start_indices",
@@ -201,21 +201,21 @@ define("stablehlo.return", "results*", results="0", category="structural", termi
 
 _COLL = "collective"
 _GROUPS = "replica_groups:groups channel_handle:channel? use_global_device_ids:unit?"
-define("stablehlo.all_gather", "operands*", "all_gather_dim:i64 " + _GROUPS, results="*", category=_COLL, effect="not_replayable", collective=True, process_groups="reduction")
-define("stablehlo.all_reduce", "operands*", _GROUPS, regions="computation", results="*", category=_COLL, effect="not_replayable", collective=True, process_groups="reduction", expandable_body=True)
+define("stablehlo.all_gather", "operands*", "all_gather_dim:i64 " + _GROUPS, results="*", category=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="reduction")
+define("stablehlo.all_reduce", "operands*", _GROUPS, regions="computation", results="*", category=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="reduction", expandable_body=True)
 define(
     "stablehlo.reduce_scatter",
     "operand",
     "scatter_dimension:i64 " + _GROUPS,
     regions="computation",
-    category=_COLL, effect="not_replayable", collective=True, process_groups="reduction", expandable_body=True
+    category=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="reduction", expandable_body=True
 )
 define(
     "stablehlo.all_to_all",
     "operands*",
     "split_dimension:i64 concat_dimension:i64 split_count:i64 replica_groups:groups channel_handle:channel?",
     results="*",
-    category=_COLL, effect="not_replayable", collective=True, process_groups="split"
+    category=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="split"
 )
 # With `has_dynamic_root` the last operand holds, per broadcast operand, the source's index in its
 # process group; without it the source is each group's first process.
@@ -224,7 +224,7 @@ define(
     "operands*",
     "replica_groups:groups channel_handle:channel? has_dynamic_root:unit?",
     results="*",
-    category=_COLL, effect="not_replayable", collective=True, process_groups="split"
+    category=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="split"
 )
 define(
     "stablehlo.collective_reduce",
@@ -238,7 +238,7 @@ define(
     "stablehlo.collective_permute",
     "operand",
     "source_target_pairs:elements channel_handle:channel?",
-    category=_COLL, effect="not_replayable", collective=True, process_groups="pairs"
+    category=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="pairs"
 )
 define("stablehlo.cross-replica-sum", "operand", "replica_groups:elements", category=_COLL, effect="not_replayable", collective=True, process_groups="reduction")
 define("stablehlo.replica_id", "", category=_COLL, effect="impure")
