@@ -26,6 +26,10 @@ from ..ir.types import TensorType, Type
 
 CHECKS: dict[str, Callable[[Operation, "_Context"], None]] = {}
 
+# Checks that span op families (the quantization rules shared by many ops); they run for every op,
+# before its own check.
+CROSS_CHECKS: list[Callable[[Operation], None]] = []
+
 
 def _register(*names: str):
     def decorate(fn):
@@ -81,6 +85,8 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
         if opdef is not None:
             _check_generic(op, opdef)
         _check_structure(op, opdef, ctx)
+        for cross_check in CROSS_CHECKS:
+            cross_check(op)
         check = CHECKS.get(op.name)
         if check is not None:
             check(op, ctx)

@@ -1,0 +1,107 @@
+"""Quantization rules of the spec that many ops share.
+
+- `baseline_element` / `same_baseline`: the spec's baseline_type, i.e. a quantized element type
+  with its scales and zero points left out, so ops may requantize while storage and expressed
+  types stay.
+- Most ops take "per-tensor quantized tensors" only (their Inputs table says so); the table below
+  lists them and the cross-family check rejects per-axis quantized operands and results, citing
+  the Inputs row (I1, I2, ...) of the operand's group.
+- `check_result_accuracy`: the result_accuracy attribute of the transcendental ops.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..ir import attributes as A
+from ..ir.core import Operation
+from ..ir.opset import OPS
+from ..ir.types import QuantizedType, TensorType, Type
+from .shape_inference import fail, shape_of, shapes_compatible
+
+# Ops whose every quantized operand and result must be per-tensor quantized (the spec's Inputs and
+# Outputs tables write "per-tensor quantized tensor" for them).
+PER_TENSOR_ONLY = frozenset(f"stablehlo.{name}" for name in (
+    "abs", "atan2", "batch_norm_grad", "batch_norm_inference", "batch_norm_training", "cbrt", "ceil",
+    "cholesky", "clamp", "collective_broadcast", "collective_permute", "compare", "concatenate",
+    "cosine", "divide", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_slice",
+    "dynamic_update_slice", "exponential", "exponential_minus_one", "floor", "gather", "iota",
+    "is_finite", "log", "log_plus_one", "logistic", "map", "maximum", "minimum", "multiply",
+    "negate", "optimization_barrier", "pad", "power", "reduce", "reduce_precision", "reduce_scatter",
+    "reduce_window", "remainder", "reverse", "round_nearest_afz", "round_nearest_even", "rsqrt",
+    "scatter", "select", "select_and_scatter", "sign", "sine", "slice", "sort", "sqrt", "subtract",
+    "tan", "tanh", "triangular_solve", "all_gather", "all_reduce", "all_to_all",
+))
+
+
+def quant(t: Type) -> Optional[QuantizedType]:
+    """The quantized element type of a tensor type (None when it is not quantized)."""
+    if isinstance(t, TensorType) and isinstance(t.element, QuantizedType):
+        return t.element
+    return None
+
+
+def is_per_axis(t: Type) -> bool:
+    q = quant(t)
+    return q is not None and q.is_per_axis
+
+
+def baseline_element(e: Type):
+    """What baseline_element_type keeps of an element type (scales and zero points dropped)."""
+    if isinstance(e, QuantizedType):
+        return ("quant", e.storage, e.expressed, e.effective_min, e.effective_max, e.quantized_dimension)
+    return e
+
+
+def same_baseline_element(a: Type, b: Type) -> bool:
+    ea = a.element if isinstance(a, TensorType) else a
+    eb = b.element if isinstance(b, TensorType) else b
+    return baseline_element(ea) == baseline_element(eb)
+
+
+def same_baseline(a: Type, b: Type, message: str, constraint: str) -> None:
+    """baseline_type(a) = baseline_type(b): the same shape and baseline element type."""
+    if not shapes_compatible(shape_of(a), shape_of(b)) or not same_baseline_element(a, b):
+        fail(f"{message}: {a} vs {b}", constraint)
+
+
+def input_label(op: Operation, index: int) -> str:
+    """The spec's Inputs-table label (I1, I2, ...) of operand #index, from the op's operand groups."""
+    opdef = OPS.get(op.name)
+    groups = opdef.operand_groups(len(op.operands)) if opdef is not None else None
+    if groups:
+        for position, (start, count) in enumerate(groups.values()):
+            if start <= index < start + count:
+                return f"I{position + 1}"
+    return f"I{index + 1}"
+
+
+def check_per_tensor_only(op: Operation) -> None:
+    if op.name not in PER_TENSOR_ONLY:
+        return
+    for i, t in enumerate(op.operand_types):
+        if is_per_axis(t):
+            fail(f"operand #{i} must be a tensor or a per-tensor quantized tensor, got the per-axis "
+                 f"quantized {t}", input_label(op, i))
+    for i, t in enumerate(op.result_types):
+        if is_per_axis(t):
+            fail(f"result #{i} must be a tensor or a per-tensor quantized tensor, got the per-axis "
+                 f"quantized {t}", f"O{i + 1}")
+
+
+def check_result_accuracy(op: Operation, label: str) -> None:
+    """Tolerances are non-negative, and all zero unless the mode is TOLERANCE.
+
+    The spec's Inputs table types `result_accuracy` (our label for it is passed in); the rule on
+    the tolerances follows the StableHLO C++ verifier (the spec's prose: DEFAULT and HIGHEST
+    requests carry no tolerances)."""
+    accuracy = op.attributes.get("result_accuracy")
+    if not isinstance(accuracy, A.ResultAccuracy):
+        return
+    mode = str(accuracy.mode) if accuracy.mode is not None else "DEFAULT"
+    mode = mode.rsplit(" ", 1)[-1].strip("<>")
+    if accuracy.atol < 0 or accuracy.rtol < 0 or accuracy.ulps < 0:
+        fail(f"result_accuracy tolerances must be non-negative, got atol = {accuracy.atol}, "
+             f"rtol = {accuracy.rtol}, ulps = {accuracy.ulps}", label)
+    if mode != "TOLERANCE" and (accuracy.atol or accuracy.rtol or accuracy.ulps):
+        fail(f"result_accuracy with mode {mode} must have zero tolerances, got atol = {accuracy.atol}, "
+             f"rtol = {accuracy.rtol}, ulps = {accuracy.ulps}", label)
