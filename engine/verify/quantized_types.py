@@ -105,3 +105,65 @@ def check_result_accuracy(op: Operation, label: str) -> None:
     if mode != "TOLERANCE" and (accuracy.atol or accuracy.rtol or accuracy.ulps):
         fail(f"result_accuracy with mode {mode} must have zero tolerances, got atol = {accuracy.atol}, "
              f"rtol = {accuracy.rtol}, ulps = {accuracy.ulps}", label)
+
+
+# -- dot_general, convolution, dynamic_conv: their quantized constraints -------------------------------
+
+# Labels of the shared rules: (lhs and result quantized together with rhs, zero points of rhs,
+# rhs quantization dimension, result quantization dimension, storage, expressed, per-tensor rhs
+# gives per-tensor result, hybrid element types).
+_CONTRACTION_LABELS = {
+    "stablehlo.dot_general": dict(both="C14", zero_points="C15", rhs_axis="C16", storage="C17",
+                                  expressed="C18", per_tensor="C19", hybrid="C20"),
+    "stablehlo.convolution": dict(both="C28", rhs_axis="C29", result_axis="C30", storage="C31",
+                                  expressed="C32", per_tensor="C33", hybrid="C34"),
+    "stablehlo.dynamic_conv": dict(both="C28", rhs_axis="C29", result_axis="C30", storage="C31",
+                                   expressed="C32", per_tensor="C33", hybrid="C34"),
+}
+
+
+def check_quantized_contraction(op: Operation) -> None:
+    labels = _CONTRACTION_LABELS.get(op.name)
+    if labels is None or len(op.operands) < 2 or not op.results:
+        return
+    lhs, rhs, result = op.operand_types[0], op.operand_types[1], op.result_types[0]
+    ql, qr, qo = quant(lhs), quant(rhs), quant(result)
+    if ql is None and qr is None and qo is None:
+        return  # the non-quantized rules are the op's own check
+    if ql is not None and ql.is_per_axis:
+        fail(f"lhs must be a tensor or a per-tensor quantized tensor, got {lhs}", "I1")
+    if qr is None or (ql is None) != (qo is None):
+        fail(f"is_quantized(lhs) = is_quantized(result) and is_quantized(rhs) must hold: {lhs}, {rhs}, "
+             f"{result}", labels["both"])
+    if "zero_points" in labels and any(zp != 0 for zp in qr.zero_points):
+        fail(f"rhs must have zero points 0, got {rhs}", labels["zero_points"])
+    if qr.is_per_axis:
+        if op.name == "stablehlo.dot_general":
+            contracting = op.attributes["dot_dimension_numbers"].rhs_contracting_dimensions
+            if qr.quantized_dimension in contracting:
+                fail(f"the quantization dimension {qr.quantized_dimension} of rhs must not be a contracting "
+                     "dimension", labels["rhs_axis"])
+        else:
+            kernel_out = op.attributes["dimension_numbers"].kernel_output_feature_dimension
+            if qr.quantized_dimension != kernel_out:
+                fail(f"the quantization dimension of rhs must be kernel_output_feature_dimension = "
+                     f"{kernel_out}, got {qr.quantized_dimension}", labels["rhs_axis"])
+    if qo is not None and qo.is_per_axis and "result_axis" in labels:
+        out_feature = op.attributes["dimension_numbers"].output_feature_dimension
+        if qo.quantized_dimension != out_feature:
+            fail(f"the quantization dimension of the result must be output_feature_dimension = "
+                 f"{out_feature}, got {qo.quantized_dimension}", labels["result_axis"])
+    if ql is not None:
+        if ql.storage != qr.storage:
+            fail(f"lhs and rhs must have the same storage type: {lhs} vs {rhs}", labels["storage"])
+        if not ql.expressed == qr.expressed == qo.expressed:
+            fail(f"lhs, rhs and result must have the same expressed type: {lhs}, {rhs}, {result}",
+                 labels["expressed"])
+        if not qr.is_per_axis and qo.is_per_axis:
+            fail(f"a per-tensor quantized rhs gives a per-tensor quantized result, got {result}",
+                 labels["per_tensor"])
+    else:
+        le, re = lhs.element, result.element
+        if not le == qr.expressed == re:
+            fail(f"a hybrid op needs element_type(lhs) = expressed_type(rhs) = element_type(result): "
+                 f"{lhs}, {rhs}, {result}", labels["hybrid"])
