@@ -5,7 +5,6 @@ from typing import Optional
 
 from ..ir.core import Operation
 from .shape_inference import (
-    element_compatible,
     fail,
     fmt_types,
     is_bool_e,
@@ -28,9 +27,7 @@ from .core import (
     _is_scalar_of,
     _register,
     _returned,
-    _same_elem,
     _same_shape,
-    _same_type,
     _tensor,
 )
 

@@ -4,7 +4,8 @@ Shapes are tuples whose entries are ints or None (a dynamic `?` dimension); a wh
 for an unranked tensor. Unknown sizes are compatible with anything, so a dynamic program is only
 rejected for what is certainly wrong. Quantized element types are compared loosely: the spec lets
 quantized ops change scales and zero points (and storage widths, for dot and convolution), so two
-quantized types, or a quantized type and a float, count as compatible element types.
+quantized types, or a quantized type and a float, count as compatible element types here; the
+ops whose spec rules are stricter use quantized_types.py.
 
 Inference functions raise `Fail(message, constraint)`; the verifier adds the op name and position.
 """

@@ -55,6 +55,20 @@ func.func @main(%x: tensor<1x3xi64>, %s: tensor<3xi64>, %z: tensor<i64>, %p: ten
 
 // -----
 
+// expect-ok
+// A trailing comma inside #stablehlo.gather<...> and #stablehlo.scatter<...> parses (MLIR allows
+// it); the printed form drops it and parses back the same.
+func.func @main(%x: tensor<3x4x2xf32>, %i: tensor<2x3x2xi64>, %u: tensor<2x3x2x2xf32>) -> (tensor<2x3x2x2xf32>, tensor<3x4x2xf32>) {
+  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2,>, slice_sizes = array<i64: 1, 2, 2>} : (tensor<3x4x2xf32>, tensor<2x3x2xi64>) -> tensor<2x3x2x2xf32>
+  %1 = "stablehlo.scatter"(%x, %i, %u) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    stablehlo.return %b : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [2, 3], inserted_window_dims = [0], scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 2,>} : (tensor<3x4x2xf32>, tensor<2x3x2xi64>, tensor<2x3x2x2xf32>) -> tensor<3x4x2xf32>
+  return %0, %1 : tensor<2x3x2x2xf32>, tensor<3x4x2xf32>
+}
+
+// -----
+
 // expect-error: stablehlo.broadcast_in_dim C1
 // C1: element_type(result) = element_type(operand).
 func.func @main(%x: tensor<3xf32>) -> tensor<2x3xf64> {
