@@ -209,11 +209,11 @@ def _slice(op: Operation, ctx: _Context) -> None:
     _expect_shape(r, infer_slice(x.shape, start, limit, strides), "C5")
 
 
-def _check_start_indices(types: Sequence[Type], constraint: str) -> None:
+def _check_start_indices(types: Sequence[Type], constraint: str, input_label: str) -> None:
     for i, t in enumerate(types):
         t = _tensor(t, f"start index #{i}")
         if rank_of(t) not in (None, 0) or not is_int_e(t.element):
-            fail(f"start index #{i} must be a 0-dimensional integer tensor, got {t}")
+            fail(f"start index #{i} must be a 0-dimensional integer tensor, got {t}", input_label)
         if t != types[0]:
             fail(f"start indices must all have the same type: {types[0]} vs {t}", constraint)
 
@@ -224,7 +224,7 @@ def _dynamic_slice(op: Operation, ctx: _Context) -> None:
     r = _tensor(op.result_types[0], "result")
     _same_exact_elem(x, r, "operand and result must have the same element type", "C1")
     indices = op.operand_types[1:]
-    _check_start_indices(indices, "C3")
+    _check_start_indices(indices, "C3", "I2")
     sizes = _ints(op, "slice_sizes")
     if x.shape is not None:
         if len(indices) != len(x.shape) or len(sizes) != len(x.shape):
@@ -250,7 +250,7 @@ def _dynamic_update_slice(op: Operation, ctx: _Context) -> None:
         fail(f"update has rank {len(update.shape)} but the operand has rank {len(x.shape)}", "C3")
     if len(indices) != len(x.shape):
         fail(f"needs {len(x.shape)} start indices, got {len(indices)}", "C4")
-    _check_start_indices(indices, "C5")
+    _check_start_indices(indices, "C5", "I3")
     for k, (u, d) in enumerate(zip(update.shape, x.shape)):
         if u is not None and d is not None and u > d:
             fail(f"dim(update, {k}) = {u} exceeds dim(operand, {k}) = {d}", "C6")
@@ -283,7 +283,7 @@ def _gather(op: Operation, ctx: _Context) -> None:
     idx = _tensor(op.operand_types[1], "start_indices")
     r = _tensor(op.result_types[0], "result")
     if not is_int_e(idx.element):
-        fail(f"start_indices must have integer element type, got {idx}")
+        fail(f"start_indices must have integer element type, got {idx}", "I2")
     _same_exact_elem(x, r, "operand and result must have the same element type", "C23")
     if x.shape is None or idx.shape is None:
         return
@@ -345,7 +345,7 @@ def _scatter(op: Operation, ctx: _Context) -> None:
     idx = _tensor(op.operand_types[n], "scatter_indices")
     updates = [_tensor(t, f"update #{i}") for i, t in enumerate(op.operand_types[n + 1:])]
     if not is_int_e(idx.element):
-        fail(f"scatter_indices must have integer element type, got {idx}")
+        fail(f"scatter_indices must have integer element type, got {idx}", "I2")
     if len(op.results) != n:
         fail(f"has {n} inputs but {len(op.results)} results", "C24")
     for i in range(n):
@@ -366,7 +366,7 @@ def _scatter(op: Operation, ctx: _Context) -> None:
 def _get_tuple_element(op: Operation, ctx: _Context) -> None:
     t = op.operand_types[0]
     if not isinstance(t, TupleType):
-        fail(f"operand must be a tuple, got {t}")
+        fail(f"operand must be a tuple, got {t}", "I1")
     index = _int(op, "index")
     if not 0 <= index < len(t.types):
         fail(f"index {index} is out of range [0, {len(t.types)})", "C1")

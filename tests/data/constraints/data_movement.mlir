@@ -1208,3 +1208,39 @@ func.func @main(%x0: tensor<3x4x2xf32>, %i: tensor<2x3x2xi64>, %u0: tensor<2x3x2
   }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [2, 3], inserted_window_dims = [0], scatter_dims_to_operand_dims = [1, 0], index_vector_dim = 2>} : (tensor<3x4x2xf32>, tensor<2x3x2xi64>, tensor<2x3x2x2xf32>) -> tensor<3x4x2xf64>
   return %r : tensor<3x4x2xf64>
 }
+
+// -----
+
+// expect-error: stablehlo.dynamic_slice I2
+// I2: start_indices are 0-dimensional tensors of integer type.
+func.func @main(%x: tensor<6xf32>, %k: tensor<f32>) -> tensor<2xf32> {
+  %0 = "stablehlo.dynamic_slice"(%x, %k) {slice_sizes = array<i64: 2>} : (tensor<6xf32>, tensor<f32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.dynamic_update_slice I3
+// I3: start_indices are 0-dimensional tensors of integer type.
+func.func @main(%x: tensor<6xf32>, %u: tensor<2xf32>, %k: tensor<1xi64>) -> tensor<6xf32> {
+  %0 = "stablehlo.dynamic_update_slice"(%x, %u, %k) : (tensor<6xf32>, tensor<2xf32>, tensor<1xi64>) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.gather I2
+// I2: start_indices is a tensor of integer type.
+func.func @main(%x: tensor<3x4x2xf32>, %i: tensor<2x3x2xf32>) -> tensor<2x3x2x2xf32> {
+  %0 = "stablehlo.gather"(%x, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>, slice_sizes = array<i64: 1, 2, 2>} : (tensor<3x4x2xf32>, tensor<2x3x2xf32>) -> tensor<2x3x2x2xf32>
+  return %0 : tensor<2x3x2x2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.get_tuple_element I1
+// I1: operand is a tuple.
+func.func @main(%t: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.get_tuple_element"(%t) {index = 0 : i32} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
