@@ -1,6 +1,8 @@
 // Verifier constraint tables: data movement ops (see tests/test_verifier_constraints.py for the format).
 // Spec: docs/spec.md of openxla/stablehlo.
 // Constraints judged not statically decidable (not listed below):
+// - dynamic_gather C8 and C12 (slice_sizes[collapsed_slice_dims...] <= 1, 0 <= slice_sizes <=
+//   shape(operand)): slice_sizes is a run-time value.
 // - dynamic_pad C3 (0 <= interior_padding) and the sizes in C4: the paddings are run-time values;
 //   C4 is checked as far as it is static (the result keeps the operand's rank).
 // - dynamic_reshape C2 (size(operand) = size(result)) with a dynamic result dimension, and
@@ -1243,4 +1245,49 @@ func.func @main(%x: tensor<3x4x2xf32>, %i: tensor<2x3x2xf32>) -> tensor<2x3x2x2x
 func.func @main(%t: tensor<2xf32>) -> tensor<2xf32> {
   %0 = "stablehlo.get_tuple_element"(%t) {index = 0 : i32} : (tensor<2xf32>) -> tensor<2xf32>
   return %0 : tensor<2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.dynamic_gather C2
+// C2: 0 <= index_vector_dim <= rank(start_indices).
+func.func @main(%x: tensor<3x4x2xf32>, %i: tensor<2x3x2xi64>, %s: tensor<3xi64>) -> tensor<2x3x?x?xf32> {
+  %0 = "stablehlo.dynamic_gather"(%x, %i, %s) {dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 4>} : (tensor<3x4x2xf32>, tensor<2x3x2xi64>, tensor<3xi64>) -> tensor<2x3x?x?xf32>
+  return %0 : tensor<2x3x?x?xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.dynamic_gather C4
+// C4: offset_dims is sorted.
+func.func @main(%x: tensor<3x4x2xf32>, %i: tensor<2x3x2xi64>, %s: tensor<3xi64>) -> tensor<2x3x?x?xf32> {
+  %0 = "stablehlo.dynamic_gather"(%x, %i, %s) {dimension_numbers = #stablehlo.gather<offset_dims = [3, 2], collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>} : (tensor<3x4x2xf32>, tensor<2x3x2xi64>, tensor<3xi64>) -> tensor<2x3x?x?xf32>
+  return %0 : tensor<2x3x?x?xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.dynamic_gather C5
+// C5: 0 <= offset_dims < rank(result); the result has rank 4.
+func.func @main(%x: tensor<3x4x2xf32>, %i: tensor<2x3x2xi64>, %s: tensor<3xi64>) -> tensor<2x3x?x?xf32> {
+  %0 = "stablehlo.dynamic_gather"(%x, %i, %s) {dimension_numbers = #stablehlo.gather<offset_dims = [2, 4], collapsed_slice_dims = [0], start_index_map = [1, 0], index_vector_dim = 2>} : (tensor<3x4x2xf32>, tensor<2x3x2xi64>, tensor<3xi64>) -> tensor<2x3x?x?xf32>
+  return %0 : tensor<2x3x?x?xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.dynamic_gather C7
+// C7: 0 <= collapsed_slice_dims < rank(operand).
+func.func @main(%x: tensor<3x4x2xf32>, %i: tensor<2x3x2xi64>, %s: tensor<3xi64>) -> tensor<2x3x?x?xf32> {
+  %0 = "stablehlo.dynamic_gather"(%x, %i, %s) {dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], collapsed_slice_dims = [3], start_index_map = [1, 0], index_vector_dim = 2>} : (tensor<3x4x2xf32>, tensor<2x3x2xi64>, tensor<3xi64>) -> tensor<2x3x?x?xf32>
+  return %0 : tensor<2x3x?x?xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.dynamic_gather C9
+// C9: is_unique(start_index_map).
+func.func @main(%x: tensor<3x4x2xf32>, %i: tensor<2x3x2xi64>, %s: tensor<3xi64>) -> tensor<2x3x?x?xf32> {
+  %0 = "stablehlo.dynamic_gather"(%x, %i, %s) {dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], collapsed_slice_dims = [0], start_index_map = [1, 1], index_vector_dim = 2>} : (tensor<3x4x2xf32>, tensor<2x3x2xi64>, tensor<3xi64>) -> tensor<2x3x?x?xf32>
+  return %0 : tensor<2x3x?x?xf32>
 }

@@ -362,3 +362,66 @@ func.func @main(%a: tensor<2x3x!quant.uniform<i8:f32:0, {0.5:0, 0.5:0}>>, %b: te
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x3x!quant.uniform<i8:f32:0, {0.5:0, 0.5:0}>>, tensor<3x4x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<2x4x!quant.uniform<i8:f32, 0.5:0>>
   return %0 : tensor<2x4x!quant.uniform<i8:f32, 0.5:0>>
 }
+
+// -----
+
+// expect-error: stablehlo.convolution C28
+// C28: a quantized lhs needs a quantized rhs and result.
+func.func @main(%a: tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, %b: tensor<3x2x2x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<1x2x2xf32> {
+  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, tensor<3x2x2x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<1x2x2xf32>
+  return %0 : tensor<1x2x2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.convolution C29
+// C29: a per-axis rhs is quantized along kernel_output_feature_dimension (2).
+func.func @main(%a: tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, %b: tensor<3x2x2x!quant.uniform<i8:f32:1, {0.5:0, 0.5:0}>>) -> tensor<1x2x2x!quant.uniform<i32:f32, 0.25:0>> {
+  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, tensor<3x2x2x!quant.uniform<i8:f32:1, {0.5:0, 0.5:0}>>) -> tensor<1x2x2x!quant.uniform<i32:f32, 0.25:0>>
+  return %0 : tensor<1x2x2x!quant.uniform<i32:f32, 0.25:0>>
+}
+
+// -----
+
+// expect-error: stablehlo.convolution C30
+// C30: a per-axis result is quantized along output_feature_dimension (2).
+func.func @main(%a: tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, %b: tensor<3x2x2x!quant.uniform<i8:f32:2, {0.5:0, 0.5:0}>>) -> tensor<1x2x2x!quant.uniform<i8:f32:1, {0.5:0, 0.5:0}>> {
+  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, tensor<3x2x2x!quant.uniform<i8:f32:2, {0.5:0, 0.5:0}>>) -> tensor<1x2x2x!quant.uniform<i8:f32:1, {0.5:0, 0.5:0}>>
+  return %0 : tensor<1x2x2x!quant.uniform<i8:f32:1, {0.5:0, 0.5:0}>>
+}
+
+// -----
+
+// expect-error: stablehlo.convolution C31
+// C31: storage_type(lhs) = storage_type(rhs).
+func.func @main(%a: tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, %b: tensor<3x2x2x!quant.uniform<i16:f32, 0.5:0>>) -> tensor<1x2x2x!quant.uniform<i32:f32, 0.25:0>> {
+  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, tensor<3x2x2x!quant.uniform<i16:f32, 0.5:0>>) -> tensor<1x2x2x!quant.uniform<i32:f32, 0.25:0>>
+  return %0 : tensor<1x2x2x!quant.uniform<i32:f32, 0.25:0>>
+}
+
+// -----
+
+// expect-error: stablehlo.convolution C32
+// C32: expressed_type(lhs) = expressed_type(rhs) = expressed_type(result).
+func.func @main(%a: tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, %b: tensor<3x2x2x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<1x2x2x!quant.uniform<i32:f16, 0.25:0>> {
+  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, tensor<3x2x2x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<1x2x2x!quant.uniform<i32:f16, 0.25:0>>
+  return %0 : tensor<1x2x2x!quant.uniform<i32:f16, 0.25:0>>
+}
+
+// -----
+
+// expect-error: stablehlo.convolution C33
+// C33: a per-tensor quantized rhs gives a per-tensor quantized result.
+func.func @main(%a: tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, %b: tensor<3x2x2x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<1x2x2x!quant.uniform<i8:f32:2, {0.5:0, 0.5:0}>> {
+  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, tensor<3x2x2x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<1x2x2x!quant.uniform<i8:f32:2, {0.5:0, 0.5:0}>>
+  return %0 : tensor<1x2x2x!quant.uniform<i8:f32:2, {0.5:0, 0.5:0}>>
+}
+
+// -----
+
+// expect-error: stablehlo.convolution C34
+// C34: a hybrid convolution has element_type(lhs) = expressed_type(rhs) = element_type(result).
+func.func @main(%a: tensor<1x4x2xf32>, %b: tensor<3x2x2x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<1x2x2xf16> {
+  %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x2xf32>, tensor<3x2x2x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<1x2x2xf16>
+  return %0 : tensor<1x2x2xf16>
+}
