@@ -167,3 +167,54 @@ def check_quantized_contraction(op: Operation) -> None:
         if not le == qr.expressed == re:
             fail(f"a hybrid op needs element_type(lhs) = expressed_type(rhs) = element_type(result): "
                  f"{lhs}, {rhs}, {result}", labels["hybrid"])
+
+
+# -- the constraints of quantized types themselves (the spec's Types section) ------------------------
+
+
+def check_quantized_type_rules(op: Operation) -> None:
+    """Quantized element type constraints C3, C5-C7, C11 and quantized tensor type C12-C13, checked on
+    the types an op introduces (its results, its regions' arguments, a function's signature), so a
+    bad type is reported once, where it appears first. C1, C2, C4, C8-C10 hold by the syntax."""
+    types = list(op.result_types)
+    for region in op.regions:
+        for block in region.blocks:
+            types += [a.type for a in block.arguments]
+    function_type = op.attributes.get("function_type") if op.name == "func.func" else None
+    if function_type is not None:
+        types += list(function_type.inputs) + list(function_type.results)
+    for t in types:
+        q = quant(t)
+        if q is not None:
+            _check_quantized_tensor_type(t, q)
+
+
+def _check_quantized_tensor_type(t: TensorType, q: QuantizedType) -> None:
+    what = f"quantized type {t}"
+    low, high = q.storage.min_value, q.storage.max_value
+    if not low <= q.effective_min < q.effective_max <= high:
+        fail(f"{what}: storage range [{q.effective_min}, {q.effective_max}] must be non-empty and within "
+             f"{q.storage}'s [{low}, {high}] (quantized element type rule)", "C3")
+    for scale in q.scales:
+        if not scale > 0:
+            fail(f"{what}: scale {scale} must be positive (quantized element type rule)", "C5")
+        if scale == float("inf"):
+            fail(f"{what}: scale {scale} must be finite (quantized element type rule)", "C6")
+    for zero_point in q.zero_points:
+        if not q.effective_min <= zero_point <= q.effective_max:
+            fail(f"{what}: zero point {zero_point} is outside the storage range [{q.effective_min}, "
+                 f"{q.effective_max}] (quantized element type rule)", "C7")
+    if q.quantized_dimension is None:
+        return
+    if q.quantized_dimension < 0:
+        fail(f"{what}: quantization dimension {q.quantized_dimension} must be non-negative "
+             "(quantized element type rule)", "C11")
+    if t.shape is None:
+        return
+    if q.quantized_dimension >= len(t.shape):
+        fail(f"{what}: quantization dimension {q.quantized_dimension} must be less than the rank "
+             f"{len(t.shape)} (quantized tensor type rule)", "C12")
+    size = t.shape[q.quantized_dimension]
+    if size is not None and size != len(q.scales):
+        fail(f"{what}: dimension {q.quantized_dimension} has size {size} but there are {len(q.scales)} "
+             "scales (quantized tensor type rule)", "C13")

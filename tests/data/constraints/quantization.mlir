@@ -3,8 +3,11 @@
 // rules other ops write down (add C2-C7, broadcast_in_dim C6, reshape C3, transpose C4,
 // dynamic_broadcast_in_dim C6, dynamic_reshape C3, dot_general C14-C20, convolution C28-C34), plus
 // the Inputs/Outputs rows that allow "per-tensor quantized tensor" only (labels I<n> / O<n>).
-// Not here: the constraints of quantized element types themselves (scales > 0, zero points within
-// the storage range, ...), which the parser checks when it reads the type (they belong to no op).
+// The constraints of quantized types themselves (the spec's Types section: C3, C5-C7, C11-C13) are
+// reported at the op that introduces the type (its result; a function for its signature), with the
+// type's constraint number. Their C1, C2, C4, C8-C10 hold by the type's syntax (the storage bounds
+// and zero points are read as integers of the storage type, one zero point per scale), except C4
+// (type(scales...) = expressed_type), which is not checked: scales are kept as f64.
 // Every chunk below is statically decidable.
 
 // -----
@@ -424,4 +427,74 @@ func.func @main(%a: tensor<1x4x2x!quant.uniform<i8:f32, 0.5:0>>, %b: tensor<3x2x
 func.func @main(%a: tensor<1x4x2xf32>, %b: tensor<3x2x2x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<1x2x2xf16> {
   %0 = stablehlo.convolution(%a, %b) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x2xf32>, tensor<3x2x2x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<1x2x2xf16>
   return %0 : tensor<1x2x2xf16>
+}
+
+// -----
+
+// expect-error: stablehlo.uniform_quantize C3
+// Quantized element type C3: min_value(storage_type) <= storage_min < storage_max <= max_value(storage_type).
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8<5:2>:f32, 0.5:3>>
+  %1 = stablehlo.uniform_dequantize %0 : (tensor<2x!quant.uniform<i8<5:2>:f32, 0.5:3>>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.uniform_quantize C5
+// Quantized element type C5: 0 < scales.
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32, -5.000000e-01:0>>
+  %1 = stablehlo.uniform_dequantize %0 : (tensor<2x!quant.uniform<i8:f32, -5.000000e-01:0>>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.uniform_quantize C6
+// Quantized element type C6: is_finite(scales...); 1.0e400 reads as infinity.
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32, 1.0e400:0>>
+  %1 = stablehlo.uniform_dequantize %0 : (tensor<2x!quant.uniform<i8:f32, 1.0e400:0>>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.uniform_quantize C7
+// Quantized element type C7: storage_min <= zero_points <= storage_max.
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8<-8:7>:f32, 0.5:10>>
+  %1 = stablehlo.uniform_dequantize %0 : (tensor<2x!quant.uniform<i8<-8:7>:f32, 0.5:10>>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.uniform_quantize C11
+// Quantized element type C11: 0 <= quantization_dimension.
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32:-1, {0.5:0, 0.5:0}>>
+  %1 = stablehlo.uniform_dequantize %0 : (tensor<2x!quant.uniform<i8:f32:-1, {0.5:0, 0.5:0}>>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.uniform_quantize C12
+// Quantized tensor type C12: quantization_dimension < rank(self).
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32:1, {0.5:0, 0.5:0}>>
+  %1 = stablehlo.uniform_dequantize %0 : (tensor<2x!quant.uniform<i8:f32:1, {0.5:0, 0.5:0}>>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.uniform_quantize C13
+// Quantized tensor type C13: dim(self, quantization_dimension) = size(scales).
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.uniform_quantize %x : (tensor<2xf32>) -> tensor<2x!quant.uniform<i8:f32:0, {0.5:0, 0.5:0, 0.5:0}>>
+  %1 = stablehlo.uniform_dequantize %0 : (tensor<2x!quant.uniform<i8:f32:0, {0.5:0, 0.5:0, 0.5:0}>>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
 }
