@@ -498,3 +498,26 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
   %1 = stablehlo.uniform_dequantize %0 : (tensor<2x!quant.uniform<i8:f32:0, {0.5:0, 0.5:0, 0.5:0}>>) -> tensor<2xf32>
   return %1 : tensor<2xf32>
 }
+
+// -----
+
+// expect-error: stablehlo.reduce I1
+// I1: reduce's inputs are per-tensor quantized tensors at most (the rule is checked for every op
+// whose Inputs table says so, whichever family it belongs to).
+func.func @main(%x: tensor<2x3x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>, %z: tensor<!quant.uniform<i8:f32, 0.5:0>>) -> tensor<3x!quant.uniform<i8:f32, 0.5:0>> {
+  %0 = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<2x3x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>, tensor<!quant.uniform<i8:f32, 0.5:0>>) -> tensor<3x!quant.uniform<i8:f32, 0.5:0>>
+  return %0 : tensor<3x!quant.uniform<i8:f32, 0.5:0>>
+}
+
+// -----
+
+// expect-error: stablehlo.sort I1
+// I1: sort's inputs are per-tensor quantized tensors at most.
+func.func @main(%x: tensor<2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>) -> tensor<2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>> {
+  %0 = "stablehlo.sort"(%x) ({
+  ^bb0(%a: tensor<!quant.uniform<i8:f32, 0.5:0>>, %b: tensor<!quant.uniform<i8:f32, 0.5:0>>):
+    %1 = stablehlo.compare  LT, %a, %b : (tensor<!quant.uniform<i8:f32, 0.5:0>>, tensor<!quant.uniform<i8:f32, 0.5:0>>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  }) {dimension = 0 : i64} : (tensor<2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>) -> tensor<2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>
+  return %0 : tensor<2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>
+}
