@@ -7,6 +7,8 @@ from .shape_inference import (
     check_unique,
     dim_eq,
     fail,
+    is_bool_e,
+    is_complex_e,
     is_float_e,
     is_int_e,
     is_quant_e,
@@ -55,11 +57,15 @@ def _rng(op: Operation, ctx: _Context) -> None:
     b = _tensor(op.operand_types[1], "b")
     shape = _tensor(op.operand_types[2], "shape")
     r = _tensor(op.result_types[0], "result")
-    for name, t in (("a", a), ("b", b)):
+    for name, t, label in (("a", a, "I1"), ("b", b, "I2")):
         if rank_of(t) not in (None, 0):
-            fail(f"{name} must be a 0-dimensional tensor, got {t}", "I1" if name == "a" else "I2")
-    _same_elem(a, b, "a and b must have the same element type", "C1")
-    _same_elem(a, r, "result must have the element type of a", "C1")
+            fail(f"{name} must be a 0-dimensional tensor, got {t}", label)
+        if not (is_int_e(t.element) or is_bool_e(t.element) or is_float_e(t.element)):
+            fail(f"{name} must have integer, boolean or floating-point element type, got {t}", label)
+    if a.element != b.element:
+        fail(f"a and b must have the same element type: {a} vs {b}", "C1")
+    if a.element != r.element:
+        fail(f"result must have the element type of a: {a} vs {r}", "C1")
     if str(op.attributes["rng_distribution"]) == "NORMAL" and not is_float_e(a.element):
         fail(f"NORMAL needs floating-point a, b and result, got {a}", "C2")
     if shape.shape is not None and len(shape.shape) == 1 and r.shape is not None:
@@ -155,3 +161,6 @@ def _dynamic_iota(op: Operation, ctx: _Context) -> None:
     if d < 0 or (size is not None and d >= size):
         fail(f"iota_dimension {d} is out of range [0, {'?' if size is None else size})", "C1")
     _check_output_size(shape, r, "output_shape", "C2")
+    e = r.element
+    if not (is_int_e(e) or is_float_e(e) or is_complex_e(e) or is_quant_e(e)):
+        fail(f"result must have integer, floating-point, complex or quantized element type, got {r}", "O1")

@@ -135,3 +135,21 @@ func.func @main(%s: tensor<2xui64>) -> (tensor<2xui64>, tensor<4xi1>) {
   %0, %1 = "stablehlo.rng_bit_generator"(%s) {rng_algorithm = #stablehlo<rng_algorithm PHILOX>} : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xi1>)
   return %0, %1 : tensor<2xui64>, tensor<4xi1>
 }
+
+// -----
+
+// expect-error: stablehlo.rng I2
+// I2: b is a 0-dimensional tensor of integer, boolean or floating-point type.
+func.func @main(%a: tensor<f32>, %b: tensor<complex<f32>>, %k: tensor<1xi64>) -> tensor<3xf32> {
+  %0 = "stablehlo.rng"(%a, %b, %k) {rng_distribution = #stablehlo<rng_distribution UNIFORM>} : (tensor<f32>, tensor<complex<f32>>, tensor<1xi64>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.dynamic_iota O1
+// O1: the result is a tensor of integer, floating-point or complex type (or per-tensor quantized).
+func.func @main(%shape: tensor<1xi64>) -> tensor<?xi1> {
+  %0 = stablehlo.dynamic_iota %shape, dim = 0 : (tensor<1xi64>) -> tensor<?xi1>
+  return %0 : tensor<?xi1>
+}
