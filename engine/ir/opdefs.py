@@ -68,6 +68,9 @@ class OpDef:
     aliasing_regions: bool = False
     expandable_body: bool = False
     callee_attr: Optional[str] = None  # the attribute naming the function a call runs
+    # Quantized operands and results must be per-tensor quantized (the spec's Inputs/Outputs tables
+    # say "per-tensor quantized tensor"); the verifier rejects per-axis ones.
+    per_tensor_quantized: bool = False
 
     @property
     def min_operands(self) -> int:
@@ -175,6 +178,7 @@ def define(
     aliasing_regions: bool = False,
     expandable_body: bool = False,
     callee_attr: Optional[str] = None,
+    per_tensor_quantized: bool = False,
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -195,6 +199,7 @@ def define(
         aliasing_regions,
         expandable_body,
         callee_attr,
+        per_tensor_quantized,
     )
     OPS[name] = opdef
     return opdef

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ir.core import Operation
+from ..ir.opset import OPS
 from .shape_inference import (
     fail,
     fmt_types,
@@ -63,9 +64,6 @@ def _check_category(t: TensorType, category, what: str, constraint: Optional[str
         fail(f"{what} must have {text} element type, got {t}", constraint)
 
 
-# The transcendental ops carry a `result_accuracy` attribute (their Inputs row I2).
-_WITH_ACCURACY = frozenset(("cbrt", "cosine", "exponential", "exponential_minus_one", "log", "log_plus_one",
-                            "logistic", "rsqrt", "sine", "sqrt", "tan", "tanh"))
 _INT32 = (-(2 ** 31), 2 ** 31 - 1)
 
 
@@ -77,7 +75,7 @@ def _unary(op: Operation, ctx: _Context) -> None:
     _same_shape(x, r, "operand and result must have the same shape", "C1")
     if not same_baseline_element(x, r):
         fail(f"operand and result must have the same element type: {x} vs {r}", "C1")
-    if op.mnemonic in _WITH_ACCURACY:
+    if "result_accuracy" in OPS[op.name].attrs:  # the transcendental ops; their Inputs row I2
         check_result_accuracy(op, "I2")
     if op.name == "stablehlo.reduce_precision":
         for label, name, low in (("I2", "exponent_bits", 1), ("I3", "mantissa_bits", 0)):

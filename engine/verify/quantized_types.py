@@ -3,9 +3,9 @@
 - `baseline_element` / `same_baseline`: the spec's baseline_type, i.e. a quantized element type
   with its scales and zero points left out, so ops may requantize while storage and expressed
   types stay.
-- Most ops take "per-tensor quantized tensors" only (their Inputs table says so); the table below
-  lists them and the cross-family check rejects per-axis quantized operands and results, citing
-  the Inputs row (I1, I2, ...) of the operand's group.
+- Most ops take "per-tensor quantized tensors" only (their Inputs table says so; the OpDef trait
+  `per_tensor_quantized`); the cross-family check rejects per-axis quantized operands and results,
+  citing the Inputs row (I1, I2, ...) of the operand's group.
 - `check_result_accuracy`: the result_accuracy attribute of the transcendental ops.
 """
 from __future__ import annotations
@@ -17,21 +17,6 @@ from ..ir.core import Operation
 from ..ir.opset import OPS
 from ..ir.types import QuantizedType, TensorType, Type
 from .shape_inference import fail, shape_of, shapes_compatible
-
-# Ops whose every quantized operand and result must be per-tensor quantized (the spec's Inputs and
-# Outputs tables write "per-tensor quantized tensor" for them).
-PER_TENSOR_ONLY = frozenset(f"stablehlo.{name}" for name in (
-    "abs", "atan2", "batch_norm_grad", "batch_norm_inference", "batch_norm_training", "cbrt", "ceil",
-    "cholesky", "clamp", "collective_broadcast", "collective_permute", "compare", "concatenate",
-    "cosine", "divide", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_slice",
-    "dynamic_update_slice", "exponential", "exponential_minus_one", "floor", "gather", "iota",
-    "is_finite", "log", "log_plus_one", "logistic", "map", "maximum", "minimum", "multiply",
-    "negate", "optimization_barrier", "pad", "power", "reduce", "reduce_precision", "reduce_scatter",
-    "reduce_window", "remainder", "reverse", "round_nearest_afz", "round_nearest_even", "rsqrt",
-    "scatter", "select", "select_and_scatter", "sign", "sine", "slice", "sort", "sqrt", "subtract",
-    "tan", "tanh", "triangular_solve", "all_gather", "all_reduce", "all_to_all",
-))
-
 
 def quant(t: Type) -> Optional[QuantizedType]:
     """The quantized element type of a tensor type (None when it is not quantized)."""
@@ -76,7 +61,8 @@ def input_label(op: Operation, index: int) -> str:
 
 
 def check_per_tensor_only(op: Operation) -> None:
-    if op.name not in PER_TENSOR_ONLY:
+    opdef = OPS.get(op.name)
+    if opdef is None or not opdef.per_tensor_quantized:
         return
     for i, t in enumerate(op.operand_types):
         if is_per_axis(t):

@@ -17,11 +17,11 @@ define(
     regions="body",
     results="*",
     category="reduction",
-    same_variadic_size=True, expandable_body=True
+    same_variadic_size=True, expandable_body=True, per_tensor_quantized=True
 )
 
 
-define("stablehlo.optimization_barrier", "operand*", results="*", category="structural")
+define("stablehlo.optimization_barrier", "operand*", results="*", category="structural", per_tensor_quantized=True)
 define("stablehlo.async_start", "operands*", regions="body", category="structural")
 define("stablehlo.async_done", "operand", category="structural")
 
