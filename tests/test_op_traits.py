@@ -72,6 +72,16 @@ def test_collectives_calls_aliasing_and_expandable_bodies():
     assert callee_attribute("stablehlo.add") is None
 
 
+def test_per_tensor_quantization_is_a_trait_of_the_ops_the_spec_restricts():
+    # The spec's Inputs tables: "per-tensor quantized tensor" for abs, reduce, gather, ...;
+    # "quantized tensor" (per-axis too) for add, reshape, transpose, while, ...
+    for name in ("stablehlo.abs", "stablehlo.reduce", "stablehlo.gather", "stablehlo.optimization_barrier"):
+        assert OPS[name].per_tensor_quantized, name
+    for name in ("stablehlo.add", "stablehlo.reshape", "stablehlo.transpose", "stablehlo.while",
+                 "stablehlo.broadcast_in_dim", "stablehlo.uniform_quantize", "chlo.tan"):
+        assert not OPS[name].per_tensor_quantized, name
+
+
 def test_the_frontend_is_picked_from_the_text_or_the_file_name():
     assert frontend_for("module {\n}") is MLIR
     assert frontend_for("// a comment\nfunc.func @main() {\n  return\n}") is MLIR

@@ -197,7 +197,7 @@ INVALID = [
         func.func @main(%a: tensor<2xf32>) -> tuple<tensor<3xf32>> {
           %0 = "stablehlo.tuple"(%a) : (tensor<2xf32>) -> tuple<tensor<3xf32>>  // ERR
           return %0 : tuple<tensor<3xf32>>
-        }""", "result type must be tuple<tensor<2xf32>>, got tuple<tensor<3xf32>> (C2)"),
+        }""", "result type must be tuple<tensor<2xf32>>, got tuple<tensor<3xf32>> (C1)"),  # the spec numbers it C1
     ("bitcast_convert_shape", """
         func.func @main(%a: tensor<2xf32>) -> tensor<2x2xi8> {
           %0 = stablehlo.bitcast_convert %a : (tensor<2xf32>) -> tensor<2x2xi8>  // ERR

@@ -72,6 +72,9 @@ class OpDef:
     # "split" (all_to_all's), "pairs" (source/target pairs); None for everything else.
     process_groups: Optional[str] = None
     may_run_async: bool = False  # spec async_start C2: the op may be the body of an async_start
+    # Quantized operands and results must be per-tensor quantized (the spec's Inputs/Outputs tables
+    # say "per-tensor quantized tensor"); the verifier rejects per-axis ones.
+    per_tensor_quantized: bool = False
 
     @property
     def min_operands(self) -> int:
@@ -181,6 +184,7 @@ def define(
     callee_attr: Optional[str] = None,
     process_groups: Optional[str] = None,
     may_run_async: bool = False,
+    per_tensor_quantized: bool = False,
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -203,6 +207,7 @@ def define(
         callee_attr,
         process_groups,
         may_run_async,
+        per_tensor_quantized,
     )
     OPS[name] = opdef
     return opdef

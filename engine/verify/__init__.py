@@ -8,8 +8,10 @@ error points at the op's position in the source.
 Every op with an OpDef gets generic checks (operand, result and region counts, required attributes
 and their kinds); the ops of the spec also get their own constraints, with result types inferred
 where the spec defines them (see shape_inference.py). Ops without an OpDef are accepted as they
-are. Dynamic dimensions and quantized element types are compared loosely so that valid programs
-are never rejected.
+are. Dynamic dimensions are compared loosely so that valid programs are never rejected; quantized
+element types follow the spec's rules (baseline types, per-tensor-only operands; quantized_types.py).
+Each error cites the spec's constraint (C1, C2, ...) or, for a rule of an op's Inputs/Outputs
+table, that row (I1, O1, ...); tests/data/constraints/ holds one program per constraint.
 """
 from . import chlo, collectives, contractions, control_flow, convolution, custom_call, data_movement  # noqa: F401
 from . import elementwise, generators_quantization, interpreter, linalg, reductions  # noqa: F401  (each registers its checks)

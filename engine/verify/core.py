@@ -30,6 +30,10 @@ CHECKS: dict[str, Callable[[Operation, "_Context"], None]] = {}
 # of a newer spec, never something to pass through (other dialects' unknown ops are kept as they are).
 CLOSED_DIALECTS = ("stablehlo", "chlo")
 
+# Checks that span op families (the quantization rules shared by many ops); they run for every op,
+# before its own check.
+CROSS_CHECKS: list[Callable[[Operation], None]] = []
+
 
 def _register(*names: str):
     def decorate(fn):
@@ -87,6 +91,8 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
         elif op.dialect in CLOSED_DIALECTS:
             fail(f"unknown op: the {op.dialect} dialect has no op '{op.mnemonic}'")
         _check_structure(op, opdef, ctx)
+        for cross_check in CROSS_CHECKS:
+            cross_check(op)
         check = CHECKS.get(op.name)
         if check is not None:
             check(op, ctx)

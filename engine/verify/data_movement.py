@@ -5,6 +5,7 @@ from typing import Sequence
 
 from ..ir.core import Operation
 from .shape_inference import (
+    Fail,
     check_range,
     check_scatter_shapes,
     check_unique,
@@ -24,9 +25,11 @@ from .shape_inference import (
     num_bits,
     product,
     rank_of,
+    shape_of,
     shapes_compatible,
     types_compatible,
 )
+from .quantized_types import is_per_axis
 from ..ir.types import TupleType, Type
 from .core import (
     _Context,
@@ -42,22 +45,64 @@ from .core import (
 )
 
 
+def _same_exact_elem(a: Type, b: Type, message: str, constraint: str) -> None:
+    """element_type(a) = element_type(b), quantization parameters included."""
+    if elem(a) != elem(b):
+        fail(f"{message}: {a} vs {b}", constraint)
+
+
+def _same_exact_type(a: Type, b: Type, message: str, constraint: str) -> None:
+    if not shapes_compatible(shape_of(a), shape_of(b)) or elem(a) != elem(b):
+        fail(f"{message}: {a} vs {b}", constraint)
+
+
+def same_element_but_axis(x: Type, r: Type, constraint: str) -> None:
+    """The element types are equal, except that a per-axis quantized operand's quantization
+    dimension, scales and zero points may differ from the result's (broadcast_in_dim, reshape,
+    transpose and their dynamic forms)."""
+    if elem(x) == elem(r):
+        return
+    if is_per_axis(x) and is_quant_e(elem(r)):
+        a, b = elem(x), elem(r)
+        if (a.storage, a.expressed, a.effective_min, a.effective_max) == \
+                (b.storage, b.expressed, b.effective_min, b.effective_max):
+            return
+    fail(f"operand and result must have the same element type: {x} vs {r}", constraint)
+
+
 @_register("stablehlo.broadcast_in_dim")
 def _broadcast_in_dim(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    same_element_but_axis(x, r, "C1")
     dims = _ints(op, "broadcast_dimensions")
+    check_broadcast_dims(x, r, dims, ("C2", "C3", "C4", "C5", "C6"))
+
+
+def check_broadcast_dims(x, r, dims, labels) -> None:
+    """broadcast_in_dim's C2-C6 (dynamic_broadcast_in_dim shares them with the same numbers)."""
     xs, rs = x.shape, r.shape
+    c2, c3, c4, c5, c6 = labels
     if xs is not None and len(dims) != len(xs):
-        fail(f"broadcast_dimensions has {len(dims)} entries but the operand has rank {len(xs)}", "C2")
-    check_range(dims, None if rs is None else len(rs), "broadcast dimension", "C3")
-    check_unique(dims, "broadcast_dimensions", "C4")
+        fail(f"broadcast_dimensions has {len(dims)} entries but the operand has rank {len(xs)}", c2)
+    check_range(dims, None if rs is None else len(rs), "broadcast dimension", c3)
+    check_unique(dims, "broadcast_dimensions", c4)
     if xs is None or rs is None:
         return
     for j, d in enumerate(dims):
         if xs[j] != 1 and not dim_eq(xs[j], rs[d]):
-            fail(f"dim(operand, {j}) = {xs[j]} must be 1 or equal dim(result, {d}) = {rs[d]}", "C5")
+            fail(f"dim(operand, {j}) = {xs[j]} must be 1 or equal dim(result, {d}) = {rs[d]}", c5)
+    if is_per_axis(r):
+        qr = r.element
+        if not is_per_axis(x) or qr.quantized_dimension != dims[x.element.quantized_dimension]:
+            fail(f"the result's quantization dimension {qr.quantized_dimension} must be "
+                 f"broadcast_dimensions[quantization_dimension(operand)]", c6)
+        qx = x.element
+        if xs[qx.quantized_dimension] == 1:
+            pairs = set(zip(qr.scales, qr.zero_points))
+            if pairs != {(qx.scales[0], qx.zero_points[0])}:
+                fail("a broadcast quantization dimension of size 1 must repeat the operand's scale and "
+                     "zero point in the result", c6)
 
 
 @_register("stablehlo.broadcast")
@@ -73,25 +118,42 @@ def _broadcast(op: Operation, ctx: _Context) -> None:
 def _transpose(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    same_element_but_axis(x, r, "C1")
     perm = _ints(op, "permutation")
     if x.shape is None:
         return
     if sorted(perm) != list(range(len(x.shape))):
         fail(f"permutation {perm} is not a permutation of [0, ..., {len(x.shape) - 1}]", "C2")
     _expect_shape(r, tuple(x.shape[p] for p in perm), "C3")
+    if is_per_axis(r) and (not is_per_axis(x)
+                           or x.element.quantized_dimension != perm[r.element.quantized_dimension]):
+        fail(f"quantization_dimension(operand) must be permutation[quantization_dimension(result)] = "
+             f"{perm[r.element.quantized_dimension]}: {x} vs {r}", "C4")
 
 
 @_register("stablehlo.reshape")
 def _reshape(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    check_reshape(x, r, ("C1", "C2", "C3"))
+
+
+def check_reshape(x, r, labels) -> None:
+    """reshape's C1-C3 (dynamic_reshape shares them)."""
+    c1, c2, c3 = labels
+    same_element_but_axis(x, r, c1)
     if x.shape is None or r.shape is None:
         return
     a, b = product(x.shape), product(r.shape)
     if a is not None and b is not None and a != b:
-        fail(f"operand {x} has {a} elements but result {r} has {b}", "C2")
+        fail(f"operand {x} has {a} elements but result {r} has {b}", c2)
+    if is_per_axis(x) and is_per_axis(r):
+        qx, qr = x.element.quantized_dimension, r.element.quantized_dimension
+        parts = lambda s, q: (product(s[:q]), s[q], product(s[q + 1:]))
+        if any(u is not None and v is not None and u != v
+               for u, v in zip(parts(x.shape, qx), parts(r.shape, qr))):
+            fail(f"a per-axis quantized reshape must keep the quantization dimension and the element "
+                 f"counts before and after it: {x} vs {r}", c3)
 
 
 @_register("stablehlo.concatenate")
@@ -101,8 +163,8 @@ def _concatenate(op: Operation, ctx: _Context) -> None:
     inputs = [_tensor(t, f"input #{i}") for i, t in enumerate(op.operand_types)]
     r = _tensor(op.result_types[0], "result")
     for i, t in enumerate(inputs):
-        _same_elem(inputs[0], t, f"input #{i} must have the element type of input #0", "C1")
-    _same_elem(inputs[0], r, "result must have the inputs' element type", "C5")
+        _same_exact_elem(inputs[0], t, f"input #{i} must have the element type of input #0", "C1")
+    _same_exact_elem(inputs[0], r, "result must have the inputs' element type", "C5")
     if any(t.shape is None for t in inputs):
         return
     d = _int(op, "dimension")
@@ -118,9 +180,9 @@ def _pad(op: Operation, ctx: _Context) -> None:
     value = _tensor(op.operand_types[1], "padding_value")
     r = _tensor(op.result_types[0], "result")
     if rank_of(value) not in (None, 0):
-        fail(f"padding_value must be a 0-dimensional tensor, got {value}")
-    _same_elem(x, value, "operand and padding_value must have the same element type", "C1")
-    _same_elem(x, r, "operand and result must have the same element type", "C1")
+        fail(f"padding_value must be a 0-dimensional tensor, got {value}", "I2")
+    _same_exact_elem(x, value, "operand and padding_value must have the same element type", "C1")
+    _same_exact_elem(x, r, "operand and result must have the same element type", "C1")
     low, high, interior = (_ints(op, n) for n in ("edge_padding_low", "edge_padding_high", "interior_padding"))
     if x.shape is None:
         return
@@ -137,7 +199,7 @@ def _pad(op: Operation, ctx: _Context) -> None:
 def _slice(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    _same_exact_elem(x, r, "operand and result must have the same element type", "C1")
     start, limit, strides = (_ints(op, n) for n in ("start_indices", "limit_indices", "strides"))
     if x.shape is None:
         return
@@ -147,11 +209,11 @@ def _slice(op: Operation, ctx: _Context) -> None:
     _expect_shape(r, infer_slice(x.shape, start, limit, strides), "C5")
 
 
-def _check_start_indices(types: Sequence[Type], constraint: str) -> None:
+def _check_start_indices(types: Sequence[Type], constraint: str, input_label: str) -> None:
     for i, t in enumerate(types):
         t = _tensor(t, f"start index #{i}")
         if rank_of(t) not in (None, 0) or not is_int_e(t.element):
-            fail(f"start index #{i} must be a 0-dimensional integer tensor, got {t}")
+            fail(f"start index #{i} must be a 0-dimensional integer tensor, got {t}", input_label)
         if t != types[0]:
             fail(f"start indices must all have the same type: {types[0]} vs {t}", constraint)
 
@@ -160,9 +222,9 @@ def _check_start_indices(types: Sequence[Type], constraint: str) -> None:
 def _dynamic_slice(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    _same_exact_elem(x, r, "operand and result must have the same element type", "C1")
     indices = op.operand_types[1:]
-    _check_start_indices(indices, "C3")
+    _check_start_indices(indices, "C3", "I2")
     sizes = _ints(op, "slice_sizes")
     if x.shape is not None:
         if len(indices) != len(x.shape) or len(sizes) != len(x.shape):
@@ -179,8 +241,8 @@ def _dynamic_update_slice(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     update = _tensor(op.operand_types[1], "update")
     r = _tensor(op.result_types[0], "result")
-    _same_type(x, r, "operand and result must have the same type", "C1")
-    _same_elem(x, update, "update and operand must have the same element type", "C2")
+    _same_exact_type(x, r, "operand and result must have the same type", "C1")
+    _same_exact_elem(x, update, "update and operand must have the same element type", "C2")
     indices = op.operand_types[2:]
     if x.shape is None or update.shape is None:
         return
@@ -188,7 +250,7 @@ def _dynamic_update_slice(op: Operation, ctx: _Context) -> None:
         fail(f"update has rank {len(update.shape)} but the operand has rank {len(x.shape)}", "C3")
     if len(indices) != len(x.shape):
         fail(f"needs {len(x.shape)} start indices, got {len(indices)}", "C4")
-    _check_start_indices(indices, "C5")
+    _check_start_indices(indices, "C5", "I3")
     for k, (u, d) in enumerate(zip(update.shape, x.shape)):
         if u is not None and d is not None and u > d:
             fail(f"dim(update, {k}) = {u} exceeds dim(operand, {k}) = {d}", "C6")
@@ -199,7 +261,7 @@ def _iota(op: Operation, ctx: _Context) -> None:
     r = _tensor(op.result_types[0], "output")
     e = r.element
     if not (is_int_e(e) or is_float_e(e) or is_complex_e(e) or is_quant_e(e)):
-        fail(f"output must have integer, floating-point or complex element type, got {r}")
+        fail(f"output must have integer, floating-point or complex element type, got {r}", "O1")
     d = _int(op, "iota_dimension")
     if r.shape is not None and not 0 <= d < len(r.shape):
         fail(f"iota_dimension {d} is out of range [0, {len(r.shape)})", "C1")
@@ -209,7 +271,7 @@ def _iota(op: Operation, ctx: _Context) -> None:
 def _reverse(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    _same_type(x, r, "operand and result must have the same type", "C1")
+    _same_exact_type(x, r, "operand and result must have the same type", "C1")
     dims = _ints(op, "dimensions")
     check_unique(dims, "dimensions", "C2")
     check_range(dims, rank_of(r), "dimension", "C3")
@@ -221,12 +283,57 @@ def _gather(op: Operation, ctx: _Context) -> None:
     idx = _tensor(op.operand_types[1], "start_indices")
     r = _tensor(op.result_types[0], "result")
     if not is_int_e(idx.element):
-        fail(f"start_indices must have integer element type, got {idx}")
-    _same_elem(x, r, "operand and result must have the same element type", "C23")
+        fail(f"start_indices must have integer element type, got {idx}", "I2")
+    _same_exact_elem(x, r, "operand and result must have the same element type", "C23")
     if x.shape is None or idx.shape is None:
         return
     inferred = infer_gather(x.shape, idx.shape, op.attributes["dimension_numbers"], _ints(op, "slice_sizes"))
     _expect_shape(r, inferred, "C22")
+
+
+# gather's constraint numbers as dynamic_gather numbers them (it has no batching dimensions).
+_DYNAMIC_GATHER_LABELS = {"C7": "C6", "C8": "C7", "C9": "C8", "C18": "C9", "C19": "C10", "C20": "C11",
+                          "C21": "C12", "C22": "C13", "C23": "C14"}
+
+
+@_register("stablehlo.dynamic_gather")
+def _dynamic_gather(op: Operation, ctx: _Context) -> None:
+    """gather with slice_sizes given as a value: the result type is inferred with the slice sizes
+    unknown, so its rank, batch dimensions and element type are checked."""
+    x = _tensor(op.operand_types[0], "operand")
+    idx = _tensor(op.operand_types[1], "start_indices")
+    sizes = _tensor(op.operand_types[2], "slice_sizes")
+    r = _tensor(op.result_types[0], "result")
+    if not is_int_e(idx.element):
+        fail(f"start_indices must have integer element type, got {idx}", "I2")
+    _same_exact_elem(x, r, "operand and result must have the element type", "C14")
+    if x.shape is None or idx.shape is None:
+        return
+    if sizes.shape is not None and len(sizes.shape) == 1 and not dim_eq(sizes.shape[0], len(x.shape)):
+        fail(f"slice_sizes has {sizes.shape[0]} entries but the operand has rank {len(x.shape)}", "C11")
+    try:
+        inferred = infer_gather(x.shape, idx.shape, op.attributes["dimension_numbers"], [None] * len(x.shape))
+        _expect_shape(r, inferred, "C22")
+    except Fail as f:
+        raise Fail(f.message, _DYNAMIC_GATHER_LABELS.get(f.constraint, f.constraint)) from None
+
+
+@_register("stablehlo.dynamic_pad")
+def _dynamic_pad(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    value = _tensor(op.operand_types[1], "padding_value")
+    r = _tensor(op.result_types[0], "result")
+    if rank_of(value) not in (None, 0):
+        fail(f"padding_value must be a 0-dimensional tensor, got {value}", "I2")
+    _same_exact_elem(x, value, "operand and padding_value must have the same element type", "C1")
+    _same_exact_elem(x, r, "operand and result must have the same element type", "C1")
+    rank = rank_of(x)
+    for i, name in enumerate(("edge_padding_low", "edge_padding_high", "interior_padding")):
+        t = _tensor(op.operand_types[2 + i], name)
+        if rank is not None and t.shape is not None and len(t.shape) == 1 and not dim_eq(t.shape[0], rank):
+            fail(f"{name} has {t.shape[0]} entries but the operand has rank {rank}", "C2")
+    if rank is not None and rank_of(r) is not None and rank_of(r) != rank:
+        fail(f"result {r} must have the operand's rank {rank}", "C4")
 
 
 @_register("stablehlo.scatter")
@@ -238,7 +345,7 @@ def _scatter(op: Operation, ctx: _Context) -> None:
     idx = _tensor(op.operand_types[n], "scatter_indices")
     updates = [_tensor(t, f"update #{i}") for i, t in enumerate(op.operand_types[n + 1:])]
     if not is_int_e(idx.element):
-        fail(f"scatter_indices must have integer element type, got {idx}")
+        fail(f"scatter_indices must have integer element type, got {idx}", "I2")
     if len(op.results) != n:
         fail(f"has {n} inputs but {len(op.results)} results", "C24")
     for i in range(n):
@@ -259,7 +366,7 @@ def _scatter(op: Operation, ctx: _Context) -> None:
 def _get_tuple_element(op: Operation, ctx: _Context) -> None:
     t = op.operand_types[0]
     if not isinstance(t, TupleType):
-        fail(f"operand must be a tuple, got {t}")
+        fail(f"operand must be a tuple, got {t}", "I1")
     index = _int(op, "index")
     if not 0 <= index < len(t.types):
         fail(f"index {index} is out of range [0, {len(t.types)})", "C1")
@@ -271,7 +378,7 @@ def _tuple(op: Operation, ctx: _Context) -> None:
     r = op.result_types[0]
     want = TupleType(tuple(op.operand_types))
     if not isinstance(r, TupleType) or not types_compatible(r, want):
-        fail(f"result type must be {want}, got {r}", "C2")
+        fail(f"result type must be {want}, got {r}", "C1")
 
 
 @_register("stablehlo.bitcast_convert")

@@ -4,8 +4,8 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ir.core import Operation
+from ..ir.opset import OPS
 from .shape_inference import (
-    element_compatible,
     fail,
     fmt_types,
     is_bool_e,
@@ -17,8 +17,10 @@ from .shape_inference import (
     is_unsigned_int_e,
     rank_of,
     real_part_type,
+    shapes_compatible,
 )
 from ..ir.types import ComplexType, FloatType, TensorType
+from .quantized_types import check_result_accuracy, is_per_axis, same_baseline, same_baseline_element
 from .core import (
     _Context,
     _block,
@@ -26,9 +28,7 @@ from .core import (
     _is_scalar_of,
     _register,
     _returned,
-    _same_elem,
     _same_shape,
-    _same_type,
     _tensor,
 )
 
@@ -64,29 +64,42 @@ def _check_category(t: TensorType, category, what: str, constraint: Optional[str
         fail(f"{what} must have {text} element type, got {t}", constraint)
 
 
+_INT32 = (-(2 ** 31), 2 ** 31 - 1)
+
+
 @_register(*(f"stablehlo.{n}" for n in _UNARY))
 def _unary(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    _check_category(x, _UNARY[op.mnemonic], "operand")
+    _check_category(x, _UNARY[op.mnemonic], "operand", "I1")
     _same_shape(x, r, "operand and result must have the same shape", "C1")
-    _same_elem(x, r, "operand and result must have the same element type", "C1")
+    if not same_baseline_element(x, r):
+        fail(f"operand and result must have the same element type: {x} vs {r}", "C1")
+    if "result_accuracy" in OPS[op.name].attrs:  # the transcendental ops; their Inputs row I2
+        check_result_accuracy(op, "I2")
     if op.name == "stablehlo.reduce_precision":
+        for label, name, low in (("I2", "exponent_bits", 1), ("I3", "mantissa_bits", 0)):
+            bits = int(op.attributes[name])
+            if not _INT32[0] <= bits <= _INT32[1]:
+                fail(f"{name} = {bits} does not fit the spec's si32 type", label)
         if int(op.attributes["exponent_bits"]) < 1:
             fail(f"exponent_bits = {int(op.attributes['exponent_bits'])} must be at least 1", "C2")
         if int(op.attributes["mantissa_bits"]) < 0:
             fail(f"mantissa_bits = {int(op.attributes['mantissa_bits'])} must be non-negative", "C3")
 
 
+_REAL_OR_COMPLEX = ("floating-point or complex", lambda e: is_float_e(e) or is_complex_e(e))
+
+
 @_register("stablehlo.abs", "stablehlo.real", "stablehlo.imag")
 def _real_valued(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    category = _SFCQ if op.mnemonic == "abs" else _FC
-    _check_category(x, category, "operand")
+    category = _SFCQ if op.mnemonic == "abs" else _REAL_OR_COMPLEX
+    _check_category(x, category, "operand", "I1")
     _same_shape(x, r, "operand and result must have the same shape", "C1")
     want = real_part_type(x.element)
-    if not element_compatible(want, r.element):
+    if not same_baseline_element(want, r.element):
         fail(f"result element type must be {want} for operand {x}, got {r}", "C2")
 
 
@@ -94,6 +107,11 @@ def _real_valued(op: Operation, ctx: _Context) -> None:
 def _convert(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
+    # The spec types both as plain tensors: uniform_quantize/uniform_dequantize convert quantized ones.
+    if is_quant_e(x.element):
+        fail(f"operand must be a tensor, not a quantized tensor ({x}); use uniform_dequantize", "I1")
+    if is_quant_e(r.element):
+        fail(f"result must be a tensor, not a quantized tensor ({r}); use uniform_quantize", "O1")
     _same_shape(x, r, "operand and result must have the same shape", "C1")
 
 
@@ -101,10 +119,14 @@ def _convert(op: Operation, ctx: _Context) -> None:
 def _is_finite(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "x")
     y = _tensor(op.result_types[0], "y")
-    _check_category(x, _FQ, "x")
+    _check_category(x, _FQ, "x", "I1")
     _same_shape(x, y, "x and y must have the same shape", "C1")
     if not is_bool_e(y.element):
-        fail(f"y must have element type i1, got {y}")
+        fail(f"y must have element type i1, got {y}", "O1")
+
+
+# Ops whose C1 is a plain type equality (no quantized types allowed).
+_EXACT_TYPES = frozenset(("and", "or", "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical"))
 
 
 @_register(*(f"stablehlo.{n}" for n in _BINARY))
@@ -113,10 +135,34 @@ def _binary(op: Operation, ctx: _Context) -> None:
     rhs = _tensor(op.operand_types[1], "rhs")
     r = _tensor(op.result_types[0], "result")
     _same_shape(lhs, rhs, "operands must have the same shape", "C1")
-    _same_elem(lhs, rhs, "operands must have the same element type", "C1")
-    _check_category(lhs, _BINARY[op.mnemonic], "operands")
     _same_shape(lhs, r, "result must have the operands' shape", "C1")
-    _same_elem(lhs, r, "result must have the operands' element type", "C1")
+    if op.mnemonic == "add" and any(is_quant_e(t.element) for t in (lhs, rhs, r)):
+        _check_quantized_add(lhs, rhs, r)
+        return
+    category = _BINARY[op.mnemonic]
+    _check_category(lhs, category, "lhs", "I1")
+    _check_category(rhs, category, "rhs", "I2")
+    same = (lambda a, b: a.element == b.element) if op.mnemonic in _EXACT_TYPES else same_baseline_element
+    if not same(lhs, rhs):
+        fail(f"operands must have the same element type: {lhs} vs {rhs}", "C1")
+    if not same(lhs, r):
+        fail(f"result must have the operands' element type: {lhs} vs {r}", "C1")
+
+
+def _check_quantized_add(lhs: TensorType, rhs: TensorType, r: TensorType) -> None:
+    """add's quantized constraints C2-C7 (add may requantize, and takes per-axis operands)."""
+    for name, t in (("lhs", lhs), ("rhs", rhs), ("result", r)):
+        if not is_quant_e(t.element):
+            fail(f"lhs, rhs and result must all be quantized when one is; {name} is {t}", "C2")
+    if not lhs.element.storage == rhs.element.storage == r.element.storage:
+        fail(f"lhs, rhs and result must have the same storage type: {lhs}, {rhs}, {r}", "C3")
+    if not lhs.element.expressed == rhs.element.expressed == r.element.expressed:
+        fail(f"lhs, rhs and result must have the same expressed type: {lhs}, {rhs}, {r}", "C4")
+    if (is_per_axis(lhs) or is_per_axis(rhs)) != is_per_axis(r):
+        fail(f"the result must be per-axis quantized exactly when lhs or rhs is: {lhs}, {rhs}, {r}", "C5")
+    for name, t, label in (("lhs", lhs, "C6"), ("rhs", rhs, "C7")):
+        if is_per_axis(t) and t.element.quantized_dimension != r.element.quantized_dimension:
+            fail(f"{name} and result must have the same quantization dimension: {t} vs {r}", label)
 
 
 @_register("stablehlo.complex")
@@ -124,9 +170,10 @@ def _complex(op: Operation, ctx: _Context) -> None:
     lhs = _tensor(op.operand_types[0], "lhs")
     rhs = _tensor(op.operand_types[1], "rhs")
     r = _tensor(op.result_types[0], "result")
-    _same_type(lhs, rhs, "lhs and rhs must have the same type", "C1")
     if not isinstance(lhs.element, FloatType) or lhs.element.name not in ("f32", "f64"):
-        fail(f"operands must have element type f32 or f64, got {lhs}", "C1")
+        fail(f"lhs must have element type f32 or f64, got {lhs}", "I1")
+    if not (shapes_compatible(lhs.shape, rhs.shape) and lhs.element == rhs.element):
+        fail(f"lhs and rhs must have the same type: {lhs} vs {rhs}", "C1")
     _same_shape(lhs, r, "result must have the operands' shape", "C2")
     if r.element != ComplexType(lhs.element):
         fail(f"result element type must be complex<{lhs.element}>, got {r}", "C3")
@@ -145,11 +192,12 @@ def _compare(op: Operation, ctx: _Context) -> None:
     lhs = _tensor(op.operand_types[0], "lhs")
     rhs = _tensor(op.operand_types[1], "rhs")
     r = _tensor(op.result_types[0], "result")
-    _same_elem(lhs, rhs, "lhs and rhs must have the same element type", "C1")
+    if not same_baseline_element(lhs, rhs):
+        fail(f"lhs and rhs must have the same element type: {lhs} vs {rhs}", "C1")
     _same_shape(lhs, rhs, "lhs and rhs must have the same shape", "C2")
     _same_shape(lhs, r, "result must have the operands' shape", "C2")
     if not is_bool_e(r.element):
-        fail(f"result must have element type i1, got {r}")
+        fail(f"result must have element type i1, got {r}", "O1")
     compare_type = op.attributes.get("compare_type")
     if compare_type is None or str(compare_type) == "NOTYPE":
         return
@@ -176,11 +224,11 @@ def _select(op: Operation, ctx: _Context) -> None:
     on_false = _tensor(op.operand_types[2], "on_false")
     r = _tensor(op.result_types[0], "result")
     if not is_bool_e(pred.element):
-        fail(f"pred must have element type i1, got {pred}")
+        fail(f"pred must have element type i1, got {pred}", "I1")
     if rank_of(pred) != 0:
         _same_shape(pred, on_true, "pred must be 0-dimensional or have the shape of on_true", "C1")
-    _same_type(on_true, on_false, "on_true and on_false must have the same type", "C2")
-    _same_type(on_true, r, "result must have the type of on_true", "C2")
+    same_baseline(on_true, on_false, "on_true and on_false must have the same type", "C2")
+    same_baseline(on_true, r, "result must have the type of on_true", "C2")
 
 
 @_register("stablehlo.clamp")
@@ -193,9 +241,11 @@ def _clamp(op: Operation, ctx: _Context) -> None:
         _same_shape(lo, x, "min must be 0-dimensional or have the shape of operand", "C1")
     if rank_of(hi) != 0:
         _same_shape(hi, x, "max must be 0-dimensional or have the shape of operand", "C2")
-    _same_elem(lo, x, "min and operand must have the same element type", "C3")
-    _same_elem(hi, x, "max and operand must have the same element type", "C3")
-    _same_type(x, r, "result must have the type of operand", "C4")
+    if not same_baseline_element(lo, x):
+        fail(f"min and operand must have the same element type: {lo} vs {x}", "C3")
+    if not same_baseline_element(hi, x):
+        fail(f"max and operand must have the same element type: {hi} vs {x}", "C3")
+    same_baseline(x, r, "result must have the type of operand", "C4")
 
 
 @_register("stablehlo.map")

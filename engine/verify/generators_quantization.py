@@ -7,13 +7,18 @@ from .shape_inference import (
     check_unique,
     dim_eq,
     fail,
+    is_bool_e,
+    is_complex_e,
     is_float_e,
     is_int_e,
     is_quant_e,
     rank_of,
 )
 from ..ir.types import IntegerType, QuantizedType
+from . import data_movement
+from .quantized_types import check_per_tensor_only, check_quantized_contraction, check_quantized_type_rules
 from .core import (
+    CROSS_CHECKS,
     _Context,
     _expect_shape,
     _int,
@@ -27,15 +32,18 @@ from .core import (
 )
 
 
+CROSS_CHECKS.extend((check_quantized_type_rules, check_per_tensor_only, check_quantized_contraction))
+
+
 @_register("stablehlo.rng_bit_generator")
 def _rng_bit_generator(op: Operation, ctx: _Context) -> None:
     state = _tensor(op.operand_types[0], "initial_state")
     _same_type(state, op.result_types[0], "output_state must have the type of initial_state", "C1")
     out = _tensor(op.result_types[1], "output")
     if not (is_int_e(out.element) or is_float_e(out.element)):
-        fail(f"output must have integer or floating-point element type, got {out}")
+        fail(f"output must have integer or floating-point element type, got {out}", "O2")
     if rank_of(state) not in (None, 1):
-        fail(f"initial_state must be 1-dimensional, got {state}")
+        fail(f"initial_state must be 1-dimensional, got {state}", "I2")
     size = None if state.shape is None else state.shape[0]
     algorithm = str(op.attributes["rng_algorithm"])
     allowed = {"THREE_FRY": (2,), "PHILOX": (2, 3)}.get(algorithm)
@@ -49,11 +57,15 @@ def _rng(op: Operation, ctx: _Context) -> None:
     b = _tensor(op.operand_types[1], "b")
     shape = _tensor(op.operand_types[2], "shape")
     r = _tensor(op.result_types[0], "result")
-    for name, t in (("a", a), ("b", b)):
+    for name, t, label in (("a", a, "I1"), ("b", b, "I2")):
         if rank_of(t) not in (None, 0):
-            fail(f"{name} must be a 0-dimensional tensor, got {t}")
-    _same_elem(a, b, "a and b must have the same element type", "C1")
-    _same_elem(a, r, "result must have the element type of a", "C1")
+            fail(f"{name} must be a 0-dimensional tensor, got {t}", label)
+        if not (is_int_e(t.element) or is_bool_e(t.element) or is_float_e(t.element)):
+            fail(f"{name} must have integer, boolean or floating-point element type, got {t}", label)
+    if a.element != b.element:
+        fail(f"a and b must have the same element type: {a} vs {b}", "C1")
+    if a.element != r.element:
+        fail(f"result must have the element type of a: {a} vs {r}", "C1")
     if str(op.attributes["rng_distribution"]) == "NORMAL" and not is_float_e(a.element):
         fail(f"NORMAL needs floating-point a, b and result, got {a}", "C2")
     if shape.shape is not None and len(shape.shape) == 1 and r.shape is not None:
@@ -66,9 +78,9 @@ def _uniform_quantize(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
     if not (is_float_e(x.element) or is_quant_e(x.element)):
-        fail(f"operand must have floating-point or quantized element type, got {x}")
+        fail(f"operand must have floating-point or quantized element type, got {x}", "I1")
     if not isinstance(r.element, QuantizedType):
-        fail(f"result must have a quantized element type, got {r}")
+        fail(f"result must have a quantized element type, got {r}", "O1")
     _same_shape(x, r, "operand and result must have the same shape", "C1")
     expressed = x.element if is_float_e(x.element) else x.element.expressed
     if r.element.expressed != expressed:
@@ -80,7 +92,7 @@ def _uniform_dequantize(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
     if not isinstance(x.element, QuantizedType):
-        fail(f"operand must have a quantized element type, got {x}")
+        fail(f"operand must have a quantized element type, got {x}", "I1")
     _same_shape(x, r, "operand and result must have the same shape", "C1")
     if r.element != x.element.expressed:
         fail(f"result element type must be the expressed type {x.element.expressed}, got {r}", "C2")
@@ -94,7 +106,7 @@ def _get_dimension_size(op: Operation, ctx: _Context) -> None:
         fail(f"dimension {d} is out of range [0, {len(x.shape)})", "C1")
     r = op.result_types[0]
     if not _is_scalar_of(r, IntegerType(32)):
-        fail(f"result must be tensor<i32>, got {r}")
+        fail(f"result must be tensor<i32>, got {r}", "O1")
 
 
 @_register("stablehlo.set_dimension_size")
@@ -113,20 +125,42 @@ def _set_dimension_size(op: Operation, ctx: _Context) -> None:
 def _dynamic_broadcast_in_dim(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    _same_elem(x, r, "operand and result must have the same element type", None)
+    data_movement.same_element_but_axis(x, r, "C1")
     dims = _ints(op, "broadcast_dimensions")
-    if x.shape is not None and len(dims) != len(x.shape):
-        fail(f"broadcast_dimensions has {len(dims)} entries but the operand has rank {len(x.shape)}")
-    check_range(dims, rank_of(r), "broadcast dimension", None)
-    check_unique(dims, "broadcast_dimensions", None)
+    data_movement.check_broadcast_dims(x, r, dims, ("C2", "C3", "C4", "C5", "C6"))
+    _check_output_size(op.operand_types[1], r, "output_dimensions", "C7")
+    expanding = _ints(op, "known_expanding_dimensions", [])
+    nonexpanding = _ints(op, "known_nonexpanding_dimensions", [])
+    check_unique(expanding + nonexpanding, "known_expanding_dimensions and known_nonexpanding_dimensions", "C8")
+    check_range(expanding, rank_of(x), "known_expanding_dimensions entry", "C9")
+    check_range(nonexpanding, rank_of(x), "known_nonexpanding_dimensions entry", "C10")
 
 
-@_register("stablehlo.dynamic_reshape", "stablehlo.dynamic_iota")
-def _dynamic_shape(op: Operation, ctx: _Context) -> None:
-    r = _tensor(op.result_types[0], "result")
-    if op.name == "stablehlo.dynamic_reshape":
-        _same_elem(op.operand_types[0], r, "operand and result must have the same element type", None)
-    shape = _tensor(op.operand_types[-1], "output_shape")
+def _check_output_size(shape_type, r, what: str, constraint: str) -> None:
+    """A 1-dimensional shape operand has one entry per result dimension."""
+    shape = _tensor(shape_type, what)
     if shape.shape is not None and len(shape.shape) == 1 and r.shape is not None:
         if not dim_eq(shape.shape[0], len(r.shape)):
-            fail(f"output_shape has {shape.shape[0]} entries but the result has rank {len(r.shape)}")
+            fail(f"{what} has {shape.shape[0]} entries but the result has rank {len(r.shape)}", constraint)
+
+
+@_register("stablehlo.dynamic_reshape")
+def _dynamic_reshape(op: Operation, ctx: _Context) -> None:
+    x = _tensor(op.operand_types[0], "operand")
+    r = _tensor(op.result_types[0], "result")
+    data_movement.check_reshape(x, r, ("C1", "C2", "C3"))
+    _check_output_size(op.operand_types[1], r, "output_shape", "C4")
+
+
+@_register("stablehlo.dynamic_iota")
+def _dynamic_iota(op: Operation, ctx: _Context) -> None:
+    r = _tensor(op.result_types[0], "result")
+    shape = _tensor(op.operand_types[0], "output_shape")
+    d = _int(op, "iota_dimension")
+    size = shape.shape[0] if shape.shape is not None and len(shape.shape) == 1 else None
+    if d < 0 or (size is not None and d >= size):
+        fail(f"iota_dimension {d} is out of range [0, {'?' if size is None else size})", "C1")
+    _check_output_size(shape, r, "output_shape", "C2")
+    e = r.element
+    if not (is_int_e(e) or is_float_e(e) or is_complex_e(e) or is_quant_e(e)):
+        fail(f"result must have integer, floating-point, complex or quantized element type, got {r}", "O1")

@@ -4,7 +4,8 @@ Shapes are tuples whose entries are ints or None (a dynamic `?` dimension); a wh
 for an unranked tensor. Unknown sizes are compatible with anything, so a dynamic program is only
 rejected for what is certainly wrong. Quantized element types are compared loosely: the spec lets
 quantized ops change scales and zero points (and storage widths, for dot and convolution), so two
-quantized types, or a quantized type and a float, count as compatible element types.
+quantized types, or a quantized type and a float, count as compatible element types here; the
+ops whose spec rules are stricter use quantized_types.py.
 
 Inference functions raise `Fail(message, constraint)`; the verifier adds the op name and position.
 """
@@ -330,14 +331,15 @@ def infer_gather(operand: tuple, indices: tuple, dn, slice_sizes: Sequence[int])
     check_range(start_map, r, "start_index_map entry", "C19")
     if len(slice_sizes) != r:
         fail(f"slice_sizes has {len(slice_sizes)} entries but the operand has rank {r}", "C20")
+    # A slice size is None when it is only known at run time (dynamic_gather).
     for i, (s, d) in enumerate(zip(slice_sizes, operand)):
-        if s < 0 or (d is not None and s > d):
+        if s is not None and (s < 0 or (d is not None and s > d)):
             fail(f"slice_sizes[{i}] = {s} is out of range [0, {d}]", "C21")
     for i in collapsed:
-        if slice_sizes[i] > 1:
+        if slice_sizes[i] is not None and slice_sizes[i] > 1:
             fail(f"slice_sizes[{i}] = {slice_sizes[i]} must be at most 1 for a collapsed dimension", "C9")
     for i in obatch:
-        if slice_sizes[i] > 1:
+        if slice_sizes[i] is not None and slice_sizes[i] > 1:
             fail(f"slice_sizes[{i}] = {slice_sizes[i]} must be at most 1 for a batching dimension", "C12")
     batch_sizes = [d for i, d in enumerate(indices) if i != ivd]
     offset_sizes = [s for i, s in enumerate(slice_sizes) if i not in collapsed and i not in obatch]

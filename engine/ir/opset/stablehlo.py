@@ -2,7 +2,7 @@
 operands, attributes, regions, results, category and traits."""
 from __future__ import annotations
 
-from ..opdefs import define
+from ..opdefs import OPS, define
 
 ACCURACY = "result_accuracy:accuracy=DEFAULT"
 
@@ -279,3 +279,19 @@ define(
     results="*",
     category="structural", effect="impure", aliasing_regions=True, callee_attr="decomposition"
 )
+
+# -- quantization: ops whose Inputs/Outputs tables allow per-tensor quantized tensors only --------
+# (reduce and optimization_barrier, defined in structural.py, say so there)
+
+for _name in (
+    "abs", "atan2", "batch_norm_grad", "batch_norm_inference", "batch_norm_training", "cbrt", "ceil",
+    "cholesky", "clamp", "collective_broadcast", "collective_permute", "compare", "concatenate",
+    "cosine", "divide", "dynamic_gather", "dynamic_iota", "dynamic_pad", "dynamic_slice",
+    "dynamic_update_slice", "exponential", "exponential_minus_one", "floor", "gather", "iota",
+    "is_finite", "log", "log_plus_one", "logistic", "map", "maximum", "minimum", "multiply",
+    "negate", "pad", "power", "reduce_precision", "reduce_scatter",
+    "reduce_window", "remainder", "reverse", "round_nearest_afz", "round_nearest_even", "rsqrt",
+    "scatter", "select", "select_and_scatter", "sign", "sine", "slice", "sort", "sqrt", "subtract",
+    "tan", "tanh", "triangular_solve", "all_gather", "all_reduce", "all_to_all",
+):
+    OPS[f"stablehlo.{_name}"].per_tensor_quantized = True

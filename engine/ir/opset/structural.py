@@ -17,11 +17,11 @@ define(
     regions="body",
     results="*",
     category="reduction",
-    same_variadic_size=True, expandable_body=True
+    same_variadic_size=True, expandable_body=True, per_tensor_quantized=True
 )
 
 
-define("stablehlo.optimization_barrier", "operand*", results="*", category="structural")
+define("stablehlo.optimization_barrier", "operand*", results="*", category="structural", per_tensor_quantized=True)
 # async_start runs its body (one collective or slice op) and returns a future of the op's results;
 # the rendezvous, if any, is the collective inside, so async_start itself is not a collective.
 define("stablehlo.async_start", "operands*", regions="body", category="collective")
