@@ -2,7 +2,7 @@
 // rules are each op's traits, operand table and description, and each check carries a label in
 // parentheses: operand-type, same-type, same-shape, same-element, broadcast, inferred, k, ragged,
 // group-sizes, group-dims, dot (engine/verify/chlo.py explains each).
-// Run by tests/test_verifier_constraints_c.py, which documents the directives.
+// Run by tests/test_verifier_constraints.py, which documents the directives.
 // Not statically decidable: the values of group_sizes of chlo.ragged_dot (they are data; groups
 // past the ragged dimension's extent only cover less).
 

@@ -1,7 +1,7 @@
 // Verifier constraints of the collectives and communication ops (docs/spec.md at head):
 // all_gather, all_reduce, reduce_scatter, all_to_all, collective_permute, send, recv, infeed,
 // outfeed, after_all, create_token, replica_id, partition_id.
-// Run by tests/test_verifier_constraints_c.py, which documents the directives.
+// Run by tests/test_verifier_constraints.py, which documents the directives.
 //
 // Not statically decidable (they need num_replicas / num_partitions, which only the run fixes,
 // e.g. the grid of interpreter.run_parallel): all_gather C3, all_reduce C2, reduce_scatter C4,

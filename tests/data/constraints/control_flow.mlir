@@ -2,7 +2,7 @@
 // composite (docs/spec.md at head) and the func ops (builtin; the spec names no constraints for
 // them, so their checks carry labels: `callee`, `signature`, `terminator`; `terminator` also names
 // a region of a StableHLO op that does not end in stablehlo.return).
-// Run by tests/test_verifier_constraints_c.py, which documents the directives.
+// Run by tests/test_verifier_constraints.py, which documents the directives.
 // Not statically decidable: none; every numbered constraint of these ops is a type rule.
 // Types the Inputs tables fix are checked under the input's label: `(I1)` for the pred of if and
 // the index of case, `(I5)` for the si32 version of composite.

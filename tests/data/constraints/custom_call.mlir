@@ -8,7 +8,7 @@
 //             tensor, empty for a token; tuple operands have no layout.
 //   aliases - output_operand_aliases name an operand in range, tuple indices that exist, and an
 //             output part of the same type as the operand part.
-// Run by tests/test_verifier_constraints_c.py, which documents the directives.
+// Run by tests/test_verifier_constraints.py, which documents the directives.
 // Not statically decidable: none (what the call does is implementation-defined).
 
 // expect-error: stablehlo.custom_call I5

@@ -10,7 +10,7 @@
 //              tensor.
 // The reference checks counts but not types; hlodbg also checks the types (a mismatch could only
 // fail later, inside a process).
-// Run by tests/test_verifier_constraints_c.py, which documents the directives.
+// Run by tests/test_verifier_constraints.py, which documents the directives.
 // Not statically decidable: none.
 
 // expect-error: interpreter.run_parallel programs
