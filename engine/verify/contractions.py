@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from ..ir.core import Operation
-from ..ir.types import QuantizedType, TensorType, Type
+from ..ir.types import TensorType
 from .core import _Context, _expect_shape, _register, _tensor
 from .shape_inference import check_range, check_unique, dim_eq, fail, is_quant_e
 
@@ -29,43 +29,8 @@ def check_precision_count(op: Operation, constraint: Optional[str]) -> None:
         fail(f"precision_config has {len(precision)} entries; it must have one per operand (2)", constraint)
 
 
-def expressed(e: Type) -> Type:
-    return e.expressed if isinstance(e, QuantizedType) else e
-
-
-def is_per_axis(e: Type) -> bool:
-    return isinstance(e, QuantizedType) and e.is_per_axis
-
-
 def uses_quantization(*types: TensorType) -> bool:
     return any(is_quant_e(t.element) for t in types)
-
-
-def check_quantized_contraction(lhs: TensorType, rhs: TensorType, result: TensorType,
-                                labels: dict[str, str]) -> None:
-    """The constraints dot_general and convolution share when any of their tensors is quantized.
-
-    `labels` names each constraint's number in the op's spec section: `quantized` (lhs is quantized
-    exactly when result and rhs are), `storage`, `expressed`, `per_tensor` (a per-tensor rhs gives
-    a per-tensor result) and `hybrid` (a float lhs, a quantized rhs).
-    """
-    le, re_, oe = lhs.element, rhs.element, result.element
-    if is_quant_e(le) != (is_quant_e(oe) and is_quant_e(re_)):
-        fail(f"lhs must be quantized exactly when rhs and result are, got lhs {lhs}, rhs {rhs} and "
-             f"result {result}", labels["quantized"])
-    if is_quant_e(le):
-        if le.storage != re_.storage:
-            fail(f"lhs and rhs must have the same storage type, got {le.storage} and {re_.storage}",
-                 labels["storage"])
-        if not le.expressed == re_.expressed == oe.expressed:
-            fail(f"lhs, rhs and result must have the same expressed type, got {le.expressed}, "
-                 f"{re_.expressed} and {oe.expressed}", labels["expressed"])
-        if not is_per_axis(re_) and is_per_axis(oe):
-            fail(f"a per-tensor quantized rhs needs a per-tensor quantized result, got {result}",
-                 labels["per_tensor"])
-    elif not le == expressed(re_) == oe:
-        fail(f"with a float lhs, the rhs's expressed type and the result's element type must be the "
-             f"lhs's element type {le}, got rhs {rhs} and result {result}", labels["hybrid"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -100,10 +65,6 @@ def infer_dot_general(lhs: tuple, rhs: tuple, lb: Sequence[int], rb: Sequence[in
     return tuple(batch + lhs_free + rhs_free)
 
 
-_DOT_GENERAL_QUANTIZED = {"quantized": "C14", "storage": "C17", "expressed": "C18", "per_tensor": "C19",
-                          "hybrid": "C20"}
-
-
 @_register("stablehlo.dot_general")
 def _dot_general(op: Operation, ctx: _Context) -> None:
     lhs = _tensor(op.operand_types[0], "lhs")
@@ -117,18 +78,9 @@ def _dot_general(op: Operation, ctx: _Context) -> None:
         inferred = None
     check_precision_count(op, "C11")
     _expect_shape(r, inferred, "C12")
-    if not uses_quantization(lhs, rhs, r):
-        if lhs.element != rhs.element:
-            fail(f"lhs and rhs must have the same element type: {lhs} vs {rhs}", "C13")
-    else:
-        check_quantized_contraction(lhs, rhs, r, _DOT_GENERAL_QUANTIZED)
-        if isinstance(rhs.element, QuantizedType):
-            if any(z != 0 for z in rhs.element.zero_points):
-                fail(f"rhs zero points must be 0, got {rhs}", "C15")
-            axis = rhs.element.quantized_dimension
-            if axis is not None and axis in dn.rhs_contracting_dimensions:
-                fail(f"rhs is quantized along dimension {axis}, one of its contracting dimensions "
-                     f"{list(dn.rhs_contracting_dimensions)}", "C16")
+    # Quantized operands follow the rules quantized_types.py checks for every contraction (C14-C20).
+    if not uses_quantization(lhs, rhs, r) and lhs.element != rhs.element:
+        fail(f"lhs and rhs must have the same element type: {lhs} vs {rhs}", "C13")
     _check_algorithm(op)
 
 

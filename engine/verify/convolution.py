@@ -12,12 +12,11 @@ import numpy as np
 
 from ..ir import attributes as A
 from ..ir.core import Operation
-from ..ir.types import QuantizedType, TensorType
-from .contractions import check_precision_count, check_quantized_contraction, uses_quantization
+from ..ir.types import TensorType
+from .contractions import check_precision_count, uses_quantization
 from .core import _Context, _expect_shape, _int, _ints, _padding, _register, _tensor
 from .shape_inference import Dim, check_range, check_unique, fail, fmt_shape, shape_of, window_count
 
-_QUANTIZED = {"quantized": "C28", "storage": "C31", "expressed": "C32", "per_tensor": "C33", "hybrid": "C34"}
 
 
 def _check_window(strides: Sequence[int], lhs_dil: Sequence[int], rhs_dil: Sequence[int],
@@ -93,23 +92,16 @@ def _result_shape(lhs: tuple, rhs: tuple, dn, strides, padding: Optional[list], 
 
 
 def _check_element_types(op: Operation, lhs: TensorType, rhs: TensorType, r: TensorType) -> None:
-    if not uses_quantization(lhs, rhs, r):
-        # C27 also names the result, but a wider result is how JAX lowers preferred_element_type
-        # (f16 x f16 -> f32, i8 x i8 -> i32), the StableHLO verifier leaves the result's element
-        # type unchecked (openxla/stablehlo#1896) and its interpreter accumulates in it (#2953):
-        # only the operands must agree, as dot_general's C13 asks.
-        if lhs.element != rhs.element:
-            fail(f"lhs and rhs must have the same element type, got {lhs} and {rhs}", "C27")
+    """C27 for float and integer operands; quantized ones follow the rules quantized_types.py
+    checks for every contraction (C28-C34)."""
+    if uses_quantization(lhs, rhs, r):
         return
-    check_quantized_contraction(lhs, rhs, r, _QUANTIZED)
-    dn = op.attributes["dimension_numbers"]
-    for t, name, axis_name, axis in ((rhs, "rhs", "kernel_output_feature_dimension",
-                                      dn.kernel_output_feature_dimension),
-                                     (r, "result", "output_feature_dimension", dn.output_feature_dimension)):
-        e = t.element
-        if isinstance(e, QuantizedType) and e.is_per_axis and e.quantized_dimension != axis:
-            fail(f"{name} is quantized along dimension {e.quantized_dimension} but its {axis_name} is {axis}",
-                 "C29" if name == "rhs" else "C30")
+    # C27 also names the result, but a wider result is how JAX lowers preferred_element_type
+    # (f16 x f16 -> f32, i8 x i8 -> i32), the StableHLO verifier leaves the result's element
+    # type unchecked (openxla/stablehlo#1896) and its interpreter accumulates in it (#2953):
+    # only the operands must agree, as dot_general's C13 asks.
+    if lhs.element != rhs.element:
+        fail(f"lhs and rhs must have the same element type, got {lhs} and {rhs}", "C27")
 
 
 def _check_convolution(op: Operation, padding_of) -> None:
