@@ -81,7 +81,9 @@ def _byte_aligned(dtype: np.dtype) -> bool:
 
 def _bitcast_bytes(x: np.ndarray, dtype: np.dtype, rank_change: int) -> np.ndarray:
     """Reinterpret the little-endian bytes (numpy's host order on x86 and ARM) of `x`."""
-    x = np.ascontiguousarray(x)
+    # C order for `view`; np.ascontiguousarray would also turn a 0-d operand into shape (1,),
+    # and a scalar split into its parts must become shape (k,), not (1, k).
+    x = np.asarray(x, order="C")
     if rank_change > 0:  # every element splits into the new last dimension
         return x.reshape(x.shape + (1,)).view(dtype)
     if rank_change < 0:  # the last dimension joins into one element
