@@ -67,3 +67,19 @@ def test_named_corners():
     assert squared[0] == complex(0.0, inf) and squared[1] == complex(0.0, -inf)
     assert np.isnan(squared[2].real) and squared[2].imag == inf
     assert squared[3] == complex(-inf, inf)
+
+
+def test_complex_constants_keep_infinite_parts():
+    # (x, inf) once parsed as (NaN, inf): reals + 1j * imags multiplies 0 by inf.
+    text = """
+func.func @main() -> (tensor<3xcomplex<f64>>, tensor<2xcomplex<f32>>) {
+  %0 = stablehlo.constant dense<[(0xFFF0000000000000, 0x7FF0000000000000), (1.0, 0xFFF0000000000000), (-0.0, 2.0)]> : tensor<3xcomplex<f64>>
+  %1 = stablehlo.constant dense<(0.0, 0x7F800000)> : tensor<2xcomplex<f32>>
+  func.return %0, %1 : tensor<3xcomplex<f64>>, tensor<2xcomplex<f32>>
+}
+"""
+    parsed, splat = run_ours(text, [])
+    assert parsed[0].real == -np.inf and parsed[0].imag == np.inf
+    assert parsed[1].real == 1.0 and parsed[1].imag == -np.inf
+    assert parsed[2].real == 0.0 and np.signbit(parsed[2].real)
+    assert splat.tolist() == [complex(0.0, np.inf)] * 2
