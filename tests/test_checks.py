@@ -14,7 +14,7 @@ from tests.helpers import quiet_numpy  # noqa: F401  (autouse fixture)
 
 FLOATS = [np.float64, np.float32, np.float16, ml_dtypes.bfloat16, ml_dtypes.float8_e5m2, ml_dtypes.float8_e4m3fn,
           ml_dtypes.float8_e4m3fnuz, ml_dtypes.float8_e5m2fnuz, ml_dtypes.float8_e4m3b11fnuz, ml_dtypes.float8_e3m4,
-          ml_dtypes.float8_e4m3]
+          ml_dtypes.float8_e4m3, ml_dtypes.float6_e2m3fn, ml_dtypes.float6_e3m2fn, ml_dtypes.float4_e2m1fn]
 WITH_INFINITY = [np.float64, np.float32, np.float16, ml_dtypes.bfloat16, ml_dtypes.float8_e5m2, ml_dtypes.float8_e3m4,
                  ml_dtypes.float8_e4m3]
 WITH_NEGATIVE_ZERO = [t for t in FLOATS if "fnuz" not in np.dtype(t).name]
@@ -73,6 +73,13 @@ def test_non_finite_pairs(dtype):
     assert distance(dtype, np.inf, big) == ULP_MAX
     assert distance(dtype, 0.0, np.nan) == ULP_MAX
     assert distance(dtype, np.inf, np.nan) == ULP_MAX
+
+
+def test_unsigned_e8m0_counts_powers_of_two():
+    e8m0 = ml_dtypes.float8_e8m0fnu  # no sign bit, no zero: every value is a power of two
+    assert distance(e8m0, 1.0, 2.0) == 1
+    assert distance(e8m0, 0.25, 4.0) == 4
+    assert distance(e8m0, 1.0, np.nan) == ULP_MAX
 
 
 def test_nan_payloads_and_signalling_nans_meet_at_zero():
