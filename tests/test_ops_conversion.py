@@ -56,3 +56,28 @@ def test_spec_example():
     (got,) = run_ours(reduce_text(x, [(5, 10)]), [x])
     assert got[[0, 2, 3, 4, 5, 6, 7]].tolist() == [np.inf, 0.0, 0.0, 65504.0, np.inf, -np.inf, np.inf]
     assert np.isnan(got[1])
+
+
+NARROW = {ml_dtypes.float8_e4m3fn: "f8E4M3FN", ml_dtypes.float8_e5m2: "f8E5M2", ml_dtypes.float8_e4m3: "f8E4M3",
+          ml_dtypes.float8_e3m4: "f8E3M4", ml_dtypes.float8_e4m3fnuz: "f8E4M3FNUZ", ml_dtypes.float8_e5m2fnuz: "f8E5M2FNUZ",
+          ml_dtypes.float8_e4m3b11fnuz: "f8E4M3B11FNUZ", ml_dtypes.float8_e8m0fnu: "f8E8M0FNU",
+          ml_dtypes.float4_e2m1fn: "f4E2M1FN"}
+NARROW_FORMATS = [(1, 0), (2, 1), (3, 2), (4, 3), (5, 2), (5, 0), (8, 0), (8, 7), (4, 7), (3, 7)]
+
+
+@pytest.mark.parametrize("dtype", NARROW, ids=lambda t: np.dtype(t).name)
+def test_reduce_precision_of_every_narrow_float_matches_xla(dtype):
+    # Every encoding of the type, through formats narrower, equal and wider than its own: XLA
+    # reduces these types in f16 (f32 for f8E8M0FNU), so e.g. their subnormals flush to zero
+    # under their own format, and overflow becomes what an infinity converts to in the type.
+    x = np.arange(1 << ml_dtypes.finfo(dtype).bits, dtype=np.uint8).view(dtype)
+    t = f"tensor<{x.size}x{NARROW[dtype]}>"
+    lines = [f"  %r{k} = stablehlo.reduce_precision %x, format = e{e}m{m} : {t}" for k, (e, m) in enumerate(NARROW_FORMATS)]
+    names = ", ".join(f"%r{k}" for k in range(len(NARROW_FORMATS)))
+    types = ", ".join([t] * len(NARROW_FORMATS))
+    text = f"func.func public @main(%x: {t}) -> ({types}) {{\n" + "\n".join(lines) + f"\n  return {names} : {types}\n}}"
+    for (e, m), got, want in zip(NARROW_FORMATS, run_ours(text, [x]), run_xla(text, [x])):
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        same = ((g == w) & (np.signbit(g) == np.signbit(w))) | (np.isnan(g) & np.isnan(w))
+        bad = np.flatnonzero(~same)
+        assert bad.size == 0, f"e{e}m{m}: {x[bad[:4]]} -> {got[bad[:4]]} vs XLA {want[bad[:4]]}"
