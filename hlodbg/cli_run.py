@@ -39,6 +39,8 @@ def add_parsers(sub) -> None:
     check.set_defaults(handler=cmd_check)
     check.add_argument("files", nargs="+", metavar="FILE", help=".mlir files; '// -----' modules run separately")
     check.add_argument("-v", "--verbose", action="store_true", help="also list the modules that pass")
+    check.add_argument("--probe", metavar="DIR", help="keep the values interpreter.probe records: module N of "
+                       "FILE writes DIR/FILE.N/probe*.npy plus index.csv (default: a temporary directory per module)")
 
 
 def cmd_run(args) -> int:
@@ -84,5 +86,5 @@ def cmd_run(args) -> int:
 def cmd_check(args) -> int:
     from hlodbg.engine.run.checking import check_files
 
-    _, failed = check_files(args.files, verbose=args.verbose)
+    _, failed = check_files(args.files, verbose=args.verbose, probe_root=args.probe)
     return EXIT_CHECK_FAILED if failed else 0

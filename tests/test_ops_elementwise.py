@@ -361,6 +361,10 @@ BITCASTS = [
     ((3,), np.float64, (3, 4), BF16), ((5,), np.uint8, (5, 2), I4), ((5, 2), U4, (5,), np.int8),
     ((5,), np.int8, (5,), F8E4M3), ((2, 2), F8E5M2, (2,), np.float16), ((6,), np.int16, (6, 2), np.uint8),
     ((4,), np.uint64, (4, 2), np.float32),
+    # Rank 1 <-> rank 0: the whole last dimension is one element of the wider type.
+    ((2,), np.int32, (), np.int64), ((), np.int64, (2,), np.int32), ((4,), np.int8, (), np.float32),
+    ((), np.float64, (8,), np.uint8), ((2,), BF16, (), np.float32), ((2,), I4, (), np.int8),
+    ((), np.uint8, (2,), U4), ((2, 1, 4), np.uint16, (2, 1), np.float64),
 ]
 
 
@@ -408,6 +412,14 @@ def test_bitcast_convert_sub_byte_order_is_little_endian():
     back = tensor((2,), np.uint8)
     joined = run_ours(module([bits], [(f'"stablehlo.bitcast_convert"(%a0) : ({{T0}}) -> {back}', back)]), [bits])[0]
     assert joined.tolist() == [0x21, 0xF0]
+    # A scalar splits into a rank-1 result and joins back into a scalar.
+    scalar = np.array(0x21, np.uint8)
+    bits = run_ours(module([scalar], [(f'"stablehlo.bitcast_convert"(%a0) : ({{T0}}) -> {tensor((8,), np.bool_)}',
+                                       tensor((8,), np.bool_))]), [scalar])[0]
+    assert bits.shape == (8,) and bits.astype(int).tolist() == [1, 0, 0, 0, 0, 1, 0, 0]
+    joined = run_ours(module([bits], [(f'"stablehlo.bitcast_convert"(%a0) : ({{T0}}) -> {tensor((), np.uint8)}',
+                                       tensor((), np.uint8))]), [bits])[0]
+    assert joined.shape == () and int(joined) == 0x21
 
 
 REDUCE_PRECISION = [(5, 10), (8, 7), (2, 0), (5, 0), (1, 1), (4, 3), (8, 23), (11, 52), (3, 20), (6, 1)]

@@ -2,12 +2,11 @@
 
 Tolerances follow openxla/stablehlo's CheckOps.td and its translate driver: `expect_almost_eq`
 compares absolute differences (default 1e-4; 1e-3 in the custom_call spelling), `expect_close`
-counts ULPs between finite values (custom_call spelling: 0..3 ULPs), NaN matches NaN. A failing
+counts ULPs (custom_call spelling: 0..3 ULPs; see `ulp_difference`), NaN matches NaN. A failing
 check does not stop the run: it is recorded on the interpreter, so every failure is reported.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -32,7 +31,7 @@ class CheckOutcome:
         return str(self.op.pos) if self.op.pos is not None else self.op.name
 
 
-def _record(call: OpCall, kind: str, failure: Optional[str]) -> bool:
+def record_check(call: OpCall, kind: str, failure: Optional[str]) -> bool:
     call.interpreter.checks.append(CheckOutcome(call.op, kind, failure is None, failure or ""))
     return failure is None
 
@@ -101,32 +100,46 @@ def expect_almost_eq_failure(actual: np.ndarray, expected: np.ndarray, tolerance
     return _mismatch_message(~ok, actual, expected, f" within tolerance {tolerance:g}")
 
 
+ULP_MAX = np.uint64(np.iinfo(np.uint64).max)
+
+
 def ulp_difference(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
-    """Per-element ULP distance (uint64), as CheckOps.cpp defines it; NaN vs NaN is 0."""
+    """Per-element ULP distance (uint64) with the rules of the reference's check.expect_close.
+
+    Identical bit patterns are 0 apart, and so are two NaNs (quiet or signalling, any payload).
+    Two finite values are as many ULPs apart as there are representable values between them:
+    the distance of their magnitudes' bit patterns, summed when the signs differ, so that +0 and
+    -0 are 0 apart and zero and the smallest subnormal 1 apart, and subnormals count like any
+    other step. Any other pair holding a non-finite value (a finite value and an infinity or a
+    NaN, two infinities of opposite signs) is the maximum distance. Complex values take the
+    larger distance of their two parts. This works on the bit patterns of every float type:
+    f64 to f4, the types without negative zero (fnuz) and the unsigned f8E8M0FNU alike.
+    """
     if actual.dtype.kind == "c":
         return np.maximum(ulp_difference(actual.real, expected.real), ulp_difference(actual.imag, expected.imag))
-    dtype = actual.dtype
+    a_bits, a_negative = _magnitude_bits(actual)
+    b_bits, b_negative = _magnitude_bits(expected)
+    a_wide = actual.astype(np.float64)
+    b_wide = expected.astype(np.float64)
+    finite = np.isfinite(a_wide) & np.isfinite(b_wide)
+    # Magnitudes stay below 2**63, so neither the sum nor the difference wraps around.
+    apart = np.where(a_negative != b_negative, a_bits + b_bits, np.maximum(a_bits, b_bits) - np.minimum(a_bits, b_bits))
+    identical = (a_bits == b_bits) & (a_negative == b_negative)
+    both_nan = np.isnan(a_wide) & np.isnan(b_wide)
+    return np.where(identical | both_nan, np.uint64(0), np.where(finite, apart, ULP_MAX))
+
+
+def _magnitude_bits(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(bit pattern without the sign bit as uint64, sign bit set) of a float array of any width."""
+    dtype = values.dtype
     width = bit_width(dtype)
     storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
-    info = ml_dtypes.finfo(dtype)
-    mask = np.uint64((1 << width) - 1)
-    smallest_normal = np.array(info.smallest_normal, dtype=dtype).view(storage).astype(np.uint64)
-    z = smallest_normal - np.uint64(1)
-    fa = np.abs(actual.astype(np.float64)).astype(dtype).view(storage).astype(np.uint64) & mask
-    fb = np.abs(expected.astype(np.float64)).astype(dtype).view(storage).astype(np.uint64) & mask
-    af = actual.astype(np.float64)
-    bf = expected.astype(np.float64)
-    finite = np.isfinite(af) & np.isfinite(bf)
-
-    def snap(x):
-        return np.where(z < x, x - z, np.where(2 * x < z, np.uint64(0), np.uint64(1)))
-
-    a = np.where(finite, snap(fa), fa)
-    b = np.where(finite, snap(fb), fb)
-    opposite = finite & (np.signbit(af) != np.signbit(bf))
-    diff = np.where(a > b, a - b, b - a)
-    diff = np.where(opposite, a + b, diff)
-    return np.where(np.isnan(af) & np.isnan(bf), np.uint64(0), diff)
+    bits = values.view(storage).astype(np.uint64)  # same item size: any strides will do
+    bits &= np.uint64((1 << width) - 1)  # f4/f6 keep their encoding in the low bits of a byte
+    if float(ml_dtypes.finfo(dtype).min) > 0:  # f8E8M0FNU: no sign bit, every bit is exponent
+        return bits, np.zeros(bits.shape, bool)
+    sign = np.uint64(1 << (width - 1))
+    return bits & ~sign, (bits & sign) != 0
 
 
 def expect_close_failure(actual: np.ndarray, expected: np.ndarray, min_ulp: int, max_ulp: int) -> Optional[str]:
@@ -138,7 +151,11 @@ def expect_close_failure(actual: np.ndarray, expected: np.ndarray, min_ulp: int,
         return expect_eq_failure(actual, expected)
     diff = ulp_difference(actual, expected)
     bad = (diff < np.uint64(min_ulp)) | (diff > np.uint64(max_ulp))
-    return _mismatch_message(bad, actual, expected, f" within {min_ulp}..{max_ulp} ULP")
+    if not bad.any():
+        return None
+    worst = diff[bad].max()
+    distance = "a non-finite mismatch" if worst == ULP_MAX else f"{int(worst)} ULP"
+    return _mismatch_message(bad, actual, expected, f" within {min_ulp}..{max_ulp} ULP (farthest: {distance})")
 
 
 def _const(call: OpCall) -> np.ndarray:
@@ -150,27 +167,27 @@ def _const(call: OpCall) -> np.ndarray:
 
 @op("check.expect_eq")
 def expect_eq(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> list:
-    _record(call, "expect_eq", expect_eq_failure(lhs, rhs))
+    record_check(call, "expect_eq", expect_eq_failure(lhs, rhs))
     return []
 
 
 @op("check.expect_eq_const", "check.eq")
 def expect_eq_const(call: OpCall, lhs: np.ndarray) -> Any:
-    passed = _record(call, "expect_eq", expect_eq_failure(lhs, _const(call)))
+    passed = record_check(call, "expect_eq", expect_eq_failure(lhs, _const(call)))
     return np.array(passed) if call.result_types else []
 
 
 @op("check.expect_almost_eq")
 def expect_almost_eq(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> list:
     tolerance = float(call.attr("tolerance", 1e-4))
-    _record(call, "expect_almost_eq", expect_almost_eq_failure(lhs, rhs, tolerance))
+    record_check(call, "expect_almost_eq", expect_almost_eq_failure(lhs, rhs, tolerance))
     return []
 
 
 @op("check.expect_almost_eq_const", "check.almost_eq")
 def expect_almost_eq_const(call: OpCall, lhs: np.ndarray) -> Any:
     tolerance = float(call.attr("tolerance", 1e-4))
-    passed = _record(call, "expect_almost_eq", expect_almost_eq_failure(lhs, _const(call), tolerance))
+    passed = record_check(call, "expect_almost_eq", expect_almost_eq_failure(lhs, _const(call), tolerance))
     return np.array(passed) if call.result_types else []
 
 
@@ -178,32 +195,7 @@ def expect_almost_eq_const(call: OpCall, lhs: np.ndarray) -> Any:
 def expect_close(call: OpCall, actual: np.ndarray, expected: np.ndarray) -> list:
     low = int(call.attr("min_ulp_difference", 0))
     high = int(call.attr("max_ulp_difference", 1))
-    _record(call, "expect_close", expect_close_failure(actual, expected, low, high))
-    return []
-
-
-@op("check.expect_serialized_eq")
-def expect_serialized_eq(call: OpCall, expected: np.ndarray) -> list:
-    probe_id = str(call.attr("probe_id"))
-    iteration = int(call.attr("iteration", 0))
-    probe_dir = call.interpreter.probe_dir
-    failure = None
-    path = None
-    if probe_dir is None:
-        failure = f"no probe directory to read probe {probe_id!r} from"
-    else:
-        index = os.path.join(probe_dir, "index.csv")
-        matches = []
-        if os.path.exists(index):
-            with open(index) as f:
-                matches = [line.rstrip("\n").split(",", 2) for line in f if line.split(",", 1)[0] == probe_id]
-        if iteration >= len(matches):
-            failure = f"probe {probe_id!r} iteration {iteration} was never recorded"
-        else:
-            path = matches[iteration][2]
-    if failure is None:
-        failure = expect_eq_failure(np.load(path), expected)
-    _record(call, "expect_serialized_eq", failure)
+    record_check(call, "expect_close", expect_close_failure(actual, expected, low, high))
     return []
 
 
@@ -231,7 +223,7 @@ def _custom_check(call: OpCall, target: str, operands: tuple) -> Any:
     if target == "check.eq":
         integer = np.asarray(expected).dtype.kind in "iub" or not _is_float_like(expected)
         failure = expect_eq_failure(actual, expected) if integer else expect_almost_eq_failure(actual, expected, 1e-4)
-        passed = _record(call, "eq", failure)
+        passed = record_check(call, "eq", failure)
         return call.results([np.array(passed)]) if call.result_types else []
     if target == "check.expect_eq":
         failure = expect_eq_failure(actual, expected)
@@ -239,7 +231,7 @@ def _custom_check(call: OpCall, target: str, operands: tuple) -> Any:
         failure = expect_close_failure(actual, expected, 0, 3)
     else:
         failure = expect_almost_eq_failure(actual, expected, 1e-3)
-    _record(call, target.split(".", 1)[1], failure)
+    record_check(call, target.split(".", 1)[1], failure)
     return call.results([]) if call.result_types else []
 
 
@@ -285,19 +277,3 @@ def _format_value(value: Any, t: Any) -> str:
     array = np.asarray(value)
     body = np.array2string(array, separator=", ", threshold=1000) if array.ndim else str(array)
     return f"tensor<{t}> {body}" if not isinstance(t, TensorType) else f"{t} {body}"
-
-
-@op("interpreter.probe")
-def probe(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    probe_dir = call.interpreter.probe_dir
-    if probe_dir is not None:
-        probe_id = str(call.attr("probe_id"))
-        os.makedirs(probe_dir, exist_ok=True)
-        counts = call.interpreter.probe_counts
-        n = counts.get(probe_id, 0)
-        counts[probe_id] = n + 1
-        path = os.path.join(probe_dir, f"{probe_id}_{n}.npy")
-        np.save(path, np.asarray(operand))
-        with open(os.path.join(probe_dir, "index.csv"), "a") as f:
-            f.write(f"{probe_id},{call.operand_types[0]},{path}\n")
-    return operand

@@ -229,11 +229,21 @@ def square(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = widen(np.asarray(operand))
     if x.dtype.kind != "c":
         return call.backend.rounded(x * x, call.result_dtype)
-    # (re - im)(re + im) + 2 re im i: the real part without the cancellation of re^2 - im^2.
+    # XLA's decomposition of complex square (chlo.md defines square as x * x and leaves the
+    # corner cases to the implementation; this is what jnp.square gives on the CPU), computed in
+    # the operand's own precision because that is where XLA's parts overflow:
+    # - real = (re - im)(re + im): no cancellation of re^2 - im^2, and no overflow of re^2 where
+    #   the difference is representable: (3e19 + 2e19i)^2 in complex64 is 5e38 -> inf, but
+    #   (2e19 + 1e19i)^2 has the finite real part 3e38 although re^2 = 4e38 overflows;
+    # - real = 0 exactly when |re| == |im| and re is finite, because re + im may overflow while
+    #   re - im is 0, and 0 * inf would be NaN: (1e308 + 1e308i)^2 = 0 + inf i, not NaN + inf i;
+    #   an infinite re keeps the product, so (inf + inf i)^2 = NaN + inf i;
+    # - imag = 2 (re im): overflows to a signed infinity like the product does.
     re, im = x.real, x.imag
     result = np.empty(x.shape, x.dtype)
-    result.real = (re - im) * (re + im)
-    result.imag = re * im * np.asarray(2, re.dtype)
+    balanced = np.isfinite(re) & (np.abs(re) == np.abs(im))
+    result.real = np.where(balanced, np.zeros((), re.dtype), (re - im) * (re + im))
+    result.imag = np.asarray(2, re.dtype) * (re * im)
     return result.astype(call.result_dtype)
 
 

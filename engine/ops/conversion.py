@@ -81,7 +81,9 @@ def _byte_aligned(dtype: np.dtype) -> bool:
 
 def _bitcast_bytes(x: np.ndarray, dtype: np.dtype, rank_change: int) -> np.ndarray:
     """Reinterpret the little-endian bytes (numpy's host order on x86 and ARM) of `x`."""
-    x = np.ascontiguousarray(x)
+    # C order for `view`; np.ascontiguousarray would also turn a 0-d operand into shape (1,),
+    # and a scalar split into its parts must become shape (k,), not (1, k).
+    x = np.asarray(x, order="C")
     if rank_change > 0:  # every element splits into the new last dimension
         return x.reshape(x.shape + (1,)).view(dtype)
     if rank_change < 0:  # the last dimension joins into one element
@@ -149,13 +151,23 @@ def reduce_precision(call: OpCall, operand: np.ndarray) -> np.ndarray:
     layout = _LAYOUTS.get(x.dtype)
     if layout is not None:
         return reduce_bits(x, layout, exponent_bits, mantissa_bits)
-    # f8/f6/f4 layouts differ from IEEE (no infinities, other biases): reduce their exact f32
-    # values instead, unless the requested format holds every value of the type already.
-    info = ml_dtypes.finfo(x.dtype)
-    if exponent_bits >= info.nexp and mantissa_bits >= info.nmant:
-        return x
-    wide = reduce_bits(x.astype(F32), (8, 23), min(exponent_bits, 8), min(mantissa_bits, 23))
+    # f8/f6/f4 layouts differ from IEEE (no infinities, other biases), so like XLA on the CPU we
+    # reduce their exact values in the narrowest IEEE type holding them all (f16, else f32) and
+    # convert back. The spec does not say which subnormals the reduced format has; this answer
+    # is XLA's: e.g. an f8E4M3FN subnormal reduced to e4m3 becomes 0 (f16's exponent is wider,
+    # so the e4m3 range check applies and flushes it), and a value past the reduced range is
+    # an infinity, which types without one (f8E4M3FN, ...) turn into NaN or their largest value
+    # as their conversion from f16 does.
+    wide_dtype = np.dtype(np.float16) if _fits_in_f16(x.dtype) else F32
+    wide = reduce_bits(x.astype(wide_dtype), _LAYOUTS[wide_dtype], exponent_bits, mantissa_bits)
     return call.backend.rounded(wide, x.dtype)
+
+
+def _fits_in_f16(dtype: np.dtype) -> bool:
+    info = ml_dtypes.finfo(dtype)
+    half = ml_dtypes.finfo(np.float16)
+    return (info.nmant <= half.nmant and float(info.max) <= float(half.max)
+            and float(info.smallest_subnormal) >= float(half.smallest_subnormal))
 
 
 def reduce_bits(x: np.ndarray, layout: tuple[int, int], exponent_bits: int, mantissa_bits: int) -> np.ndarray:

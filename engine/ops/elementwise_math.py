@@ -25,7 +25,33 @@ def _unary(call: OpCall, operand: np.ndarray, real_fn: Callable, complex_fn: Opt
 
 @op("stablehlo.exponential")
 def exponential(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _unary(call, operand, np.exp)
+    return _unary(call, operand, np.exp, _complex_exp)
+
+
+def _complex_exp(z: np.ndarray) -> np.ndarray:
+    """e^(x+iy) = e^x (cos y + i sin y), evaluated the way XLA on the CPU expands it.
+
+    The spec names the complex exponential without fixing its corner cases, so they follow XLA
+    (jnp.exp): numpy (like C99 Annex G and the reference interpreter's std::exp) answers
+    exp(+inf + i inf) = inf + i NaN and exp(-inf + i inf) = 0 + 0i, XLA answers NaN + i NaN for
+    both, because it multiplies e^x by cos(inf) = NaN like any other value. The rest of XLA's
+    expansion, and why:
+    - y == 0 gives an imaginary part of exactly +0, so e^x = inf or NaN does not turn
+      inf * sin(0) = inf * 0 into NaN: exp(inf + 0i) = inf + 0i, exp(NaN + 0i) = NaN + 0i;
+    - where e^x overflows, each part is (e^(x/2) * cos y) * e^(x/2), which stays finite while the
+      product is representable: exp(710 + 1i) in complex128 has a finite real part (1.2e308).
+    Evaluated in complex128 (complex64 values are rounded once at the end), where overflow of
+    e^x and of the parts happens exactly where XLA's f32 arithmetic overflows after rounding.
+    """
+    x, y = z.real, z.imag
+    scale = np.exp(x)
+    overflow = scale == np.inf
+    half = np.exp(x * 0.5)
+    cos, sin = np.cos(y), np.sin(y)
+    result = np.empty(z.shape, z.dtype)
+    result.real = np.where(overflow, half * cos * half, scale * cos)
+    result.imag = np.where(y == 0, 0.0, np.where(overflow, half * sin * half, scale * sin))
+    return result
 
 
 @op("stablehlo.log")

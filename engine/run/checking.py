@@ -1,8 +1,12 @@
 """Run self-checking programs (check dialect, `custom_call @check.*`) and collect the outcomes."""
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 from ..ir.errors import HlodbgError
 from .interpreter import Interpreter
@@ -60,8 +64,13 @@ def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Opti
     return outcome
 
 
-def check_path(path: str, probe_dir: Optional[str] = None) -> list[ModuleOutcome]:
-    """Run every module of a file; a file that does not load is one failed outcome."""
+def check_path(path: str, probe_root: Optional[str] = None) -> list[ModuleOutcome]:
+    """Run every module of a file; a file that does not load is one failed outcome.
+
+    Every module gets a probe directory of its own (interpreter.probe writes there and
+    check.expect_serialized_eq reads back): a temporary one, removed after the module ran, or
+    `probe_root/<file name>.<module number>` kept for the user when `probe_root` is given.
+    """
     from ..syntax.mlir.parser import parse_chunks
     from ..verify import verify
 
@@ -81,11 +90,24 @@ def check_path(path: str, probe_dir: Optional[str] = None) -> list[ModuleOutcome
         except HlodbgError as e:
             outcomes.append(ModuleOutcome(str(path), chunk, error=e))
             continue
-        outcomes.append(check_module(module, str(path), chunk, probe_dir))
+        with _probe_directory(probe_root, path, chunk) as probe_dir:
+            outcomes.append(check_module(module, str(path), chunk, probe_dir))
     return outcomes
 
 
-def check_files(paths, out=None, verbose: bool = False) -> tuple[int, int]:
+@contextmanager
+def _probe_directory(probe_root: Optional[str], path: str, chunk: int) -> Iterator[str]:
+    if probe_root is None:
+        with tempfile.TemporaryDirectory(prefix="hlodbg-probes-") as directory:
+            yield directory
+        return
+    directory = os.path.join(probe_root, f"{os.path.basename(str(path))}.{chunk}")
+    # A kept directory starts empty: probes of an earlier check run must not answer this one.
+    shutil.rmtree(directory, ignore_errors=True)
+    yield directory
+
+
+def check_files(paths, out=None, verbose: bool = False, probe_root: Optional[str] = None) -> tuple[int, int]:
     """Run and report every module of every file; returns (passed, failed) module counts.
 
     Each failing check is reported at its location; modules that stop with an error report it.
@@ -95,7 +117,7 @@ def check_files(paths, out=None, verbose: bool = False) -> tuple[int, int]:
     out = out or sys.stdout
     passed = failed = 0
     for path in paths:
-        outcomes = check_path(path)
+        outcomes = check_path(path, probe_root)
         for outcome in outcomes:
             label = str(path) if len(outcomes) == 1 else f"{path}#{outcome.chunk}"
             if outcome.passed:

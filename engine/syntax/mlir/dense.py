@@ -178,7 +178,10 @@ def _convert_leaves(leaves, element, dtype: np.dtype) -> np.ndarray:
         part = element.element
         reals = _convert_leaves([p[0] for p in leaves], part, part.numpy_dtype)
         imags = _convert_leaves([p[1] for p in leaves], part, part.numpy_dtype)
-        return (reals.astype(dtype) + 1j * imags.astype(dtype)).astype(dtype)
+        # Assign the parts: reals + 1j * imags would make the real part of (x, inf) NaN (0 * inf).
+        out = np.empty(reals.shape, dtype)
+        out.real, out.imag = reals, imags
+        return out
     if isinstance(element, FloatType):
         out = np.empty(len(leaves), dtype=np.float64)
         hex_positions = []
