@@ -105,9 +105,28 @@ class SessionController:
                            session.note or message, error, session.memory_used, session.memory_budget, reason,
                            breakpoints=self.target.breakpoints, watches=self.target.watches(),
                            device=self.target.describe_focus())
+        if stop is not None and stop.reason == "breakpoint":
+            self._add_caught(state, stop)
         if self.target.multi_device:
             self._add_devices(state)
         return state
+
+    def _add_caught(self, state: DebugState, stop) -> None:
+        """The op whose results a breakpoint caught (the stop is just after it), with its line,
+        its results and its operands, so the stop screen shows where the NaN came from."""
+        session = self.session
+        hit = next((h for h in stop.hits if h.after and h.breakpoint is not None), None)
+        if hit is None or hit.event >= len(session.trace) or not session.trace.done(hit.event):
+            return
+        event = session.event(hit.event)
+        op = event.op
+        where = f" at line {op.pos.line}" if op.pos is not None else ""
+        following = f"; next: {op_label(state.op)}" if state.op is not None else ""
+        state.caught_op = op
+        state.caught_title = f"caught {op_label(op)}{where} (breakpoint {hit.breakpoint.describe()}){following}"
+        state.caught_values = self.event_values(hit.event, "caught") + [
+            self._view(f"operand {i}: {operand.name}", str(operand.type), value)
+            for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
 
     # --- the devices ------------------------------------------------------------------------------
     def _add_devices(self, state: DebugState) -> None:
@@ -170,9 +189,43 @@ class SessionController:
         return title, views
 
     def results_before(self, position: int) -> list[ValueView]:
-        """The outputs of the op that finished last before `position` (what the last step made)."""
-        e = self._last_completed(position)
-        return [] if e is None else self.event_values(e, "just computed")
+        """What the last step made, named as the frame at `position` sees it: the outputs of the
+        nearest op before the current one in its block (or in an enclosing block of the same
+        function). A callee's values never show under the caller's names: after stepping over a
+        call its result is shown, not the callee's last value. Past the end: the program's results."""
+        session = self.session
+        trace = session.trace
+        if position >= len(trace):
+            if session.finished and session.results is not None:
+                return self._program_results(session.results)
+            e = self._last_completed(position)
+            return [] if e is None else self.event_values(e, "just computed")
+        frame, op = trace.frames[position], trace.ops[position]
+        while frame is not None:
+            earlier = op.parent.operations
+            for before in reversed(earlier[:earlier.index(op)]):
+                if not before.results:
+                    continue
+                e = trace.event_of(frame, before)
+                if e is not None and trace.done(e) and trace.ends[e] < position:
+                    return self.event_values(e, "just computed")
+            if frame.owner is None or frame.kind == "function":
+                return []  # the first op of a function: nothing computed in it yet
+            op, frame = trace.ops[frame.owner], trace.frames[frame.owner]
+        return []
+
+    def _program_results(self, results: list) -> list[ValueView]:
+        """The entry function's results, labelled by position and by the name it returned."""
+        records = self.session.trace.frame_records
+        function = records[0].function if records else None
+        returned = function.body.terminator if function is not None else None
+        types = function.function_type.results if function is not None else ()
+        views = []
+        for k, value in enumerate(results):
+            name = returned.operands[k].name if returned is not None and k < len(returned.operands) else ""
+            label = f"result {k}" + (f" ({name})" if name else "")
+            views.append(self._view(label, str(types[k]) if k < len(types) else "", value, where="the program's result"))
+        return views
 
     def event_values(self, e: int, why: str = "") -> list[ValueView]:
         session = self.session

@@ -74,6 +74,11 @@ class DebugState:
     grid_shape: tuple[int, int] = (1, 1)  # rows x columns to draw the devices in
     grid_title: str = ""  # which op's values the cells show
     grid_op: Optional[Operation] = None  # that op
+    # A breakpoint that looked at results (nan, inf, an expression) stopped after the op that made
+    # them: that op, its line, its results and its operands, shown instead of the op about to run.
+    caught_op: Optional[Operation] = None
+    caught_title: str = ""
+    caught_values: list[ValueView] = field(default_factory=list)
 
 
 __all__ = ["ValueView", "FrameView", "GridCellView", "DebugState"]

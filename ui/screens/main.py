@@ -132,18 +132,24 @@ class MainScreen(Screen):
         if state.finished:
             self.total = state.recorded
         op = state.op
+        shown = state.caught_op or op  # at a value breakpoint: the op that made the value
         canvas = self.query_one(GraphCanvas)
-        canvas.show_current(op)
+        canvas.show_current(shown)
         canvas.set_changed(set(state.changed))
         canvas.set_breakpoints({o for bp in breakpoints if bp.enabled for o in bp.ops})
         source = self.query_one(SourceView)
-        source.show_current(op.pos.line if op is not None and op.pos is not None else None)
+        source.show_current(shown.pos.line if shown is not None and shown.pos is not None else None)
         source.set_breakpoint_lines({o.pos.line for bp in breakpoints if bp.enabled for o in bp.ops if o.pos is not None})
-        source.border_subtitle = describe(op.location) if op is not None else ""
+        source.border_subtitle = describe(shown.location) if shown is not None else ""
         self.query_one(FramesPanel).show_frames(state.frames)
         self.query_one(BreakpointsPanel).show_breakpoints(breakpoints, watches)
-        title = f"next: {op_label(op)}" if op is not None else ("finished" if not state.error else "failed")
-        self.query_one(TensorInspector).show_values(title, [*state.results, *state.operands])
+        if state.caught_op is not None:
+            title, values = state.caught_title, state.caught_values
+        elif op is not None:
+            title, values = f"next: {op_label(op)}", [*state.results, *state.operands]
+        else:
+            title, values = ("finished: the program's results" if not state.error else "failed"), [*state.results, *state.operands]
+        self.query_one(TensorInspector).show_values(title, values)
         if state.grid:
             self.query_one(GridView).show_cells(state.grid, state.grid_shape, state.grid_title)
         self.query_one(StatusBar).show_state(state, self.total, state.device)
@@ -153,7 +159,7 @@ class MainScreen(Screen):
             self.log_line("interrupted; the session is intact")
         if state.error:
             self.log_line(state.error, error=True)
-        self.selected_op = op if op is not None else self.selected_op
+        self.selected_op = shown if shown is not None else self.selected_op
 
     def on_grid_view_device_selected(self, message: GridView.DeviceSelected) -> None:
         self.inspect_device(message.device)

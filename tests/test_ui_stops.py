@@ -1,0 +1,81 @@
+"""What the debugger shows where it stops: values named as the current frame sees them, the op a
+value breakpoint caught, `g` for a value, the replay note of a reducer body and errors at launch."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hlodbg
+from hlodbg.ui.app import HlodbgApp
+from hlodbg.ui.widgets.graph_canvas import GraphCanvas
+from hlodbg.ui.widgets.inspector import TensorInspector
+from hlodbg.ui.widgets.source_view import SourceView
+
+from .pilot import press, settle
+
+DATA = Path(__file__).resolve().parent / "data"
+SIZE = (140, 44)
+
+pytestmark = pytest.mark.usefixtures("private_hlodbg_dirs")
+
+
+def console_text(screen) -> str:
+    return "\n".join(str(line.text) for line in screen.query_one("#console").lines)
+
+
+async def type_command(app, pilot, text: str, prefix: str = "colon") -> None:
+    await pilot.press(prefix)
+    for ch in text:
+        await pilot.press({" ": "space", "%": "percent_sign", "@": "at", ":": "colon"}.get(ch, ch))
+    await pilot.press("enter")
+    await settle(app, pilot)
+
+
+async def test_values_after_stepping_over_a_call_are_named_as_the_caller_sees_them():
+    program = hlodbg.load(DATA / "call_names.mlir")
+    app = HlodbgApp(program, args=[np.arange(4, dtype=np.float32)], memory="256M", persist=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen, inspector = app.screen, app.screen.query_one(TensorInspector)
+        await type_command(app, pilot, "break func.call")
+        await press(app, pilot, "c")
+        assert screen.state.op.name == "func.call"
+        await press(app, pilot, "n")
+        assert screen.state.op.name == "stablehlo.concatenate" and screen.state.frames[-1].function == "main"
+        just = [v for v in screen.state.results]
+        assert [(v.label, v.type_text) for v in just] == [("%0", "tensor<2xf32>")]  # the call's, not @half's %1
+        await press(app, pilot, "n", "n")
+        assert screen.state.finished
+        text = inspector.render_text()
+        assert "result 0" in text and "tensor<4xf32>" in text and "-0 -1 -0 -1" in text.replace(".", "").replace("  ", " ")
+
+
+def nan_app(**kwargs) -> HlodbgApp:
+    program = hlodbg.load(DATA / "nan_in_loop.mlir")
+    return HlodbgApp(program, args=[np.full(4, 100, np.float32)], memory="1G", persist=False, **kwargs)
+
+
+@pytest.mark.parametrize("size", [(100, 30), (200, 55)])
+async def test_a_nan_stop_shows_the_op_that_made_it_with_its_operands(size):
+    app = nan_app(break_on="nan")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        source, canvas, inspector = screen.query_one(SourceView), screen.query_one(GraphCanvas), screen.query_one(TensorInspector)
+        assert screen.state.stop_reason == "breakpoint" and screen.state.op.name == "func.return"
+        assert source.current_line == 25  # the sqrt, not the return about to run
+        assert canvas.op_of(canvas.current_node).name == "stablehlo.sqrt"
+        for _ in range(100):  # the layout thread may still be drawing the function
+            if not canvas.laying_out:
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        assert canvas.offset_of(canvas.current_node) is not None  # scrolled into view
+        assert screen.selected_op.name == "stablehlo.sqrt"
+        text = inspector.render_text()
+        assert "stablehlo.sqrt at line 25" in text and "next: func.return" in text
+        assert "operand 0: %d" in text
+        inspector.next_value()  # the operand: negative, finite
+        assert "min -2" in inspector.render_text() and "NaN 0" in inspector.render_text()
