@@ -79,3 +79,14 @@ async def test_a_nan_stop_shows_the_op_that_made_it_with_its_operands(size):
         assert "operand 0: %d" in text
         inspector.next_value()  # the operand: negative, finite
         assert "min -2" in inspector.render_text() and "NaN 0" in inspector.render_text()
+
+
+@pytest.mark.parametrize("typed", ["d", "%d", "@update:%d", "@update:d"])
+async def test_g_finds_a_value_typed_with_or_without_its_percent_sign(typed):
+    app = nan_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        await type_command(app, pilot, typed, prefix="g")  # g pre-fills "show %"
+        assert screen.selected_op is not None and screen.selected_op.name == "stablehlo.subtract", console_text(screen)
+        assert "no op makes" not in console_text(screen)

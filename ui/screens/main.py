@@ -292,8 +292,9 @@ class MainScreen(Screen):
         if result.output:
             self.log_line(result.output, error=result.error)
 
-    def show_value(self, name: str) -> None:
-        ops = self.controller.find_ops(name) if name.startswith(("%", "@")) and len(name) > 1 else []
+    def show_value(self, typed: str) -> None:
+        name = value_name(typed)
+        ops = self.controller.find_ops(name) if len(name.rsplit("%", 1)[-1]) > 0 else []
         if not ops:
             self.log_line(f"show: no op makes '{name}' (give %name or @function:%name)", error=True)
             return
@@ -359,6 +360,16 @@ class MainScreen(Screen):
         self.query_one("#console", RichLog).write(Text(text, style=style))
 
 
+def value_name(typed: str) -> str:
+    """`%58` as the user means it: `g` pre-fills "show %", so "58", "%58", "%%58", "@fn:58" and
+    "%@fn:%58" all name the same value."""
+    text = typed.strip().lstrip("%")
+    if text.startswith("@") and ":" not in text:
+        return text  # a function
+    function, colon, name = text.rpartition(":") if text.startswith("@") else ("", "", text)
+    return f"{function}{colon}%{name.lstrip('%')}"
+
+
 def _short(value) -> str:
     from ..commands import format_value
 
@@ -366,4 +377,4 @@ def _short(value) -> str:
     return text.replace("\n", " ")
 
 
-__all__ = ["MainScreen"]
+__all__ = ["MainScreen", "value_name"]
