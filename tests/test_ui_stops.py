@@ -90,3 +90,16 @@ async def test_g_finds_a_value_typed_with_or_without_its_percent_sign(typed):
         await type_command(app, pilot, typed, prefix="g")  # g pre-fills "show %"
         assert screen.selected_op is not None and screen.selected_op.name == "stablehlo.subtract", console_text(screen)
         assert "no op makes" not in console_text(screen)
+
+
+async def test_a_bad_break_on_stays_readable_and_the_run_waits_at_its_start():
+    app = nan_app(break_on="abs(%x")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.state.position == 0 and not screen.state.finished
+        shown = [n for n in app._notifications if n.severity == "error"]
+        assert shown and "abs(%x" in shown[0].message and "--break-on" in shown[0].title
+        assert shown[0].timeout >= 60
+        await press(app, pilot, "n")
+        assert [n for n in app._notifications if n.severity == "error"]  # still there after a move

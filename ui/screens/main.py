@@ -35,6 +35,7 @@ from ..widgets.source_view import SourceView
 from .help import HelpScreen
 
 PROGRESS_INTERVAL = 0.1
+LAUNCH_ERROR_SECONDS = 600  # an error in the command line's options stays until read (a click closes it)
 
 
 class MainScreen(Screen):
@@ -83,7 +84,14 @@ class MainScreen(Screen):
         if self.break_on:
             result = await self.controller.call(self.runner.run, f"break {self.break_on}")
             self.show_result(result)
-            await self._run_move("continue_")
+            if not result.error:
+                await self._run_move("continue_")
+                return
+            # The console holds two lines and the run's own messages would push this out at once:
+            # the error stays on screen as a notification, and the run waits at its start.
+            self.notify(f"{result.output}\n\nThe run waits at its start: set a breakpoint with :break SPEC, then c.",
+                        title=f"--break-on {self.break_on}", severity="error", timeout=LAUNCH_ERROR_SECONDS, markup=False)
+            await self._apply(await self.controller.call(self.controller.state))
         else:
             await self._apply(await self.controller.call(self.controller.state))
 
