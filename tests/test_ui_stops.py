@@ -2,10 +2,12 @@
 value breakpoint caught, `g` for a value, the replay note of a reducer body and errors at launch."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import numpy as np
 import pytest
+from rich.console import Console
 
 import hlodbg
 from hlodbg.ui.app import HlodbgApp
@@ -67,11 +69,12 @@ async def test_a_nan_stop_shows_the_op_that_made_it_with_its_operands(size):
         assert screen.state.stop_reason == "breakpoint" and screen.state.op.name == "func.return"
         assert source.current_line == 25  # the sqrt, not the return about to run
         assert canvas.op_of(canvas.current_node).name == "stablehlo.sqrt"
-        for _ in range(100):  # the layout thread may still be drawing the function
-            if not canvas.laying_out:
+        for _ in range(200):  # the layout thread may still be drawing the function (a wait, not a timing)
+            scene = canvas.shown_scene
+            if not canvas.laying_out and scene is not None and canvas.current_node in scene.boxes:
                 break
             await pilot.pause(0.05)
-        await pilot.pause()
+        await settle(app, pilot)
         assert canvas.offset_of(canvas.current_node) is not None  # scrolled into view
         assert screen.selected_op.name == "stablehlo.sqrt"
         text = inspector.render_text()
@@ -103,3 +106,33 @@ async def test_a_bad_break_on_stays_readable_and_the_run_waits_at_its_start():
         assert shown[0].timeout >= 60
         await press(app, pilot, "n")
         assert [n for n in app._notifications if n.severity == "error"]  # still there after a move
+
+
+@pytest.mark.parametrize("size", [(200, 55), (100, 30)])
+async def test_help_shows_printed_keys_and_fits_or_scrolls(size):
+    from textual.containers import VerticalScroll
+
+    from hlodbg.ui.screens.help import HelpScreen
+
+    app = nan_app()
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HelpScreen)
+        rows = {binding_id: keys for keys, _, binding_id in app.screen.rows}
+        assert rows["search"] == "/" and rows["help"] == "?" and rows["index_next"] == "]" and rows["follow"] == "."
+        assert rows["pan_left"] == "←, h" and rows["slice_down"] == "pgdn"  # no focused pane takes them
+        console = Console(width=size[0], record=True, file=io.StringIO())
+        for widget in app.screen.query("Static"):
+            console.print(widget.content)
+        shown = console.export_text()
+        assert "step over backwards" in shown
+        assert "question_mark" not in shown and "slash" not in shown and "right_square_bracket" not in shown
+        scroll = app.screen.query_one("#help-scroll", VerticalScroll)
+        if size == (200, 55):
+            assert scroll.max_scroll_y == 0  # everything at once
+        else:
+            assert scroll.max_scroll_y > 0
+            await press(app, pilot, "pagedown")
+            assert scroll.scroll_y > 0

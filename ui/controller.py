@@ -190,9 +190,10 @@ class SessionController:
 
     def results_before(self, position: int) -> list[ValueView]:
         """What the last step made, named as the frame at `position` sees it: the outputs of the
-        nearest op before the current one in its block (or in an enclosing block of the same
-        function). A callee's values never show under the caller's names: after stepping over a
-        call its result is shown, not the callee's last value. Past the end: the program's results."""
+        nearest op before the current one in the current frame. A callee's values never show
+        under the caller's names (after stepping over a call: the call's results), nor a sibling
+        frame's (entering a loop body: nothing computed there yet). Past the end: the program's
+        results."""
         session = self.session
         trace = session.trace
         if position >= len(trace):
@@ -201,17 +202,12 @@ class SessionController:
             e = self._last_completed(position)
             return [] if e is None else self.event_values(e, "just computed")
         frame, op = trace.frames[position], trace.ops[position]
-        while frame is not None:
-            earlier = op.parent.operations
-            for before in reversed(earlier[:earlier.index(op)]):
-                if not before.results:
-                    continue
+        earlier = op.parent.operations
+        for before in reversed(earlier[:earlier.index(op)]):
+            if before.results:
                 e = trace.event_of(frame, before)
                 if e is not None and trace.done(e) and trace.ends[e] < position:
                     return self.event_values(e, "just computed")
-            if frame.owner is None or frame.kind == "function":
-                return []  # the first op of a function: nothing computed in it yet
-            op, frame = trace.ops[frame.owner], trace.frames[frame.owner]
         return []
 
     def _program_results(self, results: list) -> list[ValueView]:

@@ -25,7 +25,7 @@ from hlodbg.layouts.graph import DataflowGraph
 
 from ..commands import CommandResult, CommandRunner
 from ..controller import SessionController
-from ..keymap import DEBUGGER_BINDINGS
+from ..keymap import BINDING_GROUPS, DEBUGGER_BINDINGS, key_label
 from ..state import DebugState
 from ..widgets.graph_canvas import GraphCanvas
 from ..widgets.grid_view import GridView
@@ -38,8 +38,18 @@ PROGRESS_INTERVAL = 0.1
 LAUNCH_ERROR_SECONDS = 600  # an error in the command line's options stays until read (a click closes it)
 
 
+class SidePanel(VerticalScroll, can_focus=False):
+    """Frames, breakpoints and watches. Takes no focus: a focused scroll container would take the
+    arrow and page keys the debugger binds (panning the graph, scrolling a slice)."""
+
+
+class ConsoleLog(RichLog, can_focus=False):
+    """What commands and stops said; takes no focus for the same reason."""
+
+
 class MainScreen(Screen):
     BINDINGS = DEBUGGER_BINDINGS
+    AUTO_FOCUS = ""  # the debugger's keys work with nothing focused; `:` focuses the command line
 
     def __init__(self, program, graph: DataflowGraph, controller: SessionController, break_on: Optional[str] = None, **kwargs):
         super().__init__(**kwargs)
@@ -63,10 +73,10 @@ class MainScreen(Screen):
             yield TensorInspector(id="inspector")
             if self.controller.target.multi_device:
                 yield GridView(id="grid")
-            with VerticalScroll(id="side"):
+            with SidePanel(id="side"):
                 yield FramesPanel(id="frames")
                 yield BreakpointsPanel(id="breakpoints")
-        yield RichLog(id="console", wrap=True, markup=False, max_lines=500)
+        yield ConsoleLog(id="console", wrap=True, markup=False, max_lines=500)
         yield CommandLine(id="command")
         yield StatusBar(id="status")
 
@@ -75,7 +85,6 @@ class MainScreen(Screen):
         self.query_one("#source").border_title = self.program.name
         self.query_one("#inspector").border_title = "values"
         self.query_one("#side").border_title = "frames · breakpoints · watches"
-        self.query_one("#console", RichLog).can_focus = False
         self.log_line(f"{self.program.name}: {self.program.op_count} ops in {len(self.program.functions)} functions. n/s/f step, c continue, ? help, : commands")
         self.start()
 
@@ -343,17 +352,13 @@ class MainScreen(Screen):
 
     # --- other ------------------------------------------------------------------------------------
     def action_help(self) -> None:
-        rows = []
+        keys: dict[str, list[str]] = {}  # binding id -> its live keys (a keys.toml may remap them)
         for key, active in self.app.active_bindings.items():
-            binding = active.binding
-            if binding.id and not binding.id.startswith(("help.", "command_line.")):
-                rows.append((key, binding.description, binding.id))
-        merged: dict[str, tuple[list[str], str]] = {}
-        for key, description, binding_id in rows:
-            merged.setdefault(binding_id, ([], description))[0].append(key)
-        order = [b.id for b in DEBUGGER_BINDINGS]
-        table = [(", ".join(keys), description, binding_id) for binding_id, (keys, description) in sorted(merged.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))]
-        self.app.push_screen(HelpScreen(table))
+            if active.binding.id:
+                keys.setdefault(active.binding.id, []).append(key_label(key))
+        groups = [(title, [(", ".join(keys[b.id]), b.description, b.id) for b in bindings if b.id in keys])
+                  for title, bindings in BINDING_GROUPS]
+        self.app.push_screen(HelpScreen(groups))
 
     def action_toggle_theme(self) -> None:
         self.app.theme = "textual-light" if self.app.current_theme.dark else "textual-dark"
