@@ -136,3 +136,23 @@ async def test_help_shows_printed_keys_and_fits_or_scrolls(size):
             assert scroll.max_scroll_y > 0
             await press(app, pilot, "pagedown")
             assert scroll.scroll_y > 0
+
+
+async def test_a_reducer_body_has_a_one_line_note_and_its_values_say_they_hold_every_pair():
+    program = hlodbg.load(DATA / "reduce_rows.mlir")
+    app = HlodbgApp(program, args=[np.ones((32, 32), np.float32)], memory="256M", persist=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        await press(app, pilot, "n", "s", "n", "n")
+        assert screen.state.op.name == "stablehlo.add" and len(screen.state.frames) == 2
+        frames = str(screen.query_one("#frames").render())
+        assert "whole arrays" not in frames and "(:note)" in frames
+        assert len(frames.splitlines()) <= 4  # two frames, one note line (a 38-column pane wrapped the note over 6)
+        status = str(screen.query_one("#status").render())
+        assert "replayed" not in status
+        console = console_text(screen)
+        assert console.count("replayed as a region") == 1 and "whole arrays" not in console
+        assert "tensor<f32> × 32 pairs at once" in screen.query_one(TensorInspector).render_text()
+        await type_command(app, pilot, "note")
+        assert "each on whole arrays" in console_text(screen)  # the details, on demand

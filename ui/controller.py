@@ -9,14 +9,19 @@ screen shows after a call comes back as a DebugState snapshot.
 from __future__ import annotations
 
 import asyncio
+import math
+from dataclasses import replace
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
+
+import numpy as np
 
 from hlodbg.engine.debug.stops import op_label
 from hlodbg.engine.debug.summary import summarize
 from hlodbg.engine.debug.target import DebugTarget
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.dtypes import Token
+from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import is_collective
@@ -86,11 +91,12 @@ class SessionController:
         session = self.session
         position = session.position
         op = session.op
-        frames = [FrameView(info.function, info.frame_text(), op_label(info.op) if info.op is not None else "", info.line, info.producer) for info in session.stack]
+        frames = [FrameView(info.function, replace(info, note="").frame_text(), op_label(info.op) if info.op is not None else "",
+                            info.line, info.producer, info.note) for info in session.stack]
         operands = []
         if op is not None and position < len(session.trace):
             for i, value in enumerate(session.operands()):
-                operands.append(self._view(f"operand {i}: {op.operands[i].name}", str(op.operands[i].type), value))
+                operands.append(self._view(f"operand {i}: {op.operands[i].name}", op.operands[i].type, value))
         results = self.results_before(position)
         changed = frozenset()
         if before is not None and position > before:
@@ -125,7 +131,7 @@ class SessionController:
         state.caught_op = op
         state.caught_title = f"caught {op_label(op)}{where} (breakpoint {hit.breakpoint.describe()}){following}"
         state.caught_values = self.event_values(hit.event, "caught") + [
-            self._view(f"operand {i}: {operand.name}", str(operand.type), value)
+            self._view(f"operand {i}: {operand.name}", operand.type, value)
             for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
 
     # --- the devices ------------------------------------------------------------------------------
@@ -184,8 +190,8 @@ class SessionController:
         title = f"device {device} (replica {process.replica_id}, partition {process.partition_id}): {op_label(op)}"
         if dv.event is None:
             return title + ": not run yet", []
-        views = [self._view(f"{r.name}@{device}", str(r.type), v) for r, v in zip(op.results, dv.outputs)]
-        views += [self._view(f"operand {i}: {o.name}@{device}", str(o.type), v) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
+        views = [self._view(f"{r.name}@{device}", r.type, v) for r, v in zip(op.results, dv.outputs)]
+        views += [self._view(f"operand {i}: {o.name}@{device}", o.type, v) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
         return title, views
 
     def results_before(self, position: int) -> list[ValueView]:
@@ -220,7 +226,7 @@ class SessionController:
         for k, value in enumerate(results):
             name = returned.operands[k].name if returned is not None and k < len(returned.operands) else ""
             label = f"result {k}" + (f" ({name})" if name else "")
-            views.append(self._view(label, str(types[k]) if k < len(types) else "", value, where="the program's result"))
+            views.append(self._view(label, types[k] if k < len(types) else "", value, where="the program's result"))
         return views
 
     def event_values(self, e: int, why: str = "") -> list[ValueView]:
@@ -233,7 +239,7 @@ class SessionController:
             where = f"event {e}" + (f", iteration {event.iteration}" if event.iteration is not None else "") + (f" ({why})" if why else "")
             name = op.results[k].name if k < len(op.results) else f"result {k}"
             prior = previous[k] if previous is not None and k < len(previous) else None
-            views.append(self._view(name, str(op.results[k].type), value, session.summary(e, k), prior, where))
+            views.append(self._view(name, op.results[k].type, value, session.summary(e, k), prior, where))
         return views
 
     def events_of(self, op: Operation) -> list[int]:
@@ -312,11 +318,28 @@ class SessionController:
             raise CommandError(f"cannot write {path}: {e.strerror or e}") from None
         return f"wrote {report.path}: {report.nodes} nodes, {report.edges} edges ({report.seconds:.2f} s)"
 
+    def notes(self) -> str:
+        """The full notes of the frames on the stack (`:note`): why a body's values hold whole arrays."""
+        return "\n".join(f"{replace(info, note='').frame_text()}: {info.note}" for info in self.session.stack if info.note)
+
     @staticmethod
-    def _view(label: str, type_text: str, value: Any, summary=None, previous=None, where: str = "") -> ValueView:
+    def _view(label: str, type_: Any, value: Any, summary=None, previous=None, where: str = "") -> ValueView:
         if summary is None and value is not None and not isinstance(value, Token):
             summary = summarize(value)
-        return ValueView(label, type_text, value, summary, previous, where)
+        return ValueView(label, _type_text(type_, value), value, summary, previous, where)
+
+
+def _type_text(type_: Any, value: Any) -> str:
+    """The declared type, and when the value holds many elements of it at once (a reducer body
+    run on whole arrays: `tensor<f32>` holding 1,024 pairs) how many."""
+    text = str(type_)
+    shape = getattr(type_, "shape", None)
+    if not isinstance(type_, TensorType) or shape is None or None in shape or not isinstance(value, np.ndarray):
+        return text
+    declared = math.prod(shape)
+    if value.shape == tuple(shape) or declared == 0 or value.size % declared or value.size == declared:
+        return text
+    return f"{text} × {value.size // declared:,} pairs at once"
 
 
 def _brief(values: list) -> str:

@@ -32,6 +32,14 @@ class FrameView:
     op_text: str  # "%s = stablehlo.sqrt"
     line: Optional[int]
     producer: str
+    note: str = ""  # what to know about the frame (a body replayed or run on whole arrays); long
+
+
+def short_note(note: str, limit: int = 60) -> str:
+    """The first clause of a frame's note, for one line of the frames pane and the console (the
+    whole note is one `:note` away)."""
+    head = note.split(":", 1)[0].strip()
+    return head if len(head) <= limit else head[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -81,4 +89,4 @@ class DebugState:
     caught_values: list[ValueView] = field(default_factory=list)
 
 
-__all__ = ["ValueView", "FrameView", "GridCellView", "DebugState"]
+__all__ = ["ValueView", "FrameView", "GridCellView", "DebugState", "short_note"]

@@ -26,7 +26,7 @@ from hlodbg.layouts.graph import DataflowGraph
 from ..commands import CommandResult, CommandRunner
 from ..controller import SessionController
 from ..keymap import BINDING_GROUPS, DEBUGGER_BINDINGS, key_label
-from ..state import DebugState
+from ..state import DebugState, short_note
 from ..widgets.graph_canvas import GraphCanvas
 from ..widgets.grid_view import GridView
 from ..widgets.inspector import TensorInspector
@@ -63,6 +63,7 @@ class MainScreen(Screen):
         self.total: Optional[int] = None
         self.busy = ""
         self._started = 0.0
+        self._note = ""  # the frame note last said in the console
 
     # --- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -170,8 +171,11 @@ class MainScreen(Screen):
         if state.grid:
             self.query_one(GridView).show_cells(state.grid, state.grid_shape, state.grid_title)
         self.query_one(StatusBar).show_state(state, self.total, state.device)
-        if state.stop_reason == "breakpoint" or state.note:
+        if state.stop_reason == "breakpoint":
             self.log_line(f"{state.stop_reason}: {state.note}" if state.note else state.stop_reason)
+        elif state.note and state.note != self._note:  # said once, in one line, on entering the frame
+            self.log_line(f"{short_note(state.note)} (:note for the details)")
+        self._note = state.note
         if state.stop_reason == "interrupted":
             self.log_line("interrupted; the session is intact")
         if state.error:
