@@ -32,6 +32,7 @@ from hlodbg.layouts.graph import DataflowGraph, GraphError
 from hlodbg.layouts.labels import op_title
 
 from .state import DebugState, FrameView, GridCellView, ValueView
+from .widgets.tensor_text import format_cells
 
 class CommandError(HlodbgError):
     """A command or request the user got wrong: said in the console, never an internal error."""
@@ -147,12 +148,13 @@ class SessionController:
         for process in grid.processes:
             session = grid.sessions[process]
             dv = values.get(process)
+            device = grid.device_id(process)
             cells.append(GridCellView(
-                grid.device_id(process), process.replica_id, process.partition_id, process == grid.focus,
+                device, process.replica_id, process.partition_id, process == grid.focus,
                 session.position, op_title(session.op) if session.op is not None else "finished",
                 _brief(dv.inputs) if dv is not None else "", _brief(dv.outputs) if dv is not None else "",
                 dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None,
-                waiting[process]))
+                waiting[process], " ".join(f"{axis}={index}" for axis, index in grid.mesh_coordinates(device))))
         state.grid = cells
         state.grid_shape = grid.grid_shape()
         state.grid_title = op_label(shown) if shown is not None else ""
@@ -342,13 +344,25 @@ def _type_text(type_: Any, value: Any) -> str:
     return f"{text} × {value.size // declared:,} pairs at once"
 
 
+SMALL_VALUE = 16  # elements up to which a device's cell shows the value itself, not a summary
+
+
 def _brief(values: list) -> str:
+    """A device's side of an op in a few words: small values as they are (what each device sends
+    and receives at a collective), larger ones as a summary."""
     if not values:
         return ""
     parts = []
     for value in values:
-        text = "token" if isinstance(value, Token) else summarize(value).describe()
-        parts.append(text)
+        if isinstance(value, Token):
+            parts.append("token")
+            continue
+        summary = summarize(value)
+        if isinstance(value, np.ndarray) and value.size <= SMALL_VALUE and summary.kind != "tuple":
+            texts, _ = format_cells(value.reshape(-1))
+            parts.append(f"{summary.type_text} [{' '.join(texts)}]")
+        else:
+            parts.append(summary.describe())
     return "; ".join(parts)
 
 

@@ -58,6 +58,7 @@ class GridCellView:
     sends_to: Optional[int] = None
     receives_from: Optional[int] = None
     waiting: bool = False  # at a collective its group has not all reached
+    coordinates: str = ""  # where it sits on the Shardy mesh: "x=1 y=0"
 
 
 @dataclass
