@@ -79,7 +79,7 @@ async def test_a_nan_stop_shows_the_op_that_made_it_with_its_operands(size):
         assert screen.selected_op.name == "stablehlo.sqrt"
         text = inspector.render_text()
         assert "stablehlo.sqrt at line 25" in text and "next: func.return" in text
-        assert "operand 0: %d" in text
+        assert "operand 0: %d  4xf32 [-2 -2 -2 -2]" in text  # the negative operand, on the stop screen
         inspector.next_value()  # the operand: negative, finite
         assert "min -2" in inspector.render_text() and "NaN 0" in inspector.render_text()
 

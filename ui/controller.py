@@ -130,7 +130,9 @@ class SessionController:
         where = f" at line {op.pos.line}" if op.pos is not None else ""
         following = f"; next: {op_label(state.op)}" if state.op is not None else ""
         state.caught_op = op
-        state.caught_title = f"caught {op_label(op)}{where} (breakpoint {hit.breakpoint.describe()}){following}"
+        operands = [f"  operand {i}: {operand.name}  {_brief([value])}" + ("" if _finite(value) else "  (not finite)")
+                    for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
+        state.caught_title = "\n".join([f"caught {op_label(op)}{where} (breakpoint {hit.breakpoint.describe()}){following}", *operands])
         state.caught_values = self.event_values(hit.event, "caught") + [
             self._view(f"operand {i}: {operand.name}", operand.type, value)
             for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
@@ -342,6 +344,10 @@ def _type_text(type_: Any, value: Any) -> str:
     if value.shape == tuple(shape) or declared == 0 or value.size % declared or value.size == declared:
         return text
     return f"{text} × {value.size // declared:,} pairs at once"
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, Token) or summarize(value).finite
 
 
 SMALL_VALUE = 16  # elements up to which a device's cell shows the value itself, not a summary
