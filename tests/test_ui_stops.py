@@ -69,13 +69,15 @@ async def test_a_nan_stop_shows_the_op_that_made_it_with_its_operands(size):
         assert screen.state.stop_reason == "breakpoint" and screen.state.op.name == "func.return"
         assert source.current_line == 25  # the sqrt, not the return about to run
         assert canvas.op_of(canvas.current_node).name == "stablehlo.sqrt"
-        for _ in range(200):  # the layout thread may still be drawing the function (a wait, not a timing)
+        for _ in range(400):  # the layout thread may still be drawing the function (a wait, not a timing)
             scene = canvas.shown_scene
             if not canvas.laying_out and scene is not None and canvas.current_node in scene.boxes:
-                break
+                if canvas.offset_of(canvas.current_node) is not None:
+                    break
             await pilot.pause(0.05)
-        await settle(app, pilot)
-        assert canvas.offset_of(canvas.current_node) is not None  # scrolled into view
+        scene = canvas.shown_scene
+        where = (canvas.scroll_x, canvas.scroll_y, canvas.scrollable_content_region, scene.bounds_of(canvas.current_node) if scene and canvas.current_node in scene.boxes else None)
+        assert canvas.offset_of(canvas.current_node) is not None, where  # scrolled into view
         assert screen.selected_op.name == "stablehlo.sqrt"
         text = inspector.render_text()
         assert "stablehlo.sqrt at line 25" in text and "next: func.return" in text
