@@ -74,7 +74,7 @@ async def test_continue_to_a_nan_breakpoint_and_the_inspector_shows_it():
         await settle(app, pilot)
         screen, canvas, source, inspector = panes(app)
         assert screen.state.stop_reason == "breakpoint"
-        assert source.current_line == 26  # stopped right after the sqrt: at the return
+        assert source.current_line == 25  # stopped right after the sqrt: the sqrt is shown, the return is next
         text = inspector.render_text()
         assert "%s" in text and "NaN" in text and "iteration 3" in text
         assert any(f.description == "@main while.body #3" for f in screen.state.frames)

@@ -31,6 +31,7 @@ HELP = """commands (abbreviations in brackets):
   step | next | finish | continue | back | restart   [s n f c] the same moves as the keys
   export FILE.svg [--overlay nan|range] [--collapse calls|regions|none]   the graph, coloured by this run
   search TEXT [/TEXT]        ops by name, kind or location; again for the next match
+  note                       the full note of a replayed or vectorised body's frame
   help"""
 
 
@@ -77,6 +78,7 @@ class CommandRunner:
             "b": self.cmd_break, "break": self.cmd_break, "delete": self.cmd_delete, "d": self.cmd_delete,
             "disable": self.cmd_disable, "enable": self.cmd_enable, "watch": self.cmd_watch, "unwatch": self.cmd_unwatch,
             "p": self.cmd_print, "print": self.cmd_print, "goto": self.cmd_goto, "export": self.cmd_export,
+            "note": lambda r: CommandResult(self.controller.notes() or "no frame here has a note"),
             "search": lambda r: self.search(r), "device": self.cmd_device, "help": lambda r: CommandResult(HELP), "h": lambda r: CommandResult(HELP),
             "s": lambda r: self.move("step_in"), "step": lambda r: self.move("step_in"),
             "n": lambda r: self.move("step"), "next": lambda r: self.move("step"),

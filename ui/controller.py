@@ -9,14 +9,19 @@ screen shows after a call comes back as a DebugState snapshot.
 from __future__ import annotations
 
 import asyncio
+import math
+from dataclasses import replace
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any, Callable, Optional
+
+import numpy as np
 
 from hlodbg.engine.debug.stops import op_label
 from hlodbg.engine.debug.summary import summarize
 from hlodbg.engine.debug.target import DebugTarget
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.dtypes import Token
+from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import is_collective
@@ -27,6 +32,7 @@ from hlodbg.layouts.graph import DataflowGraph, GraphError
 from hlodbg.layouts.labels import op_title
 
 from .state import DebugState, FrameView, GridCellView, ValueView
+from .widgets.tensor_text import format_cells
 
 class CommandError(HlodbgError):
     """A command or request the user got wrong: said in the console, never an internal error."""
@@ -86,11 +92,12 @@ class SessionController:
         session = self.session
         position = session.position
         op = session.op
-        frames = [FrameView(info.function, info.frame_text(), op_label(info.op) if info.op is not None else "", info.line, info.producer) for info in session.stack]
+        frames = [FrameView(info.function, replace(info, note="").frame_text(), op_label(info.op) if info.op is not None else "",
+                            info.line, info.producer, info.note) for info in session.stack]
         operands = []
         if op is not None and position < len(session.trace):
             for i, value in enumerate(session.operands()):
-                operands.append(self._view(f"operand {i}: {op.operands[i].name}", str(op.operands[i].type), value))
+                operands.append(self._view(f"operand {i}: {op.operands[i].name}", op.operands[i].type, value))
         results = self.results_before(position)
         changed = frozenset()
         if before is not None and position > before:
@@ -105,9 +112,30 @@ class SessionController:
                            session.note or message, error, session.memory_used, session.memory_budget, reason,
                            breakpoints=self.target.breakpoints, watches=self.target.watches(),
                            device=self.target.describe_focus())
+        if stop is not None and stop.reason == "breakpoint":
+            self._add_caught(state, stop)
         if self.target.multi_device:
             self._add_devices(state)
         return state
+
+    def _add_caught(self, state: DebugState, stop) -> None:
+        """The op whose results a breakpoint caught (the stop is just after it), with its line,
+        its results and its operands, so the stop screen shows where the NaN came from."""
+        session = self.session
+        hit = next((h for h in stop.hits if h.after and h.breakpoint is not None), None)
+        if hit is None or hit.event >= len(session.trace) or not session.trace.done(hit.event):
+            return
+        event = session.event(hit.event)
+        op = event.op
+        where = f" at line {op.pos.line}" if op.pos is not None else ""
+        following = f"; next: {op_label(state.op)}" if state.op is not None else ""
+        state.caught_op = op
+        operands = [f"  operand {i}: {operand.name}  {_brief([value])}" + ("" if _finite(value) else "  (not finite)")
+                    for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
+        state.caught_title = "\n".join([f"caught {op_label(op)}{where} (breakpoint {hit.breakpoint.describe()}){following}", *operands])
+        state.caught_values = self.event_values(hit.event, "caught") + [
+            self._view(f"operand {i}: {operand.name}", operand.type, value)
+            for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
 
     # --- the devices ------------------------------------------------------------------------------
     def _add_devices(self, state: DebugState) -> None:
@@ -122,12 +150,13 @@ class SessionController:
         for process in grid.processes:
             session = grid.sessions[process]
             dv = values.get(process)
+            device = grid.device_id(process)
             cells.append(GridCellView(
-                grid.device_id(process), process.replica_id, process.partition_id, process == grid.focus,
+                device, process.replica_id, process.partition_id, process == grid.focus,
                 session.position, op_title(session.op) if session.op is not None else "finished",
                 _brief(dv.inputs) if dv is not None else "", _brief(dv.outputs) if dv is not None else "",
                 dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None,
-                waiting[process]))
+                waiting[process], " ".join(f"{axis}={index}" for axis, index in grid.mesh_coordinates(device))))
         state.grid = cells
         state.grid_shape = grid.grid_shape()
         state.grid_title = op_label(shown) if shown is not None else ""
@@ -165,14 +194,44 @@ class SessionController:
         title = f"device {device} (replica {process.replica_id}, partition {process.partition_id}): {op_label(op)}"
         if dv.event is None:
             return title + ": not run yet", []
-        views = [self._view(f"{r.name}@{device}", str(r.type), v) for r, v in zip(op.results, dv.outputs)]
-        views += [self._view(f"operand {i}: {o.name}@{device}", str(o.type), v) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
+        views = [self._view(f"{r.name}@{device}", r.type, v) for r, v in zip(op.results, dv.outputs)]
+        views += [self._view(f"operand {i}: {o.name}@{device}", o.type, v) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
         return title, views
 
     def results_before(self, position: int) -> list[ValueView]:
-        """The outputs of the op that finished last before `position` (what the last step made)."""
-        e = self._last_completed(position)
-        return [] if e is None else self.event_values(e, "just computed")
+        """What the last step made, named as the frame at `position` sees it: the outputs of the
+        nearest op before the current one in the current frame. A callee's values never show
+        under the caller's names (after stepping over a call: the call's results), nor a sibling
+        frame's (entering a loop body: nothing computed there yet). Past the end: the program's
+        results."""
+        session = self.session
+        trace = session.trace
+        if position >= len(trace):
+            if session.finished and session.results is not None:
+                return self._program_results(session.results)
+            e = self._last_completed(position)
+            return [] if e is None else self.event_values(e, "just computed")
+        frame, op = trace.frames[position], trace.ops[position]
+        earlier = op.parent.operations
+        for before in reversed(earlier[:earlier.index(op)]):
+            if before.results:
+                e = trace.event_of(frame, before)
+                if e is not None and trace.done(e) and trace.ends[e] < position:
+                    return self.event_values(e, "just computed")
+        return []
+
+    def _program_results(self, results: list) -> list[ValueView]:
+        """The entry function's results, labelled by position and by the name it returned."""
+        records = self.session.trace.frame_records
+        function = records[0].function if records else None
+        returned = function.body.terminator if function is not None else None
+        types = function.function_type.results if function is not None else ()
+        views = []
+        for k, value in enumerate(results):
+            name = returned.operands[k].name if returned is not None and k < len(returned.operands) else ""
+            label = f"result {k}" + (f" ({name})" if name else "")
+            views.append(self._view(label, types[k] if k < len(types) else "", value, where="the program's result"))
+        return views
 
     def event_values(self, e: int, why: str = "") -> list[ValueView]:
         session = self.session
@@ -184,7 +243,7 @@ class SessionController:
             where = f"event {e}" + (f", iteration {event.iteration}" if event.iteration is not None else "") + (f" ({why})" if why else "")
             name = op.results[k].name if k < len(op.results) else f"result {k}"
             prior = previous[k] if previous is not None and k < len(previous) else None
-            views.append(self._view(name, str(op.results[k].type), value, session.summary(e, k), prior, where))
+            views.append(self._view(name, op.results[k].type, value, session.summary(e, k), prior, where))
         return views
 
     def events_of(self, op: Operation) -> list[int]:
@@ -263,20 +322,53 @@ class SessionController:
             raise CommandError(f"cannot write {path}: {e.strerror or e}") from None
         return f"wrote {report.path}: {report.nodes} nodes, {report.edges} edges ({report.seconds:.2f} s)"
 
+    def notes(self) -> str:
+        """The full notes of the frames on the stack (`:note`): why a body's values hold whole arrays."""
+        return "\n".join(f"{replace(info, note='').frame_text()}: {info.note}" for info in self.session.stack if info.note)
+
     @staticmethod
-    def _view(label: str, type_text: str, value: Any, summary=None, previous=None, where: str = "") -> ValueView:
+    def _view(label: str, type_: Any, value: Any, summary=None, previous=None, where: str = "") -> ValueView:
         if summary is None and value is not None and not isinstance(value, Token):
             summary = summarize(value)
-        return ValueView(label, type_text, value, summary, previous, where)
+        return ValueView(label, _type_text(type_, value), value, summary, previous, where)
+
+
+def _type_text(type_: Any, value: Any) -> str:
+    """The declared type, and when the value holds many elements of it at once (a reducer body
+    run on whole arrays: `tensor<f32>` holding 1,024 pairs) how many."""
+    text = str(type_)
+    shape = getattr(type_, "shape", None)
+    if not isinstance(type_, TensorType) or shape is None or None in shape or not isinstance(value, np.ndarray):
+        return text
+    declared = math.prod(shape)
+    if value.shape == tuple(shape) or declared == 0 or value.size % declared or value.size == declared:
+        return text
+    return f"{text} × {value.size // declared:,} pairs at once"
+
+
+def _finite(value: Any) -> bool:
+    return isinstance(value, Token) or summarize(value).finite
+
+
+SMALL_VALUE = 16  # elements up to which a device's cell shows the value itself, not a summary
 
 
 def _brief(values: list) -> str:
+    """A device's side of an op in a few words: small values as they are (what each device sends
+    and receives at a collective), larger ones as a summary."""
     if not values:
         return ""
     parts = []
     for value in values:
-        text = "token" if isinstance(value, Token) else summarize(value).describe()
-        parts.append(text)
+        if isinstance(value, Token):
+            parts.append("token")
+            continue
+        summary = summarize(value)
+        if isinstance(value, np.ndarray) and value.size <= SMALL_VALUE and summary.kind != "tuple":
+            texts, _ = format_cells(value.reshape(-1))
+            parts.append(f"{summary.type_text} [{' '.join(texts)}]")
+        else:
+            parts.append(summary.describe())
     return "; ".join(parts)
 
 

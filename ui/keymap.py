@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Optional
 
 from textual.binding import Binding
+from textual.keys import format_key
 
 
 def _b(key: str, action: str, description: str, id: str, show: bool = False) -> Binding:
@@ -23,8 +24,9 @@ def _b(key: str, action: str, description: str, id: str, show: bool = False) -> 
 
 
 # Single keys, pudb/gdb style; they mean the same whatever pane the mouse last touched (the panes
-# take no keyboard focus; only the command line does, and Escape leaves it).
-DEBUGGER_BINDINGS = [
+# take no keyboard focus; only the command line does, and Escape leaves it). Help shows them in
+# these groups.
+RUN_BINDINGS = [
     _b("n", "move('step')", "step over", "step", True),
     _b("s", "move('step_in')", "step in", "step_in", True),
     _b("f", "move('step_out')", "step out", "step_out", True),
@@ -47,7 +49,8 @@ DEBUGGER_BINDINGS = [
     _b("T", "toggle_theme", "light / dark theme", "theme"),
     _b("D", "next_device", "focus the next device of the grid", "next_device"),
     _b("w", "toggle_lockstep", "grid: other devices follow the focused one (lock-step) or wait", "lockstep"),
-    # the graph
+]
+GRAPH_BINDINGS = [
     _b("left,h", "pan(-8, 0)", "pan the graph left", "pan_left"),
     _b("right,l", "pan(8, 0)", "pan the graph right", "pan_right"),
     _b("up,k", "pan(0, -4)", "pan the graph up", "pan_up"),
@@ -62,7 +65,8 @@ DEBUGGER_BINDINGS = [
     _b("z", "toggle_focus", "focus mode: the neighbourhood of the selected op", "focus"),
     _b("enter,o", "open_selected", "open the selected loop, region or call", "open"),
     _b("u,backspace", "go_up", "back to the enclosing cluster", "up"),
-    # the tensor inspector
+]
+INSPECTOR_BINDINGS = [
     _b("v", "inspector('next_value')", "inspect the next value", "next_value"),
     _b("V", "inspector('previous_value')", "inspect the previous value", "previous_value"),
     _b("right_square_bracket", "inspector('index_next')", "next index along the fixed axis", "index_next"),
@@ -76,6 +80,17 @@ DEBUGGER_BINDINGS = [
     _b("greater_than_sign", "scroll_slice(0, 4)", "scroll the slice right", "slice_right"),
     _b("less_than_sign", "scroll_slice(0, -4)", "scroll the slice left", "slice_left"),
 ]
+BINDING_GROUPS = (("run", RUN_BINDINGS), ("graph", GRAPH_BINDINGS), ("values", INSPECTOR_BINDINGS))
+DEBUGGER_BINDINGS = [binding for _, group in BINDING_GROUPS for binding in group]
+
+# Keys whose Textual name format_key leaves as a word although they print a character.
+PRINTED_KEYS = {"period": "."}
+
+
+def key_label(key: str) -> str:
+    """A key as printed on the keyboard: "/" for slash, "]" for right_square_bracket, "ctrl+c"."""
+    *modifiers, name = key.split("+")
+    return "+".join([*modifiers, PRINTED_KEYS.get(name) or format_key(name)])
 
 
 def config_path() -> Path:
@@ -110,4 +125,4 @@ def load_keymap(path: Optional[Path] = None) -> tuple[dict[str, str], list[str]]
     return keymap, problems
 
 
-__all__ = ["DEBUGGER_BINDINGS", "config_path", "load_keymap"]
+__all__ = ["BINDING_GROUPS", "DEBUGGER_BINDINGS", "config_path", "key_label", "load_keymap"]

@@ -32,6 +32,14 @@ class FrameView:
     op_text: str  # "%s = stablehlo.sqrt"
     line: Optional[int]
     producer: str
+    note: str = ""  # what to know about the frame (a body replayed or run on whole arrays); long
+
+
+def short_note(note: str, limit: int = 60) -> str:
+    """The first clause of a frame's note, for one line of the frames pane and the console (the
+    whole note is one `:note` away)."""
+    head = note.split(":", 1)[0].strip()
+    return head if len(head) <= limit else head[: limit - 1] + "…"
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,7 @@ class GridCellView:
     sends_to: Optional[int] = None
     receives_from: Optional[int] = None
     waiting: bool = False  # at a collective its group has not all reached
+    coordinates: str = ""  # where it sits on the Shardy mesh: "x=1 y=0"
 
 
 @dataclass
@@ -74,6 +83,11 @@ class DebugState:
     grid_shape: tuple[int, int] = (1, 1)  # rows x columns to draw the devices in
     grid_title: str = ""  # which op's values the cells show
     grid_op: Optional[Operation] = None  # that op
+    # A breakpoint that looked at results (nan, inf, an expression) stopped after the op that made
+    # them: that op, its line, its results and its operands, shown instead of the op about to run.
+    caught_op: Optional[Operation] = None
+    caught_title: str = ""
+    caught_values: list[ValueView] = field(default_factory=list)
 
 
-__all__ = ["ValueView", "FrameView", "GridCellView", "DebugState"]
+__all__ = ["ValueView", "FrameView", "GridCellView", "DebugState", "short_note"]

@@ -172,16 +172,40 @@ class TargetBase:
         bps = self.break_at(spec)
         return f"breakpoint {bps[0].describe()}" + (f" on all {len(bps)} devices" if len(bps) > 1 else "")
 
+    def mesh(self) -> Optional[SdyMesh]:
+        """The module's Shardy mesh (the first `sdy.mesh`), when it has one."""
+        for op in self.module.operations:
+            mesh = op.attributes.get("mesh") if op.name == "sdy.mesh" else None
+            if isinstance(mesh, SdyMesh):
+                return mesh
+        return None
+
+    def mesh_coordinates(self, device: int) -> tuple[tuple[str, int], ...]:
+        """Where `device` sits on the mesh: ((axis name, index), ...), major axis first; () when the
+        module has no mesh or the mesh does not cover the grid's devices."""
+        mesh = self.mesh()
+        if mesh is None:
+            return ()
+        sizes = [int(size) for _, size in mesh.axes]
+        positions = list(mesh.device_ids) if mesh.device_ids else list(range(math.prod(sizes)))
+        if device not in positions or len(positions) != self.grid.num_replicas * self.grid.num_partitions:
+            return ()
+        index = positions.index(device)
+        coordinates = []
+        for size in reversed(sizes):
+            index, within = divmod(index, size)
+            coordinates.append(within)
+        return tuple(zip((name for name, _ in mesh.axes), reversed(coordinates)))
+
     def grid_shape(self) -> tuple[int, int]:
         """Rows x columns to draw the devices in: the Shardy mesh when there is one, else replicas
         x partitions (a single row of many devices folds into a square)."""
         replicas, partitions = self.grid.num_replicas, self.grid.num_partitions
-        for op in self.module.operations:
-            mesh = op.attributes.get("mesh") if op.name == "sdy.mesh" else None
-            if isinstance(mesh, SdyMesh):
-                sizes = [int(size) for _, size in mesh.axes]
-                if len(sizes) == 2 and sizes[0] * sizes[1] == replicas * partitions:
-                    return sizes[0], sizes[1]
+        mesh = self.mesh()
+        if mesh is not None:
+            sizes = [int(size) for _, size in mesh.axes]
+            if len(sizes) == 2 and sizes[0] * sizes[1] == replicas * partitions:
+                return sizes[0], sizes[1]
         count = replicas * partitions
         if min(replicas, partitions) == 1 and count > 2:
             columns = math.ceil(math.sqrt(count))

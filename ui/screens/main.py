@@ -25,8 +25,8 @@ from hlodbg.layouts.graph import DataflowGraph
 
 from ..commands import CommandResult, CommandRunner
 from ..controller import SessionController
-from ..keymap import DEBUGGER_BINDINGS
-from ..state import DebugState
+from ..keymap import BINDING_GROUPS, DEBUGGER_BINDINGS, key_label
+from ..state import DebugState, short_note
 from ..widgets.graph_canvas import GraphCanvas
 from ..widgets.grid_view import GridView
 from ..widgets.inspector import TensorInspector
@@ -35,10 +35,21 @@ from ..widgets.source_view import SourceView
 from .help import HelpScreen
 
 PROGRESS_INTERVAL = 0.1
+LAUNCH_ERROR_SECONDS = 600  # an error in the command line's options stays until read (a click closes it)
+
+
+class SidePanel(VerticalScroll, can_focus=False):
+    """Frames, breakpoints and watches. Takes no focus: a focused scroll container would take the
+    arrow and page keys the debugger binds (panning the graph, scrolling a slice)."""
+
+
+class ConsoleLog(RichLog, can_focus=False):
+    """What commands and stops said; takes no focus for the same reason."""
 
 
 class MainScreen(Screen):
     BINDINGS = DEBUGGER_BINDINGS
+    AUTO_FOCUS = ""  # the debugger's keys work with nothing focused; `:` focuses the command line
 
     def __init__(self, program, graph: DataflowGraph, controller: SessionController, break_on: Optional[str] = None, **kwargs):
         super().__init__(**kwargs)
@@ -52,6 +63,7 @@ class MainScreen(Screen):
         self.total: Optional[int] = None
         self.busy = ""
         self._started = 0.0
+        self._note = ""  # the frame note last said in the console
 
     # --- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -62,10 +74,10 @@ class MainScreen(Screen):
             yield TensorInspector(id="inspector")
             if self.controller.target.multi_device:
                 yield GridView(id="grid")
-            with VerticalScroll(id="side"):
+            with SidePanel(id="side"):
                 yield FramesPanel(id="frames")
                 yield BreakpointsPanel(id="breakpoints")
-        yield RichLog(id="console", wrap=True, markup=False, max_lines=500)
+        yield ConsoleLog(id="console", wrap=True, markup=False, max_lines=500)
         yield CommandLine(id="command")
         yield StatusBar(id="status")
 
@@ -74,7 +86,6 @@ class MainScreen(Screen):
         self.query_one("#source").border_title = self.program.name
         self.query_one("#inspector").border_title = "values"
         self.query_one("#side").border_title = "frames · breakpoints · watches"
-        self.query_one("#console", RichLog).can_focus = False
         self.log_line(f"{self.program.name}: {self.program.op_count} ops in {len(self.program.functions)} functions. n/s/f step, c continue, ? help, : commands")
         self.start()
 
@@ -83,7 +94,14 @@ class MainScreen(Screen):
         if self.break_on:
             result = await self.controller.call(self.runner.run, f"break {self.break_on}")
             self.show_result(result)
-            await self._run_move("continue_")
+            if not result.error:
+                await self._run_move("continue_")
+                return
+            # The console holds two lines and the run's own messages would push this out at once:
+            # the error stays on screen as a notification, and the run waits at its start.
+            self.notify(f"{result.output}\n\nThe run waits at its start: set a breakpoint with :break SPEC, then c.",
+                        title=f"--break-on {self.break_on}", severity="error", timeout=LAUNCH_ERROR_SECONDS, markup=False)
+            await self._apply(await self.controller.call(self.controller.state))
         else:
             await self._apply(await self.controller.call(self.controller.state))
 
@@ -105,10 +123,10 @@ class MainScreen(Screen):
         try:
             state = await self.controller.call(self.controller.move, name, *args)
         except HlodbgError as e:  # e.g. an event that does not exist: the session is unchanged
-            self.log_line(f"{name}: {e.message}", error=True)
+            self.log_line(f"{in_words(name)}: {e.message}", error=True)
             return
         except Exception as e:  # a bug in a move must not take the session down
-            self.log_line(f"internal error during {name}: {type(e).__name__}: {e}", error=True)
+            self.log_line(f"internal error during {in_words(name)}: {type(e).__name__}: {e}", error=True)
             return
         finally:
             timer.stop()
@@ -123,7 +141,7 @@ class MainScreen(Screen):
         trace = self.controller.session.trace
         current = op_label(trace.ops[-1]) if len(trace) else ""
         elapsed = time.perf_counter() - self._started
-        self.query_one(StatusBar).show_state(self.state, self.total, "", running=f"running {self.busy}: {done:,}{of} ops recorded, {elapsed:.1f} s · {current} · Escape interrupts")
+        self.query_one(StatusBar).show_state(self.state, self.total, "", running=f"running {in_words(self.busy)}: {done:,}{of} ops recorded, {elapsed:.1f} s · {current} · Escape interrupts")
 
     async def _apply(self, state: DebugState) -> None:
         breakpoints = state.breakpoints
@@ -132,28 +150,37 @@ class MainScreen(Screen):
         if state.finished:
             self.total = state.recorded
         op = state.op
+        shown = state.caught_op or op  # at a value breakpoint: the op that made the value
         canvas = self.query_one(GraphCanvas)
-        canvas.show_current(op)
+        canvas.show_current(shown)
         canvas.set_changed(set(state.changed))
         canvas.set_breakpoints({o for bp in breakpoints if bp.enabled for o in bp.ops})
         source = self.query_one(SourceView)
-        source.show_current(op.pos.line if op is not None and op.pos is not None else None)
+        source.show_current(shown.pos.line if shown is not None and shown.pos is not None else None)
         source.set_breakpoint_lines({o.pos.line for bp in breakpoints if bp.enabled for o in bp.ops if o.pos is not None})
-        source.border_subtitle = describe(op.location) if op is not None else ""
+        source.border_subtitle = describe(shown.location) if shown is not None else ""
         self.query_one(FramesPanel).show_frames(state.frames)
         self.query_one(BreakpointsPanel).show_breakpoints(breakpoints, watches)
-        title = f"next: {op_label(op)}" if op is not None else ("finished" if not state.error else "failed")
-        self.query_one(TensorInspector).show_values(title, [*state.results, *state.operands])
+        if state.caught_op is not None:
+            title, values = state.caught_title, state.caught_values
+        elif op is not None:
+            title, values = f"next: {op_label(op)}", [*state.results, *state.operands]
+        else:
+            title, values = ("finished: the program's results" if not state.error else "failed"), [*state.results, *state.operands]
+        self.query_one(TensorInspector).show_values(title, values)
         if state.grid:
             self.query_one(GridView).show_cells(state.grid, state.grid_shape, state.grid_title)
         self.query_one(StatusBar).show_state(state, self.total, state.device)
-        if state.stop_reason == "breakpoint" or state.note:
+        if state.stop_reason == "breakpoint":
             self.log_line(f"{state.stop_reason}: {state.note}" if state.note else state.stop_reason)
+        elif state.note and state.note != self._note:  # said once, in one line, on entering the frame
+            self.log_line(f"{short_note(state.note)} (:note for the details)")
+        self._note = state.note
         if state.stop_reason == "interrupted":
             self.log_line("interrupted; the session is intact")
         if state.error:
             self.log_line(state.error, error=True)
-        self.selected_op = op if op is not None else self.selected_op
+        self.selected_op = shown if shown is not None else self.selected_op
 
     def on_grid_view_device_selected(self, message: GridView.DeviceSelected) -> None:
         self.inspect_device(message.device)
@@ -197,7 +224,7 @@ class MainScreen(Screen):
     def action_interrupt(self) -> None:
         if self.busy:
             self.controller.interrupt()
-            self.log_line(f"interrupting {self.busy}…")
+            self.log_line(f"interrupting {in_words(self.busy)}…")
 
     # --- selection -----------------------------------------------------------------------------
     def on_graph_canvas_node_selected(self, message) -> None:
@@ -286,8 +313,9 @@ class MainScreen(Screen):
         if result.output:
             self.log_line(result.output, error=result.error)
 
-    def show_value(self, name: str) -> None:
-        ops = self.controller.find_ops(name) if name.startswith(("%", "@")) and len(name) > 1 else []
+    def show_value(self, typed: str) -> None:
+        name = value_name(typed)
+        ops = self.controller.find_ops(name) if len(name.rsplit("%", 1)[-1]) > 0 else []
         if not ops:
             self.log_line(f"show: no op makes '{name}' (give %name or @function:%name)", error=True)
             return
@@ -328,17 +356,13 @@ class MainScreen(Screen):
 
     # --- other ------------------------------------------------------------------------------------
     def action_help(self) -> None:
-        rows = []
+        keys: dict[str, list[str]] = {}  # binding id -> its live keys (a keys.toml may remap them)
         for key, active in self.app.active_bindings.items():
-            binding = active.binding
-            if binding.id and not binding.id.startswith(("help.", "command_line.")):
-                rows.append((key, binding.description, binding.id))
-        merged: dict[str, tuple[list[str], str]] = {}
-        for key, description, binding_id in rows:
-            merged.setdefault(binding_id, ([], description))[0].append(key)
-        order = [b.id for b in DEBUGGER_BINDINGS]
-        table = [(", ".join(keys), description, binding_id) for binding_id, (keys, description) in sorted(merged.items(), key=lambda item: order.index(item[0]) if item[0] in order else len(order))]
-        self.app.push_screen(HelpScreen(table))
+            if active.binding.id:
+                keys.setdefault(active.binding.id, []).append(key_label(key))
+        groups = [(title, [(", ".join(keys[b.id]), b.description, b.id) for b in bindings if b.id in keys])
+                  for title, bindings in BINDING_GROUPS]
+        self.app.push_screen(HelpScreen(groups))
 
     def action_toggle_theme(self) -> None:
         self.app.theme = "textual-light" if self.app.current_theme.dark else "textual-dark"
@@ -353,6 +377,21 @@ class MainScreen(Screen):
         self.query_one("#console", RichLog).write(Text(text, style=style))
 
 
+def in_words(move: str) -> str:
+    """A move's method name as the user says it: continue_ -> continue, run_to -> run to."""
+    return move.rstrip("_").replace("_", " ")
+
+
+def value_name(typed: str) -> str:
+    """`%58` as the user means it: `g` pre-fills "show %", so "58", "%58", "%%58", "@fn:58" and
+    "%@fn:%58" all name the same value."""
+    text = typed.strip().lstrip("%")
+    if text.startswith("@") and ":" not in text:
+        return text  # a function
+    function, colon, name = text.rpartition(":") if text.startswith("@") else ("", "", text)
+    return f"{function}{colon}%{name.lstrip('%')}"
+
+
 def _short(value) -> str:
     from ..commands import format_value
 
@@ -360,4 +399,4 @@ def _short(value) -> str:
     return text.replace("\n", " ")
 
 
-__all__ = ["MainScreen"]
+__all__ = ["MainScreen", "value_name"]

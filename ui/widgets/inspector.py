@@ -294,7 +294,7 @@ class TensorInspector(Widget, can_focus=False):
         self._texts = tuple("\n".join(line.plain for line in lines) for lines in (head, body, table))
 
     def _head_lines(self) -> list[Content]:
-        lines = [Content.styled(self._title, "bold")] if self._title else []
+        lines = [Content.styled(line, "bold") for line in self._title.splitlines()]
         if not self._entries:
             return lines + [Content("no values")]
         parts: list = []

@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from ..state import DebugState, FrameView
+from ..state import DebugState, FrameView, short_note
 
 
 class FramesPanel(Static, can_focus=False):
@@ -30,6 +30,8 @@ class FramesPanel(Static, can_focus=False):
                 text.append(f"  :{frame.line}", style="cyan")
             if frame.producer:
                 text.append(f"  {frame.producer}", style="dim italic")
+            if frame.note:
+                text.append(f"\n    ⓘ {short_note(frame.note)} (:note)", style="dim")
             if depth < len(frames) - 1:
                 text.append("\n")
         self.update(text)
