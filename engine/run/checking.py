@@ -62,6 +62,7 @@ def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Opti
 
 def check_path(path: str, probe_dir: Optional[str] = None) -> list[ModuleOutcome]:
     """Run every module of a file; a file that does not load is one failed outcome."""
+    from ..syntax.frontend import no_module_error
     from ..syntax.mlir.parser import parse_chunks
     from ..verify import verify
 
@@ -74,6 +75,8 @@ def check_path(path: str, probe_dir: Optional[str] = None) -> list[ModuleOutcome
         modules = parse_chunks(text, str(path))
     except HlodbgError as e:
         return [ModuleOutcome(str(path), 0, error=e)]
+    if not modules:
+        return [ModuleOutcome(str(path), 0, error=no_module_error(str(path)))]
     outcomes = []
     for chunk, module in enumerate(modules):
         try:
