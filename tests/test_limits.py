@@ -24,3 +24,62 @@ def test_every_command_reports_a_file_without_a_module(tmp_path, capsys, command
         assert status == 1 and message in out and out.strip().endswith("0 passed, 1 failed")
     else:
         assert status == EXIT_BAD_INPUT and message in err and out == ""
+
+
+HUGE_SPLAT = """func.func @main() -> tensor<512x1x6400x6400xf32> {
+  %0 = stablehlo.constant dense<0.0> : tensor<512x1x6400x6400xf32>
+  %1 = stablehlo.constant dense<"0x0000803F"> : tensor<512x1x6400x6400xf32>
+  %2 = stablehlo.add %0, %1 : tensor<512x1x6400x6400xf32>
+  return %2 : tensor<512x1x6400x6400xf32>
+}
+"""
+
+
+def test_a_huge_splat_constant_parses_verifies_prints_and_draws_without_its_data():
+    import tracemalloc
+
+    import hlodbg
+    from hlodbg.engine.ir.attributes import attribute_key
+    from hlodbg.layouts.export import graph_view, styled_dot
+    from hlodbg.layouts.labels import op_label, tooltip_lines
+
+    tracemalloc.start()
+    try:
+        program = hlodbg.load(HUGE_SPLAT)  # 78.1 GiB per constant if materialised
+        text = program.to_text()
+        constants = [op for op in program.entry.ops if op.name == "stablehlo.constant"]
+        labels = [line for op in constants for line in op_label(op) + tooltip_lines(op)]
+        keys = [attribute_key(op.attributes["value"]) for op in constants]
+        dot = styled_dot(graph_view(program.module))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20
+    assert "dense<0.0> : tensor<512x1x6400x6400xf32>" in text and "dense<1.0> : tensor<512x1x6400x6400xf32>" in text
+    assert any("splat 0" in line for line in labels) and any("splat 1" in line for line in labels)
+    assert keys[0] != keys[1] and "splat" in dot
+    assert all(op.attributes["value"].is_splat for op in constants)
+
+
+def test_running_a_result_larger_than_the_machine_is_a_located_error(tmp_path, capsys):
+    path = tmp_path / "huge.mlir"
+    path.write_text(HUGE_SPLAT)
+    assert main(["run", str(path)]) == EXIT_BAD_INPUT
+    err = capsys.readouterr().err
+    assert f"{path}:2:3: error: stablehlo.constant: its result tensor<512x1x6400x6400xf32> needs 78.1 GiB, more than the" in err
+    assert "of memory this machine has" in err and "internal error" not in err
+
+
+def test_an_evaluator_out_of_memory_names_the_op_and_its_line(monkeypatch):
+    import hlodbg
+    from hlodbg.engine.ir.errors import ExecutionError
+    from hlodbg.engine.ops import control
+
+    def no_memory(array):
+        raise MemoryError("Unable to allocate 3.0 GiB")
+
+    monkeypatch.setattr(control, "_readonly", no_memory)
+    program = hlodbg.load("func.func @main() -> tensor<4xf32> {\n  %0 = stablehlo.constant dense<1.0> : tensor<4xf32>\n"
+                          "  return %0 : tensor<4xf32>\n}\n")
+    with pytest.raises(ExecutionError, match=r"^<string>:2:3: error: stablehlo.constant failed: out of memory \(Unable to allocate 3.0 GiB\)"):
+        program.run()

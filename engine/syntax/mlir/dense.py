@@ -66,12 +66,21 @@ def parse_dense_literal(body: str, ttype: TensorType) -> np.ndarray:
     if literal_shape == () or (len(leaves) == 1 and literal_shape in ((), (1,)) and not shape == (1,)):
         if literal_shape != ():
             raise DenseFormatError(f"literal of shape {list(literal_shape)} does not fit {ttype}")
-        return np.full(shape, values[0], dtype=dtype)
+        return splat_array(values[0], shape, dtype)
     if literal_shape != shape:
         raise DenseFormatError(
             f"literal of shape [{', '.join(map(str, literal_shape))}] does not match {ttype}"
         )
     return values.reshape(shape)
+
+
+def splat_array(value, shape, dtype: np.dtype) -> np.ndarray:
+    """A read-only array of `shape` holding one value, in the memory of that one value.
+
+    A splat stays a splat (strides of 0) until an evaluator needs its data: `dense<0.0>` of a
+    78 GiB tensor type parses, verifies, prints and draws without allocating the tensor.
+    """
+    return np.broadcast_to(np.array(value, dtype=dtype), shape)
 
 
 def _parse_hex_blob(text: str, shape, dtype: np.dtype, element) -> np.ndarray:
@@ -87,7 +96,7 @@ def _parse_hex_blob(text: str, shape, dtype: np.dtype, element) -> np.ndarray:
     if len(raw) == itemsize * count:
         return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
     if len(raw) == itemsize:
-        return np.full(shape, np.frombuffer(raw, dtype=dtype)[0], dtype=dtype)
+        return splat_array(np.frombuffer(raw, dtype=dtype)[0], shape, dtype)
     raise DenseFormatError(
         f"hex literal has {len(raw)} bytes; {count} elements of {element} need {itemsize * count}"
     )

@@ -10,7 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ...ir import attributes as A
-from .dense import DenseFormatError, parse_dense_literal
+from .dense import DenseFormatError, parse_dense_literal, splat_array
 from ...ir.errors import ParseError
 from .lexer import Lexer
 from ...ir.locations import CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc, OpaqueLoc, UnknownLoc
@@ -365,7 +365,8 @@ class ValueParser(Lexer):
         t = self.parse_type("a tensor type")
         if not isinstance(t, TensorType) or not t.is_static:
             self.error("dense_resource needs a static tensor type", start)
-        attr = A.DenseElements(t, np.zeros(t.shape, dtype=storage_dtype(t)), resource=name)
+        # A placeholder until the resource's blob is read (or forever, if elided): a zero splat.
+        attr = A.DenseElements(t, splat_array(0, t.shape, storage_dtype(t)), resource=name)
         self.dense_resources.append((attr, start))
         return attr
 
