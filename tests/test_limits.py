@@ -83,3 +83,49 @@ def test_an_evaluator_out_of_memory_names_the_op_and_its_line(monkeypatch):
                           "  return %0 : tensor<4xf32>\n}\n")
     with pytest.raises(ExecutionError, match=r"^<string>:2:3: error: stablehlo.constant failed: out of memory \(Unable to allocate 3.0 GiB\)"):
         program.run()
+
+
+def _hex_program(array, spelled: str = "") -> str:
+    t = f"tensor<{'x'.join(map(str, array.shape))}xf32>"
+    digits = spelled or "0x" + array.tobytes().hex().upper()
+    return f'func.func @main() -> {t} {{\n  %0 = stablehlo.constant dense<"{digits}"> : {t}\n  return %0 : {t}\n}}\n'
+
+
+def test_a_hex_constant_decodes_straight_from_the_source_within_twice_its_data():
+    import tracemalloc
+
+    import numpy as np
+
+    from hlodbg.engine import parse_module
+
+    data = np.arange(1024 * 1024, dtype=np.float32)  # 4 MiB of data, 8 MB of hex digits
+    text = _hex_program(data.reshape(1024, 1024))
+    tracemalloc.start()
+    try:
+        module = parse_module(text)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    value = next(op for op in module.function("main").ops if op.name == "stablehlo.constant").attributes["value"]
+    assert np.array_equal(value.array.reshape(-1), data)
+    assert peak < 2 * data.nbytes
+
+
+@pytest.mark.parametrize("slice_digits", [4, 6, 1 << 20])
+def test_hex_digits_decode_across_slices_and_report_bad_digits(monkeypatch, slice_digits):
+    import numpy as np
+
+    import hlodbg
+    from hlodbg.engine import ParseError
+    from hlodbg.engine.syntax.mlir import dense
+
+    monkeypatch.setattr(dense, "HEX_SLICE", slice_digits)
+    data = np.array([[1.5, -2.0, 3.25], [0.0, 7.0, -0.5]], np.float32)
+    assert np.array_equal(hlodbg.load(_hex_program(data)).run()[0], data)
+    spaced = "0x" + " ".join(f"{b:02X}" for b in data.tobytes())  # bytes.fromhex's spaced form
+    assert np.array_equal(hlodbg.load(_hex_program(data, spaced)).run()[0], data)
+    splat = hlodbg.load(_hex_program(data, "0x0000C03F")).run()[0]
+    assert splat.shape == (2, 3) and (splat == 1.5).all()
+    for bad in ("0x0000C03", "0x0000C03G", "0x0000C03F00"):
+        with pytest.raises(ParseError, match=r"<string>:2:\d+: error: (malformed hex digits|hex literal has)"):
+            hlodbg.load(_hex_program(data, bad))
