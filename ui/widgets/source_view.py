@@ -1,7 +1,9 @@
 """The program text: highlighted once, drawn a line at a time, with a breakpoint gutter.
 
 A JAX dump can be 150 KB; highlighting it again on every step would make stepping slow, so lines
-are highlighted once per theme and only the visible ones are drawn (Textual's Line API).
+are highlighted once per theme and only the visible ones are drawn (Textual's Line API). A line
+longer than MAX_LINE_CHARS (a 33-million-character hex constant) is shown clipped, with a marker
+saying how much is hidden: neither the highlighter nor the drawing ever sees the whole of it.
 """
 from __future__ import annotations
 
@@ -20,6 +22,14 @@ from textual.strip import Strip
 from ..lexer import StableHLOLexer
 
 BREAKPOINT_MARK = "●"
+MAX_LINE_CHARS = 1000  # wider than any terminal; what is cut is only scrolled past
+
+
+def clip_line(line: str, limit: int = MAX_LINE_CHARS) -> str:
+    """`line` as the pane shows it: at most `limit` characters, then `… (+N chars)`."""
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]} … (+{len(line) - limit:,} chars)"
 
 
 def _foreground(style) -> Style:
@@ -47,7 +57,7 @@ class SourceView(ScrollView, can_focus=False):
     def __init__(self, text: str, **kwargs):
         super().__init__(**kwargs)
         self.text = text
-        self.source_lines = text.split("\n")
+        self.source_lines = [clip_line(line) for line in text.split("\n")]
         self.current_line: Optional[int] = None
         self.selected_line: Optional[int] = None
         self.breakpoint_lines: set[int] = set()
@@ -60,7 +70,7 @@ class SourceView(ScrollView, can_focus=False):
         dark = self.app.current_theme.dark if self.is_attached else True
         if dark not in self._highlighted:
             syntax = Syntax("", StableHLOLexer(), theme="monokai" if dark else "friendly")
-            highlighted = syntax.highlight(self.text)
+            highlighted = syntax.highlight("\n".join(self.source_lines))
             highlighted.rstrip()
             # Token colours only: the pane's own background shows through in either theme.
             highlighted.style = ""
@@ -121,6 +131,7 @@ class SourceView(ScrollView, can_focus=False):
             self.scroll_to(y=max(0, line - 1 - height // 3), animate=False)
 
     def line_text(self, line: int) -> str:
+        """The line as shown (clipped)."""
         return self.source_lines[line - 1] if 0 < line <= len(self.source_lines) else ""
 
     def on_click(self, event: Click) -> None:
