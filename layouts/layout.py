@@ -239,12 +239,17 @@ def cache_dir() -> Optional[Path]:
 _memory_cache: dict[str, Layout] = {}
 
 
+def check_layout_size(view: DataflowGraph) -> None:
+    """LayoutLimitError for a view of more nodes than one Graphviz run may lay out."""
+    if view.node_count > MAX_LAYOUT_NODES:
+        raise LayoutLimitError(f"the graph has {view.node_count:,} nodes, more than the {MAX_LAYOUT_NODES:,} one layout may have", notes=(GIVE_UP_NOTE,))
+
+
 def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool = True, timeout: Optional[float] = None) -> Layout:
     """Positions and edge routes for the view, from the cache when the same layout was done.
     Raises LayoutLimitError for a view of more than MAX_LAYOUT_NODES nodes, or one Graphviz cannot
     lay out within its time and memory limits (graphviz.py)."""
-    if view.node_count > MAX_LAYOUT_NODES:
-        raise LayoutLimitError(f"the graph has {view.node_count:,} nodes, more than the {MAX_LAYOUT_NODES:,} one layout may have", notes=(GIVE_UP_NOTE,))
+    check_layout_size(view)
     source = dot_source(view, terminal=terminal)
     executable = find_graphviz()
     key = hashlib.sha256(f"{LAYOUT_FORMAT_VERSION}\n{graphviz_version(executable)}\n{source}".encode("utf-8")).hexdigest()
@@ -299,6 +304,7 @@ __all__ = [
     "NodeBox",
     "FONT",
     "MAX_LAYOUT_NODES",
+    "check_layout_size",
     "compute_layout",
     "dot_source",
     "edge_list",

@@ -102,10 +102,11 @@ def test_export_of_a_graph_above_the_cap_is_a_clear_message_and_runs_no_graphviz
     runs = fake_dot(tmp_path, monkeypatch, "cat > /dev/null\necho '{}'")
     path = tmp_path / "chain.mlir"
     path.write_text(chain_program(MAX_LAYOUT_NODES + 10))
-    assert main(["export", str(path), "-o", str(tmp_path / "chain.svg")]) == 2
-    err = capsys.readouterr().err
-    assert f"more than the {MAX_LAYOUT_NODES:,} one layout may have" in err and "--focus" in err and "Traceback" not in err
-    assert run_count(runs) == 0 and not (tmp_path / "chain.svg").exists()
+    for name in ("chain.svg", "chain.png", "chain.json"):
+        assert main(["export", str(path), "-o", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert f"more than the {MAX_LAYOUT_NODES:,} one layout may have" in err and "--focus" in err and "Traceback" not in err
+        assert run_count(runs) == 0 and not (tmp_path / name).exists()
     # A neighbourhood of it exports.
     assert main(["export", str(path), "-o", str(tmp_path / "part.dot"), "--focus", "%v100", "--radius", "3"]) == 0
 
