@@ -124,7 +124,8 @@ def run_graphviz(dot_source: str, output_format: str, executable: Optional[str] 
             _kill(process)
     if process.returncode != 0:
         message = err.decode("utf-8", "replace").strip().splitlines()
-        if limited and (process.returncode < 0 or any("memory" in line.lower() for line in message[-3:])):
+        # Past RLIMIT_AS dot gets no memory: it reports it, or aborts (graphviz-pure: a Rust panic).
+        if limited and (process.returncode < 0 or any("memory" in line.lower() or "panicked" in line for line in message)):
             raise LayoutLimitError(f"Graphviz ({Path(executable).name}) stopped at its memory limit of {format_bytes(memory)}", notes=(GIVE_UP_NOTE,))
         detail = message[-1] if message else f"exit status {process.returncode}"
         raise GraphvizError(f"Graphviz ({Path(executable).name}) failed: {detail}")
