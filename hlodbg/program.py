@@ -7,6 +7,7 @@ from typing import Optional, Union
 
 from hlodbg.engine import Function, Module, Operation, ParseError
 from hlodbg.engine.syntax import Frontend, frontend_for, looks_like_program
+from hlodbg.engine.syntax.frontend import no_module_error
 
 PathOrText = Union[str, os.PathLike]
 
@@ -153,7 +154,10 @@ def _read(path_or_text: PathOrText) -> tuple[str, str, Optional[Path]]:
 
 
 def load_all(path_or_text: PathOrText, check: bool = True) -> list[Program]:
-    """Every module of a file, including `// -----` separated ones, each parsed and verified."""
+    """Every module of a file, including `// -----` separated ones, each parsed and verified.
+
+    A file with no module at all (empty, or only comments) is a ParseError: every command reports
+    it the same way."""
     text, name, path = _read(path_or_text)
     frontend = frontend_for(text, name)
     programs = []
@@ -163,6 +167,8 @@ def load_all(path_or_text: PathOrText, check: bool = True) -> list[Program]:
 
             verify(module)
         programs.append(Program(module, path, index, frontend))
+    if not programs:
+        raise no_module_error(name)
     return programs
 
 
@@ -172,9 +178,6 @@ def load(path_or_text: PathOrText, chunk: Optional[int] = None, check: bool = Tr
     A file split with `// -----` holds several modules: pick one with `chunk=K` (0-based).
     """
     programs = load_all(path_or_text, check=check)
-    if not programs:
-        _, name, _ = _read(path_or_text)
-        raise ParseError(f"{name} holds no module (the file is empty or only comments)")
     if chunk is None:
         if len(programs) > 1:
             raise ParseError(

@@ -15,7 +15,7 @@ from hlodbg.engine.ir.core import Module
 
 from .graph import DataflowGraph, GraphError, build_graph
 from .labels import node_tooltip, short_type
-from .layout import Layout, compute_layout, dot_source, quote
+from .layout import Layout, check_layout_size, compute_layout, dot_source, quote
 from .overlay import Overlay
 from .palette import CATEGORIES, CLUSTER_FILLS, style_of
 
@@ -69,6 +69,7 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
     elif fmt == "png":
         from .graphviz import run_graphviz
 
+        check_layout_size(view)
         data = run_graphviz(styled_dot(view, overlay), "png", timeout=timeout)
     else:
         layout = compute_layout(view, use_cache=use_cache, timeout=timeout)

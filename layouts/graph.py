@@ -139,8 +139,9 @@ class DataflowGraph:
     def consumers(self, node: str) -> list[str]:
         return _unique(v for _, v, d in self.graph.out_edges(node, data=True) if d["kind"] == "data")
 
-    def neighbourhood(self, node: str, radius: int) -> set[str]:
-        """Nodes at most `radius` edges away, either direction."""
+    def neighbourhood(self, node: str, radius: int, limit: Optional[int] = None) -> set[str]:
+        """Nodes at most `radius` edges away, either direction; with `limit`, only the `limit`
+        nearest (breadth first), so that a constant feeding 4,000 layers stays a small view."""
         seen = {node: 0}
         queue = deque([node])
         while queue:
@@ -149,6 +150,8 @@ class DataflowGraph:
                 continue
             for nxt in (*self.graph.predecessors(current), *self.graph.successors(current)):
                 if nxt not in seen:
+                    if limit is not None and len(seen) >= limit:
+                        return set(seen)
                     seen[nxt] = seen[current] + 1
                     queue.append(nxt)
         return set(seen)
@@ -188,8 +191,8 @@ class DataflowGraph:
                 keep.add(base_node)
         return self.base._derive(self.collapsed, frozenset(keep))
 
-    def focus(self, node: str, radius: int) -> "DataflowGraph":
-        return self.restrict(self.neighbourhood(node, radius))
+    def focus(self, node: str, radius: int, limit: Optional[int] = None) -> "DataflowGraph":
+        return self.restrict(self.neighbourhood(node, radius, limit))
 
     def shown_as(self, base_node: str) -> str:
         """The node of this view that draws a node of the full graph."""

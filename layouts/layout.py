@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Optional
 
 from .graph import DataflowGraph
-from .graphviz import find_graphviz, graphviz_version, run_graphviz
+from .graphviz import GIVE_UP_NOTE, LayoutLimitError, find_graphviz, graphviz_version, run_graphviz
 
 FONT = "Arimo"  # metric-compatible with Arial; bundled with graphviz-pure
 NODE_FONT_SIZE = 10.0
@@ -28,6 +28,10 @@ CELL_WIDTH = 7.0
 CELL_HEIGHT = 14.0
 LAYOUT_FORMAT_VERSION = 2
 BIG_GRAPH_NODES = 800  # above this, cheaper crossing minimisation keeps dot's time near-linear
+# No layout of more nodes is started: dot's time and memory grow much faster than the graph (a
+# 24,000-node graph took it past 21 GB). Bigger graphs are drawn in parts (a function, a cluster,
+# a neighbourhood).
+MAX_LAYOUT_NODES = 5000
 
 Point = tuple[float, float]
 
@@ -235,8 +239,17 @@ def cache_dir() -> Optional[Path]:
 _memory_cache: dict[str, Layout] = {}
 
 
+def check_layout_size(view: DataflowGraph) -> None:
+    """LayoutLimitError for a view of more nodes than one Graphviz run may lay out."""
+    if view.node_count > MAX_LAYOUT_NODES:
+        raise LayoutLimitError(f"the graph has {view.node_count:,} nodes, more than the {MAX_LAYOUT_NODES:,} one layout may have", notes=(GIVE_UP_NOTE,))
+
+
 def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool = True, timeout: Optional[float] = None) -> Layout:
-    """Positions and edge routes for the view, from the cache when the same layout was done."""
+    """Positions and edge routes for the view, from the cache when the same layout was done.
+    Raises LayoutLimitError for a view of more than MAX_LAYOUT_NODES nodes, or one Graphviz cannot
+    lay out within its time and memory limits (graphviz.py)."""
+    check_layout_size(view)
     source = dot_source(view, terminal=terminal)
     executable = find_graphviz()
     key = hashlib.sha256(f"{LAYOUT_FORMAT_VERSION}\n{graphviz_version(executable)}\n{source}".encode("utf-8")).hexdigest()
@@ -290,6 +303,8 @@ __all__ = [
     "Layout",
     "NodeBox",
     "FONT",
+    "MAX_LAYOUT_NODES",
+    "check_layout_size",
     "compute_layout",
     "dot_source",
     "edge_list",

@@ -19,9 +19,11 @@ from typing import Iterable, Optional
 import numpy as np
 
 from .graph import DataflowGraph, GraphError
-from .layout import CELL_HEIGHT, CELL_WIDTH, Layout, compute_layout, terminal_box
+from .graphviz import LayoutLimitError
+from .layout import CELL_HEIGHT, CELL_WIDTH, MAX_LAYOUT_NODES, Layout, compute_layout, terminal_box
 
-MAX_SCENE_NODES = 5000  # beyond this one scene takes Graphviz too long to be interactive
+MAX_SCENE_NODES = MAX_LAYOUT_NODES  # beyond this one scene takes Graphviz too long to be interactive
+SCENE_TIMEOUT = 20.0  # seconds one scene's layout may take before the debugger draws less instead
 COLLAPSED_PREFIX = "collapsed:"
 Cell = tuple[int, int]
 
@@ -32,6 +34,10 @@ DIRECTIONS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
 class SceneError(GraphError):
     """A scene request that cannot be met: unknown node or cluster, a scene too large to lay out."""
+
+
+class SceneTooBig(SceneError, LayoutLimitError):
+    """A scene with more nodes than a layout may have: a smaller view of the same part may work."""
 
 
 @dataclass
@@ -342,11 +348,13 @@ class SceneBuilder:
     `scene(cid)` shows what is directly inside cluster `cid`, each child cluster folded into one
     box; `scene()` shows the program: one box per function, or the only function opened."""
 
-    def __init__(self, graph: DataflowGraph, max_nodes: int = MAX_SCENE_NODES):
+    def __init__(self, graph: DataflowGraph, max_nodes: int = MAX_SCENE_NODES, timeout: float = SCENE_TIMEOUT):
         self.graph = graph
         self.max_nodes = max_nodes
+        self.timeout = timeout  # per layout; past it Graphviz is stopped (LayoutLimitError)
         self.layouts = 0  # scenes laid out so far (cached scenes do not count)
         self._scenes: dict[tuple, Scene] = {}
+        self._failed: dict[tuple, LayoutLimitError] = {}  # scenes Graphviz gave up on (time, memory)
 
     # --- which cluster ----------------------------------------------------------------------
     def cluster_id(self, cluster_id: Optional[str]) -> Optional[str]:
@@ -391,7 +399,7 @@ class SceneBuilder:
         open_ids = frozenset(self.cluster_id(c) for c in expanded) - {root}
         key = ("cluster", root, open_ids)
         if key not in self._scenes:
-            self._scenes[key] = self._lay_out(self.view(root, open_ids), root, open_ids)
+            self._scenes[key] = self._lay_out(self.view(root, open_ids), root, open_ids, key)
         return self._scenes[key]
 
     def expand(self, cluster_id: str, within: Optional[Scene] = None) -> Scene:
@@ -407,11 +415,12 @@ class SceneBuilder:
         inside = self._descendants(cluster_id)
         return self.scene(within.root, within.expanded - inside - {cluster_id})
 
-    def neighbourhood(self, node: str, radius: int) -> Scene:
-        """The nodes at most `radius` edges from `node` across the whole graph, in their clusters."""
+    def neighbourhood(self, node: str, radius: int, limit: Optional[int] = None) -> Scene:
+        """The nodes at most `radius` edges from `node` across the whole graph, in their clusters
+        (only the `limit` nearest, if given)."""
         if radius < 0:
             raise SceneError(f"radius must be 0 or more, not {radius}")
-        key = ("neighbourhood", node, radius)
+        key = ("neighbourhood", node, radius, limit)
         if key not in self._scenes:
             graph = self.graph
             if node not in graph.graph:
@@ -419,7 +428,7 @@ class SceneBuilder:
                 if folded not in graph.clusters:
                     raise SceneError(f"no node '{node}' in this graph")
                 graph = graph.collapse(folded)
-            self._scenes[key] = self._lay_out(graph.focus(node, radius), None, frozenset())
+            self._scenes[key] = self._lay_out(graph.focus(node, radius, limit), None, frozenset(), key)
         return self._scenes[key]
 
     def scene_for_node(self, node: str) -> Scene:
@@ -436,14 +445,22 @@ class SceneBuilder:
             stack.extend(self.graph.clusters[cid].children)
         return out
 
-    def _lay_out(self, view: DataflowGraph, root: Optional[str], expanded: frozenset) -> Scene:
+    def _lay_out(self, view: DataflowGraph, root: Optional[str], expanded: frozenset, key: tuple) -> Scene:
         if view.node_count > self.max_nodes:
-            where = f"cluster '{root}'" if root else "this view"
-            raise SceneError(f"{where} has {view.node_count:,} nodes, more than {self.max_nodes:,} can be laid out interactively; open a smaller cluster or a neighbourhood")
+            where = self.graph.clusters[root].label if root else "this view"
+            raise SceneTooBig(f"{where} has {view.node_count:,} nodes, more than {self.max_nodes:,} can be laid out")
         if view.node_count == 0:
             return Scene(0, 0, {}, [], {}, root, expanded)
+        failed = self._failed.get(key)
+        if failed is not None:
+            raise failed  # Graphviz gave up on this scene once: asking again costs the same time
         self.layouts += 1
-        return scene_from_layout(view, compute_layout(view, terminal=True), root, expanded)
+        try:
+            layout = compute_layout(view, terminal=True, timeout=self.timeout)
+        except LayoutLimitError as e:
+            self._failed[key] = e
+            raise
+        return scene_from_layout(view, layout, root, expanded)
 
 
-__all__ = ["MAX_SCENE_NODES", "Scene", "SceneBox", "SceneBuilder", "SceneCluster", "SceneEdge", "SceneError", "scene_from_layout", "segment_cells", "fit_route"]
+__all__ = ["MAX_SCENE_NODES", "SCENE_TIMEOUT", "Scene", "SceneBox", "SceneBuilder", "SceneCluster", "SceneEdge", "SceneError", "SceneTooBig", "scene_from_layout", "segment_cells", "fit_route"]

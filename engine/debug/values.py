@@ -11,13 +11,13 @@ the beginning; K doubles whenever checkpoints would take more than half the budg
 """
 from __future__ import annotations
 
-import os
 import re
 from collections import deque
 from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
+from ..machine.memory import physical_memory
 from ..ir.errors import ExecutionError
 from ..ir.opset import callee_attribute, is_replayable
 from ..run.interpreter import Frame, Interpreter, Listener
@@ -35,10 +35,8 @@ class FrameArgs(NamedTuple):
 
 def default_budget() -> int:
     """A quarter of the machine's memory."""
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4
-    except (ValueError, OSError, AttributeError):
-        return 4 << 30
+    memory = physical_memory()
+    return memory // 4 if memory else 4 << 30
 
 
 def nbytes(out: Any) -> int:

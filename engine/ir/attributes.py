@@ -147,7 +147,7 @@ class DenseElements:
     @property
     def is_splat(self) -> bool:
         a = self.array
-        if a.size <= 1:
+        if a.size <= 1 or not any(a.strides):  # a splat as parsed: one value broadcast (strides 0)
             return True
         flat = a.reshape(-1)
         first = flat[0]
@@ -502,6 +502,8 @@ def attribute_key(attr: Any):
     if isinstance(attr, DenseArray):
         return ("darray", attr.element, tuple(attr))
     if isinstance(attr, DenseElements):
+        if attr.is_splat:  # without materialising a broadcast splat
+            return ("dense", attr.type, attr.array.shape, "splat", attr.array.reshape(-1)[:1].tobytes())
         a = np.ascontiguousarray(attr.array)
         return ("dense", attr.type, a.shape, a.tobytes())
     if isinstance(attr, dict):

@@ -71,6 +71,7 @@ def check_path(path: str, probe_root: Optional[str] = None) -> list[ModuleOutcom
     check.expect_serialized_eq reads back): a temporary one, removed after the module ran, or
     `probe_root/<file name>.<module number>` kept for the user when `probe_root` is given.
     """
+    from ..syntax.frontend import no_module_error
     from ..syntax.mlir.parser import parse_chunks
     from ..verify import verify
 
@@ -83,6 +84,8 @@ def check_path(path: str, probe_root: Optional[str] = None) -> list[ModuleOutcom
         modules = parse_chunks(text, str(path))
     except HlodbgError as e:
         return [ModuleOutcome(str(path), 0, error=e)]
+    if not modules:
+        return [ModuleOutcome(str(path), 0, error=no_module_error(str(path)))]
     outcomes = []
     for chunk, module in enumerate(modules):
         try:

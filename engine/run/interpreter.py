@@ -19,6 +19,7 @@ import numpy as np
 
 from ..machine.allocator import keep_freed_memory
 from ..machine.backend import CPU, Backend
+from ..machine.memory import format_bytes, physical_memory
 from ..ir.dtypes import as_value
 from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.core import Block, Function, Module, Operation, Value, symbol_name
@@ -284,6 +285,8 @@ class Interpreter:
 
             traceback.print_exception(error)
         message = str(error) or type(error).__name__
+        if isinstance(error, MemoryError):
+            message = f"out of memory ({message})"
         return ExecutionError(f"{op.name} failed: {message}", op.pos)
 
     def _compile(self, block: Block) -> tuple[list[Step], Optional[Operation]]:
@@ -320,6 +323,9 @@ class Interpreter:
 
             if op.name not in NATIVE_QUANTIZED_OPS:
                 evaluator = wrap_quantized(evaluator, call)
+        oversized = _result_beyond_memory(op)
+        if oversized is not None:
+            evaluator = oversized
         return Step(evaluator, call, list(op.operands), list(op.results))
 
     def callee(self, op: Operation) -> Function:
@@ -393,6 +399,30 @@ def _has_quantized_types(op: Operation) -> bool:
         if isinstance(t, TensorType) and isinstance(t.element, QuantizedType):
             return True
     return False
+
+
+def _result_beyond_memory(op: Operation) -> Optional[Callable]:
+    """An evaluator refusing `op` when one of its results needs more than all of the machine's
+    memory (a `dense<0.0> : tensor<512x1x6400x6400xf32>` splat, say), or None when they fit."""
+    memory = physical_memory()
+    if memory is None:
+        return None
+    for t in op.result_types:
+        if not isinstance(t, TensorType) or not t.is_static:
+            continue
+        try:
+            size = t.num_elements * t.numpy_dtype.itemsize
+        except (TypeError, AttributeError, NotImplementedError):
+            continue
+        if size > memory:
+            message = (f"{op.name}: its result {t} needs {format_bytes(size)}, more than the "
+                       f"{format_bytes(memory)} of memory this machine has")
+
+            def evaluator(call: OpCall, *operands: Any) -> Any:
+                raise ExecutionError(message, op.pos)
+
+            return evaluator
+    return None
 
 
 def _unsupported(op: Operation) -> Callable:

@@ -39,6 +39,11 @@ def parse_one(frontend: Frontend, text: str, filename: str = "<string>") -> Modu
     return modules[0]
 
 
+def no_module_error(filename: str) -> ParseError:
+    """What every command says of a file with nothing to load (empty, blank or only comments)."""
+    return ParseError(f"{filename} holds no module (the file is empty or only comments)")
+
+
 def first_words(text: str, count: int = 4096) -> str:
     """The start of a text without blank lines and `//` comments, for telling languages apart."""
     lines = []
@@ -49,4 +54,4 @@ def first_words(text: str, count: int = 4096) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Frontend", "first_words", "parse_one"]
+__all__ = ["Frontend", "first_words", "no_module_error", "parse_one"]

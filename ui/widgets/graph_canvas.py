@@ -31,12 +31,17 @@ from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
 from hlodbg.layouts.canvas import paint
 from hlodbg.layouts.graph import DataflowGraph
+from hlodbg.layouts.graphviz import LayoutLimitError
 from hlodbg.layouts.palette import style_of
 from hlodbg.layouts.scene import COLLAPSED_PREFIX, Scene, SceneBuilder
 from hlodbg.layouts.zoom import ZOOM_LEVELS, zoomed_scene
 
 BREAKPOINT_MARK = "●"
 MARKER_TAG = -1  # tag id of a breakpoint marker cell (canvas tag ids are never negative)
+# A view too big to lay out is replaced by a smaller one: its op's cluster or neighbourhood, of at
+# most this many nodes, which Graphviz lays out in about a second.
+FALLBACK_NODES = 100
+NOTE_TAG = -2  # tag id of the cells of the note saying why a smaller view is shown
 WHITE_NAMES = {"white", "bright_white"}  # palette text colours unreadable on a light theme
 
 
@@ -49,6 +54,7 @@ class _View:
     expanded: frozenset = frozenset()
     focus: Optional[str] = None  # the node a neighbourhood is centred on
     radius: int = 2
+    limit: Optional[int] = None  # a neighbourhood of at most this many nodes (the nearest)
     zoom: int = 0
 
 
@@ -67,6 +73,7 @@ class _Result:
     scene: Optional[Scene] = None
     shown: Optional[Scene] = None
     error: Optional[str] = None
+    note: Optional[str] = None  # why another view than the one asked for is shown
 
 
 class _SceneReady(Message, bubble=False):
@@ -138,6 +145,7 @@ class GraphCanvas(ScrollView, can_focus=False):
         self._breakpoints: set[str] = set()
         self._changed: set[str] = set()
         self._error: Optional[str] = None
+        self._note: Optional[str] = None  # why the scene shown is not the one asked for (too big)
         self._zoomed: dict[tuple[int, int], Scene] = {}  # (id(scene), level) -> zoomed; layout thread only
         self._pending: Optional[_Request] = None
         self._pending_lock = threading.Lock()
@@ -415,19 +423,48 @@ class GraphCanvas(ScrollView, can_focus=False):
             if node in self.graph.graph:
                 views += [_View(root=self.graph.cluster_of(node), zoom=zoom), _View(focus=node, zoom=zoom)]
         error = None
-        for view in dict.fromkeys(views):
+        views = list(dict.fromkeys(views))
+        for view in views:
             try:
-                scene = self.builder.neighbourhood(view.focus, view.radius) if view.focus is not None else self.builder.scene(view.root, view.expanded)
+                scene = self.builder.neighbourhood(view.focus, view.radius, view.limit) if view.focus is not None else self.builder.scene(view.root, view.expanded)
             except HlodbgError as problem:
-                error = error or str(problem)
+                error = error or problem.message
+                if isinstance(problem, LayoutLimitError):
+                    views += [v for v in self._smaller_views(view, node) if v not in views]
                 continue
             if node is not None and node not in scene.boxes:
                 continue
             key = (id(scene), zoom)
             if key not in self._zoomed:
                 self._zoomed[key] = zoomed_scene(scene, zoom)
-            return _Result(view, scene, self._zoomed[key])
+            note = f"{error}; showing {self._view_title(view)} instead" if error and view != request.view else None
+            return _Result(view, scene, self._zoomed[key], note=note)
         return _Result(request.view, error=error or f"cannot draw {node}")
+
+    def _smaller_views(self, view: _View, node: Optional[str]) -> list[_View]:
+        """What to draw when `view` is too big to lay out (too many nodes, or Graphviz past its
+        time or memory limit): the cluster of the op shown (or of the view's first op), folded as
+        usual, if it is small; else that op's neighbourhood, at most FALLBACK_NODES of it."""
+        anchor = node or self._current
+        if anchor is None and view.focus is None and view.root is not None:
+            anchor = next((n for n in self.graph.cluster_nodes(view.root) if self.graph.graph.nodes[n].get("op") is not None), None)
+        anchor = anchor or view.focus
+        if anchor is None or anchor not in self.graph.graph:
+            return []
+        smaller = [_View(focus=anchor, radius=view.radius if view.focus else 2, limit=FALLBACK_NODES, zoom=view.zoom)]
+        own = _View(root=self.graph.cluster_of(anchor), zoom=view.zoom)
+        try:
+            if self.builder.view(own.root).node_count <= FALLBACK_NODES:
+                smaller.insert(0, own)
+        except HlodbgError:
+            pass
+        return smaller
+
+    def _view_title(self, view: _View) -> str:
+        if view.focus is not None:
+            nearest = f" (the nearest {view.limit})" if view.limit is not None else ""
+            return f"{view.radius} hops around {self._node_title(view.focus)}{nearest}"
+        return self._cluster_title(view.root) if view.root is not None else "the program"
 
     # --- back on the UI thread ----------------------------------------------------------------------
     @on(_SceneReady)
@@ -438,6 +475,8 @@ class GraphCanvas(ScrollView, can_focus=False):
             self._update_title()
             return
         self._error = result.error
+        if result.shown is not None:
+            self._note = result.note
         if result.shown is None:
             self._target_view = self._view
             self._update_title()
@@ -507,7 +546,7 @@ class GraphCanvas(ScrollView, can_focus=False):
         """Where the view is, e.g. `@main > while %0:4 > body`."""
         view = self._view
         if view.focus is not None:
-            return f"{view.radius} hops around {self._node_title(view.focus)}"
+            return self._view_title(view)
         if self.shown_scene is None:
             return ""
         chain = self._cluster_chain(view.root)
@@ -535,7 +574,7 @@ class GraphCanvas(ScrollView, can_focus=False):
         state = f"zoom {self._view.zoom + 1}/{len(ZOOM_LEVELS)}, follow {'on' if self.follow else 'off'}"
         where = self.location()
         self.border_title = f"{where}  ({state})" if where else f"({state})"
-        self.border_subtitle = "laying out…" if self._worker_running else (self._error or "")
+        self.border_subtitle = "laying out…" if self._worker_running else (self._error or self._note or "")
 
     # --- painting ------------------------------------------------------------------------------------
     def notify_style_update(self) -> None:
@@ -558,7 +597,7 @@ class GraphCanvas(ScrollView, can_focus=False):
         region = self.scrollable_content_region
         width, height = region.width, region.height
         x0, y0 = round(self.scroll_x), round(self.scroll_y)
-        key = (id(self.shown_scene), x0, y0, width, height, self._highlight_version, self._error, self._worker_running)
+        key = (id(self.shown_scene), x0, y0, width, height, self._highlight_version, self._error, self._note, self._worker_running)
         if self._strips is not None and self._strips.key == key:
             return self._strips
         message = self._message()
@@ -578,6 +617,9 @@ class GraphCanvas(ScrollView, can_focus=False):
             column, row = box.x - x0, box.y - y0
             if 0 <= column < width and 0 <= row < height:
                 chars[row, column], tag_ids[row, column] = ord(BREAKPOINT_MARK), MARKER_TAG
+        if self._note and height and width:  # the pane says why it shows less than was asked for
+            note = f" {self._note} "[:width]
+            chars[0, :len(note)], tag_ids[0, :len(note)] = [ord(c) for c in note], NOTE_TAG
         lines = np.ascontiguousarray(chars).view(f"<U{width}").ravel().tolist() if width else [""] * height
         styles = self._tag_styles(canvas.tags, scene)
         rows = []
@@ -620,10 +662,12 @@ class GraphCanvas(ScrollView, can_focus=False):
         def style(tag_id: int) -> Style:
             if tag_id in cache:
                 return cache[tag_id]
-            tag = tags[tag_id] if tag_id != MARKER_TAG else ("marker", "")
+            tag = {MARKER_TAG: ("marker", ""), NOTE_TAG: ("note", "")}.get(tag_id) or tags[tag_id]
             result = base
             if tag is None:
                 pass
+            elif tag[0] == "note":
+                result = base + self._style("graph-canvas--message")
             elif tag[0] == "marker":
                 result = base + self._style("graph-canvas--breakpoint")
             elif tag[0] == "edge":

@@ -1,7 +1,10 @@
 """The program text: highlighted once, drawn a line at a time, with a breakpoint gutter.
 
-A JAX dump can be 150 KB; highlighting it again on every step would make stepping slow, so lines
-are highlighted once per theme and only the visible ones are drawn (Textual's Line API).
+A JAX dump can be 2 MB; highlighting it whole, or again on every step, would make opening and
+stepping slow, so a line is highlighted once per theme when first drawn and only the visible ones
+are drawn (Textual's Line API). A line
+longer than MAX_LINE_CHARS (a 33-million-character hex constant) is shown clipped, with a marker
+saying how much is hidden: neither the highlighter nor the drawing ever sees the whole of it.
 """
 from __future__ import annotations
 
@@ -20,6 +23,14 @@ from textual.strip import Strip
 from ..lexer import StableHLOLexer
 
 BREAKPOINT_MARK = "●"
+MAX_LINE_CHARS = 1000  # wider than any terminal; what is cut is only scrolled past
+
+
+def clip_line(line: str, limit: int = MAX_LINE_CHARS) -> str:
+    """`line` as the pane shows it: at most `limit` characters, then `… (+N chars)`."""
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]} … (+{len(line) - limit:,} chars)"
 
 
 def _foreground(style) -> Style:
@@ -47,28 +58,33 @@ class SourceView(ScrollView, can_focus=False):
     def __init__(self, text: str, **kwargs):
         super().__init__(**kwargs)
         self.text = text
-        self.source_lines = text.split("\n")
+        self.source_lines = [clip_line(line) for line in text.split("\n")]
         self.current_line: Optional[int] = None
         self.selected_line: Optional[int] = None
         self.breakpoint_lines: set[int] = set()
-        self._highlighted: dict[bool, list[Text]] = {}
+        self._highlighted: dict[bool, dict[int, Text]] = {}  # per theme: line index -> highlighted
+        self._syntax: dict[bool, Syntax] = {}
         self._gutter_width = len(str(len(self.source_lines))) + 3
         width = max((len(line) for line in self.source_lines), default=0) + self._gutter_width
         self.virtual_size = Size(width, len(self.source_lines))
 
-    def _lines(self) -> list[Text]:
+    def _line(self, index: int) -> Text:
+        """Line `index` highlighted, once per theme, when first drawn: opening a 2 MB program
+        highlights the lines on screen, not all 20,000 of them."""
         dark = self.app.current_theme.dark if self.is_attached else True
-        if dark not in self._highlighted:
-            syntax = Syntax("", StableHLOLexer(), theme="monokai" if dark else "friendly")
-            highlighted = syntax.highlight(self.text)
-            highlighted.rstrip()
+        lines = self._highlighted.setdefault(dark, {})
+        text = lines.get(index)
+        if text is None:
+            syntax = self._syntax.get(dark)
+            if syntax is None:
+                syntax = self._syntax[dark] = Syntax("", StableHLOLexer(), theme="monokai" if dark else "friendly")
+            text = syntax.highlight(self.source_lines[index])
+            text.rstrip()
             # Token colours only: the pane's own background shows through in either theme.
-            highlighted.style = ""
-            highlighted.spans = [Span(span.start, span.end, _foreground(span.style)) for span in highlighted.spans]
-            lines = list(highlighted.split("\n", allow_blank=True))
-            lines += [Text("")] * (len(self.source_lines) - len(lines))
-            self._highlighted[dark] = lines
-        return self._highlighted[dark]
+            text.style = ""
+            text.spans = [Span(span.start, span.end, _foreground(span.style)) for span in text.spans]
+            lines[index] = text
+        return text
 
     def render_line(self, y: int) -> Strip:
         index = self.scroll_offset.y + y
@@ -78,7 +94,7 @@ class SourceView(ScrollView, can_focus=False):
         gutter_style = self.get_component_rich_style("source--gutter")
         mark = Segment(BREAKPOINT_MARK if number in self.breakpoint_lines else " ", self.get_component_rich_style("source--breakpoint"))
         digits = Segment(f"{number:>{self._gutter_width - 3}} ", gutter_style)
-        text = self._lines()[index]
+        text = self._line(index)
         segments = [mark, digits, Segment(" ")] + list(text.render(self.app.console, end=""))
         highlight = None
         if number == self.current_line:
@@ -121,6 +137,7 @@ class SourceView(ScrollView, can_focus=False):
             self.scroll_to(y=max(0, line - 1 - height // 3), animate=False)
 
     def line_text(self, line: int) -> str:
+        """The line as shown (clipped)."""
         return self.source_lines[line - 1] if 0 < line <= len(self.source_lines) else ""
 
     def on_click(self, event: Click) -> None:

@@ -66,7 +66,7 @@ def parse_dense_literal(body: str, ttype: TensorType) -> np.ndarray:
     if literal_shape == () or (len(leaves) == 1 and literal_shape in ((), (1,)) and not shape == (1,)):
         if literal_shape != ():
             raise DenseFormatError(f"literal of shape {list(literal_shape)} does not fit {ttype}")
-        return np.full(shape, values[0], dtype=dtype)
+        return splat_array(values[0], shape, dtype)
     if literal_shape != shape:
         raise DenseFormatError(
             f"literal of shape [{', '.join(map(str, literal_shape))}] does not match {ttype}"
@@ -74,20 +74,64 @@ def parse_dense_literal(body: str, ttype: TensorType) -> np.ndarray:
     return values.reshape(shape)
 
 
+def splat_array(value, shape, dtype: np.dtype) -> np.ndarray:
+    """A read-only array of `shape` holding one value, in the memory of that one value.
+
+    A splat stays a splat (strides of 0) until an evaluator needs its data: `dense<0.0>` of a
+    78 GiB tensor type parses, verifies, prints and draws without allocating the tensor.
+    """
+    return np.broadcast_to(np.array(value, dtype=dtype), shape)
+
+
 def _parse_hex_blob(text: str, shape, dtype: np.dtype, element) -> np.ndarray:
     if not (text.startswith('"0x') and text.endswith('"')):
         raise DenseFormatError('expected a hex string "0x..." in dense literal')
-    hexdigits = text[3:-1]
+    return _decode_hex(text, 3, len(text) - 1, shape, dtype, element)
+
+
+def parse_hex_digits(text: str, start: int, end: int, ttype: TensorType) -> np.ndarray:
+    """The array the hex digits `text[start:end]` of a `dense<"0x...">` literal spell, for a
+    parser that found them in its source (error offsets are relative to `start - 3`, the quote)."""
+    if not ttype.is_static:
+        raise DenseFormatError(f"dense elements need a statically shaped type, not {ttype}")
+    element = storage_element(ttype.element)
+    return _decode_hex(text, start, end, tuple(ttype.shape), element.numpy_dtype, element)
+
+
+HEX_SLICE = 1 << 20  # digits decoded at a time: the literal's text is never copied whole
+
+
+def _hex_bytes(text: str, start: int, end: int) -> np.ndarray:
+    """The bytes `text[start:end]` spells, decoded straight from the source into one buffer the
+    array then shares: a 128 MB literal costs its bytes once more, not copies of its text."""
+    raw = np.empty((end - start) // 2, np.uint8)
+    filled = 0
+    for at in range(start, end, HEX_SLICE):
+        digits = text[at:min(at + HEX_SLICE, end)]
+        try:
+            piece = bytes.fromhex(digits)
+        except ValueError:
+            piece = None
+        if piece is None or 2 * len(piece) != len(digits):
+            # Digits spaced as bytes.fromhex allows, or bad ones: decode whole (ValueError if bad).
+            return np.frombuffer(bytes.fromhex(text[start:end]), np.uint8)
+        raw[filled:filled + len(piece)] = np.frombuffer(piece, np.uint8)
+        filled += len(piece)
+    return raw
+
+
+def _decode_hex(text: str, start: int, end: int, shape, dtype: np.dtype, element) -> np.ndarray:
     try:
-        raw = bytes.fromhex(hexdigits)
+        raw = _hex_bytes(text, start, end)
     except ValueError:
         raise DenseFormatError("malformed hex digits in dense literal", 3) from None
+    raw.flags.writeable = False
     itemsize = 2 * dtype.itemsize if isinstance(element, ComplexType) and dtype.kind != "c" else dtype.itemsize
     count = int(np.prod(shape, dtype=np.int64))
     if len(raw) == itemsize * count:
-        return np.frombuffer(raw, dtype=dtype).reshape(shape).copy()
+        return np.frombuffer(raw, dtype=dtype).reshape(shape)
     if len(raw) == itemsize:
-        return np.full(shape, np.frombuffer(raw, dtype=dtype)[0], dtype=dtype)
+        return splat_array(np.frombuffer(raw, dtype=dtype)[0], shape, dtype)
     raise DenseFormatError(
         f"hex literal has {len(raw)} bytes; {count} elements of {element} need {itemsize * count}"
     )

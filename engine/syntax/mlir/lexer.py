@@ -6,6 +6,7 @@ grammar is context sensitive (`2x3xf32` inside a tensor type, `[0:2]` slice rang
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NoReturn, Optional
 
 from ...ir.errors import ParseError, SourcePos, SourceText
@@ -20,9 +21,17 @@ _BLOCK_ID = re.compile(r"\^[A-Za-z0-9_$.\-]+")
 _SYMBOL = re.compile(r"@(?:[A-Za-z_][A-Za-z0-9_$.]*|\"(?:[^\"\\\n]|\\.)*\")")
 _INT = re.compile(r"[-+]?(?:0x[0-9A-Fa-f]+|\d+)")
 _NUMBER = re.compile(r"[-+]?(?:0x[0-9A-Fa-f]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)")
-_STRING = re.compile(r"\"(?:[^\"\\\n]|\\.)*\"")
+# Unrolled (runs of plain characters, then one escape) rather than one alternation per character:
+# the regex engine then scans a 100 MB hex literal in one pass and without a growing stack.
+_STRING = re.compile(r"\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\"")
 _STRING_ESCAPE = re.compile(r"\\(?:([0-9A-Fa-f]{2})|(.))")
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
+
+
+@lru_cache(maxsize=None)
+def _plain_run(open_ch: str, close_ch: str):
+    """Matches the characters `balanced` passes over without a look (not brackets, quotes, '-')."""
+    return re.compile(f"[^{re.escape(open_ch + close_ch)}\"\\-]*").match
 
 
 def _describe_token(text: str, pos: int) -> str:
@@ -33,6 +42,11 @@ def _describe_token(text: str, pos: int) -> str:
     if len(token) > 30:
         token = token[:27] + "..."
     return f"'{token}'"
+
+
+def is_blank(text: str) -> bool:
+    """Whether `text` holds only whitespace and `//` comments."""
+    return _WS.match(text).end() == len(text)
 
 
 def unescape_string(body: str) -> str:
@@ -272,9 +286,17 @@ class Lexer:
         start = self.pos
         i = start
         n = len(text)
+        skip_plain = _plain_run(open_ch, close_ch)
         while i < n:
+            i = skip_plain(text, i).end()
+            if i >= n:
+                break
             ch = text[i]
             if ch == '"':
+                end = text.find('"', i + 1)  # a string without escapes: found by memchr, not the regex
+                if end > 0 and text.find("\\", i, end) < 0 and text.find("\n", i, end) < 0:
+                    i = end + 1
+                    continue
                 m = _STRING.match(text, i)
                 if m is None:
                     self.error("unterminated string", i)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...ir.errors import ParseError, SourcePos
 from ...ir.core import Block, Function, Module, Operation, Region, Value
-from .lexer import unescape_string
+from .lexer import is_blank, unescape_string
 from ...ir.opset import OPS
 from .format import fill_defaults
 from .op_syntax import PRETTY_PARSERS
@@ -471,11 +471,25 @@ def parse_module(text: str, filename: str = "<string>") -> Module:
         raise ParseError("input nests too deeply", parser.here()) from None
 
 
+def _split_markers(text: str):
+    """SPLIT_MARKER's matches, found with str.find: a regex anchored at every line start would
+    visit each character of a 100 MB hex literal."""
+    pos = text.find(_MARKER_TEXT)
+    while pos >= 0:
+        m = SPLIT_MARKER.match(text, pos) if pos == 0 or text[pos - 1] == "\n" else None
+        if m is not None:
+            yield m
+        pos = text.find(_MARKER_TEXT, m.end() if m is not None else pos + 1)
+
+
+_MARKER_TEXT = "// -----"
+
+
 def split_chunks(text: str) -> list[tuple[int, str]]:
     """`// -----` separated inputs as (lines before the chunk, chunk text) pairs."""
     chunks = []
     last = 0
-    for m in SPLIT_MARKER.finditer(text):
+    for m in _split_markers(text):
         chunks.append((text.count("\n", 0, last), text[last:m.start()]))
         last = m.end()
     chunks.append((text.count("\n", 0, last), text[last:]))
@@ -486,9 +500,7 @@ def parse_chunks(text: str, filename: str = "<string>") -> list[Module]:
     """Parse every `// -----` chunk; each keeps line numbers of the whole file in its errors."""
     modules = []
     for line_offset, chunk in split_chunks(text):
-        if not chunk.strip() or all(
-            l.strip() == "" or l.strip().startswith("//") for l in chunk.splitlines()
-        ):
+        if is_blank(chunk):
             continue
         padded = "\n" * line_offset + chunk
         modules.append(parse_module(padded, filename))

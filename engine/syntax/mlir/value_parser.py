@@ -10,7 +10,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ...ir import attributes as A
-from .dense import DenseFormatError, parse_dense_literal
+from .dense import DenseFormatError, parse_dense_literal, parse_hex_digits, splat_array
 from ...ir.errors import ParseError
 from .lexer import Lexer
 from ...ir.locations import CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc, OpaqueLoc, UnknownLoc
@@ -356,19 +356,37 @@ class ValueParser(Lexer):
         start = self.pos
         self.pos += len("dense<")
         body_start = self.pos
-        body = self.balanced("<", ">")
+        hex_span = self._hex_digits()
+        body = self.balanced("<", ">") if hex_span is None else None
         self.expect(":", "and the type of the dense literal")
         type_pos = self.pos
         t = self.parse_type("a tensor type for the dense literal")
         if not isinstance(t, TensorType):
             self.error(f"dense literal needs a tensor type, not {t}", type_pos)
         try:
-            array = parse_dense_literal(body, t)
+            array = parse_dense_literal(body, t) if hex_span is None else parse_hex_digits(self.text, *hex_span, t)
         except DenseFormatError as e:
             self.error(str(e), body_start + e.offset)
         except (ValueError, OverflowError, TypeError) as e:
             self.error(f"bad dense literal: {e}", start)
         return A.DenseElements(t, array)
+
+    def _hex_digits(self) -> Optional[tuple[int, int]]:
+        """Where the digits of a `"0x..."` literal that closes the `dense<` are (consumed), else
+        None: decoded straight from the source, a 100 MB literal's text is never copied."""
+        text, pos = self.text, self.pos
+        if not text.startswith('"0x', pos):
+            return None
+        end = text.find('"', pos + 3)
+        if end < 0 or text.find("\\", pos, end) >= 0 or text.find("\n", pos, end) >= 0:
+            return None
+        close = end + 1
+        while close < len(text) and text[close] in " \t\r\n":
+            close += 1
+        if not text.startswith(">", close):
+            return None
+        self.pos = close + 1
+        return pos + 3, end
 
     def _dense_resource(self) -> A.DenseElements:
         start = self.pos
@@ -379,7 +397,8 @@ class ValueParser(Lexer):
         t = self.parse_type("a tensor type")
         if not isinstance(t, TensorType) or not t.is_static:
             self.error("dense_resource needs a static tensor type", start)
-        attr = A.DenseElements(t, np.zeros(t.shape, dtype=storage_dtype(t)), resource=name)
+        # A placeholder until the resource's blob is read (or forever, if elided): a zero splat.
+        attr = A.DenseElements(t, splat_array(0, t.shape, storage_dtype(t)), resource=name)
         self.dense_resources.append((attr, start))
         return attr
 

@@ -1,0 +1,120 @@
+"""Graphviz never runs unbounded: no layout of more than MAX_LAYOUT_NODES nodes is started, and
+each run is killed past its time or memory limit with a clear message."""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hlodbg.cli import main
+from hlodbg.layouts import layout as layout_module
+from hlodbg.layouts.export import graph_view
+from hlodbg.layouts.graphviz import LayoutLimitError, run_graphviz
+from hlodbg.layouts.layout import MAX_LAYOUT_NODES, clear_memory_cache, compute_layout
+from hlodbg.layouts.scene import SceneBuilder
+from hlodbg.program import load
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "sample_programs" / "tiny_model.mlir"
+linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="memory limits use Linux's prlimit")
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("HLODBG_CACHE_DIR", str(tmp_path / "cache"))
+    clear_memory_cache()
+    yield
+    clear_memory_cache()
+
+
+def fake_dot(tmp_path: Path, monkeypatch, body: str, interpreter: str = "/bin/sh") -> Path:
+    """An executable standing in for Graphviz: it answers `-V`, logs each layout run to `runs`,
+    then does `body`."""
+    runs = tmp_path / "runs"
+    script = tmp_path / "fake-dot"
+    if interpreter == "/bin/sh":
+        prologue = f'[ "$1" = -V ] && {{ echo "fake dot" >&2; exit 0; }}\necho run >> {runs}'
+    else:
+        prologue = f"import sys\nif sys.argv[1:] == ['-V']: sys.exit(0)\nopen({str(runs)!r}, 'a').write('run\\n')"
+    script.write_text(f"#!{interpreter}\n{prologue}\n{body}\n")
+    script.chmod(0o755)
+    monkeypatch.setenv("HLODBG_DOT", str(script))
+    return runs
+
+
+def run_count(runs: Path) -> int:
+    return len(runs.read_text().splitlines()) if runs.exists() else 0
+
+
+def gone(pid: int) -> bool:
+    """Whether process `pid` has ended (waits a little: its reaping is asynchronous)."""
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def chain_program(ops: int) -> str:
+    body = "\n".join(f"  %v{i + 1} = stablehlo.add %v{i}, %v{i} : tensor<f32>" for i in range(ops))
+    return f"func.func @main(%v0: tensor<f32>) -> tensor<f32> {{\n{body}\n  return %v{ops} : tensor<f32>\n}}\n"
+
+
+def test_a_graphviz_that_hangs_is_killed_with_what_it_started(tmp_path, monkeypatch):
+    started = tmp_path / "started"
+    fake_dot(tmp_path, monkeypatch, f"cat > /dev/null\nsleep 600 &\necho $! > {started}\nwait")
+    with pytest.raises(LayoutLimitError, match=r"Graphviz took longer than 0.5 s and was stopped"):
+        run_graphviz("digraph { a -> b }", "json", timeout=0.5)
+    assert gone(int(started.read_text()))  # the wrapper's child too, not only the wrapper
+
+
+def test_the_time_limit_can_be_shortened_from_the_environment(tmp_path, monkeypatch):
+    fake_dot(tmp_path, monkeypatch, "cat > /dev/null\nexec sleep 600")
+    monkeypatch.setenv("HLODBG_LAYOUT_TIMEOUT", "0.5")
+    with pytest.raises(LayoutLimitError, match="longer than 0.5 s"):
+        compute_layout(graph_view(load(SAMPLE).module), use_cache=False)
+
+
+@linux_only
+def test_a_graphviz_that_eats_memory_stops_at_its_limit(tmp_path, monkeypatch):
+    # Reads its input as dot does, then asks for 1 GiB more than it may have.
+    fake_dot(tmp_path, monkeypatch, "sys.stdin.buffer.read()\nhoard = bytearray(1 << 30)\nprint('{}')", sys.executable)
+    monkeypatch.setenv("HLODBG_LAYOUT_MEMORY", "256M")
+    with pytest.raises(LayoutLimitError, match=r"stopped at its memory limit of 256.0 MiB"):
+        run_graphviz("digraph { a -> b }", "json")
+
+
+def test_no_layout_of_more_nodes_than_the_cap_is_started(tmp_path, monkeypatch):
+    runs = fake_dot(tmp_path, monkeypatch, "cat > /dev/null\necho '{}'")
+    view = graph_view(load(SAMPLE).module)
+    monkeypatch.setattr(layout_module, "MAX_LAYOUT_NODES", view.node_count - 1)
+    with pytest.raises(LayoutLimitError, match=rf"the graph has {view.node_count} nodes, more than the {view.node_count - 1} one layout may have"):
+        compute_layout(view, use_cache=False)
+    assert run_count(runs) == 0
+
+
+def test_export_of_a_graph_above_the_cap_is_a_clear_message_and_runs_no_graphviz(tmp_path, monkeypatch, capsys):
+    runs = fake_dot(tmp_path, monkeypatch, "cat > /dev/null\necho '{}'")
+    path = tmp_path / "chain.mlir"
+    path.write_text(chain_program(MAX_LAYOUT_NODES + 10))
+    for name in ("chain.svg", "chain.png", "chain.json"):
+        assert main(["export", str(path), "-o", str(tmp_path / name)]) == 2
+        err = capsys.readouterr().err
+        assert f"more than the {MAX_LAYOUT_NODES:,} one layout may have" in err and "--focus" in err and "Traceback" not in err
+        assert run_count(runs) == 0 and not (tmp_path / name).exists()
+    # A neighbourhood of it exports.
+    assert main(["export", str(path), "-o", str(tmp_path / "part.dot"), "--focus", "%v100", "--radius", "3"]) == 0
+
+
+def test_a_scene_graphviz_gave_up_on_is_not_laid_out_again(tmp_path, monkeypatch):
+    runs = fake_dot(tmp_path, monkeypatch, "cat > /dev/null\nexec sleep 600")
+    builder = SceneBuilder(graph_view(load(SAMPLE).module), timeout=0.5)
+    for _ in range(2):
+        with pytest.raises(LayoutLimitError, match="longer than 0.5 s"):
+            builder.scene("fn:main")
+    assert run_count(runs) == 1
