@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -66,6 +67,27 @@ def value_test(name: str) -> Callable[[list], bool]:
     return lambda results: any(_count(r, name) for r in results)
 
 
+_BLAS_FLOATS = "fd"  # float32, float64: dot products of these are fast and exact enough to screen
+
+
+def surely_finite(output: Any) -> bool:
+    """True when an op's raw output (one array) certainly holds no NaN or Inf. It runs once per
+    op while a value breakpoint watches the run, so it is a screen, not a count: False only
+    means "look closer" (several results, narrow floats, a dropped value, overflow).
+
+    For float32/float64 it uses x·x: a NaN makes it NaN and an Inf makes it +Inf (squares are
+    never negative, so no Inf - Inf), while finite elements give a finite sum unless it
+    overflows, which only sends the op to the exact check."""
+    if type(output) is not np.ndarray:
+        return False
+    if output.dtype.char in _BLAS_FLOATS:
+        if output.ndim == 0:
+            return math.isfinite(output)
+        flat = output.reshape(-1)
+        return math.isfinite(flat.dot(flat))
+    return output.dtype.kind in "biu"
+
+
 @dataclass
 class Breakpoint:
     """One breakpoint; `ops` is empty for value breakpoints (they apply to every op)."""
@@ -79,6 +101,7 @@ class Breakpoint:
     ops: frozenset = frozenset()
     after: bool = False  # stops right after its op (it looks at results) instead of before
     note: str = ""  # how the spec was resolved (e.g. "line 41 has no op: using line 43")
+    nonfinite_only: bool = False  # its test can only hold where a result holds NaN or Inf
     test: Optional[Callable] = field(default=None, repr=False)  # value test or expression
     condition_test: Optional[Callable] = field(default=None, repr=False)
 
@@ -238,7 +261,7 @@ class BreakpointTable:
         bp = Breakpoint(self._next_id, spec, condition or None, int(ignore), enabled)
         word = spec.lower()
         if word in VALUE_TESTS:
-            bp.kind, bp.after = "value", True
+            bp.kind, bp.after, bp.nonfinite_only = "value", True, True
             bp.test, _ = _compile_test(word, "breakpoint")
         else:
             try:

@@ -520,19 +520,25 @@ class Session:
                 return bool(found)
 
             gate.check_before = check_before
+        carried: list = []
         if after or after_event is not None:
-            completed = view.trace.completed
+            trace = view.trace
+            completed = trace.completed
 
             def check_after(e: int) -> bool:
-                found = self.timeline.hits_at_end(view, e, after, TimePoint.finish(view.trace, e, len(completed) - 1)) if after else []
+                found = self.timeline.hits_at_end(view, e, after, TimePoint.finish(trace, e, len(completed) - 1)) if after else []
                 hits.extend(found)
                 return bool(found) or e == after_event
 
             gate.check_after = check_after
+            if after_event is None and view is self.timeline.main:
+                screen, carried = self.timeline.screen_results(view, after, check_after)
+                gate.check_after = screen or check_after
         try:
             view.execution.advance()
         finally:
             gate.reset()
+            self.timeline.carry_ledgers(view.trace, carried)
         return hits
 
     def _forward(self, target: Optional[int] = None, after_event: Optional[int] = None,
