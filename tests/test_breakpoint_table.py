@@ -3,6 +3,7 @@ session) and which live only for one launch (--break-on), and how cheaply NaN/In
 watch a long run."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import ml_dtypes
@@ -110,3 +111,85 @@ def test_nan_hits_are_numbered_alike_whether_found_live_or_by_scanning_back(coun
     stop = session.continue_()
     assert stop.hits[0].hit == 2 and session.event(stop.hits[0].event).iterations == (299,)
     session.close()
+
+
+# -- breakpoints given at launch are not saved --------------------------------------------------------
+
+def _saved_specs(state_dir) -> list[str]:
+    files = list(state_dir.rglob("*.json"))
+    return [bp["spec"] for f in files for bp in json.loads(f.read_text())["breakpoints"]]
+
+
+def test_launch_breakpoints_live_for_their_session_only(state_dir):
+    for _ in range(3):  # three launches with --break-on nan
+        session = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])
+        session.break_at("nan", saved=False)
+        assert [bp.describe() for bp in session.breakpoints.breakpoints] == ["#1 nan"]
+        session.close()
+    assert _saved_specs(state_dir) == []
+    later = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])  # --break-on %999 then stops nowhere old
+    assert later.breakpoints.breakpoints == []
+    later.close()
+
+
+def test_a_launch_breakpoint_the_user_already_saved_is_not_added_twice(state_dir):
+    first = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])
+    first.break_at("nan")
+    first.close()
+    again = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])
+    assert again.break_at("nan", saved=False).id == 1
+    again.break_at("func.call", saved=False)
+    again.watch("%a.sum()")  # saving the table keeps only what the user set
+    assert [bp.describe() for bp in again.breakpoints.breakpoints] == ["#1 nan", "#2 func.call"]
+    again.close()
+    assert _saved_specs(state_dir) == ["nan"]
+
+
+def test_setting_a_launch_breakpoint_again_in_the_session_saves_it(state_dir):
+    session = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])
+    session.break_at("nan", saved=False)
+    assert session.break_at("nan").id == 1
+    session.close()
+    assert _saved_specs(state_dir) == ["nan"]
+
+
+def test_a_file_holding_one_copy_per_launch_loads_each_breakpoint_once(state_dir):
+    session = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])
+    session.break_at("nan")
+    session.close()
+    (path,) = state_dir.rglob("*.json")
+    entry = {"spec": "nan", "condition": None, "ignore": 0, "enabled": True}
+    path.write_text(json.dumps({"version": 1, "breakpoints": [entry] * 3, "watches": ["%a.sum()"] * 2}))
+    again = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])
+    assert [bp.describe() for bp in again.breakpoints.breakpoints] == ["#1 nan"]
+    assert again.breakpoints.watches == ["%a.sum()"]
+    stop = again.continue_()
+    assert [h.breakpoint.describe() for h in stop.hits] == ["#1 nan"]
+    again.close()
+
+
+def test_a_bad_saved_entry_is_reported_in_words(state_dir):
+    session = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])
+    session.break_at("nan")
+    session.close()
+    (path,) = state_dir.rglob("*.json")
+    path.write_text(json.dumps({"version": 1, "breakpoints": [{"spec": "%gone"}, {"where": 3}], "watches": []}))
+    again = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])
+    first, second = again.breakpoints.messages
+    assert first == "saved breakpoint '%gone' no longer applies: no value %gone in any function"
+    assert second.startswith("ignored an unreadable entry in ") and "{'" not in second
+    again.close()
+
+
+async def test_the_debugger_launched_three_times_with_break_on_saves_nothing(state_dir):
+    from hlodbg.ui.app import HlodbgApp
+
+    from .pilot import settle
+
+    for _ in range(3):
+        app = HlodbgApp(hlodbg.load(NAN_PROGRAM), args=[HUNDREDS], memory="1G", break_on="nan")
+        async with app.run_test(size=(140, 44)) as pilot:
+            await settle(app, pilot)
+            assert app.screen.state.stop_reason == "breakpoint"
+            assert [bp.describe() for bp in app.controller.session.breakpoints.breakpoints] == ["#1 nan"]
+    assert _saved_specs(state_dir) == []

@@ -354,9 +354,10 @@ class Session:
         return self.timeline.main.store.budget
 
     # -- breakpoints --------------------------------------------------------------------------
-    def break_at(self, spec: str, condition: Optional[str] = None, ignore: int = 0) -> Breakpoint:
-        """Add a breakpoint (see breakpoints.py for the forms); it is saved with the program."""
-        return self.breakpoints.add(spec, condition, ignore)
+    def break_at(self, spec: str, condition: Optional[str] = None, ignore: int = 0, saved: bool = True) -> Breakpoint:
+        """Add a breakpoint (see breakpoints.py for the forms); it is saved with the program
+        unless `saved` is False (a launch option's breakpoint lives for this session only)."""
+        return self.breakpoints.add(spec, condition, ignore, saved=saved)
 
     def hits(self, bp: Breakpoint) -> int:
         """How many times `bp` has been met from the start up to the current position."""

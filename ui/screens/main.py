@@ -81,7 +81,7 @@ class MainScreen(Screen):
     @work(exclusive=True, group="session")
     async def start(self) -> None:
         if self.break_on:
-            result = await self.controller.call(self.runner.run, f"break {self.break_on}")
+            result = await self.controller.call(self.runner.launch_break, self.break_on)
             self.show_result(result)
             await self._run_move("continue_")
         else:
