@@ -263,7 +263,7 @@ def test_serve_runs_the_same_app_per_browser_tab(monkeypatch):
     served = {}
 
     class FakeServer:
-        def __init__(self, command, host, port, title):
+        def __init__(self, command, host, port, title, public_url=None):
             served.update(command=command, host=host, port=port, title=title)
 
         def serve(self):
