@@ -35,7 +35,7 @@ def break_on(session, spec: str, program_name: str) -> int:
     try:
         session.break_at(spec)
     except BreakpointError as e:
-        raise ExecutionError(f"--break-on: {e}") from None
+        raise e.about("--break-on") from None
     stop = session.continue_()
     if stop.reason == "error":
         raise session.error

@@ -77,3 +77,10 @@ def test_every_browser_session_keeps_its_own_breakpoints():
     # the command each browser session runs builds an app that neither loads nor saves breakpoints
     app = build_app(_parser().parse_args(command[command.index("open"):]))
     assert app.error is None and app.options["persist"] is False
+
+
+def test_this_machines_address_is_a_name_or_address_others_can_use():
+    from hlodbg.ui_entry import machine_address
+
+    address = machine_address()
+    assert address and address not in ("0.0.0.0", "::") and " " not in address
