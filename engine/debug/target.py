@@ -37,6 +37,11 @@ MOVES = ("step", "step_in", "step_out", "back", "back_in", "back_out", "continue
          "run_to", "goto", "restart")
 
 
+def move_words(name: str) -> str:
+    """A move as people say it ("continue", "step in", "reverse continue"), for messages."""
+    return name.rstrip("_").replace("_", " ")
+
+
 class TargetError(GridError):
     """A request a target cannot meet: a device off the grid, lock-step on one process, ..."""
 

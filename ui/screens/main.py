@@ -21,6 +21,7 @@ from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.debug.stops import op_label
+from hlodbg.engine.debug.target import move_words
 from hlodbg.layouts.graph import DataflowGraph
 
 from ..commands import CommandResult, CommandRunner
@@ -99,16 +100,16 @@ class MainScreen(Screen):
         await self._run_move(name, *args)
 
     async def _run_move(self, name: str, *args) -> None:
-        self.busy = name
+        self.busy = move_words(name)
         self._started = time.perf_counter()
         timer = self.set_interval(PROGRESS_INTERVAL, self._show_progress)
         try:
             state = await self.controller.call(self.controller.move, name, *args)
         except HlodbgError as e:  # e.g. an event that does not exist: the session is unchanged
-            self.log_line(f"{name}: {e.message}", error=True)
+            self.log_line(f"{move_words(name)}: {e.message}", error=True)
             return
         except Exception as e:  # a bug in a move must not take the session down
-            self.log_line(f"internal error during {name}: {type(e).__name__}: {e}", error=True)
+            self.log_line(f"internal error during {move_words(name)}: {type(e).__name__}: {e}", error=True)
             return
         finally:
             timer.stop()
