@@ -42,12 +42,11 @@ def add_parsers(sub) -> None:
 
 
 def cmd_run(args) -> int:
-    from hlodbg.engine.run.interpreter import Interpreter
+    from hlodbg.engine.run.interpreter import Interpreter, entry_function
     from hlodbg.program import load
 
     program = load(args.program, chunk=args.chunk)
-    interpreter = Interpreter(program.module)
-    function = interpreter.entry_function(args.entry)
+    function = entry_function(program.module, args.entry)  # a session builds its own interpreter
     values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
 
     if grid_size(program.module, args) != (1, 1):
@@ -73,6 +72,7 @@ def cmd_run(args) -> int:
             session.close()
         printed = session.printed
     else:
+        interpreter = Interpreter(program.module)
         results = interpreter.run(args.entry, values)
         printed = interpreter.printed
     for line in printed:

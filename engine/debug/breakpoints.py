@@ -97,9 +97,7 @@ def surely_finite(output: Any) -> bool:
     if type(output) is not np.ndarray:
         return False
     if output.dtype.char in _BLAS_FLOATS:
-        if output.ndim == 0:
-            return math.isfinite(output)
-        flat = output.reshape(-1)
+        flat = output if output.ndim == 1 else output.ravel()
         return math.isfinite(flat.dot(flat))
     return output.dtype.kind in "biu"
 
