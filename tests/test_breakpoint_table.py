@@ -193,3 +193,18 @@ async def test_the_debugger_launched_three_times_with_break_on_saves_nothing(sta
             assert app.screen.state.stop_reason == "breakpoint"
             assert [bp.describe() for bp in app.controller.session.breakpoints.breakpoints] == ["#1 nan"]
     assert _saved_specs(state_dir) == []
+
+
+async def test_a_bad_break_on_in_the_debugger_is_one_clean_console_line(state_dir):
+    from hlodbg.ui.app import HlodbgApp
+
+    from .pilot import settle
+
+    app = HlodbgApp(hlodbg.load(NAN_PROGRAM), args=[HUNDREDS], memory="1G", break_on="abs(result")
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        console = [str(line.text) for line in app.screen.query_one("#console").lines]
+        (line,) = [text for text in console if "--break-on" in text]
+        assert line.startswith("--break-on: breakpoint expression 'abs(result': invalid syntax")
+        assert "error:" not in line
+        assert app.controller.session.breakpoints.breakpoints == []
