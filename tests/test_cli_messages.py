@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import hlodbg
 from hlodbg.cli import main
 from hlodbg.engine.debug.target import MOVES, move_words
 

@@ -2,7 +2,6 @@
 given, and breakpoints given at launch that are not saved with the program."""
 from __future__ import annotations
 
-import json
 import shlex
 from pathlib import Path
 

@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver
+from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver, surely_finite
 from ..machine.backend import CPU, Backend
 from ..ir.errors import ExecutionError, HlodbgError
 from .expressions import ExpressionError, compile_expression
@@ -533,8 +533,9 @@ class Session:
 
             gate.check_after = check_after
             if after_event is None and view is self.timeline.main:
-                screen, carried = self.timeline.screen_results(view, after, check_after)
-                gate.check_after = screen or check_after
+                look_closely, carried = self.timeline.screen_results(view, after, check_after)
+                if look_closely is not None:
+                    gate.check_after, gate.skip_output = look_closely, surely_finite
         try:
             view.execution.advance()
         finally:

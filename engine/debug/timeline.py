@@ -184,16 +184,17 @@ class Timeline:
         return Hit(bp, e, at_end, number)
 
     def screen_results(self, view: View, after, check_after: Callable[[int], bool]):
-        """(a check_after that screens each output first, the ledgers it carries along), or
-        (None, []) unless every breakpoint looking at results is a NaN/Inf test. The observed
-        loop calls it once per op, so an output that surely holds no NaN/Inf costs one cheap
-        test; the rest go to `check_after`. The ledgers checked up to the end of the recorded
-        run go on being checked by it, so a hit far into a long run needs no second scan to be
-        numbered."""
+        """(a check_after for the outputs that breakpoints.surely_finite does not clear, the
+        ledgers it carries along), or (None, []) unless every breakpoint looking at results is a
+        NaN/Inf test. The recording loop screens each output itself (Gate.skip_output), so an
+        output that surely holds no NaN/Inf costs one cheap test; the rest go to `check_after`.
+        The ledgers checked up to the end of the recorded run go on being checked by it (every
+        output it was not asked about was screened out: not met), so a hit far into a long run
+        needs no second scan to be numbered."""
         if not all(bp.nonfinite_only for bp in after):
             return None, []
         trace = view.trace
-        results, ops, completed = trace.results, trace.ops, trace.completed
+        completed = trace.completed
         carried = []
         frontier = TimePoint(len(trace), 0, len(completed))
         for bp in after:
@@ -203,16 +204,13 @@ class Timeline:
             if ledger.checked_until >= frontier or frontier == (0, 0, 0):
                 carried.append(ledger)
 
-        def screen(e: int) -> bool:
-            out = results[e]
-            if surely_finite(out) or (out is None and not ops[e].results):
-                return False
+        def look_closely(e: int) -> bool:
             time = TimePoint.finish(trace, e, len(completed) - 1)
-            for ledger in carried:  # every completion before e was screened out: not met
+            for ledger in carried:
                 ledger.checked_until = max(ledger.checked_until, time)
             return check_after(e)
 
-        return screen, carried
+        return look_closely, carried
 
     @staticmethod
     def carry_ledgers(trace: Trace, carried: list[Ledger]) -> None:
