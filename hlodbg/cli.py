@@ -23,11 +23,14 @@ def _add_session_options(cmd) -> None:
     from hlodbg.cli_run import add_argument_options
 
     add_argument_options(cmd, "function to debug")
-    cmd.add_argument("--break-on", metavar="SPEC", help="add this breakpoint and continue to it at start (nan, inf, %%12, model.py:42, ...)")
+    cmd.add_argument("--break-on", metavar="SPEC", help="add this breakpoint for this session (not saved) and continue "
+                     "to it at start (nan, inf, %%12, model.py:42, ...)")
     cmd.add_argument("--memory", metavar="SIZE", help="budget for recorded values (2G, 512M; default a quarter of RAM)")
     cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
     cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
     cmd.add_argument("--device", metavar="R,P", help="the device the debugger focuses on a grid (default 0,0)")
+    cmd.add_argument("--no-save", action="store_true", help="keep breakpoints and watches for this session only "
+                     "(do not load or save the program's; serve uses it for every browser session)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -51,6 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument("program", nargs="?", help=".mlir file (default: the embedded sample)")
     serve_cmd.add_argument("--host", default="localhost", help="address to listen on (default: localhost)")
     serve_cmd.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
+    serve_cmd.add_argument("--public-url", metavar="URL", help="the address browsers reach the server at, e.g. "
+                           "http://workshop.example.org:8000 (default: http://HOST:PORT; with --host 0.0.0.0, this machine's address)")
     _add_session_options(serve_cmd)
 
     verify_cmd = sub.add_parser("verify", help="parse and verify programs")

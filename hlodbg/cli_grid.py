@@ -64,7 +64,7 @@ def _break_on_grid(args, program, values, replicas: int, partitions: int) -> int
         try:
             grid.break_at(args.break_on)
         except BreakpointError as e:
-            raise ExecutionError(f"--break-on: {e}") from None
+            raise e.about("--break-on") from None
         stop = grid.continue_()
         if stop.reason != "breakpoint":
             if grid.error is not None:

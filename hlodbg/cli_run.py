@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from hlodbg.cli_grid import grid_size, run_on_grid
+from hlodbg.engine.debug.breakpoints import VALUE_TESTS
 from hlodbg.execution import gather_arguments, report_results
 
 EXIT_CHECK_FAILED = 1
@@ -44,17 +45,23 @@ def add_parsers(sub) -> None:
 
 
 def cmd_run(args) -> int:
-    from hlodbg.engine.run.interpreter import Interpreter
+    from hlodbg.engine.run.interpreter import Interpreter, entry_function
     from hlodbg.program import load
 
     program = load(args.program, chunk=args.chunk)
-    interpreter = Interpreter(program.module)
-    function = interpreter.entry_function(args.entry)
+    function = entry_function(program.module, args.entry)  # a session builds its own interpreter
     values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
 
     if grid_size(program.module, args) != (1, 1):
         return run_on_grid(args, program, function, values, randomised)
-    if args.break_on or args.probe:
+    if args.break_on and not args.probe and args.break_on.strip().lower() in VALUE_TESTS:
+        from hlodbg.cli_session import scan_break_on
+
+        # Where the first NaN/Inf appears needs no recording: a plain run that screens outputs.
+        status, results, printed = scan_break_on(program, args.entry, values, args.break_on, args.program, args.memory)
+        if status:
+            return status
+    elif args.break_on or args.probe:
         from hlodbg.cli_session import break_on, open_session, probe
 
         session = open_session(program, args.entry, values, args.memory)
@@ -75,6 +82,7 @@ def cmd_run(args) -> int:
             session.close()
         printed = session.printed
     else:
+        interpreter = Interpreter(program.module)
         results = interpreter.run(args.entry, values)
         printed = interpreter.printed
     for line in printed:

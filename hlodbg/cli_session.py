@@ -19,13 +19,33 @@ EXIT_BREAK = 3
 
 def open_session(program, entry: str, values: list, memory):
     """A session on one process with the command line's own breakpoints (not saved)."""
-    from hlodbg.engine.run.arguments import ArgumentError
+    check_memory(memory)
+    return program.debug(values, entry=entry, memory=memory, persist=False, replicas=1, partitions=1).session
 
+
+def check_memory(memory) -> None:
+    """A --memory that is not a size is refused, whether or not the run records anything."""
+    from hlodbg.engine.run.arguments import ArgumentError, parse_size
+
+    if memory is None:
+        return
     try:
-        target = program.debug(values, entry=entry, memory=memory, persist=False, replicas=1, partitions=1)
+        parse_size(memory)
     except ArgumentError as e:
         raise ExecutionError(f"--memory: {e.message}") from None
-    return target.session
+
+
+def scan_break_on(program, entry: str, values: list, spec: str, program_name: str, memory=None):
+    """`--break-on nan|inf|nonfinite` without recording: (exit status, results, printed lines);
+    the first hit is reported as a session would report it (exit 3)."""
+    from hlodbg.engine.debug.scan import find_first_nonfinite
+
+    check_memory(memory)
+    found = find_first_nonfinite(program.module, values, spec.strip().lower(), entry=entry)
+    if found.hit is not None:
+        print(scan_report(found.hit, spec, program_name))
+        return EXIT_BREAK, None, found.printed
+    return 0, found.results, found.printed
 
 
 def break_on(session, spec: str, program_name: str) -> int:
@@ -35,7 +55,7 @@ def break_on(session, spec: str, program_name: str) -> int:
     try:
         session.break_at(spec)
     except BreakpointError as e:
-        raise ExecutionError(f"--break-on: {e}") from None
+        raise e.about("--break-on") from None
     stop = session.continue_()
     if stop.reason == "error":
         raise session.error
@@ -48,29 +68,39 @@ def break_on(session, spec: str, program_name: str) -> int:
 
 def report(session, hit, spec: str, program_name: str) -> str:
     event = session.event(hit.event)
-    op = event.op
+    stack = " > ".join(f.describe(with_function=f.kind == "function") for f in _frames(event))
+    return _report(event.op, event.id, stack, event.producer, event.inputs, event.outputs if hit.after else None,
+                   spec, program_name)
+
+
+def scan_report(hit, spec: str, program_name: str) -> str:
+    """The report for a first NaN/Inf found by a plain run (engine/debug/scan.py)."""
+    return _report(hit.op, hit.event, hit.describe_frames(), hit.producer, hit.operands, hit.outputs, spec, program_name)
+
+
+def _report(op, event_id: int, stack: str, producer: str, operands: list, outputs, spec: str, program_name: str) -> str:
+    """Where a run stopped and why: the op, its places, its frames, its results (when it
+    stopped after the op) and its operands' statistics."""
     what = {"nan": "NaN", "inf": "Inf", "nonfinite": "NaN or Inf"}.get(spec.strip().lower())
-    if what and hit.after:
-        head = f"first {what} produced by event {event.id}: {op_label(op)}"
+    after = outputs is not None
+    if what and after:
+        head = f"first {what} produced by event {event_id}: {op_label(op)}"
     else:
-        head = f"stopped at breakpoint {spec!r} {'after' if hit.after else 'before'} event {event.id}: {op_label(op)}"
+        head = f"stopped at breakpoint {spec!r} {'after' if after else 'before'} event {event_id}: {op_label(op)}"
     lines = [head]
     if op.pos is not None:
         lines.append(f"  at {program_name}:{op.pos.line}:{op.pos.col}")
-    if event.producer:
-        lines.append(f"  producer: {event.producer}")
-    frames = _frames(event)
-    stack = " > ".join(f.describe(with_function=f.kind == "function") for f in frames)
+    if producer:
+        lines.append(f"  producer: {producer}")
     lines.append(f"  in: {stack}")
-    if hit.after:
-        for value, out in zip(op.results, event.outputs):
+    if after:
+        for value, out in zip(op.results, outputs):
             lines.append(f"  result {value.name}: {_summary(out)}")
     lines.append("  operands:")
     if not op.operands:
         lines.append("    (none)")
-    for value, data in zip(op.operands, event.inputs):
-        s = _summary(data)
-        lines.append(f"    {value.name}: {s}")
+    for value, data in zip(op.operands, operands):
+        lines.append(f"    {value.name}: {_summary(data)}")
     return "\n".join(lines)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import zipfile
 from pathlib import Path
 from typing import Any, Optional, Sequence
 
@@ -20,29 +21,64 @@ from hlodbg.engine.debug.summary import summarize as summarize_value
 from hlodbg.engine.ir.types import TensorType, Type
 
 
+ZIP_SIGNATURE = b"PK\x03\x04"  # an .npz file is a zip archive of .npy files
+NPY_SIGNATURE = b"\x93NUMPY"
+NPZ_HOW = "an .npz file holds the arguments as arg0, arg1, ... (numpy.savez writes one)"
+
+
+def _signature(path: str, option: str) -> bytes:
+    """The first bytes of an argument file; a clear error if it cannot be read at all."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(8)
+    except FileNotFoundError:
+        raise ExecutionError(f"{option}: no such file: {path}") from None
+    except IsADirectoryError:
+        raise ExecutionError(f"{option}: {path} is a directory, not a file") from None
+    except OSError as e:
+        raise ExecutionError(f"{option}: cannot read {path}: {e.strerror}") from None
+
+
+def _array(read, path: str, option: str, what: str) -> np.ndarray:
+    """`read()`'s array, or a clear error: hlodbg reads numeric arrays only, never pickles."""
+    try:
+        return read()
+    except ValueError as e:
+        if "allow_pickle" in str(e) or "pickled" in str(e):
+            raise ExecutionError(f"{option}: {path}: {what} holds Python objects, not numbers; "
+                                 "hlodbg reads numeric arrays only") from None
+        raise ExecutionError(f"{option}: {path}: {what} is damaged or truncated") from None
+    except (OSError, EOFError, zipfile.BadZipFile, KeyError):
+        raise ExecutionError(f"{option}: {path}: {what} is damaged or truncated") from None
+
+
 def load_npz(path: str) -> dict[int, np.ndarray]:
     """Arguments of an .npz file by position: keys arg0, arg1, ... (or any names, in file order)."""
-    try:
-        data = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise ExecutionError(f"no such file: {path}") from None
-    except (OSError, ValueError, EOFError) as e:
-        raise ExecutionError(f"{path} is not a readable .npz file ({e or 'empty'})") from None
-    if not hasattr(data, "files"):
-        raise ExecutionError(f"{path} holds a single array; use --arg N={path} or an .npz with arg0, arg1, ...")
+    head = _signature(path, "--args")
+    if head.startswith(NPY_SIGNATURE):
+        raise ExecutionError(f"--args: {path} holds a single array (.npy): give it with --arg N={path}; {NPZ_HOW}")
+    if not head.startswith(ZIP_SIGNATURE):
+        kind = "is empty" if not head else "is not an .npz file"
+        raise ExecutionError(f"--args: {path} {kind}; {NPZ_HOW}")
+    data = _array(lambda: np.load(path, allow_pickle=False), path, "--args", "the archive")
     names = list(data.files)
-    if all(n.startswith("arg") and n[3:].isdigit() for n in names):
-        return {int(n[3:]): data[n] for n in names}
-    return {i: data[n] for i, n in enumerate(names)}
+    if not names:
+        raise ExecutionError(f"--args: {path} holds no arrays; {NPZ_HOW}")
+    keys = [int(n[3:]) for n in names] if all(n.startswith("arg") and n[3:].isdigit() for n in names) else range(len(names))
+    arrays = {k: _array(lambda n=n: data[n], path, "--args", n) for k, n in zip(keys, names)}
+    for name, value in zip(names, arrays.values()):
+        if not isinstance(value, np.ndarray):
+            raise ExecutionError(f"--args: {path}: {name} is not an array (.npy) but some other file; {NPZ_HOW}")
+    return arrays
 
 
-def load_npy(path: str) -> np.ndarray:
-    try:
-        return np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise ExecutionError(f"no such file: {path}") from None
-    except (OSError, ValueError, EOFError) as e:
-        raise ExecutionError(f"{path} is not a readable .npy file ({e or 'empty'})") from None
+def load_npy(path: str, option: str = "--arg") -> np.ndarray:
+    head = _signature(path, option)
+    if not head.startswith(NPY_SIGNATURE):
+        kind = "is empty" if not head else ("is an .npz archive of several arrays: give it with --args"
+                                            if head.startswith(ZIP_SIGNATURE) else "is not an .npy file")
+        raise ExecutionError(f"{option}: {path} {kind}; --arg N=FILE takes one array in an .npy file (numpy.save writes one)")
+    return _array(lambda: np.load(path, allow_pickle=False), path, option, "the array")
 
 
 def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = False):

@@ -182,7 +182,7 @@ def load(path_or_text: PathOrText, chunk: Optional[int] = None, check: bool = Tr
         if len(programs) > 1:
             raise ParseError(
                 f"{programs[0].name} holds {len(programs)} modules separated by '// -----'; "
-                "choose one with chunk=K (or --chunk K), or use load_all"
+                f"choose one with --chunk K (K from 0 to {len(programs) - 1}; in Python, chunk=K)"
             )
         return programs[0]
     if not 0 <= chunk < len(programs):

@@ -32,7 +32,7 @@ def build_app(args):
     except HlodbgError as e:
         return HlodbgApp(error=e)
     return HlodbgApp(program, args=values, seed=args.seed, entry=args.entry, break_on=args.break_on, memory=args.memory,
-                     replicas=args.replicas, partitions=args.partitions, device=device)
+                     persist=not args.no_save, replicas=args.replicas, partitions=args.partitions, device=device)
 
 
 def run_ui(args) -> int:
@@ -44,10 +44,17 @@ def run_ui(args) -> int:
     return 0 if app.error is None else 2
 
 
-def serve_ui(args) -> int:
-    """`hlodbg serve PROG`: each browser tab runs `hlodbg open PROG ...` through textual-serve."""
-    from textual_serve.server import Server
+class CliError(HlodbgError):
+    """A command-line option that cannot be used as given."""
 
+
+ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+
+def serve_command(args) -> list[str]:
+    """What textual-serve runs for each browser session: `hlodbg open PROG ...` with the serve
+    command's options and --no-save, so every browser session keeps its own breakpoints and
+    watches instead of sharing (and growing) the program's saved ones."""
     command = [sys.executable, "-m", "hlodbg", "open"]
     if args.program:
         command.append(args.program)
@@ -57,7 +64,53 @@ def serve_ui(args) -> int:
             command += [flag, str(value)]
     for spec in args.arg:
         command += ["--arg", spec]
-    command += ["--entry", args.entry, "--seed", str(args.seed)]
-    print(f"serving hlodbg on http://{args.host}:{args.port} (Ctrl-C stops)", file=sys.stderr)
-    Server(shlex.join(command), host=args.host, port=args.port, title="hlodbg").serve()
+    return command + ["--entry", args.entry, "--seed", str(args.seed), "--no-save"]
+
+
+def machine_address() -> str:
+    """This machine's address as others on its network likely see it: the one its default route
+    leaves from (a UDP socket's connect sends nothing), else its host name."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never contacted, only routed
+            address = probe.getsockname()[0]
+        if address and not address.startswith("0."):
+            return address
+    except OSError:
+        pass
+    return socket.gethostname()
+
+
+def server_options(args, address=machine_address) -> tuple[dict, list[str]]:
+    """(the keyword arguments of textual-serve's Server, the lines to tell the user). The
+    browser builds every URL of the page from `public_url`, so a server listening on all
+    addresses must name one that others can reach: --public-url, else this machine's address."""
+    public_url = args.public_url
+    notes = []
+    if public_url is not None:
+        public_url = public_url.rstrip("/")
+        if not public_url.startswith(("http://", "https://")):
+            raise CliError(f"--public-url must start with http:// or https://, got '{args.public_url}'")
+    elif args.host in ANY_ADDRESS:
+        public_url = f"http://{address()}:{args.port}"
+        notes.append(f"listening on all addresses; others connect to {public_url}")
+        notes.append("if they reach this machine by another name (a proxy, a tunnel), pass --public-url URL")
+    else:
+        host = f"[{args.host}]" if ":" in args.host else args.host
+        public_url = f"http://{host}:{args.port}"
+    options = dict(command=shlex.join(serve_command(args)), host=args.host, port=args.port, title="hlodbg",
+                   public_url=public_url)
+    return options, [f"serving hlodbg on {public_url} (Ctrl-C stops)", *notes]
+
+
+def serve_ui(args) -> int:
+    """`hlodbg serve PROG`: each browser session runs `hlodbg open PROG ...` through textual-serve."""
+    from textual_serve.server import Server
+
+    options, lines = server_options(args)
+    for line in lines:
+        print(line, file=sys.stderr)
+    Server(**options).serve()
     return 0

@@ -10,6 +10,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import hlodbg
 from hlodbg.cli import main
 from .helpers import CONFORMANCE, PROGRAMS, SAMPLES
 
@@ -209,3 +210,23 @@ def test_probe_writes_every_value_and_an_index(tmp_path):
 def test_memory_must_be_a_size(tmp_path):
     result = _hlodbg("run", str(NAN_PROGRAM), "--probe", str(tmp_path / "p"), "--memory", "lots")
     assert result.returncode == 2 and "--memory" in result.stderr
+
+
+def test_a_bad_break_on_expression_is_one_clean_message_with_a_caret(tmp_path):
+    result = _hlodbg("run", str(NAN_PROGRAM), "--arg", f"0={_hundreds(tmp_path)}", "--break-on", "abs(result")
+    assert result.returncode == 2
+    lines = [line for line in result.stderr.splitlines() if not line.startswith("note:")]
+    assert lines[0].startswith("error: --break-on: breakpoint expression 'abs(result': invalid syntax")
+    assert lines[0].count("error") == 1 and "Traceback" not in result.stderr
+    assert lines[1:] == ["  abs(result", "     ^"]  # under the unclosed '('
+
+
+def test_a_bad_condition_or_watch_message_says_error_once():
+    from hlodbg.engine.debug.breakpoints import BreakpointError
+
+    session = hlodbg.load(NAN_PROGRAM).session(persist=False)
+    for attempt in (lambda: session.break_at("nan", "result >"), lambda: session.watch("%a +")):
+        with pytest.raises(BreakpointError) as caught:
+            attempt()
+        assert "error" not in caught.value.message and caught.value.render().count("error:") == 1
+    session.close()

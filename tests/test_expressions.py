@@ -237,18 +237,20 @@ def test_references_are_looked_up_only_when_reached():
 @pytest.mark.parametrize(
     "text,fragment",
     [
-        ("len(iteration)", "TypeError: object of type 'int' has no len()"),
-        ("result + 'a'", "UFuncTypeError"),
+        ("len(iteration)", "object of type 'int' has no len()"),
+        ("result + 'a'", "these values cannot be combined"),
         ("abs(result, result)", "abs() takes 1 positional argument"),
         ("max(result, result, result)", "max() takes one array (reduction) or two"),
-        ("operands[5]", "IndexError"),
+        ("operands[5]", "index out of range"),
         ("result.reshape(3)", "cannot reshape array"),
     ],
 )
 def test_evaluation_errors_keep_the_original_message(text, fragment):
     with pytest.raises(ExpressionError) as caught:
         compile_expression(text).evaluate(NAMES)
-    assert fragment in caught.value.message and caught.value.message.startswith(text)
+    message = caught.value.message
+    assert fragment in message and message.startswith(text)
+    assert "Error" not in message and "ufunc" not in message  # no Python exception class names
 
 
 @pytest.mark.parametrize(

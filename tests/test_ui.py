@@ -157,7 +157,9 @@ async def test_interrupting_an_endless_loop_keeps_the_session():
         screen = app.screen
         await pilot.press("c")
         await pilot.pause(0.5)
-        assert screen.busy == "continue_"
+        assert screen.busy == "continue"  # as the status bar says it: "running continue: ..."
+        status = str(screen.query_one("#status").render())
+        assert "running continue:" in status and "continue_" not in status
         await pilot.press("escape")
         await settle(app, pilot)
         assert screen.busy == "" and screen.state.stop_reason == "interrupted"
@@ -263,7 +265,7 @@ def test_serve_runs_the_same_app_per_browser_tab(monkeypatch):
     served = {}
 
     class FakeServer:
-        def __init__(self, command, host, port, title):
+        def __init__(self, command, host, port, title, public_url=None):
             served.update(command=command, host=host, port=port, title=title)
 
         def serve(self):

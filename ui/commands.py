@@ -100,7 +100,14 @@ class CommandRunner:
     def session(self):
         return self.controller.session
 
-    def cmd_break(self, rest: str) -> CommandResult:
+    def launch_break(self, spec: str) -> CommandResult:
+        """The --break-on breakpoint: like `break SPEC`, but for this session only (not saved)."""
+        try:
+            return self.cmd_break(spec.strip(), saved=False)
+        except HlodbgError as e:
+            return CommandResult(f"--break-on: {e.message}", error=True)
+
+    def cmd_break(self, rest: str, saved: bool = True) -> CommandResult:
         if not rest:
             raise CommandError("break needs a place: %12, @fn:%12, a line, model.py:42, an op kind, nan, inf or an expression")
         target = self.controller.target
@@ -112,7 +119,7 @@ class CommandRunner:
                 raise CommandError("'on R,P' names a device of a grid; this program runs on one process")
         spec, sep, condition = rest.partition(" if ")
         condition = condition.strip() if sep else None
-        bps = target.break_at(spec.strip(), condition, device=device)
+        bps = target.break_at(spec.strip(), condition, device=device, saved=saved)
         bp = bps[0]
         where = ""
         if target.multi_device:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -37,7 +38,23 @@ RESULT_NAMES = frozenset({"result", "results"})
 
 
 class BreakpointError(HlodbgError):
-    """A breakpoint that cannot be understood or points nowhere."""
+    """A breakpoint that cannot be understood or points nowhere; `text` and `column` (1-based)
+    place a problem inside the expression it was given, for a caret under it."""
+
+    def __init__(self, message: str, text: Optional[str] = None, column: Optional[int] = None):
+        self.text = text
+        self.column = column
+        super().__init__(message)
+
+    def render(self) -> str:
+        head = f"error: {self.message}"
+        if self.text is None or self.column is None or "\n" in self.text:
+            return head
+        return f"{head}\n  {self.text}\n  {' ' * (self.column - 1)}^"
+
+    def about(self, what: str) -> "BreakpointError":
+        """The same problem, said of `what` (e.g. the --break-on option that gave the spec)."""
+        return BreakpointError(f"{what}: {self.message}", self.text, self.column)
 
 
 def _count(value: Any, test: str) -> int:
@@ -66,6 +83,25 @@ def value_test(name: str) -> Callable[[list], bool]:
     return lambda results: any(_count(r, name) for r in results)
 
 
+_BLAS_FLOATS = "fd"  # float32, float64: dot products of these are fast and exact enough to screen
+
+
+def surely_finite(output: Any) -> bool:
+    """True when an op's raw output (one array) certainly holds no NaN or Inf. It runs once per
+    op while a value breakpoint watches the run, so it is a screen, not a count: False only
+    means "look closer" (several results, narrow floats, a dropped value, overflow).
+
+    For float32/float64 it uses x·x: a NaN makes it NaN and an Inf makes it +Inf (squares are
+    never negative, so no Inf - Inf), while finite elements give a finite sum unless it
+    overflows, which only sends the op to the exact check."""
+    if type(output) is not np.ndarray:
+        return False
+    if output.dtype.char in _BLAS_FLOATS:
+        flat = output if output.ndim == 1 else output.ravel()
+        return math.isfinite(flat.dot(flat))
+    return output.dtype.kind in "biu"
+
+
 @dataclass
 class Breakpoint:
     """One breakpoint; `ops` is empty for value breakpoints (they apply to every op)."""
@@ -79,6 +115,8 @@ class Breakpoint:
     ops: frozenset = frozenset()
     after: bool = False  # stops right after its op (it looks at results) instead of before
     note: str = ""  # how the spec was resolved (e.g. "line 41 has no op: using line 43")
+    nonfinite_only: bool = False  # its test can only hold where a result holds NaN or Inf
+    saved: bool = True  # kept with the program; False: for this session only (--break-on, serve)
     test: Optional[Callable] = field(default=None, repr=False)  # value test or expression
     condition_test: Optional[Callable] = field(default=None, repr=False)
 
@@ -95,6 +133,9 @@ class Breakpoint:
     def to_json(self) -> dict:
         return {"spec": self.spec, "condition": self.condition, "ignore": self.ignore, "enabled": self.enabled}
 
+    def same_place(self, spec: str, condition: Optional[str], ignore: int) -> bool:
+        return (self.spec, self.condition, self.ignore) == (spec, condition, ignore)
+
 
 def _compile_test(text: str, what: str) -> tuple[Callable, bool]:
     """(test(names, lookup) -> bool, whether it needs the op's results)."""
@@ -105,7 +146,7 @@ def _compile_test(text: str, what: str) -> tuple[Callable, bool]:
     try:
         expression = compile_expression(text)
     except ExpressionError as e:
-        raise BreakpointError(f"{what} {text!r}: {e}") from None
+        raise BreakpointError(f"{what} {text!r}: {e.message}", e.text, e.column) from None
     return expression.truth, bool(expression.names & RESULT_NAMES)
 
 
@@ -213,7 +254,12 @@ def _op_producing(function, name: str) -> Optional[Operation]:
 
 
 class BreakpointTable:
-    """The breakpoints and watch expressions of one program, saved to `path` on every change."""
+    """The breakpoints and watch expressions of one program, saved to `path` on every change.
+
+    Only what the user sets in a session is saved: a breakpoint added with `saved=False` (one
+    given on the command line, or set in a browser session of `hlodbg serve`) lives as long as
+    the session, and one the table already holds is not added twice.
+    """
 
     def __init__(self, resolver: Resolver, path: Optional[Path] = None):
         self.resolver = resolver
@@ -227,7 +273,9 @@ class BreakpointTable:
 
     # -- editing ------------------------------------------------------------------------------
     def add(self, spec: str, condition: Optional[str] = None, ignore: int = 0, enabled: bool = True,
-            save: bool = True) -> Breakpoint:
+            save: bool = True, saved: bool = True) -> Breakpoint:
+        """A new breakpoint, or the enabled one already set at the same place (a session-only
+        one becomes saved when the user sets it again with `saved`). `save`: write the file now."""
         spec = spec.strip()
         if condition is None:
             head, sep, tail = spec.partition(" if ")
@@ -235,10 +283,18 @@ class BreakpointTable:
                 spec, condition = head.strip(), tail.strip()
         if ignore < 0:
             raise BreakpointError("ignore count must be 0 or more")
-        bp = Breakpoint(self._next_id, spec, condition or None, int(ignore), enabled)
+        condition = condition.strip() if condition and condition.strip() else None
+        for existing in self.breakpoints:
+            if existing.enabled and enabled and existing.same_place(spec, condition, int(ignore)):
+                if saved and not existing.saved:
+                    existing.saved = True
+                    if save:
+                        self.save()
+                return existing
+        bp = Breakpoint(self._next_id, spec, condition, int(ignore), enabled, saved=saved)
         word = spec.lower()
         if word in VALUE_TESTS:
-            bp.kind, bp.after = "value", True
+            bp.kind, bp.after, bp.nonfinite_only = "value", True, True
             bp.test, _ = _compile_test(word, "breakpoint")
         else:
             try:
@@ -287,7 +343,7 @@ class BreakpointTable:
         try:
             compile_expression(text)
         except ExpressionError as e:
-            raise BreakpointError(f"watch {text!r}: {e}") from None
+            raise BreakpointError(f"watch {text!r}: {e.message}", e.text, e.column) from None
         self.watches.append(text)
         self.save()
 
@@ -305,7 +361,8 @@ class BreakpointTable:
     def save(self) -> None:
         if self.path is None:
             return
-        data = {"version": 1, "breakpoints": [bp.to_json() for bp in self.breakpoints], "watches": self.watches}
+        kept = [bp.to_json() for bp in self.breakpoints if bp.saved]
+        data = {"version": 1, "breakpoints": kept, "watches": self.watches}
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             temporary = self.path.with_suffix(".tmp")
@@ -327,18 +384,23 @@ class BreakpointTable:
             self.messages.append(f"ignored {self.path}: not a breakpoint file")
             self.path = None
             return
+        # Files written before launch breakpoints were kept apart hold one copy per launch:
+        # identical entries load once (add() returns the one already there).
         for entry in data.get("breakpoints", []):
             try:
                 self.add(str(entry["spec"]), entry.get("condition"), int(entry.get("ignore", 0)),
                          bool(entry.get("enabled", True)), save=False)
-            except (BreakpointError, KeyError, TypeError, ValueError) as e:
-                self.messages.append(f"saved breakpoint {entry!r} no longer applies: {e}")
+            except BreakpointError as e:
+                self.messages.append(f"saved breakpoint '{entry.get('spec')}' no longer applies: {e.message}")
+            except (AttributeError, KeyError, TypeError, ValueError):
+                self.messages.append(f"ignored an unreadable entry in {self.path}: {json.dumps(entry)[:80]}")
         for text in data.get("watches", []):
             try:
                 compile_expression(str(text))
-                self.watches.append(str(text))
+                if str(text) not in self.watches:
+                    self.watches.append(str(text))
             except ExpressionError as e:
-                self.messages.append(f"saved watch {text!r} no longer applies: {e}")
+                self.messages.append(f"saved watch '{text}' no longer applies: {e.message}")
 
 
 def _looks_like_expression(spec: str) -> bool:

@@ -41,6 +41,14 @@ from ..ir.dtypes import widen
 from ..ir.errors import HlodbgError
 
 
+def _in_words(exc: Exception) -> str:
+    """What went wrong evaluating an expression, without Python's exception class names."""
+    text = str(exc)
+    if isinstance(exc, TypeError) and "ufunc" in text:
+        return "these values cannot be combined (their types do not fit together)"
+    return text or "it could not be evaluated"
+
+
 class ExpressionError(HlodbgError):
     """An expression that cannot be compiled or evaluated; the message says what and where."""
 
@@ -239,7 +247,7 @@ class Expression:
         except ExpressionError:
             raise
         except Exception as exc:
-            raise ExpressionError(f"{self.text}: {type(exc).__name__}: {exc}", self.text) from exc
+            raise ExpressionError(f"{self.text}: {_in_words(exc)}", self.text) from exc
 
     def truth(self, names: Mapping[str, Any], lookup: Optional[Callable[[str], Any]] = None) -> bool:
         """Whether the expression holds. An array is true anywhere: true if any element is

@@ -39,10 +39,12 @@ class Gate:
     `pause_at`: pause before the event with this id starts. `stop_ops`: ops with a breakpoint,
     asked about (`check_before(event, operands)`) before they run. `check_after(event)`: asked
     after each event finishes (value breakpoints, "pause once this op is done"); True pauses
-    before the next event starts.
+    before the next event starts. `skip_output(out)`: when set, an op whose output it clears
+    is not asked about, nor is a block's terminator (when only NaN/Inf breakpoints look at
+    results: a cheap screen in the loop itself).
     """
 
-    __slots__ = ("pause_at", "stop_ops", "check_before", "check_after")
+    __slots__ = ("pause_at", "stop_ops", "check_before", "check_after", "skip_output")
 
     def __init__(self) -> None:
         self.reset()
@@ -52,6 +54,7 @@ class Gate:
         self.stop_ops: frozenset = frozenset()
         self.check_before = None
         self.check_after = None
+        self.skip_output = None
 
 
 class RecordingInterpreter(Interpreter, Listener):
@@ -162,8 +165,11 @@ class RecordingInterpreter(Interpreter, Listener):
                 store.bytes += size
                 if store.bytes > store.budget:
                     store.evict()
-            if gate.check_after is not None and gate.check_after(eid):
-                gate.pause_at = len(ops)
+            check = gate.check_after
+            if check is not None:
+                skip = gate.skip_output
+                if (skip is None or not skip(out)) and check(eid):
+                    gate.pause_at = len(ops)
 
         def returning(frame: Frame, op, values: list) -> None:
             # A block's terminator is an event of its own: the place to stop before leaving it.
@@ -179,7 +185,7 @@ class RecordingInterpreter(Interpreter, Listener):
             record.last = eid
             add_completed(eid)
             frame_finished(record)
-            if gate.check_after is not None and gate.check_after(eid):
+            if gate.check_after is not None and gate.skip_output is None and gate.check_after(eid):
                 gate.pause_at = len(ops)
 
         return before_op, finished, returning

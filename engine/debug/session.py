@@ -21,7 +21,7 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver
+from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver, surely_finite
 from ..machine.backend import CPU, Backend
 from ..ir.errors import ExecutionError, HlodbgError
 from .expressions import ExpressionError, compile_expression
@@ -354,9 +354,10 @@ class Session:
         return self.timeline.main.store.budget
 
     # -- breakpoints --------------------------------------------------------------------------
-    def break_at(self, spec: str, condition: Optional[str] = None, ignore: int = 0) -> Breakpoint:
-        """Add a breakpoint (see breakpoints.py for the forms); it is saved with the program."""
-        return self.breakpoints.add(spec, condition, ignore)
+    def break_at(self, spec: str, condition: Optional[str] = None, ignore: int = 0, saved: bool = True) -> Breakpoint:
+        """Add a breakpoint (see breakpoints.py for the forms); it is saved with the program
+        unless `saved` is False (a launch option's breakpoint lives for this session only)."""
+        return self.breakpoints.add(spec, condition, ignore, saved=saved)
 
     def hits(self, bp: Breakpoint) -> int:
         """How many times `bp` has been met from the start up to the current position."""
@@ -520,19 +521,26 @@ class Session:
                 return bool(found)
 
             gate.check_before = check_before
+        carried: list = []
         if after or after_event is not None:
-            completed = view.trace.completed
+            trace = view.trace
+            completed = trace.completed
 
             def check_after(e: int) -> bool:
-                found = self.timeline.hits_at_end(view, e, after, TimePoint.finish(view.trace, e, len(completed) - 1)) if after else []
+                found = self.timeline.hits_at_end(view, e, after, TimePoint.finish(trace, e, len(completed) - 1)) if after else []
                 hits.extend(found)
                 return bool(found) or e == after_event
 
             gate.check_after = check_after
+            if after_event is None and view is self.timeline.main:
+                look_closely, carried = self.timeline.screen_results(view, after, check_after)
+                if look_closely is not None:
+                    gate.check_after, gate.skip_output = look_closely, surely_finite
         try:
             view.execution.advance()
         finally:
             gate.reset()
+            self.timeline.carry_ledgers(view.trace, carried)
         return hits
 
     def _forward(self, target: Optional[int] = None, after_event: Optional[int] = None,

@@ -37,6 +37,11 @@ MOVES = ("step", "step_in", "step_out", "back", "back_in", "back_out", "continue
          "run_to", "goto", "restart")
 
 
+def move_words(name: str) -> str:
+    """A move as people say it ("continue", "step in", "reverse continue"), for messages."""
+    return name.rstrip("_").replace("_", " ")
+
+
 class TargetError(GridError):
     """A request a target cannot meet: a device off the grid, lock-step on one process, ..."""
 
@@ -76,7 +81,8 @@ class DebugTarget(Protocol):
 
     def toggle_lockstep(self) -> bool: ...
 
-    def break_at(self, spec: str, condition: Optional[str] = None, device: Optional[ProcessId] = None) -> list[Breakpoint]: ...
+    def break_at(self, spec: str, condition: Optional[str] = None, device: Optional[ProcessId] = None,
+                 saved: bool = True) -> list[Breakpoint]: ...
 
     def toggle_breakpoint(self, op: Operation) -> str: ...
 
@@ -149,12 +155,14 @@ class TargetBase:
         return (f"device {self.device_id(process)} of {len(self.processes)} "
                 f"(replica {process.replica_id}, partition {process.partition_id}, {mode})")
 
-    def break_at(self, spec: str, condition: Optional[str] = None, device: Optional[ProcessId] = None) -> list[Breakpoint]:
-        """A breakpoint on every device, or only on `device`."""
+    def break_at(self, spec: str, condition: Optional[str] = None, device: Optional[ProcessId] = None,
+                 saved: bool = True) -> list[Breakpoint]:
+        """A breakpoint on every device, or only on `device` (saved with the program unless
+        `saved` is False)."""
         if device is not None and device not in self.sessions:
             raise TargetError(f"device {device} is not on the {self.grid.num_replicas}x{self.grid.num_partitions} grid")
         targets = [device] if device is not None else self.processes
-        return [self.sessions[p].break_at(spec, condition) for p in targets]
+        return [self.sessions[p].break_at(spec, condition, saved=saved) for p in targets]
 
     def toggle_breakpoint(self, op: Operation) -> str:
         """Clear the op's breakpoint on every device, or set one there; what happened, in words."""

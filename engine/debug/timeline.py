@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Optional
 
 from ..ir.errors import HlodbgError
-from .breakpoints import Breakpoint
+from .breakpoints import Breakpoint, surely_finite
 from .stops import Hit
 from .trace import Trace
 from .views import View
@@ -151,6 +151,8 @@ class Timeline:
         fails to evaluate does not hold."""
         if bp.test is None:
             return True
+        if bp.nonfinite_only and at_end and surely_finite(view.store.output(e)):
+            return False
         try:
             names = self._names(view, e, include_results=at_end, operands=operands)
             return bool(bp.test(names, self._lookup_at(view, e, at_end)))
@@ -180,6 +182,42 @@ class Timeline:
             except HlodbgError:
                 return None
         return Hit(bp, e, at_end, number)
+
+    def screen_results(self, view: View, after, check_after: Callable[[int], bool]):
+        """(a check_after for the outputs that breakpoints.surely_finite does not clear, the
+        ledgers it carries along), or (None, []) unless every breakpoint looking at results is a
+        NaN/Inf test. The recording loop screens each output itself (Gate.skip_output), so an
+        output that surely holds no NaN/Inf costs one cheap test; the rest go to `check_after`.
+        The ledgers checked up to the end of the recorded run go on being checked by it (every
+        output it was not asked about was screened out: not met), so a hit far into a long run
+        needs no second scan to be numbered."""
+        if not all(bp.nonfinite_only for bp in after):
+            return None, []
+        trace = view.trace
+        completed = trace.completed
+        carried = []
+        frontier = TimePoint(len(trace), 0, len(completed))
+        for bp in after:
+            ledger = self.ledgers.get(bp.id)
+            if ledger is None:
+                ledger = self.ledgers[bp.id] = Ledger()
+            if ledger.checked_until >= frontier or frontier == (0, 0, 0):
+                carried.append(ledger)
+
+        def look_closely(e: int) -> bool:
+            time = TimePoint.finish(trace, e, len(completed) - 1)
+            for ledger in carried:
+                ledger.checked_until = max(ledger.checked_until, time)
+            return check_after(e)
+
+        return look_closely, carried
+
+    @staticmethod
+    def carry_ledgers(trace: Trace, carried: list[Ledger]) -> None:
+        """The run was screened up to its current end for these ledgers' breakpoints."""
+        frontier = TimePoint(len(trace), 0, len(trace.completed))
+        for ledger in carried:
+            ledger.checked_until = max(ledger.checked_until, frontier)
 
     def hit_number(self, bp: Breakpoint, time: TimePoint) -> int:
         """1 + the number of times bp was met before `time` in the run (its ledger remembers the

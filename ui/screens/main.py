@@ -21,6 +21,7 @@ from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.debug.stops import op_label
+from hlodbg.engine.debug.target import move_words
 from hlodbg.layouts.graph import DataflowGraph
 
 from ..commands import CommandResult, CommandRunner
@@ -92,7 +93,7 @@ class MainScreen(Screen):
     @work(exclusive=True, group="session")
     async def start(self) -> None:
         if self.break_on:
-            result = await self.controller.call(self.runner.run, f"break {self.break_on}")
+            result = await self.controller.call(self.runner.launch_break, self.break_on)
             self.show_result(result)
             if not result.error:
                 await self._run_move("continue_")
@@ -117,16 +118,16 @@ class MainScreen(Screen):
         await self._run_move(name, *args)
 
     async def _run_move(self, name: str, *args) -> None:
-        self.busy = name
+        self.busy = move_words(name)
         self._started = time.perf_counter()
         timer = self.set_interval(PROGRESS_INTERVAL, self._show_progress)
         try:
             state = await self.controller.call(self.controller.move, name, *args)
         except HlodbgError as e:  # e.g. an event that does not exist: the session is unchanged
-            self.log_line(f"{in_words(name)}: {e.message}", error=True)
+            self.log_line(f"{move_words(name)}: {e.message}", error=True)
             return
         except Exception as e:  # a bug in a move must not take the session down
-            self.log_line(f"internal error during {in_words(name)}: {type(e).__name__}: {e}", error=True)
+            self.log_line(f"internal error during {move_words(name)}: {type(e).__name__}: {e}", error=True)
             return
         finally:
             timer.stop()
@@ -141,7 +142,7 @@ class MainScreen(Screen):
         trace = self.controller.session.trace
         current = op_label(trace.ops[-1]) if len(trace) else ""
         elapsed = time.perf_counter() - self._started
-        self.query_one(StatusBar).show_state(self.state, self.total, "", running=f"running {in_words(self.busy)}: {done:,}{of} ops recorded, {elapsed:.1f} s · {current} · Escape interrupts")
+        self.query_one(StatusBar).show_state(self.state, self.total, "", running=f"running {move_words(self.busy)}: {done:,}{of} ops recorded, {elapsed:.1f} s · {current} · Escape interrupts")
 
     async def _apply(self, state: DebugState) -> None:
         breakpoints = state.breakpoints
@@ -224,7 +225,7 @@ class MainScreen(Screen):
     def action_interrupt(self) -> None:
         if self.busy:
             self.controller.interrupt()
-            self.log_line(f"interrupting {in_words(self.busy)}…")
+            self.log_line(f"interrupting {move_words(self.busy)}…")
 
     # --- selection -----------------------------------------------------------------------------
     def on_graph_canvas_node_selected(self, message) -> None:
@@ -375,11 +376,6 @@ class MainScreen(Screen):
     def log_line(self, text: str, error: bool = False, dim: bool = False) -> None:
         style = "bold red" if error else "dim" if dim else ""
         self.query_one("#console", RichLog).write(Text(text, style=style))
-
-
-def in_words(move: str) -> str:
-    """A move's method name as the user says it: continue_ -> continue, run_to -> run to."""
-    return move.rstrip("_").replace("_", " ")
 
 
 def value_name(typed: str) -> str:

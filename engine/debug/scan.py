@@ -1,0 +1,108 @@
+"""A run that only looks for the first NaN or Inf: `hlodbg run PROG --break-on nan|inf|nonfinite`.
+
+A session records every value so that it can step back; a run that only asks where the first
+NaN/Inf appears needs none of that. `find_first_nonfinite` runs the plain interpreter with one
+listener that screens each op's output (breakpoints.surely_finite, one dot product) and stops
+the run at the first op whose result holds what the test looks for, keeping what a report needs:
+the op, its event number (the one a session gives the same op instance: one per op and one per
+block terminator, in the order they start), its frames, operands and outputs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+from ..ir.core import Module, Operation
+from ..ir.locations import describe as describe_location
+from ..machine.backend import CPU, Backend
+from ..run.interpreter import Frame, Interpreter, Listener, describe_frame
+from .breakpoints import VALUE_TESTS, surely_finite, value_test
+
+
+@dataclass
+class FirstHit:
+    """The first op instance whose result met the test."""
+
+    event: int
+    op: Operation
+    frames: list[Frame]  # outermost first
+    operands: list
+    outputs: list
+
+    @property
+    def producer(self) -> str:
+        return describe_location(self.op.location)
+
+    def describe_frames(self) -> str:
+        """`@main > while.body #3 > @update`, as a session's stop report spells it."""
+        return " > ".join(describe_frame(f.function.sym_name, f.kind, f.iteration, f.kind == "function")
+                          for f in self.frames)
+
+
+@dataclass
+class ScanResult:
+    hit: Optional[FirstHit]
+    results: Optional[list]  # the program's results when nothing met the test
+    printed: list[str]
+
+
+class _Found(BaseException):
+    """Ends the run at the hit: not an Exception, so no evaluator turns it into an op failure."""
+
+
+class _FirstNonfinite(Listener):
+    def __init__(self, test: str):
+        self.holds = value_test(test)
+        self.hit: Optional[FirstHit] = None
+        self._hooks = None
+
+    def observe(self, frame: Frame):
+        if self._hooks is None:
+            self._hooks = self._make_hooks()
+        return self._hooks
+
+    def _make_hooks(self):
+        running: list[int] = []  # event numbers of the ops whose evaluators are running
+        push, pop = running.append, running.pop
+        count = [0]
+        holds = self.holds
+
+        def before_op(frame: Frame, op: Operation, operands: list) -> None:
+            push(count[0])
+            count[0] += 1
+
+        def finished(frame: Frame, op: Operation, operands: list, out: Any) -> None:
+            event = pop()
+            if surely_finite(out) or not op.results:
+                return
+            outputs = [out] if len(op.results) == 1 else list(out)
+            if holds(outputs):
+                frames = []
+                while frame is not None:
+                    frames.append(frame)
+                    frame = frame.parent
+                self.hit = FirstHit(event, op, frames[::-1], list(operands), outputs)
+                raise _Found()
+
+        def returning(frame: Frame, op: Operation, values: list) -> None:
+            count[0] += 1
+
+        return before_op, finished, returning
+
+
+def find_first_nonfinite(module: Module, args: Sequence[Any], test: str, entry: str = "main",
+                         backend: Backend = CPU) -> ScanResult:
+    """Run `entry` on `args` until an op's result holds what `test` (nan, inf or nonfinite)
+    looks for; the hit, or the program's results when none did."""
+    if test not in VALUE_TESTS:
+        raise ValueError(f"test must be one of {', '.join(VALUE_TESTS)}, not {test!r}")
+    listener = _FirstNonfinite(test)
+    interpreter = Interpreter(module, backend=backend, listeners=[listener])
+    try:
+        results = interpreter.run(entry, args)
+    except _Found:
+        return ScanResult(listener.hit, None, interpreter.printed)
+    return ScanResult(None, results, interpreter.printed)
+
+
+__all__ = ["FirstHit", "ScanResult", "find_first_nonfinite"]
