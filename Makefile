@@ -28,6 +28,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/export.py
 	$(BIN)/python benchmarks/ui.py
 	$(BIN)/python benchmarks/grid.py
+	$(BIN)/python benchmarks/breakpoints.py
+	$(BIN)/python benchmarks/big_inputs.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
