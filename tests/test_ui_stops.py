@@ -176,3 +176,19 @@ async def test_a_running_move_is_named_in_words():
         await pilot.press("escape")
         await settle(app, pilot)
         assert "interrupting continue…" in console_text(screen)
+
+
+async def test_the_current_op_stays_in_view_when_the_graph_pane_shrinks():
+    # A scroll made while the pane was tall (all of the scene in view, nothing to scroll) must not
+    # leave the op off screen once the pane is smaller.
+    app = nan_app(break_on="nan")
+    async with app.run_test(size=(200, 90)) as pilot:
+        await settle(app, pilot)
+        canvas = app.screen.query_one(GraphCanvas)
+        for _ in range(400):  # the layout thread may still be drawing the function (a wait, not a timing)
+            if not canvas.laying_out and canvas.shown_scene is not None and canvas.current_node in canvas.shown_scene.boxes:
+                break
+            await pilot.pause(0.05)
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause(0.2)
+        assert canvas.offset_of(canvas.current_node) is not None

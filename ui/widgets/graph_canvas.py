@@ -195,6 +195,15 @@ class GraphCanvas(ScrollView, can_focus=False):
         if self._current is not None and self.follow:
             self._bring_into_view(self._current, centre=True)
 
+    def on_resize(self, event: events.Resize) -> None:
+        """Keep the current op in view when the pane changes size: a scroll made while the screen
+        was still settling (a taller pane showed all of the scene) would otherwise leave it off."""
+        scene = self.shown_scene
+        if self.follow and self._current is not None and scene is not None:
+            target = self._box_for(self._current, scene)
+            if target is not None and self.offset_of(target) is None:
+                self.call_after_refresh(self._scroll_into_view, target, False)
+
     def set_breakpoints(self, ops) -> None:
         self._breakpoints = {node for op in ops for node in self.graph.nodes_of(op)}
         self._touch()
