@@ -13,8 +13,10 @@ import numpy as np
 import pytest
 
 import hlodbg
+from hlodbg.engine import VerifyError, parse_module
 from hlodbg.engine.ops.sorting import total_order_key
 from hlodbg.engine.run.interpreter import Interpreter
+from hlodbg.engine.verify import verify
 
 try:
     import jax
@@ -325,3 +327,18 @@ def complex_values(dtype, rng, n: int = 40) -> np.ndarray:
     parts = rng.standard_normal((2, n)) * 2
     specials = [0j, 1 + 0j, -1 + 0j, 1j, -1j, 2 + 3j, -0.5 - 0.25j]
     return np.concatenate([np.array(specials), parts[0] + 1j * parts[1]]).astype(dtype)
+
+
+# -- verifier rejections -------------------------------------------------------------------------
+
+
+def assert_rejected_at(text: str, fragment: str, constraint: str, marker: str) -> None:
+    """Verifying `text` fails with `fragment` and `(constraint)` in the message, at the line of the
+    first row that holds `marker` (the op the constraint is about)."""
+    module = parse_module(text, "prog.mlir")
+    with pytest.raises(VerifyError) as info:
+        verify(module)
+    message = str(info.value)
+    assert fragment in message and f"({constraint})" in message, message
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if marker in row)
+    assert info.value.pos.line == line
