@@ -6,6 +6,7 @@ it are only reached from those tests.
 """
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import ml_dtypes
@@ -16,7 +17,7 @@ import hlodbg
 from hlodbg.engine import VerifyError, parse_module
 from hlodbg.engine.ops.sorting import total_order_key
 from hlodbg.engine.run.interpreter import Interpreter
-from hlodbg.engine.verify import verify
+from hlodbg.engine.verify import verify, verify_all
 
 try:
     import jax
@@ -342,3 +343,38 @@ def assert_rejected_at(text: str, fragment: str, constraint: str, marker: str) -
     assert fragment in message and f"({constraint})" in message, message
     line = next(i for i, row in enumerate(text.splitlines(), 1) if marker in row)
     assert info.value.pos.line == line
+
+
+def parse_marked(text: str):
+    """Parse an indented test program (as written in a test table) as the file test.mlir."""
+    return parse_module(textwrap.dedent(text).strip("\n") + "\n", "test.mlir")
+
+
+def marked_line(text: str) -> int:
+    """The line of `text` marked `// ERR` (the op an invalid program must be rejected at)."""
+    lines = textwrap.dedent(text).strip("\n").splitlines()
+    marked = [i + 1 for i, line in enumerate(lines) if "// ERR" in line]
+    assert len(marked) == 1, "each invalid program marks exactly one line with // ERR"
+    return marked[0]
+
+
+def assert_rejected_at_marked_line(text: str, fragment: str) -> None:
+    """verify and verify_all both reject `text` first at its `// ERR` line, with `fragment` in the
+    message, and the error names test.mlir and that line."""
+    module = parse_marked(text)
+    with pytest.raises(VerifyError) as info:
+        verify(module)
+    error = info.value
+    assert fragment in error.message, error.message
+    assert error.line == marked_line(text), f"{error.message} reported at line {error.line}"
+    assert error.filename == "test.mlir"
+    assert str(error).startswith(f"test.mlir:{error.line}:")
+    # verify_all finds the same first error.
+    errors = verify_all(module)
+    assert errors and errors[0].message == error.message
+
+
+def assert_verifies(text: str) -> None:
+    module = parse_marked(text)
+    verify(module)
+    assert verify_all(module) == []
