@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import pytest
 
+from hlodbg.layouts.layout import clear_memory_cache
+
 
 @pytest.fixture
 def private_hlodbg_dirs(tmp_path, monkeypatch):
@@ -12,3 +14,12 @@ def private_hlodbg_dirs(tmp_path, monkeypatch):
     monkeypatch.setenv("HLODBG_CACHE_DIR", str(tmp_path / "cache"))
     monkeypatch.setenv("HLODBG_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("HLODBG_CONFIG_DIR", str(tmp_path / "config"))
+
+
+@pytest.fixture
+def private_layout_cache(tmp_path, monkeypatch):
+    """Layouts cached in tmp_path, and none left over in memory from another test (before or after)."""
+    monkeypatch.setenv("HLODBG_CACHE_DIR", str(tmp_path / "cache"))
+    clear_memory_cache()
+    yield
+    clear_memory_cache()

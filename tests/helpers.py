@@ -6,6 +6,7 @@ it are only reached from those tests.
 """
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 import ml_dtypes
@@ -13,8 +14,10 @@ import numpy as np
 import pytest
 
 import hlodbg
+from hlodbg.engine import VerifyError, parse_module
 from hlodbg.engine.ops.sorting import total_order_key
 from hlodbg.engine.run.interpreter import Interpreter
+from hlodbg.engine.verify import verify, verify_all
 
 try:
     import jax
@@ -325,3 +328,53 @@ def complex_values(dtype, rng, n: int = 40) -> np.ndarray:
     parts = rng.standard_normal((2, n)) * 2
     specials = [0j, 1 + 0j, -1 + 0j, 1j, -1j, 2 + 3j, -0.5 - 0.25j]
     return np.concatenate([np.array(specials), parts[0] + 1j * parts[1]]).astype(dtype)
+
+
+# -- verifier rejections -------------------------------------------------------------------------
+
+
+def assert_rejected_at(text: str, fragment: str, constraint: str, marker: str) -> None:
+    """Verifying `text` fails with `fragment` and `(constraint)` in the message, at the line of the
+    first row that holds `marker` (the op the constraint is about)."""
+    module = parse_module(text, "prog.mlir")
+    with pytest.raises(VerifyError) as info:
+        verify(module)
+    message = str(info.value)
+    assert fragment in message and f"({constraint})" in message, message
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if marker in row)
+    assert info.value.pos.line == line
+
+
+def parse_marked(text: str):
+    """Parse an indented test program (as written in a test table) as the file test.mlir."""
+    return parse_module(textwrap.dedent(text).strip("\n") + "\n", "test.mlir")
+
+
+def marked_line(text: str) -> int:
+    """The line of `text` marked `// ERR` (the op an invalid program must be rejected at)."""
+    lines = textwrap.dedent(text).strip("\n").splitlines()
+    marked = [i + 1 for i, line in enumerate(lines) if "// ERR" in line]
+    assert len(marked) == 1, "each invalid program marks exactly one line with // ERR"
+    return marked[0]
+
+
+def assert_rejected_at_marked_line(text: str, fragment: str) -> None:
+    """verify and verify_all both reject `text` first at its `// ERR` line, with `fragment` in the
+    message, and the error names test.mlir and that line."""
+    module = parse_marked(text)
+    with pytest.raises(VerifyError) as info:
+        verify(module)
+    error = info.value
+    assert fragment in error.message, error.message
+    assert error.line == marked_line(text), f"{error.message} reported at line {error.line}"
+    assert error.filename == "test.mlir"
+    assert str(error).startswith(f"test.mlir:{error.line}:")
+    # verify_all finds the same first error.
+    errors = verify_all(module)
+    assert errors and errors[0].message == error.message
+
+
+def assert_verifies(text: str) -> None:
+    module = parse_marked(text)
+    verify(module)
+    assert verify_all(module) == []

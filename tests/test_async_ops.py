@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 import hlodbg
-from hlodbg.engine import VerifyError, parse_module
+from hlodbg.engine import parse_module
 from hlodbg.engine.ir.types import FutureType, TensorType
 from hlodbg.engine.syntax.mlir.printer import print_module
 from hlodbg.engine.verify import verify
 
-from .helpers import interpret
+from .helpers import assert_rejected_at, interpret
 from .test_grid_collectives import grid_run
 
 GATHER = """
@@ -120,13 +120,7 @@ func.func @main(%t: tensor<2xi32>) -> () {
 
 @pytest.mark.parametrize("name, text, fragment, constraint", INVALID, ids=[case[0] for case in INVALID])
 def test_each_constraint_rejects_its_invalid_program_at_the_op(name, text, fragment, constraint):
-    module = parse_module(text, "prog.mlir")
-    with pytest.raises(VerifyError) as info:
-        verify(module)
-    message = str(info.value)
-    assert fragment in message and f"({constraint})" in message, message
-    line = next(i for i, row in enumerate(text.splitlines(), 1) if "stablehlo.async_" in row)
-    assert info.value.pos.line == line
+    assert_rejected_at(text, fragment, constraint, "stablehlo.async_")
 
 
 # -- semantics ------------------------------------------------------------------------------------

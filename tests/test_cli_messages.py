@@ -53,6 +53,15 @@ def _write(kind: str, path: Path) -> Path:
     return path
 
 
+def _assert_refused_in_words(capsys, option: str, value: str, expected: str) -> None:
+    """`hlodbg run` given `option value` stops with exit code 2 and a message that says `expected`,
+    names the option, and holds no Python names."""
+    assert main(["run", str(NAN_PROGRAM), option, value]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and option in err
+    assert not any(word in err for word in PYTHON_WORDS), err
+
+
 @pytest.mark.parametrize("kind,expected", [
     ("text", "is not an .npz file; an .npz file holds the arguments as arg0, arg1, ..."),
     ("empty", "is empty; an .npz file holds the arguments as arg0, arg1, ..."),
@@ -66,10 +75,7 @@ def _write(kind: str, path: Path) -> Path:
 ])
 def test_args_files_that_are_not_npz_are_said_so(tmp_path, capsys, kind, expected):
     path = _write(kind, tmp_path / "in.npz")
-    assert main(["run", str(NAN_PROGRAM), "--args", str(path)]) == 2
-    err = capsys.readouterr().err
-    assert expected in err and "--args" in err
-    assert not any(word in err for word in PYTHON_WORDS), err
+    _assert_refused_in_words(capsys, "--args", str(path), expected)
 
 
 @pytest.mark.parametrize("kind,expected", [
@@ -82,10 +88,7 @@ def test_args_files_that_are_not_npz_are_said_so(tmp_path, capsys, kind, expecte
 ])
 def test_arg_files_that_are_not_npy_are_said_so(tmp_path, capsys, kind, expected):
     path = _write(kind, tmp_path / "x.npy")
-    assert main(["run", str(NAN_PROGRAM), "--arg", f"0={path}"]) == 2
-    err = capsys.readouterr().err
-    assert expected in err and "--arg" in err
-    assert not any(word in err for word in PYTHON_WORDS), err
+    _assert_refused_in_words(capsys, "--arg", f"0={path}", expected)
 
 
 def test_good_argument_files_still_run(tmp_path, capsys):

@@ -26,12 +26,7 @@ SAMPLE = ROOT / "sample_programs" / "tiny_model.mlir"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("HLODBG_CACHE_DIR", str(tmp_path / "cache"))
-    clear_memory_cache()
-    yield
-    clear_memory_cache()
+pytestmark = pytest.mark.usefixtures("private_layout_cache")
 
 
 def graphviz_pure() -> str:

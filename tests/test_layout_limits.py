@@ -13,7 +13,7 @@ from hlodbg.cli import main
 from hlodbg.layouts import layout as layout_module
 from hlodbg.layouts.export import graph_view
 from hlodbg.layouts.graphviz import LayoutLimitError, run_graphviz
-from hlodbg.layouts.layout import MAX_LAYOUT_NODES, clear_memory_cache, compute_layout
+from hlodbg.layouts.layout import MAX_LAYOUT_NODES, compute_layout
 from hlodbg.layouts.scene import SceneBuilder
 from hlodbg.program import load
 
@@ -22,12 +22,7 @@ SAMPLE = ROOT / "sample_programs" / "tiny_model.mlir"
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="memory limits use Linux's prlimit")
 
 
-@pytest.fixture(autouse=True)
-def private_cache(tmp_path, monkeypatch):
-    monkeypatch.setenv("HLODBG_CACHE_DIR", str(tmp_path / "cache"))
-    clear_memory_cache()
-    yield
-    clear_memory_cache()
+pytestmark = pytest.mark.usefixtures("private_layout_cache")
 
 
 def fake_dot(tmp_path: Path, monkeypatch, body: str, interpreter: str = "/bin/sh") -> Path:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from hlodbg.engine import ExecutionError, VerifyError, parse_module
+from hlodbg.engine import ExecutionError, parse_module
 from hlodbg.engine.syntax.mlir.printer import print_module
 from hlodbg.engine.verify import verify
 
+from .helpers import assert_rejected_at
 from .test_grid_collectives import CHANNEL, GLOBAL_IDS, dense, grid_run
 
 I2 = "tensor<2xi64>"
@@ -115,13 +116,7 @@ func.func @main(%x: {I2}) -> {I2} {{
 
 @pytest.mark.parametrize("name, text, fragment, constraint", INVALID, ids=[case[0] for case in INVALID])
 def test_each_constraint_rejects_its_invalid_program_at_the_op(name, text, fragment, constraint):
-    module = parse_module(text, "prog.mlir")
-    with pytest.raises(VerifyError) as info:
-        verify(module)
-    message = str(info.value)
-    assert fragment in message and f"({constraint})" in message, message
-    line = next(i for i, row in enumerate(text.splitlines(), 1) if '"stablehlo.collective_' in row)
-    assert info.value.pos.line == line
+    assert_rejected_at(text, fragment, constraint, '"stablehlo.collective_')
 
 
 # -- collective_broadcast on the grid ----------------------------------------------------------------

@@ -16,7 +16,7 @@ from hlodbg.ui.widgets.graph_canvas import GraphCanvas
 from hlodbg.ui.widgets.inspector import TensorInspector
 from hlodbg.ui.widgets.source_view import SourceView
 
-from .pilot import press, settle
+from .pilot import console_text, press, settle
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data"
@@ -78,7 +78,7 @@ async def test_continue_to_a_nan_breakpoint_and_the_inspector_shows_it():
         text = inspector.render_text()
         assert "%s" in text and "NaN" in text and "iteration 3" in text
         assert any(f.description == "@main while.body #3" for f in screen.state.frames)
-        console = "\n".join(str(line.text) for line in screen.query_one("#console").lines)
+        console = console_text(screen)
         assert "breakpoint" in console
         await press(app, pilot, "C")  # back to the start: nothing earlier hits
         assert screen.state.position == 0
@@ -122,7 +122,7 @@ async def test_command_line_print_watch_goto_and_errors(tmp_path):
                 await pilot.press(ch if ch != " " else "space")
             await pilot.press("enter")
             await settle(app, pilot)
-            return "\n".join(str(line.text) for line in screen.query_one("#console").lines)
+            return console_text(screen)
 
         console = await command("print %r#1[0]")
         assert "%r#1[0] = nan" in console
@@ -162,6 +162,7 @@ async def test_interrupting_an_endless_loop_keeps_the_session():
         assert "running continue:" in status and "continue_" not in status
         await pilot.press("escape")
         await settle(app, pilot)
+        assert "interrupting continue…" in console_text(screen)
         assert screen.busy == "" and screen.state.stop_reason == "interrupted"
         position = screen.state.position
         assert position > 10

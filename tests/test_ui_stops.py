@@ -15,24 +15,12 @@ from hlodbg.ui.widgets.graph_canvas import GraphCanvas
 from hlodbg.ui.widgets.inspector import TensorInspector
 from hlodbg.ui.widgets.source_view import SourceView
 
-from .pilot import press, settle
+from .pilot import console_text, press, settle, type_command
 
 DATA = Path(__file__).resolve().parent / "data"
 SIZE = (140, 44)
 
 pytestmark = pytest.mark.usefixtures("private_hlodbg_dirs")
-
-
-def console_text(screen) -> str:
-    return "\n".join(str(line.text) for line in screen.query_one("#console").lines)
-
-
-async def type_command(app, pilot, text: str, prefix: str = "colon") -> None:
-    await pilot.press(prefix)
-    for ch in text:
-        await pilot.press({" ": "space", "%": "percent_sign", "@": "at", ":": "colon"}.get(ch, ch))
-    await pilot.press("enter")
-    await settle(app, pilot)
 
 
 async def test_values_after_stepping_over_a_call_are_named_as_the_caller_sees_them():
@@ -158,24 +146,6 @@ async def test_a_reducer_body_has_a_one_line_note_and_its_values_say_they_hold_e
         assert "tensor<f32> × 32 pairs at once" in screen.query_one(TensorInspector).render_text()
         await type_command(app, pilot, "note")
         assert "each on whole arrays" in console_text(screen)  # the details, on demand
-
-
-async def test_a_running_move_is_named_in_words():
-    program = hlodbg.load(DATA / "endless.mlir")
-    app = HlodbgApp(program, memory="256M", persist=False)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        screen = app.screen
-        await pilot.press("c")
-        for _ in range(200):  # until the progress line shows (a wait, not a timing)
-            if screen.busy and "running" in str(screen.query_one("#status").render()):
-                break
-            await pilot.pause(0.05)
-        status = str(screen.query_one("#status").render())
-        assert "running continue:" in status and "continue_" not in status
-        await pilot.press("escape")
-        await settle(app, pilot)
-        assert "interrupting continue…" in console_text(screen)
 
 
 async def test_the_current_op_stays_in_view_when_the_graph_pane_shrinks():

@@ -28,8 +28,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ..ir.errors import HlodbgError
-from .expressions import ExpressionError, compile_expression
+from .expressions import CaretError, ExpressionError, compile_expression
 from ..ir.core import Module, Operation
 from ..ir.locations import user_frame
 
@@ -37,20 +36,9 @@ VALUE_TESTS = ("nan", "inf", "nonfinite")
 RESULT_NAMES = frozenset({"result", "results"})
 
 
-class BreakpointError(HlodbgError):
+class BreakpointError(CaretError):
     """A breakpoint that cannot be understood or points nowhere; `text` and `column` (1-based)
     place a problem inside the expression it was given, for a caret under it."""
-
-    def __init__(self, message: str, text: Optional[str] = None, column: Optional[int] = None):
-        self.text = text
-        self.column = column
-        super().__init__(message)
-
-    def render(self) -> str:
-        head = f"error: {self.message}"
-        if self.text is None or self.column is None or "\n" in self.text:
-            return head
-        return f"{head}\n  {self.text}\n  {' ' * (self.column - 1)}^"
 
     def about(self, what: str) -> "BreakpointError":
         """The same problem, said of `what` (e.g. the --break-on option that gave the spec)."""

@@ -49,12 +49,13 @@ def _in_words(exc: Exception) -> str:
     return text or "it could not be evaluated"
 
 
-class ExpressionError(HlodbgError):
-    """An expression that cannot be compiled or evaluated; the message says what and where."""
+class CaretError(HlodbgError):
+    """A problem in a one-line text the user typed (an expression, a breakpoint): `text` and
+    `column` (1-based), when the problem has a place, put a caret under it."""
 
     def __init__(self, message: str, text: Optional[str] = None, column: Optional[int] = None):
         self.text = text
-        self.column = column  # 1-based column in `text`, when the problem has a place
+        self.column = column
         super().__init__(message)
 
     def render(self) -> str:
@@ -62,6 +63,10 @@ class ExpressionError(HlodbgError):
         if self.text is None or self.column is None or "\n" in self.text:
             return head
         return f"{head}\n  {self.text}\n  {' ' * (self.column - 1)}^"
+
+
+class ExpressionError(CaretError):
+    """An expression that cannot be compiled or evaluated; the message says what and where."""
 
 
 # Attributes that only describe or re-lay-out an array: they must see the stored dtype.

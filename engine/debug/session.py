@@ -14,6 +14,7 @@ granularity forward and the same backward:
     run_to(op), goto(event), restart()
 
 Forward and backward moves stop early at breakpoints met on the way, as gdb's `next` does.
+Which values a position sees by name is scope.py's to say.
 """
 from __future__ import annotations
 
@@ -33,8 +34,9 @@ from .values import ValueStore
 from .summary import ValueSummary, summarize
 from .stops import FrameInfo, Hit, Stop
 from .timeline import TimePoint, Timeline
-from .views import EventView, OpStatistics, View, as_list, same_outputs, vectorised_note
-from .trace import FrameRecord, ResultRef, Trace
+from .views import EventView, OpStatistics, View, same_outputs, vectorised_note
+from .trace import FrameRecord, Trace
+from .scope import expression_names, lookup_value, visible_refs
 from ..ir.opset import has_expandable_body
 
 
@@ -54,7 +56,7 @@ class Session:
         self.grid = grid
         self.breakpoints = breakpoints if breakpoints is not None else BreakpointTable(Resolver(module, entry, path))
         self._recorder: Optional[RecordingInterpreter] = None
-        self.timeline = Timeline(self._names, self._lookup)
+        self.timeline = Timeline(expression_names, lookup_value)
         self._stats: dict[tuple, ValueSummary] = {}
         # Arguments are checked now, in the caller, not when the run first moves.
         self.args = entry_arguments(entry_function(module, entry), self.args)
@@ -213,13 +215,13 @@ class Session:
     # -- values -------------------------------------------------------------------------------
     def value(self, name: str) -> Any:
         """The value of `%name` as the current op sees it (inner frames first)."""
-        return self._lookup(self.timeline.view, self._here(), name, include_own=False)
+        return lookup_value(self.timeline.view, self._here(), name, include_own=False)
 
     def values(self) -> dict[str, Any]:
         """Every value visible at the current op, by SSA name (inner frames hide outer names)."""
         view, position = self.timeline.view, self._here()
         out: dict[str, Any] = {}
-        for name, ref in self._visible_refs(view, position, include_own=False).items():
+        for name, ref in visible_refs(view, position, include_own=False).items():
             out[name] = view.store.value(ref)
         return out
 
@@ -236,8 +238,8 @@ class Session:
         except ExpressionError as e:
             raise BreakpointError(str(e)) from None
         view, p = self.timeline.view, self._here()
-        names = self._names(view, p, include_results=False)
-        return expression.evaluate(names, lambda n: self._lookup(view, p, "%" + n, include_own=False))
+        names = expression_names(view, p, include_results=False)
+        return expression.evaluate(names, lambda n: lookup_value(view, p, "%" + n, include_own=False))
 
     def watch(self, text: str) -> None:
         self.breakpoints.add_watch(text)
@@ -254,67 +256,6 @@ class Session:
             except HlodbgError as e:
                 out.append((text, f"<{e}>"))
         return out
-
-    def _lookup(self, view: View, position: int, name: str, include_own: bool) -> Any:
-        name = name if name.startswith("%") else "%" + name
-        while True:
-            refs = self._visible_refs(view, position, include_own)
-            ref = refs.get(name) or refs.get(name + "#0")
-            if ref is not None:
-                return view.store.value(ref)
-            if view.parent is None:
-                break
-            position, view, include_own = view.base, view.parent, False
-        raise ExpressionError(f"{name} is not computed at this point (visible: {_some_names(refs)})")
-
-    def _visible_refs(self, view: View, position: int, include_own: bool) -> dict[str, tuple]:
-        """name -> ref of every value defined before `position` in its frame and the frames
-        enclosing it (the event at `position` itself too when `include_own`)."""
-        trace = view.trace
-        if position >= len(trace):
-            frame = trace.frame_records[0] if trace.frame_records else None
-            if frame is None:
-                return {}
-            terminator = frame.last
-            position, include_own = (terminator, True) if terminator >= 0 else (len(trace), False)
-        frame = trace.frames[position] if position < len(trace) else None
-        out: dict[str, tuple] = {}
-        limit = position
-        while frame is not None:
-            block = frame.block
-            for arg in block.arguments:
-                ref = trace.arg_ref(frame, arg.index)
-                if ref is not None:
-                    out.setdefault(arg.name, ref)
-            for op in block.operations:
-                e = trace.event_of(frame, op)
-                if e is None or trace.ends[e] < 0 or e > limit or (e == limit and not include_own):
-                    continue
-                for v in op.results:
-                    out.setdefault(v.name, ResultRef(e, v.index))
-            if frame.kind == "function" or frame.owner is None:
-                break
-            limit, include_own = frame.owner, False
-            frame = trace.frames[frame.owner]
-        return out
-
-    def _names(self, view: View, event: int, include_results: bool, operands: Optional[list] = None,
-               hit: int = 0) -> dict[str, Any]:
-        trace = view.trace
-        names: dict[str, Any] = {"event": event, "hit": hit, "iteration": None, "iterations": ()}
-        if event >= len(trace):
-            return names
-        op = trace.ops[event]
-        iterations = trace.enclosing_iterations(event)
-        names.update(op=op.name, iteration=iterations[-1] if iterations else None, iterations=iterations)
-        if operands is None:
-            operands = [view.store.value(trace.operand_ref(event, k)) for k in range(len(op.operands))]
-        names["operands"] = list(operands)
-        if include_results:
-            results = as_list(view.store.output(event), len(op.results)) if trace.done(event) else []
-            names["results"] = results
-            names["result"] = results[0] if results else None
-        return names
 
     # -- statistics ---------------------------------------------------------------------------
     def summary(self, event: Optional[int] = None, index: int = 0) -> ValueSummary:
@@ -640,9 +581,3 @@ class Session:
         while view.parent is not None:
             view, position = view.parent, view.base
         return position
-
-
-
-def _some_names(refs: dict) -> str:
-    names = sorted(refs)
-    return ", ".join(names[:12]) + (" ..." if len(names) > 12 else "") if names else "none"

@@ -284,6 +284,11 @@ def _zeros(t: TensorType) -> np.ndarray:
     return np.zeros(shape, t.numpy_dtype)
 
 
+def _nothing_received(call: OpCall) -> Any:
+    """The results of a process a rooted collective delivers nothing to: all zeros."""
+    return call.results([_zeros(t) for t in call.result_types])
+
+
 # -- all_reduce / reduce_scatter / cross-replica-sum -------------------------------------------
 
 
@@ -391,7 +396,7 @@ def collective_broadcast(call: OpCall, *operands: np.ndarray) -> Any:
     groups = _groups(call, split_groups, call.interpreter.module)
     group, _ = _index_in(groups, call.process)
     if group is None:
-        return call.results([_zeros(t) for t in call.result_types])
+        return _nothing_received(call)
     dynamic = call.attr("has_dynamic_root") is not None
     data = operands[:-1] if dynamic else operands
     contributions = _exchange(call, groups, tuple(data))
@@ -414,10 +419,10 @@ def collective_reduce(call: OpCall, *operands: np.ndarray) -> Any:
     groups = _groups(call, reduction_groups, call.interpreter.module)
     group, index = _index_in(groups, call.process)
     if group is None:
-        return call.results([_zeros(t) for t in call.result_types])
+        return _nothing_received(call)
     reduced = _all_reduce(call, operands, groups)
     if index != 0:
-        return call.results([_zeros(t) for t in call.result_types])
+        return _nothing_received(call)
     return call.results(reduced)
 
 

@@ -15,20 +15,16 @@ from ..ir.core import Operation
 from ..ir.types import TensorType
 from .contractions import check_precision_count, uses_quantization
 from .core import _Context, _expect_shape, _int, _ints, _padding, _register, _tensor
-from .shape_inference import Dim, check_range, check_unique, fail, fmt_shape, shape_of, window_count
+from .shape_inference import Dim, check_range, check_unique, check_window_lists, fail, fmt_shape, shape_of, window_count
 
 
 
 def _check_window(strides: Sequence[int], lhs_dil: Sequence[int], rhs_dil: Sequence[int],
                   reversal: Optional[Sequence[bool]], spatial: int) -> None:
-    for name, values, c_size, c_pos in (("window_strides", strides, "C2", "C3"),
-                                        ("lhs_dilation", lhs_dil, "C5", "C6"),
-                                        ("rhs_dilation", rhs_dil, "C7", "C8")):
-        if len(values) != spatial:
-            fail(f"{name} has {len(values)} entries but there are {spatial} spatial dimensions", c_size)
-        for i, v in enumerate(values):
-            if v <= 0:
-                fail(f"{name}[{i}] = {v} must be positive", c_pos)
+    check_window_lists((("window_strides", strides, "C2", "C3"),
+                        ("lhs_dilation", lhs_dil, "C5", "C6"),
+                        ("rhs_dilation", rhs_dil, "C7", "C8")),
+                       spatial, f"there are {spatial} spatial dimensions")
     if reversal is not None and len(reversal) != spatial:
         fail(f"window_reversal has {len(reversal)} entries but there are {spatial} spatial dimensions", "C9")
 

@@ -30,7 +30,7 @@ from .shape_inference import (
     types_compatible,
 )
 from .quantized_types import is_per_axis
-from ..ir.types import TupleType, Type
+from ..ir.types import TensorType, TupleType, Type
 from .core import (
     _Context,
     _check_reducer,
@@ -174,8 +174,9 @@ def _concatenate(op: Operation, ctx: _Context) -> None:
     _expect_shape(r, infer_concatenate([t.shape for t in inputs], d), "C6")
 
 
-@_register("stablehlo.pad")
-def _pad(op: Operation, ctx: _Context) -> None:
+def _pad_operand_and_result(op: Operation) -> tuple[TensorType, TensorType]:
+    """The checks pad and dynamic_pad share (same numbering): a scalar padding_value, and one
+    element type for operand, padding_value and result. Returns (operand, result)."""
     x = _tensor(op.operand_types[0], "operand")
     value = _tensor(op.operand_types[1], "padding_value")
     r = _tensor(op.result_types[0], "result")
@@ -183,6 +184,12 @@ def _pad(op: Operation, ctx: _Context) -> None:
         fail(f"padding_value must be a 0-dimensional tensor, got {value}", "I2")
     _same_exact_elem(x, value, "operand and padding_value must have the same element type", "C1")
     _same_exact_elem(x, r, "operand and result must have the same element type", "C1")
+    return x, r
+
+
+@_register("stablehlo.pad")
+def _pad(op: Operation, ctx: _Context) -> None:
+    x, r = _pad_operand_and_result(op)
     low, high, interior = (_ints(op, n) for n in ("edge_padding_low", "edge_padding_high", "interior_padding"))
     if x.shape is None:
         return
@@ -320,13 +327,7 @@ def _dynamic_gather(op: Operation, ctx: _Context) -> None:
 
 @_register("stablehlo.dynamic_pad")
 def _dynamic_pad(op: Operation, ctx: _Context) -> None:
-    x = _tensor(op.operand_types[0], "operand")
-    value = _tensor(op.operand_types[1], "padding_value")
-    r = _tensor(op.result_types[0], "result")
-    if rank_of(value) not in (None, 0):
-        fail(f"padding_value must be a 0-dimensional tensor, got {value}", "I2")
-    _same_exact_elem(x, value, "operand and padding_value must have the same element type", "C1")
-    _same_exact_elem(x, r, "operand and result must have the same element type", "C1")
+    x, r = _pad_operand_and_result(op)
     rank = rank_of(x)
     for i, name in enumerate(("edge_padding_low", "edge_padding_high", "interior_padding")):
         t = _tensor(op.operand_types[2 + i], name)

@@ -6,6 +6,7 @@ from ..ir.core import Operation
 from .shape_inference import (
     check_range,
     check_unique,
+    check_window_lists,
     dim_eq,
     element_compatible,
     fail,
@@ -92,15 +93,11 @@ def _reduce_window(op: Operation, ctx: _Context) -> None:
         return
     rank = len(shape)
     window, strides, base, wdil = _window_attrs(op, rank)
-    for name, values, c_size, c_pos in (("window_dimensions", window, "C4", "C5"),
-                                        ("window_strides", strides, "C6", "C7"),
-                                        ("base_dilations", base, "C8", "C9"),
-                                        ("window_dilations", wdil, "C10", "C11")):
-        if len(values) != rank:
-            fail(f"{name} has {len(values)} entries but the inputs have rank {rank}", c_size)
-        for i, v in enumerate(values):
-            if v <= 0:
-                fail(f"{name}[{i}] = {v} must be positive", c_pos)
+    check_window_lists((("window_dimensions", window, "C4", "C5"),
+                        ("window_strides", strides, "C6", "C7"),
+                        ("base_dilations", base, "C8", "C9"),
+                        ("window_dilations", wdil, "C10", "C11")),
+                       rank, f"the inputs have rank {rank}")
     padding = _padding(op, "padding", rank, "C12")
     inferred = tuple(window_count(shape[i], window[i], strides[i], base[i], wdil[i], *padding[i])
                      for i in range(rank))
@@ -133,13 +130,9 @@ def _select_and_scatter(op: Operation, ctx: _Context) -> None:
         return
     rank = len(x.shape)
     window, strides, _, _ = _window_attrs(op, rank)
-    for name, values, c_size, c_pos in (("window_dimensions", window, "C4", "C5"),
-                                        ("window_strides", strides, "C6", "C7")):
-        if len(values) != rank:
-            fail(f"{name} has {len(values)} entries but the operand has rank {rank}", c_size)
-        for i, v in enumerate(values):
-            if v <= 0:
-                fail(f"{name}[{i}] = {v} must be positive", c_pos)
+    check_window_lists((("window_dimensions", window, "C4", "C5"),
+                        ("window_strides", strides, "C6", "C7")),
+                       rank, f"the operand has rank {rank}")
     padding = _padding(op, "padding", rank, "C8")
     inferred = tuple(window_count(x.shape[i], window[i], strides[i], 1, 1, *padding[i]) for i in range(rank))
     _expect_shape(source, inferred, "C2", "source")

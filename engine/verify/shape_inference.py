@@ -231,6 +231,18 @@ def check_range(values: Sequence[int], bound: Optional[int], what: str, constrai
             fail(f"{what} {v} is out of range [{low}, {upper})", constraint)
 
 
+def check_window_lists(lists, count: int, count_words: str) -> None:
+    """Window attributes (strides, dilations, sizes): each of `lists`, given as (name, values,
+    constraint on its length, constraint on its values), has `count` entries, all positive.
+    `count_words` says what `count` counts, e.g. "the operand has rank 2"."""
+    for name, values, c_size, c_positive in lists:
+        if len(values) != count:
+            fail(f"{name} has {len(values)} entries but {count_words}", c_size)
+        for i, v in enumerate(values):
+            if v <= 0:
+                fail(f"{name}[{i}] = {v} must be positive", c_positive)
+
+
 # ---------------------------------------------------------------------------------------------
 # Inference
 # ---------------------------------------------------------------------------------------------

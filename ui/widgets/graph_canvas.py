@@ -3,7 +3,8 @@
 GraphCanvas shows one terminal Scene at a time (layouts/scene.py): a cluster with some clusters
 inside drawn open, or the neighbourhood of a node (focus mode). Scenes come from Graphviz, which
 can take a few hundred milliseconds, so one background thread lays them out while the UI keeps
-what it shows; the latest request wins. Painting is cheap (numpy over the visible window), done
+what it shows; the latest request wins. Which scene answers a request (and the smaller view shown
+when one is too big to lay out) is layouts/scene_views.py's to decide. Painting is cheap (numpy over the visible window), done
 once per scroll position and sliced per line.
 
 Zoom levels derive from the laid-out scene, never from a new layout: "compact" keeps one line
@@ -27,59 +28,25 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
 from hlodbg.layouts.canvas import paint
 from hlodbg.layouts.graph import DataflowGraph
-from hlodbg.layouts.graphviz import LayoutLimitError
 from hlodbg.layouts.palette import style_of
-from hlodbg.layouts.scene import COLLAPSED_PREFIX, Scene, SceneBuilder
-from hlodbg.layouts.zoom import ZOOM_LEVELS, zoomed_scene
+from hlodbg.layouts.scene import COLLAPSED_PREFIX, Scene
+from hlodbg.layouts.scene_views import FALLBACK_NODES, SceneRequest, SceneResult, SceneViews, View
+from hlodbg.layouts.zoom import ZOOM_LEVELS
 
 BREAKPOINT_MARK = "●"
 MARKER_TAG = -1  # tag id of a breakpoint marker cell (canvas tag ids are never negative)
-# A view too big to lay out is replaced by a smaller one: its op's cluster or neighbourhood, of at
-# most this many nodes, which Graphviz lays out in about a second.
-FALLBACK_NODES = 100
 NOTE_TAG = -2  # tag id of the cells of the note saying why a smaller view is shown
 WHITE_NAMES = {"white", "bright_white"}  # palette text colours unreadable on a light theme
 
 
 # --- the widget -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _View:
-    """Which scene to show: a cluster with some clusters open, or a neighbourhood (focus)."""
-
-    root: Optional[str] = None
-    expanded: frozenset = frozenset()
-    focus: Optional[str] = None  # the node a neighbourhood is centred on
-    radius: int = 2
-    limit: Optional[int] = None  # a neighbourhood of at most this many nodes (the nearest)
-    zoom: int = 0
-
-
-@dataclass
-class _Request:
-    view: _View
-    centre: Optional[str] = None  # node to centre once shown
-    select: Optional[str] = None  # node to select once shown
-    reveal: Optional[str] = None  # node that must get its own box (else another view is chosen)
-    keep_centre: Optional[tuple[float, float]] = None  # fraction of the scene to keep at the centre
-
-
-@dataclass
-class _Result:
-    view: _View
-    scene: Optional[Scene] = None
-    shown: Optional[Scene] = None
-    error: Optional[str] = None
-    note: Optional[str] = None  # why another view than the one asked for is shown
-
-
 class _SceneReady(Message, bubble=False):
     """From the layout thread to the widget: a request and what came of it."""
 
-    def __init__(self, request: _Request, result: _Result):
+    def __init__(self, request: SceneRequest, result: SceneResult):
         super().__init__()
         self.request = request
         self.result = result
@@ -133,21 +100,21 @@ class GraphCanvas(ScrollView, can_focus=False):
     def __init__(self, graph: DataflowGraph, *, name: Optional[str] = None, id: Optional[str] = None, classes: Optional[str] = None, disabled: bool = False):
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self.graph = graph
-        self.builder = SceneBuilder(graph)  # only the layout thread touches it
+        self.views = SceneViews(graph)  # only the layout thread lays out
+        self.builder = self.views.builder
         self.follow = True
         self.scene: Optional[Scene] = None  # as laid out
         self.shown_scene: Optional[Scene] = None  # at the current zoom
-        self._view = _View()  # what is shown
-        self._target_view = _View()  # what the latest request asked for
-        self._before_focus: Optional[_View] = None
+        self._view = View()  # what is shown
+        self._target_view = View()  # what the latest request asked for
+        self._before_focus: Optional[View] = None
         self._current: Optional[str] = None
         self._selected: Optional[str] = None
         self._breakpoints: set[str] = set()
         self._changed: set[str] = set()
         self._error: Optional[str] = None
         self._note: Optional[str] = None  # why the scene shown is not the one asked for (too big)
-        self._zoomed: dict[tuple[int, int], Scene] = {}  # (id(scene), level) -> zoomed; layout thread only
-        self._pending: Optional[_Request] = None
+        self._pending: Optional[SceneRequest] = None
         self._pending_lock = threading.Lock()
         self._worker_running = False
         self._highlight_version = 0
@@ -219,7 +186,7 @@ class GraphCanvas(ScrollView, can_focus=False):
             nodes = self.graph.nodes_of(node_or_op)
             node = nodes[0] if nodes else None
         else:
-            node = node_or_op if node_or_op is None or self._is_node(node_or_op) else None
+            node = node_or_op if node_or_op is None or self.views.is_node(node_or_op) else None
         self._selected = node
         self._touch()
         if node is not None:
@@ -247,9 +214,9 @@ class GraphCanvas(ScrollView, can_focus=False):
         """Show only the neighbourhood of the selected (or current) node; again to go back.
         Returns whether focus mode is on."""
         if self.focus_mode:
-            view, self._before_focus = self._before_focus or _View(), None
+            view, self._before_focus = self._before_focus or View(), None
             anchor = self._anchor_node()
-            self._request(_Request(replace(view, zoom=self.zoom), centre=anchor, reveal=anchor))
+            self._request(SceneRequest(replace(view, zoom=self.zoom), centre=anchor, reveal=anchor))
             return False
         anchor = self._selected or self._current
         if anchor is None:
@@ -257,7 +224,7 @@ class GraphCanvas(ScrollView, can_focus=False):
             self._update_title()
             return False
         self._before_focus = self._target_view
-        self._request(_Request(_View(focus=anchor, radius=radius, zoom=self.zoom), centre=anchor))
+        self._request(SceneRequest(View(focus=anchor, radius=radius, zoom=self.zoom), centre=anchor))
         return True
 
     def open_selected(self) -> bool:
@@ -266,7 +233,7 @@ class GraphCanvas(ScrollView, can_focus=False):
         if box is None or box.cluster is None:
             return False
         inner = self.graph.clusters[box.cluster].node
-        self._request(_Request(_View(root=box.cluster, zoom=self.zoom), centre=inner, select=inner))
+        self._request(SceneRequest(View(root=box.cluster, zoom=self.zoom), centre=inner, select=inner))
         return True
 
     def go_up(self) -> bool:
@@ -278,17 +245,17 @@ class GraphCanvas(ScrollView, can_focus=False):
         if view.expanded:
             anchor = self._selected or self._current
             around = [c for c in self.graph.cluster_path(anchor)] if anchor in self.graph.graph else []
-            inner = [c for c in around if c in view.expanded] or sorted(view.expanded, key=lambda c: len(self._cluster_chain(c)))
+            inner = [c for c in around if c in view.expanded] or sorted(view.expanded, key=lambda c: len(self.views.cluster_chain(c)))
             cid = inner[-1]
-            folded = view.expanded - {cid} - {c for c in view.expanded if cid in self._cluster_chain(c)[:-1]}
+            folded = view.expanded - {cid} - {c for c in view.expanded if cid in self.views.cluster_chain(c)[:-1]}
             box = COLLAPSED_PREFIX + cid
-            self._request(_Request(replace(view, expanded=frozenset(folded)), centre=box, select=box))
+            self._request(SceneRequest(replace(view, expanded=frozenset(folded)), centre=box, select=box))
             return True
         if view.root is None or (self.graph.clusters[view.root].parent is None and len(self.graph.top_clusters()) == 1):
             return False
         parent = self.graph.clusters[view.root].parent
         box = COLLAPSED_PREFIX + view.root
-        self._request(_Request(_View(root=parent, zoom=view.zoom), centre=box, select=box))
+        self._request(SceneRequest(View(root=parent, zoom=view.zoom), centre=box, select=box))
         return True
 
     def select_neighbour(self, direction: str) -> Optional[str]:
@@ -331,29 +298,7 @@ class GraphCanvas(ScrollView, can_focus=False):
     def on_mount(self) -> None:
         entry = self.graph.module.entry
         root = f"fn:{entry.sym_name}" if entry is not None and f"fn:{entry.sym_name}" in self.graph.clusters else None
-        self._request(_Request(_View(root=root)))
-
-    def _is_node(self, node: str) -> bool:
-        return node in self.graph.graph or (node.startswith(COLLAPSED_PREFIX) and node[len(COLLAPSED_PREFIX):] in self.graph.clusters)
-
-    def _cluster_chain(self, cluster_id: Optional[str]) -> list[str]:
-        """A cluster and its ancestors, outermost first."""
-        chain = []
-        while cluster_id is not None:
-            chain.append(cluster_id)
-            cluster_id = self.graph.clusters[cluster_id].parent
-        return chain[::-1]
-
-    def _view_showing(self, node: str, zoom: int) -> _View:
-        """The cluster scene that draws `node` as its own box: its function with every
-        cluster on the way to it open."""
-        if node in self.graph.graph:
-            path = self.graph.cluster_path(node)
-        else:
-            path = self._cluster_chain(self.graph.clusters[node[len(COLLAPSED_PREFIX):]].parent)
-        if not path:
-            return _View(zoom=zoom)
-        return _View(root=path[0], expanded=frozenset(path[1:]), zoom=zoom)
+        self._request(SceneRequest(View(root=root)))
 
     def _bring_into_view(self, node: str, centre: bool) -> None:
         """Scroll to a node; when the scene has no box of its own for it (or a layout is on its
@@ -362,7 +307,7 @@ class GraphCanvas(ScrollView, can_focus=False):
         if scene is not None and node in scene.boxes and not self._worker_running:
             self._scroll_into_view(node, centre)
             return
-        self._request(_Request(self._target_view, centre=node, reveal=node))
+        self._request(SceneRequest(self._target_view, centre=node, reveal=node))
 
     def _set_zoom(self, level: int) -> None:
         level = min(max(level, 0), len(ZOOM_LEVELS) - 1)
@@ -373,7 +318,7 @@ class GraphCanvas(ScrollView, can_focus=False):
         if anchor is None and self.shown_scene is not None and self.shown_scene.width and self.shown_scene.height:
             region = self.scrollable_content_region
             keep = ((self.scroll_x + region.width / 2) / self.shown_scene.width, (self.scroll_y + region.height / 2) / self.shown_scene.height)
-        self._request(_Request(replace(self._target_view, zoom=level), centre=anchor, keep_centre=keep))
+        self._request(SceneRequest(replace(self._target_view, zoom=level), centre=anchor, keep_centre=keep))
 
     def _anchor_node(self) -> Optional[str]:
         scene = self.shown_scene
@@ -383,7 +328,7 @@ class GraphCanvas(ScrollView, can_focus=False):
             return self._selected
         return self._box_for(self._current, scene)
 
-    def _request(self, request: _Request) -> None:
+    def _request(self, request: SceneRequest) -> None:
         """Lay out a scene on the layout thread; the newest request replaces any waiting one."""
         self._target_view = request.view
         with self._pending_lock:
@@ -406,7 +351,7 @@ class GraphCanvas(ScrollView, can_focus=False):
                 if request is None:
                     self._worker_running = False
                     return
-            result = self._lay_out(request)
+            result = self.views.lay_out(request, self._current)
             with self._pending_lock:
                 last = self._pending is None
                 if last:
@@ -417,63 +362,6 @@ class GraphCanvas(ScrollView, can_focus=False):
                 return
             if last:
                 return
-
-    def _lay_out(self, request: _Request) -> _Result:
-        """The requested scene; with `reveal`, the first of: the requested view, the node's
-        function with its enclosing clusters open, its own cluster, its neighbourhood, that
-        draws the node as a box and is small enough to lay out."""
-        views = [request.view]
-        node, zoom = request.reveal, request.view.zoom
-        if node is not None:
-            if request.view.focus is not None:
-                views.append(replace(request.view, focus=node))
-            else:
-                views.append(self._view_showing(node, zoom))
-            if node in self.graph.graph:
-                views += [_View(root=self.graph.cluster_of(node), zoom=zoom), _View(focus=node, zoom=zoom)]
-        error = None
-        views = list(dict.fromkeys(views))
-        for view in views:
-            try:
-                scene = self.builder.neighbourhood(view.focus, view.radius, view.limit) if view.focus is not None else self.builder.scene(view.root, view.expanded)
-            except HlodbgError as problem:
-                error = error or problem.message
-                if isinstance(problem, LayoutLimitError):
-                    views += [v for v in self._smaller_views(view, node) if v not in views]
-                continue
-            if node is not None and node not in scene.boxes:
-                continue
-            key = (id(scene), zoom)
-            if key not in self._zoomed:
-                self._zoomed[key] = zoomed_scene(scene, zoom)
-            note = f"{error}; showing {self._view_title(view)} instead" if error and view != request.view else None
-            return _Result(view, scene, self._zoomed[key], note=note)
-        return _Result(request.view, error=error or f"cannot draw {node}")
-
-    def _smaller_views(self, view: _View, node: Optional[str]) -> list[_View]:
-        """What to draw when `view` is too big to lay out (too many nodes, or Graphviz past its
-        time or memory limit): the cluster of the op shown (or of the view's first op), folded as
-        usual, if it is small; else that op's neighbourhood, at most FALLBACK_NODES of it."""
-        anchor = node or self._current
-        if anchor is None and view.focus is None and view.root is not None:
-            anchor = next((n for n in self.graph.cluster_nodes(view.root) if self.graph.graph.nodes[n].get("op") is not None), None)
-        anchor = anchor or view.focus
-        if anchor is None or anchor not in self.graph.graph:
-            return []
-        smaller = [_View(focus=anchor, radius=view.radius if view.focus else 2, limit=FALLBACK_NODES, zoom=view.zoom)]
-        own = _View(root=self.graph.cluster_of(anchor), zoom=view.zoom)
-        try:
-            if self.builder.view(own.root).node_count <= FALLBACK_NODES:
-                smaller.insert(0, own)
-        except HlodbgError:
-            pass
-        return smaller
-
-    def _view_title(self, view: _View) -> str:
-        if view.focus is not None:
-            nearest = f" (the nearest {view.limit})" if view.limit is not None else ""
-            return f"{view.radius} hops around {self._node_title(view.focus)}{nearest}"
-        return self._cluster_title(view.root) if view.root is not None else "the program"
 
     # --- back on the UI thread ----------------------------------------------------------------------
     @on(_SceneReady)
@@ -555,29 +443,14 @@ class GraphCanvas(ScrollView, can_focus=False):
         """Where the view is, e.g. `@main > while %0:4 > body`."""
         view = self._view
         if view.focus is not None:
-            return self._view_title(view)
+            return self.views.view_title(view)
         if self.shown_scene is None:
             return ""
-        chain = self._cluster_chain(view.root)
+        chain = self.views.cluster_chain(view.root)
         anchor = self._selected or self._current
         if anchor is not None and anchor in self.graph.graph:
             chain += [c for c in self.graph.cluster_path(anchor) if c in view.expanded and c not in chain]
-        return " > ".join(self._cluster_title(c) for c in chain) or "program"
-
-    def _cluster_title(self, cluster_id: str) -> str:
-        cluster = self.graph.clusters[cluster_id]
-        if cluster.kind == "function":
-            return "@" + cluster.function
-        if cluster.kind == "op" and " = " in cluster.label:
-            names, mnemonic = cluster.label.split(" = ", 1)
-            return f"{mnemonic} {names}"
-        return cluster.label
-
-    def _node_title(self, node: str) -> str:
-        if node in self.graph.graph:
-            label = self.graph.graph.nodes[node]["label"]
-            return label[0] if label else node
-        return self._cluster_title(node[len(COLLAPSED_PREFIX):]) if self._is_node(node) else node
+        return " > ".join(self.views.cluster_title(c) for c in chain) or "program"
 
     def _update_title(self) -> None:
         state = f"zoom {self._view.zoom + 1}/{len(ZOOM_LEVELS)}, follow {'on' if self.follow else 'off'}"
@@ -718,4 +591,4 @@ class GraphCanvas(ScrollView, can_focus=False):
         self.post_message(self.NodeSelected(self, node, self.op_of(node)))
 
 
-__all__ = ["GraphCanvas"]
+__all__ = ["GraphCanvas", "FALLBACK_NODES"]  # FALLBACK_NODES lives in layouts/scene_views.py
