@@ -195,7 +195,7 @@ class GraphCanvas(ScrollView, can_focus=False):
 
     # --- navigation (the app binds keys to these) ---------------------------------------------------
     def pan(self, dx: int, dy: int) -> None:
-        self.scroll_to(x=self.scroll_x + dx, y=self.scroll_y + dy, animate=False)
+        self.scroll_to(x=self.scroll_x + dx, y=self.scroll_y + dy, animate=False, immediate=True)
 
     def zoom_in(self) -> None:
         self._set_zoom(self.zoom - 1)
@@ -393,9 +393,9 @@ class GraphCanvas(ScrollView, can_focus=False):
         elif request.keep_centre is not None:
             region = self.scrollable_content_region
             fx, fy = request.keep_centre
-            self.scroll_to(x=fx * result.shown.width - region.width / 2, y=fy * result.shown.height - region.height / 2, animate=False)
+            self.scroll_to(x=fx * result.shown.width - region.width / 2, y=fy * result.shown.height - region.height / 2, animate=False, immediate=True)
         else:
-            self.scroll_to(x=0, y=0, animate=False)
+            self.scroll_to(x=0, y=0, animate=False, immediate=True)
 
     def _box_for(self, node: Optional[str], scene: Scene) -> Optional[str]:
         """The box of `scene` that draws `node`: its own, or the folded cluster holding it."""
@@ -420,7 +420,7 @@ class GraphCanvas(ScrollView, can_focus=False):
             self.call_after_refresh(self._scroll_into_view, node, centre)
             return
         if centre:
-            self.scroll_to(x=x + width / 2 - region.width / 2, y=y + height / 2 - region.height / 2, animate=False)
+            self.scroll_to(x=x + width / 2 - region.width / 2, y=y + height / 2 - region.height / 2, animate=False, immediate=True)
             return
         left, top = self.scroll_x, self.scroll_y
         if x < left or width > region.width:
@@ -431,7 +431,7 @@ class GraphCanvas(ScrollView, can_focus=False):
             top = y - 1
         elif y + height > top + region.height:
             top = y + height - region.height + 1
-        self.scroll_to(x=left, y=top, animate=False)
+        self.scroll_to(x=left, y=top, animate=False, immediate=True)
 
     def _touch(self) -> None:
         self._highlight_version += 1
