@@ -91,7 +91,7 @@ def _cmd_verify(args) -> int:
             continue
         for program in programs:
             label = path if len(programs) == 1 else f"{path}#{program.chunk}"
-            print(f"{label}: ok ({program.op_count} ops, {len(program.functions)} functions)")
+            print(f"{label}: ok ({_count(program.op_count, 'op')}, {_count(len(program.functions), 'function')})")
     return status
 
 
@@ -146,3 +146,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def _count(n: int, noun: str) -> str:
+    """`1 function`, `2 functions`."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

@@ -32,6 +32,13 @@ def test_verify_reports_ops_and_functions(capsys):
     assert out.strip() == f"{sample}: ok (38 ops, 2 functions)"
 
 
+def test_verify_counts_in_words(tmp_path, capsys):
+    one = tmp_path / "one.mlir"
+    one.write_text("func.func @main(%a: tensor<f32>) -> tensor<f32> {\n  return %a : tensor<f32>\n}\n")
+    assert main(["verify", str(one)]) == 0
+    assert capsys.readouterr().out.strip() == f"{one}: ok (1 op, 1 function)"
+
+
 @pytest.mark.skipif(not PROGRAMS.is_dir(), reason="../shared/programs is not present")
 def test_verify_many_programs(capsys):
     files = sorted(str(p) for p in PROGRAMS.glob("*.mlir"))
