@@ -23,7 +23,7 @@ from .shape_inference import fail, is_int_e
 
 @_register("stablehlo.collective_broadcast")
 def _collective_broadcast(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "C1", None, None)
+    _check_groups(op, "I2", "C1", None, None)
     dynamic = isinstance(op.attributes.get("has_dynamic_root"), A.UnitAttr)
     data = list(op.operands[:-1] if dynamic else op.operands)
     if not data:
