@@ -165,12 +165,13 @@ def _concatenate(op: Operation, ctx: _Context) -> None:
     for i, t in enumerate(inputs):
         _same_exact_elem(inputs[0], t, f"input #{i} must have the element type of input #0", "C1")
     _same_exact_elem(inputs[0], r, "result must have the inputs' element type", "C5")
-    if any(t.shape is None for t in inputs):
-        return
+    # C4 holds whatever is unranked: a negative dimension is wrong for every rank, and one ranked
+    # input fixes the rank of all (C2).
     d = _int(op, "dimension")
-    rank = len(inputs[0].shape)
-    if not 0 <= d < rank:
-        fail(f"dimension {d} is out of range [0, {rank})", "C4")
+    ranks = [len(t.shape) for t in inputs if t.shape is not None]
+    check_range([d], ranks[0] if ranks else None, "dimension", "C4")
+    if len(ranks) < len(inputs):
+        return
     _expect_shape(r, infer_concatenate([t.shape for t in inputs], d), "C6")
 
 
