@@ -367,6 +367,16 @@ def _expect_shape(result: Type, inferred: Optional[tuple], constraint: Optional[
              constraint)
 
 
+def _constant_array(value) -> Optional[np.ndarray]:
+    """The elements of `value` when a stablehlo.constant produces it (shape operands, paddings,
+    roots), else None: such operands make a constraint on their values decidable statically."""
+    producer = value.defining_op
+    if producer is None or producer.name != "stablehlo.constant":
+        return None
+    elements = producer.attributes.get("value")
+    return np.asarray(elements.array) if isinstance(elements, A.DenseElements) else None
+
+
 def _block(op: Operation, index: int) -> Block:
     return op.regions[index].blocks[0]
 
