@@ -35,3 +35,42 @@ def test_dot_general_dimension_numbers_are_checked_on_unranked_operands(lb, rb, 
 
 def test_valid_dimension_numbers_on_unranked_operands_verify():
     verify(parse_module(DOT_GENERAL.format(lb="0", rb="0", lc="1", rc="1")))
+
+
+GATHER = """func.func @main(%x: {operand}, %i: {indices}) -> {result} {{
+  %0 = "stablehlo.gather"(%x, %i) {{dimension_numbers = #stablehlo.gather<offset_dims = [{offset}], collapsed_slice_dims = [{collapsed}], start_index_map = [0, 1], index_vector_dim = 2>, slice_sizes = array<i64: {sizes}>}} : ({operand}, {indices}) -> {result}
+  return %0 : {result}
+}}
+"""
+UNRANKED = "tensor<*xi32>"
+
+
+@pytest.mark.parametrize("operand, indices, result, offset, collapsed, sizes, constraint", [
+    # An unranked operand has the rank C1 implies (3 here): six slice sizes cannot fit it.
+    (UNRANKED, UNRANKED, UNRANKED, "2", "0, 1", "1, 1, 8, 1, 2, 3", "C20"),
+    # A collapsed dimension's slice size is at most 1, whatever the operand's rank.
+    (UNRANKED, UNRANKED, UNRANKED, "2", "0, 2", "1, 1, 8", "C9"),
+    # A ranked operand bounds the slice sizes even when the indices are unranked.
+    ("tensor<?x?x2xi32>", UNRANKED, UNRANKED, "2", "0, 1", "1, 1, 8", "C21"),
+    ("tensor<?x?x2xi32>", UNRANKED, UNRANKED, "2", "0, 1", "1, 1, -1", "C21"),
+    # Ranked indices and an unranked operand fix the result's rank (7 here, not 1).
+    (UNRANKED, "tensor<?x?x?xi32>", "tensor<3xi32>", "0, 2, 3, 4, 5", "0, 1, 3", "1, 1, 8, 1, 7, 1, 6, 1", "C22"),
+])
+def test_gather_constraints_hold_with_unranked_operands(operand, indices, result, offset, collapsed, sizes,
+                                                        constraint):
+    text = GATHER.format(operand=operand, indices=indices, result=result, offset=offset, collapsed=collapsed,
+                         sizes=sizes)
+    with pytest.raises(VerifyError) as info:
+        verify(parse_module(text))
+    assert info.value.message.startswith("stablehlo.gather: ")
+    assert info.value.message.endswith(f"({constraint})")
+
+
+@pytest.mark.parametrize("operand, indices, result", [
+    (UNRANKED, "tensor<1x5x2xi32>", "tensor<1x5x8xi32>"),
+    ("tensor<2x4x9xi32>", UNRANKED, "tensor<1x5x8xi32>"),
+    (UNRANKED, UNRANKED, UNRANKED),
+])
+def test_valid_gathers_with_unranked_operands_verify(operand, indices, result):
+    verify(parse_module(GATHER.format(operand=operand, indices=indices, result=result, offset="2", collapsed="0, 1",
+                                      sizes="1, 1, 8")))

@@ -15,6 +15,7 @@ from .shape_inference import (
     fail,
     fmt_shape,
     infer_concatenate,
+    implied_gather_operand,
     infer_gather,
     infer_pad,
     infer_slice,
@@ -286,10 +287,11 @@ def _gather(op: Operation, ctx: _Context) -> None:
     if not is_int_e(idx.element):
         fail(f"start_indices must have integer element type, got {idx}", "I2")
     _same_exact_elem(x, r, "operand and result must have the same element type", "C23")
-    if x.shape is None or idx.shape is None:
-        return
-    inferred = infer_gather(x.shape, idx.shape, op.attributes["dimension_numbers"], _ints(op, "slice_sizes"))
-    _expect_shape(r, inferred, "C22")
+    # Unranked operands still have the rank C1 implies and slice_sizes, dimension numbers and the
+    # result's rank to check against it.
+    dn = op.attributes["dimension_numbers"]
+    operand = x.shape if x.shape is not None else implied_gather_operand(dn)
+    _expect_shape(r, infer_gather(operand, idx.shape, dn, _ints(op, "slice_sizes")), "C22")
 
 
 # gather's constraint numbers as dynamic_gather numbers them (it has no batching dimensions).
