@@ -74,3 +74,33 @@ def test_gather_constraints_hold_with_unranked_operands(operand, indices, result
 def test_valid_gathers_with_unranked_operands_verify(operand, indices, result):
     verify(parse_module(GATHER.format(operand=operand, indices=indices, result=result, offset="2", collapsed="0, 1",
                                       sizes="1, 1, 8")))
+
+
+DYNAMIC_GATHER = """func.func @main(%x: {operand}, %i: {indices}, %s: {sizes}) -> {result} {{
+  %0 = "stablehlo.dynamic_gather"(%x, %i, %s) {{dimension_numbers = #stablehlo.gather<offset_dims = [{offset}], collapsed_slice_dims = [0, 1], start_index_map = [{start}], index_vector_dim = {ivd}>}} : ({operand}, {indices}, {sizes}) -> {result}
+  return %0 : {result}
+}}
+"""
+
+
+@pytest.mark.parametrize("operand, indices, sizes, result, offset, start, ivd, constraint", [
+    (UNRANKED, "tensor<?x?x?xi32>", UNRANKED, UNRANKED, "2", "0, 1", 4, "C2"),
+    ("tensor<?x?x?xi32>", UNRANKED, UNRANKED, UNRANKED, "1, 2", "0, 1", 2, "C1"),
+    (UNRANKED, "tensor<?x?x2xi32>", UNRANKED, UNRANKED, "2", "0", 2, "C3"),
+    (UNRANKED, UNRANKED, "tensor<?x?xi32>", UNRANKED, "2", "0, 1", 2, "I3"),
+    ("tensor<?x?x?xi32>", UNRANKED, "tensor<2xi32>", UNRANKED, "2", "0, 1", 2, "C11"),
+    (UNRANKED, "tensor<?x?x?xi32>", "tensor<?xi32>", "tensor<?xi32>", "2", "0, 1", 2, "C13"),
+])
+def test_dynamic_gather_constraints_hold_with_unranked_operands(operand, indices, sizes, result, offset, start, ivd,
+                                                                constraint):
+    text = DYNAMIC_GATHER.format(operand=operand, indices=indices, sizes=sizes, result=result, offset=offset,
+                                 start=start, ivd=ivd)
+    with pytest.raises(VerifyError) as info:
+        verify(parse_module(text))
+    assert info.value.message.startswith("stablehlo.dynamic_gather: ")
+    assert info.value.message.endswith(f"({constraint})")
+
+
+def test_a_dynamic_gather_of_unranked_operands_verifies():
+    verify(parse_module(DYNAMIC_GATHER.format(operand=UNRANKED, indices=UNRANKED, sizes=UNRANKED, result=UNRANKED,
+                                              offset="2", start="0, 1", ivd=2)))

@@ -310,13 +310,14 @@ def _dynamic_gather(op: Operation, ctx: _Context) -> None:
     if not is_int_e(idx.element):
         fail(f"start_indices must have integer element type, got {idx}", "I2")
     _same_exact_elem(x, r, "operand and result must have the element type", "C14")
-    if x.shape is None or idx.shape is None:
-        return
-    if sizes.shape is not None and len(sizes.shape) == 1 and not dim_eq(sizes.shape[0], len(x.shape)):
-        fail(f"slice_sizes has {sizes.shape[0]} entries but the operand has rank {len(x.shape)}", "C11")
+    if sizes.shape is not None and len(sizes.shape) != 1:
+        fail(f"slice_sizes must be a 1-dimensional tensor, got {sizes}", "I3")
+    dn = op.attributes["dimension_numbers"]
+    operand = x.shape if x.shape is not None else implied_gather_operand(dn)
+    if sizes.shape is not None and not dim_eq(sizes.shape[0], len(operand)):
+        fail(f"slice_sizes has {sizes.shape[0]} entries but the operand has rank {len(operand)}", "C11")
     try:
-        inferred = infer_gather(x.shape, idx.shape, op.attributes["dimension_numbers"], [None] * len(x.shape))
-        _expect_shape(r, inferred, "C22")
+        _expect_shape(r, infer_gather(operand, idx.shape, dn, [None] * len(operand)), "C22")
     except Fail as f:
         raise Fail(f.message, _DYNAMIC_GATHER_LABELS.get(f.constraint, f.constraint)) from None
 
