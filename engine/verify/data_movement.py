@@ -417,5 +417,5 @@ def _constant(op: Operation, ctx: _Context) -> None:
     if not shapes_compatible(vt.shape, r.shape):
         fail(f"value has type {vt} but the output is {r}", "C1")
     ve, re = vt.element, r.element
-    if ve != re and not (is_quant_e(re) and (is_quant_e(ve) or ve == re.storage or is_int_e(ve))):
+    if ve != re and not (is_quant_e(re) and (is_quant_e(ve) or ve == re.storage)):
         fail(f"value has type {vt} but the output is {r}", "C1")

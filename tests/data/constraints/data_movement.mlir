@@ -1300,3 +1300,20 @@ func.func @main(%a: tensor<*xf32>, %b: tensor<*xf32>) -> tensor<*xf32> {
   %0 = "stablehlo.concatenate"(%a, %b) {dimension = -1 : i64} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+// expect-error: stablehlo.constant C1
+// A quantized constant's value is given in its storage type (i8 here); ui8 elements are another type.
+func.func @main() -> tensor<2x!quant.uniform<i8:f32, 2.0:15>> {
+  %0 = "stablehlo.constant"() {value = dense<[1, 2]> : tensor<2xui8>} : () -> tensor<2x!quant.uniform<i8:f32, 2.0:15>>
+  return %0 : tensor<2x!quant.uniform<i8:f32, 2.0:15>>
+}
+
+// -----
+
+// expect-ok
+func.func @main() -> tensor<2x!quant.uniform<i8:f32, 2.0:15>> {
+  %0 = "stablehlo.constant"() {value = dense<[1, 2]> : tensor<2xi8>} : () -> tensor<2x!quant.uniform<i8:f32, 2.0:15>>
+  return %0 : tensor<2x!quant.uniform<i8:f32, 2.0:15>>
+}
