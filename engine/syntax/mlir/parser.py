@@ -148,7 +148,7 @@ class Parser(ValueParser):
                     self.error(f"unknown operation '{name}'", op_pos)
                 dialect, _, mnemonic = name.partition(".")
                 if dialect in CLOSED_DIALECTS and name not in OPS:
-                    self.error(f"unknown op: the {dialect} dialect has no op '{mnemonic}'", op_pos)
+                    self.error(f"{name}: unknown op: the {dialect} dialect has no op '{mnemonic}'", op_pos)
                 self.error(
                     f"'{name}' has no pretty syntax that hlodbg knows; write it in generic form "
                     f'("{name}"(...) : (...) -> ...)',
