@@ -133,6 +133,10 @@ def _select_and_scatter(op: Operation, ctx: _Context) -> None:
         return
     rank = len(x.shape)
     window, strides, _, _ = _window_attrs(op, rank)
+    if "window_dimensions" not in op.attributes:
+        # The dialect lets the attribute be left out, but it has no default (spec I4): an absent
+        # window is an empty one, as for the StableHLO C++ verifier.
+        window = []
     for name, values, c_size, c_pos in (("window_dimensions", window, "C4", "C5"),
                                         ("window_strides", strides, "C6", "C7")):
         if len(values) != rank:

@@ -1,6 +1,8 @@
-"""Constraints that hold whatever the operands' ranks: an unranked operand (tensor<*x...>) hides
-dimension sizes, not the dimension numbers an op is given. The StableHLO C++ verifier rejects
-each of these programs too (its ops_stablehlo.mlir tests them with tensor<*xf32>)."""
+"""Programs the StableHLO C++ verifier's own tests (ops_stablehlo.mlir, verify_*.mlir) reject and
+hlodbg once accepted, where the spec agrees they are invalid.
+
+Most are constraints that hold whatever the operands' ranks: an unranked operand (tensor<*x...>)
+hides dimension sizes, not the dimension numbers an op is given."""
 from __future__ import annotations
 
 import pytest
@@ -104,3 +106,29 @@ def test_dynamic_gather_constraints_hold_with_unranked_operands(operand, indices
 def test_a_dynamic_gather_of_unranked_operands_verifies():
     verify(parse_module(DYNAMIC_GATHER.format(operand=UNRANKED, indices=UNRANKED, sizes=UNRANKED, result=UNRANKED,
                                               offset="2", start="0, 1", ivd=2)))
+
+
+SELECT_AND_SCATTER = """func.func @main(%x: tensor<4x6xf32>, %s: tensor<2x3xf32>, %i: tensor<f32>) -> tensor<4x6xf32> {{
+  %0 = "stablehlo.select_and_scatter"(%x, %s, %i) ({{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %c = stablehlo.compare GE, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+  }}, {{
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %c = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %c : tensor<f32>
+  }}) {{{attrs}}} : (tensor<4x6xf32>, tensor<2x3xf32>, tensor<f32>) -> tensor<4x6xf32>
+  return %0 : tensor<4x6xf32>
+}}
+"""
+
+
+def test_select_and_scatter_without_window_dimensions_is_rejected():
+    # The dialect may leave the attribute out, but the spec gives it no default (I4): the window
+    # is then empty and C4 (one entry per operand dimension) fails, as in the C++ verifier.
+    with pytest.raises(VerifyError) as info:
+        verify(parse_module(SELECT_AND_SCATTER.format(attrs="window_strides = array<i64: 2, 2>")))
+    assert info.value.message.startswith("stablehlo.select_and_scatter: window_dimensions has 0 entries")
+    assert info.value.message.endswith("(C4)")
+    verify(parse_module(SELECT_AND_SCATTER.format(
+        attrs="window_dimensions = array<i64: 2, 2>, window_strides = array<i64: 2, 2>")))
