@@ -96,3 +96,13 @@ def test_a_reduce_with_unpaired_operands_says_inputs_and_init_values_must_pair_u
 """
     with pytest.raises(VerifyError, match=r"stablehlo.reduce: expects as many inputs as init_values, got 3 operands"):
         verify(parse_module(text))
+
+
+def test_a_pad_in_dynamic_convs_window_is_rejected_not_silently_ignored():
+    # dynamic_conv shares convolution's pretty form, whose window may say `pad = [...]`; dynamic_conv
+    # takes its padding from the operand, so such a window would be dropped without a word.
+    text = DYNAMIC_CONV.replace("window = {stride = [2, 2]}", "window = {stride = [2, 2], pad = [[1, 1], [1, 1]]}")
+    with pytest.raises(VerifyError) as info:
+        verify(parse_module(text))
+    assert info.value.message.startswith("stablehlo.dynamic_conv: dynamic_conv takes its padding as the third operand")
+    assert info.value.message.endswith("(I3)")

@@ -140,6 +140,10 @@ def _convolution(op: Operation, ctx: _Context) -> None:
 @_register("stablehlo.dynamic_conv")
 def _dynamic_conv(op: Operation, ctx: _Context) -> None:
     padding = _tensor(op.operand_types[2], "padding")
+    if "padding" in op.attributes:
+        # convolution's pretty form accepts `pad = [...]` in the window; here it would be ignored.
+        fail("dynamic_conv takes its padding as the third operand, not as a padding attribute "
+             "(no `pad` in its window)", "I3")
 
     def padding_of(spatial: int) -> Optional[list]:
         shape = shape_of(padding)
