@@ -75,6 +75,9 @@ class OpDef:
     # Quantized operands and results must be per-tensor quantized (the spec's Inputs/Outputs tables
     # say "per-tensor quantized tensor"); the verifier rejects per-axis ones.
     per_tensor_quantized: bool = False
+    # A binary op whose operands may be swapped (StableHLO's Commutative trait): only such an op
+    # may stand for a reduce body in the compact `applies` form.
+    commutative: bool = False
 
     @property
     def min_operands(self) -> int:
@@ -185,6 +188,7 @@ def define(
     process_groups: Optional[str] = None,
     may_run_async: bool = False,
     per_tensor_quantized: bool = False,
+    commutative: bool = False,
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -208,6 +212,7 @@ def define(
         process_groups,
         may_run_async,
         per_tensor_quantized,
+        commutative,
     )
     OPS[name] = opdef
     return opdef
@@ -217,6 +222,11 @@ def process_groups_of(name: str) -> Optional[str]:
     """How the collective `name` forms its process groups ("reduction", "split", "pairs"), or None."""
     opdef = OPS.get(name)
     return opdef.process_groups if opdef is not None else None
+
+
+def is_commutative(name: str) -> bool:
+    opdef = OPS.get(name)
+    return opdef is not None and opdef.commutative
 
 
 def may_run_async(name: str) -> bool:

@@ -54,13 +54,18 @@ def _group_size(op: Operation) -> Optional[int]:
     return int(array.shape[1])
 
 
-def _check_groups(op: Operation, unique_c: str, range_c: Optional[str], channel_c: Optional[str]) -> None:
-    """`is_unique(replica_groups)`, `0 <= replica_groups < size(replica_groups)` (without `range_c`
+def _check_groups(op: Operation, groups_input: str, unique_c: str, range_c: Optional[str],
+                  channel_c: Optional[str]) -> None:
+    """`replica_groups` is a 2-dimensional tensor (the Inputs row `groups_input`),
+    `is_unique(replica_groups)`, `0 <= replica_groups < size(replica_groups)` (without `range_c`
     the groups may leave processes out, as collective_broadcast's may, so the bound is the grid's,
     known at run time) and, where the op has it, `use_global_device_ids = true` needs
     `channel_id > 0`. Groups of unequal size are padded with -1 (HLO's convention), which is not
     an id."""
     array = _group_array(op)
+    if array is not None and array.ndim != 2:
+        fail(f"replica_groups must be a 2-dimensional tensor, got {op.attributes['replica_groups'].type}",
+             groups_input)
     if array is not None:
         values = [int(v) for v in array.reshape(-1) if int(v) != -1]
         check_unique(values, "replica_groups values", unique_c)
@@ -101,7 +106,7 @@ def _computation(op: Operation, inputs: Sequence[TensorType], constraint: str) -
 
 @_register("stablehlo.all_gather")
 def _all_gather(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "C2", "C4", "C5")
+    _check_groups(op, "I3", "C2", "C4", "C5")
     d = _int(op, "all_gather_dim")
     size = _group_size(op)
     for x, r in _pairs(op, "C6"):
@@ -112,12 +117,26 @@ def _all_gather(op: Operation, ctx: _Context) -> None:
             continue
         out = list(x.shape)
         out[d] = None if size is None or x.shape[d] is None else x.shape[d] * size
+        if out[d] is None:
+            _expect_multiple(r, "result", d, x.shape[d], "operand", "C6")
         _expect_shape(r, tuple(out), "C6")
+
+
+def _expect_multiple(big: TensorType, big_name: str, d: int, unit: Optional[int], unit_name: str,
+                     constraint: str) -> None:
+    """When the group size is known only at run time, dim(`big`, d) must still be `unit` times
+    some group size: 0 when `unit` is 0, else a multiple of it."""
+    have = big.shape[d] if big.shape is not None and d < len(big.shape) else None
+    if unit is None or have is None:
+        return
+    if (unit == 0 and have != 0) or (unit > 0 and have % unit):
+        fail(f"dim({big_name}, {d}) = {have} must be dim({unit_name}, {d}) = {unit} times the process group "
+             f"size ({big})", constraint)
 
 
 @_register("stablehlo.all_reduce")
 def _all_reduce(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "C1", "C3", "C4")
+    _check_groups(op, "I2", "C1", "C3", "C4")
     pairs = _pairs(op, "C6")
     e = _computation(op, [x for x, _ in pairs], "C5")
     for i, (x, r) in enumerate(pairs):
@@ -128,7 +147,7 @@ def _all_reduce(op: Operation, ctx: _Context) -> None:
 
 @_register("stablehlo.reduce_scatter")
 def _reduce_scatter(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "C3", "C5", "C6")
+    _check_groups(op, "I3", "C3", "C5", "C6")
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
     d = _int(op, "scatter_dimension")
@@ -144,6 +163,8 @@ def _reduce_scatter(op: Operation, ctx: _Context) -> None:
             out[d] = x.shape[d] // size
         else:
             out[d] = None
+            if r.shape is not None and d < len(r.shape):
+                _expect_multiple(x, "operand", d, r.shape[d], "result", "C8")
         _expect_shape(r, tuple(out), "C8")
     if not element_compatible(r.element, e):
         fail(f"result has type {r} but the computation produces {e}", "C9")
@@ -151,7 +172,7 @@ def _reduce_scatter(op: Operation, ctx: _Context) -> None:
 
 @_register("stablehlo.all_to_all")
 def _all_to_all(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "C5", "C7", None)
+    _check_groups(op, "I5", "C5", "C7", None)
     split, concat, count = (_int(op, n) for n in ("split_dimension", "concat_dimension", "split_count"))
     if count <= 0:
         fail(f"split_count = {count} must be positive", "C4")

@@ -11,7 +11,7 @@ from typing import Optional, Sequence
 from ..ir.core import Operation
 from ..ir.types import TensorType
 from .core import _Context, _expect_shape, _register, _tensor
-from .shape_inference import check_range, check_unique, dim_eq, fail, is_quant_e
+from .shape_inference import check_range, check_unique, dim_eq, fail, is_quant_e, rank_of
 
 # ---------------------------------------------------------------------------------------------
 # Shared with convolution and dynamic_conv
@@ -38,8 +38,10 @@ def uses_quantization(*types: TensorType) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
-def infer_dot_general(lhs: tuple, rhs: tuple, lb: Sequence[int], rb: Sequence[int],
-                      lc: Sequence[int], rc: Sequence[int]) -> tuple:
+def check_dimension_lists(lhs_rank: Optional[int], rhs_rank: Optional[int], lb: Sequence[int],
+                          rb: Sequence[int], lc: Sequence[int], rc: Sequence[int]) -> None:
+    """C1-C8 of dot_general: they need no dimension sizes, and with an unranked operand its
+    dimension numbers must still pair up, be unique and be non-negative."""
     if len(lb) != len(rb):
         fail(f"lhs_batching_dimensions {list(lb)} and rhs_batching_dimensions {list(rb)} "
              "have different sizes", "C1")
@@ -48,10 +50,15 @@ def infer_dot_general(lhs: tuple, rhs: tuple, lb: Sequence[int], rb: Sequence[in
              "have different sizes", "C2")
     check_unique(list(lb) + list(lc), "lhs batching and contracting dimensions", "C3")
     check_unique(list(rb) + list(rc), "rhs batching and contracting dimensions", "C4")
-    check_range(lb, len(lhs), "lhs batching dimension", "C5")
-    check_range(lc, len(lhs), "lhs contracting dimension", "C6")
-    check_range(rb, len(rhs), "rhs batching dimension", "C7")
-    check_range(rc, len(rhs), "rhs contracting dimension", "C8")
+    check_range(lb, lhs_rank, "lhs batching dimension", "C5")
+    check_range(lc, lhs_rank, "lhs contracting dimension", "C6")
+    check_range(rb, rhs_rank, "rhs batching dimension", "C7")
+    check_range(rc, rhs_rank, "rhs contracting dimension", "C8")
+
+
+def infer_dot_general(lhs: tuple, rhs: tuple, lb: Sequence[int], rb: Sequence[int],
+                      lc: Sequence[int], rc: Sequence[int]) -> tuple:
+    check_dimension_lists(len(lhs), len(rhs), lb, rb, lc, rc)
     for a, b in zip(lb, rb):
         if not dim_eq(lhs[a], rhs[b]):
             fail(f"batching dimension sizes differ: dim(lhs, {a}) = {lhs[a]} but dim(rhs, {b}) = {rhs[b]}", "C9")
@@ -75,6 +82,8 @@ def _dot_general(op: Operation, ctx: _Context) -> None:
         inferred = infer_dot_general(lhs.shape, rhs.shape, dn.lhs_batching_dimensions, dn.rhs_batching_dimensions,
                                      dn.lhs_contracting_dimensions, dn.rhs_contracting_dimensions)
     else:
+        check_dimension_lists(rank_of(lhs), rank_of(rhs), dn.lhs_batching_dimensions, dn.rhs_batching_dimensions,
+                              dn.lhs_contracting_dimensions, dn.rhs_contracting_dimensions)
         inferred = None
     check_precision_count(op, "C11")
     _expect_shape(r, inferred, "C12")

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-import numpy as np
-
-from ..ir import attributes as A
 from ..ir.core import Operation
 from ..ir.types import TensorType
 from .contractions import check_precision_count, uses_quantization
-from .core import _Context, _expect_shape, _int, _ints, _padding, _register, _tensor
+from .core import _Context, _constant_array, _expect_shape, _int, _ints, _padding, _register, _tensor
 from .shape_inference import Dim, check_range, check_unique, check_window_lists, fail, fmt_shape, shape_of, window_count
 
 
@@ -139,6 +136,10 @@ def _convolution(op: Operation, ctx: _Context) -> None:
 @_register("stablehlo.dynamic_conv")
 def _dynamic_conv(op: Operation, ctx: _Context) -> None:
     padding = _tensor(op.operand_types[2], "padding")
+    if "padding" in op.attributes:
+        # convolution's pretty form accepts `pad = [...]` in the window; here it would be ignored.
+        fail("dynamic_conv takes its padding as the third operand, not as a padding attribute "
+             "(no `pad` in its window)", "I3")
 
     def padding_of(spatial: int) -> Optional[list]:
         shape = shape_of(padding)
@@ -151,13 +152,7 @@ def _dynamic_conv(op: Operation, ctx: _Context) -> None:
 
 def _constant_padding(op: Operation, spatial: int) -> Optional[list]:
     """The padding operand's values when a stablehlo.constant gives them, else None."""
-    producer = op.operands[2].defining_op
-    if producer is None or producer.name != "stablehlo.constant":
-        return None
-    value = producer.attributes.get("value")
-    if not isinstance(value, A.DenseElements):
-        return None
-    array = np.asarray(value.array)
-    if array.shape != (spatial, 2):
+    array = _constant_array(op.operands[2])
+    if array is None or array.shape != (spatial, 2):
         return None
     return [(int(lo), int(hi)) for lo, hi in array.tolist()]

@@ -9,7 +9,7 @@ from ..ir import attributes as A
 from ..syntax.mlir import attribute_text as T
 from ..ir.errors import VerifyError
 from ..ir.core import Block, Function, Module, Operation
-from ..ir.opset import OPS, OpDef
+from ..ir.opset import CLOSED_DIALECTS, OPS, OpDef
 from .shape_inference import (
     Fail,
     elem,
@@ -26,9 +26,6 @@ from ..ir.types import TensorType, Type
 
 CHECKS: dict[str, Callable[[Operation, "_Context"], None]] = {}
 
-# Dialects whose every op hlodbg defines: an op name of theirs it does not know is a typo or an op
-# of a newer spec, never something to pass through (other dialects' unknown ops are kept as they are).
-CLOSED_DIALECTS = ("stablehlo", "chlo")
 
 # Checks that span op families (the quantization rules shared by many ops); they run for every op,
 # before its own check.
@@ -112,12 +109,10 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
 def _check_generic(op: Operation, opdef: OpDef) -> None:
     n = len(op.operands)
     if opdef.operand_groups(n) is None:
-        if opdef.variadic:
-            expected = f"at least {opdef.min_operands}"
-            if opdef.same_variadic_size:
-                expected += " (variadic groups of equal size)"
-        else:
-            expected = str(opdef.min_operands)
+        if opdef.variadic and opdef.same_variadic_size:
+            groups = [name for name, arity in opdef.operands if arity in ("*", "?")]
+            fail(f"expects as many {' as '.join(groups)}, got {n} operands")
+        expected = f"at least {opdef.min_operands}" if opdef.variadic else str(opdef.min_operands)
         fail(f"expects {expected} operand{'s' if expected != '1' else ''}, got {n}")
     if not opdef.result_count_ok(len(op.results)):
         plural = "" if opdef.results == "1" else "s"
@@ -370,6 +365,16 @@ def _expect_shape(result: Type, inferred: Optional[tuple], constraint: Optional[
     if not shapes_compatible(got, tuple(inferred)):
         fail(f"{what} type {result} has shape {fmt_shape(got)}, expected {fmt_shape(tuple(inferred))}",
              constraint)
+
+
+def _constant_array(value) -> Optional[np.ndarray]:
+    """The elements of `value` when a stablehlo.constant produces it (shape operands, paddings,
+    roots), else None: such operands make a constraint on their values decidable statically."""
+    producer = value.defining_op
+    if producer is None or producer.name != "stablehlo.constant":
+        return None
+    elements = producer.attributes.get("value")
+    return np.asarray(elements.array) if isinstance(elements, A.DenseElements) else None
 
 
 def _block(op: Operation, index: int) -> Block:

@@ -15,6 +15,7 @@ from .shape_inference import (
     fail,
     fmt_shape,
     infer_concatenate,
+    implied_gather_operand,
     infer_gather,
     infer_pad,
     infer_slice,
@@ -165,12 +166,13 @@ def _concatenate(op: Operation, ctx: _Context) -> None:
     for i, t in enumerate(inputs):
         _same_exact_elem(inputs[0], t, f"input #{i} must have the element type of input #0", "C1")
     _same_exact_elem(inputs[0], r, "result must have the inputs' element type", "C5")
-    if any(t.shape is None for t in inputs):
-        return
+    # C4 holds whatever is unranked: a negative dimension is wrong for every rank, and one ranked
+    # input fixes the rank of all (C2).
     d = _int(op, "dimension")
-    rank = len(inputs[0].shape)
-    if not 0 <= d < rank:
-        fail(f"dimension {d} is out of range [0, {rank})", "C4")
+    ranks = [len(t.shape) for t in inputs if t.shape is not None]
+    check_range([d], ranks[0] if ranks else None, "dimension", "C4")
+    if len(ranks) < len(inputs):
+        return
     _expect_shape(r, infer_concatenate([t.shape for t in inputs], d), "C6")
 
 
@@ -292,10 +294,11 @@ def _gather(op: Operation, ctx: _Context) -> None:
     if not is_int_e(idx.element):
         fail(f"start_indices must have integer element type, got {idx}", "I2")
     _same_exact_elem(x, r, "operand and result must have the same element type", "C23")
-    if x.shape is None or idx.shape is None:
-        return
-    inferred = infer_gather(x.shape, idx.shape, op.attributes["dimension_numbers"], _ints(op, "slice_sizes"))
-    _expect_shape(r, inferred, "C22")
+    # Unranked operands still have the rank C1 implies and slice_sizes, dimension numbers and the
+    # result's rank to check against it.
+    dn = op.attributes["dimension_numbers"]
+    operand = x.shape if x.shape is not None else implied_gather_operand(dn)
+    _expect_shape(r, infer_gather(operand, idx.shape, dn, _ints(op, "slice_sizes")), "C22")
 
 
 # gather's constraint numbers as dynamic_gather numbers them (it has no batching dimensions).
@@ -314,13 +317,14 @@ def _dynamic_gather(op: Operation, ctx: _Context) -> None:
     if not is_int_e(idx.element):
         fail(f"start_indices must have integer element type, got {idx}", "I2")
     _same_exact_elem(x, r, "operand and result must have the element type", "C14")
-    if x.shape is None or idx.shape is None:
-        return
-    if sizes.shape is not None and len(sizes.shape) == 1 and not dim_eq(sizes.shape[0], len(x.shape)):
-        fail(f"slice_sizes has {sizes.shape[0]} entries but the operand has rank {len(x.shape)}", "C11")
+    if sizes.shape is not None and len(sizes.shape) != 1:
+        fail(f"slice_sizes must be a 1-dimensional tensor, got {sizes}", "I3")
+    dn = op.attributes["dimension_numbers"]
+    operand = x.shape if x.shape is not None else implied_gather_operand(dn)
+    if sizes.shape is not None and not dim_eq(sizes.shape[0], len(operand)):
+        fail(f"slice_sizes has {sizes.shape[0]} entries but the operand has rank {len(operand)}", "C11")
     try:
-        inferred = infer_gather(x.shape, idx.shape, op.attributes["dimension_numbers"], [None] * len(x.shape))
-        _expect_shape(r, inferred, "C22")
+        _expect_shape(r, infer_gather(operand, idx.shape, dn, [None] * len(operand)), "C22")
     except Fail as f:
         raise Fail(f.message, _DYNAMIC_GATHER_LABELS.get(f.constraint, f.constraint)) from None
 
@@ -414,5 +418,5 @@ def _constant(op: Operation, ctx: _Context) -> None:
     if not shapes_compatible(vt.shape, r.shape):
         fail(f"value has type {vt} but the output is {r}", "C1")
     ve, re = vt.element, r.element
-    if ve != re and not (is_quant_e(re) and (is_quant_e(ve) or ve == re.storage or is_int_e(ve))):
+    if ve != re and not (is_quant_e(re) and (is_quant_e(ve) or ve == re.storage)):
         fail(f"value has type {vt} but the output is {r}", "C1")

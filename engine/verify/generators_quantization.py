@@ -7,12 +7,14 @@ from .shape_inference import (
     check_unique,
     dim_eq,
     fail,
+    fmt_shape,
     is_bool_e,
     is_complex_e,
     is_float_e,
     is_int_e,
     is_quant_e,
     rank_of,
+    shapes_compatible,
 )
 from ..ir.types import IntegerType, QuantizedType
 from . import data_movement
@@ -20,6 +22,7 @@ from .quantized_types import check_per_tensor_only, check_quantized_contraction,
 from .core import (
     CROSS_CHECKS,
     _Context,
+    _constant_array,
     _expect_shape,
     _int,
     _ints,
@@ -68,9 +71,15 @@ def _rng(op: Operation, ctx: _Context) -> None:
         fail(f"result must have the element type of a: {a} vs {r}", "C1")
     if str(op.attributes["rng_distribution"]) == "NORMAL" and not is_float_e(a.element):
         fail(f"NORMAL needs floating-point a, b and result, got {a}", "C2")
-    if shape.shape is not None and len(shape.shape) == 1 and r.shape is not None:
+    if shape.shape is not None and len(shape.shape) != 1:
+        fail(f"shape must be a 1-dimensional tensor, got {shape}", "I3")
+    if shape.shape is not None and r.shape is not None:
         if not dim_eq(shape.shape[0], len(r.shape)):
             fail(f"shape has {shape.shape[0]} entries but the result has rank {len(r.shape)}", "C3")
+        sizes = _constant_array(op.operands[2])
+        if sizes is not None and not shapes_compatible(r.shape, tuple(int(d) for d in sizes.reshape(-1))):
+            fail(f"result {r} does not have the shape {fmt_shape(tuple(int(d) for d in sizes.reshape(-1)))} "
+                 f"that the shape operand holds", "C3")
 
 
 @_register("stablehlo.uniform_quantize")

@@ -78,6 +78,10 @@ def _triangular_solve(op: Operation, ctx: _Context) -> None:
     a = _tensor(op.operand_types[0], "a")
     b = _tensor(op.operand_types[1], "b")
     _check_category(a, _FC, "a")
+    transpose = str(op.attributes.get("transpose_a", "NO_TRANSPOSE"))
+    if transpose not in ("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"):
+        # The dialect's enum also has TRANSPOSE_INVALID; the spec's Inputs table does not.
+        fail(f"transpose_a must be NO_TRANSPOSE, TRANSPOSE or ADJOINT, got {transpose}", "I6")
     _same_elem(a, b, "a and b must have the same element type", "C1")
     _same_elem(b, op.result_types[0], "result must have the element type of b", "C4")
     _same_shape(b, op.result_types[0], "result must have the shape of b", "C4")

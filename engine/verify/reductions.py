@@ -51,7 +51,7 @@ def _reduce(op: Operation, ctx: _Context) -> None:
     for i, t in enumerate(inputs):
         _same_shape(inputs[0], t, f"input #{i} must have the shape of input #0", "C1")
         if rank_of(inits[i]) not in (None, 0):
-            fail(f"init value #{i} must be a 0-dimensional tensor, got {inits[i]}")
+            fail(f"init value #{i} must be a 0-dimensional tensor, got {inits[i]}", "I2")
         # The spec converts init values to the body's types, so they keep the inputs' type even
         # when the body accumulates in a wider one (the C++ verifier wants the body's type here).
         _same_elem(t, inits[i], f"input #{i} and init value #{i} must have the same element type", "C2")
@@ -82,7 +82,7 @@ def _reduce_window(op: Operation, ctx: _Context) -> None:
         _same_shape(inputs[0], inputs[i], f"input #{i} must have the shape of input #0", "C2")
         _same_elem(inputs[i], inits[i], f"input #{i} and init value #{i} must have the same element type", "C3")
         if rank_of(inits[i]) not in (None, 0):
-            fail(f"init value #{i} must be a 0-dimensional tensor, got {inits[i]}")
+            fail(f"init value #{i} must be a 0-dimensional tensor, got {inits[i]}", "I2")
         _same_shape(results[0], results[i], f"result #{i} must have the shape of result #0", "C14")
     elems = _check_reducer(op, 0, [t.element for t in inputs], inits, "C13")
     for i, res in enumerate(results):
@@ -112,7 +112,7 @@ def _select_and_scatter(op: Operation, ctx: _Context) -> None:
     r = _tensor(op.result_types[0], "result")
     _same_elem(x, source, "operand and source must have the same element type", "C1")
     if rank_of(init) not in (None, 0):
-        fail(f"init_value must be a 0-dimensional tensor, got {init}")
+        fail(f"init_value must be a 0-dimensional tensor, got {init}", "I3")
     _same_elem(x, init, "init_value must have the operand's element type", "C3")
     e = x.element
     args = [a.type for a in _block(op, 0).arguments]
@@ -130,6 +130,10 @@ def _select_and_scatter(op: Operation, ctx: _Context) -> None:
         return
     rank = len(x.shape)
     window, strides, _, _ = _window_attrs(op, rank)
+    if "window_dimensions" not in op.attributes:
+        # The dialect lets the attribute be left out, but it has no default (spec I4): an absent
+        # window is an empty one, as for the StableHLO C++ verifier.
+        window = []
     check_window_lists((("window_dimensions", window, "C4", "C5"),
                         ("window_strides", strides, "C6", "C7")),
                        rank, f"the operand has rank {rank}")

@@ -12,18 +12,16 @@ it is checked by all_reduce's check and its errors carry all_reduce's constraint
 """
 from __future__ import annotations
 
-import numpy as np
-
 from ..ir import attributes as A
 from ..ir.core import Operation
 from .collectives import _check_groups, _group_size
-from .core import CHECKS, _Context, _register, _same_type, _tensor
+from .core import CHECKS, _Context, _constant_array, _register, _same_type, _tensor
 from .shape_inference import fail, is_int_e
 
 
 @_register("stablehlo.collective_broadcast")
 def _collective_broadcast(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "C1", None, None)
+    _check_groups(op, "I2", "C1", None, None)
     dynamic = isinstance(op.attributes.get("has_dynamic_root"), A.UnitAttr)
     data = list(op.operands[:-1] if dynamic else op.operands)
     if not data:
@@ -44,10 +42,10 @@ def _check_root(op: Operation, count: int) -> None:
     if not is_int_e(root.element):
         fail(f"root must hold integer indices, got {root}", "C4")
     size = _group_size(op)
-    producer = op.operands[-1].owner
-    if size is None or not isinstance(producer, Operation) or producer.name != "stablehlo.constant":
+    roots = _constant_array(op.operands[-1])
+    if size is None or roots is None:
         return
-    for k, index in enumerate(np.asarray(producer.attributes["value"].array).reshape(-1).tolist()):
+    for k, index in enumerate(roots.reshape(-1).tolist()):
         if not 0 <= int(index) < size:
             fail(f"root[{k}] = {index} is not an index into a process group of {size} processes", "C5")
 

@@ -305,7 +305,14 @@ def infer_slice(shape: tuple, start: Sequence[int], limit: Sequence[int], stride
     return tuple(out)
 
 
-def infer_gather(operand: tuple, indices: tuple, dn, slice_sizes: Sequence[int]) -> tuple:
+def implied_gather_operand(dn) -> tuple:
+    """An unranked gather operand's shape as far as C1 fixes it: its rank, sizes unknown."""
+    return (None,) * (len(dn.offset_dims) + len(dn.collapsed_slice_dims) + len(dn.operand_batching_dims))
+
+
+def infer_gather(operand: tuple, indices: Optional[tuple], dn, slice_sizes: Sequence[int]) -> Optional[tuple]:
+    """The result shape, after checking C1-C21; with unranked start_indices (None) the checks
+    that need their rank are skipped and no shape is inferred."""
     r = len(operand)
     offset_dims = list(dn.offset_dims)
     collapsed = list(dn.collapsed_slice_dims)
@@ -316,9 +323,9 @@ def infer_gather(operand: tuple, indices: tuple, dn, slice_sizes: Sequence[int])
     if r != len(offset_dims) + len(collapsed) + len(obatch):
         fail(f"rank(operand) = {r} must equal size(offset_dims) + size(collapsed_slice_dims) + "
              f"size(operand_batching_dims) = {len(offset_dims) + len(collapsed) + len(obatch)}", "C1")
-    if not 0 <= ivd <= len(indices):
-        fail(f"index_vector_dim {ivd} is out of range [0, {len(indices)}]", "C2")
-    index_count = indices[ivd] if ivd < len(indices) else 1
+    if ivd < 0 or (indices is not None and ivd > len(indices)):
+        fail(f"index_vector_dim {ivd} is out of range [0, {'?' if indices is None else len(indices)}]", "C2")
+    index_count = None if indices is None else indices[ivd] if ivd < len(indices) else 1
     if index_count is not None and len(start_map) != index_count:
         fail(f"start_index_map has {len(start_map)} entries but start_indices provide {index_count} "
              "index components", "C3")
@@ -330,12 +337,12 @@ def infer_gather(operand: tuple, indices: tuple, dn, slice_sizes: Sequence[int])
     check_sorted(obatch, "operand_batching_dims", "C10")
     check_range(obatch, r, "operand_batching_dims entry", "C11")
     check_unique(ibatch, "start_indices_batching_dims", "C13")
-    check_range(ibatch, len(indices), "start_indices_batching_dims entry", "C14")
+    check_range(ibatch, None if indices is None else len(indices), "start_indices_batching_dims entry", "C14")
     if ivd in ibatch:
         fail(f"index_vector_dim {ivd} cannot be a start_indices batching dimension", "C15")
     if len(obatch) != len(ibatch):
         fail("operand_batching_dims and start_indices_batching_dims have different sizes", "C16")
-    for a, b in zip(obatch, ibatch):
+    for a, b in zip(obatch, ibatch if indices is not None else ()):
         if not dim_eq(operand[a], indices[b]):
             fail(f"batching dimension sizes differ: dim(operand, {a}) = {operand[a]} but "
                  f"dim(start_indices, {b}) = {indices[b]}", "C17")
@@ -353,6 +360,9 @@ def infer_gather(operand: tuple, indices: tuple, dn, slice_sizes: Sequence[int])
     for i in obatch:
         if slice_sizes[i] is not None and slice_sizes[i] > 1:
             fail(f"slice_sizes[{i}] = {slice_sizes[i]} must be at most 1 for a batching dimension", "C12")
+    if indices is None:
+        check_range(offset_dims, None, "offset_dims entry", "C5")
+        return None
     batch_sizes = [d for i, d in enumerate(indices) if i != ivd]
     offset_sizes = [s for i, s in enumerate(slice_sizes) if i not in collapsed and i not in obatch]
     rank = len(batch_sizes) + len(offset_dims)

@@ -26,7 +26,8 @@ for _name in (
     "add", "atan2", "divide", "maximum", "minimum", "multiply", "power", "remainder", "shift_left",
     "shift_right_arithmetic", "shift_right_logical", "subtract", "and", "or", "xor",
 ):
-    define(f"stablehlo.{_name}", "lhs rhs")
+    define(f"stablehlo.{_name}", "lhs rhs", commutative=_name in ("add", "and", "maximum", "minimum", "multiply",
+                                                                  "or", "xor"))
 
 define("stablehlo.complex", "lhs rhs")
 define(

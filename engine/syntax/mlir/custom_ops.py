@@ -7,6 +7,7 @@ from typing import Optional
 from ...ir import attributes as A
 from . import attribute_text as T
 from ...ir.core import Block, Function, Operation, Region
+from ...ir.opset import is_commutative
 from ...ir.types import FunctionType, TensorType, Type, format_result_types
 from .dialect_attrs import (
     parse_sdy_axis_names,
@@ -175,6 +176,10 @@ class ReduceSyntax(Syntax):
             p.skip_ws()
             applies_offset = p.pos
             applies = p.bare_id("the reducing op, such as stablehlo.add")
+            if not is_commutative(applies):
+                p.error(f"'applies' takes a commutative binary op of the stablehlo dialect (add, multiply, "
+                        f"maximum, minimum, and, or, xor), got '{applies}'; write other bodies as "
+                        f"'reducer(%a: T, %b: T) {{ ... }}'", applies_offset)
         p.expect_keyword("across", "in stablehlo.reduce")
         p.expect_keyword("dimensions")
         p.expect("=")
@@ -255,7 +260,7 @@ def _compact_reducer(op: Operation) -> Optional[str]:
         return None
     inner, ret = block.operations
     if (
-        inner.name.split(".")[0] != "stablehlo"
+        not is_commutative(inner.name)  # the compact form parses back only for these
         or inner.regions
         or inner.attributes
         or len(inner.results) != 1

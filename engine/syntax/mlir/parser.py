@@ -16,7 +16,7 @@ import numpy as np
 from ...ir.errors import ParseError, SourcePos
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from .lexer import is_blank, unescape_string
-from ...ir.opset import OPS
+from ...ir.opset import CLOSED_DIALECTS, OPS
 from .format import fill_defaults
 from .op_syntax import PRETTY_PARSERS
 from ...ir.types import FunctionType, Type
@@ -146,6 +146,9 @@ class Parser(ValueParser):
             if parse is None:
                 if "." not in name:
                     self.error(f"unknown operation '{name}'", op_pos)
+                dialect, _, mnemonic = name.partition(".")
+                if dialect in CLOSED_DIALECTS and name not in OPS:
+                    self.error(f"{name}: unknown op: the {dialect} dialect has no op '{mnemonic}'", op_pos)
                 self.error(
                     f"'{name}' has no pretty syntax that hlodbg knows; write it in generic form "
                     f'("{name}"(...) : (...) -> ...)',

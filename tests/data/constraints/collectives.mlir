@@ -526,3 +526,90 @@ func.func @main(%a: tensor<2x4xf32>, %h: tensor<4xbf16>, %i: tensor<2x2xi32>, %t
   %pid = stablehlo.partition_id : tensor<ui32>
   func.return %g#0, %r, %p, %x#0, %x#1 : tensor<2x8xf32>, tensor<4xf32>, tensor<2x2xf32>, tensor<4x2xf32>, tensor<4x1xi32>
 }
+
+// -----
+
+// expect-error: stablehlo.all_gather I3
+// replica_groups is a 2-dimensional tensor constant (Inputs table); a flat list is not a group list.
+func.func @all_gather_flat_groups(%a: tensor<2x2xf32>) -> tensor<2x4xf32> {
+  %r = "stablehlo.all_gather"(%a) {all_gather_dim = 1 : i64, replica_groups = dense<[0, 1]> : tensor<2xi64>} : (tensor<2x2xf32>) -> tensor<2x4xf32>
+  func.return %r : tensor<2x4xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.all_reduce I2
+func.func @all_reduce_flat_groups(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = "stablehlo.all_reduce"(%a) ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }) {replica_groups = dense<0> : tensor<1xi64>} : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.reduce_scatter I3
+func.func @reduce_scatter_3d_groups(%a: tensor<2x4xf32>) -> tensor<2x2xf32> {
+  %r = "stablehlo.reduce_scatter"(%a) ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension = 1 : i64, replica_groups = dense<[[[0], [1]]]> : tensor<1x2x1xi64>} : (tensor<2x4xf32>) -> tensor<2x2xf32>
+  func.return %r : tensor<2x2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.all_to_all I5
+func.func @all_to_all_3d_groups(%a: tensor<2x4xf32>) -> tensor<4x2xf32> {
+  %r = "stablehlo.all_to_all"(%a) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, replica_groups = dense<[[[0], [1]]]> : tensor<1x2x1xi64>} : (tensor<2x4xf32>) -> tensor<4x2xf32>
+  func.return %r : tensor<4x2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.collective_broadcast I2
+func.func @collective_broadcast_flat_groups(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %r = "stablehlo.collective_broadcast"(%a) {replica_groups = dense<[1, 0]> : tensor<2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %r : tensor<2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.all_gather C6
+// With a channel and no use_global_device_ids (cross_replica_and_partition) the group size is
+// known only at run time, but dim(result, 1) must still be 32 times it: 100 is not.
+func.func @all_gather_not_a_multiple(%a: tensor<128x32xf32>) -> tensor<128x100xf32> {
+  %r = "stablehlo.all_gather"(%a) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>} : (tensor<128x32xf32>) -> tensor<128x100xf32>
+  func.return %r : tensor<128x100xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.reduce_scatter C8
+// The same for reduce_scatter: dim(operand, 1) = 16 must be dim(result, 1) = 5 times the group size.
+func.func @reduce_scatter_not_a_multiple(%a: tensor<4x16xf32>) -> tensor<4x5xf32> {
+  %r = "stablehlo.reduce_scatter"(%a) ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>} : (tensor<4x16xf32>) -> tensor<4x5xf32>
+  func.return %r : tensor<4x5xf32>
+}
+
+// -----
+
+// expect-ok
+// Group sizes known only at run time: any multiple is accepted, and a zero-sized gather stays zero.
+func.func @run_time_group_sizes(%a: tensor<128x32xf32>, %z: tensor<4x0xf32>, %b: tensor<4x16xf32>) -> (tensor<128x64xf32>, tensor<4x0xf32>, tensor<4x8xf32>) {
+  %g = "stablehlo.all_gather"(%a) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>} : (tensor<128x32xf32>) -> tensor<128x64xf32>
+  %h = "stablehlo.all_gather"(%z) {all_gather_dim = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>} : (tensor<4x0xf32>) -> tensor<4x0xf32>
+  %r = "stablehlo.reduce_scatter"(%b) ({
+    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+      %s = stablehlo.add %x, %y : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension = 1 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>} : (tensor<4x16xf32>) -> tensor<4x8xf32>
+  func.return %g, %h, %r : tensor<128x64xf32>, tensor<4x0xf32>, tensor<4x8xf32>
+}

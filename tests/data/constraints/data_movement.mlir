@@ -1291,3 +1291,29 @@ func.func @main(%x: tensor<3x4x2xf32>, %i: tensor<2x3x2xi64>, %s: tensor<3xi64>)
   %0 = "stablehlo.dynamic_gather"(%x, %i, %s) {dimension_numbers = #stablehlo.gather<offset_dims = [2, 3], collapsed_slice_dims = [0], start_index_map = [1, 1], index_vector_dim = 2>} : (tensor<3x4x2xf32>, tensor<2x3x2xi64>, tensor<3xi64>) -> tensor<2x3x?x?xf32>
   return %0 : tensor<2x3x?x?xf32>
 }
+
+// -----
+
+// expect-error: stablehlo.concatenate C4
+// A negative dimension is out of range whatever the rank, so unranked inputs do not hide it.
+func.func @main(%a: tensor<*xf32>, %b: tensor<*xf32>) -> tensor<*xf32> {
+  %0 = "stablehlo.concatenate"(%a, %b) {dimension = -1 : i64} : (tensor<*xf32>, tensor<*xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.constant C1
+// A quantized constant's value is given in its storage type (i8 here); ui8 elements are another type.
+func.func @main() -> tensor<2x!quant.uniform<i8:f32, 2.0:15>> {
+  %0 = "stablehlo.constant"() {value = dense<[1, 2]> : tensor<2xui8>} : () -> tensor<2x!quant.uniform<i8:f32, 2.0:15>>
+  return %0 : tensor<2x!quant.uniform<i8:f32, 2.0:15>>
+}
+
+// -----
+
+// expect-ok
+func.func @main() -> tensor<2x!quant.uniform<i8:f32, 2.0:15>> {
+  %0 = "stablehlo.constant"() {value = dense<[1, 2]> : tensor<2xi8>} : () -> tensor<2x!quant.uniform<i8:f32, 2.0:15>>
+  return %0 : tensor<2x!quant.uniform<i8:f32, 2.0:15>>
+}

@@ -153,3 +153,23 @@ func.func @main(%shape: tensor<1xi64>) -> tensor<?xi1> {
   %0 = stablehlo.dynamic_iota %shape, dim = 0 : (tensor<1xi64>) -> tensor<?xi1>
   return %0 : tensor<?xi1>
 }
+
+// -----
+
+// expect-error: stablehlo.rng I3
+// shape is a 1-dimensional tensor (Inputs table).
+func.func @rng_shape_matrix(%a: tensor<f32>, %b: tensor<f32>) -> tensor<2x3x5xf32> {
+  %shape = stablehlo.constant dense<[[2, 3, 5]]> : tensor<1x3xi64>
+  %0 = "stablehlo.rng"(%a, %b, %shape) {rng_distribution = #stablehlo<rng_distribution NORMAL>} : (tensor<f32>, tensor<f32>, tensor<1x3xi64>) -> tensor<2x3x5xf32>
+  func.return %0 : tensor<2x3x5xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.rng C3
+// C3: shape(result) = shape; a constant shape operand makes it decidable before the run.
+func.func @rng_shape_constant(%a: tensor<f32>, %b: tensor<f32>) -> tensor<12xf32> {
+  %shape = stablehlo.constant dense<7> : tensor<1xi64>
+  %0 = "stablehlo.rng"(%a, %b, %shape) {rng_distribution = #stablehlo<rng_distribution NORMAL>} : (tensor<f32>, tensor<f32>, tensor<1xi64>) -> tensor<12xf32>
+  func.return %0 : tensor<12xf32>
+}

@@ -111,3 +111,13 @@ func.func @main(%a: tensor<8xf32>) -> tensor<8xcomplex<f32>> {
   %0 = stablehlo.fft %a, type = RFFT, length = [8] : (tensor<8xf32>) -> tensor<8xcomplex<f32>>
   return %0 : tensor<8xcomplex<f32>>
 }
+
+// -----
+
+// expect-error: stablehlo.triangular_solve I6
+// transpose_a is one of NO_TRANSPOSE, TRANSPOSE and ADJOINT (Inputs table); the dialect's enum
+// also spells TRANSPOSE_INVALID, which the interpreter would otherwise run as NO_TRANSPOSE.
+func.func @triangular_solve_invalid_transpose(%a: tensor<4x4xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  %0 = "stablehlo.triangular_solve"(%a, %b) {left_side = true, lower = true, unit_diagonal = true, transpose_a = #stablehlo<transpose TRANSPOSE_INVALID>} : (tensor<4x4xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}

@@ -750,3 +750,45 @@ func.func @main(%x: tensor<2x3xf32>, %s: tensor<3xf32>) -> tensor<2x3xf32> {
     : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<3x2xf32>, tensor<3xf32>, tensor<3xf32>)
   return %0#1 : tensor<3xf32>
 }
+
+// -----
+
+// expect-error: stablehlo.reduce I2
+// init_values are 0-dimensional tensors (Inputs table). The StableHLO C++ verifier accepts this
+// program (a tensor<4xf32> body); the spec does not, and the spec wins.
+func.func @reduce_vector_init(%x: tensor<4x4xf32>, %i: tensor<4xf32>) -> tensor<4xf32> {
+  %r = "stablehlo.reduce"(%x, %i) ({
+    ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+      %s = stablehlo.add %a, %b : tensor<4xf32>
+      stablehlo.return %s : tensor<4xf32>
+  }) {dimensions = array<i64: 0>} : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.reduce_window I2
+func.func @reduce_window_vector_init(%x: tensor<4xf32>, %i: tensor<1xf32>) -> tensor<2xf32> {
+  %r = "stablehlo.reduce_window"(%x, %i) ({
+    ^bb0(%a: tensor<1xf32>, %b: tensor<1xf32>):
+      %s = stablehlo.add %a, %b : tensor<1xf32>
+      stablehlo.return %s : tensor<1xf32>
+  }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} : (tensor<4xf32>, tensor<1xf32>) -> tensor<2xf32>
+  func.return %r : tensor<2xf32>
+}
+
+// -----
+
+// expect-error: stablehlo.select_and_scatter I3
+func.func @select_and_scatter_vector_init(%x: tensor<4xf32>, %src: tensor<2xf32>, %i: tensor<1xf32>) -> tensor<4xf32> {
+  %r = "stablehlo.select_and_scatter"(%x, %src, %i) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %c = stablehlo.compare GE, %a, %b : (tensor<f32>, tensor<f32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+  }, {
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }) {window_dimensions = array<i64: 2>, window_strides = array<i64: 2>} : (tensor<4xf32>, tensor<2xf32>, tensor<1xf32>) -> tensor<4xf32>
+  func.return %r : tensor<4xf32>
+}
