@@ -218,21 +218,25 @@ def define(
     return opdef
 
 
+def _trait(name: str, field: str, absent: Any) -> Any:
+    """The OpDef field `field` of op `name`, or `absent` for an op hlodbg does not define."""
+    opdef = OPS.get(name)
+    return getattr(opdef, field) if opdef is not None else absent
+
+
 def process_groups_of(name: str) -> Optional[str]:
     """How the collective `name` forms its process groups ("reduction", "split", "pairs"), or None."""
-    opdef = OPS.get(name)
-    return opdef.process_groups if opdef is not None else None
+    return _trait(name, "process_groups", None)
 
 
 def is_commutative(name: str) -> bool:
-    opdef = OPS.get(name)
-    return opdef is not None and opdef.commutative
+    """Whether the op is a commutative binary op (the short `applies` form of a reducer may name it)."""
+    return _trait(name, "commutative", False)
 
 
 def may_run_async(name: str) -> bool:
     """Whether `name` may be the one op of an async_start's body."""
-    opdef = OPS.get(name)
-    return opdef is not None and opdef.may_run_async
+    return _trait(name, "may_run_async", False)
 
 
 def lookup(name: str) -> Optional[OpDef]:
@@ -265,28 +269,23 @@ def is_replayable(name: str) -> bool:
 
 
 def is_terminator(name: str) -> bool:
-    opdef = OPS.get(name)
-    return opdef is not None and opdef.is_terminator
+    return _trait(name, "is_terminator", False)
 
 
 def is_collective(name: str) -> bool:
-    opdef = OPS.get(name)
-    return opdef is not None and opdef.is_collective
+    return _trait(name, "is_collective", False)
 
 
 def has_aliasing_regions(name: str) -> bool:
-    opdef = OPS.get(name)
-    return opdef is not None and opdef.aliasing_regions
+    return _trait(name, "aliasing_regions", False)
 
 
 def has_expandable_body(name: str) -> bool:
-    opdef = OPS.get(name)
-    return opdef is not None and opdef.expandable_body
+    return _trait(name, "expandable_body", False)
 
 
 def callee_attribute(name: str) -> Optional[str]:
-    opdef = OPS.get(name)
-    return opdef.callee_attr if opdef is not None else None
+    return _trait(name, "callee_attr", None)
 
 
 def category_of(name: str) -> str:
