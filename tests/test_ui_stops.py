@@ -176,3 +176,22 @@ async def test_a_running_move_is_named_in_words():
         await pilot.press("escape")
         await settle(app, pilot)
         assert "interrupting continue…" in console_text(screen)
+
+
+async def test_keys_typed_right_after_colon_go_to_the_command_line():
+    """A burst of keys (fast typing, a paste, `tmux send-keys`) arrives before the command line
+    has focus; none of it may reach the bindings (b: breakpoint on the selected op, c: continue)."""
+    from textual import events
+
+    app = nan_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        for ch in ":break stablehlo.sqrt\r":  # all queued at once, as a terminal delivers them
+            key = {":": "colon", " ": "space", ".": "full_stop", "\r": "enter"}.get(ch, ch)
+            event = events.Key(key, "\r" if ch == "\r" else ch)
+            event.set_sender(app)
+            app._driver.send_message(event)
+        await settle(app, pilot)
+        assert [bp.spec for bp in screen.state.breakpoints] == ["stablehlo.sqrt"], console_text(screen)
+        assert screen.state.position == 0 and not screen.state.finished  # no 'c' reached the run
