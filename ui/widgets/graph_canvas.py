@@ -496,7 +496,7 @@ class GraphCanvas(ScrollView, can_focus=False):
         elif request.keep_centre is not None:
             region = self.scrollable_content_region
             fx, fy = request.keep_centre
-            self.scroll_to(x=fx * result.shown.width - region.width / 2, y=fy * result.shown.height - region.height / 2, animate=False)
+            self.scroll_to(x=fx * result.shown.width - region.width / 2, y=fy * result.shown.height - region.height / 2, animate=False, force=True)
         else:
             self.scroll_to(x=0, y=0, animate=False)
 
@@ -523,7 +523,9 @@ class GraphCanvas(ScrollView, can_focus=False):
             self.call_after_refresh(self._scroll_into_view, node, centre)
             return
         if centre:
-            self.scroll_to(x=x + width / 2 - region.width / 2, y=y + height / 2 - region.height / 2, animate=False)
+            # force: the first scene bigger than the pane has no scrollbars yet (they come with
+            # the next layout), and without it the scroll would be dropped, the op out of view
+            self.scroll_to(x=x + width / 2 - region.width / 2, y=y + height / 2 - region.height / 2, animate=False, force=True)
             return
         left, top = self.scroll_x, self.scroll_y
         if x < left or width > region.width:
@@ -534,7 +536,7 @@ class GraphCanvas(ScrollView, can_focus=False):
             top = y - 1
         elif y + height > top + region.height:
             top = y + height - region.height + 1
-        self.scroll_to(x=left, y=top, animate=False)
+        self.scroll_to(x=left, y=top, animate=False, force=True)
 
     def _touch(self) -> None:
         self._highlight_version += 1
