@@ -48,6 +48,9 @@ def cmd_run(args) -> int:
     from hlodbg.engine.run.interpreter import Interpreter, entry_function
     from hlodbg.program import load
 
+    from hlodbg.cli_session import check_memory
+
+    check_memory(args.memory)  # refused even when nothing is recorded: a typo is not ignored
     program = load(args.program, chunk=args.chunk)
     function = entry_function(program.module, args.entry)  # a session builds its own interpreter
     values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
