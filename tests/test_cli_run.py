@@ -243,3 +243,10 @@ def test_the_debugger_names_a_bad_memory_option_on_its_error_screen():
 
     app = build_app(_parser().parse_args(["open", str(NAN_PROGRAM), "--memory", "lots"]))
     assert app.error is not None and app.error.render().startswith("error: --memory: cannot read 'lots'")
+
+
+@pytest.mark.parametrize("command", ["run", "open"])
+def test_break_on_given_twice_is_refused_not_half_ignored(command):
+    result = _hlodbg(command, str(NAN_PROGRAM), "--break-on", "nan", "--break-on", "inf")
+    assert result.returncode == 2 and "--break-on is given more than once" in result.stderr
+    assert "Traceback" not in result.stderr
