@@ -23,7 +23,9 @@ def _add_session_options(cmd) -> None:
     from hlodbg.cli_run import add_argument_options
 
     add_argument_options(cmd, "function to debug")
-    cmd.add_argument("--break-on", metavar="SPEC", help="add this breakpoint for this session (not saved) and continue "
+    from hlodbg.cli_run import GivenOnce
+
+    cmd.add_argument("--break-on", action=GivenOnce, metavar="SPEC", help="add this breakpoint for this session (not saved) and continue "
                      "to it at start (nan, inf, %%12, model.py:42, ...)")
     cmd.add_argument("--memory", metavar="SIZE", help="budget for recorded values (2G, 512M; default a quarter of RAM)")
     cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")

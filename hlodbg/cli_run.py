@@ -1,6 +1,7 @@
 """`hlodbg run` and `hlodbg check`: execute programs from the command line."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 from hlodbg.cli_grid import grid_size, run_on_grid
@@ -8,6 +9,16 @@ from hlodbg.engine.debug.breakpoints import VALUE_TESTS
 from hlodbg.execution import gather_arguments, report_results
 
 EXIT_CHECK_FAILED = 1
+
+
+class GivenOnce(argparse.Action):
+    """An option that takes one value: given twice, argparse would silently keep the last
+    (`--break-on nan --break-on inf` never stopped at the NaN); here it is an error."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} is given more than once; give it once (one breakpoint for the run)")
+        setattr(namespace, self.dest, values)
 
 
 def add_argument_options(cmd, entry_help: str) -> None:
@@ -26,7 +37,7 @@ def add_parsers(sub) -> None:
     run.add_argument("--out", metavar="OUT.npz", help="save results as result0, result1, ... in an .npz file")
     run.add_argument("--json", action="store_true", help="print a JSON summary of the results")
     run.add_argument("--chunk", type=int, default=None, help="module to run in a '// -----' split file")
-    run.add_argument("--break-on", metavar="nan|inf|EXPR", help="stop at the first op whose result holds NaN / Inf, "
+    run.add_argument("--break-on", action=GivenOnce, metavar="nan|inf|EXPR", help="stop at the first op whose result holds NaN / Inf, "
                      "or meets an expression such as 'abs(result).max() > 1e3' (or any breakpoint spec); "
                      "prints the op, its locations and its operands' statistics, exit status 3")
     run.add_argument("--probe", metavar="DIR", help="write every value the run produces as DIR/*.npy plus DIR/index.csv")
@@ -48,6 +59,9 @@ def cmd_run(args) -> int:
     from hlodbg.engine.run.interpreter import Interpreter, entry_function
     from hlodbg.program import load
 
+    from hlodbg.cli_session import check_memory
+
+    check_memory(args.memory)  # refused even when nothing is recorded: a typo is not ignored
     program = load(args.program, chunk=args.chunk)
     function = entry_function(program.module, args.entry)  # a session builds its own interpreter
     values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)

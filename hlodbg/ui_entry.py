@@ -14,8 +14,11 @@ def build_app(args):
     from hlodbg.samples import default_sample_path
     from hlodbg.ui.app import HlodbgApp
 
+    from hlodbg.cli_session import check_memory
+
     path = args.program or str(default_sample_path())
     try:
+        check_memory(args.memory)  # named as the option, before a run would report it as the file's fault
         program = load(path, chunk=args.chunk)
         values = None
         if args.args or args.arg:

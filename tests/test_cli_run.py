@@ -230,3 +230,23 @@ def test_a_bad_condition_or_watch_message_says_error_once():
             attempt()
         assert "error" not in caught.value.message and caught.value.render().count("error:") == 1
     session.close()
+
+
+def test_memory_must_be_a_size_even_for_a_plain_run():
+    result = _hlodbg("run", str(NAN_PROGRAM), "--memory", "lots")
+    assert result.returncode == 2 and "--memory: cannot read 'lots' as a size" in result.stderr
+
+
+def test_the_debugger_names_a_bad_memory_option_on_its_error_screen():
+    from hlodbg.cli import _parser
+    from hlodbg.ui_entry import build_app
+
+    app = build_app(_parser().parse_args(["open", str(NAN_PROGRAM), "--memory", "lots"]))
+    assert app.error is not None and app.error.render().startswith("error: --memory: cannot read 'lots'")
+
+
+@pytest.mark.parametrize("command", ["run", "open"])
+def test_break_on_given_twice_is_refused_not_half_ignored(command):
+    result = _hlodbg(command, str(NAN_PROGRAM), "--break-on", "nan", "--break-on", "inf")
+    assert result.returncode == 2 and "--break-on is given more than once" in result.stderr
+    assert "Traceback" not in result.stderr

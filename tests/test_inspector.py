@@ -293,3 +293,13 @@ async def test_inspector_never_takes_focus():
         await pilot.press("tab")
         assert inspector.app.focused is None
         assert not inspector.can_focus
+
+
+async def test_the_histogram_line_fits_a_narrow_pane():
+    """A 100x30 terminal gives the values pane ~58 columns: 40 bins plus both ends wrapped."""
+    values = np.random.default_rng(0).standard_normal(50_000).astype(np.float32) * 3.21987
+    async with inspector_in_app(size=(58, 30)) as (inspector, pilot):
+        inspector.show_values("%0", [ValueView("%0", "tensor<50000xf32>", values)])
+        await pilot.pause()
+        line = next(line for line in inspector.render_text().splitlines() if line.startswith("histogram"))
+        assert "▏" in line and len(line) <= inspector.size.width, line  # one row, both ends on it

@@ -162,3 +162,70 @@ async def test_the_current_op_stays_in_view_when_the_graph_pane_shrinks():
         await pilot.resize_terminal(100, 30)
         await pilot.pause(0.2)
         assert canvas.offset_of(canvas.current_node) is not None
+
+
+async def test_keys_typed_right_after_colon_go_to_the_command_line():
+    """A burst of keys (fast typing, a paste, `tmux send-keys`) arrives before the command line
+    has focus; none of it may reach the bindings (b: breakpoint on the selected op, c: continue)."""
+    from textual import events
+
+    app = nan_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        for ch in ":break stablehlo.sqrt\r":  # all queued at once, as a terminal delivers them
+            key = {":": "colon", " ": "space", ".": "full_stop", "\r": "enter"}.get(ch, ch)
+            event = events.Key(key, "\r" if ch == "\r" else ch)
+            event.set_sender(app)
+            app._driver.send_message(event)
+        await settle(app, pilot)
+        assert [bp.spec for bp in screen.state.breakpoints] == ["stablehlo.sqrt"], console_text(screen)
+        assert screen.state.position == 0 and not screen.state.finished  # no 'c' reached the run
+
+
+async def test_a_reducer_body_note_fits_one_pane_line_and_its_unnamed_values_have_labels():
+    program = hlodbg.load(DATA / "reduce_rows.mlir")
+    app = HlodbgApp(program, args=[np.ones((32, 32), np.float32)], memory="256M", persist=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        await press(app, pilot, "n", "s", "n", "n")
+        frames = screen.query_one("#frames")
+        note = [line for line in str(frames.render()).splitlines() if "(:note)" in line]
+        assert note and len(note[0]) <= frames.size.width  # not wrapped over several rows
+        await press(app, pilot, "n")  # the add ran: its result has no name in the short form
+        assert screen.state.op.name == "stablehlo.return"
+        labels = [v.label for v in [*screen.state.results, *screen.state.operands]]
+        assert labels == ["result 0", "operand 0"], labels
+        assert "[]" not in screen.query_one(TensorInspector).render_text()
+
+
+@pytest.mark.parametrize("size", [(100, 30), (200, 55)])
+async def test_a_stop_scrolls_its_op_into_view_when_its_scene_is_the_first_one_shown(size, monkeypatch):
+    """A slow layout (a loaded machine) means the scene of the function that stopped is the first
+    the pane shows: it has no scrollbars yet, and a scroll asked for then was dropped."""
+    import threading
+
+    lay_out = GraphCanvas._lay_out
+    newer_request = threading.Event()
+
+    def lay_out_until_the_stop_asks(self, request):
+        if request.reveal is None:  # the opening view: finish only once the stop wants another
+            for _ in range(600):
+                if self._pending is not None:
+                    break
+                newer_request.wait(0.05)
+        return lay_out(self, request)
+
+    monkeypatch.setattr(GraphCanvas, "_lay_out", lay_out_until_the_stop_asks)
+    app = nan_app(break_on="nan")
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        canvas = app.screen.query_one(GraphCanvas)
+        for _ in range(400):  # the layout thread may still be drawing (a wait, not a timing)
+            if not canvas.laying_out and canvas.shown_scene is not None and canvas.current_node in canvas.shown_scene.boxes:
+                break
+            await pilot.pause(0.05)
+        await settle(app, pilot)
+        assert canvas.op_of(canvas.current_node).name == "stablehlo.sqrt"
+        assert canvas.offset_of(canvas.current_node) is not None, (canvas.scroll_x, canvas.scroll_y)

@@ -97,7 +97,7 @@ class SessionController:
         operands = []
         if op is not None and position < len(session.trace):
             for i, value in enumerate(session.operands()):
-                operands.append(self._view(f"operand {i}: {op.operands[i].name}", op.operands[i].type, value))
+                operands.append(self._view(_operand_label(i, op.operands[i]), op.operands[i].type, value))
         results = self.results_before(position)
         changed = frozenset()
         if before is not None and position > before:
@@ -130,11 +130,11 @@ class SessionController:
         where = f" at line {op.pos.line}" if op.pos is not None else ""
         following = f"; next: {op_label(state.op)}" if state.op is not None else ""
         state.caught_op = op
-        operands = [f"  operand {i}: {operand.name}  {_brief([value])}" + ("" if _finite(value) else "  (not finite)")
+        operands = [f"  {_operand_label(i, operand)}  {_brief([value])}" + ("" if _finite(value) else "  (not finite)")
                     for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
         state.caught_title = "\n".join([f"caught {op_label(op)}{where} (breakpoint {hit.breakpoint.describe()}){following}", *operands])
         state.caught_values = self.event_values(hit.event, "caught") + [
-            self._view(f"operand {i}: {operand.name}", operand.type, value)
+            self._view(_operand_label(i, operand), operand.type, value)
             for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
 
     # --- the devices ------------------------------------------------------------------------------
@@ -194,8 +194,8 @@ class SessionController:
         title = f"device {device} (replica {process.replica_id}, partition {process.partition_id}): {op_label(op)}"
         if dv.event is None:
             return title + ": not run yet", []
-        views = [self._view(f"{r.name}@{device}", r.type, v) for r, v in zip(op.results, dv.outputs)]
-        views += [self._view(f"operand {i}: {o.name}@{device}", o.type, v) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
+        views = [self._view(f"{r.name or f'result {k}'}@{device}", r.type, v) for k, (r, v) in enumerate(zip(op.results, dv.outputs))]
+        views += [self._view(f"{_operand_label(i, o)}@{device}", o.type, v) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
         return title, views
 
     def results_before(self, position: int) -> list[ValueView]:
@@ -241,7 +241,7 @@ class SessionController:
         views = []
         for k, value in enumerate(event.outputs):
             where = f"event {e}" + (f", iteration {event.iteration}" if event.iteration is not None else "") + (f" ({why})" if why else "")
-            name = op.results[k].name if k < len(op.results) else f"result {k}"
+            name = (op.results[k].name if k < len(op.results) else "") or f"result {k}"  # body ops printed short have no names
             prior = previous[k] if previous is not None and k < len(previous) else None
             views.append(self._view(name, op.results[k].type, value, session.summary(e, k), prior, where))
         return views
@@ -331,6 +331,12 @@ class SessionController:
         if summary is None and value is not None and not isinstance(value, Token):
             summary = summarize(value)
         return ValueView(label, _type_text(type_, value), value, summary, previous, where)
+
+
+def _operand_label(i: int, operand) -> str:
+    """'operand 1: %3'; only the position for a value the text never named (the ops of a
+    reducer body printed in the short `applies` form)."""
+    return f"operand {i}: {operand.name}" if operand.name else f"operand {i}"
 
 
 def _type_text(type_: Any, value: Any) -> str:

@@ -25,4 +25,4 @@ class ErrorScreen(Screen):
         with VerticalScroll():
             yield Static(Text(self.title_text, style="bold"), id="error-title")
             yield Static(Text(self.message), id="error-message")
-            yield Static(Text("Fix the file and open it again. q quits.", style="dim"))
+            yield Static(Text("Fix the program or the option named above and open it again. q quits.", style="dim"))

@@ -6,16 +6,17 @@ DebugState snapshot updates every pane.
 """
 from __future__ import annotations
 
+import ast
 import time
 from pathlib import Path
 from typing import Optional
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import RichLog
+from textual.widgets import Input, RichLog
 
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
@@ -282,7 +283,35 @@ class MainScreen(Screen):
         command = self.query_one(CommandLine)
         command.value = prefill
         command.cursor_position = len(prefill)
-        command.focus()
+        self.set_focus(command)  # at once: focus() would wait behind keys already queued
+
+    def on_key(self, event: events.Key) -> None:
+        """Keys typed right after ':', 'g' or '/' (fast typing, a paste) reach the screen before
+        that key's binding has run (bindings run once a key has passed the screen), so they
+        would run as bindings ('b' sets a breakpoint, 'c' continues the run). Here the key that
+        opens the command line opens it at once, and what follows it is typed into it; Enter
+        reaches the command line's own binding by itself."""
+        command = self.query_one(CommandLine)
+        if self.focused is command:
+            if event.is_printable and event.character:
+                command.insert_text_at_cursor(event.character)
+                event.stop()
+                event.prevent_default()
+            return
+        if not isinstance(self.focused, Input):
+            prefill = self._command_prefill(event.key)
+            if prefill is not None:
+                self.action_command(prefill)
+                event.stop()
+                event.prevent_default()
+
+    def _command_prefill(self, key: str) -> Optional[str]:
+        """What the command line starts with when `key` is bound (after keys.toml) to open it."""
+        for _, bindings in self._binding_chain:
+            for binding in bindings.key_to_bindings.get(key, []):
+                if binding.action.startswith("command("):
+                    return ast.literal_eval(binding.action[len("command("):-1])
+        return None
 
     async def on_command_line_submitted(self, message: CommandLine.Submitted) -> None:
         self.set_focus(None)

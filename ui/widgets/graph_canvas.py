@@ -393,7 +393,7 @@ class GraphCanvas(ScrollView, can_focus=False):
         elif request.keep_centre is not None:
             region = self.scrollable_content_region
             fx, fy = request.keep_centre
-            self.scroll_to(x=fx * result.shown.width - region.width / 2, y=fy * result.shown.height - region.height / 2, animate=False, immediate=True)
+            self.scroll_to(x=fx * result.shown.width - region.width / 2, y=fy * result.shown.height - region.height / 2, animate=False, force=True, immediate=True)
         else:
             self.scroll_to(x=0, y=0, animate=False, immediate=True)
 
@@ -420,7 +420,10 @@ class GraphCanvas(ScrollView, can_focus=False):
             self.call_after_refresh(self._scroll_into_view, node, centre)
             return
         if centre:
-            self.scroll_to(x=x + width / 2 - region.width / 2, y=y + height / 2 - region.height / 2, animate=False, immediate=True)
+            # force: the first scene bigger than the pane has no scrollbars yet (they come with
+            # the next layout), and without it the scroll would be dropped, the op out of view;
+            # immediate: Textual would otherwise defer it past the next refresh
+            self.scroll_to(x=x + width / 2 - region.width / 2, y=y + height / 2 - region.height / 2, animate=False, force=True, immediate=True)
             return
         left, top = self.scroll_x, self.scroll_y
         if x < left or width > region.width:
@@ -431,7 +434,7 @@ class GraphCanvas(ScrollView, can_focus=False):
             top = y - 1
         elif y + height > top + region.height:
             top = y + height - region.height + 1
-        self.scroll_to(x=left, y=top, animate=False, immediate=True)
+        self.scroll_to(x=left, y=top, animate=False, force=True, immediate=True)
 
     def _touch(self) -> None:
         self._highlight_version += 1

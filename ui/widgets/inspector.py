@@ -62,7 +62,7 @@ class _Entry:
     summary: Optional[ValueSummary] = None
     summary_error: str = ""
     summarizing: bool = False
-    histogram: Optional[Content] = None
+    histogram: Optional[tuple[int, Content]] = None  # (the width it was drawn for, the line)
     changed: Optional[int] = None
 
     def __post_init__(self) -> None:
@@ -329,10 +329,11 @@ class TensorInspector(Widget, can_focus=False):
             return lines + [Content(f"cannot show a value of type {type(value).__name__}")]
         lines.append(self._stats_line(entry))
         if entry.array.size > 1 and entry.array.dtype != np.bool_:
-            if entry.histogram is None:
+            width = self._viewport()[0]
+            if entry.histogram is None or entry.histogram[0] != width:
                 with np.errstate(all="ignore"):
-                    entry.histogram = histogram_line(entry.array)
-            lines.append(entry.histogram)
+                    entry.histogram = (width, histogram_line(entry.array, width))
+            lines.append(entry.histogram[1])
         if entry.note:
             lines.append(Content.styled(entry.note, CHANGED))
         return lines

@@ -16,7 +16,13 @@ class FramesPanel(Static, can_focus=False):
 
     DEFAULT_CSS = "FramesPanel { height: auto; }"
 
+    _frames: list[FrameView] = []
+
+    def on_resize(self) -> None:
+        self.show_frames(self._frames)
+
     def show_frames(self, frames: list[FrameView]) -> None:
+        self._frames = frames
         text = Text()
         if not frames:
             text.append("(no frames: the run has not started or has finished)", style="dim")
@@ -31,7 +37,9 @@ class FramesPanel(Static, can_focus=False):
             if frame.producer:
                 text.append(f"  {frame.producer}", style="dim italic")
             if frame.note:
-                text.append(f"\n    ⓘ {short_note(frame.note)} (:note)", style="dim")
+                # one line, whatever the pane's width: the whole note is one `:note` away
+                room = max(8, (self.size.width or 80) - len("    ⓘ  (:note)"))
+                text.append(f"\n    ⓘ {short_note(frame.note, limit=room)} (:note)", style="dim")
             if depth < len(frames) - 1:
                 text.append("\n")
         self.update(text)

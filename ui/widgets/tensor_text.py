@@ -65,8 +65,9 @@ def count_changed(value: np.ndarray, previous: np.ndarray) -> int:
                for start in range(0, value.shape[0], rows))
 
 
-def histogram_line(array: np.ndarray) -> Content:
-    """A sparkline of ~HISTOGRAM_BINS bins over the finite values (|z| for complex), range at both ends."""
+def histogram_line(array: np.ndarray, width: Optional[int] = None) -> Content:
+    """A sparkline of ~HISTOGRAM_BINS bins over the finite values (|z| for complex), range at both
+    ends; with `width`, fewer bins (at least 8) so that the line fits in that many columns."""
     stride = max(1, math.ceil(array.size / HISTOGRAM_SAMPLE))
     if array.flags.c_contiguous:
         sample = array.reshape(-1)[::stride]
@@ -84,6 +85,9 @@ def histogram_line(array: np.ndarray) -> Content:
     if low == high:
         return Content(f"histogram: all {sample.size} values are {format_float(low)}{note}")
     bins = HISTOGRAM_BINS
+    if width is not None:
+        frame = len(f"histogram {format_float(low)} ▕▏ {format_float(high)}{note}")
+        bins = max(8, min(bins, width - frame))
     if compute_dtype(array.dtype).kind in "iu":
         bins = int(min(HISTOGRAM_BINS, high - low + 1))
     counts, _ = np.histogram(sample, bins=bins, range=(low, high))
