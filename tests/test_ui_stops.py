@@ -206,18 +206,23 @@ async def test_a_stop_scrolls_its_op_into_view_when_its_scene_is_the_first_one_s
     the pane shows: it has no scrollbars yet, and a scroll asked for then was dropped."""
     import threading
 
-    lay_out = GraphCanvas._lay_out
-    newer_request = threading.Event()
+    from hlodbg.layouts.scene_views import SceneViews
 
-    def lay_out_until_the_stop_asks(self, request):
+    lay_out, request_scene = SceneViews.lay_out, GraphCanvas._request
+    stop_asked = threading.Event()
+
+    def ask(self, request):
+        if request.reveal is not None:
+            stop_asked.set()
+        request_scene(self, request)
+
+    def lay_out_until_the_stop_asks(self, request, current=None):
         if request.reveal is None:  # the opening view: finish only once the stop wants another
-            for _ in range(600):
-                if self._pending is not None:
-                    break
-                newer_request.wait(0.05)
-        return lay_out(self, request)
+            stop_asked.wait(30)
+        return lay_out(self, request, current)
 
-    monkeypatch.setattr(GraphCanvas, "_lay_out", lay_out_until_the_stop_asks)
+    monkeypatch.setattr(GraphCanvas, "_request", ask)
+    monkeypatch.setattr(SceneViews, "lay_out", lay_out_until_the_stop_asks)
     app = nan_app(break_on="nan")
     async with app.run_test(size=size) as pilot:
         await settle(app, pilot)
