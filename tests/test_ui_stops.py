@@ -83,6 +83,7 @@ async def test_g_finds_a_value_typed_with_or_without_its_percent_sign(typed):
         await type_command(app, pilot, typed, prefix="g")  # g pre-fills "show %"
         assert screen.selected_op is not None and screen.selected_op.name == "stablehlo.subtract", console_text(screen)
         assert "no op makes" not in console_text(screen)
+        assert "%%" not in console_text(screen)  # the echo names the value as it is meant
 
 
 async def test_a_bad_break_on_stays_readable_and_the_run_waits_at_its_start():

@@ -317,7 +317,7 @@ class MainScreen(Screen):
         self.set_focus(None)
         if not message.command:
             return
-        self.log_line(f": {message.command}", dim=True)
+        self.log_line(f": {echo_of(message.command)}", dim=True)
         if self.busy:
             self.notify("still running: Escape interrupts it", severity="warning")
             return
@@ -405,6 +405,15 @@ class MainScreen(Screen):
     def log_line(self, text: str, error: bool = False, dim: bool = False) -> None:
         style = "bold red" if error else "dim" if dim else ""
         self.query_one("#console", RichLog).write(Text(text, style=style))
+
+
+def echo_of(command: str) -> str:
+    """The command as the console repeats it: a value to show by the name it means (`g` pre-fills
+    "show %", so typing "%58" gives "show %%58", which is shown as "show %58")."""
+    word, _, rest = command.partition(" ")
+    if word in ("show", "g") and rest.strip():
+        return f"{word} {value_name(rest)}"
+    return command
 
 
 def value_name(typed: str) -> str:
