@@ -129,7 +129,7 @@ async def test_help_shows_printed_keys_and_fits_or_scrolls(size):
             assert scroll.scroll_y > 0
 
 
-async def test_a_reducer_body_has_a_one_line_note_and_its_values_say_they_hold_every_pair():
+async def test_a_reducer_body_has_a_one_line_note_and_its_values_say_what_they_hold():
     program = hlodbg.load(DATA / "reduce_rows.mlir")
     app = HlodbgApp(program, args=[np.ones((32, 32), np.float32)], memory="256M", persist=False)
     async with app.run_test(size=(100, 30)) as pilot:
@@ -145,8 +145,16 @@ async def test_a_reducer_body_has_a_one_line_note_and_its_values_say_they_hold_e
         console = console_text(screen)
         assert console.count("replayed as a region") == 1 and "whole arrays" not in console
         assert "tensor<f32> × 32 pairs at once" in screen.query_one(TensorInspector).render_text()
+        frames_pane = screen.query_one("#frames")
+        note = [line for line in str(frames_pane.render()).splitlines() if "(:note)" in line]
+        assert note and len(note[0]) <= frames_pane.size.width  # not wrapped over several rows
         await type_command(app, pilot, "note")
         assert "each on whole arrays" in console_text(screen)  # the details, on demand
+        await press(app, pilot, "n")  # the add ran: its result has no name in the short form
+        assert screen.state.op.name == "stablehlo.return"
+        labels = [v.label for v in [*screen.state.results, *screen.state.operands]]
+        assert labels == ["result 0", "operand 0"], labels
+        assert "[]" not in screen.query_one(TensorInspector).render_text()
 
 
 async def test_the_current_op_stays_in_view_when_the_graph_pane_shrinks():
@@ -182,23 +190,6 @@ async def test_keys_typed_right_after_colon_go_to_the_command_line():
         await settle(app, pilot)
         assert [bp.spec for bp in screen.state.breakpoints] == ["stablehlo.sqrt"], console_text(screen)
         assert screen.state.position == 0 and not screen.state.finished  # no 'c' reached the run
-
-
-async def test_a_reducer_body_note_fits_one_pane_line_and_its_unnamed_values_have_labels():
-    program = hlodbg.load(DATA / "reduce_rows.mlir")
-    app = HlodbgApp(program, args=[np.ones((32, 32), np.float32)], memory="256M", persist=False)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await settle(app, pilot)
-        screen = app.screen
-        await press(app, pilot, "n", "s", "n", "n")
-        frames = screen.query_one("#frames")
-        note = [line for line in str(frames.render()).splitlines() if "(:note)" in line]
-        assert note and len(note[0]) <= frames.size.width  # not wrapped over several rows
-        await press(app, pilot, "n")  # the add ran: its result has no name in the short form
-        assert screen.state.op.name == "stablehlo.return"
-        labels = [v.label for v in [*screen.state.results, *screen.state.operands]]
-        assert labels == ["result 0", "operand 0"], labels
-        assert "[]" not in screen.query_one(TensorInspector).render_text()
 
 
 @pytest.mark.parametrize("size", [(100, 30), (200, 55)])
