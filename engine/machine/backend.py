@@ -23,7 +23,8 @@ from typing import Any, Optional
 import numpy as np
 
 from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
-from ..ir.types import Type
+from ..ir.core import Value
+from ..ir.types import TensorType, Type
 
 # Complex contractions at most this long are summed in order, one rounded product at a time.
 _SEQUENTIAL_COMPLEX_K = 8
@@ -47,16 +48,37 @@ class Backend:
     # True when store/load are the identity, so the interpreter may skip calling them.
     transparent_storage = True
 
-    def store(self, value: Any, type: Type) -> Any:
-        """The representation kept for a value of `type` (identity on the CPU).
+    def store(self, value: Any, ir_value: Value) -> Any:
+        """The representation kept for `value`, the run-time value of SSA value `ir_value`
+        (identity on the CPU). `value` may be a token, tuple or future, and a region body run
+        vectorised sees arrays with extra leading dimensions: a backend keeps those as they are.
 
         A backend that overrides store/load must set `transparent_storage = False`.
         """
         return value
 
-    def load(self, stored: Any, type: Type) -> Any:
+    def load(self, stored: Any, ir_value: Value) -> Any:
         """The logical numpy array of a stored value."""
         return stored
+
+    # -- one machine per device --------------------------------------------------------------
+    def prepare(self, module: Any) -> None:
+        """Called once by every interpreter of `module` before it runs: a backend that decides
+        something per value (a TPU's layouts) works it out here. Nothing to do on the CPU."""
+
+    def for_device(self, process: Any) -> "Backend":
+        """The backend instance of one device of the grid. The CPU's is stateless and shared;
+        an emulated accelerator gets an instance per device (its own storage and accounting)."""
+        return self
+
+    def describe(self) -> str:
+        """The target as the status bar and reports name it: `cpu`, `tpu-v5e`."""
+        return self.name
+
+    def buffer_bytes(self, ir_value: Value) -> tuple[int, int]:
+        """(logical bytes, bytes the device's buffer takes) of a tensor value; equal on the CPU."""
+        logical = _logical_bytes(ir_value.type)
+        return logical, logical
 
     def matmul(
         self,
@@ -140,6 +162,18 @@ class Backend:
     def staged(self, fn: Any, *args: np.ndarray) -> np.ndarray:
         """`fn` evaluated precisely and rounded to the dtype of its first argument (one XLA step)."""
         return np.asarray(fn(*(self.precise(np.asarray(a)) for a in args))).astype(np.asarray(args[0]).dtype)
+
+
+def _logical_bytes(type: Type) -> int:
+    """Bytes of a static tensor's elements at their natural width, packed (an s4[3] is 2 bytes,
+    a pred one byte per element, as XLA counts them); 0 for tokens and other non-tensors."""
+    if not isinstance(type, TensorType) or not type.is_static:
+        return 0
+    from ..ir.dtypes import bit_width
+
+    dtype = type.element.numpy_dtype
+    bits = bit_width(dtype) if dtype.kind != "b" else 8
+    return -(-type.num_elements * bits // 8)
 
 
 def _accumulation_dtype(lhs: np.dtype, rhs: np.dtype, result: np.dtype) -> np.dtype:

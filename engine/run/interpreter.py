@@ -148,6 +148,7 @@ class Interpreter:
         keep_freed_memory()
         self.module = module
         self.backend = backend  # storage and numerics (machine/backend.py)
+        backend.prepare(module)
         self.process = process
         self.grid = grid if grid is not None else Grid(1, 1)
         self.listeners: list[Listener] = list(listeners)
@@ -248,12 +249,12 @@ class Interpreter:
         store, load = backend.store, backend.load
         before_op, finished, returning = _fan_out(self.listeners, frame)
         for value, arg in zip(arguments, args):
-            env[value] = arg if transparent else store(arg, value.type)
+            env[value] = arg if transparent else store(arg, value)
         for step in steps:
             if transparent:
                 operands = [env[v] for v in step.operands]
             else:
-                operands = [load(env[v], v.type) for v in step.operands]
+                operands = [load(env[v], v) for v in step.operands]
             op = step.op
             before_op(frame, op, operands)
             out = step.folded
@@ -267,14 +268,14 @@ class Interpreter:
                 if step.foldable:
                     step.folded = _frozen(out)
             if step.single:
-                env[step.results[0]] = out if transparent else store(out, step.results[0].type)
+                env[step.results[0]] = out if transparent else store(out, step.results[0])
             elif step.results:
                 for value, result in zip(step.results, out):
-                    env[value] = result if transparent else store(result, value.type)
+                    env[value] = result if transparent else store(result, value)
             finished(frame, op, operands, out)
         if terminator is None:
             return []
-        returned = [env[v] if transparent else load(env[v], v.type) for v in terminator.operands]
+        returned = [env[v] if transparent else load(env[v], v) for v in terminator.operands]
         returning(frame, terminator, returned)
         return returned
 
