@@ -1,0 +1,55 @@
+"""`--target` and the options that shape a target's machine, shared by every command that runs a
+program (run, open, serve, export, check, memory, diff)."""
+from __future__ import annotations
+
+from hlodbg.engine.machine.targets import DEFAULT_TARGET, backend_for, canonical_target, target_names
+
+
+def add_target_options(cmd, what: str = "runs") -> None:
+    cmd.add_argument("--target", default=DEFAULT_TARGET, metavar="NAME",
+                     help=f"the machine every device {what} on: {', '.join(target_names())} "
+                          f"(default: {DEFAULT_TARGET}; tpu = tpu-v5e)")
+    cmd.add_argument("--layout", action="append", default=[], metavar="NAME=SPEC",
+                     help="TPU: the layout of an argument or result, in XLA's syntax, e.g. "
+                          "arg0={1,0:T(8,128)} or result0={0,1:T(4,128)} (repeatable)")
+    cmd.add_argument("--allow-f64", action="store_true",
+                     help="TPU: emulate f64/c128 in 64 bits instead of refusing them (TPUs have no 64-bit floats)")
+    cmd.add_argument("--excess-precision", action="store_true",
+                     help="keep bf16/f16 intermediates of element-wise chains in f32, as XLA does inside fusions "
+                          "(default: round every op's result, the StableHLO semantics)")
+
+
+def target_options(args) -> dict:
+    """The backend options the command line gave (only those that were set)."""
+    options: dict = {}
+    layouts = {}
+    for item in getattr(args, "layout", None) or []:
+        name, sep, spec = item.partition("=")
+        if not sep or not name.strip() or not spec.strip():
+            from hlodbg.engine.machine.targets import TargetError
+
+            raise TargetError(f"--layout {item!r}: expected NAME=SPEC, e.g. arg0={{1,0:T(8,128)}}")
+        layouts[name.strip()] = spec.strip()
+    if layouts:
+        options["layouts"] = layouts
+    if getattr(args, "allow_f64", False):
+        options["allow_f64"] = True
+    if getattr(args, "excess_precision", False):
+        options["excess_precision"] = True
+    return options
+
+
+def backend_from_args(args):
+    """The Backend `--target` and its options name. TPU-only options on the CPU are an error."""
+    name = canonical_target(getattr(args, "target", None) or DEFAULT_TARGET)
+    options = target_options(args)
+    if name == "cpu":
+        for tpu_only, flag in (("layouts", "--layout"), ("allow_f64", "--allow-f64")):
+            if tpu_only in options:
+                from hlodbg.engine.machine.targets import TargetError
+
+                raise TargetError(f"{flag} applies to TPU targets; add --target tpu-v5e (or another TPU)")
+    return backend_for(name, **options)
+
+
+__all__ = ["add_target_options", "backend_from_args", "target_options"]
