@@ -31,6 +31,9 @@ def _add_session_options(cmd) -> None:
     cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
     cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
     cmd.add_argument("--device", metavar="R,P", help="the device the debugger focuses on a grid (default 0,0)")
+    from hlodbg.cli_target import add_target_options
+
+    add_target_options(cmd, "runs")
     cmd.add_argument("--no-save", action="store_true", help="keep breakpoints and watches for this session only "
                      "(do not load or save the program's; serve uses it for every browser session)")
 

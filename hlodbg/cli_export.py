@@ -29,6 +29,9 @@ def add_parser(sub) -> None:
     export.add_argument("--title", help="a title line above the drawing (SVG)")
     export.add_argument("--chunk", type=int, default=None, help="module to export in a '// -----' split file")
     export.add_argument("--no-cache", action="store_true", help="lay out again instead of reusing a cached layout")
+    from hlodbg.cli_target import add_target_options
+
+    add_target_options(export, "runs on for --values/--overlay")
 
 
 def cmd_export(args) -> int:
@@ -61,7 +64,10 @@ def _overlay(program, view, args):
         return None
     from hlodbg.layouts import overlay as overlays
 
-    session = _finished_session(program, args.entry, args.values, args.seed)
+    from hlodbg.cli_target import backend_from_args
+
+    backend = backend_from_args(args)
+    session = _finished_session(program, args.entry, args.values, args.seed, backend)
     try:
         statistics = session.op_statistics()
         if args.overlay == "nan":
@@ -69,7 +75,7 @@ def _overlay(program, view, args):
         if args.overlay == "range":
             return overlays.range_overlay(view, statistics)
         if args.overlay == "divergence":
-            reference = _finished_session(program, args.entry, args.against, args.seed)
+            reference = _finished_session(program, args.entry, args.against, args.seed, backend)
             try:
                 return overlays.divergence_overlay(view, session, reference)
             finally:
@@ -79,7 +85,7 @@ def _overlay(program, view, args):
         session.close()
 
 
-def _finished_session(program, entry: str, npz_path, seed: int):
+def _finished_session(program, entry: str, npz_path, seed: int, backend=None):
     """A session run to its end (an error stops it where it happened: values so far still count)."""
     from hlodbg.cli_session import open_session
     from hlodbg.execution import gather_arguments
@@ -87,7 +93,7 @@ def _finished_session(program, entry: str, npz_path, seed: int):
 
     function = entry_function(program.module, entry)
     values, _ = gather_arguments(function, npz_path, [], seed)
-    session = open_session(program, entry, values, None)
+    session = open_session(program, entry, values, None, backend)
     session.continue_()
     if session.error is not None:
         print(f"note: the run stopped early: {session.error}", file=sys.stderr)

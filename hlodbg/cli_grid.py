@@ -7,6 +7,7 @@ import sys
 
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.run.arguments import parse_device
+from hlodbg.engine.machine.targets import backend_for
 from hlodbg.engine.run.grid import grid_shape
 from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
 from hlodbg.execution import format_result, report_results, result_arrays, save_arrays, summarize
@@ -16,7 +17,7 @@ def grid_size(module, args) -> tuple[int, int]:
     return grid_shape(module, args.replicas, args.partitions)
 
 
-def run_on_grid(args, program, function, values, randomised) -> int:
+def run_on_grid(args, program, function, values, randomised, backend=None) -> int:
     module = program.module
     replicas, partitions = grid_size(module, args)
     if args.probe:
@@ -24,14 +25,16 @@ def run_on_grid(args, program, function, values, randomised) -> int:
     result_types = function.function_type.results
     if is_global_program(module):
         if args.break_on:
-            return _break_on_grid(args, program, values, replicas, partitions)
-        results = run_global(module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions)
+            return _break_on_grid(args, program, values, replicas, partitions, backend)
+        results = run_global(module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions,
+                             backend=backend_for(backend))
         print(f"note: global results of a sharded program run on {replicas * partitions} emulated devices", file=sys.stderr)
         report_results(args, program, results, result_types, randomised, {"devices": replicas * partitions})
         return 0
     if args.break_on:
-        return _break_on_grid(args, program, values, replicas, partitions)
-    per_device = run_grid(module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions)
+        return _break_on_grid(args, program, values, replicas, partitions, backend)
+    per_device = run_grid(module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions,
+                          backend=backend_for(backend))
     order = sorted(per_device, key=lambda p: (p.replica_id, p.partition_id))
     if args.out:
         arrays = {}
@@ -53,13 +56,13 @@ def run_on_grid(args, program, function, values, randomised) -> int:
     return 0
 
 
-def _break_on_grid(args, program, values, replicas: int, partitions: int) -> int:
+def _break_on_grid(args, program, values, replicas: int, partitions: int, backend=None) -> int:
     from hlodbg.cli_session import EXIT_BREAK, report
     from hlodbg.engine.debug.breakpoints import BreakpointError
 
     focus = parse_device(args.device) if args.device else None
     grid = program.debug(values, entry=args.entry, memory=args.memory, persist=False, replicas=replicas,
-                         partitions=partitions, focus=focus)
+                         partitions=partitions, focus=focus, backend=backend)
     try:
         try:
             grid.break_at(args.break_on)

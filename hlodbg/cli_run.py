@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from hlodbg.cli_grid import grid_size, run_on_grid
+from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
 from hlodbg.execution import gather_arguments, report_results
 
@@ -46,6 +47,7 @@ def add_parsers(sub) -> None:
     run.add_argument("--device", metavar="R,P", help="with --break-on on a grid: the device to report when several stop at once (default 0,0)")
     run.add_argument("--memory", metavar="SIZE", help="budget for recorded values with --probe/--break-on "
                      "(e.g. 2G, 512M; default a quarter of RAM); older values are recomputed when needed")
+    add_target_options(run)
 
     check = sub.add_parser("check", help="run self-checking programs (check dialect, @check.* custom calls)")
     check.set_defaults(handler=cmd_check)
@@ -53,32 +55,36 @@ def add_parsers(sub) -> None:
     check.add_argument("-v", "--verbose", action="store_true", help="also list the modules that pass")
     check.add_argument("--probe", metavar="DIR", help="keep the values interpreter.probe records: module N of "
                        "FILE writes DIR/FILE.N/probe*.npy plus index.csv (default: a temporary directory per module)")
+    add_target_options(check)
 
 
 def cmd_run(args) -> int:
+    from hlodbg.engine.machine.process import ProcessId
     from hlodbg.engine.run.interpreter import Interpreter, entry_function
     from hlodbg.program import load
 
     from hlodbg.cli_session import check_memory
 
     check_memory(args.memory)  # refused even when nothing is recorded: a typo is not ignored
+    backend = backend_from_args(args)
     program = load(args.program, chunk=args.chunk)
     function = entry_function(program.module, args.entry)  # a session builds its own interpreter
     values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
 
     if grid_size(program.module, args) != (1, 1):
-        return run_on_grid(args, program, function, values, randomised)
+        return run_on_grid(args, program, function, values, randomised, backend)
     if args.break_on and not args.probe and args.break_on.strip().lower() in VALUE_TESTS:
         from hlodbg.cli_session import scan_break_on
 
         # Where the first NaN/Inf appears needs no recording: a plain run that screens outputs.
-        status, results, printed = scan_break_on(program, args.entry, values, args.break_on, args.program, args.memory)
+        status, results, printed = scan_break_on(program, args.entry, values, args.break_on, args.program, args.memory,
+                                                 backend)
         if status:
             return status
     elif args.break_on or args.probe:
         from hlodbg.cli_session import break_on, open_session, probe
 
-        session = open_session(program, args.entry, values, args.memory)
+        session = open_session(program, args.entry, values, args.memory, backend)
         try:
             if args.break_on:
                 status = break_on(session, args.break_on, args.program)
@@ -96,7 +102,7 @@ def cmd_run(args) -> int:
             session.close()
         printed = session.printed
     else:
-        interpreter = Interpreter(program.module)
+        interpreter = Interpreter(program.module, backend=backend.for_device(ProcessId(0, 0)))
         results = interpreter.run(args.entry, values)
         printed = interpreter.printed
     for line in printed:
@@ -108,5 +114,5 @@ def cmd_run(args) -> int:
 def cmd_check(args) -> int:
     from hlodbg.engine.run.checking import check_files
 
-    _, failed = check_files(args.files, verbose=args.verbose, probe_root=args.probe)
+    _, failed = check_files(args.files, verbose=args.verbose, probe_root=args.probe, backend=backend_from_args(args))
     return EXIT_CHECK_FAILED if failed else 0

@@ -17,10 +17,11 @@ from hlodbg.engine.debug.summary import summarize
 EXIT_BREAK = 3
 
 
-def open_session(program, entry: str, values: list, memory):
+def open_session(program, entry: str, values: list, memory, backend=None):
     """A session on one process with the command line's own breakpoints (not saved)."""
     check_memory(memory)
-    return program.debug(values, entry=entry, memory=memory, persist=False, replicas=1, partitions=1).session
+    return program.debug(values, entry=entry, memory=memory, persist=False, replicas=1, partitions=1,
+                         backend=backend).session
 
 
 def check_memory(memory) -> None:
@@ -35,13 +36,16 @@ def check_memory(memory) -> None:
         raise ExecutionError(f"--memory: {e.message}") from None
 
 
-def scan_break_on(program, entry: str, values: list, spec: str, program_name: str, memory=None):
+def scan_break_on(program, entry: str, values: list, spec: str, program_name: str, memory=None, backend=None):
     """`--break-on nan|inf|nonfinite` without recording: (exit status, results, printed lines);
     the first hit is reported as a session would report it (exit 3)."""
     from hlodbg.engine.debug.scan import find_first_nonfinite
 
     check_memory(memory)
-    found = find_first_nonfinite(program.module, values, spec.strip().lower(), entry=entry)
+    from hlodbg.engine.machine.targets import backend_for
+
+    found = find_first_nonfinite(program.module, values, spec.strip().lower(), entry=entry,
+                                 backend=backend_for(backend))
     if found.hit is not None:
         print(scan_report(found.hit, spec, program_name))
         return EXIT_BREAK, None, found.printed

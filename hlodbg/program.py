@@ -20,7 +20,7 @@ class Program:
         self.path = path
         self.chunk = chunk
         self.frontend = frontend if frontend is not None else frontend_for("")
-        self._interpreter = None  # prepared on the first run and kept
+        self._interpreters: dict = {}  # per target: prepared on the first run and kept
 
     @property
     def name(self) -> str:
@@ -60,8 +60,11 @@ class Program:
     def num_partitions(self) -> int:
         return self.module.num_partitions
 
-    def run(self, *args, entry: str = "main", seed: int = 0):
+    def run(self, *args, entry: str = "main", seed: int = 0, target=None):
         """Run `entry` on numpy arguments and return its results as numpy arrays.
+
+        `target`: the machine every device runs on — "cpu" (default), "tpu-v5e", "tpu-v4",
+        "tpu-v5p", "tpu-v6e", "tpu7x" or "tpu", or a Backend (hlodbg.engine.machine.targets).
 
         Missing trailing arguments are filled with reproducible random values from `seed`. The
         program runs on the grid its module asks for (mhlo.num_replicas x mhlo.num_partitions):
@@ -72,11 +75,16 @@ class Program:
         """
         from hlodbg.engine.run.arguments import build_arguments
         from hlodbg.engine.run.grid import grid_shape
+        from hlodbg.engine.machine.process import ProcessId
+        from hlodbg.engine.machine.targets import backend_for
         from hlodbg.engine.run.interpreter import Interpreter
 
-        if self._interpreter is None:
-            self._interpreter = Interpreter(self.module)
-        interpreter = self._interpreter
+        key = target if isinstance(target, (str, type(None))) else id(target)
+        held = self._interpreters.get(key)
+        if held is None or held[0] is not target:
+            backend = backend_for(target)
+            held = self._interpreters[key] = (target, backend, Interpreter(self.module, backend=backend.for_device(ProcessId(0, 0))))
+        _, backend, interpreter = held
         function = interpreter.entry_function(entry)
         values, _ = build_arguments(function.function_type.inputs, dict(enumerate(args)), seed)
         if grid_shape(self.module) == (1, 1):
@@ -84,11 +92,12 @@ class Program:
         from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
 
         if is_global_program(self.module):
-            return run_global(self.module, values, entry=entry)
-        return run_grid(self.module, values, entry=entry)
+            return run_global(self.module, values, entry=entry, backend=backend)
+        return run_grid(self.module, values, entry=entry, backend=backend)
 
     def debug(self, args=None, *, seed: int = 0, entry: str = "main", memory=None, persist: bool = True,
-              replicas: Optional[int] = None, partitions: Optional[int] = None, focus=None, backend=None):
+              replicas: Optional[int] = None, partitions: Optional[int] = None, focus=None, backend=None,
+              target=None):
         """A debugging target on one run of `entry` (hlodbg.engine.debug.target): a lazy session on
         one process, or every device of the grid the module asks for (or `replicas` x
         `partitions`), with `focus` (a ProcessId) the device in front.
@@ -96,24 +105,25 @@ class Program:
         `args`: a sequence of arrays, or a dict {position: array}; missing ones are reproducible
         random values from `seed`. `memory`: the budget for recorded values in bytes or as text
         ("2G", "512M"; default a quarter of RAM). With `persist`, breakpoints and watches are
-        kept in a per-program JSON file (see hlodbg.engine.debug.breakpoints.state_path). `backend`:
-        the numerics and storage every device computes with (default the CPU's,
-        hlodbg.engine.machine.backend).
+        kept in a per-program JSON file (see hlodbg.engine.debug.breakpoints.state_path). `target`
+        (a name as for `run`) or `backend` (a Backend): the numerics and storage every device
+        computes with (default the CPU's); each device gets its own instance.
         """
         from hlodbg.engine.debug.launch import open_target
-        from hlodbg.engine.machine.backend import CPU
+        from hlodbg.engine.machine.targets import backend_for
 
         path = str(self.path) if self.path is not None else None
         if self.path is not None and self.chunk:
             path = f"{path}#{self.chunk}"
         return open_target(self.module, args, entry=entry, seed=seed, memory=memory, persist=persist, path=path,
                            source=self.source, replicas=replicas, partitions=partitions, focus=focus,
-                           backend=backend if backend is not None else CPU)
+                           backend=backend if backend is not None else backend_for(target))
 
-    def session(self, args=None, seed: int = 0, entry: str = "main", memory=None, persist: bool = True):
+    def session(self, args=None, seed: int = 0, entry: str = "main", memory=None, persist: bool = True, target=None):
         """A debugging session on one process (hlodbg.engine.debug.session.Session): the focused
         session of `debug(...)` on a 1x1 grid."""
-        return self.debug(args, seed=seed, entry=entry, memory=memory, persist=persist, replicas=1, partitions=1).session
+        return self.debug(args, seed=seed, entry=entry, memory=memory, persist=persist, replicas=1, partitions=1,
+                          target=target).session
 
     def to_text(self, generic: bool = False, debug_info: bool = False) -> str:
         return self.frontend.print(self.module, generic=generic, debug_info=debug_info)

@@ -27,6 +27,9 @@ def build_app(args):
 
             function = entry_function(program.module, args.entry)
             values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True)
+        from hlodbg.cli_target import backend_from_args
+
+        backend = backend_from_args(args)
         device = None
         if args.device:
             from hlodbg.engine.run.arguments import parse_device
@@ -35,7 +38,8 @@ def build_app(args):
     except HlodbgError as e:
         return HlodbgApp(error=e)
     return HlodbgApp(program, args=values, seed=args.seed, entry=args.entry, break_on=args.break_on, memory=args.memory,
-                     persist=not args.no_save, replicas=args.replicas, partitions=args.partitions, device=device)
+                     persist=not args.no_save, replicas=args.replicas, partitions=args.partitions, device=device,
+                     backend=backend)
 
 
 def run_ui(args) -> int:
@@ -62,11 +66,17 @@ def serve_command(args) -> list[str]:
     if args.program:
         command.append(args.program)
     for flag, value in (("--chunk", args.chunk), ("--args", args.args), ("--break-on", args.break_on), ("--memory", args.memory),
-                        ("--replicas", args.replicas), ("--partitions", args.partitions), ("--device", args.device)):
+                        ("--replicas", args.replicas), ("--partitions", args.partitions), ("--device", args.device),
+                        ("--target", args.target)):
         if value is not None:
             command += [flag, str(value)]
     for spec in args.arg:
         command += ["--arg", spec]
+    for spec in args.layout:
+        command += ["--layout", spec]
+    for flag, on in (("--allow-f64", args.allow_f64), ("--excess-precision", args.excess_precision)):
+        if on:
+            command.append(flag)
     return command + ["--entry", args.entry, "--seed", str(args.seed), "--no-save"]
 
 

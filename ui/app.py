@@ -22,11 +22,12 @@ class HlodbgApp(App):
     def __init__(self, program=None, error: Optional[HlodbgError] = None, args: Optional[Sequence] = None, seed: int = 0,
                  entry: str = "main", break_on: Optional[str] = None, memory=None, persist: bool = True,
                  keymap_path: Optional[Path] = None, replicas: Optional[int] = None, partitions: Optional[int] = None,
-                 device=None, **kwargs):
+                 device=None, backend=None, **kwargs):
         super().__init__(**kwargs)
         self.program = program
         self.error = error
-        self.options = dict(args=args, seed=seed, entry=entry, memory=memory, persist=persist, replicas=replicas, partitions=partitions, device=device)
+        self.options = dict(args=args, seed=seed, entry=entry, memory=memory, persist=persist, replicas=replicas, partitions=partitions, device=device,
+                            backend=backend)
         self.break_on = break_on
         self.keymap_path = keymap_path
         self.controller = None
@@ -71,7 +72,7 @@ def _open_target(program, options: dict):
     """The program's debugging target (hlodbg.Program.debug builds every one)."""
     return program.debug(options["args"], seed=options["seed"], entry=options["entry"], memory=options["memory"],
                          persist=options["persist"], replicas=options["replicas"], partitions=options["partitions"],
-                         focus=options["device"])
+                         focus=options["device"], backend=options["backend"])
 
 
 __all__ = ["HlodbgApp"]

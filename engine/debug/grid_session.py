@@ -48,7 +48,8 @@ class GridSession(TargetBase):
             values = entry_arguments(function, args[process] if isinstance(args, dict) else args)
             table = BreakpointTable(Resolver(module, entry, path))
             self.sessions[process] = Session(module, values, entry=entry, memory=budget, breakpoints=table,
-                                             process=process, grid=self.grid, path=path, backend=backend)
+                                             process=process, grid=self.grid, path=path,
+                                             backend=backend.for_device(process))
         self.focus = focus
         self.lockstep = lockstep
         self.error: Optional[HlodbgError] = None

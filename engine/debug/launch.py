@@ -46,7 +46,7 @@ def open_target(module: Module, args: ArgsLike = None, *, entry: str = "main", s
             raise TargetError(f"device {focus} is not on the 1x1 grid")
         table = BreakpointTable(Resolver(module, entry, path), state_path(path, source) if persist else None)
         return SingleTarget(Session(module, values, entry=entry, memory=budget, breakpoints=table, path=path,
-                                     backend=backend))
+                                     backend=backend.for_device(ProcessId(0, 0))))
     return GridSession(module, values, entry=entry, num_replicas=replicas, num_partitions=partitions, memory=budget,
                        path=path, focus=focus if focus is not None else ProcessId(0, 0), backend=backend)
 

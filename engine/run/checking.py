@@ -11,6 +11,7 @@ from typing import Iterator, Optional
 from ..ir.errors import HlodbgError
 from .interpreter import Interpreter
 from ..ir.core import Module
+from ..machine.backend import CPU, Backend
 
 
 @dataclass
@@ -47,9 +48,10 @@ def entry_points(module: Module) -> list[str]:
     return names
 
 
-def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Optional[str] = None) -> ModuleOutcome:
+def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Optional[str] = None,
+                 backend: Backend = CPU) -> ModuleOutcome:
     outcome = ModuleOutcome(name, chunk)
-    interpreter = Interpreter(module)
+    interpreter = Interpreter(module, backend=backend)
     interpreter.probe_dir = probe_dir
     try:
         entries = entry_points(module)
@@ -64,7 +66,7 @@ def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Opti
     return outcome
 
 
-def check_path(path: str, probe_root: Optional[str] = None) -> list[ModuleOutcome]:
+def check_path(path: str, probe_root: Optional[str] = None, backend: Backend = CPU) -> list[ModuleOutcome]:
     """Run every module of a file; a file that does not load is one failed outcome.
 
     Every module gets a probe directory of its own (interpreter.probe writes there and
@@ -94,7 +96,7 @@ def check_path(path: str, probe_root: Optional[str] = None) -> list[ModuleOutcom
             outcomes.append(ModuleOutcome(str(path), chunk, error=e))
             continue
         with _probe_directory(probe_root, path, chunk) as probe_dir:
-            outcomes.append(check_module(module, str(path), chunk, probe_dir))
+            outcomes.append(check_module(module, str(path), chunk, probe_dir, backend))
     return outcomes
 
 
@@ -110,7 +112,8 @@ def _probe_directory(probe_root: Optional[str], path: str, chunk: int) -> Iterat
     yield directory
 
 
-def check_files(paths, out=None, verbose: bool = False, probe_root: Optional[str] = None) -> tuple[int, int]:
+def check_files(paths, out=None, verbose: bool = False, probe_root: Optional[str] = None,
+                backend: Backend = CPU) -> tuple[int, int]:
     """Run and report every module of every file; returns (passed, failed) module counts.
 
     Each failing check is reported at its location; modules that stop with an error report it.
@@ -120,7 +123,7 @@ def check_files(paths, out=None, verbose: bool = False, probe_root: Optional[str
     out = out or sys.stdout
     passed = failed = 0
     for path in paths:
-        outcomes = check_path(path, probe_root)
+        outcomes = check_path(path, probe_root, backend)
         for outcome in outcomes:
             label = str(path) if len(outcomes) == 1 else f"{path}#{outcome.chunk}"
             if outcome.passed:

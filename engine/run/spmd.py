@@ -20,18 +20,22 @@ from .grid import ArgsLike, GridScheduler, ScheduledGrid, grid_shape
 from .interpreter import Interpreter
 from ..machine.process import ProcessId
 from ..ir.core import Module
+from ..machine.backend import CPU, Backend
 from ..ops.spmd import SPMD_CUSTOM_CALLS
 
 
 def run_grid(module: Module, args: ArgsLike = (), entry: str = "main", num_replicas: Optional[int] = None,
-             num_partitions: Optional[int] = None, infeed: Sequence[Any] = (), interpreter_factory=None) -> dict[ProcessId, list]:
+             num_partitions: Optional[int] = None, infeed: Sequence[Any] = (), interpreter_factory=None,
+             backend: Backend = CPU) -> dict[ProcessId, list]:
     """Run `entry` on every process of the grid; results per process.
 
     `args` is one argument list for every process, or {ProcessId: args} per process. The grid is
-    the module's mhlo.num_replicas x mhlo.num_partitions unless given."""
+    the module's mhlo.num_replicas x mhlo.num_partitions unless given. Each device computes with
+    its own instance of `backend` (Backend.for_device)."""
     replicas, partitions = grid_shape(module, num_replicas, num_partitions)
     grid = ScheduledGrid(replicas, partitions, infeed=deque(infeed))
-    factory = interpreter_factory or (lambda process: Interpreter(module, process=process, grid=grid))
+    factory = interpreter_factory or (
+        lambda process: Interpreter(module, backend=backend.for_device(process), process=process, grid=grid))
     tasks = {}
     for process in grid.processes():
         process_args = args[process] if isinstance(args, dict) else args
@@ -52,12 +56,12 @@ def is_global_program(module: Module) -> bool:
 
 
 def run_global(module: Module, args: ArgsLike = (), entry: str = "main", num_replicas: Optional[int] = None,
-               num_partitions: Optional[int] = None) -> list:
+               num_partitions: Optional[int] = None, backend: Backend = CPU) -> list:
     """Run `entry` on every device of the grid with the same arguments; the devices' common results.
 
     The grid is the module's mhlo.num_replicas x mhlo.num_partitions unless given. Raises
     ExecutionError when the devices end with different results."""
-    per_process = run_grid(module, args, entry, num_replicas, num_partitions)
+    per_process = run_grid(module, args, entry, num_replicas, num_partitions, backend=backend)
     processes = sorted(per_process, key=lambda p: (p.replica_id, p.partition_id))
     first = per_process[processes[0]]
     differing: list[str] = []
