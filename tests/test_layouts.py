@@ -45,18 +45,16 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 
 def naive_bytes(array: np.ndarray, layout: Layout) -> np.ndarray:
-    """The buffer built element by element from linear_index: the reference store is checked against."""
+    """The buffer built element by element from linear_index, as one little-endian integer of
+    bits: the reference store is checked against."""
     bits = layout.element_bits(array.dtype)
-    out = np.zeros(layout.physical_bytes(array.shape, array.dtype), np.uint8)
+    nbytes = layout.physical_bytes(array.shape, array.dtype)
     raw = np.ascontiguousarray(array).view(np.uint8).reshape(*array.shape, array.dtype.itemsize)
+    buffer = 0
     for index in np.ndindex(*array.shape):
-        slot = layout.linear_index(index, array.shape)
-        if bits >= 8:
-            out[slot * bits // 8:(slot + 1) * bits // 8] = raw[index]
-        else:
-            bit = slot * bits
-            out[bit // 8] |= (int(raw[index][0]) & ((1 << bits) - 1)) << (bit % 8)
-    return out
+        value = int.from_bytes(raw[index].tobytes(), "little") & ((1 << bits) - 1)
+        buffer |= value << (layout.linear_index(index, array.shape) * bits)
+    return np.frombuffer(buffer.to_bytes(nbytes, "little"), np.uint8)
 
 
 # -- text -------------------------------------------------------------------------------------

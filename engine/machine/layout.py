@@ -24,33 +24,53 @@ an aligned array costs one copy each way (padding adds one).
 """
 from __future__ import annotations
 
-import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 from typing import Optional, Sequence
 
 import numpy as np
 
 from ..ir.dtypes import bit_width
-from .layout_text import COMBINE, LayoutError, format_layout, format_shape, parse_layout, parse_shape
+from .layout_text import (COMBINE, LayoutError, TextReader, layout_text, read_layout_fields, read_shape_head,
+                          shape_text, tile_text)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Layout:
     minor_to_major: tuple[int, ...]
     tiles: tuple[tuple[int, ...], ...] = ()
     tail_padding_alignment: int = 1  # L(n)
     element_size_in_bits: int = 0  # E(n); 0 = the element type's natural size
     memory_space: int = 0  # S(n); 0 = the device's main memory (HBM)
+    # The plans of the shapes stored in this layout so far (store/load run for every op result).
+    _plans: dict = field(default_factory=dict, init=False, compare=False, hash=False, repr=False)
+
+    def plan(self, shape: tuple[int, ...]) -> "_Plan":
+        try:
+            return self._plans[shape]
+        except KeyError:
+            pass
+        if len(self._plans) >= 64:
+            self._plans.clear()
+        plan = self._plans[shape] = _Plan(self, shape)
+        return plan
 
     # -- text ---------------------------------------------------------------------------------
     @staticmethod
     def parse(text: str) -> "Layout":
         """`{1,0:T(8,128)(2,1)}`, `1,0:T(8,128)`, `{}`, `{:T(128)}`, with `*`, L(n), E(n), S(n)."""
-        return parse_layout(text)
+        reader = TextReader(text.strip())
+        layout = Layout(*read_layout_fields(reader))
+        if reader.at != len(reader.text):
+            raise reader.error("end of the layout")
+        layout.check_fields()
+        return layout
 
     def __str__(self) -> str:
-        return format_layout(self)
+        return layout_text(self)
+
+    def __repr__(self) -> str:
+        return f"Layout({layout_text(self)!r})"
 
     @staticmethod
     def row_major(rank: int) -> "Layout":
@@ -63,9 +83,9 @@ class Layout:
             if not tile:
                 raise LayoutError(f"layout {self}: an empty tile")
             if any(d != COMBINE and d < 1 for d in tile):
-                raise LayoutError(f"layout {self}: tile sizes must be positive, got {_tile_text(tile)}")
+                raise LayoutError(f"layout {self}: tile sizes must be positive, got {tile_text(tile)}")
             if tile[-1] == COMBINE:
-                raise LayoutError(f"layout {self}: the last dim of tile {_tile_text(tile)} is '*', but there "
+                raise LayoutError(f"layout {self}: the last dim of tile {tile_text(tile)} is '*', but there "
                                   "is no more-minor dim to combine it with")
         if self.tail_padding_alignment < 1:
             raise LayoutError(f"layout {self}: L(n) needs n >= 1")
@@ -83,7 +103,7 @@ class Layout:
         for n, tile in enumerate(self.tiles):
             if len(tile) > allowed:
                 where = f"a rank-{rank} array" if n == 0 else f"the {allowed} dims tile {n} produces"
-                raise LayoutError(f"layout {self}: tile {_tile_text(tile)} has {len(tile)} dims, more than "
+                raise LayoutError(f"layout {self}: tile {tile_text(tile)} has {len(tile)} dims, more than "
                                   f"{where}")
             tiled = len(tile) - tile.count(COMBINE)
             allowed = max(allowed, len(tile)) - len(tile) + 2 * tiled
@@ -103,11 +123,11 @@ class Layout:
 
     def physical_shape(self, shape: Sequence[int]) -> tuple[int, ...]:
         """The shape after every tile (tpu.md §1.4), major to minor; its row-major order is memory order."""
-        return _plan(self, tuple(shape)).tiled_shape
+        return self.plan(tuple(shape)).tiled_shape
 
     def physical_elements(self, shape: Sequence[int]) -> int:
         """Element slots of the buffer, padding included, rounded up to L(n)."""
-        return _plan(self, tuple(shape)).slots
+        return self.plan(tuple(shape)).slots
 
     def physical_bytes(self, shape: Sequence[int], dtype) -> int:
         return -(-self.physical_elements(shape) * self.element_bits(dtype) // 8)
@@ -115,15 +135,15 @@ class Layout:
     # -- where an element is ------------------------------------------------------------------
     def linear_index(self, index: Sequence[int], shape: Sequence[int]) -> int:
         """The element slot of logical `index` under the whole tiling."""
-        return _plan(self, tuple(shape)).trace(tuple(index))[0]
+        return self.plan(tuple(shape)).trace(tuple(index))[0]
 
     def logical_index(self, linear: int, shape: Sequence[int]) -> Optional[tuple[int, ...]]:
         """The logical index stored in element slot `linear`, or None for a padding slot."""
-        return _plan(self, tuple(shape)).untrace(linear)
+        return self.plan(tuple(shape)).untrace(linear)
 
     def locate(self, index: Sequence[int], shape: Sequence[int], dtype) -> "ElementLocation":
         """Everything the UI shows about where element `index` lives in the buffer."""
-        plan = _plan(self, tuple(shape))
+        plan = self.plan(tuple(shape))
         index = tuple(int(i) for i in index)
         linear, tile_index, tile_offset = plan.trace(index)
         bits = self.element_bits(dtype)
@@ -145,13 +165,13 @@ class Layout:
         """The bytes of `array`'s buffer in this layout: uint8, exactly physical_bytes long,
         padding zero, multi-byte elements little-endian."""
         array = np.asarray(array)
-        plan = _plan(self, array.shape)
+        plan = self.plan(array.shape)
         bits = self.element_bits(array.dtype)
         tiled = plan.tiled(array)
         if bits == array.dtype.itemsize * 8:
             out = np.zeros(plan.slots * array.dtype.itemsize, np.uint8)
             # Writing straight into the buffer's typed view is the only copy of an aligned array.
-            out.view(array.dtype)[:plan.tiled_size].reshape(plan.tiled_shape)[...] = tiled
+            _copy(out.view(array.dtype)[:plan.tiled_size].reshape(plan.tiled_shape), tiled, plan.squeezed)
             return out
         return _pack(np.ascontiguousarray(tiled).reshape(-1).view(np.uint8), bits,
                      -(-plan.slots * bits // 8))
@@ -159,7 +179,7 @@ class Layout:
     def load(self, buffer: np.ndarray, shape: Sequence[int], dtype) -> np.ndarray:
         """The logical array `store` wrote into `buffer` (for a `shape` array of `dtype`)."""
         dtype = np.dtype(dtype)
-        plan = _plan(self, tuple(shape))
+        plan = self.plan(tuple(shape))
         bits = self.element_bits(dtype)
         buffer = np.asarray(buffer, np.uint8).reshape(-1)
         if buffer.size < -(-plan.tiled_size * bits // 8):
@@ -235,7 +255,7 @@ class _Plan:
                     pending = ()
             step = _Step(lead, head, tuple(groups), tuple(sizes))
             if steps and prod(step.padded) != prod(step.folded):
-                raise LayoutError(f"layout {layout}: tile {_tile_text(tile)} pads the shape "
+                raise LayoutError(f"layout {layout}: tile {tile_text(tile)} pads the shape "
                                   f"{_dims(current)} the tiles before it produce; XLA assumes sub-tiles "
                                   f"add no padding, so {_dims(shape)} cannot use it")
             steps.append(step)
@@ -243,11 +263,13 @@ class _Plan:
         self.steps = tuple(steps)
         self.tiled_shape = current
         self.tiled_size = prod(current)
+        self.squeezed = tuple(d for d in current if d != 1)
         align = layout.tail_padding_alignment
         self.slots = -(-self.tiled_size // align) * align
         first = steps[0] if steps else None
         self.first_tile_grid = first.head + first.counts if first else ()
         self.aligned = first is None or first.padded == first.folded
+        self.unpadded = tuple(slice(0, n) for n in first.folded) if first else ()
         self._gather: Optional[np.ndarray] = None
 
     # -- arrays -------------------------------------------------------------------------------
@@ -260,7 +282,7 @@ class _Plan:
         x = x.reshape(first.folded)
         if not self.aligned:
             padded = np.zeros(first.padded, x.dtype)
-            padded[tuple(slice(0, n) for n in first.folded)] = x
+            padded[self.unpadded] = x
             x = padded
         return self._forward(x)
 
@@ -280,15 +302,18 @@ class _Plan:
             padded = np.empty(first.padded, elements.dtype)
             try:
                 # Tiling `padded` in place gives a view to pour the elements into: one copy.
+                # (numpy runs this copy along the destination's 128 contiguous lanes by itself)
                 self._forward(padded, views_only=True)[...] = elements.reshape(self.tiled_shape)
             except ValueError:  # a `*` in a later tile merges dims a view cannot: scatter
                 padded.reshape(-1)[self.gather()] = elements
             x = padded
             if not self.aligned:
                 # Copy out of the padded block so a small array does not keep its padding alive.
-                x = padded[tuple(slice(0, n) for n in first.folded)].copy()
+                x = padded[self.unpadded].copy()
             x = x.reshape(self.physical)
-        return x.transpose(self.inverse_order) if self.transposed else x
+        # Contiguous like every array an evaluator makes (a column-major result would otherwise
+        # come back as a transposed view).
+        return np.ascontiguousarray(x.transpose(self.inverse_order)) if self.transposed else x
 
     def gather(self) -> np.ndarray:
         """For each slot of the tiled array, the flat index into the first step's padded array."""
@@ -339,9 +364,18 @@ class _Plan:
         return tuple(idx[self.inverse_order[d]] for d in range(len(self.shape)))
 
 
-@functools.lru_cache(maxsize=4096)
-def _plan(layout: Layout, shape: tuple[int, ...]) -> _Plan:
-    return _Plan(layout, shape)
+def _copy(destination: np.ndarray, source: np.ndarray, squeezed: tuple[int, ...]) -> None:
+    """destination[...] = source, for a contiguous destination of tiled shape whose minor-most dim
+    is often a short packing dim (the 2 of bf16's `(2,1)`): numpy would copy 2 elements per inner
+    loop (4x slower on big arrays), so such a dim is copied one index at a time, with the 128
+    lanes as the inner loop."""
+    if len(squeezed) >= 2 and squeezed[-1] <= 8 and squeezed[-2] >= 4 * squeezed[-1]:
+        destination = destination.reshape(squeezed)  # dropping 1-dims is always a view
+        source = source.reshape(squeezed)
+        for i in range(squeezed[-1]):
+            destination[..., i] = source[..., i]
+    else:
+        destination[...] = source
 
 
 # -- packing elements narrower than a byte ------------------------------------------------------
@@ -393,19 +427,36 @@ def _unravel(linear: int, shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(out))
 
 
-def _tile_text(tile: Sequence[int]) -> str:
-    return "(" + ",".join("*" if d == COMBINE else str(d) for d in tile) + ")"
-
-
 def _dims(shape: Sequence[int]) -> str:
     return "[" + ",".join(map(str, shape)) + "]"
 
 
 def _type_name(dtype: np.dtype) -> str:
     try:
-        return format_shape(dtype, ())[:-2]
+        return shape_text(dtype, ())[:-2]
     except LayoutError:
         return str(dtype)
+
+
+# -- shapes -------------------------------------------------------------------------------------
+
+def parse_shape(text: str) -> tuple[np.dtype, tuple[int, ...], Optional[Layout]]:
+    """`f32[3,5]{1,0:T(2,2)}` -> (float32, (3, 5), Layout); the layout is None when absent."""
+    reader = TextReader(text.strip(), what="shape")
+    dtype, dims = read_shape_head(reader)
+    layout = None
+    if reader.peek("{"):
+        reader.what = "layout"
+        layout = Layout(*read_layout_fields(reader))
+        layout.validate(len(dims))
+    if reader.at != len(reader.text):
+        raise reader.error("end of the shape")
+    return dtype, dims, layout
+
+
+def format_shape(dtype, shape: Sequence[int], layout: Optional[Layout] = None) -> str:
+    """`f32[3,5]{1,0:T(2,2)}`; without a layout, `f32[3,5]`."""
+    return shape_text(dtype, shape) + (str(layout) if layout is not None else "")
 
 
 __all__ = ["COMBINE", "ElementLocation", "Layout", "LayoutError", "format_shape", "parse_shape"]

@@ -9,15 +9,12 @@ are refused by name rather than skipped, so a layout is never silently read as s
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Any, Optional
 
 import numpy as np
 
 from ..ir.errors import HlodbgError
 from ..ir.types import FLOAT_TYPE_NAMES, FloatType, IntegerType
-
-if TYPE_CHECKING:
-    from .layout import Layout
 
 # Inside a tile, `*` (XLA's Tile::kCombineDimension): fold this dim into the next more minor one.
 COMBINE = -1
@@ -26,9 +23,9 @@ COMBINE = -1
 class LayoutError(HlodbgError):
     """A layout or shape string hlodbg cannot read, or a layout that does not fit its shape."""
 
-    def __init__(self, message: str, column: Optional[int] = None):
-        self.column = column
-        super().__init__(message)
+    def __init__(self, message: str, column: Optional[int] = None, pos=None):
+        self.column = column  # 1-based, in the layout text, when the text is at fault
+        super().__init__(message, pos)
 
 
 # -- element type names ------------------------------------------------------------------------
@@ -71,7 +68,7 @@ _UNMODELLED = (
 )
 
 
-class _Reader:
+class TextReader:
     """A cursor over layout text that reports 1-based columns of the whole string it was given."""
 
     def __init__(self, text: str, start: int = 0, what: str = "layout"):
@@ -133,15 +130,17 @@ class _Reader:
                                   "by hlodbg", self.at + 1)
 
 
-def read_layout(reader: _Reader) -> "Layout":
-    """The layout at the reader: `{...}` or the same without braces (then up to the end)."""
-    from .layout import Layout
+# (minor_to_major, tiles, tail padding alignment, element size in bits, memory space)
+LayoutFields = tuple[tuple[int, ...], tuple[tuple[int, ...], ...], int, int, int]
 
+
+def read_layout_fields(reader: TextReader) -> LayoutFields:
+    """The layout at the reader: `{...}`, or the same without braces (then up to the end)."""
     braced = reader.take("{")
-    minor_to_major: list[int] = []
+    minor_to_major: tuple[int, ...] = ()
     reader.skip_spaces()
     if reader.at < len(reader.text) and reader.text[reader.at].isdigit():
-        minor_to_major = list(reader.numbers(allow_combine=False))
+        minor_to_major = reader.numbers(allow_combine=False)
     tiles: list[tuple[int, ...]] = []
     tail, bits, space = 1, 0, 0
     if reader.take(":"):
@@ -169,26 +168,17 @@ def read_layout(reader: _Reader) -> "Layout":
     if braced:
         reader.expect("}", "'}' (after the minor-to-major dims: ',' or ':'; after a piece: the next of "
                            "T(...), L(n), E(n), S(n) in that order)")
+    elif reader.at != len(reader.text):
+        raise reader.error("',', ':' or the next of T(...), L(n), E(n), S(n) in that order")
     reader.skip_spaces()
-    layout = Layout(tuple(minor_to_major), tuple(tiles), tail, bits, space)
-    layout.check_fields()
-    return layout
+    return minor_to_major, tuple(tiles), tail, bits, space
 
 
-def parse_layout(text: str) -> "Layout":
-    reader = _Reader(text.strip())
-    layout = read_layout(reader)
-    if reader.at != len(reader.text):
-        raise reader.error("end of the layout" if reader.text.startswith("{") else
-                           "',', ':' or the next of T(...), L(n), E(n), S(n) in that order")
-    return layout
-
-
-def format_layout(layout: "Layout") -> str:
+def layout_text(layout: Any) -> str:
+    """XLA's text of a layout (anything with Layout's fields): `{1,0:T(8,128)(2,1)S(1)}`."""
     pieces = []
     if layout.tiles:
-        pieces.append("T" + "".join("(" + ",".join("*" if d == COMBINE else str(d) for d in tile) + ")"
-                                    for tile in layout.tiles))
+        pieces.append("T" + "".join(tile_text(tile) for tile in layout.tiles))
     if layout.tail_padding_alignment != 1:
         pieces.append(f"L({layout.tail_padding_alignment})")
     if layout.element_size_in_bits:
@@ -199,11 +189,14 @@ def format_layout(layout: "Layout") -> str:
     return "{" + dims + (":" + "".join(pieces) if pieces else "") + "}"
 
 
+def tile_text(tile) -> str:
+    return "(" + ",".join("*" if d == COMBINE else str(d) for d in tile) + ")"
+
+
 # -- shapes -----------------------------------------------------------------------------------
 
-def parse_shape(text: str) -> tuple[np.dtype, tuple[int, ...], Optional["Layout"]]:
-    """`f32[3,5]{1,0:T(2,2)}` -> (float32, (3, 5), Layout); the layout is None when absent."""
-    reader = _Reader(text.strip(), what="shape")
+def read_shape_head(reader: TextReader) -> tuple[np.dtype, tuple[int, ...]]:
+    """`f32[3,5]` at the reader (a layout may follow)."""
     start = reader.at
     while reader.at < len(reader.text) and reader.text[reader.at].isalnum():
         reader.at += 1
@@ -219,21 +212,13 @@ def parse_shape(text: str) -> tuple[np.dtype, tuple[int, ...], Optional["Layout"
                               "supported by hlodbg", reader.at + 1)
         dims = reader.numbers(allow_combine=False)
     reader.expect("]", "',' or ']' in the dimensions")
-    layout = None
-    if reader.peek("{"):
-        reader.what = "layout"
-        layout = read_layout(reader)
-        layout.validate(len(dims))
-    if reader.at != len(reader.text):
-        raise reader.error("end of the shape")
-    return XLA_DTYPES[name], dims, layout
+    return XLA_DTYPES[name], dims
 
 
-def format_shape(dtype, shape, layout: Optional["Layout"] = None) -> str:
-    """`f32[3,5]{1,0:T(2,2)}`; without a layout, `f32[3,5]`."""
-    text = f"{xla_type_name(dtype)}[{','.join(str(int(d)) for d in shape)}]"
-    return text + (str(layout) if layout is not None else "")
+def shape_text(dtype, shape) -> str:
+    """`f32[3,5]`."""
+    return f"{xla_type_name(dtype)}[{','.join(str(int(d)) for d in shape)}]"
 
 
-__all__ = ["COMBINE", "LayoutError", "XLA_DTYPES", "format_shape", "parse_layout", "parse_shape",
-           "xla_type_name"]
+__all__ = ["COMBINE", "LayoutError", "LayoutFields", "TextReader", "XLA_DTYPES", "layout_text",
+           "read_layout_fields", "read_shape_head", "shape_text", "tile_text", "xla_type_name"]
