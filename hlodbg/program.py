@@ -115,6 +115,21 @@ class Program:
         session of `debug(...)` on a 1x1 grid."""
         return self.debug(args, seed=seed, entry=entry, memory=memory, persist=persist, replicas=1, partitions=1).session
 
+    def memory(self, target=None, replicas: Optional[int] = None, partitions: Optional[int] = None,
+               entry: str = "main"):
+        """The static memory profile of a run of `entry` on every device of the grid
+        (hlodbg.engine.run.memory_profile.MemoryAnalysis): per device the live bytes at every op,
+        the buffers live there, the peak and where it happens, and whether it fits the device's
+        memory. `target`: a target name ("tpu-v5e", "cpu", the default) or a Backend. Nothing runs.
+
+        `analysis.devices[d].entry` (a FunctionMemory) answers per op: `position_of(op)`,
+        `bytes_at(position)`, `buffers_at(position)`, and `timeline` (bytes at every position).
+        """
+        from hlodbg.engine.machine.targets import backend_for
+        from hlodbg.engine.run.memory_profile import MemoryAnalysis
+
+        return MemoryAnalysis(self.module, backend_for(target), entry=entry, replicas=replicas, partitions=partitions)
+
     def to_text(self, generic: bool = False, debug_info: bool = False) -> str:
         return self.frontend.print(self.module, generic=generic, debug_info=debug_info)
 
