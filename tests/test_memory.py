@@ -178,6 +178,12 @@ def test_chain_frees_each_value_after_its_last_use():
     assert (device.entry.argument_bytes, device.entry.output_bytes) == (32, 16)
 
 
+def test_a_donated_argument_dies_at_its_last_use():
+    donated = CHAIN.replace("%b: tensor<4xf32>)", "%b: tensor<4xf32> {tf.aliasing_output = 0 : i32})")
+    assert timeline(donated) == [48, 48, 48, 32]
+    assert timeline(donated.replace("tf.aliasing_output = 0 : i32", "jax.buffer_donor = true")) == [48, 48, 48, 32]
+
+
 def test_diamond_keeps_the_shared_value_until_its_second_user_and_frees_dead_results_at_once():
     # %0 feeds %1 and %2; %dead is written and dropped at its own op
     assert timeline(DIAMOND) == [32, 48, 64, 64, 48, 32]
@@ -219,7 +225,15 @@ def test_a_call_adds_the_callees_own_peak_at_its_call():
     assert device.peak_bytes == 128 and site.function.sym_name == "f" and site.op.name == "stablehlo.add"
     buffers = site.buffers()
     assert sorted((b.function, b.name) for b in buffers) == [("f", "%0"), ("f", "%1"), ("main", "%0"), ("main", "%a")]
-    assert sum(b.physical_bytes for b in buffers) == device.peak_bytes
+    assert sum(b.physical_bytes for b in buffers) == device.peak_bytes == site.bytes
+    # any moment of the run, as the debugger's frames give it: the second call, then an op inside @f
+    first_call, second_call = device.entry.liveness.ops[:2]
+    exp = callee.liveness.ops[0]
+    inside = device.site([second_call, exp])
+    assert inside.bytes == 32 + 32 + 32 and names(b.value for b in inside.buffers()) == {"%a", "%0"}
+    assert device.site([first_call]).bytes == 96
+    with pytest.raises(ValueError, match="calls no function"):
+        device.site([device.entry.liveness.ops[2], exp])
 
 
 def test_a_value_captured_by_a_branch_lives_until_the_if_completes():

@@ -8,7 +8,8 @@ The model is hlodbg's own way of running a program — op by op, every result in
 - the live bytes at an op are those of every value live there: what is still needed from before,
   the op's operands and its results (an op reads and writes at once);
 - the entry function's arguments stay live for the whole program, as XLA keeps parameters it is
-  not told to donate (its memory_analysis() counts them apart as argument_size_in_bytes);
+  not told to donate (its memory_analysis() counts them apart as argument_size_in_bytes); a
+  donated argument (JAX's `tf.aliasing_output` / `jax.buffer_donor`) dies at its last use;
 - a call adds, at its own position, the callee's peak beyond the results it hands back (the
   callee's arguments are the caller's operands: no bytes of their own); so does every op naming a
   function to run (`callee_attr`);
@@ -26,7 +27,7 @@ HBM), and exact for what each buffer takes in its layout.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -88,8 +89,8 @@ class FunctionMemory:
                 self.dynamic.append(value)
                 continue
             self.logical[i], self.physical[i] = backend.buffer_bytes(value)
-            if is_entry and value.owner is self.function.body:
-                self.end[i] = last  # parameters stay for the whole program
+            if is_entry and value.owner is self.function.body and not _donated(self.function, value.index):
+                self.end[i] = last  # parameters stay for the whole program unless donated
         for position, op in enumerate(liveness.ops):
             if op.regions and has_aliasing_regions(op.name):
                 self._hand_over_carried(op, position)
@@ -99,8 +100,7 @@ class FunctionMemory:
             inner = callee(op)
             if inner is None:
                 continue
-            returned = sum(int(self.physical[liveness.index[r]]) for r in op.results)
-            self.extra[position] = max(0, inner.peak_bytes - returned)
+            self.extra[position] = max(0, inner.peak_bytes - self.result_bytes(position))
             self.callees[position] = inner
         self.timeline = self._sum(self.physical) + self.extra
         self.logical_timeline = self._sum(self.logical)
@@ -157,6 +157,10 @@ class FunctionMemory:
             layout, source = str(assigned.layout), assigned.source
         return Buffer(value, int(self.logical[i]), int(self.physical[i]), layout, source, self.function.sym_name)
 
+    def result_bytes(self, position: int) -> int:
+        index = self.liveness.index
+        return sum(int(self.physical[index[r]]) for r in self.liveness.ops[position].results)
+
     @property
     def argument_bytes(self) -> int:
         return sum(int(self.physical[self.liveness.index[v]]) for v in self.function.arguments)
@@ -168,6 +172,16 @@ class FunctionMemory:
             return 0
         return sum(int(self.physical[self.liveness.index[v]]) for v in set(terminator.operands)
                    if v in self.liveness.index)
+
+
+# Argument attributes by which JAX donates an argument's buffer to the program (donate_argnums):
+# XLA may reuse it once the argument is last read, as it reports in memory_analysis().alias_size_in_bytes.
+DONATION_ATTRIBUTES = ("tf.aliasing_output", "jax.buffer_donor")
+
+
+def _donated(function: Function, index: int) -> bool:
+    attributes = function.arg_attrs(index)
+    return any(name in attributes for name in DONATION_ATTRIBUTES)
 
 
 def _owns_buffers(block: Block) -> bool:
@@ -186,10 +200,11 @@ def _aliases_operands(block: Block) -> bool:
 
 
 @dataclass
-class PeakSite:
-    """Where a device's peak happens: the op, in the innermost function frame that reaches it."""
+class Site:
+    """A moment of a run on one device: the op running in each function frame, from the entry down
+    (a call in the entry function, the op running inside its callee, and so on)."""
 
-    frames: list[tuple[FunctionMemory, int]]  # (function, position) from the entry down
+    frames: list[tuple[FunctionMemory, int]]  # (function, position)
 
     @property
     def op(self) -> Operation:
@@ -200,9 +215,19 @@ class PeakSite:
     def function(self) -> Function:
         return self.frames[-1][0].function
 
+    @property
+    def bytes(self) -> int:
+        """Physical bytes live: each caller's at its call (without the results the call has not made
+        yet), plus the innermost function's at its op (its own callee's peak included)."""
+        total = 0
+        for memory, position in self.frames[:-1]:
+            total += memory.bytes_at(position) - int(memory.extra[position]) - memory.result_bytes(position)
+        memory, position = self.frames[-1]
+        return total + memory.bytes_at(position)
+
     def buffers(self) -> list[Buffer]:
-        """Every buffer live at the peak: those of each frame on the way down (a call's results do
-        not exist yet while its callee runs), largest first."""
+        """Every buffer live here: those of each frame on the way down (a call's results do not
+        exist yet while its callee runs), largest first."""
         out: list[Buffer] = []
         for depth, (memory, position) in enumerate(self.frames):
             inside = depth + 1 < len(self.frames)
@@ -228,14 +253,33 @@ class DeviceMemory:
     def peak_bytes(self) -> int:
         return self.entry.peak_bytes
 
-    def peak_site(self) -> PeakSite:
+    def peak_site(self) -> Site:
+        """Where the peak happens: down into a callee when its own peak makes the caller's."""
         frames = [(self.entry, self.entry.peak_position)]
         while True:
             memory, position = frames[-1]
             inner = memory.callees.get(position)
             if inner is None or memory.extra[position] == 0 or not inner.liveness.size:
-                return PeakSite(frames)
+                return Site(frames)
             frames.append((inner, inner.peak_position))
+
+    def site(self, ops: Sequence[Operation]) -> Site:
+        """The moment `ops[-1]` runs, reached through `ops[:-1]`: an op of the entry function (its
+        regions included), then for each call on the way an op of the callee (the debugger's frames)."""
+        frames: list[tuple[FunctionMemory, int]] = []
+        memory: Optional[FunctionMemory] = self.entry
+        for op in ops:
+            if memory is None:
+                raise ValueError(f"{frames[-1][0].liveness.ops[frames[-1][1]].name} calls no function: "
+                                 f"{op.name} cannot run inside it")
+            position = memory.liveness.position.get(op)
+            if position is None:
+                raise ValueError(f"{op.name} is not an op of @{memory.function.sym_name}")
+            frames.append((memory, position))
+            memory = memory.callees.get(position)
+        if not frames:
+            raise ValueError("site() needs at least one op")
+        return Site(frames)
 
     @property
     def fits(self) -> Optional[bool]:
@@ -358,5 +402,5 @@ class MemoryAnalysis:
         return list(found.values())
 
 
-__all__ = ["Buffer", "DeviceMemory", "FunctionMemory", "MemoryAnalysis", "PeakSite", "device_capacity",
+__all__ = ["Buffer", "DeviceMemory", "FunctionMemory", "MemoryAnalysis", "Site", "device_capacity",
            "function_memories"]
