@@ -422,6 +422,14 @@ def test_cli_bad_input_exits_2(tmp_path, capsys):
     path.write_text(CHAIN)
     assert main(["memory", str(path), "--entry", "nope"]) == 2
     assert "no function @nope" in capsys.readouterr().err
+    assert main(["memory", str(tmp_path / "missing.mlir")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    broken = tmp_path / "broken.mlir"
+    broken.write_text(CHAIN.replace("%1, %a", "%1, %nope"))
+    assert main(["memory", str(broken)]) == 2
+    assert "broken.mlir:5:31: error: use of undefined SSA value %nope" in capsys.readouterr().err
+    assert main(["memory", str(path), "--target", "gpu"]) == 2
+    assert "unknown target 'gpu'" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_:
         main(["memory", str(path), "--top", "-1"])
     assert exit_.value.code == 2
