@@ -12,6 +12,7 @@ import hlodbg
 from hlodbg.cli import main
 from hlodbg.engine.ir.core import Value
 from hlodbg.engine.machine.backend import Backend
+from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.run.liveness import FunctionLiveness, liveness_of
 from .helpers import PROGRAMS, SAMPLES, require_shared
 
@@ -365,6 +366,9 @@ def test_every_device_gets_its_profile_and_identical_ones_print_once():
     assert [d.device for d in analysis.devices] == [0, 1, 2, 3]
     assert len({id(d.backend) for d in analysis.devices}) == 4  # one backend instance per device
     assert [len(g) for g in analysis.groups()] == [4]
+    assert analysis.device(ProcessId(1, 0)) is analysis.device(2) is analysis.devices[2]
+    with pytest.raises(ValueError, match="no device 4"):
+        analysis.device(4)
     assert "devices 0-3: peak 2.0 KiB" in memory_text("chain", analysis)
 
 

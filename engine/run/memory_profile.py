@@ -382,6 +382,17 @@ class MemoryAnalysis:
                 self.devices.append(DeviceMemory(len(self.devices), process, device_backend, functions[entry],
                                                  functions))
 
+    def device(self, which: Any) -> DeviceMemory:
+        """A device's profile by device id (`replica * partitions + partition`) or ProcessId."""
+        if isinstance(which, int):
+            if not 0 <= which < len(self.devices):
+                raise ValueError(f"no device {which}: the grid has devices 0-{len(self.devices) - 1}")
+            return self.devices[which]
+        for device in self.devices:
+            if device.process == which:
+                return device
+        raise ValueError(f"no device {which} on the {self.replicas}x{self.partitions} grid")
+
     @property
     def peak_bytes(self) -> int:
         return max(d.peak_bytes for d in self.devices)
