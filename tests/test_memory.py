@@ -58,6 +58,36 @@ func.func @main(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
 }
 """
 
+# %c0 starts the outer loop's counter and the inner loop's in every outer iteration: the outer
+# loop's state cannot take its buffer over. %w, %n and %one are captured across nesting levels.
+NESTED = """
+func.func @main(%x: tensor<4xf32>, %w: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %n = stablehlo.constant dense<2> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<4xf32>
+    cond {
+      %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %u = stablehlo.add %v, %v : tensor<4xf32>
+      %q:2 = stablehlo.while(%j = %c0, %acc = %v) : tensor<i32>, tensor<4xf32>
+        cond {
+          %pj = stablehlo.compare LT, %j, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+          stablehlo.return %pj : tensor<i1>
+        } do {
+          %j2 = stablehlo.add %j, %one : tensor<i32>
+          %m = stablehlo.multiply %acc, %w : tensor<4xf32>
+          %a2 = stablehlo.add %m, %u : tensor<4xf32>
+          stablehlo.return %j2, %a2 : tensor<i32>, tensor<4xf32>
+        }
+      %i2 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i2, %q#1 : tensor<i32>, tensor<4xf32>
+    }
+  return %r#1 : tensor<4xf32>
+}
+"""
+
 CALL = """
 func.func @main(%a: tensor<8xf32>) -> tensor<8xf32> {
   %0 = func.call @f(%a) : (tensor<8xf32>) -> tensor<8xf32>
@@ -215,6 +245,18 @@ def test_while_carries_its_state_in_place_and_keeps_captured_values_until_it_com
     assert memory.peak_position == 7
 
 
+def test_nested_loops_keep_captured_values_and_copy_an_init_their_body_reads():
+    # 0 %c0, 1 %n, 2-3 outer cond, 4 %one, 5 %u, 6-7 inner cond, 8 %j2, 9 %m, 10 %a2, 11 inner
+    # return, 12 inner while, 13 %i2, 14 outer return, 15 outer while, 16 return
+    assert timeline(NESTED) == [36, 40, 41, 41, 44, 60, 61, 61, 64, 80, 96, 80, 80, 64, 60, 60, 48]
+    live = liveness_of(hlodbg.load(NESTED).module).function("main")
+    assert live.live_range(by_name(live, "%one")) == (4, 13)  # read by the inner body: until the inner while's
+    # end, then by %i2
+    assert live.live_range(by_name(live, "%w")) == (0, 15)
+    memory = profile(NESTED).devices[0].entry
+    assert int(memory.end[live.index[by_name(live, "%c0")]]) == 15  # still live beside the loop's state
+
+
 def test_a_call_adds_the_callees_own_peak_at_its_call():
     # @f: its argument is the caller's operand (0 B); exp, add, multiply give 32, 64, 64, then 32 returned
     device = profile(CALL).devices[0]
@@ -295,7 +337,7 @@ def _check_never_frees_a_value_still_needed(module) -> int:
     return checked
 
 
-@pytest.mark.parametrize("text", [CHAIN, DIAMOND, WHILE, CALL, IF_CAPTURE, TUPLE, REDUCE, RETURNED_TWICE, MANUAL])
+@pytest.mark.parametrize("text", [CHAIN, DIAMOND, WHILE, NESTED, CALL, IF_CAPTURE, TUPLE, REDUCE, RETURNED_TWICE, MANUAL])
 def test_last_uses_never_free_a_value_still_needed(text):
     assert _check_never_frees_a_value_still_needed(hlodbg.load(text).module) > 0
 

@@ -115,14 +115,18 @@ class FunctionMemory:
         return not _aliases_operands(block)
 
     def _hand_over_carried(self, op: Operation, position: int) -> None:
-        """A while's result i takes over operand i's buffer when the operand dies at the while."""
+        """A while's result i takes over operand i's buffer when the operand dies at the while and
+        its regions do not read it themselves (a captured value must stay as it was)."""
         if not any(len(r.blocks[0].arguments) == len(op.operands) == len(op.results) for r in op.regions):
             return
         index = self.liveness.index
+        first = self.liveness.first[position]
         seen: set[Value] = set()
         for operand in op.operands:
             i = index.get(operand)
             if i is None or operand in seen or self.end[i] != position or self.start[i] >= position:
+                continue
+            if any(first <= self.liveness.position[user] < position for user, _ in operand.uses):
                 continue
             seen.add(operand)
             self.end[i] = position - 1
