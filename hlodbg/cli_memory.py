@@ -130,7 +130,8 @@ def memory_text(name: str, analysis, top: int = DEFAULT_TOP) -> str:
         buffers = site.buffers()
         logical = sum(b.logical_bytes for b in buffers)
         inside = f" in @{site.function.sym_name}" if site.function is not device.entry.function else ""
-        lines.append(f"{device_label(group)}: peak {format_bytes(device.peak_bytes)} (logical {format_bytes(logical)}) "
+        padding = f", padding {100 * (1 - logical / device.peak_bytes):.0f}%" if logical < device.peak_bytes else ""
+        lines.append(f"{device_label(group)}: peak {format_bytes(device.peak_bytes)} (logical {format_bytes(logical)}{padding}) "
                      f"at {op_name(site.op)} = {site.op.name}{inside}{_where(site.op)}")
         lines.append(f"  arguments {format_bytes(device.entry.argument_bytes)}, "
                      f"outputs {format_bytes(device.entry.output_bytes)}, {len(buffers)} buffers live at the peak")

@@ -398,7 +398,9 @@ def test_over_the_devices_memory_names_the_op_and_by_how_much():
                                "%1 (<string>:4)")
     fitting = profile(CHAIN, PaddingBackend(hbm=4096)).devices[0]
     assert verdict(fitting) == "fits in 4096 B HBM of padded (peak 2.0 KiB, 50.0%)"
-    assert "waste" in memory_text("chain", analysis) and "32.0x" in memory_text("chain", analysis)
+    text = memory_text("chain", analysis)
+    assert "peak 2.0 KiB (logical 64 B, padding 97%) at %1 = stablehlo.multiply (<string>:4)" in text
+    assert "%a     tensor<4xf32>  {0:T(128)} (given)       16 B     512 B  32.0x" in text
 
 
 def test_every_device_gets_its_profile_and_identical_ones_print_once():
