@@ -197,6 +197,13 @@ def names(values) -> set[str]:
 # -- liveness and live bytes, worked out by hand (f32: 4 bytes an element) ----------------------------
 
 
+def test_program_memory_keeps_the_profile_of_a_target():
+    program = hlodbg.load(CHAIN)
+    assert program.memory() is program.memory("cpu") is program.memory("CPU")
+    assert program.memory(partitions=2) is not program.memory()
+    assert program.memory(PaddingBackend()) is not program.memory(PaddingBackend())
+
+
 def test_chain_frees_each_value_after_its_last_use():
     # positions: add, multiply, subtract, return; %a and %b (16 B each) stay for the whole program
     assert timeline(CHAIN) == [48, 64, 64, 48]
