@@ -148,7 +148,7 @@ class FunctionLiveness:
             if op is None:
                 raise ExecutionError(f"{value.name or 'a value'} is used outside the block that defines it "
                                      f"({user.name})", user.pos)
-            if op.results and all(isinstance(r.type, TupleType) for r in op.results) and op.parent is block:
+            if user is op and op.results and all(isinstance(r.type, TupleType) for r in op.results):
                 # A tuple holds its elements' buffers: they live as long as it does.
                 for tuple_value in op.results:
                     held = ending.get(tuple_value)
