@@ -13,6 +13,7 @@ from hlodbg.cli import main
 from hlodbg.engine.ir.core import Value
 from hlodbg.engine.machine.backend import Backend
 from hlodbg.engine.machine.process import ProcessId
+from hlodbg.engine.run.interpreter import Interpreter, Listener
 from hlodbg.engine.run.liveness import FunctionLiveness, liveness_of
 from .helpers import PROGRAMS, SAMPLES, require_shared
 
@@ -353,6 +354,55 @@ def test_last_uses_on_the_shared_programs():
     require_shared()
     for path in sorted(PROGRAMS.glob("*.mlir")):
         assert _check_never_frees_a_value_still_needed(hlodbg.load(path).module) > 0, path
+
+
+class FreeingListener(Listener):
+    """Drops every value from the run's frames right after its last use, as a run that frees
+    buffers at last use will: a value freed too early makes the next op that reads it fail."""
+
+    def __init__(self, module):
+        self.liveness = liveness_of(module)
+        self.dropped = 0
+
+    def after_op(self, frame, op, operands, results):
+        for value in self.liveness.function(frame.function).last_uses(op):
+            if frame.env.pop(value, None) is not None:
+                self.dropped += 1
+
+
+def _run_freeing(module, args) -> tuple[list, list, int]:
+    plain = Interpreter(module).run("main", args)
+    listener = FreeingListener(module)
+    freeing = Interpreter(module, listeners=[listener]).run("main", args)
+    return plain, freeing, listener.dropped
+
+
+@pytest.mark.parametrize("text, args", [
+    (WHILE, [np.arange(4, dtype=np.float32), np.full(4, 2, np.float32)]),
+    (NESTED, [np.arange(4, dtype=np.float32), np.full(4, 2, np.float32)]),
+    (CALL, [np.linspace(0, 1, 8, dtype=np.float32)]),
+    (IF_CAPTURE, [np.array(True), np.arange(16, dtype=np.float32)]),
+    (TUPLE, [np.ones(2, np.float32), np.arange(3, dtype=np.float32)]),
+])
+def test_a_run_that_drops_values_at_their_last_use_computes_the_same(text, args):
+    plain, freeing, dropped = _run_freeing(hlodbg.load(text).module, args)
+    assert dropped > 0
+    for a, b in zip(plain, freeing, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_the_shared_programs_run_the_same_dropping_values_at_their_last_use():
+    require_shared()
+    for path in sorted(PROGRAMS.glob("*.mlir")):
+        module = hlodbg.load(path).module
+        if module.num_partitions * module.num_replicas > 1:
+            continue
+        inputs = np.load(path.with_suffix("").with_suffix(".inputs.npz"))
+        args = [inputs[f"arg{i}"] for i in range(len(inputs.files))]
+        plain, freeing, dropped = _run_freeing(module, args)
+        assert dropped > 0, path
+        for a, b in zip(plain, freeing, strict=True):
+            np.testing.assert_array_equal(a, b)
 
 
 # -- a backend that pads: physical bytes and layouts come from the backend ------------------------
