@@ -20,7 +20,9 @@ DEFAULT_TOP = 10
 
 def add_parser(sub) -> None:
     cmd = sub.add_parser("memory", help="peak memory per device, the buffers live there and whether it fits "
-                                        "(static: from types and layouts, nothing runs)")
+                                        "(static: from types and layouts, nothing runs)",
+                         epilog=f"exit status: 0 when every device fits, {EXIT_DOES_NOT_FIT} when one does not, "
+                                f"2 for bad input")
     cmd.set_defaults(handler=cmd_memory)
     cmd.add_argument("program", metavar="PROG", help=".mlir file")
     cmd.add_argument("--entry", default="main", help="function to analyse (default: main)")
