@@ -79,6 +79,9 @@ def _parser() -> argparse.ArgumentParser:
     from hlodbg.cli_export import add_parser as add_export_parser
 
     add_export_parser(sub)
+    from hlodbg.cli_memory import add_parser as add_memory_parser
+
+    add_memory_parser(sub)
     parser.set_defaults(commands=frozenset(sub.choices))  # for main() to tell a command from a PROG
     return parser
 

@@ -21,6 +21,7 @@ class Program:
         self.chunk = chunk
         self.frontend = frontend if frontend is not None else frontend_for("")
         self._interpreters: dict = {}  # per target: prepared on the first run and kept
+        self._memory: dict = {}  # memory profiles by (target, replicas, partitions, entry)
 
     @property
     def name(self) -> str:
@@ -124,6 +125,32 @@ class Program:
         session of `debug(...)` on a 1x1 grid."""
         return self.debug(args, seed=seed, entry=entry, memory=memory, persist=persist, replicas=1, partitions=1,
                           target=target).session
+
+    def memory(self, target=None, replicas: Optional[int] = None, partitions: Optional[int] = None,
+               entry: str = "main"):
+        """The static memory profile of a run of `entry` on every device of the grid
+        (hlodbg.engine.run.memory_profile.MemoryAnalysis): per device the live bytes at every op,
+        the buffers live there, the peak and where it happens, and whether it fits the device's
+        memory. `target`: a target name ("tpu-v5e", "cpu", the default; the profile is kept for the next call)
+        or a Backend (with options: `hlodbg.engine.machine.targets.backend_for("tpu-v5e", layouts=...)`).
+        Nothing runs.
+
+        `analysis.devices[d].entry` (a FunctionMemory) answers per op: `position_of(op)`,
+        `bytes_at(position)`, `buffers_at(position)`, and `timeline` (bytes at every position);
+        `analysis.devices[d].site([call, ..., op])` the moment `op` runs inside the callees of the
+        calls on the way (a debugger's frames), and `peak_site()` the peak's.
+        """
+        from hlodbg.engine.machine.targets import backend_for, canonical_target
+        from hlodbg.engine.run.memory_profile import MemoryAnalysis
+
+        if target is not None and not isinstance(target, str):
+            return MemoryAnalysis(self.module, backend_for(target), entry=entry, replicas=replicas, partitions=partitions)
+        key = (canonical_target(target or "cpu"), replicas, partitions, entry)
+        found = self._memory.get(key)
+        if found is None:  # kept: a memory pane asks again at every step
+            found = self._memory[key] = MemoryAnalysis(self.module, backend_for(key[0]), entry=entry,
+                                                       replicas=replicas, partitions=partitions)
+        return found
 
     def to_text(self, generic: bool = False, debug_info: bool = False) -> str:
         return self.frontend.print(self.module, generic=generic, debug_info=debug_info)

@@ -1,0 +1,211 @@
+"""`hlodbg memory PROG`: what each device holds at its peak, and whether that fits its memory.
+
+Static, from the types and the target's layouts (engine/run/memory_profile.py); nothing runs and
+no tensor is allocated. Exit status 0 when every device fits (or the machine's memory is unknown),
+EXIT_DOES_NOT_FIT when one does not, 2 for bad input.
+"""
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+from hlodbg.cli_target import add_target_options, backend_from_args
+from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.locations import user_frame
+from hlodbg.engine.machine.memory import format_bytes
+
+EXIT_DOES_NOT_FIT = 4
+DEFAULT_TOP = 10
+
+
+def add_parser(sub) -> None:
+    cmd = sub.add_parser("memory", help="peak memory per device, the buffers live there and whether it fits "
+                                        "(static: from types and layouts, nothing runs)",
+                         epilog=f"exit status: 0 when every device fits, {EXIT_DOES_NOT_FIT} when one does not, "
+                                f"2 for bad input")
+    cmd.set_defaults(handler=cmd_memory)
+    cmd.add_argument("program", metavar="PROG", help=".mlir file")
+    cmd.add_argument("--entry", default="main", help="function to analyse (default: main)")
+    cmd.add_argument("--chunk", type=int, default=None, help="module to analyse in a '// -----' split file")
+    cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
+    cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
+    cmd.add_argument("--top", type=_count, default=DEFAULT_TOP, metavar="N",
+                     help=f"list the N largest buffers live at the peak (default: {DEFAULT_TOP}; 0: all of them)")
+    cmd.add_argument("--json", action="store_true", help="print the profile as JSON")
+    add_target_options(cmd, "holds its buffers")
+
+
+def _count(text: str) -> int:
+    import argparse
+
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of buffers, not {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 or more buffers, not {value}")
+    return value
+
+
+def cmd_memory(args) -> int:
+    from hlodbg.program import load
+
+    program = load(args.program, chunk=args.chunk)
+    analysis = program.memory(backend_from_args(args), replicas=args.replicas, partitions=args.partitions,
+                              entry=args.entry)
+    if args.json:
+        print(json.dumps(memory_json(program.name, analysis, args.top), indent=2))
+    else:
+        print(memory_text(program.name, analysis, args.top))
+    return EXIT_DOES_NOT_FIT if analysis.fits is False else 0
+
+
+# -- what the command prints -----------------------------------------------------------------------
+
+
+def op_location(op: Operation) -> Optional[str]:
+    """`model.py:88` (the producer's line, for JAX the user's Python), else the op's line in the
+    program file, else None."""
+    frame = user_frame(op.location)
+    if frame is not None:
+        return frame.short()
+    if op.pos is not None:
+        return f"{op.pos.filename.rsplit('/', 1)[-1]}:{op.pos.line}"
+    return None
+
+
+def op_name(op: Operation) -> str:
+    """`%1234`: the op by its first result, or by its op name when it has none."""
+    return op.results[0].name if op.results and op.results[0].name else op.name
+
+
+def op_reference(op: Operation) -> str:
+    """`%1234 (model.py:88)`: the op and where it comes from."""
+    label = op_name(op)
+    where = op_location(op)
+    return f"{label} ({where})" if where else label
+
+
+def _where(op: Operation) -> str:
+    where = op_location(op)
+    return f" ({where})" if where else ""
+
+
+def verdict(device) -> str:
+    """`fits in 16 GiB HBM of tpu-v5e (peak 1.2 MiB, 0.0%)` or `needs 17.2 GiB: over by 1.2 GiB at
+    %1234 (model.py:88)`."""
+    peak, capacity = device.peak_bytes, device.capacity_bytes
+    if capacity is None:
+        return f"peak {format_bytes(peak)}; {device.capacity_label} is unknown"
+    if peak <= capacity:
+        return f"fits in {device.capacity_label} (peak {format_bytes(peak)}, {100 * peak / capacity:.1f}%)"
+    op = device.peak_site().op
+    return (f"does not fit in {device.capacity_label}: needs {format_bytes(peak)}: over by "
+            f"{format_bytes(peak - capacity)} at {op_reference(op)}")
+
+
+def device_label(devices) -> str:
+    """`device 3`, `devices 0-7`, `devices 0-3, 6`."""
+    ids = [d.device for d in devices]
+    if len(ids) == 1:
+        return f"device {ids[0]} (replica {devices[0].process.replica_id}, partition {devices[0].process.partition_id})"
+    runs: list[list[int]] = []
+    for i in ids:
+        if runs and runs[-1][1] == i - 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return "devices " + ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)
+
+
+def _top(buffers: list, top: int) -> list:
+    return buffers if top == 0 else buffers[:top]
+
+
+def memory_text(name: str, analysis, top: int = DEFAULT_TOP) -> str:
+    count = len(analysis.devices)
+    lines = [f"{name} @{analysis.entry} on {analysis.target}, "
+             f"{count} device{'s' if count != 1 else ''} ({analysis.replicas}x{analysis.partitions})"]
+    for group in analysis.groups():
+        device = group[0]
+        site = device.peak_site()
+        buffers = site.buffers()
+        logical = sum(b.logical_bytes for b in buffers)
+        inside = f" in @{site.function.sym_name}" if site.function is not device.entry.function else ""
+        padding = f", padding {100 * (1 - logical / device.peak_bytes):.0f}%" if logical < device.peak_bytes else ""
+        lines.append(f"{device_label(group)}: peak {format_bytes(device.peak_bytes)} (logical {format_bytes(logical)}{padding}) "
+                     f"at {op_name(site.op)} = {site.op.name}{inside}{_where(site.op)}")
+        lines.append(f"  arguments {format_bytes(device.entry.argument_bytes)}, "
+                     f"outputs {format_bytes(device.entry.output_bytes)}, {len(buffers)} buffers live at the peak")
+        shown = _top(buffers, top)
+        if shown:
+            lines.append(f"  {'largest ' + str(len(shown)) if len(shown) < len(buffers) else 'all'} buffers at the peak:")
+            lines.extend("    " + row for row in _table(shown, analysis.entry))
+        dynamic = len(device.entry.dynamic)
+        if dynamic:
+            lines.append(f"  note: {dynamic} value(s) of dynamic shape are not counted")
+        lines.append("  " + verdict(device))
+    if analysis.global_program:
+        lines.append("note: a sharded program: inside manual computations each device holds its local tiles; "
+                     "elsewhere values are whole on every device, as hlodbg runs them (XLA's SPMD partitioner "
+                     "would keep only each device's shard: these figures are an upper bound there)")
+    lines.append("note: op by op, every result in its own buffer (no fusion): an upper bound on what XLA needs")
+    return "\n".join(lines)
+
+
+def _table(buffers: list, entry: str) -> list[str]:
+    rows = [("value", "type", "layout", "logical", "physical", "waste")]
+    for b in buffers:
+        layout = f"{b.layout} ({b.layout_source})" if b.layout is not None else "-"
+        name = b.name if b.function == entry else f"{b.name} in @{b.function}"
+        rows.append((name, b.type, layout, format_bytes(b.logical_bytes), format_bytes(b.physical_bytes),
+                     f"{b.waste:.1f}x"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    right = {3, 4, 5}
+    return ["  ".join(cell.rjust(w) if i in right else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))).rstrip()
+            for row in rows]
+
+
+def memory_json(name: str, analysis, top: int = DEFAULT_TOP) -> dict:
+    devices = []
+    for device in analysis.devices:
+        site = device.peak_site()
+        buffers = site.buffers()
+        devices.append({
+            "device": device.device,
+            "replica": device.process.replica_id,
+            "partition": device.process.partition_id,
+            "peak_bytes": device.peak_bytes,
+            "peak_logical_bytes": sum(b.logical_bytes for b in buffers),
+            "peak_op": op_name(site.op),
+            "peak_op_name": site.op.name,
+            "peak_function": site.function.sym_name,
+            "peak_location": op_location(site.op),
+            "hbm_bytes": device.capacity_bytes,
+            "capacity": device.capacity_label,
+            "fits": device.fits,
+            "argument_bytes": device.entry.argument_bytes,
+            "output_bytes": device.entry.output_bytes,
+            "buffer_count": len(buffers),
+            "buffers": [{"name": b.name, "function": b.function, "type": b.type, "layout": b.layout, "layout_source": b.layout_source,
+                         "logical_bytes": b.logical_bytes, "physical_bytes": b.physical_bytes}
+                        for b in _top(buffers, top)],
+        })
+    return {
+        "program": name,
+        "entry": analysis.entry,
+        "target": analysis.target,
+        "grid": [analysis.replicas, analysis.partitions],
+        "global_program": analysis.global_program,
+        "devices": devices,
+        "totals": {
+            "devices": len(devices),
+            "peak_bytes": analysis.peak_bytes,
+            "sum_peak_bytes": sum(d["peak_bytes"] for d in devices),
+            "fits": analysis.fits,
+        },
+    }
+
+
+__all__ = ["EXIT_DOES_NOT_FIT", "add_parser", "cmd_memory", "memory_json", "memory_text", "op_location",
+           "op_reference", "verdict"]
