@@ -194,3 +194,21 @@ def test_shared_programs_on_tpu_storage(name):
             assert np.array_equal(got, want)
         else:
             np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=5e-2, atol=5e-2)
+
+
+def test_every_device_of_a_grid_stores_in_tpu_layouts():
+    require_shared()
+    name = "sharded_mlp_4x2"
+    program = hlodbg.load((PROGRAMS / f"{name}.mlir").read_text())
+    inputs = np.load(PROGRAMS / f"{name}.inputs.npz")
+    expected = np.load(PROGRAMS / f"{name}.expected.npz")
+    args = [inputs[f"arg{i}"] for i in range(len(inputs.files))]
+    target = program.debug(args, backend=backend_for("tpu-v5e"), persist=False)
+    try:
+        assert target.continue_().reason == "end"
+        assert len(target.sessions) == 8
+        for session in target.sessions.values():
+            (result,) = session.results
+            np.testing.assert_allclose(np.asarray(result, np.float64), expected["result0"], rtol=5e-2, atol=5e-2)
+    finally:
+        target.close()

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from hlodbg.engine.ir.dtypes import bit_width
 from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.machine import layout as layout_module
 from hlodbg.engine.machine.layout import COMBINE, Layout, LayoutError, format_shape, parse_shape
 
 L = Layout.parse
@@ -274,7 +275,10 @@ SEED_LAYOUTS = [
 @pytest.mark.parametrize("dtype", [F32, BF16, np.dtype(np.bool_), np.dtype(ml_dtypes.int4),
                                    np.dtype(np.complex128), np.dtype(ml_dtypes.float6_e3m2fn)],
                          ids=str)
-def test_store_matches_the_index_arithmetic(text, shape, dtype):
+@pytest.mark.parametrize("small", [0, 1 << 40], ids=["reshaped", "slot-map"])
+def test_store_matches_the_index_arithmetic(text, shape, dtype, small, monkeypatch):
+    # Both ways of storing: reshape/transpose, and the slot map small arrays take.
+    monkeypatch.setattr(layout_module, "SMALL", small)
     layout = L(text)
     if layout.element_size_in_bits and (dtype.itemsize != 1 or bit_width(dtype) > layout.element_size_in_bits):
         layout = Layout(layout.minor_to_major, layout.tiles, layout.tail_padding_alignment)
@@ -328,6 +332,15 @@ def test_store_load_identity(layout_and_shape, dtype, seed, packed):
     assert same_bits(layout.load(buffer, shape, dtype), x)
     if prod(shape) <= 64:
         assert np.array_equal(buffer, naive_bytes(x, layout))
+    # the other way of storing (small arrays: a slot map; big ones: reshape and transpose)
+    small, layout_module.SMALL = layout_module.SMALL, (0 if prod(shape) <= layout_module.SMALL else 1 << 40)
+    try:
+        other = Layout(layout.minor_to_major, layout.tiles, layout.tail_padding_alignment,
+                       layout.element_size_in_bits)
+        assert np.array_equal(other.store(x), buffer)
+        assert same_bits(other.load(buffer, shape, dtype), x)
+    finally:
+        layout_module.SMALL = small
 
 
 def test_load_rejects_a_short_buffer():

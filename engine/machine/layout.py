@@ -35,6 +35,11 @@ from .layout_text import (COMBINE, LayoutError, TextReader, layout_text, read_la
                           shape_text, tile_text)
 
 
+# Arrays of at most this many elements are stored and loaded through a cached slot map (one
+# numpy scatter/gather): for them numpy's per-call overhead, not the copying, is the cost.
+SMALL = 2048
+
+
 @dataclass(frozen=True, repr=False)
 class Layout:
     minor_to_major: tuple[int, ...]
@@ -71,11 +76,6 @@ class Layout:
 
     def __repr__(self) -> str:
         return f"Layout({layout_text(self)!r})"
-
-    @staticmethod
-    def row_major(rank: int) -> "Layout":
-        """`{rank-1,...,1,0}` without tiles: XLA's default layout and a host copy's."""
-        return Layout(tuple(range(rank - 1, -1, -1)))
 
     def check_fields(self) -> None:
         """What can be checked without a shape: tile sizes, L, E, S."""
@@ -165,28 +165,34 @@ class Layout:
         """The bytes of `array`'s buffer in this layout: uint8, exactly physical_bytes long,
         padding zero, multi-byte elements little-endian."""
         array = np.asarray(array)
-        plan = self.plan(array.shape)
-        bits = self.element_bits(array.dtype)
-        tiled = plan.tiled(array)
-        if bits == array.dtype.itemsize * 8:
-            out = np.zeros(plan.slots * array.dtype.itemsize, np.uint8)
-            # Writing straight into the buffer's typed view is the only copy of an aligned array.
-            _copy(out.view(array.dtype)[:plan.tiled_size].reshape(plan.tiled_shape), tiled, plan.squeezed)
+        plan = self._plans.get(array.shape) or self.plan(array.shape)
+        dtype = array.dtype
+        bits = dtype.itemsize * 8 if not self.element_size_in_bits else self.element_bits(dtype)
+        if bits == dtype.itemsize * 8:
+            out = np.zeros(plan.slots * dtype.itemsize, np.uint8)
+            if plan.size <= SMALL:
+                out.view(dtype)[plan.slot_of()] = array.reshape(-1)
+            else:
+                # Writing straight into the buffer's typed view: the only copy of an aligned array.
+                _copy(out.view(dtype)[:plan.tiled_size].reshape(plan.tiled_shape), plan.tiled(array), plan.squeezed)
             return out
-        return _pack(np.ascontiguousarray(tiled).reshape(-1).view(np.uint8), bits,
+        return _pack(np.ascontiguousarray(plan.tiled(array)).reshape(-1).view(np.uint8), bits,
                      -(-plan.slots * bits // 8))
 
     def load(self, buffer: np.ndarray, shape: Sequence[int], dtype) -> np.ndarray:
         """The logical array `store` wrote into `buffer` (for a `shape` array of `dtype`)."""
         dtype = np.dtype(dtype)
-        plan = self.plan(tuple(shape))
-        bits = self.element_bits(dtype)
+        shape = tuple(shape)
+        plan = self._plans.get(shape) or self.plan(shape)
+        bits = dtype.itemsize * 8 if not self.element_size_in_bits else self.element_bits(dtype)
         buffer = np.asarray(buffer, np.uint8).reshape(-1)
         if buffer.size < -(-plan.tiled_size * bits // 8):
             raise LayoutError(f"a buffer of {buffer.size} bytes is too short for "
                               f"{format_shape(dtype, shape, self)}")
         if bits == dtype.itemsize * 8:
             elements = buffer[:plan.tiled_size * dtype.itemsize].view(dtype)
+            if plan.size <= SMALL:
+                return elements[plan.slot_of()].reshape(shape)
         else:
             elements = _unpack(buffer, bits, plan.tiled_size).view(dtype)
         return plan.untiled(elements)
@@ -270,7 +276,9 @@ class _Plan:
         self.first_tile_grid = first.head + first.counts if first else ()
         self.aligned = first is None or first.padded == first.folded
         self.unpadded = tuple(slice(0, n) for n in first.folded) if first else ()
+        self.size = prod(shape)
         self._gather: Optional[np.ndarray] = None
+        self._slot_of: Optional[np.ndarray] = None
 
     # -- arrays -------------------------------------------------------------------------------
     def tiled(self, array: np.ndarray) -> np.ndarray:
@@ -322,6 +330,17 @@ class _Plan:
             self._gather = np.ascontiguousarray(
                 self._forward(np.arange(prod(first.padded)).reshape(first.padded))).reshape(-1)
         return self._gather
+
+    def slot_of(self) -> np.ndarray:
+        """For each element of the array, in row-major logical order, its slot in the buffer."""
+        if self._slot_of is None:
+            ids = np.arange(1, self.size + 1, dtype=np.int64).reshape(self.shape)  # 0 marks padding
+            tiled = np.ascontiguousarray(self.tiled(ids)).reshape(-1)
+            slots = np.flatnonzero(tiled)
+            slot_of = np.empty(self.size, np.intp)
+            slot_of[tiled[slots] - 1] = slots
+            self._slot_of = slot_of
+        return self._slot_of
 
     # -- single elements ----------------------------------------------------------------------
     def trace(self, index: tuple[int, ...]) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
