@@ -99,13 +99,18 @@ def ref_passes(a: np.ndarray, b: np.ndarray, passes: int, width: int) -> np.ndar
     return ref_flush(ref_nan_to_zero(low) + ref_pass(ah, bh, width))
 
 
-def awkward_matrix(rng, shape) -> np.ndarray:
-    """Normal values over many scales with infinities, NaNs, subnormals and zeros sprinkled in."""
-    x = (rng.standard_normal(shape) * np.exp2(rng.integers(-20, 20, shape))).astype(np.float32)
-    specials = np.array([np.inf, -np.inf, np.nan, 1e-40, -3e-39, 0.0, -0.0, 1e-45], np.float32)
-    where = rng.random(shape) < 0.02
-    x[where] = rng.choice(specials, int(where.sum()))
-    return x
+def awkward_matrix(rng, shape, transpose: bool = False) -> np.ndarray:
+    """Normal values over a few scales with subnormals and zeros sprinkled in, an infinity in the
+    first row and a NaN in the second (columns with `transpose`) only, so most outputs stay finite
+    and the order of the finite sums is tested too."""
+    rows, cols = shape[::-1] if transpose else shape
+    x = (rng.standard_normal((rows, cols)) * np.exp2(rng.integers(-4, 4, (rows, cols)))).astype(np.float32)
+    tiny = np.array([1e-40, -3e-39, 0.0, -0.0, 1e-45], np.float32)
+    where = rng.random((rows, cols)) < 0.02
+    x[where] = rng.choice(tiny, int(where.sum()))
+    x[0, rng.integers(0, cols)] = -np.inf if transpose else np.inf  # inf x 0.0 in the low passes
+    x[1, rng.integers(0, cols)] = np.nan
+    return x.T.copy() if transpose else x
 
 
 def assert_bits_equal(got: np.ndarray, want: np.ndarray) -> None:
@@ -137,11 +142,12 @@ SETTINGS = [
 ]
 
 
+# K spans three 128-wide chunks; 35 outputs take the accumulate path of a pass, 400 the per-K one.
+@pytest.mark.parametrize("m,k,n", [(5, 300, 7), (20, 300, 20)])
 @pytest.mark.parametrize("passes,extra", SETTINGS)
-def test_passes_equal_xlas_split_bit_for_bit(passes, extra):
-    rng = np.random.default_rng(passes * 7 + len(extra))
-    m, k, n = 5, 300, 7  # K spans three 128-wide chunks
-    a, b = awkward_matrix(rng, (m, k)), awkward_matrix(rng, (k, n))
+def test_passes_equal_xlas_split_bit_for_bit(passes, extra, m, k, n):
+    rng = np.random.default_rng(passes * 7 + len(extra) + m)
+    a, b = awkward_matrix(rng, (m, k)), awkward_matrix(rng, (k, n), transpose=True)
     (got,) = run(DOT.format(m=m, k=k, n=n, extra=extra), tpu(), a, b)
     assert_bits_equal(got, ref_dot(a, b, passes))
 

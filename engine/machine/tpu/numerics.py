@@ -108,19 +108,46 @@ def bf16_pass(lhs: np.ndarray, rhs: np.ndarray, chunk: int) -> np.ndarray:
     k_total = lhs.shape[-1]
     shape = np.broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2]) + (lhs.shape[-2], rhs.shape[-1])
     total: Optional[np.ndarray] = None
-    product = np.empty(shape, F32)
     for start in range(0, k_total, chunk):
-        partial: Optional[np.ndarray] = None
-        for k in range(start, min(start + chunk, k_total)):
-            np.multiply(lhs[..., :, k:k + 1], rhs[..., k:k + 1, :], out=product)
-            if partial is None:
-                partial = product.copy()
-            else:
-                partial += product
+        stop = min(start + chunk, k_total)
+        partial = _sequential_sum(lhs[..., :, start:stop], rhs[..., start:stop, :], shape)
         total = partial if total is None else total + partial
     if total is None:
         return np.zeros(shape, F32)
     return total
+
+
+# Below this many outputs a pass sums its products with one ufunc accumulate per block of rows
+# (few Python steps); from it on, one multiply-add over all outputs per K (numpy's own loops are
+# long enough). Both add the products of a chunk one after the other in K order.
+_PER_K_FROM = 256
+# Elements of the product block the accumulate path materialises at once (bounded memory).
+_BLOCK_ELEMENTS = 1 << 20
+
+
+def _sequential_sum(lhs: np.ndarray, rhs: np.ndarray, shape: tuple) -> np.ndarray:
+    """sum_k lhs[..., m, k] * rhs[..., k, n] in f32, added in K order starting from the k=0 product
+    (the exact products of bf16 values, so only the order of the additions matters)."""
+    width = lhs.shape[-1]
+    rows = shape[-2]
+    outputs = int(np.prod(shape, dtype=np.int64))
+    if outputs >= _PER_K_FROM or outputs == 0:
+        partial = np.multiply(lhs[..., :, 0:1], rhs[..., 0:1, :], dtype=F32)
+        product = np.empty(shape, F32)
+        for k in range(1, width):
+            np.multiply(lhs[..., :, k:k + 1], rhs[..., k:k + 1, :], out=product)
+            partial += product
+        return partial
+    # [..., M, N, K] products in blocks of rows; add.accumulate is sequential along K by definition.
+    per_row = max(1, outputs // max(rows, 1) * width)
+    step = max(1, _BLOCK_ELEMENTS // per_row)
+    columns = np.swapaxes(rhs, -1, -2)  # [..., N, K]
+    out = np.empty(shape, F32)
+    for first in range(0, rows, step):
+        block = slice(first, min(first + step, rows))
+        products = np.multiply(lhs[..., block, None, :], columns[..., None, :, :], dtype=F32)
+        out[..., block, :] = np.add.accumulate(products, axis=-1, dtype=F32)[..., -1]
+    return out
 
 
 def nan_to_zero(x: np.ndarray) -> np.ndarray:
