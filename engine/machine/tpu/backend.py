@@ -155,7 +155,7 @@ class TpuBackend(Backend):
                 refusal = str(e)
         if refusal is not None:
             return op_numerics.refusing(op, refusal)
-        if op_numerics.computes_with_floats(op) and op_numerics.touches_flushed_floats(op):
+        if op_numerics.flushes_around(op):
             return op_numerics.flushing(op, evaluator)
         return evaluator
 
@@ -171,7 +171,7 @@ class TpuBackend(Backend):
         if contraction is not None:
             notes.append(contraction)
         computes = op_numerics.computes_with_floats(op)
-        if computes and op_numerics.touches_flushed_floats(op):
+        if op_numerics.flushes_around(op):
             notes.append("subnormal inputs/results flushed to zero")
         if op_numerics.transcendental(op):
             notes.append(f"{op.name.partition('.')[2]}: numpy in f32 here, the TPU's own polynomial differs "

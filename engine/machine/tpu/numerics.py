@@ -40,11 +40,12 @@ F32 = np.dtype(np.float32)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
 
-# (unsigned view, exponent bits, sign bit) of the float types a TPU flushes.
+# (unsigned view, the magnitude bits, the largest subnormal's bits, the sign bit) of the float
+# types a TPU flushes.
 _FLUSHED = {
-    F32: (np.dtype(np.uint32), 0x7F800000, 0x80000000),
-    BF16: (np.dtype(np.uint16), 0x7F80, 0x8000),
-    F16: (np.dtype(np.uint16), 0x7C00, 0x8000),
+    F32: (np.dtype(np.uint32), 0x7FFFFFFF, 0x007FFFFF, 0x80000000),
+    BF16: (np.dtype(np.uint16), 0x7FFF, 0x007F, 0x8000),
+    F16: (np.dtype(np.uint16), 0x7FFF, 0x03FF, 0x8000),
 }
 # Zeroing an f32's low 16 bits truncates it to bf16 (XLA's kMaskBF16).
 _BF16_HIGH_BITS = np.uint32(0xFFFF0000)
@@ -65,10 +66,12 @@ def flush_subnormals(x: Any) -> Any:
     spec = _FLUSHED.get(x.dtype)
     if spec is None:
         return x
-    unsigned, exponent, sign = spec
-    bits = np.ascontiguousarray(x).view(unsigned)
-    # Subnormal: a zero exponent field under a non-zero magnitude.
-    subnormal = ((bits & unsigned.type(exponent)) == 0) & ((bits & unsigned.type(sign - 1)) != 0)
+    unsigned, magnitude_bits, largest_subnormal, sign = spec
+    bits = x.view(unsigned)
+    # Subnormal: a magnitude in [1, largest subnormal]; minus one (zero wraps around), below it.
+    magnitude = bits & unsigned.type(magnitude_bits)
+    magnitude -= unsigned.type(1)
+    subnormal = magnitude < unsigned.type(largest_subnormal)
     if not subnormal.any():
         return x
     return np.where(subnormal, bits & unsigned.type(sign), bits).view(x.dtype)

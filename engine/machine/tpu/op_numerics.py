@@ -6,6 +6,7 @@ its block is compiled (TpuBackend.wrap_evaluator); nothing names individual ops.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
@@ -17,6 +18,8 @@ from ...ir.types import ComplexType, TensorType, TupleType, Type
 from .numerics import PASS_PLANS, flush_subnormals, flushes
 
 _PRECISION_PASSES = {"DEFAULT": 1, "HIGH": 3, "HIGHEST": 6}
+# A precision as StableHLO (`HIGHEST`) or CHLO (`#chlo<precision HIGHEST>`) spells it.
+_PRECISION_WORD = re.compile(r"\b(HIGHEST|HIGH|DEFAULT)\b")
 _PRESET_NAMES = {1: "BF16_BF16_F32", 3: "BF16_BF16_F32_X3", 6: "BF16_BF16_F32_X6"}
 
 
@@ -38,7 +41,8 @@ def mxu_passes(precision: Iterable[str] = (), algorithm: Any = None) -> int:
         return _algorithm_passes(algorithm)
     passes = 1
     for value in precision:
-        passes = max(passes, _PRECISION_PASSES.get(str(value).upper(), 1))
+        word = _PRECISION_WORD.search(str(value).upper())
+        passes = max(passes, _PRECISION_PASSES[word.group(1)] if word else 1)
     return passes
 
 
@@ -134,17 +138,28 @@ def touches_flushed_floats(op: Operation) -> bool:
     return False
 
 
+def flushes_around(op: Operation) -> bool:
+    """Whether a TPU flushes the subnormal operands and results of `op`."""
+    return computes_with_floats(op) and touches_flushed_floats(op)
+
+
 def flushing(op: Operation, evaluator: Callable) -> Callable:
-    """`evaluator` with subnormal f32/bf16/f16 operands and results flushed to signed zero."""
+    """`evaluator` with subnormal f32/bf16/f16 operands and results flushed to signed zero.
+    Operands another flushing op produced hold no subnormals: they are not looked at again."""
     single = len(op.results) == 1
+    fresh = [not (isinstance(v.owner, Operation) and flushes_around(v.owner)) for v in op.operands]
+    if not any(fresh):
+        def flushed(call: Any, *operands: Any) -> Any:
+            out = evaluator(call, *operands)
+            return flush_subnormals(out) if single else [flush_subnormals(x) for x in out]
 
-    def flushed(call: Any, *operands: Any) -> Any:
-        out = evaluator(call, *(flush_subnormals(x) for x in operands))
-        if single:
-            return flush_subnormals(out)
-        return [flush_subnormals(x) for x in out]
+        return flushed
 
-    return flushed
+    def flushed_both(call: Any, *operands: Any) -> Any:
+        out = evaluator(call, *(flush_subnormals(x) if f else x for x, f in zip(operands, fresh)))
+        return flush_subnormals(out) if single else [flush_subnormals(x) for x in out]
+
+    return flushed_both
 
 
 def refusing(op: Operation, message: str) -> Callable:
@@ -168,8 +183,8 @@ def contraction_note(op: Operation, mxu_width: int) -> Optional[str]:
     dtypes = [getattr(v.type, "numpy_dtype", None) for v in op.operands[:2]]
     if len(dtypes) < 2 or any(d is None or np.dtype(d).kind != "f" and not is_bf16_exact(np.dtype(d)) for d in dtypes):
         return None
-    if "precision_config" not in opdef.attrs and "algorithm" not in opdef.attrs:
-        return None
+    if not {"precision_config", "algorithm", "einsum_config"} & set(opdef.attrs):
+        return None  # contractions that do not multiply matrices on the MXU (fft, cholesky, ...)
     chunks = f"f32 accumulation in {mxu_width}-wide K chunks (order approximate)"
     if all(is_bf16_exact(np.dtype(d)) for d in dtypes):
         return f"{op.name} of {dtypes[0]} operands: exact bf16 products on the MXU, {chunks}"
@@ -179,8 +194,8 @@ def contraction_note(op: Operation, mxu_width: int) -> Optional[str]:
         passes = mxu_passes(precision, algorithm)
     except UnsupportedOnTpu:
         return None
-    setting = f"algorithm {_PRESET_NAMES[passes]}" if algorithm is not None else \
-        f"{max(precision or ('DEFAULT',), key=lambda p: _PRECISION_PASSES.get(p, 1))} precision"
+    names = {count: name for name, count in _PRECISION_PASSES.items()}
+    setting = f"algorithm {_PRESET_NAMES[passes]}" if algorithm is not None else f"{names[passes]} precision"
     if passes == 1:
         how = "operands rounded to bf16 on TPU (1 MXU pass)"
     else:
@@ -198,6 +213,6 @@ def transcendental(op: Operation) -> bool:
 
 
 __all__ = [
-    "UnsupportedOnTpu", "computes_with_floats", "contraction_note", "f64_refusal", "flushing", "is_bf16_exact",
+    "UnsupportedOnTpu", "computes_with_floats", "contraction_note", "f64_refusal", "flushes_around", "flushing", "is_bf16_exact",
     "mxu_passes", "refusing", "sixty_four_bit", "touches_flushed_floats", "transcendental",
 ]
