@@ -249,9 +249,9 @@ class BoxedBackend(Backend):
         assert stored[0] == "boxed", "the interpreter handed an unboxed value to an evaluator"
         return stored[1]
 
-    def matmul(self, lhs, rhs, result_dtype, precision=(), accumulation_dtype=None):
+    def matmul(self, lhs, rhs, result_dtype, precision=(), accumulation_dtype=None, algorithm=None):
         self.matmuls += 1
-        return super().matmul(lhs, rhs, result_dtype, precision, accumulation_dtype)
+        return super().matmul(lhs, rhs, result_dtype, precision, accumulation_dtype, algorithm)
 
 
 DOT_LOOP = """

@@ -20,6 +20,11 @@ colours, and the traits below. Each input language keeps its own spelling of the
   loops, branches), so a frame's arguments need not be kept apart from the owner's values.
 - `expandable_body`: a combiner body the interpreter applies to whole arrays at once, which the
   debugger can replay as a region to show it element by element.
+- `float_math`: computes with the values of its float operands (arithmetic, transcendentals,
+  comparisons, conversions, contractions, normalisations), as opposed to moving or testing their
+  bits (data movement, bitcast_convert, select, sign-bit ops, constants). A device that flushes
+  subnormals (a TPU) does so around these ops; an op with an expandable body computes what its body
+  computes.
 
 Ops without a definition are answered by their dialect (`DIALECT_EFFECTS`), so programs with ops
 hlodbg does not know still get a clear error from the run, not a wrong answer from a trait.
@@ -78,6 +83,7 @@ class OpDef:
     # A binary op whose operands may be swapped (StableHLO's Commutative trait): only such an op
     # may stand for a reduce body in the compact `applies` form.
     commutative: bool = False
+    float_math: bool = False  # see the module docstring
 
     @property
     def min_operands(self) -> int:
@@ -189,6 +195,7 @@ def define(
     may_run_async: bool = False,
     per_tensor_quantized: bool = False,
     commutative: bool = False,
+    float_math: bool = False,
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -213,6 +220,7 @@ def define(
         may_run_async,
         per_tensor_quantized,
         commutative,
+        float_math,
     )
     OPS[name] = opdef
     return opdef
@@ -232,6 +240,11 @@ def process_groups_of(name: str) -> Optional[str]:
 def is_commutative(name: str) -> bool:
     """Whether the op is a commutative binary op (the short `applies` form of a reducer may name it)."""
     return _trait(name, "commutative", False)
+
+
+def is_float_math(name: str) -> bool:
+    """Whether the op computes with its float operands' values (not only moves their bits)."""
+    return _trait(name, "float_math", False)
 
 
 def may_run_async(name: str) -> bool:
@@ -299,6 +312,6 @@ def category_of(name: str) -> str:
 
 __all__ = [
     "AttrSpec", "CATEGORIES", "DIALECT_EFFECTS", "EFFECTS", "OPS", "OpDef", "callee_attribute", "category_of",
-    "define", "effect_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_foldable",
-    "is_replayable", "is_terminator", "lookup",
+    "define", "effect_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_float_math",
+    "is_foldable", "is_replayable", "is_terminator", "lookup",
 ]

@@ -15,10 +15,20 @@ A backend owns
 `Backend` is XLA on the CPU, which the spec leaves implementation-defined choices to ("match XLA
 on the CPU"); `CpuBackend` names it. A TPU backend overrides what differs without touching any
 evaluator. "Device" means a member of the grid (machine/process.py), never this object.
+
+Per op, a backend may wrap the evaluator the interpreter runs (`wrap_evaluator`, called once per
+op when its block is compiled: a TPU flushes subnormals and refuses f64 there) and explain why an
+op's result may differ on it (`numerics_notes`).
+
+Excess precision (`excess_precision=True`, CLI `--excess-precision`): by default every op's
+result is rounded to its type, as StableHLO specifies; with the switch on, a bf16 result converted
+straight to f32 is not rounded first, as XLA does (machine/excess_precision.py): the default
+matches the spec, the switch matches XLA on the CPU bit for bit where that rule decides.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+import copy
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -47,6 +57,42 @@ class Backend:
     vectorized_reduction_size = 4096
     # True when store/load are the identity, so the interpreter may skip calling them.
     transparent_storage = True
+    # Skip the rounding of a narrow-float result that is converted straight to a wider float, as
+    # XLA does (see the module docstring); off: round every result, as the spec says.
+    excess_precision = False
+
+    def configured(self, **options: Any) -> "Backend":
+        """A copy of this backend with `options` (`excess_precision`) set; unknown options are
+        refused with a TypeError naming them."""
+        unknown = sorted(set(options) - {"excess_precision"})
+        if unknown:
+            raise TypeError(f"{self.name} takes no option {', '.join(unknown)}")
+        configured = copy.copy(self)
+        for name, value in options.items():
+            setattr(configured, name, value)
+        return configured
+
+    # -- per op -------------------------------------------------------------------------------
+    def wrap_evaluator(self, op: Any, evaluator: Callable) -> Callable:
+        """The evaluator the interpreter runs for `op` (called once per op at compile time):
+        `evaluator` itself unless excess precision is on and `op` is a conversion it changes."""
+        if not self.excess_precision:
+            return evaluator
+        from .excess_precision import keep_excess_precision
+
+        return keep_excess_precision(op, evaluator, self)
+
+    def numerics_notes(self, op: Any) -> list[str]:
+        """Why `op`'s results may differ on this backend from XLA on the CPU (none on the CPU,
+        one for a conversion excess precision changes)."""
+        if self.excess_precision:
+            from .excess_precision import excess_producer
+
+            producer = excess_producer(op)
+            if producer is not None:
+                return [f"excess precision: converts {producer.name}'s f32 value, not rounded to "
+                        f"{op.operands[0].type.element} first (as XLA does)"]
+        return []
 
     def store(self, value: Any, ir_value: Value) -> Any:
         """The representation kept for `value`, the run-time value of SSA value `ir_value`
@@ -87,12 +133,14 @@ class Backend:
         result_dtype: np.dtype,
         precision: tuple = (),
         accumulation_dtype: Optional[np.dtype] = None,
+        algorithm: Any = None,
     ) -> np.ndarray:
         """`[B, M, K] x [B, K, N] -> [B, M, N]` rounded once to `result_dtype`.
 
         Integer products wrap in the result width; narrow floats accumulate in f32, and float
         results narrower than their operands at the operands' width. `accumulation_dtype` (a
-        dot algorithm's) only ever widens the accumulator on the CPU.
+        dot algorithm's) only ever widens the accumulator on the CPU; `precision` and the rest of
+        the `algorithm` attribute (#stablehlo.dot_algorithm) do not change the CPU's arithmetic.
         """
         acc = _accumulation_dtype(lhs.dtype, rhs.dtype, result_dtype)
         if accumulation_dtype is not None and acc.kind == "f":

@@ -23,14 +23,20 @@ Dims = Sequence[int]
 # -- the canonical contraction ----------------------------------------------------------------
 
 
-def matmul_numerics(call: OpCall) -> tuple[tuple[str, ...], Optional[np.dtype]]:
-    """(precision_config, accumulation dtype of the dot algorithm) of a contraction op."""
+def matmul_numerics(call: OpCall) -> dict:
+    """The keyword arguments of `backend.matmul` an op's attributes decide: its precision_config,
+    its dot algorithm (the whole attribute, so a device can pick its passes) and that
+    algorithm's accumulation dtype."""
 
-    def compute() -> tuple[tuple[str, ...], Optional[np.dtype]]:
+    def compute() -> dict:
         precision = tuple(str(p) for p in (call.attr("precision_config") or ()))
         algorithm = call.attr("algorithm")
         accumulation = getattr(algorithm, "accumulation_type", None)
-        return precision, (accumulation.numpy_dtype if accumulation is not None else None)
+        return {
+            "precision": precision,
+            "accumulation_dtype": accumulation.numpy_dtype if accumulation is not None else None,
+            "algorithm": algorithm,
+        }
 
     return call.cached("numerics", compute)
 
@@ -55,9 +61,8 @@ def contract(
             )
     left = _batched_matrix(lhs, lhs_batch, lhs_free, lhs_contract)
     right = _batched_matrix(rhs, rhs_batch, rhs_contract, rhs_free)
-    precision, accumulation = matmul_numerics(call)
     dtype = call.result_dtype if result_dtype is None else result_dtype
-    product = call.backend.matmul(left, right, dtype, precision=precision, accumulation_dtype=accumulation)
+    product = call.backend.matmul(left, right, dtype, **matmul_numerics(call))
     shape = (
         *(lhs.shape[d] for d in lhs_batch),
         *(lhs.shape[d] for d in lhs_free),
@@ -289,7 +294,7 @@ def _ragged_noncontracting(call: OpCall, lhs, rhs, group_sizes, n, ragged: int) 
     bounds = _group_bounds(call, group_sizes, prefix, R)
     if bounds.shape[1] != G:
         raise call.error(f"group_sizes has {bounds.shape[1]} groups; rhs group dimension has {G}")
-    precision, accumulation = matmul_numerics(call)
+    numerics = matmul_numerics(call)
     dtype = call.result_dtype
     out = np.zeros((B, P, R, Q, N), dtype)
     shape = (
@@ -305,7 +310,7 @@ def _ragged_noncontracting(call: OpCall, lhs, rhs, group_sizes, n, ragged: int) 
         for g, (start, end) in enumerate(bounds[0, 0]):
             if end > start:
                 rows = left[:, :, start:end].reshape(B, -1, K)
-                block = call.backend.matmul(rows, right[g], dtype, precision=precision, accumulation_dtype=accumulation)
+                block = call.backend.matmul(rows, right[g], dtype, **numerics)
                 out[:, :, start:end] += block.reshape(B, P, end - start, Q, N)
     else:
         for b in range(B):
@@ -313,9 +318,7 @@ def _ragged_noncontracting(call: OpCall, lhs, rhs, group_sizes, n, ragged: int) 
                 for g, (start, end) in enumerate(bounds[b, p]):
                     if end > start:
                         rows = left[b:b + 1, p, start:end].reshape(1, -1, K)
-                        block = call.backend.matmul(
-                            rows, right[g, b:b + 1], dtype, precision=precision, accumulation_dtype=accumulation
-                        )
+                        block = call.backend.matmul(rows, right[g, b:b + 1], dtype, **numerics)
                         out[b, p, start:end] += block.reshape(end - start, Q, N)
     # [B, Pre, R, Post, N] is already batch, lhs free (in order), rhs free.
     return out.reshape(shape)
@@ -341,7 +344,7 @@ def _ragged_contracting(call: OpCall, lhs, rhs, group_sizes, lb, rb, lc, rc, rag
     prefix = tuple(lhs.shape[d] for d in (*lb, *pre_l))
     bounds = _group_bounds(call, group_sizes, prefix, R)
     G = bounds.shape[1]
-    precision, accumulation = matmul_numerics(call)
+    numerics = matmul_numerics(call)
     dtype = call.result_dtype
     out = np.zeros((G, B, M, N), dtype)
     shape = (
@@ -367,5 +370,5 @@ def _ragged_contracting(call: OpCall, lhs, rhs, group_sizes, lb, rb, lc, rc, rag
             inside = (positions >= bounds[:, :, g, :1]) & (positions < bounds[:, :, g, 1:])  # [B, P, R]
             rows = np.where(inside[:, None, :, :, None], left, np.zeros((), left.dtype)).reshape(B, M, -1)
             cols = right.reshape(B, -1, N)
-        out[g] = call.backend.matmul(rows, cols, dtype, precision=precision, accumulation_dtype=accumulation)
+        out[g] = call.backend.matmul(rows, cols, dtype, **numerics)
     return out.reshape(shape)

@@ -106,8 +106,7 @@ def _convolve(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, padding: Optional[
     # Kernel: [group, group features x window, group outputs], in the rows' (feature, window) order.
     cols = np.moveaxis(kernel, -2, 0).reshape(i_features * prod(window), groups, o_features // groups)
     cols = cols.transpose(1, 0, 2)
-    precision, accumulation = matmul_numerics(call)
-    product = call.backend.matmul(rows, cols, dtype, precision=precision, accumulation_dtype=accumulation)
+    product = call.backend.matmul(rows, cols, dtype, **matmul_numerics(call))
     # [group, batch, positions, group outputs] -> [batch, positions, group, group outputs]
     product = product.reshape(groups, out_batch, *out_sizes, o_features // groups)
     canonical = np.moveaxis(product, 0, -2).reshape(out_batch, *out_sizes, o_features)

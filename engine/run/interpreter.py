@@ -327,6 +327,8 @@ class Interpreter:
         oversized = _result_beyond_memory(op)
         if oversized is not None:
             evaluator = oversized
+        # The machine's own arithmetic around the op (a TPU's subnormal flushing, f64 refusal).
+        evaluator = self.backend.wrap_evaluator(op, evaluator)
         return Step(evaluator, call, list(op.operands), list(op.results))
 
     def callee(self, op: Operation) -> Function:

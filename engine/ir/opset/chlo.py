@@ -8,24 +8,28 @@ for _name in (
     "digamma", "erf", "erf_inv", "erfc", "lgamma", "is_inf", "is_neg_inf", "is_pos_inf", "square",
     "_asin_acos_kernel",
 ):
-    define(f"chlo.{_name}", "operand", category="chlo")
+    # conj flips a sign bit and the is_* tests read bits; the rest compute with float values.
+    define(f"chlo.{_name}", "operand", category="chlo",
+           float_math=_name not in ("conj", "is_inf", "is_neg_inf", "is_pos_inf"))
 
-define("chlo.next_after", "x y", category="chlo")
-define("chlo.polygamma", "n x", category="chlo")
-define("chlo.zeta", "x q", category="chlo")
+define("chlo.next_after", "x y", category="chlo")  # steps bit patterns
+define("chlo.polygamma", "n x", category="chlo", float_math=True)
+define("chlo.zeta", "x q", category="chlo", float_math=True)
 
 for _name in (
     "add", "atan2", "divide", "maximum", "minimum", "multiply", "next_after", "polygamma", "power",
     "remainder", "shift_left", "shift_right_arithmetic", "shift_right_logical", "subtract", "zeta",
     "and", "or", "xor", "complex",
 ):
-    define(f"chlo.broadcast_{_name}", "lhs rhs", "broadcast_dimensions:i64s?", category="chlo")
+    define(f"chlo.broadcast_{_name}", "lhs rhs", "broadcast_dimensions:i64s?", category="chlo",
+           float_math=_name in ("add", "atan2", "divide", "maximum", "minimum", "multiply", "polygamma", "power",
+                                "remainder", "subtract", "zeta"))
 
 define(
     "chlo.broadcast_compare",
     "lhs rhs",
     "broadcast_dimensions:i64s? comparison_direction:any compare_type:any?",
-    category="chlo",
+    category="chlo", float_math=True,
 )
 define("chlo.broadcast_select", "pred on_true on_false", category="chlo")
 define("chlo.constant", "", "value:elements", category="chlo")
@@ -35,7 +39,7 @@ define(
     "chlo.ragged_dot",
     "lhs rhs group_sizes",
     "ragged_dot_dimension_numbers:any precision_config:any?",
-    category="chlo",
+    category="chlo", float_math=True,
 )
 define("chlo.mulhi", "lhs rhs", category="chlo")
 # scan: `inputs` are sliced along `dimension`, `inits` are the carries; the body maps (slices...,

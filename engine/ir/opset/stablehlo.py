@@ -8,17 +8,20 @@ ACCURACY = "result_accuracy:accuracy=DEFAULT"
 
 # -- element-wise ------------------------------------------------------------------------------
 
+# abs and negate change only the sign bit, real and imag pick parts: they move bits, like the
+# integer-only ops here; the others compute with float values (convert flushes on TPUs, tpu.md §4.4).
 for _name in (
     "abs", "ceil", "convert", "count_leading_zeros", "floor", "imag", "not", "negate", "popcnt",
     "real", "round_nearest_afz", "round_nearest_even", "sign",
 ):
-    define(f"stablehlo.{_name}", "operand")
+    define(f"stablehlo.{_name}", "operand",
+           float_math=_name in ("ceil", "convert", "floor", "round_nearest_afz", "round_nearest_even", "sign"))
 
 for _name in (
     "cbrt", "cosine", "exponential", "exponential_minus_one", "log", "log_plus_one", "logistic",
     "rsqrt", "sine", "sqrt", "tan", "tanh",
 ):
-    define(f"stablehlo.{_name}", "operand", ACCURACY)
+    define(f"stablehlo.{_name}", "operand", ACCURACY, float_math=True)
 
 define("stablehlo.is_finite", "x")
 
@@ -27,17 +30,20 @@ for _name in (
     "shift_right_arithmetic", "shift_right_logical", "subtract", "and", "or", "xor",
 ):
     define(f"stablehlo.{_name}", "lhs rhs", commutative=_name in ("add", "and", "maximum", "minimum", "multiply",
-                                                                  "or", "xor"))
+                                                                  "or", "xor"),
+           float_math=_name in ("add", "atan2", "divide", "maximum", "minimum", "multiply", "power", "remainder",
+                                "subtract"))
 
 define("stablehlo.complex", "lhs rhs")
 define(
     "stablehlo.compare",
     "lhs rhs",
     "comparison_direction:enum.comparison_direction compare_type:enum.comparison_type?",
+    float_math=True,
 )
 define("stablehlo.select", "pred on_true on_false")
-define("stablehlo.clamp", "min operand max")
-define("stablehlo.reduce_precision", "operand", "exponent_bits:i32 mantissa_bits:i32")
+define("stablehlo.clamp", "min operand max", float_math=True)
+define("stablehlo.reduce_precision", "operand", "exponent_bits:i32 mantissa_bits:i32", float_math=True)
 define("stablehlo.bitcast_convert", "operand", category="data_movement")
 define("stablehlo.map", "inputs*", "dimensions:i64s", regions="computation", expandable_body=True)
 
@@ -149,47 +155,47 @@ define(
     "operand scale mean variance grad_output",
     "epsilon:f32 feature_index:i64",
     results="3",
-    category=_RED,
+    category=_RED, float_math=True,
 )
 define(
     "stablehlo.batch_norm_inference",
     "operand scale offset mean variance",
     "epsilon:f32 feature_index:i64",
-    category=_RED,
+    category=_RED, float_math=True,
 )
 define(
     "stablehlo.batch_norm_training",
     "operand scale offset",
     "epsilon:f32 feature_index:i64",
     results="3",
-    category=_RED,
+    category=_RED, float_math=True,
 )
 
 # -- contractions ----------------------------------------------------------------------------------
 
 _DOT = "contraction"
-define("stablehlo.dot", "lhs rhs", "precision_config:precision?", category=_DOT)
+define("stablehlo.dot", "lhs rhs", "precision_config:precision?", category=_DOT, float_math=True)
 define(
     "stablehlo.dot_general",
     "lhs rhs",
     "dot_dimension_numbers:dot precision_config:precision? algorithm:algorithm?",
-    category=_DOT,
+    category=_DOT, float_math=True,
 )
 _CONV_ATTRS = (
     "window_strides:i64s? lhs_dilation:i64s? rhs_dilation:i64s? window_reversal:bools? "
     "dimension_numbers:conv feature_group_count:i64 batch_group_count:i64 precision_config:precision?"
 )
-define("stablehlo.convolution", "lhs rhs", "padding:elements? " + _CONV_ATTRS, category=_DOT)
-define("stablehlo.dynamic_conv", "lhs rhs padding", _CONV_ATTRS, category=_DOT)
-define("stablehlo.einsum", "lhs rhs", "einsum_config:str", category=_DOT)
-define("stablehlo.unary_einsum", "operand", "einsum_config:str", category=_DOT)
-define("stablehlo.fft", "operand", "fft_type:enum.fft_type fft_length:i64s", category=_DOT)
-define("stablehlo.cholesky", "a", "lower:bool=false", category=_DOT)
+define("stablehlo.convolution", "lhs rhs", "padding:elements? " + _CONV_ATTRS, category=_DOT, float_math=True)
+define("stablehlo.dynamic_conv", "lhs rhs padding", _CONV_ATTRS, category=_DOT, float_math=True)
+define("stablehlo.einsum", "lhs rhs", "einsum_config:str", category=_DOT, float_math=True)
+define("stablehlo.unary_einsum", "operand", "einsum_config:str", category=_DOT, float_math=True)
+define("stablehlo.fft", "operand", "fft_type:enum.fft_type fft_length:i64s", category=_DOT, float_math=True)
+define("stablehlo.cholesky", "a", "lower:bool=false", category=_DOT, float_math=True)
 define(
     "stablehlo.triangular_solve",
     "a b",
     "left_side:bool lower:bool unit_diagonal:bool transpose_a:enum.transpose",
-    category=_DOT,
+    category=_DOT, float_math=True,
 )
 
 # -- control flow -----------------------------------------------------------------------------------

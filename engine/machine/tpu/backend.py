@@ -7,20 +7,33 @@ reads the logical array back. Evaluators never see the difference: the interpret
 operand and stores every result (run/interpreter.py's observed loop), so every op is correct on
 TPU storage with no per-op code. What the layout of a value is comes from assignment.py.
 
-Numerics: tpu/numerics.py (contractions as bf16 MXU passes, subnormals flushed, f64 refused).
+Numerics (tpu/numerics.py for the arithmetic, tpu/op_numerics.py for what applies to which op):
+f32 contractions run as 1, 3 or 6 bf16 MXU passes by precision or dot algorithm, in K-chunks of
+the generation's MXU width; ops that compute with floats flush subnormal f32/bf16/f16 operands
+and results to signed zero; f64 and complex<f64> are refused at the first op that needs them
+unless `allow_f64` (then computed in f64, and noted); 64-bit integers run as on the CPU, noted.
+bf16 element-wise ops are computed in f32 and rounded per op (the CPU's evaluators already do),
+unless `excess_precision`. Everything else (transcendentals, reduction order) is the CPU's
+numerics, labelled approximate by `numerics_notes`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
 import numpy as np
 
-from ...ir.core import Value
+from ...ir.core import Operation, Value
+from ...ir.dtypes import compute_dtype, is_narrow_float
+from ...ir.opset import is_float_math
 from ...ir.types import TensorType
 from ..backend import Backend
-from ..layout import Layout
+from . import op_numerics
 from .generations import TpuGeneration
+from .numerics import F32, mxu_matmul
+
+if TYPE_CHECKING:
+    from ..layout import Layout
 
 
 @dataclass
@@ -64,7 +77,13 @@ class TpuBackend(Backend):
 
     # -- layouts ------------------------------------------------------------------------------
     def prepare(self, module: Any) -> None:
-        """Work out the layout of every value of `module` on this generation (once per module)."""
+        """Work out the layout of every value of `module` on this generation (once per module;
+        without physical storage only when a layout is first asked for)."""
+        self._module = module
+        if self.physical_storage:
+            self._assign(module)
+
+    def _assign(self, module: Any) -> None:
         if self._assignment is None or self._assignment.module is not module:
             from .assignment import LayoutAssignment
 
@@ -73,8 +92,10 @@ class TpuBackend(Backend):
     def layout_for(self, ir_value: Value):
         """The AssignedLayout (layout, source "given" / "option" / "default") of a tensor value of
         the prepared module."""
-        if self._assignment is None:
+        module = getattr(self, "_module", None)
+        if module is None:
             raise RuntimeError("TpuBackend.layout_for before prepare(module)")
+        self._assign(module)
         return self._assignment.layout_for(ir_value)
 
     def buffer_bytes(self, ir_value: Value) -> tuple[int, int]:
@@ -99,6 +120,70 @@ class TpuBackend(Backend):
         if isinstance(stored, PhysicalArray):
             return stored.logical()
         return stored
+
+    # -- numerics -----------------------------------------------------------------------------
+    def matmul(self, lhs: np.ndarray, rhs: np.ndarray, result_dtype: np.dtype, precision: tuple = (),
+               accumulation_dtype: Optional[np.dtype] = None, algorithm: Any = None) -> np.ndarray:
+        """Float contractions on the MXU (tpu/numerics.py): f32 and f16 operands in 1, 3 or 6 bf16
+        passes by `precision` or `algorithm`, bf16 and 8-bit float operands in one exact-product
+        pass, f32 accumulation in K-chunks of the MXU width, one rounding to `result_dtype`.
+        Integer dots are exact in s32 and complex and f64 (allow_f64) ones as on the CPU
+        (approximate for complex). An algorithm a TPU does not run raises ValueError."""
+        passes = op_numerics.mxu_passes(precision, algorithm)
+        result_dtype = np.dtype(result_dtype)
+        # f32 and narrower float operands (compute dtype f32) with a real float result.
+        on_mxu = all(compute_dtype(x.dtype) == F32 for x in (lhs, rhs)) and (
+            result_dtype.kind == "f" or is_narrow_float(result_dtype))
+        if not on_mxu:
+            return super().matmul(lhs, rhs, result_dtype, precision, accumulation_dtype, algorithm)
+        if all(op_numerics.is_bf16_exact(x.dtype) for x in (lhs, rhs)):
+            passes = 1  # already bf16 values: the split's lower parts are zero
+        product = mxu_matmul(lhs.astype(F32, copy=False), rhs.astype(F32, copy=False), passes,
+                             self.generation.mxu_width)
+        return self.rounded(product, result_dtype)
+
+    def wrap_evaluator(self, op: Operation, evaluator: Callable) -> Callable:
+        """The CPU's wrapping (excess precision), then: f64 refused (unless allow_f64), an
+        unsupported dot algorithm refused, and subnormals flushed around ops computing with floats."""
+        evaluator = super().wrap_evaluator(op, evaluator)
+        refusal = None if self.allow_f64 else op_numerics.f64_refusal(op, self.name)
+        algorithm = op.attributes.get("algorithm")
+        if refusal is None and algorithm is not None:
+            try:
+                op_numerics.mxu_passes((), algorithm)
+            except op_numerics.UnsupportedOnTpu as e:
+                refusal = str(e)
+        if refusal is not None:
+            return op_numerics.refusing(op, refusal)
+        if op_numerics.flushes_around(op):
+            return op_numerics.flushing(op, evaluator)
+        return evaluator
+
+    def numerics_notes(self, op: Operation) -> list[str]:
+        """Why `op`'s results may differ on this TPU from XLA on the CPU."""
+        notes = list(super().numerics_notes(op))
+        wide_float, wide_int = op_numerics.sixty_four_bit(op)
+        if wide_float is not None and self.allow_f64:
+            notes.append(f"{wide_float} computed in f64 (--allow-f64): a TPU has no 64-bit floating point")
+        if wide_int is not None:
+            notes.append(f"{wide_int}: a TPU emulates 64-bit integers with 32-bit halves (results as on the CPU)")
+        contraction = op_numerics.contraction_note(op, self.generation.mxu_width)
+        if contraction is not None:
+            notes.append(contraction)
+        computes = op_numerics.computes_with_floats(op)
+        if op_numerics.flushes_around(op):
+            notes.append("subnormal inputs/results flushed to zero")
+        if op_numerics.transcendental(op):
+            notes.append(f"{op.name.partition('.')[2]}: numpy in f32 here, the TPU's own polynomial differs "
+                         "(approximate, a few ULP)")
+        if op.regions and computes and not is_float_math(op.name):
+            notes.append("reduction order: the TPU's is not public; XLA CPU's order here (approximate)")
+        narrow = [str(v.type.element) for v in op.results if isinstance(v.type, TensorType)
+                  and str(v.type.element) == "bf16"]
+        if narrow and is_float_math(op.name) and not self.excess_precision:
+            notes.append("bf16 computed in f32 and rounded after the op; inside a TPU fusion XLA may skip "
+                         "that rounding (--excess-precision)")
+        return notes
 
 
 __all__ = ["PhysicalArray", "TpuBackend"]

@@ -1,0 +1,107 @@
+"""Excess precision: the one rounding XLA skips when a narrow-float result is widened right away.
+
+StableHLO rounds every op's result to its type, and that is what hlodbg does by default on every
+backend. XLA (flag `xla_allow_excess_precision`, on by default) may keep more precision. What XLA
+on the CPU does, measured with `jax.jit` (jaxlib on the CPU, 2026) rather than read from its
+passes:
+
+- a bf16 (or f8) op that computes in f32 (arithmetic, transcendental, dot_general, ...) whose
+  result is converted to f32 hands the convert its f32 value: `convert(multiply(a, b)) : bf16 ->
+  f32` is `a * b` in f32, not rounded to bf16 (the shared mixed_bf16 program's result1);
+- every other use of that result still sees it rounded to bf16 (the same value may be rounded for
+  one user and not for the convert), chains of bf16 ops round after every op, and conversions the
+  program itself chains (`convert(convert(x : f32 -> bf16) : bf16 -> f32)`) round;
+- f16 ops are computed in f16 on the CPU: nothing to skip.
+
+`keep_excess_precision` wraps such a convert so that it evaluates its producer again in f32 from
+the producer's operands (cheap: one element-wise op or dot, only when the switch is on) and
+converts that. A TPU does the same inside a fusion (tpu.md §4.6); which ops XLA:TPU fuses is not
+public, so there the switch applies the CPU's rule (approximate).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from ..ir.core import Operation
+from ..ir.dtypes import compute_dtype, is_narrow_float
+from ..ir.opset import is_float_math
+from ..ir.types import FloatType, TensorType, Type
+
+_F32_TYPE = FloatType("f32")
+
+
+def _float_dtype(type: Type) -> Optional[np.dtype]:
+    if not isinstance(type, TensorType):
+        return None
+    dtype = getattr(type.element, "numpy_dtype", None)
+    if dtype is None or not (dtype.kind == "f" or is_narrow_float(dtype)):
+        return None
+    return np.dtype(dtype)
+
+
+def excess_producer(op: Operation) -> Optional[Operation]:
+    """The op whose unrounded f32 result the widening conversion `op` would see under excess
+    precision, or None when `op` is not such a conversion or its operand has no such producer."""
+    if not is_float_math(op.name) or len(op.operands) != 1 or len(op.results) != 1 or op.regions:
+        return None
+    narrow = _float_dtype(op.operands[0].type)
+    wide = _float_dtype(op.results[0].type)
+    # A conversion that widens a narrow float computed in f32 (bf16, f8; not f16, native on the CPU).
+    if narrow is None or wide is None or not is_narrow_float(narrow) or narrow == np.float16:
+        return None
+    if wide.itemsize <= narrow.itemsize or compute_dtype(narrow).itemsize > wide.itemsize:
+        return None
+    producer = op.operands[0].owner
+    if not isinstance(producer, Operation) or producer.regions or len(producer.results) != 1:
+        return None
+    if not is_float_math(producer.name):
+        return None
+    # The producer computes in its own type: every float operand has the result's type (so a
+    # conversion into bf16 written by the program is not a producer: its rounding stays).
+    for operand in producer.operands:
+        dtype = _float_dtype(operand.type)
+        if dtype is not None and dtype != narrow:
+            return None
+    return producer
+
+
+def keep_excess_precision(op: Operation, evaluator: Callable, backend: Any) -> Callable:
+    """`evaluator` of `op`, converting its producer's f32 value instead of the rounded one when
+    `op` is a widening conversion with an excess-precision producer; `evaluator` itself otherwise."""
+    producer = excess_producer(op)
+    if producer is None:
+        return evaluator
+    load = backend.load
+    widened: dict = {}
+
+    def convert_unrounded(call: Any, operand: Any) -> Any:
+        interpreter = call.interpreter
+        frame = getattr(interpreter, "frame", None)
+        try:
+            env = frame.env
+            inputs = [load(env[v], v) for v in producer.operands]
+        except (AttributeError, KeyError):
+            return evaluator(call, operand)  # run outside a frame (a replay): round as usual
+        step = interpreter.step_for(producer)
+        wide_call = widened.get("call")
+        if wide_call is None or wide_call.op is not producer:
+            wide_call = widened["call"] = _f32_call(step.call)
+        return evaluator(call, np.asarray(step.evaluator(wide_call, *inputs)))
+
+    return convert_unrounded
+
+
+def _f32_call(call: Any) -> Any:
+    """A copy of an evaluator's OpCall whose result types have f32 elements."""
+    wide = type(call).__new__(type(call))
+    for name in type(call).__slots__:
+        setattr(wide, name, getattr(call, name))
+    wide.result_types = [replace(t, element=_F32_TYPE) if isinstance(t, TensorType) else t for t in call.result_types]
+    wide.memo = {}
+    return wide
+
+
+__all__ = ["excess_producer", "keep_excess_precision"]
