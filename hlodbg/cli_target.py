@@ -15,7 +15,7 @@ def add_target_options(cmd, what: str = "runs") -> None:
     cmd.add_argument("--allow-f64", action="store_true",
                      help="TPU: emulate f64/c128 in 64 bits instead of refusing them (TPUs have no 64-bit floats)")
     cmd.add_argument("--excess-precision", action="store_true",
-                     help="keep bf16/f16 intermediates of element-wise chains in f32, as XLA does inside fusions "
+                     help="skip the rounding of a bf16/f8 result that is converted straight to f32, as XLA does "
                           "(default: round every op's result, the StableHLO semantics)")
 
 
