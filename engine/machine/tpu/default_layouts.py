@@ -28,6 +28,8 @@ really lays those out is not public. f6 types (no TPU support) take one byte lik
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 from typing import Optional, Sequence
 
 import numpy as np
@@ -106,7 +108,16 @@ def default_layout(shape: Sequence[int], dtype, generation: TpuGeneration,
     module docstring). `minor_to_major` fixes the dim order (a layout given without tiles);
     `large_second_minor` overrides the generation's large second-minor tiling."""
     shape = tuple(int(d) for d in shape)
-    order = tuple(minor_to_major) if minor_to_major is not None else default_minor_to_major(shape)
+    order = tuple(minor_to_major) if minor_to_major is not None else None
+    return _default_layout(shape, np.dtype(dtype), generation, large_second_minor, order)
+
+
+@lru_cache(maxsize=4096)
+def _default_layout(shape: tuple[int, ...], dtype: np.dtype, generation: TpuGeneration,
+                    large_second_minor: Optional[bool], minor_to_major: Optional[tuple[int, ...]]) -> Layout:
+    # One Layout object per answer: a Layout keeps the store/load plans of the shapes it has laid
+    # out, so every value, run and device of the same shape and type reuses them.
+    order = minor_to_major if minor_to_major is not None else default_minor_to_major(shape)
     tiles, element_bits = default_tiles(shape, dtype, generation, order, large_second_minor)
     return Layout(order, tiles, element_size_in_bits=element_bits)
 
