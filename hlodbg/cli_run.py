@@ -38,8 +38,12 @@ def add_parsers(sub) -> None:
     run.add_argument("--json", action="store_true", help="print a JSON summary of the results")
     run.add_argument("--chunk", type=int, default=None, help="module to run in a '// -----' split file")
     run.add_argument("--break-on", action=GivenOnce, metavar="nan|inf|EXPR", help="stop at the first op whose result holds NaN / Inf, "
-                     "or meets an expression such as 'abs(result).max() > 1e3' (or any breakpoint spec); "
+                     "or meets an expression such as 'abs(result).max() > 1e3', or whose result differs on --against (diverge) "
+                     "(or any breakpoint spec); "
                      "prints the op, its locations and its operands' statistics, exit status 3")
+    from hlodbg.cli_diff import add_against_option
+
+    add_against_option(run)
     run.add_argument("--probe", metavar="DIR", help="write every value the run produces as DIR/*.npy plus DIR/index.csv")
     run.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
     run.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
@@ -56,6 +60,7 @@ def add_parsers(sub) -> None:
 
 
 def cmd_run(args) -> int:
+    from hlodbg.engine.debug.divergence import parse_diverge_spec
     from hlodbg.engine.run.interpreter import Interpreter, entry_function
     from hlodbg.program import load
 
@@ -68,7 +73,14 @@ def cmd_run(args) -> int:
 
     if grid_size(program.module, args) != (1, 1):
         return run_on_grid(args, program, function, values, randomised)
-    if args.break_on and not args.probe and args.break_on.strip().lower() in VALUE_TESTS:
+    if args.break_on and not args.probe and parse_diverge_spec(args.break_on) is not None:
+        from hlodbg.cli_diff import run_to_divergence
+
+        # Both targets in lockstep, unrecorded, to the first op instance that differs.
+        status, results, printed = run_to_divergence(program, args.entry, values, args.break_on, args)
+        if status:
+            return status
+    elif args.break_on and not args.probe and args.break_on.strip().lower() in VALUE_TESTS:
         from hlodbg.cli_session import scan_break_on
 
         # Where the first NaN/Inf appears needs no recording: a plain run that screens outputs.
