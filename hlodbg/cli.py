@@ -27,7 +27,7 @@ def _add_session_options(cmd) -> None:
 
     cmd.add_argument("--break-on", action=GivenOnce, metavar="SPEC", help="add this breakpoint for this session (not saved) and continue "
                      "to it at start (nan, inf, %%12, model.py:42, diverge, ...)")
-    from hlodbg.cli_diff import add_against_option
+    from hlodbg.divergence_report import add_against_option
 
     add_against_option(cmd)
     cmd.add_argument("--memory", metavar="SIZE", help="budget for recorded values (2G, 512M; default a quarter of RAM)")

@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from hlodbg.cli_grid import grid_size, run_on_grid
+from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
 from hlodbg.execution import gather_arguments, report_results
 
@@ -41,7 +42,7 @@ def add_parsers(sub) -> None:
                      "or meets an expression such as 'abs(result).max() > 1e3', or whose result differs on --against (diverge) "
                      "(or any breakpoint spec); "
                      "prints the op, its locations and its operands' statistics, exit status 3")
-    from hlodbg.cli_diff import add_against_option
+    from hlodbg.divergence_report import add_against_option
 
     add_against_option(run)
     run.add_argument("--probe", metavar="DIR", help="write every value the run produces as DIR/*.npy plus DIR/index.csv")
@@ -71,10 +72,15 @@ def cmd_run(args) -> int:
     function = entry_function(program.module, args.entry)  # a session builds its own interpreter
     values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
 
+    diverge = parse_diverge_spec(args.break_on) if args.break_on else None
+    if args.against and diverge is None:
+        raise ExecutionError("--against is the target --break-on diverge compares with; add --break-on diverge")
+    if args.against and diverge.against is None:
+        args.break_on = f"{args.break_on.strip()} against {args.against}"  # the spec a session reads
     if grid_size(program.module, args) != (1, 1):
         return run_on_grid(args, program, function, values, randomised)
-    if args.break_on and not args.probe and parse_diverge_spec(args.break_on) is not None:
-        from hlodbg.cli_diff import run_to_divergence
+    if diverge is not None and not args.probe:
+        from hlodbg.divergence_report import run_to_divergence
 
         # Both targets in lockstep, unrecorded, to the first op instance that differs.
         status, results, printed = run_to_divergence(program, args.entry, values, args.break_on, args)

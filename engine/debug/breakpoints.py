@@ -304,12 +304,14 @@ class BreakpointTable:
             self.save()
         return bp
 
-    def add_found(self, spec: str, kind: str, ops: frozenset, ignore: int = 0, after: bool = False,
+    def add_found(self, spec: str, kind: str, ops: frozenset, condition: Optional[str] = None, after: bool = False,
                   note: str = "") -> Breakpoint:
         """A session-only breakpoint on ops found by other means than resolving `spec` (`diverge`:
         by comparing two runs); never saved, since the spec alone would not find them again."""
-        bp = Breakpoint(self._next_id, spec.strip(), None, int(ignore), True, kind=kind, ops=ops, after=after,
+        bp = Breakpoint(self._next_id, spec.strip(), condition, 0, True, kind=kind, ops=ops, after=after,
                         note=note, saved=False)
+        if condition:
+            bp.condition_test, _ = _compile_test(condition, "condition")
         self._next_id += 1
         self.breakpoints.append(bp)
         return bp

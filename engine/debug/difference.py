@@ -69,13 +69,14 @@ def compare_values(a: Any, b: Any, rtol: float = DEFAULT_RTOL, atol: float = DEF
                           f"shapes differ: {list(a.shape)} against {list(b.shape)}")
     if a.size == 0:
         return Difference()
-    wide_a, wide_b = widen(a), widen(b)
+    # Flat (a 0-d array's arithmetic gives scalars); indices are unravelled in the value's shape.
+    wide_a, wide_b = widen(a).reshape(-1), widen(b).reshape(-1)
     if wide_a.dtype.kind in "fc" or wide_b.dtype.kind in "fc":
-        return _compare_numbers(wide_a, wide_b, rtol, atol)
-    return _compare_exact(wide_a, wide_b)
+        return _compare_numbers(wide_a, wide_b, rtol, atol, a.shape)
+    return _compare_exact(wide_a, wide_b, a.shape)
 
 
-def _compare_numbers(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> Difference:
+def _compare_numbers(a: np.ndarray, b: np.ndarray, rtol: float, atol: float, shape: tuple) -> Difference:
     kind = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(b) else np.float64
     a, b = a.astype(kind, copy=False), b.astype(kind, copy=False)
     with np.errstate(all="ignore"):
@@ -87,10 +88,10 @@ def _compare_numbers(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> 
         relative = np.where(error == 0, 0.0, error / np.where(scale == 0, 1.0, scale))
         relative[np.isnan(relative)] = np.inf
         beyond = ~same & ~(error <= atol + rtol * scale)
-    return _extremes(error, relative, int(np.count_nonzero(beyond)))
+    return _extremes(error, relative, int(np.count_nonzero(beyond)), shape)
 
 
-def _compare_exact(a: np.ndarray, b: np.ndarray) -> Difference:
+def _compare_exact(a: np.ndarray, b: np.ndarray, shape: tuple) -> Difference:
     unequal = a != b
     if not unequal.any():
         return Difference(size=int(a.size))
@@ -98,13 +99,12 @@ def _compare_exact(a: np.ndarray, b: np.ndarray) -> Difference:
     error = np.where(unequal, np.abs(wide_a - wide_b), 0.0)
     scale = np.maximum(np.abs(wide_a), np.abs(wide_b))
     relative = np.where(unequal, error / np.where(scale == 0, 1.0, scale), 0.0)
-    return _extremes(error, relative, int(np.count_nonzero(unequal)))
+    return _extremes(error, relative, int(np.count_nonzero(unequal)), shape)
 
 
-def _extremes(error: np.ndarray, relative: np.ndarray, beyond: int) -> Difference:
+def _extremes(error: np.ndarray, relative: np.ndarray, beyond: int, shape: tuple) -> Difference:
     at_abs = int(np.argmax(error))
     at_rel = int(np.argmax(relative))
-    shape = error.shape
     largest, most = float(error.flat[at_abs]), float(relative.flat[at_rel])
     # No index for an error of 0: no element is where they differ most.
     return Difference(largest, _unravel(at_abs, shape) if largest else (), most,

@@ -325,7 +325,9 @@ def divergence_breakpoint(session: Any, wanted: DivergeSpec, condition: Optional
     place = first.place
     note = (f"first divergence from {report.against}: {place.label}, run {place.instance} (event {place.event}), "
             f"max rel {first.total.max_rel:.3g}")
-    return table.add_found(spec, DIVERGE, frozenset([place.op]), ignore=place.instance - 1, after=True, note=note)
+    # The op's one instance: the event this run gives it (an op breakpoint on that event).
+    return table.add_found(spec, DIVERGE, frozenset([place.op]), condition=f"event == {place.event}", after=True,
+                           note=note)
 
 
 def compare_runs(module: Module, args: Sequence[Any], target: Backend, against: Backend, entry: str = "main",
