@@ -52,14 +52,11 @@ def cmd_diff(args) -> int:
             raise ExecutionError(f"{flag} must be a number, 0 or more (got {value})")
     program = load(args.program, chunk=args.chunk)
     function = entry_function(program.module, args.entry)
-    replicas, partitions = grid_size(program.module, args)
-    if (replicas, partitions) != (1, 1):
-        raise ExecutionError(f"hlodbg diff compares runs of one process; {program.name} runs on a {replicas}x{partitions} "
-                             f"grid. Compare one device with --replicas 1 --partitions 1 when the program has no "
-                             f"collectives, or open it with --break-on on a device")
+    grid = grid_size(program.module, args)
     values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
     target, against = backends(args)
-    report = compare_runs(program.module, values, target, against, entry=args.entry, rtol=args.rtol, atol=args.atol)
+    report = compare_runs(program.module, values, target, against, entry=args.entry, rtol=args.rtol, atol=args.atol,
+                          grid=grid)
     if args.json:
         print(json.dumps(report_json(report), indent=1))
     else:

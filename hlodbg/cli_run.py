@@ -77,15 +77,19 @@ def cmd_run(args) -> int:
         raise ExecutionError("--against is the target --break-on diverge compares with; add --break-on diverge")
     if args.against and diverge.against is None:
         args.break_on = f"{args.break_on.strip()} against {args.against}"  # the spec a session reads
-    if grid_size(program.module, args) != (1, 1):
-        return run_on_grid(args, program, function, values, randomised)
+    grid = grid_size(program.module, args)
     if diverge is not None and not args.probe:
         from hlodbg.divergence_report import run_to_divergence
 
         # Both targets in lockstep, unrecorded, to the first op instance that differs.
-        status, results, printed = run_to_divergence(program, args.entry, values, args.break_on, args)
+        status, results, printed = run_to_divergence(program, args.entry, values, args.break_on, args, grid)
         if status:
             return status
+        if grid != (1, 1):
+            args.break_on = None  # nothing diverged: the grid's results, as a run without --break-on
+            return run_on_grid(args, program, function, values, randomised)
+    elif grid != (1, 1):
+        return run_on_grid(args, program, function, values, randomised)
     elif args.break_on and not args.probe and args.break_on.strip().lower() in VALUE_TESTS:
         from hlodbg.cli_session import scan_break_on
 

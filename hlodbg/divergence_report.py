@@ -29,9 +29,15 @@ def backends(args, default_against: Optional[str] = None):
 def report_text(report, program_name: str) -> str:
     lines = []
     if report.first is not None:
-        lines += divergence_lines(report.first, report, program_name, f"first divergence: event {report.first.place.event}")
+        lines += divergence_lines(report.first, report, program_name, f"first divergence: {_at(report.first.place)}")
+    others = [found for found in report.first_by_device.values() if found is not report.first]
+    if others:
+        lines.append("first divergence on the other devices:")
+        for found in others:
+            lines.append(f"  {_at(found.place)}: {_one_line(found)}")
+    devices = f" on each of {report.devices} devices" if report.devices > 1 else ""
     summary = (f"summary: {report.compared} op instance(s) of {len(report.ops)} op(s) compared between {report.target} "
-               f"and {report.against} (rtol {report.rtol:g}, atol {report.atol:g}); ")
+               f"and {report.against}{devices} (rtol {report.rtol:g}, atol {report.atol:g}); ")
     if report.diverged:
         summary += f"{report.diverged} diverged ({report.diverged_ops} op(s))"
     else:
@@ -39,15 +45,24 @@ def report_text(report, program_name: str) -> str:
     lines.append(summary)
     worst = report.worst
     if worst is not None and worst is not report.first:
-        place = worst.place
-        at = f" at line {place.line}" if place.line is not None else ""
-        lines.append(f"worst: event {place.event}, {place.label}{at} in {place.describe_frames()}: "
-                     f"{worst.total.describe()}")
+        lines.append(f"worst: {_at(worst.place)}, {_one_line(worst)}")
     elif worst is not None:
         lines.append("worst: the first divergence is also the largest")
     if report.parted:
         lines.append(report.parted)
     return "\n".join(lines)
+
+
+def _at(place) -> str:
+    """`event 12` or `event 12 on device 3 (replica 1, partition 1)`."""
+    device = place.describe_device()
+    return f"event {place.event}" + (f" on {device}" if device else "")
+
+
+def _one_line(found) -> str:
+    place = found.place
+    at = f" at line {place.line}" if place.line is not None else ""
+    return f"{place.label}{at} in {place.describe_frames()}: {found.total.describe()}"
 
 
 def divergence_lines(found, report, program_name: str, head: str) -> list[str]:
@@ -81,6 +96,9 @@ def divergence_lines(found, report, program_name: str, head: str) -> list[str]:
 def verdict(found) -> str:
     if not found.operands_agree:
         return "operands already differ beyond the tolerance: the divergence starts upstream of this op"
+    if found.collective:
+        return ("operands agree on this device, but this collective also reads the other devices' values: "
+                "the divergence may come from one of them (see their first divergences)")
     if found.operands_identical:
         return "operands agree (identical): this op is where the targets part"
     return "operands agree within the tolerance: this op is where the targets part"
@@ -99,7 +117,8 @@ def report_json(report) -> dict:
         "target": report.target, "against": report.against, "rtol": report.rtol, "atol": report.atol,
         "compared": report.compared, "ops": len(report.ops), "diverged": report.diverged,
         "diverged_ops": report.diverged_ops, "finished": report.finished, "parted": report.parted or None,
-        "first": divergence_json(report.first), "worst": divergence_json(report.worst),
+        "devices": report.devices, "first": divergence_json(report.first), "worst": divergence_json(report.worst),
+        "first_by_device": [divergence_json(found) for found in report.first_by_device.values()],
     }
 
 
@@ -109,6 +128,7 @@ def divergence_json(found) -> Optional[dict]:
     place, op = found.place, found.place.op
     total = found.total
     return {
+        "device": place.device, "replica": place.process.replica_id, "partition": place.process.partition_id,
         "op": op.name, "label": place.label, "event": place.event, "instance": place.instance,
         "line": op.pos.line if op.pos is not None else None, "column": op.pos.col if op.pos is not None else None,
         "producer": place.producer, "frames": place.describe_frames(),
@@ -116,7 +136,7 @@ def divergence_json(found) -> Optional[dict]:
         "results": [{"name": value.name, "difference": d.to_json(), "target": _summary_json(a), "against": _summary_json(b)}
                     for value, d, a, b in zip(op.results, found.results, found.target_summaries, found.against_summaries)],
         "operands": [{"name": value.name, "difference": d.to_json()} for value, d in zip(op.operands, found.operands)],
-        "operands_agree": found.operands_agree,
+        "operands_agree": found.operands_agree, "collective": found.collective,
         "notes": list(found.notes),
     }
 
@@ -126,10 +146,10 @@ def _summary_json(summary) -> Optional[dict]:
 
 
 # -- hlodbg run --break-on diverge --------------------------------------------------------------------
-def run_to_divergence(program, entry: str, values: list, spec: str, args):
+def run_to_divergence(program, entry: str, values: list, spec: str, args, grid: tuple = (1, 1)):
     """`hlodbg run --break-on diverge`: (exit status, the target run's results, what it printed).
-    Both runs go in lockstep, unrecorded, and stop at the first divergence, reported as every
-    --break-on stop is (exit 3)."""
+    Both runs go in lockstep, unrecorded, on one process or every device of `grid`, and stop at
+    the first divergence, reported as every --break-on stop is (exit 3)."""
     from hlodbg.engine.debug.breakpoints import BreakpointError
     from hlodbg.engine.debug.divergence import compare_runs, parse_diverge_spec
 
@@ -139,9 +159,9 @@ def run_to_divergence(program, entry: str, values: list, spec: str, args):
         raise e.about("--break-on") from None
     target, against = backends(args, wanted.against)
     report = compare_runs(program.module, values, target, against, entry=entry, rtol=wanted.rtol, atol=wanted.atol,
-                          stop_at_first=True)
+                          stop_at_first=True, grid=grid)
     if report.first is not None:
-        head = f"stopped at breakpoint {spec!r} after event {report.first.place.event}"
+        head = f"stopped at breakpoint {spec!r} after {_at(report.first.place)}"
         print("\n".join(divergence_lines(report.first, report, args.program, head)))
         return EXIT_BREAK, None, report.printed
     if report.parted:

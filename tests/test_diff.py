@@ -300,11 +300,82 @@ def test_diff_json(files, tpu_is_bf16_dots, capsys):
     assert data["first"] is None and data["diverged"] == 0 and data["compared"] == 8
 
 
-def test_diff_on_a_grid_says_what_it_does(tmp_path, capsys):
+# Two replicas: device 0 multiplies exact ones (the same everywhere), device 1 ones + 2^-10.
+GRID = """
+module attributes {mhlo.num_replicas = 2 : i32, mhlo.num_partitions = 1 : i32} {
+func.func @main(%x: tensor<4x8xf32>) -> tensor<4x4xf32> {
+  %r = stablehlo.replica_id : tensor<ui32>
+  %rf = stablehlo.convert %r : (tensor<ui32>) -> tensor<f32>
+  %step = stablehlo.constant dense<0.0009765625> : tensor<f32>
+  %s = stablehlo.multiply %rf, %step : tensor<f32>
+  %b = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<4x8xf32>
+  %v = stablehlo.add %x, %b : tensor<4x8xf32>
+  %t = stablehlo.transpose %v, dims = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
+  %d = stablehlo.dot_general %v, %t, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  %sum = "stablehlo.all_reduce"(%d) ({
+    ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+      %a = stablehlo.add %p, %q : tensor<f32>
+      stablehlo.return %a : tensor<f32>
+  }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %sum : tensor<4x4xf32>
+}
+}
+"""
+
+
+def test_grids_are_compared_device_by_device():
+    from hlodbg.engine.machine.process import ProcessId
+
+    program = hlodbg.load(GRID)
+    report = compare_runs(program.module, [np.ones((4, 8), np.float32)], CPU, Bf16Dots(), grid=(2, 1))
+    assert report.devices == 2 and report.finished and report.compared == 2 * 9
+    first = report.first
+    assert (first.place.op.name, first.place.device, first.place.process) == ("stablehlo.dot_general", 1, ProcessId(1, 0))
+    assert first.operands_agree and not first.collective
+    # Device 0's dot agrees; its all_reduce is where device 1's difference reaches it.
+    on_zero = report.first_by_device[ProcessId(0, 0)]
+    assert on_zero.place.op.name == "stablehlo.all_reduce" and on_zero.operands_agree and on_zero.collective
+    assert set(report.results) == {ProcessId(0, 0), ProcessId(1, 0)}
+
+
+def test_diff_and_break_on_name_the_device(tmp_path, files, tpu_is_bf16_dots, capsys):
+    _, _, inputs = files
     program = tmp_path / "grid.mlir"
-    program.write_text("module attributes {mhlo.num_replicas = 2 : i32} {\n" + MOVES + "}\n")
-    assert main(["diff", str(program), "--against", "tpu-v5e"]) == 2
-    assert "compares runs of one process" in capsys.readouterr().err
+    program.write_text(GRID)
+    assert main(["diff", str(program), "--args", str(inputs), "--against", "tpu-v5e"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("first divergence: event 7 on device 1 (replica 1, partition 0): %d = stablehlo.dot_general")
+    assert "  event 8 on device 0 (replica 0, partition 0): %sum = stablehlo.all_reduce at line 12" in out
+    assert "on each of 2 devices" in out
+    assert main(["diff", str(program), "--args", str(inputs), "--against", "tpu-v5e", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["devices"] == 2 and [d["device"] for d in data["first_by_device"]] == [1, 0]
+    assert data["first_by_device"][1]["collective"] is True
+    assert main(["run", str(program), "--args", str(inputs), "--break-on", "diverge"]) == 3
+    assert capsys.readouterr().out.startswith("stopped at breakpoint 'diverge' after event 7 on device 1")
+    assert main(["run", str(program), "--args", str(inputs), "--break-on", "diverge rtol=0.1"]) == 0
+    assert "result0@1,0" in capsys.readouterr().out
+
+
+def test_diverge_breakpoints_in_a_grid_session_say_what_to_use():
+    from hlodbg.engine.debug.breakpoints import BreakpointError
+
+    target = hlodbg.load(GRID).debug([np.ones((4, 8), np.float32)], persist=False, backend=Bf16Dots())
+    with pytest.raises(BreakpointError, match="hlodbg diff"):
+        target.break_at("diverge")
+
+
+def test_the_shared_sharded_mlp(tpu_is_bf16_dots, capsys):
+    from .helpers import PROGRAMS, require_shared
+
+    require_shared()
+    program = PROGRAMS / "sharded_mlp_4x2.mlir"
+    assert main(["diff", str(program), "--args", str(PROGRAMS / "sharded_mlp_4x2.inputs.npz"), "--against", "tpu-v5e",
+                 "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["devices"] == 8 and len(data["first_by_device"]) == 8
+    assert all(d["op"] == "stablehlo.dot_general" and d["operands_agree"] for d in data["first_by_device"])
+    assert data["first"]["frames"] == "@main > manual (the manual_computation at line 4)"
 
 
 # -- the export overlay ---------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 """Where two targets part: one program run on two backends, compared op by op (`hlodbg diff`,
 `--break-on diverge`, `hlodbg export --overlay divergence --against TARGET`).
 
-The runs go in lockstep. Each is a plain Interpreter in a greenlet of its own, with a listener
-that hands every finished op instance (op, frames, operands, outputs) to the coordinator and
-waits; the coordinator compares the two sides' outputs (difference.py), then lets both go on.
+The runs go in lockstep (lockstep.py): each runs in a greenlet of its own and hands every
+finished op instance (device, op, frames, operands, outputs) to the coordinator and waits; the
+coordinator compares the two sides' outputs (difference.py), then lets both go on.
 So at any moment memory holds what the two runs hold anyway (their live values) and one op's
 outputs, never a history: per op the report keeps a few numbers (runs, divergent runs, worst
 errors), and in full (summaries, operand differences, numerics notes) only two instances, the
@@ -17,48 +17,36 @@ backend applies a body (one vectorised call, a tree schedule) is its own affair;
 op's results are compared. Runs that take different branches or trip counts are compared up to
 where they part (`DiffReport.parted`), which comes after the predicate that decided it diverged.
 
-Event numbers and instance counts are those of the `target` run as a debugging session numbers
-them (one event per op and one per block terminator, in the order they start, as scan.py), so
+On a grid every device runs, in the scheduler's fixed order; op instances are compared device
+by device, and the report names the first divergence of each device. Event numbers and
+instance counts are per device, those of the `target` run as a debugging session numbers them
+(one event per op and one per block terminator, in the order they start, as scan.py), so
 `--break-on diverge` can stop a session of that run at the op instance found here.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence
-
-import greenlet
+from typing import Any, Optional, Sequence, Union
 
 from ..ir.core import Module, Operation
 from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.locations import describe as describe_location
+from ..ir.opset import is_collective
 from ..machine.backend import Backend
-from ..run.interpreter import Frame, Interpreter, Listener, describe_frame
+from ..machine.process import ProcessId
 from .breakpoints import Breakpoint, BreakpointError
 from .difference import DEFAULT_ATOL, DEFAULT_RTOL, Difference, combine, compare_values
+from .lockstep import ONE_PROCESS, FrameStep, Side, Step, describe_frames
 from .stops import op_label
 from .summary import ValueSummary, summarize
-
-
-@dataclass(frozen=True)
-class FrameStep:
-    """One frame of an op instance's stack, kept without the frame's values."""
-
-    function: str
-    kind: str
-    iteration: Optional[int]
-    owner: Optional[Operation]  # the while/if/call that opened it
-
-    def describe(self, first: bool) -> str:
-        text = describe_frame(self.function, self.kind, self.iteration, with_function=first or self.kind == "function")
-        if self.owner is not None and self.kind != "function" and self.owner.pos is not None:
-            text += f" (the {self.owner.name.split('.')[-1]} at line {self.owner.pos.line})"
-        return text
 
 
 @dataclass
 class Place:
     """One op instance of the target run."""
 
+    process: ProcessId  # the device (ProcessId(0, 0) on one process)
+    device: Optional[int]  # its number on a grid; None for one process
     op: Operation
     event: int  # the event a session of the target run gives it
     instance: int  # 1 for the op's first run, k for its k-th
@@ -78,7 +66,13 @@ class Place:
 
     def describe_frames(self) -> str:
         """`@main > while.body #3 (the while at line 7)`."""
-        return " > ".join(step.describe(i == 0) for i, step in enumerate(self.frames))
+        return describe_frames(self.frames)
+
+    def describe_device(self) -> str:
+        """`device 3 (replica 1, partition 1)`, or "" on one process."""
+        if self.device is None:
+            return ""
+        return f"device {self.device} (replica {self.process.replica_id}, partition {self.process.partition_id})"
 
 
 @dataclass
@@ -92,6 +86,7 @@ class Divergence:
     operands: list[Difference]  # per operand: how far apart the targets' inputs already were
     operand_summaries: list[Optional[ValueSummary]]  # the target run's operands
     notes: list[str]  # the backends' numerics notes for this op
+    collective: bool = False  # on a grid, a collective: it also reads other devices' values
 
     @property
     def total(self) -> Difference:
@@ -99,7 +94,8 @@ class Divergence:
 
     @property
     def operands_agree(self) -> bool:
-        """No operand beyond the tolerance: this op is where the targets part."""
+        """No operand beyond the tolerance: this op is where the targets part (unless it is a
+        collective, which also reads what other devices hold)."""
         return not any(d.diverged for d in self.operands)
 
     @property
@@ -127,122 +123,23 @@ class DiffReport:
     diverged: int = 0  # of them, beyond the tolerance
     first: Optional[Divergence] = None
     worst: Optional[Divergence] = None
-    ops: dict = field(default_factory=dict)  # Operation -> OpTally
+    ops: dict = field(default_factory=dict)  # Operation -> OpTally (over every device)
+    first_by_device: dict = field(default_factory=dict)  # ProcessId -> its first Divergence
+    devices: int = 1
     parted: str = ""  # where the runs stopped running the same ops, if they did
     finished: bool = False  # both runs reached the end (not stopped at the first divergence)
-    results: Optional[list] = None  # the target run's results, when it finished
+    results: Any = None  # the target run's results when it finished ({ProcessId: list} on a grid)
     printed: list = field(default_factory=list)  # what the target run's interpreter.print ops printed
+
+    partitions: int = 1
+
+    def device_of(self, process: ProcessId) -> int:
+        """A device's number on the grid (replica-major, as the grid numbers them)."""
+        return process.replica_id * self.partitions + process.partition_id
 
     @property
     def diverged_ops(self) -> int:
         return sum(1 for tally in self.ops.values() if tally.diverged)
-
-
-class _Stopped(BaseException):
-    """Unwinds a run the comparison no longer needs: not an Exception, so no evaluator turns it
-    into an op failure."""
-
-
-_STOP = object()
-
-
-@dataclass
-class _Step:
-    """A finished op instance, as one side hands it over."""
-
-    op: Operation
-    frames: tuple[FrameStep, ...]
-    event: int
-    instance: int
-    operands: list
-    outputs: list
-
-
-class _Side(Listener):
-    """One target's run, parked after every compared op instance until the coordinator resumes it."""
-
-    def __init__(self, name: str, module: Module, backend: Backend, entry: str, args: Sequence[Any]):
-        self.name = name
-        self.interpreter = Interpreter(module, backend=backend, listeners=[self])
-        self.entry = entry
-        self.args = list(args)
-        self.home: Optional[greenlet.greenlet] = None  # the coordinator
-        self.waiting: Optional[greenlet.greenlet] = None  # where the run parked
-        self.run = greenlet.greenlet(self._main)
-        self.events = 0
-        self.instances: dict[Operation, int] = {}
-        self._hooks: dict[bool, tuple] = {}
-
-    def resume(self) -> Any:
-        """Let the run go to its next compared op: a _Step, or ("done", results) / ("error", e)."""
-        self.home = greenlet.getcurrent()
-        self.run.parent = self.home
-        parked, self.waiting = self.waiting, None
-        return (parked or self.run).switch()
-
-    def stop(self) -> None:
-        """Unwind a parked run."""
-        if self.waiting is not None:
-            self.home = greenlet.getcurrent()
-            self.run.parent = self.home
-            parked, self.waiting = self.waiting, None
-            parked.switch(_STOP)
-
-    def _main(self) -> Any:
-        try:
-            return ("done", self.interpreter.run(self.entry, self.args))
-        except _Stopped:
-            return ("stopped", None)
-        except HlodbgError as e:
-            return ("error", e)
-
-    def observe(self, frame: Frame):
-        in_body = _in_body(frame)
-        hooks = self._hooks.get(in_body)
-        if hooks is None:
-            hooks = self._hooks[in_body] = self._make_hooks(in_body)
-        return hooks
-
-    def _make_hooks(self, in_body: bool):
-        running: list[int] = []  # event numbers of the ops whose evaluators are running
-        instances = self.instances
-
-        def before_op(frame: Frame, op: Operation, operands: list) -> None:
-            running.append(self.events)
-            self.events += 1
-
-        def finished(frame: Frame, op: Operation, operands: list, out: Any) -> None:
-            event = running.pop()
-            instance = instances[op] = instances.get(op, 0) + 1
-            count = len(op.results)
-            if in_body or not count:
-                return
-            outputs = [out] if count == 1 else list(out)
-            self.waiting = greenlet.getcurrent()
-            reply = self.home.switch(_Step(op, _frames(frame), event, instance, list(operands), outputs))
-            if reply is _STOP:
-                raise _Stopped()
-
-        def returning(frame: Frame, op: Operation, values: list) -> None:
-            self.events += 1
-
-        return before_op, finished, returning
-
-
-def _in_body(frame: Optional[Frame]) -> bool:
-    while frame is not None:
-        if frame.kind == "body":
-            return True
-        frame = frame.parent
-    return False
-
-
-def _frames(frame: Optional[Frame]) -> tuple[FrameStep, ...]:
-    steps = []
-    while frame is not None:
-        steps.append(FrameStep(frame.function.sym_name, frame.kind, frame.iteration, frame.owner))
-        frame = frame.parent
-    return tuple(reversed(steps))
 
 
 def numerics_notes(backends: Sequence[Backend], op: Operation) -> list[str]:
@@ -330,26 +227,28 @@ def divergence_breakpoint(session: Any, wanted: DivergeSpec, condition: Optional
                            note=note)
 
 
-def compare_runs(module: Module, args: Sequence[Any], target: Backend, against: Backend, entry: str = "main",
-                 rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL, stop_at_first: bool = False) -> DiffReport:
+def compare_runs(module: Module, args: Union[Sequence[Any], dict], target: Backend, against: Backend,
+                 entry: str = "main", rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
+                 stop_at_first: bool = False, grid: tuple[int, int] = (1, 1)) -> DiffReport:
     """Run `entry` on `args` on both backends in lockstep and compare every op instance.
 
-    With `stop_at_first`, both runs stop at the first op instance beyond the tolerance. A run
-    that fails raises its error, naming the target it failed on."""
+    `grid` (replicas, partitions): more than one device runs every device of that grid (with
+    `args` for all, or {ProcessId: args}). With `stop_at_first`, both runs stop at the first op
+    instance beyond the tolerance. A run that fails raises its error, naming the target."""
     if rtol < 0 or atol < 0:
         raise ExecutionError(f"tolerances must be 0 or more (rtol {rtol}, atol {atol})")
-    report = DiffReport(target.describe(), against.describe(), rtol, atol)
-    ours = _Side(report.target, module, target, entry, args)
-    report.printed = ours.interpreter.printed
-    theirs = _Side(report.against, module, against, entry, args)
+    report = DiffReport(target.describe(), against.describe(), rtol, atol, devices=grid[0] * grid[1], partitions=grid[1])
+    ours = Side(report.target, module, target, entry, args, grid)
+    theirs = Side(report.against, module, against, entry, args, grid)
+    report.printed = ours.printed
     if ours.name == theirs.name:  # one target against itself (other options): name them by role
         ours.name, theirs.name = f"{report.target} (target)", f"{report.against} (against)"
     try:
         mine, other = ours.resume(), theirs.resume()
-        while isinstance(mine, _Step) and isinstance(other, _Step):
-            if mine.op is not other.op or _path(mine) != _path(other):
+        while isinstance(mine, Step) and isinstance(other, Step):
+            if mine.op is not other.op or mine.path != other.path:
                 report.parted = (f"the runs part after {report.compared} op instance(s): {ours.name} runs "
-                                 f"{_where(mine)} while {theirs.name} runs {_where(other)}")
+                                 f"{_where(mine, report)} while {theirs.name} runs {_where(other, report)}")
                 return report
             _compare(report, mine, other, (target, against))
             if stop_at_first and report.first is not None:
@@ -362,33 +261,30 @@ def compare_runs(module: Module, args: Sequence[Any], target: Backend, against: 
         theirs.stop()
 
 
-def _path(step: _Step) -> tuple:
-    return tuple((f.function, f.kind, f.iteration) for f in step.frames)
-
-
-def _where(step: _Step) -> str:
+def _where(step: Step, report: DiffReport) -> str:
     text = op_label(step.op)
     if step.op.pos is not None:
         text += f" (line {step.op.pos.line})"
-    return f"{text} in {' > '.join(f.describe(i == 0) for i, f in enumerate(step.frames))}"
+    where = f"{text} in {describe_frames(step.frames)}"
+    return where if report.devices == 1 else f"{where} on {step.process}"
 
 
-def _finish(report: DiffReport, ours: _Side, mine: Any, theirs: _Side, other: Any) -> None:
+def _finish(report: DiffReport, ours: Side, mine: Any, theirs: Side, other: Any) -> None:
     """Both runs ended, or one did while the other went on."""
     for side, message in ((ours, mine), (theirs, other)):
         if isinstance(message, tuple) and message[0] == "error":
             error: HlodbgError = message[1]
             raise ExecutionError(f"the {side.name} run failed: {error.message}", error.pos, error.notes) from error
-    if isinstance(mine, _Step) or isinstance(other, _Step):
-        running, ended, step = (ours, theirs, mine) if isinstance(mine, _Step) else (theirs, ours, other)
+    if isinstance(mine, Step) or isinstance(other, Step):
+        running, ended, step = (ours, theirs, mine) if isinstance(mine, Step) else (theirs, ours, other)
         report.parted = (f"the runs part after {report.compared} op instance(s): {ended.name} finished while "
-                         f"{running.name} runs {_where(step)}")
+                         f"{running.name} runs {_where(step, report)}")
         return
     report.finished = True
     report.results = mine[1]
 
 
-def _compare(report: DiffReport, mine: _Step, other: _Step, backends: tuple) -> None:
+def _compare(report: DiffReport, mine: Step, other: Step, backends: tuple) -> None:
     rtol, atol = report.rtol, report.atol
     differences = [compare_values(a, b, rtol, atol) for a, b in zip(mine.outputs, other.outputs)]
     total = combine(differences)
@@ -404,19 +300,24 @@ def _compare(report: DiffReport, mine: _Step, other: _Step, backends: tuple) -> 
     report.diverged += 1
     tally.diverged += 1
     worst = report.worst
-    if report.first is None or worst is None or total.max_rel > worst.total.max_rel:
-        detail = _detail(mine, other, differences, backends, rtol, atol)
+    first_here = mine.process not in report.first_by_device
+    if first_here or worst is None or total.max_rel > worst.total.max_rel:
+        detail = _detail(report, mine, other, differences, backends)
+        if first_here:
+            report.first_by_device[mine.process] = detail
         if report.first is None:
             report.first = detail
-        report.worst = detail
+        if worst is None or total.max_rel > worst.total.max_rel:
+            report.worst = detail
 
 
-def _detail(mine: _Step, other: _Step, differences: list[Difference], backends: tuple, rtol: float,
-            atol: float) -> Divergence:
-    place = Place(mine.op, mine.event, mine.instance, mine.frames)
-    operands = [compare_values(a, b, rtol, atol) for a, b in zip(mine.operands, other.operands)]
+def _detail(report: DiffReport, mine: Step, other: Step, differences: list[Difference], backends: tuple) -> Divergence:
+    device = None if report.devices == 1 else report.device_of(mine.process)
+    place = Place(mine.process, device, mine.op, mine.event, mine.instance, mine.frames)
+    operands = [compare_values(a, b, report.rtol, report.atol) for a, b in zip(mine.operands, other.operands)]
     return Divergence(place, differences, [_summary(v) for v in mine.outputs], [_summary(v) for v in other.outputs],
-                      operands, [_summary(v) for v in mine.operands], numerics_notes(backends, mine.op))
+                      operands, [_summary(v) for v in mine.operands], numerics_notes(backends, mine.op),
+                      collective=report.devices > 1 and is_collective(mine.op.name))
 
 
 def _summary(value: Any) -> Optional[ValueSummary]:
@@ -426,5 +327,6 @@ def _summary(value: Any) -> Optional[ValueSummary]:
         return None
 
 
-__all__ = ["DIVERGE", "DiffReport", "DivergeSpec", "Divergence", "FrameStep", "OpTally", "Place", "compare_runs",
+__all__ = ["DIVERGE", "DiffReport", "DivergeSpec", "Divergence", "FrameStep", "ONE_PROCESS", "OpTally", "Place",
+           "compare_runs",
            "default_against", "divergence_breakpoint", "numerics_notes", "parse_diverge_spec"]
