@@ -113,16 +113,19 @@ def _names_target(against: str) -> bool:
 
 
 def _target_divergence(program, args):
-    """The DiffReport of the --values arguments run on --target and on --against (all of it)."""
+    """The DiffReport of the --values arguments run on --target and on --against (all of it, on
+    every device of the program's grid)."""
     from hlodbg.divergence_report import backends
     from hlodbg.engine.debug.divergence import compare_runs
     from hlodbg.execution import gather_arguments
+    from hlodbg.engine.run.grid import grid_shape
     from hlodbg.engine.run.interpreter import entry_function
 
     function = entry_function(program.module, args.entry)
     values, _ = gather_arguments(function, args.values, [], args.seed)
     target, against = backends(args)
-    report = compare_runs(program.module, values, target, against, entry=args.entry)
+    # Every device of the program's grid: an op's colour is its largest divergence on any of them.
+    report = compare_runs(program.module, values, target, against, entry=args.entry, grid=grid_shape(program.module))
     if report.parted:
         print(f"note: {report.parted}; ops after that are not compared", file=sys.stderr)
     return report

@@ -207,6 +207,19 @@ def test_value_differences():
     assert compare_values(np.zeros(2), np.zeros(3)).note.startswith("shapes differ")
 
 
+def test_large_values_are_compared_block_by_block(monkeypatch):
+    import hlodbg.engine.debug.difference as difference
+
+    monkeypatch.setattr(difference, "BLOCK", 3)
+    a = np.arange(20, dtype=np.float32).reshape(4, 5)
+    b = a.copy()
+    b[3, 1] += 5  # in the last block
+    b[0, 1] = 3  # the largest relative error (2/3), in the first block
+    found = compare_values(a, b)
+    assert (found.abs_index, found.rel_index, found.beyond, found.size) == ((3, 1), (0, 1), 2, 20)
+    assert found.max_abs == 5 and found.max_rel == pytest.approx(2 / 3)
+
+
 # -- --break-on diverge -------------------------------------------------------------------------------
 def test_break_on_diverge_stops_the_session_at_that_instance():
     program = hlodbg.load(LOOP)
@@ -397,6 +410,21 @@ def test_export_divergence_overlay_against_a_target(files, tpu_is_bf16_dots, tmp
     assert nodes["%w"]["fill"] == DIVERGENCE[0][1]  # an add of identical operands
     assert main(["export", str(loop), "-o", str(out), "--overlay", "divergence", "--against", "tpu-v99"]) == 2
     assert "REF.npz" in capsys.readouterr().err
+
+
+def test_open_break_on_diverge_names_the_against_target():
+    from argparse import Namespace
+
+    from hlodbg.engine.machine.targets import TargetError
+    from hlodbg.ui_entry import CliError, launch_break_spec
+
+    assert launch_break_spec(Namespace(break_on="diverge", against="cpu")) == "diverge against cpu"
+    assert launch_break_spec(Namespace(break_on="diverge against cpu", against=None)) == "diverge against cpu"
+    assert launch_break_spec(Namespace(break_on="nan", against=None)) == "nan"
+    with pytest.raises(TargetError, match="unknown target 'tpu-v99'"):
+        launch_break_spec(Namespace(break_on="diverge", against="tpu-v99"))
+    with pytest.raises(CliError, match="add --break-on diverge"):
+        launch_break_spec(Namespace(break_on="nan", against="cpu"))
 
 
 # -- the real TPU target ---------------------------------------------------------------------------------

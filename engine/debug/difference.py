@@ -15,10 +15,11 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..ir.dtypes import Token, widen
+from ..ir.dtypes import Token, compute_dtype, widen
 
 DEFAULT_RTOL = 1e-5
 DEFAULT_ATOL = 0.0
+BLOCK = 1 << 20  # elements compared at a time: each float64 temporary is 8 MiB
 
 
 @dataclass
@@ -69,14 +70,28 @@ def compare_values(a: Any, b: Any, rtol: float = DEFAULT_RTOL, atol: float = DEF
                           f"shapes differ: {list(a.shape)} against {list(b.shape)}")
     if a.size == 0:
         return Difference()
-    # Flat (a 0-d array's arithmetic gives scalars); indices are unravelled in the value's shape.
-    wide_a, wide_b = widen(a).reshape(-1), widen(b).reshape(-1)
-    if wide_a.dtype.kind in "fc" or wide_b.dtype.kind in "fc":
-        return _compare_numbers(wide_a, wide_b, rtol, atol, a.shape)
-    return _compare_exact(wide_a, wide_b, a.shape)
+    # Block by block over the flat values, so the float64 temporaries stay a few MiB whatever
+    # the size; indices are unravelled in the value's shape.
+    flat_a, flat_b = a.reshape(-1), b.reshape(-1)
+    numbers = compute_dtype(a.dtype).kind in "fc" or compute_dtype(b.dtype).kind in "fc"
+    compare_block = _compare_numbers if numbers else _compare_exact
+    max_abs = max_rel = 0.0
+    abs_at = rel_at = beyond = 0
+    for start in range(0, a.size, BLOCK):
+        block = compare_block(widen(flat_a[start:start + BLOCK]), widen(flat_b[start:start + BLOCK]), rtol, atol)
+        block_abs, block_abs_at, block_rel, block_rel_at, block_beyond = block
+        if block_abs > max_abs:
+            max_abs, abs_at = block_abs, start + block_abs_at
+        if block_rel > max_rel:
+            max_rel, rel_at = block_rel, start + block_rel_at
+        beyond += block_beyond
+    # No index for an error of 0: no element is where they differ most.
+    return Difference(max_abs, _unravel(abs_at, a.shape) if max_abs else (), max_rel,
+                      _unravel(rel_at, a.shape) if max_rel else (), beyond, int(a.size))
 
 
-def _compare_numbers(a: np.ndarray, b: np.ndarray, rtol: float, atol: float, shape: tuple) -> Difference:
+def _compare_numbers(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> tuple:
+    """(max abs, its position, max rel, its position, elements beyond) of two flat blocks."""
     kind = np.complex128 if np.iscomplexobj(a) or np.iscomplexobj(b) else np.float64
     a, b = a.astype(kind, copy=False), b.astype(kind, copy=False)
     with np.errstate(all="ignore"):
@@ -88,27 +103,25 @@ def _compare_numbers(a: np.ndarray, b: np.ndarray, rtol: float, atol: float, sha
         relative = np.where(error == 0, 0.0, error / np.where(scale == 0, 1.0, scale))
         relative[np.isnan(relative)] = np.inf
         beyond = ~same & ~(error <= atol + rtol * scale)
-    return _extremes(error, relative, int(np.count_nonzero(beyond)), shape)
+    return _extremes(error, relative, int(np.count_nonzero(beyond)))
 
 
-def _compare_exact(a: np.ndarray, b: np.ndarray, shape: tuple) -> Difference:
+def _compare_exact(a: np.ndarray, b: np.ndarray, rtol: float, atol: float) -> tuple:
+    """The same for integers and booleans, which must be equal (the tolerances do not apply)."""
     unequal = a != b
     if not unequal.any():
-        return Difference(size=int(a.size))
+        return 0.0, 0, 0.0, 0, 0
     wide_a, wide_b = a.astype(np.float64), b.astype(np.float64)  # no wrap-around in the subtraction
     error = np.where(unequal, np.abs(wide_a - wide_b), 0.0)
     scale = np.maximum(np.abs(wide_a), np.abs(wide_b))
     relative = np.where(unequal, error / np.where(scale == 0, 1.0, scale), 0.0)
-    return _extremes(error, relative, int(np.count_nonzero(unequal)), shape)
+    return _extremes(error, relative, int(np.count_nonzero(unequal)))
 
 
-def _extremes(error: np.ndarray, relative: np.ndarray, beyond: int, shape: tuple) -> Difference:
+def _extremes(error: np.ndarray, relative: np.ndarray, beyond: int) -> tuple:
     at_abs = int(np.argmax(error))
     at_rel = int(np.argmax(relative))
-    largest, most = float(error.flat[at_abs]), float(relative.flat[at_rel])
-    # No index for an error of 0: no element is where they differ most.
-    return Difference(largest, _unravel(at_abs, shape) if largest else (), most,
-                      _unravel(at_rel, shape) if most else (), beyond, int(error.size))
+    return float(error[at_abs]), at_abs, float(relative[at_rel]), at_rel, beyond
 
 
 def _compare_tuples(a: Any, b: Any, rtol: float, atol: float) -> Difference:
