@@ -235,6 +235,17 @@ def test_break_on_diverge_stops_the_session_at_that_instance():
     assert session.continue_().reason == "end"  # one op instance, not every run of the op
 
 
+def test_restarting_on_new_arguments_finds_the_divergence_again():
+    program = hlodbg.load(LOOP)
+    session = program.debug([np.ones((4, 8), np.float32)], persist=False, backend=Bf16Dots()).session
+    bp = session.break_at("diverge")
+    session.restart([np.full((4, 8), ONE_PLUS)])  # not a bf16: the first iteration's dot differs
+    assert session.breakpoints.breakpoints == [bp] and "run 1" in bp.note
+    session.continue_()
+    assert [(f.kind, f.iteration) for f in session.stack] == [("function", None), ("while.body", 0)]
+    assert session.event(session.position - 1).op.name == "stablehlo.dot_general"
+
+
 def test_break_on_diverge_with_nothing_to_find_never_stops():
     program = hlodbg.load(LOOP)
     session = program.debug([np.ones((4, 8), np.float32)], persist=False, backend=Bf16Dots()).session

@@ -140,6 +140,11 @@ def _compile_test(text: str, what: str) -> tuple[Callable, bool]:
     return expression.truth, bool(expression.names & RESULT_NAMES)
 
 
+def compile_condition(text: str) -> Callable:
+    """A breakpoint condition's test (names, lookup) -> bool."""
+    return _compile_test(text, "condition")[0]
+
+
 _LINE = re.compile(r"^(?:line\s+)?(\d+)$")
 _FILE_LINE = re.compile(r"^(.+?):(\d+)(?::\d+)?$")
 _VALUE_REF = re.compile(r"^(?:@([\w.$-]+):)?(%[\w.$#-]+)$")
@@ -311,7 +316,7 @@ class BreakpointTable:
         bp = Breakpoint(self._next_id, spec.strip(), condition, 0, True, kind=kind, ops=ops, after=after,
                         note=note, saved=False)
         if condition:
-            bp.condition_test, _ = _compile_test(condition, "condition")
+            bp.condition_test = compile_condition(condition)
         self._next_id += 1
         self.breakpoints.append(bp)
         return bp

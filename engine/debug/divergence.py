@@ -34,7 +34,7 @@ from ..ir.locations import describe as describe_location
 from ..ir.opset import is_collective
 from ..machine.backend import Backend
 from ..machine.process import ProcessId
-from .breakpoints import Breakpoint, BreakpointError
+from .breakpoints import Breakpoint, BreakpointError, compile_condition
 from .difference import DEFAULT_ATOL, DEFAULT_RTOL, Difference, combine, compare_values
 from .lockstep import ONE_PROCESS, FrameStep, Side, Step, describe_frames
 from .stops import op_label
@@ -202,29 +202,46 @@ def divergence_breakpoint(session: Any, wanted: DivergeSpec, condition: Optional
     """A session-only breakpoint right after the first op instance of `session`'s run whose
     results differ from a run on `wanted.against` (found now, by running both to there). When
     nothing differs, the breakpoint stays and never stops; its note says why."""
-    from ..machine.targets import backend_for
-
     if condition:
         raise BreakpointError("a diverge breakpoint takes no condition: it stops at one op instance")
+    against, ops, event, note = _first_divergence(session, wanted)
+    return session.breakpoints.add_found(f"{DIVERGE} against {against}", DIVERGE, ops, condition=event,
+                                         after=bool(ops), note=note)
+
+
+def refresh_divergence_breakpoints(session: Any) -> None:
+    """After a restart on new arguments: find each diverge breakpoint's op instance again (the
+    breakpoint keeps its number and its place in the table)."""
+    for bp in session.breakpoints.breakpoints:
+        if bp.kind != DIVERGE:
+            continue
+        _, bp.ops, bp.condition, bp.note = _first_divergence(session, parse_diverge_spec(bp.spec))
+        bp.after = bool(bp.ops)
+        bp.condition_test = compile_condition(bp.condition) if bp.condition else None
+
+
+def _first_divergence(session: Any, wanted: DivergeSpec) -> tuple[str, frozenset, Optional[str], str]:
+    """(the against target's name, the op, the condition naming its one instance, a note) of
+    the session run's first divergence; no op and no condition when nothing diverges."""
+    from ..machine.targets import backend_for
+
     grid = session.grid
     if grid is not None and grid.num_replicas * grid.num_partitions > 1:
         raise BreakpointError(f"diverge compares runs of one process; this session is one device of a "
-                              f"{grid.num_replicas}x{grid.num_partitions} grid (run 'hlodbg diff' on the program instead)")
+                              f"{grid.num_replicas}x{grid.num_partitions} grid (run 'hlodbg diff' on the program: "
+                              f"it names the first divergence of every device)")
     against = backend_for(wanted.against or default_against(session.backend))
     report = compare_runs(session.module, session.args, session.backend, against, session.entry,
                           wanted.rtol, wanted.atol, stop_at_first=True)
-    spec = f"{DIVERGE} against {report.against}"
-    table = session.breakpoints
     first = report.first
     if first is None:
         why = report.parted or f"no op diverges from {report.against} ({report.compared} op instance(s) compared)"
-        return table.add_found(spec, DIVERGE, frozenset(), note=why)
+        return report.against, frozenset(), None, why
     place = first.place
     note = (f"first divergence from {report.against}: {place.label}, run {place.instance} (event {place.event}), "
             f"max rel {first.total.max_rel:.3g}")
     # The op's one instance: the event this run gives it (an op breakpoint on that event).
-    return table.add_found(spec, DIVERGE, frozenset([place.op]), condition=f"event == {place.event}", after=True,
-                           note=note)
+    return report.against, frozenset([place.op]), f"event == {place.event}", note
 
 
 def compare_runs(module: Module, args: Union[Sequence[Any], dict], target: Backend, against: Backend,
@@ -329,4 +346,5 @@ def _summary(value: Any) -> Optional[ValueSummary]:
 
 __all__ = ["DIVERGE", "DiffReport", "DivergeSpec", "Divergence", "FrameStep", "ONE_PROCESS", "OpTally", "Place",
            "compare_runs",
-           "default_against", "divergence_breakpoint", "numerics_notes", "parse_diverge_spec"]
+           "default_against", "divergence_breakpoint", "numerics_notes", "parse_diverge_spec",
+           "refresh_divergence_breakpoints"]
