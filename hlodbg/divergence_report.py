@@ -81,11 +81,11 @@ def divergence_lines(found, report, program_name: str, head: str) -> list[str]:
         lines.append(f"  result {value.name}: {difference.describe()}")
         lines.append(f"    {report.target + ':':<{width}} {_summary_text(ours)}")
         lines.append(f"    {report.against + ':':<{width}} {_summary_text(theirs)}")
-    lines.append("  operands (how far apart the targets' inputs to this op were):")
+    lines.append(f"  operands (on {report.target}; then how far {report.against}'s were from them):")
     if not op.operands:
         lines.append("    (none)")
-    for value, difference in zip(op.operands, found.operands):
-        lines.append(f"    {value.name}: {difference.describe()}")
+    for value, difference, summary in zip(op.operands, found.operands, found.operand_summaries):
+        lines.append(f"    {value.name}: {_summary_text(summary)} — {difference.describe()}")
     lines.append("  " + verdict(found))
     notes = found.notes or [f"neither {report.target} nor {report.against} notes how it computes {op.name} differently"]
     for note in notes:
@@ -135,7 +135,8 @@ def divergence_json(found) -> Optional[dict]:
         **total.to_json(),
         "results": [{"name": value.name, "difference": d.to_json(), "target": _summary_json(a), "against": _summary_json(b)}
                     for value, d, a, b in zip(op.results, found.results, found.target_summaries, found.against_summaries)],
-        "operands": [{"name": value.name, "difference": d.to_json()} for value, d in zip(op.operands, found.operands)],
+        "operands": [{"name": value.name, "difference": d.to_json(), "target": _summary_json(summary)}
+                     for value, d, summary in zip(op.operands, found.operands, found.operand_summaries)],
         "operands_agree": found.operands_agree, "collective": found.collective,
         "notes": list(found.notes),
     }

@@ -6,8 +6,8 @@ finished op instance (device, op, frames, operands, outputs) to the coordinator 
 coordinator compares the two sides' outputs (difference.py), then lets both go on.
 So at any moment memory holds what the two runs hold anyway (their live values) and one op's
 outputs, never a history: per op the report keeps a few numbers (runs, divergent runs, worst
-errors), and in full (summaries, operand differences, numerics notes) only two instances, the
-first divergence and the worst. Running the reference first would have to keep its values (all
+errors), and in full (summaries, operand differences, numerics notes) only a few instances:
+the first divergence of each device and the worst. Running the reference first would have to keep its values (all
 of them, or a window a long program outruns); lockstep needs neither, and stopping at the first
 divergence stops both runs there.
 
@@ -36,7 +36,7 @@ from ..machine.backend import Backend
 from ..machine.process import ProcessId
 from .breakpoints import Breakpoint, BreakpointError, compile_condition
 from .difference import DEFAULT_ATOL, DEFAULT_RTOL, Difference, combine, compare_values
-from .lockstep import ONE_PROCESS, FrameStep, Side, Step, describe_frames
+from .lockstep import FrameStep, Side, Step, describe_frames
 from .stops import op_label
 from .summary import ValueSummary, summarize
 
@@ -125,13 +125,12 @@ class DiffReport:
     worst: Optional[Divergence] = None
     ops: dict = field(default_factory=dict)  # Operation -> OpTally (over every device)
     first_by_device: dict = field(default_factory=dict)  # ProcessId -> its first Divergence
-    devices: int = 1
+    devices: int = 1  # of the grid both runs ran on
+    partitions: int = 1
     parted: str = ""  # where the runs stopped running the same ops, if they did
     finished: bool = False  # both runs reached the end (not stopped at the first divergence)
     results: Any = None  # the target run's results when it finished ({ProcessId: list} on a grid)
     printed: list = field(default_factory=list)  # what the target run's interpreter.print ops printed
-
-    partitions: int = 1
 
     def device_of(self, process: ProcessId) -> int:
         """A device's number on the grid (replica-major, as the grid numbers them)."""
@@ -344,7 +343,7 @@ def _summary(value: Any) -> Optional[ValueSummary]:
         return None
 
 
-__all__ = ["DIVERGE", "DiffReport", "DivergeSpec", "Divergence", "FrameStep", "ONE_PROCESS", "OpTally", "Place",
+__all__ = ["DIVERGE", "DiffReport", "DivergeSpec", "Divergence", "FrameStep", "OpTally", "Place",
            "compare_runs",
            "default_against", "divergence_breakpoint", "numerics_notes", "parse_diverge_spec",
            "refresh_divergence_breakpoints"]
