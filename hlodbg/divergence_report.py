@@ -127,7 +127,7 @@ def divergence_json(found) -> Optional[dict]:
         return None
     place, op = found.place, found.place.op
     total = found.total
-    return {
+    data = {
         "device": place.device, "replica": place.process.replica_id, "partition": place.process.partition_id,
         "op": op.name, "label": place.label, "event": place.event, "instance": place.instance,
         "line": op.pos.line if op.pos is not None else None, "column": op.pos.col if op.pos is not None else None,
@@ -135,11 +135,13 @@ def divergence_json(found) -> Optional[dict]:
         **total.to_json(),
         "results": [{"name": value.name, "difference": d.to_json(), "target": _summary_json(a), "against": _summary_json(b)}
                     for value, d, a, b in zip(op.results, found.results, found.target_summaries, found.against_summaries)],
-        "operands": [{"name": value.name, "difference": d.to_json(), "target": _summary_json(summary)}
-                     for value, d, summary in zip(op.operands, found.operands, found.operand_summaries)],
-        "operands_agree": found.operands_agree, "collective": found.collective,
-        "notes": list(found.notes),
+        "collective": found.collective, "notes": list(found.notes),
     }
+    if found.operands is not None:
+        data["operands"] = [{"name": value.name, "difference": d.to_json(), "target": _summary_json(summary)}
+                            for value, d, summary in zip(op.operands, found.operands, found.operand_summaries)]
+        data["operands_agree"] = found.operands_agree
+    return data
 
 
 def _summary_json(summary) -> Optional[dict]:

@@ -83,8 +83,10 @@ class Divergence:
     results: list[Difference]  # per result
     target_summaries: list[Optional[ValueSummary]]
     against_summaries: list[Optional[ValueSummary]]
-    operands: list[Difference]  # per operand: how far apart the targets' inputs already were
-    operand_summaries: list[Optional[ValueSummary]]  # the target run's operands
+    # Per operand: how far apart the targets' inputs already were, and the target run's values
+    # (None when not looked at: the worst divergence after a device's first).
+    operands: Optional[list[Difference]]
+    operand_summaries: Optional[list[Optional[ValueSummary]]]
     notes: list[str]  # the backends' numerics notes for this op
     collective: bool = False  # on a grid, a collective: it also reads other devices' values
 
@@ -96,11 +98,11 @@ class Divergence:
     def operands_agree(self) -> bool:
         """No operand beyond the tolerance: this op is where the targets part (unless it is a
         collective, which also reads what other devices hold)."""
-        return not any(d.diverged for d in self.operands)
+        return not any(d.diverged for d in self.operands or ())
 
     @property
     def operands_identical(self) -> bool:
-        return all(d.max_abs == 0 for d in self.operands)
+        return all(d.max_abs == 0 for d in self.operands or ())
 
 
 @dataclass
@@ -316,23 +318,30 @@ def _compare(report: DiffReport, mine: Step, other: Step, backends: tuple) -> No
     report.diverged += 1
     tally.diverged += 1
     worst = report.worst
-    first_here = mine.process not in report.first_by_device
-    if first_here or worst is None or total.max_rel > worst.total.max_rel:
-        detail = _detail(report, mine, other, differences, backends)
-        if first_here:
-            report.first_by_device[mine.process] = detail
+    worse = worst is None or total.max_rel > worst.total.max_rel
+    if mine.process not in report.first_by_device:
+        detail = _detail(report, mine, other, differences, backends, with_operands=True)
+        report.first_by_device[mine.process] = detail
         if report.first is None:
             report.first = detail
-        if worst is None or total.max_rel > worst.total.max_rel:
+        if worse:
             report.worst = detail
+    elif worse:
+        # The worst so far changes often in a long run: its operands are not looked at (the
+        # first divergence is where they matter), which keeps each change to two summaries.
+        report.worst = _detail(report, mine, other, differences, backends, with_operands=False)
 
 
-def _detail(report: DiffReport, mine: Step, other: Step, differences: list[Difference], backends: tuple) -> Divergence:
+def _detail(report: DiffReport, mine: Step, other: Step, differences: list[Difference], backends: tuple,
+            with_operands: bool) -> Divergence:
     device = None if report.devices == 1 else report.device_of(mine.process)
     place = Place(mine.process, device, mine.op, mine.event, mine.instance, mine.frames)
-    operands = [compare_values(a, b, report.rtol, report.atol) for a, b in zip(mine.operands, other.operands)]
+    operands, operand_summaries = None, None
+    if with_operands:
+        operands = [compare_values(a, b, report.rtol, report.atol) for a, b in zip(mine.operands, other.operands)]
+        operand_summaries = [_summary(v) for v in mine.operands]
     return Divergence(place, differences, [_summary(v) for v in mine.outputs], [_summary(v) for v in other.outputs],
-                      operands, [_summary(v) for v in mine.operands], numerics_notes(backends, mine.op),
+                      operands, operand_summaries, numerics_notes(backends, mine.op),
                       collective=report.devices > 1 and is_collective(mine.op.name))
 
 
