@@ -89,10 +89,10 @@ class Session:
         if args is not None:
             self.args = list(args)
         self._start()
-        if args is not None and any(bp.kind == "diverge" for bp in self.breakpoints.breakpoints):
+        if args is not None:
             from .divergence import refresh_divergence_breakpoints
 
-            refresh_divergence_breakpoints(self)  # new arguments part the targets elsewhere
+            refresh_divergence_breakpoints(self)  # new arguments may part two targets elsewhere
         return Stop("start", 0)
 
     def close(self) -> None:
