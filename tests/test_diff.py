@@ -134,6 +134,8 @@ def test_first_divergence_is_the_dot_in_the_second_iteration():
     # ops that ran before it were compared without diverging.
     tally = report.ops[first.place.op]
     assert tally.runs == 3 and tally.diverged == 2
+    parted = {op.name for op, tally in report.ops.items() if tally.diverged}
+    assert parted == {"stablehlo.dot_general", "stablehlo.while"}  # the loop returns the dot's value
     assert report.finished and not report.parted
     assert report.diverged == 2 + 1  # the dot in iterations 1 and 2, and the while's result
     assert report.worst.total.max_rel >= total.max_rel
