@@ -26,7 +26,10 @@ def _add_session_options(cmd) -> None:
     from hlodbg.cli_run import GivenOnce
 
     cmd.add_argument("--break-on", action=GivenOnce, metavar="SPEC", help="add this breakpoint for this session (not saved) and continue "
-                     "to it at start (nan, inf, %%12, model.py:42, ...)")
+                     "to it at start (nan, inf, %%12, model.py:42, diverge, ...)")
+    from hlodbg.divergence_report import add_against_option
+
+    add_against_option(cmd)
     cmd.add_argument("--memory", metavar="SIZE", help="budget for recorded values (2G, 512M; default a quarter of RAM)")
     cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
     cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
@@ -82,6 +85,9 @@ def _parser() -> argparse.ArgumentParser:
     from hlodbg.cli_memory import add_parser as add_memory_parser
 
     add_memory_parser(sub)
+    from hlodbg.cli_diff import add_parser as add_diff_parser
+
+    add_diff_parser(sub)
     parser.set_defaults(commands=frozenset(sub.choices))  # for main() to tell a command from a PROG
     return parser
 

@@ -23,7 +23,8 @@ def add_parser(sub) -> None:
     export.add_argument("--radius", type=int, default=2, metavar="K", help="hops around --focus (default: 2)")
     export.add_argument("--values", metavar="IN.npz", help="run the program on these arguments (arg0, arg1, ...) and put value summaries in the tooltips")
     export.add_argument("--overlay", choices=OVERLAYS, help="colour ops by NaN/Inf in their values, by magnitude (range), or by difference from an --against run")
-    export.add_argument("--against", metavar="REF.npz", help="arguments of the reference run for --overlay divergence")
+    export.add_argument("--against", metavar="TARGET|REF.npz", help="for --overlay divergence: another target "
+                        "(e.g. tpu-v5e: the same arguments run there) or the arguments of a reference run")
     export.add_argument("--seed", type=int, default=0, help="seed for arguments --values does not give (default: 0)")
     export.add_argument("--entry", default="main", help="function the run for --values/--overlay starts at (default: main)")
     export.add_argument("--title", help="a title line above the drawing (SVG)")
@@ -59,10 +60,14 @@ def _overlay(program, view, args):
     if args.against and args.overlay != "divergence":
         raise ExecutionError("--against is the reference run of --overlay divergence")
     if args.overlay == "divergence" and not args.against:
-        raise ExecutionError("--overlay divergence compares with a reference run: give its arguments with --against REF.npz")
+        raise ExecutionError("--overlay divergence compares with another run: name its target with --against TARGET "
+                             "(e.g. tpu-v5e), or give its arguments with --against REF.npz")
     if not args.values and not args.overlay:
         return None
     from hlodbg.layouts import overlay as overlays
+
+    if args.overlay == "divergence" and _names_target(args.against):
+        return overlays.target_divergence_overlay(view, _target_divergence(program, args))
 
     from hlodbg.cli_target import backend_from_args
 
@@ -98,3 +103,35 @@ def _finished_session(program, entry: str, npz_path, seed: int, backend=None):
     if session.error is not None:
         print(f"note: the run stopped early: {session.error}", file=sys.stderr)
     return session
+
+
+def _names_target(against: str) -> bool:
+    """Whether --against names a target rather than a reference run's .npz."""
+    from hlodbg.engine.machine.targets import TargetError, canonical_target
+
+    try:
+        canonical_target(against)
+    except TargetError as e:
+        if against.endswith(".npz"):
+            return False
+        raise TargetError(f"--against: {e.message}; or give a reference run's arguments as REF.npz") from None
+    return True
+
+
+def _target_divergence(program, args):
+    """The DiffReport of the --values arguments run on --target and on --against (all of it, on
+    every device of the program's grid)."""
+    from hlodbg.divergence_report import backends
+    from hlodbg.engine.debug.divergence import compare_runs
+    from hlodbg.execution import gather_arguments
+    from hlodbg.engine.run.grid import grid_shape
+    from hlodbg.engine.run.interpreter import entry_function
+
+    function = entry_function(program.module, args.entry)
+    values, _ = gather_arguments(function, args.values, [], args.seed)
+    target, against = backends(args)
+    # Every device of the program's grid: an op's colour is its largest divergence on any of them.
+    report = compare_runs(program.module, values, target, against, entry=args.entry, grid=grid_shape(program.module))
+    if report.parted:
+        print(f"note: {report.parted}; ops after that are not compared", file=sys.stderr)
+    return report

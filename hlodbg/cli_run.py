@@ -6,6 +6,7 @@ import sys
 
 from hlodbg.cli_grid import grid_size, run_on_grid
 from hlodbg.cli_target import add_target_options, backend_from_args
+from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
 from hlodbg.execution import gather_arguments, report_results
 
@@ -39,8 +40,12 @@ def add_parsers(sub) -> None:
     run.add_argument("--json", action="store_true", help="print a JSON summary of the results")
     run.add_argument("--chunk", type=int, default=None, help="module to run in a '// -----' split file")
     run.add_argument("--break-on", action=GivenOnce, metavar="nan|inf|EXPR", help="stop at the first op whose result holds NaN / Inf, "
-                     "or meets an expression such as 'abs(result).max() > 1e3' (or any breakpoint spec); "
+                     "or meets an expression such as 'abs(result).max() > 1e3', or whose result differs on --against (diverge) "
+                     "(or any breakpoint spec); "
                      "prints the op, its locations and its operands' statistics, exit status 3")
+    from hlodbg.divergence_report import add_against_option
+
+    add_against_option(run)
     run.add_argument("--probe", metavar="DIR", help="write every value the run produces as DIR/*.npy plus DIR/index.csv")
     run.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
     run.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
@@ -59,6 +64,7 @@ def add_parsers(sub) -> None:
 
 
 def cmd_run(args) -> int:
+    from hlodbg.engine.debug.divergence import parse_diverge_spec
     from hlodbg.engine.machine.process import ProcessId
     from hlodbg.engine.run.interpreter import Interpreter, entry_function
     from hlodbg.program import load
@@ -71,9 +77,25 @@ def cmd_run(args) -> int:
     function = entry_function(program.module, args.entry)  # a session builds its own interpreter
     values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
 
-    if grid_size(program.module, args) != (1, 1):
+    diverge = parse_diverge_spec(args.break_on) if args.break_on else None
+    if args.against and diverge is None:
+        raise ExecutionError("--against is the target --break-on diverge compares with; add --break-on diverge")
+    if args.against and diverge.against is None:
+        args.break_on = f"{args.break_on.strip()} against {args.against}"  # the spec a session reads
+    grid = grid_size(program.module, args)
+    if diverge is not None and not args.probe:
+        from hlodbg.divergence_report import run_to_divergence
+
+        # Both targets in lockstep, unrecorded, to the first op instance that differs.
+        status, results, printed = run_to_divergence(program, args.entry, values, args.break_on, args, grid)
+        if status:
+            return status
+        if grid != (1, 1):
+            args.break_on = None  # nothing diverged: the grid's results, as a run without --break-on
+            return run_on_grid(args, program, function, values, randomised, backend)
+    elif grid != (1, 1):
         return run_on_grid(args, program, function, values, randomised, backend)
-    if args.break_on and not args.probe and args.break_on.strip().lower() in VALUE_TESTS:
+    elif args.break_on and not args.probe and args.break_on.strip().lower() in VALUE_TESTS:
         from hlodbg.cli_session import scan_break_on
 
         # Where the first NaN/Inf appears needs no recording: a plain run that screens outputs.

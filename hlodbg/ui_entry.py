@@ -35,11 +35,34 @@ def build_app(args):
             from hlodbg.engine.run.arguments import parse_device
 
             device = parse_device(args.device)
+        break_on = launch_break_spec(args)
     except HlodbgError as e:
         return HlodbgApp(error=e)
-    return HlodbgApp(program, args=values, seed=args.seed, entry=args.entry, break_on=args.break_on, memory=args.memory,
+    return HlodbgApp(program, args=values, seed=args.seed, entry=args.entry, break_on=break_on, memory=args.memory,
                      persist=not args.no_save, replicas=args.replicas, partitions=args.partitions, device=device,
                      backend=backend)
+
+
+def launch_break_spec(args):
+    """--break-on as the session reads it: `diverge` names the --against target in its spec
+    (`diverge against cpu`), checked now so a wrong name shows on the error screen."""
+    from hlodbg.engine.debug.divergence import parse_diverge_spec
+
+    spec = args.break_on
+    against = getattr(args, "against", None)
+    wanted = parse_diverge_spec(spec) if spec else None
+    if wanted is None:
+        if against:
+            raise CliError("--against is the target --break-on diverge compares with; add --break-on diverge")
+        return spec
+    from hlodbg.engine.machine.targets import canonical_target
+
+    if wanted.against is None and against:
+        wanted.against = against
+        spec = f"{spec.strip()} against {against}"
+    if wanted.against is not None:
+        canonical_target(wanted.against)
+    return spec
 
 
 def run_ui(args) -> int:
@@ -65,9 +88,9 @@ def serve_command(args) -> list[str]:
     command = [sys.executable, "-m", "hlodbg", "open"]
     if args.program:
         command.append(args.program)
-    for flag, value in (("--chunk", args.chunk), ("--args", args.args), ("--break-on", args.break_on), ("--memory", args.memory),
-                        ("--replicas", args.replicas), ("--partitions", args.partitions), ("--device", args.device),
-                        ("--target", args.target)):
+    for flag, value in (("--chunk", args.chunk), ("--args", args.args), ("--break-on", args.break_on),
+                        ("--against", args.against), ("--memory", args.memory), ("--replicas", args.replicas),
+                        ("--partitions", args.partitions), ("--device", args.device), ("--target", args.target)):
         if value is not None:
             command += [flag, str(value)]
     for spec in args.arg:

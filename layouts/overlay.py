@@ -225,12 +225,40 @@ def divergence_overlay(view, session, reference) -> Overlay:
             scale = float(np.max(np.abs(b64[np.isfinite(b64)]), initial=0.0))
             top = float(np.max(diff, initial=0.0))
             worst = max(worst, top / scale if scale > 0 else (0.0 if top == 0 else np.inf))
-        level = 0 if worst == 0 else 1 if worst < 1e-6 else 2 if worst < 1e-3 else 3 if worst < 1e-1 else 4
-        marks[id(op)] = _Mark(level + 1, DIVERGENCE[level][1], f"Δ{worst:.1e}" if worst else "")
+        marks[id(op)] = _divergence_mark(worst)
         tooltips[id(op)] = [f"relative difference: {worst:.3g}", "this run: " + "; ".join(s.describe() for s in stats.summaries), "reference: " + "; ".join(s.describe() for s in other.summaries)]
     _mark_not_run(view, marks)
     legend = [LegendEntry(label, fill) for label, fill in DIVERGENCE] + [LegendEntry("not run", NOT_RUN)]
     return _apply(view, marks, tooltips, Overlay("relative difference vs reference", legend=legend))
+
+
+def _divergence_mark(worst: float) -> _Mark:
+    """The DIVERGENCE shade of a relative difference, with its badge."""
+    level = 0 if worst == 0 else 1 if worst < 1e-6 else 2 if worst < 1e-3 else 3 if worst < 1e-1 else 4
+    return _Mark(level + 1, DIVERGENCE[level][1], f"Δ{worst:.1e}" if worst else "")
+
+
+def target_divergence_overlay(view, report) -> Overlay:
+    """Colour by each op's largest relative divergence between two targets over all its runs
+    (engine/debug/divergence.py's DiffReport: the engine compares, this only draws); the first
+    op instance beyond the tolerance is marked as such."""
+    marks: dict[int, _Mark] = {}
+    tooltips: dict[int, list[str]] = {}
+    pair = f"{report.target} vs {report.against}"
+    for op, tally in report.ops.items():
+        marks[id(op)] = _divergence_mark(tally.max_rel)
+        tooltips[id(op)] = [f"{pair}: max rel {tally.max_rel:.3g}, max abs {tally.max_abs:.3g}",
+                            f"beyond tolerance in {tally.diverged} of {tally.runs} run(s)"]
+    first = report.first
+    if first is not None:
+        op = first.place.op
+        marks[id(op)] = _Mark(len(DIVERGENCE) + 1, FIRST_BAD, "first " + (marks[id(op)].badge or "divergence"))
+        tooltips[id(op)] = [f"first divergence of the run (event {first.place.event}, run {first.place.instance})",
+                            *first.notes, *tooltips[id(op)]]
+    _mark_not_run(view, marks)
+    legend = [LegendEntry("first divergence", FIRST_BAD)] + [LegendEntry(label, fill) for label, fill in DIVERGENCE]
+    legend.append(LegendEntry("not run / not compared", NOT_RUN))
+    return _apply(view, marks, tooltips, Overlay(f"max relative divergence, {pair}", legend=legend))
 
 
 def summary_tooltips(view, statistics: dict) -> Overlay:
@@ -244,4 +272,4 @@ def summary_tooltips(view, statistics: dict) -> Overlay:
     return overlay
 
 
-__all__ += ["nan_overlay", "range_overlay", "divergence_overlay", "summary_tooltips"]
+__all__ += ["nan_overlay", "range_overlay", "divergence_overlay", "target_divergence_overlay", "summary_tooltips"]

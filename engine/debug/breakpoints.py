@@ -8,6 +8,8 @@ A breakpoint is written the way people think of a place in a program:
     model.py:42               the ops JAX lowered from line 42 of model.py (producer location)
     stablehlo.all_reduce   while   func.call     every op of a kind
     nan   inf   nonfinite     any op whose result holds NaN / ±Inf / either
+    diverge [against TARGET]  the first op instance whose results differ on another target
+                              (divergence.py; a session of one process only)
     abs(result).max() > 1e3   any op for which the expression holds (see expressions.py)
 
 with an optional ` if CONDITION` (an expression, or `nan` / `inf` / `nonfinite` about the op's
@@ -136,6 +138,11 @@ def _compile_test(text: str, what: str) -> tuple[Callable, bool]:
     except ExpressionError as e:
         raise BreakpointError(f"{what} {text!r}: {e.message}", e.text, e.column) from None
     return expression.truth, bool(expression.names & RESULT_NAMES)
+
+
+def compile_condition(text: str) -> Callable:
+    """A breakpoint condition's test (names, lookup) -> bool."""
+    return _compile_test(text, "condition")[0]
 
 
 _LINE = re.compile(r"^(?:line\s+)?(\d+)$")
@@ -300,6 +307,18 @@ class BreakpointTable:
         self.breakpoints.append(bp)
         if save:
             self.save()
+        return bp
+
+    def add_found(self, spec: str, kind: str, ops: frozenset, condition: Optional[str] = None, after: bool = False,
+                  note: str = "") -> Breakpoint:
+        """A session-only breakpoint on ops found by other means than resolving `spec` (`diverge`:
+        by comparing two runs); never saved, since the spec alone would not find them again."""
+        bp = Breakpoint(self._next_id, spec.strip(), condition, 0, True, kind=kind, ops=ops, after=after,
+                        note=note, saved=False)
+        if condition:
+            bp.condition_test = compile_condition(condition)
+        self._next_id += 1
+        self.breakpoints.append(bp)
         return bp
 
     def get(self, id: int) -> Breakpoint:

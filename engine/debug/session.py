@@ -89,6 +89,10 @@ class Session:
         if args is not None:
             self.args = list(args)
         self._start()
+        if args is not None:
+            from .divergence import refresh_divergence_breakpoints
+
+            refresh_divergence_breakpoints(self)  # new arguments may part two targets elsewhere
         return Stop("start", 0)
 
     def close(self) -> None:
@@ -297,7 +301,14 @@ class Session:
     # -- breakpoints --------------------------------------------------------------------------
     def break_at(self, spec: str, condition: Optional[str] = None, ignore: int = 0, saved: bool = True) -> Breakpoint:
         """Add a breakpoint (see breakpoints.py for the forms); it is saved with the program
-        unless `saved` is False (a launch option's breakpoint lives for this session only)."""
+        unless `saved` is False (a launch option's breakpoint lives for this session only).
+        `diverge [against TARGET]` compares this run with one on another target first
+        (divergence.py) and stops right after the first op instance that differs."""
+        from .divergence import divergence_breakpoint, parse_diverge_spec
+
+        wanted = parse_diverge_spec(spec)
+        if wanted is not None:
+            return divergence_breakpoint(self, wanted, condition)
         return self.breakpoints.add(spec, condition, ignore, saved=saved)
 
     def hits(self, bp: Breakpoint) -> int:

@@ -1,0 +1,67 @@
+"""`hlodbg diff PROG --against TARGET`: run a program on two targets and name the first op whose
+result differs beyond the tolerance (shown by divergence_report.py).
+
+Exit status: 0 nothing diverges, 1 something does (as diff(1)), 2 bad input.
+"""
+from __future__ import annotations
+
+import json
+
+from hlodbg.engine import ExecutionError
+from hlodbg.engine.debug.difference import DEFAULT_ATOL, DEFAULT_RTOL
+
+EXIT_DIVERGED = 1
+
+
+def add_parser(sub) -> None:
+    from hlodbg.cli_run import add_argument_options
+    from hlodbg.cli_target import add_target_options
+
+    diff = sub.add_parser(
+        "diff", help="run a program on two targets and name the first op whose result diverges",
+        description="Run PROG on --target and on --against in lockstep and name the first op instance whose "
+        "result differs beyond the tolerance: both values' summaries, the largest absolute and relative errors and "
+        "where, whether the op's operands still agreed (then this op is where the targets part) and the numerics "
+        "reason the targets give. Exit status 0: nothing diverges; 1: something does; 2: bad input.")
+    diff.add_argument("program", metavar="PROG", help=".mlir file")
+    diff.set_defaults(handler=cmd_diff)
+    add_argument_options(diff, "function to run")
+    add_target_options(diff, "of the first run runs")
+    diff.add_argument("--against", required=True, metavar="TARGET", help="the target of the second run, e.g. tpu-v5e")
+    diff.add_argument("--rtol", type=float, default=DEFAULT_RTOL, metavar="R",
+                      help=f"relative tolerance (default {DEFAULT_RTOL:g}): elements agree when "
+                           "|a-b| <= atol + rtol*max(|a|,|b|); integers and booleans must be equal")
+    diff.add_argument("--atol", type=float, default=DEFAULT_ATOL, metavar="A",
+                      help=f"absolute tolerance (default {DEFAULT_ATOL:g})")
+    diff.add_argument("--chunk", type=int, default=None, help="module to run in a '// -----' split file")
+    diff.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
+    diff.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
+    diff.add_argument("--json", action="store_true", help="print the comparison as JSON")
+
+
+def cmd_diff(args) -> int:
+    from hlodbg.cli_grid import grid_size
+    from hlodbg.divergence_report import backends, report_json, report_text
+    from hlodbg.engine.debug.divergence import compare_runs
+    from hlodbg.engine.run.interpreter import entry_function
+    from hlodbg.execution import gather_arguments
+    from hlodbg.program import load
+
+    for flag, value in (("--rtol", args.rtol), ("--atol", args.atol)):
+        if not value >= 0:
+            raise ExecutionError(f"{flag} must be a number, 0 or more (got {value})")
+    program = load(args.program, chunk=args.chunk)
+    function = entry_function(program.module, args.entry)
+    grid = grid_size(program.module, args)
+    values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
+    target, against = backends(args)
+    report = compare_runs(program.module, values, target, against, entry=args.entry, rtol=args.rtol, atol=args.atol,
+                          grid=grid)
+    if args.json:
+        print(json.dumps(report_json(report), indent=1))
+    else:
+        print(report_text(report, args.program))
+    return EXIT_DIVERGED if report.diverged or report.parted else 0
+
+
+__all__ = ["EXIT_DIVERGED", "add_parser", "cmd_diff"]
