@@ -129,6 +129,8 @@ def cmd_run(args) -> int:
         printed = interpreter.printed
     for line in printed:
         print(line, file=sys.stderr if args.json else sys.stdout)
+    for note in backend.run_notes(program.module):
+        print(f"note: {note}", file=sys.stderr)
     report_results(args, program, results, function.function_type.results, randomised)
     return 0
 

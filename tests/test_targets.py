@@ -137,3 +137,22 @@ def test_serve_passes_the_target_to_every_browser_session():
     assert command[command.index("--target") + 1] == "tpu-v6e"
     assert command[command.index("--layout") + 1] == "arg0=0,1:T(8,128)"
     assert "--allow-f64" in command
+
+
+F64_PROGRAM = """
+func.func @main(%a: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = stablehlo.add %a, %a : tensor<3xf64>
+  return %0 : tensor<3xf64>
+}
+"""
+
+
+def test_f64_on_a_tpu_exits_2_and_allow_f64_runs_it_and_says_so(tmp_path, capsys):
+    prog = tmp_path / "f64.mlir"
+    prog.write_text(F64_PROGRAM)
+    assert main(["run", str(prog), "--target", "tpu-v5e"]) == 2
+    err = capsys.readouterr().err
+    assert f"{prog}:3:3: error: stablehlo.add: f64 is not supported on tpu-v5e" in err and "--allow-f64" in err
+    assert main(["run", str(prog), "--target", "tpu-v5e", "--allow-f64"]) == 0
+    err = capsys.readouterr().err
+    assert "note: 1 op(s) computed in f64 because of --allow-f64 (first: stablehlo.add at line 3)" in err

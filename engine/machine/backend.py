@@ -117,6 +117,11 @@ class Backend:
         an emulated accelerator gets an instance per device (its own storage and accounting)."""
         return self
 
+    def run_notes(self, module: Any) -> list[str]:
+        """What a user should know about running `module` on this machine as a whole (printed
+        once per run, e.g. types the machine only emulates); nothing on the CPU."""
+        return []
+
     def describe(self) -> str:
         """The target as the status bar and reports name it: `cpu`, `tpu-v5e`."""
         return self.name

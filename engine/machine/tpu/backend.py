@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
 import numpy as np
 
-from ...ir.core import Operation, Value
+from ...ir.core import Function, Operation, Value
 from ...ir.dtypes import compute_dtype, is_narrow_float
-from ...ir.opset import is_float_math
+from ...ir.opset import is_float_math, is_terminator
 from ...ir.types import TensorType
 from ..backend import Backend
 from . import op_numerics
@@ -158,6 +158,20 @@ class TpuBackend(Backend):
         if op_numerics.flushes_around(op):
             return op_numerics.flushing(op, evaluator)
         return evaluator
+
+    def run_notes(self, module: Any) -> list[str]:
+        """`--allow-f64` said once per run when the program does use 64-bit floats."""
+        if not self.allow_f64:
+            return []
+        # The ops that run (a block's terminator hands values on; a function is not a step).
+        wide = [op for op in module.walk() if not isinstance(op, Function) and not is_terminator(op.name)
+                and op_numerics.sixty_four_bit(op)[0] is not None]
+        if not wide:
+            return []
+        first = wide[0]
+        where = f" (first: {first.name} at line {first.pos.line})" if first.pos is not None else ""
+        return [f"{len(wide)} op(s) computed in f64 because of --allow-f64{where}: {self.name} has no 64-bit "
+                "floating point, a real TPU refuses them"]
 
     def numerics_notes(self, op: Operation) -> list[str]:
         """Why `op`'s results may differ on this TPU from XLA on the CPU."""
