@@ -156,3 +156,22 @@ def test_f64_on_a_tpu_exits_2_and_allow_f64_runs_it_and_says_so(tmp_path, capsys
     assert main(["run", str(prog), "--target", "tpu-v5e", "--allow-f64"]) == 0
     err = capsys.readouterr().err
     assert "note: 1 op(s) computed in f64 because of --allow-f64 (first: stablehlo.add at line 3)" in err
+
+
+def test_the_padding_lesson_pads_43x_and_its_fix_1_3x():
+    from .helpers import SAMPLES
+
+    padded = hlodbg.load(SAMPLES / "tpu_padding.mlir")
+    fixed = hlodbg.load(SAMPLES / "tpu_padding_fixed.mlir")
+    points = {b.name: b for b in padded.memory(target="tpu-v5e").devices[0].peak_site().buffers()}["%points"]
+    assert str(points.layout) == "{1,0:T(8,128)}" and points.physical_bytes == 32 << 20
+    assert points.logical_bytes == 65536 * 3 * 4
+    fixed_points = {b.name: b for b in fixed.memory(target="tpu-v5e").devices[0].peak_site().buffers()}["%points"]
+    assert str(fixed_points.layout) == "{1,0:T(4,128)}" and fixed_points.physical_bytes == 1 << 20
+    rng = np.random.default_rng(0)
+    xyz = rng.standard_normal((65536, 3)).astype(np.float32)
+    center = np.array([0.5, -1.0, 2.0], np.float32)
+    a = padded.run(xyz, center, target="tpu-v5e")[0]
+    b = fixed.run(np.ascontiguousarray(xyz.T), center, target="tpu-v5e")[0]
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_allclose(a, ((xyz - center) ** 2).sum(axis=1), rtol=1e-5)
