@@ -15,7 +15,8 @@ The model is hlodbg's own way of running a program — op by op, every result in
   function to run (`callee_attr`);
 - region arguments of ops whose regions alias their operands (while, if, case: `aliasing_regions`)
   take no bytes: they are the owner's operands or the loop-carried buffers; a while's result takes
-  over the buffer of its operand when that operand dies at the while (XLA's in-place loop state);
+  over the buffer of its operand when that operand dies at the while and the loop's regions do not
+  read it themselves (XLA's in-place loop state; otherwise the state is a copy);
 - combiner bodies applied element by element (reduce, sort, scatter, map: `expandable_body`) hold
   scalars in registers, not buffers: no bytes;
 - tuples and tokens take no bytes (a tuple keeps its elements alive instead); tensors of dynamic
