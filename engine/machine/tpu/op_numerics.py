@@ -6,6 +6,8 @@ its block is compiled (TpuBackend.wrap_evaluator); nothing names individual ops.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import re
 from typing import Any, Callable, Iterable, Optional
 
@@ -79,19 +81,32 @@ def _element_types(types: Iterable[Type]) -> Iterable[Type]:
             yield t
 
 
-def _op_types(op: Operation) -> list[Type]:
-    return list(_element_types([*(v.type for v in op.operands), *(v.type for v in op.results)]))
+def _signature(op: Operation) -> tuple[Type, ...]:
+    return (*(v.type for v in op.operands), *(v.type for v in op.results))
 
 
-def sixty_four_bit(op: Operation) -> tuple[Optional[str], Optional[str]]:
-    """(the first 64-bit float type of `op`'s operands/results, the first 64-bit integer one)."""
+@lru_cache(maxsize=4096)
+def _signature_facts(types: tuple[Type, ...]) -> tuple[Optional[str], Optional[str], bool]:
+    """(first 64-bit float type, first 64-bit integer type, whether any is f32/bf16/f16) of an op
+    with these operand and result types: worked out once per signature (a program has few), since
+    every op of every session asks when its step is compiled."""
     wide_float = wide_int = None
-    for element in _op_types(op):
+    flushed = False
+    for element in _element_types(types):
         name = str(element)
         if wide_float is None and (name == "f64" or (isinstance(element, ComplexType) and str(element.element) == "f64")):
             wide_float = name
         if wide_int is None and name in ("i64", "si64", "ui64"):
             wide_int = name
+        dtype = getattr(element, "numpy_dtype", None) if not isinstance(element, ComplexType) else None
+        if dtype is not None and flushes(np.dtype(dtype)):
+            flushed = True
+    return wide_float, wide_int, flushed
+
+
+def sixty_four_bit(op: Operation) -> tuple[Optional[str], Optional[str]]:
+    """(the first 64-bit float type of `op`'s operands/results, the first 64-bit integer one)."""
+    wide_float, wide_int, _ = _signature_facts(_signature(op))
     return wide_float, wide_int
 
 
@@ -131,11 +146,7 @@ def computes_with_floats(op: Operation) -> bool:
 
 def touches_flushed_floats(op: Operation) -> bool:
     """Whether any operand or result of `op` is f32, bf16 or f16."""
-    for element in _op_types(op):
-        dtype = getattr(element, "numpy_dtype", None) if not isinstance(element, ComplexType) else None
-        if dtype is not None and flushes(np.dtype(dtype)):
-            return True
-    return False
+    return _signature_facts(_signature(op))[2]
 
 
 def flushes_around(op: Operation) -> bool:
