@@ -134,7 +134,9 @@ class SessionController:
                            device=self.target.describe_focus(), target=self.target_name)
         if self.memory is not None:
             process = session.process
-            label = f"device {self.target.device_id(process)} (replica {process.replica_id}, partition {process.partition_id})"
+            label = f"device {self.target.device_id(process)}"
+            if self.target.multi_device:
+                label += f" (replica {process.replica_id}, partition {process.partition_id})"
             state.memory = memory_view(self.memory, process, label, site_ops(session.stack), session.finished)
         if stop is not None and stop.reason == "breakpoint":
             self._add_caught(state, stop)

@@ -99,7 +99,7 @@ class BufferView:
 class MemoryView:
     """The focused device's memory at the current op (engine/run/memory_profile.py's profile)."""
 
-    device: str  # "device 0 (replica 0, partition 0)"
+    device: str  # "device 0", "device 3 (replica 1, partition 1)" on a grid
     target: str
     in_use: int  # physical bytes live now
     logical: int  # their logical bytes

@@ -398,7 +398,7 @@ class TensorInspector(Widget, can_focus=False):
         if entry.array is None:
             return lines + [Content(f"cannot show a value of type {type(value).__name__}")]
         lines.append(self._stats_line(entry))
-        if entry.array.size > 1 and entry.array.dtype != np.bool_:
+        if entry.array.size > 1 and entry.array.dtype != np.bool_ and not self.physical:  # room for the bytes
             width = self._viewport()[0]
             if entry.histogram is None or entry.histogram[0] != width:
                 with np.errstate(all="ignore"):

@@ -45,10 +45,10 @@ def physical_lines(storage: Optional[StorageView], array: Optional[np.ndarray], 
         return [_line("physical", "this value has no buffer of its own (a token, a tuple, or a body's "
                                   "values run on whole arrays)", MUTED)]
     lines = [_shape_line(storage), _bytes_line(storage)]
+    if cursor is not None and array is not None and array.size:  # first: a small pane shows it still
+        lines += _cursor_lines(storage, array, cursor)
     if storage.tiled:
         lines += _tile_lines(storage, axes, cursor, width)
-    if cursor is not None and array is not None and array.size:
-        lines += _cursor_lines(storage, array, cursor)
     return lines
 
 

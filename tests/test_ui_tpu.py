@@ -1,0 +1,215 @@
+"""The debugger on a TPU target: the inspector's physical view and element cursor, the memory pane,
+the target in the status bar and the grid's cells, the padding overlay (terminal and SVG)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hlodbg
+from hlodbg.engine.machine.layout import Layout
+from hlodbg.engine.machine.memory import format_bytes
+from hlodbg.engine.machine.targets import backend_for
+from hlodbg.layouts.export import export_graph, graph_view
+from hlodbg.layouts.overlay import PADDING, padding_level, padding_overlay
+from hlodbg.ui.app import HlodbgApp
+from hlodbg.ui.widgets.graph_canvas import GraphCanvas
+from hlodbg.ui.widgets.grid_view import GridView
+from hlodbg.ui.widgets.inspector import TensorInspector
+from hlodbg.ui.widgets.memory_pane import MemoryPanel
+
+from .helpers import SHARED, require_shared
+from .pilot import press, settle, type_command
+
+pytestmark = pytest.mark.usefixtures("private_hlodbg_dirs")
+
+SIZE = (160, 50)
+RING = Path(__file__).parent / "data" / "grid_ring.mlir"
+# bf16 values of a shape TPUs pad (32 columns of a 128-lane tile) and an f32[64,3] that pads badly.
+BF16_PROGRAM = """
+func.func @main(%x: tensor<16x32xf32>, %y: tensor<64x3xf32>) -> (tensor<16x32xf32>, tensor<64x3xf32>) {
+  %h = stablehlo.convert %x : (tensor<16x32xf32>) -> tensor<16x32xbf16>
+  %d = stablehlo.add %h, %h : tensor<16x32xbf16>
+  %back = stablehlo.convert %d : (tensor<16x32xbf16>) -> tensor<16x32xf32>
+  %z = stablehlo.multiply %y, %y : tensor<64x3xf32>
+  return %back, %z : tensor<16x32xf32>, tensor<64x3xf32>
+}
+"""
+X = np.arange(16 * 32, dtype=np.float32).reshape(16, 32) / 8
+Y = np.ones((64, 3), np.float32)
+
+
+def bf16_app(target: str = "tpu-v5e") -> HlodbgApp:
+    program = hlodbg.load(BF16_PROGRAM)
+    return HlodbgApp(program, args=[X, Y], persist=False, backend=backend_for(target))
+
+
+def text(app, widget) -> str:
+    return str(app.screen.query_one(widget).render())
+
+
+async def to_the_bf16_value(app, pilot) -> TensorInspector:
+    """Step until the inspector shows %h (bf16[16,32]) as just computed."""
+    await settle(app, pilot)
+    await press(app, pilot, "n")  # %h computed; next: %d
+    inspector = app.screen.query_one(TensorInspector)
+    assert inspector.selected.label == "%h" and "bf16" in inspector.selected.type_text
+    return inspector
+
+
+async def test_physical_view_of_a_bf16_value_and_the_element_cursor():
+    app = bf16_app()
+    async with app.run_test(size=SIZE) as pilot:
+        inspector = await to_the_bf16_value(app, pilot)
+        assert "physical" not in inspector.render_text()
+        await press(app, pilot, "p")
+        shown = inspector.render_text()
+        # The default TPU layout of a 2-D bf16: (8,128) tiles, rows packed in pairs into 32-bit words.
+        assert "bf16[16,32]{1,0:T(8,128)(2,1)}" in shown
+        assert "default: inferred by hlodbg (approximate)" in shown
+        # 16x32 padded to 16x128: 4 KiB for 1 KiB of values.
+        assert "logical 1.0 KiB  physical 4.0 KiB  waste 4.00x" in shown
+        assert "2×1 tiles of 8×128" in shown and "last tile column: 32 of 128 columns used" in shown
+        assert "cursor    [0, 0]" in shown  # the physical view shows the cursor where it starts
+        await press(app, pilot, "shift+down", "shift+down", "shift+down", "shift+right")
+        shown = inspector.render_text()
+        location = Layout.parse("{1,0:T(8,128)(2,1)}").locate((3, 1), (16, 32), np.dtype("bfloat16"))
+        # By hand: in tile 0, the (2,1) sub-tiles are 2-element pairs of rows; [3,1] is the second
+        # element of pair (1,1), number 1*128+1 = 129: slot 259, byte 518, word 129.
+        assert (location.byte_offset, location.word_index) == (518, 129)
+        cursor_line = next(line for line in shown.splitlines() if line.startswith("cursor"))
+        assert cursor_line.startswith("cursor    [3, 1] = 12.125")
+        assert f"tile (0,0) #{location.tile_number}, offset (3,1)" in cursor_line
+        assert f"byte {location.byte_offset:,}" in cursor_line and f"word {location.word_index:,}" in cursor_line
+        assert "(16-bit element)" in cursor_line
+        word_line = next(line for line in shown.splitlines() if line.startswith("word"))
+        assert location.word_mates == ((2, 1),)
+        assert "2 elements share 32-bit word 129: [2, 1] = 8.125  [3, 1] = 12.125" in word_line
+        assert "packed by (2,1)" in word_line
+        await press(app, pilot, "shift+up", "shift+left", "shift+left")  # stops at the edge
+        assert "cursor    [2, 0]" in inspector.render_text()
+        await press(app, pilot, "p")
+        assert "physical" not in inspector.render_text()
+
+
+async def test_a_click_on_a_cell_puts_the_cursor_there():
+    app = bf16_app()
+    async with app.run_test(size=SIZE) as pilot:
+        inspector = await to_the_bf16_value(app, pilot)
+        await press(app, pilot, "p")
+        table = inspector.query_one(".inspector-slice")
+        lines = inspector.render_text().splitlines()
+        lines = lines[next(i for i, line in enumerate(lines) if line.startswith("slice ")):]  # the table's own
+        row_line = next(i for i, line in enumerate(lines) if line.startswith("3 "))
+        x = lines[1].index(" 2 ") + 1  # the column labelled 2, right-aligned over its cells
+        await pilot.click(table, offset=(x, row_line))
+        await settle(app, pilot)
+        assert "cursor    [3, 2]" in inspector.render_text()
+
+
+async def test_the_memory_pane_shows_live_buffers_the_peak_and_the_hbm():
+    app = bf16_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await to_the_bf16_value(app, pilot)
+        pane = app.screen.query_one(MemoryPanel)
+        assert pane.display  # on by default on a TPU
+        analysis = app.program.memory("tpu-v5e")
+        device = analysis.devices[0]
+        now = device.site([app.screen.state.op]).bytes
+        shown = text(app, MemoryPanel)
+        assert "device 0 · tpu-v5e" in shown
+        assert f"{format_bytes(now)} of 16.0 GiB" in shown
+        peak_op = device.peak_site().op
+        assert f"peak {format_bytes(device.peak_bytes)} at {peak_op.results[0].name} = {peak_op.name}" in shown
+        assert "%h tensor<16x32xbf16> 4.0 KiB 4.0x {1,0:T(8,128)(2,1)} default" in shown
+        status = text(app, "#status")
+        assert "tpu-v5e" in status and f"HBM {format_bytes(now)}" in status
+        await press(app, pilot, "n")  # per step: the figures at the new op
+        later = device.site([app.screen.state.op]).bytes
+        assert f"{format_bytes(later)} of 16.0 GiB" in text(app, MemoryPanel)
+        await press(app, pilot, "m")
+        assert not pane.display
+
+
+async def test_on_the_cpu_values_are_dense_and_memory_is_the_machines():
+    app = bf16_app("cpu")
+    async with app.run_test(size=SIZE) as pilot:
+        inspector = await to_the_bf16_value(app, pilot)
+        await press(app, pilot, "p", "shift+right")
+        shown = inspector.render_text()
+        assert "bf16[16,32]{1,0}  cpu keeps values row-major, unpadded: dense 1.0 KiB" in shown
+        assert "waste 1.00x" in shown and "tiles" not in shown
+        cursor_line = next(line for line in shown.splitlines() if line.startswith("cursor"))
+        assert "byte 2  word 0" in cursor_line  # element 1 of a dense bf16 row
+        pane = app.screen.query_one(MemoryPanel)
+        assert not pane.display  # off by default on the CPU
+        await press(app, pilot, "m")
+        shown = text(app, MemoryPanel)
+        assert "· cpu" in shown and "peak" in shown and "%h tensor<16x32xbf16> 1.0 KiB" in shown
+        assert "│ cpu │" in text(app, "#status")
+
+
+async def test_the_grid_cells_show_each_devices_hbm_in_use():
+    app = HlodbgApp(hlodbg.load(RING), args=[np.array([1.0, 2.0], np.float32)], persist=False,
+                    backend=backend_for("tpu-v5e"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "n", "n")
+        view = app.screen.query_one(GridView)
+        analysis = app.program.memory("tpu-v5e")
+        target = app.controller.target
+        for process, session in target.sessions.items():
+            device = target.device_id(process)
+            expected = analysis.device(process).site([session.op]).bytes
+            assert f"HBM {format_bytes(expected)}" in view.text_of(device)
+        assert "tpu-v5e" in text(app, "#status")
+
+
+async def test_overlay_padding_recolours_the_graph():
+    app = bf16_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        canvas = app.screen.query_one(GraphCanvas)
+        await type_command(app, pilot, "overlay padding")
+        marks = canvas.overlay
+        graph = app.controller.graph
+        ops = {op.results[0].name: op for op in app.program.module.walk() if op.results and op.results[0].name}
+        z_node = graph.nodes_of(ops["%z"])[0]
+        # f32[64,3]: 3 columns padded to 128 lanes (43x), or in {0,1} 3 rows to 8 and 64 lanes to 128 (2.7x).
+        backend = backend_for("tpu-v5e")
+        backend.prepare(app.program.module)
+        logical, physical = backend.buffer_bytes(ops["%z"].results[0])
+        assert marks[z_node][1] == PADDING[padding_level(physical / logical)][1] and physical / logical > 2
+        assert marks[z_node][2] == f"×{physical / logical:.1f}"
+        await type_command(app, pilot, "overlay none")
+        assert canvas.overlay == {}
+
+
+def test_export_padding_overlay_colours_ops_by_waste(tmp_path):
+    program = hlodbg.load(BF16_PROGRAM)
+    backend = backend_for("tpu-v5e")
+    view = graph_view(program.module)
+    overlay = padding_overlay(view, backend)
+    assert overlay.title == "padding waste on tpu-v5e (physical / logical bytes)"
+    assert [entry.label for entry in overlay.legend][0] == "1x: no padding"
+    out = tmp_path / "padding.svg"
+    export_graph(view, str(out), overlay=overlay)
+    svg = out.read_text()
+    assert "padding waste on tpu-v5e" in svg and "≥ 16x" in svg
+    z = next(op for op in program.module.walk() if op.results and op.results[0].name == "%z")
+    logical, physical = backend.buffer_bytes(z.results[0])
+    assert f"×{physical / logical:.1f}" in svg and PADDING[padding_level(physical / logical)][1] in svg
+    cpu = padding_overlay(graph_view(program.module), backend_for("cpu"))
+    assert set(cpu.fills.values()) == {PADDING[0][1]} and not cpu.badges  # the CPU never pads
+
+
+def test_hlodbg_export_overlay_padding_on_a_shared_program(tmp_path, capsys):
+    require_shared()
+    from hlodbg.cli import main
+
+    out = tmp_path / "gpt.svg"
+    assert main(["export", str(SHARED / "programs" / "gpt_tiny.mlir"), "-o", str(out), "--overlay", "padding",
+                 "--target", "tpu-v5e"]) == 0
+    svg = out.read_text()
+    assert "padding waste on tpu-v5e" in svg and "padding waste 128.00x on tpu-v5e" in svg
