@@ -213,3 +213,56 @@ def test_hlodbg_export_overlay_padding_on_a_shared_program(tmp_path, capsys):
                  "--target", "tpu-v5e"]) == 0
     svg = out.read_text()
     assert "padding waste on tpu-v5e" in svg and "padding waste 128.00x on tpu-v5e" in svg
+
+
+NARROW_TYPES = """
+func.func @main(%q: tensor<5x7xi4>, %b: tensor<300xui8>, %s: tensor<f32>) -> tensor<f32> {
+  return %s : tensor<f32>
+}
+"""
+
+
+def test_physical_lines_of_packed_narrow_types_list_every_element_of_the_word():
+    from hlodbg.ui.device_memory import storage_of
+    from hlodbg.ui.widgets.physical_view import physical_lines
+
+    program = hlodbg.load(NARROW_TYPES)
+    backend = backend_for("tpu-v5e")
+    backend.prepare(program.module)
+    q, b, s = program.module.entry.body.arguments
+
+    def lines(value, array, axes, cursor):
+        storage = storage_of(backend, value, array)
+        return [line.plain for line in physical_lines(storage, array, axes, cursor, 120)]
+
+    s4 = q.type.element.numpy_dtype
+    int4 = (np.arange(35).reshape(5, 7) % 8).astype(s4)
+    shown = lines(q, int4, [0, 1], (4, 6))
+    location = Layout.parse("{1,0:T(8,128)(8,1)E(4)}").locate((4, 6), (5, 7), s4)
+    assert shown[0].startswith("physical  s4[5,7]{1,0:T(8,128)(8,1)E(4)}")
+    # Eight 4-bit rows of a column share a word; rows 5-7 are padding, so five elements show.
+    word = next(line for line in shown if line.startswith("word"))
+    assert len(location.word_mates) == 4
+    assert word.startswith(f"word      5 elements share 32-bit word {location.word_index}: [0, 6] = ")
+    assert "consecutive along axis 0, packed by (8,1)" in word
+    assert f"byte {location.byte_offset} bit {location.bit_offset}" in next(line for line in shown if line.startswith("cursor"))
+    assert "last tile row: 5 of 8 rows used; last tile column: 7 of 128 columns used" in "\n".join(shown)
+
+    bytes_ = lines(b, np.arange(300, dtype=np.uint8), [0], (299,))
+    assert "tiles     (512) over axis 0: 1 tile of 512; last tile column: 300 of 512 columns used" in bytes_
+    assert any("[43] = 43  [171] = 171  [299] = 43" in line and "128 apart along axis 0" in line for line in bytes_)
+
+    scalar = lines(s, np.array(1.5, np.float32), [], ())
+    assert "waste 128.00x" in scalar[1] and "tiles     a scalar fills a whole (128) tile" in scalar
+
+
+def test_hlodbg_export_overlay_padding_needs_no_run(tmp_path, capsys):
+    from hlodbg.cli import main
+
+    source = tmp_path / "prog.mlir"
+    source.write_text(BF16_PROGRAM)
+    values = tmp_path / "in.npz"
+    np.savez(values, arg0=X, arg1=Y)
+    assert main(["export", str(source), "-o", str(tmp_path / "g.svg"), "--overlay", "padding", "--values", str(values),
+                 "--target", "tpu-v5e"]) == 2
+    assert "--overlay padding comes from the layouts, not from a run" in capsys.readouterr().err

@@ -109,7 +109,8 @@ def _tile_lines(storage: StorageView, axes: Sequence[int], cursor: Optional[tupl
     grid_rows, grid_cols = ceil(n_rows / t_rows), ceil(n_cols / t_cols)
     used_rows, used_cols = n_rows - (grid_rows - 1) * t_rows, n_cols - (grid_cols - 1) * t_cols
     over = f"axes {rows_axis}×{cols_axis}" if rows_axis is not None else f"axis {cols_axis}"
-    head = [f"{tile_text} over {over}: {grid_rows}×{grid_cols} tiles of {t_rows}×{t_cols}"]
+    head = [f"{tile_text} over {over}: " + (f"{grid_rows}×{grid_cols} tiles of {t_rows}×{t_cols}" if rows_axis is not None
+                                            else f"{grid_cols} tile{'s' * (grid_cols > 1)} of {t_cols}")]
     if used_rows < t_rows:
         head.append(f"last tile row: {used_rows} of {t_rows} rows used")
     if used_cols < t_cols:
@@ -176,7 +177,9 @@ def _packing(storage: StorageView, members: list[tuple[int, ...]]) -> str:
     tiles = "".join("(" + ",".join(map(str, t)) + ")" for t in storage.layout.tiles[1:])
     if len(differing) == 1:
         axis = differing[0]
-        return f"consecutive along axis {axis}" + (f", packed by {tiles}" if tiles else "")
+        steps = {b[axis] - a[axis] for a, b in zip(members, members[1:])}
+        run = "consecutive" if steps == {1} else f"{steps.pop()} apart" if len(steps) == 1 else "spread"
+        return f"{run} along axis {axis}" + (f", packed by {tiles}" if tiles else "")
     return f"packed by {tiles}" if tiles else "consecutive in memory"
 
 
