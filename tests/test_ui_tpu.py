@@ -266,3 +266,49 @@ def test_hlodbg_export_overlay_padding_needs_no_run(tmp_path, capsys):
     assert main(["export", str(source), "-o", str(tmp_path / "g.svg"), "--overlay", "padding", "--values", str(values),
                  "--target", "tpu-v5e"]) == 2
     assert "--overlay padding comes from the layouts, not from a run" in capsys.readouterr().err
+
+
+def test_a_layout_given_by_option_is_named_so():
+    from hlodbg.ui.device_memory import storage_of
+    from hlodbg.ui.widgets.physical_view import physical_lines
+
+    program = hlodbg.load(BF16_PROGRAM)
+    backend = backend_for("tpu-v5e", layouts={"arg0": "0,1:T(8,128)"})
+    backend.prepare(program.module)
+    x = program.module.entry.body.arguments[0]
+    storage = storage_of(backend, x, X)
+    assert storage.source == "option" and str(storage.layout) == "{0,1:T(8,128)}"
+    head = physical_lines(storage, X, [0, 1], (0, 0), 120)[0].plain
+    assert head == "physical  f32[16,32]{0,1:T(8,128)}  given by --layout"
+
+
+async def test_hlodbg_open_with_target_tpu_shows_a_shared_programs_bf16_value_physically():
+    """The issue's pilot test: `hlodbg open mixed_bf16.mlir --target tpu-v5e`, step to a bf16 value,
+    its physical view, the memory pane and the target in the status bar."""
+    require_shared()
+    from hlodbg.cli import _parser
+    from hlodbg.ui_entry import build_app
+
+    program = SHARED / "programs" / "mixed_bf16.mlir"
+    app = build_app(_parser().parse_args(["open", str(program), "--target", "tpu-v5e", "--no-save",
+                                          "--args", str(SHARED / "programs" / "mixed_bf16.inputs.npz")]))
+    assert app.error is None
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await press(app, pilot, "n", "n", "n", "n")  # %0, %1, %2 (f32), %3: bf16[16,32]
+        inspector = app.screen.query_one(TensorInspector)
+        assert inspector.selected.label == "%3"
+        await press(app, pilot, "p", "shift+down")
+        shown = inspector.render_text()
+        assert "bf16[16,32]{1,0:T(8,128)(2,1)}  default: inferred by hlodbg (approximate)" in shown
+        value = inspector.selected.value
+        mates = next(line for line in shown.splitlines() if line.startswith("word"))
+        from hlodbg.ui.widgets.tensor_text import format_cells
+
+        texts, _ = format_cells(value[0:2, 0:1])
+        assert f"2 elements share 32-bit word 0: [0, 0] = {texts[0][0]}  [1, 0] = {texts[1][0]}" in mates
+        memory = text(app, MemoryPanel)
+        peak = hlodbg.load(program).memory("tpu-v5e").devices[0].peak_bytes
+        assert f"peak {format_bytes(peak)} at %5 = stablehlo.multiply in @main" in memory
+        assert "of 16.0 GiB" in memory and "%3 tensor<16x32xbf16> 4.0 KiB 4.0x {1,0:T(8,128)(2,1)} default" in memory
+        assert "│ tpu-v5e │" in text(app, "#status")
