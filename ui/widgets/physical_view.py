@@ -24,7 +24,15 @@ from hlodbg.ui.state import StorageView
 from .tensor_text import MUTED, format_cells
 
 FULL_TILE = "██"
-PADDED_TILE = "▒▒"
+# A tile drawn by where its padding is: (padding rows at its bottom, padding columns at its right)
+# -> (glyph, legend); padding along a dim the slice does not show is in every tile.
+TILE_GLYPHS = {
+    (False, False): (FULL_TILE, "full tile"),
+    (True, False): ("▀▀", "padding rows below"),
+    (False, True): ("█░", "padding columns right"),
+    (True, True): ("▀░", "padding rows and columns"),
+}
+HIDDEN_PADDING = ("▒▒", "padded along a dim not shown")
 CURSOR_TILE = "bold reverse $text-accent"
 WASTE = "bold $text-warning"
 MAX_TILE_ROWS = 4  # lines of the tile grid at most (a window around the cursor's tile)
@@ -117,38 +125,38 @@ def _tile_lines(storage: StorageView, axes: Sequence[int], cursor: Optional[tupl
         head.append(f"last tile column: {used_cols} of {t_cols} columns used")
     lines = [_line("tiles", "; ".join(head + padded_hidden + notes))]
     cursor_tile = ((cursor[rows_axis] // t_rows) if rows_axis is not None else 0, cursor[cols_axis] // t_cols) if cursor else (0, 0)
-    any_padding = used_rows < t_rows or used_cols < t_cols or padded_hidden or short > 0
-    lines += _tile_grid(grid_rows, grid_cols, bool(padded_hidden) or short > 0, used_rows < t_rows,
-                        used_cols < t_cols, cursor_tile if cursor else None, width)
-    legend = [f"{FULL_TILE} full tile  "] + ([f"{PADDED_TILE} tile holding padding  "] if any_padding else [])
-    lines.append(Content.assemble(" " * LABEL, *(Content.styled(part, MUTED) for part in legend),
-                                  (f"{FULL_TILE}", CURSOR_TILE) if cursor else "", (" the cursor's tile" if cursor else "", MUTED)))
-    return lines
+    grid, glyphs = _tile_grid(grid_rows, grid_cols, bool(padded_hidden) or short > 0, used_rows < t_rows,
+                              used_cols < t_cols, cursor_tile if cursor else None, width)
+    legend = [Content.styled(f"{glyph} {meaning}  ", MUTED) for glyph, meaning in glyphs]
+    if cursor:
+        legend += [Content.styled("██", CURSOR_TILE), Content.styled(" the cursor's tile", MUTED)]
+    return lines + grid + [Content.assemble(" " * LABEL, *legend)]
 
 
 def _tile_grid(grid_rows: int, grid_cols: int, every_tile_padded: bool, last_row_padded: bool, last_col_padded: bool,
-               cursor_tile: Optional[tuple[int, int]], width: int) -> list[Content]:
-    """Tiles as blocks, a window around the cursor's tile when they do not all fit. A tile holds
-    padding when it is in the last tile row (or column) and that row (column) is short, or when a
-    dim the slice does not show pads every tile."""
+               cursor_tile: Optional[tuple[int, int]], width: int) -> tuple[list[Content], list[tuple[str, str]]]:
+    """Tiles as blocks, a window around the cursor's tile when they do not all fit, and the
+    (glyph, meaning) of those drawn. A tile holds padding rows when it is in the last tile row and
+    that row is short, padding columns likewise; a dim the slice does not show pads every tile."""
     fits_cols = max(1, (width - LABEL - 8) // len(FULL_TILE))
     focus_row, focus_col = cursor_tile or (0, 0)
     row0 = max(0, min(focus_row - MAX_TILE_ROWS // 2, grid_rows - MAX_TILE_ROWS))
     col0 = max(0, min(focus_col - fits_cols // 2, grid_cols - fits_cols))
-    lines = []
+    lines, used = [], []
     for row in range(row0, min(grid_rows, row0 + MAX_TILE_ROWS)):
         parts: list = [(f"{row:>{LABEL - 2}}  " if row == row0 or row == grid_rows - 1 else " " * LABEL, MUTED)]
         for col in range(col0, min(grid_cols, col0 + fits_cols)):
-            padded = (every_tile_padded or (last_row_padded and row == grid_rows - 1)
-                      or (last_col_padded and col == grid_cols - 1))
-            text = PADDED_TILE if padded else FULL_TILE
-            parts.append((text, CURSOR_TILE if (row, col) == cursor_tile else MUTED if padded else ""))
+            glyph = HIDDEN_PADDING if every_tile_padded else TILE_GLYPHS[
+                (last_row_padded and row == grid_rows - 1, last_col_padded and col == grid_cols - 1)]
+            if glyph not in used:
+                used.append(glyph)
+            parts.append((glyph[0], CURSOR_TILE if (row, col) == cursor_tile else "" if glyph[0] == FULL_TILE else MUTED))
         if col0 + fits_cols < grid_cols:
             parts.append((f" … {grid_cols - col0 - fits_cols} more", MUTED))
         lines.append(Content.assemble(*parts))
     if row0 + MAX_TILE_ROWS < grid_rows:
         lines.append(Content.styled(" " * LABEL + f"… {grid_rows - row0 - MAX_TILE_ROWS} more tile rows", MUTED))
-    return lines
+    return lines, sorted(used, key=[*TILE_GLYPHS.values(), HIDDEN_PADDING].index)
 
 
 def _cursor_lines(storage: StorageView, array: np.ndarray, cursor: tuple[int, ...]) -> list[Content]:
