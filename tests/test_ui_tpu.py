@@ -71,6 +71,8 @@ async def test_physical_view_of_a_bf16_value_and_the_element_cursor():
         # 16x32 padded to 16x128: 4 KiB for 1 KiB of values.
         assert "logical 1.0 KiB  physical 4.0 KiB  waste 4.00x" in shown
         assert "2×1 tiles of 8×128" in shown and "last tile column: 32 of 128 columns used" in shown
+        assert [line.strip() for line in shown.splitlines() if line.strip() in ("0  █░", "1  █░")] == ["0  █░", "1  █░"]
+        assert "█░ padding columns right" in shown
         assert "cursor    [0, 0]" in shown  # the physical view shows the cursor where it starts
         await press(app, pilot, "shift+down", "shift+down", "shift+down", "shift+right")
         shown = inspector.render_text()
@@ -247,6 +249,7 @@ def test_physical_lines_of_packed_narrow_types_list_every_element_of_the_word():
     assert "consecutive along axis 0, packed by (8,1)" in word
     assert f"byte {location.byte_offset} bit {location.bit_offset}" in next(line for line in shown if line.startswith("cursor"))
     assert "last tile row: 5 of 8 rows used; last tile column: 7 of 128 columns used" in "\n".join(shown)
+    assert "       0  ▀░" in shown and any(line.strip().startswith("▀░ padding rows and columns") for line in shown)
 
     bytes_ = lines(b, np.arange(300, dtype=np.uint8), [0], (299,))
     assert "tiles     (512) over axis 0: 1 tile of 512; last tile column: 300 of 512 columns used" in bytes_
@@ -309,6 +312,6 @@ async def test_hlodbg_open_with_target_tpu_shows_a_shared_programs_bf16_value_ph
         assert f"2 elements share 32-bit word 0: [0, 0] = {texts[0][0]}  [1, 0] = {texts[1][0]}" in mates
         memory = text(app, MemoryPanel)
         peak = hlodbg.load(program).memory("tpu-v5e").devices[0].peak_bytes
-        assert f"peak {format_bytes(peak)} at %5 = stablehlo.multiply in @main" in memory
+        assert f"peak {format_bytes(peak)} at %5 = stablehlo.multiply in @main (mixed_bf16.mlir:9)" in memory
         assert "of 16.0 GiB" in memory and "%3 tensor<16x32xbf16> 4.0 KiB 4.0x {1,0:T(8,128)(2,1)} default" in memory
         assert "│ tpu-v5e │" in text(app, "#status")

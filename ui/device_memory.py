@@ -118,7 +118,10 @@ def memory_view(analysis: MemoryAnalysis, process: Any, device_label: str, ops: 
 
 
 def _location(op: Operation) -> str:
+    """` (model.py:88 (jit(f)/dot))`: where the producer made the op, else its line in the program."""
     text = describe(op.location) if op.location is not None else ""
+    if not text and op.pos is not None:
+        text = f"{op.pos.filename.rsplit('/', 1)[-1]}:{op.pos.line}"
     return f" ({text})" if text else ""
 
 
