@@ -315,3 +315,35 @@ async def test_hlodbg_open_with_target_tpu_shows_a_shared_programs_bf16_value_ph
         assert f"peak {format_bytes(peak)} at %5 = stablehlo.multiply in @main (mixed_bf16.mlir:9)" in memory
         assert "of 16.0 GiB" in memory and "%3 tensor<16x32xbf16> 4.0 KiB 4.0x {1,0:T(8,128)(2,1)} default" in memory
         assert "│ tpu-v5e │" in text(app, "#status")
+
+
+RECURSIVE = """
+func.func @main(%n: tensor<i32>) -> tensor<i32> {
+  %r = func.call @f(%n) : (tensor<i32>) -> tensor<i32>
+  return %r : tensor<i32>
+}
+func.func @f(%n: tensor<i32>) -> tensor<i32> {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %c = stablehlo.compare GT, %n, %zero : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  %r = "stablehlo.if"(%c) ({
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %m = stablehlo.subtract %n, %one : tensor<i32>
+    %x = func.call @f(%m) : (tensor<i32>) -> tensor<i32>
+    stablehlo.return %x : tensor<i32>
+  }, {
+    stablehlo.return %n : tensor<i32>
+  }) : (tensor<i1>) -> tensor<i32>
+  return %r : tensor<i32>
+}
+"""
+
+
+async def test_a_program_whose_memory_cannot_be_counted_says_why_and_still_runs():
+    app = HlodbgApp(hlodbg.load(RECURSIVE), args=[np.array(2, np.int32)], persist=False, backend=backend_for("tpu-v5e"))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        shown = text(app, MemoryPanel)
+        assert "cannot be counted" in shown and "@f calls itself" in shown
+        await press(app, pilot, "c")
+        assert app.screen.state.finished and not app.screen.state.error
+        assert "HBM" not in text(app, "#status") and "tpu-v5e" in text(app, "#status")
