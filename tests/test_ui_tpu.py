@@ -347,3 +347,13 @@ async def test_a_program_whose_memory_cannot_be_counted_says_why_and_still_runs(
         await press(app, pilot, "c")
         assert app.screen.state.finished and not app.screen.state.error
         assert "HBM" not in text(app, "#status") and "tpu-v5e" in text(app, "#status")
+
+
+def test_a_layout_the_shape_cannot_take_is_said_in_the_physical_view():
+    from hlodbg.ui.state import StorageView
+    from hlodbg.ui.widgets.physical_view import physical_lines
+
+    # (3,1) inside (8,128) tiles would pad the 8 rows again: XLA's sizes assume it never does.
+    storage = StorageView("tpu-v5e", Layout.parse("{1,0:T(8,128)(3,1)}"), "given", (8, 128), np.dtype(np.float32), 4096, 4096)
+    shown = [line.plain for line in physical_lines(storage, np.zeros((8, 128), np.float32), [0, 1], (0, 0), 100)]
+    assert len(shown) == 1 and shown[0].startswith("physical  f32[8,128]: ") and "tile (3,1) pads the shape" in shown[0]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import ast
 import asyncio
-from dataclasses import replace
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 

@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerState
 
 from hlodbg.engine.ir.dtypes import Token, compute_dtype, is_float_dtype, widen
 from hlodbg.engine.debug.summary import ValueSummary, summarize
+from hlodbg.engine.machine.layout import LayoutError
 from hlodbg.ui.state import ValueView
 
 from .physical_view import physical_lines
@@ -513,7 +514,10 @@ class TensorInspector(Widget, can_focus=False):
         found = [(cursor, CURSOR)]
         storage = entry.view.storage
         if self.physical and storage is not None:
-            found += [(mate, WORD_MATE) for mate in storage.layout.locate(cursor, storage.shape, storage.dtype).word_mates]
+            try:
+                found += [(mate, WORD_MATE) for mate in storage.layout.locate(cursor, storage.shape, storage.dtype).word_mates]
+            except LayoutError:
+                pass  # the physical view says what is wrong with the layout
         marks = {}
         for index, style in found:
             if all(index[a] == entry.fixed[a] for a in range(len(index)) if a not in axes):

@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 import numpy as np
 from textual.content import Content
 
-from hlodbg.engine.machine.layout import COMBINE, format_shape
+from hlodbg.engine.machine.layout import COMBINE, LayoutError, format_shape
 from hlodbg.engine.machine.memory import format_bytes
 from hlodbg.ui.state import StorageView
 
@@ -35,6 +35,7 @@ TILE_GLYPHS = {
 HIDDEN_PADDING = ("▒▒", "padded along a dim not shown")
 CURSOR_TILE = "bold reverse $text-accent"
 WASTE = "bold $text-warning"
+ERROR = "bold $text-error"
 MAX_TILE_ROWS = 4  # lines of the tile grid at most (a window around the cursor's tile)
 LABEL = 10  # width of the line labels ("physical  ")
 
@@ -52,11 +53,14 @@ def physical_lines(storage: Optional[StorageView], array: Optional[np.ndarray], 
     if storage is None:
         return [_line("physical", "this value has no buffer of its own (a token, a tuple, or a body's "
                                   "values run on whole arrays)", MUTED)]
-    lines = [_shape_line(storage), _bytes_line(storage)]
-    if cursor is not None and array is not None and array.size:  # first: a small pane shows it still
-        lines += _cursor_lines(storage, array, cursor)
-    if storage.tiled:
-        lines += _tile_lines(storage, axes, cursor, width)
+    try:
+        lines = [_shape_line(storage), _bytes_line(storage)]
+        if cursor is not None and array is not None and array.size:  # first: a small pane shows it still
+            lines += _cursor_lines(storage, array, cursor)
+        if storage.tiled:
+            lines += _tile_lines(storage, axes, cursor, width)
+    except LayoutError as e:  # a layout the program gave that this shape cannot take: said, not raised
+        lines = [_line("physical", f"{format_shape(storage.dtype, storage.shape)}: {e}", ERROR)]
     return lines
 
 
