@@ -186,6 +186,9 @@ async def test_overlay_padding_recolours_the_graph():
         assert marks[z_node][2] == f"×{physical / logical:.1f}"
         await type_command(app, pilot, "overlay none")
         assert canvas.overlay == {}
+        await type_command(app, pilot, "export padded.svg --overlay padding")
+        svg = Path("padded.svg").read_text()  # the working directory is the test's own
+        assert "padding waste on tpu-v5e" in svg and f"×{physical / logical:.1f}" in svg
 
 
 def test_export_padding_overlay_colours_ops_by_waste(tmp_path):
