@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import sys
 
-OVERLAYS = ("nan", "range", "divergence")
+OVERLAYS = ("nan", "range", "divergence", "padding")
 
 
 def add_parser(sub) -> None:
@@ -22,7 +22,8 @@ def add_parser(sub) -> None:
     export.add_argument("--focus", metavar="%N", help="only the neighbourhood of this op or argument (%%12, @fn:%%12)")
     export.add_argument("--radius", type=int, default=2, metavar="K", help="hops around --focus (default: 2)")
     export.add_argument("--values", metavar="IN.npz", help="run the program on these arguments (arg0, arg1, ...) and put value summaries in the tooltips")
-    export.add_argument("--overlay", choices=OVERLAYS, help="colour ops by NaN/Inf in their values, by magnitude (range), or by difference from an --against run")
+    export.add_argument("--overlay", choices=OVERLAYS, help="colour ops by NaN/Inf in their values, by magnitude (range), by difference from an --against run, "
+                        "or by how much the --target's layouts pad their results (padding: physical / logical bytes; no run)")
     export.add_argument("--against", metavar="TARGET|REF.npz", help="for --overlay divergence: another target "
                         "(e.g. tpu-v5e: the same arguments run there) or the arguments of a reference run")
     export.add_argument("--seed", type=int, default=0, help="seed for arguments --values does not give (default: 0)")
@@ -72,6 +73,10 @@ def _overlay(program, view, args):
     from hlodbg.cli_target import backend_from_args
 
     backend = backend_from_args(args)
+    if args.overlay == "padding":  # from the types and layouts alone: nothing runs
+        if args.values:
+            raise ExecutionError("--overlay padding comes from the layouts, not from a run: drop --values")
+        return overlays.padding_overlay(view, backend)
     session = _finished_session(program, args.entry, args.values, args.seed, backend)
     try:
         statistics = session.op_statistics()

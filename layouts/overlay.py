@@ -260,6 +260,67 @@ def target_divergence_overlay(view, report) -> Overlay:
     legend.append(LegendEntry("not run / not compared", NOT_RUN))
     return _apply(view, marks, tooltips, Overlay(f"max relative divergence, {pair}", legend=legend))
 
+PADDING = (("1x: no padding", "#dcefdc", 1.0), ("< 1.5x", "#eef6d5", 1.5), ("< 2x", "#fff0b3", 2.0),
+           ("< 4x", "#ffc97a", 4.0), ("< 16x", "#ff9c9c", 16.0), ("≥ 16x", "#e8504a", float("inf")))
+
+
+def padding_level(waste: float) -> int:
+    """The PADDING row of a waste factor (physical / logical bytes)."""
+    if waste <= 1.0:
+        return 0
+    return next(level for level, (_, _, below) in enumerate(PADDING) if level and waste < below)
+
+
+def op_padding(op, backend) -> "tuple[int, int, list[str]] | None":
+    """(logical, physical bytes, a line per result) of `op`'s static tensor results on `backend`
+    (prepared for the op's module), or None when it has none."""
+    from hlodbg.engine.ir.types import TensorType
+
+    logical = physical = 0
+    lines = []
+    for result in op.results:
+        type_ = result.type
+        if not isinstance(type_, TensorType) or not type_.is_static:
+            continue
+        low, high = backend.buffer_bytes(result)
+        logical, physical = logical + low, physical + high
+        layout_for = getattr(backend, "layout_for", None)
+        layout = ""
+        if layout_for is not None:
+            assigned = layout_for(result)
+            layout = f" {assigned.layout} ({assigned.source})"
+        lines.append(f"{result.name or 'result'}: {type_}{layout}: {low:,} B logical, {high:,} B physical")
+    return (logical, physical, lines) if lines else None
+
+
+def padding_marks(module, backend) -> dict:
+    """op -> (level, fill, badge, tooltip lines): how much the layouts of its results pad them on
+    `backend` (the CPU never pads: every op is 1x). Shared by the SVG overlay and the terminal's."""
+    backend.prepare(module)
+    marks = {}
+    for op in module.walk():
+        found = op_padding(op, backend)
+        if found is None:
+            continue
+        logical, physical, lines = found
+        waste = physical / logical if logical else 1.0
+        level = padding_level(waste)
+        badge = f"×{waste:.1f}" if level else ""
+        marks[op] = (level, PADDING[level][1], badge, [f"padding waste {waste:.2f}x on {backend.describe()}", *lines])
+    return marks
+
+
+def padding_overlay(view, backend) -> Overlay:
+    """Colour each op by the waste factor of its results' buffers on `backend` (physical bytes in
+    its layouts / logical bytes): where a TPU's tiles pad an array (an f32[N,3] to [N,128]: 43x)."""
+    marks: dict[int, _Mark] = {}
+    tooltips: dict[int, list[str]] = {}
+    for op, (level, fill, badge, lines) in padding_marks(view.module, backend).items():
+        marks[id(op)] = _Mark(level + 1, fill, badge)
+        tooltips[id(op)] = lines
+    legend = [LegendEntry(label, fill) for label, fill, _ in PADDING]
+    return _apply(view, marks, tooltips, Overlay(f"padding waste on {backend.describe()} (physical / logical bytes)", legend=legend))
+
 
 def summary_tooltips(view, statistics: dict) -> Overlay:
     """No colours: value summaries in the tooltips only (`--values` without `--overlay`)."""
@@ -272,4 +333,5 @@ def summary_tooltips(view, statistics: dict) -> Overlay:
     return overlay
 
 
-__all__ += ["nan_overlay", "range_overlay", "divergence_overlay", "target_divergence_overlay", "summary_tooltips"]
+__all__ += ["nan_overlay", "range_overlay", "divergence_overlay", "target_divergence_overlay", "padding_marks",
+            "padding_overlay", "summary_tooltips"]

@@ -29,7 +29,8 @@ HELP = """commands (abbreviations in brackets):
   print EXPR [p]             numpy over values: %5, %5[0, :3], abs(%x).max(), iteration
   goto N | goto %12          jump to event N, or to the last (else next) run of the op making %12
   step | next | finish | continue | back | restart   [s n f c] the same moves as the keys
-  export FILE.svg [--overlay nan|range] [--collapse calls|regions|none]   the graph, coloured by this run
+  export FILE.svg [--overlay nan|range|padding] [--collapse calls|regions|none]   the graph, coloured by this run
+  overlay padding | overlay none   colour the graph's ops by how much their results' layouts pad them
   search TEXT [/TEXT]        ops by name, kind or location; again for the next match
   note                       the full note of a replayed or vectorised body's frame
   help"""
@@ -42,6 +43,7 @@ class CommandResult:
     select: Optional[Operation] = None
     breakpoints_changed: bool = False
     error: bool = False
+    overlay: Optional[dict] = None  # graph node -> (level, fill, badge) to colour the graph with; {} clears it
 
 
 def format_value(value: Any, limit: int = 2000) -> str:
@@ -78,6 +80,7 @@ class CommandRunner:
             "b": self.cmd_break, "break": self.cmd_break, "delete": self.cmd_delete, "d": self.cmd_delete,
             "disable": self.cmd_disable, "enable": self.cmd_enable, "watch": self.cmd_watch, "unwatch": self.cmd_unwatch,
             "p": self.cmd_print, "print": self.cmd_print, "goto": self.cmd_goto, "export": self.cmd_export,
+            "overlay": self.cmd_overlay,
             "note": lambda r: CommandResult(self.controller.notes() or "no frame here has a note"),
             "search": lambda r: self.search(r), "device": self.cmd_device, "help": lambda r: CommandResult(HELP), "h": lambda r: CommandResult(HELP),
             "s": lambda r: self.move("step_in"), "step": lambda r: self.move("step_in"),
@@ -193,8 +196,22 @@ class CommandRunner:
             elif flag == "--collapse" and options:
                 collapse = options.pop(0)
             else:
-                raise CommandError(f"unknown export option '{flag}' (--overlay nan|range, --collapse calls|regions|none)")
+                raise CommandError(f"unknown export option '{flag}' (--overlay nan|range|padding, --collapse calls|regions|none)")
         return CommandResult(self.controller.export(path, overlay, collapse, self.program_name))
+
+    def cmd_overlay(self, rest: str) -> CommandResult:
+        if rest == "none":
+            return CommandResult("graph overlay off", overlay={})
+        if rest != "padding":
+            raise CommandError("overlay takes padding (waste of the results' layouts per op) or none")
+        marks = self.controller.padding_marks()
+        worst = max((level for level, _, _ in marks.values()), default=0)
+        from hlodbg.layouts.overlay import PADDING
+
+        legend = "  ".join(f"{label}" for label, _, _ in PADDING[:worst + 1])
+        target = self.controller.target_name
+        return CommandResult(f"graph coloured by padding waste on {target} (physical / logical bytes): {legend}; "
+                             f"worst {PADDING[worst][0]}; :overlay none clears it", overlay=marks)
 
     def search(self, text: str) -> CommandResult:
         query, matches, index = self._search

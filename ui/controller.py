@@ -19,18 +19,20 @@ import numpy as np
 from hlodbg.engine.debug.stops import op_label
 from hlodbg.engine.debug.summary import summarize
 from hlodbg.engine.debug.target import DebugTarget
-from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.dtypes import Token
 from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import is_collective
+from hlodbg.engine.machine.memory import format_bytes
 from hlodbg.engine.machine.process import ProcessId
 from hlodbg.layouts import overlay as overlays
 from hlodbg.layouts.export import export_graph, graph_view
 from hlodbg.layouts.graph import DataflowGraph, GraphError
 from hlodbg.layouts.labels import op_title
 
+from .device_memory import bytes_in_use, memory_analysis, memory_view, site_ops, storage_of
 from .state import DebugState, FrameView, GridCellView, ValueView
 from .widgets.tensor_text import format_cells
 
@@ -49,6 +51,24 @@ class SessionController:
         self.graph = graph
         self.running = False
         self._index: dict[int, tuple[object, int, dict]] = {}  # id(trace) -> (trace, events indexed, op -> ids)
+        self.memory = None  # the run's static memory profile, once compute_memory() has run
+        self.memory_error = ""
+
+    @property
+    def target_name(self) -> str:
+        """The machine the devices run on: `cpu`, `tpu-v5e`."""
+        return self.session.backend.describe()
+
+    def compute_memory(self):
+        """Work out the memory profile of the run on every device (static; a worker thread calls
+        this, as a big program takes a while). Afterwards every state() carries the memory pane's
+        figures at its op; the error, if the program's memory cannot be counted, is kept instead."""
+        if self.memory is None and not self.memory_error:
+            try:
+                self.memory = memory_analysis(self.target)
+            except (HlodbgError, ValueError) as e:
+                self.memory_error = e.render() if isinstance(e, HlodbgError) else str(e)
+        return self.memory
 
     @property
     def session(self):
@@ -97,7 +117,7 @@ class SessionController:
         operands = []
         if op is not None and position < len(session.trace):
             for i, value in enumerate(session.operands()):
-                operands.append(self._view(_operand_label(i, op.operands[i]), op.operands[i].type, value))
+                operands.append(self._view(_operand_label(i, op.operands[i]), op.operands[i], value))
         results = self.results_before(position)
         changed = frozenset()
         if before is not None and position > before:
@@ -111,7 +131,13 @@ class SessionController:
         state = DebugState(position, len(session.trace), session.finished, op, frames, operands, results, changed,
                            session.note or message, error, session.memory_used, session.memory_budget, reason,
                            breakpoints=self.target.breakpoints, watches=self.target.watches(),
-                           device=self.target.describe_focus())
+                           device=self.target.describe_focus(), target=self.target_name)
+        if self.memory is not None:
+            process = session.process
+            label = f"device {self.target.device_id(process)}"
+            if self.target.multi_device:
+                label += f" (replica {process.replica_id}, partition {process.partition_id})"
+            state.memory = memory_view(self.memory, process, label, site_ops(session.stack), session.finished)
         if stop is not None and stop.reason == "breakpoint":
             self._add_caught(state, stop)
         if self.target.multi_device:
@@ -134,7 +160,7 @@ class SessionController:
                     for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
         state.caught_title = "\n".join([f"caught {op_label(op)}{where} (breakpoint {hit.breakpoint.describe()}){following}", *operands])
         state.caught_values = self.event_values(hit.event, "caught") + [
-            self._view(_operand_label(i, operand), operand.type, value)
+            self._view(_operand_label(i, operand), operand, value)
             for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
 
     # --- the devices ------------------------------------------------------------------------------
@@ -156,13 +182,23 @@ class SessionController:
                 session.position, op_title(session.op) if session.op is not None else "finished",
                 _brief(dv.inputs) if dv is not None else "", _brief(dv.outputs) if dv is not None else "",
                 dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None,
-                waiting[process], " ".join(f"{axis}={index}" for axis, index in grid.mesh_coordinates(device))))
+                waiting[process], " ".join(f"{axis}={index}" for axis, index in grid.mesh_coordinates(device)),
+                self._device_memory_text(process, session)))
         state.grid = cells
         state.grid_shape = grid.grid_shape()
         state.grid_title = op_label(shown) if shown is not None else ""
         state.grid_op = shown
         if grid.error is not None:
             state.error = state.error or grid.error.render()
+
+    def _device_memory_text(self, process: ProcessId, session) -> str:
+        """`HBM 1.2 MiB` (`mem` on the CPU): what the device holds at its op, once profiled."""
+        if self.memory is None:
+            return ""
+        used = bytes_in_use(self.memory.device(process), site_ops(session.stack))
+        if used is None:
+            return ""
+        return f"{'HBM' if getattr(session.backend, 'generation', None) is not None else 'mem'} {format_bytes(used)}"
 
     def _last_completed(self, position: int) -> Optional[int]:
         """The op instance with results that finished last before `position`."""
@@ -194,8 +230,9 @@ class SessionController:
         title = f"device {device} (replica {process.replica_id}, partition {process.partition_id}): {op_label(op)}"
         if dv.event is None:
             return title + ": not run yet", []
-        views = [self._view(f"{r.name or f'result {k}'}@{device}", r.type, v) for k, (r, v) in enumerate(zip(op.results, dv.outputs))]
-        views += [self._view(f"{_operand_label(i, o)}@{device}", o.type, v) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
+        backend = grid.sessions[process].backend
+        views = [self._view(f"{r.name or f'result {k}'}@{device}", r, v, backend=backend) for k, (r, v) in enumerate(zip(op.results, dv.outputs))]
+        views += [self._view(f"{_operand_label(i, o)}@{device}", o, v, backend=backend) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
         return title, views
 
     def results_before(self, position: int) -> list[ValueView]:
@@ -230,7 +267,9 @@ class SessionController:
         for k, value in enumerate(results):
             name = returned.operands[k].name if returned is not None and k < len(returned.operands) else ""
             label = f"result {k}" + (f" ({name})" if name else "")
-            views.append(self._view(label, types[k] if k < len(types) else "", value, where="the program's result"))
+            returned_value = returned.operands[k] if returned is not None and k < len(returned.operands) else None
+            views.append(self._view(label, returned_value if returned_value is not None else types[k] if k < len(types) else "",
+                                    value, where="the program's result"))
         return views
 
     def event_values(self, e: int, why: str = "") -> list[ValueView]:
@@ -243,7 +282,7 @@ class SessionController:
             where = f"event {e}" + (f", iteration {event.iteration}" if event.iteration is not None else "") + (f" ({why})" if why else "")
             name = (op.results[k].name if k < len(op.results) else "") or f"result {k}"  # body ops printed short have no names
             prior = previous[k] if previous is not None and k < len(previous) else None
-            views.append(self._view(name, op.results[k].type, value, session.summary(e, k), prior, where))
+            views.append(self._view(name, op.results[k], value, session.summary(e, k), prior, where))
         return views
 
     def events_of(self, op: Operation) -> list[int]:
@@ -314,23 +353,45 @@ class SessionController:
             chosen = overlays.nan_overlay(view, self.session.op_statistics())
         elif overlay == "range":
             chosen = overlays.range_overlay(view, self.session.op_statistics())
+        elif overlay == "padding":
+            chosen = overlays.padding_overlay(view, self._static_backend())
         elif overlay is not None:
-            raise CommandError(f"--overlay must be nan or range, not '{overlay}'")
+            raise CommandError(f"--overlay must be nan, range or padding, not '{overlay}'")
         try:
             report = export_graph(view, path, overlay=chosen, title=f"{title} at op {self.session.position}")
         except OSError as e:
             raise CommandError(f"cannot write {path}: {e.strerror or e}") from None
         return f"wrote {report.path}: {report.nodes} nodes, {report.edges} edges ({report.seconds:.2f} s)"
 
+    def _static_backend(self):
+        """A backend instance of the target's kind for static questions (layouts), prepared apart
+        from the one the focused device is running with."""
+        backend = self.session.backend.for_device(self.session.process)
+        backend.prepare(self.target.module)
+        return backend
+
+    def padding_marks(self) -> dict:
+        """node of the graph -> (level, fill, badge) of the padding overlay (`:overlay padding`)."""
+        marks = overlays.padding_marks(self.target.module, self._static_backend())
+        if self.graph is None:
+            return {}
+        return {node: (level, fill, badge) for op, (level, fill, badge, _) in marks.items()
+                for node in self.graph.nodes_of(op)}
+
     def notes(self) -> str:
         """The full notes of the frames on the stack (`:note`): why a body's values hold whole arrays."""
         return "\n".join(f"{replace(info, note='').frame_text()}: {info.note}" for info in self.session.stack if info.note)
 
-    @staticmethod
-    def _view(label: str, type_: Any, value: Any, summary=None, previous=None, where: str = "") -> ValueView:
+    def _view(self, label: str, ir_value: Any, value: Any, summary=None, previous=None, where: str = "",
+              backend=None) -> ValueView:
+        """A value for the inspector; `ir_value` is its SSA Value (or only its type, for a value
+        the program text does not name), whose layout on the device (`backend`, by default the
+        focused one's) the physical view shows."""
         if summary is None and value is not None and not isinstance(value, Token):
             summary = summarize(value)
-        return ValueView(label, _type_text(type_, value), value, summary, previous, where)
+        type_ = ir_value.type if isinstance(ir_value, Value) else ir_value
+        storage = storage_of(backend or self.session.backend, ir_value, value)
+        return ValueView(label, _type_text(type_, value), value, summary, previous, where, storage)
 
 
 def _operand_label(i: int, operand) -> str:

@@ -79,6 +79,12 @@ INSPECTOR_BINDINGS = [
     _b("pageup", "scroll_slice(-10, 0)", "scroll the slice up", "slice_up"),
     _b("greater_than_sign", "scroll_slice(0, 4)", "scroll the slice right", "slice_right"),
     _b("less_than_sign", "scroll_slice(0, -4)", "scroll the slice left", "slice_left"),
+    _b("shift+up", "move_cursor(-1, 0)", "element cursor up", "cursor_up"),
+    _b("shift+down", "move_cursor(1, 0)", "element cursor down", "cursor_down"),
+    _b("shift+left", "move_cursor(0, -1)", "element cursor left", "cursor_left"),
+    _b("shift+right", "move_cursor(0, 1)", "element cursor right", "cursor_right"),
+    _b("p", "inspector('toggle_physical')", "physical view: layout, tiles, where the cursor's element lives", "physical", True),
+    _b("m", "toggle_memory", "memory pane: live buffers, peak, HBM of the focused device", "memory", True),
 ]
 BINDING_GROUPS = (("run", RUN_BINDINGS), ("graph", GRAPH_BINDINGS), ("values", INSPECTOR_BINDINGS))
 DEBUGGER_BINDINGS = [binding for _, group in BINDING_GROUPS for binding in group]

@@ -14,6 +14,29 @@ from hlodbg.engine.debug.summary import ValueSummary
 
 
 @dataclass(frozen=True)
+class StorageView:
+    """How the device holds a value: its layout (a TPU's tiled one, or row-major on the CPU), where
+    that layout came from and the bytes it takes. Built in the session thread, read by the
+    inspector's physical view."""
+
+    target: str  # "tpu-v5e", "cpu"
+    layout: Any  # hlodbg.engine.machine.layout.Layout
+    source: str  # "given", "option", "default" (inferred by hlodbg: approximate), "" on the CPU
+    shape: tuple[int, ...]
+    dtype: Any  # numpy dtype
+    logical_bytes: int
+    physical_bytes: int
+
+    @property
+    def tiled(self) -> bool:
+        return bool(self.layout.tiles)
+
+    @property
+    def waste(self) -> float:
+        return self.physical_bytes / self.logical_bytes if self.logical_bytes else 1.0
+
+
+@dataclass(frozen=True)
 class ValueView:
     """One value for the tensor inspector."""
 
@@ -23,6 +46,7 @@ class ValueView:
     summary: Optional[ValueSummary] = None
     previous: Any = None  # the same value one loop iteration earlier, when there is one
     where: str = ""  # e.g. "event 41, iteration 3 of while %r"
+    storage: Optional[StorageView] = None  # the device's layout of it (a static tensor of the program)
 
 
 @dataclass(frozen=True)
@@ -59,6 +83,32 @@ class GridCellView:
     receives_from: Optional[int] = None
     waiting: bool = False  # at a collective its group has not all reached
     coordinates: str = ""  # where it sits on the Shardy mesh: "x=1 y=0"
+    memory: str = ""  # device memory in use at its op ("HBM 1.2 MiB"), once the memory profile is ready
+
+
+@dataclass(frozen=True)
+class BufferView:
+    name: str  # "%3", "@_where:%3" in a callee
+    type_text: str
+    layout: str  # "{1,0:T(8,128)} default", "" on the CPU
+    logical_bytes: int
+    physical_bytes: int
+
+
+@dataclass(frozen=True)
+class MemoryView:
+    """The focused device's memory at the current op (engine/run/memory_profile.py's profile)."""
+
+    device: str  # "device 0", "device 3 (replica 1, partition 1)" on a grid
+    target: str
+    in_use: int  # physical bytes live now
+    logical: int  # their logical bytes
+    capacity: Optional[int]  # the device's memory (a TPU's HBM; this machine's RAM on the CPU)
+    capacity_label: str  # "16 GiB HBM of tpu-v5e"
+    peak: int
+    peak_where: str  # "%3 = stablehlo.select in @_where (gpt_tiny.mlir:266)"
+    buffers: list[BufferView] = field(default_factory=list)  # live now, largest first
+    where: str = ""  # the op the figures are at
 
 
 @dataclass
@@ -88,6 +138,8 @@ class DebugState:
     caught_op: Optional[Operation] = None
     caught_title: str = ""
     caught_values: list[ValueView] = field(default_factory=list)
+    target: str = ""  # the machine every device runs on: "cpu", "tpu-v5e"
+    memory: Optional[MemoryView] = None  # once the memory profile is computed (a worker does it)
 
 
-__all__ = ["ValueView", "FrameView", "GridCellView", "DebugState", "short_note"]
+__all__ = ["BufferView", "MemoryView", "StorageView", "ValueView", "FrameView", "GridCellView", "DebugState", "short_note"]

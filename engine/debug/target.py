@@ -149,7 +149,7 @@ class TargetBase:
     def describe_focus(self) -> str:
         """For a status bar: which device is in focus and how the others move."""
         if not self.multi_device:
-            return "cpu"
+            return self.session.backend.describe()  # one device: the machine it is ("cpu", "tpu-v5e")
         process = self.focus
         mode = "lock-step" if self.lockstep else "alone"
         return (f"device {self.device_id(process)} of {len(self.processes)} "

@@ -77,6 +77,11 @@ class Layout:
     def __repr__(self) -> str:
         return f"Layout({layout_text(self)!r})"
 
+    @staticmethod
+    def row_major(rank: int) -> "Layout":
+        """`{rank-1,...,1,0}` without tiles: XLA's default layout, a host copy's and the CPU's."""
+        return Layout(tuple(range(rank - 1, -1, -1)))
+
     def check_fields(self) -> None:
         """What can be checked without a shape: tile sizes, L, E, S."""
         for tile in self.tiles:

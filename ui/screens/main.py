@@ -7,7 +7,9 @@ DebugState snapshot updates every pane.
 from __future__ import annotations
 
 import ast
+import asyncio
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -32,6 +34,7 @@ from ..state import DebugState, short_note
 from ..widgets.graph_canvas import GraphCanvas
 from ..widgets.grid_view import GridView
 from ..widgets.inspector import TensorInspector
+from ..widgets.memory_pane import MemoryPanel
 from ..widgets.panels import BreakpointsPanel, CommandLine, FramesPanel, StatusBar
 from ..widgets.source_view import SourceView
 from .help import HelpScreen
@@ -77,6 +80,7 @@ class MainScreen(Screen):
             if self.controller.target.multi_device:
                 yield GridView(id="grid")
             with SidePanel(id="side"):
+                yield MemoryPanel(id="memory")
                 yield FramesPanel(id="frames")
                 yield BreakpointsPanel(id="breakpoints")
         yield ConsoleLog(id="console", wrap=True, markup=False, max_lines=500)
@@ -87,7 +91,10 @@ class MainScreen(Screen):
         self.query_one("#graph").border_title = "graph"
         self.query_one("#source").border_title = self.program.name
         self.query_one("#inspector").border_title = "values"
-        self.query_one("#side").border_title = "frames · breakpoints · watches"
+        self.query_one(MemoryPanel).display = False
+        if self.controller.target_name != "cpu":  # a TPU's memory is what its users come to see
+            self.action_toggle_memory()
+        self._side_title()
         self.log_line(f"{self.program.name}: {self.program.op_count} ops in {len(self.program.functions)} functions. n/s/f step, c continue, ? help, : commands")
         self.start()
 
@@ -173,6 +180,7 @@ class MainScreen(Screen):
         if state.grid:
             self.query_one(GridView).show_cells(state.grid, state.grid_shape, state.grid_title)
         self.query_one(StatusBar).show_state(state, self.total, state.device)
+        self._show_memory(state)
         if state.stop_reason == "breakpoint":
             self.log_line(f"{state.stop_reason}: {state.note}" if state.note else state.stop_reason)
         elif state.note and state.note != self._note:  # said once, in one line, on entering the frame
@@ -334,6 +342,8 @@ class MainScreen(Screen):
         finally:
             self.busy = ""
         self.show_result(result)
+        if result.overlay is not None:
+            self.query_one(GraphCanvas).set_overlay(result.overlay)
         if result.state is not None or result.breakpoints_changed:
             await self._apply(await self.controller.call(self.controller.state))
         if result.select is not None:
@@ -383,6 +393,51 @@ class MainScreen(Screen):
 
     def action_scroll_slice(self, rows: int, cols: int) -> None:
         self.query_one(TensorInspector).scroll_slice(rows, cols)
+
+    def action_move_cursor(self, rows: int, cols: int) -> None:
+        self.query_one(TensorInspector).move_cursor(rows, cols)
+
+    # --- the memory pane ----------------------------------------------------------------------------
+    def action_toggle_memory(self) -> None:
+        pane = self.query_one(MemoryPanel)
+        pane.display = not pane.display
+        self._side_title()
+        if pane.display:
+            self._show_memory(self.state)
+            if self.controller.memory is None and not self.controller.memory_error:
+                self.compute_memory()
+
+    def _side_title(self) -> None:
+        shown = self.query_one(MemoryPanel).display
+        self.query_one("#side").border_title = ("memory · " if shown else "") + "frames · breakpoints · watches"
+
+    def _show_memory(self, state: Optional[DebugState]) -> None:
+        pane = self.query_one(MemoryPanel)
+        if not pane.display:
+            return
+        error = self.controller.memory_error
+        waiting = f"cannot be counted: {error}" if error else "computing the memory profile…"
+        pane.show_memory(state.memory if state is not None else None, waiting)
+
+    @work(group="memory", exclusive=True)
+    async def compute_memory(self) -> None:
+        """The run's memory profile, once, off the UI and session threads; then every pane that
+        shows memory (this one, the grid's cells, the status bar) gets its figures."""
+        await asyncio.to_thread(self.controller.compute_memory)
+        if self.controller.memory_error or self.state is None:
+            self._show_memory(self.state)
+            return
+        # Only the memory figures of the state shown: a full redraw would drop what the last move
+        # said (its stop, the values a breakpoint caught).
+        fresh = await self.controller.call(self.controller.state)
+        state = self.state
+        state.memory = fresh.memory
+        by_device = {cell.device: cell.memory for cell in fresh.grid}
+        state.grid = [replace(cell, memory=by_device.get(cell.device, cell.memory)) for cell in state.grid]
+        if state.grid:
+            self.query_one(GridView).show_cells(state.grid, state.grid_shape, state.grid_title)
+        self.query_one(StatusBar).show_state(state, self.total, state.device)
+        self._show_memory(state)
 
     # --- other ------------------------------------------------------------------------------------
     def action_help(self) -> None:

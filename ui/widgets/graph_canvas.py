@@ -112,6 +112,7 @@ class GraphCanvas(ScrollView, can_focus=False):
         self._selected: Optional[str] = None
         self._breakpoints: set[str] = set()
         self._changed: set[str] = set()
+        self._overlay: dict[str, tuple] = {}  # node -> (level, fill, badge): `:overlay padding`
         self._error: Optional[str] = None
         self._note: Optional[str] = None  # why the scene shown is not the one asked for (too big)
         self._pending: Optional[SceneRequest] = None
@@ -178,6 +179,16 @@ class GraphCanvas(ScrollView, can_focus=False):
     def set_changed(self, ops) -> None:
         self._changed = {node for op in ops for node in self.graph.nodes_of(op)}
         self._touch()
+
+    def set_overlay(self, marks: dict) -> None:
+        """Colour nodes: node -> (level, fill colour, badge); a folded box takes its worst node's.
+        Empty: no overlay."""
+        self._overlay = dict(marks)
+        self._touch()
+
+    @property
+    def overlay(self) -> dict:
+        return self._overlay
 
     def select(self, node_or_op: Union[str, Operation, None]) -> Optional[str]:
         """Select a node (or an op's first node) and scroll it into view; returns the node.
@@ -542,6 +553,11 @@ class GraphCanvas(ScrollView, can_focus=False):
         selected = self._selected if self._selected in scene.boxes else None
         changed = self._boxes_for(self._changed, scene)
         breakpoints = self._boxes_for(self._breakpoints, scene)
+        fills: dict[str, tuple] = {}
+        for node, mark in self._overlay.items():
+            box = self._box_for(node, scene)
+            if box is not None and (box not in fills or mark[0] > fills[box][0]):
+                fills[box] = mark
         cache: dict[int, Style] = {}
 
         def style(tag_id: int) -> Style:
@@ -563,6 +579,8 @@ class GraphCanvas(ScrollView, can_focus=False):
                 node = tag[1]
                 box = scene.boxes[node]
                 result = base + self._category_style(box.category)
+                if node in fills:
+                    result += Style(color="black", bgcolor=fills[node][1])
                 if node in breakpoints and box.height == 1:
                     result += self._style("graph-canvas--breakpoint")
                 if node in changed:

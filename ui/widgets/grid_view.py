@@ -105,6 +105,8 @@ class GridView(ScrollableContainer, can_focus=False):
         """The lines inside a cell, each at most the inner width (long values wrap)."""
         inner = self._cell_width - 4
         lines = [Text(f"@ {cell.position}: {cell.op_text}", style="dim")]
+        if cell.memory:  # what the device holds at its op (the memory profile's)
+            lines.append(Text(cell.memory, style="cyan"))
         if cell.waiting:
             lines.append(Text("⏸ waits for its group", style="bold yellow"))
         if cell.group:

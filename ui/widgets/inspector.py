@@ -27,8 +27,10 @@ from textual.worker import Worker, WorkerState
 
 from hlodbg.engine.ir.dtypes import Token, compute_dtype, is_float_dtype, widen
 from hlodbg.engine.debug.summary import ValueSummary, summarize
+from hlodbg.engine.machine.layout import LayoutError
 from hlodbg.ui.state import ValueView
 
+from .physical_view import physical_lines
 from .tensor_text import MUTED, as_tensor, format_float, changed_mask, count_changed, element_count, element_type_text, format_cells, histogram_line, split_tuple_type
 
 SUMMARY_IN_THREAD = 1 << 20  # larger values are summarized in a worker thread (16M f32: ~0.2 s)
@@ -41,6 +43,8 @@ WHEEL_STEPS = {events.MouseScrollDown: (3, 0), events.MouseScrollUp: (-3, 0),
 NON_FINITE = "bold $text-error"
 CHANGED = "bold $text-warning"
 SELECTED = "bold reverse $text-accent"
+CURSOR = "bold reverse"
+WORD_MATE = "underline $text-accent"
 
 
 @dataclass
@@ -64,6 +68,10 @@ class _Entry:
     summarizing: bool = False
     histogram: Optional[tuple[int, Content]] = None  # (the width it was drawn for, the line)
     changed: Optional[int] = None
+    cursor_row: int = 0  # the element cursor, in the slice shown (a vector's: cursor_col)
+    cursor_col: int = 0
+    cursor_shown: bool = False  # once moved (or in the physical view)
+    row_lines: tuple[int, list] = (0, [])  # where the table's rows start and its columns' (x0, x1, column)
 
     def __post_init__(self) -> None:
         self.summary = self.view.summary
@@ -80,6 +88,21 @@ class _Entry:
         free = self.free_axes() if self.array is not None and self.array.ndim > 2 else []
         if self.fixed_axis not in free:
             self.fixed_axis = free[0] if free else None
+
+    def shown_axes(self) -> list[int]:
+        """The axes of the slice shown: (rows, columns), one for a vector, none for a scalar."""
+        ndim = self.array.ndim
+        return [self.row_axis, self.col_axis] if ndim >= 2 else [0] if ndim == 1 else []
+
+    def cursor_index(self) -> tuple[int, ...]:
+        """The logical index under the element cursor (the fixed index along the other axes)."""
+        index = list(self.fixed)
+        axes = self.shown_axes()
+        if len(axes) == 2:
+            index[axes[0]], index[axes[1]] = self.cursor_row, self.cursor_col
+        elif axes:
+            index[0] = self.cursor_col
+        return tuple(index)
 
     def previous_array(self) -> Optional[np.ndarray]:
         previous = as_tensor(self.view.previous)
@@ -121,6 +144,10 @@ class _SliceView(Static):
 
     on_mouse_scroll_down = on_mouse_scroll_up = on_mouse_scroll_right = on_mouse_scroll_left = _wheel
 
+    def on_click(self, event: events.Click) -> None:
+        if self.inspector.cursor_at(event.x, event.y):
+            event.stop()
+
 
 class _Scroll(VerticalScroll, can_focus=False):
     pass
@@ -145,6 +172,7 @@ class TensorInspector(Widget, can_focus=False):
         self._body = Static(classes="inspector-body", markup=False)
         self._slice = _SliceView(self, classes="inspector-slice", markup=False)
         self._texts = ("", "", "")
+        self.physical = False  # the physical view (layout, tiles, where the cursor's element lives)
 
     def compose(self) -> ComposeResult:
         with _Scroll():
@@ -218,6 +246,47 @@ class TensorInspector(Widget, can_focus=False):
         self._refresh()
         return (entry.row0, entry.col0) != before
 
+    def toggle_physical(self) -> None:
+        """Show how the device holds the value (and the element cursor), or hide it."""
+        self.physical = not self.physical
+        self._refresh()
+
+    def move_cursor(self, d_rows: int, d_cols: int) -> None:
+        """Move the element cursor within the slice; the window follows it."""
+        entry = self._current()
+        if entry is None or entry.array is None or entry.array.ndim == 0 or entry.array.size == 0:
+            return
+        array = entry.array
+        entry.cursor_shown = True
+        if array.ndim == 1:
+            length = array.shape[0]
+            entry.cursor_col = max(0, min(entry.cursor_col + d_cols + d_rows * max(1, entry.cols_shown), length - 1))
+            per_screen = max(1, entry.cols_shown * entry.rows_shown)
+            if not entry.col0 <= entry.cursor_col < entry.col0 + per_screen:
+                entry.col0 = entry.cursor_col - entry.cursor_col % max(1, entry.cols_shown)
+        else:
+            entry.cursor_row = max(0, min(entry.cursor_row + d_rows, array.shape[entry.row_axis] - 1))
+            entry.cursor_col = max(0, min(entry.cursor_col + d_cols, array.shape[entry.col_axis] - 1))
+            entry.row0 = min(entry.row0, entry.cursor_row)
+            entry.row0 = max(entry.row0, entry.cursor_row - entry.rows_shown + 1)
+            entry.col0 = min(entry.col0, entry.cursor_col)
+            entry.col0 = max(entry.col0, entry.cursor_col - entry.cols_shown + 1)
+        self._refresh()
+
+    def cursor_at(self, x: int, y: int) -> bool:
+        """Put the element cursor on the table cell at (x, y) of the table; whether one is there."""
+        entry = self._current()
+        if entry is None or entry.array is None or entry.array.ndim < 2:
+            return False
+        first, columns = entry.row_lines
+        row = entry.row0 + y - first
+        column = next((c for x0, x1, c in columns if x0 <= x < x1), None)
+        if column is None or not entry.row0 <= row < entry.row0 + entry.rows_shown:
+            return False
+        entry.cursor_row, entry.cursor_col, entry.cursor_shown = row, column, True
+        self._refresh()
+        return True
+
     def toggle_diff(self) -> None:
         """Show `value - previous iteration` (changed cells marked) or the value again."""
         entry = self._current()
@@ -260,7 +329,7 @@ class TensorInspector(Widget, can_focus=False):
         else:
             axis = following
         entry.row_axis, entry.col_axis = (axis, other) if rows else (other, axis)
-        entry.row0 = entry.col0 = 0
+        entry.row0 = entry.col0 = entry.cursor_row = entry.cursor_col = 0
         entry._choose_fixed_axis()
         self._refresh()
 
@@ -318,6 +387,8 @@ class TensorInspector(Widget, can_focus=False):
         if isinstance(value, Token):
             return lines + [Content("token")]
         if isinstance(value, tuple):
+            if self.physical:
+                lines += physical_lines(None, None, [], None, self._viewport()[0])
             lines.append(Content(f"tuple of {len(value)} element{'s' * (len(value) != 1)} (next value shows each one)"))
             summary = self._summary(entry)
             if entry.summarizing:
@@ -328,7 +399,7 @@ class TensorInspector(Widget, can_focus=False):
         if entry.array is None:
             return lines + [Content(f"cannot show a value of type {type(value).__name__}")]
         lines.append(self._stats_line(entry))
-        if entry.array.size > 1 and entry.array.dtype != np.bool_:
+        if entry.array.size > 1 and entry.array.dtype != np.bool_ and not self.physical:  # room for the bytes
             width = self._viewport()[0]
             if entry.histogram is None or entry.histogram[0] != width:
                 with np.errstate(all="ignore"):
@@ -336,6 +407,8 @@ class TensorInspector(Widget, can_focus=False):
             lines.append(entry.histogram[1])
         if entry.note:
             lines.append(Content.styled(entry.note, CHANGED))
+        if self.physical:
+            lines += physical_lines(view.storage, entry.array, entry.shown_axes(), entry.cursor_index(), self._viewport()[0])
         return lines
 
     def _summary(self, entry: _Entry) -> Optional[ValueSummary]:
@@ -431,6 +504,26 @@ class TensorInspector(Widget, can_focus=False):
         return [[(text + "*", CHANGED) if moved else (text + " ", "") for text, moved in zip(row, moves)]
                 for row, moves in zip(texts, changed.tolist())]
 
+    def _marks(self, entry: _Entry) -> dict[tuple[int, int], str]:
+        """(row, column) of the slice -> style: the element cursor and, in the physical view, the
+        elements sharing its 32-bit word."""
+        if not (entry.cursor_shown or self.physical) or entry.array.ndim == 0:
+            return {}
+        axes = entry.shown_axes()
+        cursor = entry.cursor_index()
+        found = [(cursor, CURSOR)]
+        storage = entry.view.storage
+        if self.physical and storage is not None:
+            try:
+                found += [(mate, WORD_MATE) for mate in storage.layout.locate(cursor, storage.shape, storage.dtype).word_mates]
+            except LayoutError:
+                pass  # the physical view says what is wrong with the layout
+        marks = {}
+        for index, style in found:
+            if all(index[a] == entry.fixed[a] for a in range(len(index)) if a not in axes):
+                marks[(index[axes[0]], index[axes[1]]) if len(axes) == 2 else (0, index[0])] = style
+        return marks
+
     def _vector_lines(self, entry: _Entry, previous: Optional[np.ndarray], width: int, rows: int) -> list[Content]:
         array = entry.array
         length = array.shape[0]
@@ -444,11 +537,12 @@ class TensorInspector(Widget, can_focus=False):
         cells = cells[:per_line * rows]
         entry.cols_shown, entry.rows_shown = per_line, rows
         last = start + len(cells) - 1
+        marks = self._marks(entry)
         lines = [Content(f"elements {start}-{last} of {length}  ({per_line} per line)")]
         for offset in range(0, len(cells), per_line):
             parts: list = [(str(start + offset).rjust(label_width) + ":", MUTED)]
-            for text, style in cells[offset:offset + per_line]:
-                parts.extend([" ", (text.rjust(cell_width), style)])
+            for k, (text, style) in enumerate(cells[offset:offset + per_line]):
+                parts.extend([" ", (text.rjust(cell_width), marks.get((0, start + offset + k), style))])
             lines.append(Content.assemble(*parts))
         return lines
 
@@ -497,11 +591,17 @@ class TensorInspector(Widget, can_focus=False):
         for column, column_width in enumerate(widths):
             column_labels.extend([" ", (str(col0 + column).rjust(column_width), MUTED)])
         lines = [Content(header), Content.assemble(*column_labels)]
+        marks = self._marks(entry)
         for row_index, row in enumerate(cells):
             parts: list = [(str(row0 + row_index).rjust(label_width), MUTED)]
-            for (text, style), column_width in zip(row, widths):
-                parts.extend([" ", (text.rjust(column_width), style)])
+            for column, ((text, style), column_width) in enumerate(zip(row, widths)):
+                parts.extend([" ", (text.rjust(column_width), marks.get((row0 + row_index, col0 + column), style))])
             lines.append(Content.assemble(*parts))
+        spans, x = [], label_width + 1
+        for column, column_width in enumerate(widths):
+            spans.append((x, x + column_width, col0 + column))
+            x += column_width + 1
+        entry.row_lines = (len(lines) - len(cells) + (1 if entry.diff and previous is not None else 0), spans)
         return lines
 
 

@@ -8,6 +8,8 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Input, Static
 
+from hlodbg.engine.machine.memory import format_bytes
+
 from ..state import DebugState, FrameView, short_note
 
 
@@ -82,6 +84,10 @@ class StatusBar(Static, can_focus=False):
         if state.frames:
             text.append(f" │ {state.frames[-1].description}")
         text.append(f" │ {device}")
+        if state.target and state.target != device:  # one device is named by its target already
+            text.append(f" │ {state.target}")
+        if state.memory is not None and state.memory.target != "cpu":
+            text.append(f" │ HBM {format_bytes(state.memory.in_use)}")
         text.append(f" │ memory {_size(state.memory_used)} of {_size(state.memory_budget)}")
         if state.stop_reason:
             text.append(f" │ {state.stop_reason}", style="bold")
