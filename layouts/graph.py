@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from dataclasses import dataclass, field, replace
-from typing import Iterable, Optional
+from typing import Any, Iterable, Optional
 
 import networkx as nx
 
@@ -77,13 +77,16 @@ class DataflowGraph:
     def data_edges(self) -> list[tuple[str, str, dict]]:
         return [(u, v, d) for u, v, d in self.graph.edges(data=True) if d["kind"] == "data"]
 
-    def nodes_of(self, op: Operation) -> list[str]:
-        """Every node drawing `op` (one in the module view, one per call instance inline)."""
+    def nodes_of(self, op: Any) -> list[str]:
+        """Every node drawing `op`, or block argument `op` (a Value): one in the module view, one
+        per call instance inline."""
         if self._nodes_of_op is None:
             index: dict[int, list[str]] = defaultdict(list)
             for node, data in self.graph.nodes(data=True):
                 if data.get("op") is not None:
                     index[id(data["op"])].append(node)
+                elif data.get("kind") == "argument" and data.get("value") is not None:
+                    index[id(data["value"])].append(node)
             self._nodes_of_op = index
         return list(self._nodes_of_op.get(id(op), ()))
 

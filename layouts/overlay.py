@@ -56,12 +56,13 @@ def _apply(view, marks: dict, tooltips: dict, overlay: Overlay) -> Overlay:
                 continue
             mark = max(found, key=lambda m: m.severity)
         else:
-            op = data.get("op")
-            if op is None or id(op) not in marks:
+            # An op node, or an argument node (marked by its value, e.g. by the padding overlay).
+            owner = data.get("op") if data.get("op") is not None else data.get("value")
+            if owner is None or id(owner) not in marks:
                 continue
-            mark = marks[id(op)]
-            if id(op) in tooltips:
-                overlay.tooltips[node] = tooltips[id(op)]
+            mark = marks[id(owner)]
+            if id(owner) in tooltips:
+                overlay.tooltips[node] = tooltips[id(owner)]
         overlay.fills[node] = mark.fill
         if mark.badge:
             overlay.badges[node] = mark.badge
@@ -274,11 +275,15 @@ def padding_level(waste: float) -> int:
 def op_padding(op, backend) -> "tuple[int, int, list[str]] | None":
     """(logical, physical bytes, a line per result) of `op`'s static tensor results on `backend`
     (prepared for the op's module), or None when it has none."""
+    return _buffers_padding(op.results, backend)
+
+
+def _buffers_padding(values, backend) -> "tuple[int, int, list[str]] | None":
     from hlodbg.engine.ir.types import TensorType
 
     logical = physical = 0
     lines = []
-    for result in op.results:
+    for result in values:
         type_ = result.type
         if not isinstance(type_, TensorType) or not type_.is_static:
             continue
@@ -294,30 +299,48 @@ def op_padding(op, backend) -> "tuple[int, int, list[str]] | None":
 
 
 def padding_marks(module, backend) -> dict:
-    """op -> (level, fill, badge, tooltip lines): how much the layouts of its results pad them on
-    `backend` (the CPU never pads: every op is 1x). Shared by the SVG overlay and the terminal's."""
+    """op or function argument -> (level, fill, badge, tooltip lines): how much the layouts of its
+    results pad them on `backend` (the CPU never pads: every op is 1x). Ops of a reducer body
+    (reduce, sort, scatter...) are left out: they combine elements, they hold no device buffers.
+    Shared by the SVG overlay and the terminal's."""
+    from hlodbg.engine.ir.core import Function
+    from hlodbg.engine.ir.opset import has_expandable_body
+
     backend.prepare(module)
     marks = {}
     for op in module.walk():
-        found = op_padding(op, backend)
-        if found is None:
+        owner = op.parent_op
+        if owner is not None and has_expandable_body(owner.name):
             continue
-        logical, physical, lines = found
-        waste = physical / logical if logical else 1.0
-        level = padding_level(waste)
-        badge = f"×{waste:.1f}" if level else ""
-        marks[op] = (level, PADDING[level][1], badge, [f"padding waste {waste:.2f}x on {backend.describe()}", *lines])
+        if isinstance(op, Function):
+            for argument in op.arguments:
+                found = _buffers_padding([argument], backend)
+                if found is not None:
+                    marks[argument] = _padding_mark(found, backend)
+            continue
+        found = op_padding(op, backend)
+        if found is not None:
+            marks[op] = _padding_mark(found, backend)
     return marks
 
 
+def _padding_mark(found, backend) -> tuple:
+    logical, physical, lines = found
+    waste = physical / logical if logical else 1.0
+    level = padding_level(waste)
+    badge = f"×{waste:.1f}" if level else ""
+    return level, PADDING[level][1], badge, [f"padding waste {waste:.2f}x on {backend.describe()}", *lines]
+
+
 def padding_overlay(view, backend) -> Overlay:
-    """Colour each op by the waste factor of its results' buffers on `backend` (physical bytes in
-    its layouts / logical bytes): where a TPU's tiles pad an array (an f32[N,3] to [N,128]: 43x)."""
+    """Colour each op (and function argument) by the waste factor of its buffers on `backend`
+    (physical bytes in their layouts / logical bytes): where a TPU's tiles pad an array (an
+    f32[N,3] to [N,128]: 43x)."""
     marks: dict[int, _Mark] = {}
     tooltips: dict[int, list[str]] = {}
-    for op, (level, fill, badge, lines) in padding_marks(view.module, backend).items():
-        marks[id(op)] = _Mark(level + 1, fill, badge)
-        tooltips[id(op)] = lines
+    for owner, (level, fill, badge, lines) in padding_marks(view.module, backend).items():
+        marks[id(owner)] = _Mark(level + 1, fill, badge)
+        tooltips[id(owner)] = lines
     legend = [LegendEntry(label, fill) for label, fill, _ in PADDING]
     return _apply(view, marks, tooltips, Overlay(f"padding waste on {backend.describe()} (physical / logical bytes)", legend=legend))
 

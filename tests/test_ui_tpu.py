@@ -360,3 +360,22 @@ def test_a_layout_the_shape_cannot_take_is_said_in_the_physical_view():
     storage = StorageView("tpu-v5e", Layout.parse("{1,0:T(8,128)(3,1)}"), "given", (8, 128), np.dtype(np.float32), 4096, 4096)
     shown = [line.plain for line in physical_lines(storage, np.zeros((8, 128), np.float32), [0, 1], (0, 0), 100)]
     assert len(shown) == 1 and shown[0].startswith("physical  f32[8,128]: ") and "tile (3,1) pads the shape" in shown[0]
+
+
+def test_padding_overlay_marks_arguments_and_skips_reducer_bodies():
+    from hlodbg.layouts.export import graph_view
+    from hlodbg.layouts.overlay import padding_marks
+
+    from .helpers import SAMPLES
+
+    program = hlodbg.load(SAMPLES / "tpu_padding.mlir")
+    backend = backend_for("tpu-v5e")
+    marks = padding_marks(program.module, backend)
+    points = program.entry.arguments[0]
+    assert marks[points][2] == "×42.7"  # f32[65536,3]{1,0:T(8,128)}: 32 MiB for 768 KiB
+    reduce_op = next(op for op in program.entry.ops if op.name == "stablehlo.reduce")
+    assert not any(key in marks for key in reduce_op.regions[0].blocks[0].operations)
+    view = graph_view(program.module)
+    overlay = padding_overlay(view, backend)
+    (node,) = [n for n, data in view.graph.nodes(data=True) if data.get("value") is points and data["kind"] == "argument"]
+    assert overlay.badges[node] == "×42.7" and "padding waste 42.67x on tpu-v5e" in overlay.tooltips[node]
