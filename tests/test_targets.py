@@ -175,3 +175,21 @@ def test_the_padding_lesson_pads_43x_and_its_fix_1_3x():
     b = fixed.run(np.ascontiguousarray(xyz.T), center, target="tpu-v5e")[0]
     np.testing.assert_array_equal(a, b)
     np.testing.assert_allclose(a, ((xyz - center) ** 2).sum(axis=1), rtol=1e-5)
+
+
+def test_f64_is_refused_where_it_is_computed_not_where_a_call_passes_it_on(tmp_path, capsys):
+    prog = tmp_path / "call.mlir"
+    prog.write_text("""
+func.func @main(%a: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = func.call @twice(%a) : (tensor<3xf64>) -> tensor<3xf64>
+  return %0 : tensor<3xf64>
+}
+func.func private @twice(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %0 = stablehlo.multiply %x, %x : tensor<3xf64>
+  return %0 : tensor<3xf64>
+}
+""")
+    assert main(["run", str(prog), "--target", "tpu-v5e"]) == 2
+    assert f"{prog}:7:3: error: stablehlo.multiply: f64 is not supported on tpu-v5e" in capsys.readouterr().err
+    assert main(["run", str(prog), "--target", "tpu-v5e", "--allow-f64"]) == 0
+    assert "note: 1 op(s) computed in f64 because of --allow-f64 (first: stablehlo.multiply at line 7)" in capsys.readouterr().err

@@ -163,9 +163,10 @@ class TpuBackend(Backend):
         """`--allow-f64` said once per run when the program does use 64-bit floats."""
         if not self.allow_f64:
             return []
-        # The ops that run (a block's terminator hands values on; a function is not a step).
+        # The ops a TPU would refuse without the option (not the terminators, calls and loops
+        # that only hand the values on; a function is not a step).
         wide = [op for op in module.walk() if not isinstance(op, Function) and not is_terminator(op.name)
-                and op_numerics.sixty_four_bit(op)[0] is not None]
+                and op_numerics.f64_refusal(op, self.name) is not None]
         if not wide:
             return []
         first = wide[0]

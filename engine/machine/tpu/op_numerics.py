@@ -15,7 +15,7 @@ import numpy as np
 
 from ...ir.core import Operation
 from ...ir.errors import ExecutionError
-from ...ir.opset import has_expandable_body, is_float_math, lookup
+from ...ir.opset import callee_attribute, has_aliasing_regions, has_expandable_body, is_float_math, lookup
 from ...ir.types import ComplexType, TensorType, TupleType, Type
 from .numerics import PASS_PLANS, flush_subnormals, flushes
 
@@ -110,10 +110,18 @@ def sixty_four_bit(op: Operation) -> tuple[Optional[str], Optional[str]]:
     return wide_float, wide_int
 
 
+def passes_values_on(op: Operation) -> bool:
+    """Whether `op` only hands its operands to a body or callee (a call, while, if, case): the ops
+    inside compute, so they, not it, are the first to need a type."""
+    return callee_attribute(op.name) is not None or has_aliasing_regions(op.name)
+
+
 def f64_refusal(op: Operation, target: str) -> Optional[str]:
-    """The message refusing `op` on a TPU when it needs f64 or complex<f64>, else None."""
+    """The message refusing `op` on a TPU when it needs f64 or complex<f64>, else None. The op that
+    needs them is the first that computes with or holds such values, not a call or loop passing
+    them on (its body is refused at its own first such op)."""
     wide_float, _ = sixty_four_bit(op)
-    if wide_float is None:
+    if wide_float is None or passes_values_on(op):
         return None
     return (f"{wide_float} is not supported on {target}: TPUs have no 64-bit floating point; "
             f"--allow-f64 emulates it in f64")
