@@ -248,6 +248,22 @@ def test_a_subnormal_product_is_zero_on_tpu_and_kept_on_cpu():
     assert negative == 0 and np.signbit(negative)  # flushed to a zero of the result's sign
 
 
+def test_f16_subnormals_are_kept_bf16_ones_flushed():
+    """f16 is computed in f32, where an f16 subnormal is a normal number; bf16 shares f32's range."""
+    program = """
+func.func @main(%h: tensor<2xf16>, %b: tensor<2xbf16>) -> (tensor<2xf16>, tensor<2xbf16>) {
+  %0 = stablehlo.add %h, %h : tensor<2xf16>
+  %1 = stablehlo.add %b, %b : tensor<2xbf16>
+  return %0, %1 : tensor<2xf16>, tensor<2xbf16>
+}
+"""
+    half = np.array([2.0 ** -20, -(2.0 ** -18)], np.float16)  # f16 subnormals
+    brain = np.array([2.0 ** -130, 1.0], ml_dtypes.bfloat16)  # a bf16 subnormal, a normal
+    h, b = run(program, tpu(), half, brain)
+    np.testing.assert_array_equal(h, half + half)
+    assert b.astype(np.float32).tolist() == [0.0, 2.0]
+
+
 def test_subnormal_inputs_count_as_zero_but_data_movement_keeps_their_bits():
     program = """
 func.func @main(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xi1>, tensor<2xf32>) {

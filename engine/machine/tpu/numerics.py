@@ -24,10 +24,12 @@ sums a chunk that way, and how the TPU splits operands inside HIGH/HIGHEST, is n
 are exact to this stated model and approximate against a real TPU (tpu.md §6).
 
 Subnormals (§4.5): a TPU computes with flush-to-zero and denormals-are-zero. `flush_subnormals`
-turns subnormal f32/bf16/f16 values into zeros of the same sign; inside the passes it is applied
+turns subnormal f32/bf16 values into zeros of the same sign; inside the passes it is applied
 where the device computes (split subtractions and roundings, each pass's result, each sum).
 Partial sums inside one pass are not flushed (an approximation: they become subnormal only when
-products of normal numbers cancel to below 2^-126).
+products of normal numbers cancel to below 2^-126). f16 is not flushed: a TPU computes f16 in f32,
+where every f16 value, subnormal ones included, is a normal number, and converts the result back
+(an inference; tpu.md §4.5 names f32 and bf16).
 """
 from __future__ import annotations
 
@@ -38,28 +40,26 @@ import numpy as np
 
 F32 = np.dtype(np.float32)
 BF16 = np.dtype(ml_dtypes.bfloat16)
-F16 = np.dtype(np.float16)
 
 # (unsigned view, the magnitude bits, the largest subnormal's bits, the sign bit) of the float
 # types a TPU flushes.
 _FLUSHED = {
     F32: (np.dtype(np.uint32), 0x7FFFFFFF, 0x007FFFFF, 0x80000000),
     BF16: (np.dtype(np.uint16), 0x7FFF, 0x007F, 0x8000),
-    F16: (np.dtype(np.uint16), 0x7FFF, 0x03FF, 0x8000),
 }
 # Zeroing an f32's low 16 bits truncates it to bf16 (XLA's kMaskBF16).
 _BF16_HIGH_BITS = np.uint32(0xFFFF0000)
 
 
 def flushes(dtype: np.dtype) -> bool:
-    """Whether values of `dtype` are flushed (f32, bf16, f16)."""
+    """Whether values of `dtype` are flushed (f32, bf16)."""
     return dtype in _FLUSHED
 
 
 def flush_subnormals(x: Any) -> Any:
     """`x` with its subnormal elements replaced by zeros of the same sign (DAZ/FTZ).
 
-    Anything but an f32/bf16/f16 array comes back as it is, and so does an array without
+    Anything but an f32/bf16 array comes back as it is, and so does an array without
     subnormals (no copy)."""
     if not isinstance(x, np.ndarray):
         return x
