@@ -7,6 +7,7 @@ layouts that physical storage needs are another module's.
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
