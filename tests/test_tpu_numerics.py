@@ -165,6 +165,53 @@ def test_v6e_accumulates_in_256_wide_chunks():
     assert not np.array_equal(v6e, v5e)  # the chunking is visible
 
 
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 130)])
+def test_flush_subnormals_zeroes_exactly_the_subnormals(dtype, shape):
+    from hlodbg.engine.machine.tpu.numerics import flush_subnormals
+
+    rng = np.random.default_rng(len(shape))
+    special = np.array([1e-40, -1e-40, 1e-45, -0.0, 0.0, np.inf, -np.inf, np.nan, 2.0 ** -126, -3e-39],
+                       np.float32)
+    x = rng.choice(np.concatenate([special, rng.standard_normal(6).astype(np.float32)]), shape)
+    x = x.astype(dtype)
+    wide = x.astype(np.float32)
+    tiny = np.float32(2.0 ** -126)
+    want = np.where(np.abs(wide) < tiny, np.copysign(np.float32(0), wide), wide).astype(dtype)
+    got = flush_subnormals(x)
+    assert got.dtype == x.dtype and got.shape == x.shape
+    np.testing.assert_array_equal(np.atleast_1d(got).view(np.uint8), np.atleast_1d(want).view(np.uint8))
+    clean = flush_subnormals(want)
+    assert clean is want  # nothing to flush: the array itself, not a copy
+
+
+def test_a_short_last_chunk_keeps_the_sign_of_a_zero_sum():
+    # 16x16 outputs (the per-K path) and K = 130: the last chunk holds two products. Every product
+    # is -0.0, so every chunk sum and the total are -0.0 (nothing may add a +0.0 to them).
+    a = np.full((16, 130), -0.0, np.float32)
+    b = np.ones((130, 16), np.float32)
+    (got,) = run(DOT.format(m=16, k=130, n=16, extra=""), tpu(), a, b)
+    assert_bits_equal(got, ref_dot(a, b, 1))
+    assert (got.view(U32) == 0x80000000).all()
+
+
+BATCHED_DOT = """
+func.func @main(%a: tensor<3x20x300xf32>, %b: tensor<3x300x9xf32>) -> tensor<3x20x9xf32> {
+  %r = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<3x20x300xf32>, tensor<3x300x9xf32>) -> tensor<3x20x9xf32>
+  return %r : tensor<3x20x9xf32>
+}
+"""
+
+
+def test_batched_passes_sum_each_batch_like_one_matrix():
+    rng = np.random.default_rng(11)
+    a = np.stack([awkward_matrix(rng, (20, 300)) for _ in range(3)])
+    b = np.stack([awkward_matrix(rng, (300, 9), transpose=True) for _ in range(3)])
+    (got,) = run(BATCHED_DOT, tpu(), a, b)
+    for i in range(3):
+        assert_bits_equal(got[i], ref_dot(a[i], b[i], 1))
+
+
 def test_default_precision_rounds_operands_to_bf16_on_tpu_only():
     k = 256
     a = np.full((1, k), 1 + 2.0 ** -10, np.float32)

@@ -33,7 +33,8 @@ where every f16 value, subnormal ones included, is a normal number, and converts
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from math import prod
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -42,10 +43,13 @@ F32 = np.dtype(np.float32)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
 # (unsigned view, the magnitude bits, the largest subnormal's bits, the sign bit) of the float
-# types a TPU flushes.
+# types a TPU flushes, as numpy scalars of the unsigned type.
 _FLUSHED = {
-    F32: (np.dtype(np.uint32), 0x7FFFFFFF, 0x007FFFFF, 0x80000000),
-    BF16: (np.dtype(np.uint16), 0x7FFF, 0x007F, 0x8000),
+    dtype: (unsigned, unsigned.type(magnitude), unsigned.type(largest_subnormal), unsigned.type(sign))
+    for dtype, unsigned, magnitude, largest_subnormal, sign in (
+        (F32, np.dtype(np.uint32), 0x7FFFFFFF, 0x007FFFFF, 0x80000000),
+        (BF16, np.dtype(np.uint16), 0x7FFF, 0x007F, 0x8000),
+    )
 }
 # Zeroing an f32's low 16 bits truncates it to bf16 (XLA's kMaskBF16).
 _BF16_HIGH_BITS = np.uint32(0xFFFF0000)
@@ -64,17 +68,17 @@ def flush_subnormals(x: Any) -> Any:
     if not isinstance(x, np.ndarray):
         return x
     spec = _FLUSHED.get(x.dtype)
-    if spec is None:
+    if spec is None or not x.size:
         return x
     unsigned, magnitude_bits, largest_subnormal, sign = spec
     bits = x.view(unsigned)
     # Subnormal: a magnitude in [1, largest subnormal]; minus one (zero wraps around), below it.
-    magnitude = bits & unsigned.type(magnitude_bits)
-    magnitude -= unsigned.type(1)
-    subnormal = magnitude < unsigned.type(largest_subnormal)
-    if not subnormal.any():
+    below = bits & magnitude_bits
+    below -= unsigned.type(1)
+    if below.min() >= largest_subnormal:  # one reduction, no mask, for the usual array without any
         return x
-    return np.where(subnormal, bits & unsigned.type(sign), bits).view(x.dtype)
+    subnormal = below < largest_subnormal
+    return np.where(subnormal, bits & sign, bits).view(x.dtype)
 
 
 def bf16_rounded(x: np.ndarray) -> np.ndarray:
@@ -110,38 +114,78 @@ def bf16_pass(lhs: np.ndarray, rhs: np.ndarray, chunk: int) -> np.ndarray:
     `chunk` in K order, then chunk sums added in order (the module docstring's model)."""
     k_total = lhs.shape[-1]
     shape = np.broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2]) + (lhs.shape[-2], rhs.shape[-1])
-    total: Optional[np.ndarray] = None
-    for start in range(0, k_total, chunk):
-        stop = min(start + chunk, k_total)
-        partial = _sequential_sum(lhs[..., :, start:stop], rhs[..., start:stop, :], shape)
-        total = partial if total is None else total + partial
-    if total is None:
+    if k_total == 0:
         return np.zeros(shape, F32)
+    outputs = prod(shape)
+    if outputs >= _PER_K_FROM:
+        partials = _chunk_sums(lhs, rhs, shape, chunk)
+    else:
+        partials = [_accumulated(lhs[..., :, start:start + chunk], rhs[..., start:start + chunk, :], shape)
+                    for start in range(0, k_total, chunk)]
+    total = partials[0]
+    for partial in partials[1:]:
+        total = total + partial
     return total
 
 
 # Below this many outputs a pass sums its products with one ufunc accumulate per block of rows
-# (few Python steps); from it on, one multiply-add over all outputs per K (numpy's own loops are
-# long enough). Both add the products of a chunk one after the other in K order.
+# (few Python steps); from it on, one in-place add per K offset over every chunk's outputs at
+# once (numpy's own loops are long enough). Both add the products of a chunk one after the other
+# in K order.
 _PER_K_FROM = 256
-# Elements of the product block the accumulate path materialises at once (bounded memory).
+# Elements of products (or chunk partial sums) materialised at once (bounded memory).
 _BLOCK_ELEMENTS = 1 << 20
 
 
-def _sequential_sum(lhs: np.ndarray, rhs: np.ndarray, shape: tuple) -> np.ndarray:
+def _chunk_sums(lhs: np.ndarray, rhs: np.ndarray, shape: tuple, chunk: int) -> list[np.ndarray]:
+    """The sum of each K-chunk's products, in K order from the chunk's first product.
+
+    The chunks are independent, so offset j of every chunk is added in the same numpy call: K is
+    cut into [chunks, width] (the last chunk filled up with -0.0 x +0.0 = -0.0 products; adding
+    -0.0 leaves every f32 as it is, +0.0 and NaN included) and the products of a slab of offsets
+    are made by one broadcast multiply."""
+    k_total = lhs.shape[-1]
+    width = min(chunk, k_total)
+    chunks = -(-k_total // width)
+    filler = chunks * width - k_total
+    batch = len(shape) - 2
+    # Both operands with every batch dim, so the chunk axes below line up under broadcasting.
+    lhs = lhs.reshape((1,) * (batch - (lhs.ndim - 2)) + lhs.shape)
+    rhs = rhs.reshape((1,) * (batch - (rhs.ndim - 2)) + rhs.shape)
+    if filler:
+        lhs = np.concatenate([lhs, np.full(lhs.shape[:-1] + (filler,), -0.0, F32)], axis=-1)
+        rhs = np.concatenate([rhs, np.zeros(rhs.shape[:-2] + (filler, rhs.shape[-1]), F32)], axis=-2)
+    # [width, chunks, ..., M, 1] and [width, chunks, ..., 1, N]
+    left = np.moveaxis(lhs.reshape(lhs.shape[:-1] + (chunks, width)), (-1, -2), (0, 1))[..., None]
+    right = np.moveaxis(rhs.reshape(rhs.shape[:-2] + (chunks, width, rhs.shape[-1])), (-2, -3), (0, 1))
+    right = right[..., None, :]
+    outputs = prod(shape)
+    sums = []
+    group = max(1, _BLOCK_ELEMENTS // outputs)  # chunks summed together
+    for first in range(0, chunks, group):
+        part = slice(first, min(first + group, chunks))
+        in_group = part.stop - part.start
+        slab = max(1, _BLOCK_ELEMENTS // (in_group * outputs))  # K offsets multiplied together
+        partial = None
+        for start in range(0, width, slab):
+            products = np.multiply(left[start:start + slab, part], right[start:start + slab, part], dtype=F32)
+            rows = iter(products)
+            if partial is None:
+                partial = next(rows).copy()
+            for row in rows:
+                partial += row
+        sums.extend(partial)
+    return sums
+
+
+def _accumulated(lhs: np.ndarray, rhs: np.ndarray, shape: tuple) -> np.ndarray:
     """sum_k lhs[..., m, k] * rhs[..., k, n] in f32, added in K order starting from the k=0 product
-    (the exact products of bf16 values, so only the order of the additions matters)."""
+    (the exact products of bf16 values, so only the order of the additions matters), for few
+    outputs: [..., M, N, K] products in blocks of rows; add.accumulate is sequential along K by
+    definition."""
     width = lhs.shape[-1]
     rows = shape[-2]
-    outputs = int(np.prod(shape, dtype=np.int64))
-    if outputs >= _PER_K_FROM or outputs == 0:
-        partial = np.multiply(lhs[..., :, 0:1], rhs[..., 0:1, :], dtype=F32)
-        product = np.empty(shape, F32)
-        for k in range(1, width):
-            np.multiply(lhs[..., :, k:k + 1], rhs[..., k:k + 1, :], out=product)
-            partial += product
-        return partial
-    # [..., M, N, K] products in blocks of rows; add.accumulate is sequential along K by definition.
+    outputs = prod(shape)
     per_row = max(1, outputs // max(rows, 1) * width)
     step = max(1, _BLOCK_ELEMENTS // per_row)
     columns = np.swapaxes(rhs, -1, -2)  # [..., N, K]
