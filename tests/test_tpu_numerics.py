@@ -331,6 +331,37 @@ func.func @main(%a: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xi1>, tensor<2xf32
     np.testing.assert_array_equal(equal_cpu, [False, False])
 
 
+def test_operands_are_flushed_unless_provably_free_of_subnormals():
+    from hlodbg.engine.machine.tpu.op_numerics import flushed_operands
+
+    program = """
+func.func @main(%a: tensor<2xf32>, %i: tensor<2xi32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %tiny = stablehlo.constant dense<1.0e-40> : tensor<f32>
+  %one = stablehlo.constant dense<1.0> : tensor<f32>
+  %s = stablehlo.add %a, %a : tensor<2xf32>
+  %t = stablehlo.reverse %s, dims = [0] : tensor<2xf32>
+  %u = stablehlo.add %t, %t : tensor<2xf32>
+  %bits = stablehlo.bitcast_convert %i : (tensor<2xi32>) -> tensor<2xf32>
+  %v = stablehlo.add %bits, %bits : tensor<2xf32>
+  %w = stablehlo.broadcast_in_dim %tiny, dims = [] : (tensor<f32>) -> tensor<2xf32>
+  %x = stablehlo.add %w, %w : tensor<2xf32>
+  %o = stablehlo.broadcast_in_dim %one, dims = [] : (tensor<f32>) -> tensor<2xf32>
+  %y = stablehlo.add %o, %t : tensor<2xf32>
+  return %u, %v, %x, %y : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}"""
+    module = hlodbg.load(program).module
+    adds = [op for op in module.walk() if op.name == "stablehlo.add"]
+    # %a (an argument), then a data-movement result of a flushed one, a bitcast of integers,
+    # a broadcast subnormal literal, a broadcast normal literal next to a flushed value.
+    assert [flushed_operands(op) for op in adds] == [
+        (True, True), (False, False), (True, True), (True, True), (False, False)]
+    a = np.array([1e-40, 1.0], np.float32)
+    i = np.array([1, 0x00400000], np.int32)  # two subnormal f32 bit patterns
+    u, v, x, y = run(program, tpu(), a, i)
+    assert u.tolist() == [4.0, 0.0] and v.tolist() == [0.0, 0.0] and x.tolist() == [0.0, 0.0]
+    assert y.tolist() == [3.0, 1.0]
+
+
 def test_a_reduction_applied_as_a_ufunc_flushes_like_its_body():
     program = """
 func.func @main(%a: tensor<4xf32>) -> tensor<f32> {

@@ -17,6 +17,7 @@ default tiling for its dim order, as the TPU compiler completes it: no TPU buffe
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional
 
@@ -52,7 +53,8 @@ class LayoutAssignment:
 
     def __init__(self, module: Module, generation: TpuGeneration,
                  options: Optional[Mapping[str, str]] = None):
-        self.module = module
+        # Weakly: TpuBackend keeps assignments per module, alive only as long as the module is.
+        self._module = weakref.ref(module)
         self.generation = generation
         self.options = dict(options or {})
         self._layouts: dict[Value, AssignedLayout] = {}
@@ -66,6 +68,10 @@ class LayoutAssignment:
         for op in module.walk():
             if op.name == "stablehlo.custom_call" and _call_target(op) == "LayoutConstraint":
                 self._assign_layout_constraint(op)
+
+    @property
+    def module(self) -> Optional[Module]:
+        return self._module()
 
     def layout_for(self, value: Value) -> AssignedLayout:
         """The layout of tensor `value` (worked out the first time, then a dict lookup)."""

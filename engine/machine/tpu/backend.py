@@ -18,6 +18,7 @@ numerics, labelled approximate by `numerics_notes`.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
@@ -67,6 +68,8 @@ class TpuBackend(Backend):
         self.excess_precision = excess_precision
         self.physical_storage = physical_storage
         self._assignment: Any = None  # the LayoutAssignment of the prepared module
+        self._module: Any = None
+        self._prepared: Optional[_Prepared] = None
 
     def for_device(self, process: Any) -> "TpuBackend":
         return TpuBackend(self.generation, self.layout_options, self.allow_f64, self.excess_precision,
@@ -80,19 +83,26 @@ class TpuBackend(Backend):
         """Work out the layout of every value of `module` on this generation (once per module;
         without physical storage only when a layout is first asked for)."""
         self._module = module
+        self._prepared = _prepared_for(module, self._sharing_key())
         if self.physical_storage:
             self._assign(module)
 
+    def _sharing_key(self) -> tuple:
+        return (self.generation.name, tuple(sorted(self.layout_options.items())), self.allow_f64)
+
     def _assign(self, module: Any) -> None:
         if self._assignment is None or self._assignment.module is not module:
-            from .assignment import LayoutAssignment
+            prepared = self._prepared if self._module is module else _prepared_for(module, self._sharing_key())
+            if prepared.assignment is None:
+                from .assignment import LayoutAssignment
 
-            self._assignment = LayoutAssignment(module, self.generation, self.layout_options)
+                prepared.assignment = LayoutAssignment(module, self.generation, self.layout_options)
+            self._assignment = prepared.assignment
 
     def layout_for(self, ir_value: Value):
         """The AssignedLayout (layout, source "given" / "option" / "default") of a tensor value of
         the prepared module."""
-        module = getattr(self, "_module", None)
+        module = self._module
         if module is None:
             raise RuntimeError("TpuBackend.layout_for before prepare(module)")
         self._assign(module)
@@ -110,15 +120,27 @@ class TpuBackend(Backend):
     def store(self, value: Any, ir_value: Value) -> Any:
         if not self.physical_storage or not isinstance(value, np.ndarray):
             return value
-        type = ir_value.type
-        if not isinstance(type, TensorType) or tuple(type.shape or ()) != value.shape:
+        prepared = self._prepared
+        if prepared is None:
+            raise RuntimeError("TpuBackend.store before prepare(module)")
+        try:
+            layout, shape = prepared.storage[ir_value]
+        except KeyError:
+            layout, shape = prepared.storage[ir_value] = self._storage_of(ir_value)
+        if layout is None or shape != value.shape:
             return value  # tokens, tuples, and bodies run vectorised over extra dimensions
-        layout = self.layout_for(ir_value).layout
-        return PhysicalArray(layout.store(value), layout, value.shape, value.dtype)
+        return PhysicalArray(layout.store(value), layout, shape, value.dtype)
+
+    def _storage_of(self, ir_value: Value) -> tuple[Optional[Layout], Optional[tuple[int, ...]]]:
+        """(layout, shape) of a statically shaped tensor value; (None, None) for anything else."""
+        type = ir_value.type
+        if not isinstance(type, TensorType) or not type.is_static:
+            return None, None
+        return self.layout_for(ir_value).layout, tuple(type.shape)
 
     def load(self, stored: Any, ir_value: Value) -> Any:
-        if isinstance(stored, PhysicalArray):
-            return stored.logical()
+        if type(stored) is PhysicalArray:
+            return stored.layout.load(stored.buffer, stored.shape, stored.dtype)
         return stored
 
     # -- numerics -----------------------------------------------------------------------------
@@ -146,6 +168,19 @@ class TpuBackend(Backend):
         """The CPU's wrapping (excess precision), then: f64 refused (unless allow_f64), an
         unsupported dot algorithm refused, and subnormals flushed around ops computing with floats."""
         evaluator = super().wrap_evaluator(op, evaluator)
+        prepared = self._prepared if self._prepared is not None else _Prepared()
+        try:
+            refusal, flushed = prepared.wrapping[op]
+        except KeyError:
+            refusal, flushed = prepared.wrapping[op] = self._wrapping_of(op)
+        if refusal is not None:
+            return op_numerics.refusing(op, refusal)
+        if flushed is not None:
+            return op_numerics.flushing(op, evaluator, flushed)
+        return evaluator
+
+    def _wrapping_of(self, op: Operation) -> tuple[Optional[str], Optional[tuple[bool, ...]]]:
+        """(why `op` is refused or None, the operands it flushes when it flushes, else None)."""
         refusal = None if self.allow_f64 else op_numerics.f64_refusal(op, self.name)
         algorithm = op.attributes.get("algorithm")
         if refusal is None and algorithm is not None:
@@ -154,10 +189,10 @@ class TpuBackend(Backend):
             except op_numerics.UnsupportedOnTpu as e:
                 refusal = str(e)
         if refusal is not None:
-            return op_numerics.refusing(op, refusal)
+            return refusal, None
         if op_numerics.flushes_around(op):
-            return op_numerics.flushing(op, evaluator)
-        return evaluator
+            return None, op_numerics.flushed_operands(op)
+        return None, None
 
     def run_notes(self, module: Any) -> list[str]:
         """`--allow-f64` said once per run when the program does use 64-bit floats."""
@@ -199,6 +234,37 @@ class TpuBackend(Backend):
             notes.append("bf16 computed in f32 and rounded after the op; inside a TPU fusion XLA may skip "
                          "that rounding (--excess-precision)")
         return notes
+
+
+class _Prepared:
+    """What every TpuBackend of one generation and set of options works out the same way for one
+    module: its layout assignment, each value's (layout, shape) and each op's numerics wrapping.
+    The sessions and grid devices running the module share it (decisions only, never values)."""
+
+    __slots__ = ("assignment", "storage", "wrapping", "__weakref__")
+
+    def __init__(self) -> None:
+        self.assignment: Any = None
+        self.storage: dict[Value, tuple] = {}
+        self.wrapping: dict[Operation, tuple] = {}
+
+
+# module -> sharing key -> _Prepared; an entry goes with its module (nothing here refers to the
+# module itself: the assignment holds it weakly, values and ops do not point back to it).
+_PREPARED: "weakref.WeakKeyDictionary[Any, dict[tuple, _Prepared]]" = weakref.WeakKeyDictionary()
+
+
+def _prepared_for(module: Any, key: tuple) -> _Prepared:
+    try:
+        per_module = _PREPARED[module]
+    except KeyError:
+        per_module = _PREPARED[module] = {}
+    except TypeError:  # not weakly referable: nothing shared
+        return _Prepared()
+    prepared = per_module.get(key)
+    if prepared is None:
+        prepared = per_module[key] = _Prepared()
+    return prepared
 
 
 __all__ = ["PhysicalArray", "TpuBackend"]

@@ -13,9 +13,9 @@ from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
 
-from ...ir.core import Operation
+from ...ir.core import Operation, Value
 from ...ir.errors import ExecutionError
-from ...ir.opset import callee_attribute, has_aliasing_regions, has_expandable_body, is_float_math, lookup
+from ...ir.opset import callee_attribute, category_of, has_aliasing_regions, has_expandable_body, is_float_math, lookup
 from ...ir.types import ComplexType, TensorType, TupleType, Type
 from .numerics import PASS_PLANS, flush_subnormals, flushes
 
@@ -162,17 +162,56 @@ def flushes_around(op: Operation) -> bool:
     return computes_with_floats(op) and touches_flushed_floats(op)
 
 
-def flushing(op: Operation, evaluator: Callable) -> Callable:
+def may_hold_subnormals(value: Value, depth: int = 0) -> bool:
+    """Whether `value` may hold subnormal f32/bf16 elements when an op reads it. Not when that is
+    provable from the program: a result of an op that flushes its results, a data-movement result
+    (no body, the element type of its data operand) of values that hold none, a constant literal
+    without any. Block arguments and everything else may."""
+    owner = value.owner
+    if not isinstance(owner, Operation):
+        return True
+    if flushes_around(owner):
+        return False
+    if depth >= _PROOF_DEPTH:
+        return True
+    category = category_of(owner.name)
+    if category == "data_movement" and not owner.regions and owner.operands:
+        element = _tensor_element(value)
+        if element is None or element != _tensor_element(owner.operands[0]):
+            return True  # a bitcast_convert from another type makes new bit patterns
+        return any(may_hold_subnormals(v, depth + 1) for v in owner.operands if _tensor_element(v) == element)
+    if category == "constant" and not owner.operands:
+        literal = getattr(owner.attributes.get("value"), "array", None)
+        return not isinstance(literal, np.ndarray) or flush_subnormals(literal) is not literal
+    return True
+
+
+# How many data-movement ops back a proof looks (a longer chain is flushed at its reader).
+_PROOF_DEPTH = 16
+
+
+def _tensor_element(value: Value) -> Optional[Type]:
+    type = value.type
+    return type.element if isinstance(type, TensorType) else None
+
+
+def flushed_operands(op: Operation) -> tuple[bool, ...]:
+    """For each operand of `op`, whether a flushing `op` flushes it (it may hold subnormals)."""
+    return tuple(may_hold_subnormals(v) for v in op.operands)
+
+
+def flushing(op: Operation, evaluator: Callable, flushed: Optional[tuple[bool, ...]] = None) -> Callable:
     """`evaluator` with subnormal f32/bf16/f16 operands and results flushed to signed zero.
-    Operands another flushing op produced hold no subnormals: they are not looked at again."""
+    Only the operands `flushed` marks (by default flushed_operands(op)) are looked at: the others
+    provably hold no subnormals."""
     single = len(op.results) == 1
-    fresh = [not (isinstance(v.owner, Operation) and flushes_around(v.owner)) for v in op.operands]
+    fresh = flushed_operands(op) if flushed is None else flushed
     if not any(fresh):
-        def flushed(call: Any, *operands: Any) -> Any:
+        def flushed_results(call: Any, *operands: Any) -> Any:
             out = evaluator(call, *operands)
             return flush_subnormals(out) if single else [flush_subnormals(x) for x in out]
 
-        return flushed
+        return flushed_results
 
     def flushed_both(call: Any, *operands: Any) -> Any:
         out = evaluator(call, *(flush_subnormals(x) if f else x for x, f in zip(operands, fresh)))
@@ -232,6 +271,7 @@ def transcendental(op: Operation) -> bool:
 
 
 __all__ = [
-    "UnsupportedOnTpu", "computes_with_floats", "contraction_note", "f64_refusal", "flushes_around", "flushing", "is_bf16_exact",
+    "UnsupportedOnTpu", "computes_with_floats", "contraction_note", "f64_refusal", "flushed_operands", "flushes_around",
+    "flushing", "is_bf16_exact", "may_hold_subnormals",
     "mxu_passes", "refusing", "sixty_four_bit", "touches_flushed_floats", "transcendental",
 ]
