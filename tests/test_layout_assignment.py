@@ -129,6 +129,32 @@ def test_backend_stores_values_in_their_layouts():
     assert backend.buffer_bytes(program.module.entry.arguments[3]) == (12, 512)
 
 
+def test_backends_of_one_module_share_its_assignment_while_it_lives():
+    import gc
+    import weakref
+
+    from hlodbg.engine.machine.tpu import backend as tpu_backend
+
+    program = hlodbg.load(PROGRAM)
+    first, second, other = backend_for("tpu-v5e"), backend_for("tpu-v5e"), backend_for("tpu-v4")
+    for backend in (first, second.for_device(None), other):
+        backend.prepare(program.module)
+    first.prepare(program.module)
+    second = second.for_device(None)
+    second.prepare(program.module)
+    assert second._assignment is first._assignment  # sessions and devices of one program
+    assert other._assignment is not first._assignment  # another generation lays out otherwise
+    option = backend_for("tpu-v5e", layouts={"arg1": "{0:T(256)}"})
+    option.prepare(program.module)
+    assert str(option.layout_for(program.module.entry.arguments[1]).layout) == "{0:T(256)}"
+    assert str(first.layout_for(program.module.entry.arguments[1]).layout) == "{0:T(128)}"
+    alive = weakref.ref(program.module)
+    assert alive() in tpu_backend._PREPARED
+    del program, first, second, other, option, backend
+    gc.collect()
+    assert alive() is None  # what the backends shared does not keep the module alive
+
+
 DATA_MOVEMENT = """
 module @m {
   func.func public @main(%arg0: tensor<5x7xbf16>, %arg1: tensor<3x130xi8>, %arg2: tensor<2x3x4xi1>,
