@@ -170,17 +170,20 @@ class Layout:
         """The bytes of `array`'s buffer in this layout: uint8, exactly physical_bytes long,
         padding zero, multi-byte elements little-endian."""
         array = np.asarray(array)
-        plan = self._plans.get(array.shape) or self.plan(array.shape)
+        shape = array.shape
+        plan = self._plans.get(shape) or self.plan(shape)
         dtype = array.dtype
-        bits = dtype.itemsize * 8 if not self.element_size_in_bits else self.element_bits(dtype)
-        if bits == dtype.itemsize * 8:
+        bits = self.element_size_in_bits
+        if not bits or bits == dtype.itemsize * 8 or self.element_bits(dtype) == dtype.itemsize * 8:
             out = np.zeros(plan.slots * dtype.itemsize, np.uint8)
             if plan.size <= SMALL:
-                out.view(dtype)[plan.slot_of()] = array.reshape(-1)
+                slots = plan._slot_of if plan._slot_of is not None else plan.slot_of()
+                out.view(dtype)[slots] = array.reshape(-1)
             else:
                 # Writing straight into the buffer's typed view: the only copy of an aligned array.
                 _copy(out.view(dtype)[:plan.tiled_size].reshape(plan.tiled_shape), plan.tiled(array), plan.squeezed)
             return out
+        bits = self.element_bits(dtype)
         return _pack(np.ascontiguousarray(plan.tiled(array)).reshape(-1).view(np.uint8), bits,
                      -(-plan.slots * bits // 8))
 
@@ -189,15 +192,19 @@ class Layout:
         dtype = np.dtype(dtype)
         shape = tuple(shape)
         plan = self._plans.get(shape) or self.plan(shape)
-        bits = dtype.itemsize * 8 if not self.element_size_in_bits else self.element_bits(dtype)
-        buffer = np.asarray(buffer, np.uint8).reshape(-1)
+        natural = dtype.itemsize * 8
+        bits = self.element_size_in_bits
+        bits = natural if not bits or bits == natural else self.element_bits(dtype)
+        if type(buffer) is not np.ndarray or buffer.dtype != np.uint8 or buffer.ndim != 1:
+            buffer = np.asarray(buffer, np.uint8).reshape(-1)
         if buffer.size < -(-plan.tiled_size * bits // 8):
             raise LayoutError(f"a buffer of {buffer.size} bytes is too short for "
                               f"{format_shape(dtype, shape, self)}")
-        if bits == dtype.itemsize * 8:
+        if bits == natural:
             elements = buffer[:plan.tiled_size * dtype.itemsize].view(dtype)
             if plan.size <= SMALL:
-                return elements[plan.slot_of()].reshape(shape)
+                slots = plan._slot_of if plan._slot_of is not None else plan.slot_of()
+                return elements[slots].reshape(shape)
         else:
             elements = _unpack(buffer, bits, plan.tiled_size).view(dtype)
         return plan.untiled(elements)

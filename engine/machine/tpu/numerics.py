@@ -42,15 +42,17 @@ import numpy as np
 F32 = np.dtype(np.float32)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
-# (unsigned view, the magnitude bits, the largest subnormal's bits, the sign bit) of the float
+# (unsigned view, the magnitude bits, one, the largest subnormal's bits, the sign bit) of the float
 # types a TPU flushes, as numpy scalars of the unsigned type.
 _FLUSHED = {
-    dtype: (unsigned, unsigned.type(magnitude), unsigned.type(largest_subnormal), unsigned.type(sign))
+    dtype: (unsigned, unsigned.type(magnitude), unsigned.type(1), unsigned.type(largest_subnormal),
+            unsigned.type(sign))
     for dtype, unsigned, magnitude, largest_subnormal, sign in (
         (F32, np.dtype(np.uint32), 0x7FFFFFFF, 0x007FFFFF, 0x80000000),
         (BF16, np.dtype(np.uint16), 0x7FFF, 0x007F, 0x8000),
     )
 }
+_smallest = np.minimum.reduce  # the ufunc itself: ndarray.min adds a Python call
 # Zeroing an f32's low 16 bits truncates it to bf16 (XLA's kMaskBF16).
 _BF16_HIGH_BITS = np.uint32(0xFFFF0000)
 
@@ -70,12 +72,12 @@ def flush_subnormals(x: Any) -> Any:
     spec = _FLUSHED.get(x.dtype)
     if spec is None or not x.size:
         return x
-    unsigned, magnitude_bits, largest_subnormal, sign = spec
+    unsigned, magnitude_bits, one, largest_subnormal, sign = spec
     bits = x.view(unsigned)
     # Subnormal: a magnitude in [1, largest subnormal]; minus one (zero wraps around), below it.
     below = bits & magnitude_bits
-    below -= unsigned.type(1)
-    if below.min() >= largest_subnormal:  # one reduction, no mask, for the usual array without any
+    below -= one
+    if _smallest(below, axis=None) >= largest_subnormal:  # one reduction, no mask, for the usual array without any
         return x
     subnormal = below < largest_subnormal
     return np.where(subnormal, bits & sign, bits).view(x.dtype)
@@ -113,7 +115,10 @@ def bf16_pass(lhs: np.ndarray, rhs: np.ndarray, chunk: int) -> np.ndarray:
     """`[..., M, K] x [..., K, N]` of bf16-valued f32 arrays in f32, summed per K-chunk of
     `chunk` in K order, then chunk sums added in order (the module docstring's model)."""
     k_total = lhs.shape[-1]
-    shape = np.broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2]) + (lhs.shape[-2], rhs.shape[-1])
+    batch = lhs.shape[:-2]
+    if batch != rhs.shape[:-2]:
+        batch = np.broadcast_shapes(batch, rhs.shape[:-2])
+    shape = batch + (lhs.shape[-2], rhs.shape[-1])
     if k_total == 0:
         return np.zeros(shape, F32)
     outputs = prod(shape)

@@ -17,7 +17,7 @@ from ...ir.core import Operation, Value
 from ...ir.errors import ExecutionError
 from ...ir.opset import callee_attribute, category_of, has_aliasing_regions, has_expandable_body, is_float_math, lookup
 from ...ir.types import ComplexType, TensorType, TupleType, Type
-from .numerics import PASS_PLANS, flush_subnormals, flushes
+from .numerics import BF16, PASS_PLANS, flush_subnormals, flushes
 
 _PRECISION_PASSES = {"DEFAULT": 1, "HIGH": 3, "HIGHEST": 6}
 # A precision as StableHLO (`HIGHEST`) or CHLO (`#chlo<precision HIGHEST>`) spells it.
@@ -65,7 +65,7 @@ def _algorithm_passes(algorithm: Any) -> int:
 def is_bf16_exact(dtype: np.dtype) -> bool:
     """Whether every value of float type `dtype` is a bf16 value (bf16 and the 8-bit floats), so
     a contraction of such operands is one exact-product pass whatever its precision."""
-    return dtype.itemsize == 1 or str(dtype) == "bfloat16"
+    return dtype.itemsize == 1 or dtype == BF16
 
 
 # -- types -------------------------------------------------------------------------------------------
