@@ -268,6 +268,8 @@ SEED_LAYOUTS = [
     ("{1,0:T(2,4)(2,1,1,1)}", (8, 8)), ("{4,3,2,1,0:T(*,*,2,*,3)}", (2, 7, 8, 11, 10)),
     ("{3,1,0,2:T(8,128)(8,1)L(8)E(4)}", (2, 3, 5, 7)), ("{0,2,1}", (3, 4, 5)),
     ("{1,0:T(4,8)(*,2,1)}", (9, 13)), ("{4,0,3,1,2:T(2,4)(2,1)}", (2, 3, 2, 5, 3)),
+    # one tile across the minor dims: stored through a view of the padded array
+    ("{1,0:T(8,128)}", (20, 100)), ("{0,1:T(8,128)}", (100, 20)), ("{2,0,1:T(4,128)L(1024)}", (3, 5, 70)),
 ]
 
 
@@ -275,10 +277,13 @@ SEED_LAYOUTS = [
 @pytest.mark.parametrize("dtype", [F32, BF16, np.dtype(np.bool_), np.dtype(ml_dtypes.int4),
                                    np.dtype(np.complex128), np.dtype(ml_dtypes.float6_e3m2fn)],
                          ids=str)
-@pytest.mark.parametrize("small", [0, 1 << 40], ids=["reshaped", "slot-map"])
-def test_store_matches_the_index_arithmetic(text, shape, dtype, small, monkeypatch):
-    # Both ways of storing: reshape/transpose, and the slot map small arrays take.
+@pytest.mark.parametrize("small, viewed", [(0, 0), (1 << 40, 1 << 40), (1 << 40, 0)],
+                         ids=["reshaped", "slot-map", "view"])
+def test_store_matches_the_index_arithmetic(text, shape, dtype, small, viewed, monkeypatch):
+    # Every way of storing: reshape/transpose, the slot map small arrays take, and the view of the
+    # padded array a one-tiling layout with one tile across its minor dims gives.
     monkeypatch.setattr(layout_module, "SMALL", small)
+    monkeypatch.setattr(layout_module, "VIEWED_FROM", viewed)
     layout = L(text)
     if layout.element_size_in_bits and (dtype.itemsize != 1 or bit_width(dtype) > layout.element_size_in_bits):
         layout = Layout(layout.minor_to_major, layout.tiles, layout.tail_padding_alignment)
@@ -332,15 +337,17 @@ def test_store_load_identity(layout_and_shape, dtype, seed, packed):
     assert same_bits(layout.load(buffer, shape, dtype), x)
     if prod(shape) <= 64:
         assert np.array_equal(buffer, naive_bytes(x, layout))
-    # the other way of storing (small arrays: a slot map; big ones: reshape and transpose)
-    small, layout_module.SMALL = layout_module.SMALL, (0 if prod(shape) <= layout_module.SMALL else 1 << 40)
-    try:
-        other = Layout(layout.minor_to_major, layout.tiles, layout.tail_padding_alignment,
-                       layout.element_size_in_bits)
-        assert np.array_equal(other.store(x), buffer)
-        assert same_bits(other.load(buffer, shape, dtype), x)
-    finally:
-        layout_module.SMALL = small
+    # the other ways of storing (small arrays: a slot map or a view; big ones: reshape and transpose)
+    small, viewed = layout_module.SMALL, layout_module.VIEWED_FROM
+    for layout_module.SMALL, layout_module.VIEWED_FROM in (
+            (0 if prod(shape) <= small else 1 << 40, 1 << 40), (1 << 40, 0)):
+        try:
+            other = Layout(layout.minor_to_major, layout.tiles, layout.tail_padding_alignment,
+                           layout.element_size_in_bits)
+            assert np.array_equal(other.store(x), buffer)
+            assert same_bits(other.load(buffer, shape, dtype), x)
+        finally:
+            layout_module.SMALL, layout_module.VIEWED_FROM = small, viewed
 
 
 def test_load_rejects_a_short_buffer():

@@ -38,6 +38,10 @@ from .layout_text import (COMBINE, LayoutError, TextReader, layout_text, read_la
 # Arrays of at most this many elements are stored and loaded through a cached slot map (one
 # numpy scatter/gather): for them numpy's per-call overhead, not the copying, is the cost.
 SMALL = 2048
+# From this many elements on, a small array whose tiling is a view of its padded form (one tiling,
+# one tile across every minor dim: most activations of a small model) is copied through that view
+# instead (one strided copy beats the slot map's scatter/gather; below it numpy's call overhead wins).
+VIEWED_FROM = 256
 
 
 @dataclass(frozen=True, repr=False)
@@ -176,7 +180,10 @@ class Layout:
         bits = self.element_size_in_bits
         if not bits or bits == dtype.itemsize * 8 or self.element_bits(dtype) == dtype.itemsize * 8:
             out = np.zeros(plan.slots * dtype.itemsize, np.uint8)
-            if plan.size <= SMALL:
+            strides = plan.view_strides_of(dtype)
+            if strides is not None:
+                plan.store_into(out, dtype, strides, array)
+            elif plan.size <= SMALL:
                 slots = plan._slot_of if plan._slot_of is not None else plan.slot_of()
                 out.view(dtype)[slots] = array.reshape(-1)
             else:
@@ -201,6 +208,9 @@ class Layout:
             raise LayoutError(f"a buffer of {buffer.size} bytes is too short for "
                               f"{format_shape(dtype, shape, self)}")
         if bits == natural:
+            strides = plan.view_strides_of(dtype)
+            if strides is not None and buffer.flags.c_contiguous:
+                return plan.load_from(buffer, dtype, strides)
             elements = buffer[:plan.tiled_size * dtype.itemsize].view(dtype)
             if plan.size <= SMALL:
                 slots = plan._slot_of if plan._slot_of is not None else plan.slot_of()
@@ -233,7 +243,7 @@ class _Step:
     groups (a `*` folds a dim into the next), pad each group to a multiple of its tile size, split
     it into (count, tile size) and move the tile sizes to the minor end."""
 
-    __slots__ = ("lead", "head", "groups", "tile", "folded", "counts", "padded", "split", "perm", "out")
+    __slots__ = ("lead", "head", "groups", "tile", "folded", "counts", "padded", "split", "perm", "inverse_perm", "out")
 
     def __init__(self, lead: int, head: tuple[int, ...], groups: tuple[tuple[int, ...], ...],
                  tile: tuple[int, ...]):
@@ -244,6 +254,7 @@ class _Step:
         self.split = head + tuple(d for c, t in zip(self.counts, tile) for d in (c, t))
         h, k = len(head), len(tile)
         self.perm = tuple(range(h)) + tuple(h + 2 * i for i in range(k)) + tuple(h + 2 * i + 1 for i in range(k))
+        self.inverse_perm = tuple(self.perm.index(i) for i in range(len(self.perm)))
         self.out = head + self.counts + tile
 
 
@@ -291,6 +302,13 @@ class _Plan:
         self.size = prod(shape)
         self._gather: Optional[np.ndarray] = None
         self._slot_of: Optional[np.ndarray] = None
+        # The element strides of the unpadded array inside a one-tiling buffer, when the tiling is
+        # a view of it: small arrays are stored and loaded by one strided copy through them.
+        view = self._padded_view(np.empty(self.tiled_size, np.uint8))
+        self.view_strides: Optional[dict[int, tuple[int, ...]]] = None  # element size -> byte strides
+        if view is not None and self.size:
+            strides = view[self.unpadded].strides
+            self.view_strides = {size: tuple(s * size for s in strides) for size in (1, 2, 4, 8, 16)}
 
     # -- arrays -------------------------------------------------------------------------------
     def tiled(self, array: np.ndarray) -> np.ndarray:
@@ -334,6 +352,41 @@ class _Plan:
         # Contiguous like every array an evaluator makes (a column-major result would otherwise
         # come back as a transposed view).
         return np.ascontiguousarray(x.transpose(self.inverse_order)) if self.transposed else x
+
+    def _padded_view(self, elements: np.ndarray) -> Optional[np.ndarray]:
+        """The flat tiled `elements` seen as the one tiling's padded array (physical dims folded),
+        a view; None when the tiling is no view of it (several tilings, or tiles side by side in
+        a dim other than the most major one: the usual small array has one tile per minor dim)."""
+        if len(self.steps) != 1:
+            return None
+        step = self.steps[0]
+        try:
+            return elements.reshape(step.out).transpose(step.inverse_perm).reshape(step.padded, copy=False)
+        except ValueError:
+            return None
+
+    def view_strides_of(self, dtype: np.dtype) -> Optional[tuple[int, ...]]:
+        """The byte strides of a `dtype` array inside its buffer when it is stored through a view
+        (a one-tiling plan of VIEWED_FROM..SMALL elements, every tile column but the most major
+        one single), else None."""
+        if self.view_strides is None or not VIEWED_FROM <= self.size <= SMALL:
+            return None
+        return self.view_strides.get(dtype.itemsize)
+
+    def store_into(self, buffer: np.ndarray, dtype: np.dtype, strides: tuple[int, ...], array: np.ndarray) -> None:
+        """Write `array` into the zeroed uint8 `buffer` through its view of byte `strides`: one
+        strided copy, the padding untouched."""
+        source = array.transpose(self.order) if self.transposed else array
+        folded = self.steps[0].folded
+        np.ndarray(folded, dtype, buffer, 0, strides)[...] = source.reshape(folded)
+
+    def load_from(self, buffer: np.ndarray, dtype: np.dtype, strides: tuple[int, ...]) -> np.ndarray:
+        """The logical array in the contiguous uint8 `buffer`, read through its view of byte
+        `strides`: one strided copy, the array's own (never a view of the buffer)."""
+        x = np.ndarray(self.steps[0].folded, dtype, buffer, 0, strides).reshape(self.physical)
+        if self.transposed:
+            x = x.transpose(self.inverse_order)
+        return np.array(x, order="C")
 
     def gather(self) -> np.ndarray:
         """For each slot of the tiled array, the flat index into the first step's padded array."""
