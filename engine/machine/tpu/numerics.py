@@ -173,13 +173,15 @@ def _chunk_sums(lhs: np.ndarray, rhs: np.ndarray, shape: tuple, chunk: int) -> l
         slab = max(1, _BLOCK_ELEMENTS // (in_group * outputs))  # K offsets multiplied together
         partial = None
         for start in range(0, width, slab):
-            products = np.multiply(left[start:start + slab, part], right[start:start + slab, part], dtype=F32)
-            rows = iter(products)
+            products = np.multiply(left[start:start + slab, part], right[start:start + slab, part], dtype=F32,
+                                   order="C")
+            # Flat contiguous rows: numpy's one-dimensional add has the least overhead per call.
+            rows = iter(products.reshape(len(products), -1))
             if partial is None:
                 partial = next(rows).copy()
             for row in rows:
                 partial += row
-        sums.extend(partial)
+        sums.extend(partial.reshape((in_group,) + shape))
     return sums
 
 
