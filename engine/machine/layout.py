@@ -180,10 +180,11 @@ class Layout:
         bits = self.element_size_in_bits
         if not bits or bits == dtype.itemsize * 8 or self.element_bits(dtype) == dtype.itemsize * 8:
             out = np.zeros(plan.slots * dtype.itemsize, np.uint8)
-            strides = plan.view_strides_of(dtype)
+            size = plan.size
+            strides = plan.view_strides_of(dtype) if size >= VIEWED_FROM else None
             if strides is not None:
                 plan.store_into(out, dtype, strides, array)
-            elif plan.size <= SMALL:
+            elif size <= SMALL:
                 slots = plan._slot_of if plan._slot_of is not None else plan.slot_of()
                 out.view(dtype)[slots] = array.reshape(-1)
             else:
@@ -196,23 +197,26 @@ class Layout:
 
     def load(self, buffer: np.ndarray, shape: Sequence[int], dtype) -> np.ndarray:
         """The logical array `store` wrote into `buffer` (for a `shape` array of `dtype`)."""
-        dtype = np.dtype(dtype)
-        shape = tuple(shape)
+        if type(dtype) is not np.dtype:  # noqa: E721 - np.dtype(x) costs a call for the usual dtype
+            dtype = np.dtype(dtype)
+        if type(shape) is not tuple:
+            shape = tuple(shape)
         plan = self._plans.get(shape) or self.plan(shape)
         natural = dtype.itemsize * 8
         bits = self.element_size_in_bits
         bits = natural if not bits or bits == natural else self.element_bits(dtype)
         if type(buffer) is not np.ndarray or buffer.dtype != np.uint8 or buffer.ndim != 1:
             buffer = np.asarray(buffer, np.uint8).reshape(-1)
-        if buffer.size < -(-plan.tiled_size * bits // 8):
+        if buffer.size * 8 < plan.tiled_size * bits:
             raise LayoutError(f"a buffer of {buffer.size} bytes is too short for "
                               f"{format_shape(dtype, shape, self)}")
         if bits == natural:
-            strides = plan.view_strides_of(dtype)
+            size = plan.size
+            strides = plan.view_strides_of(dtype) if size >= VIEWED_FROM else None
             if strides is not None and buffer.flags.c_contiguous:
                 return plan.load_from(buffer, dtype, strides)
             elements = buffer[:plan.tiled_size * dtype.itemsize].view(dtype)
-            if plan.size <= SMALL:
+            if size <= SMALL:
                 slots = plan._slot_of if plan._slot_of is not None else plan.slot_of()
                 return elements[slots].reshape(shape)
         else:
