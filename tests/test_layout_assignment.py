@@ -127,6 +127,12 @@ def test_backend_stores_values_in_their_layouts():
     assert np.array_equal(backend.load(stored, arg2), x)
     assert backend.buffer_bytes(arg2) == (16 * 256 * 2, 256 * 128 * 2)  # {0,1}: the 16 pads to 128
     assert backend.buffer_bytes(program.module.entry.arguments[3]) == (12, 512)
+    arg0 = program.module.entry.arguments[0]  # small: kept with the slot map the layout stores it by
+    y = np.arange(32, dtype=np.float32).reshape(8, 4)
+    small = backend.store(y, arg0)
+    assert small.slot_map is not None and np.array_equal(small.buffer, small.layout.store(y))
+    assert np.array_equal(backend.load(small, arg0), y) and small.layout.load(small.buffer, (8, 4), y.dtype).tolist() == y.tolist()
+    assert backend.store(y.astype(np.float64), arg0).slot_map is None  # another dtype: the layout's own way
 
 
 def test_backends_of_one_module_share_its_assignment_while_it_lives():

@@ -350,6 +350,22 @@ def test_store_load_identity(layout_and_shape, dtype, seed, packed):
             layout_module.SMALL, layout_module.VIEWED_FROM = small, viewed
 
 
+def test_a_kept_slot_map_stores_and_loads_as_the_layout_does():
+    rng = np.random.default_rng(5)
+    for text, shape, dtype in [("{1,0:T(8,128)}", (8, 8), F32), ("{:T(128)}", (), F32),
+                               ("{0,1:T(8,128)(2,1)L(1024)}", (5, 17), BF16), ("{0:T(128)}", (6,), np.dtype(np.int32))]:
+        layout = L(text)
+        slot_map = layout.slot_map(shape, dtype)
+        x = random_array(dtype, shape, rng)
+        buffer = slot_map.store(x)
+        assert np.array_equal(buffer, layout.store(x)) and np.array_equal(buffer, naive_bytes(x, layout))
+        assert same_bits(slot_map.load(buffer), x)
+    # not how these are stored: packed 4-bit elements, an array past SMALL, one taking the view
+    assert L("{0:T(128)E(4)}").slot_map((6,), np.dtype(ml_dtypes.int4)) is None
+    assert L("{1,0:T(8,128)}").slot_map((40, 128), F32) is None
+    assert L("{1,0:T(8,128)}").slot_map((16, 64), F32) is None
+
+
 def test_load_rejects_a_short_buffer():
     with pytest.raises(LayoutError, match="too short"):
         L("{1,0:T(8,128)}").load(np.zeros(100, np.uint8), (3, 5), F32)

@@ -179,14 +179,13 @@ class Layout:
         dtype = array.dtype
         bits = self.element_size_in_bits
         if not bits or bits == dtype.itemsize * 8 or self.element_bits(dtype) == dtype.itemsize * 8:
-            out = np.zeros(plan.slots * dtype.itemsize, np.uint8)
             size = plan.size
             strides = plan.view_strides_of(dtype) if size >= VIEWED_FROM else None
+            if strides is None and size <= SMALL:
+                return plan.slot_map(dtype).store(array)
+            out = np.zeros(plan.slots * dtype.itemsize, np.uint8)
             if strides is not None:
                 plan.store_into(out, dtype, strides, array)
-            elif size <= SMALL:
-                slots = plan._slot_of if plan._slot_of is not None else plan.slot_of()
-                out.view(dtype)[slots] = array.reshape(-1)
             else:
                 # Writing straight into the buffer's typed view: the only copy of an aligned array.
                 _copy(out.view(dtype)[:plan.tiled_size].reshape(plan.tiled_shape), plan.tiled(array), plan.squeezed)
@@ -195,9 +194,20 @@ class Layout:
         return _pack(np.ascontiguousarray(plan.tiled(array)).reshape(-1).view(np.uint8), bits,
                      -(-plan.slots * bits // 8))
 
+    def slot_map(self, shape: Sequence[int], dtype) -> Optional["SlotMap"]:
+        """The SlotMap that store and load use for `shape` arrays of `dtype` (small ones of the
+        type's own width), else None."""
+        dtype = np.dtype(dtype)
+        plan = self.plan(tuple(shape))
+        if self.element_size_in_bits and self.element_bits(dtype) != dtype.itemsize * 8:
+            return None
+        if plan.size > SMALL or plan.view_strides_of(dtype) is not None:
+            return None
+        return plan.slot_map(dtype)
+
     def load(self, buffer: np.ndarray, shape: Sequence[int], dtype) -> np.ndarray:
         """The logical array `store` wrote into `buffer` (for a `shape` array of `dtype`)."""
-        if type(dtype) is not np.dtype:  # noqa: E721 - np.dtype(x) costs a call for the usual dtype
+        if not isinstance(dtype, np.dtype):
             dtype = np.dtype(dtype)
         if type(shape) is not tuple:
             shape = tuple(shape)
@@ -215,10 +225,9 @@ class Layout:
             strides = plan.view_strides_of(dtype) if size >= VIEWED_FROM else None
             if strides is not None and buffer.flags.c_contiguous:
                 return plan.load_from(buffer, dtype, strides)
-            elements = buffer[:plan.tiled_size * dtype.itemsize].view(dtype)
             if size <= SMALL:
-                slots = plan._slot_of if plan._slot_of is not None else plan.slot_of()
-                return elements[slots].reshape(shape)
+                return plan.slot_map(dtype).load(buffer)
+            elements = buffer[:plan.tiled_size * dtype.itemsize].view(dtype)
         else:
             elements = _unpack(buffer, bits, plan.tiled_size).view(dtype)
         return plan.untiled(elements)
@@ -306,6 +315,7 @@ class _Plan:
         self.size = prod(shape)
         self._gather: Optional[np.ndarray] = None
         self._slot_of: Optional[np.ndarray] = None
+        self._slot_maps: dict[np.dtype, SlotMap] = {}
         # The element strides of the unpadded array inside a one-tiling buffer, when the tiling is
         # a view of it: small arrays are stored and loaded by one strided copy through them.
         view = self._padded_view(np.empty(self.tiled_size, np.uint8))
@@ -400,6 +410,12 @@ class _Plan:
                 self._forward(np.arange(prod(first.padded)).reshape(first.padded))).reshape(-1)
         return self._gather
 
+    def slot_map(self, dtype: np.dtype) -> "SlotMap":
+        slot_map = self._slot_maps.get(dtype)
+        if slot_map is None:
+            slot_map = self._slot_maps[dtype] = SlotMap(self, dtype)
+        return slot_map
+
     def slot_of(self) -> np.ndarray:
         """For each element of the array, in row-major logical order, its slot in the buffer."""
         if self._slot_of is None:
@@ -450,6 +466,30 @@ class _Plan:
                 unfolded += _unravel(i, group)
             idx = unfolded[step.lead:]
         return tuple(idx[self.inverse_order[d]] for d in range(len(self.shape)))
+
+
+class SlotMap:
+    """Small `shape` arrays of `dtype` in one layout, element by element: store scatters them into
+    a zeroed buffer, load gathers them back (one numpy call each, the cost being numpy's call
+    overhead). Layout.store/load use it for such arrays, and a caller storing many arrays of one
+    value (the TPU backend) keeps it to skip their look-ups and checks."""
+
+    __slots__ = ("shape", "dtype", "nbytes", "used", "slots")
+
+    def __init__(self, plan: _Plan, dtype: np.dtype):
+        self.shape, self.dtype = plan.shape, dtype
+        self.nbytes = plan.slots * dtype.itemsize  # the whole buffer, tail padding included
+        self.used = plan.tiled_size * dtype.itemsize
+        self.slots = plan.slot_of()
+
+    def store(self, array: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.nbytes, np.uint8)
+        out.view(self.dtype)[self.slots] = array.reshape(-1)
+        return out
+
+    def load(self, buffer: np.ndarray) -> np.ndarray:
+        """From a flat uint8 `buffer` of at least `used` bytes."""
+        return buffer[:self.used].view(self.dtype)[self.slots].reshape(self.shape)
 
 
 def _copy(destination: np.ndarray, source: np.ndarray, squeezed: tuple[int, ...]) -> None:
@@ -547,4 +587,4 @@ def format_shape(dtype, shape: Sequence[int], layout: Optional[Layout] = None) -
     return shape_text(dtype, shape) + (str(layout) if layout is not None else "")
 
 
-__all__ = ["COMBINE", "ElementLocation", "Layout", "LayoutError", "format_shape", "parse_shape"]
+__all__ = ["COMBINE", "ElementLocation", "Layout", "LayoutError", "SlotMap", "format_shape", "parse_shape"]

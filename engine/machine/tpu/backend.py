@@ -19,13 +19,13 @@ numerics, labelled approximate by `numerics_notes`.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
 
 import numpy as np
 
 from ...ir.core import Function, Operation, Value
-from ...ir.dtypes import compute_dtype, is_narrow_float
+from ...ir.dtypes import compute_dtype, element_dtype, is_narrow_float
 from ...ir.opset import is_float_math, is_terminator
 from ...ir.types import TensorType
 from ..backend import Backend
@@ -34,7 +34,7 @@ from .generations import TpuGeneration
 from .numerics import F32, mxu_matmul
 
 if TYPE_CHECKING:
-    from ..layout import Layout
+    from ..layout import Layout, SlotMap
 
 
 @dataclass
@@ -45,12 +45,16 @@ class PhysicalArray:
     layout: Layout
     shape: tuple[int, ...]
     dtype: np.dtype
+    # How a small array was stored (layout.store's own way, its look-ups done once), to load it so.
+    slot_map: Optional[SlotMap] = field(default=None, repr=False, compare=False)
 
     @property
     def nbytes(self) -> int:
         return int(self.buffer.nbytes)
 
     def logical(self) -> np.ndarray:
+        if self.slot_map is not None:
+            return self.slot_map.load(self.buffer)
         return self.layout.load(self.buffer, self.shape, self.dtype)
 
 
@@ -124,23 +128,28 @@ class TpuBackend(Backend):
         if prepared is None:
             raise RuntimeError("TpuBackend.store before prepare(module)")
         try:
-            layout, shape = prepared.storage[ir_value]
+            layout, shape, slot_map = prepared.storage[ir_value]
         except KeyError:
-            layout, shape = prepared.storage[ir_value] = self._storage_of(ir_value)
+            layout, shape, slot_map = prepared.storage[ir_value] = self._storage_of(ir_value)
         if layout is None or shape != value.shape:
             return value  # tokens, tuples, and bodies run vectorised over extra dimensions
+        if slot_map is not None and value.dtype == slot_map.dtype:
+            return PhysicalArray(slot_map.store(value), layout, shape, value.dtype, slot_map)
         return PhysicalArray(layout.store(value), layout, shape, value.dtype)
 
-    def _storage_of(self, ir_value: Value) -> tuple[Optional[Layout], Optional[tuple[int, ...]]]:
-        """(layout, shape) of a statically shaped tensor value; (None, None) for anything else."""
+    def _storage_of(self, ir_value: Value) -> tuple[Optional[Layout], Optional[tuple[int, ...]], Optional[SlotMap]]:
+        """(layout, shape, the layout's SlotMap for small arrays or None) of a statically shaped
+        tensor value; (None, None, None) for anything else."""
         type = ir_value.type
         if not isinstance(type, TensorType) or not type.is_static:
-            return None, None
-        return self.layout_for(ir_value).layout, tuple(type.shape)
+            return None, None, None
+        layout = self.layout_for(ir_value).layout
+        shape = tuple(type.shape)
+        return layout, shape, layout.slot_map(shape, element_dtype(type))
 
     def load(self, stored: Any, ir_value: Value) -> Any:
         if type(stored) is PhysicalArray:
-            return stored.layout.load(stored.buffer, stored.shape, stored.dtype)
+            return stored.logical()
         return stored
 
     # -- numerics -----------------------------------------------------------------------------
