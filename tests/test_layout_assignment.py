@@ -129,6 +129,16 @@ def test_backend_stores_values_in_their_layouts():
     assert backend.buffer_bytes(program.module.entry.arguments[3]) == (12, 512)
 
 
+@pytest.mark.parametrize("target", ["cpu", "tpu-v5e"])
+def test_a_program_with_layouts_in_it_runs(target):
+    # LayoutConstraint only says where the bytes go: on any target its result is its operand.
+    program = hlodbg.load(PROGRAM)
+    args = [np.arange(32, dtype=np.float32).reshape(8, 4), np.array([1, 2, 3, 4], np.float32),
+            np.ones((16, 256), ml_dtypes.bfloat16), np.array([1, 2, 3], np.int32)]
+    first, second = program.run(*args, target=target)
+    assert np.array_equal(first, args[0] * args[1] + args[1]) and np.array_equal(second, args[2])
+
+
 DATA_MOVEMENT = """
 module @m {
   func.func public @main(%arg0: tensor<5x7xbf16>, %arg1: tensor<3x130xi8>, %arg2: tensor<2x3x4xi1>,
