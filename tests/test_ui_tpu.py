@@ -379,3 +379,36 @@ def test_padding_overlay_marks_arguments_and_skips_reducer_bodies():
     overlay = padding_overlay(view, backend)
     (node,) = [n for n, data in view.graph.nodes(data=True) if data.get("value") is points and data["kind"] == "argument"]
     assert overlay.badges[node] == "×42.7" and "padding waste 42.67x on tpu-v5e" in overlay.tooltips[node]
+
+
+LOCAL_SHARDS = """
+module @m attributes {mhlo.num_partitions = 2 : i32} {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%big: tensor<8x4xf32>, %x: tensor<4x3xf32>) -> tensor<8x4xf32> {
+    %0 = sdy.manual_computation(%big) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%shard: tensor<4x4xf32>) {
+      %1 = stablehlo.add %shard, %shard : tensor<4x4xf32>
+      sdy.return %1 : tensor<4x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %r:2 = stablehlo.while(%i = %c, %acc = %x) : tensor<i32>, tensor<4x3xf32>
+      cond {
+        %t = stablehlo.compare LT, %i, %c : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %t : tensor<i1>
+      } do {
+        stablehlo.return %i, %acc : tensor<i32>, tensor<4x3xf32>
+      }
+    return %0 : tensor<8x4xf32>
+  }
+}
+"""
+
+
+def test_padding_marks_the_local_shards_of_a_manual_computation_not_loop_state():
+    # A manual_computation's body arguments are each device's own buffers (the memory analysis
+    # counts them); a while's region arguments are its operands' buffers, drawn once already.
+    from hlodbg.layouts.overlay import padding_marks
+
+    program = hlodbg.load(LOCAL_SHARDS)
+    marked = {value.name for value in padding_marks(program.module, backend_for("tpu-v5e"))
+              if getattr(value, "is_block_argument", False)}
+    assert marked == {"%big", "%x", "%shard"}
