@@ -428,3 +428,18 @@ def test_real_tpu_target_diverges_at_the_dot():
     moves = hlodbg.load(MOVES)
     args = [np.arange(12, dtype=np.float32).reshape(2, 6), np.arange(12, dtype=np.int32).reshape(2, 6)]
     assert compare_runs(moves.module, args, CPU, backend_for("tpu-v5e")).first is None
+
+
+def test_the_reasons_given_are_those_the_values_meet():
+    # The dot's operands and results hold no subnormal: flushing them is no reason it parts.
+    _, report = _loop_report()
+    assert not any("subnormal" in note for note in report.first.notes)
+    # 1e-30 x 1e-10 is subnormal on the CPU and 0 on a TPU: there it is the reason.
+    program = hlodbg.load("""
+func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  %c = stablehlo.multiply %a, %b : tensor<2xf32>
+  return %c : tensor<2xf32>
+}""")
+    args = [np.array([1e-30, 1], np.float32), np.array([1e-10, 2], np.float32)]
+    first = compare_runs(program.module, args, CPU, tpu()).first
+    assert first.notes == ["subnormal inputs/results flushed to zero"]

@@ -19,7 +19,7 @@ numerics, labelled approximate by `numerics_notes`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from ...ir.types import TensorType
 from ..backend import Backend
 from . import op_numerics
 from .generations import TpuGeneration
-from .numerics import F32, mxu_matmul
+from .numerics import F32, flush_subnormals, mxu_matmul
 
 if TYPE_CHECKING:
     from ..layout import Layout
@@ -174,9 +174,10 @@ class TpuBackend(Backend):
         return [f"{len(wide)} op(s) computed in f64 because of --allow-f64{where}: {self.name} has no 64-bit "
                 "floating point, a real TPU refuses them"]
 
-    def numerics_notes(self, op: Operation) -> list[str]:
-        """Why `op`'s results may differ on this TPU from XLA on the CPU."""
-        notes = list(super().numerics_notes(op))
+    def numerics_notes(self, op: Operation, values: Optional[Sequence[Any]] = None) -> list[str]:
+        """Why `op`'s results may differ on this TPU from XLA on the CPU (with `values`, the
+        operands and results of one run of it: only the reasons those values meet)."""
+        notes = list(super().numerics_notes(op, values))
         wide_float, wide_int = op_numerics.sixty_four_bit(op)
         if wide_float is not None and self.allow_f64:
             notes.append(f"{wide_float} computed in f64 (--allow-f64): a TPU has no 64-bit floating point")
@@ -186,7 +187,7 @@ class TpuBackend(Backend):
         if contraction is not None:
             notes.append(contraction)
         computes = op_numerics.computes_with_floats(op)
-        if op_numerics.flushes_around(op):
+        if op_numerics.flushes_around(op) and (values is None or any(_has_subnormals(v) for v in values)):
             notes.append("subnormal inputs/results flushed to zero")
         if op_numerics.transcendental(op):
             notes.append(f"{op.name.partition('.')[2]}: numpy in f32 here, the TPU's own polynomial differs "
@@ -199,6 +200,10 @@ class TpuBackend(Backend):
             notes.append("bf16 computed in f32 and rounded after the op; inside a TPU fusion XLA may skip "
                          "that rounding (--excess-precision)")
         return notes
+
+
+def _has_subnormals(value: Any) -> bool:
+    return isinstance(value, np.ndarray) and flush_subnormals(value) is not value
 
 
 __all__ = ["PhysicalArray", "TpuBackend"]
