@@ -255,7 +255,7 @@ def test_physical_lines_of_packed_narrow_types_list_every_element_of_the_word():
     assert "       0  ▀░" in shown and any(line.strip().startswith("▀░ padding rows and columns") for line in shown)
 
     bytes_ = lines(b, np.arange(300, dtype=np.uint8), [0], (299,))
-    assert "tiles     (512) over axis 0: 1 tile of 512; last tile column: 300 of 512 columns used" in bytes_
+    assert "tiles     (512) on axis 0: 1 tile of 512; last tile column: 300 of 512 columns used" in bytes_
     assert any("[43] = 43  [171] = 171  [299] = 43" in line and "128 apart along axis 0" in line for line in bytes_)
 
     scalar = lines(s, np.array(1.5, np.float32), [], ())
@@ -412,3 +412,26 @@ def test_padding_marks_the_local_shards_of_a_manual_computation_not_loop_state()
     marked = {value.name for value in padding_marks(program.module, backend_for("tpu-v5e"))
               if getattr(value, "is_block_argument", False)}
     assert marked == {"%big", "%x", "%shard"}
+
+
+def test_the_tiles_line_names_the_axes_each_tile_dim_runs_along():
+    # {0,1}: the tile's 8 rows run along axis 1 and its 128 lanes along axis 0; drawn with axis 0
+    # down, a tile is 128 rows by 8 columns.
+    from hlodbg.ui.device_memory import storage_of
+    from hlodbg.ui.widgets.physical_view import physical_lines
+
+    program = hlodbg.load("""
+func.func @main(%t: tensor<16x8xf32> {mhlo.layout_mode = "{0,1}"}, %r: tensor<16x8xf32> {mhlo.layout_mode = "{1,0}"}) -> tensor<16x8xf32> {
+  return %t : tensor<16x8xf32>
+}""")
+    backend = backend_for("tpu-v5e")
+    backend.prepare(program.module)
+    array = np.zeros((16, 8), np.float32)
+
+    def tiles_line(value):
+        lines = [line.plain for line in physical_lines(storage_of(backend, value, array), array, [0, 1], (0, 0), 120)]
+        return next(line for line in lines if line.startswith("tiles"))
+
+    transposed, row_major = program.module.entry.arguments
+    assert tiles_line(transposed).startswith("tiles     (8,128) on axes 1×0: 1×1 tiles of 128×8;")
+    assert tiles_line(row_major).startswith("tiles     (8,128) on axes 0×1: 2×1 tiles of 8×128")
