@@ -122,7 +122,12 @@ def machine_address() -> str:
 def server_options(args, address=machine_address) -> tuple[dict, list[str]]:
     """(the keyword arguments of textual-serve's Server, the lines to tell the user). The
     browser builds every URL of the page from `public_url`, so a server listening on all
-    addresses must name one that others can reach: --public-url, else this machine's address."""
+    addresses must name one that others can reach: --public-url, else this machine's address.
+    The target options are checked here: a wrong one is an error now, not in every browser."""
+    from hlodbg.cli_target import backend_from_args
+
+    backend_from_args(args)
+    launch_break_spec(args)
     public_url = args.public_url
     notes = []
     if public_url is not None:
