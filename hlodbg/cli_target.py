@@ -39,12 +39,16 @@ def target_options(args) -> dict:
     return options
 
 
+# The backend options only a TPU takes, and their flags.
+TPU_ONLY_OPTIONS = {"layouts": "--layout", "allow_f64": "--allow-f64"}
+
+
 def backend_from_args(args):
     """The Backend `--target` and its options name. TPU-only options on the CPU are an error."""
     name = canonical_target(getattr(args, "target", None) or DEFAULT_TARGET)
     options = target_options(args)
     if name == "cpu":
-        for tpu_only, flag in (("layouts", "--layout"), ("allow_f64", "--allow-f64")):
+        for tpu_only, flag in TPU_ONLY_OPTIONS.items():
             if tpu_only in options:
                 from hlodbg.engine.machine.targets import TargetError
 
@@ -52,4 +56,4 @@ def backend_from_args(args):
     return backend_for(name, **options)
 
 
-__all__ = ["add_target_options", "backend_from_args", "target_options"]
+__all__ = ["TPU_ONLY_OPTIONS", "add_target_options", "backend_from_args", "target_options"]
