@@ -24,10 +24,12 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 
 from ...ir.core import Function, Operation, Value
+from ...ir.errors import ExecutionError
 from ...ir.dtypes import compute_dtype, is_narrow_float
 from ...ir.opset import is_float_math, is_terminator
 from ...ir.types import TensorType
 from ..backend import Backend
+from ..memory import format_bytes
 from . import op_numerics
 from .generations import TpuGeneration
 from .numerics import F32, flush_subnormals, mxu_matmul
@@ -114,7 +116,11 @@ class TpuBackend(Backend):
         if not isinstance(type, TensorType) or tuple(type.shape or ()) != value.shape:
             return value  # tokens, tuples, and bodies run vectorised over extra dimensions
         layout = self.layout_for(ir_value).layout
-        return PhysicalArray(layout.store(value), layout, value.shape, value.dtype)
+        try:
+            buffer = layout.store(value)
+        except MemoryError:
+            raise _beyond_memory(ir_value, layout) from None
+        return PhysicalArray(buffer, layout, value.shape, value.dtype)
 
     def load(self, stored: Any, ir_value: Value) -> Any:
         if isinstance(stored, PhysicalArray):
@@ -200,6 +206,18 @@ class TpuBackend(Backend):
             notes.append("bf16 computed in f32 and rounded after the op; inside a TPU fusion XLA may skip "
                          "that rounding (--excess-precision)")
         return notes
+
+
+def _beyond_memory(ir_value: Value, layout: "Layout") -> ExecutionError:
+    """The error of a buffer this machine cannot hold (tiles that pad a small array a millionfold),
+    at the op that makes the value or the function that takes it."""
+    type = ir_value.type
+    owner = ir_value.owner
+    if not isinstance(owner, Operation):  # a block argument: its function or region's op
+        owner = owner.parent.parent if owner is not None and owner.parent is not None else None
+    size = format_bytes(layout.physical_bytes(type.shape, type.element.numpy_dtype))
+    return ExecutionError(f"{ir_value.name or 'a value'} ({type}) in layout {layout} takes {size}, more memory "
+                          "than this machine can give", getattr(owner, "pos", None))
 
 
 def _has_subnormals(value: Any) -> bool:
