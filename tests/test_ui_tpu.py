@@ -435,3 +435,17 @@ func.func @main(%t: tensor<16x8xf32> {mhlo.layout_mode = "{0,1}"}, %r: tensor<16
     transposed, row_major = program.module.entry.arguments
     assert tiles_line(transposed).startswith("tiles     (8,128) on axes 1×0: 1×1 tiles of 128×8;")
     assert tiles_line(row_major).startswith("tiles     (8,128) on axes 0×1: 2×1 tiles of 8×128")
+
+
+def test_cpu_physical_view_of_int4_is_packed_as_its_size_says():
+    # The CPU counts an s4[5,7] as 18 bytes (packed); the cursor's byte must be in that buffer.
+    from hlodbg.ui.device_memory import storage_of
+    from hlodbg.ui.widgets.physical_view import physical_lines
+
+    program = hlodbg.load(NARROW_TYPES)
+    backend = backend_for("cpu")
+    q = program.module.entry.body.arguments[0]
+    int4 = (np.arange(35).reshape(5, 7) % 8).astype(q.type.element.numpy_dtype)
+    shown = [line.plain for line in physical_lines(storage_of(backend, q, int4), int4, [0, 1], (4, 6), 120)]
+    assert "dense 18 B" in shown[0]
+    assert "cursor    [4, 6] = 2  byte 17 bit 0  word 4  (4-bit element)" in shown
