@@ -30,6 +30,7 @@ def build_app(args):
         from hlodbg.cli_target import backend_from_args
 
         backend = backend_from_args(args)
+        backend.prepare(program.module)  # --layout names and the program's own layouts, checked now
         device = None
         if args.device:
             from hlodbg.engine.run.arguments import parse_device

@@ -449,3 +449,26 @@ def test_cpu_physical_view_of_int4_is_packed_as_its_size_says():
     shown = [line.plain for line in physical_lines(storage_of(backend, q, int4), int4, [0, 1], (4, 6), 120)]
     assert "dense 18 B" in shown[0]
     assert "cursor    [4, 6] = 2  byte 17 bit 0  word 4  (4-bit element)" in shown
+
+
+def test_open_with_a_layout_option_naming_no_argument_exits_2(tmp_path, capsys, monkeypatch):
+    # Checked before the app starts: without a terminal it is printed, with one it is the error
+    # screen; either way the exit status is 2.
+    from hlodbg.cli import main
+
+    monkeypatch.setenv("HLODBG_STATE_DIR", str(tmp_path / "state"))
+    prog = tmp_path / "p.mlir"
+    prog.write_text(NARROW_TYPES)
+    assert main(["open", str(prog), "--target", "tpu", "--layout", "arg9=1,0"]) == 2
+    assert "--layout arg9=1,0: @main has 3 arguments (arg0..arg2)" in capsys.readouterr().err
+
+
+async def test_a_run_that_cannot_start_leaves_the_error_for_the_exit_status():
+    from hlodbg.ui.screens.error import ErrorScreen
+
+    app = HlodbgApp(hlodbg.load(NARROW_TYPES), entry="nosuch", persist=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ErrorScreen) and "nosuch" in app.screen.message
+        assert app.error is not None
+        await pilot.press("q")
