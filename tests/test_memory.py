@@ -607,3 +607,18 @@ def test_a_grid_that_is_not_the_manual_computations_mesh_is_refused_as_a_run_ref
     err = capsys.readouterr().err
     assert "mesh @mesh spans 2 devices but this grid has 3" in err and ":5:5:" in err
     assert main(["memory", str(prog), "--target", "tpu-v5e"]) == 0
+
+
+def test_json_says_how_many_dynamic_values_are_not_counted(tmp_path, capsys):
+    # The text notes them; the JSON carries the same, so a script knows the peak leaves them out.
+    prog = tmp_path / "dyn.mlir"
+    prog.write_text("""
+func.func @main(%a: tensor<?x4xf32>, %b: tensor<2x4xf32>) -> tensor<?x4xf32> {
+  %0 = stablehlo.add %a, %a : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}""")
+    assert main(["memory", str(prog), "--target", "tpu-v5e"]) == 0
+    assert "2 value(s) of dynamic shape are not counted" in capsys.readouterr().out
+    assert main(["memory", str(prog), "--target", "tpu-v5e", "--json"]) == 0
+    device = json.loads(capsys.readouterr().out)["devices"][0]
+    assert device["uncounted_dynamic_values"] == 2 and device["peak_bytes"] == 1024  # %b: f32[2,4]{1,0:T(2,128)}
