@@ -123,12 +123,7 @@ def machine_address() -> str:
 def server_options(args, address=machine_address) -> tuple[dict, list[str]]:
     """(the keyword arguments of textual-serve's Server, the lines to tell the user). The
     browser builds every URL of the page from `public_url`, so a server listening on all
-    addresses must name one that others can reach: --public-url, else this machine's address.
-    The target options are checked here: a wrong one is an error now, not in every browser."""
-    from hlodbg.cli_target import backend_from_args
-
-    backend_from_args(args)
-    launch_break_spec(args)
+    addresses must name one that others can reach: --public-url, else this machine's address."""
     public_url = args.public_url
     notes = []
     if public_url is not None:
@@ -151,6 +146,11 @@ def serve_ui(args) -> int:
     """`hlodbg serve PROG`: each browser session runs `hlodbg open PROG ...` through textual-serve."""
     from textual_serve.server import Server
 
+    # What every browser session would open, checked once now: a missing program, bad arguments
+    # or a wrong --target/--layout is an error here (exit 2), not in every browser.
+    error = build_app(args).error
+    if error is not None:
+        raise error
     options, lines = server_options(args)
     for line in lines:
         print(line, file=sys.stderr)

@@ -99,3 +99,11 @@ def test_serve_refuses_bad_target_options_before_serving(monkeypatch, capsys, ar
     assert main(["serve", str(NAN_PROGRAM), *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_serve_refuses_a_program_it_cannot_open_before_serving(monkeypatch, capsys, tmp_path):
+    import textual_serve.server as server_module
+
+    monkeypatch.setattr(server_module, "Server", lambda **options: pytest.fail("served"))
+    assert main(["serve", str(tmp_path / "missing.mlir")]) == 2
+    assert "no such file" in capsys.readouterr().err
