@@ -187,6 +187,7 @@ def memory_json(name: str, analysis, top: int = DEFAULT_TOP) -> dict:
             "argument_bytes": device.entry.argument_bytes,
             "output_bytes": device.entry.output_bytes,
             "buffer_count": len(buffers),
+            "uncounted_dynamic_values": len(device.entry.dynamic),  # the text's "not counted" note
             "buffers": [{"name": b.name, "function": b.function, "type": b.type, "layout": b.layout, "layout_source": b.layout_source,
                          "logical_bytes": b.logical_bytes, "physical_bytes": b.physical_bytes}
                         for b in _top(buffers, top)],

@@ -10,8 +10,9 @@ def add_target_options(cmd, what: str = "runs") -> None:
                      help=f"the machine every device {what} on: {', '.join(target_names())} "
                           f"(default: {DEFAULT_TARGET}; tpu = tpu-v5e)")
     cmd.add_argument("--layout", action="append", default=[], metavar="NAME=SPEC",
-                     help="TPU: the layout of an argument or result in XLA's syntax, braces optional "
-                          "(the shell expands unquoted ones): arg0=1,0:T(8,128) or result0=0,1:T(4,128) (repeatable)")
+                     help="TPU: the layout of an argument (arg0, or its name: %x) or result (result0) in XLA's "
+                          "syntax, braces optional (the shell expands unquoted ones): arg0=1,0:T(8,128) or "
+                          "result0=0,1:T(4,128) (repeatable)")
     cmd.add_argument("--allow-f64", action="store_true",
                      help="TPU: emulate f64/c128 in 64 bits instead of refusing them (TPUs have no 64-bit floats)")
     cmd.add_argument("--excess-precision", action="store_true",
@@ -39,12 +40,16 @@ def target_options(args) -> dict:
     return options
 
 
+# The backend options only a TPU takes, and their flags.
+TPU_ONLY_OPTIONS = {"layouts": "--layout", "allow_f64": "--allow-f64"}
+
+
 def backend_from_args(args):
     """The Backend `--target` and its options name. TPU-only options on the CPU are an error."""
     name = canonical_target(getattr(args, "target", None) or DEFAULT_TARGET)
     options = target_options(args)
     if name == "cpu":
-        for tpu_only, flag in (("layouts", "--layout"), ("allow_f64", "--allow-f64")):
+        for tpu_only, flag in TPU_ONLY_OPTIONS.items():
             if tpu_only in options:
                 from hlodbg.engine.machine.targets import TargetError
 
@@ -52,4 +57,4 @@ def backend_from_args(args):
     return backend_for(name, **options)
 
 
-__all__ = ["add_target_options", "backend_from_args", "target_options"]
+__all__ = ["TPU_ONLY_OPTIONS", "add_target_options", "backend_from_args", "target_options"]

@@ -15,14 +15,23 @@ def add_against_option(cmd) -> None:
 
 
 def backends(args, default_against: Optional[str] = None):
-    """(target backend, against backend) the command line names; --against defaults by target."""
-    from hlodbg.cli_target import backend_from_args
+    """(target backend, against backend) the command line names; --against defaults by target.
+    The options that shape a TPU (--layout, --allow-f64) go to each side that is one: `diff PROG
+    --against tpu-v5e --allow-f64` compares the CPU with a TPU emulating f64. --excess-precision
+    stays with --target."""
+    from hlodbg.cli_target import TPU_ONLY_OPTIONS, backend_from_args, target_options
     from hlodbg.engine.debug.divergence import default_against as fallback
-    from hlodbg.engine.machine.targets import backend_for
+    from hlodbg.engine.machine.targets import DEFAULT_TARGET, backend_for, canonical_target
 
-    target = backend_from_args(args)
-    name = getattr(args, "against", None) or default_against or fallback(target)
-    return target, backend_for(name)
+    options = target_options(args)
+    tpu_options = {key: options[key] for key in TPU_ONLY_OPTIONS if key in options}
+    target_name = canonical_target(getattr(args, "target", None) or DEFAULT_TARGET)
+    name = canonical_target(getattr(args, "against", None) or default_against or fallback(backend_for(target_name)))
+    if target_name == "cpu" and name != "cpu":
+        target = backend_for("cpu", **{key: value for key, value in options.items() if key not in tpu_options})
+    else:
+        target = backend_from_args(args)
+    return target, backend_for(name, **(tpu_options if name != "cpu" else {}))
 
 
 # -- text -------------------------------------------------------------------------------------------

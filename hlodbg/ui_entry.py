@@ -30,6 +30,7 @@ def build_app(args):
         from hlodbg.cli_target import backend_from_args
 
         backend = backend_from_args(args)
+        backend.prepare(program.module)  # --layout names and the program's own layouts, checked now
         device = None
         if args.device:
             from hlodbg.engine.run.arguments import parse_device
@@ -145,6 +146,11 @@ def serve_ui(args) -> int:
     """`hlodbg serve PROG`: each browser session runs `hlodbg open PROG ...` through textual-serve."""
     from textual_serve.server import Server
 
+    # What every browser session would open, checked once now: a missing program, bad arguments
+    # or a wrong --target/--layout is an error here (exit 2), not in every browser.
+    error = build_app(args).error
+    if error is not None:
+        raise error
     options, lines = server_options(args)
     for line in lines:
         print(line, file=sys.stderr)

@@ -312,16 +312,28 @@ def padding_marks(module, backend) -> dict:
         owner = op.parent_op
         if owner is not None and has_expandable_body(owner.name):
             continue
+        for argument in _argument_buffers(op):
+            found = _buffers_padding([argument], backend)
+            if found is not None:
+                marks[argument] = _padding_mark(found, backend)
         if isinstance(op, Function):
-            for argument in op.arguments:
-                found = _buffers_padding([argument], backend)
-                if found is not None:
-                    marks[argument] = _padding_mark(found, backend)
             continue
         found = op_padding(op, backend)
         if found is not None:
             marks[op] = _padding_mark(found, backend)
     return marks
+
+
+def _argument_buffers(op) -> list:
+    """The region arguments of `op` that are buffers of their own: a function's, and those of a
+    body that gets new values (a manual_computation's local shards); not the arguments of loop and
+    branch regions (their operands' or carried buffers) nor those of a reducer body."""
+    from hlodbg.engine.ir.core import Function
+    from hlodbg.engine.ir.opset import has_aliasing_regions, has_expandable_body
+
+    if not isinstance(op, Function) and (has_aliasing_regions(op.name) or has_expandable_body(op.name)):
+        return []
+    return [argument for region in op.regions for block in region.blocks for argument in block.arguments]
 
 
 def _padding_mark(found, backend) -> tuple:

@@ -83,3 +83,27 @@ def test_this_machines_address_is_a_name_or_address_others_can_use():
 
     address = machine_address()
     assert address and address not in ("0.0.0.0", "::") and " " not in address
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--target", "tpu-v9"], "unknown target 'tpu-v9'"),
+    (["--layout", "arg0=1,0"], "--layout applies to TPU targets"),
+    (["--target", "tpu", "--layout", "arg0"], "expected NAME=SPEC"),
+    (["--target", "tpu", "--break-on", "diverge", "--against", "gpu"], "unknown target 'gpu'"),
+    (["--target", "tpu", "--against", "cpu"], "add --break-on diverge"),
+])
+def test_serve_refuses_bad_target_options_before_serving(monkeypatch, capsys, argv, message):
+    import textual_serve.server as server_module
+
+    monkeypatch.setattr(server_module, "Server", lambda **options: pytest.fail("served"))
+    assert main(["serve", str(NAN_PROGRAM), *argv]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_serve_refuses_a_program_it_cannot_open_before_serving(monkeypatch, capsys, tmp_path):
+    import textual_serve.server as server_module
+
+    monkeypatch.setattr(server_module, "Server", lambda **options: pytest.fail("served"))
+    assert main(["serve", str(tmp_path / "missing.mlir")]) == 2
+    assert "no such file" in capsys.readouterr().err

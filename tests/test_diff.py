@@ -428,3 +428,42 @@ def test_real_tpu_target_diverges_at_the_dot():
     moves = hlodbg.load(MOVES)
     args = [np.arange(12, dtype=np.float32).reshape(2, 6), np.arange(12, dtype=np.int32).reshape(2, 6)]
     assert compare_runs(moves.module, args, CPU, backend_for("tpu-v5e")).first is None
+
+
+def test_the_reasons_given_are_those_the_values_meet():
+    # The dot's operands and results hold no subnormal: flushing them is no reason it parts.
+    _, report = _loop_report()
+    assert not any("subnormal" in note for note in report.first.notes)
+    # 1e-30 x 1e-10 is subnormal on the CPU and 0 on a TPU: there it is the reason.
+    program = hlodbg.load("""
+func.func @main(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  %c = stablehlo.multiply %a, %b : tensor<2xf32>
+  return %c : tensor<2xf32>
+}""")
+    args = [np.array([1e-30, 1], np.float32), np.array([1e-10, 2], np.float32)]
+    first = compare_runs(program.module, args, CPU, tpu()).first
+    assert first.notes == ["subnormal inputs/results flushed to zero"]
+
+
+def test_tpu_options_go_to_the_side_that_is_a_tpu(tmp_path, capsys):
+    # `diff --against tpu-v5e --allow-f64` runs the CPU against a TPU emulating f64 (before, the
+    # flag was refused: the default --target is the CPU, and the TPU side never got it).
+    prog = tmp_path / "wide.mlir"
+    prog.write_text("""
+func.func @main(%x: tensor<3xf64>) -> tensor<3xf64> {
+  %y = stablehlo.add %x, %x : tensor<3xf64>
+  return %y : tensor<3xf64>
+}""")
+    assert main(["diff", str(prog), "--against", "tpu-v5e"]) == 2
+    assert "--allow-f64" in capsys.readouterr().err
+    assert main(["diff", str(prog), "--against", "tpu-v5e", "--allow-f64"]) == 0
+    assert "none diverged" in capsys.readouterr().out
+    from hlodbg.cli import _parser
+    from hlodbg.divergence_report import backends
+
+    args = _parser().parse_args(["diff", str(prog), "--against", "tpu", "--layout", "arg0=0", "--excess-precision"])
+    target, against = backends(args)
+    assert target.describe() == "cpu" and target.excess_precision and not against.excess_precision
+    assert against.layout_options == {"arg0": "0"}
+    assert main(["diff", str(prog), "--against", "cpu", "--layout", "arg0=0"]) == 2
+    assert "--layout applies to TPU targets" in capsys.readouterr().err

@@ -82,6 +82,17 @@ def test_option_names_an_argument(name):
     assert shown(layouts.layout_for(values["%arg0"])) == ("{1,0:T(8,128)}", "option")  # beats "given"
 
 
+@pytest.mark.parametrize("name", ["%points", "points"])
+def test_option_names_an_argument_by_its_own_name(name):
+    # The name hlodbg memory and the debugger show (%points), not only its position (arg0).
+    layouts, values = assignment("""
+func.func @main(%points: tensor<64x3xf32>, %center: tensor<3xf32>) -> tensor<64x3xf32> {
+  return %points : tensor<64x3xf32>
+}""", options={name: "0,1"})
+    assert shown(layouts.layout_for(values["%points"])) == ("{0,1:T(4,128)}", "option")
+    assert layouts.layout_for(values["%center"]).source == "default"
+
+
 def test_option_on_a_result_and_without_tiles():
     layouts, values = assignment(options={"result0": "{0,1:T(8,128)S(1)}", "arg3": "{0}"})
     assert shown(layouts.layout_for(values["%3"])) == ("{0,1:T(8,128)S(1)}", "option")
@@ -91,7 +102,8 @@ def test_option_on_a_result_and_without_tiles():
 @pytest.mark.parametrize("options, message", [
     ({"arg4": "{0}"}, "--layout arg4={0}: @main has 4 arguments (arg0..arg3)"),
     ({"result2": "{0}"}, "--layout result2={0}: @main has 2 results (result0..result1)"),
-    ({"x": "{0}"}, "--layout x={0}: name an entry argument or result as arg0, %arg0 or result0"),
+    ({"x": "{0}"}, "--layout x={0}: name an entry argument or result as arg0, %arg0, the argument's name (%x) or "
+                   "result0"),
     ({"arg0": "{0}"}, "--layout arg0={0}: layout {0}: minor_to_major must be a permutation of 0..1 for a "
                       "rank-2 array, got (0) (arg0 is tensor<8x4xf32>)"),
     ({"arg0": "{1,0:T(8,128"}, "expected ',' or ')' in a tile at column 13"),
@@ -159,6 +171,16 @@ def test_backends_of_one_module_share_its_assignment_while_it_lives():
     del program, first, second, other, option, backend
     gc.collect()
     assert alive() is None  # what the backends shared does not keep the module alive
+
+
+@pytest.mark.parametrize("target", ["cpu", "tpu-v5e"])
+def test_a_program_with_layouts_in_it_runs(target):
+    # LayoutConstraint only says where the bytes go: on any target its result is its operand.
+    program = hlodbg.load(PROGRAM)
+    args = [np.arange(32, dtype=np.float32).reshape(8, 4), np.array([1, 2, 3, 4], np.float32),
+            np.ones((16, 256), ml_dtypes.bfloat16), np.array([1, 2, 3], np.int32)]
+    first, second = program.run(*args, target=target)
+    assert np.array_equal(first, args[0] * args[1] + args[1]) and np.array_equal(second, args[2])
 
 
 DATA_MOVEMENT = """

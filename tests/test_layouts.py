@@ -369,3 +369,16 @@ def test_a_kept_slot_map_stores_and_loads_as_the_layout_does():
 def test_load_rejects_a_short_buffer():
     with pytest.raises(LayoutError, match="too short"):
         L("{1,0:T(8,128)}").load(np.zeros(100, np.uint8), (3, 5), F32)
+
+
+def test_a_small_array_padded_far_is_stored_the_general_way():
+    # 4 elements in a 2^20-element tile: no slot map over the whole buffer, same bytes and values.
+    from hlodbg.engine.machine.layout import SMALL_BUFFER
+
+    layout = Layout.parse("{0:T(1048576)}")
+    values = np.array([1.5, -2.0, 3.25, 0.0], np.float32)
+    assert layout.physical_elements((4,)) > SMALL_BUFFER and layout.slot_map((4,), values.dtype) is None
+    buffer = layout.store(values)
+    assert buffer.size == 4 << 20 and buffer[:16].view(np.float32).tolist() == values.tolist()
+    assert not buffer[16:].any()
+    np.testing.assert_array_equal(layout.load(buffer, (4,), values.dtype), values)

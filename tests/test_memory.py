@@ -584,3 +584,41 @@ def test_arguments_and_outputs_match_xlas_memory_analysis_and_the_peak_bounds_xl
     # XLA fuses the element-wise work; op by op, every intermediate has a buffer: never below XLA's
     xla_peak = stats.argument_size_in_bytes + stats.output_size_in_bytes + stats.temp_size_in_bytes
     assert device.peak_bytes >= xla_peak
+
+
+MESH_OF_TWO = """
+module @m attributes {mhlo.num_partitions = 2 : i32} {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%big: tensor<8x4xf32>) -> tensor<8x4xf32> {
+    %0 = sdy.manual_computation(%big) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%shard: tensor<4x4xf32>) {
+      sdy.return %shard : tensor<4x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    return %0 : tensor<8x4xf32>
+  }
+}
+"""
+
+
+def test_a_grid_that_is_not_the_manual_computations_mesh_is_refused_as_a_run_refuses_it(tmp_path, capsys):
+    # The body's types are the tiles of a 2-device mesh: on 3 devices they would be wrong figures.
+    prog = tmp_path / "mesh.mlir"
+    prog.write_text(MESH_OF_TWO)
+    assert main(["memory", str(prog), "--target", "tpu-v5e", "--partitions", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "mesh @mesh spans 2 devices but this grid has 3" in err and ":5:5:" in err
+    assert main(["memory", str(prog), "--target", "tpu-v5e"]) == 0
+
+
+def test_json_says_how_many_dynamic_values_are_not_counted(tmp_path, capsys):
+    # The text notes them; the JSON carries the same, so a script knows the peak leaves them out.
+    prog = tmp_path / "dyn.mlir"
+    prog.write_text("""
+func.func @main(%a: tensor<?x4xf32>, %b: tensor<2x4xf32>) -> tensor<?x4xf32> {
+  %0 = stablehlo.add %a, %a : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}""")
+    assert main(["memory", str(prog), "--target", "tpu-v5e"]) == 0
+    assert "2 value(s) of dynamic shape are not counted" in capsys.readouterr().out
+    assert main(["memory", str(prog), "--target", "tpu-v5e", "--json"]) == 0
+    device = json.loads(capsys.readouterr().out)["devices"][0]
+    assert device["uncounted_dynamic_values"] == 2 and device["peak_bytes"] == 1024  # %b: f32[2,4]{1,0:T(2,128)}

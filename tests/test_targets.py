@@ -193,3 +193,17 @@ func.func private @twice(%x: tensor<3xf64>) -> tensor<3xf64> {
     assert f"{prog}:7:3: error: stablehlo.multiply: f64 is not supported on tpu-v5e" in capsys.readouterr().err
     assert main(["run", str(prog), "--target", "tpu-v5e", "--allow-f64"]) == 0
     assert "note: 1 op(s) computed in f64 because of --allow-f64 (first: stablehlo.multiply at line 7)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("layout, message", [
+    # An argument's buffer: no allocator gives 4 EiB.
+    ("arg1=0:T(1152921504606846976)", "%b (tensor<4xi32>) in layout {0:T(1152921504606846976)} takes"),
+    # A result's: refused before the run, its size known from its type and layout.
+    ("result1=0:T(1152921504606846976)", "needs 4294967296.0 GiB in its tpu-v5e layout, more than the"),
+])
+def test_a_layout_that_pads_past_the_machines_memory_is_a_clear_error(tmp_path, capsys, layout, message):
+    prog = tmp_path / "moves.mlir"
+    prog.write_text(MOVES)
+    assert main(["run", str(prog), "--target", "tpu-v5e", "--layout", layout]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "internal error" not in err and "Traceback" not in err

@@ -258,9 +258,12 @@ def test_the_specs_component_counts_name_the_same_presets():
 
     assert [mxu_passes((), preset(ops, 1)) for ops in (1, 3, 6)] == [1, 3, 6]
     assert mxu_passes((), preset(3, 2)) == 3 and mxu_passes((), preset(6, 3)) == 6
-    for refused in (preset(9, 1), preset(3, 3), preset(1, 2)):
-        with pytest.raises(UnsupportedOnTpu, match="not supported on TPU"):
+    for refused, name in ((preset(9, 1), "BF16_BF16_F32_X9"), (preset(3, 3), "BF16_BF16_F32_X3 with component counts 3 and 3"),
+                          (preset(1, 2), "BF16_BF16_F32 with component counts 2 and 2"),
+                          (DotAlgorithm(FloatType("tf32"), FloatType("tf32"), f32, 1, 1, 1, False), "TF32_TF32_F32")):
+        with pytest.raises(UnsupportedOnTpu, match="not supported on TPU") as error:
             mxu_passes((), refused)
+        assert f"dot algorithm {name} is not supported on TPU" in str(error.value)  # not a Python repr
     assert mxu_passes(("DEFAULT", "HIGHEST")) == 6  # the higher of the operands' precisions
 
 

@@ -255,7 +255,7 @@ def test_physical_lines_of_packed_narrow_types_list_every_element_of_the_word():
     assert "       0  ▀░" in shown and any(line.strip().startswith("▀░ padding rows and columns") for line in shown)
 
     bytes_ = lines(b, np.arange(300, dtype=np.uint8), [0], (299,))
-    assert "tiles     (512) over axis 0: 1 tile of 512; last tile column: 300 of 512 columns used" in bytes_
+    assert "tiles     (512) on axis 0: 1 tile of 512; last tile column: 300 of 512 columns used" in bytes_
     assert any("[43] = 43  [171] = 171  [299] = 43" in line and "128 apart along axis 0" in line for line in bytes_)
 
     scalar = lines(s, np.array(1.5, np.float32), [], ())
@@ -379,3 +379,96 @@ def test_padding_overlay_marks_arguments_and_skips_reducer_bodies():
     overlay = padding_overlay(view, backend)
     (node,) = [n for n, data in view.graph.nodes(data=True) if data.get("value") is points and data["kind"] == "argument"]
     assert overlay.badges[node] == "×42.7" and "padding waste 42.67x on tpu-v5e" in overlay.tooltips[node]
+
+
+LOCAL_SHARDS = """
+module @m attributes {mhlo.num_partitions = 2 : i32} {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%big: tensor<8x4xf32>, %x: tensor<4x3xf32>) -> tensor<8x4xf32> {
+    %0 = sdy.manual_computation(%big) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%shard: tensor<4x4xf32>) {
+      %1 = stablehlo.add %shard, %shard : tensor<4x4xf32>
+      sdy.return %1 : tensor<4x4xf32>
+    } : (tensor<8x4xf32>) -> tensor<8x4xf32>
+    %c = stablehlo.constant dense<0> : tensor<i32>
+    %r:2 = stablehlo.while(%i = %c, %acc = %x) : tensor<i32>, tensor<4x3xf32>
+      cond {
+        %t = stablehlo.compare LT, %i, %c : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %t : tensor<i1>
+      } do {
+        stablehlo.return %i, %acc : tensor<i32>, tensor<4x3xf32>
+      }
+    return %0 : tensor<8x4xf32>
+  }
+}
+"""
+
+
+def test_padding_marks_the_local_shards_of_a_manual_computation_not_loop_state():
+    # A manual_computation's body arguments are each device's own buffers (the memory analysis
+    # counts them); a while's region arguments are its operands' buffers, drawn once already.
+    from hlodbg.layouts.overlay import padding_marks
+
+    program = hlodbg.load(LOCAL_SHARDS)
+    marked = {value.name for value in padding_marks(program.module, backend_for("tpu-v5e"))
+              if getattr(value, "is_block_argument", False)}
+    assert marked == {"%big", "%x", "%shard"}
+
+
+def test_the_tiles_line_names_the_axes_each_tile_dim_runs_along():
+    # {0,1}: the tile's 8 rows run along axis 1 and its 128 lanes along axis 0; drawn with axis 0
+    # down, a tile is 128 rows by 8 columns.
+    from hlodbg.ui.device_memory import storage_of
+    from hlodbg.ui.widgets.physical_view import physical_lines
+
+    program = hlodbg.load("""
+func.func @main(%t: tensor<16x8xf32> {mhlo.layout_mode = "{0,1}"}, %r: tensor<16x8xf32> {mhlo.layout_mode = "{1,0}"}) -> tensor<16x8xf32> {
+  return %t : tensor<16x8xf32>
+}""")
+    backend = backend_for("tpu-v5e")
+    backend.prepare(program.module)
+    array = np.zeros((16, 8), np.float32)
+
+    def tiles_line(value):
+        lines = [line.plain for line in physical_lines(storage_of(backend, value, array), array, [0, 1], (0, 0), 120)]
+        return next(line for line in lines if line.startswith("tiles"))
+
+    transposed, row_major = program.module.entry.arguments
+    assert tiles_line(transposed).startswith("tiles     (8,128) on axes 1×0: 1×1 tiles of 128×8;")
+    assert tiles_line(row_major).startswith("tiles     (8,128) on axes 0×1: 2×1 tiles of 8×128")
+
+
+def test_cpu_physical_view_of_int4_is_packed_as_its_size_says():
+    # The CPU counts an s4[5,7] as 18 bytes (packed); the cursor's byte must be in that buffer.
+    from hlodbg.ui.device_memory import storage_of
+    from hlodbg.ui.widgets.physical_view import physical_lines
+
+    program = hlodbg.load(NARROW_TYPES)
+    backend = backend_for("cpu")
+    q = program.module.entry.body.arguments[0]
+    int4 = (np.arange(35).reshape(5, 7) % 8).astype(q.type.element.numpy_dtype)
+    shown = [line.plain for line in physical_lines(storage_of(backend, q, int4), int4, [0, 1], (4, 6), 120)]
+    assert "dense 18 B" in shown[0]
+    assert "cursor    [4, 6] = 2  byte 17 bit 0  word 4  (4-bit element)" in shown
+
+
+def test_open_with_a_layout_option_naming_no_argument_exits_2(tmp_path, capsys, monkeypatch):
+    # Checked before the app starts: without a terminal it is printed, with one it is the error
+    # screen; either way the exit status is 2.
+    from hlodbg.cli import main
+
+    monkeypatch.setenv("HLODBG_STATE_DIR", str(tmp_path / "state"))
+    prog = tmp_path / "p.mlir"
+    prog.write_text(NARROW_TYPES)
+    assert main(["open", str(prog), "--target", "tpu", "--layout", "arg9=1,0"]) == 2
+    assert "--layout arg9=1,0: @main has 3 arguments (arg0..arg2)" in capsys.readouterr().err
+
+
+async def test_a_run_that_cannot_start_leaves_the_error_for_the_exit_status():
+    from hlodbg.ui.screens.error import ErrorScreen
+
+    app = HlodbgApp(hlodbg.load(NARROW_TYPES), entry="nosuch", persist=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, ErrorScreen) and "nosuch" in app.screen.message
+        assert app.error is not None
+        await pilot.press("q")

@@ -56,6 +56,7 @@ class HlodbgApp(App):
             graph = build_graph(program.module)
             controller = SessionController(lambda: _open_target(program, options), graph)
         except HlodbgError as e:
+            self.error = e  # the exit status says so too (hlodbg open exits 2)
             self.push_screen(ErrorScreen(f"hlodbg could not start a run of {program.name}", e.render()))
             return
         self.controller = controller

@@ -14,6 +14,7 @@ import numpy as np
 
 from hlodbg.engine.debug.stops import FrameInfo, op_label
 from hlodbg.engine.ir.core import Operation, Value
+from hlodbg.engine.ir.dtypes import bit_width
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.types import TensorType
@@ -38,7 +39,7 @@ def storage_of(backend: Any, ir_value: Any, value: Any) -> Optional[StorageView]
     layout_for = getattr(backend, "layout_for", None)
     try:
         if layout_for is None:
-            layout, source = Layout.row_major(len(shape)), ""
+            layout, source = _dense_layout(len(shape), np.dtype(dtype)), ""
         else:
             assigned = layout_for(ir_value)
             layout, source = assigned.layout, assigned.source
@@ -46,6 +47,14 @@ def storage_of(backend: Any, ir_value: Any, value: Any) -> Optional[StorageView]
     except (HlodbgError, LayoutError, KeyError, RuntimeError):
         return None  # a value the backend never laid out (not an SSA value of the prepared module)
     return StorageView(backend.describe(), layout, source, shape, np.dtype(dtype), logical, physical)
+
+
+def _dense_layout(rank: int, dtype: np.dtype) -> Layout:
+    """The CPU's row-major layout; sub-byte types packed (E(4) for int4), as the CPU backend counts
+    their bytes (Backend.buffer_bytes), so the cursor's byte and word agree with the size shown."""
+    bits = bit_width(dtype) if dtype.kind != "b" else 8
+    layout = Layout.row_major(rank)
+    return Layout(layout.minor_to_major, element_size_in_bits=bits) if bits < dtype.itemsize * 8 else layout
 
 
 def memory_analysis(target: Any) -> MemoryAnalysis:

@@ -143,13 +143,14 @@ class DiffReport:
         return sum(1 for tally in self.ops.values() if tally.diverged)
 
 
-def numerics_notes(backends: Sequence[Backend], op: Operation) -> list[str]:
+def numerics_notes(backends: Sequence[Backend], op: Operation, values: Optional[Sequence[Any]] = None) -> list[str]:
     """What the backends say about how they compute `op` (Backend.numerics_notes; a backend
-    without it says nothing), each note once."""
+    without it says nothing), each note once; with `values` (the operands and results both runs
+    saw), only the reasons that apply to them."""
     notes: list[str] = []
     for backend in backends:
         notes_of = getattr(backend, "numerics_notes", None)
-        for note in (notes_of(op) if callable(notes_of) else []):
+        for note in (notes_of(op, values) if callable(notes_of) else []):
             if note not in notes:
                 notes.append(note)
     return notes
@@ -341,7 +342,8 @@ def _detail(report: DiffReport, mine: Step, other: Step, differences: list[Diffe
         operands = [compare_values(a, b, report.rtol, report.atol) for a, b in zip(mine.operands, other.operands)]
         operand_summaries = [_summary(v) for v in mine.operands]
     return Divergence(place, differences, [_summary(v) for v in mine.outputs], [_summary(v) for v in other.outputs],
-                      operands, operand_summaries, numerics_notes(backends, mine.op),
+                      operands, operand_summaries,
+                      numerics_notes(backends, mine.op, [*mine.operands, *mine.outputs, *other.operands, *other.outputs]),
                       collective=report.devices > 1 and is_collective(mine.op.name))
 
 

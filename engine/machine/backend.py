@@ -28,7 +28,7 @@ matches the spec, the switch matches XLA on the CPU bit for bit where that rule 
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -82,9 +82,10 @@ class Backend:
 
         return keep_excess_precision(op, evaluator, self)
 
-    def numerics_notes(self, op: Any) -> list[str]:
+    def numerics_notes(self, op: Any, values: Optional[Sequence[Any]] = None) -> list[str]:
         """Why `op`'s results may differ on this backend from XLA on the CPU (none on the CPU,
-        one for a conversion excess precision changes)."""
+        one for a conversion excess precision changes). `values`, when given, are the operands and
+        results seen at one run of `op` (on either target): notes that do not apply to them are left out."""
         if self.excess_precision:
             from .excess_precision import excess_producer
 

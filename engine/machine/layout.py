@@ -38,6 +38,8 @@ from .layout_text import (COMBINE, LayoutError, TextReader, layout_text, read_la
 # Arrays of at most this many elements are stored and loaded through a cached slot map (one
 # numpy scatter/gather): for them numpy's per-call overhead, not the copying, is the cost.
 SMALL = 2048
+# ... whose padded buffer holds at most this many elements (a slot map indexes the whole buffer).
+SMALL_BUFFER = 1 << 16
 # From this many elements on, a small array whose tiling is a view of its padded form (one tiling,
 # one tile across every minor dim: most activations of a small model) is copied through that view
 # instead (one strided copy beats the slot map's scatter/gather; below it numpy's call overhead wins).
@@ -181,7 +183,7 @@ class Layout:
         if not bits or bits == dtype.itemsize * 8 or self.element_bits(dtype) == dtype.itemsize * 8:
             size = plan.size
             strides = plan.view_strides_of(dtype) if size >= VIEWED_FROM else None
-            if strides is None and size <= SMALL:
+            if strides is None and size <= SMALL and plan.slots <= SMALL_BUFFER:
                 return plan.slot_map(dtype).store(array)
             out = np.zeros(plan.slots * dtype.itemsize, np.uint8)
             if strides is not None:
@@ -203,6 +205,8 @@ class Layout:
             return None
         if plan.size > SMALL or plan.view_strides_of(dtype) is not None:
             return None
+        if plan.slots > SMALL_BUFFER:
+            return None  # a small array padded far (its buffer is stored the general way)
         return plan.slot_map(dtype)
 
     def load(self, buffer: np.ndarray, shape: Sequence[int], dtype) -> np.ndarray:
@@ -225,7 +229,7 @@ class Layout:
             strides = plan.view_strides_of(dtype) if size >= VIEWED_FROM else None
             if strides is not None and buffer.flags.c_contiguous:
                 return plan.load_from(buffer, dtype, strides)
-            if size <= SMALL:
+            if size <= SMALL and plan.slots <= SMALL_BUFFER:
                 return plan.slot_map(dtype).load(buffer)
             elements = buffer[:plan.tiled_size * dtype.itemsize].view(dtype)
         else:
@@ -318,7 +322,9 @@ class _Plan:
         self._slot_maps: dict[np.dtype, SlotMap] = {}
         # The element strides of the unpadded array inside a one-tiling buffer, when the tiling is
         # a view of it: small arrays are stored and loaded by one strided copy through them.
-        view = self._padded_view(np.empty(self.tiled_size, np.uint8))
+        # Only small arrays use them (view_strides_of); a big or far-padded one never builds the view.
+        small = VIEWED_FROM <= self.size <= SMALL and self.tiled_size <= SMALL_BUFFER
+        view = self._padded_view(np.empty(self.tiled_size, np.uint8)) if small else None
         self.view_strides: Optional[dict[int, tuple[int, ...]]] = None  # element size -> byte strides
         if view is not None and self.size:
             strides = view[self.unpadded].strides

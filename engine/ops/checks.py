@@ -245,6 +245,12 @@ def _sharding_annotation(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return operand
 
 
+def _layout_constraint(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    # jax's with_layout_constraint: fixes where the bytes go, never the values. A TPU backend
+    # stores the result in the layout it names (machine/tpu/assignment.py); the value is the operand.
+    return operand
+
+
 def _shape_assertion(call: OpCall, condition: np.ndarray, *dims: np.ndarray) -> list:
     # jax.export checks symbolic dimensions at run time; its message has {0}, {1} ... slots.
     if not bool(np.asarray(condition)):
@@ -259,6 +265,7 @@ def _shape_assertion(call: OpCall, condition: np.ndarray, *dims: np.ndarray) -> 
 
 CUSTOM_CALL_TARGETS = {
     "Sharding": _sharding_annotation,
+    "LayoutConstraint": _layout_constraint,
     "shape_assertion": _shape_assertion,
 }
 

@@ -324,7 +324,7 @@ class Interpreter:
 
             if op.name not in NATIVE_QUANTIZED_OPS:
                 evaluator = wrap_quantized(evaluator, call)
-        oversized = _result_beyond_memory(op)
+        oversized = _result_beyond_memory(op, self.backend)
         if oversized is not None:
             evaluator = oversized
         # The machine's own arithmetic around the op (a TPU's subnormal flushing, f64 refusal).
@@ -404,21 +404,28 @@ def _has_quantized_types(op: Operation) -> bool:
     return False
 
 
-def _result_beyond_memory(op: Operation) -> Optional[Callable]:
+def _result_beyond_memory(op: Operation, backend: Backend) -> Optional[Callable]:
     """An evaluator refusing `op` when one of its results needs more than all of the machine's
-    memory (a `dense<0.0> : tensor<512x1x6400x6400xf32>` splat, say), or None when they fit."""
+    memory (a `dense<0.0> : tensor<512x1x6400x6400xf32>` splat, say, or a small array in a layout
+    whose tiles pad it a millionfold on an emulated TPU), or None when they fit."""
     memory = physical_memory()
     if memory is None:
         return None
-    for t in op.result_types:
+    for result in op.results:
+        t = result.type
         if not isinstance(t, TensorType) or not t.is_static:
             continue
         try:
             size = t.num_elements * t.numpy_dtype.itemsize
         except (TypeError, AttributeError, NotImplementedError):
             continue
+        stored = ""
+        if not backend.transparent_storage:
+            physical = backend.buffer_bytes(result)[1]
+            if physical > size:
+                size, stored = physical, f" in its {backend.describe()} layout"
         if size > memory:
-            message = (f"{op.name}: its result {t} needs {format_bytes(size)}, more than the "
+            message = (f"{op.name}: its result {t} needs {format_bytes(size)}{stored}, more than the "
                        f"{format_bytes(memory)} of memory this machine has")
 
             def evaluator(call: OpCall, *operands: Any) -> Any:

@@ -349,6 +349,27 @@ def function_memories(module: Module, backend: Backend, entry: str,
     return {**done, entry: top}
 
 
+def _check_meshes(module: Module, devices: int) -> None:
+    """The error a run would stop with when a manual computation's mesh is not the grid: the local
+    tiles the types give are those of that mesh, so a profile on another grid would be wrong."""
+    from ..ir.errors import ExecutionError
+    from ..ops.spmd import resolve_mesh
+
+    for op in module.walk():
+        if op.name != "sdy.manual_computation":
+            continue
+        for attribute in ("in_shardings", "out_shardings"):
+            for sharding in getattr(op.attributes.get(attribute), "shardings", ()):
+                try:
+                    mesh = resolve_mesh(sharding.mesh, module)
+                except ValueError:
+                    continue  # the run names that error where it happens
+                if mesh.size != devices:
+                    raise ExecutionError(f"{op.name}: mesh {mesh.name} spans {mesh.size} devices but this grid has "
+                                         f"{devices}; use --replicas/--partitions to make {mesh.size} devices, or "
+                                         "the module's mhlo.num_replicas and mhlo.num_partitions", op.pos)
+
+
 class MemoryAnalysis:
     """The memory profile of a run of `entry` on every device of a grid.
 
@@ -369,6 +390,7 @@ class MemoryAnalysis:
         self.entry = entry
         self.target = backend.describe()
         self.replicas, self.partitions = grid_shape(module, replicas, partitions)
+        _check_meshes(module, self.replicas * self.partitions)
         self.global_program = is_global_program(module)
         self.liveness = liveness_of(module)
         self.devices: list[DeviceMemory] = []

@@ -120,9 +120,12 @@ def _tile_lines(storage: StorageView, axes: Sequence[int], cursor: Optional[tupl
     n_cols, t_cols = shape[cols_axis], extents[cols_axis]
     grid_rows, grid_cols = ceil(n_rows / t_rows), ceil(n_cols / t_cols)
     used_rows, used_cols = n_rows - (grid_rows - 1) * t_rows, n_cols - (grid_cols - 1) * t_cols
-    over = f"axes {rows_axis}×{cols_axis}" if rows_axis is not None else f"axis {cols_axis}"
-    head = [f"{tile_text} over {over}: " + (f"{grid_rows}×{grid_cols} tiles of {t_rows}×{t_cols}" if rows_axis is not None
-                                            else f"{grid_cols} tile{'s' * (grid_cols > 1)} of {t_cols}")]
+    # The axes each tile dim runs along, major to minor: a {0,1} layout tiles axis 1 by 8 and
+    # axis 0 by 128, drawn below as tiles of 128 rows (axis 0) by 8 columns (axis 1).
+    tiled = [axis for axis in reversed(storage.layout.minor_to_major[:len(tile)])]
+    on = f"axes {'×'.join(map(str, tiled))}" if len(tiled) > 1 else f"axis {tiled[0]}"
+    head = [f"{tile_text} on {on}: " + (f"{grid_rows}×{grid_cols} tiles of {t_rows}×{t_cols}" if rows_axis is not None
+                                        else f"{grid_cols} tile{'s' * (grid_cols > 1)} of {t_cols}")]
     if used_rows < t_rows:
         head.append(f"last tile row: {used_rows} of {t_rows} rows used")
     if used_cols < t_cols:

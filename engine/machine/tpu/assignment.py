@@ -119,9 +119,11 @@ class LayoutAssignment:
                             if values else f"--layout {name}={spec}: @{entry.sym_name} has no "
                             f"{'arguments' if prefix == 'arg' else 'results'}")
                     value = values[number]
+            if value is None:  # an argument's own name, as hlodbg shows it (%points)
+                value = next((argument for argument in entry.arguments if argument.name == f"%{key}"), None)
             if value is None:
                 raise LayoutOptionError(f"--layout {name}={spec}: name an entry argument or result as "
-                                        "arg0, %arg0 or result0")
+                                        "arg0, %arg0, the argument's name (%x) or result0")
             if not isinstance(value.type, TensorType) or not value.type.is_static:
                 raise LayoutOptionError(f"--layout {name}={spec}: {key} is a {value.type}, not a "
                                         "statically shaped tensor")

@@ -20,18 +20,20 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 
 import numpy as np
 
 from ...ir.core import Function, Operation, Value
+from ...ir.errors import ExecutionError
 from ...ir.dtypes import compute_dtype, element_dtype, is_narrow_float
 from ...ir.opset import is_float_math, is_terminator
 from ...ir.types import TensorType
 from ..backend import Backend
+from ..memory import format_bytes
 from . import op_numerics
 from .generations import TpuGeneration
-from .numerics import F32, mxu_matmul
+from .numerics import F32, flush_subnormals, mxu_matmul
 
 if TYPE_CHECKING:
     from ..layout import Layout, SlotMap
@@ -135,7 +137,11 @@ class TpuBackend(Backend):
             return value  # tokens, tuples, and bodies run vectorised over extra dimensions
         if slot_map is not None and value.dtype == slot_map.dtype:
             return PhysicalArray(slot_map.store(value), layout, shape, value.dtype, slot_map)
-        return PhysicalArray(layout.store(value), layout, shape, value.dtype)
+        try:
+            buffer = layout.store(value)
+        except MemoryError:
+            raise _beyond_memory(ir_value, layout) from None
+        return PhysicalArray(buffer, layout, shape, value.dtype)
 
     def _storage_of(self, ir_value: Value) -> tuple[Optional[Layout], Optional[tuple[int, ...]], Optional[SlotMap]]:
         """(layout, shape, the layout's SlotMap for small arrays or None) of a statically shaped
@@ -218,9 +224,10 @@ class TpuBackend(Backend):
         return [f"{len(wide)} op(s) computed in f64 because of --allow-f64{where}: {self.name} has no 64-bit "
                 "floating point, a real TPU refuses them"]
 
-    def numerics_notes(self, op: Operation) -> list[str]:
-        """Why `op`'s results may differ on this TPU from XLA on the CPU."""
-        notes = list(super().numerics_notes(op))
+    def numerics_notes(self, op: Operation, values: Optional[Sequence[Any]] = None) -> list[str]:
+        """Why `op`'s results may differ on this TPU from XLA on the CPU (with `values`, the
+        operands and results of one run of it: only the reasons those values meet)."""
+        notes = list(super().numerics_notes(op, values))
         wide_float, wide_int = op_numerics.sixty_four_bit(op)
         if wide_float is not None and self.allow_f64:
             notes.append(f"{wide_float} computed in f64 (--allow-f64): a TPU has no 64-bit floating point")
@@ -230,7 +237,7 @@ class TpuBackend(Backend):
         if contraction is not None:
             notes.append(contraction)
         computes = op_numerics.computes_with_floats(op)
-        if op_numerics.flushes_around(op):
+        if op_numerics.flushes_around(op) and (values is None or any(_has_subnormals(v) for v in values)):
             notes.append("subnormal inputs/results flushed to zero")
         if op_numerics.transcendental(op):
             notes.append(f"{op.name.partition('.')[2]}: numpy in f32 here, the TPU's own polynomial differs "
@@ -274,6 +281,22 @@ def _prepared_for(module: Any, key: tuple) -> _Prepared:
     if prepared is None:
         prepared = per_module[key] = _Prepared()
     return prepared
+
+
+def _beyond_memory(ir_value: Value, layout: "Layout") -> ExecutionError:
+    """The error of a buffer this machine cannot hold (tiles that pad a small array a millionfold),
+    at the op that makes the value or the function that takes it."""
+    type = ir_value.type
+    owner = ir_value.owner
+    if not isinstance(owner, Operation):  # a block argument: its function or region's op
+        owner = owner.parent.parent if owner is not None and owner.parent is not None else None
+    size = format_bytes(layout.physical_bytes(type.shape, type.element.numpy_dtype))
+    return ExecutionError(f"{ir_value.name or 'a value'} ({type}) in layout {layout} takes {size}, more memory "
+                          "than this machine can give", getattr(owner, "pos", None))
+
+
+def _has_subnormals(value: Any) -> bool:
+    return isinstance(value, np.ndarray) and flush_subnormals(value) is not value
 
 
 __all__ = ["PhysicalArray", "TpuBackend"]

@@ -59,7 +59,12 @@ def _algorithm_passes(algorithm: Any) -> int:
         if all(count in (1, parts) for count in counts):
             return operations
     supported = ", ".join(_PRESET_NAMES.values())
-    raise UnsupportedOnTpu(f"dot algorithm {algorithm} is not supported on TPU (a TPU runs {supported})")
+    # Named as JAX names its presets (TF32_TF32_F32, BF16_BF16_F32_X9), not as a Python repr.
+    name = "_".join(t.upper() for t in (lhs, rhs, acc)) + (f"_X{operations}" if operations > 1 else "")
+    counts = (getattr(algorithm, "lhs_component_count", 1), getattr(algorithm, "rhs_component_count", 1))
+    if tuple(counts) != (1, 1):
+        name += f" with component counts {counts[0]} and {counts[1]}"
+    raise UnsupportedOnTpu(f"dot algorithm {name} is not supported on TPU (a TPU runs {supported})")
 
 
 def is_bf16_exact(dtype: np.dtype) -> bool:
