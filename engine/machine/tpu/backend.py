@@ -9,7 +9,7 @@ TPU storage with no per-op code. What the layout of a value is comes from assign
 
 Numerics (tpu/numerics.py for the arithmetic, tpu/op_numerics.py for what applies to which op):
 f32 contractions run as 1, 3 or 6 bf16 MXU passes by precision or dot algorithm, in K-chunks of
-the generation's MXU width; ops that compute with floats flush subnormal f32/bf16/f16 operands
+the generation's MXU width; ops that compute with floats flush subnormal f32/bf16 operands
 and results to signed zero; f64 and complex<f64> are refused at the first op that needs them
 unless `allow_f64` (then computed in f64, and noted); 64-bit integers run as on the CPU, noted.
 bf16 element-wise ops are computed in f32 and rounded per op (the CPU's evaluators already do),

@@ -92,7 +92,7 @@ def _signature(op: Operation) -> tuple[Type, ...]:
 
 @lru_cache(maxsize=4096)
 def _signature_facts(types: tuple[Type, ...]) -> tuple[Optional[str], Optional[str], bool]:
-    """(first 64-bit float type, first 64-bit integer type, whether any is f32/bf16/f16) of an op
+    """(first 64-bit float type, first 64-bit integer type, whether any is f32 or bf16, the flushed types) of an op
     with these operand and result types: worked out once per signature (a program has few), since
     every op of every session asks when its step is compiled."""
     wide_float = wide_int = None
@@ -158,7 +158,7 @@ def computes_with_floats(op: Operation) -> bool:
 
 
 def touches_flushed_floats(op: Operation) -> bool:
-    """Whether any operand or result of `op` is f32, bf16 or f16."""
+    """Whether any operand or result of `op` is f32 or bf16 (the types a TPU flushes)."""
     return _signature_facts(_signature(op))[2]
 
 
@@ -209,7 +209,7 @@ def flushed_operands(op: Operation) -> tuple[bool, ...]:
 
 
 def flushing(op: Operation, evaluator: Callable, flushed: Optional[tuple[bool, ...]] = None) -> Callable:
-    """`evaluator` with subnormal f32/bf16/f16 operands and results flushed to signed zero.
+    """`evaluator` with subnormal f32/bf16 operands and results flushed to signed zero.
     Only the operands `flushed` marks (by default flushed_operands(op)) are looked at: the others
     provably hold no subnormals."""
     single = len(op.results) == 1
