@@ -10,7 +10,7 @@ from hlodbg.engine.run.arguments import parse_device
 from hlodbg.engine.machine.targets import backend_for
 from hlodbg.engine.run.grid import grid_shape
 from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
-from hlodbg.execution import format_result, report_results, result_arrays, save_arrays, summarize
+from hlodbg.execution import format_result, report_results, result_arrays, save_arrays, summarize, target_name
 
 
 def grid_size(module, args) -> tuple[int, int]:
@@ -45,7 +45,8 @@ def run_on_grid(args, program, function, values, randomised, backend=None) -> in
         devices = [{"replica": p.replica_id, "partition": p.partition_id,
                     "results": [dict(name=f"result{i}@{p.replica_id},{p.partition_id}", type=str(t), **summarize(v)) for i, (v, t) in enumerate(zip(per_device[p], result_types))]}
                    for p in order]
-        print(json.dumps({"program": program.name, "entry": args.entry, "grid": [replicas, partitions], "random_arguments": randomised, "devices": devices}, indent=2))
+        print(json.dumps({"program": program.name, "entry": args.entry, "grid": [replicas, partitions],
+                          "target": target_name(args), "random_arguments": randomised, "devices": devices}, indent=2))
     elif not args.out:
         for process in order:
             print(f"device {process.replica_id * partitions + process.partition_id} (replica {process.replica_id}, partition {process.partition_id}):")

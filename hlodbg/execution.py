@@ -179,6 +179,13 @@ def save_results(path: str, results: Sequence[Any]) -> None:
     save_arrays(path, result_arrays(results))
 
 
+def target_name(args) -> str:
+    """The canonical name of the command line's --target (`tpu` is `tpu-v5e`)."""
+    from hlodbg.engine.machine.targets import DEFAULT_TARGET, canonical_target
+
+    return canonical_target(getattr(args, "target", None) or DEFAULT_TARGET)
+
+
 def report_results(args, program, results, result_types, randomised, extra: dict | None = None) -> None:
     """Results as --out (npz), --json, or one summary line each."""
     if args.out:
@@ -187,6 +194,7 @@ def report_results(args, program, results, result_types, randomised, extra: dict
         payload = {
             "program": program.name,
             "entry": args.entry,
+            "target": target_name(args),
             "random_arguments": randomised,
             "seed": args.seed,
             **(extra or {}),

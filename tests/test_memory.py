@@ -519,7 +519,7 @@ def test_cli_over_the_machines_memory_exits_4(tmp_path, capsys):
     path.write_text(HUGE)
     assert main(["memory", str(path)]) == 4
     out = capsys.readouterr().out
-    assert "needs 8192.0 GiB: over by " in out and " at %0 (huge.mlir:3)" in out
+    assert "needs 8.0 TiB: over by " in out and " at %0 (huge.mlir:3)" in out
 
 
 def test_cli_bad_input_exits_2(tmp_path, capsys):

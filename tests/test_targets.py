@@ -199,7 +199,7 @@ func.func private @twice(%x: tensor<3xf64>) -> tensor<3xf64> {
     # An argument's buffer: no allocator gives 4 EiB.
     ("arg1=0:T(1152921504606846976)", "%b (tensor<4xi32>) in layout {0:T(1152921504606846976)} takes"),
     # A result's: refused before the run, its size known from its type and layout.
-    ("result1=0:T(1152921504606846976)", "needs 4294967296.0 GiB in its tpu-v5e layout, more than the"),
+    ("result1=0:T(1152921504606846976)", "needs 4.0 EiB in its tpu-v5e layout, more than the"),
 ])
 def test_a_layout_that_pads_past_the_machines_memory_is_a_clear_error(tmp_path, capsys, layout, message):
     prog = tmp_path / "moves.mlir"
@@ -207,3 +207,18 @@ def test_a_layout_that_pads_past_the_machines_memory_is_a_clear_error(tmp_path, 
     assert main(["run", str(prog), "--target", "tpu-v5e", "--layout", layout]) == 2
     err = capsys.readouterr().err
     assert message in err and "internal error" not in err and "Traceback" not in err
+
+
+def test_run_json_names_the_target(tmp_path, capsys):
+    import json
+
+    prog = tmp_path / "moves.mlir"
+    prog.write_text(MOVES)
+    assert main(["run", str(prog), "--target", "tpu", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["target"] == "tpu-v5e"
+    assert main(["run", str(prog), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["target"] == "cpu"
+    grid = tmp_path / "grid.mlir"
+    grid.write_text(ON_TWO_DEVICES)
+    assert main(["run", str(grid), "--target", "tpu-v6e", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["target"] == "tpu-v6e"

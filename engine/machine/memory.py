@@ -18,9 +18,9 @@ def physical_memory() -> Optional[int]:
 
 
 def format_bytes(count: float) -> str:
-    """`78.1 GiB`, `512.0 MiB`, `12 B`."""
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if count < 1024 or unit == "GiB":
+    """`78.1 GiB`, `512.0 MiB`, `12 B`, `4.0 EiB`."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if count < 1024 or unit == "EiB":
             return f"{count:.0f} {unit}" if unit == "B" else f"{count:.1f} {unit}"
         count /= 1024
     raise AssertionError("unreachable")
