@@ -160,8 +160,8 @@ def test_backends_of_one_module_share_its_assignment_while_it_lives():
     first.prepare(program.module)
     second = second.for_device(None)
     second.prepare(program.module)
-    assert second._assignment is first._assignment  # sessions and devices of one program
-    assert other._assignment is not first._assignment  # another generation lays out otherwise
+    assert second._assignment() is first._assignment()  # sessions and devices of one program
+    assert other._assignment() is not first._assignment()  # another generation lays out otherwise
     option = backend_for("tpu-v5e", layouts={"arg1": "{0:T(256)}"})
     option.prepare(program.module)
     assert str(option.layout_for(program.module.entry.arguments[1]).layout) == "{0:T(256)}"

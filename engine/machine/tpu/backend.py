@@ -73,7 +73,6 @@ class TpuBackend(Backend):
         self.allow_f64 = allow_f64
         self.excess_precision = excess_precision
         self.physical_storage = physical_storage
-        self._assignment: Any = None  # the LayoutAssignment of the prepared module
         self._module: Any = None
         self._prepared: Optional[_Prepared] = None
 
@@ -86,33 +85,32 @@ class TpuBackend(Backend):
 
     # -- layouts ------------------------------------------------------------------------------
     def prepare(self, module: Any) -> None:
-        """Work out the layout of every value of `module` on this generation (once per module;
-        without physical storage only when a layout is first asked for)."""
+        """Work out the layout of every value of `module` on this generation (once per module and
+        options, shared by every device and session; without physical storage only when a layout
+        is first asked for)."""
         self._module = module
         self._prepared = _prepared_for(module, self._sharing_key())
         if self.physical_storage:
-            self._assign(module)
+            self._assignment()
 
     def _sharing_key(self) -> tuple:
         return (self.generation.name, tuple(sorted(self.layout_options.items())), self.allow_f64)
 
-    def _assign(self, module: Any) -> None:
-        if self._assignment is None or self._assignment.module is not module:
-            prepared = self._prepared if self._module is module else _prepared_for(module, self._sharing_key())
-            if prepared.assignment is None:
-                from .assignment import LayoutAssignment
+    def _assignment(self) -> Any:
+        """The prepared module's LayoutAssignment (made on first use)."""
+        prepared = self._prepared
+        if prepared is None:
+            raise RuntimeError("TpuBackend.layout_for before prepare(module)")
+        if prepared.assignment is None:
+            from .assignment import LayoutAssignment
 
-                prepared.assignment = LayoutAssignment(module, self.generation, self.layout_options)
-            self._assignment = prepared.assignment
+            prepared.assignment = LayoutAssignment(self._module, self.generation, self.layout_options)
+        return prepared.assignment
 
     def layout_for(self, ir_value: Value):
         """The AssignedLayout (layout, source "given" / "option" / "default") of a tensor value of
         the prepared module."""
-        module = self._module
-        if module is None:
-            raise RuntimeError("TpuBackend.layout_for before prepare(module)")
-        self._assign(module)
-        return self._assignment.layout_for(ir_value)
+        return self._assignment().layout_for(ir_value)
 
     def buffer_bytes(self, ir_value: Value) -> tuple[int, int]:
         logical, _ = super().buffer_bytes(ir_value)
