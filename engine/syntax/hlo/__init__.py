@@ -1,0 +1,1 @@
+"""The XLA HLO text frontend (../shared/docs/hlo_text.md)."""
