@@ -50,9 +50,9 @@ EXACT = Tolerance(0.0, "integer, data-movement and comparison ops only, or float
 @dataclass(frozen=True)
 class CorpusProgram:
     name: str
-    build: Callable  # (jax, jnp, np, rng, meshes) -> (function, [inputs])
+    build: Callable  # (jax, jnp, np, rng, meshes) -> (function or jitted function, [inputs])
     tolerance: Tolerance
-    mesh: Optional[tuple[int, ...]] = None  # shard_map programs: the mesh shape on the 8 devices
+    mesh: Optional[tuple[int, ...]] = None  # sharded programs: the mesh shape on the 8 devices
     elides_constants: bool = False  # compile().as_text() prints one of its constants as {...}
 
     @property
@@ -280,6 +280,22 @@ def _spmd_8(jax, jnp, np, rng, meshes):
     return function, [_integers(np, rng, 16, 3), _integers(np, rng, 16, 8), _integers(np, rng, 16, 2)]
 
 
+def _sharded_mlp(jax, jnp, np, rng, meshes):
+    """No shard_map: jit with sharded arguments, partitioned by XLA (its post-optimization module
+    holds the collectives and partition-id arithmetic the partitioner inserted)."""
+    from jax.sharding import NamedSharding, PartitionSpec as P
+
+    mesh = meshes[(4, 2)]
+
+    def sharded_mlp(x, w1, w2):
+        h = jax.nn.relu(x @ w1)
+        return h @ w2, h.sum(0)
+
+    shardings = (NamedSharding(mesh, P("x", None)), NamedSharding(mesh, P(None, "y")), NamedSharding(mesh, P("y", None)))
+    function = jax.jit(sharded_mlp, in_shardings=shardings)
+    return function, [_integers(np, rng, 8, 16), _integers(np, rng, 16, 8), _integers(np, rng, 8, 4)]
+
+
 FLOAT_SUMS = ("f32 contractions and reductions: XLA's CPU kernels (Eigen/YNNPACK) sum in another order and "
               "with FMA; relu/exp/log/tanh/erf differ by a few ulps between XLA's polynomials and numpy")
 
@@ -305,6 +321,8 @@ CORPUS: list[CorpusProgram] = [
     CorpusProgram("nan_loop", _nan_loop, EXACT),
     CorpusProgram("spmd_4x2", _spmd_4x2, EXACT, mesh=(4, 2)),
     CorpusProgram("spmd_8", _spmd_8, EXACT, mesh=(8,)),
+    CorpusProgram("sharded_mlp", _sharded_mlp, Tolerance(0.0, "small integer values: every product and partial "
+                                                              "sum is exact in f32, in any order"), mesh=(4, 2)),
 ]
 
 BY_NAME = {program.name: program for program in CORPUS}
@@ -337,14 +355,18 @@ def _post_optimization_text(compiled) -> str:
 
 
 def _write_program(program: CorpusProgram, out: Path, jax, jnp, np, meshes) -> None:
+    from jaxlib import _hlo
+
     rng = np.random.default_rng(zlib.crc32(program.name.encode()))  # the same inputs every session
     function, inputs = program.build(jax, jnp, np, rng, meshes)
-    jitted = jax.jit(function)
+    jitted = function if hasattr(function, "lower") else jax.jit(function)
     lowered = jitted.lower(*inputs)
     compiled = lowered.compile()
-    (out / f"{program.name}.pre.hlo").write_text(lowered.as_text(dialect="hlo"))
+    pre, post, elided = lowered.as_text(dialect="hlo"), _post_optimization_text(compiled), compiled.as_text()
+    for text in (pre, post, elided):  # XLA's own parser takes every form: a failure here is the corpus's
+        _hlo.hlo_module_from_text(text)
+    (out / f"{program.name}.pre.hlo").write_text(pre)
     (out / f"{program.name}.stablehlo.mlir").write_text(lowered.as_text())
-    post, elided = _post_optimization_text(compiled), compiled.as_text()
     (out / f"{program.name}.post.hlo").write_text(post)
     (out / f"{program.name}.post_elided.hlo").write_text(elided)
     if program.elides_constants:
