@@ -9,6 +9,7 @@ imported (the flag is read once, when JAX's CPU backend starts).
 For each program NAME the generator writes into the cache directory:
 - `NAME.pre.hlo`          `jax.jit(f).lower(*args).as_text(dialect="hlo")` (pre-optimization, global)
 - `NAME.post.hlo`         the compiled module printed with full constants and metadata
+- `NAME.post_parsable.hlo` the same in XLA's short parsable form (no `%`, signatures or metadata)
 - `NAME.post_elided.hlo`  `compiled.as_text()` (constants over 10 elements printed as `{...}`)
 - `NAME.stablehlo.mlir`   `jax.jit(f).lower(*args).as_text()`
 - `NAME.npz`              `arg{i}` / `out{i}` (global values); for SPMD programs also the local
@@ -342,16 +343,17 @@ def generate(cache_dir: Path, timeout: float = 600) -> None:
         raise RuntimeError(f"the HLO corpus generator failed:\n{done.stderr[-4000:]}")
 
 
-def _post_optimization_text(compiled) -> str:
+def _post_optimization_texts(compiled) -> tuple[str, str]:
     """The compiled module with every constant printed (compile().as_text() elides those over 10
-    elements) and its metadata kept."""
+    elements): with its metadata and signatures (XLA's default options), and in XLA's short
+    parsable form (no `%`, no signatures, no metadata)."""
     from jaxlib import _hlo
 
     modules = compiled.runtime_executable().hlo_modules()
     assert len(modules) == 1, f"{len(modules)} compiled modules"
     options = _hlo.HloPrintOptions()
     options.print_large_constants = True
-    return modules[0].to_string(options)
+    return modules[0].to_string(options), modules[0].to_string(_hlo.HloPrintOptions.short_parsable())
 
 
 def _write_program(program: CorpusProgram, out: Path, jax, jnp, np, meshes) -> None:
@@ -362,13 +364,12 @@ def _write_program(program: CorpusProgram, out: Path, jax, jnp, np, meshes) -> N
     jitted = function if hasattr(function, "lower") else jax.jit(function)
     lowered = jitted.lower(*inputs)
     compiled = lowered.compile()
-    pre, post, elided = lowered.as_text(dialect="hlo"), _post_optimization_text(compiled), compiled.as_text()
-    for text in (pre, post, elided):  # XLA's own parser takes every form: a failure here is the corpus's
-        _hlo.hlo_module_from_text(text)
-    (out / f"{program.name}.pre.hlo").write_text(pre)
+    (post, parsable), elided = _post_optimization_texts(compiled), compiled.as_text()
+    forms = {"pre": lowered.as_text(dialect="hlo"), "post": post, "post_parsable": parsable, "post_elided": elided}
+    for form, text in forms.items():
+        _hlo.hlo_module_from_text(text)  # XLA's own parser takes every form: a failure here is the corpus's
+        (out / f"{program.name}.{form}.hlo").write_text(text)
     (out / f"{program.name}.stablehlo.mlir").write_text(lowered.as_text())
-    (out / f"{program.name}.post.hlo").write_text(post)
-    (out / f"{program.name}.post_elided.hlo").write_text(elided)
     if program.elides_constants:
         assert "{...}" in elided and "{...}" not in post, f"{program.name}: expected an elided constant"
     outputs = jax.tree_util.tree_leaves(compiled(*inputs))

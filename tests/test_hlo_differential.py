@@ -104,22 +104,29 @@ def test_pre_optimization_hlo_reproduces_xla(hlo_corpus_dir, name):
 # -- post-optimization HLO with full constants -----------------------------------------------------
 
 
+# Both printings of the compiled module with full constants: XLA's default options (`%` names,
+# signatures, metadata, stack frames) and its short parsable form.
+FULL_CONSTANT_FORMS = ["post", "post_parsable"]
+
+
 @needs_hlo_frontend
+@pytest.mark.parametrize("form", FULL_CONSTANT_FORMS)
 @pytest.mark.parametrize("name", SINGLE_DEVICE)
-def test_post_optimization_hlo_reproduces_xla(hlo_corpus_dir, name):
+def test_post_optimization_hlo_reproduces_xla(hlo_corpus_dir, name, form):
     inputs, expected, _ = recorded(hlo_corpus_dir, name)
-    program = load_hlo(hlo_corpus_dir / f"{name}.post.hlo")
+    program = load_hlo(hlo_corpus_dir / f"{name}.{form}.hlo")
     assert "{...}" not in program.source
-    assert_reproduces(program.run(*inputs), expected, name, " (post-optimization HLO)")
+    assert_reproduces(program.run(*inputs), expected, name, f" ({form}.hlo)")
 
 
 @needs_hlo_frontend
+@pytest.mark.parametrize("form", FULL_CONSTANT_FORMS)
 @pytest.mark.parametrize("name", SPMD)
-def test_post_optimization_spmd_hlo_reproduces_every_partition(hlo_corpus_dir, name):
+def test_post_optimization_spmd_hlo_reproduces_every_partition(hlo_corpus_dir, name, form):
     """The partitioned module runs once per partition (partition-id 0..N-1) on that partition's
     local shards; each partition's results are its shards of XLA's outputs."""
-    program = load_hlo(hlo_corpus_dir / f"{name}.post.hlo")
-    assert_every_partition_reproduces(program, hlo_corpus_dir, name, "post-optimization HLO")
+    program = load_hlo(hlo_corpus_dir / f"{name}.{form}.hlo")
+    assert_every_partition_reproduces(program, hlo_corpus_dir, name, f"{form}.hlo")
 
 
 def assert_every_partition_reproduces(program, directory, name: str, form: str) -> None:
