@@ -291,6 +291,8 @@ def test_replica_groups(value, groups):
     ("mesh['x'=2,'x'=4] {'x'}", 11, "appears twice"),
     ("mesh['x'=2,'y'=4], device_ids=(0,1) {'x'}", 31, "lists 2 devices"),
     ("mesh['x'=2] {'x'} extra", 18, "unexpected 'extra'"),
+    ("[100000000,100]<=[10000000000]", 17, "more than hlodbg reads"),
+    ("mesh['x'=100000,'y'=100000] {'x'}", 4, "more than hlodbg reads"),
     ("all", 0, "replica groups"),
 ])
 def test_malformed_replica_groups(value, index, words):
@@ -327,7 +329,7 @@ def test_sharding_text_is_kept(value):
     assert run(V.decode_sharding, " " + value + " ") == value
 
 
-@pytest.mark.parametrize("value", [s for s in SHARDINGS if s != "{}"])
+@pytest.mark.parametrize("value", SHARDINGS)
 def test_sharding_ir_reads_what_the_decoder_accepts(value):
     parse_hlo_sharding(run(V.decode_sharding, value))
 
@@ -339,9 +341,11 @@ def test_sharding_ir_names_the_named_mesh_form_it_does_not_place(value):
         parse_hlo_sharding(value)
 
 
-def test_sharding_ir_skips_shard_groups_and_reads_unreduced():
+def test_sharding_ir_skips_shard_groups_and_reads_unreduced_and_empty_tuples():
     assert parse_hlo_sharding("{devices=[2]1,0 shard_as 1}").tile_assignment.tolist() == [1, 0]
     assert parse_hlo_sharding("{unreduced}").kind == "unreduced"
+    empty = parse_hlo_sharding("{}")
+    assert (empty.kind, empty.elements) == ("tuple", ())
 
 
 @pytest.mark.parametrize("value,index,words", [
@@ -438,6 +442,18 @@ def test_entry_computation_layout_keeps_shape_texts():
     assert error_index(V.decode_entry_computation_layout, "{(f32[2])f32[]}")[0] == 9
 
 
+def test_shapes_and_the_remaining_enums():
+    shapes = run(V.decode_shape_list, "{f32[4,4]{0,1}, (s32[], u32[])}")
+    assert [(t, p.offset - len(PREFIX)) for t, p in shapes] == [("f32[4,4]{0,1}", 1), ("(s32[], u32[])", 16)]
+    assert run(V.decode_shape_list, "{}") == []
+    assert run(V.decode_shape, " f32[2]{0} ")[0] == "f32[2]{0}"
+    assert error_index(V.decode_shape, "f32[2]{0")[0] == 6
+    assert error_index(V.decode_shape_list, "{f32[2]]}")[0] == 7
+    assert run(V.decode_collective_mode, "cross_replica_and_partition") == "cross_replica_and_partition"
+    assert error_index(V.decode_collective_mode, "CROSS_REPLICA")[0] == 0  # XLA takes lower case only
+    assert run(V.decode_padding_type, "PADDING_SAME") == "PADDING_SAME"
+
+
 def test_decode_by_kind_names_the_attribute():
     source = SourceText("x = f32[] op(), window={size=3 pad=1}", "k.hlo")
     attr = HloAttr("window", "{size=3 pad=1}", SourcePos(source, 23))
@@ -517,3 +533,39 @@ def test_shardings_xla_accepts(value):
     shape = "(f32[4], f32[4])" if value.startswith("{{") else "f32[4]"
     text = f"HloModule m\nENTRY e {{\n  ROOT p = {shape} parameter(0), sharding={value}\n}}\n"
     _hlo.hlo_module_from_text(text)
+
+
+# -- robustness: damaged values fail as located ParseErrors, never as Python errors ---------------
+
+VALID = [
+    (V.decode_int_list_list, "{{0,1},{2,3}}"), (V.decode_string, r'"a\"b\x41\u00e9"'),
+    (V.decode_window, "{size=3x3 stride=2x2 pad=1_1x0_0 lhs_dilate=1x2 rhs_dilate=2x1 rhs_reversal=0x1}"),
+    (V.decode_padding, "1_2x0_1_0"), (V.decode_slice, "{[0:8:2], [1:7]}"), (V.decode_dim_labels, "b01f_01io->b01f"),
+    (V.decode_precision_list, "{highest,default}"), (V.decode_replica_groups, "[4,2]<=[2,4]T(1,0)"),
+    (V.decode_replica_groups, "mesh['x'=2,'y'=4], device_ids=(7,6,5,4,3,2,1,0) {'y':(1)2, 'x'}"),
+    (V.decode_source_target_pairs, "{{0,1},{1,2}}"),
+    (V.decode_sharding, '{{devices=[4,1,2]<=[2,4]T(1,0) last_tile_dim_replicate metadata={op_name="a"}}, {maximal device=1}}'),
+    (V.decode_sharding, "{devices=[2,2]0,1,2,3 last_tile_dims={manual} shard_as 1}"),
+    (V.decode_sharding, "{mesh['x'=2,'y'=4], [{'y':(1)2, ?}, {}], unreduced={'x'}}"),
+    (V.decode_metadata, '{op_type="dot" op_name="f" source_line=3 profile_type={1} extra={a}}'),
+    (V.decode_frontend_attributes, '{k="v",m={mesh = #sdy.mesh<["x"=2]>}}'),
+    (V.decode_statistics, "{visualizing_index=0,stat-0=0.5}"),
+    (V.decode_domain, '{kind="sharding", entry={maximal device=0}, exit={replicated}}'),
+    (V.decode_result_accuracy, "{tolerance={atol=0.5,rtol=0,ulps=2}}"),
+    (V.decode_output_to_operand_aliasing, "{{0}: (0, {}), {1}: (1, {0})}"),
+    (V.decode_input_output_alias, "{ {0}: (0, {}, may-alias) }"), (V.decode_buffer_donor, "{ (0, {}), (1, {2}) }"),
+    (V.decode_entry_computation_layout, "{(f32[2]{0}, (s32[], u32[]))->(f32[2]{0:T(2)}, s32[])}"),
+]
+
+
+@pytest.mark.parametrize("decoder,value", VALID)
+def test_damaged_values_fail_cleanly(decoder, value):
+    run(decoder, value)
+    damaged = {value[:n] for n in range(len(value))}
+    damaged |= {value[:n] + value[n + 1:] for n in range(len(value))}
+    damaged |= {value[:n] + "}" + value[n:] for n in range(len(value))}
+    for text in sorted(damaged):
+        try:
+            run(decoder, text)
+        except ParseError as e:
+            assert 0 <= e.pos.offset - len(PREFIX) <= len(text), (text, e.message)

@@ -123,6 +123,8 @@ def _int_list(tokens: list[str], i: int) -> tuple[list[int], int]:
 
 def _sharding(tokens: list[str], i: int) -> tuple[HloSharding, int]:
     i = _expect(tokens, i, "{")
+    if tokens[i] == "}":  # the sharding of an empty tuple
+        return HloSharding("tuple"), i + 1
     if tokens[i] == "{":
         elements = []
         while tokens[i] == "{":

@@ -382,3 +382,16 @@ def decode_fusion_kind(text: str, pos: SourcePos, what: str = "kind") -> str:
 
 def decode_conv_kind(text: str, pos: SourcePos, what: str = "conv_kind") -> str:
     return decode_enum(text, pos, ("fprop", "wgrad", "dgrad", "unset"), "a convolution kind", what)
+
+
+COLLECTIVE_MODES = ("cross_replica", "cross_partition", "cross_replica_and_partition", "flattened_id")
+
+
+def decode_collective_mode(text: str, pos: SourcePos, what: str = "mode") -> str:
+    """Collectives' `mode=` (the group mode; XLA parses it and then ignores it)."""
+    return decode_enum(text, pos, COLLECTIVE_MODES, "a collective group mode", what)
+
+
+def decode_padding_type(text: str, pos: SourcePos, what: str = "padding_type") -> str:
+    """custom-call `padding_type=PADDING_VALID|PADDING_SAME` (the proto's names, exact)."""
+    return decode_enum(text, pos, ("PADDING_INVALID", "PADDING_VALID", "PADDING_SAME"), "a padding type", what)

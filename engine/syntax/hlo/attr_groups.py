@@ -111,6 +111,7 @@ def _axis_name(r: AttrReader) -> str:
 def read_mesh(r: AttrReader) -> Mesh:
     """`mesh[x=2,'y'=4]` with an optional `, device_ids=(...)` (ids or `[..]T(..)`)."""
     r.expect("mesh")
+    axes_at = r.mark()
     if r.peek() != "[":
         r.expected("'[' after mesh")
     axes: list[tuple[str, int]] = []
@@ -130,7 +131,7 @@ def read_mesh(r: AttrReader) -> Mesh:
     r.list("[", "]", axis)
     total = math.prod(size for _, size in axes)
     if total > MAX_DEVICES:
-        r.error(f"the mesh has {total} devices, more than hlodbg reads ({MAX_DEVICES})")
+        r.error(f"the mesh has {total} devices, more than hlodbg reads ({MAX_DEVICES})", axes_at)
     ids: tuple[int, ...] = tuple(range(total))
     save = r.mark()
     if r.accept(","):

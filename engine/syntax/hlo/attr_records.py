@@ -240,7 +240,7 @@ def _read_shape_text(r: AttrReader, stops: str) -> tuple[str, SourcePos]:
     skipped)."""
     r.skip()
     start = r.mark()
-    nesting: list[str] = []
+    nesting: list[tuple[str, int]] = []  # the closers awaited, and where their openers are
     text = r.text
     i = start
     while i < len(text):
@@ -248,21 +248,32 @@ def _read_shape_text(r: AttrReader, stops: str) -> tuple[str, SourcePos]:
         if not nesting and (ch in stops or text.startswith("->", i)):
             break
         if ch in _CLOSERS:
-            nesting.append(_CLOSERS[ch])
+            nesting.append((_CLOSERS[ch], i))
         elif ch in ")]}":
-            if not nesting or nesting.pop() != ch:
+            if not nesting or nesting.pop()[0] != ch:
                 r.error(f"unbalanced '{ch}' in a shape", i)
         elif text.startswith("/*", i):
             end = text.find("*/", i + 2)
             i = len(text) if end < 0 else end + 1
         i += 1
     if nesting:
-        r.error(f"expected '{nesting[-1]}' to close a shape", start)
+        closer, opened = nesting[-1]
+        r.error(f"this '{text[opened]}' in a shape is never closed by '{closer}'", opened)
     r.i = i
     shape = text[start:i].rstrip()
     if not shape:
         r.expected("a shape")
     return shape, r.pos(start)
+
+
+def decode_shape(text: str, pos: SourcePos, what: str = "shape") -> tuple[str, SourcePos]:
+    """A shape-valued attribute (`outfeed_shape=`): its text and where it starts."""
+    return read_whole(text, pos, what, lambda r: _read_shape_text(r, ""))
+
+
+def decode_shape_list(text: str, pos: SourcePos, what: str = "operand_layout_constraints") -> list[tuple[str, SourcePos]]:
+    """`{f32[4,4]{0,1}, s32[]}` → each shape's text and where it starts."""
+    return read_whole(text, pos, what, lambda r: r.list("{", "}", lambda: _read_shape_text(r, ",}")))
 
 
 def decode_entry_computation_layout(text: str, pos: SourcePos, what: str = "entry_computation_layout") -> EntryLayout:

@@ -25,6 +25,7 @@ from ...ir.errors import SourcePos
 from ...ir.sharding import is_named_sharding
 from .attr_basic import (
     COMPARISON_DIRECTIONS,
+    COLLECTIVE_MODES,
     COMPARISON_TYPES,
     CUSTOM_CALL_API_VERSIONS,
     DOT_ALGORITHMS,
@@ -36,6 +37,7 @@ from .attr_basic import (
     decode_bool,
     decode_bool_list,
     decode_bool_or_bool_list,
+    decode_collective_mode,
     decode_comparison_direction,
     decode_comparison_type,
     decode_computation,
@@ -53,6 +55,7 @@ from .attr_basic import (
     decode_int_list,
     decode_int_list_list,
     decode_padding,
+    decode_padding_type,
     decode_precision_list,
     decode_rng_algorithm,
     decode_rng_distribution,
@@ -80,6 +83,8 @@ from .attr_records import (
     decode_metadata,
     decode_output_to_operand_aliasing,
     decode_result_accuracy,
+    decode_shape,
+    decode_shape_list,
     decode_statistics,
 )
 from .tree import HloAttr
@@ -120,6 +125,8 @@ DECODERS: dict[str, Decoder] = {
     "custom_call_schedule": decode_custom_call_schedule,
     "fusion_kind": decode_fusion_kind,
     "conv_kind": decode_conv_kind,
+    "collective_mode": decode_collective_mode,
+    "padding_type": decode_padding_type,
     "replica_groups": decode_replica_groups,
     "source_target_pairs": decode_source_target_pairs,
     "sharding": decode_sharding,
@@ -133,6 +140,8 @@ DECODERS: dict[str, Decoder] = {
     "input_output_alias": decode_input_output_alias,
     "buffer_donor": decode_buffer_donor,
     "entry_computation_layout": decode_entry_computation_layout,
+    "shape": decode_shape,
+    "shape_list": decode_shape_list,
     "raw": decode_raw,
 }
 
@@ -147,7 +156,7 @@ def decode(attr: HloAttr, kind: str) -> Any:
 
 
 __all__ = [
-    "COMPARISON_DIRECTIONS", "COMPARISON_TYPES", "CUSTOM_CALL_API_VERSIONS", "DECODERS", "DOT_ALGORITHMS",
+    "COLLECTIVE_MODES", "COMPARISON_DIRECTIONS", "COMPARISON_TYPES", "CUSTOM_CALL_API_VERSIONS", "DECODERS", "DOT_ALGORITHMS",
     "EntryLayout", "FUSION_KINDS", "InputOutputAlias", "Mesh", "PRECISIONS", "SliceRanges", "WINDOW_FIELDS",
     "decode", "decode_enum", "default_comparison_type", "is_named_sharding",
     *(f.__name__ for f in DECODERS.values()),
