@@ -19,6 +19,7 @@ from typing import Optional
 import numpy as np
 
 from ...ir.errors import SourcePos
+from ...ir.mesh_groups import mesh_axis_groups
 from .attr_reader import AttrReader, read_whole
 from .attr_basic import read_int_list_list
 from .attr_records import read_metadata
@@ -169,7 +170,6 @@ class AxisRef:
 
 
 def read_axis_ref(r: AttrReader, mesh: Mesh) -> AxisRef:
-    r.skip()
     start = r.mark()
     if r.peek().isdigit():
         index = r.int()
@@ -196,40 +196,10 @@ def _read_mesh_groups(r: AttrReader) -> list[list[int]]:
     mesh = read_mesh(r)
     start = r.mark()
     refs = r.list("{", "}", lambda: read_axis_ref(r, mesh))
-    return mesh_axis_groups(mesh, refs, r, start)
-
-
-def mesh_axis_groups(mesh: Mesh, refs: list[AxisRef], r: AttrReader, where: int) -> list[list[int]]:
-    """Groups of devices that differ only along `refs`, members ordered by `refs`.
-
-    Each axis is cut into factors at every sub-axis boundary (an axis of size n seen as
-    pre * size * post); the selected factors move last (in listed order), the rest keep mesh order.
-    """
-    cuts: dict[str, set[int]] = {name: {1, size} for name, size in mesh.axes}
-    for ref in refs:
-        if ref.size is not None:
-            cuts[ref.name] |= {ref.pre, ref.pre * ref.size}
-    factors: list[tuple[str, int, int]] = []  # (axis, cut before, cut after), major to minor
-    for name, size in mesh.axes:
-        points = sorted(cuts[name])
-        for low, high in zip(points, points[1:]):
-            if high % low:
-                r.error(f"the sub-axes of '{name}' overlap without nesting", where)
-            factors.append((name, low, high))
-    selected: list[int] = []
-    for ref in refs:
-        low, high = (1, dict(mesh.axes)[ref.name]) if ref.size is None else (ref.pre, ref.pre * ref.size)
-        for k, (name, a, b) in enumerate(factors):
-            if name == ref.name and low <= a and b <= high:
-                if k in selected:
-                    r.error(f"axis '{ref.name}' is selected twice", where)
-                selected.append(k)
-    rest = [k for k in range(len(factors)) if k not in selected]
-    devices = np.asarray(mesh.device_ids).reshape([b // a for _, a, b in factors] or [1])
-    if factors:
-        devices = devices.transpose(rest + selected)
-    group_size = math.prod(factors[k][2] // factors[k][1] for k in selected)
-    return devices.reshape(-1, group_size).tolist()
+    try:
+        return mesh_axis_groups(mesh.axes, mesh.device_ids, [(ref.name, ref.pre, ref.size) for ref in refs])
+    except ValueError as e:
+        r.error(str(e), start)
 
 
 # -- shardings -------------------------------------------------------------------------------------
