@@ -513,9 +513,11 @@ def test_iota_groups_match_xla(groups):
 
 @pytest.mark.parametrize("groups", MESH_FORMS)
 def test_mesh_groups_match_xla(groups):
-    """XLA reads the mesh form into `#stablehlo.replica_group_mesh_axes` over an `sdy.mesh`, which
-    hlodbg's collectives expand; both readings must agree. (jaxlib 0.10.2's translation drops
-    `device_ids`, so mesh forms with explicit ids are checked above against the §6 rule only.)"""
+    """XLA reads the mesh form into `#stablehlo.replica_group_mesh_axes` over an `sdy.mesh`: the
+    axes, sub-axes and their order XLA read must be the ones hlodbg read. (Both sides expand with
+    engine/ir/mesh_groups.py; the expansion rule itself is pinned by the §6 worked examples in
+    test_replica_groups. jaxlib 0.10.2's translation drops `device_ids`, so forms with explicit
+    ids are checked there only.)"""
     from hlodbg.engine.ops.collectives import mesh_axes_groups
     from hlodbg.engine.syntax import frontend_for
 

@@ -307,8 +307,9 @@ PRECISIONS = ("DEFAULT", "HIGH", "HIGHEST")
 
 def decode_precision_list(text: str, pos: SourcePos, what: str = "operand_precision") -> A.ArrayAttr:
     """`{highest,default}` → the precision_config the MLIR frontend builds (case-insensitive, as XLA)."""
-    return A.ArrayAttr(A.EnumAttr(p, "precision") for p in read_whole(
-        text, pos, what, lambda r: r.list("{", "}", lambda: read_enum(r, PRECISIONS, "a precision", False))))
+    names = read_whole(text, pos, what,
+                       lambda r: r.list("{", "}", lambda: read_enum(r, PRECISIONS, "a precision", False)))
+    return A.ArrayAttr(A.EnumAttr(name, "precision") for name in names)
 
 
 # XLA's PrecisionConfig.Algorithm names → StableHLO's dot_algorithm fields, as XLA's own HLO →

@@ -118,6 +118,12 @@ class AttrReader:
             self.expected(what)
         return float(token)
 
+    def number(self, what: str = "a number") -> int | float:
+        """An integer when written as one (`2`), else a float (`0.5`, `1e-3`, `inf`)."""
+        start = self.mark()
+        value = self.float(what)
+        return int(value) if _INT.fullmatch(self.text, start, self.i) else value
+
     def word(self, what: str = "a name") -> str:
         token = self.match(_WORD)
         if token is None:

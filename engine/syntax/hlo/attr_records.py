@@ -1,5 +1,5 @@
 """Record-like attribute values of HLO text: metadata, frontend attributes, backend configs,
-statistics, domains, result accuracy, aliasing tables and the entry computation layout."""
+statistics, result accuracy, aliasing tables, shapes and the entry computation layout."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,7 +9,6 @@ from ...ir import attributes as A
 from ...ir.errors import SourcePos
 from .attr_basic import read_enum
 from .attr_reader import AttrReader, read_whole
-
 
 
 # -- metadata --------------------------------------------------------------------------------------
@@ -26,10 +25,7 @@ def _read_loose_value(r: AttrReader) -> Any:
     if head == "{":
         return r.balanced()
     if head == "-" or head.isdigit():
-        start = r.mark()
-        value = r.float()
-        token = r.text[start:r.i].strip()
-        return int(token) if token.lstrip("-").isdigit() else value
+        return r.number()
     return r.word("a value")
 
 
@@ -85,8 +81,8 @@ def decode_frontend_attributes(text: str, pos: SourcePos, what: str = "frontend_
 
 def decode_backend_config(text: str, pos: SourcePos, what: str = "backend_config") -> str:
     """`"..."` (unescaped) or a `{...}` JSON/MLIR dictionary (kept whole)."""
-    return read_whole(text, pos, what,
-                  lambda r: r.balanced() if r.peek() == "{" else r.string("a quoted string or a {...} dictionary"))
+    return read_whole(text, pos, what, lambda r: r.balanced() if r.peek() == "{"
+                      else r.string("a quoted string or a {...} dictionary"))
 
 
 def decode_statistics(text: str, pos: SourcePos, what: str = "statistics") -> dict[str, float]:
@@ -103,10 +99,7 @@ def decode_statistics(text: str, pos: SourcePos, what: str = "statistics") -> di
             name = r.attribute_name("a statistic name followed by '='")
             if name in out:
                 r.error(f"statistic '{name}' appears twice", at)
-            r.skip()
-            value_at = r.mark()
-            value = r.float("the statistic's value")
-            out[name] = int(value) if r.text[value_at:r.i].lstrip("-").isdigit() else value
+            out[name] = r.number("the statistic's value")
         r.expect("}", "',' or '}'")
         return out
     return read_whole(text, pos, what, read)
