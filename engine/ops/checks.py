@@ -211,6 +211,12 @@ def custom_call(call: OpCall, *operands: Any) -> Any:
         return _custom_check(call, target, operands)
     handler = CUSTOM_CALL_TARGETS.get(target)
     if handler is None:
+        for prefix, what in CUSTOM_CALL_REFUSALS:
+            if target.startswith(prefix):
+                raise call.error(f"@{target} is {what}, which hlodbg cannot run: it runs programs as XLA "
+                                 "runs them on the CPU",
+                                 ("compile the program for the CPU (JAX_PLATFORMS=cpu) to get a module "
+                                  "hlodbg can run",))
         known = ", ".join(sorted(_CUSTOM_CHECKS | set(CUSTOM_CALL_TARGETS)))
         raise call.error(f"unknown custom_call target @{target}; hlodbg runs: {known}")
     return handler(call, *operands)
@@ -268,6 +274,9 @@ CUSTOM_CALL_TARGETS = {
     "LayoutConstraint": _layout_constraint,
     "shape_assertion": _shape_assertion,
 }
+
+# (target prefix, what such a target is) for targets no CPU can run; families add theirs.
+CUSTOM_CALL_REFUSALS: list[tuple[str, str]] = []
 
 
 # -- interpreter dialect -----------------------------------------------------------------------
