@@ -342,3 +342,43 @@ def test_an_elided_constant_verifies_prints_and_labels_without_its_elements():
     assert attribute_key(value) == attribute_key(ElidedElements(value.type))
     assert "dense_resource<__elided__> : tensor<64xf32>" in print_module(module)
     assert key_attributes(constant) == []
+
+
+# -- ragged_all_to_all ----------------------------------------------------------------------------
+
+RAGGED = """
+func.func @main(%x: tensor<4xf32>, %out: tensor<5xf32>, %io: tensor<2xi32>, %ss: tensor<2xi32>,
+                %oo: tensor<2xi32>, %rs: tensor<2xi32>) -> tensor<5xf32> {
+  %0 = "hlo.ragged_all_to_all"(%x, %out, %io, %ss, %oo, %rs) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}
+    : (tensor<4xf32>, tensor<5xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}"""
+
+
+def test_ragged_all_to_all_writes_each_sent_slice_where_its_sender_says():
+    from hlodbg.engine.machine.process import ProcessId
+    from hlodbg.engine.run.spmd import run_grid
+
+    module = parse_module(RAGGED)
+    verify(module)
+    i32 = lambda *v: np.array(v, np.int32)  # noqa: E731
+    out = np.full(5, -1, np.float32)
+    # Replica 0 sends rows [0:1] to itself (at 0) and [1:4] to replica 1 (at 2);
+    # replica 1 sends rows [0:2] to replica 0 (at 1) and [2:3] to itself (at 0).
+    args = {
+        ProcessId(0, 0): [np.array([10, 11, 12, 13], np.float32), out, i32(0, 1), i32(1, 3), i32(0, 2), i32(1, 2)],
+        ProcessId(1, 0): [np.array([20, 21, 22, 23], np.float32), out, i32(0, 2), i32(2, 1), i32(1, 0), i32(3, 1)],
+    }
+    results = run_grid(module, args, num_replicas=2, num_partitions=1)
+    np.testing.assert_array_equal(results[ProcessId(0, 0)][0], [10, 20, 21, -1, -1])
+    np.testing.assert_array_equal(results[ProcessId(1, 0)][0], [22, -1, 11, 12, 13])
+
+
+def test_ragged_all_to_all_with_recv_sizes_disagreeing_with_the_sender_is_refused():
+    i32 = lambda *v: np.array(v, np.int32)  # noqa: E731
+    text = RAGGED.replace("dense<[[0, 1]]> : tensor<1x2xi64>", "dense<[[0]]> : tensor<1x1xi64>")
+    x, out = np.arange(4, dtype=np.float32), np.zeros(5, np.float32)
+    (got,) = _run(text, x, out, i32(0, 2), i32(2, 2), i32(3, 0), i32(2, 2))
+    np.testing.assert_array_equal(got, [2, 3, 0, 0, 1])
+    with pytest.raises(ExecutionError, match="recv_sizes\\[0\\] = 1, but process .* sends 2 rows"):
+        interpret(text, x, out, i32(0, 2), i32(2, 2), i32(3, 0), i32(1, 2))

@@ -16,6 +16,7 @@ import numpy as np
 from ..ir.dtypes import as_value
 from ..ir.types import TensorType, TupleType, Type
 from .chlo import mulhi
+from .collectives import _exchange, _groups, _index_in, split_groups
 from .control import call_
 from .registry import OpCall, op
 
@@ -170,3 +171,45 @@ def rng_get_and_update_state(call: OpCall) -> np.ndarray:
             del _RNG_STATES[ended]
     _RNG_STATES[key] = (weakref.ref(root), (state + int(call.attr("delta"))) % (1 << 128))
     return np.array([state & (2 ** 64 - 1), state >> 64], dtype=np.uint64)
+
+
+# -- ragged_all_to_all (jax.lax.ragged_all_to_all's semantics) --------------------------------------
+
+
+@op("hlo.ragged_all_to_all")
+def ragged_all_to_all(call: OpCall, operand: np.ndarray, output: np.ndarray, input_offsets: np.ndarray,
+                      send_sizes: np.ndarray, output_offsets: np.ndarray, recv_sizes: np.ndarray) -> np.ndarray:
+    # With N slices and a group of G processes, slice i goes to process i // (N / G), which writes
+    # it into its `output` at the sender's output_offsets[i] (offsets in the receiver's buffer).
+    groups = _groups(call, split_groups, call.interpreter.module)
+    group, me = _index_in(groups, call.process)
+    if group is None:
+        return np.array(output)
+    tables = [np.asarray(t).reshape(-1).astype(np.int64) for t in (input_offsets, send_sizes, output_offsets, recv_sizes)]
+    slices = len(tables[0])
+    if any(len(t) != slices for t in tables) or slices % len(group):
+        raise call.error(f"input_offsets, send_sizes, output_offsets and recv_sizes must have the same length, a "
+                         f"multiple of the group's {len(group)} processes; got {[len(t) for t in tables]}")
+    per_process = slices // len(group)
+    starts, sizes, targets, _ = tables
+    pieces = []
+    for i in range(slices):
+        if not 0 <= starts[i] <= starts[i] + sizes[i] <= operand.shape[0]:
+            raise call.error(f"slice {i} [{starts[i]}:{starts[i] + sizes[i]}] is outside the operand's "
+                             f"{operand.shape[0]} rows")
+        pieces.append((int(targets[i]), np.asarray(operand[starts[i]:starts[i] + sizes[i]])))
+    contributions = _exchange(call, groups, tuple(pieces))
+    result = np.array(output)
+    expected = tables[3]
+    for sender, sent in enumerate(contributions):
+        for m in range(per_process):
+            at, piece = sent[me * per_process + m]
+            slot = sender * per_process + m
+            if len(piece) != expected[slot]:
+                raise call.error(f"recv_sizes[{slot}] = {expected[slot]}, but process {group[sender]} sends "
+                                 f"{len(piece)} rows")
+            if not 0 <= at <= at + len(piece) <= result.shape[0]:
+                raise call.error(f"process {group[sender]} writes rows [{at}:{at + len(piece)}] outside the "
+                                 f"output's {result.shape[0]} rows")
+            result[at:at + len(piece)] = piece
+    return result
