@@ -198,3 +198,17 @@ func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {{
         run_mlir(text, np.ones(3, np.float32))
     assert what in info.value.message and info.value.line == 4
     assert any("JAX_PLATFORMS=cpu" in note for note in info.value.notes)
+
+
+def test_an_unknown_target_lists_each_lapack_routine_once_with_its_types():
+    text = """
+func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = stablehlo.custom_call @no_such_target(%a) : (tensor<3xf32>) -> tensor<3xf32>
+  return %0 : tensor<3xf32>
+}"""
+    with pytest.raises(ExecutionError) as info:
+        run_mlir(text, np.ones(3, np.float32))
+    message = info.value.message
+    assert "unknown custom_call target @no_such_target" in message
+    assert "lapack_{s,d,c,z}potrf_ffi" in message and "lapack_{c,z}heevd_ffi" in message
+    assert "lapack_spotrf_ffi" not in message and "TopK" in message
