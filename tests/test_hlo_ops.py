@@ -382,3 +382,32 @@ def test_ragged_all_to_all_with_recv_sizes_disagreeing_with_the_sender_is_refuse
     np.testing.assert_array_equal(got, [2, 3, 0, 0, 1])
     with pytest.raises(ExecutionError, match="recv_sizes\\[0\\] = 1, but process .* sends 2 rows"):
         interpret(text, x, out, i32(0, 2), i32(2, 2), i32(3, 0), i32(1, 2))
+
+
+# -- send / recv ----------------------------------------------------------------------------------
+
+SEND_RECV = """
+func.func @main(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %t = stablehlo.after_all : !stablehlo.token
+  %s = "hlo.send"(%a, %t) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 2>}
+    : (tensor<3xf32>, !stablehlo.token) -> tuple<tensor<3xf32>, tensor<ui32>, !stablehlo.token>
+  %sd = "hlo.send_done"(%s) : (tuple<tensor<3xf32>, tensor<ui32>, !stablehlo.token>) -> !stablehlo.token
+  %r = "hlo.recv"(%sd) {channel_handle = #stablehlo.channel_handle<handle = 5, type = 3>}
+    : (!stablehlo.token) -> tuple<tensor<3xf32>, tensor<ui32>, !stablehlo.token>
+  %rd = "hlo.recv_done"(%r) : (tuple<tensor<3xf32>, tensor<ui32>, !stablehlo.token>) -> tuple<tensor<3xf32>, !stablehlo.token>
+  %v = stablehlo.get_tuple_element %rd[0] : (tuple<tensor<3xf32>, !stablehlo.token>) -> tensor<3xf32>
+  return %v : tensor<3xf32>
+}"""
+
+
+def test_recv_gets_what_send_sent_on_its_channel():
+    a = np.array([1, 2, 3], np.float32)
+    (got,) = _run(SEND_RECV, a)
+    np.testing.assert_array_equal(got, a)
+
+
+def test_recv_before_any_send_is_a_located_deadlock_error():
+    text = SEND_RECV.replace("handle = 5, type = 3", "handle = 6, type = 3")
+    with pytest.raises(ExecutionError, match="nothing was sent on channel 6") as info:
+        interpret(text, np.zeros(3, np.float32))
+    assert info.value.line == 7

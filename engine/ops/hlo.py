@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.dtypes import as_value
+from ..ir.dtypes import TOKEN, as_value
 from ..ir.types import TensorType, TupleType, Type
 from .chlo import mulhi
-from .collectives import _exchange, _groups, _index_in, split_groups
+from .collectives import _channel, _exchange, _groups, _index_in, receive, split_groups
 from .control import call_
 from .registry import OpCall, op
 
@@ -213,3 +213,37 @@ def ragged_all_to_all(call: OpCall, operand: np.ndarray, output: np.ndarray, inp
                                  f"output's {result.shape[0]} rows")
             result[at:at + len(piece)] = piece
     return result
+
+
+# -- send / recv (operation_semantics.md "Send", "Recv"): the grid's channels ----------------------
+
+
+@op("hlo.send")
+def send(call: OpCall, data: Any, token: Any) -> tuple:
+    t = _tuple_result(call, "(data, context, token)")
+    call.grid.channels[_channel(call)].append((data,))
+    return (data, *(_zero(e) for e in t.types[1:-1]), TOKEN)
+
+
+@op("hlo.send_done")
+def send_done(call: OpCall, started: tuple) -> Any:
+    return TOKEN
+
+
+@op("hlo.recv")
+def recv(call: OpCall, token: Any) -> tuple:
+    t = _tuple_result(call, "(data, context, token)")
+    received = receive(call)
+    if len(received) != 1:
+        raise call.error(f"channel {_channel(call)} delivered {len(received)} values, hlo.recv takes one")
+    data = received[0]
+    try:
+        value = as_value(data, t.types[0])
+    except ValueError as e:
+        raise call.error(f"the value sent on channel {_channel(call)}: {e}") from None
+    return (value, *(_zero(e) for e in t.types[1:-1]), TOKEN)
+
+
+@op("hlo.recv_done")
+def recv_done(call: OpCall, started: tuple) -> tuple:
+    return (started[0], TOKEN)

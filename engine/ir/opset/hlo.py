@@ -56,3 +56,12 @@ define(
     "replica_groups:groups channel_handle:channel?",
     category="collective", effect="not_replayable", collective=True, process_groups="split",
 )
+
+# send/recv: point-to-point transfers on a channel (the grid's channels, as stablehlo.send/recv).
+# send -> (data, u32 context, token) and send_done -> token; recv -> (data, u32 context, token)
+# and recv_done -> (data, token). The transfer happens at send and recv; the -done ops pass it on.
+_CHANNEL = "channel_handle:channel is_host_transfer:bool=false"
+define("hlo.send", "operand token", _CHANNEL, category="collective", effect="not_replayable")
+define("hlo.send_done", "operand", category="collective", effect="impure")
+define("hlo.recv", "token", _CHANNEL, category="collective", effect="not_replayable")
+define("hlo.recv_done", "operand", category="collective", effect="impure")
