@@ -211,6 +211,17 @@ def test_bitcast_into_a_transposed_layout_is_a_transpose():
     np.testing.assert_array_equal(got, a.T)
 
 
+def test_bitcast_to_another_element_type_of_the_same_width_keeps_the_bits():
+    text = """
+func.func @main(%a: tensor<2x2xf32> {xla_shape = "f32[2,2]{0,1}"}) -> tensor<4xi32> {
+  %0 = "hlo.bitcast"(%a) {xla_shape = "s32[4]{0}"} : (tensor<2x2xf32>) -> tensor<4xi32>
+  return %0 : tensor<4xi32>
+}"""
+    a = np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)
+    (got,) = _run(text, a)
+    np.testing.assert_array_equal(got, a.T.reshape(-1).view(np.int32))
+
+
 def test_bitcast_without_layouts_on_either_side_uses_the_default():
     text = """
 func.func @main(%a: tensor<2x3xf32>) -> tensor<6xf32> {
