@@ -422,3 +422,13 @@ def test_recv_before_any_send_is_a_located_deadlock_error():
     with pytest.raises(ExecutionError, match="nothing was sent on channel 6") as info:
         interpret(text, np.zeros(3, np.float32))
     assert info.value.line == 7
+
+
+def test_conditional_without_branches_is_refused():
+    text = """
+func.func @main(%i: tensor<i32>) -> () {
+  "hlo.conditional"(%i) : (tensor<i32>) -> ()
+  return
+}"""
+    with pytest.raises(VerifyError, match="needs at least one branch"):
+        verify(parse_module(text))

@@ -27,6 +27,8 @@ def _conditional(op: Operation, ctx: _Context) -> None:
               and isinstance(selector.element, IntegerType) and selector.element.width == 32
               and not selector.element.is_unsigned):
         fail(f"the selector must be tensor<i1> or tensor<i32>, got {selector}", "selector")
+    if branches == 0:
+        fail("needs at least one branch", "branches")
     if len(op.operands) - 1 != branches:
         fail(f"takes one operand per branch: {branches} branches but {len(op.operands) - 1} branch operands",
              "branches")
