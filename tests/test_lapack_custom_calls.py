@@ -90,15 +90,10 @@ def test_lapack_targets_give_what_jax_gives(name, dtype):
 @needs_jax
 @pytest.mark.parametrize("dtype", [np.float64, np.complex128])
 def test_lapack_targets_in_double_precision(dtype):
-    from jax import config
-
-    config.update("jax_enable_x64", True)
-    try:
+    with jax.enable_x64(True):
         for name in ("cholesky", "lu", "qr", "eigh", "svd", "solve_triangular"):
             f, make, shape = _functions()[name]
             _against_jax(f, make(dtype, shape))
-    finally:
-        config.update("jax_enable_x64", False)
 
 
 @needs_jax
