@@ -304,3 +304,140 @@ def test_split_files_keep_true_positions():
     assert (one.name, two.name) == ("one", "two")
     assert (two.entry.root.pos.line, two.entry.root.pos.col) == (8, 8)
     assert two.source is one.source and two.pos.line == 6
+
+
+def test_custom_call_literal_attribute_keeps_shape_and_value():
+    m = parse_one("ENTRY e {\n  ROOT c = f32[] custom-call(), custom_call_target=\"t\", "
+                  "literal=f32[] 0.1, other={1}\n}")
+    assert m.entry.root.attrs["literal"].text == "f32[] 0.1"
+    m = parse_one("ENTRY e {\n  ROOT c = f32[] custom-call(), literal=( s32[2]{0} {4, 5}, "
+                  "pred[] 1 )\n}")
+    assert m.entry.root.attrs["literal"].text == "( s32[2]{0} {4, 5}, pred[] 1 )"
+
+
+def test_strings_may_span_lines_inside_values():
+    m = parse_one('HloModule m, origin_recovery_table={\n  "\n  ENTRY x {\n  }\n  "\n}\n'
+                  "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}")
+    assert m.attrs["origin_recovery_table"].text.count("\n") == 5
+
+
+def test_nested_multi_line_operand_with_tuple_shape():
+    m = parse_one("ENTRY t {\n  ROOT r = f32[10] get-tuple-element(\n"
+                  "    (f32[10], f16[10]) tuple(f32[10] parameter(0), f16[10] parameter(1))\n"
+                  "  ), index=0\n}")
+    opcodes = [i.opcode for i in m.entry.instructions]
+    assert opcodes == ["parameter", "parameter", "tuple", "get-tuple-element"]
+    assert [p.literal for p in m.entry.parameters()] == ["0", "1"]
+    assert m.entry.root.attrs["index"].text == "0"
+
+
+# -- errors: located, naming what was expected ----------------------------------------------------
+
+ENTRY_OK = "ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\n"
+
+BAD_INPUTS = [
+    ("", 1, 1, "expected 'HloModule' or a computation"),
+    ("  // only a comment\n", 2, 1, "expected 'HloModule' or a computation"),
+    ("HloModule m\n", 2, 1, "expected a computation"),
+    ("HloModule m, is_scheduled\n" + ENTRY_OK, 1, 26, "expected '=' after attribute name"),
+    ("HloModule m, a=1, a=2\n" + ENTRY_OK, 1, 19, "attribute 'a' is given twice"),
+    ("HloModule m, x=\n" + ENTRY_OK, 1, 16, "expected a value for attribute 'x'"),
+    ("ENTRY e {\n  ROOT p = f32[] parameter(0)\n", 1, 7, "is never closed"),
+    ("ENTRY e {\n}\n", 1, 7, "has no instructions"),
+    ("ENTRY e {\n  ROOT p = g32[] parameter(0)\n}", 2, 12, "unknown element type 'g32'"),
+    ("ENTRY e {\n  ROOT p = f32[2,x] parameter(0)\n}", 2, 18, "expected a dimension size"),
+    ("ENTRY e {\n  ROOT p = f32[2]{1} parameter(0)\n}", 2, 18,
+     "must be a permutation of the 1 dimension(s)"),
+    ("ENTRY e {\n  ROOT p = f32[2]{0 parameter(0)\n}", 2, 18, "expected a layout"),
+    ("ENTRY e {\n  ROOT p = (f32[], parameter(0)\n}", 2, 20, "expected a tuple element shape"),
+    ("ENTRY e {\n  ROOT p = f32[] parameter(x)\n}", 2, 28, "expected the parameter number"),
+    ("ENTRY e {\n  ROOT p = f32[] parameter(-1)\n}", 2, 28, "cannot be negative"),
+    ("ENTRY e {\n  ROOT c = f32[] constant()\n}", 2, 27, "expected the constant's literal"),
+    ("ENTRY e {\n  ROOT c = f32[] constant({1, 2)\n}", 2, 32, "expected '}' to close"),
+    ("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT a = f32[] add(p p)\n}", 3, 24,
+     "expected ',' or ')' in the operands of 'a'"),
+    ("ENTRY e {\n  p = f32[] parameter(0)\n  ROOT a = f32[] add(p,)\n}", 3, 24,
+     "expected an operand"),
+    ("ENTRY e {\n  p = f32[] parameter(0)\n  p = f32[] parameter(1)\n}", 3, 3,
+     "instruction 'p' is already defined"),
+    ("ENTRY e {\n  ROOT p = f32[] parameter(0)\n  ROOT q = f32[] parameter(1)\n}", 3, 8,
+     "a second ROOT"),
+    ("ENTRY a {\n  ROOT p = f32[] parameter(0)\n}\nENTRY b {\n  ROOT p = f32[] parameter(0)\n}",
+     4, 1, "a second ENTRY computation 'b'"),
+    ("a {\n  ROOT p = f32[] parameter(0)\n}\na {\n  ROOT p = f32[] parameter(0)\n}", 4, 1,
+     "computation 'a' is already defined"),
+    ("ENTRY e {\n  ROOT p = f32[] parameter(0), x=\"abc\n}", 2, 34, "unterminated string"),
+    ("ENTRY e {\n  ROOT p = f32[] parameter(0), x={a\n}", 1, 7, "is never closed"),
+    ("ENTRY e {\n  ROOT p = f32[] parameter(0) /* open\n}", 2, 31, "unterminated '/*'"),
+    ("ENTRY e {\n  ROOT p = f32[] parameter(0)\n  q = f32[] negate p\n}", 3, 20,
+     "expected '(' after opcode 'negate'"),
+    ("ENTRY e {\n  ROOT p = f32[] f32(0)\n}", 2, 18, "expected an opcode, found 'f32'"),
+    ("ENTRY e (p f32[]) -> f32[] {\n  ROOT p = f32[] parameter(0)\n}", 1, 12,
+     "expected ':' and the shape of parameter 'p'"),
+    ("ENTRY e (p: f32[]) f32[] {\n  ROOT p = f32[] parameter(0)\n}", 1, 20, "expected '->'"),
+    ("ENTRY e {\n  ROOT r = add(f32[] parameter(0), f32[] parameter(1))\n}", 2, 12,
+     "instruction 'r' has no shape"),
+    ("HloModule m\nFileNames\n1 \"a\"\nFileLocations\n1 {file_name_id=1 line=2}\n" + ENTRY_OK,
+     5, 3, "lacks function_name_id"),
+    ("HloModule m\nFunctionNames\n1 \"f\"\nFileNames\n1 \"a\"\n" + ENTRY_OK, 4, 1,
+     "'FileNames' comes out of order"),
+    ("HloModule m\nStackFrames\n1 {file_location_id=1 parent=1}\n" + ENTRY_OK, 3, 23,
+     "unknown field 'parent'"),
+    ("HloModule m\nFileNames\n1 \"a\"\n1 \"b\"\n" + ENTRY_OK, 4, 1,
+     "FileNames id 1 is defined twice"),
+    ("ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\nHloModule again\n" + ENTRY_OK, 4, 1,
+     "expected a computation name"),
+    ("ENTRY e {\n  ROOT p = f32[] parameter(0)\n  ENTRY\n}", 3, 3, "expected an instruction"),
+]
+
+
+@pytest.mark.parametrize("text, line, col, message", BAD_INPUTS)
+def test_malformed_text_gives_a_located_parse_error(text, line, col, message):
+    error = error_of(text)
+    assert message in error.message
+    assert (error.line, error.col) == (line, col), error.render()
+    assert error.filename == "bad.hlo"
+
+
+def _valid_modules() -> list[str]:
+    return [PRE_OPT, POST_OPT, ATTRIBUTE_MODULE]
+
+
+ATTRIBUTE_MODULE = ("HloModule m, input_output_alias={ {0}: (0, {}, may-alias) }\n"
+                    "ENTRY e {\n  p = f32[2,2]{1,0:T(2,128)} parameter(0)\n"
+                    "  c = c64[2] constant({(1, 2), (3, 4)})\n"
+                    "  ROOT r = f32[2,2]{1,0} copy(f32[2,2]{1,0} p), "
+                    + ", ".join(f"a{i}={v}" for i, v in enumerate(ATTRIBUTE_VALUES)) + "\n}\n")
+
+
+def _parse_or_error(text: str) -> None:
+    """Parses fully (literals too); ParseError is fine, any other exception is a bug."""
+    from hlodbg.engine.syntax.hlo.literals import parse_literal
+    try:
+        for module in parse_hlo_modules(text, "fuzz.hlo"):
+            for computation in module.computations:
+                for instruction in computation.instructions:
+                    if instruction.opcode == "constant":
+                        parse_literal(instruction.literal, instruction.literal_pos,
+                                      instruction.shape)
+    except ParseError as error:
+        assert error.pos is not None and 0 <= error.pos.offset <= len(text)
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_truncated_modules_give_parse_errors_never_other_exceptions(index):
+    text = _valid_modules()[index]
+    for cut in range(len(text)):
+        _parse_or_error(text[:cut])
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_perturbed_modules_give_parse_errors_never_other_exceptions(index):
+    import random
+    text = _valid_modules()[index]
+    rng = random.Random(index)
+    for _ in range(1500):
+        at = rng.randrange(len(text))
+        ch = rng.choice("{}()[],=%\"' \n-:/*x0.9<>?")
+        mutated = text[:at] + ch + (text[at + 1:] if rng.random() < 0.5 else text[at:])
+        _parse_or_error(mutated)

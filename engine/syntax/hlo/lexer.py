@@ -17,10 +17,12 @@ from ...ir.errors import ParseError, SourcePos, SourceText
 # Whitespace, `// ...` line comments and `/* ... */` block comments (`/*index=5*/` in long lists).
 _SKIP = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
 _SPACES = re.compile(r"[ \t\r\n]*")
+_BLANKS_IN_LINE = re.compile(r"[ \t]*")
 # hlo_lexer.cc: identifiers may hold `.` and `-` (`get-tuple-element.8`); `%` is dropped.
 _NAME = re.compile(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)")
 _INT = re.compile(r"-?\d+")
-_STRING = re.compile(r"\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\"")
+# Strings may span lines (origin_recovery_table holds a whole module in one).
+_STRING = re.compile(r"\"[^\"\\]*(?:\\.[^\"\\]*)*\"", re.S)
 _SINGLE_STRING = re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'")
 _STRING_ESCAPE = re.compile(r"\\(?:([0-7]{1,3})|x([0-9A-Fa-f]{1,2})|(.))", re.S)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
@@ -77,6 +79,8 @@ class Cursor:
         """The token at the cursor, quoted, for 'expected X, found Y' messages."""
         if self.pos >= self.end:
             return "end of input"
+        if self.text[self.pos] in "\r\n":
+            return "end of line"
         m = _NAME.match(self.text, self.pos, self.end) or _INT.match(self.text, self.pos, self.end)
         token = m.group(0) if m else self.text[self.pos]
         if len(token) > 30:
@@ -159,7 +163,7 @@ class Cursor:
         m = _STRING.match(self.text, self.pos, self.end)
         if not m:
             if self.text.startswith('"', self.pos) and self.pos < self.end:
-                self.fail("unterminated string (a '\"' must close it on the same line)")
+                self.fail("unterminated string (no closing '\"')")
             self.expected(what)
         self.pos = m.end()
         return unescape(m.group(0)[1:-1])
@@ -193,7 +197,7 @@ class Cursor:
             elif ch == '"':
                 m = _STRING.match(text, i, end)
                 if not m:
-                    self.fail("unterminated string (a '\"' must close it on the same line)", i)
+                    self.fail("unterminated string (no closing '\"')", i)
                 i = m.end()
             elif ch == "'":
                 # Mesh axis names `'x'`; a lone apostrophe (in free text) is just a character.
@@ -210,7 +214,9 @@ class Cursor:
         groups, quoted strings, bare runs) up to the next top-level `,`, closing bracket or space.
         After spaces, a `{` group still belongs to the value: mesh axes print as
         `mesh['x'=2,'y'=4] {'x'}`, and a literal as `s32[2] {1, 2}`."""
-        self.skip()
+        # The value follows its `=` on the same line (else `x=` would take the next line's
+        # first word as its value).
+        self.pos = _BLANKS_IN_LINE.match(self.text, self.pos, self.end).end()
         text, end = self.text, self.end
         start = i = self.pos
         while i < end:
@@ -220,7 +226,7 @@ class Cursor:
             elif ch == '"':
                 m = _STRING.match(text, i, end)
                 if not m:
-                    self.fail("unterminated string (a '\"' must close it on the same line)", i)
+                    self.fail("unterminated string (no closing '\"')", i)
                 i = m.end()
             elif ch == "'":
                 m = _SINGLE_STRING.match(text, i, end)

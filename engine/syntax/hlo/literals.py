@@ -50,6 +50,7 @@ _COMPLEX_PART = {"c64": "f32", "c128": "f64"}
 _INT_BOUNDS = {"pred": (0, 1), "s1": (-1, 0), "u1": (0, 1), "s2": (-2, 1), "u2": (0, 3),
                "s4": (-8, 7), "u4": (0, 15)}
 
+_COMMENT = re.compile(r"/\*(?:[^*]|\*(?!/))*\*/")
 _BRACE = re.compile(r"[{}]")
 _BLANK = re.compile(r"\s*")
 _COMMA_GAP = re.compile(r"\s*,\s*")
@@ -86,6 +87,13 @@ def parse_literal(text: str, pos: SourcePos,
 
 class _Literal:
     def __init__(self, text: str, pos: SourcePos):
+        # XLA prints index comments inside literals (`{ /*i0=0*/ {1} }`): blanked out, so the
+        # offsets of everything else stay true.
+        if "/*" in text:
+            text = _COMMENT.sub(lambda m: " " * len(m.group(0)), text)
+            if "/*" in text:
+                raise ParseError("unterminated '/*' comment in the literal",
+                                 SourcePos(pos.source, pos.offset + text.index("/*")))
         self.text = text
         self.pos = pos
 

@@ -29,6 +29,7 @@ from .tree import (
 )
 
 _SPLIT = re.compile(r"^[ \t]*//[ \t]*-----[ \t]*\r?$", re.M)
+_OPCODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\s*\(")
 _KEYWORDS = frozenset(("HloModule", "ENTRY", "ROOT", *SECTION_WORDS))
 # Deeper nesting of operand instructions than this is surely not a program (and would exhaust
 # Python's stack); shapes have their own limit in shapes.py.
@@ -45,7 +46,9 @@ def parse_hlo_modules(text: str, filename: str = "<string>") -> list[HloModuleTe
         if not cur.at_end():
             modules.append(_Parser(cur).module())
     if not modules:
-        Cursor(source).expected("'HloModule' or a computation")
+        everything = Cursor(source)
+        everything.skip()
+        everything.expected("'HloModule' or a computation")
     return modules
 
 
@@ -94,7 +97,15 @@ class _Parser:
         cur.pos += 1
         if name in attrs:
             cur.fail(f"attribute '{name}' is given twice in the {owner}", at)
-        value_start, value_end = cur.value_extent(f"a value for attribute '{name}'")
+        what = f"a value for attribute '{name}'"
+        if name == "literal" and cur.peek() != "(" and starts_shape(cur):
+            # custom-call's `literal=f32[] 0.1` / `literal=s32[2]{0} {1, 2}`: a shape, then
+            # the literal after a space.
+            value_start = cur.pos
+            parse_shape(cur)
+            value_end = cur.value_extent(what)[1]
+        else:
+            value_start, value_end = cur.value_extent(what)
         attrs[name] = HloAttr(name, cur.text[value_start:value_end], cur.at(value_start))
 
     # -- computation ------------------------------------------------------------------------------
@@ -175,6 +186,8 @@ class _Body:
             cur.fail(f"instruction '{name}' is already defined in computation "
                      f"'{self.computation}' (at {self.defined[name].pos})", at)
         cur.expect("=", f"'=' after instruction name '{name}'")
+        if not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end):
+            self._shape_missing(f"instruction '{name}'")
         shape = parse_shape(cur, f"the shape of instruction '{name}'")
         instruction = self._rhs(name, at, shape, depth=0)
         while cur.accept(","):
@@ -231,7 +244,8 @@ class _Body:
         if cur.peek() != "(":
             return HloOperand(name, cur.at(at), shape)
         if shape is None:
-            cur.fail(f"the nested instruction '{name}(...)' needs its shape written before it", at)
+            cur.pos = at
+            self._shape_missing(f"the nested instruction '{name}(...)'")
         if depth >= _MAX_NESTING:
             cur.fail(f"operand instructions are nested more than {_MAX_NESTING} deep", at)
         cur.pos = at  # the opcode is read again by _rhs
@@ -240,6 +254,11 @@ class _Body:
         self._define(nested)
         self.generated[nested.name] = operand
         return operand
+
+    def _shape_missing(self, what: str) -> None:
+        """XLA infers omitted shapes of some opcodes; hlodbg reads them as written."""
+        self.cur.fail(f"{what} has no shape: hlodbg needs it written before the opcode, as "
+                      f"XLA's printers write it")
 
     def _fresh_name(self, opcode: str) -> str:
         while True:
