@@ -22,6 +22,7 @@ import ml_dtypes
 import numpy as np
 
 from ...ir.errors import ParseError, SourcePos
+from .literal_bulk import bulk_items, only_characters
 from .tree import HloShape
 
 # XLA element type -> numpy storage (ml_dtypes for the narrow types, as engine/ir/types.py does).
@@ -58,10 +59,12 @@ _NAN_PAYLOAD = re.compile(r"\s*(-?)nan\(0x([0-9A-Fa-f]+)\)\s*")
 _FLOAT = re.compile(r"\s*-?(?:inf|nan|(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*")
 _INTEGER = re.compile(r"\s*-?\d+\s*")
 _COMPLEX_ITEM = re.compile(r"\s*\(([^(),]*),([^(),]*)\)\s*")
-# Characters the fast numpy conversions accept beyond HLO's syntax ('1_0', 'Infinity', 'NaN'):
-# their presence sends the literal to the checking per-element pass.
-_NOT_FLOAT_TEXT = re.compile(r"[^0-9eE.\-,\sinfa{}]")
-_NOT_INT_TEXT = re.compile(r"[^0-9\-,\s{}]")
+# The characters of literals the fast numpy conversions may see: numpy also accepts '1_0',
+# 'Infinity', 'NaN', so a literal with any other character takes the exact per-element pass.
+_FLOAT_TEXT = "0123456789eE.-,infa{} \t\r\n"
+_INT_TEXT = "0123456789-,{} \t\r\n"
+# Below this many characters the exact pass is as fast as the bulk one.
+_BULK_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -101,7 +104,7 @@ class _Literal:
         return ParseError(message, SourcePos(self.pos.source, self.pos.offset + offset))
 
     def value(self, start: int, end: int, shape: HloShape):
-        if "..." in self.text[start:end]:
+        if self.text.find("...", start, end) >= 0:
             return ElidedLiteral(shape, SourcePos(self.pos.source, self.pos.offset + start))
         if shape.is_tuple:
             return self._tuple(start, end, shape)
@@ -111,13 +114,24 @@ class _Literal:
         if any(d is None for d in shape.dims) or any(shape.bounded):
             raise self.fail(f"a constant needs static dimensions, not {shape.text(False)}", start)
         dims = tuple(int(d) for d in shape.dims)
-        leaves = self._leaves(start, end, dims)
         complex_part = _COMPLEX_PART.get(shape.element)
         if complex_part:
-            re_part, im_part = self._complex(leaves, dims[-1] if dims else 1, complex_part)
-            return (re_part + 1j * im_part.astype(np.float64)).astype(dtype).reshape(dims)
-        items = self._items(leaves, dims[-1] if dims else 1)
-        return self._convert(items, leaves, shape.element, dtype).reshape(dims)
+            leaves = self._leaves(start, end, dims)
+            values = np.empty(len(leaves) and int(np.prod(dims)), dtype=dtype)
+            values.real, values.imag = self._complex(leaves, dims[-1] if dims else 1,
+                                                     complex_part)
+            return values.reshape(dims)
+        items = None
+        if dims and 0 not in dims and shape.element != "pred" and end - start > _BULK_SIZE:
+            items = bulk_items(self.text[start:end], dims)
+        if items is None:
+            leaves = self._leaves(start, end, dims)
+            items = self._items(leaves, dims[-1] if dims else 1)
+            leaves_of = lambda: leaves  # noqa: E731
+        else:
+            leaves_of = lambda: self._leaves(start, end, dims)  # noqa: E731
+        return self._convert(items, leaves_of, self.text[start:end], shape.element,
+                             dtype).reshape(dims)
 
     # -- structure --------------------------------------------------------------------------------
 
@@ -230,12 +244,16 @@ class _Literal:
 
     # -- values -----------------------------------------------------------------------------------
 
-    def _convert(self, items: list[str], leaves, element: str, dtype: np.dtype) -> np.ndarray:
+    def _convert(self, items: list, leaves_of, written: str, element: str,
+                 dtype: np.dtype) -> np.ndarray:
+        """`items` (str or bytes) as `element` values; `leaves_of()` gives the leaf spans for
+        the exact pass that locates errors; `written` is the items' text, checked for
+        characters numpy would accept but HLO does not ('1_0', 'Infinity')."""
         if element == "pred":
-            return self._pred(items, leaves)
+            return self._pred(items, leaves_of())
         if dtype.kind in "iu" or element in _INT_BOUNDS:
-            return self._integers(items, leaves, element, dtype)
-        return self._floats(items, leaves, element, dtype)
+            return self._integers(items, leaves_of, written, element, dtype)
+        return self._floats(items, leaves_of, written, element, dtype)
 
     def _pred(self, items: list[str], leaves) -> np.ndarray:
         words = np.array([s.strip() for s in items], dtype=str)
@@ -247,18 +265,19 @@ class _Literal:
                             offset + len(item) - len(item.lstrip()))
         return truth
 
-    def _integers(self, items: list[str], leaves, element: str, dtype: np.dtype) -> np.ndarray:
+    def _integers(self, items: list, leaves_of, written: str, element: str,
+                  dtype: np.dtype) -> np.ndarray:
         lo, hi = _INT_BOUNDS.get(element) or (int(np.iinfo(dtype).min), int(np.iinfo(dtype).max))
         wide_dtype = np.uint64 if element == "u64" else np.int64
         try:
-            if any(_NOT_INT_TEXT.search(self.text, s, e) for s, e in leaves):
+            if not only_characters(written, _INT_TEXT):
                 raise ValueError("not HLO integer syntax")
             wide = np.array(items, dtype=wide_dtype)
             if wide.size and (wide.min() < lo or wide.max() > hi):
                 raise ValueError("out of range")
         except (ValueError, OverflowError):
             values = []
-            for offset, item in self._located_items(leaves):
+            for offset, item in self._located_items(leaves_of()):
                 at = offset + len(item) - len(item.lstrip())
                 if not _INTEGER.fullmatch(item):
                     raise self.fail(f"expected an integer for {element}, found "
@@ -270,14 +289,16 @@ class _Literal:
             wide = np.array(values, dtype=wide_dtype)
         return wide.astype(dtype)
 
-    def _floats(self, items: list[str], leaves, element: str, dtype: np.dtype) -> np.ndarray:
+    def _floats(self, items: list, leaves_of, written: str, element: str,
+                dtype: np.dtype) -> np.ndarray:
         payloads: list[tuple[int, int, int]] = []  # (index, sign, payload)
         try:
-            if any(_NOT_FLOAT_TEXT.search(self.text, s, e) for s, e in leaves):
+            if not only_characters(written, _FLOAT_TEXT):
                 raise ValueError("not HLO float syntax, or NaN payloads")
             wide = np.array(items, dtype=np.float64)
         except ValueError:
             wide = np.empty(len(items), dtype=np.float64)
+            leaves = leaves_of()
             for index, (offset, item) in enumerate(self._located_items(leaves)):
                 at = offset + len(item) - len(item.lstrip())
                 payload = _NAN_PAYLOAD.fullmatch(item)
@@ -289,14 +310,14 @@ class _Literal:
                 else:
                     raise self.fail(f"expected a number for {element}, found "
                                     f"'{_clip(item.strip())}'", at) from None
-        self._check_float_range(wide, leaves, element, dtype)
+        self._check_float_range(wide, leaves_of, element, dtype)
         values = wide.astype(dtype)
         if payloads:
-            _set_nan_payloads(values, payloads, element, lambda i: self._item_offset(leaves, i),
-                              self.fail)
+            _set_nan_payloads(values, payloads, element,
+                              lambda i: self._item_offset(leaves_of(), i), self.fail)
         return values
 
-    def _check_float_range(self, wide: np.ndarray, leaves, element: str, dtype: np.dtype):
+    def _check_float_range(self, wide: np.ndarray, leaves_of, element: str, dtype: np.dtype):
         if dtype == np.float64 or wide.size == 0:
             return
         info = ml_dtypes.finfo(dtype)
@@ -310,7 +331,7 @@ class _Literal:
         for mask, why in problems:
             if mask.any():
                 index = int(np.argmax(mask))
-                offset = self._item_offset(leaves, index)
+                offset = self._item_offset(leaves_of(), index)
                 item = re.split(r"[,}]", self.text[offset:offset + 40], maxsplit=1)[0].strip()
                 raise self.fail(f"{_clip(item)} {why}", offset)
 
@@ -346,7 +367,9 @@ class _Literal:
             if found != per_leaf:
                 raise self.fail(f"expected {per_leaf} element(s) here, found {found}", start)
         dtype = _DTYPES[part]
-        both = self._floats(reals + imags, real_spans + imag_spans, part, dtype)
+        spans = real_spans + imag_spans
+        parts = reals + imags
+        both = self._floats(parts, lambda: spans, ",".join(parts), part, dtype)
         return both[:len(reals)], both[len(reals):]
 
 

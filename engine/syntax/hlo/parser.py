@@ -28,7 +28,8 @@ from .tree import (
     HloParameterDecl,
 )
 
-_SPLIT = re.compile(r"^[ \t]*//[ \t]*-----[ \t]*\r?$", re.M)
+_DASHES = re.compile(r"//[ \t]*-----")
+_SPLIT = re.compile(r"[ \t]*//[ \t]*-----[ \t]*\r?")
 _OPCODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\s*\(")
 _KEYWORDS = frozenset(("HloModule", "ENTRY", "ROOT", *SECTION_WORDS))
 # Deeper nesting of operand instructions than this is surely not a program (and would exhaust
@@ -39,7 +40,7 @@ _MAX_NESTING = 64
 def parse_hlo_modules(text: str, filename: str = "<string>") -> list[HloModuleText]:
     """Every module of an HLO text file (one per `// -----` separated chunk that is not blank)."""
     source = SourceText(text, filename)
-    bounds = [0] + [b for m in _SPLIT.finditer(text) for b in (m.start(), m.end())] + [len(text)]
+    bounds = [0] + [b for start, end in _split_lines(text) for b in (start, end)] + [len(text)]
     modules = []
     for start, end in zip(bounds[::2], bounds[1::2]):
         cur = Cursor(source, start, end)
@@ -50,6 +51,17 @@ def parse_hlo_modules(text: str, filename: str = "<string>") -> list[HloModuleTe
         everything.skip()
         everything.expected("'HloModule' or a computation")
     return modules
+
+
+def _split_lines(text: str):
+    """(start, end) of each `// -----` line. Found by its dashes first: a line-anchored regex
+    would try every offset of a multi-megabyte constant."""
+    for m in _DASHES.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        line_end = text.find("\n", m.end())
+        line_end = len(text) if line_end < 0 else line_end
+        if _SPLIT.fullmatch(text, line_start, line_end):
+            yield line_start, line_end
 
 
 class _Parser:
