@@ -16,6 +16,7 @@ from ...ir.errors import ParseError, SourcePos, SourceText
 
 # Whitespace, `// ...` line comments and `/* ... */` block comments (`/*index=5*/` in long lists).
 _SKIP = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
+_SKIP_START = frozenset(" \t\r\n/")
 _SPACES = re.compile(r"[ \t\r\n]*")
 _BLANKS_IN_LINE = re.compile(r"[ \t]*")
 # hlo_lexer.cc: identifiers may hold `.` and `-` (`get-tuple-element.8`); `%` is dropped.
@@ -32,6 +33,7 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v
 _BARE = re.compile(r"[^\s,{}()\[\]\"']+")
 # Inside a bracketed group: characters that need no look (not brackets, quotes or comments).
 _PLAIN_IN_GROUP = re.compile(r"[^{}()\[\]\"'/]*")
+_MESH_DEVICE_IDS = re.compile(r",[ \t]*device_ids=\(")
 _CLOSER = {"{": "}", "(": ")", "[": "]"}
 
 # XLA's primitive type names (hlo_text.md §4); reserved words, so never instruction names.
@@ -93,8 +95,14 @@ class Cursor:
     # -- skipping and peeking ---------------------------------------------------------------------
 
     def skip(self) -> None:
-        m = _SKIP.match(self.text, self.pos, self.end)
-        self.pos = m.end()
+        pos = self.pos
+        text = self.text
+        if pos < self.end and text[pos] not in _SKIP_START:
+            return  # the common case: already at a token
+        pos = _SPACES.match(text, pos, self.end).end()
+        if text.startswith("/", pos):  # comments: the slower full pattern
+            pos = _SKIP.match(text, pos, self.end).end()
+        self.pos = pos
         if self.text.startswith("/*", self.pos) and self.pos < self.end:
             self.fail("unterminated '/*' comment")
 
@@ -233,6 +241,10 @@ class Cursor:
                 if not m:
                     self.fail("unterminated string (a \"'\" must close it on the same line)", i)
                 i = m.end()
+            elif ch == "," and text.startswith("mesh", start) and _MESH_DEVICE_IDS.match(
+                    text, i, end):
+                # A mesh with explicit devices: `mesh[x=2,y=2], device_ids=(1,0,3,2) {x}`.
+                i = _MESH_DEVICE_IDS.match(text, i, end).end() - 1
             else:
                 m = _BARE.match(text, i, end)
                 if not m or text.startswith("//", i) or text.startswith("/*", i):

@@ -12,6 +12,7 @@ from .lexer import ELEMENT_TYPES, Cursor
 from .tree import HloShape
 
 _ELEMENT = re.compile(r"[a-z][a-z0-9]*(?=\[)")
+_PLAIN_DIMS = re.compile(r"(\d+(?:,\d+)*)?\]")
 _DIM = re.compile(r"\s*(?:(<=)\s*)?(\d+|\?)\s*")
 _MINOR_TO_MAJOR = re.compile(r"\{\s*((?:\d+\s*(?:,\s*\d+\s*)*)?)(?=[:}])")
 # Deeper is surely not a program, and would exhaust Python's stack.
@@ -57,9 +58,14 @@ def parse_shape(cur: Cursor, what: str = "a shape", depth: int = 0) -> HloShape:
 
 def _dimensions(cur: Cursor) -> tuple[list, list]:
     """`2,<=8,?]` after the `[`: sizes (None for `?`) and which ones are `<=` bounds."""
+    text = cur.text
+    plain = _PLAIN_DIMS.match(text, cur.pos, cur.end)
+    if plain:  # the common `2,3]`: one regex step
+        cur.pos = plain.end()
+        dims = [int(d) for d in plain.group(1).split(",")] if plain.group(1) else []
+        return dims, [False] * len(dims)
     dims: list = []
     bounded: list = []
-    text = cur.text
     if cur.accept("]"):
         return dims, bounded
     while True:
