@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from hlodbg.engine.ir.errors import ParseError
-from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
+from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules, parse_inline_computation
 
 
 def parse_one(text: str):
@@ -442,3 +442,20 @@ def test_perturbed_modules_give_parse_errors_never_other_exceptions(index):
         ch = rng.choice("{}()[],=%\"' \n-:/*x0.9<>?")
         mutated = text[:at] + ch + (text[at + 1:] if rng.random() < 0.5 else text[at:])
         _parse_or_error(mutated)
+
+
+def test_inline_computation_attribute_is_read_at_its_position():
+    m = parse_one("ENTRY e {\n  p = f32[4] parameter(0)\n  z = f32[] constant(0)\n"
+                  "  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply={\n"
+                  "    a = f32[] parameter(0)\n    b = f32[] parameter(1)\n"
+                  "    ROOT s = f32[] add(a, b)\n  }\n}")
+    inline = parse_inline_computation(m.entry.root.attrs["to_apply"], "r.to_apply")
+    assert [i.name for i in inline.instructions] == ["a", "b", "s"] and inline.root.name == "s"
+    assert (inline.root.pos.line, inline.root.pos.col) == (7, 10)
+    with pytest.raises(ParseError, match="expected a computation name or an inline"):
+        parse_inline_computation(m.entry.root.attrs["dimensions"].__class__(
+            "to_apply", "sum", m.entry.root.attrs["dimensions"].pos), "x")
+    broken = parse_one("ENTRY e {\n  ROOT r = f32[] call(), to_apply={ a = f32[] }\n}")
+    with pytest.raises(ParseError, match="expected the opcode of instruction 'a'") as info:
+        parse_inline_computation(broken.entry.root.attrs["to_apply"], "r.to_apply")
+    assert (info.value.line, info.value.col) == (2, 47)

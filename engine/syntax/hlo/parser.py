@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ...ir.errors import SourceText
+from ...ir.errors import ParseError, SourceText
 from .lexer import ELEMENT_TYPES, Cursor
 from .shapes import parse_shape, starts_shape
 from .stack_frames import SECTION_WORDS, parse_stack_frames, starts_stack_frames
@@ -62,6 +62,19 @@ def _split_lines(text: str):
         line_end = len(text) if line_end < 0 else line_end
         if _SPLIT.fullmatch(text, line_start, line_end):
             yield line_start, line_end
+
+
+def parse_inline_computation(attr: HloAttr, name: str) -> HloComputation:
+    """A computation written in place of its name (`to_apply={ x = f32[] parameter(0) ... }`,
+    which XLA's parser accepts), read from the attribute's text at its true position; `name`
+    is the one to give it (XLA's are generated too)."""
+    start = attr.pos.offset
+    if not (attr.text.startswith("{") and attr.text.endswith("}")):
+        raise ParseError(f"expected a computation name or an inline '{{ instructions }}' for "
+                         f"'{attr.name}'", attr.pos)
+    cur = Cursor(attr.pos.source, start + 1, start + len(attr.text) - 1)
+    instructions, root = _Parser(cur).body(name, start, closing=None)
+    return HloComputation(name, instructions, root, attr.pos, start + len(attr.text))
 
 
 class _Parser:
@@ -138,20 +151,26 @@ class _Parser:
             cur.expect("->", "'->' and the computation's result shape")
             result_shape = parse_shape(cur, "the computation's result shape")
         cur.expect("{", f"'{{' opening the body of computation '{name}'")
-        body = _Body(self, name)
-        while not cur.accept("}"):
-            if cur.at_end():
-                cur.fail(f"computation '{name}' is never closed (expected '}}')", name_at)
-            body.instruction()
-        if not body.instructions:
-            cur.fail(f"computation '{name}' has no instructions", name_at)
-        root = body.finish()
-        computation = HloComputation(name, body.instructions, root, cur.at(start), cur.pos,
+        instructions, root = self.body(name, name_at, closing="}")
+        computation = HloComputation(name, instructions, root, cur.at(start), cur.pos,
                                      is_entry, signature, result_shape)
         while cur.accept(","):
             self._attribute(computation.attrs, f"attributes of computation '{name}'")
             computation.end = cur.pos
         return computation
+
+    def body(self, name: str, name_at: int, closing: Optional[str]):
+        """Instructions up to `closing` (or the cursor's end for None): (instructions, root)."""
+        cur = self.cur
+        body = _Body(self, name)
+        while not (cur.accept(closing) if closing else cur.at_end()):
+            if cur.at_end():
+                cur.fail(f"computation '{name}' is never closed (expected '{closing}')",
+                         name_at)
+            body.instruction()
+        if not body.instructions:
+            cur.fail(f"computation '{name}' has no instructions", name_at)
+        return body.instructions, body.finish()
 
     def _signature(self) -> list[HloParameterDecl]:
         """`(p: f32[2], q: (s32[], u32[]))` — the parameters as the printer lists them."""
