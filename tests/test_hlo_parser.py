@@ -459,3 +459,64 @@ def test_inline_computation_attribute_is_read_at_its_position():
     with pytest.raises(ParseError, match="expected the opcode of instruction 'a'") as info:
         parse_inline_computation(broken.entry.root.attrs["to_apply"], "r.to_apply")
     assert (info.value.line, info.value.col) == (2, 47)
+
+
+KITCHEN_SINK = """\
+HloModule sink, entry_computation_layout={(f32[8]{0})->f32[8]{0}}, replica_count=2
+
+%cond (c: (s32[], f32[8])) -> pred[] {
+  %c = (s32[], f32[8]{0}) parameter(0)
+  %i = s32[] get-tuple-element((s32[], f32[8]{0}) %c), index=0
+  %n = s32[] constant(3)
+  ROOT %lt = pred[] compare(s32[] %i, s32[] %n), direction=LT, type=SIGNED
+}
+
+%body (b: (s32[], f32[8])) -> (s32[], f32[8]) {
+  %b = (s32[], f32[8]{0}) parameter(0)
+  %i.1 = s32[] get-tuple-element(%b), index=0
+  %v = f32[8]{0} get-tuple-element(%b), index=1
+  %one = s32[] constant(1)
+  %next = s32[] add(%i.1, %one)
+  ROOT %t = (s32[], f32[8]{0}) tuple(%next, %v)
+}
+
+%sum (x: f32[], y: f32[]) -> f32[] {
+  %x = f32[] parameter(0)
+  %y = f32[] parameter(1)
+  ROOT %s = f32[] add(%x, %y)
+}
+
+ENTRY %main (p: f32[8]) -> f32[8] {
+  %p = f32[8]{0} parameter(0), sharding={devices=[2]<=[2]}, parameter_replication={false}
+  %zero = s32[] constant(0)
+  %init = (s32[], f32[8]{0}) tuple(%zero, %p)
+  %loop = (s32[], f32[8]{0}) while(%init), condition=%cond, body=%body, \
+backend_config={"known_trip_count":{"n":"3"}}
+  %v.1 = f32[8]{0} get-tuple-element(%loop), index=1, statistics={visualizing_index=1,stat-1=0.5}
+  %ars = f32[8]{0} all-reduce-start(%v.1), channel_id=1, replica_groups={{0,1}}, \
+use_global_device_ids=true, to_apply=%sum, origin={{"v"}}
+  %ard = f32[8]{0} all-reduce-done(%ars), metadata={op_name="psum" profile_type={1}}
+  %tok = token[] after-all()
+  %out = token[] outfeed(%ard, %tok), outfeed_shape=f32[8]{0}, outfeed_config="cfg"
+  %dom = f32[8]{0} domain(%ard), domain={kind="sharding", entry={maximal device=0}, \
+exit={replicated}}
+  ROOT %cc = f32[8]{0} custom-call(%dom), custom_call_target="Sharding", \
+sharding={{devices=[2]0,1}}, operand_layout_constraints={f32[8]{0}}, \
+api_version=API_VERSION_TYPED_FFI, control-predecessors={%out}
+}
+"""
+
+
+def test_a_module_mixing_xla_constructs():
+    m = parse_one(KITCHEN_SINK)
+    assert [c.name for c in m.computations] == ["cond", "body", "sum", "main"]
+    main = m.entry
+    by_name = {i.name: i for i in main.instructions}
+    assert by_name["loop"].attrs["backend_config"].text == '{"known_trip_count":{"n":"3"}}'
+    assert by_name["out"].attrs["outfeed_shape"].text == "f32[8]{0}"
+    assert by_name["dom"].attrs["domain"].text.endswith("exit={replicated}}")
+    assert by_name["ars"].attrs["origin"].text == '{{"v"}}'
+    assert main.root.attrs["control-predecessors"].text == "{%out}"
+    assert main.root.attrs["operand_layout_constraints"].text == "{f32[8]{0}}"
+    assert m.computations[0].root.attrs["type"].text == "SIGNED"
+    assert by_name["p"].attrs["sharding"].text == "{devices=[2]<=[2]}"
