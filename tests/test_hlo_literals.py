@@ -2,7 +2,6 @@
 special values, NaN payloads, complex, tuples, elided `{...}`, range checks and located errors."""
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import pytest
 

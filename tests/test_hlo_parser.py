@@ -106,8 +106,7 @@ def test_post_optimization_module_with_percent_signatures_and_stack_frames():
     assert frames.function_names == {1: "<module>", 2: "g"}
     assert frames.file_locations[2].line == 3 and frames.file_locations[2].end_column == 19
     assert frames.frames == {1: (1, 1), 2: (2, 2)}
-    assert frames.text.startswith("FileNames") and frames.text.rstrip().endswith(
-        "parent_frame_id=2}")
+    assert frames.text.startswith("FileNames") and frames.text.endswith("parent_frame_id=2}")
     fused, entry = m.computations
     assert fused.signature[0].name == "param_0" and fused.signature[0].shape.text() == "f32[4]"
     assert fused.result_shape.text() == "f32[4]"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ...ir.errors import ParseError, SourceText
+from ...ir.errors import ParseError, SourcePos, SourceText
 from .lexer import ELEMENT_TYPES, Cursor
 from .shapes import parse_shape, starts_shape
 from .stack_frames import SECTION_WORDS, parse_stack_frames, starts_stack_frames
@@ -31,6 +31,10 @@ from .tree import (
 _DASHES = re.compile(r"//[ \t]*-----")
 _SPLIT = re.compile(r"[ \t]*//[ \t]*-----[ \t]*\r?")
 _OPCODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\s*\(")
+_HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*")
+_OPERAND_NAME = re.compile(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)")
+_PLAIN_OPERANDS = re.compile(r"[ \t]*(?:%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*,[ \t]*)*"
+                             r"%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*\)")
 _KEYWORDS = frozenset(("HloModule", "ENTRY", "ROOT", *SECTION_WORDS))
 # Deeper nesting of operand instructions than this is surely not a program (and would exhaust
 # Python's stack); shapes have their own limit in shapes.py.
@@ -205,18 +209,20 @@ class _Body:
 
     def instruction(self) -> None:
         cur = self.cur
-        is_root = cur.accept_keyword("ROOT")
-        word = cur.peek_name()
-        if word in _KEYWORDS or word is None:
-            cur.expected(f"an instruction ('[ROOT] name = shape opcode(...)') or '}}' closing "
-                         f"computation '{self.computation}'")
-        name, at = cur.name()
+        cur.skip()
+        head = _HEAD.match(cur.text, cur.pos, cur.end)  # `[ROOT] name = ` in one step
+        if head and head.group(2) not in _KEYWORDS:
+            is_root, name, at = bool(head.group(1)), head.group(2), head.start(2)
+            cur.pos = head.end()
+            if cur.text[at - 1] == "%":
+                at -= 1
+        else:
+            is_root, name, at = self._head()
         if name in self.generated:
             self._rename_generated(name)
         if name in self.defined:
             cur.fail(f"instruction '{name}' is already defined in computation "
                      f"'{self.computation}' (at {self.defined[name].pos})", at)
-        cur.expect("=", f"'=' after instruction name '{name}'")
         if not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end):
             self._shape_missing(f"instruction '{name}'")
         shape = parse_shape(cur, f"the shape of instruction '{name}'")
@@ -228,6 +234,21 @@ class _Body:
         self._define(instruction)
         if is_root:
             self.roots.append(instruction)
+
+    def _head(self) -> tuple[bool, str, int]:
+        """`[ROOT] name =` token by token, for the exact error when the one-step match fails."""
+        cur = self.cur
+        is_root = cur.accept_keyword("ROOT")
+        word = cur.peek_name()
+        if word in _KEYWORDS or word is None:
+            cur.expected(f"an instruction ('[ROOT] name = shape opcode(...)') or '}}' closing "
+                         f"computation '{self.computation}'")
+        name, at = cur.name()
+        if name in self.defined:
+            cur.fail(f"instruction '{name}' is already defined in computation "
+                     f"'{self.computation}' (at {self.defined[name].pos})", at)
+        cur.expect("=", f"'=' after instruction name '{name}'")
+        return is_root, name, at
 
     def _define(self, instruction: HloInstruction) -> None:
         self.instructions.append(instruction)
@@ -256,6 +277,12 @@ class _Body:
                 cur.fail("a parameter number cannot be negative", literal_pos.offset)
             literal = str(number)
             cur.expect(")", "')' after the parameter number")
+        elif plain := _PLAIN_OPERANDS.match(cur.text, open_at + 1, cur.end):
+            # The common `(a, %b.1)`: all operands found by one regex step.
+            source = cur.source
+            operands = [HloOperand(m.group(1), SourcePos(source, m.start()))
+                        for m in _OPERAND_NAME.finditer(cur.text, plain.start(), plain.end())]
+            cur.pos = plain.end()
         elif not cur.accept(")"):
             while True:
                 operands.append(self._operand(depth))
