@@ -250,11 +250,11 @@ def test_nested_operand_instructions_are_hoisted_before_their_user():
 
 def test_constant_literal_text_and_position_and_parameter_number():
     m = parse_one("ENTRY e {\n  c = f32[2,2] constant({ {1, 2}, {3, (4)} })\n"
-                  "  ROOT p = f32[] parameter( 3 )\n}")
+                  "  ROOT p = f32[] parameter( 0 )\n}")
     c = m.entry.instructions[0]
     assert c.literal == "{ {1, 2}, {3, (4)} }"
     assert (c.literal_pos.line, c.literal_pos.col) == (2, 25)
-    assert m.entry.root.literal == "3" and m.entry.root.literal_pos.col == 29
+    assert m.entry.root.literal == "0" and m.entry.root.literal_pos.col == 29
 
 
 # -- attribute values -----------------------------------------------------------------------------
@@ -388,6 +388,14 @@ BAD_INPUTS = [
     ("ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\nHloModule again\n" + ENTRY_OK, 4, 1,
      "expected a computation name"),
     ("ENTRY e {\n  ROOT p = f32[] parameter(0)\n  ENTRY\n}", 3, 3, "expected an instruction"),
+    ("ENTRY e {\n  ROOT a = f32[] add(p, p)\n  p = f32[] parameter(0)\n}", 2, 22,
+     "operand 'p' is not defined before this use"),
+    ("ENTRY e {\n  ROOT a = f32[] add(f32[] p, f32[] p)\n  p = f32[] parameter(0)\n}", 2, 28,
+     "operand 'p' is not defined before this use"),
+    ("ENTRY e {\n  p = f32[] parameter(0)\n  q = f32[] parameter(0)\n}", 3, 23,
+     "parameter number 0 is already taken by 'p'"),
+    ("ENTRY e {\n  p = f32[] parameter(0)\n  q = f32[] parameter(2)\n}", 3, 23,
+     "parameter number 2 leaves a gap"),
 ]
 
 

@@ -289,6 +289,11 @@ class _Body:
                 if cur.accept(")"):
                     break
                 cur.expect(",", f"',' or ')' in the operands of '{name}'")
+        for operand in operands:
+            if operand.name not in self.defined:
+                cur.fail(f"operand '{operand.name}' is not defined before this use in "
+                         f"computation '{self.computation}' (an instruction's operands come "
+                         f"before it)", operand.pos.offset)
         return HloInstruction(name, shape, opcode, operands, {}, cur.at(at), cur.at(opcode_at),
                               cur.pos, literal=literal, literal_pos=literal_pos)
 
@@ -334,7 +339,21 @@ class _Body:
         self.generated[nested.name] = operand
 
     def finish(self) -> HloInstruction:
-        """The root: the ROOT-marked instruction, else the last one."""
+        """Checks the parameter numbers (0..n-1, each once) and returns the root: the
+        ROOT-marked instruction, else the last one."""
+        taken: dict[int, HloInstruction] = {}
+        for instruction in self.instructions:
+            if instruction.opcode == "parameter":
+                number = int(instruction.literal)
+                if number in taken:
+                    self.cur.fail(f"parameter number {number} is already taken by "
+                                  f"'{taken[number].name}'", instruction.literal_pos.offset)
+                taken[number] = instruction
+        for number, instruction in taken.items():
+            if number >= len(taken):
+                self.cur.fail(f"parameter number {number} leaves a gap: computation "
+                              f"'{self.computation}' has {len(taken)} parameter(s), numbered "
+                              f"from 0", instruction.literal_pos.offset)
         if len(self.roots) > 1:
             self.cur.fail(f"computation '{self.computation}' has a second ROOT instruction (the "
                           f"first is '{self.roots[0].name}')", self.roots[1].pos.offset)
