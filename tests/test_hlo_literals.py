@@ -154,3 +154,37 @@ def test_large_flat_literal_takes_the_bulk_path_and_keeps_every_value():
     assert np.array_equal(literal(text, "s32", 300, 400), ints.astype(np.int32))
     big = "{" + ", ".join(["1.5"] * 99_999 + ["bad"]) + "}"
     assert literal_error(big, "f32", 100_000).col == len(big) - 3
+
+
+def _fuzz_cases():
+    rows = np.arange(2000).reshape(50, 40)
+    return [
+        ("{ " + ", ".join("{" + ",".join(map(str, r)) + "}" for r in rows) + " }",
+         shape("s32", 50, 40)),
+        ("{" + ", ".join(repr(float(x)) for x in np.linspace(-3, 3, 1500)) + "}",
+         shape("f32", 1500)),
+        ("{ {1, 2}, {3, nan(0x3)} }", shape("bf16", 2, 2)),
+        ("{(1, 2), (3, -4)}", shape("c64", 2)),
+        ("{true, false}", shape("pred", 2)),
+        ("( {1, 2}, 3 )", HloShape(None, elements=(shape("s8", 2), shape("f16")))),
+    ]
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_perturbed_literals_give_parse_errors_never_other_exceptions(index):
+    import random
+    text, literal_shape = _fuzz_cases()[index]
+    rng = random.Random(index)
+    for _ in range(300):
+        at = rng.randrange(len(text))
+        mutated = text[:at] + rng.choice("{}(),-.e x0n9/*[]") + (
+            text[at + 1:] if rng.random() < 0.5 else text[at:])
+        try:
+            parse_literal(mutated, SourcePos(SourceText(mutated), 0), literal_shape)
+        except ParseError as error:
+            assert 0 <= error.pos.offset <= len(mutated)
+
+
+def test_a_non_comma_between_groups_is_a_located_error():
+    error = literal_error("{ {1, 2}-, {3, 4} }", "s32", 2, 2)
+    assert "expected '{' or '}' at brace level 1" in error.message and error.col == 9

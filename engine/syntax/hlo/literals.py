@@ -191,8 +191,8 @@ class _Literal:
                     raise self.fail(f"too many brace levels for a literal of rank {rank}", at)
                 leaves.append((prev_end, at))
             elif depth > 0:
-                gap_ok = (_COMMA_GAP if prev == "}" and ch == "{" else _BLANK).match(
-                    text, prev_end, at).end() == at
+                gap = _COMMA_GAP if prev == "}" and ch == "{" else _BLANK
+                gap_ok = gap.fullmatch(text, prev_end, at) is not None
                 if not gap_ok:
                     raise self.fail(f"expected '{{' or '}}' at brace level {depth} (rank {rank})",
                                     _BLANK.match(text, prev_end, at).end())
