@@ -6,7 +6,12 @@ import numpy as np
 import pytest
 
 from hlodbg.engine.ir.errors import ParseError, SourcePos, SourceText
-from hlodbg.engine.syntax.hlo.literals import ElidedLiteral, literal_dtype, parse_literal
+from hlodbg.engine.syntax.hlo.literals import (
+    ElidedLiteral,
+    literal_dtype,
+    parse_literal,
+    parse_shaped_literal,
+)
 from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
 from hlodbg.engine.syntax.hlo.tree import HloShape
 
@@ -188,3 +193,20 @@ def test_perturbed_literals_give_parse_errors_never_other_exceptions(index):
 def test_a_non_comma_between_groups_is_a_located_error():
     error = literal_error("{ {1, 2}-, {3, 4} }", "s32", 2, 2)
     assert "expected '{' or '}' at brace level 1" in error.message and error.col == 9
+
+
+def test_custom_call_literal_attribute_with_its_shape():
+    text = ("ENTRY e {\n  ROOT c = f32[] custom-call(), literal=( s32[2]{0} {4, 128}, "
+            "pred[] true, (f32[] 0.5) ), x=1\n}")
+    attr = parse_hlo_modules(text, "cc.hlo")[0].entry.root.attrs["literal"]
+    shape, (ints, flag, (half,)) = parse_shaped_literal(attr.text, attr.pos)
+    assert shape.text() == "(s32[2]{0}, pred[], (f32[]))"
+    assert ints.tolist() == [4, 128] and flag.item() is True and half.item() == 0.5
+    scalar_shape, value = parse_shaped_literal("f32[] 0.1", SourcePos(SourceText("f32[] 0.1"), 0))
+    assert scalar_shape.element == "f32" and value == np.float32(0.1)
+    with pytest.raises(ParseError, match="expected 2 element") as info:
+        bad = "s32[2]{0} {1, 2, 3}"
+        parse_shaped_literal(bad, SourcePos(SourceText(bad), 0))
+    assert info.value.col == 12
+    with pytest.raises(ParseError, match="expected the end of the literal"):
+        parse_shaped_literal("f32[] 1 2", SourcePos(SourceText("f32[] 1 2"), 0))
