@@ -223,7 +223,8 @@ class _Body:
         if name in self.defined:
             cur.fail(f"instruction '{name}' is already defined in computation "
                      f"'{self.computation}' (at {self.defined[name].pos})", at)
-        if not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end):
+        if (not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end)
+                and not cur.text.startswith("b(", cur.pos)):
             self._shape_missing(f"instruction '{name}'")
         shape = parse_shape(cur, f"the shape of instruction '{name}'")
         instruction = self._rhs(name, at, shape, depth=0)
