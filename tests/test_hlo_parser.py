@@ -529,3 +529,11 @@ def test_a_module_mixing_xla_constructs():
     assert main.root.attrs["operand_layout_constraints"].text == "{f32[8]{0}}"
     assert m.computations[0].root.attrs["type"].text == "SIGNED"
     assert by_name["p"].attrs["sharding"].text == "{devices=[2]<=[2]}"
+
+
+def test_index_comments_in_operand_lists_and_root_in_the_middle():
+    m = parse_one("ENTRY e {\n  v = f32[] parameter(0)\n"
+                  "  ROOT t = (f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[]) "
+                  "tuple(v, v, v, v, v, /*index=5*/v)\n  n = f32[] negate(v)\n}")
+    assert len(m.entry.root.operands) == 6 and m.entry.root.name == "t"
+    assert m.entry.instructions[-1].name == "n"
