@@ -102,11 +102,11 @@ class _Parser:
             while cur.accept(","):
                 self._attribute(attrs, "module header")
         stack_frames = parse_stack_frames(cur) if starts_stack_frames(cur) else None
-        computations: list[HloComputation] = []
+        computations: dict[str, HloComputation] = {}
         entry: Optional[HloComputation] = None
         while not cur.at_end():
-            computation = self.computation({c.name: c for c in computations})
-            computations.append(computation)
+            computation = self.computation(computations)
+            computations[computation.name] = computation
             if computation.is_entry:
                 if entry is not None:
                     cur.fail(f"a second ENTRY computation '{computation.name}' (the entry is "
@@ -114,7 +114,8 @@ class _Parser:
                 entry = computation
         if not computations:
             cur.expected("a computation ('[ENTRY] name [(params) -> shape] {')")
-        return HloModuleText(name, attrs, computations, entry or computations[-1], cur.source,
+        in_order = list(computations.values())
+        return HloModuleText(name, attrs, in_order, entry or in_order[-1], cur.source,
                              cur.at(start), stack_frames)
 
     def _attribute(self, attrs: dict[str, HloAttr], owner: str) -> None:
