@@ -173,6 +173,8 @@ def test_signatures_with_tuples_and_execution_thread():
                   "ENTRY %e () -> f32[2] {\n  ROOT %c = f32[2]{0} constant({1, 2})\n}\n")
     comp = m.computations[0]
     assert comp.attrs["execution_thread"].text == '"host"'
+    assert m.source.text[:comp.end].endswith('}, execution_thread="host"')
+    assert m.source.text[:m.entry.end].endswith("constant({1, 2})\n}")
     assert comp.signature[0].shape.text() == "(f32[2], s32[])"
     assert comp.result_shape.is_tuple and comp.result_shape.elements == ()
     assert comp.root.operands == []

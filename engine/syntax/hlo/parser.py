@@ -35,6 +35,7 @@ _HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*
 _OPERAND_NAME = re.compile(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)")
 _PLAIN_OPERANDS = re.compile(r"[ \t]*(?:%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*,[ \t]*)*"
                              r"%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*\)")
+_ATTRIBUTE_HEAD = re.compile(r"[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_.\-]*)=")
 _KEYWORDS = frozenset(("HloModule", "ENTRY", "ROOT", *SECTION_WORDS))
 # Deeper nesting of operand instructions than this is surely not a program (and would exhaust
 # Python's stack); shapes have their own limit in shapes.py.
@@ -99,8 +100,7 @@ class _Parser:
             else:
                 name = cur.name("the module's name")[0]
             cur.accept(":")  # very old XLA: `HloModule convolution.167:`
-            while cur.accept(","):
-                self._attribute(attrs, "module header")
+            self.attributes(attrs, "module header")
         stack_frames = parse_stack_frames(cur) if starts_stack_frames(cur) else None
         computations: dict[str, HloComputation] = {}
         entry: Optional[HloComputation] = None
@@ -118,13 +118,30 @@ class _Parser:
         return HloModuleText(name, attrs, in_order, entry or in_order[-1], cur.source,
                              cur.at(start), stack_frames)
 
-    def _attribute(self, attrs: dict[str, HloAttr], owner: str) -> None:
-        """`name=value` after a `,`: the value's exact text into `attrs`."""
+    def attributes(self, attrs: dict[str, HloAttr], owner: str) -> int:
+        """`, name=value` pieces: each value's exact text into `attrs`; returns the offset
+        just past the last value. The common `, name=` is matched in one step; anything else
+        goes through the exact reads."""
         cur = self.cur
-        name, at = cur.name(f"an attribute name in the {owner}")
-        if not cur.text.startswith("=", cur.pos):
-            cur.expected(f"'=' after attribute name '{name}'")
-        cur.pos += 1
+        last_end = cur.pos
+        while True:
+            head = _ATTRIBUTE_HEAD.match(cur.text, cur.pos, cur.end)
+            if head:
+                cur.pos = head.end()
+                self._attribute_value(attrs, head.group(1), head.start(1), owner)
+            elif cur.accept(","):
+                name, at = cur.name(f"an attribute name in the {owner}")
+                if not cur.text.startswith("=", cur.pos):
+                    cur.expected(f"'=' after attribute name '{name}'")
+                cur.pos += 1
+                self._attribute_value(attrs, name, at, owner)
+            else:
+                return last_end
+            last_end = cur.pos
+
+    def _attribute_value(self, attrs: dict[str, HloAttr], name: str, at: int,
+                         owner: str) -> None:
+        cur = self.cur
         if name in attrs:
             cur.fail(f"attribute '{name}' is given twice in the {owner}", at)
         what = f"a value for attribute '{name}'"
@@ -159,9 +176,9 @@ class _Parser:
         instructions, root = self.body(name, name_at, closing="}")
         computation = HloComputation(name, instructions, root, cur.at(start), cur.pos,
                                      is_entry, signature, result_shape)
-        while cur.accept(","):
-            self._attribute(computation.attrs, f"attributes of computation '{name}'")
-            computation.end = cur.pos
+        if cur.peek() == ",":
+            computation.end = self.attributes(computation.attrs,
+                                              f"attributes of computation '{name}'")
         return computation
 
     def body(self, name: str, name_at: int, closing: Optional[str]):
@@ -229,9 +246,9 @@ class _Body:
             self._shape_missing(f"instruction '{name}'")
         shape = parse_shape(cur, f"the shape of instruction '{name}'")
         instruction = self._rhs(name, at, shape, depth=0)
-        while cur.accept(","):
-            self.parser._attribute(instruction.attrs, f"attributes of instruction '{name}'")
-            instruction.end = cur.pos
+        if cur.peek() == ",":
+            instruction.end = self.parser.attributes(instruction.attrs,
+                                                     f"attributes of instruction '{name}'")
         instruction.is_root = is_root
         self._define(instruction)
         if is_root:
