@@ -78,7 +78,20 @@ def _mixed(x, w):
     return scattered, spectrum, table * w[0, 0], jnp.uint8(200) + x.astype(jnp.uint8)
 
 
-FUNCTIONS = [_mlp, _loop_and_cond, _mixed]
+def _conv_scan_random(x, w):
+    image = x.reshape(1, 4, 8, 1)
+    kernel = w[:3, :3].reshape(3, 3, 1, 1)
+    conv = jax.lax.conv_general_dilated(image, kernel, (1, 1), "SAME",
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    pooled = jax.lax.reduce_window(conv, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1),
+                                   "VALID")
+    _, states = jax.lax.scan(lambda h, row: (jnp.tanh(h + row), h), jnp.zeros(8), x)
+    noise = jax.random.uniform(jax.random.PRNGKey(3), (4,))
+    top, where = jax.lax.top_k(x.ravel(), 3)
+    return pooled, states, noise, top, where, jnp.left_shift(x.astype(jnp.int32), 2)
+
+
+FUNCTIONS = [_mlp, _loop_and_cond, _mixed, _conv_scan_random]
 ARGS = (np.linspace(-2, 2, 32, dtype=np.float32).reshape(4, 8),
         np.linspace(1, -1, 128, dtype=np.float32).reshape(8, 16))
 
