@@ -15,6 +15,7 @@ devices, a token parameter, XLA rejects the text...). Each failure is sorted int
   design    hlodbg refuses on purpose (elided constants, GPU/TPU-only custom calls, dynamic shapes)
   xla       XLA's own parser or compiler rejects the text too
   mismatch  both run and the values differ
+  crash     the worker process died; timeout: no answer within --timeout seconds
 
 Files run one at a time in a worker process that is killed and restarted after --timeout seconds,
 so a hang or a crash costs one file, not the run.
@@ -38,6 +39,9 @@ from typing import Optional
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.hlo_oracle import NotSampled, XlaRejects, difference, first_line, leaves, parameter_inputs, run_xla  # noqa: E402
+
 RESULT_MARK = "@@hlo-real-file "
 # The largest array (in elements) any instruction of a module may have for the harness to run it:
 # the corpus holds shape-only parser tests with 10^8-element gathers.
@@ -53,6 +57,9 @@ BY_DESIGN = (
     re.compile(r"dynamic (shape|dimension)|unbounded|bounded dynamic|<=\d", re.I),
 )
 STAGES = ("parsed", "lowered", "ran", "matched")
+# hlodbg is pure Python: a worker that dies took a native crash (XLA:CPU's constant folder dies of
+# SIGFPE on a constant integer division by zero), or the kernel's out-of-memory killer.
+WORKER_DIED = "the worker process died (a native crash or out of memory)"
 
 
 @dataclass
@@ -71,11 +78,6 @@ class FileReport:
 # -- the worker: one file at a time -----------------------------------------------------------------
 
 
-def first_line(error: BaseException) -> str:
-    text = str(error).strip() or type(error).__name__
-    return f"{type(error).__name__}: {text.splitlines()[0]}"[:300]
-
-
 def split_modules(text: str) -> list[str]:
     return [chunk for chunk in re.split(r"(?m)^// -----.*$", text) if chunk.strip()]
 
@@ -88,102 +90,6 @@ def shape_elements(shape) -> int:
 
 def largest_array(tree) -> int:
     return max((shape_elements(i.shape) for c in tree.computations for i in c.instructions), default=0)
-
-
-def sample_input(shape, rng: np.random.Generator):
-    """Deterministic random values of an HLO parameter shape (tuples as Python tuples)."""
-    from hlodbg.engine.syntax.hlo.literals import literal_dtype
-
-    if shape.is_tuple:
-        return tuple(sample_input(e, rng) for e in shape.elements)
-    if shape.element == "token":
-        raise _Skip("a token parameter (the harness cannot make one)")
-    if any(d is None for d in shape.dims) or any(shape.bounded or ()):
-        raise _Skip("a dynamic-shaped parameter")
-    dtype = literal_dtype(shape.element)
-    dims = tuple(shape.dims)
-    if dtype == np.bool_:
-        return rng.random(dims) < 0.5
-    if dtype.kind == "c":
-        part = np.float32 if dtype == np.complex64 else np.float64
-        return (rng.standard_normal(dims).astype(part) + 1j * rng.standard_normal(dims).astype(part)).astype(dtype)
-    if dtype.kind in "iu" or "int" in dtype.name:  # small values: valid for int2 and as indices
-        unsigned = dtype.kind == "u" or dtype.name.startswith("uint")
-        return rng.integers(0, 4, dims).astype(dtype) if unsigned else rng.integers(-2, 2, dims).astype(dtype)
-    return rng.standard_normal(dims).astype(np.float32).astype(dtype)
-
-
-class _Skip(Exception):
-    """A stage the harness does not attempt, with the reason."""
-
-
-def leaves(value) -> list[np.ndarray]:
-    if isinstance(value, dict):  # {ProcessId: results} of a multi-device run
-        return [a for key in sorted(value) for a in leaves(value[key])]
-    if isinstance(value, (list, tuple)):
-        return [a for v in value for a in leaves(v)]
-    elements = getattr(value, "elements", None)  # a TupleValue
-    if elements is not None and not isinstance(value, np.ndarray):
-        return [a for v in elements for a in leaves(v)]
-    return [np.asarray(value)]
-
-
-def run_xla(module_text: str, inputs: list) -> list[np.ndarray]:
-    import jax
-    from jax._src import xla_bridge
-    from jax._src.lib import xla_client as xc
-    from jaxlib import _hlo
-
-    try:
-        module = _hlo.hlo_module_from_text(module_text)
-    except Exception as error:  # XLA's parser: "was parsing L:C: error: ..."
-        raise _XlaRejects("parser", error) from None
-    try:
-        computation = xc.XlaComputation(module.as_serialized_hlo_module_proto())
-        mlir = xc._xla.mlir.xla_computation_to_mlir_module(computation)
-        backend = xla_bridge.get_backend("cpu")
-        devices = backend.devices()[:1]
-        executable = backend.compile_and_load(mlir, xc.DeviceList(tuple(devices)), xc.CompileOptions())
-    except Exception as error:
-        raise _XlaRejects("compiler", error) from None
-    flat = [a for value in inputs for a in leaves(value)]
-    outputs = executable.execute([jax.device_put(a, devices[0]) for a in flat])
-    return [np.asarray(o) for o in outputs]
-
-
-class _XlaRejects(Exception):
-    def __init__(self, stage: str, error: BaseException):
-        super().__init__(f"XLA's {stage} rejects it: {first_line(error)}")
-
-
-def tolerance(dtype: np.dtype) -> float:
-    if dtype.kind in "iub" or "int" in dtype.name:
-        return 0.0
-    if dtype.itemsize <= 2 or dtype.name.startswith(("bfloat", "float8", "float4")):
-        return 2e-2
-    return 1e-9 if dtype in (np.float64, np.complex128) else 2e-5
-
-
-def differs(got: np.ndarray, want: np.ndarray, shapes_only: bool) -> Optional[str]:
-    """None when `got` reproduces `want`; else what differs."""
-    if got.shape != want.shape or got.dtype != want.dtype:
-        return f"{got.dtype}{list(got.shape)} vs XLA's {want.dtype}{list(want.shape)}"
-    if shapes_only:
-        return None
-    tol = tolerance(want.dtype)
-    if tol == 0.0:
-        bad = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
-        return None if bad.size == 0 else f"{bad.size} elements differ (first at flat index {bad[0]})"
-    wide = np.complex128 if want.dtype.kind == "c" else np.float64
-    g, w = got.astype(wide).reshape(-1), want.astype(wide).reshape(-1)
-    finite = np.isfinite(w)
-    scale = float(np.max(np.abs(w[finite]), initial=1.0))
-    same = (np.abs(g - w) <= tol * scale + tol * np.abs(w)) | (np.isnan(g) & np.isnan(w)) | (g == w)
-    bad = np.flatnonzero(~same)
-    if bad.size == 0:
-        return None
-    i = bad[0]
-    return f"{bad.size} elements differ beyond rtol {tol:g} (flat index {i}: {g[i]} vs XLA's {w[i]})"
 
 
 def categorize(message: str, xla_ok: Optional[bool]) -> str:
@@ -244,10 +150,9 @@ def _run_one(tree, program, module_text: str, use_xla: bool, where: str, report:
         report.notes.append(f"{where}not run: an array of {size} elements (harness cap {ELEMENT_CAP})")
         return None, None
     opcodes = {i.opcode for c in tree.computations for i in c.instructions}
-    rng = np.random.default_rng(zlib.crc32(module_text.encode()))
     try:
-        inputs = [sample_input(p.shape, rng) for p in tree.entry.parameters()]
-    except _Skip as skip:
+        inputs = parameter_inputs(tree, zlib.crc32(module_text.encode()))
+    except NotSampled as skip:
         report.notes.append(f"{where}not run: {skip}")
         return None, None
     try:
@@ -275,7 +180,7 @@ def _run_one(tree, program, module_text: str, use_xla: bool, where: str, report:
         return True, None
     try:
         theirs = run_xla(module_text, inputs)
-    except _XlaRejects as rejected:
+    except XlaRejects as rejected:
         report.notes.append(where + str(rejected))
         return True, None
     if len(ours) != len(theirs):
@@ -286,9 +191,9 @@ def _run_one(tree, program, module_text: str, use_xla: bool, where: str, report:
     if shapes_only:
         report.notes.append(f"{where}values not compared: {', '.join(sorted(opcodes & NONDETERMINISTIC))} is random")
     for i, (got, want) in enumerate(zip(ours, theirs)):
-        difference = differs(got, want, shapes_only)
-        if difference:
-            report.error = report.error or f"{where}result {i}: {difference}"
+        differs = difference(got, want, values=not shapes_only)
+        if differs:
+            report.error = report.error or f"{where}result {i}: {differs}"
             report.category = report.category or "mismatch"
             return True, False
     return True, True
@@ -346,7 +251,7 @@ class Worker:
                 return None
             line = self.process.stdout.readline()
             if not line:  # the worker died (a crash in native code, out of memory)
-                return {"path": str(path), "error": "the worker process died", "category": "ours"}
+                return {"path": str(path), "error": WORKER_DIED, "category": "crash"}
             if line.startswith(RESULT_MARK):
                 return json.loads(line[len(RESULT_MARK):])
 
@@ -385,7 +290,7 @@ def main(argv=None) -> int:
             current.stop()
             current = None
             result = asdict(FileReport(str(path), category="timeout", error=f"no answer within {args.timeout:g} s"))
-        elif result.get("error") == "the worker process died":
+        elif result.get("error") == WORKER_DIED:
             current.stop()
             current = None
         reports.append(result)
