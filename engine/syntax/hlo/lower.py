@@ -190,6 +190,9 @@ class InstructionLowering:
         info = Info([v.type for v in operands], result_type, self.group_size())
         attributes = self.attributes(entry, info)
         attributes.update(self.facts(entry))
+        if entry.op == "stablehlo.custom_call":
+            attributes["backend_config"] = self.backend_config(attributes)
+            attributes.setdefault("called_computations", ArrayAttr())
         regions, names = self.regions(entry)
         if names:
             attributes["hlo.computations"] = ArrayAttr(names)
@@ -264,14 +267,22 @@ class InstructionLowering:
         extra = {name: a.text for name, a in inst.attrs.items() if name not in consumed}
         if extra:
             out["hlo.extra"] = extra
-        if entry.op == "stablehlo.custom_call":
-            out["backend_config"] = self.backend_config_text()
-            out.setdefault("called_computations", ArrayAttr())
         return out
 
-    def backend_config_text(self) -> str:
+    def backend_config(self, attributes: dict) -> Any:
+        """custom_call's backend_config: a string, or for the typed FFI (api_version 4) the MLIR
+        attribute dictionary XLA prints (`{mode = 86 : ui8}`), read by the MLIR attribute reader
+        in place, so its errors point into this file."""
         attr = self.inst.attrs.get("backend_config")
-        return str(decode("backend_config", attr)) if attr is not None else ""
+        if attr is None:
+            return {} if int(attributes.get("api_version", 0)) == 4 else ""
+        if int(attributes.get("api_version", 0)) == 4 and attr.text.lstrip().startswith("{"):
+            from ..mlir.value_parser import ValueParser
+
+            reader = ValueParser(attr.pos.source.text, attr.pos.source.name)
+            reader.pos = attr.pos.offset
+            return reader.parse_attr_dict()
+        return str(decode("backend_config", attr))
 
     def metadata(self) -> Optional[dict]:
         attr = self.inst.attrs.get("metadata")
