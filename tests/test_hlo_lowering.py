@@ -493,3 +493,69 @@ def test_jax_hlo_text_runs_like_jax(case):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), w, rtol=2e-5, atol=2e-5)
+
+
+# -- the table read backwards (the printer's half) gives the attributes back -------------------------
+
+ROUND_TRIP = """
+    HloModule m, replica_count=2
+    sum {
+      x = f32[] parameter(0)
+      y = f32[] parameter(1)
+      ROOT s = f32[] add(x, y)
+    }
+    ENTRY e {
+      a = f32[4,8] parameter(0)
+      i = s32[2,1] parameter(1)
+      x = f32[1,5,5,2] parameter(2)
+      w = f32[3,3,2,4] parameter(3)
+      z = f32[] constant(0)
+      c = pred[4,8] compare(a, a), direction=LT, type=TOTALORDER
+      d = f32[4,4] dot(a, a), lhs_contracting_dims={1}, rhs_contracting_dims={1}, operand_precision={highest,default}
+      v = f32[1,3,5,4] convolution(x, w), window={size=3x3 stride=2x1 pad=1_1x1_1 rhs_reversal=0x1}, dim_labels=b01f_01io->b01f, feature_group_count=1
+      p = f32[5,17] pad(a, z), padding=0_1x1_0_1
+      s = f32[2,6] slice(a), slice={[0:4:2], [1:7]}
+      g = f32[2,8] gather(a, i), offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1,8}, indices_are_sorted=true
+      rw = f32[3,7] reduce-window(a, z), window={size=2x2 pad=0_1x0_0}, to_apply=sum
+      ar = f32[4,8] all-reduce(a), channel_id=3, replica_groups={{0,1}}, use_global_device_ids=true, to_apply=sum
+      ROOT t = f32[8,4] transpose(a), dimensions={1,0}
+    }"""
+
+
+def test_adapters_raise_the_attributes_they_lowered():
+    from hlodbg.engine.syntax.hlo.opcodes import raise_attributes
+    from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
+
+    tree = parse_hlo_modules(textwrap.dedent(ROUND_TRIP), "test.hlo")[0]
+    written = {i.name: i for i in tree.entry.instructions}
+    module = hlo(ROUND_TRIP)
+    checked = 0
+    for op in module.entry.body.operations:
+        inst = written.get(op.results[0].name if op.results else "")
+        if inst is None or inst.opcode in ("parameter", "constant"):
+            continue
+        raised = raise_attributes(op)
+        given = {k: a.text.replace(" ", "") for k, a in inst.attrs.items() if k not in ("to_apply",)}
+        given.pop("feature_group_count", None)  # the default, not printed back
+        assert {k: t.replace(" ", "") for k, t in raised.items()} == given, inst.name
+        checked += 1
+    assert checked == 9
+
+
+def test_frame_chain_is_innermost_first_and_ends_at_parent_zero():
+    from hlodbg.engine.ir.locations import CallSiteLoc, NameLoc
+    from hlodbg.engine.syntax.hlo.facts import frame_chain, location
+    from hlodbg.engine.syntax.hlo.tree import FileLocation, StackFrameTables
+
+    tables = StackFrameTables(
+        file_names={1: "/src/model.py"}, function_names={1: "<module>", 2: "f"},
+        file_locations={1: FileLocation(1, 1, 10, 10, 4, 9), 2: FileLocation(1, 2, 3, 3, 8, 20)},
+        frames={1: (1, 1), 2: (2, 2), 3: (2, 4)},  # frame 3 names itself as parent (4 - 1): a cycle ends it
+    )
+    loc = frame_chain(2, tables)
+    assert isinstance(loc, CallSiteLoc)
+    assert user_frame(loc).line == 3 and user_frame(loc.caller).line == 10
+    assert name_stack(location({"op_name": "jit(f)/mul", "stack_frame_id": 2}, tables)) == "jit(f)/mul"
+    assert isinstance(frame_chain(3, tables), NameLoc)  # one frame: no caller
+    plain = location({"source_file": "a.py", "source_line": 7}, None)
+    assert (plain.filename, plain.line) == ("a.py", 7)

@@ -24,7 +24,7 @@ from .adapters import (
     ALGORITHM, API_VERSION, BOOL, COMPARE_TYPE, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
     PRECISIONS, REDUCE_WINDOW, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
     GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
-    GroupsAdapter, Kind, PadAdapter, PairsAdapter, SliceAdapter,
+    GroupsAdapter, Info, Kind, PadAdapter, PairsAdapter, SliceAdapter,
 )
 
 
@@ -193,4 +193,17 @@ def opcode_of(op_name: str, marker: Optional[str] = None) -> Optional[Opcode]:
     return BY_OP.get((op_name, marker))
 
 
-__all__ = ["BY_OP", "Opcode", "TABLE", "opcode_of"]
+def raise_attributes(op) -> dict[str, str]:
+    """The HLO attribute texts of an IR op's own attributes (the printer's half of the adapters;
+    generic facts, called computations and operands are the printer's to add)."""
+    entry = opcode_of(op.name, op.attributes.get("hlo.opcode"))
+    if entry is None:
+        raise KeyError(f"no HLO opcode lowers to {op.name}")
+    info = Info([v.type for v in op.operands], op.results[0].type if op.results else None)
+    out: dict[str, str] = {}
+    for adapter in entry.adapters:
+        out.update(adapter.raise_(op.attributes, info))
+    return out
+
+
+__all__ = ["BY_OP", "Opcode", "TABLE", "opcode_of", "raise_attributes"]
