@@ -10,7 +10,7 @@ def add_target_options(cmd, what: str = "runs") -> None:
                      help=f"the machine every device {what} on: {', '.join(target_names())} "
                           f"(default: {DEFAULT_TARGET}; tpu = tpu-v5e)")
     cmd.add_argument("--layout", action="append", default=[], metavar="NAME=SPEC",
-                     help="TPU: the layout of an argument (arg0, or its name: %x) or result (result0) in XLA's "
+                     help="TPU: the layout of an argument (arg0, or its name: %%x) or result (result0) in XLA's "
                           "syntax, braces optional (the shell expands unquoted ones): arg0=1,0:T(8,128) or "
                           "result0=0,1:T(4,128) (repeatable)")
     cmd.add_argument("--allow-f64", action="store_true",

@@ -23,3 +23,21 @@ def private_layout_cache(tmp_path, monkeypatch):
     clear_memory_cache()
     yield
     clear_memory_cache()
+
+
+@pytest.fixture(scope="session")
+def hlo_corpus_dir(tmp_path_factory):
+    """The HLO differential corpus (tests/hlo_corpus.py), generated once per session by JAX in a
+    subprocess with 8 host devices."""
+    import importlib.util
+
+    from . import hlo_corpus
+
+    if importlib.util.find_spec("jax") is None:
+        pytest.skip("jax is not installed (it generates the HLO corpus and is the oracle)")
+    directory = tmp_path_factory.mktemp("hlo_corpus")
+    try:
+        hlo_corpus.generate(directory)
+    except RuntimeError as error:
+        pytest.fail(str(error))
+    return directory

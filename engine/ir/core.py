@@ -261,7 +261,11 @@ class Module:
         return {op.sym_name: op for op in self.operations if isinstance(op, Function)}
 
     def function(self, name: str) -> Function:
+        """The function named `name`. `main`, the default entry everywhere, also names the module's
+        entry function when no function is called main (an HLO module's ENTRY is `main.3`)."""
         functions = self.functions
+        if name == "main" and name not in functions and self.entry is not None:
+            return self.entry
         if name not in functions:
             known = ", ".join("@" + n for n in functions) or "none"
             raise KeyError(f"no function @{name} (functions: {known})")
