@@ -406,7 +406,7 @@ class MemoryAnalysis:
                     functions = function_memories(module, device_backend, entry, self.liveness)
                     if device_backend is backend:
                         shared = functions
-                self.devices.append(DeviceMemory(len(self.devices), process, device_backend, functions[_entry_name(module, entry)],
+                self.devices.append(DeviceMemory(len(self.devices), process, device_backend, functions[entry],
                                                  functions))
 
     def device(self, which: Any) -> DeviceMemory:
@@ -442,9 +442,3 @@ class MemoryAnalysis:
 
 __all__ = ["Buffer", "DeviceMemory", "FunctionMemory", "MemoryAnalysis", "Site", "device_capacity",
            "function_memories"]
-
-
-def _entry_name(module: Module, entry: str) -> str:
-    from .interpreter import entry_function
-
-    return entry_function(module, entry).sym_name
