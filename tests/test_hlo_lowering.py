@@ -559,3 +559,22 @@ def test_frame_chain_is_innermost_first_and_ends_at_parent_zero():
     assert isinstance(frame_chain(3, tables), NameLoc)  # one frame: no caller
     plain = location({"source_file": "a.py", "source_line": 7}, None)
     assert (plain.filename, plain.line) == ("a.py", 7)
+
+
+def test_check_runs_a_self_checking_hlo_file(tmp_path):
+    from hlodbg.engine.run.checking import check_path
+
+    path = tmp_path / "selfcheck.hlo"
+    path.write_text(textwrap.dedent("""
+        HloModule selfcheck
+        ENTRY e {
+          a = f32[2] constant({1, 2})
+          b = f32[2] add(a, a)
+          want = f32[2] constant({2, 4})
+          ROOT c = () custom-call(b, want), custom_call_target="check.expect_eq", custom_call_has_side_effect=true
+        }"""))
+    (outcome,) = check_path(str(path))
+    assert outcome.passed, outcome.error
+    path.write_text(path.read_text().replace("{2, 4}", "{2, 5}"))
+    (outcome,) = check_path(str(path))
+    assert not outcome.passed
