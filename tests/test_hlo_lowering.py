@@ -578,3 +578,48 @@ def test_check_runs_a_self_checking_hlo_file(tmp_path):
     path.write_text(path.read_text().replace("{2, 4}", "{2, 5}"))
     (outcome,) = check_path(str(path))
     assert not outcome.passed
+
+
+def test_async_collective_pairs_keep_their_opcodes():
+    module = hlo("""
+        HloModule m, replica_count=2
+        sum {
+          x = f32[] parameter(0)
+          y = f32[] parameter(1)
+          ROOT s = f32[] add(x, y)
+        }
+        ENTRY e {
+          a = f32[4] parameter(0)
+          ags = (f32[4], f32[8]) all-gather-start(a), replica_groups={{0,1}}, dimensions={0}
+          agd = f32[8] all-gather-done(ags)
+          ars = f32[8] all-reduce-start(agd), replica_groups={{0,1}}, to_apply=sum
+          ard = f32[8] all-reduce-done(ars)
+          cps = (f32[8], f32[8], u32[], u32[]) collective-permute-start(ard), source_target_pairs={{0,1},{1,0}}
+          ROOT cpd = f32[8] collective-permute-done(cps)
+        }""")
+    marked = {op.attr("hlo.opcode"): op for op in module.walk() if op.attr("hlo.opcode")}
+    assert set(marked) == {"all-gather-start", "all-gather-done", "all-reduce-start", "all-reduce-done",
+                           "collective-permute-start", "collective-permute-done"}
+    # the collective runs at the start; the start's value is the tuple XLA gives it
+    assert marked["all-reduce-start"].name == "stablehlo.all_reduce"
+    assert marked["collective-permute-start"].name == "stablehlo.tuple"
+    (permute,) = ops_named(module, "stablehlo.collective_permute")
+    assert "replica_groups" not in permute.attributes
+
+
+def test_groups_of_unequal_size_are_padded_and_tuple_all_to_all_is_refused():
+    module = hlo("""
+        HloModule m, replica_count=3
+        ENTRY e {
+          a = f32[4] parameter(0)
+          ROOT g = f32[8] all-gather(a), replica_groups={{0,1},{2}}, dimensions={0}
+        }""")
+    (gather,) = ops_named(module, "stablehlo.all_gather")
+    assert gather.attr("replica_groups").array.tolist() == [[0, 1], [2, -1]]
+    with pytest.raises(ParseError, match=r"test.hlo:5:.*tuple form of all-to-all"):
+        hlo("""
+            HloModule m, replica_count=2
+            ENTRY e {
+              a = f32[4] parameter(0)
+              ROOT t = (f32[4], f32[4]) all-to-all(a, a), replica_groups={{0,1}}
+            }""")

@@ -438,16 +438,19 @@ class GroupsAdapter:
     (hlo_text.md §6; engine/ops/collectives.py reads them). `global_ids` is False for the ops
     StableHLO gives no such flag."""
 
-    def __init__(self, global_ids: bool = True):
+    def __init__(self, global_ids: bool = True, groups: bool = True):
         self.global_ids = global_ids
-        self.consumes = ("replica_groups", "channel_id") + (("use_global_device_ids",) if global_ids else ())
+        self.groups = groups  # collective_permute has pairs instead
+        self.consumes = (("replica_groups",) if groups else ()) + ("channel_id",) + \
+            (("use_global_device_ids",) if global_ids else ())
 
     def lower(self, values: dict, info: Info) -> dict:
-        groups = [list(g) for g in values.get("replica_groups", [])]
-        width = len(groups[0]) if groups else 0
-        if any(len(g) != width for g in groups):
-            raise ValueError("replica groups must all have the same size")
-        out = {"replica_groups": i64_elements(groups, width)}
+        out = {}
+        if self.groups:
+            # Groups of unequal size are padded with -1, as StableHLO writes them.
+            groups = [list(g) for g in values.get("replica_groups", [])]
+            width = max((len(g) for g in groups), default=0)
+            out["replica_groups"] = i64_elements([g + [-1] * (width - len(g)) for g in groups], width)
         channel = int(values.get("channel_id", 0))
         if channel > 0:
             out["channel_handle"] = ChannelHandle(handle=channel, type=1)
@@ -456,8 +459,10 @@ class GroupsAdapter:
         return out
 
     def raise_(self, attributes: dict, info: Info) -> dict:
-        groups = np.asarray(attributes["replica_groups"].array)
-        out = {"replica_groups": "{" + ",".join(ints_text(g) for g in groups.tolist()) + "}"}
+        out = {}
+        if self.groups:
+            groups = np.asarray(attributes["replica_groups"].array).tolist()
+            out["replica_groups"] = "{" + ",".join(ints_text([i for i in g if i >= 0]) for g in groups) + "}"
         handle = attributes.get("channel_handle")
         if isinstance(handle, ChannelHandle) and handle.handle > 0:
             out["channel_id"] = str(handle.handle)
@@ -474,7 +479,8 @@ class AllToAllAdapter:
 
     def lower(self, values: dict, info: Info) -> dict:
         if "dimensions" not in values:
-            return {}
+            raise ValueError("the tuple form of all-to-all (one operand per process, no dimensions=) has no "
+                             "StableHLO counterpart in hlodbg; print the module with the array form")
         d = IntegerAttr(int(_single(values["dimensions"])), I64)
         return {"split_dimension": d, "concat_dimension": d,
                 "split_count": IntegerAttr(int(info.group_size or 1), I64)}

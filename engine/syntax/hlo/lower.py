@@ -144,6 +144,8 @@ class ModuleLowering:
                 raise ParseError(f"computation '{comp.name}' has no parameter({index}); parameter numbers "
                                  f"must run 0..{len(params) - 1}", param.pos)
             value = block.add_argument(param.name, ir_type(param.shape, param.pos), param.pos)
+            if "metadata" in param.attrs:
+                value.location = location(decode("metadata", param.attrs["metadata"]), self.tree.stack_frames)
             env[param.name] = value
         for inst in comp.instructions:
             if inst.opcode == "parameter":

@@ -157,7 +157,7 @@ _add("reduce-scatter", None, Field("dimensions", "scatter_dimension", ONE_OF_INT
      regions=("to_apply",))
 _add("all-to-all", None, AllToAllAdapter(), GroupsAdapter(global_ids=False), results="pack")
 _add("ragged-all-to-all", "hlo.ragged_all_to_all", GroupsAdapter(global_ids=False))
-_add("collective-permute", None, PairsAdapter(), GroupsAdapter(global_ids=False))
+_add("collective-permute", None, PairsAdapter(), GroupsAdapter(global_ids=False, groups=False))
 _add("collective-broadcast", None, GroupsAdapter(global_ids=False))
 _add("collective-reduce", "stablehlo.collective_reduce", GroupsAdapter(), regions=("to_apply",), results="pack")
 _add("replica-id", None)
