@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def implicit(lowering: "InstructionLowering", name: str, operands: list[Value], result: Type, attrs: dict,
              suffix: str) -> Value:
     op = Operation(name, operands, [result], {**attrs, "hlo.implicit": UNIT}, pos=lowering.inst.pos,
-                   result_names=[f"{lowering.inst.name}.{suffix}"])
+                   result_names=[f"{lowering.inst.name}#{suffix}"])
     lowering.block.append(op)
     return op.results[0]
 

@@ -168,7 +168,7 @@ def implicit_get_tuple_element(block: Block, value: Value, index: int, pos: Opti
 
     op = Operation("stablehlo.get_tuple_element", [value], [value.type.types[index]],
                    {"index": IntegerAttr(index, I32), "hlo.implicit": UNIT}, pos=pos,
-                   result_names=[f"{value.name}.{index}"])
+                   result_names=[f"{value.name}#{index}"])
     block.append(op)
     return op.results[0]
 
@@ -291,9 +291,11 @@ class InstructionLowering:
         return decode("metadata", attr) if attr is not None else None
 
     def result_names(self, count: int, pack: bool) -> list[str]:
+        """The instruction's name; for packed results `name#i`, MLIR's spelling of result i, which no
+        HLO name can clash with (HLO names have no `#`)."""
         if not pack:
             return [self.inst.name]
-        return [f"{self.inst.name}.{i}" for i in range(count)]
+        return [f"{self.inst.name}#{i}" for i in range(count)]
 
     # -- called computations ------------------------------------------------------------------------
 
