@@ -15,7 +15,7 @@ from ...ir.attributes import UNIT, DenseArray, DenseElements
 from ...ir.core import Operation, Value
 from ...ir.errors import ParseError
 from ...ir.types import IntegerType, TensorType, TupleType, Type
-from .shapes import tuple_leaves
+from .ir_types import tuple_leaves
 
 if TYPE_CHECKING:
     from .lower import InstructionLowering

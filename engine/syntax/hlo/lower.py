@@ -21,7 +21,7 @@ from .adapters import Field, Info
 from .facts import GENERIC, generic_facts, location, shape_fact
 from .forms import lower_operands, packed_result_types
 from .opcodes import TABLE, Opcode
-from .shapes import ir_type
+from .ir_types import ir_type
 from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
 
 # The syntax of the attributes adapters other than Field read (a Field's Kind names its own).
