@@ -393,7 +393,7 @@ def test_locations_from_stack_frames_and_metadata():
     assert (frame.filename, frame.line, frame.col) == ("/src/model.py", 3, 8)
     assert "<module>" in str(tanh.location)  # the caller frame is in the chain
     assert name_stack(sine.location) == "jit(f)/sin" and user_frame(sine.location).line == 4
-    assert tanh.pos.line == 19 and tanh.results[0].name == "t"
+    assert tanh.pos.line == 21 and tanh.results[0].name == "t"
 
 
 def test_hlo_facts_are_kept():

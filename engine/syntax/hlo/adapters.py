@@ -55,13 +55,13 @@ class Kind:
 
 
 INTS = Kind("int_list", lambda v: DenseArray(tuple(int(x) for x in v)), ints_text)
-INT = Kind("integer", lambda v: IntegerAttr(int(v), I64), lambda a: str(int(a)))
-INT32 = Kind("integer", lambda v: IntegerAttr(int(v), I32), lambda a: str(int(a)))
+INT = Kind("int", lambda v: IntegerAttr(int(v), I64), lambda a: str(int(a)))
+INT32 = Kind("int", lambda v: IntegerAttr(int(v), I32), lambda a: str(int(a)))
 ONE_OF_INTS = Kind("int_list", lambda v: IntegerAttr(int(_single(v)), I64), lambda a: "{" + str(int(a)) + "}")
-BOOL = Kind("boolean", bool, lambda b: "true" if b else "false")
-F32 = Kind("float_value", lambda v: FloatAttr(float(v), FloatType("f32")), lambda a: repr(float(a)))
-STRING = Kind("string_value", str, lambda s: '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"')
-TRUE_IS_UNIT = Kind("boolean", lambda v: UNIT if v else None, lambda a: "true")
+BOOL = Kind("bool", bool, lambda b: "true" if b else "false")
+F32 = Kind("float", lambda v: FloatAttr(float(v), FloatType("f32")), lambda a: repr(float(a)))
+STRING = Kind("string", str, lambda s: '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"')
+WORD = Kind("fusion_kind", str, str)
 
 
 def _single(values) -> int:
@@ -71,29 +71,25 @@ def _single(values) -> int:
     return values[0]
 
 
-def enum_kind(kind: str, words: dict[str, str], dialect: str = "stablehlo") -> Kind:
-    """A bare HLO word (`LT`, `rng_uniform`, `FFT`) as a StableHLO enum case; `words` maps the HLO
-    spelling to the case."""
-    back = {case: word for word, case in words.items()}
-    return Kind("enum_word", lambda w: EnumAttr(words[str(w)], kind, dialect), lambda a: back[str(a)])
+def _same_value(v: Any) -> Any:
+    return v
 
 
-def _identity_words(*cases: str) -> dict[str, str]:
-    return {c: c for c in cases}
+def decoded_enum(decoder: str, words: Optional[dict[str, str]] = None) -> Kind:
+    """An enum attr_values already decodes into the StableHLO EnumAttr; `words` maps cases whose
+    HLO spelling differs (`UNIFORM` is written `rng_uniform`) for the printer."""
+    words = words or {}
+    return Kind(decoder, _same_value, lambda a: words.get(str(a), str(a)))
 
 
-DIRECTION = enum_kind("comparison_direction", _identity_words("EQ", "NE", "GE", "GT", "LE", "LT"))
-COMPARE_TYPE = enum_kind("comparison_type", _identity_words("FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"))
-FFT_TYPE = enum_kind("fft_type", _identity_words("FFT", "IFFT", "RFFT", "IRFFT"))
-TRANSPOSE = enum_kind("transpose", _identity_words("NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"))
-DISTRIBUTION = enum_kind("rng_distribution", {"rng_uniform": "UNIFORM", "rng_normal": "NORMAL"})
-RNG_ALGORITHM = enum_kind("rng_algorithm", {"rng_default": "DEFAULT", "rng_three_fry": "THREE_FRY",
-                                            "rng_philox": "PHILOX"})
-PRECISIONS = Kind(
-    "precision_list",
-    lambda v: ArrayAttr(EnumAttr(str(p).upper(), "precision") for p in v),
-    lambda a: "{" + ",".join(str(p).lower() for p in a) + "}",
-)
+DIRECTION = decoded_enum("comparison_direction")
+COMPARE_TYPE = decoded_enum("comparison_type")
+FFT_TYPE = decoded_enum("fft_type")
+TRANSPOSE = decoded_enum("transpose")
+DISTRIBUTION = decoded_enum("rng_distribution", {"UNIFORM": "rng_uniform", "NORMAL": "rng_normal"})
+RNG_ALGORITHM = decoded_enum("rng_algorithm", {"DEFAULT": "rng_default", "THREE_FRY": "rng_three_fry",
+                                               "PHILOX": "rng_philox"})
+PRECISIONS = Kind("precision_list", _same_value, lambda a: "{" + ",".join(str(p).lower() for p in a) + "}")
 
 
 @dataclass(frozen=True)
@@ -153,9 +149,8 @@ class CompareAdapter:
     consumes = ("direction", "type")
 
     def lower(self, values: dict, info: Info) -> dict:
-        word = values.get("type") or default_compare_type(info.operand_types[0])
-        return {"comparison_direction": DIRECTION.lower(values["direction"]),
-                "compare_type": COMPARE_TYPE.lower(word)}
+        kind = values.get("type") or EnumAttr(default_compare_type(info.operand_types[0]), "comparison_type")
+        return {"comparison_direction": values["direction"], "compare_type": kind}
 
     def raise_(self, attributes: dict, info: Info) -> dict:
         out = {"direction": DIRECTION.raise_(attributes["comparison_direction"])}
@@ -187,32 +182,18 @@ class DotAdapter:
 
 
 # `dot_bf16_bf16_f32_x3`: lhs, rhs, accumulation types and the number of primitive dots.
-_ALGORITHM_TYPES = {"bf16": "bf16", "f16": "f16", "f32": "f32", "f64": "f64", "tf32": "tf32",
-                    "f8e5m2": "f8E5M2", "f8e4m3fn": "f8E4M3FN"}
-
-
-def _algorithm_lower(name: str) -> DotAlgorithm:
-    parts = str(name).split("_")
-    if parts[0] != "dot" or len(parts) not in (4, 5) or any(p not in _ALGORITHM_TYPES for p in parts[1:4]):
-        raise ValueError(f"unknown dot algorithm '{name}' (expected dot_<lhs>_<rhs>_<accumulation>[_x<N>], "
-                         f"types {', '.join(_ALGORITHM_TYPES)})")
-    count = 1
-    if len(parts) == 5:
-        if not (parts[4].startswith("x") and parts[4][1:].isdigit()):
-            raise ValueError(f"unknown dot algorithm '{name}': '{parts[4]}' is not x<N>")
-        count = int(parts[4][1:])
-    lhs, rhs, acc = (FloatType(_ALGORITHM_TYPES[p]) for p in parts[1:4])
-    return DotAlgorithm(lhs, rhs, acc, 1, 1, count, False)
+_ALGORITHM_NAMES = {"bf16": "bf16", "f16": "f16", "f32": "f32", "f64": "f64", "tf32": "tf32", "f8E5M2": "any_f8"}
 
 
 def _algorithm_raise(alg: DotAlgorithm) -> str:
-    back = {v: k for k, v in _ALGORITHM_TYPES.items()}
-    names = [back[str(t)] for t in (alg.lhs_precision_type, alg.rhs_precision_type, alg.accumulation_type)]
+    names = [_ALGORITHM_NAMES.get(str(t), str(t).lower())
+             for t in (alg.lhs_precision_type, alg.rhs_precision_type, alg.accumulation_type)]
     suffix = f"_x{alg.num_primitive_operations}" if alg.num_primitive_operations != 1 else ""
-    return "dot_" + "_".join(names) + suffix
+    fast = "_fast_accum" if alg.allow_imprecise_accumulation else ""
+    return "dot_" + "_".join(names) + suffix + fast
 
 
-ALGORITHM = Kind("enum_word", _algorithm_lower, _algorithm_raise)
+ALGORITHM = Kind("dot_algorithm", _same_value, _algorithm_raise)
 
 
 # -- windows: convolution, reduce-window, select-and-scatter ---------------------------------------
@@ -227,7 +208,7 @@ def window_parts(window: Any, rank: int) -> dict[str, tuple]:
     return {
         "size": size,
         "stride": tuple(part(window, "stride", None) or (1,) * n),
-        "pad": [tuple(int(x) for x in p) for p in pad],
+        "pad": [tuple(int(x) for x in p)[:2] for p in pad],
         "lhs_dilate": tuple(part(window, "lhs_dilate", None) or (1,) * n),
         "rhs_dilate": tuple(part(window, "rhs_dilate", None) or (1,) * n),
         "rhs_reversal": tuple(bool(r) for r in (part(window, "rhs_reversal", None) or (False,) * n)),
@@ -419,10 +400,9 @@ class SliceAdapter:
     consumes = ("slice",)
 
     def lower(self, values: dict, info: Info) -> dict:
-        dims = [tuple(int(x) for x in d) + (1,) * (3 - len(d)) for d in values["slice"]]
-        return {"start_indices": DenseArray(tuple(d[0] for d in dims)),
-                "limit_indices": DenseArray(tuple(d[1] for d in dims)),
-                "strides": DenseArray(tuple(d[2] for d in dims))}
+        ranges = values["slice"]
+        return {"start_indices": DenseArray(tuple(ranges.starts)), "limit_indices": DenseArray(tuple(ranges.limits)),
+                "strides": DenseArray(tuple(ranges.strides))}
 
     def raise_(self, attributes: dict, info: Info) -> dict:
         dims = zip(attributes["start_indices"], attributes["limit_indices"], attributes["strides"])
@@ -509,13 +489,7 @@ class AliasesAdapter:
     consumes = ("output_to_operand_aliasing",)
 
     def lower(self, values: dict, info: Info) -> dict:
-        aliases = []
-        for entry in values.get("output_to_operand_aliasing", []):
-            output, operand, operand_index = (part(entry, k) for k in ("output", "operand", "operand_index"))
-            if output is None:  # decoded as a plain (output, operand, operand_index) triple
-                output, operand, operand_index = entry
-            aliases.append(OutputOperandAlias(tuple(output), int(operand), tuple(operand_index)))
-        return {"output_operand_aliases": ArrayAttr(aliases)}
+        return {"output_operand_aliases": ArrayAttr(values.get("output_to_operand_aliasing", ()))}
 
     def raise_(self, attributes: dict, info: Info) -> dict:
         aliases = attributes.get("output_operand_aliases") or ()
@@ -526,7 +500,6 @@ class AliasesAdapter:
         return {"output_to_operand_aliasing": "{" + ", ".join(items) + "}"}
 
 
-_API_VERSIONS = {"API_VERSION_ORIGINAL": 1, "API_VERSION_STATUS_RETURNING": 2,
-                 "API_VERSION_STATUS_RETURNING_UNIFIED": 3, "API_VERSION_TYPED_FFI": 4}
-API_VERSION = Kind("enum_word", lambda w: IntegerAttr(_API_VERSIONS[str(w)], I32),
-                   lambda a: {v: k for k, v in _API_VERSIONS.items()}[int(a)])
+_API_VERSIONS = {1: "API_VERSION_ORIGINAL", 2: "API_VERSION_STATUS_RETURNING",
+                 3: "API_VERSION_STATUS_RETURNING_UNIFIED", 4: "API_VERSION_TYPED_FFI"}
+API_VERSION = Kind("api_version", _same_value, lambda a: _API_VERSIONS[int(a)])

@@ -27,12 +27,6 @@ def shape_fact(shape: HloShape) -> dict:
     return {"xla_shape": full} if full != shape.text(False) else {}
 
 
-def control_predecessors(attr: HloAttr) -> tuple[str, ...]:
-    """`{%a, b.2}` → ("a", "b.2")."""
-    inner = attr.text.strip()[1:-1]
-    return tuple(n.strip().lstrip("%") for n in inner.split(",") if n.strip())
-
-
 def generic_facts(attrs: dict[str, HloAttr], decode: Callable[[str, HloAttr], Any]) -> dict:
     """The IR attributes of the generic HLO attributes present (sharding validated by its decoder)."""
     out: dict[str, Any] = {}
@@ -45,7 +39,7 @@ def generic_facts(attrs: dict[str, HloAttr], decode: Callable[[str, HloAttr], An
         elif name == "frontend_attributes":
             out[ir] = {str(k): str(v) for k, v in decode("frontend_attributes", attr).items()}
         elif name == "control-predecessors":
-            out[ir] = tuple(control_predecessors(attr))
+            out[ir] = tuple(str(n) for n in decode("instruction_names", attr))
         else:
             out[ir] = attr.text
     return out
@@ -99,4 +93,4 @@ def frame_chain(frame_id: int, frames: StackFrameTables) -> Optional[Location]:
     return loc
 
 
-__all__ = ["GENERIC", "control_predecessors", "frame_chain", "generic_facts", "location", "shape_fact"]
+__all__ = ["GENERIC", "frame_chain", "generic_facts", "location", "shape_fact"]

@@ -26,13 +26,13 @@ from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
 
 # The syntax of the attributes adapters other than Field read (a Field's Kind names its own).
 DECODERS = {
-    "window": "window", "dim_labels": "dim_labels", "feature_group_count": "integer",
-    "batch_group_count": "integer", "operand_precision": "precision_list", "lhs_batch_dims": "int_list",
+    "window": "window", "dim_labels": "dim_labels", "feature_group_count": "int",
+    "batch_group_count": "int", "operand_precision": "precision_list", "lhs_batch_dims": "int_list",
     "rhs_batch_dims": "int_list", "lhs_contracting_dims": "int_list", "rhs_contracting_dims": "int_list",
-    "padding": "padding_config", "slice": "slice_ranges", "direction": "enum_word", "type": "enum_word",
-    "replica_groups": "replica_groups", "channel_id": "integer", "use_global_device_ids": "boolean",
+    "padding": "padding", "slice": "slice", "direction": "comparison_direction", "type": "comparison_type",
+    "replica_groups": "replica_groups", "channel_id": "int", "use_global_device_ids": "bool",
     "dimensions": "int_list", "source_target_pairs": "source_target_pairs",
-    "output_to_operand_aliasing": "output_operand_aliasing", "index_vector_dim": "integer",
+    "output_to_operand_aliasing": "output_to_operand_aliasing", "index_vector_dim": "int",
     "offset_dims": "int_list", "collapsed_slice_dims": "int_list", "start_index_map": "int_list",
     "operand_batching_dims": "int_list", "start_indices_batching_dims": "int_list",
     "update_window_dims": "int_list", "inserted_window_dims": "int_list",
@@ -49,8 +49,7 @@ _FUNCTION_CALLERS = {name: entry.callee[0] for name, entry in TABLE.items() if e
 
 def decode(decoder: str, attr: HloAttr) -> Any:
     """An attribute value through its attr_values decoder (errors come located from there)."""
-    function = getattr(attr_values, decoder)
-    return function(attr.text, attr.pos)
+    return attr_values.decode(attr, decoder)
 
 
 def lower_module(tree: HloModuleText) -> Module:
@@ -80,7 +79,7 @@ class ModuleLowering:
         attrs = self.tree.attrs
         out: dict[str, Any] = {"hlo.language": "hlo"}
         for hlo, ir in (("replica_count", "mhlo.num_replicas"), ("num_partitions", "mhlo.num_partitions")):
-            out[ir] = IntegerAttr(int(decode("integer", attrs[hlo])) if hlo in attrs else 1)
+            out[ir] = IntegerAttr(int(decode("int", attrs[hlo])) if hlo in attrs else 1)
         header = {k: a.text for k, a in attrs.items() if k not in ("replica_count", "num_partitions")}
         out["hlo.header"] = header
         if self.tree.stack_frames is not None and self.tree.stack_frames.text:
@@ -100,7 +99,7 @@ class ModuleLowering:
         if attr.name in _COMPUTATION_LISTS:
             names = [str(n) for n in decode("computation_list", attr)]
         else:
-            names = [str(decode("computation_ref", attr))]
+            names = [str(decode("computation", attr))]
         for name in names:
             if name not in self.computations:
                 raise ParseError(f"no computation named '{name}' (computations must be defined before use)",

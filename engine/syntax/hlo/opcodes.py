@@ -24,8 +24,9 @@ from .adapters import (
     ALGORITHM, API_VERSION, BOOL, COMPARE_TYPE, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
     PRECISIONS, REDUCE_WINDOW, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
     GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
-    GroupsAdapter, Info, Kind, PadAdapter, PairsAdapter, SliceAdapter,
+    WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, SliceAdapter,
 )
+from ...ir.attributes import EnumAttr
 
 
 @dataclass(frozen=True)
@@ -123,7 +124,7 @@ _add("fft", None, Field("fft_type", "fft_type", FFT_TYPE), Field("fft_length", "
 _add("cholesky", None, Field("lower", "lower", BOOL, False))
 _add("triangular-solve", None, Field("left_side", "left_side", BOOL, False), Field("lower", "lower", BOOL, False),
      Field("unit_diagonal", "unit_diagonal", BOOL, False),
-     Field("transpose_a", "transpose_a", TRANSPOSE, TRANSPOSE.lower("NO_TRANSPOSE")))
+     Field("transpose_a", "transpose_a", TRANSPOSE, EnumAttr("NO_TRANSPOSE", "transpose")))
 for _name in ("batch-norm-training", "batch-norm-inference", "batch-norm-grad"):
     _add(_name, None, Field("epsilon", "epsilon", F32), Field("feature_index", "feature_index", INT),
          results="pack")
@@ -131,7 +132,7 @@ for _name in ("batch-norm-training", "batch-norm-inference", "batch-norm-grad"):
 # -- generators and constants ----------------------------------------------------------------------
 _add("constant", None)
 _add("rng", None, Field("distribution", "rng_distribution", DISTRIBUTION), operands="rng_shape")
-_add("rng-bit-generator", None, Field("algorithm", "rng_algorithm", RNG_ALGORITHM, RNG_ALGORITHM.lower("rng_default")),
+_add("rng-bit-generator", None, Field("algorithm", "rng_algorithm", RNG_ALGORITHM, EnumAttr("DEFAULT", "rng_algorithm")),
      results="pack")
 _add("rng-get-and-update-state", "hlo.rng_get_and_update_state", Field("delta", "delta", INT))
 
@@ -139,7 +140,7 @@ _add("rng-get-and-update-state", "hlo.rng_get_and_update_state", Field("delta", 
 _add("while", None, regions=("condition", "body"))
 _add("conditional", "hlo.conditional", regions=("branch_computations", "true_computation", "false_computation"))
 _add("call", "func.call", callee=("to_apply", "callee"))
-_add("fusion", "hlo.fusion", Field("kind", "kind", Kind("enum_word", str, str)), callee=("calls", "callee"))
+_add("fusion", "hlo.fusion", Field("kind", "kind", WORD), callee=("calls", "callee"))
 _add("custom-call", None, Field("custom_call_target", "call_target_name", STRING),
      Field("custom_call_has_side_effect", "has_side_effect", BOOL, False),
      Field("api_version", "api_version", API_VERSION), AliasesAdapter(),
