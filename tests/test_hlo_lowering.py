@@ -607,7 +607,7 @@ def test_async_collective_pairs_keep_their_opcodes():
     assert "replica_groups" not in permute.attributes
 
 
-def test_groups_of_unequal_size_are_padded_and_tuple_all_to_all_is_refused():
+def test_groups_of_unequal_size_are_padded():
     module = hlo("""
         HloModule m, replica_count=3
         ENTRY e {
@@ -616,10 +616,31 @@ def test_groups_of_unequal_size_are_padded_and_tuple_all_to_all_is_refused():
         }""")
     (gather,) = ops_named(module, "stablehlo.all_gather")
     assert gather.attr("replica_groups").array.tolist() == [[0, 1], [2, -1]]
-    with pytest.raises(ParseError, match=r"test.hlo:5:.*tuple form of all-to-all"):
-        hlo("""
-            HloModule m, replica_count=2
-            ENTRY e {
-              a = f32[4] parameter(0)
-              ROOT t = (f32[4], f32[4]) all-to-all(a, a), replica_groups={{0,1}}
-            }""")
+
+
+def test_tuple_form_all_to_all_exchanges_one_operand_per_process():
+    # operand j of process p is a + p + 10 j; result j of process p came from process j: a + j + 10 p
+    text = """
+        HloModule m, replica_count=2
+        ENTRY e {
+          a = f32[2] parameter(0)
+          r = u32[] replica-id()
+          rf = f32[] convert(r)
+          rb = f32[2] broadcast(rf), dimensions={}
+          x0 = f32[2] add(a, rb)
+          ten = f32[] constant(10)
+          tb = f32[2] broadcast(ten), dimensions={}
+          x1 = f32[2] add(x0, tb)
+          t = (f32[2], f32[2]) all-to-all(x0, x1), replica_groups={{0,1}}
+          g0 = f32[2] get-tuple-element(t), index=0
+          g1 = f32[2] get-tuple-element(t), index=1
+          ROOT out = (f32[2], f32[2]) tuple(g0, g1)
+        }"""
+    a = np.array([1, 2], np.float32)
+    results = run(text, a)
+    by_replica = {p.replica_id: r for p, r in results.items()}
+    for p in (0, 1):
+        for j in (0, 1):
+            np.testing.assert_array_equal(by_replica[p][j], a + j + 10 * p)
+    (exchange,) = ops_named(hlo(text), "stablehlo.all_to_all")
+    assert "hlo.tuple_form" in exchange.attributes and int(exchange.attr("split_count")) == 2

@@ -458,14 +458,15 @@ class AllToAllAdapter:
     consumes = ("dimensions",)
 
     def lower(self, values: dict, info: Info) -> dict:
-        if "dimensions" not in values:
-            raise ValueError("the tuple form of all-to-all (one operand per process, no dimensions=) has no "
-                             "StableHLO counterpart in hlodbg; print the module with the array form")
-        d = IntegerAttr(int(_single(values["dimensions"])), I64)
+        # The tuple form (no dimensions=: operand j goes to the group's j-th process) is lowered on
+        # the operands stacked along a new leading dimension (forms.py), so it splits dimension 0.
+        d = IntegerAttr(int(_single(values["dimensions"])) if "dimensions" in values else 0, I64)
         return {"split_dimension": d, "concat_dimension": d,
                 "split_count": IntegerAttr(int(info.group_size or 1), I64)}
 
     def raise_(self, attributes: dict, info: Info) -> dict:
+        if "hlo.tuple_form" in attributes:
+            return {}
         return {"dimensions": "{" + str(int(attributes["split_dimension"])) + "}"}
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...ir.attributes import UNIT, DenseArray, DenseElements
+from ...ir.attributes import UNIT, DenseArray, DenseElements, IntegerAttr
 from ...ir.core import Operation, Value
 from ...ir.errors import ParseError
 from ...ir.types import IntegerType, TensorType, TupleType, Type
@@ -55,6 +55,8 @@ def lower_operands(lowering: "InstructionLowering", entry: "Opcode", operands: l
             return [implicit_get_tuple_element(lowering.block, data, i, inst.pos)
                     for i in range(len(data.type.types))] + operands[1:]
         return operands
+    if form == "all_to_all":  # the array form; the tuple form is tuple_all_to_all
+        return operands
     if form == "topk":
         largest = attributes.pop("largest", True)
         if not largest:
@@ -65,6 +67,45 @@ def lower_operands(lowering: "InstructionLowering", entry: "Opcode", operands: l
         raise ParseError(f"scan '{inst.name}': the HEAD-only scan opcode has no lowering in hlodbg; "
                          f"print the module with an XLA that expands it (JAX does)", inst.opcode_pos)
     raise ValueError(f"unknown operand form {form!r}")
+
+
+def tuple_all_to_all(lowering: "InstructionLowering", entry: "Opcode", operands: list[Value], attributes: dict,
+                     result_type: Type, loc) -> Value:
+    """The tuple form of all-to-all (N operands of one shape S, N processes per group; operand j
+    goes to the group's j-th process, result j came from it) as StableHLO's all_to_all on the
+    operands stacked into [N, *S], split and concatenated along that new dimension, then unstacked.
+    The bridging reshapes, concatenate and slices are implicit; the all_to_all is marked
+    `hlo.tuple_form` and the instruction's value is the packed tuple of the N pieces."""
+    inst = lowering.inst
+    shapes = {v.type for v in operands}
+    if len(shapes) != 1 or not isinstance(operands[0].type, TensorType):
+        raise ParseError(f"all-to-all '{inst.name}': the tuple form needs operands of one array shape, "
+                         f"got {', '.join(str(v.type) for v in operands)}", inst.pos)
+    piece = operands[0].type
+    count = len(operands)
+    if int(attributes["split_count"]) != count:
+        raise ParseError(f"all-to-all '{inst.name}': the tuple form has {count} operands but its groups have "
+                         f"{int(attributes['split_count'])} processes", inst.pos)
+    row = TensorType((1, *piece.shape), piece.element)
+    rows = [implicit(lowering, "stablehlo.reshape", [v], row, {}, f"row{i}") for i, v in enumerate(operands)]
+    stacked_type = TensorType((count, *piece.shape), piece.element)
+    stacked = implicit(lowering, "stablehlo.concatenate", rows, stacked_type,
+                       {"dimension": IntegerAttr(0, IntegerType(64))}, "stacked")
+    op = Operation("stablehlo.all_to_all", [stacked], [stacked_type], {**attributes, "hlo.tuple_form": UNIT},
+                   location=loc, pos=inst.pos, result_names=[f"{inst.name}#exchanged"])
+    lowering.block.append(op)
+    rank = len(piece.shape)
+    pieces = []
+    for j in range(count):
+        sliced = implicit(lowering, "stablehlo.slice", [op.results[0]], row,
+                          {"start_indices": DenseArray((j,) + (0,) * rank),
+                           "limit_indices": DenseArray((j + 1, *piece.shape)),
+                           "strides": DenseArray((1,) * (rank + 1))}, f"from{j}")
+        pieces.append(implicit(lowering, "stablehlo.reshape", [sliced], piece, {}, f"{j}"))
+    tuple_op = Operation("stablehlo.tuple", pieces, [result_type], {"hlo.packs_results": UNIT}, location=loc,
+                         pos=inst.pos, result_names=[inst.name])
+    lowering.block.append(tuple_op)
+    return tuple_op.results[0]
 
 
 def _index_scalars(lowering: "InstructionLowering", operands: list[Value], lead: int) -> list[Value]:
@@ -122,4 +163,4 @@ def pack_values(lowering: "InstructionLowering", entry: "Opcode", op: Operation,
     return tuple_op.results[0]
 
 
-__all__ = ["lower_operands", "pack_values", "packed_result_types"]
+__all__ = ["lower_operands", "pack_values", "packed_result_types", "tuple_all_to_all"]

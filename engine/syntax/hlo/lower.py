@@ -19,7 +19,7 @@ from ...ir.types import FunctionType, TupleType, Type
 from . import attr_values
 from .adapters import Field, Info
 from .facts import GENERIC, generic_facts, location, shape_fact
-from .forms import lower_operands, packed_result_types
+from .forms import lower_operands, packed_result_types, tuple_all_to_all
 from .opcodes import TABLE, Opcode
 from .ir_types import ir_type
 from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
@@ -203,6 +203,9 @@ class InstructionLowering:
             attributes["hlo.opcode"] = entry.marker
         if entry.op == "stablehlo.constant":
             attributes["value"] = self.constant_value(result_type)
+        if entry.operands == "all_to_all" and "dimensions" not in self.inst.attrs:
+            return tuple_all_to_all(self, entry, operands, attributes, result_type,
+                                    location(self.metadata(), self.module.tree.stack_frames))
         operands = lower_operands(self, entry, operands, attributes)
         pack = entry.results in ("pack", "async_pack") and isinstance(result_type, TupleType)
         result_types = packed_result_types(entry, result_type, len(inst.operands)) if pack else [result_type]
