@@ -644,3 +644,10 @@ def test_tuple_form_all_to_all_exchanges_one_operand_per_process():
             np.testing.assert_array_equal(by_replica[p][j], a + j + 10 * p)
     (exchange,) = ops_named(hlo(text), "stablehlo.all_to_all")
     assert "hlo.tuple_form" in exchange.attributes and int(exchange.attr("split_count")) == 2
+
+def test_tuple_constant_is_a_located_error():
+    with pytest.raises(ParseError, match=r"test.hlo:3:.*tuple shape"):
+        hlo("""
+            ENTRY e {
+              ROOT c = (f32[], s32[]) constant((1, 2))
+            }""")

@@ -334,6 +334,9 @@ class InstructionLowering:
         inst = self.inst
         if inst.literal is None:
             raise ParseError(f"constant '{inst.name}' has no literal", inst.pos)
+        if inst.shape.is_tuple:
+            raise ParseError(f"constant '{inst.name}' has the tuple shape {inst.shape.text(False)}; hlodbg's "
+                             f"constants are arrays (make one constant per element and tuple them)", inst.pos)
         value = literals.parse_literal(inst.literal, inst.literal_pos or inst.pos, inst.shape)
         if isinstance(value, literals.ElidedLiteral):
             from ...ir.attributes import ElidedElements
