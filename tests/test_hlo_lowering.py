@@ -651,3 +651,10 @@ def test_tuple_constant_is_a_located_error():
             ENTRY e {
               ROOT c = (f32[], s32[]) constant((1, 2))
             }""")
+
+
+def test_xla_dump_reports_are_named_not_parsed():
+    with pytest.raises(ParseError, match=r"buffer-assignment report .* open the module itself: "
+                                         r"dump/module_0001\.jit_f\.cpu_after_optimizations\.txt"):
+        HLO.parse_all("BufferAssignment:\nallocation 0: size 4\n",
+                      "dump/module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt")

@@ -9,13 +9,32 @@ from __future__ import annotations
 import re
 
 from ...ir.core import Module
-from ...ir.errors import HlodbgError
+from ...ir.errors import HlodbgError, ParseError
 from ..frontend import first_words
 
 # How HLO text opens: the module header, or (header-less) a computation `[ENTRY] [%]name [(...) -> shape] {`
 # whose first line inside is an instruction `[ROOT] [%]name = `.
 _HEADER = re.compile(r"HloModule\s+[%\w.\-]")
 _COMPUTATION = re.compile(r"(ENTRY\s+)?%?[A-Za-z_][\w.\-]*\s*(\([^{]*\)\s*->\s*[^{]*)?\{\s*\n?\s*(ROOT\s+)?%?[A-Za-z_][\w.\-]*\s*=")
+
+
+# Files `--xla_dump_to` writes beside a module's `.txt` that are reports about it, not modules.
+_DUMP_REPORTS = {
+    "-buffer-assignment.txt": "buffer-assignment",
+    "-buffer-assignment-values.txt": "buffer-assignment values",
+    "-live-range.txt": "live-range",
+    "-memory-usage-report.txt": "memory-usage",
+}
+
+
+def dump_report_error(filename: str):
+    """A ParseError for an XLA dump report opened as a module (None for any other file)."""
+    for suffix, kind in _DUMP_REPORTS.items():
+        if filename.endswith(suffix):
+            module = filename[: -len(suffix)] + ".txt"
+            return ParseError(f"{filename} is XLA's {kind} report written beside a module dump, not an HLO "
+                              f"module; open the module itself: {module}")
+    return None
 
 
 class HloFrontend:
@@ -30,6 +49,9 @@ class HloFrontend:
         from .lower import lower_module
         from .parser import parse_hlo_modules
 
+        report = dump_report_error(filename)
+        if report is not None:
+            raise report
         return [lower_module(tree) for tree in parse_hlo_modules(text, filename)]
 
     def print(self, module: Module, generic: bool = False, debug_info: bool = False) -> str:
