@@ -658,3 +658,41 @@ def test_xla_dump_reports_are_named_not_parsed():
                                          r"dump/module_0001\.jit_f\.cpu_after_optimizations\.txt"):
         HLO.parse_all("BufferAssignment:\nallocation 0: size 4\n",
                       "dump/module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt")
+
+
+SHARD_MAP = r"""
+    HloModule jit_f, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["i"=2]>}}
+
+    add {
+      x = f32[] parameter(0)
+      y = f32[] parameter(1)
+      ROOT s = f32[] add(x, y)
+    }
+
+    xla.sdy.manual_computation_body.1 {
+      local = f32[2]{0} parameter(0)
+      total = f32[2]{0} all-reduce(local), channel_id=1, replica_groups={{0,1}}, use_global_device_ids=true, to_apply=add
+      ROOT out = (f32[2]{0}) tuple(total)
+    }
+
+    ENTRY main.1 {
+      x = f32[4]{0} parameter(0)
+      enter = (f32[2]{0}) custom-call(x), custom_call_target="xla.sdy.GlobalToLocalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.in_shardings="#sdy.sharding_per_value<[<@mesh, [{\"i\"}]>]>",xla.sdy.manual_axes="#sdy<manual_axes{\"i\"}>"}
+      shard = f32[2]{0} get-tuple-element(enter), index=0
+      body = (f32[2]{0}) call(shard), to_apply=xla.sdy.manual_computation_body.1
+      piece = f32[2]{0} get-tuple-element(body), index=0
+      exit = (f32[4]{0}) custom-call(piece), custom_call_target="xla.sdy.LocalToGlobalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.manual_axes="#sdy<manual_axes{\"i\"}>",xla.sdy.out_shardings="#sdy.sharding_per_value<[<@mesh, [{\"i\"}]>]>"}
+      ROOT y = f32[4]{0} get-tuple-element(exit), index=0
+    }"""
+
+
+def test_shard_map_round_trip_form_becomes_a_manual_computation():
+    module = hlo(SHARD_MAP)
+    (manual,) = ops_named(module, "sdy.manual_computation")
+    assert [str(n) for n in manual.attr("hlo.computations")] == ["xla.sdy.manual_computation_body.1"]
+    assert manual.regions[0].block.terminator.name == "sdy.return"
+    assert [op.name for op in module.operations][0] == "sdy.mesh" and module.num_partitions == 2
+    assert set(module.functions) == {"main.1"}  # the body is the op's region, not a function too
+    x = np.array([1, 2, 3, 4], np.float32)
+    (y,) = hlodbg.load(textwrap.dedent(SHARD_MAP)).run(x)
+    np.testing.assert_array_equal(y, [4, 6, 4, 6])  # each device's half summed over the two devices

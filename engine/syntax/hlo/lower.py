@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+import numpy as np
+
 from ...ir.attributes import UNIT, ArrayAttr, DenseElements, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError, SourcePos
@@ -22,6 +24,7 @@ from .facts import GENERIC, generic_facts, location, shape_fact
 from .forms import lower_operands, packed_result_types, tuple_all_to_all
 from .opcodes import TABLE, Opcode
 from .ir_types import ir_type
+from .shardy import ManualComputation, find_manual_computations, manual_computation_attributes, mesh_ops
 from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
 
 # The syntax of the attributes adapters other than Field read (a Field's Kind names its own).
@@ -67,6 +70,15 @@ class ModuleLowering:
         module.source = tree.source
         module.pos = tree.pos
         module.attributes.update(self.module_attributes())
+        module.operations.extend(mesh_ops(tree.attrs, decode))
+        if module.operations and "num_partitions" not in tree.attrs and "replica_count" not in tree.attrs:
+            # JAX's pre-optimization text of a shard_map program declares its meshes but not its
+            # grid (XLA sets that at compile time); its partitions are the mesh's devices.
+            from ...ir.attributes import IntegerAttr
+
+            sizes = [int(np.prod(op.attr("mesh").shape)) for op in module.operations]
+            module.attributes["mhlo.num_partitions"] = IntegerAttr(max(sizes))
+        self.manual = {c.name: find_manual_computations(c, decode) for c in tree.computations}
         called = self.called_as_functions()
         for comp in tree.computations:
             if comp is tree.entry or comp.name in called:
@@ -89,7 +101,10 @@ class ModuleLowering:
     def called_as_functions(self) -> set[str]:
         names: set[str] = set()
         for comp in self.tree.computations:
+            absorbed = {n for m in self.manual[comp.name].values() for n in m.absorbed}
             for inst in comp.instructions:
+                if inst.name in absorbed:
+                    continue
                 attr_name = _FUNCTION_CALLERS.get(inst.opcode)
                 if attr_name and attr_name in inst.attrs:
                     names.update(self.computation_names(inst.attrs[attr_name]))
@@ -128,9 +143,9 @@ class ModuleLowering:
             facts["mhlo.sharding"] = str(decode("sharding", param.attrs["sharding"]))
         return facts
 
-    def region(self, comp: HloComputation, unpack_root: bool) -> Region:
+    def region(self, comp: HloComputation, unpack_root: bool, terminator: str = "stablehlo.return") -> Region:
         block = Block()
-        self.body(comp, block, terminator="stablehlo.return", flatten_root=unpack_root)
+        self.body(comp, block, terminator=terminator, flatten_root=unpack_root)
         return Region([block])
 
     def body(self, comp: HloComputation, block: Block, terminator: str, flatten_root: bool) -> Value:
@@ -146,12 +161,15 @@ class ModuleLowering:
             if "metadata" in param.attrs:
                 value.location = location(decode("metadata", param.attrs["metadata"]), self.tree.stack_frames)
             env[param.name] = value
+        manual = self.manual.get(comp.name, {})
+        absorbed = {n for m in manual.values() for n in m.absorbed}
         for inst in comp.instructions:
-            if inst.opcode == "parameter":
+            if inst.opcode == "parameter" or inst.name in absorbed:
                 continue
             if inst.name in env:
                 raise ParseError(f"instruction name '{inst.name}' is defined twice in '{comp.name}'", inst.pos)
-            env[inst.name] = InstructionLowering(self, inst, env, block).run()
+            lowering = InstructionLowering(self, inst, env, block)
+            env[inst.name] = lowering.manual_computation(manual[inst.name]) if inst.name in manual else lowering.run()
         root = env[comp.root.name]
         returned = [root]
         if flatten_root and isinstance(root.type, TupleType):
@@ -216,6 +234,28 @@ class InstructionLowering:
         if pack:
             return self.pack(entry, op, result_type, operands)
         return op.results[0]
+
+    def manual_computation(self, manual: ManualComputation) -> Value:
+        """A shard_map's enter/call/exit instructions (shardy.py) as one sdy.manual_computation on the
+        global values, its body cloned as the region; the exit instruction's name and position."""
+        inst = self.inst
+        operands = [self.operand(o) for o in manual.enter.operands]
+        attributes = manual_computation_attributes(manual, decode)
+        attributes.update(self.facts(TABLE["custom-call"]))
+        attributes["hlo.computations"] = ArrayAttr([manual.body])
+        attributes["hlo.manual_computation"] = {"enter": manual.enter.name, "call": manual.call.name}
+        region = self.module.region(self.module.computations[manual.body], True, terminator="sdy.return")
+        result_type = ir_type(inst.shape, inst.pos)
+        if not isinstance(result_type, TupleType):
+            raise ParseError(f"{inst.name}: the exit of a manual computation has a tuple shape", inst.pos)
+        loc = location(self.metadata(), self.module.tree.stack_frames)
+        op = Operation("sdy.manual_computation", operands, list(result_type.types), attributes, [region], loc,
+                       inst.pos, result_names=self.result_names(len(result_type.types), True))
+        self.block.append(op)
+        packed = Operation("stablehlo.tuple", list(op.results), [result_type], {"hlo.packs_results": UNIT}, loc,
+                           inst.pos, result_names=[inst.name])
+        self.block.append(packed)
+        return packed.results[0]
 
     # -- operands ---------------------------------------------------------------------------------
 
