@@ -439,6 +439,12 @@ def send(call: OpCall, *operands: Any) -> Any:
 
 @op("stablehlo.recv")
 def recv(call: OpCall, _token: Any) -> Any:
+    values = receive(call)
+    return call.results([*_payload(call, values, f"channel {_channel(call)}"), TOKEN])
+
+
+def receive(call: OpCall) -> Any:
+    """What the oldest send on the op's channel sent (a tuple of its inputs)."""
     channel = _channel(call)
     call.grid.wait_for_channel(call.process, channel, call.op)  # on a scheduled grid: until a send
     queue = call.grid.channels.get(channel)
@@ -446,9 +452,8 @@ def recv(call: OpCall, _token: Any) -> Any:
         source = "the host" if call.attr("is_host_transfer") else "another process"
         raise call.error(
             f"nothing was sent on channel {channel}: waiting for {source} would never end (deadlock) "
-            f"on a grid of {call.grid.size} process(es); a stablehlo.send on channel {channel} must run first")
-    values = queue.popleft()
-    return call.results([*_payload(call, values, f"channel {channel}"), TOKEN])
+            f"on a grid of {call.grid.size} process(es); a send on channel {channel} must run first")
+    return queue.popleft()
 
 
 @op("stablehlo.infeed")
