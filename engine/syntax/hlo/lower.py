@@ -71,14 +71,16 @@ class ModuleLowering:
         module.pos = tree.pos
         module.attributes.update(self.module_attributes())
         module.operations.extend(mesh_ops(tree.attrs, decode))
-        if module.operations and "num_partitions" not in tree.attrs and "replica_count" not in tree.attrs:
+        self.manual = {c.name: find_manual_computations(c, decode) for c in tree.computations}
+        if any(self.manual.values()) and "num_partitions" not in tree.attrs and "replica_count" not in tree.attrs:
             # JAX's pre-optimization text of a shard_map program declares its meshes but not its
-            # grid (XLA sets that at compile time); its partitions are the mesh's devices.
+            # grid (XLA sets that at compile time); its manual computations run on the mesh's
+            # devices. (A program only annotated with shardings is global and runs anywhere.)
             from ...ir.attributes import IntegerAttr
 
-            sizes = [int(np.prod(op.attr("mesh").shape)) for op in module.operations]
-            module.attributes["mhlo.num_partitions"] = IntegerAttr(max(sizes))
-        self.manual = {c.name: find_manual_computations(c, decode) for c in tree.computations}
+            sizes = [int(np.prod(op.attr("mesh").shape)) for op in module.operations if op.name == "sdy.mesh"]
+            if sizes:
+                module.attributes["mhlo.num_partitions"] = IntegerAttr(max(sizes))
         called = self.called_as_functions()
         for comp in tree.computations:
             if comp is tree.entry or comp.name in called:

@@ -66,8 +66,9 @@ for _name in (
     "complex shift-left shift-right-arithmetic shift-right-logical select clamp convert bitcast-convert"
 ).split():
     _add(_name)
-for _name in ("erf", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh", "mulhi"):
+for _name in ("erf", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh"):
     _add(_name, "chlo." + _name)
+_add("mulhi", "hlo.mulhi")
 
 _add("compare", None, CompareAdapter())
 _add("reduce-precision", None, Field("exponent_bits", "exponent_bits", INT32),
@@ -95,7 +96,7 @@ _add("set-dimension-size", "hlo.set_dimension_size", Field("dimensions", "dimens
 _add("tuple", None)
 _add("get-tuple-element", None, Field("index", "index", INT32))
 _add("copy", "hlo.copy")
-_add("copy-start", "hlo.copy_start")
+_add("copy-start", "hlo.copy_start", Field("cross_program_prefetch_index", "cross_program_prefetch_index", INT))
 _add("copy-done", "hlo.copy_done")
 _add("bitcast", "hlo.bitcast")
 _add("domain", "hlo.domain")
@@ -168,7 +169,8 @@ _add("after-all", None)
 _add("infeed", None, Field("infeed_config", "infeed_config", STRING, ""), results="pack")
 _add("outfeed", None, Field("outfeed_config", "outfeed_config", STRING, ""), operands="outfeed")
 for _name in ("send", "recv"):
-    _add(_name, f"hlo.{_name}", GroupsAdapter(global_ids=False), Field("is_host_transfer", "is_host_transfer", BOOL, False))
+    _add(_name, f"hlo.{_name}", GroupsAdapter(global_ids=False, groups=False),
+         Field("is_host_transfer", "is_host_transfer", BOOL, False))
 for _name in ("send-done", "recv-done"):
     _add(_name, f"hlo.{_name.replace('-', '_')}", Field("is_host_transfer", "is_host_transfer", BOOL, False))
 _add("shuffle", "hlo.shuffle")
