@@ -696,3 +696,22 @@ def test_shard_map_round_trip_form_becomes_a_manual_computation():
     x = np.array([1, 2, 3, 4], np.float32)
     (y,) = hlodbg.load(textwrap.dedent(SHARD_MAP)).run(x)
     np.testing.assert_array_equal(y, [4, 6, 4, 6])  # each device's half summed over the two devices
+
+
+def test_sort_comparator_with_a_scalar_bitcast():
+    # XLA:CPU compares float keys through their bits (s32[] bitcast(f32[])) after optimization
+    text = """
+        cmp {
+          a = f32[] parameter(0)
+          b = f32[] parameter(1)
+          ai = s32[] bitcast(a)
+          bi = s32[] bitcast(b)
+          ROOT lt = pred[] compare(ai, bi), direction=LT
+        }
+        ENTRY e {
+          x = f32[6] parameter(0)
+          ROOT s = f32[6] sort(x), dimensions={0}, to_apply=cmp
+        }"""
+    x = np.array([3, 0.5, 9, 1, 2.5, 7], np.float32)
+    (got,) = run(text, x)
+    np.testing.assert_array_equal(got, np.sort(x))
