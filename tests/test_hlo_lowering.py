@@ -215,7 +215,7 @@ def test_multi_result_ops_are_packed_into_the_instructions_tuple():
     (gen,) = ops_named(module, "stablehlo.rng_bit_generator")
     assert str(gen.attr("rng_algorithm")) == "THREE_FRY" and len(gen.results) == 2
     packs = [op for op in ops_named(module, "stablehlo.tuple") if "hlo.packs_results" in op.attributes]
-    assert len(packs) == 1 and packs[0].results[0].name == "r" and packs[0].operands == gen.results
+    assert len(packs) == 1 and packs[0].results[0].name == "%r" and packs[0].operands == gen.results
     # the entry returns the tuple's elements through implicit get_tuple_element ops
     gtes = ops_named(module, "stablehlo.get_tuple_element")
     assert len(gtes) == 2 and all("hlo.implicit" in g.attributes for g in gtes)
@@ -393,7 +393,7 @@ def test_locations_from_stack_frames_and_metadata():
     assert (frame.filename, frame.line, frame.col) == ("/src/model.py", 3, 8)
     assert "<module>" in str(tanh.location)  # the caller frame is in the chain
     assert name_stack(sine.location) == "jit(f)/sin" and user_frame(sine.location).line == 4
-    assert tanh.pos.line == 21 and tanh.results[0].name == "t"
+    assert tanh.pos.line == 21 and tanh.results[0].name == "%t"
 
 
 def test_hlo_facts_are_kept():
@@ -531,7 +531,7 @@ def test_adapters_raise_the_attributes_they_lowered():
     module = hlo(ROUND_TRIP)
     checked = 0
     for op in module.entry.body.operations:
-        inst = written.get(op.results[0].name if op.results else "")
+        inst = written.get(op.results[0].name.lstrip("%") if op.results else "")
         if inst is None or inst.opcode in ("parameter", "constant"):
             continue
         raised = raise_attributes(op)
@@ -715,3 +715,76 @@ def test_sort_comparator_with_a_scalar_bitcast():
     x = np.array([3, 0.5, 9, 1, 2.5, 7], np.float32)
     (got,) = run(text, x)
     np.testing.assert_array_equal(got, np.sort(x))
+
+
+CONDITIONALS = """
+    neg {
+      p = f32[2] parameter(0)
+      ROOT n = f32[2] negate(p)
+    }
+    twice {
+      p = f32[2] parameter(0)
+      ROOT t = f32[2] add(p, p)
+    }
+    plus_one {
+      p = (f32[2], f32[]) parameter(0)
+      v = f32[2] get-tuple-element(p), index=0
+      s = f32[] get-tuple-element(p), index=1
+      b = f32[2] broadcast(s), dimensions={}
+      ROOT r = f32[2] add(v, b)
+    }
+    ENTRY e {
+      b = pred[] parameter(0)
+      i = s32[] parameter(1)
+      x = f32[2] parameter(2)
+      one = f32[] constant(1)
+      packed = (f32[2], f32[]) tuple(x, one)
+      by_pred = f32[2] conditional(b, x, x), true_computation=neg, false_computation=twice
+      by_index = f32[2] conditional(i, x, x, packed), branch_computations={neg, twice, plus_one}
+      ROOT out = (f32[2], f32[2]) tuple(by_pred, by_index)
+    }"""
+
+
+@pytest.mark.parametrize("pred, index, want_pred, want_index", [
+    (True, 0, "neg", "neg"), (False, 1, "twice", "twice"), (True, 2, "neg", "plus_one"),
+    (False, 7, "twice", "plus_one"), (False, -1, "twice", "plus_one"),  # out of range: the last branch
+])
+def test_conditional_by_pred_and_by_index_runs_each_branch_on_its_operand(pred, index, want_pred, want_index):
+    x = np.array([1.5, -2], np.float32)
+    expected = {"neg": -x, "twice": x + x, "plus_one": x + 1}
+    got = run(CONDITIONALS, np.bool_(pred), np.int32(index), x)
+    np.testing.assert_array_equal(got[0], expected[want_pred])
+    np.testing.assert_array_equal(got[1], expected[want_index])
+
+
+FUSED = """
+    HloModule fused_module, is_scheduled=true
+    fused_computation {
+      p0 = f32[4]{0} parameter(0)
+      p1 = f32[4]{0} parameter(1)
+      m = f32[4]{0} multiply(p0, p1)
+      ROOT t = f32[4]{0} tanh(m)
+    }
+    ENTRY main.1 {
+      a = f32[4]{0} parameter(0)
+      f = f32[4]{0} fusion(a, a), kind=kLoop, calls=fused_computation
+      ROOT n = f32[4]{0} negate(f)
+    }"""
+
+
+def test_debugger_steps_into_a_fusion():
+    program = hlodbg.load(textwrap.dedent(FUSED))
+    a = np.array([0.1, 0.2, -0.5, 1], np.float32)
+    np.testing.assert_allclose(program.run(a)[0], -np.tanh(a * a), rtol=1e-6)
+    session = program.session([a], persist=False)
+    assert session.op.name == "hlo.fusion"
+    session.step_in()
+    assert session.op.name == "stablehlo.multiply" and session.op.function.sym_name == "fused_computation"
+    assert len(session.stack) == 2  # main.1, then the fusion's frame
+    session.step()
+    session.step()
+    session.step()  # the return, then back in main.1
+    while session.op is not None and session.op.name != "stablehlo.negate":
+        session.step()
+    assert session.op.name == "stablehlo.negate"
+    np.testing.assert_allclose(session.value("f"), np.tanh(a * a), rtol=1e-6)

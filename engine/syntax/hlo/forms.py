@@ -15,7 +15,7 @@ from ...ir.attributes import UNIT, DenseArray, DenseElements, IntegerAttr
 from ...ir.core import Operation, Value
 from ...ir.errors import ParseError
 from ...ir.types import IntegerType, TensorType, TupleType, Type
-from .ir_types import tuple_leaves
+from .ir_types import ssa_name, tuple_leaves
 
 if TYPE_CHECKING:
     from .lower import InstructionLowering
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 def implicit(lowering: "InstructionLowering", name: str, operands: list[Value], result: Type, attrs: dict,
              suffix: str) -> Value:
     op = Operation(name, operands, [result], {**attrs, "hlo.implicit": UNIT}, pos=lowering.inst.pos,
-                   result_names=[f"{lowering.inst.name}#{suffix}"])
+                   result_names=[ssa_name(lowering.inst.name, suffix)])
     lowering.block.append(op)
     return op.results[0]
 
@@ -92,7 +92,7 @@ def tuple_all_to_all(lowering: "InstructionLowering", entry: "Opcode", operands:
     stacked = implicit(lowering, "stablehlo.concatenate", rows, stacked_type,
                        {"dimension": IntegerAttr(0, IntegerType(64))}, "stacked")
     op = Operation("stablehlo.all_to_all", [stacked], [stacked_type], {**attributes, "hlo.tuple_form": UNIT},
-                   location=loc, pos=inst.pos, result_names=[f"{inst.name}#exchanged"])
+                   location=loc, pos=inst.pos, result_names=[ssa_name(inst.name, "exchanged")])
     lowering.block.append(op)
     rank = len(piece.shape)
     pieces = []
@@ -103,7 +103,7 @@ def tuple_all_to_all(lowering: "InstructionLowering", entry: "Opcode", operands:
                            "strides": DenseArray((1,) * (rank + 1))}, f"from{j}")
         pieces.append(implicit(lowering, "stablehlo.reshape", [sliced], piece, {}, f"{j}"))
     tuple_op = Operation("stablehlo.tuple", pieces, [result_type], {"hlo.packs_results": UNIT}, location=loc,
-                         pos=inst.pos, result_names=[inst.name])
+                         pos=inst.pos, result_names=[ssa_name(inst.name)])
     lowering.block.append(tuple_op)
     return tuple_op.results[0]
 
@@ -157,7 +157,7 @@ def pack_values(lowering: "InstructionLowering", entry: "Opcode", op: Operation,
     if entry.marker:
         attrs["hlo.opcode"] = entry.marker
     tuple_op = Operation("stablehlo.tuple", list(elements), [result_type], attrs, pos=inst.pos,
-                         result_names=[inst.name])
+                         result_names=[ssa_name(inst.name)])
     tuple_op.location = op.location
     lowering.block.append(tuple_op)
     return tuple_op.results[0]

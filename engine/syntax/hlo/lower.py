@@ -23,7 +23,7 @@ from .adapters import Field, Info
 from .facts import GENERIC, generic_facts, location, shape_fact
 from .forms import lower_operands, packed_result_types, tuple_all_to_all
 from .opcodes import TABLE, Opcode
-from .ir_types import ir_type
+from .ir_types import ir_type, ssa_name
 from .shardy import ManualComputation, find_manual_computations, manual_computation_attributes, mesh_ops
 from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
 
@@ -159,7 +159,7 @@ class ModuleLowering:
             if int(param.literal or 0) != index:
                 raise ParseError(f"computation '{comp.name}' has no parameter({index}); parameter numbers "
                                  f"must run 0..{len(params) - 1}", param.pos)
-            value = block.add_argument(param.name, ir_type(param.shape, param.pos), param.pos)
+            value = block.add_argument(ssa_name(param.name), ir_type(param.shape, param.pos), param.pos)
             if "metadata" in param.attrs:
                 value.location = location(decode("metadata", param.attrs["metadata"]), self.tree.stack_frames)
             env[param.name] = value
@@ -255,7 +255,7 @@ class InstructionLowering:
                        inst.pos, result_names=self.result_names(len(result_type.types), True))
         self.block.append(op)
         packed = Operation("stablehlo.tuple", list(op.results), [result_type], {"hlo.packs_results": UNIT}, loc,
-                           inst.pos, result_names=[inst.name])
+                           inst.pos, result_names=[ssa_name(inst.name)])
         self.block.append(packed)
         return packed.results[0]
 
@@ -335,11 +335,10 @@ class InstructionLowering:
         return decode("metadata", attr) if attr is not None else None
 
     def result_names(self, count: int, pack: bool) -> list[str]:
-        """The instruction's name; for packed results `name#i`, MLIR's spelling of result i, which no
-        HLO name can clash with (HLO names have no `#`)."""
+        """The instruction's name; for packed results `%name#i` (ssa_name)."""
         if not pack:
-            return [self.inst.name]
-        return [f"{self.inst.name}#{i}" for i in range(count)]
+            return [ssa_name(self.inst.name)]
+        return [ssa_name(self.inst.name, i) for i in range(count)]
 
     # -- called computations ------------------------------------------------------------------------
 
