@@ -788,3 +788,8 @@ def test_debugger_steps_into_a_fusion():
         session.step()
     assert session.op.name == "stablehlo.negate"
     np.testing.assert_allclose(session.value("f"), np.tanh(a * a), rtol=1e-6)
+
+
+def test_signature_with_layouts_is_recognized():
+    assert HLO.recognizes("ENTRY %e (p: f32[4]{0}) -> f32[4]{0} {\n  ROOT %p = f32[4]{0} parameter(0)\n}")
+    assert not HLO.recognizes("module {\n  func.func @f() {\n    return\n  }\n}")
