@@ -7,22 +7,24 @@ tuple value carries the instruction's name and `hlo.packs_results`.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
 from ...ir.attributes import UNIT, DenseArray, DenseElements, IntegerAttr
-from ...ir.core import Operation, Value
-from ...ir.errors import ParseError
+from ...ir.core import Block, Operation, Value
+from ...ir.errors import ParseError, SourcePos
 from ...ir.types import IntegerType, TensorType, TupleType, Type
 from .ir_types import ssa_name, tuple_leaves
 
 if TYPE_CHECKING:
-    from .lower import InstructionLowering
     from .opcodes import Opcode
 
+# `lowering` below is lower.InstructionLowering (inst, block): the instruction being lowered.
+InstructionLowering = Any
 
-def implicit(lowering: "InstructionLowering", name: str, operands: list[Value], result: Type, attrs: dict,
+
+def implicit(lowering: InstructionLowering, name: str, operands: list[Value], result: Type, attrs: dict,
              suffix: str) -> Value:
     op = Operation(name, operands, [result], {**attrs, "hlo.implicit": UNIT}, pos=lowering.inst.pos,
                    result_names=[ssa_name(lowering.inst.name, suffix)])
@@ -30,12 +32,21 @@ def implicit(lowering: "InstructionLowering", name: str, operands: list[Value], 
     return op.results[0]
 
 
-def zeros_constant(lowering: "InstructionLowering", t: TensorType, suffix: str) -> Value:
+def implicit_get_tuple_element(block: Block, value: Value, index: int, pos: Optional[SourcePos]) -> Value:
+    """`stablehlo.get_tuple_element` marked `hlo.implicit` (the printer skips it)."""
+    op = Operation("stablehlo.get_tuple_element", [value], [value.type.types[index]],
+                   {"index": IntegerAttr(index, IntegerType(32)), "hlo.implicit": UNIT}, pos=pos,
+                   result_names=[f"{value.name}#{index}"])
+    block.append(op)
+    return op.results[0]
+
+
+def zeros_constant(lowering: InstructionLowering, t: TensorType, suffix: str) -> Value:
     array = np.zeros(t.shape, dtype=t.numpy_dtype)
     return implicit(lowering, "stablehlo.constant", [], t, {"value": DenseElements(t, array)}, suffix)
 
 
-def lower_operands(lowering: "InstructionLowering", entry: "Opcode", operands: list[Value], attributes: dict) -> list[Value]:
+def lower_operands(lowering: InstructionLowering, entry: "Opcode", operands: list[Value], attributes: dict) -> list[Value]:
     form = entry.operands
     inst = lowering.inst
     if form == "plain":
@@ -49,8 +60,6 @@ def lower_operands(lowering: "InstructionLowering", entry: "Opcode", operands: l
         return operands + [shape]
     if form == "outfeed":
         if operands and isinstance(operands[0].type, TupleType):
-            from .lower import implicit_get_tuple_element
-
             data = operands[0]
             return [implicit_get_tuple_element(lowering.block, data, i, inst.pos)
                     for i in range(len(data.type.types))] + operands[1:]
@@ -69,7 +78,7 @@ def lower_operands(lowering: "InstructionLowering", entry: "Opcode", operands: l
     raise ValueError(f"unknown operand form {form!r}")
 
 
-def tuple_all_to_all(lowering: "InstructionLowering", entry: "Opcode", operands: list[Value], attributes: dict,
+def tuple_all_to_all(lowering: InstructionLowering, entry: "Opcode", operands: list[Value], attributes: dict,
                      result_type: Type, loc) -> Value:
     """The tuple form of all-to-all (N operands of one shape S, N processes per group; operand j
     goes to the group's j-th process, result j came from it) as StableHLO's all_to_all on the
@@ -108,7 +117,7 @@ def tuple_all_to_all(lowering: "InstructionLowering", entry: "Opcode", operands:
     return tuple_op.results[0]
 
 
-def _index_scalars(lowering: "InstructionLowering", operands: list[Value], lead: int) -> list[Value]:
+def _index_scalars(lowering: InstructionLowering, operands: list[Value], lead: int) -> list[Value]:
     """Legacy dynamic-(update-)slice: one rank-1 index vector instead of one scalar per dimension;
     split it into scalars (slice + reshape) since StableHLO takes scalars."""
     indices = operands[lead:]
@@ -132,7 +141,7 @@ def packed_result_types(entry: "Opcode", result_type: TupleType, operand_count: 
     return tuple_leaves(result_type)
 
 
-def pack_values(lowering: "InstructionLowering", entry: "Opcode", op: Operation, result_type: TupleType,
+def pack_values(lowering: InstructionLowering, entry: "Opcode", op: Operation, result_type: TupleType,
                 operands: list[Value]) -> Value:
     """Rebuild the instruction's tuple value from the op's results: a `stablehlo.tuple` named
     after the instruction marked `hlo.packs_results` (nested tuples inside it are implicit)."""
@@ -163,4 +172,4 @@ def pack_values(lowering: "InstructionLowering", entry: "Opcode", op: Operation,
     return tuple_op.results[0]
 
 
-__all__ = ["lower_operands", "pack_values", "packed_result_types", "tuple_all_to_all"]
+__all__ = ["implicit_get_tuple_element", "lower_operands", "pack_values", "packed_result_types", "tuple_all_to_all"]

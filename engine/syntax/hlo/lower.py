@@ -14,14 +14,14 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ...ir.attributes import UNIT, ArrayAttr, DenseElements, SymbolRef
+from ...ir.attributes import UNIT, ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
-from ...ir.errors import ParseError, SourcePos
+from ...ir.errors import ParseError
 from ...ir.types import FunctionType, TupleType, Type
-from . import attr_values
+from . import attr_values, literals
 from .adapters import Field, Info
 from .facts import GENERIC, generic_facts, location, shape_fact
-from .forms import lower_operands, packed_result_types, tuple_all_to_all
+from .forms import implicit_get_tuple_element, lower_operands, pack_values, packed_result_types, tuple_all_to_all
 from .opcodes import TABLE, Opcode
 from .ir_types import ir_type, ssa_name
 from .shardy import ManualComputation, find_manual_computations, manual_computation_attributes, mesh_ops
@@ -76,8 +76,6 @@ class ModuleLowering:
             # JAX's pre-optimization text of a shard_map program declares its meshes but not its
             # grid (XLA sets that at compile time); its manual computations run on the mesh's
             # devices. (A program only annotated with shardings is global and runs anywhere.)
-            from ...ir.attributes import IntegerAttr
-
             sizes = [int(np.prod(op.attr("mesh").shape)) for op in module.operations if op.name == "sdy.mesh"]
             if sizes:
                 module.attributes["mhlo.num_partitions"] = IntegerAttr(max(sizes))
@@ -88,8 +86,6 @@ class ModuleLowering:
         return module
 
     def module_attributes(self) -> dict:
-        from ...ir.attributes import IntegerAttr
-
         attrs = self.tree.attrs
         out: dict[str, Any] = {"hlo.language": "hlo"}
         for hlo, ir in (("replica_count", "mhlo.num_replicas"), ("num_partitions", "mhlo.num_partitions")):
@@ -178,18 +174,6 @@ class ModuleLowering:
             returned = [implicit_get_tuple_element(block, root, i, comp.root.pos) for i in range(len(root.type.types))]
         block.append(Operation(terminator, returned, [], pos=comp.root.pos))
         return root
-
-
-def implicit_get_tuple_element(block: Block, value: Value, index: int, pos: Optional[SourcePos]) -> Value:
-    """`stablehlo.get_tuple_element` marked `hlo.implicit` (the printer skips it)."""
-    from .adapters import I32
-    from ...ir.attributes import IntegerAttr
-
-    op = Operation("stablehlo.get_tuple_element", [value], [value.type.types[index]],
-                   {"index": IntegerAttr(index, I32), "hlo.implicit": UNIT}, pos=pos,
-                   result_names=[f"{value.name}#{index}"])
-    block.append(op)
-    return op.results[0]
 
 
 class InstructionLowering:
@@ -370,8 +354,6 @@ class InstructionLowering:
     # -- constants and packed results ---------------------------------------------------------------
 
     def constant_value(self, result_type: Type):
-        from . import literals
-
         inst = self.inst
         if inst.literal is None:
             raise ParseError(f"constant '{inst.name}' has no literal", inst.pos)
@@ -380,15 +362,11 @@ class InstructionLowering:
                              f"constants are arrays (make one constant per element and tuple them)", inst.pos)
         value = literals.parse_literal(inst.literal, inst.literal_pos or inst.pos, inst.shape)
         if isinstance(value, literals.ElidedLiteral):
-            from ...ir.attributes import ElidedElements
-
-            return ElidedElements(result_type, inst.literal_pos or inst.pos, inst.name)
+            return ElidedElements(result_type, inst.literal_pos or inst.pos, ssa_name(inst.name))
         return DenseElements(result_type, value)
 
     def pack(self, entry: Opcode, op: Operation, result_type: TupleType, operands: list[Value]) -> Value:
-        from .forms import pack_values
-
         return pack_values(self, entry, op, result_type, operands)
 
 
-__all__ = ["DECODERS", "ModuleLowering", "decode", "implicit_get_tuple_element", "lower_module"]
+__all__ = ["DECODERS", "ModuleLowering", "decode", "lower_module"]
