@@ -793,3 +793,28 @@ def test_debugger_steps_into_a_fusion():
 def test_signature_with_layouts_is_recognized():
     assert HLO.recognizes("ENTRY %e (p: f32[4]{0}) -> f32[4]{0} {\n  ROOT %p = f32[4]{0} parameter(0)\n}")
     assert not HLO.recognizes("module {\n  func.func @f() {\n    return\n  }\n}")
+
+
+def test_async_wrapper_and_copy_pairs_run():
+    text = """
+        negate_async {
+          p = f32[4] parameter(0)
+          ROOT n = f32[4] negate(p)
+        }
+        ENTRY e {
+          a = f32[4]{0} parameter(0)
+          s = ((f32[4]), f32[4], s32[]) async-start(a), calls=negate_async
+          u = ((f32[4]), f32[4], s32[]) async-update(s)
+          d = f32[4] async-done(u)
+          cs = (f32[4]{0}, f32[4]{0}, u32[]) copy-start(d), cross_program_prefetch_index=0
+          cd = f32[4]{0} copy-done(cs)
+          ROOT r = f32[4]{0} copy(cd)
+        }"""
+    a = np.array([1, -2, 3, 0.5], np.float32)
+    (got,) = run(text, a)
+    np.testing.assert_array_equal(got, -a)
+    module = hlo(text)
+    (start,) = ops_named(module, "hlo.async_start")
+    assert str(start.attr("callee")) == "@negate_async" and "negate_async" in module.functions
+    (copy_start,) = ops_named(module, "hlo.copy_start")
+    assert int(copy_start.attr("cross_program_prefetch_index")) == 0
