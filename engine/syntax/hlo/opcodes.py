@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .adapters import (
-    ALGORITHM, API_VERSION, BOOL, COMPARE_TYPE, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
+    ALGORITHM, API_VERSION, BOOL, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
     PRECISIONS, REDUCE_WINDOW, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
     GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
     WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, SliceAdapter,
