@@ -818,3 +818,26 @@ def test_async_wrapper_and_copy_pairs_run():
     assert str(start.attr("callee")) == "@negate_async" and "negate_async" in module.functions
     (copy_start,) = ops_named(module, "hlo.copy_start")
     assert int(copy_start.attr("cross_program_prefetch_index")) == 0
+
+
+def test_result_accuracy_is_stablehlos_and_sparsity_is_refused():
+    assert_same_op(
+        """
+        ENTRY e {
+          a = f32[4] parameter(0)
+          ROOT t = f32[4] tanh(a), result_accuracy={tolerance={atol=0.5,rtol=0.25,ulps=2}}
+        }""",
+        """
+        func.func @e(%a: tensor<4xf32>) -> tensor<4xf32> {
+          %t = "stablehlo.tanh"(%a) {result_accuracy = #stablehlo.result_accuracy<atol = 5.000000e-01, rtol = 2.500000e-01, ulps = 2, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>} : (tensor<4xf32>) -> tensor<4xf32>
+          return %t : tensor<4xf32>
+        }""",
+        "stablehlo.tanh",
+    )
+    with pytest.raises(ParseError, match=r"test.hlo:5:.*sparsity= .*does not model"):
+        hlo("""
+            ENTRY e {
+              a = f32[4,8] parameter(0)
+              b = f32[8,4] parameter(1)
+              ROOT d = f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4
+            }""")

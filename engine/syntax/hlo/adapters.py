@@ -82,6 +82,14 @@ TRANSPOSE = decoded_enum("transpose")
 DISTRIBUTION = decoded_enum("rng_distribution", {"UNIFORM": "rng_uniform", "NORMAL": "rng_normal"})
 RNG_ALGORITHM = decoded_enum("rng_algorithm", {"DEFAULT": "rng_default", "THREE_FRY": "rng_three_fry",
                                                "PHILOX": "rng_philox"})
+def _accuracy_text(accuracy: Any) -> str:
+    mode = str(accuracy.mode)
+    if mode == "TOLERANCE":
+        return f"{{tolerance={{atol={accuracy.atol},rtol={accuracy.rtol},ulps={accuracy.ulps}}}}}"
+    return f"{{mode={mode.lower()}}}"
+
+
+RESULT_ACCURACY = Kind("result_accuracy", _same_value, _accuracy_text)
 PRECISIONS = Kind("precision_list", _same_value, lambda a: "{" + ",".join(str(p).lower() for p in a) + "}")
 
 

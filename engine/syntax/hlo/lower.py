@@ -42,6 +42,11 @@ DECODERS = {
     "scatter_dims_to_operand_dims": "int_list", "input_batching_dims": "int_list",
     "scatter_indices_batching_dims": "int_list",
 }
+# Attributes hlodbg does not model that would change what an op computes: refused, not kept.
+_CHANGES_VALUES = {
+    "sparsity": "(a structured-sparse dot, XLA 2025) changes what the dot computes and hlodbg does not "
+                "model it",
+}
 # Attributes naming one computation, and the one naming several.
 _ONE_COMPUTATION = ("to_apply", "calls", "condition", "body", "true_computation", "false_computation",
                     "select", "scatter")
@@ -295,6 +300,9 @@ class InstructionLowering:
         out.update(generic_facts(inst.attrs, decode))
         consumed = set(entry.consumes) | set(GENERIC)
         extra = {name: a.text for name, a in inst.attrs.items() if name not in consumed}
+        for name in extra:
+            if name in _CHANGES_VALUES:
+                raise ParseError(f"{inst.opcode} '{inst.name}': {name}= {_CHANGES_VALUES[name]}", inst.attrs[name].pos)
         if extra:
             out["hlo.extra"] = extra
         return out

@@ -22,7 +22,7 @@ from typing import Optional
 
 from .adapters import (
     ALGORITHM, API_VERSION, BOOL, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
-    PRECISIONS, REDUCE_WINDOW, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
+    PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
     GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
     WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, SliceAdapter,
 )
@@ -60,12 +60,15 @@ def _add(hlo: str, op: Optional[str] = None, *adapters, **kw) -> None:
 
 # -- element-wise: same name with `-` → `_` ---------------------------------------------------------
 for _name in (
-    "abs ceil floor sign sqrt rsqrt cbrt tan tanh logistic negate not popcnt real imag cosine sine "
-    "exponential exponential-minus-one log log-plus-one is-finite count-leading-zeros round-nearest-afz "
+    "abs ceil floor sign negate not popcnt real imag is-finite count-leading-zeros round-nearest-afz "
     "round-nearest-even add subtract multiply divide remainder power atan2 maximum minimum and or xor "
     "complex shift-left shift-right-arithmetic shift-right-logical select clamp convert bitcast-convert"
 ).split():
     _add(_name)
+# The transcendental ones may say how accurate they must be (StableHLO's result_accuracy).
+for _name in ("sqrt rsqrt cbrt tan tanh logistic cosine sine exponential exponential-minus-one log "
+              "log-plus-one").split():
+    _add(_name, None, Field("result_accuracy", "result_accuracy", RESULT_ACCURACY))
 for _name in ("erf", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh"):
     _add(_name, "chlo." + _name)
 _add("mulhi", "hlo.mulhi")
