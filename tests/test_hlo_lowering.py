@@ -841,3 +841,18 @@ def test_result_accuracy_is_stablehlos_and_sparsity_is_refused():
               b = f32[8,4] parameter(1)
               ROOT d = f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4
             }""")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8])
+def test_topk_smallest_by_order_reversal(dtype):
+    element = {np.float32: "f32", np.int32: "s32", np.uint8: "u8"}[dtype]
+    text = f"""
+        ENTRY e {{
+          a = {element}[6] parameter(0)
+          ROOT t = ({element}[3], s32[3]) topk(a), k=3, largest=false
+        }}"""
+    a = np.array([5, 0, 250, 3, 7, 1] if dtype is np.uint8 else [5, -128, 2, 3, -7, 1], dtype)
+    values, indices = run(text, a)
+    order = np.argsort(a, kind="stable")[:3]
+    np.testing.assert_array_equal(values, a[order])
+    np.testing.assert_array_equal(indices, order)

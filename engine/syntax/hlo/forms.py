@@ -67,11 +67,11 @@ def lower_operands(lowering: InstructionLowering, entry: "Opcode", operands: lis
     if form == "all_to_all":  # the array form; the tuple form is tuple_all_to_all
         return operands
     if form == "topk":
-        largest = attributes.pop("largest", True)
-        if not largest:
-            raise ParseError(f"topk '{inst.name}' with largest=false: chlo.top_k takes the largest only; "
-                             f"write it as topk of the negated operand", inst.attrs["largest"].pos)
-        return operands
+        if attributes.get("largest", True):
+            return operands
+        # chlo.top_k takes the largest; the smallest of x are the largest of its order reversal
+        # (see smallest_first), so the values come back reversed again after the op.
+        return [order_reversal(lowering, operands[0], "reversed")]
     if form == "scan":
         raise ParseError(f"scan '{inst.name}': the HEAD-only scan opcode has no lowering in hlodbg; "
                          f"print the module with an XLA that expands it (JAX does)", inst.opcode_pos)
@@ -117,6 +117,20 @@ def tuple_all_to_all(lowering: InstructionLowering, entry: "Opcode", operands: l
     return tuple_op.results[0]
 
 
+def order_reversal(lowering: InstructionLowering, value: Value, suffix: str) -> Value:
+    """An implicit op reversing the order of `value`'s elements, its own inverse: negate for
+    floats, bitwise not for integers (which, unlike negation, cannot overflow)."""
+    t = value.type
+    name = "stablehlo.negate" if isinstance(t, TensorType) and not isinstance(t.element, IntegerType) else "stablehlo.not"
+    return implicit(lowering, name, [value], t, {}, suffix)
+
+
+def smallest_first(lowering: InstructionLowering, op: Operation) -> list[Value]:
+    """The results of a top_k that ran on an order-reversed operand (largest=false): the values
+    reversed back, the indices as they are."""
+    return [order_reversal(lowering, op.results[0], "values"), *op.results[1:]]
+
+
 def _index_scalars(lowering: InstructionLowering, operands: list[Value], lead: int) -> list[Value]:
     """Legacy dynamic-(update-)slice: one rank-1 index vector instead of one scalar per dimension;
     split it into scalars (slice + reshape) since StableHLO takes scalars."""
@@ -142,7 +156,7 @@ def packed_result_types(entry: "Opcode", result_type: TupleType, operand_count: 
 
 
 def pack_values(lowering: InstructionLowering, entry: "Opcode", op: Operation, result_type: TupleType,
-                operands: list[Value]) -> Value:
+                operands: list[Value], results: Optional[list[Value]] = None) -> Value:
     """Rebuild the instruction's tuple value from the op's results: a `stablehlo.tuple` named
     after the instruction marked `hlo.packs_results` (nested tuples inside it are implicit)."""
     inst = lowering.inst
@@ -151,7 +165,7 @@ def pack_values(lowering: InstructionLowering, entry: "Opcode", op: Operation, r
         rest = [zeros_constant(lowering, t, f"context{i}") for i, t in enumerate(result_type.types[2 * n:])]
         elements = operands[:n] + list(op.results) + rest
     else:
-        leaves = iter(op.results)
+        leaves = iter(results if results is not None else op.results)
 
         def build(t: Type, depth: int) -> Value:
             if not isinstance(t, TupleType):
@@ -172,4 +186,4 @@ def pack_values(lowering: InstructionLowering, entry: "Opcode", op: Operation, r
     return tuple_op.results[0]
 
 
-__all__ = ["implicit_get_tuple_element", "lower_operands", "pack_values", "packed_result_types", "tuple_all_to_all"]
+__all__ = ["implicit_get_tuple_element", "lower_operands", "smallest_first", "pack_values", "packed_result_types", "tuple_all_to_all"]

@@ -21,7 +21,9 @@ from ...ir.types import FunctionType, TupleType, Type
 from . import attr_values, literals
 from .adapters import Field, Info
 from .facts import GENERIC, generic_facts, location, shape_fact
-from .forms import implicit_get_tuple_element, lower_operands, pack_values, packed_result_types, tuple_all_to_all
+from .forms import (
+    implicit_get_tuple_element, lower_operands, pack_values, packed_result_types, smallest_first, tuple_all_to_all,
+)
 from .opcodes import TABLE, Opcode
 from .ir_types import ir_type, ssa_name
 from .shardy import ManualComputation, find_manual_computations, manual_computation_attributes, mesh_ops
@@ -374,7 +376,8 @@ class InstructionLowering:
         return DenseElements(result_type, value)
 
     def pack(self, entry: Opcode, op: Operation, result_type: TupleType, operands: list[Value]) -> Value:
-        return pack_values(self, entry, op, result_type, operands)
+        results = smallest_first(self, op) if entry.operands == "topk" and not op.attr("largest", True) else None
+        return pack_values(self, entry, op, result_type, operands, results)
 
 
 __all__ = ["DECODERS", "ModuleLowering", "decode", "lower_module"]
