@@ -856,3 +856,14 @@ def test_topk_smallest_by_order_reversal(dtype):
     order = np.argsort(a, kind="stable")[:3]
     np.testing.assert_array_equal(values, a[order])
     np.testing.assert_array_equal(indices, order)
+
+
+def test_control_predecessors_are_kept_as_names():
+    module = hlo("""
+        ENTRY e {
+          a = f32[2] parameter(0)
+          b = f32[2] negate(a)
+          ROOT c = f32[2] abs(a), control-predecessors={b}
+        }""")
+    (op,) = ops_named(module, "stablehlo.abs")
+    assert list(op.attr("hlo.control_predecessors")) == ["b"]
