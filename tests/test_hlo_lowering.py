@@ -867,3 +867,19 @@ def test_control_predecessors_are_kept_as_names():
         }""")
     (op,) = ops_named(module, "stablehlo.abs")
     assert list(op.attr("hlo.control_predecessors")) == ["b"]
+
+
+def test_a_computation_used_inside_itself_is_a_located_error():
+    with pytest.raises(ParseError, match=r"test.hlo:2:.*'loop' uses itself as a region"):
+        hlo("""
+            loop {
+              x = f32[] parameter(0)
+              y = f32[] parameter(1)
+              z = f32[] constant(0)
+              ROOT r = f32[] reduce(x, z), dimensions={}, to_apply=loop
+            }
+            ENTRY e {
+              a = f32[] parameter(0)
+              z = f32[] constant(0)
+              ROOT r = f32[] reduce(a, z), dimensions={}, to_apply=loop
+            }""")

@@ -71,6 +71,7 @@ class ModuleLowering:
         self.tree = tree
         self.module = Module(tree.name or tree.entry.name)
         self.computations = {c.name: c for c in tree.computations}
+        self.cloning: list[str] = []  # the computations being cloned into regions, outermost first
 
     def run(self) -> Module:
         tree, module = self.tree, self.module
@@ -130,7 +131,7 @@ class ModuleLowering:
 
     def function(self, comp: HloComputation, public: bool) -> Function:
         block = Block()
-        root = self.body(comp, block, terminator="func.return", flatten_root=public)
+        self.body(comp, block, terminator="func.return", flatten_root=public)
         inputs = tuple(a.type for a in block.arguments)
         results = tuple(v.type for v in block.terminator.operands)
         attrs: dict[str, Any] = {"sym_name": comp.name, "function_type": FunctionType(inputs, results)}
@@ -139,7 +140,6 @@ class ModuleLowering:
         arg_attrs = [self.parameter_facts(p) for p in comp.parameters()]
         if any(arg_attrs):
             attrs["arg_attrs"] = ArrayAttr(arg_attrs)
-        del root
         return Function("func.func", [], [], attrs, [Region([block])], pos=comp.pos)
 
     def parameter_facts(self, param: HloInstruction) -> dict:
@@ -149,8 +149,16 @@ class ModuleLowering:
         return facts
 
     def region(self, comp: HloComputation, unpack_root: bool, terminator: str = "stablehlo.return") -> Region:
-        block = Block()
-        self.body(comp, block, terminator=terminator, flatten_root=unpack_root)
+        """A copy of the computation as an op's region (each use gets its own)."""
+        if comp.name in self.cloning:
+            chain = " -> ".join([*self.cloning, comp.name])
+            raise ParseError(f"computation '{comp.name}' uses itself as a region ({chain})", comp.pos)
+        self.cloning.append(comp.name)
+        try:
+            block = Block()
+            self.body(comp, block, terminator=terminator, flatten_root=unpack_root)
+        finally:
+            self.cloning.pop()
         return Region([block])
 
     def body(self, comp: HloComputation, block: Block, terminator: str, flatten_root: bool) -> Value:
@@ -159,7 +167,7 @@ class ModuleLowering:
         env: dict[str, Value] = {}
         params = comp.parameters()
         for index, param in enumerate(params):
-            if int(param.literal or 0) != index:
+            if (param.literal or "").strip() != str(index):
                 raise ParseError(f"computation '{comp.name}' has no parameter({index}); parameter numbers "
                                  f"must run 0..{len(params) - 1}", param.pos)
             value = block.add_argument(ssa_name(param.name), ir_type(param.shape, param.pos), param.pos)
