@@ -534,3 +534,12 @@ def test_tuple_constant_is_a_located_error():
             ENTRY e {
               ROOT c = (f32[], s32[]) constant((1, 2))
             }""")
+
+
+def test_opcode_without_an_ir_op_is_a_located_error():
+    with pytest.raises(ParseError, match=r"test.hlo:4:.*'shuffle' is not supported"):
+        hlo("""
+            ENTRY e {
+              a = f32[4] parameter(0)
+              ROOT s = f32[4] shuffle(a)
+            }""")

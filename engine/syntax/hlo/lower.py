@@ -17,6 +17,7 @@ import numpy as np
 from ...ir.attributes import UNIT, ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
+from ...ir.opset import OPS
 from ...ir.types import FunctionType, TupleType, Type
 from . import attr_values, literals
 from .adapters import Field, Info
@@ -205,6 +206,9 @@ class InstructionLowering:
         entry = TABLE.get(inst.opcode)
         if entry is None:
             raise ParseError(f"unknown HLO opcode '{inst.opcode}'", inst.opcode_pos)
+        if entry.op not in OPS:  # an opcode of XLA's newest text that hlodbg has no op for yet
+            raise ParseError(f"HLO opcode '{inst.opcode}' is not supported by hlodbg: no {entry.op} op is "
+                             f"defined (it appeared in XLA after the versions JAX prints)", inst.opcode_pos)
         operands = [self.operand(o) for o in inst.operands]
         result_type = ir_type(inst.shape, inst.pos)
         info = Info([v.type for v in operands], result_type, self.group_size())
