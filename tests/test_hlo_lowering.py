@@ -14,6 +14,7 @@ from hlodbg.engine.ir.locations import name_stack, user_frame
 from hlodbg.engine.syntax import frontend_for
 from hlodbg.engine.syntax.hlo import HLO
 from hlodbg.engine.syntax.mlir import MLIR
+from hlodbg.engine.verify import verify
 
 # The HLO facts an op keeps besides its StableHLO attributes.
 _FACT_PREFIXES = ("hlo.", "xla_shape", "mhlo.")
@@ -543,3 +544,20 @@ def test_opcode_without_an_ir_op_is_a_located_error():
               a = f32[4] parameter(0)
               ROOT s = f32[4] shuffle(a)
             }""")
+
+
+def test_infeed_packs_its_nested_tuple_and_outfeed_unpacks_its_data():
+    module = hlo("""
+        ENTRY e {
+          tok = token[] after-all()
+          inf = ((f32[2]), token[]) infeed(tok), infeed_config="cfg"
+          d = (f32[2]) get-tuple-element(inf), index=0
+          t2 = token[] get-tuple-element(inf), index=1
+          ROOT o = token[] outfeed(d, t2), outfeed_shape=(f32[2]{0})
+        }""")
+    (infeed,) = ops_named(module, "stablehlo.infeed")
+    assert [str(t) for t in infeed.result_types] == ["tensor<2xf32>", "!stablehlo.token"]
+    assert infeed.attr("infeed_config") == "cfg"
+    (outfeed,) = ops_named(module, "stablehlo.outfeed")
+    assert [str(v.type) for v in outfeed.operands] == ["tensor<2xf32>", "!stablehlo.token"]
+    verify(module)
