@@ -561,3 +561,21 @@ def test_infeed_packs_its_nested_tuple_and_outfeed_unpacks_its_data():
     (outfeed,) = ops_named(module, "stablehlo.outfeed")
     assert [str(v.type) for v in outfeed.operands] == ["tensor<2xf32>", "!stablehlo.token"]
     verify(module)
+
+
+def test_ragged_dot_dims_are_chlos():
+    assert_same_op(
+        """
+        ENTRY e {
+          a = f32[2,11,5] parameter(0)
+          b = f32[3,2,5,7] parameter(1)
+          g = s64[3] parameter(2)
+          ROOT d = f32[2,11,7] ragged-dot(a, b, g), lhs_batch_dims={0}, rhs_batch_dims={1}, lhs_contracting_dims={2}, rhs_contracting_dims={2}, lhs_ragged_dims={1}, rhs_group_dims={0}
+        }""",
+        """
+        func.func @e(%a: tensor<2x11x5xf32>, %b: tensor<3x2x5x7xf32>, %g: tensor<3xi64>) -> tensor<2x11x7xf32> {
+          %d = "chlo.ragged_dot"(%a, %b, %g) {ragged_dot_dimension_numbers = #chlo.ragged_dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2], lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]>} : (tensor<2x11x5xf32>, tensor<3x2x5x7xf32>, tensor<3xi64>) -> tensor<2x11x7xf32>
+          return %d : tensor<2x11x7xf32>
+        }""",
+        "chlo.ragged_dot",
+    )

@@ -43,7 +43,7 @@ DECODERS = {
     "operand_batching_dims": "int_list", "start_indices_batching_dims": "int_list",
     "update_window_dims": "int_list", "inserted_window_dims": "int_list",
     "scatter_dims_to_operand_dims": "int_list", "input_batching_dims": "int_list",
-    "scatter_indices_batching_dims": "int_list",
+    "scatter_indices_batching_dims": "int_list", "lhs_ragged_dims": "int_list", "rhs_group_dims": "int_list",
 }
 # Attributes hlodbg does not model that would change what an op computes: refused, not kept.
 _CHANGES_VALUES = {
