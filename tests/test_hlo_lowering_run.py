@@ -358,3 +358,18 @@ def test_jax_hlo_text_runs_like_jax(case):
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), w, rtol=2e-5, atol=2e-5)
+
+
+def test_dynamic_reshape_takes_its_sizes_as_one_shape_vector():
+    text = """
+        ENTRY e {
+          a = f32[6] parameter(0)
+          two = s32[] constant(2)
+          three = s32[] constant(3)
+          ROOT r = f32[2,3] dynamic-reshape(a, two, three)
+        }"""
+    a = np.arange(6, dtype=np.float32)
+    (got,) = run(text, a)
+    np.testing.assert_array_equal(got, a.reshape(2, 3))
+    (op,) = ops_named(hlo(text), "stablehlo.dynamic_reshape")
+    assert [str(v.type) for v in op.operands] == ["tensor<6xf32>", "tensor<2xi32>"]

@@ -81,7 +81,7 @@ _add("stochastic-convert", "hlo.stochastic_convert")
 # -- shapes and data movement -----------------------------------------------------------------------
 _add("broadcast", "stablehlo.broadcast_in_dim", Field("dimensions", "broadcast_dimensions", INTS, INTS.lower(())))
 _add("reshape", None)
-_add("dynamic-reshape", None)
+_add("dynamic-reshape", None, operands="size_vector")
 _add("transpose", None, Field("dimensions", "permutation", INTS))
 _add("reverse", None, Field("dimensions", "dimensions", INTS))
 _add("slice", None, SliceAdapter())
