@@ -579,3 +579,38 @@ def test_ragged_dot_dims_are_chlos():
         }""",
         "chlo.ragged_dot",
     )
+
+
+# XLA HEAD's opcodes (openxla/xla xla/hlo/ir/hlo_opcode.h @0725a3a, hlo_text.md §8): 136 names.
+XLA_OPCODES = """
+abs acos acosh add add-dependency after-all all-gather all-gather-done all-gather-start all-reduce
+all-reduce-done all-reduce-start all-to-all and asin asinh async-done async-start async-update atan
+atan2 atanh batch-norm-grad batch-norm-inference batch-norm-training bitcast bitcast-convert broadcast
+call cbrt ceil cholesky clamp count-leading-zeros collective-broadcast collective-permute
+collective-permute-done collective-permute-start collective-reduce compare complex concatenate
+conditional constant convert convolution copy copy-done copy-start cosine cosh custom-call divide
+domain dot dynamic-reshape dynamic-slice dynamic-update-slice erf exponential exponential-minus-one
+fft floor fusion gather get-dimension-size get-tuple-element imag infeed iota is-finite log
+log-plus-one logistic map maximum minimum mulhi multiply negate not opt-barrier or outfeed pad
+parameter partition-id popcnt power ragged-all-to-all ragged-dot real recv recv-done reduce
+reduce-precision reduce-scatter reduce-window remainder replica-id reshape reverse rng
+rng-bit-generator rng-get-and-update-state round-nearest-afz round-nearest-even rsqrt scaled-dot scan
+scatter select select-and-scatter send send-done set-dimension-size shift-left shift-right-arithmetic
+shift-right-logical shuffle sign sine sinh slice sort sqrt stochastic-convert subtract tan tanh topk
+transpose triangular-solve tuple while xor
+""".split()
+
+
+def test_the_table_covers_every_opcode_and_reads_back_one_way():
+    from hlodbg.engine.ir.opset import OPS
+    from hlodbg.engine.syntax.hlo.opcodes import TABLE, opcode_of
+
+    assert len(XLA_OPCODES) == 136
+    assert set(TABLE) == set(XLA_OPCODES) - {"parameter"}  # parameters are block arguments
+    for entry in TABLE.values():  # one way back: each (IR op, marker) names one opcode
+        assert opcode_of(entry.op, entry.marker).hlo == entry.hlo
+    # only XLA HEAD's newest opcodes lack an IR op (lowering them is a located error)
+    assert {e.hlo for e in TABLE.values() if e.op not in OPS} <= {"scaled-dot", "shuffle"}
+    # the IR ops several opcodes share are told apart by their marker
+    assert opcode_of("stablehlo.all_reduce", "all-reduce-start").hlo == "all-reduce-start"
+    assert opcode_of("stablehlo.all_reduce").hlo == "all-reduce"
