@@ -66,8 +66,8 @@ def sample_input(shape, rng: np.random.Generator):
 
 def leaves(value) -> list[np.ndarray]:
     """Arrays of a result in order: lists, tuples and tuple values flattened, recursively."""
-    if isinstance(value, dict):  # {ProcessId: results} of a multi-device run
-        return [a for key in sorted(value) for a in leaves(value[key])]
+    if isinstance(value, dict):  # {ProcessId: results} of a multi-device run, in grid order
+        return [a for results in value.values() for a in leaves(results)]
     if isinstance(value, (list, tuple)):
         return [a for v in value for a in leaves(v)]
     elements = getattr(value, "elements", None)  # a TupleValue
