@@ -332,6 +332,12 @@ def all_gather(call: OpCall, *operands: np.ndarray) -> Any:
     dimension = int(call.attr("all_gather_dim"))
     results = [np.concatenate([np.asarray(c[i]) for c in contributions], axis=dimension)
                for i in range(len(operands))]
+    for operand, result, result_type in zip(operands, results, call.result_types):
+        if result.shape != tuple(result_type.shape):  # C6: the type promises another group size
+            wanted = result_type.shape[dimension] // max(np.shape(operand)[dimension], 1)
+            raise call.error(f"gathering {len(contributions)} process(es) along dimension {dimension} gives "
+                             f"{list(result.shape)}, but the result type is {result_type}: its groups need "
+                             f"{wanted} processes; run on a grid with more processes")
     return call.results(results)
 
 
