@@ -48,7 +48,7 @@ RESULT_MARK = "@@hlo-real-file "
 BEFORE_XLA_MARK = "@@hlo-real-file-before-xla "
 # The largest array (in elements) any instruction of a module may have for the harness to run it:
 # the corpus holds shape-only parser tests with 10^8-element gathers.
-ELEMENT_CAP = 1 << 22
+ELEMENT_CAP = 1 << 23
 # Opcodes whose values are random by definition: results are compared by shape and type only.
 NONDETERMINISTIC = {"rng", "rng-get-and-update-state"}
 # Opcodes XLA:CPU cannot execute from a plain run (host transfers block waiting for a peer).
