@@ -40,7 +40,8 @@ from typing import Optional
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.hlo_oracle import NotSampled, XlaRejects, difference, first_line, leaves, parameter_inputs, run_xla  # noqa: E402
+from tests.hlo_oracle import (  # noqa: E402
+    NotSampled, XlaRejects, compile_xla, difference, first_line, leaves, parameter_inputs, run_xla)
 
 RESULT_MARK = "@@hlo-real-file "
 # Printed just before XLA runs a module: if the worker then dies, XLA:CPU crashed (this report is
@@ -114,7 +115,7 @@ def examine(path: Path, use_xla: bool) -> FileReport:
         report.parsed, report.modules = True, len(trees)
     except Exception as error:
         report.parsed, report.error = False, first_line(error)
-        report.category = categorize(report.error, _xla_parses(text) if use_xla else None)
+        report.category = categorize(report.error, _xla_accepts(text) if use_xla else None)
         return report
     texts = split_modules(text) if len(trees) > 1 else [text]
     if not hasattr(hlo_syntax, "HLO"):
@@ -127,7 +128,7 @@ def examine(path: Path, use_xla: bool) -> FileReport:
         report.lowered = True
     except Exception as error:
         report.lowered, report.error = False, first_line(error)
-        report.category = categorize(report.error, _xla_parses(text) if use_xla else None)
+        report.category = categorize(report.error, _xla_accepts(text) if use_xla else None)
         return report
     ran, matched = [], []
     for index, (tree, program, module_text) in enumerate(zip(trees, programs, texts)):
@@ -211,16 +212,17 @@ def checkpoint(report: FileReport, ran: bool) -> None:
     print(BEFORE_XLA_MARK + json.dumps(dict(asdict(report), ran=ran)), flush=True)
 
 
-def _xla_parses(text: str) -> Optional[bool]:
+def _xla_accepts(text: str) -> Optional[bool]:
+    """Do XLA's parser and compiler accept every module of `text`? None without jaxlib."""
     try:
-        from jaxlib import _hlo
+        import jaxlib  # noqa: F401
     except ImportError:
         return None
     try:
         for chunk in split_modules(text):
-            _hlo.hlo_module_from_text(chunk)
+            compile_xla(chunk)
         return True
-    except Exception:
+    except XlaRejects:
         return False
 
 

@@ -4,6 +4,7 @@ tests/test_hlo_xla_oracle.py and benchmarks/hlo_real_files.py.
 - `parameter_inputs(tree, seed)`: deterministic random values for an entry computation's
   parameters, built from the HLO parse tree's shapes (tuples as Python tuples);
 - `run_xla(text, inputs)`: XLA's own parser, then XLA:CPU, on the same inputs (flattened);
+  `compile_xla(text)` stops after XLA's compiler (does XLA accept the text at all?);
 - `leaves(results)`: hlodbg's results flattened like XLA's outputs;
 - `difference(got, want)`: None when `got` reproduces XLA's `want` (integers and booleans
   exactly, floats within a per-type tolerance of the result's magnitude, NaN meeting NaN).
@@ -76,9 +77,8 @@ def leaves(value) -> list[np.ndarray]:
     return [np.asarray(value)]
 
 
-def run_xla(module_text: str, inputs: list) -> list[np.ndarray]:
-    """Parse `module_text` with XLA's parser and run it on XLA:CPU (one device)."""
-    import jax
+def compile_xla(module_text: str):
+    """XLA's parser, then XLA:CPU's compiler: (executable, device). Raises XlaRejects."""
     from jax._src import xla_bridge
     from jax._src.lib import xla_client as xc
     from jaxlib import _hlo
@@ -91,12 +91,19 @@ def run_xla(module_text: str, inputs: list) -> list[np.ndarray]:
         computation = xc.XlaComputation(module.as_serialized_hlo_module_proto())
         mlir = xc._xla.mlir.xla_computation_to_mlir_module(computation)
         backend = xla_bridge.get_backend("cpu")
-        devices = backend.devices()[:1]
-        executable = backend.compile_and_load(mlir, xc.DeviceList(tuple(devices)), xc.CompileOptions())
+        device = backend.devices()[0]
+        return backend.compile_and_load(mlir, xc.DeviceList((device,)), xc.CompileOptions()), device
     except Exception as error:
         raise XlaRejects("compiler", error) from None
+
+
+def run_xla(module_text: str, inputs: list) -> list[np.ndarray]:
+    """Parse `module_text` with XLA's parser and run it on XLA:CPU (one device)."""
+    import jax
+
+    executable, device = compile_xla(module_text)
     with jax.enable_x64(True):
-        flat = [jax.device_put(a, devices[0]) for value in inputs for a in leaves(value)]
+        flat = [jax.device_put(a, device) for value in inputs for a in leaves(value)]
         outputs = executable.execute(flat)
     return [np.asarray(o) for o in outputs]
 
