@@ -8,6 +8,8 @@ import pytest
 
 import hlodbg
 from hlodbg.engine.ir.errors import ExecutionError
+from hlodbg.engine.syntax.hlo.literals import parse_literal
+from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
 
 
 def test_all_gather_whose_result_needs_more_processes_than_the_grid_is_a_located_error():
@@ -24,3 +26,19 @@ ENTRY main {
     message = str(error.value)
     assert ":4:" in message, message  # the all-gather's line
     assert "tensor<2x12xf32>" in message and "1 process" in message and "4 processes" in message, message
+
+
+@pytest.mark.parametrize("element, text, expected", [
+    ("bf16", "{-3.39e+38, 3.39e+38}", [-3.3895313892515355e+38, 3.3895313892515355e+38]),
+    ("f16", "{-65505, 65519}", [-65504.0, 65504.0]),
+    ("f32", "{-3.40282e+38, 3.40282e+38}", [-3.40282e+38, 3.40282e+38]),
+    ("f8e4m3fn", "{460, -460}", [448.0, -448.0]),
+])
+def test_float_literals_beyond_the_largest_value_that_round_to_it_are_in_range(element, text, expected):
+    """XLA's parser takes a float literal the type rounds to a finite value (its MinMaxValues test
+    writes bf16 3.39e+38, past bf16's largest 3.3895e+38); only one that rounds to infinity (or,
+    for types without infinity, to NaN) is out of range."""
+    (module,) = parse_hlo_modules(f"ENTRY e {{\n  ROOT c = {element}[2] constant({text})\n}}\n", "min_max.hlo")
+    constant = module.entry.root
+    values = parse_literal(constant.literal, constant.literal_pos, constant.shape)
+    np.testing.assert_allclose(values.astype(np.float64), expected, rtol=1e-6)

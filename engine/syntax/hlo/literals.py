@@ -323,8 +323,11 @@ class _Literal:
         if dtype == np.float64 or wide.size == 0:
             return
         info = ml_dtypes.finfo(dtype)
-        finite = np.isfinite(wide)
-        too_big = finite & (np.abs(wide) > float(info.max))
+        # Out of range = rounds to infinity (or to NaN, for types without one), as XLA's parser
+        # decides: a value a little past the largest finite one rounds down to it and is kept
+        # (XLA's own tests write bf16 3.39e+38 for bf16's largest, 3.3895e+38).
+        with np.errstate(over="ignore", invalid="ignore"):
+            too_big = np.isfinite(wide) & ~np.isfinite(wide.astype(dtype).astype(np.float64))
         problems = [(too_big, f"is out of range for {element} (largest {float(info.max)})")]
         if not np.isinf(np.array(np.inf).astype(dtype)):
             problems.append((np.isinf(wide), f"is not representable: {element} has no infinity"))
