@@ -42,3 +42,25 @@ def test_float_literals_beyond_the_largest_value_that_round_to_it_are_in_range(e
     constant = module.entry.root
     values = parse_literal(constant.literal, constant.literal_pos, constant.shape)
     np.testing.assert_allclose(values.astype(np.float64), expected, rtol=1e-6)
+
+
+def test_omitted_shapes_of_nested_and_top_level_instructions_are_inferred_like_xla():
+    """XLA's parser infers the shape of an instruction written without one (its SimpleNesting,
+    AmbiguousNames and TupleShapeInsideAnonymousInstr tests): element-wise ops, compare, select,
+    tuple and get-tuple-element."""
+    text = """HloModule nesting
+ENTRY e {
+  sum = add(f32[3] parameter(0), f32[3] parameter(1))
+  positive = compare(sum, maximum(sum, sum)), direction=GE
+  both = tuple(sum, positive)
+  ROOT first = get-tuple-element(tuple(multiply(sum, add(sum, sum)), both)), index=0
+}
+"""
+    (module,) = parse_hlo_modules(text, "nesting.hlo")
+    by_name = {i.name: i for i in module.entry.instructions}
+    assert by_name["sum"].shape.text() == "f32[3]" and by_name["positive"].shape.text() == "pred[3]"
+    assert by_name["both"].shape.text() == "(f32[3], pred[3])"
+    assert module.entry.root.shape.text() == "f32[3]"
+    x, y = np.array([1, 2, 3], np.float32), np.array([1, 1, 1], np.float32)
+    (result,) = hlodbg.load(text).run(x, y)
+    np.testing.assert_array_equal(result, (x + y) * 2 * (x + y))

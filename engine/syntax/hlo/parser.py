@@ -17,6 +17,7 @@ from typing import Optional
 
 from ...ir.errors import ParseError, SourcePos, SourceText
 from .lexer import ELEMENT_TYPES, Cursor
+from .omitted_shapes import infer_shape
 from .shapes import parse_shape, starts_shape
 from .stack_frames import SECTION_WORDS, parse_stack_frames, starts_stack_frames
 from .tree import (
@@ -241,14 +242,15 @@ class _Body:
         if name in self.defined:
             cur.fail(f"instruction '{name}' is already defined in computation "
                      f"'{self.computation}' (at {self.defined[name].pos})", at)
-        if (not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end)
-                and not cur.text.startswith("b(", cur.pos)):
-            self._shape_missing(f"instruction '{name}'")
-        shape = parse_shape(cur, f"the shape of instruction '{name}'")
+        omitted = (not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end)
+                   and not cur.text.startswith("b(", cur.pos))
+        shape = None if omitted else parse_shape(cur, f"the shape of instruction '{name}'")
         instruction = self._rhs(name, at, shape, depth=0)
         if cur.peek() == ",":
             instruction.end = self.parser.attributes(instruction.attrs,
                                                      f"attributes of instruction '{name}'")
+        if omitted:
+            self._infer_shape(instruction, f"instruction '{name}'")
         instruction.is_root = is_root
         self._define(instruction)
         if is_root:
@@ -325,22 +327,29 @@ class _Body:
         name, at = cur.name("an operand (an instruction name)")
         if cur.peek() != "(":
             return HloOperand(name, cur.at(at), shape)
-        if shape is None:
-            cur.pos = at
-            self._shape_missing(f"the nested instruction '{name}(...)'")
         if depth >= _MAX_NESTING:
             cur.fail(f"operand instructions are nested more than {_MAX_NESTING} deep", at)
         cur.pos = at  # the opcode is read again by _rhs
         nested = self._rhs(self._fresh_name(name), at, shape, depth + 1)
+        if shape is None:
+            self._infer_shape(nested, f"the nested instruction '{name}(...)'")
         operand = HloOperand(nested.name, cur.at(at))
         self._define(nested)
         self.generated[nested.name] = operand
         return operand
 
-    def _shape_missing(self, what: str) -> None:
-        """XLA infers omitted shapes of some opcodes; hlodbg reads them as written."""
-        self.cur.fail(f"{what} has no shape: hlodbg needs it written before the opcode, as "
-                      f"XLA's printers write it")
+    def _infer_shape(self, instruction: HloInstruction, what: str) -> None:
+        """An omitted shape, inferred from the operands' shapes as XLA's parser infers it."""
+        index = instruction.attrs.get("index")
+        shape = infer_shape(instruction.opcode, [self.defined[o.name].shape for o in instruction.operands],
+                            int(index.text) if index is not None and index.text.strip().isdigit() else None)
+        if shape is None:
+            self.cur.fail(f"{what} has no shape, and hlodbg infers one only for element-wise ops, "
+                          f"select, clamp, compare, tuple and get-tuple-element: write it before "
+                          f"the opcode '{instruction.opcode}', as XLA's printers do",
+                          instruction.opcode_pos.offset)
+        shape.pos = instruction.opcode_pos
+        instruction.shape = shape
 
     def _fresh_name(self, opcode: str) -> str:
         while True:
