@@ -269,7 +269,8 @@ class Worker:
             if not line:  # the worker died (a crash in native code, out of memory)
                 if before_xla is not None:
                     before_xla["notes"].append("XLA:CPU crashed running it (the process died)")
-                    before_xla["category"] = before_xla["category"] or "xla"
+                    if before_xla.get("ran") is False:  # hlodbg failed, and XLA cannot run it either
+                        before_xla["category"] = before_xla["category"] or "xla"
                     return dict(before_xla, worker_died=True)
                 return {"path": str(path), "error": WORKER_DIED, "category": "crash", "worker_died": True}
             if line.startswith(BEFORE_XLA_MARK):
