@@ -100,7 +100,8 @@ def largest_array(tree) -> int:
 
 
 def categorize(message: str, xla_ok: Optional[bool]) -> str:
-    if any(pattern.search(message) for pattern in BY_DESIGN):
+    reason = message.split("error:", 1)[-1]  # not the file name (a path may say "gpu")
+    if any(pattern.search(reason) for pattern in BY_DESIGN):
         return "design"
     return "xla" if xla_ok is False else "ours"
 
