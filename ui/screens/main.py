@@ -74,7 +74,7 @@ class MainScreen(Screen):
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
             yield GraphCanvas(self.graph, id="graph")
-            yield SourceView(self.program.source, id="source")
+            yield SourceView(self.program.source, language=_language(self.program), id="source")
         with Horizontal(id="bottom"):
             yield TensorInspector(id="inspector")
             if self.controller.target.multi_device:
@@ -486,6 +486,12 @@ def _short(value) -> str:
 
     text = format_value(value, limit=120) if not isinstance(value, str) else value
     return text.replace("\n", " ")
+
+
+def _language(program) -> str:
+    """The language the program was written in (its frontend's name), for the source pane."""
+    frontend = getattr(program, "frontend", None)
+    return getattr(frontend, "name", "mlir")
 
 
 __all__ = ["MainScreen", "value_name"]
