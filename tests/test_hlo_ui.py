@@ -1,0 +1,240 @@
+"""What the user sees of a program that came from XLA HLO text: fusions as clusters you can open,
+HLO's bookkeeping tuples folded, layouts on edges, the compiler's facts in the inspector, per-device
+shards on the devices pane, HLO highlighting in the source pane.
+
+The first tests carry the HLO facts in MLIR text (the IR is the same whatever language spelled it),
+so they pin the views down independently of the HLO frontend; the last ones open real HLO from the
+JAX corpus.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pygments import lex
+from pygments.token import Comment, Keyword, Name
+
+import hlodbg
+from hlodbg.layouts.export import graph_view
+from hlodbg.layouts.graph import build_graph
+from hlodbg.layouts.labels import node_tooltip
+from hlodbg.layouts.op_facts import compiler_facts, device_shard, fact_lines
+from hlodbg.layouts.xla_shapes import special_layout, tuple_elements
+from hlodbg.ui.app import HlodbgApp
+from hlodbg.ui.lexer import HloLexer, StableHLOLexer, lexer_for
+from hlodbg.ui.widgets.graph_canvas import GraphCanvas
+from hlodbg.ui.widgets.grid_view import GridView
+from hlodbg.ui.widgets.inspector import TensorInspector
+
+from .pilot import press, settle
+
+# A post-optimization module as the HLO frontend lowers it: a fusion calling its private fused
+# computation, an op of two results packed into a tuple for HLO, and the entry's tuple root
+# returned through implicit element reads.
+FUSED = """
+module @jit_f attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func private @fused_computation(%param_0: tensor<4x8xf32>, %param_1: tensor<8x16xf32>) -> tensor<4x16xf32> {
+    %dot.1 = stablehlo.dot_general %param_0, %param_1, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32>
+    %tanh.1 = stablehlo.tanh %dot.1 {xla_shape = "f32[4,16]{0,1}"} : tensor<4x16xf32>
+    return %tanh.1 : tensor<4x16xf32>
+  }
+  func.func public @main(%x: tensor<4x8xf32>, %y: tensor<8x16xf32>) -> (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) {
+    %fusion.1 = "hlo.fusion"(%x, %y) {callee = @fused_computation, kind = "kLoop", xla_shape = "f32[4,16]{0,1}", hlo.metadata = "{op_name=\\"jit(f)/tanh\\"}", hlo.backend_config = "{\\"outer_dimension_partitions\\":[]}", hlo.extra = {statistics = "{visualization_type=1}"}} : (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> loc(#tanh)
+    %zero = stablehlo.constant dense<0.0> : tensor<f32>
+    %r:2 = stablehlo.reduce(%fusion.1 init: %zero), (%fusion.1 init: %zero) across dimensions = [0] {xla_shape = "(f32[16]{0}, f32[16]{0})"} : (tensor<4x16xf32>, tensor<4x16xf32>, tensor<f32>, tensor<f32>) -> (tensor<16xf32>, tensor<16xf32>)
+      reducer(%a: tensor<f32>, %b: tensor<f32>) (%c: tensor<f32>, %d: tensor<f32>) {
+        %sum = stablehlo.add %a, %b : tensor<f32>
+        %most = stablehlo.maximum %c, %d : tensor<f32>
+        stablehlo.return %sum, %most : tensor<f32>, tensor<f32>
+      }
+    %reduce.2 = stablehlo.tuple %r#0, %r#1 {hlo.packs_results} : tuple<tensor<16xf32>, tensor<16xf32>>
+    %sums = stablehlo.get_tuple_element %reduce.2[0] : (tuple<tensor<16xf32>, tensor<16xf32>>) -> tensor<16xf32>
+    %root = stablehlo.tuple %fusion.1, %sums, %r#1 : tuple<tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>>
+    %g0 = stablehlo.get_tuple_element %root[0] {hlo.implicit} : (tuple<tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>>) -> tensor<4x16xf32>
+    %g1 = stablehlo.get_tuple_element %root[1] {hlo.implicit} : (tuple<tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>>) -> tensor<16xf32>
+    %g2 = stablehlo.get_tuple_element %root[2] {hlo.implicit} : (tuple<tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>>) -> tensor<16xf32>
+    return %g0, %g1, %g2 : tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>
+  }
+}
+#file = loc("/work/model.py":8:6)
+#tanh = loc("jit(f)/tanh"(#file))
+"""
+
+SHARDED = """
+module @jit_g attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%x: tensor<8x6xf32>) -> tensor<8x6xf32> {
+    %abs.1 = stablehlo.abs %x {mhlo.sharding = "{devices=[2,2]<=[4]}"} : tensor<8x6xf32>
+    %sum.1 = "stablehlo.all_reduce"(%abs.1) ({
+      ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+        %s = stablehlo.add %a, %b : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+    }) {replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids, mhlo.sharding = "{devices=[1,2,2]<=[4] last_tile_dim_replicate}"} : (tensor<8x6xf32>) -> tensor<8x6xf32>
+    return %sum.1 : tensor<8x6xf32>
+  }
+}
+"""
+
+pytestmark = pytest.mark.usefixtures("private_hlodbg_dirs")
+
+
+def _ops(module, function="main"):
+    return {op.results[0].name if op.results else op.name: op for op in module.functions[function].ops}
+
+
+# --- the graph ------------------------------------------------------------------------------------
+def test_a_fusion_is_a_cluster_holding_its_fused_computation():
+    module = hlodbg.load(FUSED).module
+    graph = build_graph(module)
+    assert [c.label for c in graph.clusters.values() if c.kind == "function"] == ["func @main"]  # not drawn apart
+    fusion = _ops(module)["%fusion.1"]
+    (node,) = graph.nodes_of(fusion)
+    cluster = graph.clusters[graph.cluster_of(node)]
+    assert cluster.kind == "op" and cluster.label == "%fusion.1 = fusion kLoop"
+    assert graph.graph.nodes[node]["label"] == ["%fusion.1 = fusion kLoop", "@fused_computation"]
+    inner = module.functions["fused_computation"].ops
+    for op in inner:
+        (inside,) = graph.nodes_of(op)
+        assert graph.cluster_path(inside)[-1] == cluster.id
+    # Folded, the fusion reads as one box with the count of ops inside; its edges stay.
+    folded = graph.collapse(cluster.id)
+    box = folded.shown_as(node)
+    assert folded.graph.nodes[box]["label"] == ["%fusion.1 = fusion kLoop", "@fused_computation", "▸ 3 ops inside"]
+    assert {folded.graph.nodes[u]["name"] for u in folded.producers(box)} == {"%x", "%y"}
+    assert folded.nodes_of(inner[0]) == [] and folded.nodes_of(fusion) == [box]
+
+
+def test_a_function_called_by_func_call_is_still_drawn_apart():
+    text = FUSED.replace('"hlo.fusion"(%x, %y) {callee = @fused_computation, kind = "kLoop",', "func.call @fused_computation(%x, %y) {")
+    text = text.replace(": (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> loc(#tanh)", ": (tensor<4x8xf32>, tensor<8x16xf32>) -> tensor<4x16xf32> loc(#tanh)", 1)
+    graph = build_graph(hlodbg.load(text).module)
+    assert sorted(c.label for c in graph.clusters.values() if c.kind == "function") == ["func @fused_computation", "func @main"]
+
+
+def test_hlo_packing_tuples_and_implicit_result_reads_are_folded_into_their_producer():
+    module = hlodbg.load(FUSED).module
+    graph = build_graph(module)
+    ops = _ops(module)
+    (reduce_node,) = graph.nodes_of(ops["%r#0"])
+    assert graph.nodes_of(ops["%reduce.2"]) == [reduce_node]  # the packing tuple is drawn by its op
+    (root_node,) = graph.nodes_of(ops["%root"])
+    for name in ("%g0", "%g1", "%g2"):
+        assert graph.nodes_of(ops[name]) == [root_node]
+    mnemonics = sorted(d["mnemonic"] for _, d in graph.graph.nodes(data=True) if d["function"] == "main" and d["kind"] == "op")
+    assert mnemonics.count("stablehlo.tuple") == 1 and mnemonics.count("stablehlo.get_tuple_element") == 1
+    # The element read of the packed tuple takes its value from the reduce's first result.
+    (gte_node,) = graph.nodes_of(ops["%sums"])
+    (edge,) = [d for u, v, d in graph.graph.in_edges(gte_node, data=True)]
+    assert edge["result"] == 0 and edge["value"] == "%reduce.2"
+    # The entry's return reads the root tuple directly.
+    (ret,) = [n for n, d in graph.graph.nodes(data=True) if d["kind"] == "return" and d["function"] == "main" and graph.cluster_of(n) == "fn:main"]
+    assert graph.producers(ret) == [root_node]
+
+
+def test_edges_carry_layouts_that_are_not_the_default():
+    module = hlodbg.load(FUSED).module
+    graph = build_graph(module)
+    types = {(graph.graph.nodes[u]["name"], d["value"]): d["type"] for u, v, d in graph.data_edges()}
+    assert types[("%fusion.1", "%fusion.1")] == "4x16xf32{0,1}"
+    assert types[("%tanh.1", "%tanh.1")] == "4x16xf32{0,1}"
+    assert types[("%dot.1", "%dot.1")] == "4x16xf32"  # no xla_shape: nothing to say
+    assert types[("%r:2", "%reduce.2")] == "(16xf32, 16xf32)"
+
+
+def test_layout_texts():
+    assert tuple_elements("(f32[8]{0}, (s32[], f32[2,2]{0,1}), pred[])") == ["f32[8]{0}", "(s32[], f32[2,2]{0,1})", "pred[]"]
+    assert tuple_elements("f32[8]{0}") == ["f32[8]{0}"] and tuple_elements("()") == []
+    assert special_layout("f32[4,16]{1,0}") is None and special_layout("f32[]") is None and special_layout("f32[4]") is None
+    assert special_layout("f32[4,16]{0,1}") == "{0,1}"
+    assert special_layout("f32[8,128]{1,0:T(8,128)}") == "{1,0:T(8,128)}"
+    assert special_layout("f32[8]{0:S(1)}") == "{0:S(1)}"
+
+
+def test_export_folds_fusions_of_a_big_graph(monkeypatch):
+    from hlodbg.layouts import export
+
+    module = hlodbg.load(FUSED).module
+    fusion = _ops(module)["%fusion.1"]
+    assert graph_view(module).nodes_of(fusion)[0] == "main#0"  # small: drawn open
+    monkeypatch.setattr(export, "OPEN_OWNED_CALLS_MAX_NODES", 5)
+    view = graph_view(module)
+    assert view.nodes_of(fusion) == ["collapsed:op:main#0"]
+    assert graph_view(module, collapse="none").nodes_of(fusion) == ["main#0"]
+
+
+def test_tooltips_give_the_whole_shape_and_metadata():
+    module = hlodbg.load(FUSED).module
+    graph = build_graph(module)
+    (node,) = graph.nodes_of(_ops(module)["%fusion.1"])
+    lines = node_tooltip(graph, node)
+    assert 'xla_shape = "f32[4,16]{0,1}"' in lines
+    assert any(line.startswith("from model.py:8") for line in lines)
+
+
+# --- the compiler's facts ---------------------------------------------------------------------------
+def test_compiler_facts_of_a_fusion():
+    fusion = _ops(hlodbg.load(FUSED).module)["%fusion.1"]
+    assert compiler_facts(fusion) == [
+        ("fusion", "kLoop → @fused_computation"),
+        ("shape", "f32[4,16]{0,1}  (layout {0,1})"),
+        ("source", "model.py:8"),
+        ("backend", '{"outer_dimension_partitions":[]}'),
+        ("statistics", "{visualization_type=1}"),
+    ]
+
+
+def test_an_op_without_compiler_facts_has_none():
+    ops = _ops(hlodbg.load(FUSED).module)
+    assert fact_lines(ops["%zero"]) == [] and fact_lines(None) == []
+
+
+def test_device_shards_from_the_sharding():
+    ops = _ops(hlodbg.load(SHARDED).module)
+    assert [device_shard(ops["%abs.1"], d) for d in range(4)] == ["[0:4, 0:3]", "[0:4, 3:6]", "[4:8, 0:3]", "[4:8, 3:6]"]
+    assert [device_shard(ops["%sum.1"], d) for d in range(4)] == ["[0:8, 0:3]", "[0:8, 0:3]", "[0:8, 3:6]", "[0:8, 3:6]"]
+    assert device_shard(ops["%s"], 0) == ""
+
+
+# --- the source pane ------------------------------------------------------------------------------------
+def test_hlo_highlighting():
+    line = ('  ROOT %fusion.2 = f32[8,128]{1,0:T(8,128)} fusion(%p.1, p.2), kind=kLoop, calls=%fused.1, '
+            'metadata={op_name="jit(f)/add" source_line=3}, backend_config={"a":{"b":1}}, sharding={replicated}')
+    tokens = [(token, text) for token, text in lex(line, HloLexer()) if text.strip()]
+    kinds = dict((text, token) for token, text in tokens)
+    assert kinds["ROOT"] in Keyword and kinds["%fusion.2"] is Name.Variable
+    assert kinds["f32[8,128]"] is Keyword.Type and kinds["{1,0:T(8,128)}"] is Name.Tag
+    assert kinds["fusion"] is Name.Builtin and kinds["kind"] is Name.Attribute and kinds["sharding"] is Name.Attribute
+    dimmed = "".join(text for token, text in tokens if token in Comment)
+    assert dimmed == 'metadata={op_name="jit(f)/add" source_line=3}backend_config={"a":{"b":1}}'
+    assert isinstance(lexer_for("hlo"), HloLexer) and isinstance(lexer_for("mlir"), StableHLOLexer)
+
+
+# --- the debugger ---------------------------------------------------------------------------------------
+async def test_the_inspector_shows_a_fusions_facts_and_steps_into_it():
+    program = hlodbg.load(FUSED)
+    args = [np.ones((4, 8), np.float32), np.ones((8, 16), np.float32)]
+    app = HlodbgApp(program, args=args, persist=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.state.op.name == "hlo.fusion"
+        text = screen.query_one(TensorInspector).render_text()
+        assert "next: %fusion.1 = hlo.fusion" in text
+        for line in ("fusion: kLoop → @fused_computation", "shape: f32[4,16]{0,1}  (layout {0,1})", "source: model.py:8", "statistics: {visualization_type=1}"):
+            assert line in text
+        await press(app, pilot, "s")  # into the fused computation
+        assert screen.state.op.name == "stablehlo.dot_general"
+        assert screen.state.frames[-1].function == "fused_computation"
+        canvas = screen.query_one(GraphCanvas)
+        assert canvas.current_node == "main#0/fused_computation#0"  # drawn in the fusion's cluster
+        assert "%dot.1 = dot_general" in "\n".join(canvas.visible_text())
+
+
+async def test_the_devices_pane_shows_each_devices_shard():
+    program = hlodbg.load(SHARDED)
+    app = HlodbgApp(program, args=[np.arange(48, dtype=np.float32).reshape(8, 6)], memory="256M", persist=False)
+    async with app.run_test(size=(180, 50)) as pilot:
+        await settle(app, pilot)
+        view = app.screen.query_one(GridView)
+        assert len(view.cells) == 4  # mhlo.num_partitions picks the grid
+        await press(app, pilot, "n")
+        assert app.screen.state.op.name == "stablehlo.all_reduce"
+        assert "shard [0:8, 3:6]" in view.text_of(2)
