@@ -24,7 +24,7 @@ FORMATS = ("svg", "png", "dot", "json")
 COLLAPSE_MODES = ("calls", "regions", "none")
 # Past this many nodes, ops that own their callee (fusions) are drawn folded by default: a
 # compiled transformer has hundreds of fusions, and their insides drown the dataflow between them.
-OPEN_OWNED_CALLS_MAX_NODES = 300
+OPEN_OWNED_CALLS_MAX_NODES = 500
 
 
 @dataclass

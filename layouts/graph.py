@@ -16,7 +16,8 @@ so expanding what was collapsed is exact.
 Node data: kind ("op", "return", "argument", "collapsed"), op, value, function, cluster, name,
 mnemonic, category, label (lines), location, line, count (ops inside, for collapsed nodes).
 Edge data: kind ("data" or "call"), operand, value, type, result; captured=True marks a value a
-collapsed region used from outside.
+collapsed region used from outside; argument=True an operand of an op that owns its callee, drawn
+into the callee's argument.
 """
 from __future__ import annotations
 
@@ -257,7 +258,7 @@ class DataflowGraph:
                 if signature in seen_edges:
                     continue
                 seen_edges.add(signature)
-                data = {**data, "captured": data.get("captured", False) or (mv != v and mv not in self.graph)}
+                data = {**data, "captured": data.get("captured", False) or (mv != v and mv not in self.graph and not data.get("argument"))}
             view.graph.add_edge(mu, mv, key=key if (mu, mv) == (u, v) else len(seen_edges) + 10_000, **data)
         for node, data in view.graph.nodes(data=True):
             cluster = data.get("cluster")
@@ -360,10 +361,10 @@ class _Builder:
         self.graph.add_node(nid, cluster=cluster, **data)
         self.clusters[cluster].nodes.append(nid)
 
-    def add_edge(self, source: tuple[str, int], target: str, operand: int, value: Value) -> None:
+    def add_edge(self, source: tuple[str, int], target: str, operand: int, value: Value, **extra) -> None:
         layout = value_layout(value)  # XLA's layout when it is not the default one: {0,1}, T(8,128)
         label = short_type(value.type) + (layout or "")
-        self.graph.add_edge(source[0], target, key=operand, kind="data", operand=operand, value=value.name, type=label, result=source[1])
+        self.graph.add_edge(source[0], target, key=operand, kind="data", operand=operand, value=value.name, type=label, result=source[1], **extra)
 
     def function(self, function: Function, prefix: str, cluster: str, inputs: Optional[list[tuple[str, int]]], stack: tuple[str, ...]) -> Optional[str]:
         """Add a function instance; `inputs` feed its arguments (inline calls). Returns its return node."""
@@ -463,18 +464,28 @@ class _Builder:
         return nid
 
     def _owning_call(self, op: Operation, callee: Function, nid: str, function: Function, cluster: str, env: dict, stack: tuple[str, ...]) -> str:
-        """A fusion-like op: its node, and its own copy of the callee beside it in one cluster
-        (folded, it reads as the op with the number of ops inside)."""
+        """A fusion-like op: one cluster holding its own copy of the callee and the op's node, data
+        flowing as it runs: operands into the callee's arguments, the callee's results into the
+        op's node, which hands them on (folded, the cluster reads as the op with the count of ops
+        inside and the op's own edges)."""
         fname = function.sym_name
         home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)
-        self.add_node(nid, home, kind="op", op=op, value=None, function=fname, name=result_names(op), mnemonic=op.name, category=node_category(op.name), label=op_label(op), location=describe(op.location), line=_line(op), count=1)
+        prefix = nid + "/"
+        returned = self.function(callee, prefix, home, None, (*stack, callee.sym_name))
         for i, operand in enumerate(op.operands):
             source = env.get(id(operand))
-            if source is not None:
-                self.add_edge(source, nid, i, operand)
+            argument = f"{prefix}{callee.sym_name}#arg{i}"
+            if source is not None:  # an operand, not a value captured from outside
+                self.add_edge(source, argument if argument in self.graph else nid, i, operand, argument=True)
+        self.add_node(nid, home, kind="op", op=op, value=None, function=fname, name=result_names(op), mnemonic=op.name, category=node_category(op.name), label=op_label(op), location=describe(op.location), line=_line(op), count=1)
+        if returned is not None:  # the callee's return is the op's node itself: its ROOT feeds it
+            for source, _, data in list(self.graph.in_edges(returned, data=True)):
+                self.graph.add_edge(source, nid, key=data["operand"], **data)
+            self.graph.nodes[nid]["folded"] = [self.graph.nodes[returned]["op"]]
+            self.clusters[home].nodes.remove(returned)
+            self.graph.remove_node(returned)
         for k, result in enumerate(op.results):
             env[id(result)] = (nid, k)
-        self.function(callee, nid + "/", home, None, (*stack, callee.sym_name))
         return nid
 
 

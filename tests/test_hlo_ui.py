@@ -94,11 +94,19 @@ def test_a_fusion_is_a_cluster_holding_its_fused_computation():
     for op in inner:
         (inside,) = graph.nodes_of(op)
         assert graph.cluster_path(inside)[-1] == cluster.id
+    # Data flows as it runs: operands into the fused parameters, the ROOT into the fusion's node
+    # (the fused computation's return is that node), the fusion's result on to its users.
+    dot, tanh, ret = inner
+    assert graph.nodes_of(ret) == [node]
+    params = graph.producers(graph.nodes_of(dot)[0])
+    assert [graph.graph.nodes[graph.producers(p)[0]]["name"] for p in params] == ["%x", "%y"]
+    assert graph.producers(node) == graph.nodes_of(tanh)
     # Folded, the fusion reads as one box with the count of ops inside; its edges stay.
     folded = graph.collapse(cluster.id)
     box = folded.shown_as(node)
-    assert folded.graph.nodes[box]["label"] == ["%fusion.1 = fusion kLoop", "@fused_computation", "▸ 3 ops inside"]
+    assert folded.graph.nodes[box]["label"] == ["%fusion.1 = fusion kLoop", "@fused_computation", "▸ 2 ops inside"]
     assert {folded.graph.nodes[u]["name"] for u in folded.producers(box)} == {"%x", "%y"}
+    assert not any(d.get("captured") for _, _, d in folded.graph.in_edges(box, data=True))  # operands, drawn solid
     assert folded.nodes_of(inner[0]) == [] and folded.nodes_of(fusion) == [box]
 
 
