@@ -19,7 +19,7 @@ from hlodbg.engine.ir.types import TensorType
 
 from .xla_shapes import SHAPE_ATTRIBUTE, special_layout, tuple_elements
 
-MAX_FACT_CHARS = 100  # a backend config can be a page of JSON: the inspector shows its start
+MAX_FACT_CHARS = 72  # a backend config can be a page of JSON: the inspector shows its start (one line or two)
 
 
 def _clipped(text: str, limit: int = MAX_FACT_CHARS) -> str:
