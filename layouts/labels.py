@@ -19,6 +19,7 @@ from hlodbg.engine.ir.attributes import (
     SymbolRef,
     UnitAttr,
 )
+from hlodbg.engine.syntax.hlo.opcodes import opcode_of
 from hlodbg.engine.syntax.mlir.attribute_text import format_attribute
 from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.types import TensorType, TupleType, Type
@@ -182,10 +183,19 @@ def result_names(op: Operation) -> str:
     return ", ".join(names)
 
 
+def hlo_opcode(op: Operation) -> Optional[str]:
+    """The XLA HLO opcode an op was written as (`broadcast` for a broadcast_in_dim), for an op
+    carrying what HLO text gives (its `xla_shape`, or `hlo.*` facts); None for other ops."""
+    if "xla_shape" not in op.attributes and not any(name.startswith("hlo.") for name in op.attributes):
+        return None
+    entry = opcode_of(op.name, op.attributes.get("hlo.opcode"))
+    return entry.hlo if entry is not None else None
+
+
 def op_title(op: Operation) -> str:
     """`%5 = add`, `fusion.2 = fusion kLoop`: stablehlo and hlo ops lose the dialect (it is on
-    every box), others keep it."""
-    mnemonic = op.mnemonic if op.dialect in UNPREFIXED_DIALECTS else op.name
+    every box), others keep it; an op written in XLA HLO reads as its HLO opcode."""
+    mnemonic = hlo_opcode(op) or (op.mnemonic if op.dialect in UNPREFIXED_DIALECTS else op.name)
     completing = TITLE_ATTRIBUTES.get(op.name)
     if completing is not None and isinstance(op.attr(completing), str):
         mnemonic = f"{mnemonic} {op.attr(completing)}"
@@ -292,6 +302,7 @@ __all__ = [
     "short_attribute",
     "constant_text",
     "result_names",
+    "hlo_opcode",
     "op_title",
     "op_label",
     "argument_label",

@@ -14,6 +14,8 @@ from pygments import lex
 from pygments.token import Comment, Keyword, Name
 
 import hlodbg
+from hlodbg.cli import main as cli_main
+from hlodbg.engine.ir.locations import describe, name_stack
 from hlodbg.layouts.export import graph_view
 from hlodbg.layouts.graph import build_graph
 from hlodbg.layouts.labels import node_tooltip
@@ -24,6 +26,7 @@ from hlodbg.ui.lexer import HloLexer, StableHLOLexer, lexer_for
 from hlodbg.ui.widgets.graph_canvas import GraphCanvas
 from hlodbg.ui.widgets.grid_view import GridView
 from hlodbg.ui.widgets.inspector import TensorInspector
+from hlodbg.ui.widgets.source_view import SourceView
 
 from .pilot import press, settle
 
@@ -246,3 +249,134 @@ async def test_the_devices_pane_shows_each_devices_shard():
         await press(app, pilot, "n")
         assert app.screen.state.op.name == "stablehlo.all_reduce"
         assert "shard [0:8, 3:6]" in view.text_of(2)
+
+
+# --- programs read from XLA HLO text ------------------------------------------------------------------
+# A post-optimization module as XLA prints it (written for this test): a fusion with a transposed
+# layout, a reduce through a cloned region, a stack-frame table naming the source line.
+SMALL_HLO = """HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[4,8]{1,0}, f32[8,16]{1,0})->(f32[4,16]{0,1}, f32[])}
+
+FileNames
+1 "/work/model.py"
+
+FunctionNames
+1 "f"
+
+FileLocations
+1 {file_name_id=1 function_name_id=1 line=8 end_line=8 column=6 end_column=28}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+
+%fused_computation (param_0: f32[4,8], param_1: f32[8,16]) -> f32[4,16] {
+  %param_0 = f32[4,8]{1,0} parameter(0)
+  %param_1 = f32[8,16]{1,0} parameter(1)
+  %dot.1 = f32[4,16]{1,0} dot(%param_0, %param_1), lhs_contracting_dims={1}, rhs_contracting_dims={0}, metadata={op_name="jit(f)/layer/dot_general" stack_frame_id=1}
+  ROOT %tanh.1 = f32[4,16]{0,1} tanh(%dot.1), metadata={op_name="jit(f)/layer/tanh" stack_frame_id=1}
+}
+
+%region_0 (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %add.0 = f32[] add(%a, %b)
+}
+
+ENTRY %main.3 (x.1: f32[4,8], y.1: f32[8,16]) -> (f32[4,16], f32[]) {
+  %x.1 = f32[4,8]{1,0} parameter(0), metadata={op_name="x"}
+  %y.1 = f32[8,16]{1,0} parameter(1), metadata={op_name="y"}
+  %tanh_fusion = f32[4,16]{0,1} fusion(%x.1, %y.1), kind=kLoop, calls=%fused_computation, metadata={op_name="jit(f)/layer/tanh" stack_frame_id=1}, backend_config={"outer_dimension_partitions":[]}
+  %zero = f32[] constant(0)
+  %bias = f32[4,16]{1,0} broadcast(%zero), dimensions={}
+  %sum.1 = f32[] reduce(%tanh_fusion, %zero), dimensions={0,1}, to_apply=%region_0, metadata={op_name="jit(f)/reduce_sum" stack_frame_id=1}
+  ROOT %tuple.1 = (f32[4,16]{0,1}, f32[]) tuple(%tanh_fusion, %sum.1)
+}
+"""
+
+
+@pytest.fixture
+def small_hlo(tmp_path):
+    path = tmp_path / "small.hlo"
+    path.write_text(SMALL_HLO)
+    return path
+
+
+def test_an_hlo_module_draws_as_the_hlo_reads(small_hlo):
+    program = hlodbg.load(small_hlo)
+    graph = build_graph(program.module)
+    titles = {d["label"][0] for _, d in graph.graph.nodes(data=True) if d["kind"] == "op"}
+    # HLO's opcodes where the IR's op differs (broadcast, dot), the fusion kind, the instruction names.
+    assert {"%tanh_fusion = fusion kLoop", "%dot.1 = dot", "%bias = broadcast", "%sum.1 = reduce", "%tuple.1 = tuple"} <= titles
+    assert [c.label for c in graph.clusters.values() if c.kind == "function"] == ["func @main.3"]
+    # The entry's tuple root is returned as it is (its element reads folded into it); the fused
+    # ROOT's transposed layout is on its edge into the fusion's node.
+    types = {(graph.graph.nodes[u]["name"], graph.graph.nodes[v]["name"]): d["type"] for u, v, d in graph.data_edges()}
+    assert types[("%tanh.1", "%tanh_fusion")] == "4x16xf32{0,1}" and types[("%tanh_fusion", "%sum.1")] == "4x16xf32{0,1}"
+    assert types[("%dot.1", "%tanh.1")] == "4x16xf32"
+    assert sum(1 for _, d in graph.graph.nodes(data=True) if d["mnemonic"] == "stablehlo.get_tuple_element") == 0
+
+
+@pytest.mark.parametrize("fmt", ["svg", "png", "dot", "json"])
+def test_export_of_an_hlo_module(small_hlo, tmp_path, fmt):
+    out = tmp_path / f"g.{fmt}"
+    assert cli_main(["export", str(small_hlo), "-o", str(out)]) == 0
+    data = out.read_bytes()
+    assert data
+    if fmt in ("svg", "dot", "json"):
+        text = data.decode("utf-8")
+        assert "%tanh_fusion = fusion kLoop" in text and "4x16xf32{0,1}" in text
+
+
+async def test_opening_hlo_text_in_the_debugger(small_hlo):
+    program = hlodbg.load(small_hlo)
+    args = [np.ones((4, 8), np.float32), np.ones((8, 16), np.float32)]
+    app = HlodbgApp(program, args=args, persist=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        source = screen.query_one(SourceView)
+        assert source.language == "hlo" and isinstance(source._syntax[True].lexer, HloLexer)
+        assert source.current_line == 31 and source.line_text(31).lstrip().startswith("%tanh_fusion =")
+        text = screen.query_one(TensorInspector).render_text()
+        for line in ("fusion: kLoop → @fused_computation", "shape: f32[4,16]{0,1}  (layout {0,1})", "source: model.py:8"):
+            assert line in text
+        assert source.border_subtitle == "model.py:8 (jit(f)/layer/tanh)"
+        await press(app, pilot, "s")  # into the fusion: its first instruction, highlighted in the text
+        assert screen.state.op.name == "stablehlo.dot_general" and source.current_line == 18
+        canvas = screen.query_one(GraphCanvas)
+        assert "%dot.1 = dot" in "\n".join(canvas.visible_text())
+
+
+def test_name_stacks_group_hlo_exactly_as_they_group_mlir():
+    """The same JAX function as MLIR (with locations) and as HLO (with metadata): every op named
+    in both sits in the same groups, from the same source line."""
+    jax = pytest.importorskip("jax")
+    jnp = pytest.importorskip("jax.numpy")
+    from jaxlib import _hlo
+
+    def model(x, w):
+        for layer in range(2):
+            with jax.named_scope(f"layer_{layer}"):
+                with jax.named_scope("dense"):
+                    x = jnp.tanh(x @ w) + 1.0
+                x = x * 2.0
+        return x.sum()
+
+    lowered = jax.jit(model).lower(jnp.ones((4, 4), jnp.float32), jnp.ones((4, 4), jnp.float32))
+    mlir = lowered.as_text(debug_info=True)
+    hlo = lowered.compiler_ir("hlo").get_hlo_module().to_string(_hlo.HloPrintOptions())
+
+    def placed(text: str) -> dict:
+        graph = build_graph(hlodbg.load(text).module)
+        out = {}
+        for node, data in graph.graph.nodes(data=True):
+            op = data.get("op")
+            if data["kind"] == "op" and op is not None and name_stack(op.location):
+                groups = tuple(graph.clusters[c].label for c in graph.cluster_path(node) if graph.clusters[c].kind == "group")
+                out.setdefault(name_stack(op.location), set()).add((groups, describe(op.location)))
+        return out
+
+    from_mlir, from_hlo = placed(mlir), placed(hlo)
+    common = from_mlir.keys() & from_hlo.keys()
+    assert len(common) >= 8 and {"jit(model)/layer_1/dense/tanh", "jit(model)/layer_0/mul"} <= common
+    assert {name: from_mlir[name] for name in common} == {name: from_hlo[name] for name in common}
+    assert ("layer_1", "dense") in {groups for placements in from_hlo.values() for groups, _ in placements}
