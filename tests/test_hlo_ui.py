@@ -380,3 +380,20 @@ def test_name_stacks_group_hlo_exactly_as_they_group_mlir():
     assert len(common) >= 8 and {"jit(model)/layer_1/dense/tanh", "jit(model)/layer_0/mul"} <= common
     assert {name: from_mlir[name] for name in common} == {name: from_hlo[name] for name in common}
     assert ("layer_1", "dense") in {groups for placements in from_hlo.values() for groups, _ in placements}
+
+
+@pytest.mark.parametrize("name", ["mlp", "transformer_block"])
+def test_compiled_jax_programs_draw_their_fusions_as_clusters(hlo_corpus_dir, tmp_path, name):
+    program = hlodbg.load(hlo_corpus_dir / f"{name}.post.hlo")
+    view = graph_view(program.module)
+    fusions = [op for op in program.module.entry.ops if op.name == "hlo.fusion"]
+    assert fusions
+    for fusion in fusions:
+        (node,) = view.nodes_of(fusion)
+        cluster = view.clusters[view.cluster_of(node)]
+        assert cluster.kind == "op" and cluster.label.endswith(f"fusion {fusion.attr('kind')}")
+        assert len(view.cluster_nodes(cluster.id)) > 1  # drawn open: the fused computation inside
+    assert [c.label for c in view.clusters.values() if c.kind == "function"] == [f"func @{program.module.entry.sym_name}"]
+    out = tmp_path / f"{name}.svg"
+    assert cli_main(["export", str(hlo_corpus_dir / f"{name}.post.hlo"), "-o", str(out)]) == 0
+    assert out.read_text().count("fusion kLoop") >= 2
