@@ -15,6 +15,8 @@ from pygments.token import Comment, Keyword, Name
 
 import hlodbg
 from hlodbg.cli import main as cli_main
+from hlodbg.engine.ir.attributes import UnitAttr
+from hlodbg.engine.ir.errors import SourcePos
 from hlodbg.engine.ir.locations import describe, name_stack
 from hlodbg.layouts.export import graph_view
 from hlodbg.layouts.graph import build_graph
@@ -397,3 +399,12 @@ def test_compiled_jax_programs_draw_their_fusions_as_clusters(hlo_corpus_dir, tm
     out = tmp_path / f"{name}.svg"
     assert cli_main(["export", str(hlo_corpus_dir / f"{name}.post.hlo"), "-o", str(out)]) == 0
     assert out.read_text().count("fusion kLoop") >= 2
+
+
+def test_a_shard_map_program_draws(hlo_corpus_dir):
+    """The tuple packing a shard_map's results got its location and position swapped (the graph's
+    name-stack grouping then failed on the position)."""
+    program = hlodbg.load(hlo_corpus_dir / "spmd_4x2.pre.hlo")
+    packed = [op for op in program.module.walk() if isinstance(op.attr("hlo.packs_results"), UnitAttr)]
+    assert packed and all(op.pos is not None and not isinstance(op.location, SourcePos) for op in packed)
+    assert build_graph(program.module).node_count > 0
