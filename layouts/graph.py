@@ -383,8 +383,9 @@ class _Builder:
         body = ops[:-1] if ops and is_terminator(ops[-1].name) else ops
         placement: dict[int, str] = {}
         if self.grouping:
-            for group in group_block(body):
-                self._place_group(group, cluster, function.sym_name, placement)
+            drawn = [k for k, op in enumerate(body) if not _marked_for_folding(op)]  # groups hold boxes
+            for group in group_block([body[k] for k in drawn]):
+                self._place_group(group, cluster, function.sym_name, placement, drawn)
         returned = None
         for k, op in enumerate(ops):
             if self._fold(op, env):
@@ -394,13 +395,13 @@ class _Builder:
                 returned = node
         return returned
 
-    def _place_group(self, group: Group, parent: str, function: str, placement: dict[int, str]) -> None:
+    def _place_group(self, group: Group, parent: str, function: str, placement: dict[int, str], indices: list[int]) -> None:
         self.group_count += 1
         cid = self.add_cluster(f"group:{self.group_count}", "group", group.label, parent, function)
         for member in group.members:
-            placement[member] = cid
+            placement[indices[member]] = cid
         for child in group.children:
-            self._place_group(child, cid, function, placement)
+            self._place_group(child, cid, function, placement, indices)
 
     def _fold(self, op: Operation, env: dict) -> bool:
         """Draw `op` as part of the node its operands come from (PACKS_RESULTS and IMPLICIT
@@ -489,6 +490,10 @@ class _Builder:
         return nid
 
 
+def _marked_for_folding(op: Operation) -> bool:
+    return isinstance(op.attr(PACKS_RESULTS), UnitAttr) or isinstance(op.attr(IMPLICIT), UnitAttr)
+
+
 def _owned_functions(module: Module) -> set[str]:
     """Functions only ever called by ops that own their callee: drawn inside those ops."""
     owned, shared = set(), set()
@@ -540,7 +545,9 @@ def build_graph(module: Module, function: Optional[str] = None, inline_calls: bo
         builder.function(fn, "", cluster, None, (fn.sym_name,))
     if not inline_calls:
         _add_call_edges(builder)
-    return DataflowGraph(builder.graph, builder.clusters, module, root, inline_calls)
+    graph = DataflowGraph(builder.graph, builder.clusters, module, root, inline_calls)
+    graph._prune_empty_clusters()  # a group whose ops were all folded into other boxes
+    return graph
 
 
 def _add_call_edges(builder: _Builder) -> None:

@@ -408,3 +408,12 @@ def test_a_shard_map_program_draws(hlo_corpus_dir):
     packed = [op for op in program.module.walk() if isinstance(op.attr("hlo.packs_results"), UnitAttr)]
     assert packed and all(op.pos is not None and not isinstance(op.location, SourcePos) for op in packed)
     assert build_graph(program.module).node_count > 0
+
+
+@pytest.mark.parametrize("name", ["spmd_8.post", "int_overflow_shifts.pre"])
+def test_no_empty_groups_from_ops_folded_away(hlo_corpus_dir, tmp_path, name):
+    """Ops the graph folds into other boxes (HLO's implicit element reads and reshapes) repeated
+    into "repeat i of n" groups holding no box; Graphviz gave such clusters no bounding box."""
+    graph = build_graph(hlodbg.load(hlo_corpus_dir / f"{name}.hlo").module)
+    assert all(cluster.nodes or cluster.children for cluster in graph.clusters.values())
+    assert cli_main(["export", str(hlo_corpus_dir / f"{name}.hlo"), "-o", str(tmp_path / "g.svg")]) == 0
