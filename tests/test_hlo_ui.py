@@ -8,6 +8,8 @@ JAX corpus.
 """
 from __future__ import annotations
 
+import shlex
+
 import numpy as np
 import pytest
 from pygments import lex
@@ -417,3 +419,18 @@ def test_no_empty_groups_from_ops_folded_away(hlo_corpus_dir, tmp_path, name):
     graph = build_graph(hlodbg.load(hlo_corpus_dir / f"{name}.hlo").module)
     assert all(cluster.nodes or cluster.children for cluster in graph.clusters.values())
     assert cli_main(["export", str(hlo_corpus_dir / f"{name}.hlo"), "-o", str(tmp_path / "g.svg")]) == 0
+
+
+async def test_serve_opens_hlo_text(small_hlo, monkeypatch):
+    """What each browser session of `hlodbg serve prog.hlo` runs: the debugger on the HLO program."""
+    from hlodbg.cli import _parser
+    from hlodbg.ui_entry import build_app, server_options
+
+    options, _ = server_options(_parser().parse_args(["serve", str(small_hlo)]), lambda: "localhost")
+    command = shlex.split(options["command"])
+    app = build_app(_parser().parse_args(command[command.index("open"):]))
+    assert app.error is None and app.program.frontend.name == "hlo"
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(app, pilot)
+        assert app.screen.query_one(SourceView).language == "hlo"
+        assert app.screen.state.op.name == "hlo.fusion"
