@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Optional
 
+from hlodbg.cli_elided import add_fill_elided_option, load_program
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import user_frame
@@ -36,6 +37,7 @@ def add_parser(sub) -> None:
                      help=f"list the N largest buffers live at the peak (default: {DEFAULT_TOP}; 0: all of them)")
     cmd.add_argument("--json", action="store_true", help="print the profile as JSON")
     add_target_options(cmd, "holds its buffers")
+    add_fill_elided_option(cmd)
 
 
 def _count(text: str) -> int:
@@ -51,9 +53,7 @@ def _count(text: str) -> int:
 
 
 def cmd_memory(args) -> int:
-    from hlodbg.program import load
-
-    program = load(args.program, chunk=args.chunk)
+    program = load_program(args)
     analysis = program.memory(backend_from_args(args), replicas=args.replicas, partitions=args.partitions,
                               entry=args.entry)
     if args.json:
