@@ -175,3 +175,17 @@ async def test_the_inspector_says_a_value_is_filled():
         inspector = app.screen.query_one(TensorInspector)
         assert inspector.selected.label == "%w"
         assert "filled: random (elided {...} constant)" in inspector.render_text()
+
+
+def test_open_and_serve_take_the_option(path):
+    from hlodbg.cli import _parser
+    from hlodbg.ui_entry import build_app, serve_command
+
+    command = serve_command(_parser().parse_args(["serve", str(path), "--fill-elided", "zeros"]))
+    assert command[command.index("--fill-elided") + 1] == "zeros"
+    app = build_app(_parser().parse_args(command[command.index("open"):]))
+    assert app.error is None
+    filled = [op for op in app.program.module.walk() if op.attributes.get(FILLED) == "zeros"]
+    assert len(filled) == 3
+    unfilled = build_app(_parser().parse_args(["open", str(path)]))
+    assert unfilled.error is None  # opening needs no values of the constants
