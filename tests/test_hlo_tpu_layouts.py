@@ -31,6 +31,7 @@ func.func @main(%a: tensor<3x5xf32> {xla_shape = "f32[3,5]{1,0:T(8,128)}"},
   %2 = stablehlo.compare GT, %c, %c {xla_shape = "pred[20,300]{1,0:T(8,128)(4,1)}"} : (tensor<20x300xi8>, tensor<20x300xi8>) -> tensor<20x300xi1>
   %3 = stablehlo.constant {xla_shape = "s4[8,256]{1,0:T(8,128)(8,1)E(4)}"} dense<1> : tensor<8x256xi4>
   %4 = stablehlo.constant {xla_shape = "f32[]{:T(128)}"} dense<1.0> : tensor<f32>
+  %flag = stablehlo.constant {xla_shape = "u32[]{:S(2)}"} dense<0> : tensor<ui32>
   %5 = stablehlo.multiply %1, %1 : tensor<3x5xf32>
   return %5 : tensor<3x5xf32>
 }
@@ -57,6 +58,7 @@ def test_every_instruction_and_parameter_gets_the_layout_the_module_gives():
         "%2": ("{1,0:T(8,128)(4,1)}", 24 * 384),  # pred: one byte each
         "%3": ("{1,0:T(8,128)(8,1)E(4)}", 8 * 256 // 2),  # two s4 per byte
         "%4": ("{:T(128)}", 512),  # a scalar takes a whole 128-element tile
+        "%flag": ("{:S(2)}", 4),  # but copy-start's sync flags in SMEM are untiled
     }
     backend = backend_for("tpu-v5e")
     backend.prepare(module)

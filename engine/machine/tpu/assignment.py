@@ -37,6 +37,7 @@ from .generations import TpuGeneration
 SOURCES = ("given", "option", "default")
 _COMPILER_CHOOSES = ("default", "auto")  # mhlo.layout_mode values that give no layout
 HLO_MODULE = "the HLO module"
+SMEM = 2  # the memory space of copy-start's sync flags in TPU HLO (../shared/docs/tpu.md §1.6)
 
 
 class LayoutOptionError(HlodbgError):
@@ -104,10 +105,11 @@ class LayoutAssignment:
 
     # -- the pieces ---------------------------------------------------------------------------
     def _complete(self, layout: Layout, value: Value) -> Layout:
-        """`layout` checked against `value`'s rank, tiled by default when it has no tiles."""
+        """`layout` checked against `value`'s rank, tiled by default when it has no tiles (except
+        in SMEM, S(2), where TPU dumps keep scalars untiled: `u32[]{:S(2)}`)."""
         type = value.type
         layout.validate(len(type.shape))
-        if not layout.tiles:
+        if not layout.tiles and layout.memory_space != SMEM:
             tiled = default_layout(type.shape, element_dtype(type), self.generation,
                                    minor_to_major=layout.minor_to_major)
             layout = Layout(layout.minor_to_major, tiled.tiles, layout.tail_padding_alignment,
