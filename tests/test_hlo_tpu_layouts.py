@@ -182,3 +182,17 @@ def test_the_cpu_shows_the_modules_layouts_but_counts_logical_bytes(tmp_path, ca
     assert "{1,0:T(8,128)S(1)} (the module's, unused on cpu)" in text
     assert "peak 180 B (logical 180 B) at %1" in text
     assert "note: the layouts shown are the module's; cpu keeps every array row-major and unpadded" in text
+
+
+def test_an_op_with_one_result_per_array_of_a_tuple_shape_gives_each_its_own():
+    from hlodbg.engine.machine.xla_shapes import given_layout
+
+    module = hlodbg.load("""
+func.func @main(%a: tensor<8xf32>, %b: tensor<8xi32>) -> tensor<8xf32> {
+  %0:3 = "stablehlo.optimization_barrier"(%a, %b, %a) {xla_shape = "(f32[8]{0:T(256)}, (s32[8]{0:T(512)}, f32[8]{0}))"}
+    : (tensor<8xf32>, tensor<8xi32>, tensor<8xf32>) -> (tensor<8xf32>, tensor<8xi32>, tensor<8xf32>)
+  return %0#0 : tensor<8xf32>
+}
+""").module
+    barrier = module.entry.body.operations[0]
+    assert [str(given_layout(r)) for r in barrier.results] == ["{0:T(256)}", "{0:T(512)}", "{0}"]

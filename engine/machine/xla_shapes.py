@@ -6,8 +6,8 @@ A module read from HLO text keeps every instruction's full shape, layout include
 module attribute `hlo.header` (../wt/_briefs/hlo_contract.md). This module reads them back: which
 layout, if any, the text gave a value, located at the op (or function) the text belongs to.
 
-A tuple-shaped instruction `(f32[4]{0}, s32[]{})` that became an op of several results gives
-result i the i-th element; a tuple value itself has no layout (tuples take no buffer).
+A tuple-shaped instruction `(f32[4]{0}, (s32[]{}, u32[]{}))` that became an op with one result
+per array gives result i the i-th array; a tuple value itself has no layout (tuples take no buffer).
 """
 from __future__ import annotations
 
@@ -66,15 +66,22 @@ def shape_layout(text: str, value: Value) -> Optional[Layout]:
     return layout
 
 
-def _element(text: str, index: int, count: int) -> Optional[str]:
-    """Result `index` of `count`'s part of an op's shape text (the whole text for one result)."""
+def _leaves(text: str) -> list[str]:
+    """The array shapes of a (possibly nested) tuple shape's text, in order."""
     elements = split_tuple(text)
+    if elements is None:
+        return [text]
+    return [leaf for element in elements for leaf in _leaves(element)]
+
+
+def _element(text: str, index: int, count: int) -> Optional[str]:
+    """Result `index` of `count`'s part of an op's shape text: the whole text for one result,
+    else the index-th array of the tuple shape when the op has one result per array (the
+    lowering gives a tuple-shaped instruction's arrays as results); None otherwise."""
     if count == 1:
-        return None if elements is not None else text
-    if elements is None or len(elements) != count:
-        raise LayoutError(f"shape {text} has {len(elements) if elements is not None else 1} element(s), the op "
-                          f"{count} results")
-    return elements[index] if split_tuple(elements[index]) is None else None
+        return None if split_tuple(text) is not None else text
+    leaves = _leaves(text)
+    return leaves[index] if len(leaves) == count else None
 
 
 def _located(error: LayoutError, what: str, pos: Any) -> LayoutError:
@@ -91,7 +98,7 @@ def given_shape(value: Value) -> Optional[tuple[str, Any, str]]:
             return None
         try:
             part = _element(str(text), value.index, len(owner.results))
-        except LayoutError as error:
+        except LayoutError as error:  # a tuple shape's text that does not end
             raise _located(error, f"xla_shape of {_op_label(owner)}", owner.pos) from None
         return (part, owner.pos, f"xla_shape of {_op_label(owner)}") if part is not None else None
     function = _function_of_argument(value)
