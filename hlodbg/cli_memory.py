@@ -146,7 +146,7 @@ def memory_text(name: str, analysis, top: int = DEFAULT_TOP) -> str:
         shown = _top(buffers, top)
         if shown:
             lines.append(f"  {'largest ' + str(len(shown)) if len(shown) < len(buffers) else 'all'} buffers at the peak:")
-            lines.extend("    " + row for row in _table(shown, analysis.entry, device.backend))
+            lines.extend("    " + row for row in _table(shown, device.entry.function.sym_name, device.backend))
         dynamic = len(device.entry.dynamic)
         if dynamic:
             lines.append(f"  note: {dynamic} value(s) of dynamic shape are not counted")

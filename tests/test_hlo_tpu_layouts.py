@@ -95,8 +95,9 @@ module @jit_f attributes {hlo.header = {entry_computation_layout = "{(f32[16,8]{
 """
 
 
-def test_entry_computation_layout_gives_the_parameters_and_the_result_their_layouts():
-    program = hlodbg.load(ENTRY_LAYOUT)
+@pytest.mark.parametrize("comment", ["", "/*index=2*/"])
+def test_entry_computation_layout_gives_the_parameters_and_the_result_their_layouts(comment):
+    program = hlodbg.load(ENTRY_LAYOUT.replace(" f32[4]{0:T(128)})", f" {comment}f32[4]{{0:T(128)}})"))
     analysis = program.memory("tpu-v5e")
     device = analysis.devices[0]
     assert device.entry.argument_bytes == 6656  # what XLA's memory_analysis() reported on a v5e
@@ -196,3 +197,9 @@ func.func @main(%a: tensor<8xf32>, %b: tensor<8xi32>) -> tensor<8xf32> {
 """).module
     barrier = module.entry.body.operations[0]
     assert [str(given_layout(r)) for r in barrier.results] == ["{0:T(256)}", "{0:T(512)}", "{0}"]
+
+
+def test_a_layout_without_tiles_from_the_module_is_tiled_by_default_and_says_so():
+    module = hlodbg.load(TILED.replace('"f32[3,5]{0,1:T(8,128)}"', '"f32[3,5]{0,1}"')).module
+    assigned = LayoutAssignment(module, V5E).layout_for(_values(module)["%1"])
+    assert (str(assigned.layout), assigned.origin) == ("{0,1:T(8,128)}", "given by the HLO module, tiled by default")

@@ -11,6 +11,7 @@ per array gives result i the i-th array; a tuple value itself has no layout (tup
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Optional
 
 from ..ir.core import Function, Module, Operation, Value
@@ -21,12 +22,13 @@ from .layout_text import TextReader, read_layout_fields, read_shape_head
 XLA_SHAPE = "xla_shape"
 HEADER = "hlo.header"
 ENTRY_LAYOUT = "entry_computation_layout"
+_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 
 
 def split_tuple(text: str) -> Optional[list[str]]:
     """The top-level elements of a tuple shape's text `(a, (b, c), d)`; None when `text` is not a
-    tuple shape."""
-    text = text.strip()
+    tuple shape. XLA's `/*index=5*/` comments in long tuples are left out."""
+    text = _COMMENT.sub("", text).strip()
     if not text.startswith("("):
         return None
     if not text.endswith(")"):
@@ -148,7 +150,7 @@ def entry_layouts(module: Module, entry: Function) -> tuple[list[Optional[str]],
     text = header.get(ENTRY_LAYOUT) if isinstance(header, dict) else None
     if text is None:
         return [], []
-    body = str(text).strip()
+    body = _COMMENT.sub("", str(text)).strip()
     if body.startswith("{") and body.endswith("}"):
         body = body[1:-1].strip()
     depth, arrow = 0, -1

@@ -119,7 +119,10 @@ class LayoutAssignment:
 
     def _set(self, value: Value, layout: Layout, source: str, given_by: str = "") -> None:
         if value not in self._layouts and isinstance(value.type, TensorType) and value.type.is_static:
-            self._layouts[value] = AssignedLayout(self._complete(layout, value), source, given_by)
+            complete = self._complete(layout, value)
+            if given_by and complete.tiles != layout.tiles:  # a CPU module's `{1,0}` on a TPU
+                given_by += ", tiled by default"
+            self._layouts[value] = AssignedLayout(complete, source, given_by)
 
     def _assign_options(self, entry: Function) -> None:
         returned = _returned_values(entry)
