@@ -203,3 +203,105 @@ def test_a_layout_without_tiles_from_the_module_is_tiled_by_default_and_says_so(
     module = hlodbg.load(TILED.replace('"f32[3,5]{0,1:T(8,128)}"', '"f32[3,5]{0,1}"')).module
     assigned = LayoutAssignment(module, V5E).layout_for(_values(module)["%1"])
     assert (str(assigned.layout), assigned.origin) == ("{0,1:T(8,128)}", "given by the HLO module, tiled by default")
+
+
+# -- hand-written post-optimization TPU modules, read by the HLO frontend ----------------------------
+
+def _hlo_frontend():
+    pytest.importorskip("hlodbg.engine.syntax.hlo.lower", reason="the HLO lowering is not on this branch")
+
+
+# ../shared/docs/tpu.md §5.1 as HLO text: the entry layout, a prefetch of %x into VMEM (S(1))
+# with copy-start/copy-done and its u32[]{:S(2)} flag.
+PREFETCH = """HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[16,8]{0,1:T(8,128)}, f32[8,4]{0,1:T(4,128)}, f32[4]{0:T(128)})->f32[16,4]{0,1:T(4,128)}}
+
+ENTRY %main.10 (Arg_0.1: f32[16,8], Arg_1.2: f32[8,4], Arg_2.3: f32[4]) -> f32[16,4] {
+  %Arg_0.1 = f32[16,8]{0,1:T(8,128)} parameter(0)
+  %Arg_1.2 = f32[8,4]{0,1:T(4,128)} parameter(1)
+  %Arg_2.3 = f32[4]{0:T(128)} parameter(2)
+  %copy-start = (f32[16,8]{0,1:T(8,128)S(1)}, f32[16,8]{0,1:T(8,128)}, u32[]{:S(2)}) copy-start(%Arg_0.1), cross_program_prefetch_index=0
+  %copy-done = f32[16,8]{0,1:T(8,128)S(1)} copy-done(%copy-start)
+  %dot = f32[16,4]{0,1:T(4,128)} dot(%copy-done, %Arg_1.2), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %broadcast = f32[16,4]{0,1:T(4,128)} broadcast(%Arg_2.3), dimensions={1}
+  ROOT %add = f32[16,4]{0,1:T(4,128)} add(%dot, %broadcast)
+}
+"""
+
+# bf16, s8 and pred tiles with their packing sub-tiles, a scalar, an elided constant, a tuple root.
+TILES = """HloModule tiles, entry_computation_layout={(bf16[3,5]{1,0:T(8,128)(2,1)}, s8[20,300]{1,0:T(8,128)(4,1)})->(pred[20,300]{1,0:T(8,128)(4,1)}, f32[3,5]{1,0:T(8,128)})}
+
+ENTRY %main (p0: bf16[3,5], p1: s8[20,300]) -> (pred[20,300], f32[3,5]) {
+  %p0 = bf16[3,5]{1,0:T(8,128)(2,1)} parameter(0)
+  %p1 = s8[20,300]{1,0:T(8,128)(4,1)} parameter(1)
+  %c = pred[20,300]{1,0:T(8,128)(4,1)} compare(%p1, %p1), direction=GT
+  %f = f32[3,5]{1,0:T(8,128)} convert(%p0)
+  %k = s32[]{:T(128)} constant(7)
+  %big = f32[64]{0:T(128)} constant({...})
+  ROOT %t = (pred[20,300]{1,0:T(8,128)(4,1)}, f32[3,5]{1,0:T(8,128)}) tuple(%c, %f)
+}
+"""
+
+
+def _memory_json(tmp_path, capsys, text: str, *options: str) -> dict:
+    path = tmp_path / "module.hlo"
+    path.write_text(text)
+    assert main(["memory", str(path), "--json", "--top", "0", *options]) == 0
+    return json.loads(capsys.readouterr().out)["devices"][0]
+
+
+def test_a_tpu_dump_reports_xlas_padded_argument_size_and_keeps_the_prefetch_in_vmem(tmp_path, capsys):
+    _hlo_frontend()
+    device = _memory_json(tmp_path, capsys, PREFETCH, "--target", "tpu-v5e")
+    assert device["argument_bytes"] == 6656  # 4096 + 2048 + 512, XLA's memory_analysis() on a v5e
+    assert device["output_bytes"] == 2048  # f32[16,4]{0,1:T(4,128)}: (4,16) -> one 4x128 tile
+    assert device["peak_bytes"] == 6656 + 3 * 2048 and device["peak_op"] == "%add"  # dot, broadcast, add
+    program = hlodbg.load(PREFETCH)
+    entry = program.memory("tpu-v5e").devices[0].entry
+    dot = next(op for op in program.module.entry.ops if op.results and op.results[0].name == "%dot")
+    position = entry.position_of(dot)
+    # At the dot: the parameters and the dot's result in HBM; the prefetched copy of %Arg_0.1 in VMEM.
+    assert entry.bytes_at(position) == 6656 + 2048 and entry.other_bytes_at(position) == {1: 4096}
+    copy = next(b for b in entry.buffers_at(position) if b.name == "%copy-done")
+    assert (copy.memory_space, copy.physical_bytes, copy.layout) == (1, 4096, "{0,1:T(8,128)S(1)}")
+
+
+def test_bf16_s8_and_pred_tiles_and_scalars_take_their_padded_sizes(tmp_path, capsys):
+    _hlo_frontend()
+    device = _memory_json(tmp_path, capsys, TILES, "--target", "tpu-v5e")
+    bf16, s8_pred, f32, scalar = 2048, 24 * 384, 4096, 512  # by hand, as ShapeUtil::ArraySize
+    assert device["argument_bytes"] == bf16 + s8_pred
+    assert device["output_bytes"] == s8_pred + f32
+    program = hlodbg.load(TILES)
+    entry = program.memory("tpu-v5e").devices[0].entry
+    k = next(op for op in program.module.entry.ops if op.results and op.results[0].name == "%k")
+    position = entry.position_of(k)
+    assert entry.bytes_at(position) == bf16 + 2 * s8_pred + f32 + scalar  # at %k: all made so far, and %k
+    sizes = {b.name: (b.layout, b.physical_bytes) for b in entry.buffers_at(position)}
+    assert sizes["%k"] == ("{:T(128)}", scalar) and sizes["%c"] == ("{1,0:T(8,128)(4,1)}", s8_pred)
+
+
+def test_on_the_cpu_a_tpu_dump_counts_logical_bytes_and_shows_the_layouts(tmp_path, capsys):
+    _hlo_frontend()
+    device = _memory_json(tmp_path, capsys, TILES)
+    assert device["argument_bytes"] == 15 * 2 + 20 * 300
+    shown = {b["name"]: (b["layout"], b["layout_source"]) for b in device["buffers"]}
+    assert shown["%p0"] == ("{1,0:T(8,128)(2,1)}", "module") and shown["%c"] == ("{1,0:T(8,128)(4,1)}", "module")
+
+
+def test_a_tpu_dump_runs_on_its_layouts_as_on_the_cpu():
+    _hlo_frontend()
+    program = hlodbg.load(TILES, fill_elided="zeros")
+    rng = np.random.default_rng(1)
+    p0 = rng.standard_normal((3, 5)).astype(program.module.entry.arguments[0].type.element.numpy_dtype)
+    p1 = rng.integers(-128, 128, (20, 300)).astype(np.int8)
+    for got, want in zip(program.run(p0, p1, target="tpu-v5e"), program.run(p0, p1)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_an_unmodelled_layout_in_hlo_text_is_an_error_at_the_instruction(tmp_path, capsys):
+    _hlo_frontend()
+    path = tmp_path / "split.hlo"
+    path.write_text(TILES.replace("%f = f32[3,5]{1,0:T(8,128)}", "%f = f32[3,5]{1,0:T(8,128)SC(0:1,2)}"))
+    assert main(["memory", str(path), "--target", "tpu-v5e"]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:7:3: error: xla_shape of %f (stablehlo.convert)" in err and "split config SC(...)" in err
