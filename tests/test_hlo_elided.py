@@ -4,6 +4,8 @@ with a located message saying how to get full constants, unless `--fill-elided r
 `fill_elided=` gives them values, which every view then marks as filled."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -189,3 +191,50 @@ def test_open_and_serve_take_the_option(path):
     assert len(filled) == 3
     unfilled = build_app(_parser().parse_args(["open", str(path)]))
     assert unfilled.error is None  # opening needs no values of the constants
+
+
+# -- the JAX corpus: `compile().as_text()` of the MLP elides its 32-element constant -------------------
+
+def _eliding_corpus_program(directory):
+    pytest.importorskip("hlodbg.engine.syntax.hlo.lower", reason="the HLO lowering is not on this branch")
+    from .hlo_corpus import CORPUS, load_arrays
+
+    name = next(program.name for program in CORPUS if program.elides_constants)
+    data = load_arrays(directory / f"{name}.npz")
+    inputs = [data[f"arg{i}"] for i in range(sum(1 for key in data if key.startswith("arg") and key[3:].isdigit()))]
+    return directory / f"{name}.post_elided.hlo", directory / f"{name}.post.hlo", inputs
+
+
+def test_a_compiled_jax_module_with_an_elided_constant_opens_draws_and_is_analysed(hlo_corpus_dir, tmp_path, capsys):
+    elided, _, inputs = _eliding_corpus_program(hlo_corpus_dir)
+    program = hlodbg.load(elided)
+    assert any(isinstance(op.attributes.get("value"), ElidedElements) for op in program.module.walk())
+    session = program.session(inputs, persist=False)
+    assert session.error is None  # nothing ran the constant yet
+    session.continue_()
+    assert session.error is not None and "were elided from the text" in str(session.error)
+    out = tmp_path / "mlp.svg"
+    assert main(["export", str(elided), "-o", str(out)]) == 0 and out.stat().st_size > 0
+    for target in ("cpu", "tpu-v5e"):
+        assert main(["memory", str(elided), "--target", target]) == 0
+    captured = capsys.readouterr()
+    assert "on tpu-v5e" in captured.out and "error" not in captured.err
+
+
+def test_a_compiled_jax_module_refuses_to_run_then_runs_filled(hlo_corpus_dir, capsys):
+    elided, full, inputs = _eliding_corpus_program(hlo_corpus_dir)
+    assert main(["run", str(elided)]) == 2
+    err = capsys.readouterr().err
+    assert re.search(rf"{re.escape(str(elided))}:\d+:\d+: error: the elements of constant %?constant\.\d+ "
+                     r"\(tensor<32xf32>\) were elided", err)
+    assert "XLA_FLAGS=--xla_dump_large_constants" in err and "--fill-elided random" in err
+    assert main(["run", str(elided), "--fill-elided", "random"]) == 0
+    assert "warning: 1 elided constant(s) filled with random values (seed 0)" in capsys.readouterr().err
+    # Filled with zeros it computes what the full module computes with that constant set to zeros.
+    filled = hlodbg.load(elided, fill_elided="zeros")
+    reference = hlodbg.load(full)
+    (constant,) = [op for op in reference.module.walk() if op.name == "stablehlo.constant"
+                   and op.results[0].type.shape == (32,)]
+    constant.attributes["value"] = DenseElements(constant.results[0].type, np.zeros(32, np.float32))
+    for got, want in zip(filled.run(*inputs), reference.run(*inputs)):
+        np.testing.assert_array_equal(got, want)
