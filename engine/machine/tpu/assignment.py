@@ -184,7 +184,6 @@ class LayoutAssignment:
             except LayoutError as error:
                 raise LayoutError(f"result_layouts of @LayoutConstraint: {error.message}", pos=op.pos) from None
 
-
     def _assign_hlo_shapes(self, op: Operation) -> None:
         """The layouts an HLO module's instructions and parameters carry (`xla_shape`)."""
         values = list(op.results)
