@@ -305,3 +305,42 @@ def test_an_unmodelled_layout_in_hlo_text_is_an_error_at_the_instruction(tmp_pat
     assert main(["memory", str(path), "--target", "tpu-v5e"]) == 2
     err = capsys.readouterr().err
     assert f"{path}:7:3: error: xla_shape of %f (stablehlo.convert)" in err and "split config SC(...)" in err
+
+
+# A kOutput fusion reading the prefetched (VMEM) copy, as in ../shared/docs/tpu.md §5.1.
+FUSION = """HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[16,8]{0,1:T(8,128)}, f32[8,4]{0,1:T(4,128)})->f32[16,4]{0,1:T(4,128)}}
+
+%fused_computation.1 (param_0.1: f32[16,8], param_1.2: f32[8,4]) -> f32[16,4] {
+  %param_0.1 = f32[16,8]{0,1:T(8,128)S(1)} parameter(0)
+  %param_1.2 = f32[8,4]{0,1:T(4,128)} parameter(1)
+  %convolution.3 = f32[16,4]{0,1:T(4,128)} convolution(%param_0.1, %param_1.2), dim_labels=bf_io->bf
+  %constant.2 = f32[]{:T(128)} constant(0)
+  %broadcast.1 = f32[16,4]{0,1:T(4,128)} broadcast(%constant.2), dimensions={}
+  ROOT %maximum.1 = f32[16,4]{0,1:T(4,128)} maximum(%convolution.3, %broadcast.1)
+}
+
+ENTRY %main.10 (Arg_0.1: f32[16,8], Arg_1.2: f32[8,4]) -> f32[16,4] {
+  %Arg_0.1 = f32[16,8]{0,1:T(8,128)} parameter(0)
+  %Arg_1.2 = f32[8,4]{0,1:T(4,128)} parameter(1)
+  %copy-start = (f32[16,8]{0,1:T(8,128)S(1)}, f32[16,8]{0,1:T(8,128)}, u32[]{:S(2)}) copy-start(%Arg_0.1), cross_program_prefetch_index=0
+  %copy-done = f32[16,8]{0,1:T(8,128)S(1)} copy-done(%copy-start)
+  ROOT %fusion = f32[16,4]{0,1:T(4,128)} fusion(%copy-done, %Arg_1.2), kind=kOutput, calls=%fused_computation.1, backend_config={"used_scoped_memory_configs":[{"memory_space":"1","offset":"0","size":"4096"}]}
+}
+"""
+
+
+def test_a_fused_computations_parameters_and_instructions_get_their_layouts(tmp_path, capsys):
+    _hlo_frontend()
+    module = hlodbg.load(FUSION).module
+    layouts = LayoutAssignment(module, V5E)
+    fused = module.function("fused_computation.1")
+    assert str(layouts.layout_for(fused.arguments[0]).layout) == "{0,1:T(8,128)S(1)}"
+    scalar = next(op for op in fused.ops if op.results and op.results[0].name == "%constant.2")
+    assert str(layouts.layout_for(scalar.results[0]).layout) == "{:T(128)}"
+    path = tmp_path / "fusion.hlo"
+    path.write_text(FUSION)
+    assert main(["memory", str(path), "--target", "tpu-v5e"]) == 0
+    text = capsys.readouterr().out
+    # The peak is inside the fusion: both parameters and three 4x128 results in HBM, the copy in VMEM.
+    assert "peak 12.0 KiB" in text and "in @fused_computation.1" in text
+    assert "not counted against 16 GiB HBM of tpu-v5e: VMEM S(1) 4.0 KiB" in text
