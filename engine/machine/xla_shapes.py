@@ -92,7 +92,8 @@ def _located(error: LayoutError, what: str, pos: Any) -> LayoutError:
 
 def given_shape(value: Value) -> Optional[tuple[str, Any, str]]:
     """(shape text, position, what gave it) of the shape the HLO text gave `value`, or None: the
-    `xla_shape` of its op (its part of a tuple shape), or of its entry function argument."""
+    `xla_shape` of its op (its part of a tuple shape), or the argument attribute of a function's
+    parameter."""
     owner = value.owner
     if isinstance(owner, Operation):
         text = owner.attributes.get(XLA_SHAPE)
@@ -109,7 +110,8 @@ def given_shape(value: Value) -> Optional[tuple[str, Any, str]]:
     text = function.arg_attrs(value.index).get(XLA_SHAPE)
     if text is None or split_tuple(str(text)) is not None:
         return None
-    return str(text), getattr(value, "pos", None) or function.pos, f"xla_shape of parameter {value.name or value.index} of @{function.sym_name}"
+    what = f"xla_shape of parameter {value.name or value.index} of @{function.sym_name}"
+    return str(text), getattr(value, "pos", None) or function.pos, what
 
 
 def given_layout(value: Value) -> Optional[Layout]:
