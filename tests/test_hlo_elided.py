@@ -196,7 +196,6 @@ def test_open_and_serve_take_the_option(path):
 # -- the JAX corpus: `compile().as_text()` of the MLP elides its 32-element constant -------------------
 
 def _eliding_corpus_program(directory):
-    pytest.importorskip("hlodbg.engine.syntax.hlo.lower", reason="the HLO lowering is not on this branch")
     from .hlo_corpus import CORPUS, load_arrays
 
     name = next(program.name for program in CORPUS if program.elides_constants)

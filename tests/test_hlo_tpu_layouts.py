@@ -207,10 +207,6 @@ def test_a_layout_without_tiles_from_the_module_is_tiled_by_default_and_says_so(
 
 # -- hand-written post-optimization TPU modules, read by the HLO frontend ----------------------------
 
-def _hlo_frontend():
-    pytest.importorskip("hlodbg.engine.syntax.hlo.lower", reason="the HLO lowering is not on this branch")
-
-
 # ../shared/docs/tpu.md §5.1 as HLO text: the entry layout, a prefetch of %x into VMEM (S(1))
 # with copy-start/copy-done and its u32[]{:S(2)} flag.
 PREFETCH = """HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[16,8]{0,1:T(8,128)}, f32[8,4]{0,1:T(4,128)}, f32[4]{0:T(128)})->f32[16,4]{0,1:T(4,128)}}
@@ -250,7 +246,6 @@ def _memory_json(tmp_path, capsys, text: str, *options: str) -> dict:
 
 
 def test_a_tpu_dump_reports_xlas_padded_argument_size_and_keeps_the_prefetch_in_vmem(tmp_path, capsys):
-    _hlo_frontend()
     device = _memory_json(tmp_path, capsys, PREFETCH, "--target", "tpu-v5e")
     assert device["argument_bytes"] == 6656  # 4096 + 2048 + 512, XLA's memory_analysis() on a v5e
     assert device["output_bytes"] == 2048  # f32[16,4]{0,1:T(4,128)}: (4,16) -> one 4x128 tile
@@ -266,7 +261,6 @@ def test_a_tpu_dump_reports_xlas_padded_argument_size_and_keeps_the_prefetch_in_
 
 
 def test_bf16_s8_and_pred_tiles_and_scalars_take_their_padded_sizes(tmp_path, capsys):
-    _hlo_frontend()
     device = _memory_json(tmp_path, capsys, TILES, "--target", "tpu-v5e")
     bf16, s8_pred, f32, scalar = 2048, 24 * 384, 4096, 512  # by hand, as ShapeUtil::ArraySize
     assert device["argument_bytes"] == bf16 + s8_pred
@@ -281,7 +275,6 @@ def test_bf16_s8_and_pred_tiles_and_scalars_take_their_padded_sizes(tmp_path, ca
 
 
 def test_on_the_cpu_a_tpu_dump_counts_logical_bytes_and_shows_the_layouts(tmp_path, capsys):
-    _hlo_frontend()
     device = _memory_json(tmp_path, capsys, TILES)
     assert device["argument_bytes"] == 15 * 2 + 20 * 300
     shown = {b["name"]: (b["layout"], b["layout_source"]) for b in device["buffers"]}
@@ -289,7 +282,6 @@ def test_on_the_cpu_a_tpu_dump_counts_logical_bytes_and_shows_the_layouts(tmp_pa
 
 
 def test_a_tpu_dump_runs_on_its_layouts_as_on_the_cpu():
-    _hlo_frontend()
     program = hlodbg.load(TILES, fill_elided="zeros")
     rng = np.random.default_rng(1)
     p0 = rng.standard_normal((3, 5)).astype(program.module.entry.arguments[0].type.element.numpy_dtype)
@@ -299,7 +291,6 @@ def test_a_tpu_dump_runs_on_its_layouts_as_on_the_cpu():
 
 
 def test_an_unmodelled_layout_in_hlo_text_is_an_error_at_the_instruction(tmp_path, capsys):
-    _hlo_frontend()
     path = tmp_path / "split.hlo"
     path.write_text(TILES.replace("%f = f32[3,5]{1,0:T(8,128)}", "%f = f32[3,5]{1,0:T(8,128)SC(0:1,2)}"))
     assert main(["memory", str(path), "--target", "tpu-v5e"]) == 2
@@ -330,7 +321,6 @@ ENTRY %main.10 (Arg_0.1: f32[16,8], Arg_1.2: f32[8,4]) -> f32[16,4] {
 
 
 def test_a_fused_computations_parameters_and_instructions_get_their_layouts(tmp_path, capsys):
-    _hlo_frontend()
     module = hlodbg.load(FUSION).module
     layouts = LayoutAssignment(module, V5E)
     fused = module.function("fused_computation.1")
