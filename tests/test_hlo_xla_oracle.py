@@ -578,6 +578,53 @@ ENTRY main {
   ROOT y = f32[2,3,4] batch-norm-inference(x, scale, offset, mean, variance), epsilon=0.001, feature_index=1
 }
 """,
+    "scalar_predicate_and_bounds": """
+HloModule scalar_predicate_and_bounds
+ENTRY main {
+  p = pred[] parameter(0)
+  x = f32[3,4] parameter(1)
+  y = f32[3,4] parameter(2)
+  picked = f32[3,4] select(p, x, y)
+  lo = f32[] constant(-0.25)
+  hi = f32[] constant(0.5)
+  ROOT clamped = f32[3,4] clamp(lo, picked, hi)
+}
+""",
+    "scatter_overwrite_and_scalar": """
+HloModule scatter_overwrite_and_scalar
+
+take_update {
+  old = s32[] parameter(0)
+  ROOT new = s32[] parameter(1)
+}
+
+ENTRY main {
+  operand = s32[4,3] parameter(0)
+  indices = s32[2] parameter(1)
+  updates = s32[2,3] parameter(2)
+  rows = s32[4,3] scatter(operand, indices, updates), update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1, to_apply=take_update
+  vector = s32[5] parameter(3)
+  at = s32[] parameter(4)
+  value = s32[] parameter(5)
+  one = s32[5] scatter(vector, at, value), update_window_dims={}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=0, to_apply=take_update
+  ROOT out = (s32[4,3], s32[5]) tuple(rows, one)
+}
+""",
+    "omitted_shapes": """
+HloModule omitted_shapes
+ENTRY main {
+  sum = add(f32[6] parameter(0), f32[6] parameter(1))
+  bigger = compare(sum, maximum(sum, f32[6] parameter(2))), direction=GE
+  ROOT out = tuple(multiply(sum, sum), bigger, select(bigger, sum, negate(sum)))
+}
+""",
+    "reduce_window_base_dilation": ADD_F32 + """
+ENTRY main {
+  x = f32[5,4] parameter(0)
+  zero = f32[] constant(0)
+  ROOT r = f32[8,3] reduce-window(x, zero), window={size=2x2 lhs_dilate=2x1 pad=0_0x0_0}, to_apply=add_f32
+}
+""",
     "topk_largest": """
 HloModule topk_largest
 ENTRY main {
