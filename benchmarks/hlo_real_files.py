@@ -264,6 +264,22 @@ class Worker:
         env = dict(os.environ, JAX_PLATFORMS="cpu", JAX_ENABLE_X64="1")
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.DEVNULL, text=True, env=env)
+        self.pending = b""  # bytes read from the worker past the last whole line
+
+    def readline(self, deadline: float) -> Optional[str]:
+        """The worker's next line; "" when it died; None at the deadline. Reads the pipe's file
+        descriptor itself: a buffered readline could hold a line select() then never reports."""
+        fd = self.process.stdout.fileno()
+        while b"\n" not in self.pending:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return None
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                return ""
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return line.decode(errors="replace") + "\n"
 
     def examine(self, path: Path, timeout: float) -> Optional[dict]:
         self.process.stdin.write(f"{path}\n")
@@ -271,13 +287,9 @@ class Worker:
         deadline = time.monotonic() + timeout
         before_xla = None
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
+            line = self.readline(deadline)
+            if line is None:
                 return None
-            ready, _, _ = select.select([self.process.stdout], [], [], left)
-            if not ready:
-                return None
-            line = self.process.stdout.readline()
             if not line:  # the worker died (a crash in native code, out of memory)
                 if before_xla is not None:
                     before_xla["notes"].append("XLA:CPU crashed running it (the process died)")
