@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import hlodbg
-from hlodbg.engine.ir.errors import ExecutionError
+from hlodbg.engine.ir.errors import ExecutionError, ParseError
 from hlodbg.engine.syntax.hlo.literals import parse_literal
 from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
 
@@ -64,3 +64,36 @@ ENTRY e {
     x, y = np.array([1, 2, 3], np.float32), np.array([1, 1, 1], np.float32)
     (result,) = hlodbg.load(text).run(x, y)
     np.testing.assert_array_equal(result, (x + y) * 2 * (x + y))
+
+
+@pytest.mark.parametrize("text, line, col, message", [
+    # XLA's PredecessorUndefined test: a control predecessor must be an instruction defined before.
+    ("ENTRY e {\n  a = f32[] parameter(0)\n  b = f32[] negate(a), control-predecessors={%c}\n"
+     "  ROOT c = f32[] exponential(a)\n}\n", 3, 46, "control predecessor 'c' is not defined before"),
+    # XLA's ComputationShapeDoesNotMatchRootShape test: the signature's result shape is the root's.
+    ("ENTRY e (a: f32[3]) -> f32[1] {\n  a = f32[3] parameter(0)\n  ROOT n = f32[3] negate(a)\n}\n",
+     1, 24, "result shape f32[1] of computation 'e' is not the shape of its root 'n', f32[3]"),
+])
+def test_text_xla_refuses_for_its_names_and_signature_is_a_located_error(text, line, col, message):
+    with pytest.raises(ParseError) as error:
+        parse_hlo_modules(text, "bad.hlo")
+    assert message in error.value.message and (error.value.line, error.value.col) == (line, col), error.value.render()
+
+
+def test_a_signature_may_name_parameters_differently_and_omit_layouts():
+    """What XLA accepts: signature names that differ from the parameter instructions' and shapes
+    without the layouts the instructions carry (XLA checks only the result shape against the root)."""
+    text = "ENTRY e (x: f32[2,3]) -> f32[2,3] {\n  a = f32[2,3]{0,1} parameter(0)\n  ROOT n = f32[2,3]{0,1} negate(a)\n}\n"
+    (module,) = parse_hlo_modules(text, "ok.hlo")
+    assert module.entry.root.name == "n"
+
+
+@pytest.mark.parametrize("element, text", [("f64", "1.8e308"), ("f64", "{1, -1.8e308}"), ("c128", "(0, 1e309)")])
+def test_f64_literals_past_the_largest_double_are_out_of_range(element, text):
+    """XLA's ConstantF64Overflow test: `1.8e308` is not a double (Python would read it as inf)."""
+    dims = "[2]" if text.startswith("{") else "[]"
+    with pytest.raises(ParseError) as error:
+        (module,) = parse_hlo_modules(f"ENTRY e {{\n  ROOT c = {element}{dims} constant({text})\n}}\n", "big.hlo")
+        constant = module.entry.root
+        parse_literal(constant.literal, constant.literal_pos, constant.shape)
+    assert "out of range for f64" in error.value.message, error.value.render()

@@ -320,14 +320,21 @@ class _Literal:
         return values
 
     def _check_float_range(self, wide: np.ndarray, leaves_of, element: str, dtype: np.dtype):
-        if dtype == np.float64 or wide.size == 0:
+        if wide.size == 0:
             return
         info = ml_dtypes.finfo(dtype)
         # Out of range = rounds to infinity (or to NaN, for types without one), as XLA's parser
         # decides: a value a little past the largest finite one rounds down to it and is kept
-        # (XLA's own tests write bf16 3.39e+38 for bf16's largest, 3.3895e+38).
+        # (XLA's own tests write bf16 3.39e+38 for bf16's largest, 3.3895e+38). A number past the
+        # largest double is already infinite here, but was not written as `inf`.
         with np.errstate(over="ignore", invalid="ignore"):
             too_big = np.isfinite(wide) & ~np.isfinite(wide.astype(dtype).astype(np.float64))
+        infinite = np.flatnonzero(np.isinf(wide))
+        if infinite.size:  # one pass over the items' text (masks hold many -inf)
+            texts = [item for _, item in self._located_items(leaves_of())]
+            for index in infinite:
+                if "inf" not in texts[index]:
+                    too_big[index] = True
         problems = [(too_big, f"is out of range for {element} (largest {float(info.max)})")]
         if not np.isinf(np.array(np.inf).astype(dtype)):
             problems.append((np.isinf(wide), f"is not representable: {element} has no infinity"))
@@ -337,8 +344,11 @@ class _Literal:
             if mask.any():
                 index = int(np.argmax(mask))
                 offset = self._item_offset(leaves_of(), index)
-                item = re.split(r"[,}]", self.text[offset:offset + 40], maxsplit=1)[0].strip()
-                raise self.fail(f"{_clip(item)} {why}", offset)
+                raise self.fail(f"{_clip(self._item_text(leaves_of, index))} {why}", offset)
+
+    def _item_text(self, leaves_of, index: int) -> str:
+        offset = self._item_offset(leaves_of(), index)
+        return re.split(r"[,})]", self.text[offset:offset + 40], maxsplit=1)[0].strip()
 
     def _item_offset(self, leaves, index: int) -> int:
         for i, (offset, item) in enumerate(self._located_items(leaves)):

@@ -16,6 +16,7 @@ import re
 from typing import Optional
 
 from ...ir.errors import ParseError, SourcePos, SourceText
+from .attr_basic import decode_instruction_names
 from .lexer import ELEMENT_TYPES, Cursor
 from .omitted_shapes import infer_shape
 from .shapes import parse_shape, starts_shape
@@ -175,6 +176,10 @@ class _Parser:
             result_shape = parse_shape(cur, "the computation's result shape")
         cur.expect("{", f"'{{' opening the body of computation '{name}'")
         instructions, root = self.body(name, name_at, closing="}")
+        if result_shape is not None and result_shape.text(False) != root.shape.text(False):
+            # As XLA's parser: the printed result shape is the root's (layouts aside).
+            cur.fail(f"the result shape {result_shape.text(False)} of computation '{name}' is not the "
+                     f"shape of its root '{root.name}', {root.shape.text(False)}", result_shape.pos.offset)
         computation = HloComputation(name, instructions, root, cur.at(start), cur.pos,
                                      is_entry, signature, result_shape)
         if cur.peek() == ",":
@@ -251,6 +256,8 @@ class _Body:
                                                      f"attributes of instruction '{name}'")
         if omitted:
             self._infer_shape(instruction, f"instruction '{name}'")
+        if "control-predecessors" in instruction.attrs:
+            self._check_predecessors(instruction.attrs["control-predecessors"])
         instruction.is_root = is_root
         self._define(instruction)
         if is_root:
@@ -337,6 +344,14 @@ class _Body:
         self._define(nested)
         self.generated[nested.name] = operand
         return operand
+
+    def _check_predecessors(self, attr: HloAttr) -> None:
+        """Control predecessors, like operands, are instructions defined before (XLA's rule)."""
+        for name in decode_instruction_names(attr.text, attr.pos):
+            if name not in self.defined:
+                at = re.search(rf"%?{re.escape(name)}(?![\w.\-])", attr.text)
+                self.cur.fail(f"control predecessor '{name}' is not defined before this instruction in "
+                              f"computation '{self.computation}'", attr.pos.offset + (at.start() if at else 0))
 
     def _infer_shape(self, instruction: HloInstruction, what: str) -> None:
         """An omitted shape, inferred from the operands' shapes as XLA's parser infers it."""
