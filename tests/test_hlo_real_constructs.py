@@ -97,3 +97,13 @@ def test_f64_literals_past_the_largest_double_are_out_of_range(element, text):
         constant = module.entry.root
         parse_literal(constant.literal, constant.literal_pos, constant.shape)
     assert "out of range for f64" in error.value.message, error.value.render()
+
+
+@pytest.mark.parametrize("eol", ["\r\n", "\r"])
+def test_line_comments_end_at_any_line_ending(eol):
+    """XLA's SlashSlashCommentMsDosEolFormat / MacEolFormat tests: `// ...` ends at a carriage
+    return too, so old-Mac line endings do not swallow the rest of the module."""
+    text = eol.join(["HloModule eol", "// header note", "ENTRY e {", "  // body note",
+                     "  ROOT c = f32[2] constant({1, 2}) // trailing", "}"])
+    (result,) = hlodbg.load(text).run()
+    np.testing.assert_array_equal(result, [1, 2])

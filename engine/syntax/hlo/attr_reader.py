@@ -14,7 +14,7 @@ from ...ir.errors import ParseError, SourcePos
 
 T = TypeVar("T")
 
-_SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+_SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\r\n]*)*", re.S)
 _INT = re.compile(r"-?\d+")
 # XLA's decimal token: digits with a fraction and/or an exponent (hlo_text.md §2), or an integer.
 _FLOAT = re.compile(r"-?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")

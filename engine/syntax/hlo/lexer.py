@@ -15,7 +15,7 @@ from typing import NoReturn, Optional
 from ...ir.errors import ParseError, SourcePos, SourceText
 
 # Whitespace, `// ...` line comments and `/* ... */` block comments (`/*index=5*/` in long lists).
-_SKIP = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
+_SKIP = re.compile(r"(?:[ \t\r\n]+|//[^\r\n]*|/\*(?:[^*]|\*(?!/))*\*/)*")
 _SKIP_START = frozenset(" \t\r\n/")
 _SPACES = re.compile(r"[ \t\r\n]*")
 _BLANKS_IN_LINE = re.compile(r"[ \t]*")
