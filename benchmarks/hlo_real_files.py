@@ -130,7 +130,7 @@ def examine(path: Path, use_xla: bool) -> FileReport:
     from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
 
     report = FileReport(str(path))
-    text = path.read_text(errors="replace")
+    text = path.read_bytes().decode("utf-8", errors="replace")  # as hlodbg.load reads it: line endings kept
     try:
         trees = parse_hlo_modules(text, str(path))
         report.parsed, report.modules = True, len(trees)
