@@ -107,3 +107,37 @@ def test_line_comments_end_at_any_line_ending(eol):
                      "  ROOT c = f32[2] constant({1, 2}) // trailing", "}"])
     (result,) = hlodbg.load(text).run()
     np.testing.assert_array_equal(result, [1, 2])
+
+
+def test_omitted_shapes_of_dot_and_of_ops_calling_a_computation_are_inferred():
+    """XLA's InferDotShape and InferShapeMixedExplicitShape tests: a dot's shape follows from its
+    dimension numbers; call, fusion, conditional and while give their computation's root shape."""
+    text = """HloModule infer
+negate {
+  x = f32[2] parameter(0)
+  ROOT n = negate(x)
+}
+same {
+  y = f32[2] parameter(0)
+  ROOT c = copy(y)
+}
+ENTRY e {
+  a = f32[3,2,5] parameter(0)
+  b = f32[3,5,4] parameter(1)
+  d = dot(a, b), lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={1}
+  v = f32[2] parameter(2)
+  p = pred[] parameter(3)
+  k = call(v), to_apply=negate
+  c = conditional(p, k, v), true_computation=negate, false_computation=same
+  ROOT out = tuple(d, c)
+}
+"""
+    (module,) = parse_hlo_modules(text, "infer.hlo")
+    shapes = {i.name: i.shape.text() for i in module.entry.instructions}
+    assert (shapes["d"], shapes["k"], shapes["c"], shapes["out"]) == (
+        "f32[3,2,4]", "f32[2]", "f32[2]", "(f32[3,2,4], f32[2])")
+    a, b = np.ones((3, 2, 5), np.float32), np.ones((3, 5, 4), np.float32)
+    v = np.array([1, -2], np.float32)
+    d, c = hlodbg.load(text).run(a, b, v, np.bool_(True))
+    np.testing.assert_array_equal(d, np.full((3, 2, 4), 5, np.float32))
+    np.testing.assert_array_equal(c, v)  # negate(negate(v))

@@ -87,6 +87,7 @@ def parse_inline_computation(attr: HloAttr, name: str) -> HloComputation:
 class _Parser:
     def __init__(self, cur: Cursor):
         self.cur = cur
+        self.computations: dict[str, HloComputation] = {}
 
     # -- module -----------------------------------------------------------------------------------
 
@@ -105,6 +106,7 @@ class _Parser:
             self.attributes(attrs, "module header")
         stack_frames = parse_stack_frames(cur) if starts_stack_frames(cur) else None
         computations: dict[str, HloComputation] = {}
+        self.computations = computations  # the ones parsed so far (omitted shapes may need them)
         entry: Optional[HloComputation] = None
         while not cur.at_end():
             computation = self.computation(computations)
@@ -355,14 +357,13 @@ class _Body:
 
     def _infer_shape(self, instruction: HloInstruction, what: str) -> None:
         """An omitted shape, inferred from the operands' shapes as XLA's parser infers it."""
-        index = instruction.attrs.get("index")
         shape = infer_shape(instruction.opcode, [self.defined[o.name].shape for o in instruction.operands],
-                            int(index.text) if index is not None and index.text.strip().isdigit() else None)
+                            instruction.attrs, self.parser.computations)
         if shape is None:
             self.cur.fail(f"{what} has no shape, and hlodbg infers one only for element-wise ops, "
-                          f"select, clamp, compare, tuple and get-tuple-element: write it before "
-                          f"the opcode '{instruction.opcode}', as XLA's printers do",
-                          instruction.opcode_pos.offset)
+                          f"select, clamp, compare, tuple, get-tuple-element, dot, while and the ops "
+                          f"calling a computation: write it before the opcode '{instruction.opcode}', "
+                          f"as XLA's printers do", instruction.opcode_pos.offset)
         shape.pos = instruction.opcode_pos
         instruction.shape = shape
 
