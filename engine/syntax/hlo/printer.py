@@ -1,0 +1,445 @@
+"""IR → XLA HLO text, in XLA's printing (hlo_text.md §1, §3): the inverse of lower.py.
+
+The default is XLA's long form (`HloPrintOptions::Default()`, what `--xla_dump_to` and
+`compile().as_text()` write): `HloModule name, header`, the stack-frame tables, computations
+callees first with `%` names and signatures, `ENTRY` last, `ROOT` on each root, shapes with their
+layouts, every attribute in XLA's syntax, and the HLO facts the lowering kept (metadata,
+backend_config, sharding, frontend_attributes, control-predecessors, unconsumed attributes).
+`short=True` is XLA's ShortParsable form: no `%`, no signatures, no metadata, no
+control-predecessors.
+
+The opcode table (opcodes.py) says which opcode an IR op prints as and raises its attributes; the
+printer adds what the table leaves to it: operands, called computations, the generic facts, and the
+contract's folds — a `stablehlo.tuple` marked `hlo.packs_results` prints as the one instruction whose
+results it packs, ops marked `hlo.implicit` are not printed (an operand they made stands for the
+value they came from), and a computation cloned into several ops' regions prints once, by the name
+in the op's `hlo.computations`.
+
+A module from the MLIR frontend prints too when its ops have HLO spellings; the first op without
+one is a located error naming it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ...ir.attributes import ArrayAttr, DenseElements, SymbolRef
+from ...ir.core import Block, Function, Module, Operation, Region, Value
+from ...ir.errors import HlodbgError
+from ...ir.types import IntegerType, TensorType, TupleType, element_type
+from .ir_types import hlo_shape_text
+from .literal_text import literal_text
+from .opcodes import Opcode, opcode_of, raise_attributes
+
+# The header attributes the IR keeps as module attributes rather than in `hlo.header`.
+_COUNTS = (("mhlo.num_replicas", "replica_count"), ("mhlo.num_partitions", "num_partitions"))
+_TERMINATORS = ("func.return", "stablehlo.return")
+
+
+class HloPrintError(HlodbgError):
+    """An IR op or value that HLO text cannot spell."""
+
+
+def print_module(module: Module, short: bool = False) -> str:
+    return ModulePrinter(module, short).run()
+
+
+def is_implicit(op: Optional[Operation]) -> bool:
+    return op is not None and "hlo.implicit" in op.attributes
+
+
+def pack_source(tuple_op: Operation) -> Optional[Operation]:
+    """The op whose results a `stablehlo.tuple` marked `hlo.packs_results` packs (its results are
+    named `<instruction>#<i>`; the nested tuples, slices and reshapes between them are implicit)."""
+    if "hlo.packs_results" not in tuple_op.attributes:
+        return None
+    prefix = tuple_op.results[0].name + "#"
+    pending = list(tuple_op.operands)
+    while pending:
+        op = pending.pop(0).defining_op
+        if op is None:
+            continue
+        if is_implicit(op):
+            pending.extend(op.operands)
+            continue
+        if op.results and all(r.name.startswith(prefix) for r in op.results):
+            return op
+    return None
+
+
+@dataclass
+class Computation:
+    """One HLO computation to print: a function's body or a region cloned from it."""
+
+    name: str
+    block: Block
+    is_entry: bool = False
+    offset: Optional[int] = None  # where the text had it, to keep the text's order
+    calls: list[str] = field(default_factory=list)
+
+
+class ModulePrinter:
+    def __init__(self, module: Module, short: bool):
+        self.module = module
+        self.short = short
+        self.region_names: dict[int, str] = {}  # id(Region) -> its computation's name
+        self.computations: dict[str, Computation] = {}
+
+    def run(self) -> str:
+        self.collect()
+        text = self.header() + "\n"
+        frames = str(self.module.attributes.get("hlo.stack_frames") or "")
+        if frames and not self.short:
+            # Given back as written (the lowering keeps the section with the blank lines after it).
+            text += frames if frames.endswith("\n\n") else frames.rstrip("\n") + "\n\n"
+        return text + "\n".join(ComputationPrinter(self, comp).run() for comp in self.ordered())
+
+    # -- the module header --------------------------------------------------------------------------
+
+    def header(self) -> str:
+        attrs = self.module.attributes
+        items = [f"{k}={v}" for k, v in dict(attrs.get("hlo.header") or {}).items()]
+        counts = [f"{hlo}={int(attrs[ir])}" for ir, hlo in _COUNTS if int(attrs.get(ir, 1)) != 1]
+        # XLA prints the replica and partition counts just before the frontend attributes.
+        at = next((i for i, item in enumerate(items) if item.startswith("frontend_attributes=")), len(items))
+        items[at:at] = counts
+        name = self.module.name or (self.module.entry.sym_name if self.module.entry else "module")
+        return "HloModule " + ", ".join([_hlo_name(name)] + items) + "\n"
+
+    # -- which computations, in which order ---------------------------------------------------------
+
+    def collect(self) -> None:
+        entry = self.module.entry
+        for op in self.module.operations:
+            if isinstance(op, Function) and not op.is_declaration:
+                offset = op.pos.offset if op.pos is not None else None
+                self.add(Computation(op.sym_name, op.body, op is entry, offset))
+            elif not isinstance(op, Function):
+                raise HloPrintError(f"'{op.name}' at the module's top level has no HLO spelling (HLO "
+                                    f"modules hold computations only)", op.pos)
+
+    def add(self, comp: Computation) -> None:
+        if comp.name in self.computations:
+            return
+        self.computations[comp.name] = comp
+        for op in comp.block.operations:
+            for region, name in zip(op.regions, self.names_of_regions(op)):
+                self.region_names[id(region)] = name
+                if name not in self.computations:
+                    first = region.block.operations[0] if region.block.operations else None
+                    offset = first.pos.offset if first is not None and first.pos is not None else None
+                    args = region.block.arguments
+                    if args and args[0].pos is not None:
+                        offset = min(offset, args[0].pos.offset) if offset is not None else args[0].pos.offset
+                    self.add(Computation(name, region.block, False, offset))
+                comp.calls.append(name)
+            for ref in _callees(op):
+                comp.calls.append(ref)
+
+    def names_of_regions(self, op: Operation) -> list[str]:
+        """The computation names of an op's regions: `hlo.computations` as the lowering kept them,
+        else (a module from MLIR) fresh names."""
+        names = [str(n) for n in op.attributes.get("hlo.computations") or ()]
+        while len(names) < len(op.regions):
+            names.append(f"region_{len(self.region_names) + len(names)}")
+        return names
+
+    def ordered(self) -> list[Computation]:
+        """Callees before callers (XLA's parser resolves names backwards), otherwise in the text's
+        order; the entry last."""
+        inf = float("inf")
+        by_text = sorted(self.computations.values(), key=lambda c: (c.is_entry, inf if c.offset is None else c.offset))
+        out: list[Computation] = []
+        done: set[str] = set()
+
+        def visit(comp: Computation, path: tuple[str, ...]) -> None:
+            if comp.name in done:
+                return
+            if comp.name in path:
+                raise HloPrintError(f"computation '{comp.name}' calls itself; HLO computations cannot recurse")
+            for name in comp.calls:
+                callee = self.computations.get(name)
+                if callee is None:
+                    raise HloPrintError(f"computation '{comp.name}' calls '{name}', which the module does not define")
+                visit(callee, path + (comp.name,))
+            done.add(comp.name)
+            out.append(comp)
+
+        for comp in by_text:
+            visit(comp, ())
+        return out
+
+    def name_prefix(self) -> str:
+        return "" if self.short else "%"
+
+
+def _callees(op: Operation) -> list[str]:
+    """The functions an op calls by symbol (call, fusion, async-start, custom-call)."""
+    out = []
+    for value in op.attributes.values():
+        refs = value if isinstance(value, ArrayAttr) else (value,)
+        out.extend(r.name for r in refs if isinstance(r, SymbolRef))
+    return out
+
+
+def _hlo_name(name: str) -> str:
+    """A name as an HLO identifier `[a-zA-Z_][a-zA-Z0-9_.-]*` (MLIR names may be `0` or `x#1`)."""
+    cleaned = "".join(c if c.isalnum() or c in "_.-" else "." for c in name)
+    return cleaned if cleaned[:1].isalpha() or cleaned[:1] == "_" else "v" + cleaned
+
+
+class ComputationPrinter:
+    """One computation: `[ENTRY] %name (params) -> shape {`, its instructions, `}`."""
+
+    def __init__(self, module: ModulePrinter, comp: Computation):
+        self.module = module
+        self.comp = comp
+        self.pct = module.name_prefix()
+        self.names: dict[int, str] = {}  # id(Value) -> its instruction's name
+        self.taken: set[str] = set()
+
+    def run(self) -> str:
+        block = self.comp.block
+        root = self.root_value()
+        for arg in block.arguments:
+            self.name_value(arg)
+        lines = []
+        params = list(enumerate(block.arguments))
+        for op in block.operations:
+            if op.name in _TERMINATORS:
+                continue
+            if is_implicit(op) or self.is_packed(op):
+                continue
+            while params and _before(params[0][1], op):
+                lines.append(self.parameter_line(*params.pop(0), root))
+            lines.append(self.instruction_line(op, root))
+        lines[len(lines):] = [self.parameter_line(i, a, root) for i, a in params]
+        if root is not None and id(root) not in self.names and self.synthesized_root is not None:
+            lines.append(self.synthesized_root)
+        return self.signature(root) + " {\n" + "".join("  " + line + "\n" for line in lines) + "}\n"
+
+    # -- the root ------------------------------------------------------------------------------------
+
+    synthesized_root: Optional[str] = None
+
+    def root_value(self) -> Optional[Value]:
+        """The value the computation returns: the terminator's operand, the tuple behind the
+        implicit get_tuple_elements of an ENTRY, or (several plain results, from MLIR) a tuple
+        instruction made for them."""
+        term = self.comp.block.terminator
+        if term is None or term.name not in _TERMINATORS:
+            raise HloPrintError(f"computation '{self.comp.name}' has no return", term.pos if term else None)
+        values = list(term.operands)
+        if len(values) == 1 and not is_implicit(values[0].defining_op):
+            return values[0]
+        sources = {id(v.defining_op.operands[0]) for v in values if is_implicit(v.defining_op)
+                   and v.defining_op.name == "stablehlo.get_tuple_element"}
+        if values and len(sources) == 1 and all(is_implicit(v.defining_op) for v in values):
+            return values[0].defining_op.operands[0]
+        # Several results and no tuple: the instruction XLA would have, a tuple of them.
+        name = self.fresh("tuple")
+        shape = "(" + ", ".join(self.shape_of(v) for v in values) + ")"
+        self.synthesized_root = f"ROOT {self.pct}{name} = {shape} tuple({self.operand_list(values)})"
+        self.synthesized_shape = shape
+        return None
+
+    def signature(self, root: Optional[Value]) -> str:
+        entry = "ENTRY " if self.comp.is_entry else ""
+        if self.module.short:
+            return f"{entry}{self.comp.name}"
+        params = ", ".join(f"{self.names[id(a)]}: {_logical(a.type)}" for a in self.comp.block.arguments)
+        result = _logical(root.type) if root is not None else _strip_layouts(self.synthesized_shape)
+        return f"{entry}%{self.comp.name} ({params}) -> {result}"
+
+    # -- names and shapes ----------------------------------------------------------------------------
+
+    def fresh(self, base: str) -> str:
+        name, n = _hlo_name(base), 1
+        while name in self.taken:
+            name, n = f"{_hlo_name(base)}.{n}", n + 1
+        self.taken.add(name)
+        return name
+
+    def name_value(self, value: Value) -> str:
+        key = id(value)
+        if key not in self.names:
+            self.names[key] = self.fresh(value.name or "v")
+        return self.names[key]
+
+    def ref(self, value: Value) -> str:
+        if id(value) not in self.names:
+            op = value.defining_op
+            raise HloPrintError(f"'{value.name}' is used in '{self.comp.name}' but not defined before it there",
+                                op.pos if op is not None else value.pos)
+        return self.pct + self.names[id(value)]
+
+    def shape_of(self, value: Value, facts: Optional[dict] = None) -> str:
+        shape = (facts or {}).get("xla_shape")
+        if shape is None and value.is_block_argument:
+            shape = self.arg_facts(value).get("xla_shape")
+        if shape is not None:
+            return str(shape)
+        try:
+            return hlo_shape_text(value.type)
+        except ValueError as e:
+            op = value.defining_op
+            raise HloPrintError(f"'{value.name}' has {e}", op.pos if op is not None else value.pos) from None
+
+    def arg_facts(self, arg: Value) -> dict:
+        function = self.comp.block.parent.parent if self.comp.block.parent is not None else None
+        if isinstance(function, Function) and arg.owner is function.body:
+            return function.arg_attrs(arg.index)
+        return {}
+
+    # -- lines -------------------------------------------------------------------------------------
+
+    def is_packed(self, op: Operation) -> bool:
+        """Whether `op` prints as part of the instruction its results are packed into."""
+        if self.packed is None:
+            self.packed = {id(pack_source(o)) for o in self.comp.block.operations if "hlo.packs_results" in o.attributes}
+        return id(op) in self.packed
+
+    packed: Optional[set[int]] = None
+
+    def parameter_line(self, index: int, arg: Value, root: Optional[Value]) -> str:
+        facts = self.arg_facts(arg)
+        attrs = []
+        if "mhlo.sharding" in facts:
+            attrs.append(f"sharding={facts['mhlo.sharding']}")
+        prefix = "ROOT " if arg is root else ""
+        line = f"{prefix}{self.pct}{self.names[id(arg)]} = {self.shape_of(arg)} parameter({index})"
+        return line + "".join(", " + a for a in attrs)
+
+    def instruction_line(self, op: Operation, root: Optional[Value]) -> str:
+        source = pack_source(op)
+        facts_op = source if source is not None else op
+        entry = opcode_of(facts_op.name, facts_op.attributes.get("hlo.opcode"))
+        if entry is None:
+            raise HloPrintError(f"'{facts_op.name}' has no HLO opcode (HLO text cannot spell it)", facts_op.pos)
+        if source is None and len(op.results) != 1:
+            raise HloPrintError(f"'{op.name}' has {len(op.results)} results; an HLO instruction has one value "
+                                f"(a tuple), which this op does not pack", op.pos)
+        value = op.results[0]
+        name = self.name_value(value)
+        operands = self.operands_of(facts_op)
+        if entry.hlo == "constant":
+            body = literal_text(facts_op.attributes["value"])
+        else:
+            body = self.operand_list(operands)
+        attrs = self.attributes(facts_op, entry)
+        prefix = "ROOT " if value is root else ""
+        line = f"{prefix}{self.pct}{name} = {self.shape_of(value, facts_op.attributes)} {entry.hlo}({body})"
+        return line + "".join(f", {k}={v}" for k, v in attrs)
+
+    def operands_of(self, op: Operation) -> list[Value]:
+        """The instruction's operands: an operand an implicit op made stands for the values that op
+        came from (the legacy index vector, the outfeed tuple, the stacked all-to-all operands);
+        implicit constants (rng's shape) were never HLO operands."""
+        out: list[Value] = []
+        for operand in op.operands:
+            origins = self.origins(operand)
+            if is_implicit(operand.defining_op) and out and origins and origins[0] is out[-1]:
+                origins = origins[1:]
+            out.extend(origins)
+        return out
+
+    def origins(self, value: Value) -> list[Value]:
+        op = value.defining_op
+        if not is_implicit(op):
+            return [value]
+        out: list[Value] = []
+        for operand in op.operands:
+            for origin in self.origins(operand):
+                if not out or out[-1] is not origin:
+                    out.append(origin)
+        return out
+
+    def operand_list(self, values: list[Value]) -> str:
+        return ", ".join(self.ref(v) for v in values)
+
+    # -- attributes --------------------------------------------------------------------------------
+
+    def attributes(self, op: Operation, entry: Opcode) -> list[tuple[str, str]]:
+        """XLA's order: the opcode's own attributes, the called computations, then the generic
+        ones (sharding, frontend_attributes, control-predecessors, the rest as written), metadata
+        and backend_config."""
+        out = list(raise_attributes(op).items())
+        out += self.computation_refs(op, entry)
+        attrs = op.attributes
+        if "mhlo.sharding" in attrs:
+            out.append(("sharding", str(attrs["mhlo.sharding"])))
+        if attrs.get("mhlo.frontend_attributes"):
+            out.append(("frontend_attributes", _frontend_attributes(attrs["mhlo.frontend_attributes"])))
+        if attrs.get("hlo.control_predecessors") and not self.module.short:
+            names = ", ".join(self.pct + _hlo_name(str(n)) for n in attrs["hlo.control_predecessors"])
+            out.append(("control-predecessors", "{" + names + "}"))
+        out += [(str(k), str(v)) for k, v in dict(attrs.get("hlo.extra") or {}).items()]
+        if "hlo.metadata" in attrs and not self.module.short:
+            out.append(("metadata", str(attrs["hlo.metadata"])))
+        if "hlo.backend_config" in attrs:
+            out.append(("backend_config", str(attrs["hlo.backend_config"])))
+        elif entry.hlo == "custom-call" and isinstance(attrs.get("backend_config"), str) and attrs["backend_config"]:
+            out.append(("backend_config", _quoted(attrs["backend_config"])))
+        return out
+
+    def computation_refs(self, op: Operation, entry: Opcode) -> list[tuple[str, str]]:
+        names = [self.module.region_names[id(r)] for r in op.regions]
+        out: list[tuple[str, str]] = []
+        if names:
+            if entry.hlo == "conditional":
+                out += self.branch_refs(op, names)
+            else:
+                slots = [s for s in entry.regions if s in ("condition", "body", "select", "scatter", "to_apply")]
+                if len(slots) != len(names):
+                    raise HloPrintError(f"'{op.name}' has {len(names)} regions; HLO's {entry.hlo} takes "
+                                        f"{len(slots)}", op.pos)
+                out += [(slot, self.pct + name) for slot, name in zip(slots, names)]
+        if entry.callee:
+            hlo_attr, ir_attr = entry.callee
+            value = op.attributes.get(ir_attr)
+            if isinstance(value, SymbolRef):
+                out.append((hlo_attr, self.pct + value.name))
+            elif isinstance(value, ArrayAttr) and value:
+                out.append((hlo_attr, "{" + ", ".join(self.pct + symbol.name for symbol in value) + "}"))
+        return out
+
+    def branch_refs(self, op: Operation, names: list[str]) -> list[tuple[str, str]]:
+        """A pred-selected conditional names its true and false computations; an index-selected one
+        lists its branches."""
+        selector = element_type(op.operands[0].type)
+        if isinstance(selector, IntegerType) and selector.is_bool and len(names) == 2:
+            return [("true_computation", self.pct + names[0]), ("false_computation", self.pct + names[1])]
+        return [("branch_computations", "{" + ", ".join(self.pct + n for n in names) + "}")]
+
+
+def _before(arg: Value, op: Operation) -> bool:
+    """Whether a parameter was written before `op` (parameters without positions go first)."""
+    if arg.pos is None or op.pos is None:
+        return True
+    return arg.pos.offset < op.pos.offset
+
+
+def _logical(t) -> str:
+    return hlo_shape_text(t)
+
+
+def _strip_layouts(shape: str) -> str:
+    import re
+
+    return re.sub(r"\{[^{}]*\}", "", shape)
+
+
+def _quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _frontend_attributes(values: dict) -> str:
+    """`{k="v",k2={brace blob}}`: values XLA wrote as brace blobs go back unquoted."""
+    items = []
+    for key, value in dict(values).items():
+        value = str(value)
+        items.append(f"{key}={value}" if value.startswith("{") and value.endswith("}") else f"{key}={_quoted(value)}")
+    return "{" + ",".join(items) + "}"
+
+
+__all__ = ["HloPrintError", "ModulePrinter", "is_implicit", "pack_source", "print_module"]
