@@ -39,6 +39,9 @@ DECODERS = {
     "scatter_dims_to_operand_dims": "int_list", "input_batching_dims": "int_list",
     "scatter_indices_batching_dims": "int_list",
 }
+# Attributes whose decoded IR form forgets how XLA wrote them (replica groups as a list, an iota
+# `[2,4]<=[8]` or mesh axes): their text is kept in `hlo.spellings` for the printer to give back.
+SPELLED = ("replica_groups",)
 # Attributes naming one computation, and the one naming several.
 _ONE_COMPUTATION = ("to_apply", "calls", "condition", "body", "true_computation", "false_computation",
                     "select", "scatter")
@@ -124,8 +127,7 @@ class ModuleLowering:
 
     def parameter_facts(self, param: HloInstruction) -> dict:
         facts = shape_fact(param.shape)
-        if "sharding" in param.attrs:
-            facts["mhlo.sharding"] = str(decode("sharding", param.attrs["sharding"]))
+        facts.update(generic_facts(param.attrs, decode))  # sharding, frontend attributes, metadata
         return facts
 
     def region(self, comp: HloComputation, unpack_root: bool) -> Region:
@@ -271,6 +273,9 @@ class InstructionLowering:
         extra = {name: a.text for name, a in inst.attrs.items() if name not in consumed}
         if extra:
             out["hlo.extra"] = extra
+        spellings = {name: inst.attrs[name].text for name in SPELLED if name in inst.attrs}
+        if spellings:
+            out["hlo.spellings"] = spellings
         return out
 
     def backend_config(self, attributes: dict) -> Any:

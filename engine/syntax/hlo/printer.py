@@ -25,7 +25,7 @@ from typing import Optional
 
 from ...ir.attributes import ArrayAttr, DenseElements, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
-from ...ir.errors import HlodbgError
+from ...ir.errors import HlodbgError, SourcePos, SourceText
 from ...ir.types import IntegerType, TensorType, TupleType, element_type
 from .ir_types import hlo_shape_text
 from .literal_text import literal_text
@@ -204,7 +204,8 @@ class ComputationPrinter:
         for arg in block.arguments:
             self.name_value(arg)
         lines = []
-        params = list(enumerate(block.arguments))
+        # Parameters go where the text had them (an instruction may not use one written after it).
+        params = sorted(enumerate(block.arguments), key=lambda p: -1 if p[1].pos is None else p[1].pos.offset)
         for op in block.operations:
             if op.name in _TERMINATORS:
                 continue
@@ -302,13 +303,9 @@ class ComputationPrinter:
     packed: Optional[set[int]] = None
 
     def parameter_line(self, index: int, arg: Value, root: Optional[Value]) -> str:
-        facts = self.arg_facts(arg)
-        attrs = []
-        if "mhlo.sharding" in facts:
-            attrs.append(f"sharding={facts['mhlo.sharding']}")
         prefix = "ROOT " if arg is root else ""
         line = f"{prefix}{self.pct}{self.names[id(arg)]} = {self.shape_of(arg)} parameter({index})"
-        return line + "".join(", " + a for a in attrs)
+        return line + "".join(f", {k}={v}" for k, v in self.generic_attributes(self.arg_facts(arg)))
 
     def instruction_line(self, op: Operation, root: Optional[Value]) -> str:
         source = pack_source(op)
@@ -363,9 +360,20 @@ class ComputationPrinter:
         """XLA's order: the opcode's own attributes, the called computations, then the generic
         ones (sharding, frontend_attributes, control-predecessors, the rest as written), metadata
         and backend_config."""
-        out = list(raise_attributes(op).items())
-        out += self.computation_refs(op, entry)
-        attrs = op.attributes
+        raised = raise_attributes(op)
+        for name, text in dict(op.attributes.get("hlo.spellings") or {}).items():
+            if name in raised and same_value(name, raised[name], str(text)):
+                raised[name] = str(text)
+        out = list(raised.items()) + self.computation_refs(op, entry)
+        out += self.generic_attributes(op.attributes)
+        if entry.hlo == "custom-call" and "hlo.backend_config" not in op.attributes:
+            config = op.attributes.get("backend_config")
+            if isinstance(config, str) and config:
+                out.append(("backend_config", _quoted(config)))
+        return out
+
+    def generic_attributes(self, attrs: dict) -> list[tuple[str, str]]:
+        out: list[tuple[str, str]] = []
         if "mhlo.sharding" in attrs:
             out.append(("sharding", str(attrs["mhlo.sharding"])))
         if attrs.get("mhlo.frontend_attributes"):
@@ -378,8 +386,6 @@ class ComputationPrinter:
             out.append(("metadata", str(attrs["hlo.metadata"])))
         if "hlo.backend_config" in attrs:
             out.append(("backend_config", str(attrs["hlo.backend_config"])))
-        elif entry.hlo == "custom-call" and isinstance(attrs.get("backend_config"), str) and attrs["backend_config"]:
-            out.append(("backend_config", _quoted(attrs["backend_config"])))
         return out
 
     def computation_refs(self, op: Operation, entry: Opcode) -> list[tuple[str, str]]:
@@ -410,6 +416,25 @@ class ComputationPrinter:
         if isinstance(selector, IntegerType) and selector.is_bool and len(names) == 2:
             return [("true_computation", self.pct + names[0]), ("false_computation", self.pct + names[1])]
         return [("branch_computations", "{" + ", ".join(self.pct + n for n in names) + "}")]
+
+
+def same_value(name: str, raised: str, written: str) -> bool:
+    """Whether an attribute as XLA wrote it still says what the IR says (then the written form,
+    e.g. replica groups as an iota or mesh axes, is printed rather than the raised list)."""
+    from .attr_values import DECODERS
+
+    decoder = DECODERS[_SPELLING_DECODERS[name]]
+
+    def decoded(text: str):
+        return decoder(text, SourcePos(SourceText(text, "<printer>"), 0), name)
+
+    try:
+        return decoded(raised) == decoded(written)
+    except HlodbgError:
+        return False
+
+
+_SPELLING_DECODERS = {"replica_groups": "replica_groups"}
 
 
 def _before(arg: Value, op: Operation) -> bool:
