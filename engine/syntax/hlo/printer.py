@@ -86,6 +86,7 @@ class ModulePrinter:
         self.computations: dict[str, Computation] = {}
 
     def run(self) -> str:
+        check_spellable(self.module)
         self.collect()
         text = self.header() + "\n"
         frames = str(self.module.attributes.get("hlo.stack_frames") or "")
@@ -173,6 +174,20 @@ class ModulePrinter:
         return "" if self.short else "%"
 
 
+def check_spellable(module: Module) -> None:
+    """The first op HLO text cannot spell (a module from MLIR may have them), as a located error."""
+    for op in module.walk():
+        if isinstance(op, Function) or op.name in _TERMINATORS or is_implicit(op):
+            continue
+        entry = opcode_of(op.name, op.attributes.get("hlo.opcode"))
+        if entry is None:
+            raise HloPrintError(f"'{op.name}' has no HLO opcode, so the module cannot be printed as HLO text",
+                                op.pos)
+        if entry.hlo == "while" and len(op.operands) != 1:
+            raise HloPrintError(f"'{op.name}' carries {len(op.operands)} values; HLO's while carries one "
+                                f"(a tuple of them), so the module cannot be printed as HLO text", op.pos)
+
+
 def _callees(op: Operation) -> list[str]:
     """The functions an op calls by symbol (call, fusion, async-start, custom-call)."""
     out = []
@@ -184,7 +199,7 @@ def _callees(op: Operation) -> list[str]:
 
 def _hlo_name(name: str) -> str:
     """A name as an HLO identifier `[a-zA-Z_][a-zA-Z0-9_.-]*` (MLIR names may be `0` or `x#1`)."""
-    cleaned = "".join(c if c.isalnum() or c in "_.-" else "." for c in name)
+    cleaned = "".join(c if c.isalnum() or c in "_.-" else "." for c in name.lstrip("%"))
     return cleaned if cleaned[:1].isalpha() or cleaned[:1] == "_" else "v" + cleaned
 
 
@@ -215,13 +230,15 @@ class ComputationPrinter:
                 lines.append(self.parameter_line(*params.pop(0), root))
             lines.append(self.instruction_line(op, root))
         lines[len(lines):] = [self.parameter_line(i, a, root) for i, a in params]
-        if root is not None and id(root) not in self.names and self.synthesized_root is not None:
-            lines.append(self.synthesized_root)
+        if self.root_operands is not None:
+            name = self.fresh("tuple")
+            lines.append(f"ROOT {self.pct}{name} = {self.synthesized_shape} tuple({self.operand_list(self.root_operands)})")
         return self.signature(root) + " {\n" + "".join("  " + line + "\n" for line in lines) + "}\n"
 
     # -- the root ------------------------------------------------------------------------------------
 
-    synthesized_root: Optional[str] = None
+    root_operands: Optional[list[Value]] = None  # several results returned without a tuple
+    synthesized_shape = ""
 
     def root_value(self) -> Optional[Value]:
         """The value the computation returns: the terminator's operand, the tuple behind the
@@ -238,10 +255,8 @@ class ComputationPrinter:
         if values and len(sources) == 1 and all(is_implicit(v.defining_op) for v in values):
             return values[0].defining_op.operands[0]
         # Several results and no tuple: the instruction XLA would have, a tuple of them.
-        name = self.fresh("tuple")
-        shape = "(" + ", ".join(self.shape_of(v) for v in values) + ")"
-        self.synthesized_root = f"ROOT {self.pct}{name} = {shape} tuple({self.operand_list(values)})"
-        self.synthesized_shape = shape
+        self.root_operands = values
+        self.synthesized_shape = "(" + ", ".join(self.shape_of(v) for v in values) + ")"
         return None
 
     def signature(self, root: Optional[Value]) -> str:
@@ -270,7 +285,8 @@ class ComputationPrinter:
     def ref(self, value: Value) -> str:
         if id(value) not in self.names:
             op = value.defining_op
-            raise HloPrintError(f"'{value.name}' is used in '{self.comp.name}' but not defined before it there",
+            raise HloPrintError(f"'{value.name}' is used in computation '{self.comp.name}' but not defined before "
+                                f"it there (HLO computations cannot use values from outside them)",
                                 op.pos if op is not None else value.pos)
         return self.pct + self.names[id(value)]
 
