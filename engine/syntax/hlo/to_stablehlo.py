@@ -52,6 +52,7 @@ class Conversion:
         self.source = module
         self.notes: list[str] = []
         self.vmap: dict[int, Value] = {}
+        self.placeholders: set[int] = set()  # ids of the zero constants made for unread elements
 
     def run(self) -> Module:
         src = self.source
@@ -91,7 +92,7 @@ class Conversion:
                 self.vmap[id(arg)] = new
         for op in src.operations:
             self.convert(op, out)
-        drop_dead_tuples(out)
+        drop_dead_tuples(out, self.placeholders)
         return out
 
     def value(self, v: Value) -> Value:
@@ -153,8 +154,11 @@ class Conversion:
         return self.emit(block, "stablehlo.tuple", values, [TupleType(types)], like=like, names=[name]).results[0]
 
     def zeros(self, block: Block, t: TensorType, like: Operation) -> Value:
+        """A zero constant standing for a context or state element nothing reads (dropped when so)."""
         array = np.zeros(t.shape, dtype=t.numpy_dtype)
-        return self.emit(block, "stablehlo.constant", [], [t], {"value": DenseElements(t, array)}, like=like).results[0]
+        op = self.emit(block, "stablehlo.constant", [], [t], {"value": DenseElements(t, array)}, like=like)
+        self.placeholders.add(id(op))
+        return op.results[0]
 
     # -- the rules ------------------------------------------------------------------------------------
 
@@ -207,9 +211,15 @@ class Conversion:
         self.notes.append(f"hlo.bitcast '{result.name}' reinterprets {self.xla_shape(source) or source.type} as "
                           f"{self.xla_shape(result) or result.type}, which is no logical reshape; kept as the "
                           f"generic op \"hlo.bitcast\"")
-        return self.emit(block, "hlo.bitcast", [self.value(source)], [result.type],
-                         _without(op.attributes, "hlo.metadata", "hlo.backend_config"), like=op,
-                         names=[result.name]).results[0]
+        operand = self.value(source)
+        if self.xla_shape(source) is not None:
+            # The bitcast reads its operand's layout from the operand's producer: an identity copy
+            # states it, whatever op produces the value here.
+            operand = self.emit(block, "hlo.copy", [operand], [source.type], {"xla_shape": self.xla_shape(source)},
+                                like=op, names=[f"{source.name}.laid_out"]).results[0]
+        return self.emit(block, "hlo.bitcast", [operand], [result.type], {
+            **stablehlo_attributes(op.attributes), "xla_shape": op.attributes.get("xla_shape")}, like=op,
+            names=[result.name]).results[0]
 
     def xla_shape(self, value: Value) -> Optional[str]:
         owner = value.defining_op
@@ -251,7 +261,7 @@ class Conversion:
             cloned = self.block(region.block, [carried])
             for inner in list(cloned.operations):
                 body.append(inner)
-            drop_dead_tuples(body)
+            drop_dead_tuples(body, self.placeholders)
             if index == 1:
                 self.unpack_return(body, t)
             regions.append(Region([body]))
@@ -268,7 +278,7 @@ class Conversion:
         _unuse(term)
         values = self.elements(body, term.operands[0])
         self.emit(body, term.name, values, [], like=term)
-        drop_dead_tuples(body)
+        drop_dead_tuples(body, self.placeholders)
         return [v.type for v in values]
 
     def repack(self, block: Block, new: Operation, result: Value, like: Operation) -> Value:
@@ -305,11 +315,12 @@ def _row_major(shape: Optional[str]) -> bool:
     return layout.strip() == ",".join(str(d) for d in range(rank - 1, -1, -1))
 
 
-def drop_dead_tuples(block: Block) -> None:
+def drop_dead_tuples(block: Block, placeholders: set[int]) -> None:
     """Remove tuple and get_tuple_element ops nothing reads (after reads were forwarded to the
-    elements), last first so chains of them go too."""
+    elements) and the placeholder constants nothing reads, last first so chains of them go too."""
     for op in reversed(list(block.operations)):
-        if op.name in ("stablehlo.tuple", "stablehlo.get_tuple_element") and not any(r.uses for r in op.results):
+        removable = op.name in ("stablehlo.tuple", "stablehlo.get_tuple_element") or id(op) in placeholders
+        if removable and not any(r.uses for r in op.results):
             block.operations.remove(op)
             _unuse(op)
 
