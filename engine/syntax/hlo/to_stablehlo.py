@@ -204,9 +204,19 @@ class Conversion:
 
     def bitcast(self, op: Operation, block: Block) -> Value:
         source, result = op.operands[0], op.results[0]
-        same_element = element_type(source.type) == element_type(result.type)
-        if same_element and _row_major(self.xla_shape(source)) and _row_major(self.xla_shape(result)):
-            return self.emit(block, "stablehlo.reshape", [self.value(source)], [result.type],
+        if _row_major(self.xla_shape(source)) and _row_major(self.xla_shape(result)) and \
+                _bit_width(source.type) == _bit_width(result.type):
+            # Both buffers in row-major order: the bytes keep their logical order, so the bitcast
+            # is a reshape, after a bitcast_convert when the element types differ (same width).
+            value = self.value(source)
+            if element_type(source.type) != element_type(result.type):
+                converted = TensorType(source.type.shape, element_type(result.type))
+                name = result.name if converted == result.type else f"{result.name}.bits"
+                value = self.emit(block, "stablehlo.bitcast_convert", [value], [converted], like=op,
+                                  names=[name]).results[0]
+            if value.type == result.type:
+                return value
+            return self.emit(block, "stablehlo.reshape", [value], [result.type],
                              stablehlo_attributes(op.attributes), like=op, names=[result.name]).results[0]
         self.notes.append(f"hlo.bitcast '{result.name}' reinterprets {self.xla_shape(source) or source.type} as "
                           f"{self.xla_shape(result) or result.type}, which is no logical reshape; kept as the "
@@ -217,9 +227,10 @@ class Conversion:
             # states it, whatever op produces the value here.
             operand = self.emit(block, "hlo.copy", [operand], [source.type], {"xla_shape": self.xla_shape(source)},
                                 like=op, names=[f"{source.name}.laid_out"]).results[0]
-        return self.emit(block, "hlo.bitcast", [operand], [result.type], {
-            **stablehlo_attributes(op.attributes), "xla_shape": op.attributes.get("xla_shape")}, like=op,
-            names=[result.name]).results[0]
+        attrs = stablehlo_attributes(op.attributes)
+        if self.xla_shape(result) is not None:
+            attrs["xla_shape"] = self.xla_shape(result)
+        return self.emit(block, "hlo.bitcast", [operand], [result.type], attrs, like=op, names=[result.name]).results[0]
 
     def xla_shape(self, value: Value) -> Optional[str]:
         owner = value.defining_op
@@ -298,6 +309,15 @@ RULES: dict[str, Callable[[Conversion, Operation, Block], Any]] = {
     "hlo.copy_done": Conversion.copy_done,
     "hlo.bitcast": Conversion.bitcast,
 }
+
+
+def _bit_width(t: Type) -> Optional[int]:
+    if not isinstance(t, TensorType):
+        return None
+    try:
+        return np.dtype(t.numpy_dtype).itemsize * 8 if t.element != IntegerType(1) else 8
+    except (TypeError, ValueError):
+        return None
 
 
 def _row_major(shape: Optional[str]) -> bool:
