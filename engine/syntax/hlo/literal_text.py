@@ -55,7 +55,8 @@ def element_text(x, dtype: np.dtype) -> str:
 def float_text(x, dtype: np.dtype) -> str:
     """A float of `dtype` (numpy's or an ml_dtypes one) in the fewest digits that read back to it."""
     value = np.asarray(x, dtype=dtype)
-    wide = float(value.astype(np.float64))
+    with np.errstate(invalid="ignore"):  # a NaN with a payload widens with a warning, still a NaN
+        wide = float(value.astype(np.float64))
     if np.isnan(wide):
         return _nan_text(value, dtype)
     if np.isinf(wide):

@@ -179,6 +179,7 @@ def check_spellable(module: Module) -> None:
     for op in module.walk():
         if isinstance(op, Function) or op.name in _TERMINATORS or is_implicit(op):
             continue
+        op = pack_source(op) or op  # a packing tuple prints as the instruction it packs
         entry = opcode_of(op.name, op.attributes.get("hlo.opcode"))
         if entry is None:
             raise HloPrintError(f"'{op.name}' has no HLO opcode, so the module cannot be printed as HLO text",

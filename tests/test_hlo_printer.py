@@ -1,0 +1,301 @@
+"""The HLO printer (engine/syntax/hlo/printer.py), the StableHLO conversion (to_stablehlo.py) and
+`hlodbg print --to`.
+
+- Round trips: parse(print(parse(x))) has the IR of parse(x), and printing is a fixed point, for the
+  hand-written modules in tests/data/hlo_printer (every construct: fusions, tuples, while and
+  conditionals, async pairs and their sugar, layouts with tiles and memory spaces, shardings,
+  metadata with stack frames, elided constants, control-predecessors, unknown attributes, literals
+  of every kind) and for every form of the JAX corpus (tests/hlo_corpus.py).
+- XLA's own parser reads our print and re-prints it as it re-prints the original (XLA's canonical
+  short parsable printing; skipped without jax).
+- `--to stablehlo`: the conversion parses with the MLIR frontend and runs to XLA's results.
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hlodbg
+from hlodbg.cli import main
+from hlodbg.engine.ir.core import structural_key
+from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.syntax import HLO, MLIR
+from hlodbg.engine.syntax.hlo.literal_text import float_text
+from hlodbg.engine.syntax.hlo.printer import print_module
+from hlodbg.engine.syntax.hlo.to_stablehlo import convert_to_stablehlo
+
+from .hlo_corpus import BY_NAME, CORPUS, load_arrays
+
+DATA = Path(__file__).parent / "data" / "hlo_printer"
+MODULES = sorted(p.name for p in DATA.glob("*.hlo"))
+HAS_JAX = importlib.util.find_spec("jax") is not None
+needs_jax = pytest.mark.skipif(not HAS_JAX, reason="jax is not installed (XLA's parser is the oracle)")
+
+
+def parse(text: str, name: str = "<test>"):
+    return HLO.parse_all(text, name)[0]
+
+
+def assert_round_trips(text: str, name: str, short: bool = False) -> str:
+    module = parse(text, name)
+    printed = print_module(module, short=short)
+    again = parse(printed, name + " (printed)")
+    if not short:
+        assert structural_key(again) == structural_key(module), f"{name}: the printed module differs\n{printed}"
+    assert print_module(again, short=short) == printed, f"{name}: printing is not a fixed point"
+    return printed
+
+
+# -- hand-written modules -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_hand_written_modules_round_trip(name):
+    assert_round_trips((DATA / name).read_text(), name)
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_short_form_reads_back(name):
+    printed = assert_round_trips((DATA / name).read_text(), name, short=True)
+    assert "%" not in printed and "metadata=" not in printed and "FileNames" not in printed
+    assert re.search(r"^ENTRY [\w.\-]+ \{$", printed, re.M)
+
+
+def test_long_form_gives_back_every_fact():
+    printed = print_module(parse((DATA / "every_construct.hlo").read_text()))
+    for fragment in (
+        "HloModule every_construct, is_scheduled=true, entry_computation_layout={(f32[4]{0}, s32[])->",
+        "num_partitions=2, frontend_attributes={origin=\"hand\"}",  # counts just before frontend attributes
+        "FileNames\n1 \"model.py\"\n", "StackFrames\n1 {file_location_id=1 parent_frame_id=1}",
+        "%x.0 = f32[4]{0:T(4)S(1)} parameter(0), sharding={devices=[2]<=[2]}",
+        "fusion(%x.0), kind=kLoop, calls=%fused_negate, metadata={op_name=\"jit(outer)/inner/neg\"",
+        "while(%init), condition=%cond, body=%body, backend_config={\"known_trip_count\":{\"n\":\"3\"}}",
+        "conditional(%k, %wx, %c), branch_computations={%branch_negate, %branch_abs}",
+        "async-start(%sel), calls=%wrapped_exp", "%ad = f32[4]{0} async-done(%as)",
+        "copy(%ad), control-predecessors={%red}, statistics={visualizing_index=0,stat-0=0.5}",
+        "replica_groups=[1,2]<=[2]",  # the iota spelling, not the expanded list
+        "%sorted = (f32[4]{0}, s32[4]{0}) sort(%ar, %iota), dimensions={0}, is_stable=true, to_apply=%less, "
+        "frontend_attributes={note=\"sorted\"}",
+        "ENTRY %main (x.0: f32[4], k: s32[]) -> (f32[4], f32[4], s32[4]) {",
+        "ROOT %out = (f32[4]{0}, f32[4]{0}, s32[4]{0}) tuple(%sv, %cp, %si)",
+        "constant({1, 2.5, -inf, nan})",
+    ):
+        assert fragment in printed, fragment
+    # `add` is cloned into the reduce and the all-reduce; it prints once, before its users.
+    assert printed.count("%add (a: f32[], b: f32[]) -> f32[] {") == 1
+    assert printed.index("%add (") < printed.index("ENTRY")
+    # The pack rule's tuple and the entry's implicit get-tuple-elements are folded back.
+    assert "sorted#" not in printed and "out#" not in printed
+
+
+def test_async_sugar_prints_as_written():
+    printed = print_module(parse((DATA / "async_sugar.hlo").read_text()))
+    for fragment in ("replica_count=2", "all-reduce-start(%x), replica_groups={{0,1}}, to_apply=%sum",
+                     "%ard = f32[4]{0} all-reduce-done(%ars)",
+                     "%ags = (f32[4]{0}, f32[8]{0}) all-gather-start(%x), dimensions={0}, replica_groups={{0,1}}",
+                     "%agd = f32[8]{0} all-gather-done(%ags)",
+                     "collective-permute-start(%x), source_target_pairs={{0,1},{1,0}}"):
+        assert fragment in printed, fragment
+
+
+def test_elided_constant_prints_elided():
+    printed = print_module(parse((DATA / "elided_constant.hlo").read_text()))
+    assert "%big = f32[12]{0} constant({...})" in printed
+
+
+def test_literals_print_their_exact_values():
+    printed = print_module(parse((DATA / "literals.hlo").read_text()), short=True)
+    for fragment in ("constant({true, false, true})", "constant({ { -128, 127 }, { 0, -1 } })",
+                     "constant({18446744073709551615, 0})", "constant({(1, -2), (0.5, inf)})",
+                     "constant({-0, nan, -nan, nan(0x1), 1e-45})", "constant({})", "constant({-8, 7})",
+                     "constant({ { { 0.1, 0.2 } }, { { 1e+300, -2.5e-300 } } })"):
+        assert fragment in printed, fragment
+
+
+@pytest.mark.parametrize("value, dtype, text", [
+    (0.1, np.float32, "0.1"), (3.1415927, np.float32, "3.1415927"), (0.30078125, "bfloat16", "0.3"),
+    (1e-45, np.float32, "1e-45"), (-0.0, np.float64, "-0"), (2.0 ** 70, np.float64, "1.1805916207174113e+21"),
+])
+def test_floats_print_in_the_fewest_digits_that_read_back(value, dtype, text):
+    import ml_dtypes
+
+    dtype = np.dtype(getattr(ml_dtypes, dtype) if isinstance(dtype, str) else dtype)
+    assert float_text(np.asarray(value, dtype), dtype) == text
+    assert np.asarray(float(text)).astype(dtype) == np.asarray(value, dtype)
+
+
+# -- XLA's parser as the oracle -------------------------------------------------------------------
+
+
+def xla_canonical(text: str, large_constants: bool = True) -> str:
+    from jaxlib import _hlo
+
+    options = _hlo.HloPrintOptions.short_parsable()
+    options.print_large_constants = large_constants
+    return _hlo.hlo_module_from_text(text).to_string(options)
+
+
+def assert_xla_prints_alike(original: str, name: str) -> None:
+    module = parse(original, name)
+    # XLA fills an elided constant with made-up values: compare those elided on both sides.
+    large = "{...}" not in original
+    expected = xla_canonical(original, large)
+    for short in (False, True):
+        assert xla_canonical(print_module(module, short=short), large) == expected, f"{name} (short={short})"
+
+
+# A header-less module gets its name from XLA's parser (`module_<entry>`), ours from the entry.
+XLA_READABLE = [name for name in MODULES if name != "headerless.hlo"]
+
+
+@needs_jax
+@pytest.mark.parametrize("name", XLA_READABLE)
+def test_xla_reads_our_print_of_hand_written_modules(name):
+    assert_xla_prints_alike((DATA / name).read_text(), name)
+
+
+# -- the JAX corpus -------------------------------------------------------------------------------
+
+FORMS = ["pre", "post", "post_parsable", "post_elided"]
+CASES = [(program.name, form) for program in CORPUS for form in FORMS]
+
+
+@pytest.mark.parametrize("name, form", CASES)
+def test_corpus_round_trips(hlo_corpus_dir, name, form):
+    assert_round_trips((hlo_corpus_dir / f"{name}.{form}.hlo").read_text(), f"{name}.{form}.hlo")
+
+
+@pytest.mark.parametrize("name, form", CASES)
+def test_xla_reads_our_print_of_the_corpus(hlo_corpus_dir, name, form):
+    assert_xla_prints_alike((hlo_corpus_dir / f"{name}.{form}.hlo").read_text(), f"{name}.{form}.hlo")
+
+
+# -- HLO as StableHLO -------------------------------------------------------------------------------
+
+
+def as_stablehlo(module):
+    converted, notes = convert_to_stablehlo(module)
+    text = MLIR.print(converted)
+    return hlodbg.load(text), notes, converted
+
+
+def hlo_ops(module) -> list[str]:
+    return sorted({op.name for op in module.walk() if op.name.startswith("hlo.")})
+
+
+def test_control_flow_as_stablehlo_runs_like_the_hlo():
+    hlo = hlodbg.load(DATA / "control_flow.hlo")
+    program, notes, converted = as_stablehlo(hlo.module)
+    assert notes == [] and hlo_ops(converted) == []
+    names = {op.name for op in converted.walk()}
+    assert {"func.call", "stablehlo.case", "stablehlo.if", "stablehlo.while"} <= names
+    whiles = [op for op in converted.walk() if op.name == "stablehlo.while"]
+    assert [len(op.operands) for op in whiles] == [2]  # over the tuple's elements
+    for op in converted.walk():
+        assert not any(k.startswith("hlo.") or k == "xla_shape" for k in op.attributes), op
+    x = np.array([1.0, -2.0, 0.5, 3.0], np.float32)
+    for k, p in ((0, True), (1, False), (7, True)):
+        want = hlo.run(x, np.int32(k), np.bool_(p))
+        got = program.run(x, np.int32(k), np.bool_(p))
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_bitcast_is_a_reshape_only_when_the_layouts_allow():
+    hlo = hlodbg.load(DATA / "bitcast_layouts.hlo")
+    program, notes, converted = as_stablehlo(hlo.module)
+    assert len(notes) == 1 and "'flat_b'" in notes[0] and "f32[3,2]{0,1}" in notes[0]
+    assert hlo_ops(converted) == ["hlo.bitcast", "hlo.copy"]  # the copy states the operand's layout
+    ops = {op.results[0].name: op.name for op in converted.walk() if op.results}
+    assert ops["flat"] == "stablehlo.reshape"
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    b = np.arange(6, dtype=np.float32).reshape(3, 2)
+    got, want = program.run(a, b), hlo.run(a, b)
+    np.testing.assert_array_equal(got[1], [0, 2, 4, 1, 3, 5])  # column-major bytes, read in order
+    for x, y in zip(got, want, strict=True):
+        np.testing.assert_array_equal(x, y)
+
+
+STABLEHLO_FORMS = ["pre", "post", "post_parsable"]
+
+
+@pytest.mark.parametrize("name, form", [(p.name, f) for p in CORPUS for f in STABLEHLO_FORMS])
+def test_corpus_as_stablehlo_reproduces_xla(hlo_corpus_dir, name, form):
+    from .test_hlo_differential import assert_reproduces, recorded
+
+    module = hlodbg.load(hlo_corpus_dir / f"{name}.{form}.hlo").module
+    program, notes, converted = as_stablehlo(module)
+    assert all(op in ("hlo.bitcast", "hlo.copy") for op in hlo_ops(converted)), hlo_ops(converted)
+    if BY_NAME[name].spmd:
+        return  # a per-partition or sharded program: the StableHLO text parses and verifies
+    inputs, expected, _ = recorded(hlo_corpus_dir, name)
+    assert_reproduces(program.run(*inputs), expected, name, f" ({form}.hlo as StableHLO)")
+
+
+# -- MLIR as HLO --------------------------------------------------------------------------------------
+
+MLIR_PROGRAM = """
+func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  %0 = stablehlo.add %x, %y : tensor<4xf32>
+  %1 = stablehlo.constant dense<0.0> : tensor<f32>
+  %2 = stablehlo.reduce(%0 init: %1) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+  return %0, %2 : tensor<4xf32>, tensor<f32>
+}
+"""
+
+
+def test_mlir_module_prints_as_hlo_and_runs_alike():
+    program = hlodbg.load(MLIR_PROGRAM)
+    text = print_module(program.module)
+    assert "ROOT %tuple = (f32[4], f32[]) tuple(" in text and "to_apply=%region_0" in text
+    again = hlodbg.load(text)
+    x, y = np.arange(4, dtype=np.float32), np.ones(4, np.float32)
+    for a, b in zip(again.run(x, y), program.run(x, y), strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_mlir_op_without_hlo_spelling_is_a_located_error():
+    text = """
+func.func @main(%p: tensor<i1>, %x: tensor<f32>) -> tensor<f32> {
+  %0 = "stablehlo.if"(%p) ({
+    stablehlo.return %x : tensor<f32>
+  }, {
+    stablehlo.return %x : tensor<f32>
+  }) : (tensor<i1>) -> tensor<f32>
+  return %0 : tensor<f32>
+}
+"""
+    with pytest.raises(HlodbgError) as error:
+        print_module(hlodbg.load(text).module)
+    assert "'stablehlo.if' has no HLO opcode" in str(error.value) and ":3:" in error.value.render()
+
+
+# -- the command -----------------------------------------------------------------------------------
+
+
+def test_print_command_targets(capsys):
+    path = str(DATA / "control_flow.hlo")
+    assert main(["print", path]) == 0
+    assert capsys.readouterr().out.startswith("HloModule control_flow")
+    assert main(["print", path, "--short"]) == 0
+    assert "ENTRY main {" in capsys.readouterr().out
+    assert main(["print", path, "--to", "stablehlo"]) == 0
+    out = capsys.readouterr().out
+    assert "stablehlo.case" in out and not re.search(r"(?<![\w.])hlo\.", out)
+    hlodbg.load(out)
+    assert main(["print", path, "--to", "mlir"]) == 0
+    assert '"hlo.fusion"' in capsys.readouterr().out
+    assert main(["print", str(DATA / "bitcast_layouts.hlo"), "--to", "stablehlo"]) == 0
+    assert capsys.readouterr().out.startswith("// hlo.bitcast 'flat_b'")
+
+
+def test_print_command_refuses_mixed_options(capsys):
+    path = str(DATA / "control_flow.hlo")
+    assert main(["print", path, "--to", "mlir", "--short"]) == 2
+    assert "--short" in capsys.readouterr().err
+    assert main(["print", path, "--generic"]) == 2
+    assert "--generic" in capsys.readouterr().err
