@@ -2,12 +2,16 @@
 special values, NaN payloads, complex, tuples, elided `{...}`, range checks and located errors."""
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 import pytest
 
 from hlodbg.engine.ir.errors import ParseError, SourcePos, SourceText
-from hlodbg.engine.syntax.hlo.literals import ElidedLiteral, literal_dtype, parse_literal
+from hlodbg.engine.syntax.hlo.literals import (
+    ElidedLiteral,
+    literal_dtype,
+    parse_literal,
+    parse_shaped_literal,
+)
 from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
 from hlodbg.engine.syntax.hlo.tree import HloShape
 
@@ -155,3 +159,54 @@ def test_large_flat_literal_takes_the_bulk_path_and_keeps_every_value():
     assert np.array_equal(literal(text, "s32", 300, 400), ints.astype(np.int32))
     big = "{" + ", ".join(["1.5"] * 99_999 + ["bad"]) + "}"
     assert literal_error(big, "f32", 100_000).col == len(big) - 3
+
+
+def _fuzz_cases():
+    rows = np.arange(2000).reshape(50, 40)
+    return [
+        ("{ " + ", ".join("{" + ",".join(map(str, r)) + "}" for r in rows) + " }",
+         shape("s32", 50, 40)),
+        ("{" + ", ".join(repr(float(x)) for x in np.linspace(-3, 3, 1500)) + "}",
+         shape("f32", 1500)),
+        ("{ {1, 2}, {3, nan(0x3)} }", shape("bf16", 2, 2)),
+        ("{(1, 2), (3, -4)}", shape("c64", 2)),
+        ("{true, false}", shape("pred", 2)),
+        ("( {1, 2}, 3 )", HloShape(None, elements=(shape("s8", 2), shape("f16")))),
+    ]
+
+
+@pytest.mark.parametrize("index", range(6))
+def test_perturbed_literals_give_parse_errors_never_other_exceptions(index):
+    import random
+    text, literal_shape = _fuzz_cases()[index]
+    rng = random.Random(index)
+    for _ in range(300):
+        at = rng.randrange(len(text))
+        mutated = text[:at] + rng.choice("{}(),-.e x0n9/*[]") + (
+            text[at + 1:] if rng.random() < 0.5 else text[at:])
+        try:
+            parse_literal(mutated, SourcePos(SourceText(mutated), 0), literal_shape)
+        except ParseError as error:
+            assert 0 <= error.pos.offset <= len(mutated)
+
+
+def test_a_non_comma_between_groups_is_a_located_error():
+    error = literal_error("{ {1, 2}-, {3, 4} }", "s32", 2, 2)
+    assert "expected '{' or '}' at brace level 1" in error.message and error.col == 9
+
+
+def test_custom_call_literal_attribute_with_its_shape():
+    text = ("ENTRY e {\n  ROOT c = f32[] custom-call(), literal=( s32[2]{0} {4, 128}, "
+            "pred[] true, (f32[] 0.5) ), x=1\n}")
+    attr = parse_hlo_modules(text, "cc.hlo")[0].entry.root.attrs["literal"]
+    shape, (ints, flag, (half,)) = parse_shaped_literal(attr.text, attr.pos)
+    assert shape.text() == "(s32[2]{0}, pred[], (f32[]))"
+    assert ints.tolist() == [4, 128] and flag.item() is True and half.item() == 0.5
+    scalar_shape, value = parse_shaped_literal("f32[] 0.1", SourcePos(SourceText("f32[] 0.1"), 0))
+    assert scalar_shape.element == "f32" and value == np.float32(0.1)
+    with pytest.raises(ParseError, match="expected 2 element") as info:
+        bad = "s32[2]{0} {1, 2, 3}"
+        parse_shaped_literal(bad, SourcePos(SourceText(bad), 0))
+    assert info.value.col == 12
+    with pytest.raises(ParseError, match="expected the end of the literal"):
+        parse_shaped_literal("f32[] 1 2", SourcePos(SourceText("f32[] 1 2"), 0))

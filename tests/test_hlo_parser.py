@@ -106,8 +106,7 @@ def test_post_optimization_module_with_percent_signatures_and_stack_frames():
     assert frames.function_names == {1: "<module>", 2: "g"}
     assert frames.file_locations[2].line == 3 and frames.file_locations[2].end_column == 19
     assert frames.frames == {1: (1, 1), 2: (2, 2)}
-    assert frames.text.startswith("FileNames") and frames.text.rstrip().endswith(
-        "parent_frame_id=2}")
+    assert frames.text.startswith("FileNames") and frames.text.endswith("parent_frame_id=2}")
     fused, entry = m.computations
     assert fused.signature[0].name == "param_0" and fused.signature[0].shape.text() == "f32[4]"
     assert fused.result_shape.text() == "f32[4]"
@@ -174,6 +173,8 @@ def test_signatures_with_tuples_and_execution_thread():
                   "ENTRY %e () -> f32[2] {\n  ROOT %c = f32[2]{0} constant({1, 2})\n}\n")
     comp = m.computations[0]
     assert comp.attrs["execution_thread"].text == '"host"'
+    assert m.source.text[:comp.end].endswith('}, execution_thread="host"')
+    assert m.source.text[:m.entry.end].endswith("constant({1, 2})\n}")
     assert comp.signature[0].shape.text() == "(f32[2], s32[])"
     assert comp.result_shape.is_tuple and comp.result_shape.elements == ()
     assert comp.root.operands == []
@@ -251,11 +252,11 @@ def test_nested_operand_instructions_are_hoisted_before_their_user():
 
 def test_constant_literal_text_and_position_and_parameter_number():
     m = parse_one("ENTRY e {\n  c = f32[2,2] constant({ {1, 2}, {3, (4)} })\n"
-                  "  ROOT p = f32[] parameter( 3 )\n}")
+                  "  ROOT p = f32[] parameter( 0 )\n}")
     c = m.entry.instructions[0]
     assert c.literal == "{ {1, 2}, {3, (4)} }"
     assert (c.literal_pos.line, c.literal_pos.col) == (2, 25)
-    assert m.entry.root.literal == "3" and m.entry.root.literal_pos.col == 29
+    assert m.entry.root.literal == "0" and m.entry.root.literal_pos.col == 29
 
 
 # -- attribute values -----------------------------------------------------------------------------
@@ -378,6 +379,8 @@ BAD_INPUTS = [
     ("ENTRY e (p: f32[]) f32[] {\n  ROOT p = f32[] parameter(0)\n}", 1, 20, "expected '->'"),
     ("ENTRY e {\n  ROOT r = add(f32[] parameter(0), f32[] parameter(1))\n}", 2, 12,
      "instruction 'r' has no shape"),
+    ("ENTRY e {\n  ROOT p = b(f32[4]) parameter(0)\n}", 2, 12,
+     "buffer shapes 'b(...)' (printed by the newest XLA) are not supported"),
     ("HloModule m\nFileNames\n1 \"a\"\nFileLocations\n1 {file_name_id=1 line=2}\n" + ENTRY_OK,
      5, 3, "lacks function_name_id"),
     ("HloModule m\nFunctionNames\n1 \"f\"\nFileNames\n1 \"a\"\n" + ENTRY_OK, 4, 1,
@@ -389,6 +392,14 @@ BAD_INPUTS = [
     ("ENTRY e {\n  ROOT p = f32[] parameter(0)\n}\nHloModule again\n" + ENTRY_OK, 4, 1,
      "expected a computation name"),
     ("ENTRY e {\n  ROOT p = f32[] parameter(0)\n  ENTRY\n}", 3, 3, "expected an instruction"),
+    ("ENTRY e {\n  ROOT a = f32[] add(p, p)\n  p = f32[] parameter(0)\n}", 2, 22,
+     "operand 'p' is not defined before this use"),
+    ("ENTRY e {\n  ROOT a = f32[] add(f32[] p, f32[] p)\n  p = f32[] parameter(0)\n}", 2, 28,
+     "operand 'p' is not defined before this use"),
+    ("ENTRY e {\n  p = f32[] parameter(0)\n  q = f32[] parameter(0)\n}", 3, 23,
+     "parameter number 0 is already taken by 'p'"),
+    ("ENTRY e {\n  p = f32[] parameter(0)\n  q = f32[] parameter(2)\n}", 3, 23,
+     "parameter number 2 leaves a gap"),
 ]
 
 
@@ -520,3 +531,11 @@ def test_a_module_mixing_xla_constructs():
     assert main.root.attrs["operand_layout_constraints"].text == "{f32[8]{0}}"
     assert m.computations[0].root.attrs["type"].text == "SIGNED"
     assert by_name["p"].attrs["sharding"].text == "{devices=[2]<=[2]}"
+
+
+def test_index_comments_in_operand_lists_and_root_in_the_middle():
+    m = parse_one("ENTRY e {\n  v = f32[] parameter(0)\n"
+                  "  ROOT t = (f32[], f32[], f32[], f32[], f32[], /*index=5*/f32[]) "
+                  "tuple(v, v, v, v, v, /*index=5*/v)\n  n = f32[] negate(v)\n}")
+    assert len(m.entry.root.operands) == 6 and m.entry.root.name == "t"
+    assert m.entry.instructions[-1].name == "n"

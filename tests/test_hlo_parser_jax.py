@@ -78,7 +78,20 @@ def _mixed(x, w):
     return scattered, spectrum, table * w[0, 0], jnp.uint8(200) + x.astype(jnp.uint8)
 
 
-FUNCTIONS = [_mlp, _loop_and_cond, _mixed]
+def _conv_scan_random(x, w):
+    image = x.reshape(1, 4, 8, 1)
+    kernel = w[:3, :3].reshape(3, 3, 1, 1)
+    conv = jax.lax.conv_general_dilated(image, kernel, (1, 1), "SAME",
+                                        dimension_numbers=("NHWC", "HWIO", "NHWC"))
+    pooled = jax.lax.reduce_window(conv, -jnp.inf, jax.lax.max, (1, 2, 2, 1), (1, 2, 2, 1),
+                                   "VALID")
+    _, states = jax.lax.scan(lambda h, row: (jnp.tanh(h + row), h), jnp.zeros(8), x)
+    noise = jax.random.uniform(jax.random.PRNGKey(3), (4,))
+    top, where = jax.lax.top_k(x.ravel(), 3)
+    return pooled, states, noise, top, where, jnp.left_shift(x.astype(jnp.int32), 2)
+
+
+FUNCTIONS = [_mlp, _loop_and_cond, _mixed, _conv_scan_random]
 ARGS = (np.linspace(-2, 2, 32, dtype=np.float32).reshape(4, 8),
         np.linspace(1, -1, 128, dtype=np.float32).reshape(8, 16))
 
@@ -148,3 +161,44 @@ def test_every_module_of_a_dump_directory_parses(tmp_path):
         decode_constants(text)
     after = [p for p in files if p.name.endswith("after_optimizations.txt")]
     assert after and our_structure(after[0].read_text()) == xla_structure(after[0].read_text())
+
+
+_SPMD_SCRIPT = textwrap.dedent("""
+    import sys
+    import jax, jax.numpy as jnp, numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+    mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ("x", "y"))
+    def per_device(a):
+        total = jax.lax.psum(a, "x")
+        gathered = jax.lax.all_gather(total, "y")
+        shifted = jax.lax.ppermute(a, "y", [(i, (i + 1) % 4) for i in range(4)])
+        return gathered.sum(0) + shifted
+    programs = {
+        "shard_map": jax.jit(jax.shard_map(per_device, mesh=mesh, in_specs=P("x", "y"),
+                                           out_specs=P("x", "y"))),
+        "gspmd": jax.jit(lambda a: (a @ a.T).sum(1),
+                         in_shardings=NamedSharding(mesh, P("x", "y"))),
+    }
+    x = jnp.arange(64.0).reshape(8, 8)
+    for name, program in programs.items():
+        lowered = program.lower(x)
+        open(f"{sys.argv[1]}/{name}.pre.txt", "w").write(lowered.as_text(dialect="hlo"))
+        open(f"{sys.argv[1]}/{name}.post.txt", "w").write(lowered.compile().as_text())
+""")
+
+
+def test_spmd_programs_on_eight_devices_parse_like_xla_reads_them(tmp_path):
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=8",
+               JAX_PLATFORMS="cpu")
+    subprocess.run([sys.executable, "-c", _SPMD_SCRIPT, str(tmp_path)], env=env, check=True,
+                   timeout=300)
+    files = sorted(tmp_path.glob("*.txt"))
+    assert len(files) == 4
+    for path in files:
+        text = path.read_text()
+        assert our_structure(text) == xla_structure(text), path.name
+    post = parse_hlo_modules((tmp_path / "shard_map.post.txt").read_text(), "spmd.hlo")[0]
+    assert post.attrs["num_partitions"].text == "8"
+    groups = [i.attrs["replica_groups"].text for c in post.computations
+              for i in c.instructions if "replica_groups" in i.attrs]
+    assert groups and all(g.startswith(("{", "[", "mesh")) for g in groups)

@@ -29,7 +29,7 @@ from ..opdefs import (
 
 # Dialects whose every op hlodbg defines: an op name of theirs it does not know is a typo or an op
 # of a newer spec, never something to pass through (other dialects' unknown ops are kept as they are).
-CLOSED_DIALECTS = ("stablehlo", "chlo")
+CLOSED_DIALECTS = ("stablehlo", "chlo", "hlo")
 
 __all__ = [
     "AttrSpec", "CATEGORIES", "CLOSED_DIALECTS", "OPS", "OpDef", "callee_attribute", "category_of",

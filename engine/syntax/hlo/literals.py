@@ -22,7 +22,9 @@ import ml_dtypes
 import numpy as np
 
 from ...ir.errors import ParseError, SourcePos
+from .lexer import Cursor
 from .literal_bulk import bulk_items, only_characters
+from .shapes import parse_shape
 from .tree import HloShape
 
 # XLA element type -> numpy storage (ml_dtypes for the narrow types, as engine/ir/types.py does).
@@ -191,8 +193,8 @@ class _Literal:
                     raise self.fail(f"too many brace levels for a literal of rank {rank}", at)
                 leaves.append((prev_end, at))
             elif depth > 0:
-                gap_ok = (_COMMA_GAP if prev == "}" and ch == "{" else _BLANK).match(
-                    text, prev_end, at).end() == at
+                gap = _COMMA_GAP if prev == "}" and ch == "{" else _BLANK
+                gap_ok = gap.fullmatch(text, prev_end, at) is not None
                 if not gap_ok:
                     raise self.fail(f"expected '{{' or '}}' at brace level {depth} (rank {rank})",
                                     _BLANK.match(text, prev_end, at).end())
@@ -394,3 +396,35 @@ def _set_nan_payloads(values: np.ndarray, payloads, element: str, offset_of, fai
 
 def _clip(text: str) -> str:
     return text if len(text) <= 30 else text[:27] + "..."
+
+
+def parse_shaped_literal(text: str, pos: SourcePos) -> tuple[HloShape, object]:
+    """A literal that carries its shape, as custom-call's `literal=` writes it:
+    `f32[] 0.1`, `s32[2]{0} {1, 2}`, or a tuple `( s32[2] {1, 2}, pred[] 1 )`.
+    Returns (shape, value) with the value as parse_literal gives it."""
+    cur = Cursor(pos.source, pos.offset, pos.offset + len(text))
+    shape, value = _shaped(cur, depth=0)
+    if not cur.at_end():
+        cur.expected("the end of the literal")
+    return shape, value
+
+
+def _shaped(cur: Cursor, depth: int) -> tuple[HloShape, object]:
+    cur.skip()
+    if cur.accept("("):  # a tuple of shaped literals
+        if depth >= 64:
+            cur.fail("tuple literals are nested more than 64 deep")
+        start = cur.pos - 1
+        parts = []
+        if not cur.accept(")"):
+            while True:
+                parts.append(_shaped(cur, depth + 1))
+                if cur.accept(")"):
+                    break
+                cur.expect(",", "',' or ')' in the tuple literal")
+        shape = HloShape(None, elements=tuple(s for s, _ in parts), pos=cur.at(start))
+        return shape, tuple(v for _, v in parts)
+    shape = parse_shape(cur, "the literal's shape")
+    value_start, value_end = cur.value_extent("the literal's value after its shape")
+    literal_text = cur.text[value_start:value_end]
+    return shape, parse_literal(literal_text, cur.at(value_start), shape)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
-from ...ir.errors import ParseError, SourceText
+from ...ir.errors import ParseError, SourcePos, SourceText
 from .lexer import ELEMENT_TYPES, Cursor
 from .shapes import parse_shape, starts_shape
 from .stack_frames import SECTION_WORDS, parse_stack_frames, starts_stack_frames
@@ -31,6 +31,11 @@ from .tree import (
 _DASHES = re.compile(r"//[ \t]*-----")
 _SPLIT = re.compile(r"[ \t]*//[ \t]*-----[ \t]*\r?")
 _OPCODE_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]*\s*\(")
+_HEAD = re.compile(r"(?:(ROOT)[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*")
+_OPERAND_NAME = re.compile(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)")
+_PLAIN_OPERANDS = re.compile(r"[ \t]*(?:%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*,[ \t]*)*"
+                             r"%?[A-Za-z_][A-Za-z0-9_.\-]*[ \t]*\)")
+_ATTRIBUTE_HEAD = re.compile(r"[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_.\-]*)=")
 _KEYWORDS = frozenset(("HloModule", "ENTRY", "ROOT", *SECTION_WORDS))
 # Deeper nesting of operand instructions than this is surely not a program (and would exhaust
 # Python's stack); shapes have their own limit in shapes.py.
@@ -95,14 +100,13 @@ class _Parser:
             else:
                 name = cur.name("the module's name")[0]
             cur.accept(":")  # very old XLA: `HloModule convolution.167:`
-            while cur.accept(","):
-                self._attribute(attrs, "module header")
+            self.attributes(attrs, "module header")
         stack_frames = parse_stack_frames(cur) if starts_stack_frames(cur) else None
-        computations: list[HloComputation] = []
+        computations: dict[str, HloComputation] = {}
         entry: Optional[HloComputation] = None
         while not cur.at_end():
-            computation = self.computation({c.name: c for c in computations})
-            computations.append(computation)
+            computation = self.computation(computations)
+            computations[computation.name] = computation
             if computation.is_entry:
                 if entry is not None:
                     cur.fail(f"a second ENTRY computation '{computation.name}' (the entry is "
@@ -110,16 +114,34 @@ class _Parser:
                 entry = computation
         if not computations:
             cur.expected("a computation ('[ENTRY] name [(params) -> shape] {')")
-        return HloModuleText(name, attrs, computations, entry or computations[-1], cur.source,
+        in_order = list(computations.values())
+        return HloModuleText(name, attrs, in_order, entry or in_order[-1], cur.source,
                              cur.at(start), stack_frames)
 
-    def _attribute(self, attrs: dict[str, HloAttr], owner: str) -> None:
-        """`name=value` after a `,`: the value's exact text into `attrs`."""
+    def attributes(self, attrs: dict[str, HloAttr], owner: str) -> int:
+        """`, name=value` pieces: each value's exact text into `attrs`; returns the offset
+        just past the last value. The common `, name=` is matched in one step; anything else
+        goes through the exact reads."""
         cur = self.cur
-        name, at = cur.name(f"an attribute name in the {owner}")
-        if not cur.text.startswith("=", cur.pos):
-            cur.expected(f"'=' after attribute name '{name}'")
-        cur.pos += 1
+        last_end = cur.pos
+        while True:
+            head = _ATTRIBUTE_HEAD.match(cur.text, cur.pos, cur.end)
+            if head:
+                cur.pos = head.end()
+                self._attribute_value(attrs, head.group(1), head.start(1), owner)
+            elif cur.accept(","):
+                name, at = cur.name(f"an attribute name in the {owner}")
+                if not cur.text.startswith("=", cur.pos):
+                    cur.expected(f"'=' after attribute name '{name}'")
+                cur.pos += 1
+                self._attribute_value(attrs, name, at, owner)
+            else:
+                return last_end
+            last_end = cur.pos
+
+    def _attribute_value(self, attrs: dict[str, HloAttr], name: str, at: int,
+                         owner: str) -> None:
+        cur = self.cur
         if name in attrs:
             cur.fail(f"attribute '{name}' is given twice in the {owner}", at)
         what = f"a value for attribute '{name}'"
@@ -154,9 +176,9 @@ class _Parser:
         instructions, root = self.body(name, name_at, closing="}")
         computation = HloComputation(name, instructions, root, cur.at(start), cur.pos,
                                      is_entry, signature, result_shape)
-        while cur.accept(","):
-            self._attribute(computation.attrs, f"attributes of computation '{name}'")
-            computation.end = cur.pos
+        if cur.peek() == ",":
+            computation.end = self.attributes(computation.attrs,
+                                              f"attributes of computation '{name}'")
         return computation
 
     def body(self, name: str, name_at: int, closing: Optional[str]):
@@ -205,29 +227,47 @@ class _Body:
 
     def instruction(self) -> None:
         cur = self.cur
+        cur.skip()
+        head = _HEAD.match(cur.text, cur.pos, cur.end)  # `[ROOT] name = ` in one step
+        if head and head.group(2) not in _KEYWORDS:
+            is_root, name, at = bool(head.group(1)), head.group(2), head.start(2)
+            cur.pos = head.end()
+            if cur.text[at - 1] == "%":
+                at -= 1
+        else:
+            is_root, name, at = self._head()
+        if name in self.generated:
+            self._rename_generated(name)
+        if name in self.defined:
+            cur.fail(f"instruction '{name}' is already defined in computation "
+                     f"'{self.computation}' (at {self.defined[name].pos})", at)
+        if (not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end)
+                and not cur.text.startswith("b(", cur.pos)):
+            self._shape_missing(f"instruction '{name}'")
+        shape = parse_shape(cur, f"the shape of instruction '{name}'")
+        instruction = self._rhs(name, at, shape, depth=0)
+        if cur.peek() == ",":
+            instruction.end = self.parser.attributes(instruction.attrs,
+                                                     f"attributes of instruction '{name}'")
+        instruction.is_root = is_root
+        self._define(instruction)
+        if is_root:
+            self.roots.append(instruction)
+
+    def _head(self) -> tuple[bool, str, int]:
+        """`[ROOT] name =` token by token, for the exact error when the one-step match fails."""
+        cur = self.cur
         is_root = cur.accept_keyword("ROOT")
         word = cur.peek_name()
         if word in _KEYWORDS or word is None:
             cur.expected(f"an instruction ('[ROOT] name = shape opcode(...)') or '}}' closing "
                          f"computation '{self.computation}'")
         name, at = cur.name()
-        if name in self.generated:
-            self._rename_generated(name)
         if name in self.defined:
             cur.fail(f"instruction '{name}' is already defined in computation "
                      f"'{self.computation}' (at {self.defined[name].pos})", at)
         cur.expect("=", f"'=' after instruction name '{name}'")
-        if not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end):
-            self._shape_missing(f"instruction '{name}'")
-        shape = parse_shape(cur, f"the shape of instruction '{name}'")
-        instruction = self._rhs(name, at, shape, depth=0)
-        while cur.accept(","):
-            self.parser._attribute(instruction.attrs, f"attributes of instruction '{name}'")
-            instruction.end = cur.pos
-        instruction.is_root = is_root
-        self._define(instruction)
-        if is_root:
-            self.roots.append(instruction)
+        return is_root, name, at
 
     def _define(self, instruction: HloInstruction) -> None:
         self.instructions.append(instruction)
@@ -256,12 +296,23 @@ class _Body:
                 cur.fail("a parameter number cannot be negative", literal_pos.offset)
             literal = str(number)
             cur.expect(")", "')' after the parameter number")
+        elif plain := _PLAIN_OPERANDS.match(cur.text, open_at + 1, cur.end):
+            # The common `(a, %b.1)`: all operands found by one regex step.
+            source = cur.source
+            operands = [HloOperand(m.group(1), SourcePos(source, m.start()))
+                        for m in _OPERAND_NAME.finditer(cur.text, plain.start(), plain.end())]
+            cur.pos = plain.end()
         elif not cur.accept(")"):
             while True:
                 operands.append(self._operand(depth))
                 if cur.accept(")"):
                     break
                 cur.expect(",", f"',' or ')' in the operands of '{name}'")
+        for operand in operands:
+            if operand.name not in self.defined:
+                cur.fail(f"operand '{operand.name}' is not defined before this use in "
+                         f"computation '{self.computation}' (an instruction's operands come "
+                         f"before it)", operand.pos.offset)
         return HloInstruction(name, shape, opcode, operands, {}, cur.at(at), cur.at(opcode_at),
                               cur.pos, literal=literal, literal_pos=literal_pos)
 
@@ -307,7 +358,21 @@ class _Body:
         self.generated[nested.name] = operand
 
     def finish(self) -> HloInstruction:
-        """The root: the ROOT-marked instruction, else the last one."""
+        """Checks the parameter numbers (0..n-1, each once) and returns the root: the
+        ROOT-marked instruction, else the last one."""
+        taken: dict[int, HloInstruction] = {}
+        for instruction in self.instructions:
+            if instruction.opcode == "parameter":
+                number = int(instruction.literal)
+                if number in taken:
+                    self.cur.fail(f"parameter number {number} is already taken by "
+                                  f"'{taken[number].name}'", instruction.literal_pos.offset)
+                taken[number] = instruction
+        for number, instruction in taken.items():
+            if number >= len(taken):
+                self.cur.fail(f"parameter number {number} leaves a gap: computation "
+                              f"'{self.computation}' has {len(taken)} parameter(s), numbered "
+                              f"from 0", instruction.literal_pos.offset)
         if len(self.roots) > 1:
             self.cur.fail(f"computation '{self.computation}' has a second ROOT instruction (the "
                           f"first is '{self.roots[0].name}')", self.roots[1].pos.offset)

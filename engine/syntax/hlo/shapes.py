@@ -45,6 +45,9 @@ def parse_shape(cur: Cursor, what: str = "a shape", depth: int = 0) -> HloShape:
         return HloShape(None, elements=tuple(elements), pos=cur.at(start))
     m = _ELEMENT.match(cur.text, cur.pos, cur.end)
     if not m or m.group(0) not in ELEMENT_TYPES:
+        if cur.text.startswith("b(", cur.pos):
+            cur.fail("buffer shapes 'b(...)' (printed by the newest XLA) are not supported: "
+                     "print the module with an XLA that writes plain array shapes")
         if m:
             cur.fail(f"unknown element type '{m.group(0)}' (expected one of XLA's primitive "
                      f"types: pred, s8..s64, u8..u64, f16, bf16, f32, f64, c64, c128, f8*, ...)")

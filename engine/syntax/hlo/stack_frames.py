@@ -15,7 +15,7 @@ Each table is optional but they come in this order. Older XLA printed no `end_li
 from __future__ import annotations
 
 import re
-from typing import Callable, Optional
+from typing import Callable
 
 from .lexer import Cursor
 from .tree import FileLocation, StackFrameTables
@@ -35,12 +35,13 @@ def parse_stack_frames(cur: Cursor) -> StackFrameTables:
     cur.skip()
     start = cur.pos
     tables = StackFrameTables()
-    readers: dict[str, Callable[[Cursor, int], None]] = {
-        "FileNames": lambda c, i: tables.file_names.__setitem__(i, c.string("a file name")),
-        "FunctionNames": lambda c, i: tables.function_names.__setitem__(
-            i, c.string("a function name")),
-        "FileLocations": lambda c, i: tables.file_locations.__setitem__(i, _location(c)),
-        "StackFrames": lambda c, i: tables.frames.__setitem__(i, _frame(c)),
+    end = start
+    # Each section: the table it fills and how one entry after its id is read.
+    sections: dict[str, tuple[dict, Callable[[Cursor], object]]] = {
+        "FileNames": (tables.file_names, lambda c: c.string("a file name")),
+        "FunctionNames": (tables.function_names, lambda c: c.string("a function name")),
+        "FileLocations": (tables.file_locations, _location),
+        "StackFrames": (tables.frames, _frame),
     }
     for index, word in enumerate(SECTION_WORDS):
         if not cur.accept_keyword(word):
@@ -49,26 +50,17 @@ def parse_stack_frames(cur: Cursor) -> StackFrameTables:
                 cur.fail(f"'{later}' comes out of order (the tables are "
                          f"{', '.join(SECTION_WORDS)}, in that order)")
             continue
-        table_name = word
-        while _starts_int(cur):
+        end = cur.pos
+        table, read_entry = sections[word]
+        while cur.peek().isdigit():
             id_pos = cur.pos
             number = cur.integer()
-            table = _table(tables, table_name)
             if number in table:
-                cur.fail(f"{table_name} id {number} is defined twice", id_pos)
-            readers[table_name](cur, number)
-    tables.text = cur.text[start:cur.pos]
+                cur.fail(f"{word} id {number} is defined twice", id_pos)
+            table[number] = read_entry(cur)
+            end = cur.pos
+    tables.text = cur.text[start:end]
     return tables
-
-
-def _table(tables: StackFrameTables, word: str) -> dict:
-    return {"FileNames": tables.file_names, "FunctionNames": tables.function_names,
-            "FileLocations": tables.file_locations, "StackFrames": tables.frames}[word]
-
-
-def _starts_int(cur: Cursor) -> bool:
-    ch = cur.peek()
-    return ch.isdigit()
 
 
 def _fields(cur: Cursor, allowed: tuple[str, ...], what: str) -> dict[str, int]:
@@ -105,7 +97,7 @@ def _frame(cur: Cursor) -> tuple[int, int]:
     cur.skip()
     start = cur.pos
     values = _fields(cur, _FRAME_FIELDS, "stack frame")
-    missing: Optional[list] = [f for f in _FRAME_FIELDS if f not in values]
+    missing = [f for f in _FRAME_FIELDS if f not in values]
     if missing:
         cur.fail(f"the stack frame lacks {', '.join(missing)}", start)
     return values["file_location_id"], values["parent_frame_id"]
