@@ -215,7 +215,7 @@ def test_multi_result_ops_are_packed_into_the_instructions_tuple():
     (gen,) = ops_named(module, "stablehlo.rng_bit_generator")
     assert str(gen.attr("rng_algorithm")) == "THREE_FRY" and len(gen.results) == 2
     packs = [op for op in ops_named(module, "stablehlo.tuple") if "hlo.packs_results" in op.attributes]
-    assert len(packs) == 1 and packs[0].results[0].name == "r" and packs[0].operands == gen.results
+    assert len(packs) == 1 and packs[0].results[0].name == "%r" and packs[0].operands == gen.results
     # the entry returns the tuple's elements through implicit get_tuple_element ops
     gtes = ops_named(module, "stablehlo.get_tuple_element")
     assert len(gtes) == 2 and all("hlo.implicit" in g.attributes for g in gtes)
@@ -393,7 +393,7 @@ def test_locations_from_stack_frames_and_metadata():
     assert (frame.filename, frame.line, frame.col) == ("/src/model.py", 3, 8)
     assert "<module>" in str(tanh.location)  # the caller frame is in the chain
     assert name_stack(sine.location) == "jit(f)/sin" and user_frame(sine.location).line == 4
-    assert tanh.pos.line == 21 and tanh.results[0].name == "t"
+    assert tanh.pos.line == 21 and tanh.results[0].name == "%t"
 
 
 def test_hlo_facts_are_kept():
@@ -531,7 +531,7 @@ def test_adapters_raise_the_attributes_they_lowered():
     module = hlo(ROUND_TRIP)
     checked = 0
     for op in module.entry.body.operations:
-        inst = written.get(op.results[0].name if op.results else "")
+        inst = written.get(op.results[0].name.lstrip("%") if op.results else "")
         if inst is None or inst.opcode in ("parameter", "constant"):
             continue
         raised = raise_attributes(op)
@@ -658,3 +658,201 @@ def test_xla_dump_reports_are_named_not_parsed():
                                          r"dump/module_0001\.jit_f\.cpu_after_optimizations\.txt"):
         HLO.parse_all("BufferAssignment:\nallocation 0: size 4\n",
                       "dump/module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt")
+
+
+SHARD_MAP = r"""
+    HloModule jit_f, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["i"=2]>}}
+
+    add {
+      x = f32[] parameter(0)
+      y = f32[] parameter(1)
+      ROOT s = f32[] add(x, y)
+    }
+
+    xla.sdy.manual_computation_body.1 {
+      local = f32[2]{0} parameter(0)
+      total = f32[2]{0} all-reduce(local), channel_id=1, replica_groups={{0,1}}, use_global_device_ids=true, to_apply=add
+      ROOT out = (f32[2]{0}) tuple(total)
+    }
+
+    ENTRY main.1 {
+      x = f32[4]{0} parameter(0)
+      enter = (f32[2]{0}) custom-call(x), custom_call_target="xla.sdy.GlobalToLocalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.in_shardings="#sdy.sharding_per_value<[<@mesh, [{\"i\"}]>]>",xla.sdy.manual_axes="#sdy<manual_axes{\"i\"}>"}
+      shard = f32[2]{0} get-tuple-element(enter), index=0
+      body = (f32[2]{0}) call(shard), to_apply=xla.sdy.manual_computation_body.1
+      piece = f32[2]{0} get-tuple-element(body), index=0
+      exit = (f32[4]{0}) custom-call(piece), custom_call_target="xla.sdy.LocalToGlobalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.manual_axes="#sdy<manual_axes{\"i\"}>",xla.sdy.out_shardings="#sdy.sharding_per_value<[<@mesh, [{\"i\"}]>]>"}
+      ROOT y = f32[4]{0} get-tuple-element(exit), index=0
+    }"""
+
+
+def test_shard_map_round_trip_form_becomes_a_manual_computation():
+    module = hlo(SHARD_MAP)
+    (manual,) = ops_named(module, "sdy.manual_computation")
+    assert [str(n) for n in manual.attr("hlo.computations")] == ["xla.sdy.manual_computation_body.1"]
+    assert manual.regions[0].block.terminator.name == "sdy.return"
+    assert [op.name for op in module.operations][0] == "sdy.mesh" and module.num_partitions == 2
+    assert set(module.functions) == {"main.1"}  # the body is the op's region, not a function too
+    x = np.array([1, 2, 3, 4], np.float32)
+    (y,) = hlodbg.load(textwrap.dedent(SHARD_MAP)).run(x)
+    np.testing.assert_array_equal(y, [4, 6, 4, 6])  # each device's half summed over the two devices
+
+
+def test_sort_comparator_with_a_scalar_bitcast():
+    # XLA:CPU compares float keys through their bits (s32[] bitcast(f32[])) after optimization
+    text = """
+        cmp {
+          a = f32[] parameter(0)
+          b = f32[] parameter(1)
+          ai = s32[] bitcast(a)
+          bi = s32[] bitcast(b)
+          ROOT lt = pred[] compare(ai, bi), direction=LT
+        }
+        ENTRY e {
+          x = f32[6] parameter(0)
+          ROOT s = f32[6] sort(x), dimensions={0}, to_apply=cmp
+        }"""
+    x = np.array([3, 0.5, 9, 1, 2.5, 7], np.float32)
+    (got,) = run(text, x)
+    np.testing.assert_array_equal(got, np.sort(x))
+
+
+CONDITIONALS = """
+    neg {
+      p = f32[2] parameter(0)
+      ROOT n = f32[2] negate(p)
+    }
+    twice {
+      p = f32[2] parameter(0)
+      ROOT t = f32[2] add(p, p)
+    }
+    plus_one {
+      p = (f32[2], f32[]) parameter(0)
+      v = f32[2] get-tuple-element(p), index=0
+      s = f32[] get-tuple-element(p), index=1
+      b = f32[2] broadcast(s), dimensions={}
+      ROOT r = f32[2] add(v, b)
+    }
+    ENTRY e {
+      b = pred[] parameter(0)
+      i = s32[] parameter(1)
+      x = f32[2] parameter(2)
+      one = f32[] constant(1)
+      packed = (f32[2], f32[]) tuple(x, one)
+      by_pred = f32[2] conditional(b, x, x), true_computation=neg, false_computation=twice
+      by_index = f32[2] conditional(i, x, x, packed), branch_computations={neg, twice, plus_one}
+      ROOT out = (f32[2], f32[2]) tuple(by_pred, by_index)
+    }"""
+
+
+@pytest.mark.parametrize("pred, index, want_pred, want_index", [
+    (True, 0, "neg", "neg"), (False, 1, "twice", "twice"), (True, 2, "neg", "plus_one"),
+    (False, 7, "twice", "plus_one"), (False, -1, "twice", "plus_one"),  # out of range: the last branch
+])
+def test_conditional_by_pred_and_by_index_runs_each_branch_on_its_operand(pred, index, want_pred, want_index):
+    x = np.array([1.5, -2], np.float32)
+    expected = {"neg": -x, "twice": x + x, "plus_one": x + 1}
+    got = run(CONDITIONALS, np.bool_(pred), np.int32(index), x)
+    np.testing.assert_array_equal(got[0], expected[want_pred])
+    np.testing.assert_array_equal(got[1], expected[want_index])
+
+
+FUSED = """
+    HloModule fused_module, is_scheduled=true
+    fused_computation {
+      p0 = f32[4]{0} parameter(0)
+      p1 = f32[4]{0} parameter(1)
+      m = f32[4]{0} multiply(p0, p1)
+      ROOT t = f32[4]{0} tanh(m)
+    }
+    ENTRY main.1 {
+      a = f32[4]{0} parameter(0)
+      f = f32[4]{0} fusion(a, a), kind=kLoop, calls=fused_computation
+      ROOT n = f32[4]{0} negate(f)
+    }"""
+
+
+def test_debugger_steps_into_a_fusion():
+    program = hlodbg.load(textwrap.dedent(FUSED))
+    a = np.array([0.1, 0.2, -0.5, 1], np.float32)
+    np.testing.assert_allclose(program.run(a)[0], -np.tanh(a * a), rtol=1e-6)
+    session = program.session([a], persist=False)
+    assert session.op.name == "hlo.fusion"
+    session.step_in()
+    assert session.op.name == "stablehlo.multiply" and session.op.function.sym_name == "fused_computation"
+    assert len(session.stack) == 2  # main.1, then the fusion's frame
+    session.step()
+    session.step()
+    session.step()  # the return, then back in main.1
+    while session.op is not None and session.op.name != "stablehlo.negate":
+        session.step()
+    assert session.op.name == "stablehlo.negate"
+    np.testing.assert_allclose(session.value("f"), np.tanh(a * a), rtol=1e-6)
+
+
+def test_signature_with_layouts_is_recognized():
+    assert HLO.recognizes("ENTRY %e (p: f32[4]{0}) -> f32[4]{0} {\n  ROOT %p = f32[4]{0} parameter(0)\n}")
+    assert not HLO.recognizes("module {\n  func.func @f() {\n    return\n  }\n}")
+
+
+def test_async_wrapper_and_copy_pairs_run():
+    text = """
+        negate_async {
+          p = f32[4] parameter(0)
+          ROOT n = f32[4] negate(p)
+        }
+        ENTRY e {
+          a = f32[4]{0} parameter(0)
+          s = ((f32[4]), f32[4], s32[]) async-start(a), calls=negate_async
+          u = ((f32[4]), f32[4], s32[]) async-update(s)
+          d = f32[4] async-done(u)
+          cs = (f32[4]{0}, f32[4]{0}, u32[]) copy-start(d), cross_program_prefetch_index=0
+          cd = f32[4]{0} copy-done(cs)
+          ROOT r = f32[4]{0} copy(cd)
+        }"""
+    a = np.array([1, -2, 3, 0.5], np.float32)
+    (got,) = run(text, a)
+    np.testing.assert_array_equal(got, -a)
+    module = hlo(text)
+    (start,) = ops_named(module, "hlo.async_start")
+    assert str(start.attr("callee")) == "@negate_async" and "negate_async" in module.functions
+    (copy_start,) = ops_named(module, "hlo.copy_start")
+    assert int(copy_start.attr("cross_program_prefetch_index")) == 0
+
+
+def test_result_accuracy_is_stablehlos_and_sparsity_is_refused():
+    assert_same_op(
+        """
+        ENTRY e {
+          a = f32[4] parameter(0)
+          ROOT t = f32[4] tanh(a), result_accuracy={tolerance={atol=0.5,rtol=0.25,ulps=2}}
+        }""",
+        """
+        func.func @e(%a: tensor<4xf32>) -> tensor<4xf32> {
+          %t = "stablehlo.tanh"(%a) {result_accuracy = #stablehlo.result_accuracy<atol = 5.000000e-01, rtol = 2.500000e-01, ulps = 2, mode = #stablehlo.result_accuracy_mode<TOLERANCE>>} : (tensor<4xf32>) -> tensor<4xf32>
+          return %t : tensor<4xf32>
+        }""",
+        "stablehlo.tanh",
+    )
+    with pytest.raises(ParseError, match=r"test.hlo:5:.*sparsity= .*does not model"):
+        hlo("""
+            ENTRY e {
+              a = f32[4,8] parameter(0)
+              b = f32[8,4] parameter(1)
+              ROOT d = f32[4,4] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}, sparsity=L.1@2:4
+            }""")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.uint8])
+def test_topk_smallest_by_order_reversal(dtype):
+    element = {np.float32: "f32", np.int32: "s32", np.uint8: "u8"}[dtype]
+    text = f"""
+        ENTRY e {{
+          a = {element}[6] parameter(0)
+          ROOT t = ({element}[3], s32[3]) topk(a), k=3, largest=false
+        }}"""
+    a = np.array([5, 0, 250, 3, 7, 1] if dtype is np.uint8 else [5, -128, 2, 3, -7, 1], dtype)
+    values, indices = run(text, a)
+    order = np.argsort(a, kind="stable")[:3]
+    np.testing.assert_array_equal(values, a[order])
+    np.testing.assert_array_equal(indices, order)

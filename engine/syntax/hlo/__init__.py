@@ -15,7 +15,7 @@ from ..frontend import first_words
 # How HLO text opens: the module header, or (header-less) a computation `[ENTRY] [%]name [(...) -> shape] {`
 # whose first line inside is an instruction `[ROOT] [%]name = `.
 _HEADER = re.compile(r"HloModule\s+[%\w.\-]")
-_COMPUTATION = re.compile(r"(ENTRY\s+)?%?[A-Za-z_][\w.\-]*\s*(\([^{]*\)\s*->\s*[^{]*)?\{\s*\n?\s*(ROOT\s+)?%?[A-Za-z_][\w.\-]*\s*=")
+_COMPUTATION = re.compile(r"(ENTRY\s+)?%?[A-Za-z_][\w.\-]*\s*(\(.*\)\s*->\s*.*)?\{\s*\n\s*(ROOT\s+)?%?[A-Za-z_][\w.\-]*\s*=")
 
 
 # Files `--xla_dump_to` writes beside a module's `.txt` that are reports about it, not modules.

@@ -19,20 +19,13 @@ import numpy as np
 
 from ...ir.attributes import (
     UNIT, ArrayAttr, ChannelHandle, ConvDimensionNumbers, DenseArray, DenseElements, DotAlgorithm,
-    DotDimensionNumbers, EnumAttr, FloatAttr, GatherDimensionNumbers, IntegerAttr, OutputOperandAlias,
+    DotDimensionNumbers, EnumAttr, FloatAttr, GatherDimensionNumbers, IntegerAttr,
     ScatterDimensionNumbers, UnitAttr,
 )
 from ...ir.types import ComplexType, FloatType, IntegerType, TensorType, Type, element_type
 
 I32 = IntegerType(32)
 I64 = IntegerType(64)
-
-
-def part(value: Any, key: str, default: Any = None) -> Any:
-    """A decoded value's field, whether the decoder gave a dict or an object."""
-    if isinstance(value, dict):
-        return value.get(key, default)
-    return getattr(value, key, default)
 
 
 def ints_text(values) -> str:
@@ -89,6 +82,14 @@ TRANSPOSE = decoded_enum("transpose")
 DISTRIBUTION = decoded_enum("rng_distribution", {"UNIFORM": "rng_uniform", "NORMAL": "rng_normal"})
 RNG_ALGORITHM = decoded_enum("rng_algorithm", {"DEFAULT": "rng_default", "THREE_FRY": "rng_three_fry",
                                                "PHILOX": "rng_philox"})
+def _accuracy_text(accuracy: Any) -> str:
+    mode = str(accuracy.mode)
+    if mode == "TOLERANCE":
+        return f"{{tolerance={{atol={accuracy.atol},rtol={accuracy.rtol},ulps={accuracy.ulps}}}}}"
+    return f"{{mode={mode.lower()}}}"
+
+
+RESULT_ACCURACY = Kind("result_accuracy", _same_value, _accuracy_text)
 PRECISIONS = Kind("precision_list", _same_value, lambda a: "{" + ",".join(str(p).lower() for p in a) + "}")
 
 
@@ -199,20 +200,13 @@ ALGORITHM = Kind("dot_algorithm", _same_value, _algorithm_raise)
 # -- windows: convolution, reduce-window, select-and-scatter ---------------------------------------
 
 
-def window_parts(window: Any, rank: int) -> dict[str, tuple]:
-    """The decoded `window={size=.. stride=.. pad=.. lhs_dilate=.. rhs_dilate=.. rhs_reversal=..}`
-    with XLA's defaults filled in (stride and dilations 1, pad 0, no reversal)."""
-    size = tuple(part(window, "size", ()) or ())
-    n = len(size) if size else rank
-    pad = part(window, "pad", None) or [(0, 0)] * n
-    return {
-        "size": size,
-        "stride": tuple(part(window, "stride", None) or (1,) * n),
-        "pad": [tuple(int(x) for x in p)[:2] for p in pad],
-        "lhs_dilate": tuple(part(window, "lhs_dilate", None) or (1,) * n),
-        "rhs_dilate": tuple(part(window, "rhs_dilate", None) or (1,) * n),
-        "rhs_reversal": tuple(bool(r) for r in (part(window, "rhs_reversal", None) or (False,) * n)),
-    }
+def window_parts(window: Optional[dict], rank: int) -> dict[str, tuple]:
+    """The decoded `window={size=.. stride=.. pad=..}` (attr_values fills XLA's defaults in), or a
+    window of `rank` dimensions at those defaults when the instruction has none."""
+    if window:
+        return {**window, "pad": [tuple(p)[:2] for p in window["pad"]]}
+    return {"size": (), "stride": (1,) * rank, "pad": [(0, 0)] * rank, "lhs_dilate": (1,) * rank,
+            "rhs_dilate": (1,) * rank, "rhs_reversal": (False,) * rank}
 
 
 def window_text(parts: dict[str, tuple]) -> str:
@@ -246,7 +240,7 @@ class ConvolutionAdapter:
     def lower(self, values: dict, info: Info) -> dict:
         numbers: ConvDimensionNumbers = values["dim_labels"]
         spatial = len(numbers.input_spatial_dimensions)
-        w = window_parts(values.get("window", {}), spatial)
+        w = window_parts(values.get("window"), spatial)
         out = {
             "dimension_numbers": numbers,
             "feature_group_count": IntegerAttr(int(values.get("feature_group_count", 1)), I64),
@@ -312,7 +306,7 @@ class ReduceWindowAdapter:
         self.ir_names = ir_names  # window part -> IR attribute
 
     def lower(self, values: dict, info: Info) -> dict:
-        w = window_parts(values.get("window", {}), 0)
+        w = window_parts(values.get("window"), 0)
         out = {}
         for key, ir in self.ir_names.items():
             out[ir] = i64_elements([list(p) for p in w["pad"]], 2) if key == "pad" else DenseArray(w[key])

@@ -7,35 +7,46 @@ tuple value carries the instruction's name and `hlo.packs_results`.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Optional
 
 import numpy as np
 
 from ...ir.attributes import UNIT, DenseArray, DenseElements, IntegerAttr
-from ...ir.core import Operation, Value
-from ...ir.errors import ParseError
+from ...ir.core import Block, Operation, Value
+from ...ir.errors import ParseError, SourcePos
 from ...ir.types import IntegerType, TensorType, TupleType, Type
-from .ir_types import tuple_leaves
+from .ir_types import ssa_name, tuple_leaves
 
 if TYPE_CHECKING:
-    from .lower import InstructionLowering
     from .opcodes import Opcode
 
+# `lowering` below is lower.InstructionLowering (inst, block): the instruction being lowered.
+InstructionLowering = Any
 
-def implicit(lowering: "InstructionLowering", name: str, operands: list[Value], result: Type, attrs: dict,
+
+def implicit(lowering: InstructionLowering, name: str, operands: list[Value], result: Type, attrs: dict,
              suffix: str) -> Value:
     op = Operation(name, operands, [result], {**attrs, "hlo.implicit": UNIT}, pos=lowering.inst.pos,
-                   result_names=[f"{lowering.inst.name}#{suffix}"])
+                   result_names=[ssa_name(lowering.inst.name, suffix)])
     lowering.block.append(op)
     return op.results[0]
 
 
-def zeros_constant(lowering: "InstructionLowering", t: TensorType, suffix: str) -> Value:
+def implicit_get_tuple_element(block: Block, value: Value, index: int, pos: Optional[SourcePos]) -> Value:
+    """`stablehlo.get_tuple_element` marked `hlo.implicit` (the printer skips it)."""
+    op = Operation("stablehlo.get_tuple_element", [value], [value.type.types[index]],
+                   {"index": IntegerAttr(index, IntegerType(32)), "hlo.implicit": UNIT}, pos=pos,
+                   result_names=[f"{value.name}#{index}"])
+    block.append(op)
+    return op.results[0]
+
+
+def zeros_constant(lowering: InstructionLowering, t: TensorType, suffix: str) -> Value:
     array = np.zeros(t.shape, dtype=t.numpy_dtype)
     return implicit(lowering, "stablehlo.constant", [], t, {"value": DenseElements(t, array)}, suffix)
 
 
-def lower_operands(lowering: "InstructionLowering", entry: "Opcode", operands: list[Value], attributes: dict) -> list[Value]:
+def lower_operands(lowering: InstructionLowering, entry: "Opcode", operands: list[Value], attributes: dict) -> list[Value]:
     form = entry.operands
     inst = lowering.inst
     if form == "plain":
@@ -49,8 +60,6 @@ def lower_operands(lowering: "InstructionLowering", entry: "Opcode", operands: l
         return operands + [shape]
     if form == "outfeed":
         if operands and isinstance(operands[0].type, TupleType):
-            from .lower import implicit_get_tuple_element
-
             data = operands[0]
             return [implicit_get_tuple_element(lowering.block, data, i, inst.pos)
                     for i in range(len(data.type.types))] + operands[1:]
@@ -58,18 +67,18 @@ def lower_operands(lowering: "InstructionLowering", entry: "Opcode", operands: l
     if form == "all_to_all":  # the array form; the tuple form is tuple_all_to_all
         return operands
     if form == "topk":
-        largest = attributes.pop("largest", True)
-        if not largest:
-            raise ParseError(f"topk '{inst.name}' with largest=false: chlo.top_k takes the largest only; "
-                             f"write it as topk of the negated operand", inst.attrs["largest"].pos)
-        return operands
+        if attributes.get("largest", True):
+            return operands
+        # chlo.top_k takes the largest; the smallest of x are the largest of its order reversal
+        # (see smallest_first), so the values come back reversed again after the op.
+        return [order_reversal(lowering, operands[0], "reversed")]
     if form == "scan":
         raise ParseError(f"scan '{inst.name}': the HEAD-only scan opcode has no lowering in hlodbg; "
                          f"print the module with an XLA that expands it (JAX does)", inst.opcode_pos)
     raise ValueError(f"unknown operand form {form!r}")
 
 
-def tuple_all_to_all(lowering: "InstructionLowering", entry: "Opcode", operands: list[Value], attributes: dict,
+def tuple_all_to_all(lowering: InstructionLowering, entry: "Opcode", operands: list[Value], attributes: dict,
                      result_type: Type, loc) -> Value:
     """The tuple form of all-to-all (N operands of one shape S, N processes per group; operand j
     goes to the group's j-th process, result j came from it) as StableHLO's all_to_all on the
@@ -92,7 +101,7 @@ def tuple_all_to_all(lowering: "InstructionLowering", entry: "Opcode", operands:
     stacked = implicit(lowering, "stablehlo.concatenate", rows, stacked_type,
                        {"dimension": IntegerAttr(0, IntegerType(64))}, "stacked")
     op = Operation("stablehlo.all_to_all", [stacked], [stacked_type], {**attributes, "hlo.tuple_form": UNIT},
-                   location=loc, pos=inst.pos, result_names=[f"{inst.name}#exchanged"])
+                   location=loc, pos=inst.pos, result_names=[ssa_name(inst.name, "exchanged")])
     lowering.block.append(op)
     rank = len(piece.shape)
     pieces = []
@@ -103,12 +112,26 @@ def tuple_all_to_all(lowering: "InstructionLowering", entry: "Opcode", operands:
                            "strides": DenseArray((1,) * (rank + 1))}, f"from{j}")
         pieces.append(implicit(lowering, "stablehlo.reshape", [sliced], piece, {}, f"{j}"))
     tuple_op = Operation("stablehlo.tuple", pieces, [result_type], {"hlo.packs_results": UNIT}, location=loc,
-                         pos=inst.pos, result_names=[inst.name])
+                         pos=inst.pos, result_names=[ssa_name(inst.name)])
     lowering.block.append(tuple_op)
     return tuple_op.results[0]
 
 
-def _index_scalars(lowering: "InstructionLowering", operands: list[Value], lead: int) -> list[Value]:
+def order_reversal(lowering: InstructionLowering, value: Value, suffix: str) -> Value:
+    """An implicit op reversing the order of `value`'s elements, its own inverse: negate for
+    floats, bitwise not for integers (which, unlike negation, cannot overflow)."""
+    t = value.type
+    name = "stablehlo.negate" if isinstance(t, TensorType) and not isinstance(t.element, IntegerType) else "stablehlo.not"
+    return implicit(lowering, name, [value], t, {}, suffix)
+
+
+def smallest_first(lowering: InstructionLowering, op: Operation) -> list[Value]:
+    """The results of a top_k that ran on an order-reversed operand (largest=false): the values
+    reversed back, the indices as they are."""
+    return [order_reversal(lowering, op.results[0], "values"), *op.results[1:]]
+
+
+def _index_scalars(lowering: InstructionLowering, operands: list[Value], lead: int) -> list[Value]:
     """Legacy dynamic-(update-)slice: one rank-1 index vector instead of one scalar per dimension;
     split it into scalars (slice + reshape) since StableHLO takes scalars."""
     indices = operands[lead:]
@@ -132,8 +155,8 @@ def packed_result_types(entry: "Opcode", result_type: TupleType, operand_count: 
     return tuple_leaves(result_type)
 
 
-def pack_values(lowering: "InstructionLowering", entry: "Opcode", op: Operation, result_type: TupleType,
-                operands: list[Value]) -> Value:
+def pack_values(lowering: InstructionLowering, entry: "Opcode", op: Operation, result_type: TupleType,
+                operands: list[Value], results: Optional[list[Value]] = None) -> Value:
     """Rebuild the instruction's tuple value from the op's results: a `stablehlo.tuple` named
     after the instruction marked `hlo.packs_results` (nested tuples inside it are implicit)."""
     inst = lowering.inst
@@ -142,7 +165,7 @@ def pack_values(lowering: "InstructionLowering", entry: "Opcode", op: Operation,
         rest = [zeros_constant(lowering, t, f"context{i}") for i, t in enumerate(result_type.types[2 * n:])]
         elements = operands[:n] + list(op.results) + rest
     else:
-        leaves = iter(op.results)
+        leaves = iter(results if results is not None else op.results)
 
         def build(t: Type, depth: int) -> Value:
             if not isinstance(t, TupleType):
@@ -157,10 +180,10 @@ def pack_values(lowering: "InstructionLowering", entry: "Opcode", op: Operation,
     if entry.marker:
         attrs["hlo.opcode"] = entry.marker
     tuple_op = Operation("stablehlo.tuple", list(elements), [result_type], attrs, pos=inst.pos,
-                         result_names=[inst.name])
+                         result_names=[ssa_name(inst.name)])
     tuple_op.location = op.location
     lowering.block.append(tuple_op)
     return tuple_op.results[0]
 
 
-__all__ = ["lower_operands", "pack_values", "packed_result_types", "tuple_all_to_all"]
+__all__ = ["implicit_get_tuple_element", "lower_operands", "smallest_first", "pack_values", "packed_result_types", "tuple_all_to_all"]

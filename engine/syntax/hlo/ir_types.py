@@ -67,6 +67,14 @@ def hlo_shape_text(t: Type) -> str:
     raise ValueError(f"type {t} has no HLO spelling")
 
 
+def ssa_name(name: str, part: object = None) -> str:
+    """The IR name of an HLO value: `%name` as the MLIR frontend names values (the debugger,
+    expressions and printers read names so), and `%name#part` for a part of it (a packed op's
+    result i, a bridging op's value), MLIR's spelling of result i, which no HLO name can clash
+    with (HLO names have no `#`)."""
+    return f"%{name}" if part is None else f"%{name}#{part}"
+
+
 def tuple_leaves(t: Type) -> list[Type]:
     """A tuple type's non-tuple elements, depth first (a non-tuple is its own single leaf)."""
     if isinstance(t, TupleType):
@@ -74,4 +82,4 @@ def tuple_leaves(t: Type) -> list[Type]:
     return [t]
 
 
-__all__ = ["ELEMENT_TYPES", "hlo_shape_text", "ir_type", "tuple_leaves"]
+__all__ = ["ELEMENT_TYPES", "hlo_shape_text", "ir_type", "ssa_name", "tuple_leaves"]

@@ -12,16 +12,21 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ...ir.attributes import UNIT, ArrayAttr, DenseElements, SymbolRef
+import numpy as np
+
+from ...ir.attributes import UNIT, ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
-from ...ir.errors import ParseError, SourcePos
+from ...ir.errors import ParseError
 from ...ir.types import FunctionType, TupleType, Type
-from . import attr_values
+from . import attr_values, literals
 from .adapters import Field, Info
 from .facts import GENERIC, generic_facts, location, shape_fact
-from .forms import lower_operands, packed_result_types, tuple_all_to_all
+from .forms import (
+    implicit_get_tuple_element, lower_operands, pack_values, packed_result_types, smallest_first, tuple_all_to_all,
+)
 from .opcodes import TABLE, Opcode
-from .ir_types import ir_type
+from .ir_types import ir_type, ssa_name
+from .shardy import ManualComputation, find_manual_computations, manual_computation_attributes, mesh_ops
 from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
 
 # The syntax of the attributes adapters other than Field read (a Field's Kind names its own).
@@ -42,6 +47,11 @@ DECODERS = {
 # Attributes whose decoded IR form forgets how XLA wrote them (replica groups as a list, an iota
 # `[2,4]<=[8]` or mesh axes): their text is kept in `hlo.spellings` for the printer to give back.
 SPELLED = ("replica_groups",)
+# Attributes hlodbg does not model that would change what an op computes: refused, not kept.
+_CHANGES_VALUES = {
+    "sparsity": "(a structured-sparse dot, XLA 2025) changes what the dot computes and hlodbg does not "
+                "model it",
+}
 # Attributes naming one computation, and the one naming several.
 _ONE_COMPUTATION = ("to_apply", "calls", "condition", "body", "true_computation", "false_computation",
                     "select", "scatter")
@@ -70,6 +80,15 @@ class ModuleLowering:
         module.source = tree.source
         module.pos = tree.pos
         module.attributes.update(self.module_attributes())
+        module.operations.extend(mesh_ops(tree.attrs, decode))
+        self.manual = {c.name: find_manual_computations(c, decode) for c in tree.computations}
+        if any(self.manual.values()) and "num_partitions" not in tree.attrs and "replica_count" not in tree.attrs:
+            # JAX's pre-optimization text of a shard_map program declares its meshes but not its
+            # grid (XLA sets that at compile time); its manual computations run on the mesh's
+            # devices. (A program only annotated with shardings is global and runs anywhere.)
+            sizes = [int(np.prod(op.attr("mesh").shape)) for op in module.operations if op.name == "sdy.mesh"]
+            if sizes:
+                module.attributes["mhlo.num_partitions"] = IntegerAttr(max(sizes))
         called = self.called_as_functions()
         for comp in tree.computations:
             if comp is tree.entry or comp.name in called:
@@ -77,8 +96,6 @@ class ModuleLowering:
         return module
 
     def module_attributes(self) -> dict:
-        from ...ir.attributes import IntegerAttr
-
         attrs = self.tree.attrs
         out: dict[str, Any] = {"hlo.language": "hlo"}
         for hlo, ir in (("replica_count", "mhlo.num_replicas"), ("num_partitions", "mhlo.num_partitions")):
@@ -92,7 +109,10 @@ class ModuleLowering:
     def called_as_functions(self) -> set[str]:
         names: set[str] = set()
         for comp in self.tree.computations:
+            absorbed = {n for m in self.manual[comp.name].values() for n in m.absorbed}
             for inst in comp.instructions:
+                if inst.name in absorbed:
+                    continue
                 attr_name = _FUNCTION_CALLERS.get(inst.opcode)
                 if attr_name and attr_name in inst.attrs:
                     names.update(self.computation_names(inst.attrs[attr_name]))
@@ -130,9 +150,9 @@ class ModuleLowering:
         facts.update(generic_facts(param.attrs, decode))  # sharding, frontend attributes, metadata
         return facts
 
-    def region(self, comp: HloComputation, unpack_root: bool) -> Region:
+    def region(self, comp: HloComputation, unpack_root: bool, terminator: str = "stablehlo.return") -> Region:
         block = Block()
-        self.body(comp, block, terminator="stablehlo.return", flatten_root=unpack_root)
+        self.body(comp, block, terminator=terminator, flatten_root=unpack_root)
         return Region([block])
 
     def body(self, comp: HloComputation, block: Block, terminator: str, flatten_root: bool) -> Value:
@@ -144,34 +164,25 @@ class ModuleLowering:
             if int(param.literal or 0) != index:
                 raise ParseError(f"computation '{comp.name}' has no parameter({index}); parameter numbers "
                                  f"must run 0..{len(params) - 1}", param.pos)
-            value = block.add_argument(param.name, ir_type(param.shape, param.pos), param.pos)
+            value = block.add_argument(ssa_name(param.name), ir_type(param.shape, param.pos), param.pos)
             if "metadata" in param.attrs:
                 value.location = location(decode("metadata", param.attrs["metadata"]), self.tree.stack_frames)
             env[param.name] = value
+        manual = self.manual.get(comp.name, {})
+        absorbed = {n for m in manual.values() for n in m.absorbed}
         for inst in comp.instructions:
-            if inst.opcode == "parameter":
+            if inst.opcode == "parameter" or inst.name in absorbed:
                 continue
             if inst.name in env:
                 raise ParseError(f"instruction name '{inst.name}' is defined twice in '{comp.name}'", inst.pos)
-            env[inst.name] = InstructionLowering(self, inst, env, block).run()
+            lowering = InstructionLowering(self, inst, env, block)
+            env[inst.name] = lowering.manual_computation(manual[inst.name]) if inst.name in manual else lowering.run()
         root = env[comp.root.name]
         returned = [root]
         if flatten_root and isinstance(root.type, TupleType):
             returned = [implicit_get_tuple_element(block, root, i, comp.root.pos) for i in range(len(root.type.types))]
         block.append(Operation(terminator, returned, [], pos=comp.root.pos))
         return root
-
-
-def implicit_get_tuple_element(block: Block, value: Value, index: int, pos: Optional[SourcePos]) -> Value:
-    """`stablehlo.get_tuple_element` marked `hlo.implicit` (the printer skips it)."""
-    from .adapters import I32
-    from ...ir.attributes import IntegerAttr
-
-    op = Operation("stablehlo.get_tuple_element", [value], [value.type.types[index]],
-                   {"index": IntegerAttr(index, I32), "hlo.implicit": UNIT}, pos=pos,
-                   result_names=[f"{value.name}#{index}"])
-    block.append(op)
-    return op.results[0]
 
 
 class InstructionLowering:
@@ -218,6 +229,28 @@ class InstructionLowering:
         if pack:
             return self.pack(entry, op, result_type, operands)
         return op.results[0]
+
+    def manual_computation(self, manual: ManualComputation) -> Value:
+        """A shard_map's enter/call/exit instructions (shardy.py) as one sdy.manual_computation on the
+        global values, its body cloned as the region; the exit instruction's name and position."""
+        inst = self.inst
+        operands = [self.operand(o) for o in manual.enter.operands]
+        attributes = manual_computation_attributes(manual, decode)
+        attributes.update(self.facts(TABLE["custom-call"]))
+        attributes["hlo.computations"] = ArrayAttr([manual.body])
+        attributes["hlo.manual_computation"] = {"enter": manual.enter.name, "call": manual.call.name}
+        region = self.module.region(self.module.computations[manual.body], True, terminator="sdy.return")
+        result_type = ir_type(inst.shape, inst.pos)
+        if not isinstance(result_type, TupleType):
+            raise ParseError(f"{inst.name}: the exit of a manual computation has a tuple shape", inst.pos)
+        loc = location(self.metadata(), self.module.tree.stack_frames)
+        op = Operation("sdy.manual_computation", operands, list(result_type.types), attributes, [region], loc,
+                       inst.pos, result_names=self.result_names(len(result_type.types), True))
+        self.block.append(op)
+        packed = Operation("stablehlo.tuple", list(op.results), [result_type], {"hlo.packs_results": UNIT}, loc,
+                           inst.pos, result_names=[ssa_name(inst.name)])
+        self.block.append(packed)
+        return packed.results[0]
 
     # -- operands ---------------------------------------------------------------------------------
 
@@ -271,6 +304,9 @@ class InstructionLowering:
         out.update(generic_facts(inst.attrs, decode))
         consumed = set(entry.consumes) | set(GENERIC)
         extra = {name: a.text for name, a in inst.attrs.items() if name not in consumed}
+        for name in extra:
+            if name in _CHANGES_VALUES:
+                raise ParseError(f"{inst.opcode} '{inst.name}': {name}= {_CHANGES_VALUES[name]}", inst.attrs[name].pos)
         if extra:
             out["hlo.extra"] = extra
         spellings = {name: inst.attrs[name].text for name in SPELLED if name in inst.attrs}
@@ -298,11 +334,10 @@ class InstructionLowering:
         return decode("metadata", attr) if attr is not None else None
 
     def result_names(self, count: int, pack: bool) -> list[str]:
-        """The instruction's name; for packed results `name#i`, MLIR's spelling of result i, which no
-        HLO name can clash with (HLO names have no `#`)."""
+        """The instruction's name; for packed results `%name#i` (ssa_name)."""
         if not pack:
-            return [self.inst.name]
-        return [f"{self.inst.name}#{i}" for i in range(count)]
+            return [ssa_name(self.inst.name)]
+        return [ssa_name(self.inst.name, i) for i in range(count)]
 
     # -- called computations ------------------------------------------------------------------------
 
@@ -334,8 +369,6 @@ class InstructionLowering:
     # -- constants and packed results ---------------------------------------------------------------
 
     def constant_value(self, result_type: Type):
-        from . import literals
-
         inst = self.inst
         if inst.literal is None:
             raise ParseError(f"constant '{inst.name}' has no literal", inst.pos)
@@ -344,15 +377,12 @@ class InstructionLowering:
                              f"constants are arrays (make one constant per element and tuple them)", inst.pos)
         value = literals.parse_literal(inst.literal, inst.literal_pos or inst.pos, inst.shape)
         if isinstance(value, literals.ElidedLiteral):
-            from ...ir.attributes import ElidedElements
-
-            return ElidedElements(result_type, inst.literal_pos or inst.pos, inst.name)
+            return ElidedElements(result_type, inst.literal_pos or inst.pos, ssa_name(inst.name))
         return DenseElements(result_type, value)
 
     def pack(self, entry: Opcode, op: Operation, result_type: TupleType, operands: list[Value]) -> Value:
-        from .forms import pack_values
+        results = smallest_first(self, op) if entry.operands == "topk" and not op.attr("largest", True) else None
+        return pack_values(self, entry, op, result_type, operands, results)
 
-        return pack_values(self, entry, op, result_type, operands)
 
-
-__all__ = ["DECODERS", "ModuleLowering", "decode", "implicit_get_tuple_element", "lower_module"]
+__all__ = ["DECODERS", "ModuleLowering", "decode", "lower_module"]

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .adapters import (
-    ALGORITHM, API_VERSION, BOOL, COMPARE_TYPE, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
-    PRECISIONS, REDUCE_WINDOW, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
+    ALGORITHM, API_VERSION, BOOL, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
+    PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
     GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
     WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, SliceAdapter,
 )
@@ -60,14 +60,18 @@ def _add(hlo: str, op: Optional[str] = None, *adapters, **kw) -> None:
 
 # -- element-wise: same name with `-` → `_` ---------------------------------------------------------
 for _name in (
-    "abs ceil floor sign sqrt rsqrt cbrt tan tanh logistic negate not popcnt real imag cosine sine "
-    "exponential exponential-minus-one log log-plus-one is-finite count-leading-zeros round-nearest-afz "
+    "abs ceil floor sign negate not popcnt real imag is-finite count-leading-zeros round-nearest-afz "
     "round-nearest-even add subtract multiply divide remainder power atan2 maximum minimum and or xor "
     "complex shift-left shift-right-arithmetic shift-right-logical select clamp convert bitcast-convert"
 ).split():
     _add(_name)
-for _name in ("erf", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh", "mulhi"):
+# The transcendental ones may say how accurate they must be (StableHLO's result_accuracy).
+for _name in ("sqrt rsqrt cbrt tan tanh logistic cosine sine exponential exponential-minus-one log "
+              "log-plus-one").split():
+    _add(_name, None, Field("result_accuracy", "result_accuracy", RESULT_ACCURACY))
+for _name in ("erf", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh"):
     _add(_name, "chlo." + _name)
+_add("mulhi", "hlo.mulhi")
 
 _add("compare", None, CompareAdapter())
 _add("reduce-precision", None, Field("exponent_bits", "exponent_bits", INT32),
@@ -95,7 +99,7 @@ _add("set-dimension-size", "hlo.set_dimension_size", Field("dimensions", "dimens
 _add("tuple", None)
 _add("get-tuple-element", None, Field("index", "index", INT32))
 _add("copy", "hlo.copy")
-_add("copy-start", "hlo.copy_start")
+_add("copy-start", "hlo.copy_start", Field("cross_program_prefetch_index", "cross_program_prefetch_index", INT))
 _add("copy-done", "hlo.copy_done")
 _add("bitcast", "hlo.bitcast")
 _add("domain", "hlo.domain")
@@ -168,7 +172,8 @@ _add("after-all", None)
 _add("infeed", None, Field("infeed_config", "infeed_config", STRING, ""), results="pack")
 _add("outfeed", None, Field("outfeed_config", "outfeed_config", STRING, ""), operands="outfeed")
 for _name in ("send", "recv"):
-    _add(_name, f"hlo.{_name}", GroupsAdapter(global_ids=False), Field("is_host_transfer", "is_host_transfer", BOOL, False))
+    _add(_name, f"hlo.{_name}", GroupsAdapter(global_ids=False, groups=False),
+         Field("is_host_transfer", "is_host_transfer", BOOL, False))
 for _name in ("send-done", "recv-done"):
     _add(_name, f"hlo.{_name.replace('-', '_')}", Field("is_host_transfer", "is_host_transfer", BOOL, False))
 _add("shuffle", "hlo.shuffle")
