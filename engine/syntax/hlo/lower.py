@@ -185,6 +185,25 @@ class ModuleLowering:
         return root
 
 
+def manual_computation_record(manual: ManualComputation) -> dict:
+    """What the printer needs to give a manual computation's instructions back as written: the
+    enter and call instructions' names and shapes, the get-tuple-elements between the three (names
+    and attributes), and each instruction's attributes as written."""
+    def written(inst: HloInstruction) -> dict:
+        return {k: a.text for k, a in inst.attrs.items() if not (inst.opcode == "get-tuple-element" and k == "index")}
+
+    sources, results = manual.reads
+    return {
+        "enter": manual.enter.name, "call": manual.call.name,
+        "enter_shape": manual.enter.shape.text(), "call_shape": manual.call.shape.text(),
+        "enter_reads": ArrayAttr(i.name for i in sources), "call_reads": ArrayAttr(i.name for i in results),
+        "enter_read_attributes": ArrayAttr(written(i) for i in sources),
+        "call_read_attributes": ArrayAttr(written(i) for i in results),
+        **{f"{part}_attributes": written(inst)
+           for part, inst in (("enter", manual.enter), ("call", manual.call), ("exit", manual.exit))},
+    }
+
+
 class InstructionLowering:
     """One instruction → its op(s) appended to the block; `run()` returns the instruction's value."""
 
@@ -238,7 +257,7 @@ class InstructionLowering:
         attributes = manual_computation_attributes(manual, decode)
         attributes.update(self.facts(TABLE["custom-call"]))
         attributes["hlo.computations"] = ArrayAttr([manual.body])
-        attributes["hlo.manual_computation"] = {"enter": manual.enter.name, "call": manual.call.name}
+        attributes["hlo.manual_computation"] = manual_computation_record(manual)
         region = self.module.region(self.module.computations[manual.body], True, terminator="sdy.return")
         result_type = ir_type(inst.shape, inst.pos)
         if not isinstance(result_type, TupleType):

@@ -34,6 +34,7 @@ class ManualComputation:
     exit: HloInstruction
     body: str  # the body computation's name
     absorbed: frozenset[str]  # instructions folded into the op: enter, call and their get-tuple-elements
+    reads: tuple[list[HloInstruction], list[HloInstruction]] = ([], [])  # those get-tuple-elements
 
 
 def read_mlir_attribute(text: str, where: HloAttr, what: str) -> Any:
@@ -114,7 +115,7 @@ def find_manual_computations(comp: HloComputation, decode: Callable[[str, HloAtt
         if any(users.get(r.name, []) != [exit_] for r in results):
             continue
         absorbed = frozenset([enter.name, call.name, *(s.name for s in sources), *(r.name for r in results)])
-        found[exit_.name] = ManualComputation(enter, call, exit_, str(body), absorbed)
+        found[exit_.name] = ManualComputation(enter, call, exit_, str(body), absorbed, (sources, results))
     return found
 
 
