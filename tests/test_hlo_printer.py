@@ -210,7 +210,7 @@ def test_bitcast_is_a_reshape_only_when_the_layouts_allow():
     program, notes, converted = as_stablehlo(hlo.module)
     assert len(notes) == 1 and "'flat_b'" in notes[0] and "f32[3,2]{0,1}" in notes[0]
     assert hlo_ops(converted) == ["hlo.bitcast", "hlo.copy"]  # the copy states the operand's layout
-    ops = {op.results[0].name: op.name for op in converted.walk() if op.results}
+    ops = {op.results[0].name.lstrip("%"): op.name for op in converted.walk() if op.results}
     assert ops["flat"] == "stablehlo.reshape"
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     b = np.arange(6, dtype=np.float32).reshape(3, 2)

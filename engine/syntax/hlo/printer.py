@@ -23,6 +23,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
+import numpy as np
+
 from ...ir.attributes import ArrayAttr, DenseElements, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import HlodbgError, SourcePos, SourceText
@@ -33,7 +35,11 @@ from .opcodes import Opcode, opcode_of, raise_attributes
 
 # The header attributes the IR keeps as module attributes rather than in `hlo.header`.
 _COUNTS = (("mhlo.num_replicas", "replica_count"), ("mhlo.num_partitions", "num_partitions"))
-_TERMINATORS = ("func.return", "stablehlo.return")
+_TERMINATORS = ("func.return", "stablehlo.return", "sdy.return")
+# Module-level ops whose HLO spelling is a header attribute (Shardy's meshes: frontend_attributes).
+_IN_HEADER = ("sdy.mesh",)
+# The IR attribute keeping a shard_map's three HLO instructions as written (lower.py).
+_MANUAL = "hlo.manual_computation"
 
 
 class HloPrintError(HlodbgError):
@@ -100,12 +106,25 @@ class ModulePrinter:
     def header(self) -> str:
         attrs = self.module.attributes
         items = [f"{k}={v}" for k, v in dict(attrs.get("hlo.header") or {}).items()]
-        counts = [f"{hlo}={int(attrs[ir])}" for ir, hlo in _COUNTS if int(attrs.get(ir, 1)) != 1]
+        implied = self.grid_implied_by_meshes()
+        counts = [f"{hlo}={int(attrs[ir])}" for ir, hlo in _COUNTS if int(attrs.get(ir, 1)) != 1 and ir != implied]
         # XLA prints the replica and partition counts just before the frontend attributes.
         at = next((i for i, item in enumerate(items) if item.startswith("frontend_attributes=")), len(items))
         items[at:at] = counts
         name = self.module.name or (self.module.entry.sym_name if self.module.entry else "module")
         return "HloModule " + ", ".join([_hlo_name(name)] + items) + "\n"
+
+    def grid_implied_by_meshes(self) -> Optional[str]:
+        """"mhlo.num_partitions" when it says what the lowering reads from a shard_map program's
+        meshes when the header gives no grid (JAX's pre-optimization text): XLA's text leaves it out."""
+        attrs = self.module.attributes
+        meshes = [op for op in self.module.operations if op.name in _IN_HEADER]
+        if not meshes or int(attrs.get("mhlo.num_replicas", 1)) != 1:
+            return None
+        if not any(_MANUAL in op.attributes for op in self.module.walk()):
+            return None
+        sizes = [int(np.prod(op.attributes["mesh"].shape)) for op in meshes]
+        return "mhlo.num_partitions" if int(attrs.get("mhlo.num_partitions", 1)) == max(sizes) else None
 
     # -- which computations, in which order ---------------------------------------------------------
 
@@ -115,6 +134,8 @@ class ModulePrinter:
             if isinstance(op, Function) and not op.is_declaration:
                 offset = op.pos.offset if op.pos is not None else None
                 self.add(Computation(op.sym_name, op.body, op is entry, offset))
+            elif op.name in _IN_HEADER and "frontend_attributes" in dict(self.module.attributes.get("hlo.header") or {}):
+                continue
             elif not isinstance(op, Function):
                 raise HloPrintError(f"'{op.name}' at the module's top level has no HLO spelling (HLO "
                                     f"modules hold computations only)", op.pos)
@@ -177,9 +198,11 @@ class ModulePrinter:
 def check_spellable(module: Module) -> None:
     """The first op HLO text cannot spell (a module from MLIR may have them), as a located error."""
     for op in module.walk():
-        if isinstance(op, Function) or op.name in _TERMINATORS or is_implicit(op):
+        if isinstance(op, Function) or op.name in _TERMINATORS or op.name in _IN_HEADER or is_implicit(op):
             continue
         op = pack_source(op) or op  # a packing tuple prints as the instruction it packs
+        if _MANUAL in op.attributes:
+            continue
         entry = opcode_of(op.name, op.attributes.get("hlo.opcode"))
         if entry is None:
             raise HloPrintError(f"'{op.name}' has no HLO opcode, so the module cannot be printed as HLO text",
@@ -229,7 +252,11 @@ class ComputationPrinter:
                 continue
             while params and _before(params[0][1], op):
                 lines.append(self.parameter_line(*params.pop(0), root))
-            lines.append(self.instruction_line(op, root))
+            source = pack_source(op)
+            if source is not None and _MANUAL in source.attributes:
+                lines.extend(self.manual_computation_lines(op, source, root))
+            else:
+                lines.append(self.instruction_line(op, root))
         lines[len(lines):] = [self.parameter_line(i, a, root) for i, a in params]
         if self.root_operands is not None:
             name = self.fresh("tuple")
@@ -345,6 +372,45 @@ class ComputationPrinter:
         line = f"{prefix}{self.pct}{name} = {self.shape_of(value, facts_op.attributes)} {entry.hlo}({body})"
         return line + "".join(f", {k}={v}" for k, v in attrs)
 
+    def manual_computation_lines(self, packed: Operation, op: Operation, root: Optional[Value]) -> list[str]:
+        """A shard_map's sdy.manual_computation as XLA writes it: the GlobalToLocalShape custom call,
+        the call of the body, the LocalToGlobalShape custom call, and the get-tuple-elements between
+        them (lower.py keeps their names, shapes and attributes as written)."""
+        record = dict(op.attributes[_MANUAL])
+        pct = self.pct
+        enter, call = self.fresh(str(record["enter"])), self.fresh(str(record["call"]))
+        body = self.module.region_names[id(op.regions[0])]
+        lines = [f"{pct}{enter} = {record['enter_shape']} custom-call({self.operand_list(op.operands)})"
+                 + self.written_attributes(record["enter_attributes"])]
+        lines += self.element_lines(enter, str(record["enter_shape"]), record["enter_reads"],
+                                    record.get("enter_read_attributes"))
+        reads = ", ".join(pct + _hlo_name(str(n)) for n in record["enter_reads"])
+        written = str(dict(record["call_attributes"]).get("to_apply", ""))
+        # The body as written (`%` or not) unless the short form or a renamed body says otherwise.
+        to_apply = written if written.lstrip("%") == body and not self.module.short else pct + body
+        lines.append(f"{pct}{call} = {record['call_shape']} call({reads})"
+                     + self.written_attributes(record["call_attributes"], {"to_apply": to_apply}))
+        lines += self.element_lines(call, str(record["call_shape"]), record["call_reads"],
+                                    record.get("call_read_attributes"))
+        value = packed.results[0]
+        prefix = "ROOT " if value is root else ""
+        results = ", ".join(pct + _hlo_name(str(n)) for n in record["call_reads"])
+        lines.append(f"{prefix}{pct}{self.name_value(value)} = {self.shape_of(value, op.attributes)} "
+                     f"custom-call({results})" + self.written_attributes(record["exit_attributes"]))
+        return lines
+
+    def element_lines(self, tuple_name: str, shape: str, names, attributes) -> list[str]:
+        shapes = tuple_element_texts(shape)
+        attributes = list(attributes or ({},) * len(names))
+        return [f"{self.pct}{self.fresh(str(n))} = {shapes[i]} get-tuple-element({self.pct}{tuple_name}), index={i}"
+                + self.written_attributes(attributes[i]) for i, n in enumerate(names)]
+
+    def written_attributes(self, attrs, replace: Optional[dict] = None) -> str:
+        """Attributes kept as written; the short form leaves out what XLA's leaves out."""
+        hidden = ("metadata", "control-predecessors") if self.module.short else ()
+        replace = replace or {}
+        return "".join(f", {k}={replace.get(k, v)}" for k, v in dict(attrs).items() if k not in hidden)
+
     def operands_of(self, op: Operation) -> list[Value]:
         """The instruction's operands: an operand an implicit op made stands for the values that op
         came from (the legacy index vector, the outfeed tuple, the stacked all-to-all operands);
@@ -452,6 +518,22 @@ def same_value(name: str, raised: str, written: str) -> bool:
 
 
 _SPELLING_DECODERS = {"replica_groups": "replica_groups"}
+
+
+def tuple_element_texts(shape: str) -> list[str]:
+    """The element shapes of a tuple shape's text, `(f32[2]{0}, (s32[], u32[]))` -> two texts."""
+    inner = shape.strip()[1:-1]
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(inner):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "," and depth == 0:
+            parts.append(inner[start:i].strip())
+            start = i + 1
+    parts.append(inner[start:].strip())
+    return [p for p in parts if p]
 
 
 def _before(arg: Value, op: Operation) -> bool:

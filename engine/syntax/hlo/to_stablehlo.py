@@ -218,7 +218,7 @@ class Conversion:
                 return value
             return self.emit(block, "stablehlo.reshape", [value], [result.type],
                              stablehlo_attributes(op.attributes), like=op, names=[result.name]).results[0]
-        self.notes.append(f"hlo.bitcast '{result.name}' reinterprets {self.xla_shape(source) or source.type} as "
+        self.notes.append(f"hlo.bitcast '{_display(result.name)}' reinterprets {self.xla_shape(source) or source.type} as "
                           f"{self.xla_shape(result) or result.type}, which is no logical reshape; kept as the "
                           f"generic op \"hlo.bitcast\"")
         operand = self.value(source)
@@ -355,7 +355,12 @@ def _without(attrs: dict, *names: str) -> dict:
 
 
 def _name(op: Operation) -> str:
-    return op.results[0].name if op.results else op.name
+    return _display(op.results[0].name) if op.results else op.name
+
+
+def _display(name: str) -> str:
+    """A value's name as the HLO text wrote it (the IR spells it `%name`)."""
+    return name.lstrip("%")
 
 
 def _result_names(result: Value, count: int) -> Optional[list[str]]:
