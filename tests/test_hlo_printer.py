@@ -26,7 +26,7 @@ from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.syntax import HLO, MLIR
 from hlodbg.engine.syntax.hlo.literal_text import float_text
 from hlodbg.engine.syntax.hlo.printer import print_module
-from hlodbg.engine.syntax.hlo.to_stablehlo import convert_to_stablehlo
+from hlodbg.engine.syntax.hlo.to_stablehlo import convert_to_stablehlo, row_major_layout
 
 from .hlo_corpus import BY_NAME, CORPUS, load_arrays
 
@@ -225,15 +225,24 @@ STABLEHLO_FORMS = ["pre", "post", "post_parsable"]
 
 @pytest.mark.parametrize("name, form", [(p.name, f) for p in CORPUS for f in STABLEHLO_FORMS])
 def test_corpus_as_stablehlo_reproduces_xla(hlo_corpus_dir, name, form):
-    from .test_hlo_differential import assert_reproduces, recorded
+    from .test_hlo_differential import assert_every_partition_reproduces, assert_reproduces, recorded
 
     module = hlodbg.load(hlo_corpus_dir / f"{name}.{form}.hlo").module
     program, notes, converted = as_stablehlo(module)
     assert all(op in ("hlo.bitcast", "hlo.copy") for op in hlo_ops(converted)), hlo_ops(converted)
-    if BY_NAME[name].spmd:
-        return  # a per-partition or sharded program: the StableHLO text parses and verifies
+    if BY_NAME[name].spmd and form != "pre":  # one program per partition, on its local shards
+        assert_every_partition_reproduces(program, hlo_corpus_dir, name, f"{form}.hlo as StableHLO")
+        return
     inputs, expected, _ = recorded(hlo_corpus_dir, name)
     assert_reproduces(program.run(*inputs), expected, name, f" ({form}.hlo as StableHLO)")
+
+
+@pytest.mark.parametrize("shape, row_major", [
+    (None, True), ("f32[4]", True), ("f32[2,3]{1,0}", True), ("f32[]{}", True), ("f32[3,2]{0,1}", False),
+    ("f32[16,1]{0,1}", True), ("f32[1,4,2]{1,2,0}", False), ("f32[4,4]{1,0:T(2,2)}", False),
+])
+def test_row_major_layouts(shape, row_major):
+    assert row_major_layout(shape) is row_major
 
 
 # -- MLIR as HLO --------------------------------------------------------------------------------------

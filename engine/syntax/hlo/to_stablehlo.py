@@ -204,7 +204,7 @@ class Conversion:
 
     def bitcast(self, op: Operation, block: Block) -> Value:
         source, result = op.operands[0], op.results[0]
-        if _row_major(self.xla_shape(source)) and _row_major(self.xla_shape(result)) and \
+        if row_major_layout(self.xla_shape(source)) and row_major_layout(self.xla_shape(result)) and \
                 _bit_width(source.type) == _bit_width(result.type):
             # Both buffers in row-major order: the bytes keep their logical order, so the bitcast
             # is a reshape, after a bitcast_convert when the element types differ (same width).
@@ -320,9 +320,10 @@ def _bit_width(t: Type) -> Optional[int]:
         return None
 
 
-def _row_major(shape: Optional[str]) -> bool:
-    """Whether an HLO shape's layout is the default one (none written counts as default): then
-    its linear order is the logical row-major order."""
+def row_major_layout(shape: Optional[str]) -> bool:
+    """Whether an HLO shape's layout orders its elements row-major (no layout written counts as
+    the default, row-major one): minor-to-major descending, dimensions of size 1 aside (they do
+    not move any element)."""
     if shape is None:
         return True
     match = re.fullmatch(r"[a-z0-9]+\[([^\]]*)\](?:\{([^}]*)\})?", shape.strip())
@@ -331,8 +332,12 @@ def _row_major(shape: Optional[str]) -> bool:
     dims, layout = match.group(1), match.group(2)
     if layout is None:
         return True
-    rank = len([d for d in dims.split(",") if d.strip()])
-    return layout.strip() == ",".join(str(d) for d in range(rank - 1, -1, -1))
+    if not re.fullmatch(r"[\d,\s]*", layout) or not re.fullmatch(r"[\d,\s]*", dims):
+        return False  # tiles, memory spaces or dynamic dimensions: not a plain order
+    sizes = [int(d) for d in dims.split(",") if d.strip()]
+    order = [int(d) for d in layout.split(",") if d.strip()]
+    moving = [d for d in order if d < len(sizes) and sizes[d] != 1]
+    return sorted(order) == list(range(len(sizes))) and moving == sorted(moving, reverse=True)
 
 
 def drop_dead_tuples(block: Block, placeholders: set[int]) -> None:
@@ -367,4 +372,4 @@ def _result_names(result: Value, count: int) -> Optional[list[str]]:
     return [f"{result.name}.{i}" for i in range(count)] if isinstance(result.type, TupleType) else [result.name]
 
 
-__all__ = ["RULES", "convert_to_stablehlo", "stablehlo_attributes", "to_stablehlo"]
+__all__ = ["RULES", "convert_to_stablehlo", "row_major_layout", "stablehlo_attributes", "to_stablehlo"]
