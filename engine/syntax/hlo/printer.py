@@ -25,12 +25,13 @@ from typing import Optional
 
 import numpy as np
 
-from ...ir.attributes import ArrayAttr, DenseElements, SymbolRef
-from ...ir.core import Block, Function, Module, Operation, Region, Value
-from ...ir.errors import HlodbgError, SourcePos, SourceText
-from ...ir.types import IntegerType, TensorType, TupleType, element_type
+from ...ir.attributes import ArrayAttr, SymbolRef
+from ...ir.core import Block, Function, Module, Operation, Value
+from ...ir.errors import HlodbgError
+from ...ir.types import IntegerType, element_type
 from .ir_types import hlo_shape_text
 from .literal_text import literal_text
+from .print_text import frontend_attributes_text, hlo_name, quoted, same_value, strip_layouts, tuple_element_texts
 from .opcodes import Opcode, opcode_of, raise_attributes
 
 # The header attributes the IR keeps as module attributes rather than in `hlo.header`.
@@ -112,7 +113,7 @@ class ModulePrinter:
         at = next((i for i, item in enumerate(items) if item.startswith("frontend_attributes=")), len(items))
         items[at:at] = counts
         name = self.module.name or (self.module.entry.sym_name if self.module.entry else "module")
-        return "HloModule " + ", ".join([_hlo_name(name)] + items) + "\n"
+        return "HloModule " + ", ".join([hlo_name(name)] + items) + "\n"
 
     def grid_implied_by_meshes(self) -> Optional[str]:
         """"mhlo.num_partitions" when it says what the lowering reads from a shard_map program's
@@ -221,12 +222,6 @@ def _callees(op: Operation) -> list[str]:
     return out
 
 
-def _hlo_name(name: str) -> str:
-    """A name as an HLO identifier `[a-zA-Z_][a-zA-Z0-9_.-]*` (MLIR names may be `0` or `x#1`)."""
-    cleaned = "".join(c if c.isalnum() or c in "_.-" else "." for c in name.lstrip("%"))
-    return cleaned if cleaned[:1].isalpha() or cleaned[:1] == "_" else "v" + cleaned
-
-
 class ComputationPrinter:
     """One computation: `[ENTRY] %name (params) -> shape {`, its instructions, `}`."""
 
@@ -292,15 +287,15 @@ class ComputationPrinter:
         if self.module.short:
             return f"{entry}{self.comp.name}"
         params = ", ".join(f"{self.names[id(a)]}: {_logical(a.type)}" for a in self.comp.block.arguments)
-        result = _logical(root.type) if root is not None else _strip_layouts(self.synthesized_shape)
+        result = _logical(root.type) if root is not None else strip_layouts(self.synthesized_shape)
         return f"{entry}%{self.comp.name} ({params}) -> {result}"
 
     # -- names and shapes ----------------------------------------------------------------------------
 
     def fresh(self, base: str) -> str:
-        name, n = _hlo_name(base), 1
+        name, n = hlo_name(base), 1
         while name in self.taken:
-            name, n = f"{_hlo_name(base)}.{n}", n + 1
+            name, n = f"{hlo_name(base)}.{n}", n + 1
         self.taken.add(name)
         return name
 
@@ -384,7 +379,7 @@ class ComputationPrinter:
                  + self.written_attributes(record["enter_attributes"])]
         lines += self.element_lines(enter, str(record["enter_shape"]), record["enter_reads"],
                                     record.get("enter_read_attributes"))
-        reads = ", ".join(pct + _hlo_name(str(n)) for n in record["enter_reads"])
+        reads = ", ".join(pct + hlo_name(str(n)) for n in record["enter_reads"])
         written = str(dict(record["call_attributes"]).get("to_apply", ""))
         # The body as written (`%` or not) unless the short form or a renamed body says otherwise.
         to_apply = written if written.lstrip("%") == body and not self.module.short else pct + body
@@ -394,7 +389,7 @@ class ComputationPrinter:
                                     record.get("call_read_attributes"))
         value = packed.results[0]
         prefix = "ROOT " if value is root else ""
-        results = ", ".join(pct + _hlo_name(str(n)) for n in record["call_reads"])
+        results = ", ".join(pct + hlo_name(str(n)) for n in record["call_reads"])
         lines.append(f"{prefix}{pct}{self.name_value(value)} = {self.shape_of(value, op.attributes)} "
                      f"custom-call({results})" + self.written_attributes(record["exit_attributes"]))
         return lines
@@ -452,7 +447,7 @@ class ComputationPrinter:
         if entry.hlo == "custom-call" and "hlo.backend_config" not in op.attributes:
             config = op.attributes.get("backend_config")
             if isinstance(config, str) and config:
-                out.append(("backend_config", _quoted(config)))
+                out.append(("backend_config", quoted(config)))
         return out
 
     def generic_attributes(self, attrs: dict) -> list[tuple[str, str]]:
@@ -460,9 +455,9 @@ class ComputationPrinter:
         if "mhlo.sharding" in attrs:
             out.append(("sharding", str(attrs["mhlo.sharding"])))
         if attrs.get("mhlo.frontend_attributes"):
-            out.append(("frontend_attributes", _frontend_attributes(attrs["mhlo.frontend_attributes"])))
+            out.append(("frontend_attributes", frontend_attributes_text(attrs["mhlo.frontend_attributes"])))
         if attrs.get("hlo.control_predecessors") and not self.module.short:
-            names = ", ".join(self.pct + _hlo_name(str(n)) for n in attrs["hlo.control_predecessors"])
+            names = ", ".join(self.pct + hlo_name(str(n)) for n in attrs["hlo.control_predecessors"])
             out.append(("control-predecessors", "{" + names + "}"))
         out += [(str(k), str(v)) for k, v in dict(attrs.get("hlo.extra") or {}).items()]
         if "hlo.metadata" in attrs and not self.module.short:
@@ -501,41 +496,6 @@ class ComputationPrinter:
         return [("branch_computations", "{" + ", ".join(self.pct + n for n in names) + "}")]
 
 
-def same_value(name: str, raised: str, written: str) -> bool:
-    """Whether an attribute as XLA wrote it still says what the IR says (then the written form,
-    e.g. replica groups as an iota or mesh axes, is printed rather than the raised list)."""
-    from .attr_values import DECODERS
-
-    decoder = DECODERS[_SPELLING_DECODERS[name]]
-
-    def decoded(text: str):
-        return decoder(text, SourcePos(SourceText(text, "<printer>"), 0), name)
-
-    try:
-        return decoded(raised) == decoded(written)
-    except HlodbgError:
-        return False
-
-
-_SPELLING_DECODERS = {"replica_groups": "replica_groups"}
-
-
-def tuple_element_texts(shape: str) -> list[str]:
-    """The element shapes of a tuple shape's text, `(f32[2]{0}, (s32[], u32[]))` -> two texts."""
-    inner = shape.strip()[1:-1]
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(inner):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(inner[start:i].strip())
-            start = i + 1
-    parts.append(inner[start:].strip())
-    return [p for p in parts if p]
-
-
 def _before(arg: Value, op: Operation) -> bool:
     """Whether a parameter was written before `op` (parameters without positions go first)."""
     if arg.pos is None or op.pos is None:
@@ -545,25 +505,6 @@ def _before(arg: Value, op: Operation) -> bool:
 
 def _logical(t) -> str:
     return hlo_shape_text(t)
-
-
-def _strip_layouts(shape: str) -> str:
-    import re
-
-    return re.sub(r"\{[^{}]*\}", "", shape)
-
-
-def _quoted(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def _frontend_attributes(values: dict) -> str:
-    """`{k="v",k2={brace blob}}`: values XLA wrote as brace blobs go back unquoted."""
-    items = []
-    for key, value in dict(values).items():
-        value = str(value)
-        items.append(f"{key}={value}" if value.startswith("{") and value.endswith("}") else f"{key}={_quoted(value)}")
-    return "{" + ",".join(items) + "}"
 
 
 __all__ = ["HloPrintError", "ModulePrinter", "is_implicit", "pack_source", "print_module"]
