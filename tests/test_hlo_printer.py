@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+import ast
 import importlib.util
 import re
 from pathlib import Path
@@ -28,7 +29,7 @@ from hlodbg.engine.syntax.hlo.literal_text import float_text
 from hlodbg.engine.syntax.hlo.printer import print_module
 from hlodbg.engine.syntax.hlo.to_stablehlo import convert_to_stablehlo, row_major_layout
 
-from .hlo_corpus import BY_NAME, CORPUS, load_arrays
+from .hlo_corpus import BY_NAME, CORPUS
 
 DATA = Path(__file__).parent / "data" / "hlo_printer"
 MODULES = sorted(p.name for p in DATA.glob("*.hlo"))
@@ -63,6 +64,33 @@ def test_short_form_reads_back(name):
     printed = assert_round_trips((DATA / name).read_text(), name, short=True)
     assert "%" not in printed and "metadata=" not in printed and "FileNames" not in printed
     assert re.search(r"^ENTRY [\w.\-]+ \{$", printed, re.M)
+
+
+def hlo_texts_of_other_tests() -> list[tuple[str, str]]:
+    """Every HLO module written in the other HLO test files (string constants the HLO frontend
+    recognizes and reads without error: those testing errors are left out)."""
+    found = []
+    for path in sorted(Path(__file__).parent.glob("test_hlo_*.py")):
+        if path.name == Path(__file__).name:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and HLO.recognizes(node.value):
+                try:
+                    HLO.parse_all(node.value, path.name)
+                except HlodbgError:
+                    continue
+                found.append((f"{path.name}:{node.lineno}", node.value))
+    return found
+
+
+def test_every_module_of_the_other_hlo_tests_round_trips():
+    texts = hlo_texts_of_other_tests()
+    assert len(texts) >= 20
+    for where, text in texts:
+        for index, module in enumerate(HLO.parse_all(text, where)):
+            printed = print_module(module)
+            again = HLO.parse_all(printed, f"{where} (printed)")[0]
+            assert structural_key(again) == structural_key(module), f"{where}#{index}\n{printed}"
 
 
 def test_long_form_gives_back_every_fact():

@@ -28,7 +28,7 @@ import numpy as np
 from ...ir.attributes import ArrayAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Value
 from ...ir.errors import HlodbgError
-from ...ir.types import IntegerType, element_type
+from ...ir.types import IntegerType, TupleType, element_type
 from .ir_types import hlo_shape_text
 from .literal_text import literal_text
 from .print_text import frontend_attributes_text, hlo_name, quoted, same_value, strip_layouts, tuple_element_texts
@@ -71,6 +71,17 @@ def pack_source(tuple_op: Operation) -> Optional[Operation]:
             continue
         if op.results and all(r.name.startswith(prefix) for r in op.results):
             return op
+    # An op with no results (a custom-call of shape `()`) packs nothing: the instruction's op is the
+    # one just before, written at the same place.
+    block = tuple_op.parent
+    if block is not None and tuple_op.pos is not None:
+        index = block.operations.index(tuple_op)
+        for op in reversed(block.operations[:index]):
+            if is_implicit(op):
+                continue
+            if not op.results and op.pos is not None and op.pos.offset == tuple_op.pos.offset:
+                return op
+            break
     return None
 
 
@@ -245,7 +256,9 @@ class ComputationPrinter:
                 continue
             if is_implicit(op) or self.is_packed(op):
                 continue
-            while params and _before(params[0][1], op):
+            # Parameters written inside an instruction (XLA's nested operands) come before it too.
+            used = {id(v) for v in self.operands_of(pack_source(op) or op)}
+            while params and (_before(params[0][1], op) or any(id(a) in used for _, a in params)):
                 lines.append(self.parameter_line(*params.pop(0), root))
             source = pack_source(op)
             if source is not None and _MANUAL in source.attributes:
@@ -271,6 +284,10 @@ class ComputationPrinter:
         if term is None or term.name not in _TERMINATORS:
             raise HloPrintError(f"computation '{self.comp.name}' has no return", term.pos if term else None)
         values = list(term.operands)
+        if not values:  # an ENTRY whose root is an empty tuple returns nothing: the root is that tuple
+            last = next((op for op in reversed(self.comp.block.operations[:-1]) if not is_implicit(op)), None)
+            if last is not None and len(last.results) == 1 and last.results[0].type == TupleType(()):
+                return last.results[0]
         if len(values) == 1 and not is_implicit(values[0].defining_op):
             return values[0]
         sources = {id(v.defining_op.operands[0]) for v in values if is_implicit(v.defining_op)
