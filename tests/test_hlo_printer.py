@@ -336,3 +336,22 @@ def test_print_command_refuses_mixed_options(capsys):
     assert "--short" in capsys.readouterr().err
     assert main(["print", path, "--generic"]) == 2
     assert "--generic" in capsys.readouterr().err
+
+
+# Self-checking StableHLO programs of the conformance corpus printed as HLO keep passing their
+# checks: a while over nine values, a call with four results, result-less check custom calls.
+CONFORMANCE_AS_HLO = ["random_categorical_float32_8.mlir", "select_n_int32_18_float32_18_float32_18_float32_18.mlir",
+                      "abs_bfloat16_20_20.mlir"]
+
+
+@pytest.mark.parametrize("name", CONFORMANCE_AS_HLO)
+def test_conformance_programs_printed_as_hlo_pass_their_checks(tmp_path, name):
+    from hlodbg.engine.run.checking import check_path
+
+    from .helpers import CONFORMANCE, require_shared
+
+    require_shared()
+    path = tmp_path / (name[:-len(".mlir")] + ".hlo")
+    path.write_text(print_module(hlodbg.load(CONFORMANCE / name).module))
+    outcomes = check_path(str(path))
+    assert outcomes and all(o.passed and o.checks for o in outcomes), [(o.error, o.failures) for o in outcomes]

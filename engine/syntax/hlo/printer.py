@@ -101,6 +101,7 @@ class ModulePrinter:
         self.module = module
         self.short = short
         self.region_names: dict[int, str] = {}  # id(Region) -> its computation's name
+        self.tuple_parameters: set[str] = set()  # regions of whiles over several values (from MLIR)
         self.computations: dict[str, Computation] = {}
 
     def run(self) -> str:
@@ -159,6 +160,8 @@ class ModulePrinter:
         for op in comp.block.operations:
             for region, name in zip(op.regions, self.names_of_regions(op)):
                 self.region_names[id(region)] = name
+                if op.name == "stablehlo.while" and len(op.operands) != 1:
+                    self.tuple_parameters.add(name)
                 if name not in self.computations:
                     first = region.block.operations[0] if region.block.operations else None
                     offset = first.pos.offset if first is not None and first.pos is not None else None
@@ -219,9 +222,6 @@ def check_spellable(module: Module) -> None:
         if entry is None:
             raise HloPrintError(f"'{op.name}' has no HLO opcode, so the module cannot be printed as HLO text",
                                 op.pos)
-        if entry.hlo == "while" and len(op.operands) != 1:
-            raise HloPrintError(f"'{op.name}' carries {len(op.operands)} values; HLO's while carries one "
-                                f"(a tuple of them), so the module cannot be printed as HLO text", op.pos)
 
 
 def _callees(op: Operation) -> list[str]:
@@ -251,6 +251,8 @@ class ComputationPrinter:
         lines = []
         # Parameters go where the text had them (an instruction may not use one written after it).
         params = sorted(enumerate(block.arguments), key=lambda p: -1 if p[1].pos is None else p[1].pos.offset)
+        if self.comp.name in self.module.tuple_parameters:
+            lines, params = self.tuple_parameter_lines(), []
         for op in block.operations:
             if op.name in _TERMINATORS:
                 continue
@@ -264,7 +266,7 @@ class ComputationPrinter:
             if source is not None and _MANUAL in source.attributes:
                 lines.extend(self.manual_computation_lines(op, source, root))
             else:
-                lines.append(self.instruction_line(op, root))
+                lines.extend(self.instruction_lines(op, root))
         lines[len(lines):] = [self.parameter_line(i, a, root) for i, a in params]
         if self.root_operands is not None:
             name = self.fresh("tuple")
@@ -274,6 +276,18 @@ class ComputationPrinter:
     # -- the root ------------------------------------------------------------------------------------
 
     root_operands: Optional[list[Value]] = None  # several results returned without a tuple
+    tuple_parameter: Optional[str] = None  # the one parameter standing for the block arguments
+
+    def tuple_parameter_lines(self) -> list[str]:
+        """A region of a while over several values (from MLIR) as HLO's one-tuple computation:
+        the tuple parameter, and a get-tuple-element for each block argument."""
+        args = self.comp.block.arguments
+        self.tuple_parameter = self.fresh("param")
+        shape = "(" + ", ".join(self.shape_of(a) for a in args) + ")"
+        lines = [f"{self.pct}{self.tuple_parameter} = {shape} parameter(0)"]
+        return lines + self.element_lines(self.tuple_parameter, shape, [self.names[id(a)] for a in args], None,
+                                          fresh=False)
+
     synthesized_shape = ""
 
     def root_value(self) -> Optional[Value]:
@@ -304,6 +318,9 @@ class ComputationPrinter:
         if self.module.short:
             return f"{entry}{self.comp.name}"
         params = ", ".join(f"{self.names[id(a)]}: {_logical(a.type)}" for a in self.comp.block.arguments)
+        if self.tuple_parameter is not None:
+            types = ", ".join(_logical(a.type) for a in self.comp.block.arguments)
+            params = f"{self.tuple_parameter}: ({types})"
         result = _logical(root.type) if root is not None else strip_layouts(self.synthesized_shape)
         return f"{entry}%{self.comp.name} ({params}) -> {result}"
 
@@ -363,26 +380,40 @@ class ComputationPrinter:
         line = f"{prefix}{self.pct}{self.names[id(arg)]} = {self.shape_of(arg)} parameter({index})"
         return line + "".join(f", {k}={v}" for k, v in self.generic_attributes(self.arg_facts(arg)))
 
-    def instruction_line(self, op: Operation, root: Optional[Value]) -> str:
+    def instruction_lines(self, op: Operation, root: Optional[Value]) -> list[str]:
         source = pack_source(op)
         facts_op = source if source is not None else op
         entry = opcode_of(facts_op.name, facts_op.attributes.get("hlo.opcode"))
         if entry is None:
             raise HloPrintError(f"'{facts_op.name}' has no HLO opcode (HLO text cannot spell it)", facts_op.pos)
-        if source is None and len(op.results) != 1:
-            raise HloPrintError(f"'{op.name}' has {len(op.results)} results; an HLO instruction has one value "
-                                f"(a tuple), which this op does not pack", op.pos)
-        value = op.results[0]
-        name = self.name_value(value)
+        lines: list[str] = []
         operands = self.operands_of(facts_op)
-        if entry.hlo == "constant":
+        if entry.hlo == "while" and len(operands) != 1:  # a while over several values (from MLIR)
+            carried = self.fresh("tuple")
+            shapes = ", ".join(self.shape_of(v) for v in operands)
+            lines.append(f"{self.pct}{carried} = ({shapes}) tuple({self.operand_list(operands)})")
+            body = self.pct + carried
+        elif entry.hlo == "constant":
             body = literal_text(facts_op.attributes["value"])
         else:
             body = self.operand_list(operands)
-        attrs = self.attributes(facts_op, entry)
+        attrs = "".join(f", {k}={v}" for k, v in self.attributes(facts_op, entry))
+        if source is None and len(op.results) != 1:
+            return lines + self.unpacked_result_lines(op, entry, body, attrs)
+        value = op.results[0]
         prefix = "ROOT " if value is root else ""
-        line = f"{prefix}{self.pct}{name} = {self.shape_of(value, facts_op.attributes)} {entry.hlo}({body})"
-        return line + "".join(f", {k}={v}" for k, v in attrs)
+        shape = self.shape_of(value, facts_op.attributes)
+        return lines + [f"{prefix}{self.pct}{self.name_value(value)} = {shape} {entry.hlo}({body}){attrs}"]
+
+    def unpacked_result_lines(self, op: Operation, entry: Opcode, body: str, attrs: str) -> list[str]:
+        """An op with no or several results (from MLIR) as HLO's one tuple-shaped instruction and a
+        get-tuple-element for each result."""
+        bases = {r.name.split("#")[0] for r in op.results if r.name}
+        name = self.fresh(bases.pop() if len(bases) == 1 else entry.hlo)
+        shape = "(" + ", ".join(self.shape_of(r) for r in op.results) + ")"
+        names = [self.name_value(r) for r in op.results]
+        return [f"{self.pct}{name} = {shape} {entry.hlo}({body}){attrs}"] + self.element_lines(
+            name, shape, names, None, fresh=False)
 
     def manual_computation_lines(self, packed: Operation, op: Operation, root: Optional[Value]) -> list[str]:
         """A shard_map's sdy.manual_computation as XLA writes it: the GlobalToLocalShape custom call,
@@ -411,10 +442,11 @@ class ComputationPrinter:
                      f"custom-call({results})" + self.written_attributes(record["exit_attributes"]))
         return lines
 
-    def element_lines(self, tuple_name: str, shape: str, names, attributes) -> list[str]:
+    def element_lines(self, tuple_name: str, shape: str, names, attributes, fresh: bool = True) -> list[str]:
         shapes = tuple_element_texts(shape)
         attributes = list(attributes or ({},) * len(names))
-        return [f"{self.pct}{self.fresh(str(n))} = {shapes[i]} get-tuple-element({self.pct}{tuple_name}), index={i}"
+        return [f"{self.pct}{self.fresh(str(n)) if fresh else n} = {shapes[i]} "
+                f"get-tuple-element({self.pct}{tuple_name}), index={i}"
                 + self.written_attributes(attributes[i]) for i, n in enumerate(names)]
 
     def written_attributes(self, attrs, replace: Optional[dict] = None) -> str:
