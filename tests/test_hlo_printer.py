@@ -124,7 +124,7 @@ def test_async_sugar_prints_as_written():
     printed = print_module(parse((DATA / "async_sugar.hlo").read_text()))
     for fragment in ("replica_count=2", "all-reduce-start(%x), replica_groups={{0,1}}, to_apply=%sum",
                      "%ard = f32[4]{0} all-reduce-done(%ars)",
-                     "%ags = (f32[4]{0}, f32[8]{0}) all-gather-start(%x), dimensions={0}, replica_groups={{0,1}}",
+                     "%ags = (f32[4]{0}, f32[8]{0}) all-gather-start(%x), replica_groups={{0,1}}, dimensions={0}",
                      "%agd = f32[8]{0} all-gather-done(%ags)",
                      "collective-permute-start(%x), source_target_pairs={{0,1},{1,0}}"):
         assert fragment in printed, fragment
@@ -137,18 +137,20 @@ def test_elided_constant_prints_elided():
 
 def test_literals_print_their_exact_values():
     printed = print_module(parse((DATA / "literals.hlo").read_text()), short=True)
-    for fragment in ("constant({true, false, true})", "constant({ { -128, 127 }, { 0, -1 } })",
-                     "constant({18446744073709551615, 0})", "constant({(1, -2), (0.5, inf)})",
-                     "constant({-0, nan, -nan, nan(0x1), 1e-45})", "constant({})", "constant({-8, 7})",
-                     "constant({ { { 0.1, 0.2 } }, { { 1e+300, -2.5e-300 } } })"):
+    for fragment in ("constant({1, 0, 1})", "constant({ { -128, 127 }, { 0, -1 } })",
+                     "constant({18446744073709551615, 0})", "constant({0.3008, -1.5, 3.376e+38})",
+                     "constant({65504, 6.1035e-05})", "constant({(1, -2), (0.5, inf)})",
+                     "constant({-0, nan, -nan, nan(0x1), 1.4013e-45})", "constant({})", "constant({-8, 7})",
+                     "constant({ { { 0.1, 0.2 } }, { { 1e+300, -2.5e-300 } } })", "constant(3.14159274)"):
         assert fragment in printed, fragment
 
 
 @pytest.mark.parametrize("value, dtype, text", [
-    (0.1, np.float32, "0.1"), (3.1415927, np.float32, "3.1415927"), (0.30078125, "bfloat16", "0.3"),
-    (1e-45, np.float32, "1e-45"), (-0.0, np.float64, "-0"), (2.0 ** 70, np.float64, "1.1805916207174113e+21"),
+    (0.1, np.float32, "0.1"), (3.1415927, np.float32, "3.14159274"), (0.30078125, "bfloat16", "0.3008"),
+    (1e-45, np.float32, "1.4013e-45"), (-0.0, np.float64, "-0"), (0.1 + 0.2, np.float64, "0.30000000000000004"),
+    (2.0 ** 70, np.float64, "1.1805916207174113e+21"), (6.103515625e-05, np.float16, "6.1035e-05"),
 ])
-def test_floats_print_in_the_fewest_digits_that_read_back(value, dtype, text):
+def test_floats_print_as_xla_prints_them(value, dtype, text):
     import ml_dtypes
 
     dtype = np.dtype(getattr(ml_dtypes, dtype) if isinstance(dtype, str) else dtype)
@@ -157,6 +159,27 @@ def test_floats_print_in_the_fewest_digits_that_read_back(value, dtype, text):
 
 
 # -- XLA's parser as the oracle -------------------------------------------------------------------
+
+
+@needs_jax
+@pytest.mark.parametrize("element", ["f32", "f64", "f16", "bf16", "f8e4m3fn", "f8e5m2", "c64", "c128"])
+def test_float_literals_print_as_xla_prints_them(element):
+    """XLA's own printing of random constants of each float type is ours, digit for digit."""
+    import ml_dtypes
+
+    dtype = {"f32": np.float32, "f64": np.float64, "f16": np.float16, "bf16": ml_dtypes.bfloat16,
+             "f8e4m3fn": ml_dtypes.float8_e4m3fn, "f8e5m2": ml_dtypes.float8_e5m2, "c64": np.complex64,
+             "c128": np.complex128}[element]
+    rng = np.random.default_rng(len(element))
+    values = rng.standard_normal(40) * (10.0 ** rng.integers(-8, 8, 40) if element in ("f32", "f64", "c64", "c128") else 1)
+    if element.startswith("c"):
+        values = values + 1j * rng.standard_normal(40)
+    items = [f"({float(v.real)!r}, {float(v.imag)!r})" if element.startswith("c") else repr(float(v))
+             for v in values.astype(dtype).astype(np.complex128 if element.startswith("c") else np.float64)]
+    text = f"HloModule m\nENTRY e {{\n  ROOT c = {element}[40]{{0}} constant({{{', '.join(items)}}})\n}}\n"
+    canonical = xla_canonical(text)
+    assert print_module(parse(text), short=True) in canonical.replace(
+        canonical[:canonical.index("\n")], "HloModule m")  # the header: XLA adds the computation layout
 
 
 def xla_canonical(text: str, large_constants: bool = True) -> str:
@@ -190,6 +213,22 @@ def test_xla_reads_our_print_of_hand_written_modules(name):
 
 FORMS = ["pre", "post", "post_parsable", "post_elided"]
 CASES = [(program.name, form) for program in CORPUS for form in FORMS]
+
+
+@pytest.mark.parametrize("name, form", CASES)
+def test_corpus_prints_byte_for_byte_as_xla(hlo_corpus_dir, name, form):
+    """Each form printed in the printing it was made with (pre-optimization text and the short
+    parsable form are XLA's short printing, the others its long one) is the file, byte for byte."""
+    text = (hlo_corpus_dir / f"{name}.{form}.hlo").read_text()
+    assert print_module(parse(text, f"{name}.{form}.hlo"), short=form in ("pre", "post_parsable")) == text
+
+
+def test_xla_dump_files_print_byte_for_byte(hlo_corpus_dir):
+    dumps = sorted((hlo_corpus_dir / "dump").glob("*optimizations.txt"))
+    dumps = [p for p in dumps if not re.search(r"-(buffer-assignment|live-range|memory-usage)", p.name)]
+    assert len(dumps) >= 2
+    for path in dumps:
+        assert print_module(parse(path.read_text(), path.name)) == path.read_text(), path.name
 
 
 @pytest.mark.parametrize("name, form", CASES)

@@ -35,7 +35,7 @@ _SPELLING_DECODERS = {"replica_groups": "replica_groups"}
 
 def tuple_element_texts(shape: str) -> list[str]:
     """The element shapes of a tuple shape's text, `(f32[2]{0}, (s32[], u32[]))` -> two texts."""
-    inner = shape.strip()[1:-1]
+    inner = re.sub(r"/\*.*?\*/", "", shape).strip()[1:-1]
     parts, depth, start = [], 0, 0
     for i, c in enumerate(inner):
         if c in "([{":

@@ -31,6 +31,7 @@ from ...ir.errors import HlodbgError
 from ...ir.types import IntegerType, TupleType, element_type
 from .ir_types import hlo_shape_text
 from .literal_text import literal_text
+from .print_metadata import FrameIndex, stack_frame_tables
 from .print_text import frontend_attributes_text, hlo_name, quoted, same_value, strip_layouts, tuple_element_texts
 from .opcodes import Opcode, opcode_of, raise_attributes
 
@@ -102,6 +103,7 @@ class ModulePrinter:
         self.short = short
         self.region_names: dict[int, str] = {}  # id(Region) -> its computation's name
         self.tuple_parameters: set[str] = set()  # regions of whiles over several values (from MLIR)
+        self.frames = FrameIndex(stack_frame_tables(module.attributes.get("hlo.stack_frames")))
         self.computations: dict[str, Computation] = {}
 
     def run(self) -> str:
@@ -110,9 +112,10 @@ class ModulePrinter:
         text = self.header() + "\n"
         frames = str(self.module.attributes.get("hlo.stack_frames") or "")
         if frames and not self.short:
-            # Given back as written (the lowering keeps the section with the blank lines after it).
-            text += frames if frames.endswith("\n\n") else frames.rstrip("\n") + "\n\n"
-        return text + "\n".join(ComputationPrinter(self, comp).run() for comp in self.ordered())
+            # Given back as written, followed by two blank lines as XLA prints it.
+            text += frames.rstrip("\n") + "\n\n\n"
+        # Each computation is followed by a blank line, the last one too (as XLA prints them).
+        return text + "".join(ComputationPrinter(self, comp).run() + "\n" for comp in self.ordered())
 
     # -- the module header --------------------------------------------------------------------------
 
@@ -317,11 +320,11 @@ class ComputationPrinter:
         entry = "ENTRY " if self.comp.is_entry else ""
         if self.module.short:
             return f"{entry}{self.comp.name}"
-        params = ", ".join(f"{self.names[id(a)]}: {_logical(a.type)}" for a in self.comp.block.arguments)
+        params = ", ".join(f"{self.names[id(a)]}: {indexed_shape(_logical(a.type))}" for a in self.comp.block.arguments)
         if self.tuple_parameter is not None:
             types = ", ".join(_logical(a.type) for a in self.comp.block.arguments)
             params = f"{self.tuple_parameter}: ({types})"
-        result = _logical(root.type) if root is not None else strip_layouts(self.synthesized_shape)
+        result = indexed_shape(_logical(root.type) if root is not None else strip_layouts(self.synthesized_shape))
         return f"{entry}%{self.comp.name} ({params}) -> {result}"
 
     # -- names and shapes ----------------------------------------------------------------------------
@@ -348,22 +351,21 @@ class ComputationPrinter:
         return self.pct + self.names[id(value)]
 
     def shape_of(self, value: Value, facts: Optional[dict] = None) -> str:
+        """The value's shape as XLA prints it: with its layout when the text gave one, and the
+        elements of long tuples counted by `/*index=5*/` comments."""
         shape = (facts or {}).get("xla_shape")
         if shape is None and value.is_block_argument:
-            shape = self.arg_facts(value).get("xla_shape")
+            shape = xla_shape_of(value)
         if shape is not None:
-            return str(shape)
+            return indexed_shape(str(shape))
         try:
-            return hlo_shape_text(value.type)
+            return indexed_shape(hlo_shape_text(value.type))
         except ValueError as e:
             op = value.defining_op
             raise HloPrintError(f"'{value.name}' has {e}", op.pos if op is not None else value.pos) from None
 
     def arg_facts(self, arg: Value) -> dict:
-        function = self.comp.block.parent.parent if self.comp.block.parent is not None else None
-        if isinstance(function, Function) and arg.owner is function.body:
-            return function.arg_attrs(arg.index)
-        return {}
+        return argument_facts(arg)
 
     # -- lines -------------------------------------------------------------------------------------
 
@@ -378,7 +380,7 @@ class ComputationPrinter:
     def parameter_line(self, index: int, arg: Value, root: Optional[Value]) -> str:
         prefix = "ROOT " if arg is root else ""
         line = f"{prefix}{self.pct}{self.names[id(arg)]} = {self.shape_of(arg)} parameter({index})"
-        return line + "".join(f", {k}={v}" for k, v in self.generic_attributes(self.arg_facts(arg)))
+        return line + "".join(f", {k}={v}" for k, v in self.generic_attributes(self.arg_facts(arg), arg.location))
 
     def instruction_lines(self, op: Operation, root: Optional[Value]) -> list[str]:
         source = pack_source(op)
@@ -445,7 +447,7 @@ class ComputationPrinter:
     def element_lines(self, tuple_name: str, shape: str, names, attributes, fresh: bool = True) -> list[str]:
         shapes = tuple_element_texts(shape)
         attributes = list(attributes or ({},) * len(names))
-        return [f"{self.pct}{self.fresh(str(n)) if fresh else n} = {shapes[i]} "
+        return [f"{self.pct}{self.fresh(str(n)) if fresh else n} = {indexed_shape(shapes[i])} "
                 f"get-tuple-element({self.pct}{tuple_name}), index={i}"
                 + self.written_attributes(attributes[i]) for i, n in enumerate(names)]
 
@@ -479,7 +481,8 @@ class ComputationPrinter:
         return out
 
     def operand_list(self, values: list[Value]) -> str:
-        return ", ".join(self.ref(v) for v in values)
+        refs = [self.ref(v) for v in values]
+        return ", ".join(refs) if self.module.short else indexed(refs)  # XLA counts operands in its long form
 
     # -- attributes --------------------------------------------------------------------------------
 
@@ -487,19 +490,19 @@ class ComputationPrinter:
         """XLA's order: the opcode's own attributes, the called computations, then the generic
         ones (sharding, frontend_attributes, control-predecessors, the rest as written), metadata
         and backend_config."""
-        raised = raise_attributes(op)
+        raised = xla_order(entry.hlo, raise_attributes(op))
         for name, text in dict(op.attributes.get("hlo.spellings") or {}).items():
             if name in raised and same_value(name, raised[name], str(text)):
                 raised[name] = str(text)
         out = list(raised.items()) + self.computation_refs(op, entry)
-        out += self.generic_attributes(op.attributes)
+        out += self.generic_attributes(op.attributes, op.location)
         if entry.hlo == "custom-call" and "hlo.backend_config" not in op.attributes:
             config = op.attributes.get("backend_config")
             if isinstance(config, str) and config:
                 out.append(("backend_config", quoted(config)))
         return out
 
-    def generic_attributes(self, attrs: dict) -> list[tuple[str, str]]:
+    def generic_attributes(self, attrs: dict, location=None) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []
         if "mhlo.sharding" in attrs:
             out.append(("sharding", str(attrs["mhlo.sharding"])))
@@ -509,8 +512,11 @@ class ComputationPrinter:
             names = ", ".join(self.pct + hlo_name(str(n)) for n in attrs["hlo.control_predecessors"])
             out.append(("control-predecessors", "{" + names + "}"))
         out += [(str(k), str(v)) for k, v in dict(attrs.get("hlo.extra") or {}).items()]
-        if "hlo.metadata" in attrs and not self.module.short:
-            out.append(("metadata", str(attrs["hlo.metadata"])))
+        if not self.module.short:
+            # The metadata as written, else as the location says (region parameters, ops from MLIR).
+            metadata = attrs.get("hlo.metadata") or self.module.frames.metadata_text(location)
+            if metadata:
+                out.append(("metadata", str(metadata)))
         if "hlo.backend_config" in attrs:
             out.append(("backend_config", str(attrs["hlo.backend_config"])))
         return out
@@ -550,6 +556,79 @@ def _before(arg: Value, op: Operation) -> bool:
     if arg.pos is None or op.pos is None:
         return True
     return arg.pos.offset < op.pos.offset
+
+
+# XLA's order of an instruction's own attributes where the opcode table raises them in another
+# (each HloInstruction subclass prints its own: collectives their channel and groups first).
+_COLLECTIVE = ("channel_id", "replica_groups")
+_XLA_ORDER = {
+    "convolution": ("window", "dim_labels", "feature_group_count", "batch_group_count", "operand_precision"),
+    "gather": ("offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
+               "start_indices_batching_dims", "index_vector_dim", "slice_sizes", "indices_are_sorted"),
+    "scatter": ("update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims", "input_batching_dims",
+                "scatter_indices_batching_dims", "index_vector_dim", "indices_are_sorted", "unique_indices"),
+    "all-gather": _COLLECTIVE + ("dimensions", "use_global_device_ids"),
+    "all-reduce": _COLLECTIVE + ("use_global_device_ids",),
+    "reduce-scatter": _COLLECTIVE + ("use_global_device_ids", "dimensions"),
+    "all-to-all": _COLLECTIVE + ("dimensions",),
+    "collective-permute": ("channel_id", "source_target_pairs"),
+}
+
+
+def xla_order(opcode: str, attrs: dict[str, str]) -> dict[str, str]:
+    order = _XLA_ORDER.get(opcode.removesuffix("-start"))
+    if order is None:
+        return attrs
+    rank = {name: i for i, name in enumerate(order)}
+    return dict(sorted(attrs.items(), key=lambda item: rank.get(item[0], len(order))))
+
+
+def argument_facts(arg: Value) -> dict:
+    """A function argument's attributes (its parameter's HLO facts); none for region arguments."""
+    block = arg.owner
+    function = block.parent.parent if block.parent is not None else None
+    if isinstance(function, Function) and block is function.body:
+        return function.arg_attrs(arg.index)
+    return {}
+
+
+def xla_shape_of(value: Value) -> Optional[str]:
+    """The shape text with layout the HLO text gave a value: its instruction's, its parameter's,
+    or for a parameter of a computation cloned into a region, the operand the op passes it (a
+    while's carried tuple, a conditional's branch operand, a shard_map body's local shapes)."""
+    op = value.defining_op
+    if op is not None:
+        source = pack_source(op) or op
+        shape = source.attributes.get("xla_shape")
+        return str(shape) if shape is not None else None
+    facts = argument_facts(value)
+    if "xla_shape" in facts:
+        return str(facts["xla_shape"])
+    block = value.owner
+    owner = block.parent.parent if block.parent is not None else None
+    if owner is None or isinstance(owner, Function):
+        return None
+    region = owner.regions.index(block.parent)
+    if owner.name == "stablehlo.while" and len(owner.operands) == 1:
+        return xla_shape_of(owner.operands[0])
+    if owner.name == "hlo.conditional" and value.index == 0 and region + 1 < len(owner.operands):
+        return xla_shape_of(owner.operands[region + 1])
+    if _MANUAL in owner.attributes:
+        shapes = tuple_element_texts(str(owner.attributes[_MANUAL]["enter_shape"]))
+        return shapes[value.index] if value.index < len(shapes) else None
+    return None
+
+
+def indexed(items: list[str]) -> str:
+    """XLA's list printing: `a, b, c, d, e, /*index=5*/f` (a comment every five items)."""
+    return ", ".join(f"/*index={i}*/{item}" if i and i % 5 == 0 else item for i, item in enumerate(items))
+
+
+def indexed_shape(shape: str) -> str:
+    """A shape with XLA's index comments in its tuples (at every nesting level)."""
+    if not shape.startswith("("):
+        return shape
+    return "(" + indexed([indexed_shape(e) for e in tuple_element_texts(shape)]) + ")"
 
 
 def _logical(t) -> str:
