@@ -19,8 +19,8 @@ import numpy as np
 
 from ...ir.attributes import (
     UNIT, ArrayAttr, ChannelHandle, ConvDimensionNumbers, DenseArray, DenseElements, DotAlgorithm,
-    DotDimensionNumbers, EnumAttr, FloatAttr, GatherDimensionNumbers, IntegerAttr,
-    ScatterDimensionNumbers, UnitAttr,
+    DotDimensionNumbers, EnumAttr, FloatAttr, GatherDimensionNumbers, IntegerAttr, OpaqueAttr,
+    ScatterDimensionNumbers, UnitAttr, ragged_dot_dimension_numbers,
 )
 from ...ir.types import ComplexType, FloatType, IntegerType, TensorType, Type, element_type
 
@@ -181,6 +181,30 @@ class DotAdapter:
     def raise_(self, attributes: dict, info: Info) -> dict:
         dims = attributes["dot_dimension_numbers"]
         return {h: ints_text(getattr(dims, ir)) for h, ir in _DOT_FIELDS if getattr(dims, ir)}
+
+
+_RAGGED_FIELDS = _DOT_FIELDS + (("lhs_ragged_dims", "lhs_ragged_dimensions"), ("rhs_group_dims", "rhs_group_dimensions"))
+
+
+class RaggedDotAdapter:
+    """ragged-dot's dims → chlo.ragged_dot's `#chlo.ragged_dot<...>` (kept as text, as the MLIR
+    frontend keeps it) and operand_precision → its precision_config."""
+
+    consumes = tuple(h for h, _ in _RAGGED_FIELDS) + ("operand_precision",)
+
+    def lower(self, values: dict, info: Info) -> dict:
+        fields = ", ".join(f"{ir} = [{', '.join(str(int(d)) for d in values.get(h, ()))}]" for h, ir in _RAGGED_FIELDS)
+        out = {"ragged_dot_dimension_numbers": OpaqueAttr(f"#chlo.ragged_dot<{fields}>")}
+        if "operand_precision" in values:
+            out["precision_config"] = ArrayAttr(EnumAttr(str(p), "precision", "chlo") for p in values["operand_precision"])
+        return out
+
+    def raise_(self, attributes: dict, info: Info) -> dict:
+        dims = ragged_dot_dimension_numbers(attributes["ragged_dot_dimension_numbers"])
+        out = {h: ints_text(dims[ir]) for h, ir in _RAGGED_FIELDS if dims[ir]}
+        if attributes.get("precision_config") is not None:
+            out["operand_precision"] = PRECISIONS.raise_(attributes["precision_config"])
+        return out
 
 
 # `dot_bf16_bf16_f32_x3`: lhs, rhs, accumulation types and the number of primitive dots.

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
+from ...ir.attributes import ArrayAttr
 from ...ir.locations import CallSiteLoc, FileLineColLoc, Location, NameLoc
 from .tree import HloAttr, HloShape, StackFrameTables
 
@@ -39,7 +40,7 @@ def generic_facts(attrs: dict[str, HloAttr], decode: Callable[[str, HloAttr], An
         elif name == "frontend_attributes":
             out[ir] = {str(k): str(v) for k, v in decode("frontend_attributes", attr).items()}
         elif name == "control-predecessors":
-            out[ir] = tuple(str(n) for n in decode("instruction_names", attr))
+            out[ir] = ArrayAttr(str(n) for n in decode("instruction_names", attr))
         else:
             out[ir] = attr.text
     return out

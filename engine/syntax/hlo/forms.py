@@ -53,6 +53,15 @@ def lower_operands(lowering: InstructionLowering, entry: "Opcode", operands: lis
         return operands
     if form == "index_scalars":
         return _index_scalars(lowering, operands, 1 if inst.opcode == "dynamic-slice" else 2)
+    if form == "size_vector":  # dynamic-reshape(x, size0, size1, ...): StableHLO takes one shape vector
+        rows = [implicit(lowering, "stablehlo.reshape", [v], TensorType((1,), v.type.element), {}, f"size{i}")
+                for i, v in enumerate(operands[1:])]
+        if not rows:
+            return operands
+        shape_type = TensorType((len(rows),), rows[0].type.element)
+        shape = implicit(lowering, "stablehlo.concatenate", rows, shape_type,
+                         {"dimension": IntegerAttr(0, IntegerType(64))}, "shape")
+        return [operands[0], shape]
     if form == "rng_shape":
         dims = np.asarray(lowering.inst.shape.dims, dtype=np.int64)
         t = TensorType((len(dims),), IntegerType(64))

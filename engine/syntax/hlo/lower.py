@@ -17,6 +17,7 @@ import numpy as np
 from ...ir.attributes import UNIT, ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
+from ...ir.opset import OPS
 from ...ir.types import FunctionType, TupleType, Type
 from . import attr_values, literals
 from .adapters import Field, Info
@@ -42,7 +43,7 @@ DECODERS = {
     "operand_batching_dims": "int_list", "start_indices_batching_dims": "int_list",
     "update_window_dims": "int_list", "inserted_window_dims": "int_list",
     "scatter_dims_to_operand_dims": "int_list", "input_batching_dims": "int_list",
-    "scatter_indices_batching_dims": "int_list",
+    "scatter_indices_batching_dims": "int_list", "lhs_ragged_dims": "int_list", "rhs_group_dims": "int_list",
 }
 # Attributes whose decoded IR form forgets how XLA wrote them (replica groups as a list, an iota
 # `[2,4]<=[8]` or mesh axes): their text is kept in `hlo.spellings` for the printer to give back.
@@ -74,6 +75,7 @@ class ModuleLowering:
         self.tree = tree
         self.module = Module(tree.name or tree.entry.name)
         self.computations = {c.name: c for c in tree.computations}
+        self.cloning: list[str] = []  # the computations being cloned into regions, outermost first
 
     def run(self) -> Module:
         tree, module = self.tree, self.module
@@ -133,7 +135,7 @@ class ModuleLowering:
 
     def function(self, comp: HloComputation, public: bool) -> Function:
         block = Block()
-        root = self.body(comp, block, terminator="func.return", flatten_root=public)
+        self.body(comp, block, terminator="func.return", flatten_root=public)
         inputs = tuple(a.type for a in block.arguments)
         results = tuple(v.type for v in block.terminator.operands)
         attrs: dict[str, Any] = {"sym_name": comp.name, "function_type": FunctionType(inputs, results)}
@@ -142,7 +144,6 @@ class ModuleLowering:
         arg_attrs = [self.parameter_facts(p) for p in comp.parameters()]
         if any(arg_attrs):
             attrs["arg_attrs"] = ArrayAttr(arg_attrs)
-        del root
         return Function("func.func", [], [], attrs, [Region([block])], pos=comp.pos)
 
     def parameter_facts(self, param: HloInstruction) -> dict:
@@ -151,8 +152,16 @@ class ModuleLowering:
         return facts
 
     def region(self, comp: HloComputation, unpack_root: bool, terminator: str = "stablehlo.return") -> Region:
-        block = Block()
-        self.body(comp, block, terminator=terminator, flatten_root=unpack_root)
+        """A copy of the computation as an op's region (each use gets its own)."""
+        if comp.name in self.cloning:
+            chain = " -> ".join([*self.cloning, comp.name])
+            raise ParseError(f"computation '{comp.name}' uses itself as a region ({chain})", comp.pos)
+        self.cloning.append(comp.name)
+        try:
+            block = Block()
+            self.body(comp, block, terminator=terminator, flatten_root=unpack_root)
+        finally:
+            self.cloning.pop()
         return Region([block])
 
     def body(self, comp: HloComputation, block: Block, terminator: str, flatten_root: bool) -> Value:
@@ -161,7 +170,7 @@ class ModuleLowering:
         env: dict[str, Value] = {}
         params = comp.parameters()
         for index, param in enumerate(params):
-            if int(param.literal or 0) != index:
+            if (param.literal or "").strip() != str(index):
                 raise ParseError(f"computation '{comp.name}' has no parameter({index}); parameter numbers "
                                  f"must run 0..{len(params) - 1}", param.pos)
             value = block.add_argument(ssa_name(param.name), ir_type(param.shape, param.pos), param.pos)
@@ -218,6 +227,9 @@ class InstructionLowering:
         entry = TABLE.get(inst.opcode)
         if entry is None:
             raise ParseError(f"unknown HLO opcode '{inst.opcode}'", inst.opcode_pos)
+        if entry.op not in OPS:  # an opcode of XLA's newest text that hlodbg has no op for yet
+            raise ParseError(f"HLO opcode '{inst.opcode}' is not supported by hlodbg: no {entry.op} op is "
+                             f"defined (it appeared in XLA after the versions JAX prints)", inst.opcode_pos)
         operands = [self.operand(o) for o in inst.operands]
         result_type = ir_type(inst.shape, inst.pos)
         info = Info([v.type for v in operands], result_type, self.group_size())

@@ -24,7 +24,7 @@ from .adapters import (
     ALGORITHM, API_VERSION, BOOL, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
     PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
     GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
-    WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, SliceAdapter,
+    WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, RaggedDotAdapter, SliceAdapter,
 )
 from ...ir.attributes import EnumAttr
 
@@ -82,7 +82,7 @@ _add("stochastic-convert", "hlo.stochastic_convert")
 _add("broadcast", "stablehlo.broadcast_in_dim", Field("dimensions", "broadcast_dimensions", INTS, INTS.lower(()),
                                                      always_printed=True))
 _add("reshape", None)
-_add("dynamic-reshape", None)
+_add("dynamic-reshape", None, operands="size_vector")
 _add("transpose", None, Field("dimensions", "permutation", INTS))
 _add("reverse", None, Field("dimensions", "dimensions", INTS))
 _add("slice", None, SliceAdapter())
@@ -122,7 +122,7 @@ _add("scan", "chlo.scan", Field("dimensions", "dimension", ONE_OF_INTS), Field("
 # -- contractions and linear algebra ------------------------------------------------------------
 _add("dot", "stablehlo.dot_general", DotAdapter(), Field("operand_precision", "precision_config", PRECISIONS),
      Field("algorithm", "algorithm", ALGORITHM))
-_add("ragged-dot", "chlo.ragged_dot", operands="plain")
+_add("ragged-dot", "chlo.ragged_dot", RaggedDotAdapter())
 _add("scaled-dot", "hlo.scaled_dot", DotAdapter())
 _add("convolution", None, ConvolutionAdapter())
 _add("fft", None, Field("fft_type", "fft_type", FFT_TYPE), Field("fft_length", "fft_length", INTS))
