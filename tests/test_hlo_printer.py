@@ -387,6 +387,15 @@ def test_print_command_targets(capsys):
     assert capsys.readouterr().out.startswith("// hlo.bitcast 'flat_b'")
 
 
+def test_print_command_prints_mlir_as_hlo(tmp_path, capsys):
+    path = tmp_path / "program.mlir"
+    path.write_text(MLIR_PROGRAM)
+    assert main(["print", str(path), "--to", "hlo", "--short"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("HloModule main") and "ENTRY main {" in out and "ROOT tuple = (f32[4], f32[]) tuple(" in out
+    hlodbg.load(out)
+
+
 def test_print_command_refuses_mixed_options(capsys):
     path = str(DATA / "control_flow.hlo")
     assert main(["print", path, "--to", "mlir", "--short"]) == 2

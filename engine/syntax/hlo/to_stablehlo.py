@@ -23,7 +23,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ...ir.attributes import DenseElements, IntegerAttr, SymbolRef
+from ...ir.attributes import ArrayAttr, DenseElements, IntegerAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.types import FunctionType, IntegerType, TensorType, TupleType, Type, element_type
 
@@ -75,9 +75,9 @@ class Conversion:
         attrs["function_type"] = FunctionType(inputs, results)
         arg_attrs = [stablehlo_attributes(fn.arg_attrs(i)) for i in range(len(inputs))]
         if any(arg_attrs):
-            attrs["arg_attrs"] = tuple(arg_attrs)
+            attrs["arg_attrs"] = ArrayAttr(arg_attrs)
         if fn.attributes.get("res_attrs") and len(fn.attributes["res_attrs"]) == len(results):
-            attrs["res_attrs"] = tuple(stablehlo_attributes(dict(a)) for a in fn.attributes["res_attrs"])
+            attrs["res_attrs"] = ArrayAttr(stablehlo_attributes(dict(a)) for a in fn.attributes["res_attrs"])
         return Function("func.func", [], [], attrs, [Region([block])], fn.location, fn.pos)
 
     def block(self, src: Block, arguments: Optional[list[Value]] = None) -> Block:
