@@ -131,6 +131,8 @@ class Conversion:
         new.property_names = op.property_names
         for old, fresh in zip(op.results, new.results):
             self.vmap[id(old)] = fresh
+        if op.name == "stablehlo.constant" and "hlo.implicit" in op.attributes:
+            self.placeholders.add(id(new))  # the lowering's zeros for a context nothing may read
         if block is not None:
             block.append(new)
         return new
