@@ -1,6 +1,6 @@
 """Text pieces of XLA's HLO printing that the printer (printer.py) puts together: names, quoted
-strings, frontend attributes, tuple shapes, and the check that a written attribute still says what
-the IR says."""
+strings, frontend attributes, tuple shapes and lists with XLA's index comments, XLA's attribute
+order, and the check that a written attribute still says what the IR says."""
 from __future__ import annotations
 
 import re
@@ -66,4 +66,42 @@ def frontend_attributes_text(values: dict) -> str:
     return "{" + ",".join(items) + "}"
 
 
-__all__ = ["frontend_attributes_text", "hlo_name", "quoted", "same_value", "strip_layouts", "tuple_element_texts"]
+# XLA's order of an instruction's own attributes where the opcode table raises them in another
+# (each HloInstruction subclass prints its own: collectives their channel and groups first).
+_COLLECTIVE = ("channel_id", "replica_groups")
+_XLA_ORDER = {
+    "convolution": ("window", "dim_labels", "feature_group_count", "batch_group_count", "operand_precision"),
+    "gather": ("offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
+               "start_indices_batching_dims", "index_vector_dim", "slice_sizes", "indices_are_sorted"),
+    "scatter": ("update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims", "input_batching_dims",
+                "scatter_indices_batching_dims", "index_vector_dim", "indices_are_sorted", "unique_indices"),
+    "all-gather": _COLLECTIVE + ("dimensions", "use_global_device_ids"),
+    "all-reduce": _COLLECTIVE + ("use_global_device_ids",),
+    "reduce-scatter": _COLLECTIVE + ("use_global_device_ids", "dimensions"),
+    "all-to-all": _COLLECTIVE + ("dimensions",),
+    "collective-permute": ("channel_id", "source_target_pairs"),
+}
+
+
+def xla_order(opcode: str, attrs: dict[str, str]) -> dict[str, str]:
+    order = _XLA_ORDER.get(opcode.removesuffix("-start"))
+    if order is None:
+        return attrs
+    rank = {name: i for i, name in enumerate(order)}
+    return dict(sorted(attrs.items(), key=lambda item: rank.get(item[0], len(order))))
+
+
+def indexed(items: list[str]) -> str:
+    """XLA's list printing: `a, b, c, d, e, /*index=5*/f` (a comment every five items)."""
+    return ", ".join(f"/*index={i}*/{item}" if i and i % 5 == 0 else item for i, item in enumerate(items))
+
+
+def indexed_shape(shape: str) -> str:
+    """A shape with XLA's index comments in its tuples (at every nesting level)."""
+    if not shape.startswith("("):
+        return shape
+    return "(" + indexed([indexed_shape(e) for e in tuple_element_texts(shape)]) + ")"
+
+
+__all__ = ["frontend_attributes_text", "hlo_name", "indexed", "indexed_shape", "quoted", "same_value", "strip_layouts",
+           "tuple_element_texts", "xla_order"]

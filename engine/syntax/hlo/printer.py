@@ -31,8 +31,12 @@ from ...ir.errors import HlodbgError
 from ...ir.types import IntegerType, TupleType, element_type
 from .ir_types import hlo_shape_text
 from .literal_text import literal_text
+from .print_facts import MANUAL, argument_facts, is_implicit, pack_source, xla_shape_of
 from .print_metadata import FrameIndex, stack_frame_tables
-from .print_text import frontend_attributes_text, hlo_name, quoted, same_value, strip_layouts, tuple_element_texts
+from .print_text import (
+    frontend_attributes_text, hlo_name, indexed, indexed_shape, quoted, same_value, strip_layouts, tuple_element_texts,
+    xla_order,
+)
 from .opcodes import Opcode, opcode_of, raise_attributes
 
 # The header attributes the IR keeps as module attributes rather than in `hlo.header`.
@@ -40,8 +44,7 @@ _COUNTS = (("mhlo.num_replicas", "replica_count"), ("mhlo.num_partitions", "num_
 _TERMINATORS = ("func.return", "stablehlo.return", "sdy.return")
 # Module-level ops whose HLO spelling is a header attribute (Shardy's meshes: frontend_attributes).
 _IN_HEADER = ("sdy.mesh",)
-# The IR attribute keeping a shard_map's three HLO instructions as written (lower.py).
-_MANUAL = "hlo.manual_computation"
+
 
 
 class HloPrintError(HlodbgError):
@@ -50,40 +53,6 @@ class HloPrintError(HlodbgError):
 
 def print_module(module: Module, short: bool = False) -> str:
     return ModulePrinter(module, short).run()
-
-
-def is_implicit(op: Optional[Operation]) -> bool:
-    return op is not None and "hlo.implicit" in op.attributes
-
-
-def pack_source(tuple_op: Operation) -> Optional[Operation]:
-    """The op whose results a `stablehlo.tuple` marked `hlo.packs_results` packs (its results are
-    named `<instruction>#<i>`; the nested tuples, slices and reshapes between them are implicit)."""
-    if "hlo.packs_results" not in tuple_op.attributes:
-        return None
-    prefix = tuple_op.results[0].name + "#"
-    pending = list(tuple_op.operands)
-    while pending:
-        op = pending.pop(0).defining_op
-        if op is None:
-            continue
-        if is_implicit(op):
-            pending.extend(op.operands)
-            continue
-        if op.results and all(r.name.startswith(prefix) for r in op.results):
-            return op
-    # An op with no results (a custom-call of shape `()`) packs nothing: the instruction's op is the
-    # one just before, written at the same place.
-    block = tuple_op.parent
-    if block is not None and tuple_op.pos is not None:
-        index = block.operations.index(tuple_op)
-        for op in reversed(block.operations[:index]):
-            if is_implicit(op):
-                continue
-            if not op.results and op.pos is not None and op.pos.offset == tuple_op.pos.offset:
-                return op
-            break
-    return None
 
 
 @dataclass
@@ -137,7 +106,7 @@ class ModulePrinter:
         meshes = [op for op in self.module.operations if op.name in _IN_HEADER]
         if not meshes or int(attrs.get("mhlo.num_replicas", 1)) != 1:
             return None
-        if not any(_MANUAL in op.attributes for op in self.module.walk()):
+        if not any(MANUAL in op.attributes for op in self.module.walk()):
             return None
         sizes = [int(np.prod(op.attributes["mesh"].shape)) for op in meshes]
         return "mhlo.num_partitions" if int(attrs.get("mhlo.num_partitions", 1)) == max(sizes) else None
@@ -219,7 +188,7 @@ def check_spellable(module: Module) -> None:
         if isinstance(op, Function) or op.name in _TERMINATORS or op.name in _IN_HEADER or is_implicit(op):
             continue
         op = pack_source(op) or op  # a packing tuple prints as the instruction it packs
-        if _MANUAL in op.attributes:
+        if MANUAL in op.attributes:
             continue
         entry = opcode_of(op.name, op.attributes.get("hlo.opcode"))
         if entry is None:
@@ -266,7 +235,7 @@ class ComputationPrinter:
             while params and (_before(params[0][1], op) or any(id(a) in used for _, a in params)):
                 lines.append(self.parameter_line(*params.pop(0), root))
             source = pack_source(op)
-            if source is not None and _MANUAL in source.attributes:
+            if source is not None and MANUAL in source.attributes:
                 lines.extend(self.manual_computation_lines(op, source, root))
             else:
                 lines.extend(self.instruction_lines(op, root))
@@ -421,7 +390,7 @@ class ComputationPrinter:
         """A shard_map's sdy.manual_computation as XLA writes it: the GlobalToLocalShape custom call,
         the call of the body, the LocalToGlobalShape custom call, and the get-tuple-elements between
         them (lower.py keeps their names, shapes and attributes as written)."""
-        record = dict(op.attributes[_MANUAL])
+        record = dict(op.attributes[MANUAL])
         pct = self.pct
         enter, call = self.fresh(str(record["enter"])), self.fresh(str(record["call"]))
         body = self.module.region_names[id(op.regions[0])]
@@ -556,79 +525,6 @@ def _before(arg: Value, op: Operation) -> bool:
     if arg.pos is None or op.pos is None:
         return True
     return arg.pos.offset < op.pos.offset
-
-
-# XLA's order of an instruction's own attributes where the opcode table raises them in another
-# (each HloInstruction subclass prints its own: collectives their channel and groups first).
-_COLLECTIVE = ("channel_id", "replica_groups")
-_XLA_ORDER = {
-    "convolution": ("window", "dim_labels", "feature_group_count", "batch_group_count", "operand_precision"),
-    "gather": ("offset_dims", "collapsed_slice_dims", "start_index_map", "operand_batching_dims",
-               "start_indices_batching_dims", "index_vector_dim", "slice_sizes", "indices_are_sorted"),
-    "scatter": ("update_window_dims", "inserted_window_dims", "scatter_dims_to_operand_dims", "input_batching_dims",
-                "scatter_indices_batching_dims", "index_vector_dim", "indices_are_sorted", "unique_indices"),
-    "all-gather": _COLLECTIVE + ("dimensions", "use_global_device_ids"),
-    "all-reduce": _COLLECTIVE + ("use_global_device_ids",),
-    "reduce-scatter": _COLLECTIVE + ("use_global_device_ids", "dimensions"),
-    "all-to-all": _COLLECTIVE + ("dimensions",),
-    "collective-permute": ("channel_id", "source_target_pairs"),
-}
-
-
-def xla_order(opcode: str, attrs: dict[str, str]) -> dict[str, str]:
-    order = _XLA_ORDER.get(opcode.removesuffix("-start"))
-    if order is None:
-        return attrs
-    rank = {name: i for i, name in enumerate(order)}
-    return dict(sorted(attrs.items(), key=lambda item: rank.get(item[0], len(order))))
-
-
-def argument_facts(arg: Value) -> dict:
-    """A function argument's attributes (its parameter's HLO facts); none for region arguments."""
-    block = arg.owner
-    function = block.parent.parent if block.parent is not None else None
-    if isinstance(function, Function) and block is function.body:
-        return function.arg_attrs(arg.index)
-    return {}
-
-
-def xla_shape_of(value: Value) -> Optional[str]:
-    """The shape text with layout the HLO text gave a value: its instruction's, its parameter's,
-    or for a parameter of a computation cloned into a region, the operand the op passes it (a
-    while's carried tuple, a conditional's branch operand, a shard_map body's local shapes)."""
-    op = value.defining_op
-    if op is not None:
-        source = pack_source(op) or op
-        shape = source.attributes.get("xla_shape")
-        return str(shape) if shape is not None else None
-    facts = argument_facts(value)
-    if "xla_shape" in facts:
-        return str(facts["xla_shape"])
-    block = value.owner
-    owner = block.parent.parent if block.parent is not None else None
-    if owner is None or isinstance(owner, Function):
-        return None
-    region = owner.regions.index(block.parent)
-    if owner.name == "stablehlo.while" and len(owner.operands) == 1:
-        return xla_shape_of(owner.operands[0])
-    if owner.name == "hlo.conditional" and value.index == 0 and region + 1 < len(owner.operands):
-        return xla_shape_of(owner.operands[region + 1])
-    if _MANUAL in owner.attributes:
-        shapes = tuple_element_texts(str(owner.attributes[_MANUAL]["enter_shape"]))
-        return shapes[value.index] if value.index < len(shapes) else None
-    return None
-
-
-def indexed(items: list[str]) -> str:
-    """XLA's list printing: `a, b, c, d, e, /*index=5*/f` (a comment every five items)."""
-    return ", ".join(f"/*index={i}*/{item}" if i and i % 5 == 0 else item for i, item in enumerate(items))
-
-
-def indexed_shape(shape: str) -> str:
-    """A shape with XLA's index comments in its tuples (at every nesting level)."""
-    if not shape.startswith("("):
-        return shape
-    return "(" + indexed([indexed_shape(e) for e in tuple_element_texts(shape)]) + ")"
 
 
 def _logical(t) -> str:
