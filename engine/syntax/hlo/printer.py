@@ -46,7 +46,6 @@ _TERMINATORS = ("func.return", "stablehlo.return", "sdy.return")
 _IN_HEADER = ("sdy.mesh",)
 
 
-
 class HloPrintError(HlodbgError):
     """An IR op or value that HLO text cannot spell."""
 
