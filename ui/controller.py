@@ -27,10 +27,12 @@ from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import is_collective
 from hlodbg.engine.machine.memory import format_bytes
 from hlodbg.engine.machine.process import ProcessId
+from hlodbg.engine.run.elided import filled_note
 from hlodbg.layouts import overlay as overlays
 from hlodbg.layouts.export import export_graph, graph_view
 from hlodbg.layouts.graph import DataflowGraph, GraphError
 from hlodbg.layouts.labels import op_title
+from hlodbg.layouts.op_facts import device_shard
 
 from .device_memory import bytes_in_use, memory_analysis, memory_view, site_ops, storage_of
 from .state import DebugState, FrameView, GridCellView, ValueView
@@ -183,7 +185,7 @@ class SessionController:
                 _brief(dv.inputs) if dv is not None else "", _brief(dv.outputs) if dv is not None else "",
                 dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None,
                 waiting[process], " ".join(f"{axis}={index}" for axis, index in grid.mesh_coordinates(device)),
-                self._device_memory_text(process, session)))
+                self._device_memory_text(process, session), device_shard(shown, device)))
         state.grid = cells
         state.grid_shape = grid.grid_shape()
         state.grid_title = op_label(shown) if shown is not None else ""
@@ -390,6 +392,9 @@ class SessionController:
         if summary is None and value is not None and not isinstance(value, Token):
             summary = summarize(value)
         type_ = ir_value.type if isinstance(ir_value, Value) else ir_value
+        filled = filled_note(ir_value.defining_op) if isinstance(ir_value, Value) and ir_value.defining_op else None
+        if filled:  # values --fill-elided made up: said wherever the value is shown
+            where = f"{filled}  {where}" if where else filled
         storage = storage_of(backend or self.session.backend, ir_value, value)
         return ValueView(label, _type_text(type_, value), value, summary, previous, where, storage)
 

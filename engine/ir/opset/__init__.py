@@ -24,6 +24,7 @@ from ..opdefs import (
     is_terminator,
     lookup,
     may_run_async,
+    owns_callee,
     process_groups_of,
 )
 
@@ -34,5 +35,5 @@ CLOSED_DIALECTS = ("stablehlo", "chlo", "hlo")
 __all__ = [
     "AttrSpec", "CATEGORIES", "CLOSED_DIALECTS", "OPS", "OpDef", "callee_attribute", "category_of",
     "effect_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_commutative",
-    "is_float_math", "is_foldable", "is_replayable", "is_terminator", "lookup", "may_run_async", "process_groups_of",
+    "is_float_math", "is_foldable", "is_replayable", "is_terminator", "lookup", "may_run_async", "owns_callee", "process_groups_of",
 ]

@@ -278,8 +278,8 @@ class InstructionLowering:
         op = Operation("sdy.manual_computation", operands, list(result_type.types), attributes, [region], loc,
                        inst.pos, result_names=self.result_names(len(result_type.types), True))
         self.block.append(op)
-        packed = Operation("stablehlo.tuple", list(op.results), [result_type], {"hlo.packs_results": UNIT}, loc,
-                           inst.pos, result_names=[ssa_name(inst.name)])
+        packed = Operation("stablehlo.tuple", list(op.results), [result_type], {"hlo.packs_results": UNIT}, location=loc,
+                           pos=inst.pos, result_names=[ssa_name(inst.name)])
         self.block.append(packed)
         return packed.results[0]
 
