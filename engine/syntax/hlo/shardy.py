@@ -1,0 +1,175 @@
+"""Shardy's round-trip form in HLO → the Shardy IR the StableHLO form of the same program has.
+
+JAX prints a sharded program's pre-optimization HLO with its Shardy facts folded into HLO
+(XLA's "sdy round trip" export), which has no ops for them:
+- the meshes as the module's frontend attribute `xla.sdy.meshes={mesh = #sdy.mesh<["x"=4]>}`;
+- each `shard_map` body as a computation `xla.sdy.manual_computation_body.N` called between two
+  custom calls: `xla.sdy.GlobalToLocalShape` (the global operands in, their local tiles out, with
+  `xla.sdy.in_shardings` and `xla.sdy.manual_axes`) and `xla.sdy.LocalToGlobalShape` (the body's
+  local results in, the global results out, with `xla.sdy.out_shardings`);
+- argument shardings as a parameter's frontend attribute `xla.sdy.sharding`, result shardings as a
+  `xla.sdy.FuncResultSharding` custom call on the returned value, and sharding constraints as
+  `custom_call @Sharding` with `xla.sdy.sharding`.
+The `#sdy...` values are MLIR attribute text in strings. `import_shardy(module)` rebuilds from them
+what the StableHLO form holds and what engine/ops/spmd.py runs: `sdy.mesh` ops, one
+`sdy.manual_computation` per custom call / call / custom call triple (its region the body, moved or
+cloned in), `sdy.sharding` argument and result attributes, and `sdy.sharding_constraint` ops. A
+module with meshes and no grid of its own gets `mhlo.num_partitions` from its largest mesh, as
+JAX's StableHLO says. The `#sdy` strings are read by the MLIR frontend's attribute reader; an error
+in one points at the character inside the HLO text.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Optional
+
+from ...ir.attributes import ArrayAttr, IntegerAttr, SdyMesh, SdySharding, SdyShardingPerValue
+from ...ir.core import Function, Module, Operation
+from ...ir.errors import ParseError
+from .ir_edit import erase, insert_before, instruction_name, replace_uses, unpacked, value_name
+from .sdy_text import check_meshes, frontend_attributes, mesh_size, parse_sdy_value, read_meshes
+from .shardy_manual import GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, MANUAL_BODY, import_manual_computations
+
+FUNC_RESULT_SHARDING = "xla.sdy.FuncResultSharding"
+SHARDING = "Sharding"
+SHARDING_KEY = "xla.sdy.sharding"
+HANDLED_TARGETS = (GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, FUNC_RESULT_SHARDING)
+
+
+def import_shardy(module: Module) -> None:
+    """Rewrite `module` in place from Shardy's round-trip form to Shardy ops and attributes.
+    Raises ParseError at the offending instruction (or the character in its `#sdy` text)."""
+    meshes = _import_meshes(module)
+    for function in list(module.functions.values()):
+        _import_argument_shardings(function, meshes)
+    for op in list(module.walk()):
+        if op.name == "stablehlo.custom_call":
+            target = str(op.attributes.get("call_target_name", ""))
+            if target == FUNC_RESULT_SHARDING:
+                _import_result_sharding(op, meshes)
+            elif target == SHARDING and SHARDING_KEY in frontend_attributes(op):
+                _import_sharding_constraint(op, meshes)
+    import_manual_computations(module, meshes)
+    for op in module.walk():
+        target = str(op.attributes.get("call_target_name", "")) if op.name == "stablehlo.custom_call" else ""
+        if target.startswith(("xla.sdy.", "local_xla.sdy.")):
+            raise ParseError(f"custom-call target '{target}' is a Shardy round-trip form hlodbg does not read "
+                             f"(it reads {', '.join(HANDLED_TARGETS)} around a call of an "
+                             f"{MANUAL_BODY} computation, and Sharding)", op.pos)
+
+
+# -- meshes ----------------------------------------------------------------------------------------
+
+
+def _import_meshes(module: Module) -> dict[str, SdyMesh]:
+    """`sdy.mesh` ops, first in the module, from `xla.sdy.meshes`; the grid from the largest mesh."""
+    meshes = read_meshes(module)
+    ops = [Operation("sdy.mesh", [], [], {"sym_name": name, "mesh": mesh}, pos=module.pos)
+           for name, mesh in meshes.items()]
+    module.operations[:0] = ops
+    sizes = [mesh_size(mesh) for mesh in meshes.values()]
+    if sizes and module.num_replicas * module.num_partitions == 1 and max(sizes) > 1:
+        module.attributes["mhlo.num_partitions"] = IntegerAttr(max(sizes))
+    return meshes
+
+
+# -- argument and result shardings, sharding constraints -------------------------------------------
+
+
+def _import_argument_shardings(function: Function, meshes: Mapping[str, SdyMesh]) -> None:
+    """A parameter's `xla.sdy.sharding` frontend attribute → its `sdy.sharding` argument attribute."""
+    arg_attrs = function.attributes.get("arg_attrs")
+    if not arg_attrs or function.is_declaration:
+        return
+    if not any(SHARDING_KEY in (attrs.get("mhlo.frontend_attributes") or {}) for attrs in arg_attrs):
+        return
+    updated = []
+    for argument, attrs in zip(function.arguments, arg_attrs):
+        attrs = dict(attrs)
+        front = dict(attrs.get("mhlo.frontend_attributes") or {})
+        if SHARDING_KEY in front:
+            where, pos = f"parameter '{value_name(argument)}'", argument.pos or function.pos
+            sharding = parse_sdy_value(front.pop(SHARDING_KEY), SdySharding, "a #sdy.sharding<...>", pos,
+                                       SHARDING_KEY, where)
+            check_meshes((sharding,), meshes, where, pos)
+            attrs["sdy.sharding"] = sharding
+            _set_or_drop(attrs, "mhlo.frontend_attributes", front)
+        updated.append(attrs)
+    function.attributes["arg_attrs"] = ArrayAttr(updated)
+
+
+def _set_or_drop(attrs: dict, name: str, value: dict) -> None:
+    if value:
+        attrs[name] = value
+    else:
+        attrs.pop(name, None)
+
+
+def _one_sharding(op: Operation, meshes: Mapping[str, SdyMesh]) -> SdySharding:
+    """The single sharding of a one-value custom call's `xla.sdy.sharding`."""
+    where = f"custom-call '{instruction_name(op)}'"
+    per_value = parse_sdy_value(frontend_attributes(op)[SHARDING_KEY], SdyShardingPerValue,
+                                "a #sdy.sharding_per_value<[...]>", op.pos, SHARDING_KEY, where)
+    if len(per_value.shardings) != 1 or len(op.operands) != 1 or len(op.results) != 1:
+        raise ParseError(f"{where} ({op.attributes.get('call_target_name')}) must take one value and give one, "
+                         f"with one sharding; it has {len(op.operands)} operand(s), {len(op.results)} result(s) "
+                         f"and {len(per_value.shardings)} sharding(s)", op.pos)
+    check_meshes(per_value.shardings, meshes, where, op.pos)
+    return per_value.shardings[0]
+
+
+def _import_result_sharding(op: Operation, meshes: Mapping[str, SdyMesh]) -> None:
+    """`xla.sdy.FuncResultSharding` marks a returned value: its sharding goes onto the function
+    result(s) it is returned as, and the custom call gives way to its operand."""
+    sharding = _one_sharding(op, meshes)
+    function = op.function
+    result = op.results[0]
+    if function is not None and not function.is_declaration:
+        returned = function.body.terminator
+        res_attrs = [function.res_attrs(i) for i in range(len(function.function_type.results))]
+        marked = False
+        for index, value in enumerate(returned.operands if returned is not None else ()):
+            if unpacked(value) is result:
+                res_attrs[index]["sdy.sharding"] = sharding
+                marked = True
+        if marked:
+            function.attributes["res_attrs"] = ArrayAttr(res_attrs)
+    replace_uses(result, op.operands[0])
+    erase(op)
+
+
+def _import_sharding_constraint(op: Operation, meshes: Mapping[str, SdyMesh]) -> None:
+    """`custom_call @Sharding` with `xla.sdy.sharding` → `sdy.sharding_constraint`, keeping the
+    instruction's name, place and HLO facts."""
+    sharding = _one_sharding(op, meshes)
+    attrs = {k: v for k, v in op.attributes.items()
+             if k not in ("call_target_name", "has_side_effect", "backend_config", "called_computations",
+                          "output_operand_aliases", "api_version")}
+    front = dict(frontend_attributes(op))
+    front.pop(SHARDING_KEY)
+    _set_or_drop(attrs, "mhlo.frontend_attributes", front)
+    attrs["sharding"] = _open_unspecified_dims(sharding, op)
+    constraint = Operation("sdy.sharding_constraint", list(op.operands), [op.results[0].type], attrs,
+                           location=op.location, pos=op.pos, result_names=[op.results[0].name])
+    insert_before(op, constraint)
+    replace_uses(op.results[0], constraint.results[0])
+    erase(op)
+
+
+_UNSPECIFIED_DIMS = re.compile(r"unspecified_dims=\[([\d,\s]*)\]")
+
+
+def _open_unspecified_dims(sharding: SdySharding, op: Operation) -> SdySharding:
+    """XLA's Sharding custom call names the dimensions the partitioner may still shard in its
+    backend_config (`unspecified_dims=[0,2]`): those dimensions are open (`{?}`)."""
+    from dataclasses import replace
+
+    match = _UNSPECIFIED_DIMS.search(str(op.attributes.get("backend_config", "")))
+    if match is None:
+        return sharding
+    open_dims = {int(d) for d in match.group(1).replace(" ", "").split(",") if d}
+    dims = tuple(replace(dim, is_closed=False) if i in open_dims else dim for i, dim in enumerate(sharding.dims))
+    return replace(sharding, dims=dims)
+
+
+__all__ = ["import_shardy"]
