@@ -326,3 +326,142 @@ def test_damaged_meshes_point_inside_the_header():
     assert "module one: in xla.sdy.meshes:" in error.message
     line, col = line_col_of(text, "two")
     assert (error.line, error.col) == (line, col), error.render()
+
+
+# -- the same forms in HLO text (what JAX prints) ---------------------------------------------------
+
+
+SHARD_MAP_HLO = r"""HloModule jit_body, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["x"=2, "y"=2]>}}
+
+region_0.1 {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT sum = f32[] add(p, q)
+}
+
+xla.sdy.manual_computation_body.2 {
+  x = f32[2,2]{1,0} parameter(0)
+  s = f32[2,2]{1,0} all-reduce(x), channel_id=1, replica_groups={{0,1},{2,3}}, use_global_device_ids=true, to_apply=region_0.1
+  y = f32[2,2]{1,0} parameter(1)
+  d = f32[2,2]{1,0} add(y, y)
+  ROOT t = (f32[2,2]{1,0}, f32[2,2]{1,0}) tuple(s, d)
+}
+
+ENTRY main.3 {
+  a = f32[4,4]{1,0} parameter(0)
+  b = f32[4,2]{1,0} parameter(1)
+  l = (f32[2,2]{1,0}, f32[2,2]{1,0}) custom-call(a, b), custom_call_target="xla.sdy.GlobalToLocalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.in_shardings="#sdy.sharding_per_value<[<@mesh, [{\"x\"}, {\"y\"}]>, <@mesh, [{\"x\"}, {}]>]>",xla.sdy.manual_axes="#sdy<manual_axes{\"x\", \"y\"}>"}
+  l0 = f32[2,2]{1,0} get-tuple-element(l), index=0
+  l1 = f32[2,2]{1,0} get-tuple-element(l), index=1
+  r = (f32[2,2]{1,0}, f32[2,2]{1,0}) call(l0, l1), to_apply=xla.sdy.manual_computation_body.2, frontend_attributes={inlineable="false"}
+  r0 = f32[2,2]{1,0} get-tuple-element(r), index=0, frontend_attributes={inlineable="false"}
+  r1 = f32[2,2]{1,0} get-tuple-element(r), index=1, frontend_attributes={inlineable="false"}
+  g = (f32[4,2]{1,0}, f32[4,2]{1,0}) custom-call(r0, r1), custom_call_target="xla.sdy.LocalToGlobalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.manual_axes="#sdy<manual_axes{\"x\", \"y\"}>",xla.sdy.out_shardings="#sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>, <@mesh, [{\"x\"}, {}]>]>"}
+  g0 = f32[4,2]{1,0} get-tuple-element(g), index=0
+  g1 = f32[4,2]{1,0} get-tuple-element(g), index=1
+  ROOT out = (f32[4,2]{1,0}, f32[4,2]{1,0}) tuple(g0, g1)
+}
+"""
+
+
+def hlo_module(text: str, name: str = "test.hlo"):
+    (module,) = hlo_syntax.HLO.parse_all(text, name)
+    verify(module)
+    return module
+
+
+@needs_hlo_frontend
+def test_hlo_shard_map_is_a_manual_computation_on_the_mesh_grid():
+    module = hlo_module(SHARD_MAP_HLO)
+    assert [op.name for op in module.operations] == ["sdy.mesh", "func.func"]
+    assert module.num_partitions == 4
+    (manual,) = [op for op in module.entry.body.operations if op.name == "sdy.manual_computation"]
+    assert names(manual.operands) == ["a", "b"]
+    assert [str(n) for n in manual.attributes["hlo.computations"]] == ["xla.sdy.manual_computation_body.2"]
+    assert not any(op.name in ("stablehlo.custom_call", "func.call") for op in module.entry.ops)
+    summed, doubled = run_global(module, [A, B])
+    np.testing.assert_array_equal(summed, A[:, :2] + A[:, 2:])
+    np.testing.assert_array_equal(doubled, 2 * B)
+
+
+@needs_hlo_frontend
+def test_hlo_run_takes_the_grid_from_the_mesh(tmp_path, capsys):
+    from hlodbg.cli import main
+
+    path = tmp_path / "shard_map.hlo"
+    path.write_text(SHARD_MAP_HLO)
+    np.savez(tmp_path / "args.npz", A, B)
+    assert main(["run", str(path), "--args", str(tmp_path / "args.npz"), "--out", str(tmp_path / "out.npz")]) == 0
+    assert "global results of a sharded program run on 4 emulated devices" in capsys.readouterr().err
+    saved = np.load(tmp_path / "out.npz")
+    np.testing.assert_array_equal(saved["result0"], A[:, :2] + A[:, 2:])
+
+
+@needs_hlo_frontend
+def test_hlo_damaged_sharding_points_inside_the_escaped_string():
+    text = SHARD_MAP_HLO.replace(r'<@mesh, [{\"x\"}, {}]>]>",xla.sdy.manual_axes', r'<@mesh, [{\"x\"}, {} }]>]>",xla.sdy.manual_axes')
+    with pytest.raises(ParseError) as info:
+        hlo_module(text)
+    error = info.value
+    assert "custom-call 'l': in xla.sdy.in_shardings: expected ']'" in error.message
+    line, col = line_col_of(text, "{} }")
+    assert (error.line, error.col) == (line, col + 3), error.render()  # the stray `}`
+
+
+@needs_hlo_frontend
+def test_hlo_damaged_mesh_points_into_the_header():
+    text = SHARD_MAP_HLO.replace('"y"=2]>', '"y"=]>')
+    with pytest.raises(ParseError) as info:
+        hlo_module(text)
+    assert "in xla.sdy.meshes: expected an axis size" in info.value.message
+    assert (info.value.line, info.value.col) == line_col_of(text, ']>}}')
+
+
+SHARDED_JIT_HLO = r"""HloModule jit_f, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["x"=2, "y"=2]>}}
+
+region_0.1 {
+  p = f32[] parameter(0)
+  q = f32[] parameter(1)
+  ROOT sum = f32[] add(p, q)
+}
+
+ENTRY main.2 {
+  x = f32[4,2]{1,0} parameter(0), sharding={devices=[2,1,2]<=[4] last_tile_dim_replicate}, frontend_attributes={xla.sdy.sharding="#sdy.sharding<@mesh, [{\"x\"}, {}]>"}
+  w = f32[2,2]{1,0} parameter(1), sharding={replicated}, frontend_attributes={xla.sdy.sharding="#sdy.sharding<@mesh, [{}, {}]>"}
+  c = f32[4,2]{1,0} custom-call(x), custom_call_target="Sharding", sharding={devices=[2,2]<=[4]}, frontend_attributes={xla.sdy.sharding="#sdy.sharding_per_value<[<@mesh, [{\"x\"}, {\"y\"}]>]>"}
+  m = f32[4,2]{1,0} dot(c, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  r = f32[4,2]{1,0} custom-call(m), custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.sharding="#sdy.sharding_per_value<[<@mesh, [{}, {\"y\"}]>]>"}
+  dead = f32[4,2]{1,0} reshape(r), sharding={devices=[1,2,2]<=[4] last_tile_dim_replicate}
+  zero = f32[] constant(0)
+  s = f32[] reduce(m, zero), dimensions={0,1}, to_apply=region_0.1
+  rs = f32[] custom-call(s), custom_call_target="xla.sdy.FuncResultSharding", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.sharding="#sdy.sharding_per_value<[<@mesh, []>]>"}
+  ROOT t = (f32[4,2]{1,0}, f32[]) tuple(r, rs), sharding={{devices=[1,2,2]<=[4] last_tile_dim_replicate}, {replicated}}
+}
+"""
+
+
+@needs_hlo_frontend
+def test_hlo_sharded_jit_has_the_stablehlo_forms_shardings_and_runs_globally():
+    module = hlo_module(SHARDED_JIT_HLO)
+    main = module.entry
+    assert str(main.arg_attrs(0)["sdy.sharding"]) == '#sdy.sharding<@mesh, [{"x"}, {}]>'
+    assert str(main.arg_attrs(1)["sdy.sharding"]) == "#sdy.sharding<@mesh, [{}, {}]>"
+    assert str(main.res_attrs(0)["sdy.sharding"]) == '#sdy.sharding<@mesh, [{}, {"y"}]>'
+    assert str(main.res_attrs(1)["sdy.sharding"]) == "#sdy.sharding<@mesh, []>"
+    (constraint,) = [op for op in main.body.operations if op.name == "sdy.sharding_constraint"]
+    assert names(constraint.results) == ["c"]
+    assert not [op for op in main.body.operations if op.name == "stablehlo.custom_call"]
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    w = np.array([[1, 2], [3, 4]], np.float32)
+    product, total = run_global(module, [x, w])
+    np.testing.assert_array_equal(product, x @ w)
+    assert total == (x @ w).sum()
+
+
+@needs_hlo_frontend
+def test_hlo_sharding_naming_an_unknown_mesh_is_located_at_the_parameter():
+    text = SHARDED_JIT_HLO.replace(r'"#sdy.sharding<@mesh, [{}, {}]>"', r'"#sdy.sharding<@grid, [{}, {}]>"')
+    with pytest.raises(ParseError) as info:
+        hlo_module(text)
+    assert "parameter 'w' names mesh @grid, which the module does not define (meshes: @mesh)" in info.value.message
+    assert (info.value.line, info.value.col) == line_col_of(text, "w = ")

@@ -119,9 +119,9 @@ def _header_meshes(module: Module) -> Optional[tuple[str, Optional[SourcePos]]]:
     if module.source is not None:
         offset = module.source.text.find(raw, module.pos.offset if module.pos is not None else 0)
         pos = SourcePos(module.source, max(offset, 0))
-    from . import attr_values
+    from .attr_values import decode_frontend_attributes
 
-    attrs = attr_values.frontend_attributes(raw, pos)
+    attrs = decode_frontend_attributes(raw, pos) if pos is not None else {}
     return (str(attrs[MESHES_KEY]), pos) if MESHES_KEY in attrs else None
 
 
