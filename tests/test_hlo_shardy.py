@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from hlodbg.engine.ir.attributes import SdyManualAxes, SdyMesh, SdySharding, SdyShardingPerValue
+from hlodbg.engine.ir.attributes import SdyManualAxes, SdyMesh, SdyShardingPerValue
 from hlodbg.engine.ir.errors import ParseError
 from hlodbg.engine.run.spmd import is_global_program, run_global
 from hlodbg.engine.syntax import hlo as hlo_syntax

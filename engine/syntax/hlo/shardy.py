@@ -21,7 +21,7 @@ in one points at the character inside the HLO text.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Optional
+from typing import Mapping
 
 from ...ir.attributes import ArrayAttr, IntegerAttr, SdyMesh, SdySharding, SdyShardingPerValue
 from ...ir.core import Function, Module, Operation

@@ -182,13 +182,17 @@ class ManualCall:
             "out_shardings": SdyShardingPerValue(tuple(out_shardings)),
             "manual_axes": axes,
             "hlo.computations": ArrayAttr([self.body.sym_name]),
+            # The instructions folded into the op besides the exit, whose name and place it takes.
+            "hlo.manual_computation": {"enter": instruction_name(entry) if entry is not None else "",
+                                       "call": instruction_name(call)},
         }
         operands = [entry.operands[k] for k in operand_order] if entry is not None else []
         result_types = list(exit_.result_types) if exit_ is not None else []
         names = [v.name for v in exit_.results] if exit_ is not None else []
         region = Region([self.body_block(elements)])
-        manual = Operation("sdy.manual_computation", operands, result_types, attrs, [region], call.location,
-                           call.pos, names)
+        place = exit_ if exit_ is not None else call
+        manual = Operation("sdy.manual_computation", operands, result_types, attrs, [region], place.location,
+                           place.pos, names)
         insert_before(exit_ or call, manual)
         for old, new in zip(exit_.results if exit_ is not None else (), manual.results):
             replace_uses(old, new)
