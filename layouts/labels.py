@@ -73,8 +73,10 @@ def short_attribute(attr: Any) -> str:
 
 def constant_text(attr: DenseElements) -> Optional[str]:
     """The value of a small constant (≤8 elements) or a splat, as a label can show it."""
+    if attr.resource is not None:  # a blob kept apart, or elided elements: not shown inline
+        return None
     array = attr.array
-    if attr.resource is not None or array.dtype.kind == "V":
+    if array.dtype.kind == "V":
         return None
     if array.size == 0:
         return "[]"
@@ -191,7 +193,7 @@ def key_attributes(op: Operation) -> list[str]:
             pass  # a malformed attribute still gets a generic label below
     lines = []
     for name, attr in op.attributes.items():
-        if name in QUIET_ATTRIBUTES or isinstance(attr, DenseElements) and attr.array.size > INLINE_CONSTANT_ELEMENTS:
+        if name in QUIET_ATTRIBUTES or isinstance(attr, DenseElements) and attr.type.num_elements > INLINE_CONSTANT_ELEMENTS:
             continue
         text = f"{name}={short_attribute(attr)}"
         if len(text) <= 28:

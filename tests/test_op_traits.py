@@ -59,16 +59,18 @@ def test_collectives_calls_aliasing_and_expandable_bodies():
     assert collectives == {"stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.reduce_scatter",
                            "stablehlo.all_to_all", "stablehlo.collective_broadcast",
                            "stablehlo.collective_permute", "stablehlo.cross-replica-sum",
-                           "stablehlo.collective_reduce"}
+                           "stablehlo.collective_reduce", "hlo.ragged_all_to_all"}
     # async_start meets no one itself: the collective in its body does.
     assert not is_collective("stablehlo.async_start") and not is_collective("stablehlo.async_done")
     assert {name for name in OPS if has_aliasing_regions(name)} == {
-        "func.call", "stablehlo.composite", "stablehlo.while", "stablehlo.if", "stablehlo.case"}
+        "func.call", "stablehlo.composite", "stablehlo.while", "stablehlo.if", "stablehlo.case",
+        "hlo.fusion", "hlo.conditional", "hlo.async_start"}
     assert {name for name in OPS if has_expandable_body(name)} == {
         "stablehlo.reduce", "stablehlo.reduce_window", "stablehlo.scatter", "stablehlo.sort", "stablehlo.map",
         "stablehlo.select_and_scatter", "stablehlo.all_reduce", "stablehlo.reduce_scatter",
         "stablehlo.collective_reduce"}
     assert callee_attribute("func.call") == "callee" and callee_attribute("stablehlo.composite") == "decomposition"
+    assert callee_attribute("hlo.fusion") == "callee" and callee_attribute("hlo.async_start") == "callee"
     assert callee_attribute("stablehlo.add") is None
 
 

@@ -159,6 +159,42 @@ class DenseElements:
         return f"DenseElements({self.type}, shape={self.array.shape})"
 
 
+class ElidedElements(DenseElements):
+    """A constant whose elements the text left out (XLA prints large literals as `{...}`).
+
+    It has a type like any dense constant, so printing, graph labels and memory analysis work;
+    its elements are unknown, so `.array` refuses with a message saying which constant it is and
+    how to get a module with full constants. MLIR text spells it `dense_resource<__elided__>`,
+    MLIR's own spelling for a blob left out of the text.
+    """
+
+    RESOURCE = "__elided__"
+
+    def __init__(self, type: TensorType, pos: Any = None, name: str = ""):
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "resource", self.RESOURCE)
+        object.__setattr__(self, "pos", pos)
+        object.__setattr__(self, "name", name)
+
+    @property
+    def array(self) -> np.ndarray:
+        from .errors import ExecutionError
+
+        which = f"constant {self.name}" if self.name else "this constant"
+        raise ExecutionError(
+            f"the elements of {which} ({self.type}) were elided from the text ({{...}}), so it cannot be run",
+            self.pos,
+            ("get a module with full constants: dump it with XLA_FLAGS=--xla_dump_large_constants, or print "
+             "it with HloPrintOptions.short_parsable(); or run with --fill-elided random to use random values",))
+
+    @property
+    def is_splat(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"ElidedElements({self.type}, name={self.name!r})"
+
+
 @dataclass(frozen=True)
 class OpaqueAttr:
     """An attribute of a dialect hlodbg does not model, kept verbatim (e.g. `#foo.bar<...>`)."""
@@ -501,6 +537,8 @@ def attribute_key(attr: Any):
         return ("str", attr)
     if isinstance(attr, DenseArray):
         return ("darray", attr.element, tuple(attr))
+    if isinstance(attr, ElidedElements):
+        return ("elided", attr.type, attr.name)
     if isinstance(attr, DenseElements):
         if attr.is_splat:  # without materialising a broadcast splat
             return ("dense", attr.type, attr.array.shape, "splat", attr.array.reshape(-1)[:1].tobytes())
@@ -526,6 +564,7 @@ __all__ = [
     "DenseElements",
     "DotAlgorithm",
     "DotDimensionNumbers",
+    "ElidedElements",
     "EnumAttr",
     "FloatAttr",
     "GatherDimensionNumbers",

@@ -16,7 +16,7 @@ import numpy as np
 class HloSharding:
     """One sharding. `tile_assignment[i, j, ...]` is the device holding tile (i, j, ...)."""
 
-    kind: str  # "replicated" | "maximal" | "manual" | "unknown" | "tiled" | "tuple"
+    kind: str  # "replicated" | "maximal" | "manual" | "unknown" | "unreduced" | "tiled" | "tuple"
     tile_assignment: Optional[np.ndarray] = field(default=None, compare=False)
     device: Optional[int] = None  # for maximal
     last_tile_dims: tuple[str, ...] = ()  # subgroup kinds of the trailing tile dims
@@ -58,7 +58,19 @@ def _strip_metadata(text: str) -> str:
         i = k
 
 
+_NAMED_MESH = re.compile(r"\s*\{\s*(\{\s*)*(maximal_)?mesh\s*\[")
+
+
+def is_named_sharding(text: str) -> bool:
+    """Whether the sharding names a mesh (`{mesh['x'=2], [{'x'}]}`, `{maximal_mesh[device_id=0]}`),
+    a form parse_hlo_sharding does not place."""
+    return _NAMED_MESH.match(text) is not None
+
+
 def _tokens(text: str) -> list[str]:
+    if is_named_sharding(text):
+        raise ShardingSyntaxError("hlodbg does not place named-mesh shardings ({mesh[...], ...}); it places "
+                                  "{replicated}, {manual}, {maximal device=N} and {devices=[...]...} ones")
     text = _strip_metadata(text)
     tokens = []
     pos = 0
@@ -68,7 +80,16 @@ def _tokens(text: str) -> list[str]:
             raise ShardingSyntaxError(f"unexpected '{text[pos:pos + 10].strip()}' in sharding")
         tokens.append(m.group(1))
         pos = m.end()
-    return tokens
+    # `shard_as N` / `shard_like N` ask the partitioner to shard values alike; they place nothing.
+    kept = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i] in ("shard_as", "shard_like"):
+            i += 2
+            continue
+        kept.append(tokens[i])
+        i += 1
+    return kept
 
 
 def parse_hlo_sharding(text: str) -> HloSharding:
@@ -102,6 +123,8 @@ def _int_list(tokens: list[str], i: int) -> tuple[list[int], int]:
 
 def _sharding(tokens: list[str], i: int) -> tuple[HloSharding, int]:
     i = _expect(tokens, i, "{")
+    if tokens[i] == "}":  # the sharding of an empty tuple
+        return HloSharding("tuple"), i + 1
     if tokens[i] == "{":
         elements = []
         while tokens[i] == "{":
@@ -111,7 +134,7 @@ def _sharding(tokens: list[str], i: int) -> tuple[HloSharding, int]:
                 i += 1
         return HloSharding("tuple", elements=tuple(elements)), _expect(tokens, i, "}")
     word = tokens[i]
-    if word in ("replicated", "manual", "unknown"):
+    if word in ("replicated", "manual", "unknown", "unreduced"):
         return HloSharding(word), _expect(tokens, i + 1, "}")
     if word == "maximal":
         i = _expect(tokens, i + 1, "device")

@@ -7,6 +7,7 @@ check does not stop the run: it is recorded on the interpreter, so every failure
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -211,9 +212,29 @@ def custom_call(call: OpCall, *operands: Any) -> Any:
         return _custom_check(call, target, operands)
     handler = CUSTOM_CALL_TARGETS.get(target)
     if handler is None:
-        known = ", ".join(sorted(_CUSTOM_CHECKS | set(CUSTOM_CALL_TARGETS)))
-        raise call.error(f"unknown custom_call target @{target}; hlodbg runs: {known}")
+        for prefix, what in CUSTOM_CALL_REFUSALS:
+            if target.startswith(prefix):
+                raise call.error(f"@{target} is {what}, which hlodbg cannot run: it runs programs as XLA "
+                                 "runs them on the CPU",
+                                 ("compile the program for the CPU (JAX_PLATFORMS=cpu) to get a module "
+                                  "hlodbg can run",))
+        raise call.error(f"unknown custom_call target @{target}; hlodbg runs: {_known_targets()}")
     return handler(call, *operands)
+
+
+def _known_targets() -> str:
+    """Every target hlodbg runs, each LAPACK routine written once (`lapack_{s,d,c,z}potrf_ffi`)."""
+    names: set[str] = set()
+    letters: dict[str, str] = {}
+    for name in _CUSTOM_CHECKS | set(CUSTOM_CALL_TARGETS):
+        family = re.fullmatch(r"lapack_([sdcz])(\w+)_ffi", name)
+        if family:
+            letters[family.group(2)] = letters.get(family.group(2), "") + family.group(1)
+        else:
+            names.add(name)
+    for routine, found in letters.items():
+        names.add(f"lapack_{{{','.join(c for c in 'sdcz' if c in found)}}}{routine}_ffi")
+    return ", ".join(sorted(names))
 
 
 def _custom_check(call: OpCall, target: str, operands: tuple) -> Any:
@@ -268,6 +289,9 @@ CUSTOM_CALL_TARGETS = {
     "LayoutConstraint": _layout_constraint,
     "shape_assertion": _shape_assertion,
 }
+
+# (target prefix, what such a target is) for targets no CPU can run; families add theirs.
+CUSTOM_CALL_REFUSALS: list[tuple[str, str]] = []
 
 
 # -- interpreter dialect -----------------------------------------------------------------------

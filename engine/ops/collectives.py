@@ -27,6 +27,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..ir.attributes import ChannelHandle, DenseElements, ReplicaGroupMeshAxes, SdyMesh, SymbolRef
+from ..ir.mesh_groups import mesh_axis_groups
 from ..ir.dtypes import TOKEN, as_value
 from ..machine.process import Grid, ProcessId
 from ..ir.types import TensorType
@@ -178,44 +179,11 @@ _DEVICE_IDS = re.compile(r'device_ids\s*=\s*\[([^\]]*)\]')
 
 
 def mesh_axes_groups(attr: ReplicaGroupMeshAxes, module: Any = None) -> list[list[int]]:
-    """Device ids grouped by the mesh coordinates outside `attr.axes`, members in axes order.
-
-    A sub-axis `(pre)size` of an axis of size n is the middle factor of n = pre * size * post,
-    i.e. coordinate `(c // post) % size`. The mesh is inline or an `sdy.mesh` of `module`.
-    """
+    """Device ids grouped by the mesh coordinates outside `attr.axes`, members in axes order
+    (engine/ir/mesh_groups.py). The mesh is inline or an `sdy.mesh` of `module`."""
     mesh = getattr(attr, "mesh_name", None) or getattr(attr, "mesh", None)
     axes, device_ids = _mesh(mesh, module)
-    sizes = dict(axes)
-    names = [name for name, _ in axes]
-    # Split every mesh axis into (pre, sub, post) factors so sub-axes index a coordinate range.
-    coordinates = np.indices([size for _, size in axes]).reshape(len(axes), -1) if axes else np.zeros((0, 1), int)
-    grouped_key = np.zeros(coordinates.shape[1], np.int64)
-    member = np.zeros(coordinates.shape[1], np.int64)
-    selected = {name: [] for name in names}
-    for ref in attr.axes:
-        name, pre, size = _axis_ref(ref)
-        if name not in sizes:
-            raise ValueError(f"mesh has no axis {name!r} (axes: {', '.join(names)})")
-        full = sizes[name]
-        if size is None:
-            pre, size = 1, full
-        if full % (pre * size):
-            raise ValueError(f"sub-axis ({pre}){size} does not divide axis {name!r} of size {full}")
-        post = full // (pre * size)
-        coordinate = (coordinates[names.index(name)] // post) % size
-        member = member * size + coordinate
-        selected[name].append((post, size))
-    # Devices in the same group agree on every coordinate part outside the selected (sub-)axes.
-    for i, name in enumerate(names):
-        rest = coordinates[i].copy()
-        for post, size in selected[name]:
-            rest = rest - ((rest // post) % size) * post
-        grouped_key = grouped_key * sizes[name] + rest
-    order = np.lexsort((member, grouped_key))
-    groups: dict[int, list[int]] = {}
-    for position in order:
-        groups.setdefault(int(grouped_key[position]), []).append(int(device_ids[position]))
-    return list(groups.values())
+    return mesh_axis_groups(axes, device_ids, [_axis_ref(ref) for ref in attr.axes])
 
 
 def _mesh(mesh: Any, module: Any) -> tuple[list[tuple[str, int]], list[int]]:
@@ -471,6 +439,12 @@ def send(call: OpCall, *operands: Any) -> Any:
 
 @op("stablehlo.recv")
 def recv(call: OpCall, _token: Any) -> Any:
+    values = receive(call)
+    return call.results([*_payload(call, values, f"channel {_channel(call)}"), TOKEN])
+
+
+def receive(call: OpCall) -> Any:
+    """What the oldest send on the op's channel sent (a tuple of its inputs)."""
     channel = _channel(call)
     call.grid.wait_for_channel(call.process, channel, call.op)  # on a scheduled grid: until a send
     queue = call.grid.channels.get(channel)
@@ -478,9 +452,8 @@ def recv(call: OpCall, _token: Any) -> Any:
         source = "the host" if call.attr("is_host_transfer") else "another process"
         raise call.error(
             f"nothing was sent on channel {channel}: waiting for {source} would never end (deadlock) "
-            f"on a grid of {call.grid.size} process(es); a stablehlo.send on channel {channel} must run first")
-    values = queue.popleft()
-    return call.results([*_payload(call, values, f"channel {channel}"), TOKEN])
+            f"on a grid of {call.grid.size} process(es); a send on channel {channel} must run first")
+    return queue.popleft()
 
 
 @op("stablehlo.infeed")

@@ -355,12 +355,15 @@ def merge_permutation(call: OpCall, moved: Sequence[np.ndarray]) -> np.ndarray:
 
 @op("chlo.top_k")
 def top_k(call: OpCall, operand: np.ndarray) -> list[np.ndarray]:
-    """The k largest elements along the last axis, largest first, with their indices.
+    return top_k_of(call, operand, int(call.attr("k")))
+
+
+def top_k_of(call: OpCall, operand: np.ndarray, k: int, largest: bool = True) -> list[np.ndarray]:
+    """The k largest (or smallest) elements along the last axis, in that order, with their indices.
 
     As XLA: floats in descending totalOrder (+NaN first, then +Inf ... +0.0, -0.0 ... -Inf,
-    -NaN last) and ties in ascending index order.
+    -NaN last; the reverse for the smallest) and ties in ascending index order.
     """
-    k = int(call.attr("k"))
     if operand.ndim == 0:
         raise call.error("operand must have at least one dimension")
     n = operand.shape[-1]
@@ -377,7 +380,7 @@ def top_k(call: OpCall, operand: np.ndarray) -> list[np.ndarray]:
         key = widen(operand)
         if key.dtype.kind not in "iu":
             raise call.error(f"unsupported element type {dtype}")
-    perm = np.argsort(_descending(key), axis=-1, kind="stable")[..., :k]
+    perm = np.argsort(_descending(key) if largest else key, axis=-1, kind="stable")[..., :k]
     values = np.take_along_axis(operand, perm, axis=-1)
     index_dtype = element_dtype(call.result_types[1])
     return [np.array(values), perm.astype(index_dtype)]

@@ -15,7 +15,7 @@ table, that row (I1, O1, ...); tests/data/constraints/ holds one program per con
 """
 from . import chlo, collectives, contractions, control_flow, convolution, custom_call, data_movement  # noqa: F401
 from . import elementwise, generators_quantization, interpreter, linalg, reductions  # noqa: F401  (each registers its checks)
-from . import asynchronous, rooted_collectives  # noqa: F401
+from . import asynchronous, hlo_ops, rooted_collectives  # noqa: F401
 from .core import CHECKS, verify, verify_all
 
 __all__ = ["CHECKS", "verify", "verify_all"]

@@ -374,7 +374,9 @@ def _constant_array(value) -> Optional[np.ndarray]:
     if producer is None or producer.name != "stablehlo.constant":
         return None
     elements = producer.attributes.get("value")
-    return np.asarray(elements.array) if isinstance(elements, A.DenseElements) else None
+    if not isinstance(elements, A.DenseElements) or isinstance(elements, A.ElidedElements):
+        return None
+    return np.asarray(elements.array)
 
 
 def _block(op: Operation, index: int) -> Block:

@@ -5,7 +5,7 @@ the one place that guarantees every definition has been read.
 """
 from __future__ import annotations
 
-from . import check, chlo, interpreter, stablehlo, structural  # noqa: F401  (each registers its ops)
+from . import check, chlo, hlo, interpreter, stablehlo, structural  # noqa: F401  (each registers its ops)
 from ..opdefs import (
     CATEGORIES,
     OPS,

@@ -397,7 +397,9 @@ class ValueParser(Lexer):
         t = self.parse_type("a tensor type")
         if not isinstance(t, TensorType) or not t.is_static:
             self.error("dense_resource needs a static tensor type", start)
-        # A placeholder until the resource's blob is read (or forever, if elided): a zero splat.
+        if name == A.ElidedElements.RESOURCE:  # MLIR's spelling of a blob left out of the text
+            return A.ElidedElements(t, self.at(start))
+        # A placeholder until the resource's blob is read: a zero splat.
         attr = A.DenseElements(t, splat_array(0, t.shape, storage_dtype(t)), resource=name)
         self.dense_resources.append((attr, start))
         return attr

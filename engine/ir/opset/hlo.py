@@ -1,0 +1,67 @@
+"""XLA HLO's own ops: the opcodes StableHLO has no op for (dialect `hlo`).
+
+An HLO module read by the HLO frontend uses StableHLO's ops wherever the semantics are the same;
+these are the rest (openxla/xla docs/operation_semantics.md and hlo/evaluator/hlo_evaluator.cc):
+calls the compiler made (fusion, async wrappers), layout and scheduling markers (copy, bitcast,
+domain, add_dependency) and a few arithmetic and state ops. Tuples are values here (TupleType), so
+ops like copy_start and async_start produce one tuple.
+"""
+from __future__ import annotations
+
+from ..opdefs import define
+
+# fusion: the compiler's fused computation, run like a call (the debugger steps into its frame);
+# `kind` (kLoop, kInput, kOutput, kCustom) is shown, never changes what it computes.
+define("hlo.fusion", "operands*", "callee:symbol kind:str?", results="*", category="structural",
+       effect="impure", aliasing_regions=True, callee_attr="callee")
+
+# conditional: operand 0 selects the branch (pred: true -> region 0, false -> region 1; s32 index:
+# out of range -> the last region); operand 1+i is the one argument of region i.
+define("hlo.conditional", "selector branch_operands*", regions="branches*", results="*",
+       category="control_flow", aliasing_regions=True)
+
+# The one op whose indexing is physical: the operand's bytes in its layout, re-read in the result's.
+define("hlo.bitcast", "operand", category="data_movement")
+define("hlo.copy", "operand", category="data_movement")
+# copy_start -> (destination, source, u32 context); copy_done -> the destination.
+define("hlo.copy_start", "operand", "cross_program_prefetch_index:i64?", category="data_movement")
+define("hlo.copy_done", "operand", category="data_movement")
+
+# async_start runs `callee` on its operands and returns ((operands...), result, state...);
+# async_update passes the tuple on; async_done takes element 1, the callee's result.
+define("hlo.async_start", "operands*", "callee:symbol", category="structural",
+       effect="impure", aliasing_regions=True, callee_attr="callee")
+define("hlo.async_update", "operand", category="structural")
+define("hlo.async_done", "operand", category="structural")
+
+# Markers: a sharding domain boundary and a scheduling dependency on a token; both pass values on.
+define("hlo.domain", "operand", "domain:any?", category="structural")
+define("hlo.add_dependency", "operand token", category="structural")
+
+# stochastic_convert(x, random_bits): rounds x to the narrower float type up or down, by comparing
+# the random bits with the bits x loses.
+define("hlo.stochastic_convert", "operand random", category="elementwise", float_math=True)
+# set_dimension_size(x, size): marks dimension `dimension` of x as holding `size` elements.
+define("hlo.set_dimension_size", "operand size", "dimension:i64", category="data_movement")
+# The RNG state of a module: returns the counter (u64[2]) and advances it by `delta`.
+define("hlo.rng_get_and_update_state", "", "delta:i64", category="constant", effect="not_replayable")
+define("hlo.mulhi", "lhs rhs", category="elementwise", commutative=True)
+
+# ragged_all_to_all(input, output, input_offsets, send_sizes, output_offsets, recv_sizes): each
+# process sends the rows input[input_offsets[j] : +send_sizes[j]] to process j of its group, which
+# writes them into its `output` at output_offsets[j] (offsets in the receiver's buffer).
+define(
+    "hlo.ragged_all_to_all",
+    "input output input_offsets send_sizes output_offsets recv_sizes",
+    "replica_groups:groups channel_handle:channel?",
+    category="collective", effect="not_replayable", collective=True, process_groups="split",
+)
+
+# send/recv: point-to-point transfers on a channel (the grid's channels, as stablehlo.send/recv).
+# send -> (data, u32 context, token) and send_done -> token; recv -> (data, u32 context, token)
+# and recv_done -> (data, token). The transfer happens at send and recv; the -done ops pass it on.
+_CHANNEL = "channel_handle:channel is_host_transfer:bool=false"
+define("hlo.send", "operand token", _CHANNEL, category="collective", effect="not_replayable")
+define("hlo.send_done", "operand", category="collective", effect="impure")
+define("hlo.recv", "token", _CHANNEL, category="collective", effect="not_replayable")
+define("hlo.recv_done", "operand", category="collective", effect="impure")

@@ -1,0 +1,249 @@
+"""XLA HLO's own ops (ir/opset/hlo.py): calls the compiler made, layout and scheduling markers,
+and the arithmetic and state ops StableHLO has no op for.
+
+Semantics follow openxla/xla docs/operation_semantics.md and the HLO evaluator
+(xla/hlo/evaluator/hlo_evaluator.cc). Tuples are Python tuples; the ops that only order or place
+buffers (copy, domain, add_dependency, async_update, copy_start/done) pass values on, since layouts
+never change values — except in bitcast (hlo_bitcast.py).
+"""
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from ..ir.dtypes import TOKEN, as_value
+from ..ir.types import TensorType, TupleType, Type
+from .chlo import mulhi
+from .collectives import _channel, _exchange, _groups, _index_in, receive, split_groups
+from .control import call_
+from .registry import OpCall, op
+
+# fusion is a call of the fused computation: the same frame the debugger steps into for func.call.
+op("hlo.fusion")(call_)
+# HLO's mulhi is chlo.mulhi: the high half of the double-width product.
+op("hlo.mulhi")(mulhi)
+
+
+@op("hlo.conditional")
+def conditional(call: OpCall, selector: np.ndarray, *branch_operands: Any) -> Any:
+    selector = np.asarray(selector)
+    branches = len(call.op.regions)
+    if selector.dtype == np.bool_:
+        taken = bool(selector)
+        index, kind = (0, "if.true") if taken else (1, "if.false")
+    else:
+        index = int(selector)
+        # Out-of-range indices run the last branch (operation_semantics.md "Conditional").
+        if index < 0 or index >= branches:
+            index = branches - 1
+        kind = f"case.{index}"
+    return call.results(call.interpreter.run_region(call.op, index, [branch_operands[index]], kind))
+
+
+def _fresh(value: Any) -> Any:
+    """A copy of a value that shares no buffer with it (tuples copied element by element)."""
+    if isinstance(value, tuple):
+        return tuple(_fresh(v) for v in value)
+    return np.array(value, copy=True) if isinstance(value, np.ndarray) else value
+
+
+@op("hlo.copy")
+def copy(call: OpCall, operand: Any) -> Any:
+    return _fresh(operand)
+
+
+@op("hlo.domain", "hlo.async_update")
+def pass_on(call: OpCall, operand: Any) -> Any:
+    return operand
+
+
+@op("hlo.add_dependency")
+def add_dependency(call: OpCall, operand: Any, token: Any) -> Any:
+    return operand  # the token only orders the op after its producer
+
+
+def _zero(t: Type) -> Any:
+    """The zero value of `t` (tuples of zeros for tuple types): the context words of copy/async
+    starts, whose values XLA leaves to the runtime and nothing reads."""
+    if isinstance(t, TupleType):
+        return tuple(_zero(e) for e in t.types)
+    if isinstance(t, TensorType):
+        return as_value(np.zeros(t.shape, t.numpy_dtype), t)
+    return as_value(0, t)
+
+
+def _tuple_result(call: OpCall, what: str) -> TupleType:
+    t = call.result_type
+    if not isinstance(t, TupleType) or len(t.types) < 2:
+        raise call.error(f"result must be a tuple {what}, got {t}")
+    return t
+
+
+@op("hlo.copy_start")
+def copy_start(call: OpCall, operand: Any) -> tuple:
+    t = _tuple_result(call, "(destination, source, context)")
+    return (_fresh(operand), operand, *(_zero(e) for e in t.types[2:]))
+
+
+@op("hlo.copy_done")
+def copy_done(call: OpCall, started: tuple) -> Any:
+    return started[0]
+
+
+@op("hlo.async_start")
+def async_start(call: OpCall, *operands: Any) -> tuple:
+    # Running the computation now is a valid schedule (the start/done pair only allows overlap);
+    # its frame is the one the debugger steps into.
+    t = _tuple_result(call, "((operands...), result, state...)")
+    interpreter = call.interpreter
+    callee = call.cached("callee", lambda: interpreter.callee(call.op))
+    results = interpreter.call_function(callee, list(operands), call.op)
+    result = results[0] if len(results) == 1 else tuple(results)
+    return (tuple(operands), result, *(_zero(e) for e in t.types[2:]))
+
+
+@op("hlo.async_done")
+def async_done(call: OpCall, started: tuple) -> Any:
+    return started[1]
+
+
+# -- stochastic_convert (StochasticConvertDecomposer, xla/hlo/transforms/expanders) ---------------
+
+
+@op("hlo.stochastic_convert")
+def stochastic_convert(call: OpCall, operand: np.ndarray, random: np.ndarray) -> np.ndarray:
+    target = call.result_dtype
+    if target.kind != "i":
+        raise call.error(f"converts to signed integers only (as XLA does), not to {call.result_type}")
+    random = np.asarray(random)
+    if random.dtype.kind != "u" or random.shape != np.shape(operand):
+        raise call.error(f"the random bits must be unsigned integers of the operand's shape, got {call.operand_types[1]}")
+    x = np.asarray(operand).astype(np.float64)
+    magnitude = np.abs(x)
+    whole = np.floor(magnitude)
+    # The fraction as a fixed-point number of the random bits' width: round up when the random
+    # value is below it, so the chance of rounding up is the fraction itself.
+    bits = random.dtype.itemsize * 8
+    fraction = ((magnitude - whole) * 2.0 ** bits).astype(random.dtype)
+    info = np.iinfo(target)
+    rounded = whole + (random < fraction)
+    result = np.where(x < 0, -rounded, rounded)
+    result = np.where(x <= info.min, info.min, np.where(x >= info.max, info.max, result))
+    return np.nan_to_num(result, nan=0.0).astype(target)
+
+
+# -- set_dimension_size, rng_get_and_update_state -----------------------------------------------
+
+
+@op("hlo.set_dimension_size")
+def set_dimension_size(call: OpCall, operand: np.ndarray, size: np.ndarray) -> np.ndarray:
+    # With static shapes the array keeps every element; the size is a run-time fact that only
+    # must fit the dimension's bound (XLA: elements past it are padding).
+    dimension = int(call.attr("dimension"))
+    shape = np.shape(operand)
+    if not 0 <= dimension < len(shape):
+        raise call.error(f"dimension {dimension} is not a dimension of {call.operand_types[0]}")
+    n = int(np.asarray(size))
+    if not 0 <= n <= shape[dimension]:
+        raise call.error(f"size {n} does not fit dimension {dimension} (bound {shape[dimension]})")
+    return operand
+
+
+# The RNG state of each run: its entry frame (held weakly) and the counter, per interpreter.
+_RNG_STATES: dict[int, tuple[Any, int]] = {}
+
+
+@op("hlo.rng_get_and_update_state")
+def rng_get_and_update_state(call: OpCall) -> np.ndarray:
+    # XLA's state is a 128-bit counter returned as u64[2] (low word first), then advanced by
+    # `delta`. Its seed is the compiler's; hlodbg starts every run at 0.
+    interpreter = call.interpreter
+    root = interpreter.frame
+    while root.parent is not None:
+        root = root.parent
+    key = id(interpreter)
+    held = _RNG_STATES.get(key)
+    state = held[1] if held is not None and held[0]() is root else 0
+    if held is None:  # a new interpreter: forget the runs that have ended
+        for ended in [k for k, (run, _) in _RNG_STATES.items() if run() is None]:
+            del _RNG_STATES[ended]
+    _RNG_STATES[key] = (weakref.ref(root), (state + int(call.attr("delta"))) % (1 << 128))
+    return np.array([state & (2 ** 64 - 1), state >> 64], dtype=np.uint64)
+
+
+# -- ragged_all_to_all (jax.lax.ragged_all_to_all's semantics) --------------------------------------
+
+
+@op("hlo.ragged_all_to_all")
+def ragged_all_to_all(call: OpCall, operand: np.ndarray, output: np.ndarray, input_offsets: np.ndarray,
+                      send_sizes: np.ndarray, output_offsets: np.ndarray, recv_sizes: np.ndarray) -> np.ndarray:
+    # With N slices and a group of G processes, slice i goes to process i // (N / G), which writes
+    # it into its `output` at the sender's output_offsets[i] (offsets in the receiver's buffer).
+    groups = _groups(call, split_groups, call.interpreter.module)
+    group, me = _index_in(groups, call.process)
+    if group is None:
+        return np.array(output)
+    tables = [np.asarray(t).reshape(-1).astype(np.int64) for t in (input_offsets, send_sizes, output_offsets, recv_sizes)]
+    slices = len(tables[0])
+    if any(len(t) != slices for t in tables) or slices % len(group):
+        raise call.error(f"input_offsets, send_sizes, output_offsets and recv_sizes must have the same length, a "
+                         f"multiple of the group's {len(group)} processes; got {[len(t) for t in tables]}")
+    per_process = slices // len(group)
+    starts, sizes, targets, _ = tables
+    pieces = []
+    for i in range(slices):
+        if not 0 <= starts[i] <= starts[i] + sizes[i] <= operand.shape[0]:
+            raise call.error(f"slice {i} [{starts[i]}:{starts[i] + sizes[i]}] is outside the operand's "
+                             f"{operand.shape[0]} rows")
+        pieces.append((int(targets[i]), np.asarray(operand[starts[i]:starts[i] + sizes[i]])))
+    contributions = _exchange(call, groups, tuple(pieces))
+    result = np.array(output)
+    expected = tables[3]
+    for sender, sent in enumerate(contributions):
+        for m in range(per_process):
+            at, piece = sent[me * per_process + m]
+            slot = sender * per_process + m
+            if len(piece) != expected[slot]:
+                raise call.error(f"recv_sizes[{slot}] = {expected[slot]}, but process {group[sender]} sends "
+                                 f"{len(piece)} rows")
+            if not 0 <= at <= at + len(piece) <= result.shape[0]:
+                raise call.error(f"process {group[sender]} writes rows [{at}:{at + len(piece)}] outside the "
+                                 f"output's {result.shape[0]} rows")
+            result[at:at + len(piece)] = piece
+    return result
+
+
+# -- send / recv (operation_semantics.md "Send", "Recv"): the grid's channels ----------------------
+
+
+@op("hlo.send")
+def send(call: OpCall, data: Any, token: Any) -> tuple:
+    t = _tuple_result(call, "(data, context, token)")
+    call.grid.channels[_channel(call)].append((data,))
+    return (data, *(_zero(e) for e in t.types[1:-1]), TOKEN)
+
+
+@op("hlo.send_done")
+def send_done(call: OpCall, started: tuple) -> Any:
+    return TOKEN
+
+
+@op("hlo.recv")
+def recv(call: OpCall, token: Any) -> tuple:
+    t = _tuple_result(call, "(data, context, token)")
+    received = receive(call)
+    if len(received) != 1:
+        raise call.error(f"channel {_channel(call)} delivered {len(received)} values, hlo.recv takes one")
+    data = received[0]
+    try:
+        value = as_value(data, t.types[0])
+    except ValueError as e:
+        raise call.error(f"the value sent on channel {_channel(call)}: {e}") from None
+    return (value, *(_zero(e) for e in t.types[1:-1]), TOKEN)
+
+
+@op("hlo.recv_done")
+def recv_done(call: OpCall, started: tuple) -> tuple:
+    return (started[0], TOKEN)
