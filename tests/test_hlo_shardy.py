@@ -465,3 +465,53 @@ def test_hlo_sharding_naming_an_unknown_mesh_is_located_at_the_parameter():
         hlo_module(text)
     assert "parameter 'w' names mesh @grid, which the module does not define (meshes: @mesh)" in info.value.message
     assert (info.value.line, info.value.col) == line_col_of(text, "w = ")
+
+
+# A shard_map over "x" holding two over "y": one without operands (JAX computes axis_index("x")
+# that way inside a nested shard_map) and one on a tile. The inner ones are rewritten first.
+NESTED_HLO = r"""HloModule jit_outer, frontend_attributes={xla.sdy.meshes={mesh = #sdy.mesh<["x"=2, "y"=2]>}}
+
+xla.sdy.manual_computation_body.1 {
+  pid = u32[] partition-id()
+  two = u32[] constant(2)
+  major = u32[] divide(pid, two)
+  ROOT x_index = u32[] remainder(major, two)
+}
+
+xla.sdy.manual_computation_body_0.2 {
+  column = f32[2,1]{1,0} parameter(0)
+  ROOT twice = f32[2,1]{1,0} add(column, column)
+}
+
+xla.sdy.manual_computation_body_1.3 {
+  rows = f32[2,2]{1,0} parameter(0)
+  index_local = u32[] call(), to_apply=xla.sdy.manual_computation_body.1, frontend_attributes={inlineable="false"}
+  index = u32[] custom-call(index_local), custom_call_target="xla.sdy.LocalToGlobalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.manual_axes="#sdy<manual_axes{\"y\"}>",xla.sdy.out_shardings="#sdy.sharding_per_value<[<@mesh, []>]>"}
+  index_f = f32[] convert(index)
+  index_b = f32[2,2]{1,0} broadcast(index_f), dimensions={}
+  shifted = f32[2,2]{1,0} add(rows, index_b)
+  cut = f32[2,1]{1,0} custom-call(shifted), custom_call_target="xla.sdy.GlobalToLocalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.in_shardings="#sdy.sharding_per_value<[<@mesh, [{}, {\"y\"}]>]>",xla.sdy.manual_axes="#sdy<manual_axes{\"y\"}>"}
+  inner = f32[2,1]{1,0} call(cut), to_apply=xla.sdy.manual_computation_body_0.2
+  ROOT joined = f32[2,2]{1,0} custom-call(inner), custom_call_target="xla.sdy.LocalToGlobalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.manual_axes="#sdy<manual_axes{\"y\"}>",xla.sdy.out_shardings="#sdy.sharding_per_value<[<@mesh, [{}, {\"y\"}]>]>"}
+}
+
+ENTRY main.4 {
+  a = f32[4,2]{1,0} parameter(0)
+  enter = f32[2,2]{1,0} custom-call(a), custom_call_target="xla.sdy.GlobalToLocalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.in_shardings="#sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>",xla.sdy.manual_axes="#sdy<manual_axes{\"x\"}>"}
+  body = f32[2,2]{1,0} call(enter), to_apply=xla.sdy.manual_computation_body_1.3
+  ROOT exit = f32[4,2]{1,0} custom-call(body), custom_call_target="xla.sdy.LocalToGlobalShape", custom_call_has_side_effect=true, frontend_attributes={xla.sdy.manual_axes="#sdy<manual_axes{\"x\"}>",xla.sdy.out_shardings="#sdy.sharding_per_value<[<@mesh, [{\"x\"}, {}]>]>"}
+}
+"""
+
+
+@needs_hlo_frontend
+def test_hlo_nested_shard_maps_and_one_without_operands():
+    module = hlo_module(NESTED_HLO)
+    assert list(module.functions) == ["main.4"]
+    (outer,) = [op for op in module.entry.body.operations if op.name == "sdy.manual_computation"]
+    inner = [op for op in outer.regions[0].blocks[0].operations if op.name == "sdy.manual_computation"]
+    assert [(len(op.operands), str(op.attributes["manual_axes"])) for op in inner] == [
+        (0, '#sdy<manual_axes{"y"}>'), (1, '#sdy<manual_axes{"y"}>')]
+    a = np.arange(8, dtype=np.float32).reshape(4, 2)
+    (result,) = run_global(module, [a])
+    np.testing.assert_array_equal(result, 2 * (a + np.array([[0], [0], [1], [1]], np.float32)))
