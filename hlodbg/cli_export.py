@@ -18,7 +18,7 @@ def add_parser(sub) -> None:
     export.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.svg, OUT.png, OUT.dot or OUT.json ('-' with --format: standard output)")
     export.add_argument("--format", choices=("svg", "png", "dot", "json"), help="output format when OUT's suffix does not say")
     export.add_argument("--function", metavar="NAME", help="draw this function and what it calls (with --collapse none: this function expanded)")
-    export.add_argument("--collapse", choices=("calls", "regions", "none"), default="calls", help="calls: each function once, calls as nodes (default); regions: also fold while/if/reduce bodies into their op; none: expand every call in place")
+    export.add_argument("--collapse", choices=("calls", "regions", "none"), default="calls", help="calls: each function once, calls as nodes, fusions open unless the graph is over 500 nodes (default); regions: also fold while/if/reduce bodies and fusions into their op; none: expand every call in place")
     export.add_argument("--focus", metavar="%N", help="only the neighbourhood of this op or argument (%%12, @fn:%%12)")
     export.add_argument("--radius", type=int, default=2, metavar="K", help="hops around --focus (default: 2)")
     export.add_argument("--values", metavar="IN.npz", help="run the program on these arguments (arg0, arg1, ...) and put value summaries in the tooltips")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 from hlodbg.engine.ir.core import Module
+from hlodbg.engine.ir.opset import owns_callee
 
 from .graph import DataflowGraph, GraphError, build_graph
 from .labels import node_tooltip, short_type
@@ -21,6 +22,9 @@ from .palette import CATEGORIES, CLUSTER_FILLS, style_of
 
 FORMATS = ("svg", "png", "dot", "json")
 COLLAPSE_MODES = ("calls", "regions", "none")
+# Past this many nodes, ops that own their callee (fusions) are drawn folded by default: a
+# compiled transformer has hundreds of fusions, and their insides drown the dataflow between them.
+OPEN_OWNED_CALLS_MAX_NODES = 500
 
 
 @dataclass
@@ -37,14 +41,17 @@ class ExportReport:
 def graph_view(module: Module, function: Optional[str] = None, collapse: str = "calls", focus: Optional[str] = None, radius: int = 2) -> DataflowGraph:
     """The view the export draws.
 
-    collapse="calls": every function (or `function` and its callees) once, call ops as nodes;
-    "regions": the same with ops' regions folded into their op; "none": `function` (default the
-    entry) with every call expanded in place. `focus` keeps the `radius`-hop neighbourhood."""
+    collapse="calls": every function (or `function` and its callees) once, call ops as nodes,
+    fusions open unless the graph is big; "regions": the same with ops' regions and fusions
+    folded into their op; "none": `function` (default the entry) with every call expanded in
+    place. `focus` keeps the `radius`-hop neighbourhood."""
     if collapse not in COLLAPSE_MODES:
         raise GraphError(f"--collapse must be one of {', '.join(COLLAPSE_MODES)}, not '{collapse}'")
     view = build_graph(module, function=function, inline_calls=collapse == "none")
     if collapse == "regions":
         view = view.collapse_kind("op")
+    elif collapse == "calls" and view.node_count > OPEN_OWNED_CALLS_MAX_NODES:
+        view = view.collapse(*(cid for cid, c in view.clusters.items() if c.kind == "op" and c.op is not None and owns_callee(c.op.name)))
     if focus is not None:
         if radius < 0:
             raise GraphError("--radius must be 0 or more")

@@ -6,8 +6,9 @@ Two shapes come out of `build_graph`:
 - the inline view (`inline_calls=True`): from one function, each call site becomes a cluster with
   its own copy of the callee, so data flows through calls as it does at run time.
 Ops with regions (while, if, case, reduce, sort, scatter, sdy.manual_computation, ...) become an
-"op" cluster holding the op's node and one "region" cluster per region. Groups from name stacks or
-repeated structure (grouping.py) nest inside blocks.
+"op" cluster holding the op's node and one "region" cluster per region. An op that owns its callee (a fusion and its
+fused computation) is drawn the same way: an "op" cluster holding the op's node and a copy of the
+callee. Groups from name stacks or repeated structure (grouping.py) nest inside blocks.
 
 Derived graphs (`collapse`, `expand`, `focus`, `restrict`) share the full graph they came from,
 so expanding what was collapsed is exact.
@@ -15,7 +16,8 @@ so expanding what was collapsed is exact.
 Node data: kind ("op", "return", "argument", "collapsed"), op, value, function, cluster, name,
 mnemonic, category, label (lines), location, line, count (ops inside, for collapsed nodes).
 Edge data: kind ("data" or "call"), operand, value, type, result; captured=True marks a value a
-collapsed region used from outside.
+collapsed region used from outside; argument=True an operand of an op that owns its callee, drawn
+into the callee's argument.
 """
 from __future__ import annotations
 
@@ -28,11 +30,19 @@ import networkx as nx
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Block, Function, Module, Operation, Value, symbol_name
 from hlodbg.engine.ir.locations import describe
-from hlodbg.engine.ir.opset import is_terminator, lookup
+from hlodbg.engine.ir.attributes import UnitAttr
+from hlodbg.engine.ir.opset import callee_attribute, is_terminator, lookup, owns_callee
 
 from .grouping import Group, group_block
 from .labels import argument_label, clip, op_label, op_title, result_names, short_type
 from .palette import node_category
+from .xla_shapes import value_layout
+
+# Ops a program read from XLA HLO text carries only to keep HLO's tuples as values: the tuple an
+# op of several results packs them into, and the element reads that return the entry's results.
+# The graph draws neither; their values come straight from the op that made them, as in the HLO.
+PACKS_RESULTS = "hlo.packs_results"
+IMPLICIT = "hlo.implicit"
 
 MAX_NODES = 200_000
 
@@ -83,6 +93,8 @@ class DataflowGraph:
         if self._nodes_of_op is None:
             index: dict[int, list[str]] = defaultdict(list)
             for node, data in self.graph.nodes(data=True):
+                for folded in data.get("folded", ()):
+                    index[id(folded)].append(node)
                 if data.get("op") is not None:
                     index[id(data["op"])].append(node)
                 elif data.get("kind") == "argument" and data.get("value") is not None:
@@ -246,7 +258,7 @@ class DataflowGraph:
                 if signature in seen_edges:
                     continue
                 seen_edges.add(signature)
-                data = {**data, "captured": data.get("captured", False) or (mv != v and mv not in self.graph)}
+                data = {**data, "captured": data.get("captured", False) or (mv != v and mv not in self.graph and not data.get("argument"))}
             view.graph.add_edge(mu, mv, key=key if (mu, mv) == (u, v) else len(seen_edges) + 10_000, **data)
         for node, data in view.graph.nodes(data=True):
             cluster = data.get("cluster")
@@ -329,6 +341,7 @@ class _Builder:
         self.clusters: dict[str, Cluster] = {}
         self.op_index: dict[int, dict[int, int]] = {}
         self.group_count = 0
+        self.packed: dict[int, list[tuple[str, int]]] = {}  # a folded tuple's value -> its elements' sources
 
     def _index(self, function: Function) -> dict[int, int]:
         key = id(function)
@@ -348,8 +361,10 @@ class _Builder:
         self.graph.add_node(nid, cluster=cluster, **data)
         self.clusters[cluster].nodes.append(nid)
 
-    def add_edge(self, source: tuple[str, int], target: str, operand: int, value: Value) -> None:
-        self.graph.add_edge(source[0], target, key=operand, kind="data", operand=operand, value=value.name, type=short_type(value.type), result=source[1])
+    def add_edge(self, source: tuple[str, int], target: str, operand: int, value: Value, **extra) -> None:
+        layout = value_layout(value)  # XLA's layout when it is not the default one: {0,1}, T(8,128)
+        label = short_type(value.type) + (layout or "")
+        self.graph.add_edge(source[0], target, key=operand, kind="data", operand=operand, value=value.name, type=label, result=source[1], **extra)
 
     def function(self, function: Function, prefix: str, cluster: str, inputs: Optional[list[tuple[str, int]]], stack: tuple[str, ...]) -> Optional[str]:
         """Add a function instance; `inputs` feed its arguments (inline calls). Returns its return node."""
@@ -368,28 +383,57 @@ class _Builder:
         body = ops[:-1] if ops and is_terminator(ops[-1].name) else ops
         placement: dict[int, str] = {}
         if self.grouping:
-            for group in group_block(body):
-                self._place_group(group, cluster, function.sym_name, placement)
+            drawn = [k for k, op in enumerate(body) if not _marked_for_folding(op)]  # groups hold boxes
+            for group in group_block([body[k] for k in drawn]):
+                self._place_group(group, cluster, function.sym_name, placement, drawn)
         returned = None
         for k, op in enumerate(ops):
+            if self._fold(op, env):
+                continue
             node = self.op(op, function, prefix, placement.get(k, cluster), env, stack)
             if is_terminator(op.name):
                 returned = node
         return returned
 
-    def _place_group(self, group: Group, parent: str, function: str, placement: dict[int, str]) -> None:
+    def _place_group(self, group: Group, parent: str, function: str, placement: dict[int, str], indices: list[int]) -> None:
         self.group_count += 1
         cid = self.add_cluster(f"group:{self.group_count}", "group", group.label, parent, function)
         for member in group.members:
-            placement[member] = cid
+            placement[indices[member]] = cid
         for child in group.children:
-            self._place_group(child, cid, function, placement)
+            self._place_group(child, cid, function, placement, indices)
+
+    def _fold(self, op: Operation, env: dict) -> bool:
+        """Draw `op` as part of the node its operands come from (PACKS_RESULTS and IMPLICIT
+        ops); False when it needs a node of its own."""
+        sources = [env.get(id(v)) for v in op.operands]
+        if not sources or any(source is None for source in sources) or len({node for node, _ in sources}) != 1:
+            return False
+        if isinstance(op.attr(PACKS_RESULTS), UnitAttr) and len(op.results) == 1:
+            value = sources[0]
+            self.packed[id(op.results[0])] = sources
+        elif isinstance(op.attr(IMPLICIT), UnitAttr) and len(op.results) == 1 and len(op.operands) == 1:
+            packed = self.packed.get(id(op.operands[0]))
+            index = op.attr("index")
+            value = packed[int(index)] if packed is not None and index is not None and int(index) < len(packed) else sources[0]
+        else:
+            return False
+        env[id(op.results[0])] = value
+        self.graph.nodes[value[0]].setdefault("folded", []).append(op)
+        return True
+
+    def _callee(self, op: Operation) -> Optional[Function]:
+        attribute = callee_attribute(op.name)
+        callee = self.module.functions.get(symbol_name(op.attr(attribute))) if attribute is not None else None
+        return callee if callee is not None and not callee.is_declaration else None
 
     def op(self, op: Operation, function: Function, prefix: str, cluster: str, env: dict, stack: tuple[str, ...]) -> str:
         fname = function.sym_name
         nid = f"{prefix}{fname}#{self._index(function)[id(op)]}"
-        callee = self.module.functions.get(symbol_name(op.attr("callee"))) if op.name == "func.call" else None
-        if self.inline and callee is not None and not callee.is_declaration and callee.sym_name not in stack:
+        callee = self._callee(op)
+        if callee is not None and callee.sym_name not in stack and owns_callee(op.name):
+            return self._owning_call(op, callee, nid, function, cluster, env, stack)
+        if self.inline and callee is not None and callee.sym_name not in stack:
             call_cluster = self.add_cluster(f"call:{nid}", "call", f"{op_title(op)} {op.attr('callee')}", cluster, fname, op=op)
             inputs = [env[id(v)] for v in op.operands]
             returned = self.function(callee, nid + "/", call_cluster, inputs, (*stack, callee.sym_name))
@@ -419,6 +463,47 @@ class _Builder:
                     env[id(arg)] = (aid, 0)
                 self.block(block, function, prefix, region_cluster, env, stack)
         return nid
+
+    def _owning_call(self, op: Operation, callee: Function, nid: str, function: Function, cluster: str, env: dict, stack: tuple[str, ...]) -> str:
+        """A fusion-like op: one cluster holding its own copy of the callee and the op's node, data
+        flowing as it runs: operands into the callee's arguments, the callee's results into the
+        op's node, which hands them on (folded, the cluster reads as the op with the count of ops
+        inside and the op's own edges)."""
+        fname = function.sym_name
+        home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)
+        prefix = nid + "/"
+        returned = self.function(callee, prefix, home, None, (*stack, callee.sym_name))
+        for i, operand in enumerate(op.operands):
+            source = env.get(id(operand))
+            argument = f"{prefix}{callee.sym_name}#arg{i}"
+            if source is not None:  # an operand, not a value captured from outside
+                self.add_edge(source, argument if argument in self.graph else nid, i, operand, argument=True)
+        self.add_node(nid, home, kind="op", op=op, value=None, function=fname, name=result_names(op), mnemonic=op.name, category=node_category(op.name), label=op_label(op), location=describe(op.location), line=_line(op), count=1)
+        if returned is not None:  # the callee's return is the op's node itself: its ROOT feeds it
+            for source, _, data in list(self.graph.in_edges(returned, data=True)):
+                self.graph.add_edge(source, nid, key=data["operand"], **data)
+            self.graph.nodes[nid]["folded"] = [self.graph.nodes[returned]["op"]]
+            self.clusters[home].nodes.remove(returned)
+            self.graph.remove_node(returned)
+        for k, result in enumerate(op.results):
+            env[id(result)] = (nid, k)
+        return nid
+
+
+def _marked_for_folding(op: Operation) -> bool:
+    return isinstance(op.attr(PACKS_RESULTS), UnitAttr) or isinstance(op.attr(IMPLICIT), UnitAttr)
+
+
+def _owned_functions(module: Module) -> set[str]:
+    """Functions only ever called by ops that own their callee: drawn inside those ops."""
+    owned, shared = set(), set()
+    for function in module.functions.values():
+        for op in function.ops:
+            attribute = callee_attribute(op.name)
+            if attribute is None or op.attr(attribute) is None:
+                continue
+            (owned if owns_callee(op.name) else shared).add(symbol_name(op.attr(attribute)))
+    return owned - shared
 
 
 def _region_names(op: Operation) -> list[str]:
@@ -452,14 +537,17 @@ def build_graph(module: Module, function: Optional[str] = None, inline_calls: bo
         chosen = [f for name, f in functions.items() if name in reachable]
     else:
         chosen = list(functions.values())
+    owned = _owned_functions(module)
     for fn in chosen:
-        if fn.is_declaration:
+        if fn.is_declaration or (fn.sym_name in owned and fn.sym_name != root and fn is not module.entry):
             continue
         cluster = builder.add_cluster(f"fn:{fn.sym_name}", "function", f"func @{fn.sym_name}", None, fn.sym_name, op=fn)
         builder.function(fn, "", cluster, None, (fn.sym_name,))
     if not inline_calls:
         _add_call_edges(builder)
-    return DataflowGraph(builder.graph, builder.clusters, module, root, inline_calls)
+    graph = DataflowGraph(builder.graph, builder.clusters, module, root, inline_calls)
+    graph._prune_empty_clusters()  # a group whose ops were all folded into other boxes
+    return graph
 
 
 def _add_call_edges(builder: _Builder) -> None:

@@ -19,21 +19,32 @@ from hlodbg.engine.ir.attributes import (
     SymbolRef,
     UnitAttr,
 )
+from hlodbg.engine.syntax.hlo.opcodes import opcode_of
 from hlodbg.engine.syntax.mlir.attribute_text import format_attribute
 from hlodbg.engine.ir.core import Operation, Value
-from hlodbg.engine.ir.types import TensorType, Type
+from hlodbg.engine.ir.types import TensorType, TupleType, Type
 
 INLINE_CONSTANT_ELEMENTS = 8
 MAX_LABEL_CHARS = 40
 # Attributes that never help a reader of the graph.
-QUIET_ATTRIBUTES = {"result_accuracy", "precision_config", "indices_are_sorted", "unique_indices", "mhlo.sharding", "mhlo.frontend_attributes", "backend_config", "api_version", "has_side_effect", "called_computations", "operand_layouts", "result_layouts", "output_operand_aliases"}
+QUIET_ATTRIBUTES = {"result_accuracy", "precision_config", "indices_are_sorted", "unique_indices", "mhlo.sharding", "mhlo.frontend_attributes", "backend_config", "api_version", "has_side_effect", "called_computations", "operand_layouts", "result_layouts", "output_operand_aliases",
+                    # What XLA HLO text says beside an instruction's semantics (the inspector and
+                    # tooltips show it; edges show layouts): kept for printing the HLO back.
+                    "xla_shape", "hlo.metadata", "hlo.backend_config", "hlo.extra", "hlo.control_predecessors", "hlo.computations", "hlo.implicit", "hlo.packs_results"}
+# Dialects whose ops read as their mnemonic alone (`add`, `fusion`): every box would repeat them.
+UNPREFIXED_DIALECTS = ("stablehlo", "hlo")
+# An attribute that completes the op's name in its title: `fusion kLoop`.
+TITLE_ATTRIBUTES = {"hlo.fusion": "kind"}
 
 
 def short_type(t: Type) -> str:
-    """`64x128xf32` for `tensor<64x128xf32>`; other types as written."""
+    """`64x128xf32` for `tensor<64x128xf32>`, `(16xf32, s32)` for a tuple of such; other types as
+    written."""
     if isinstance(t, TensorType):
         text = str(t)
         return text[len("tensor<"):-1] if text.startswith("tensor<") else text
+    if isinstance(t, TupleType):
+        return "(" + ", ".join(short_type(element) for element in t.types) + ")"
     return str(t)
 
 
@@ -158,6 +169,8 @@ KEY_ATTRIBUTES = {
     "stablehlo.get_tuple_element": lambda op: [f"index={short_attribute(op.attr('index'))}"],
     "stablehlo.reduce_precision": lambda op: [f"e{short_attribute(op.attr('exponent_bits'))}m{short_attribute(op.attr('mantissa_bits'))}"],
     "chlo.top_k": lambda op: [f"k={short_attribute(op.attr('k'))}"],
+    "hlo.fusion": lambda op: [str(op.attr("callee"))],
+    "hlo.async_start": lambda op: [str(op.attr("callee"))],
 }
 
 
@@ -170,9 +183,22 @@ def result_names(op: Operation) -> str:
     return ", ".join(names)
 
 
+def hlo_opcode(op: Operation) -> Optional[str]:
+    """The XLA HLO opcode an op was written as (`broadcast` for a broadcast_in_dim), for an op
+    carrying what HLO text gives (its `xla_shape`, or `hlo.*` facts); None for other ops."""
+    if "xla_shape" not in op.attributes and not any(name.startswith("hlo.") for name in op.attributes):
+        return None
+    entry = opcode_of(op.name, op.attributes.get("hlo.opcode"))
+    return entry.hlo if entry is not None else None
+
+
 def op_title(op: Operation) -> str:
-    """`%5 = add`: stablehlo ops lose the dialect (it is on every box), others keep it."""
-    mnemonic = op.mnemonic if op.dialect == "stablehlo" else op.name
+    """`%5 = add`, `fusion.2 = fusion kLoop`: stablehlo and hlo ops lose the dialect (it is on
+    every box), others keep it; an op written in XLA HLO reads as its HLO opcode."""
+    mnemonic = hlo_opcode(op) or (op.mnemonic if op.dialect in UNPREFIXED_DIALECTS else op.name)
+    completing = TITLE_ATTRIBUTES.get(op.name)
+    if completing is not None and isinstance(op.attr(completing), str):
+        mnemonic = f"{mnemonic} {op.attr(completing)}"
     names = result_names(op)
     return f"{names} = {mnemonic}" if names else mnemonic
 
@@ -276,6 +302,7 @@ __all__ = [
     "short_attribute",
     "constant_text",
     "result_names",
+    "hlo_opcode",
     "op_title",
     "op_label",
     "argument_label",

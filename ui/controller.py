@@ -31,6 +31,7 @@ from hlodbg.layouts import overlay as overlays
 from hlodbg.layouts.export import export_graph, graph_view
 from hlodbg.layouts.graph import DataflowGraph, GraphError
 from hlodbg.layouts.labels import op_title
+from hlodbg.layouts.op_facts import device_shard
 
 from .device_memory import bytes_in_use, memory_analysis, memory_view, site_ops, storage_of
 from .state import DebugState, FrameView, GridCellView, ValueView
@@ -183,7 +184,7 @@ class SessionController:
                 _brief(dv.inputs) if dv is not None else "", _brief(dv.outputs) if dv is not None else "",
                 dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None,
                 waiting[process], " ".join(f"{axis}={index}" for axis, index in grid.mesh_coordinates(device)),
-                self._device_memory_text(process, session)))
+                self._device_memory_text(process, session), device_shard(shown, device)))
         state.grid = cells
         state.grid_shape = grid.grid_shape()
         state.grid_title = op_label(shown) if shown is not None else ""

@@ -84,6 +84,7 @@ class GridCellView:
     waiting: bool = False  # at a collective its group has not all reached
     coordinates: str = ""  # where it sits on the Shardy mesh: "x=1 y=0"
     memory: str = ""  # device memory in use at its op ("HBM 1.2 MiB"), once the memory profile is ready
+    shard: str = ""  # the part of the shown op's result its mhlo.sharding gives this device ("[0:4, 8:16]")
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ colours, and the traits below. Each input language keeps its own spelling of the
   loops, branches), so a frame's arguments need not be kept apart from the owner's values.
 - `expandable_body`: a combiner body the interpreter applies to whole arrays at once, which the
   debugger can replay as a region to show it element by element.
+- `owns_callee`: the function it calls exists for this call site alone (a fusion's fused
+  computation, an async wrapper's): views draw the callee inside the op, not as a function apart.
 - `float_math`: computes with the values of its float operands (arithmetic, transcendentals,
   comparisons, conversions, contractions, normalisations), as opposed to moving or testing their
   bits (data movement, bitcast_convert, select, sign-bit ops, constants). A device that flushes
@@ -84,6 +86,7 @@ class OpDef:
     # may stand for a reduce body in the compact `applies` form.
     commutative: bool = False
     float_math: bool = False  # see the module docstring
+    owns_callee: bool = False  # see the module docstring
 
     @property
     def min_operands(self) -> int:
@@ -196,6 +199,7 @@ def define(
     per_tensor_quantized: bool = False,
     commutative: bool = False,
     float_math: bool = False,
+    owns_callee: bool = False,
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -221,6 +225,7 @@ def define(
         per_tensor_quantized,
         commutative,
         float_math,
+        owns_callee,
     )
     OPS[name] = opdef
     return opdef
@@ -301,6 +306,11 @@ def callee_attribute(name: str) -> Optional[str]:
     return _trait(name, "callee_attr", None)
 
 
+def owns_callee(name: str) -> bool:
+    """Whether the op's callee is its own body (drawn inside it rather than as a function apart)."""
+    return _trait(name, "owns_callee", False)
+
+
 def category_of(name: str) -> str:
     opdef = OPS.get(name)
     if opdef is not None:
@@ -313,5 +323,5 @@ def category_of(name: str) -> str:
 __all__ = [
     "AttrSpec", "CATEGORIES", "DIALECT_EFFECTS", "EFFECTS", "OPS", "OpDef", "callee_attribute", "category_of",
     "define", "effect_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_float_math",
-    "is_foldable", "is_replayable", "is_terminator", "lookup",
+    "is_foldable", "is_replayable", "is_terminator", "lookup", "owns_callee",
 ]

@@ -24,9 +24,14 @@ from .registry import OpCall, op
 
 @op("hlo.bitcast")
 def bitcast(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    source, target = call.cached("layouts", lambda: _layouts(call))
     operand = np.asarray(operand)
     shape, dtype = call.result_shape, call.result_dtype
+    scalar_to_scalar = not shape and not call.op.operands[0].type.shape
+    if scalar_to_scalar and operand.ndim and operand.dtype.itemsize == np.dtype(dtype).itemsize:
+        # A scalar bitcast given many scalars at once (a sort comparator evaluated on whole keys):
+        # a scalar has no layout, so each element's bits are simply re-read.
+        return operand.view(dtype)
+    source, target = call.cached("layouts", lambda: _layouts(call))
     try:
         have = source.physical_bytes(operand.shape, operand.dtype)
         need = target.physical_bytes(shape, dtype)

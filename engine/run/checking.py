@@ -73,8 +73,8 @@ def check_path(path: str, probe_root: Optional[str] = None, backend: Backend = C
     check.expect_serialized_eq reads back): a temporary one, removed after the module ran, or
     `probe_root/<file name>.<module number>` kept for the user when `probe_root` is given.
     """
+    from ..syntax import frontend_for
     from ..syntax.frontend import no_module_error
-    from ..syntax.mlir.parser import parse_chunks
     from ..verify import verify
 
     try:
@@ -83,7 +83,7 @@ def check_path(path: str, probe_root: Optional[str] = None, backend: Backend = C
     except (OSError, UnicodeDecodeError) as e:
         return [ModuleOutcome(str(path), 0, error=HlodbgError(f"cannot read {path}: {e}"))]
     try:
-        modules = parse_chunks(text, str(path))
+        modules = frontend_for(text, str(path)).parse_all(text, str(path))
     except HlodbgError as e:
         return [ModuleOutcome(str(path), 0, error=e)]
     if not modules:

@@ -340,8 +340,11 @@ class Interpreter:
 
 
 def entry_function(module: Module, entry: str) -> Function:
-    """The function named `entry`, or an error listing the functions there are."""
+    """The function named `entry` (`main` also names the module's entry function, see
+    Module.function), or an error listing the functions there are."""
     functions = module.functions
+    if entry == "main" and entry not in functions and module.entry is not None:
+        return module.function(entry)
     if entry not in functions:
         names = ", ".join("@" + n for n in functions) or "none"
         where = f" in {module.source.name}" if module.source is not None else ""

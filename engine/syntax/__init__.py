@@ -1,14 +1,15 @@
 """Layer 2, syntax: the input languages (frontends), each in its own folder — `mlir/` reads and
-prints StableHLO/MLIR text. A frontend is described in frontend.py; `frontend_for` picks one.
+prints StableHLO/MLIR text, `hlo/` reads XLA HLO text. A frontend is described in frontend.py; `frontend_for` picks one.
 
 Imports only ir/.
 """
 from __future__ import annotations
 
 from .frontend import Frontend, parse_one
+from .hlo import HLO
 from .mlir import MLIR
 
-FRONTENDS: tuple[Frontend, ...] = (MLIR,)
+FRONTENDS: tuple[Frontend, ...] = (MLIR, HLO)
 
 
 def frontend_for(text: str, filename: str = "") -> Frontend:

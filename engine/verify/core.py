@@ -280,14 +280,21 @@ def _stablehlo_return(op: Operation, ctx: _Context) -> None:
         fail("stablehlo.return must be the last op of its block", "terminator")
 
 
-@_register("func.call")
-def _func_call(op: Operation, ctx: _Context) -> None:
+def _callee(op: Operation, ctx: _Context):
+    """The function an op's `callee` names; an error listing the module's functions otherwise."""
     callee = op.attributes.get("callee")
     name = callee.name if isinstance(callee, A.SymbolRef) else str(callee)
     fn = ctx.functions.get(name)
     if fn is None:
         known = ", ".join("@" + n for n in ctx.functions) or "none"
         fail(f"calls @{name}, which is not defined in this module (functions: {known})", "callee")
+    return fn
+
+
+@_register("func.call")
+def _func_call(op: Operation, ctx: _Context) -> None:
+    fn = _callee(op, ctx)
+    name = fn.sym_name
     ftype = fn.function_type
     if len(op.operands) != len(ftype.inputs):
         fail(f"passes {len(op.operands)} arguments but @{name} takes {len(ftype.inputs)}", "signature")

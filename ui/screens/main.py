@@ -26,6 +26,7 @@ from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.debug.stops import op_label
 from hlodbg.engine.debug.target import move_words
 from hlodbg.layouts.graph import DataflowGraph
+from hlodbg.layouts.op_facts import fact_lines
 
 from ..commands import CommandResult, CommandRunner
 from ..controller import SessionController
@@ -74,7 +75,7 @@ class MainScreen(Screen):
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
             yield GraphCanvas(self.graph, id="graph")
-            yield SourceView(self.program.source, id="source")
+            yield SourceView(self.program.source, language=_language(self.program), id="source")
         with Horizontal(id="bottom"):
             yield TensorInspector(id="inspector")
             if self.controller.target.multi_device:
@@ -176,7 +177,7 @@ class MainScreen(Screen):
             title, values = f"next: {op_label(op)}", [*state.results, *state.operands]
         else:
             title, values = ("finished: the program's results" if not state.error else "failed"), [*state.results, *state.operands]
-        self.query_one(TensorInspector).show_values(title, values)
+        self.query_one(TensorInspector).show_values(title, values, fact_lines(shown))
         if state.grid:
             self.query_one(GridView).show_cells(state.grid, state.grid_shape, state.grid_title)
         self.query_one(StatusBar).show_state(state, self.total, state.device)
@@ -257,7 +258,7 @@ class MainScreen(Screen):
     @work(group="inspect", exclusive=True)
     async def inspect(self, op: Operation) -> None:
         title, values = await self.controller.call(self.controller.inspect_op, op)
-        self.query_one(TensorInspector).show_values(title, values)
+        self.query_one(TensorInspector).show_values(title, values, fact_lines(op))
 
     def action_run_to_selected(self) -> None:
         if self.selected_op is None:
@@ -486,6 +487,12 @@ def _short(value) -> str:
 
     text = format_value(value, limit=120) if not isinstance(value, str) else value
     return text.replace("\n", " ")
+
+
+def _language(program) -> str:
+    """The language the program was written in (its frontend's name), for the source pane."""
+    frontend = getattr(program, "frontend", None)
+    return getattr(frontend, "name", "mlir")
 
 
 __all__ = ["MainScreen", "value_name"]

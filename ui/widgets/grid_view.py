@@ -107,6 +107,8 @@ class GridView(ScrollableContainer, can_focus=False):
         lines = [Text(f"@ {cell.position}: {cell.op_text}", style="dim")]
         if cell.memory:  # what the device holds at its op (the memory profile's)
             lines.append(Text(cell.memory, style="cyan"))
+        if cell.shard:  # what the op's sharding says this device holds
+            lines.append(Text(f"shard {cell.shard}", style="green"))
         if cell.waiting:
             lines.append(Text("⏸ waits for its group", style="bold yellow"))
         if cell.group:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Optional
+from typing import Optional, Sequence
 
 import numpy as np
 from rich.cells import cell_len
@@ -166,6 +166,7 @@ class TensorInspector(Widget, can_focus=False):
     def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self._title = ""
+        self._facts: list[str] = []
         self._entries: list[_Entry] = []
         self._index = 0
         self._head = Static(classes="inspector-head", markup=False)
@@ -182,9 +183,11 @@ class TensorInspector(Widget, can_focus=False):
 
     # -- public API -----------------------------------------------------------------------------
 
-    def show_values(self, title: str, values: list[ValueView]) -> None:
-        """Replace the content; the first value is selected. Cheap: nothing is computed until shown."""
+    def show_values(self, title: str, values: list[ValueView], facts: Sequence[str] = ()) -> None:
+        """Replace the content; the first value is selected. Cheap: nothing is computed until shown.
+        `facts` are lines about the op under the title (its layout, sharding, fusion kind...)."""
         self._title = title
+        self._facts = list(facts)
         if self.is_attached:  # results of summaries still running would land on discarded entries
             self.workers.cancel_group(self, SUMMARY_GROUP)
         self._entries = [entry for view in values for entry in expand(view)]
@@ -364,6 +367,7 @@ class TensorInspector(Widget, can_focus=False):
 
     def _head_lines(self) -> list[Content]:
         lines = [Content.styled(line, "bold") for line in self._title.splitlines()]
+        lines += [Content.styled(line, MUTED) for line in self._facts]
         if not self._entries:
             return lines + [Content("no values")]
         parts: list = []

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ..lexer import StableHLOLexer
+from ..lexer import lexer_for
 
 BREAKPOINT_MARK = "●"
 MAX_LINE_CHARS = 1000  # wider than any terminal; what is cut is only scrolled past
@@ -55,9 +55,10 @@ class SourceView(ScrollView, can_focus=False):
             super().__init__()
             self.line = line
 
-    def __init__(self, text: str, **kwargs):
+    def __init__(self, text: str, language: str = "mlir", **kwargs):
         super().__init__(**kwargs)
         self.text = text
+        self.language = language  # the frontend's name: which highlighter reads the text
         self.source_lines = [clip_line(line) for line in text.split("\n")]
         self.current_line: Optional[int] = None
         self.selected_line: Optional[int] = None
@@ -77,7 +78,7 @@ class SourceView(ScrollView, can_focus=False):
         if text is None:
             syntax = self._syntax.get(dark)
             if syntax is None:
-                syntax = self._syntax[dark] = Syntax("", StableHLOLexer(), theme="monokai" if dark else "friendly")
+                syntax = self._syntax[dark] = Syntax("", lexer_for(self.language), theme="monokai" if dark else "friendly")
             text = syntax.highlight(self.source_lines[index])
             text.rstrip()
             # Token colours only: the pane's own background shows through in either theme.

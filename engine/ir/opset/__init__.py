@@ -24,15 +24,16 @@ from ..opdefs import (
     is_terminator,
     lookup,
     may_run_async,
+    owns_callee,
     process_groups_of,
 )
 
 # Dialects whose every op hlodbg defines: an op name of theirs it does not know is a typo or an op
 # of a newer spec, never something to pass through (other dialects' unknown ops are kept as they are).
-CLOSED_DIALECTS = ("stablehlo", "chlo")
+CLOSED_DIALECTS = ("stablehlo", "chlo", "hlo")
 
 __all__ = [
     "AttrSpec", "CATEGORIES", "CLOSED_DIALECTS", "OPS", "OpDef", "callee_attribute", "category_of",
     "effect_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_commutative",
-    "is_float_math", "is_foldable", "is_replayable", "is_terminator", "lookup", "may_run_async", "process_groups_of",
+    "is_float_math", "is_foldable", "is_replayable", "is_terminator", "lookup", "may_run_async", "owns_callee", "process_groups_of",
 ]

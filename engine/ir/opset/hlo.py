@@ -13,7 +13,7 @@ from ..opdefs import define
 # fusion: the compiler's fused computation, run like a call (the debugger steps into its frame);
 # `kind` (kLoop, kInput, kOutput, kCustom) is shown, never changes what it computes.
 define("hlo.fusion", "operands*", "callee:symbol kind:str?", results="*", category="structural",
-       effect="impure", aliasing_regions=True, callee_attr="callee")
+       effect="impure", aliasing_regions=True, callee_attr="callee", owns_callee=True)
 
 # conditional: operand 0 selects the branch (pred: true -> region 0, false -> region 1; s32 index:
 # out of range -> the last region); operand 1+i is the one argument of region i.
@@ -30,7 +30,7 @@ define("hlo.copy_done", "operand", category="data_movement")
 # async_start runs `callee` on its operands and returns ((operands...), result, state...);
 # async_update passes the tuple on; async_done takes element 1, the callee's result.
 define("hlo.async_start", "operands*", "callee:symbol", category="structural",
-       effect="impure", aliasing_regions=True, callee_attr="callee")
+       effect="impure", aliasing_regions=True, callee_attr="callee", owns_callee=True)
 define("hlo.async_update", "operand", category="structural")
 define("hlo.async_done", "operand", category="structural")
 

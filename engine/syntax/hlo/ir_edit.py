@@ -15,6 +15,21 @@ def value_name(value: Value) -> str:
     return value.name.lstrip("%")
 
 
+# A custom_call's own attributes; the others on it are HLO facts (xla_shape, metadata, sharding...).
+CUSTOM_CALL_OWN = ("call_target_name", "has_side_effect", "backend_config", "called_computations",
+                   "output_operand_aliases", "api_version", "operand_layouts", "result_layouts")
+
+
+def custom_call_facts(op: Operation, consumed_frontend_attributes: tuple[str, ...]) -> dict:
+    """The HLO facts of a custom call an op replaces, without the frontend attributes it consumed."""
+    facts = {k: v for k, v in op.attributes.items() if k not in CUSTOM_CALL_OWN}
+    front = {k: v for k, v in (facts.pop("mhlo.frontend_attributes", None) or {}).items()
+             if k not in consumed_frontend_attributes}
+    if front:
+        facts["mhlo.frontend_attributes"] = front
+    return facts
+
+
 def unpacked(value: Value) -> Value:
     """The value a chain of get_tuple_element-of-tuple stands for (`gte(tuple(a, b), 1)` is b)."""
     while True:
@@ -85,5 +100,5 @@ def clone_op(op: Operation, mapping: dict[int, Value]) -> Operation:
     return copy
 
 
-__all__ = ["clone_block", "clone_op", "erase", "erase_unused", "insert_before", "instruction_name", "replace_uses",
+__all__ = ["CUSTOM_CALL_OWN", "clone_block", "clone_op", "custom_call_facts", "erase", "erase_unused", "insert_before", "instruction_name", "replace_uses",
            "unpacked", "value_name"]

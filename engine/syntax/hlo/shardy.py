@@ -26,7 +26,7 @@ from typing import Mapping
 from ...ir.attributes import ArrayAttr, IntegerAttr, SdyMesh, SdySharding, SdyShardingPerValue
 from ...ir.core import Function, Module, Operation
 from ...ir.errors import ParseError
-from .ir_edit import erase, insert_before, instruction_name, replace_uses, unpacked, value_name
+from .ir_edit import custom_call_facts, erase, insert_before, instruction_name, replace_uses, unpacked, value_name
 from .sdy_text import check_meshes, frontend_attributes, mesh_size, parse_sdy_value, read_meshes
 from .shardy_manual import GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, MANUAL_BODY, import_manual_computations
 
@@ -142,12 +142,7 @@ def _import_sharding_constraint(op: Operation, meshes: Mapping[str, SdyMesh]) ->
     """`custom_call @Sharding` with `xla.sdy.sharding` → `sdy.sharding_constraint`, keeping the
     instruction's name, place and HLO facts."""
     sharding = _one_sharding(op, meshes)
-    attrs = {k: v for k, v in op.attributes.items()
-             if k not in ("call_target_name", "has_side_effect", "backend_config", "called_computations",
-                          "output_operand_aliases", "api_version")}
-    front = dict(frontend_attributes(op))
-    front.pop(SHARDING_KEY)
-    _set_or_drop(attrs, "mhlo.frontend_attributes", front)
+    attrs = custom_call_facts(op, (SHARDING_KEY,))
     attrs["sharding"] = _open_unspecified_dims(sharding, op)
     constraint = Operation("sdy.sharding_constraint", list(op.operands), [op.results[0].type], attrs,
                            location=op.location, pos=op.pos, result_names=[op.results[0].name])

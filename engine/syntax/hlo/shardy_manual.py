@@ -21,7 +21,7 @@ from ...ir.attributes import ArrayAttr, IntegerAttr, SdyManualAxes, SdyMesh, Sdy
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
 from ...ir.types import IntegerType, TupleType
-from .ir_edit import clone_block, erase_unused, insert_before, instruction_name, replace_uses, unpacked, value_name
+from .ir_edit import clone_block, custom_call_facts, erase_unused, insert_before, instruction_name, replace_uses, unpacked, value_name
 from .sdy_text import check_meshes, frontend_attributes, parse_sdy_value
 
 GLOBAL_TO_LOCAL = "xla.sdy.GlobalToLocalShape"
@@ -177,7 +177,8 @@ class ManualCall:
         for op in (entry, exit_):
             if op is not None and op.parent is not call.parent:
                 raise self.error(f"'{instruction_name(op)}' is in another block than the call", op)
-        attrs = {
+        attrs = custom_call_facts(exit_, (OUT_SHARDINGS, MANUAL_AXES)) if exit_ is not None else {}
+        attrs |= {
             "in_shardings": SdyShardingPerValue(tuple(in_shardings[k] for k in operand_order)),
             "out_shardings": SdyShardingPerValue(tuple(out_shardings)),
             "manual_axes": axes,
