@@ -100,9 +100,12 @@ def test_shard_map_becomes_one_manual_computation():
     assert str(manual.attributes["out_shardings"]) == '#sdy.sharding_per_value<[<@mesh, [{"x"}, {}]>, <@mesh, [{"x"}, {}]>]>'
     body = manual.regions[0].blocks[0]
     assert names(body.arguments) == ["x", "y"]
-    # The body's tuple root is returned element by element.
-    assert [op.name for op in body.operations] == ["stablehlo.all_reduce", "stablehlo.add", "sdy.return"]
-    assert names(body.operations[-1].operands) == ["s", "d"]
+    # The body's tuple root stays its ROOT and is returned element by element.
+    assert [op.name for op in body.operations] == ["stablehlo.all_reduce", "stablehlo.add", "stablehlo.tuple",
+                                                   "stablehlo.get_tuple_element", "stablehlo.get_tuple_element",
+                                                   "sdy.return"]
+    assert names(body.operations[-1].operands) == ["t#0", "t#1"]
+    assert all("hlo.implicit" in op.attributes for op in body.operations[3:5])
 
 
 def test_manual_computation_runs_like_the_shard_map():
@@ -205,24 +208,25 @@ def test_argument_and_result_shardings_become_sdy_sharding_attributes():
     module = imported(SHARDED_JIT)
     main = module.entry
     assert str(main.arg_attrs(0)["sdy.sharding"]) == '#sdy.sharding<@mesh, [{"x"}, {}]>'
-    assert "mhlo.frontend_attributes" not in main.arg_attrs(0)
+    # The HLO facts stay, for the printer and the inspector.
+    assert "xla.sdy.sharding" in main.arg_attrs(0)["mhlo.frontend_attributes"]
     assert main.arg_attrs(0)["mhlo.sharding"] == "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"
     assert main.arg_attrs(1) == {}
     assert str(main.res_attrs(0)["sdy.sharding"]) == '#sdy.sharding<@mesh, [{}, {"y"}]>'
     assert str(main.res_attrs(1)["sdy.sharding"]) == "#sdy.sharding<@mesh, []>"
-    assert "stablehlo.custom_call" not in [op.name for op in main.body.operations]
-    # The result marker gives way to its operand everywhere, the dead reshape included.
-    dead = next(op for op in main.body.operations if op.name == "stablehlo.reshape")
-    assert names(dead.operands) == ["m"]
+    # The result markers stay (an identity), so the module prints back as it was written.
+    markers = [op for op in main.body.operations if op.attributes.get("call_target_name") == "xla.sdy.FuncResultSharding"]
+    assert names(op.results[0] for op in markers) == ["r", "rs"]
 
 
-def test_sharding_custom_call_becomes_a_sharding_constraint():
+def test_sharding_custom_call_gets_its_shardy_sharding():
+    """A sharding constraint stays `custom_call @Sharding` with its mhlo.sharding (what the engine
+    and the devices pane read) and gets the `sdy.sharding` XLA's import gives it."""
     module = imported(SHARDED_JIT)
     constraint = module.entry.body.operations[0]
-    assert constraint.name == "sdy.sharding_constraint" and names(constraint.results) == ["c"]
+    assert constraint.attributes["call_target_name"] == "Sharding" and names(constraint.results) == ["c"]
     # unspecified_dims=[1] in the backend_config: dimension 1 stays open to the partitioner.
-    assert str(constraint.attributes["sharding"]) == '#sdy.sharding<@mesh, [{"x"}, {"y", ?}]>'
-    assert constraint.attributes["mhlo.frontend_attributes"] == {"other": "kept"}
+    assert str(constraint.attributes["sdy.sharding"]) == '#sdy.sharding_per_value<[<@mesh, [{"x"}, {"y", ?}]>]>'
     assert constraint.attributes["mhlo.sharding"] == "{devices=[2,2]<=[4]}"
 
 
@@ -448,9 +452,8 @@ def test_hlo_sharded_jit_has_the_stablehlo_forms_shardings_and_runs_globally():
     assert str(main.arg_attrs(1)["sdy.sharding"]) == "#sdy.sharding<@mesh, [{}, {}]>"
     assert str(main.res_attrs(0)["sdy.sharding"]) == '#sdy.sharding<@mesh, [{}, {"y"}]>'
     assert str(main.res_attrs(1)["sdy.sharding"]) == "#sdy.sharding<@mesh, []>"
-    (constraint,) = [op for op in main.body.operations if op.name == "sdy.sharding_constraint"]
+    (constraint,) = [op for op in main.body.operations if "sdy.sharding" in op.attributes]
     assert names(constraint.results) == ["c"]
-    assert not [op for op in main.body.operations if op.name == "stablehlo.custom_call"]
     x = np.arange(8, dtype=np.float32).reshape(4, 2)
     w = np.array([[1, 2], [3, 4]], np.float32)
     product, total = run_global(module, [x, w])

@@ -71,6 +71,7 @@ class ModuleLowering:
         self.module = Module(tree.name or tree.entry.name)
         self.computations = {c.name: c for c in tree.computations}
         self.cloning: list[str] = []  # the computations being cloned into regions, outermost first
+        self.by_offset: Optional[dict[int, HloInstruction]] = None  # instruction_of's index
 
     def run(self) -> Module:
         tree, module = self.tree, self.module
@@ -82,8 +83,15 @@ class ModuleLowering:
             if comp is tree.entry or comp.name in called:
                 module.operations.append(self.function(comp, public=comp is tree.entry))
         # Shardy's round-trip form (JAX's sharded programs) → the Shardy IR the StableHLO form has.
-        import_shardy(module)
+        import_shardy(module, self.instruction_of)
         return module
+
+    def instruction_of(self, op: Operation) -> Optional[HloInstruction]:
+        """The instruction `op` was lowered from (found by the position of its name)."""
+        if self.by_offset is None:
+            self.by_offset = {inst.pos.offset: inst for comp in self.tree.computations
+                              for inst in comp.instructions if inst.pos is not None}
+        return self.by_offset.get(op.pos.offset) if op.pos is not None else None
 
     def module_attributes(self) -> dict:
         attrs = self.tree.attrs

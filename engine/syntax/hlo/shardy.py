@@ -13,22 +13,25 @@ JAX prints a sharded program's pre-optimization HLO with its Shardy facts folded
 The `#sdy...` values are MLIR attribute text in strings. `import_shardy(module)` rebuilds from them
 what the StableHLO form holds and what engine/ops/spmd.py runs: `sdy.mesh` ops, one
 `sdy.manual_computation` per custom call / call / custom call triple (its region the body, moved or
-cloned in), `sdy.sharding` argument and result attributes, and `sdy.sharding_constraint` ops. A
-module with meshes and no grid of its own gets `mhlo.num_partitions` from its largest mesh, as
-JAX's StableHLO says. The `#sdy` strings are read by the MLIR frontend's attribute reader; an error
-in one points at the character inside the HLO text.
+cloned in), and `sdy.sharding` argument and result attributes. The HLO facts stay where the printer
+gives them back: sharding constraints remain `custom_call @Sharding` with their `mhlo.sharding`
+(what the engine and the devices pane read; they get `sdy.sharding` beside it), result markers
+remain identity custom calls, frontend attributes remain. A module with meshes and no grid of its
+own gets `mhlo.num_partitions` from its largest mesh, as JAX's StableHLO says. The `#sdy` strings
+are read by the MLIR frontend's attribute reader; an error in one points at the character inside
+the HLO text.
 """
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import Mapping, Optional
 
 from ...ir.attributes import ArrayAttr, IntegerAttr, SdyMesh, SdySharding, SdyShardingPerValue
 from ...ir.core import Function, Module, Operation
 from ...ir.errors import ParseError
-from .ir_edit import custom_call_facts, erase, insert_before, instruction_name, replace_uses, unpacked, value_name
+from .ir_edit import instruction_name, unpacked, value_name
 from .sdy_text import check_meshes, frontend_attributes, mesh_size, parse_sdy_value, read_meshes
-from .shardy_manual import GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, MANUAL_BODY, import_manual_computations
+from .shardy_manual import GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, MANUAL_BODY, InstructionOf, import_manual_computations
 
 FUNC_RESULT_SHARDING = "xla.sdy.FuncResultSharding"
 SHARDING = "Sharding"
@@ -36,9 +39,11 @@ SHARDING_KEY = "xla.sdy.sharding"
 HANDLED_TARGETS = (GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, FUNC_RESULT_SHARDING)
 
 
-def import_shardy(module: Module) -> None:
+def import_shardy(module: Module, instruction_of: Optional[InstructionOf] = None) -> None:
     """Rewrite `module` in place from Shardy's round-trip form to Shardy ops and attributes.
-    Raises ParseError at the offending instruction (or the character in its `#sdy` text)."""
+    Raises ParseError at the offending instruction (or the character in its `#sdy` text).
+    `instruction_of(op)`: the HLO instruction an op came from (the lowering's), so a manual
+    computation keeps what the printer needs to write its instructions back."""
     meshes = _import_meshes(module)
     for function in list(module.functions.values()):
         _import_argument_shardings(function, meshes)
@@ -48,11 +53,11 @@ def import_shardy(module: Module) -> None:
             if target == FUNC_RESULT_SHARDING:
                 _import_result_sharding(op, meshes)
             elif target == SHARDING and SHARDING_KEY in frontend_attributes(op):
-                _import_sharding_constraint(op, meshes)
-    import_manual_computations(module, meshes)
+                op.attributes["sdy.sharding"] = SdyShardingPerValue((_constraint_sharding(op, meshes),))
+    import_manual_computations(module, meshes, instruction_of)
     for op in module.walk():
         target = str(op.attributes.get("call_target_name", "")) if op.name == "stablehlo.custom_call" else ""
-        if target.startswith(("xla.sdy.", "local_xla.sdy.")):
+        if target.startswith(("xla.sdy.", "local_xla.sdy.")) and target != FUNC_RESULT_SHARDING:
             raise ParseError(f"custom-call target '{target}' is a Shardy round-trip form hlodbg does not read "
                              f"(it reads {', '.join(HANDLED_TARGETS)} around a call of an "
                              f"{MANUAL_BODY} computation, and Sharding)", op.pos)
@@ -86,23 +91,15 @@ def _import_argument_shardings(function: Function, meshes: Mapping[str, SdyMesh]
     updated = []
     for argument, attrs in zip(function.arguments, arg_attrs):
         attrs = dict(attrs)
-        front = dict(attrs.get("mhlo.frontend_attributes") or {})
+        front = attrs.get("mhlo.frontend_attributes") or {}
         if SHARDING_KEY in front:
             where, pos = f"parameter '{value_name(argument)}'", argument.pos or function.pos
-            sharding = parse_sdy_value(front.pop(SHARDING_KEY), SdySharding, "a #sdy.sharding<...>", pos,
+            sharding = parse_sdy_value(front[SHARDING_KEY], SdySharding, "a #sdy.sharding<...>", pos,
                                        SHARDING_KEY, where)
             check_meshes((sharding,), meshes, where, pos)
             attrs["sdy.sharding"] = sharding
-            _set_or_drop(attrs, "mhlo.frontend_attributes", front)
         updated.append(attrs)
     function.attributes["arg_attrs"] = ArrayAttr(updated)
-
-
-def _set_or_drop(attrs: dict, name: str, value: dict) -> None:
-    if value:
-        attrs[name] = value
-    else:
-        attrs.pop(name, None)
 
 
 def _one_sharding(op: Operation, meshes: Mapping[str, SdyMesh]) -> SdySharding:
@@ -120,7 +117,8 @@ def _one_sharding(op: Operation, meshes: Mapping[str, SdyMesh]) -> SdySharding:
 
 def _import_result_sharding(op: Operation, meshes: Mapping[str, SdyMesh]) -> None:
     """`xla.sdy.FuncResultSharding` marks a returned value: its sharding goes onto the function
-    result(s) it is returned as, and the custom call gives way to its operand."""
+    result(s) it is returned as. The custom call stays, an identity (engine/ops/spmd.py), so the
+    HLO printer gives it back."""
     sharding = _one_sharding(op, meshes)
     function = op.function
     result = op.results[0]
@@ -134,21 +132,13 @@ def _import_result_sharding(op: Operation, meshes: Mapping[str, SdyMesh]) -> Non
                 marked = True
         if marked:
             function.attributes["res_attrs"] = ArrayAttr(res_attrs)
-    replace_uses(result, op.operands[0])
-    erase(op)
 
 
-def _import_sharding_constraint(op: Operation, meshes: Mapping[str, SdyMesh]) -> None:
-    """`custom_call @Sharding` with `xla.sdy.sharding` → `sdy.sharding_constraint`, keeping the
-    instruction's name, place and HLO facts."""
-    sharding = _one_sharding(op, meshes)
-    attrs = custom_call_facts(op, (SHARDING_KEY,))
-    attrs["sharding"] = _open_unspecified_dims(sharding, op)
-    constraint = Operation("sdy.sharding_constraint", list(op.operands), [op.results[0].type], attrs,
-                           location=op.location, pos=op.pos, result_names=[op.results[0].name])
-    insert_before(op, constraint)
-    replace_uses(op.results[0], constraint.results[0])
-    erase(op)
+def _constraint_sharding(op: Operation, meshes: Mapping[str, SdyMesh]) -> SdySharding:
+    """A sharding constraint's Shardy sharding: `custom_call @Sharding` keeps its `mhlo.sharding`
+    (what engine/ops/spmd.py and the devices pane read) and gets `sdy.sharding` beside it, as XLA's
+    import does before it makes the call an sdy.sharding_constraint."""
+    return _open_unspecified_dims(_one_sharding(op, meshes), op)
 
 
 _UNSPECIFIED_DIMS = re.compile(r"unspecified_dims=\[([\d,\s]*)\]")

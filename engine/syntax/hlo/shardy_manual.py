@@ -15,14 +15,16 @@ call (XLA's older export).
 """
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from typing import Callable, Mapping, Optional
 
-from ...ir.attributes import ArrayAttr, IntegerAttr, SdyManualAxes, SdyMesh, SdyShardingPerValue, SymbolRef
+from ...ir.attributes import ArrayAttr, SdyManualAxes, SdyMesh, SdyShardingPerValue, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
-from ...ir.types import IntegerType, TupleType
+from ...ir.types import TupleType
 from .ir_edit import clone_block, custom_call_facts, erase_unused, insert_before, instruction_name, replace_uses, unpacked, value_name
+from .forms import implicit_get_tuple_element
 from .sdy_text import check_meshes, frontend_attributes, parse_sdy_value
+from .tree import HloInstruction
 
 GLOBAL_TO_LOCAL = "xla.sdy.GlobalToLocalShape"
 LOCAL_TO_GLOBAL = "xla.sdy.LocalToGlobalShape"
@@ -32,7 +34,12 @@ IN_SHARDINGS, OUT_SHARDINGS, MANUAL_AXES = "xla.sdy.in_shardings", "xla.sdy.out_
 PER_VALUE = "a #sdy.sharding_per_value<[...]>"
 
 
-def import_manual_computations(module: Module, meshes: Mapping[str, SdyMesh]) -> None:
+# The HLO instruction an op was lowered from, when the module came from HLO text (the lowering's).
+InstructionOf = Callable[[Operation], Optional[HloInstruction]]
+
+
+def import_manual_computations(module: Module, meshes: Mapping[str, SdyMesh],
+                               instruction_of: Optional[InstructionOf] = None) -> None:
     """Rewrite every call of a manual computation body, innermost first: a body holding another
     manual computation is moved or cloned once that one is an `sdy.manual_computation`."""
     while True:
@@ -46,7 +53,7 @@ def import_manual_computations(module: Module, meshes: Mapping[str, SdyMesh]) ->
             raise ParseError(f"the manual computation bodies call each other in a cycle (through "
                              f"'{callee_name(pending[0])}')", pending[0].pos)
         for call in ready:
-            ManualCall(module, call, meshes).rewrite()
+            ManualCall(module, call, meshes, instruction_of).rewrite()
 
 
 def is_manual_call(op: Operation) -> bool:
@@ -70,8 +77,10 @@ def _custom_call_target(op: Optional[Operation]) -> str:
 
 
 class ManualCall:
-    def __init__(self, module: Module, call: Operation, meshes: Mapping[str, SdyMesh]):
+    def __init__(self, module: Module, call: Operation, meshes: Mapping[str, SdyMesh],
+                 instruction_of: Optional[InstructionOf] = None):
         self.module = module
+        self.instruction_of = instruction_of
         self.call = call
         self.meshes = meshes
         self.where = f"call '{instruction_name(call)}' of {callee_name(call)}"
@@ -183,9 +192,7 @@ class ManualCall:
             "out_shardings": SdyShardingPerValue(tuple(out_shardings)),
             "manual_axes": axes,
             "hlo.computations": ArrayAttr([self.body.sym_name]),
-            # The instructions folded into the op besides the exit, whose name and place it takes.
-            "hlo.manual_computation": {"enter": instruction_name(entry) if entry is not None else "",
-                                       "call": instruction_name(call)},
+            "hlo.manual_computation": self.written_record(entry, exit_),
         }
         operands = [entry.operands[k] for k in operand_order] if entry is not None else []
         result_types = list(exit_.result_types) if exit_ is not None else []
@@ -198,6 +205,30 @@ class ManualCall:
         for old, new in zip(exit_.results if exit_ is not None else (), manual.results):
             replace_uses(old, new)
         self.erase_plumbing(entry, exit_)
+
+    def written_record(self, entry: Optional[Operation], exit_: Optional[Operation]) -> dict:
+        """The instructions folded into the op besides the exit (whose name and place it takes), as
+        the HLO printer needs them to write the three instructions back: names, shapes and
+        attribute texts as written, with the get-tuple-elements between them."""
+        record = {"enter": instruction_name(entry) if entry is not None else "", "call": instruction_name(self.call)}
+        instruction_of = self.instruction_of
+        if instruction_of is None or entry is None or exit_ is None:
+            return record
+        enter, call = instruction_of(entry), instruction_of(self.call)
+        sources = [instruction_of(v.defining_op) for v in self.call.operands if _reads_tuple(v)]
+        results = [instruction_of(v.defining_op) for v in exit_.operands if _reads_tuple(v)]
+        found = [enter, call, instruction_of(exit_), *sources, *results]
+        if any(inst is None for inst in found):
+            return record
+        record.update({
+            "enter_shape": enter.shape.text(), "call_shape": call.shape.text(),
+            "enter_reads": ArrayAttr(i.name for i in sources), "call_reads": ArrayAttr(i.name for i in results),
+            "enter_read_attributes": ArrayAttr(_written(i) for i in sources),
+            "call_read_attributes": ArrayAttr(_written(i) for i in results),
+            "enter_attributes": _written(enter), "call_attributes": _written(call),
+            "exit_attributes": _written(found[2]),
+        })
+        return record
 
     def body_block(self, elements: list[int]) -> Block:
         """The body's block, moved out of its function when nothing else calls it, else a copy;
@@ -212,27 +243,17 @@ class ManualCall:
         returned = block.terminator
         if returned is None or returned.name != "func.return":
             raise self.error(f"{name} does not end in a return")
-        values = [self.returned_element(block, returned, e) for e in elements]
-        block.append(Operation("sdy.return", values, [], pos=returned.pos, location=returned.location))
-        packed = [v.defining_op for v in returned.operands if v.defining_op is not None]
         block.operations.remove(returned)
         erase_returned(returned)
-        erase_unused(packed)
+        roots = returned.operands
+        if len(roots) == 1 and isinstance(roots[0].type, TupleType):
+            # The tuple root stays the computation's ROOT; its elements leave through implicit
+            # get_tuple_elements, as the lowering returns an ENTRY's tuple root.
+            values = [implicit_get_tuple_element(block, roots[0], e, returned.pos) for e in elements]
+        else:
+            values = [roots[e] for e in elements]
+        block.append(Operation("sdy.return", values, [], pos=returned.pos, location=returned.location))
         return block
-
-    def returned_element(self, block: Block, returned: Operation, element: int) -> Value:
-        if len(returned.operands) != 1 or not isinstance(returned.operands[0].type, TupleType):
-            return returned.operands[element]
-        root = returned.operands[0]
-        producer = root.defining_op
-        if producer is not None and producer.name == "stablehlo.tuple" and producer.parent is block:
-            return producer.operands[element]
-        # A tuple from elsewhere (a parameter, a call): take the element out before returning.
-        take = Operation("stablehlo.get_tuple_element", [root], [root.type.types[element]],
-                         {"index": IntegerAttr(element, IntegerType(32))}, pos=returned.pos,
-                         result_names=[f"{root.name}#{element}"])
-        insert_before(returned, take)
-        return take.results[0]
 
     def erase_plumbing(self, entry: Optional[Operation], exit_: Optional[Operation]) -> None:
         """The three instructions and the tuple ops between them, now unused."""
@@ -247,6 +268,16 @@ class ManualCall:
                 users = sorted({f"'{instruction_name(u)}'" for r in op.results for u in r.users})
                 raise self.error(f"'{instruction_name(op)}' is also used by {', '.join(users)}, outside the "
                                  f"manual computation", op)
+
+
+def _reads_tuple(value: Value) -> bool:
+    op = value.defining_op
+    return op is not None and op.name == "stablehlo.get_tuple_element"
+
+
+def _written(inst: HloInstruction) -> dict:
+    """An instruction's attributes as written (a get-tuple-element's index follows from its place)."""
+    return {k: a.text for k, a in inst.attrs.items() if not (inst.opcode == "get-tuple-element" and k == "index")}
 
 
 def _is_plumbing(op: Operation, sources: tuple) -> bool:
