@@ -27,6 +27,9 @@ def add_parser(sub) -> None:
     diff.set_defaults(handler=cmd_diff)
     add_argument_options(diff, "function to run")
     add_target_options(diff, "of the first run runs")
+    from hlodbg.cli_elided import add_fill_elided_option
+
+    add_fill_elided_option(diff)
     diff.add_argument("--against", required=True, metavar="TARGET", help="the target of the second run, e.g. tpu-v5e")
     diff.add_argument("--rtol", type=float, default=DEFAULT_RTOL, metavar="R",
                       help=f"relative tolerance (default {DEFAULT_RTOL:g}): elements agree when "
@@ -45,12 +48,12 @@ def cmd_diff(args) -> int:
     from hlodbg.engine.debug.divergence import compare_runs
     from hlodbg.engine.run.interpreter import entry_function
     from hlodbg.execution import gather_arguments
-    from hlodbg.program import load
+    from hlodbg.cli_elided import load_program
 
     for flag, value in (("--rtol", args.rtol), ("--atol", args.atol)):
         if not value >= 0:
             raise ExecutionError(f"{flag} must be a number, 0 or more (got {value})")
-    program = load(args.program, chunk=args.chunk)
+    program = load_program(args)
     function = entry_function(program.module, args.entry)
     grid = grid_size(program.module, args)
     values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)

@@ -34,13 +34,16 @@ def add_parser(sub) -> None:
     from hlodbg.cli_target import add_target_options
 
     add_target_options(export, "runs on for --values/--overlay")
+    from hlodbg.cli_elided import add_fill_elided_option
+
+    add_fill_elided_option(export)
 
 
 def cmd_export(args) -> int:
     from hlodbg.layouts.export import export_graph, format_of, graph_view
-    from hlodbg.program import load
+    from hlodbg.cli_elided import load_program
 
-    program = load(args.program, chunk=args.chunk)
+    program = load_program(args)
     if args.output == "-" and not args.format:
         from hlodbg.layouts.graph import GraphError
 

@@ -9,10 +9,14 @@ from __future__ import annotations
 import json
 from typing import Optional
 
+from hlodbg.cli_elided import add_fill_elided_option, load_program
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import user_frame
 from hlodbg.engine.machine.memory import format_bytes
+from hlodbg.engine.run.memory_profile import MODULE_LAYOUT
+
+VMEM = 1  # XLA's generic fast memory space, S(1): a TPU's VMEM
 
 EXIT_DOES_NOT_FIT = 4
 DEFAULT_TOP = 10
@@ -33,6 +37,7 @@ def add_parser(sub) -> None:
                      help=f"list the N largest buffers live at the peak (default: {DEFAULT_TOP}; 0: all of them)")
     cmd.add_argument("--json", action="store_true", help="print the profile as JSON")
     add_target_options(cmd, "holds its buffers")
+    add_fill_elided_option(cmd)
 
 
 def _count(text: str) -> int:
@@ -48,9 +53,7 @@ def _count(text: str) -> int:
 
 
 def cmd_memory(args) -> int:
-    from hlodbg.program import load
-
-    program = load(args.program, chunk=args.chunk)
+    program = load_program(args)
     analysis = program.memory(backend_from_args(args), replicas=args.replicas, partitions=args.partitions,
                               entry=args.entry)
     if args.json:
@@ -130,17 +133,20 @@ def memory_text(name: str, analysis, top: int = DEFAULT_TOP) -> str:
         device = group[0]
         site = device.peak_site()
         buffers = site.buffers()
-        logical = sum(b.logical_bytes for b in buffers)
+        logical = sum(b.logical_bytes for b in buffers if b.in_main_memory)
         inside = f" in @{site.function.sym_name}" if site.function is not device.entry.function else ""
         padding = f", padding {100 * (1 - logical / device.peak_bytes):.0f}%" if logical < device.peak_bytes else ""
         lines.append(f"{device_label(group)}: peak {format_bytes(device.peak_bytes)} (logical {format_bytes(logical)}{padding}) "
                      f"at {op_name(site.op)} = {site.op.name}{inside}{_where(site.op)}")
         lines.append(f"  arguments {format_bytes(device.entry.argument_bytes)}, "
                      f"outputs {format_bytes(device.entry.output_bytes)}, {len(buffers)} buffers live at the peak")
+        other = _other_memories(device, site.other_bytes())
+        if other:
+            lines.append(f"  also live at the peak, not counted against {device.capacity_label}: {other}")
         shown = _top(buffers, top)
         if shown:
             lines.append(f"  {'largest ' + str(len(shown)) if len(shown) < len(buffers) else 'all'} buffers at the peak:")
-            lines.extend("    " + row for row in _table(shown, analysis.entry))
+            lines.extend("    " + row for row in _table(shown, device.entry.function.sym_name, device.backend))
         dynamic = len(device.entry.dynamic)
         if dynamic:
             lines.append(f"  note: {dynamic} value(s) of dynamic shape are not counted")
@@ -149,14 +155,31 @@ def memory_text(name: str, analysis, top: int = DEFAULT_TOP) -> str:
         lines.append("note: a sharded program: inside manual computations each device holds its local tiles; "
                      "elsewhere values are whole on every device, as hlodbg runs them (XLA's SPMD partitioner "
                      "would keep only each device's shard: these figures are an upper bound there)")
+    if any(b.layout_source == MODULE_LAYOUT for device in analysis.devices for b in device.peak_site().buffers()):
+        lines.append(f"note: the layouts shown are the module's; {analysis.target} keeps every array row-major and "
+                     "unpadded, so sizes are logical (a TPU target, e.g. --target tpu-v5e, uses them)")
     lines.append("note: op by op, every result in its own buffer (no fusion): an upper bound on what XLA needs")
     return "\n".join(lines)
 
 
-def _table(buffers: list, entry: str) -> list[str]:
+def _other_memories(device, other: dict) -> str:
+    """`VMEM S(1) 4.0 KiB (of 128 MiB)`, for each memory space beside the main one."""
+    backend = device.backend
+    vmem = getattr(getattr(backend, "generation", None), "vmem_bytes", None)
+    parts = []
+    for space, count in sorted(other.items()):
+        of = f" (of {format_bytes(vmem)})" if space == VMEM and vmem else ""
+        parts.append(f"{backend.memory_space_label(space)} {format_bytes(count)}{of}")
+    return ", ".join(parts)
+
+
+def _table(buffers: list, entry: str, backend) -> list[str]:
     rows = [("value", "type", "layout", "logical", "physical", "waste")]
     for b in buffers:
-        layout = f"{b.layout} ({b.layout_source})" if b.layout is not None else "-"
+        origin = b.layout_origin or b.layout_source
+        if not b.in_main_memory:
+            origin += f", in {backend.memory_space_label(b.memory_space)}"
+        layout = f"{b.layout} ({origin})" if b.layout is not None else "-"
         name = b.name if b.function == entry else f"{b.name} in @{b.function}"
         rows.append((name, b.type, layout, format_bytes(b.logical_bytes), format_bytes(b.physical_bytes),
                      f"{b.waste:.1f}x"))
@@ -188,8 +211,9 @@ def memory_json(name: str, analysis, top: int = DEFAULT_TOP) -> dict:
             "output_bytes": device.entry.output_bytes,
             "buffer_count": len(buffers),
             "uncounted_dynamic_values": len(device.entry.dynamic),  # the text's "not counted" note
+            "other_memory_bytes": {str(space): count for space, count in sorted(site.other_bytes().items())},
             "buffers": [{"name": b.name, "function": b.function, "type": b.type, "layout": b.layout, "layout_source": b.layout_source,
-                         "logical_bytes": b.logical_bytes, "physical_bytes": b.physical_bytes}
+                         "memory_space": b.memory_space, "logical_bytes": b.logical_bytes, "physical_bytes": b.physical_bytes}
                         for b in _top(buffers, top)],
         })
     return {

@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from hlodbg.cli_grid import grid_size, run_on_grid
+from hlodbg.cli_elided import add_fill_elided_option, load_program
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
@@ -53,6 +54,7 @@ def add_parsers(sub) -> None:
     run.add_argument("--memory", metavar="SIZE", help="budget for recorded values with --probe/--break-on "
                      "(e.g. 2G, 512M; default a quarter of RAM); older values are recomputed when needed")
     add_target_options(run)
+    add_fill_elided_option(run)
 
     check = sub.add_parser("check", help="run self-checking programs (check dialect, @check.* custom calls)")
     check.set_defaults(handler=cmd_check)
@@ -61,19 +63,18 @@ def add_parsers(sub) -> None:
     check.add_argument("--probe", metavar="DIR", help="keep the values interpreter.probe records: module N of "
                        "FILE writes DIR/FILE.N/probe*.npy plus index.csv (default: a temporary directory per module)")
     add_target_options(check)
+    add_fill_elided_option(check)
 
 
 def cmd_run(args) -> int:
     from hlodbg.engine.debug.divergence import parse_diverge_spec
     from hlodbg.engine.machine.process import ProcessId
     from hlodbg.engine.run.interpreter import Interpreter, entry_function
-    from hlodbg.program import load
-
     from hlodbg.cli_session import check_memory
 
     check_memory(args.memory)  # refused even when nothing is recorded: a typo is not ignored
     backend = backend_from_args(args)
-    program = load(args.program, chunk=args.chunk)
+    program = load_program(args)
     function = entry_function(program.module, args.entry)  # a session builds its own interpreter
     values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
 
@@ -138,5 +139,6 @@ def cmd_run(args) -> int:
 def cmd_check(args) -> int:
     from hlodbg.engine.run.checking import check_files
 
-    _, failed = check_files(args.files, verbose=args.verbose, probe_root=args.probe, backend=backend_from_args(args))
+    _, failed = check_files(args.files, verbose=args.verbose, probe_root=args.probe, backend=backend_from_args(args),
+                            fill_elided=args.fill_elided)
     return EXIT_CHECK_FAILED if failed else 0

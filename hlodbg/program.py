@@ -22,6 +22,21 @@ class Program:
         self.frontend = frontend if frontend is not None else frontend_for("")
         self._interpreters: dict = {}  # per target: prepared on the first run and kept
         self._memory: dict = {}  # memory profiles by (target, replicas, partitions, entry)
+        self._filled: Optional[tuple[str, int, int]] = None  # (mode, seed, count) of the last fill_elided
+
+    def fill_elided(self, mode: str, seed: int = 0) -> int:
+        """Give the constants whose elements the text elided (`{...}`) values so the program can
+        run: "random" (reproducible from `seed`) or "zeros". Each such constant is marked
+        (`hlo.filled`), and views say its values are filled. Returns how many were filled; filling
+        again with another mode or seed refills them."""
+        if self._filled is not None and self._filled[:2] == (mode, seed):
+            return self._filled[2]
+        from hlodbg.engine.run.elided import fill_elided
+
+        count = fill_elided(self.module, mode, seed)
+        self._filled = (mode, seed, count)
+        self._interpreters.clear()  # they keep constants' values
+        return count
 
     @property
     def name(self) -> str:
@@ -61,7 +76,7 @@ class Program:
     def num_partitions(self) -> int:
         return self.module.num_partitions
 
-    def run(self, *args, entry: str = "main", seed: int = 0, target=None):
+    def run(self, *args, entry: str = "main", seed: int = 0, target=None, fill_elided: Optional[str] = None):
         """Run `entry` on numpy arguments and return its results as numpy arrays.
 
         `target`: the machine every device runs on — "cpu" (default), "tpu-v5e", "tpu-v4",
@@ -72,7 +87,8 @@ class Program:
         a sharded JAX program (Shardy or GSPMD) returns its global results, checked to agree on
         every device; any other program on several devices returns {ProcessId: results}. The
         prepared interpreter (every op's decoded attributes, folded constants) is kept, so later
-        runs skip that work.
+        runs skip that work. `fill_elided`: see `fill_elided` (the values from `seed`); without
+        it, a program with elided constants stops at the first one it runs.
         """
         from hlodbg.engine.run.arguments import build_arguments
         from hlodbg.engine.run.grid import grid_shape
@@ -80,6 +96,8 @@ class Program:
         from hlodbg.engine.machine.targets import backend_for
         from hlodbg.engine.run.interpreter import Interpreter
 
+        if fill_elided is not None:
+            self.fill_elided(fill_elided, seed)
         key = target if isinstance(target, (str, type(None))) else id(target)
         held = self._interpreters.get(key)
         if held is None or held[0] is not target:
@@ -98,7 +116,7 @@ class Program:
 
     def debug(self, args=None, *, seed: int = 0, entry: str = "main", memory=None, persist: bool = True,
               replicas: Optional[int] = None, partitions: Optional[int] = None, focus=None, backend=None,
-              target=None):
+              target=None, fill_elided: Optional[str] = None):
         """A debugging target on one run of `entry` (hlodbg.engine.debug.target): a lazy session on
         one process, or every device of the grid the module asks for (or `replicas` x
         `partitions`), with `focus` (a ProcessId) the device in front.
@@ -108,11 +126,14 @@ class Program:
         ("2G", "512M"; default a quarter of RAM). With `persist`, breakpoints and watches are
         kept in a per-program JSON file (see hlodbg.engine.debug.breakpoints.state_path). `target`
         (a name as for `run`) or `backend` (a Backend): the numerics and storage every device
-        computes with (default the CPU's); each device gets its own instance.
+        computes with (default the CPU's); each device gets its own instance. `fill_elided`:
+        as for `run`.
         """
         from hlodbg.engine.debug.launch import open_target
         from hlodbg.engine.machine.targets import backend_for
 
+        if fill_elided is not None:
+            self.fill_elided(fill_elided, seed)
         path = str(self.path) if self.path is not None else None
         if self.path is not None and self.chunk:
             path = f"{path}#{self.chunk}"
@@ -120,11 +141,12 @@ class Program:
                            source=self.source, replicas=replicas, partitions=partitions, focus=focus,
                            backend=backend if backend is not None else backend_for(target))
 
-    def session(self, args=None, seed: int = 0, entry: str = "main", memory=None, persist: bool = True, target=None):
+    def session(self, args=None, seed: int = 0, entry: str = "main", memory=None, persist: bool = True, target=None,
+                fill_elided: Optional[str] = None):
         """A debugging session on one process (hlodbg.engine.debug.session.Session): the focused
         session of `debug(...)` on a 1x1 grid."""
         return self.debug(args, seed=seed, entry=entry, memory=memory, persist=persist, replicas=1, partitions=1,
-                          target=target).session
+                          target=target, fill_elided=fill_elided).session
 
     def memory(self, target=None, replicas: Optional[int] = None, partitions: Optional[int] = None,
                entry: str = "main"):
@@ -209,11 +231,21 @@ def load_all(path_or_text: PathOrText, check: bool = True) -> list[Program]:
     return programs
 
 
-def load(path_or_text: PathOrText, chunk: Optional[int] = None, check: bool = True) -> Program:
+def load(path_or_text: PathOrText, chunk: Optional[int] = None, check: bool = True,
+         fill_elided: Optional[str] = None) -> Program:
     """Parse and verify one program. Raises only ParseError or VerifyError for bad input.
 
     A file split with `// -----` holds several modules: pick one with `chunk=K` (0-based).
+    `fill_elided` ("random" or "zeros"): give constants the text elided (`{...}`) such values
+    (Program.fill_elided, seed 0), so the program can run.
     """
+    program = _load_one(path_or_text, chunk, check)
+    if fill_elided is not None:
+        program.fill_elided(fill_elided)
+    return program
+
+
+def _load_one(path_or_text: PathOrText, chunk: Optional[int], check: bool) -> Program:
     programs = load_all(path_or_text, check=check)
     if chunk is None:
         if len(programs) > 1:

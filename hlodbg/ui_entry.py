@@ -10,7 +10,7 @@ from hlodbg.engine import HlodbgError
 def build_app(args):
     """The app for `hlodbg [open] PROG ...`: the debugger, or the error screen for a bad program
     or bad arguments (a terminal user sees the diagnostic there, never a traceback)."""
-    from hlodbg.program import load
+    from hlodbg.cli_elided import load_program
     from hlodbg.samples import default_sample_path
     from hlodbg.ui.app import HlodbgApp
 
@@ -19,7 +19,7 @@ def build_app(args):
     path = args.program or str(default_sample_path())
     try:
         check_memory(args.memory)  # named as the option, before a run would report it as the file's fault
-        program = load(path, chunk=args.chunk)
+        program = load_program(args, path)
         values = None
         if args.args or args.arg:
             from hlodbg.execution import gather_arguments
@@ -91,7 +91,8 @@ def serve_command(args) -> list[str]:
         command.append(args.program)
     for flag, value in (("--chunk", args.chunk), ("--args", args.args), ("--break-on", args.break_on),
                         ("--against", args.against), ("--memory", args.memory), ("--replicas", args.replicas),
-                        ("--partitions", args.partitions), ("--device", args.device), ("--target", args.target)):
+                        ("--partitions", args.partitions), ("--device", args.device), ("--target", args.target),
+                        ("--fill-elided", getattr(args, "fill_elided", None))):
         if value is not None:
             command += [flag, str(value)]
     for spec in args.arg:

@@ -23,6 +23,7 @@ from hlodbg.engine.syntax.hlo.opcodes import opcode_of
 from hlodbg.engine.syntax.mlir.attribute_text import format_attribute
 from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.types import TensorType, TupleType, Type
+from hlodbg.engine.run.elided import filled_note
 
 INLINE_CONSTANT_ELEMENTS = 8
 MAX_LABEL_CHARS = 40
@@ -207,7 +208,8 @@ def key_attributes(op: Operation) -> list[str]:
     if op.name == "stablehlo.constant":
         value = op.attr("value")
         text = constant_text(value) if isinstance(value, DenseElements) else None
-        return [text] if text else []
+        filled = filled_note(op)  # made-up values (--fill-elided) never pass for the program's
+        return [line for line in (filled, text) if line]
     if op.name in ("stablehlo.convert", "stablehlo.bitcast_convert") and op.results:
         result = op.results[0].type
         return [f"→ {result.element}"] if isinstance(result, TensorType) else []

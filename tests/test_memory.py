@@ -509,8 +509,8 @@ def test_cli_json(tmp_path, capsys):
     assert device["peak_bytes"] == 76 and device["peak_op"] == "%v2" and device["peak_location"] == "while.mlir:13"
     assert device["fits"] is True and device["argument_bytes"] == 32 and device["output_bytes"] == 16
     assert {b["name"] for b in device["buffers"]} == {"%x", "%w", "%n", "%c0", "%t", "%i2", "%v2"}
-    assert set(device["buffers"][0]) == {"name", "function", "type", "layout", "layout_source", "logical_bytes",
-                                         "physical_bytes"}
+    assert set(device["buffers"][0]) == {"name", "function", "type", "layout", "layout_source", "memory_space",
+                                         "logical_bytes", "physical_bytes"}
     assert report["totals"] == {"devices": 2, "peak_bytes": 76, "sum_peak_bytes": 152, "fits": True}
 
 

@@ -27,6 +27,7 @@ from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import is_collective
 from hlodbg.engine.machine.memory import format_bytes
 from hlodbg.engine.machine.process import ProcessId
+from hlodbg.engine.run.elided import filled_note
 from hlodbg.layouts import overlay as overlays
 from hlodbg.layouts.export import export_graph, graph_view
 from hlodbg.layouts.graph import DataflowGraph, GraphError
@@ -391,6 +392,9 @@ class SessionController:
         if summary is None and value is not None and not isinstance(value, Token):
             summary = summarize(value)
         type_ = ir_value.type if isinstance(ir_value, Value) else ir_value
+        filled = filled_note(ir_value.defining_op) if isinstance(ir_value, Value) and ir_value.defining_op else None
+        if filled:  # values --fill-elided made up: said wherever the value is shown
+            where = f"{filled}  {where}" if where else filled
         storage = storage_of(backend or self.session.backend, ir_value, value)
         return ValueView(label, _type_text(type_, value), value, summary, previous, where, storage)
 

@@ -132,6 +132,15 @@ class Backend:
         logical = _logical_bytes(ir_value.type)
         return logical, logical
 
+    def memory_space(self, ir_value: Value) -> int:
+        """The memory a tensor value's buffer lives in: 0, the device's main memory (the CPU's RAM,
+        a TPU's HBM), which is what `buffer_bytes` are counted against; others are not."""
+        return 0
+
+    def memory_space_label(self, space: int) -> str:
+        """How reports name memory space `space` (XLA's `S(n)`)."""
+        return "memory" if space == 0 else f"memory space S({space})"
+
     def matmul(
         self,
         lhs: np.ndarray,

@@ -66,8 +66,10 @@ def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Opti
     return outcome
 
 
-def check_path(path: str, probe_root: Optional[str] = None, backend: Backend = CPU) -> list[ModuleOutcome]:
-    """Run every module of a file; a file that does not load is one failed outcome.
+def check_path(path: str, probe_root: Optional[str] = None, backend: Backend = CPU,
+               fill_elided: Optional[str] = None) -> list[ModuleOutcome]:
+    """Run every module of a file; a file that does not load is one failed outcome. With
+    `fill_elided` ("random" or "zeros"), elided constants get such values first (run/elided.py).
 
     Every module gets a probe directory of its own (interpreter.probe writes there and
     check.expect_serialized_eq reads back): a temporary one, removed after the module ran, or
@@ -95,6 +97,10 @@ def check_path(path: str, probe_root: Optional[str] = None, backend: Backend = C
         except HlodbgError as e:
             outcomes.append(ModuleOutcome(str(path), chunk, error=e))
             continue
+        if fill_elided is not None:
+            from .elided import fill_elided as fill
+
+            fill(module, fill_elided)
         with _probe_directory(probe_root, path, chunk) as probe_dir:
             outcomes.append(check_module(module, str(path), chunk, probe_dir, backend))
     return outcomes
@@ -113,7 +119,7 @@ def _probe_directory(probe_root: Optional[str], path: str, chunk: int) -> Iterat
 
 
 def check_files(paths, out=None, verbose: bool = False, probe_root: Optional[str] = None,
-                backend: Backend = CPU) -> tuple[int, int]:
+                backend: Backend = CPU, fill_elided: Optional[str] = None) -> tuple[int, int]:
     """Run and report every module of every file; returns (passed, failed) module counts.
 
     Each failing check is reported at its location; modules that stop with an error report it.
@@ -123,7 +129,7 @@ def check_files(paths, out=None, verbose: bool = False, probe_root: Optional[str
     out = out or sys.stdout
     passed = failed = 0
     for path in paths:
-        outcomes = check_path(path, probe_root, backend)
+        outcomes = check_path(path, probe_root, backend, fill_elided)
         for outcome in outcomes:
             label = str(path) if len(outcomes) == 1 else f"{path}#{outcome.chunk}"
             if outcome.passed:

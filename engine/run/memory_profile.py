@@ -20,7 +20,10 @@ The model is hlodbg's own way of running a program — op by op, every result in
 - combiner bodies applied element by element (reduce, sort, scatter, map: `expandable_body`) hold
   scalars in registers, not buffers: no bytes;
 - tuples and tokens take no bytes (a tuple keeps its elements alive instead); tensors of dynamic
-  shape cannot be counted and are reported as such.
+  shape cannot be counted and are reported as such;
+- only buffers in the device's main memory (memory space 0: HBM on a TPU) count towards the peak:
+  a buffer an HLO module's layout puts elsewhere (`S(1)`, a TPU's VMEM) is listed with its space
+  and summed apart (`FunctionMemory.other_bytes_at`).
 
 So the figures are an upper bound on what XLA needs after fusion (fused intermediates never reach
 HBM), and exact for what each buffer takes in its layout.
@@ -38,7 +41,13 @@ from ..ir.opset import callee_attribute, has_aliasing_regions, has_expandable_bo
 from ..ir.types import TensorType
 from ..machine.backend import Backend
 from ..machine.memory import format_bytes, physical_memory
+from ..machine.xla_shapes import layout_text_of
 from .liveness import FunctionLiveness, Liveness, liveness_of
+
+
+# Buffer.layout_source of a layout an HLO module gives a value on a machine that does not use
+# layouts (the CPU keeps every array row-major and unpadded): shown, never counted.
+MODULE_LAYOUT = "module"
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,12 @@ class Buffer:
     layout: Optional[str] = None  # the backend's layout string (TPU), None on the CPU
     layout_source: Optional[str] = None  # "given", "option" or "default"
     function: str = ""  # the function the value belongs to (a callee's, at a peak inside a call)
+    memory_space: int = 0  # XLA's S(n): 0 is the device's main memory, the only one the peak counts
+    layout_origin: Optional[str] = None  # layout_source as reports say it: "given by the HLO module"
+
+    @property
+    def in_main_memory(self) -> bool:
+        return self.memory_space == 0
 
     @property
     def name(self) -> str:
@@ -78,6 +93,7 @@ class FunctionMemory:
         count = len(liveness.values)
         self.logical = np.zeros(count, np.int64)
         self.physical = np.zeros(count, np.int64)
+        self.space = np.zeros(count, np.int64)  # the memory space of each buffer (0: main memory)
         self.start = liveness.start.copy()
         self.end = liveness.end.copy()
         self.dynamic: list[Value] = []  # tensors whose size the types do not fix
@@ -90,8 +106,10 @@ class FunctionMemory:
                 self.dynamic.append(value)
                 continue
             self.logical[i], self.physical[i] = backend.buffer_bytes(value)
+            self.space[i] = backend.memory_space(value)
             if is_entry and value.owner is self.function.body and not _donated(self.function, value.index):
                 self.end[i] = last  # parameters stay for the whole program unless donated
+        self.main = np.where(self.space == 0, self.physical, 0)  # what counts against the device's memory
         for position, op in enumerate(liveness.ops):
             if op.regions and has_aliasing_regions(op.name):
                 self._hand_over_carried(op, position)
@@ -103,8 +121,8 @@ class FunctionMemory:
                 continue
             self.extra[position] = max(0, inner.peak_bytes - self.result_bytes(position))
             self.callees[position] = inner
-        self.timeline = self._sum(self.physical) + self.extra
-        self.logical_timeline = self._sum(self.logical)
+        self.timeline = self._sum(self.main) + self.extra
+        self.logical_timeline = self._sum(np.where(self.space == 0, self.logical, 0))
         self.peak_position = int(np.argmax(self.timeline)) if liveness.size else 0
         self.peak_bytes = int(self.timeline[self.peak_position]) if liveness.size else 0
 
@@ -153,29 +171,41 @@ class FunctionMemory:
         buffers.sort(key=lambda b: (-b.physical_bytes, self.liveness.index[b.value]))
         return buffers
 
+    def other_bytes_at(self, position: int) -> dict[int, int]:
+        """memory space -> bytes live at `position` in buffers outside the main memory (not this
+        function's callees')."""
+        live = (self.start <= position) & (self.end >= position) & (self.space != 0)
+        return {int(space): int(self.physical[live & (self.space == space)].sum()) for space in np.unique(self.space[live])}
+
     def _buffer(self, i: int) -> Buffer:
         value = self.liveness.values[i]
-        layout = source = None
+        layout = source = origin = None
         layout_for = getattr(self.backend, "layout_for", None)
         if layout_for is not None and isinstance(value.type, TensorType):
             assigned = layout_for(value)
             layout, source = str(assigned.layout), assigned.source
-        return Buffer(value, int(self.logical[i]), int(self.physical[i]), layout, source, self.function.sym_name)
+            origin = getattr(assigned, "origin", source)
+        elif isinstance(value.type, TensorType):  # a machine without layouts: the module's, for reference
+            layout = layout_text_of(value)
+            if layout is not None:
+                source, origin = MODULE_LAYOUT, f"the module's, unused on {self.backend.describe()}"
+        return Buffer(value, int(self.logical[i]), int(self.physical[i]), layout, source, self.function.sym_name,
+                      int(self.space[i]), origin)
 
     def result_bytes(self, position: int) -> int:
         index = self.liveness.index
-        return sum(int(self.physical[index[r]]) for r in self.liveness.ops[position].results)
+        return sum(int(self.main[index[r]]) for r in self.liveness.ops[position].results)
 
     @property
     def argument_bytes(self) -> int:
-        return sum(int(self.physical[self.liveness.index[v]]) for v in self.function.arguments)
+        return sum(int(self.main[self.liveness.index[v]]) for v in self.function.arguments)
 
     @property
     def output_bytes(self) -> int:
         terminator = self.function.body.terminator
         if terminator is None:
             return 0
-        return sum(int(self.physical[self.liveness.index[v]]) for v in set(terminator.operands)
+        return sum(int(self.main[self.liveness.index[v]]) for v in set(terminator.operands)
                    if v in self.liveness.index)
 
 
@@ -229,6 +259,14 @@ class Site:
             total += memory.bytes_at(position) - int(memory.extra[position]) - memory.result_bytes(position)
         memory, position = self.frames[-1]
         return total + memory.bytes_at(position)
+
+    def other_bytes(self) -> dict[int, int]:
+        """memory space -> bytes live here outside the device's main memory (every frame's)."""
+        total: dict[int, int] = {}
+        for memory, position in self.frames:
+            for space, count in memory.other_bytes_at(position).items():
+                total[space] = total.get(space, 0) + count
+        return total
 
     def buffers(self) -> list[Buffer]:
         """Every buffer live here: those of each frame on the way down (a call's results do not

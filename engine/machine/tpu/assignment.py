@@ -4,6 +4,10 @@ In order of precedence:
 1. "option": `--layout NAME=SPEC` (the `options` mapping): NAME is `arg<i>` / `%arg<i>` or
    `result<i>` of the entry function, SPEC an XLA layout (`{1,0:T(8,128)}` or `1,0:T(8,128)`).
 2. "given": what the program says, honoured verbatim —
+   - an XLA HLO module's layouts (machine/xla_shapes.py): every instruction's and parameter's
+     shape (`f32[8,128]{1,0:T(8,128)}`, tiles, E(n), S(n) included) and the module's
+     `entry_computation_layout` for the entry's parameters and results ("given by the HLO
+     module"); a piece of layout hlodbg does not model is an error at the instruction;
    - JAX's `mhlo.layout_mode = "{1,0:T(8,128)}"` on an entry argument or result (result layouts
      go to the value the entry returns; "default" and "auto" leave the choice to the compiler);
    - a `stablehlo.custom_call @LayoutConstraint` (jax's `with_layout_constraint`): its
@@ -26,11 +30,14 @@ from ...ir.dtypes import element_dtype
 from ...ir.errors import HlodbgError
 from ...ir.types import TensorType
 from ..layout import Layout, LayoutError
+from ..xla_shapes import entry_layouts, given_layout, shape_layout
 from .default_layouts import default_layout
 from .generations import TpuGeneration
 
 SOURCES = ("given", "option", "default")
 _COMPILER_CHOOSES = ("default", "auto")  # mhlo.layout_mode values that give no layout
+HLO_MODULE = "the HLO module"
+SMEM = 2  # the memory space of copy-start's sync flags in TPU HLO (../shared/docs/tpu.md §1.6)
 
 
 class LayoutOptionError(HlodbgError):
@@ -41,6 +48,12 @@ class LayoutOptionError(HlodbgError):
 class AssignedLayout:
     layout: Layout
     source: str  # "given" (in the program), "option" (--layout) or "default"
+    given_by: str = ""  # for "given" by an HLO module's text: "the HLO module"
+
+    @property
+    def origin(self) -> str:
+        """`given by the HLO module`, `option`, `default`: the source as reports show it."""
+        return f"given by {self.given_by}" if self.source == "given" and self.given_by else self.source
 
     @property
     def approximate(self) -> bool:
@@ -62,12 +75,15 @@ class LayoutAssignment:
         if entry is not None and not entry.is_declaration:
             self._assign_options(entry)
             self._assign_entry_attributes(entry)
+            self._assign_hlo_shapes(entry)  # the parameters' own shapes, before the entry layout's
+            self._assign_entry_computation_layout(module, entry)
         elif self.options:
             raise LayoutOptionError(f"--layout {next(iter(self.options))}=...: the program has no entry "
                                     "function to take it")
         for op in module.walk():
             if op.name == "stablehlo.custom_call" and _call_target(op) == "LayoutConstraint":
                 self._assign_layout_constraint(op)
+            self._assign_hlo_shapes(op)
 
     @property
     def module(self) -> Optional[Module]:
@@ -89,10 +105,11 @@ class LayoutAssignment:
 
     # -- the pieces ---------------------------------------------------------------------------
     def _complete(self, layout: Layout, value: Value) -> Layout:
-        """`layout` checked against `value`'s rank, tiled by default when it has no tiles."""
+        """`layout` checked against `value`'s rank, tiled by default when it has no tiles (except
+        in SMEM, S(2), where TPU dumps keep scalars untiled: `u32[]{:S(2)}`)."""
         type = value.type
         layout.validate(len(type.shape))
-        if not layout.tiles:
+        if not layout.tiles and layout.memory_space != SMEM:
             tiled = default_layout(type.shape, element_dtype(type), self.generation,
                                    minor_to_major=layout.minor_to_major)
             layout = Layout(layout.minor_to_major, tiled.tiles, layout.tail_padding_alignment,
@@ -100,9 +117,12 @@ class LayoutAssignment:
         layout.physical_bytes(type.shape, element_dtype(type))  # sub-tiles that pad, E(n) that does not fit
         return layout
 
-    def _set(self, value: Value, layout: Layout, source: str) -> None:
+    def _set(self, value: Value, layout: Layout, source: str, given_by: str = "") -> None:
         if value not in self._layouts and isinstance(value.type, TensorType) and value.type.is_static:
-            self._layouts[value] = AssignedLayout(self._complete(layout, value), source)
+            complete = self._complete(layout, value)
+            if given_by and complete.tiles != layout.tiles:  # a CPU module's `{1,0}` on a TPU
+                given_by += ", tiled by default"
+            self._layouts[value] = AssignedLayout(complete, source, given_by)
 
     def _assign_options(self, entry: Function) -> None:
         returned = _returned_values(entry)
@@ -163,6 +183,47 @@ class LayoutAssignment:
                 self._set(value, Layout(tuple(int(d) for d in array)), "given")
             except LayoutError as error:
                 raise LayoutError(f"result_layouts of @LayoutConstraint: {error.message}", pos=op.pos) from None
+
+    def _assign_hlo_shapes(self, op: Operation) -> None:
+        """The layouts an HLO module's instructions and parameters carry (`xla_shape`)."""
+        values = list(op.results)
+        if isinstance(op, Function) and not op.is_declaration:
+            values = list(op.arguments)
+        for value in values:
+            if value in self._layouts:
+                continue
+            layout = given_layout(value)  # located at the instruction when the text is at fault
+            if layout is not None:
+                self._set_located(value, layout, getattr(op, "pos", None))
+
+    def _assign_entry_computation_layout(self, module: Module, entry: Function) -> None:
+        """The module's `entry_computation_layout`: the layouts of the entry's parameters and of
+        what it returns (an instruction's own shape text comes first for a parameter; the
+        entry layout wins for the values returned, as XLA copies a root into it)."""
+        parameters, results = entry_layouts(module, entry)
+        returned = _returned_values(entry)
+        for kind, texts, values in (("parameter", parameters, entry.arguments), ("result", results, returned)):
+            if not texts:
+                continue
+            if len(texts) != len(values):
+                raise LayoutError(f"entry_computation_layout gives {len(texts)} {kind} shape(s), @{entry.sym_name} has "
+                                  f"{len(values)}", pos=entry.pos)
+            for number, (text, value) in enumerate(zip(texts, values)):
+                if not isinstance(value.type, TensorType) or not value.type.is_static or value in self._layouts:
+                    continue
+                try:
+                    layout = shape_layout(text, value)
+                except LayoutError as error:
+                    raise LayoutError(f"entry_computation_layout, {kind} {number}: {error.message}",
+                                      pos=entry.pos) from None
+                if layout is not None:
+                    self._set_located(value, layout, entry.pos)
+
+    def _set_located(self, value: Value, layout: Layout, pos) -> None:
+        try:
+            self._set(value, layout, "given", HLO_MODULE)
+        except LayoutError as error:
+            raise LayoutError(f"{value.name or 'a value'}: {error.message}", pos=pos) from None
 
 
 def _call_target(op: Operation) -> str:

@@ -39,6 +39,11 @@ if TYPE_CHECKING:
     from ..layout import Layout, SlotMap
 
 
+# XLA's memory spaces as TPU HLO uses them: 0 (not printed) is HBM, 1 XLA's "generic fast memory"
+# (VMEM on a TPU), 5 host memory (pinned_host); 2 holds the u32 flags of copy-start (SMEM-like).
+MEMORY_SPACES = {0: "HBM", 1: "VMEM", 2: "SMEM", 5: "host memory"}
+
+
 @dataclass
 class PhysicalArray:
     """A tensor as a TPU device holds it: the bytes of its buffer in `layout`."""
@@ -119,6 +124,18 @@ class TpuBackend(Backend):
             return logical, logical
         assigned = self.layout_for(ir_value)
         return logical, assigned.layout.physical_bytes(type.shape, type.element.numpy_dtype)
+
+    def memory_space(self, ir_value: Value) -> int:
+        type = ir_value.type
+        if not isinstance(type, TensorType) or not type.is_static:
+            return 0
+        return self.layout_for(ir_value).layout.memory_space
+
+    def memory_space_label(self, space: int) -> str:
+        """XLA's memory spaces on a TPU (../shared/docs/tpu.md §1.6): S(1) is VMEM, the fast memory
+        memory-space assignment prefetches into; S(5) host memory; S(2) holds scalar sync flags."""
+        known = MEMORY_SPACES.get(space)
+        return f"{known} S({space})" if known else f"memory space S({space})"
 
     # -- storage ------------------------------------------------------------------------------
     def store(self, value: Any, ir_value: Value) -> Any:

@@ -43,6 +43,9 @@ DECODERS = {
     "scatter_dims_to_operand_dims": "int_list", "input_batching_dims": "int_list",
     "scatter_indices_batching_dims": "int_list", "lhs_ragged_dims": "int_list", "rhs_group_dims": "int_list",
 }
+# Attributes whose decoded IR form forgets how XLA wrote them (replica groups as a list, an iota
+# `[2,4]<=[8]` or mesh axes): their text is kept in `hlo.spellings` for the printer to give back.
+SPELLED = ("replica_groups",)
 # Attributes hlodbg does not model that would change what an op computes: refused, not kept.
 _CHANGES_VALUES = {
     "sparsity": "(a structured-sparse dot, XLA 2025) changes what the dot computes and hlodbg does not "
@@ -141,10 +144,7 @@ class ModuleLowering:
 
     def parameter_facts(self, param: HloInstruction) -> dict:
         facts = shape_fact(param.shape)
-        if "sharding" in param.attrs:
-            facts["mhlo.sharding"] = str(decode("sharding", param.attrs["sharding"]))
-        if "frontend_attributes" in param.attrs:
-            facts["mhlo.frontend_attributes"] = dict(decode("frontend_attributes", param.attrs["frontend_attributes"]))
+        facts.update(generic_facts(param.attrs, decode))  # sharding, frontend attributes, metadata
         return facts
 
     def region(self, comp: HloComputation, unpack_root: bool) -> Region:
@@ -292,6 +292,9 @@ class InstructionLowering:
                 raise ParseError(f"{inst.opcode} '{inst.name}': {name}= {_CHANGES_VALUES[name]}", inst.attrs[name].pos)
         if extra:
             out["hlo.extra"] = extra
+        spellings = {name: inst.attrs[name].text for name in SPELLED if name in inst.attrs}
+        if spellings:
+            out["hlo.spellings"] = spellings
         return out
 
     def backend_config(self, attributes: dict) -> Any:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Mapping, Optional
 
-from ...ir.attributes import ArrayAttr, IntegerAttr, SdyMesh, SdySharding, SdyShardingPerValue
+from ...ir.attributes import UNIT, ArrayAttr, IntegerAttr, SdyMesh, SdySharding, SdyShardingPerValue
 from ...ir.core import Function, Module, Operation
 from ...ir.errors import ParseError
 from .ir_edit import instruction_name, unpacked, value_name
@@ -37,6 +37,9 @@ FUNC_RESULT_SHARDING = "xla.sdy.FuncResultSharding"
 SHARDING = "Sharding"
 SHARDING_KEY = "xla.sdy.sharding"
 HANDLED_TARGETS = (GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, FUNC_RESULT_SHARDING)
+# Marks a module whose grid (mhlo.num_partitions) came from its meshes, not its header: the HLO
+# printer leaves it out again, as XLA's text did.
+GRID_FROM_MESHES = "hlo.grid_from_meshes"
 
 
 def import_shardy(module: Module, instruction_of: Optional[InstructionOf] = None) -> None:
@@ -75,6 +78,7 @@ def _import_meshes(module: Module) -> dict[str, SdyMesh]:
     sizes = [mesh_size(mesh) for mesh in meshes.values()]
     if sizes and module.num_replicas * module.num_partitions == 1 and max(sizes) > 1:
         module.attributes["mhlo.num_partitions"] = IntegerAttr(max(sizes))
+        module.attributes[GRID_FROM_MESHES] = UNIT
     return meshes
 
 
@@ -157,4 +161,4 @@ def _open_unspecified_dims(sharding: SdySharding, op: Operation) -> SdySharding:
     return replace(sharding, dims=dims)
 
 
-__all__ = ["import_shardy"]
+__all__ = ["GRID_FROM_MESHES", "import_shardy"]

@@ -209,25 +209,29 @@ class ManualCall:
     def written_record(self, entry: Optional[Operation], exit_: Optional[Operation]) -> dict:
         """The instructions folded into the op besides the exit (whose name and place it takes), as
         the HLO printer needs them to write the three instructions back: names, shapes and
-        attribute texts as written, with the get-tuple-elements between them."""
+        attribute texts as written, with the get-tuple-elements between them. A shard_map without
+        operands (results) has no enter (exit): its name is empty (its attributes absent)."""
         record = {"enter": instruction_name(entry) if entry is not None else "", "call": instruction_name(self.call)}
-        instruction_of = self.instruction_of
-        if instruction_of is None or entry is None or exit_ is None:
+        if self.instruction_of is None:
             return record
-        enter, call = instruction_of(entry), instruction_of(self.call)
-        sources = [instruction_of(v.defining_op) for v in self.call.operands if _reads_tuple(v)]
-        results = [instruction_of(v.defining_op) for v in exit_.operands if _reads_tuple(v)]
-        found = [enter, call, instruction_of(exit_), *sources, *results]
-        if any(inst is None for inst in found):
+        call = self.instruction_of(self.call)
+        enter = self.instruction_of(entry) if entry is not None else None
+        exit_inst = self.instruction_of(exit_) if exit_ is not None else None
+        sources = [self.instruction_of(v.defining_op) for v in self.call.operands if _reads_tuple(v)]
+        results = [self.instruction_of(v.defining_op) for v in (exit_.operands if exit_ is not None else ())
+                   if _reads_tuple(v)]
+        if (call is None or (entry is not None and enter is None) or (exit_ is not None and exit_inst is None)
+                or None in sources or None in results):
             return record
         record.update({
-            "enter_shape": enter.shape.text(), "call_shape": call.shape.text(),
+            "enter_shape": enter.shape.text() if enter is not None else "", "call_shape": call.shape.text(),
             "enter_reads": ArrayAttr(i.name for i in sources), "call_reads": ArrayAttr(i.name for i in results),
             "enter_read_attributes": ArrayAttr(_written(i) for i in sources),
             "call_read_attributes": ArrayAttr(_written(i) for i in results),
-            "enter_attributes": _written(enter), "call_attributes": _written(call),
-            "exit_attributes": _written(found[2]),
+            "enter_attributes": _written(enter) if enter is not None else {}, "call_attributes": _written(call),
         })
+        if exit_inst is not None:
+            record["exit_attributes"] = _written(exit_inst)
         return record
 
     def body_block(self, elements: list[int]) -> Block:
