@@ -100,5 +100,5 @@ def clone_op(op: Operation, mapping: dict[int, Value]) -> Operation:
     return copy
 
 
-__all__ = ["CUSTOM_CALL_OWN", "clone_block", "clone_op", "custom_call_facts", "erase", "erase_unused", "insert_before", "instruction_name", "replace_uses",
-           "unpacked", "value_name"]
+__all__ = ["CUSTOM_CALL_OWN", "clone_block", "clone_op", "custom_call_facts", "erase", "erase_unused",
+           "insert_before", "instruction_name", "replace_uses", "unpacked", "value_name"]

@@ -21,8 +21,10 @@ from ...ir.attributes import ArrayAttr, SdyManualAxes, SdyMesh, SdyShardingPerVa
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
 from ...ir.types import TupleType
-from .ir_edit import clone_block, custom_call_facts, erase_unused, insert_before, instruction_name, replace_uses, unpacked, value_name
 from .forms import implicit_get_tuple_element
+from .ir_edit import (
+    clone_block, custom_call_facts, erase_unused, insert_before, instruction_name, replace_uses, unpacked, value_name,
+)
 from .sdy_text import check_meshes, frontend_attributes, parse_sdy_value
 from .tree import HloInstruction
 
