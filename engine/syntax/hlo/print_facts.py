@@ -77,8 +77,9 @@ def xla_shape_of(value: Value) -> Optional[str]:
     if owner.name == "hlo.conditional" and value.index == 0 and region + 1 < len(owner.operands):
         return xla_shape_of(owner.operands[region + 1])
     if MANUAL in owner.attributes:
-        shapes = tuple_element_texts(str(owner.attributes[MANUAL]["enter_shape"]))
-        return shapes[value.index] if value.index < len(shapes) else None
+        shape = str(owner.attributes[MANUAL].get("enter_shape", ""))
+        shapes = tuple_element_texts(shape) if shape.startswith("(") else [shape]
+        return shapes[value.index] if value.index < len(shapes) and shapes[value.index] else None
     return None
 
 

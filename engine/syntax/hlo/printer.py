@@ -23,8 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-import numpy as np
-
 from ...ir.attributes import ArrayAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Value
 from ...ir.errors import HlodbgError
@@ -32,6 +30,7 @@ from ...ir.types import IntegerType, TupleType, element_type
 from .ir_types import hlo_shape_text
 from .literal_text import literal_text
 from .print_facts import MANUAL, argument_facts, is_implicit, pack_source, xla_shape_of
+from .shardy import GRID_FROM_MESHES
 from .print_metadata import FrameIndex, stack_frame_tables
 from .print_text import (
     frontend_attributes_text, hlo_name, indexed, indexed_shape, quoted, same_value, strip_layouts, tuple_element_texts,
@@ -102,13 +101,7 @@ class ModulePrinter:
         """"mhlo.num_partitions" when it says what the lowering reads from a shard_map program's
         meshes when the header gives no grid (JAX's pre-optimization text): XLA's text leaves it out."""
         attrs = self.module.attributes
-        meshes = [op for op in self.module.operations if op.name in _IN_HEADER]
-        if not meshes or int(attrs.get("mhlo.num_replicas", 1)) != 1:
-            return None
-        if not any(MANUAL in op.attributes for op in self.module.walk()):
-            return None
-        sizes = [int(np.prod(op.attributes["mesh"].shape)) for op in meshes]
-        return "mhlo.num_partitions" if int(attrs.get("mhlo.num_partitions", 1)) == max(sizes) else None
+        return "mhlo.num_partitions" if GRID_FROM_MESHES in attrs else None
 
     # -- which computations, in which order ---------------------------------------------------------
 
@@ -236,6 +229,8 @@ class ComputationPrinter:
             source = pack_source(op)
             if source is not None and MANUAL in source.attributes:
                 lines.extend(self.manual_computation_lines(op, source, root))
+            elif MANUAL in op.attributes:  # a shard_map of one result or none: nothing packs them
+                lines.extend(self.manual_computation_lines(op, op, root))
             else:
                 lines.extend(self.instruction_lines(op, root))
         lines[len(lines):] = [self.parameter_line(i, a, root) for i, a in params]
@@ -391,13 +386,17 @@ class ComputationPrinter:
         them (lower.py keeps their names, shapes and attributes as written)."""
         record = dict(op.attributes[MANUAL])
         pct = self.pct
-        enter, call = self.fresh(str(record["enter"])), self.fresh(str(record["call"]))
         body = self.module.region_names[id(op.regions[0])]
-        lines = [f"{pct}{enter} = {record['enter_shape']} custom-call({self.operand_list(op.operands)})"
-                 + self.written_attributes(record["enter_attributes"])]
-        lines += self.element_lines(enter, str(record["enter_shape"]), record["enter_reads"],
-                                    record.get("enter_read_attributes"))
-        reads = ", ".join(pct + hlo_name(str(n)) for n in record["enter_reads"])
+        lines, reads = [], ""
+        if record["enter"]:  # a shard_map without operands has no GlobalToLocalShape
+            enter = self.fresh(str(record["enter"]))
+            lines.append(f"{pct}{enter} = {record['enter_shape']} custom-call({self.operand_list(op.operands)})"
+                         + self.written_attributes(record["enter_attributes"]))
+            lines += self.element_lines(enter, str(record["enter_shape"]), record["enter_reads"],
+                                        record.get("enter_read_attributes"))
+            # One local value is the custom call's own result; several are read out of its tuple.
+            reads = ", ".join(pct + hlo_name(str(n)) for n in record["enter_reads"]) or pct + enter
+        call = self.fresh(str(record["call"]))
         written = str(dict(record["call_attributes"]).get("to_apply", ""))
         # The body as written (`%` or not) unless the short form or a renamed body says otherwise.
         to_apply = written if written.lstrip("%") == body and not self.module.short else pct + body
@@ -405,9 +404,11 @@ class ComputationPrinter:
                      + self.written_attributes(record["call_attributes"], {"to_apply": to_apply}))
         lines += self.element_lines(call, str(record["call_shape"]), record["call_reads"],
                                     record.get("call_read_attributes"))
+        if not packed.results:  # a shard_map without results has no LocalToGlobalShape
+            return lines
         value = packed.results[0]
         prefix = "ROOT " if value is root else ""
-        results = ", ".join(pct + hlo_name(str(n)) for n in record["call_reads"])
+        results = ", ".join(pct + hlo_name(str(n)) for n in record["call_reads"]) or pct + call
         lines.append(f"{prefix}{pct}{self.name_value(value)} = {self.shape_of(value, op.attributes)} "
                      f"custom-call({results})" + self.written_attributes(record["exit_attributes"]))
         return lines
