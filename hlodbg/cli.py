@@ -57,12 +57,12 @@ def _parser() -> argparse.ArgumentParser:
 
     open_cmd = sub.add_parser("open", help="open a program in the debugger (the default command)")
     open_cmd.set_defaults(handler=_cmd_open)
-    open_cmd.add_argument("program", nargs="?", help=".mlir file (default: the embedded sample)")
+    open_cmd.add_argument("program", nargs="?", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file (default: the embedded sample)")
     _add_session_options(open_cmd)
 
     serve_cmd = sub.add_parser("serve", help="serve the debugger in a web browser (textual-serve), e.g. for workshops")
     serve_cmd.set_defaults(handler=_cmd_serve)
-    serve_cmd.add_argument("program", nargs="?", help=".mlir file (default: the embedded sample)")
+    serve_cmd.add_argument("program", nargs="?", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file (default: the embedded sample)")
     serve_cmd.add_argument("--host", default="localhost", help="address to listen on (default: localhost)")
     serve_cmd.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     serve_cmd.add_argument("--public-url", metavar="URL", help="the address browsers reach the server at, e.g. "
@@ -71,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
 
     verify_cmd = sub.add_parser("verify", help="parse and verify programs")
     verify_cmd.set_defaults(handler=_cmd_verify)
-    verify_cmd.add_argument("programs", nargs="+", metavar="PROG", help=".mlir files")
+    verify_cmd.add_argument("programs", nargs="+", metavar="PROG", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) files")
 
     print_cmd = sub.add_parser("print", help="print a program (pretty form unless --generic)")
     print_cmd.set_defaults(handler=_cmd_print)
