@@ -57,12 +57,12 @@ def _parser() -> argparse.ArgumentParser:
 
     open_cmd = sub.add_parser("open", help="open a program in the debugger (the default command)")
     open_cmd.set_defaults(handler=_cmd_open)
-    open_cmd.add_argument("program", nargs="?", help=".mlir file (default: the embedded sample)")
+    open_cmd.add_argument("program", nargs="?", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file (default: the embedded sample)")
     _add_session_options(open_cmd)
 
     serve_cmd = sub.add_parser("serve", help="serve the debugger in a web browser (textual-serve), e.g. for workshops")
     serve_cmd.set_defaults(handler=_cmd_serve)
-    serve_cmd.add_argument("program", nargs="?", help=".mlir file (default: the embedded sample)")
+    serve_cmd.add_argument("program", nargs="?", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file (default: the embedded sample)")
     serve_cmd.add_argument("--host", default="localhost", help="address to listen on (default: localhost)")
     serve_cmd.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     serve_cmd.add_argument("--public-url", metavar="URL", help="the address browsers reach the server at, e.g. "
@@ -71,11 +71,16 @@ def _parser() -> argparse.ArgumentParser:
 
     verify_cmd = sub.add_parser("verify", help="parse and verify programs")
     verify_cmd.set_defaults(handler=_cmd_verify)
-    verify_cmd.add_argument("programs", nargs="+", metavar="PROG", help=".mlir files")
+    verify_cmd.add_argument("programs", nargs="+", metavar="PROG", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) files")
 
     print_cmd = sub.add_parser("print", help="print a program (pretty form unless --generic)")
     print_cmd.set_defaults(handler=_cmd_print)
-    print_cmd.add_argument("program", metavar="PROG", help=".mlir file")
+    print_cmd.add_argument("program", metavar="PROG", help="program file (.mlir, or XLA HLO text .hlo/.txt)")
+    print_cmd.add_argument("--to", choices=PRINT_TARGETS, default=None,
+                           help="language to print in (default: the program's own): mlir (the IR as MLIR), "
+                                "stablehlo (an HLO program as StableHLO-only MLIR), hlo (XLA HLO text)")
+    print_cmd.add_argument("--short", action="store_true",
+                           help="HLO text in XLA's short parsable form (no %%, signatures or metadata)")
     print_cmd.add_argument("--generic", action="store_true", help='print every op in generic form ("op"(...))')
     print_cmd.add_argument("--debug-info", action="store_true", help="print loc(...) locations")
     print_cmd.add_argument("--chunk", type=int, default=None, help="module to print in a '// -----' split file")
@@ -112,11 +117,32 @@ def _cmd_verify(args) -> int:
     return status
 
 
+PRINT_TARGETS = ("mlir", "stablehlo", "hlo")
+
+
 def _cmd_print(args) -> int:
     from hlodbg.program import load
 
     program = load(args.program, chunk=args.chunk)
-    sys.stdout.write(program.to_text(generic=args.generic, debug_info=args.debug_info))
+    target = args.to or program.frontend.name
+    if args.short and target != "hlo":
+        raise HlodbgError(f"--short is XLA's short HLO printing; it goes with --to hlo, not {target}")
+    if target == "hlo":
+        if args.generic or args.debug_info:
+            raise HlodbgError("--generic and --debug-info are MLIR printing options; HLO text has neither")
+        from hlodbg.engine.syntax.hlo.printer import print_module
+
+        sys.stdout.write(print_module(program.module, short=args.short))
+        return EXIT_OK
+    from hlodbg.engine.syntax import MLIR
+
+    module, notes = program.module, []
+    if target == "stablehlo":
+        from hlodbg.engine.syntax.hlo.to_stablehlo import convert_to_stablehlo
+
+        module, notes = convert_to_stablehlo(module)
+    sys.stdout.write("".join(f"// {note}\n" for note in notes))
+    sys.stdout.write(MLIR.print(module, generic=args.generic, debug_info=args.debug_info))
     return EXIT_OK
 
 

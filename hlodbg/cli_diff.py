@@ -23,7 +23,7 @@ def add_parser(sub) -> None:
         "result differs beyond the tolerance: both values' summaries, the largest absolute and relative errors and "
         "where, whether the op's operands still agreed (then this op is where the targets part) and the numerics "
         "reason the targets give. Exit status 0: nothing diverges; 1: something does; 2: bad input.")
-    diff.add_argument("program", metavar="PROG", help=".mlir file")
+    diff.add_argument("program", metavar="PROG", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file")
     diff.set_defaults(handler=cmd_diff)
     add_argument_options(diff, "function to run")
     add_target_options(diff, "of the first run runs")

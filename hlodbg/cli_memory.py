@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
                          epilog=f"exit status: 0 when every device fits, {EXIT_DOES_NOT_FIT} when one does not, "
                                 f"2 for bad input")
     cmd.set_defaults(handler=cmd_memory)
-    cmd.add_argument("program", metavar="PROG", help=".mlir file")
+    cmd.add_argument("program", metavar="PROG", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file")
     cmd.add_argument("--entry", default="main", help="function to analyse (default: main)")
     cmd.add_argument("--chunk", type=int, default=None, help="module to analyse in a '// -----' split file")
     cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")

@@ -197,7 +197,7 @@ def _read(path_or_text: PathOrText) -> tuple[str, str, Optional[Path]]:
         except FileNotFoundError:
             raise ParseError(f"no such file: {path}") from None
         except IsADirectoryError:
-            raise ParseError(f"{path} is a directory, not a .mlir file") from None
+            raise ParseError(f"{path} is a directory, not a program file (.mlir, .hlo, .txt)") from None
         except OSError as e:
             raise ParseError(f"cannot read {path}: {e.strerror}") from None
         try:

@@ -74,16 +74,7 @@ def load_hlo(path):
 # -- the StableHLO form: the corpus against today's engine ----------------------------------------
 
 
-# Today's engine runs a module with mhlo.num_partitions > 1 and no manual computation (XLA partitions
-# it: jit with sharded arguments) as a per-device program: Program.run returns {ProcessId: results}
-# instead of the global results. Strict: it fails once the engine runs it as a global program.
-GLOBAL_WITHOUT_MANUAL_COMPUTATION = pytest.mark.xfail(
-    strict=True, reason="engine gap: run_global is chosen only for manual computations / SPMD custom calls")
-STABLEHLO_CASES = [pytest.param(name, marks=GLOBAL_WITHOUT_MANUAL_COMPUTATION) if name == "sharded_mlp" else name
-                   for name in NAMES]
-
-
-@pytest.mark.parametrize("name", STABLEHLO_CASES)
+@pytest.mark.parametrize("name", NAMES)
 def test_stablehlo_form_reproduces_xla(hlo_corpus_dir, name):
     inputs, expected, _ = recorded(hlo_corpus_dir, name)
     results = hlodbg.load(hlo_corpus_dir / f"{name}.stablehlo.mlir").run(*inputs)

@@ -334,3 +334,20 @@ def test_devices_that_disagree_are_named():
         run_global(module)
     message = str(info.value)
     assert "device(s) 2, 3 differ from device 0" in message and "result 1 differs (1 of 1 elements)" in message
+
+
+def test_sharded_jit_without_manual_computation_runs_as_a_global_program():
+    """jax.jit with sharded arguments: Shardy shardings on the arguments, nothing manual; XLA would
+    partition it, so it is a global program and Program.run gives its global results."""
+    program = hlodbg.load(textwrap.dedent("""
+        module attributes {mhlo.num_partitions = 4 : i32} {
+          sdy.mesh @mesh = <["x"=2, "y"=2]>
+          func.func @main(%a: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> tensor<2xf32> {
+            %z = stablehlo.constant dense<0.0> : tensor<f32>
+            %0 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4x2xf32>, tensor<f32>) -> tensor<2xf32>
+            return %0 : tensor<2xf32>
+          }
+        }"""))
+    assert is_global_program(program.module)
+    (summed,) = program.run(np.arange(8, dtype=np.float32).reshape(4, 2))
+    np.testing.assert_array_equal(summed, [12, 16])

@@ -432,11 +432,18 @@ def shard_to_full(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return out
 
 
+def result_sharding_marker(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    # Shardy's round-trip form in HLO marks a function result's sharding with this custom call
+    # (xla.sdy.FuncResultSharding); a global value is whole on every device, so it passes through.
+    return operand
+
+
 # custom_call dispatches on its target through checks.CUSTOM_CALL_TARGETS (where @Sharding, the
 # identity, already is): the SPMD conversions join it from here.
 CUSTOM_CALL_TARGETS.update({
     "SPMDFullToShardShape": full_to_shard,
     "SPMDShardToFullShape": shard_to_full,
+    "xla.sdy.FuncResultSharding": result_sharding_marker,
 })
 
 SPMD_CUSTOM_CALLS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})

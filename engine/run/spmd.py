@@ -46,9 +46,12 @@ def run_grid(module: Module, args: ArgsLike = (), entry: str = "main", num_repli
 
 
 def is_global_program(module: Module) -> bool:
-    """Whether `module` is a partitioned program: it has manual computations or SPMD custom calls."""
+    """Whether `module` is a global program of a sharded JAX function, which every device runs whole:
+    it has Shardy ops (a mesh, manual computations, sharding constraints; only a program not yet
+    partitioned holds them, even one whose shardings are left to XLA's partitioner, a jit with
+    sharded arguments) or GSPMD's SPMD custom calls."""
     for op in module.walk():
-        if op.name == "sdy.manual_computation":
+        if op.dialect == "sdy":
             return True
         if op.name == "stablehlo.custom_call" and str(op.attributes.get("call_target_name")) in SPMD_CUSTOM_CALLS:
             return True

@@ -102,6 +102,7 @@ class Field:
     ir: str
     kind: Kind
     default: Any = None
+    always_printed: bool = False  # XLA prints it even when it has the default value
 
     @property
     def consumes(self) -> tuple[str, ...]:
@@ -116,7 +117,7 @@ class Field:
 
     def raise_(self, attributes: dict, info: "Info") -> dict:
         value = attributes.get(self.ir)
-        if value is None or (self.default is not None and _same(value, self.default)):
+        if value is None or (self.default is not None and _same(value, self.default) and not self.always_printed):
             return {}
         return {self.hlo: self.kind.raise_(value)}
 

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import numpy as np
-
-from ...ir.attributes import UNIT, ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
+from ...ir.attributes import ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
 from ...ir.opset import OPS
@@ -27,7 +25,7 @@ from .forms import (
 )
 from .opcodes import TABLE, Opcode
 from .ir_types import ir_type, ssa_name
-from .shardy import ManualComputation, find_manual_computations, manual_computation_attributes, mesh_ops
+from .shardy import import_shardy
 from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
 
 # The syntax of the attributes adapters other than Field read (a Field's Kind names its own).
@@ -45,6 +43,9 @@ DECODERS = {
     "scatter_dims_to_operand_dims": "int_list", "input_batching_dims": "int_list",
     "scatter_indices_batching_dims": "int_list", "lhs_ragged_dims": "int_list", "rhs_group_dims": "int_list",
 }
+# Attributes whose decoded IR form forgets how XLA wrote them (replica groups as a list, an iota
+# `[2,4]<=[8]` or mesh axes): their text is kept in `hlo.spellings` for the printer to give back.
+SPELLED = ("replica_groups",)
 # Attributes hlodbg does not model that would change what an op computes: refused, not kept.
 _CHANGES_VALUES = {
     "sparsity": "(a structured-sparse dot, XLA 2025) changes what the dot computes and hlodbg does not "
@@ -73,26 +74,27 @@ class ModuleLowering:
         self.module = Module(tree.name or tree.entry.name)
         self.computations = {c.name: c for c in tree.computations}
         self.cloning: list[str] = []  # the computations being cloned into regions, outermost first
+        self.by_offset: Optional[dict[int, HloInstruction]] = None  # instruction_of's index
 
     def run(self) -> Module:
         tree, module = self.tree, self.module
         module.source = tree.source
         module.pos = tree.pos
         module.attributes.update(self.module_attributes())
-        module.operations.extend(mesh_ops(tree.attrs, decode))
-        self.manual = {c.name: find_manual_computations(c, decode) for c in tree.computations}
-        if any(self.manual.values()) and "num_partitions" not in tree.attrs and "replica_count" not in tree.attrs:
-            # JAX's pre-optimization text of a shard_map program declares its meshes but not its
-            # grid (XLA sets that at compile time); its manual computations run on the mesh's
-            # devices. (A program only annotated with shardings is global and runs anywhere.)
-            sizes = [int(np.prod(op.attr("mesh").shape)) for op in module.operations if op.name == "sdy.mesh"]
-            if sizes:
-                module.attributes["mhlo.num_partitions"] = IntegerAttr(max(sizes))
         called = self.called_as_functions()
         for comp in tree.computations:
             if comp is tree.entry or comp.name in called:
                 module.operations.append(self.function(comp, public=comp is tree.entry))
+        # Shardy's round-trip form (JAX's sharded programs) → the Shardy IR the StableHLO form has.
+        import_shardy(module, self.instruction_of)
         return module
+
+    def instruction_of(self, op: Operation) -> Optional[HloInstruction]:
+        """The instruction `op` was lowered from (found by the position of its name)."""
+        if self.by_offset is None:
+            self.by_offset = {inst.pos.offset: inst for comp in self.tree.computations
+                              for inst in comp.instructions if inst.pos is not None}
+        return self.by_offset.get(op.pos.offset) if op.pos is not None else None
 
     def module_attributes(self) -> dict:
         attrs = self.tree.attrs
@@ -108,10 +110,7 @@ class ModuleLowering:
     def called_as_functions(self) -> set[str]:
         names: set[str] = set()
         for comp in self.tree.computations:
-            absorbed = {n for m in self.manual[comp.name].values() for n in m.absorbed}
             for inst in comp.instructions:
-                if inst.name in absorbed:
-                    continue
                 attr_name = _FUNCTION_CALLERS.get(inst.opcode)
                 if attr_name and attr_name in inst.attrs:
                     names.update(self.computation_names(inst.attrs[attr_name]))
@@ -145,11 +144,10 @@ class ModuleLowering:
 
     def parameter_facts(self, param: HloInstruction) -> dict:
         facts = shape_fact(param.shape)
-        if "sharding" in param.attrs:
-            facts["mhlo.sharding"] = str(decode("sharding", param.attrs["sharding"]))
+        facts.update(generic_facts(param.attrs, decode))  # sharding, frontend attributes, metadata
         return facts
 
-    def region(self, comp: HloComputation, unpack_root: bool, terminator: str = "stablehlo.return") -> Region:
+    def region(self, comp: HloComputation, unpack_root: bool) -> Region:
         """A copy of the computation as an op's region (each use gets its own)."""
         if comp.name in self.cloning:
             chain = " -> ".join([*self.cloning, comp.name])
@@ -157,7 +155,7 @@ class ModuleLowering:
         self.cloning.append(comp.name)
         try:
             block = Block()
-            self.body(comp, block, terminator=terminator, flatten_root=unpack_root)
+            self.body(comp, block, terminator="stablehlo.return", flatten_root=unpack_root)
         finally:
             self.cloning.pop()
         return Region([block])
@@ -175,15 +173,12 @@ class ModuleLowering:
             if "metadata" in param.attrs:
                 value.location = location(decode("metadata", param.attrs["metadata"]), self.tree.stack_frames)
             env[param.name] = value
-        manual = self.manual.get(comp.name, {})
-        absorbed = {n for m in manual.values() for n in m.absorbed}
         for inst in comp.instructions:
-            if inst.opcode == "parameter" or inst.name in absorbed:
+            if inst.opcode == "parameter":
                 continue
             if inst.name in env:
                 raise ParseError(f"instruction name '{inst.name}' is defined twice in '{comp.name}'", inst.pos)
-            lowering = InstructionLowering(self, inst, env, block)
-            env[inst.name] = lowering.manual_computation(manual[inst.name]) if inst.name in manual else lowering.run()
+            env[inst.name] = InstructionLowering(self, inst, env, block).run()
         root = env[comp.root.name]
         returned = [root]
         if flatten_root and isinstance(root.type, TupleType):
@@ -239,28 +234,6 @@ class InstructionLowering:
         if pack:
             return self.pack(entry, op, result_type, operands)
         return op.results[0]
-
-    def manual_computation(self, manual: ManualComputation) -> Value:
-        """A shard_map's enter/call/exit instructions (shardy.py) as one sdy.manual_computation on the
-        global values, its body cloned as the region; the exit instruction's name and position."""
-        inst = self.inst
-        operands = [self.operand(o) for o in manual.enter.operands]
-        attributes = manual_computation_attributes(manual, decode)
-        attributes.update(self.facts(TABLE["custom-call"]))
-        attributes["hlo.computations"] = ArrayAttr([manual.body])
-        attributes["hlo.manual_computation"] = {"enter": manual.enter.name, "call": manual.call.name}
-        region = self.module.region(self.module.computations[manual.body], True, terminator="sdy.return")
-        result_type = ir_type(inst.shape, inst.pos)
-        if not isinstance(result_type, TupleType):
-            raise ParseError(f"{inst.name}: the exit of a manual computation has a tuple shape", inst.pos)
-        loc = location(self.metadata(), self.module.tree.stack_frames)
-        op = Operation("sdy.manual_computation", operands, list(result_type.types), attributes, [region], loc,
-                       inst.pos, result_names=self.result_names(len(result_type.types), True))
-        self.block.append(op)
-        packed = Operation("stablehlo.tuple", list(op.results), [result_type], {"hlo.packs_results": UNIT}, location=loc,
-                           pos=inst.pos, result_names=[ssa_name(inst.name)])
-        self.block.append(packed)
-        return packed.results[0]
 
     # -- operands ---------------------------------------------------------------------------------
 
@@ -319,6 +292,9 @@ class InstructionLowering:
                 raise ParseError(f"{inst.opcode} '{inst.name}': {name}= {_CHANGES_VALUES[name]}", inst.attrs[name].pos)
         if extra:
             out["hlo.extra"] = extra
+        spellings = {name: inst.attrs[name].text for name in SPELLED if name in inst.attrs}
+        if spellings:
+            out["hlo.spellings"] = spellings
         return out
 
     def backend_config(self, attributes: dict) -> Any:

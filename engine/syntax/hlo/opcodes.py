@@ -79,7 +79,8 @@ _add("reduce-precision", None, Field("exponent_bits", "exponent_bits", INT32),
 _add("stochastic-convert", "hlo.stochastic_convert")
 
 # -- shapes and data movement -----------------------------------------------------------------------
-_add("broadcast", "stablehlo.broadcast_in_dim", Field("dimensions", "broadcast_dimensions", INTS, INTS.lower(())))
+_add("broadcast", "stablehlo.broadcast_in_dim", Field("dimensions", "broadcast_dimensions", INTS, INTS.lower(()),
+                                                     always_printed=True))
 _add("reshape", None)
 _add("dynamic-reshape", None, operands="size_vector")
 _add("transpose", None, Field("dimensions", "permutation", INTS))

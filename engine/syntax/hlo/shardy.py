@@ -1,137 +1,164 @@
-"""JAX's shard_map in pre-optimization HLO: Shardy's round-trip form, lowered to the
-`sdy.manual_computation` the MLIR frontend reads for the same program.
+"""Shardy's round-trip form in HLO → the Shardy IR the StableHLO form of the same program has.
 
-XLA prints a manual computation as three instructions and the tuple plumbing between them:
-
-    enter = (local shapes) custom-call(globals...), custom_call_target="xla.sdy.GlobalToLocalShape",
-            frontend_attributes={xla.sdy.in_shardings="#sdy.sharding_per_value<...>", xla.sdy.manual_axes=...}
-    body  = (local results) call(get-tuple-element(enter)...), to_apply=xla.sdy.manual_computation_body.N
-    exit  = (global shapes) custom-call(get-tuple-element(body)...), custom_call_target="xla.sdy.LocalToGlobalShape",
-            frontend_attributes={xla.sdy.out_shardings=..., xla.sdy.manual_axes=...}
-
-and the module's meshes as the header's frontend attribute `xla.sdy.meshes={mesh = #sdy.mesh<...>}`.
-The shardings are MLIR attribute texts; the MLIR attribute reader reads them.
+JAX prints a sharded program's pre-optimization HLO with its Shardy facts folded into HLO
+(XLA's "sdy round trip" export), which has no ops for them:
+- the meshes as the module's frontend attribute `xla.sdy.meshes={mesh = #sdy.mesh<["x"=4]>}`;
+- each `shard_map` body as a computation `xla.sdy.manual_computation_body.N` called between two
+  custom calls: `xla.sdy.GlobalToLocalShape` (the global operands in, their local tiles out, with
+  `xla.sdy.in_shardings` and `xla.sdy.manual_axes`) and `xla.sdy.LocalToGlobalShape` (the body's
+  local results in, the global results out, with `xla.sdy.out_shardings`);
+- argument shardings as a parameter's frontend attribute `xla.sdy.sharding`, result shardings as a
+  `xla.sdy.FuncResultSharding` custom call on the returned value, and sharding constraints as
+  `custom_call @Sharding` with `xla.sdy.sharding`.
+The `#sdy...` values are MLIR attribute text in strings. `import_shardy(module)` rebuilds from them
+what the StableHLO form holds and what engine/ops/spmd.py runs: `sdy.mesh` ops, one
+`sdy.manual_computation` per custom call / call / custom call triple (its region the body, moved or
+cloned in), and `sdy.sharding` argument and result attributes. The HLO facts stay where the printer
+gives them back: sharding constraints remain `custom_call @Sharding` with their `mhlo.sharding`
+(what the engine and the devices pane read; they get `sdy.sharding` beside it), result markers
+remain identity custom calls, frontend attributes remain. A module with meshes and no grid of its
+own gets `mhlo.num_partitions` from its largest mesh, as JAX's StableHLO says. The `#sdy` strings
+are read by the MLIR frontend's attribute reader; an error in one points at the character inside
+the HLO text.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Optional
+import re
+from typing import Mapping, Optional
 
-from ...ir.core import Operation
-from ...ir.errors import HlodbgError, ParseError
-from .tree import HloAttr, HloComputation, HloInstruction
+from ...ir.attributes import UNIT, ArrayAttr, IntegerAttr, SdyMesh, SdySharding, SdyShardingPerValue
+from ...ir.core import Function, Module, Operation
+from ...ir.errors import ParseError
+from .ir_edit import instruction_name, unpacked, value_name
+from .sdy_text import check_meshes, frontend_attributes, mesh_size, parse_sdy_value, read_meshes
+from .shardy_manual import GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, MANUAL_BODY, InstructionOf, import_manual_computations
 
-ENTER = "xla.sdy.GlobalToLocalShape"
-EXIT = "xla.sdy.LocalToGlobalShape"
-BODY_PREFIX = "xla.sdy.manual_computation_body"
-MESHES = "xla.sdy.meshes"
-
-
-@dataclass
-class ManualComputation:
-    enter: HloInstruction
-    call: HloInstruction
-    exit: HloInstruction
-    body: str  # the body computation's name
-    absorbed: frozenset[str]  # instructions folded into the op: enter, call and their get-tuple-elements
+FUNC_RESULT_SHARDING = "xla.sdy.FuncResultSharding"
+SHARDING = "Sharding"
+SHARDING_KEY = "xla.sdy.sharding"
+HANDLED_TARGETS = (GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, FUNC_RESULT_SHARDING)
+# Marks a module whose grid (mhlo.num_partitions) came from its meshes, not its header: the HLO
+# printer leaves it out again, as XLA's text did.
+GRID_FROM_MESHES = "hlo.grid_from_meshes"
 
 
-def read_mlir_attribute(text: str, where: HloAttr, what: str) -> Any:
-    """An MLIR attribute written inside an HLO attribute value; errors point at that value."""
-    from ..mlir.value_parser import ValueParser
-
-    try:
-        reader = ValueParser(text, where.pos.source.name)
-        value = reader.parse_attribute(what)
-        reader.skip_ws()
-        if reader.pos != len(text):
-            reader.error(f"unexpected text after {what}")
-        return value
-    except HlodbgError as e:
-        raise ParseError(f"{what} in {where.name}: {e.message}", where.pos) from None
-
-
-def mesh_ops(header: dict[str, HloAttr], decode: Callable[[str, HloAttr], Any]) -> list[Operation]:
-    """`sdy.mesh` ops for the meshes the header's `xla.sdy.meshes` frontend attribute declares."""
-    attr = header.get("frontend_attributes")
-    if attr is None:
-        return []
-    text = decode("frontend_attributes", attr).get(MESHES)
-    if text is None:
-        return []
-    meshes = read_mlir_attribute(text, attr, "the mesh dictionary of xla.sdy.meshes")
-    if not isinstance(meshes, dict):
-        raise ParseError(f"{MESHES} is not a dictionary of meshes", attr.pos)
-    return [Operation("sdy.mesh", [], [], {"sym_name": str(name), "mesh": mesh}, pos=attr.pos)
-            for name, mesh in meshes.items()]
+def import_shardy(module: Module, instruction_of: Optional[InstructionOf] = None) -> None:
+    """Rewrite `module` in place from Shardy's round-trip form to Shardy ops and attributes.
+    Raises ParseError at the offending instruction (or the character in its `#sdy` text).
+    `instruction_of(op)`: the HLO instruction an op came from (the lowering's), so a manual
+    computation keeps what the printer needs to write its instructions back."""
+    meshes = _import_meshes(module)
+    for function in list(module.functions.values()):
+        _import_argument_shardings(function, meshes)
+    for op in list(module.walk()):
+        if op.name == "stablehlo.custom_call":
+            target = str(op.attributes.get("call_target_name", ""))
+            if target == FUNC_RESULT_SHARDING:
+                _import_result_sharding(op, meshes)
+            elif target == SHARDING and SHARDING_KEY in frontend_attributes(op):
+                op.attributes["sdy.sharding"] = SdyShardingPerValue((_constraint_sharding(op, meshes),))
+    import_manual_computations(module, meshes, instruction_of)
+    for op in module.walk():
+        target = str(op.attributes.get("call_target_name", "")) if op.name == "stablehlo.custom_call" else ""
+        if target.startswith(("xla.sdy.", "local_xla.sdy.")) and target != FUNC_RESULT_SHARDING:
+            raise ParseError(f"custom-call target '{target}' is a Shardy round-trip form hlodbg does not read "
+                             f"(it reads {', '.join(HANDLED_TARGETS)} around a call of an "
+                             f"{MANUAL_BODY} computation, and Sharding)", op.pos)
 
 
-def find_manual_computations(comp: HloComputation, decode: Callable[[str, HloAttr], Any]) -> dict[str, ManualComputation]:
-    """The manual computations of a computation, by the name of their exit instruction. A pattern
-    whose pieces are used elsewhere is left alone (its custom calls then say what they are)."""
-    by_name = {i.name: i for i in comp.instructions}
-    users: dict[str, list[HloInstruction]] = {}
-    for inst in comp.instructions:
-        for operand in inst.operands:
-            users.setdefault(operand.name, []).append(inst)
-
-    def target(inst: HloInstruction) -> Optional[str]:
-        attr = inst.attrs.get("custom_call_target")
-        return decode("string", attr) if inst.opcode == "custom-call" and attr is not None else None
-
-    def element_reads(inst: HloInstruction) -> Optional[list[HloInstruction]]:
-        """inst's users when they are get-tuple-elements 0..n-1 in order, one each."""
-        reads = users.get(inst.name, [])
-        if any(r.opcode != "get-tuple-element" or "index" not in r.attrs for r in reads):
-            return None
-        reads = sorted(reads, key=lambda r: decode("int", r.attrs["index"]))
-        if [decode("int", r.attrs["index"]) for r in reads] != list(range(len(reads))):
-            return None
-        return reads
-
-    found: dict[str, ManualComputation] = {}
-    for call in comp.instructions:
-        if call.opcode != "call" or "to_apply" not in call.attrs:
-            continue
-        body = decode("computation", call.attrs["to_apply"])
-        if not str(body).startswith(BODY_PREFIX):
-            continue
-        sources = [by_name.get(o.name) for o in call.operands]
-        if not sources or any(s is None or s.opcode != "get-tuple-element" or not s.operands for s in sources):
-            continue
-        enter = by_name.get(sources[0].operands[0].name)
-        if enter is None or target(enter) != ENTER or element_reads(enter) != sources:
-            continue
-        results = element_reads(call)
-        if not results:
-            continue
-        exits = users.get(results[0].name, [])
-        if len(exits) != 1 or target(exits[0]) != EXIT:
-            continue
-        exit_ = exits[0]
-        if [o.name for o in exit_.operands] != [r.name for r in results]:
-            continue
-        if any(users.get(r.name, []) != [exit_] for r in results):
-            continue
-        absorbed = frozenset([enter.name, call.name, *(s.name for s in sources), *(r.name for r in results)])
-        found[exit_.name] = ManualComputation(enter, call, exit_, str(body), absorbed)
-    return found
+# -- meshes ----------------------------------------------------------------------------------------
 
 
-def manual_computation_attributes(manual: ManualComputation, decode: Callable[[str, HloAttr], Any]) -> dict:
-    """in_shardings, out_shardings and manual_axes from the enter and exit frontend attributes."""
-    out = {}
-    for inst, key, ir in ((manual.enter, "xla.sdy.in_shardings", "in_shardings"),
-                          (manual.exit, "xla.sdy.out_shardings", "out_shardings"),
-                          (manual.enter, "xla.sdy.manual_axes", "manual_axes")):
-        attr = inst.attrs.get("frontend_attributes")
-        text = decode("frontend_attributes", attr).get(key) if attr is not None else None
-        if text is None:
-            raise ParseError(f"{inst.opcode} '{inst.name}' of a manual computation has no {key} frontend "
-                             f"attribute", inst.pos)
-        out[ir] = read_mlir_attribute(text, attr, key)
-    return out
+def _import_meshes(module: Module) -> dict[str, SdyMesh]:
+    """`sdy.mesh` ops, first in the module, from `xla.sdy.meshes`; the grid from the largest mesh."""
+    meshes = read_meshes(module)
+    ops = [Operation("sdy.mesh", [], [], {"sym_name": name, "mesh": mesh}, pos=module.pos)
+           for name, mesh in meshes.items()]
+    module.operations[:0] = ops
+    sizes = [mesh_size(mesh) for mesh in meshes.values()]
+    if sizes and module.num_replicas * module.num_partitions == 1 and max(sizes) > 1:
+        module.attributes["mhlo.num_partitions"] = IntegerAttr(max(sizes))
+        module.attributes[GRID_FROM_MESHES] = UNIT
+    return meshes
 
 
-__all__ = ["BODY_PREFIX", "ManualComputation", "find_manual_computations", "manual_computation_attributes",
-           "mesh_ops", "read_mlir_attribute"]
+# -- argument and result shardings, sharding constraints -------------------------------------------
+
+
+def _import_argument_shardings(function: Function, meshes: Mapping[str, SdyMesh]) -> None:
+    """A parameter's `xla.sdy.sharding` frontend attribute → its `sdy.sharding` argument attribute."""
+    arg_attrs = function.attributes.get("arg_attrs")
+    if not arg_attrs or function.is_declaration:
+        return
+    if not any(SHARDING_KEY in (attrs.get("mhlo.frontend_attributes") or {}) for attrs in arg_attrs):
+        return
+    updated = []
+    for argument, attrs in zip(function.arguments, arg_attrs):
+        attrs = dict(attrs)
+        front = attrs.get("mhlo.frontend_attributes") or {}
+        if SHARDING_KEY in front:
+            where, pos = f"parameter '{value_name(argument)}'", argument.pos or function.pos
+            sharding = parse_sdy_value(front[SHARDING_KEY], SdySharding, "a #sdy.sharding<...>", pos,
+                                       SHARDING_KEY, where)
+            check_meshes((sharding,), meshes, where, pos)
+            attrs["sdy.sharding"] = sharding
+        updated.append(attrs)
+    function.attributes["arg_attrs"] = ArrayAttr(updated)
+
+
+def _one_sharding(op: Operation, meshes: Mapping[str, SdyMesh]) -> SdySharding:
+    """The single sharding of a one-value custom call's `xla.sdy.sharding`."""
+    where = f"custom-call '{instruction_name(op)}'"
+    per_value = parse_sdy_value(frontend_attributes(op)[SHARDING_KEY], SdyShardingPerValue,
+                                "a #sdy.sharding_per_value<[...]>", op.pos, SHARDING_KEY, where)
+    if len(per_value.shardings) != 1 or len(op.operands) != 1 or len(op.results) != 1:
+        raise ParseError(f"{where} ({op.attributes.get('call_target_name')}) must take one value and give one, "
+                         f"with one sharding; it has {len(op.operands)} operand(s), {len(op.results)} result(s) "
+                         f"and {len(per_value.shardings)} sharding(s)", op.pos)
+    check_meshes(per_value.shardings, meshes, where, op.pos)
+    return per_value.shardings[0]
+
+
+def _import_result_sharding(op: Operation, meshes: Mapping[str, SdyMesh]) -> None:
+    """`xla.sdy.FuncResultSharding` marks a returned value: its sharding goes onto the function
+    result(s) it is returned as. The custom call stays, an identity (engine/ops/spmd.py), so the
+    HLO printer gives it back."""
+    sharding = _one_sharding(op, meshes)
+    function = op.function
+    result = op.results[0]
+    if function is not None and not function.is_declaration:
+        returned = function.body.terminator
+        res_attrs = [function.res_attrs(i) for i in range(len(function.function_type.results))]
+        marked = False
+        for index, value in enumerate(returned.operands if returned is not None else ()):
+            if unpacked(value) is result:
+                res_attrs[index]["sdy.sharding"] = sharding
+                marked = True
+        if marked:
+            function.attributes["res_attrs"] = ArrayAttr(res_attrs)
+
+
+def _constraint_sharding(op: Operation, meshes: Mapping[str, SdyMesh]) -> SdySharding:
+    """A sharding constraint's Shardy sharding: `custom_call @Sharding` keeps its `mhlo.sharding`
+    (what engine/ops/spmd.py and the devices pane read) and gets `sdy.sharding` beside it, as XLA's
+    import does before it makes the call an sdy.sharding_constraint."""
+    return _open_unspecified_dims(_one_sharding(op, meshes), op)
+
+
+_UNSPECIFIED_DIMS = re.compile(r"unspecified_dims=\[([\d,\s]*)\]")
+
+
+def _open_unspecified_dims(sharding: SdySharding, op: Operation) -> SdySharding:
+    """XLA's Sharding custom call names the dimensions the partitioner may still shard in its
+    backend_config (`unspecified_dims=[0,2]`): those dimensions are open (`{?}`)."""
+    from dataclasses import replace
+
+    match = _UNSPECIFIED_DIMS.search(str(op.attributes.get("backend_config", "")))
+    if match is None:
+        return sharding
+    open_dims = {int(d) for d in match.group(1).replace(" ", "").split(",") if d}
+    dims = tuple(replace(dim, is_closed=False) if i in open_dims else dim for i, dim in enumerate(sharding.dims))
+    return replace(sharding, dims=dims)
+
+
+__all__ = ["GRID_FROM_MESHES", "import_shardy"]

@@ -20,6 +20,11 @@ from ...ir.types import FunctionType
 _MULTI = re.compile(r"(%[^#]+)#(\d+)$")
 
 
+def _sigiled(name: str) -> str:
+    """A value name with MLIR's `%` (names from other languages, like HLO's `add.1`, have none)."""
+    return name if name.startswith("%") or not name else "%" + name
+
+
 class Printer:
     def __init__(self, generic: bool = False, debug_info: bool = False, indent: str = "  "):
         self.generic = generic
@@ -35,7 +40,7 @@ class Printer:
         key = id(value)
         name = self.names.get(key)
         if name is None:
-            name = self._unique(value.name if value.name else "%0")
+            name = self._unique(_sigiled(value.name) if value.name else "%0")
             self.names[key] = name
         return name
 
@@ -71,7 +76,7 @@ class Printer:
         if not results:
             return ""
         if len(results) > 1:
-            groups = [_MULTI.match(v.name or "") for v in results]
+            groups = [_MULTI.match(_sigiled(v.name or "")) for v in results]
             bases = {g.group(1) for g in groups if g}
             if all(groups) and len(bases) == 1 and [int(g.group(2)) for g in groups] == list(range(len(results))):
                 candidate = self._fresh(bases.pop())
