@@ -8,6 +8,7 @@ reports four stages and the first line of the first error:
   ran      Program.run finished on deterministic random inputs of the entry parameters' shapes
   matched  XLA:CPU ran the same text on the same inputs (jaxlib, ../shared/docs/hlo_text.md §10)
            and gave the same results: integers and booleans exactly, floats within a tolerance
+  printed  hlodbg printed the module back as HLO text that hlodbg and XLA's parser both read
 
 A stage that cannot be attempted is "-" with the reason (too large for the harness, several
 devices, a token parameter, XLA rejects the text...). Each failure is sorted into a category:
@@ -74,7 +75,7 @@ BY_DESIGN = (
     re.compile(r"GPU|TPU|cublas|cudnn|tpu_custom_call|PadToStatic|triton", re.I),
     re.compile(r"dynamic (shape|dimension)|unbounded|bounded dynamic|<=\d", re.I),
 )
-STAGES = ("parsed", "lowered", "ran", "matched")
+STAGES = ("parsed", "lowered", "ran", "matched", "printed")
 # hlodbg is pure Python: a worker that dies took a native crash (XLA:CPU's constant folder dies of
 # SIGFPE on a constant integer division by zero), or the kernel's out-of-memory killer.
 WORKER_DIED = "the worker process died (a native crash or out of memory)"
@@ -88,6 +89,7 @@ class FileReport:
     lowered: Optional[bool] = None
     ran: Optional[bool] = None
     matched: Optional[bool] = None
+    printed: Optional[bool] = None
     category: str = ""  # "", ours, design, xla, mismatch, skipped, timeout
     error: str = ""
     notes: list[str] = field(default_factory=list)
@@ -159,7 +161,30 @@ def examine(path: Path, use_xla: bool) -> FileReport:
         matched.append(outcome[1])
     report.ran = _combine(ran)
     report.matched = _combine(matched)
+    report.printed = _combine([_reprinted(program, use_xla, where, report)
+                               for where, program in _labelled(programs)])
     return report
+
+
+def _labelled(programs: list) -> list:
+    return [(f"module {i}: " if len(programs) > 1 else "", p) for i, p in enumerate(programs)]
+
+
+def _reprinted(program, use_xla: bool, where: str, report: FileReport) -> bool:
+    """hlodbg prints the module back as HLO text, and both hlodbg and XLA's parser read it."""
+    import hlodbg
+
+    try:
+        printed = program.to_text()
+        hlodbg.load(printed)
+        if use_xla:
+            from jaxlib import _hlo
+
+            _hlo.hlo_module_from_text(printed)
+        return True
+    except Exception as error:
+        report.notes.append(f"{where}printed text not read back: {first_line(error)}")
+        return False
 
 
 def _combine(flags: list) -> Optional[bool]:
