@@ -153,6 +153,9 @@ def examine(path: Path, use_xla: bool) -> FileReport:
         report.lowered, report.error = False, first_line(error)
         report.category = categorize(report.error, _xla_accepts(text) if use_xla else None)
         return report
+    # Printed first: running the module on XLA:CPU below may crash the process.
+    report.printed = _combine([_reprinted(program, use_xla, where, report)
+                               for where, program in _labelled(programs)])
     ran, matched = [], []
     for index, (tree, program, module_text) in enumerate(zip(trees, programs, texts)):
         where = f"module {index}: " if len(trees) > 1 else ""
@@ -161,8 +164,6 @@ def examine(path: Path, use_xla: bool) -> FileReport:
         matched.append(outcome[1])
     report.ran = _combine(ran)
     report.matched = _combine(matched)
-    report.printed = _combine([_reprinted(program, use_xla, where, report)
-                               for where, program in _labelled(programs)])
     return report
 
 
