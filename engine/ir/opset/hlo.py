@@ -29,7 +29,8 @@ define("hlo.copy_done", "operand", category="data_movement")
 
 # async_start runs `callee` on its operands and returns ((operands...), result, state...);
 # async_update passes the tuple on; async_done takes element 1, the callee's result.
-define("hlo.async_start", "operands*", "callee:symbol", category="structural",
+# `execution_thread` names the thread XLA runs the callee on (display only).
+define("hlo.async_start", "operands*", "callee:symbol execution_thread:str?", category="structural",
        effect="impure", aliasing_regions=True, callee_attr="callee", owns_callee=True)
 define("hlo.async_update", "operand", category="structural")
 define("hlo.async_done", "operand", category="structural")

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ...ir.attributes import ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
+from ...ir.attributes import UNIT, ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
 from ...ir.opset import OPS
 from ...ir.types import FunctionType, TupleType, Type
 from . import attr_values, literals
 from .adapters import Field, Info
+from .async_sugar import desugar_async
 from .facts import GENERIC, generic_facts, location, shape_fact
 from .forms import (
     implicit_get_tuple_element, lower_operands, pack_values, packed_result_types, smallest_first, tuple_all_to_all,
@@ -72,6 +73,7 @@ class ModuleLowering:
     def __init__(self, tree: HloModuleText):
         self.tree = tree
         self.module = Module(tree.name or tree.entry.name)
+        self.sugar = desugar_async(tree)  # `X-start(...)` → async-start of a wrapped computation
         self.computations = {c.name: c for c in tree.computations}
         self.cloning: list[str] = []  # the computations being cloned into regions, outermost first
         self.by_offset: Optional[dict[int, HloInstruction]] = None  # instruction_of's index
@@ -137,6 +139,10 @@ class ModuleLowering:
         attrs: dict[str, Any] = {"sym_name": comp.name, "function_type": FunctionType(inputs, results)}
         if not public:
             attrs["sym_visibility"] = "private"
+        if comp.name in self.sugar.built:  # made from a sugared start: printed inside it, not on its own
+            attrs["hlo.async_wrapped"] = UNIT
+        if comp.attrs:  # execution_thread="..." after the closing brace
+            attrs["hlo.computation_attributes"] = {k: a.text for k, a in comp.attrs.items()}
         arg_attrs = [self.parameter_facts(p) for p in comp.parameters()]
         if any(arg_attrs):
             attrs["arg_attrs"] = ArrayAttr(arg_attrs)
@@ -219,6 +225,8 @@ class InstructionLowering:
             attributes.update(self.callee(entry))
         if entry.marker:
             attributes["hlo.opcode"] = entry.marker
+        if id(inst) in self.module.sugar.wrapped:
+            attributes["hlo.async_sugar"] = self.module.sugar.wrapped[id(inst)]
         if entry.op == "stablehlo.constant":
             attributes["value"] = self.constant_value(result_type)
         if entry.operands == "all_to_all" and "dimensions" not in self.inst.attrs:

@@ -152,7 +152,8 @@ _add("custom-call", None, Field("custom_call_target", "call_target_name", STRING
      regions=(), callee=("called_computations", "called_computations"), results="pack")
 
 # -- asynchronous wrappers -------------------------------------------------------------------------
-_add("async-start", "hlo.async_start", callee=("calls", "callee"))
+_add("async-start", "hlo.async_start", Field("async_execution_thread", "execution_thread", STRING),
+     callee=("calls", "callee"))
 _add("async-update", "hlo.async_update")
 _add("async-done", "hlo.async_done")
 
