@@ -1,0 +1,163 @@
+"""The less common corners of XLA's HLO text: the async syntax sugar (`exponential-start`), execution
+threads, instructions written without a shape, and named-mesh shardings placed on the grid."""
+from __future__ import annotations
+
+import textwrap
+
+import numpy as np
+import pytest
+
+from hlodbg.engine.ir.core import structural_key
+from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.syntax.hlo.printer import print_module
+
+from .test_hlo_lowering import hlo, ops_named, run
+
+
+def round_trip(text: str) -> str:
+    """The module printed, read back and printed again: the same text and the same IR."""
+    module = hlo(text)
+    printed = print_module(module)
+    again = hlo(printed)
+    assert structural_key(again) == structural_key(module), printed
+    assert print_module(again) == printed
+    return printed
+
+
+# -- async syntax sugar ------------------------------------------------------------------------
+
+SUGAR = """
+    HloModule sugar, is_scheduled=true
+
+    ENTRY %main (a: f32[4], i: s32[]) -> (f32[4], f32[2]) {
+      %a = f32[4]{0} parameter(0)
+      %i = s32[] parameter(1)
+      %s = ((f32[4]{0}), f32[4]{0}, s32[]) exponential-start(%a), metadata={op_name="exp"}
+      %u = ((f32[4]{0}), f32[4]{0}, s32[]) exponential-update(%s)
+      %d = f32[4]{0} exponential-done(%u)
+      %ds = ((f32[4]{0}, s32[]), f32[2]{0}, s32[]) dynamic-slice-start(%a, %i), dynamic_slice_sizes={2}
+      %dd = f32[2]{0} dynamic-slice-done(%ds)
+      ROOT %t = (f32[4]{0}, f32[2]{0}) tuple(%d, %dd)
+    }
+"""
+
+
+def test_sugared_async_ops_run_their_wrapped_instruction():
+    a = np.array([0, 1, -1, 2], np.float32)
+    got_exp, got_slice = run(SUGAR, a, np.int32(1))
+    np.testing.assert_allclose(got_exp, np.exp(a), rtol=1e-6)
+    np.testing.assert_array_equal(got_slice, a[1:3])
+
+
+def test_sugared_start_becomes_an_async_start_of_a_built_computation():
+    module = hlo(SUGAR)
+    starts = ops_named(module, "hlo.async_start")
+    assert [str(s.attr("hlo.async_sugar")) for s in starts] == ["exponential", "dynamic-slice"]
+    wrapped = module.functions[starts[0].attr("callee").name]
+    assert "hlo.async_wrapped" in wrapped.attributes
+    assert [op.name for op in wrapped.body.operations][:-1] == ["stablehlo.exponential"]
+    (dynamic_slice,) = ops_named(module.functions[starts[1].attr("callee").name], "stablehlo.dynamic_slice")
+    assert list(dynamic_slice.attr("slice_sizes")) == [2]
+    # The generic attributes stay on the start.
+    assert "hlo.metadata" in starts[0].attributes and "hlo.metadata" not in wrapped.body.operations[0].attributes
+    assert [str(d.attr("hlo.async_sugar")) for d in ops_named(module, "hlo.async_done")] == ["exponential",
+                                                                                                "dynamic-slice"]
+
+
+def test_sugared_async_ops_print_as_written():
+    printed = round_trip(SUGAR)
+    assert "exponential-start(%a), metadata={op_name=\"exp\"}" in printed
+    assert "dynamic-slice-start(%a, %i), dynamic_slice_sizes={2}" in printed
+    assert "exponential-done(%u)" in printed and "async_wrapped" not in printed and "calls=" not in printed
+
+
+def test_sugared_collective_start_keeps_its_computation_reference():
+    text = """
+        HloModule m, replica_count=2
+        sum {
+          x = f32[] parameter(0)
+          y = f32[] parameter(1)
+          ROOT s = f32[] add(x, y)
+        }
+        ENTRY e {
+          a = f32[4] parameter(0)
+          rs = ((f32[4]), f32[2], s32[]) reduce-scatter-start(a), replica_groups={{0,1}}, dimensions={0}, to_apply=sum
+          ROOT rd = f32[2] reduce-scatter-done(rs)
+        }"""
+    a = np.array([1, 2, 3, 4], np.float32)
+    results = run(text, a)
+    by_replica = {p.replica_id: r for p, r in results.items()}
+    np.testing.assert_array_equal(by_replica[0][0], 2 * a[:2])
+    np.testing.assert_array_equal(by_replica[1][0], 2 * a[2:])
+    assert "reduce-scatter-start(a), replica_groups={{0,1}}, dimensions={0}, to_apply=sum" in print_module(
+        hlo(text), short=True)
+
+
+def test_sugared_start_with_calls_names_its_wrapped_computation():
+    text = """
+        HloModule m
+        wrapped_negate {
+          p = f32[4] parameter(0)
+          ROOT n = f32[4] negate(p)
+        }
+        ENTRY e {
+          a = f32[4] parameter(0)
+          s = ((f32[4]), f32[4], s32[]) negate-start(a), calls=wrapped_negate
+          ROOT d = f32[4] negate-done(s)
+        }"""
+    a = np.array([1, -2, 3, 0], np.float32)
+    np.testing.assert_array_equal(run(text, a)[0], -a)
+    printed = print_module(hlo(text), short=True)
+    assert "negate-start(a), calls=wrapped_negate" in printed and "wrapped_negate {" in printed
+
+
+def test_real_start_opcodes_are_not_sugar():
+    module = hlo("""
+        HloModule m
+        ENTRY e {
+          a = f32[4] parameter(0)
+          cs = (f32[4], f32[4], u32[]) copy-start(a)
+          ROOT cd = f32[4] copy-done(cs)
+        }""")
+    assert ops_named(module, "hlo.copy_start") and not ops_named(module, "hlo.async_start")
+
+
+@pytest.mark.parametrize("body, message", [
+    ("s = ((f32[4]), f32[4], s32[]) exponential-start(a)\n  ROOT d = f32[4] negate-done(s)",
+     "wraps a exponential, not a negate"),
+    ("ROOT d = f32[4] exponential-done(a)", "is not an async-start or async-update"),
+    ("ROOT s = (f32[4], s32[]) exponential-start(a)", "an async start's shape is ((operands...)"),
+    ("s = ((f32[4]), f32[4], s32[]) exponential-start(a), calls=neg\n  ROOT d = f32[4] exponential-done(s)",
+     "has a negate root, not a exponential"),
+])
+def test_sugar_errors_are_located(body, message):
+    text = "neg {\n  p = f32[4] parameter(0)\n  ROOT n = f32[4] negate(p)\n}\nENTRY e {\n  a = f32[4] parameter(0)\n  " + body + "\n}\n"
+    with pytest.raises(HlodbgError, match=r"test\.hlo:\d+:\d+") as info:
+        hlo(text)
+    assert message in str(info.value)
+
+
+# -- execution threads ---------------------------------------------------------------------------
+
+
+def test_execution_threads_and_async_group_ids_are_kept_and_printed_back():
+    text = """\
+        HloModule m
+
+        %wrapped (p: f32[4]) -> f32[4] {
+          %p = f32[4]{0} parameter(0)
+          ROOT %e = f32[4]{0} exponential(%p)
+        }, execution_thread="parallel"
+
+        ENTRY %main (a: f32[4]) -> f32[4] {
+          %a = f32[4]{0} parameter(0)
+          %s = ((f32[4]{0}), f32[4]{0}, s32[]) async-start(%a), async_execution_thread="parallel", calls=%wrapped, async_group_id=3
+          %u = ((f32[4]{0}), f32[4]{0}, s32[]) async-update(%s), async_group_id=3
+          ROOT %d = f32[4]{0} async-done(%u), async_group_id=3
+        }
+        """
+    module = hlo(text)
+    (start,) = ops_named(module, "hlo.async_start")
+    assert str(start.attr("execution_thread")) == "parallel"
+    assert module.functions["wrapped"].attributes["hlo.computation_attributes"] == {"execution_thread": '"parallel"'}
+    assert round_trip(text) == textwrap.dedent(text) + "\n"
