@@ -2,6 +2,7 @@
 threads, instructions written without a shape, and named-mesh shardings placed on the grid."""
 from __future__ import annotations
 
+import importlib.util
 import textwrap
 
 import numpy as np
@@ -161,3 +162,92 @@ def test_execution_threads_and_async_group_ids_are_kept_and_printed_back():
     assert str(start.attr("execution_thread")) == "parallel"
     assert module.functions["wrapped"].attributes["hlo.computation_attributes"] == {"execution_thread": '"parallel"'}
     assert round_trip(text) == textwrap.dedent(text) + "\n"
+
+
+# -- instructions written without a shape -----------------------------------------------------
+
+SHAPELESS = """
+    HloModule m
+
+    sum {
+      x = f32[] parameter(0)
+      y = f32[] parameter(1)
+      ROOT s = add(x, y)
+    }
+
+    double {
+      v = f32[2,3] parameter(0)
+      ROOT d = add(v, v)
+    }
+
+    ENTRY e {
+      a = f32[2,3] parameter(0)
+      b = f32[3,4] parameter(1)
+      n = negate(a)
+      c = compare(a, n), direction=GT
+      s = select(c, a, n)
+      t = transpose(s), dimensions={1,0}
+      dt = dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+      zero = f32[] constant(0)
+      r = reduce(dt, zero), dimensions={1}, to_apply=sum
+      cat = concatenate(a, s), dimensions={0}
+      p = pad(a, zero), padding=1_1x0_2_1
+      cl = call(a), to_apply=double
+      tp = tuple(r, t, cat, p, cl)
+      g = get-tuple-element(tp), index=0
+      bz = broadcast(zero)
+      rw = reduce-window(a, zero), window={size=2x2 stride=1x1}, to_apply=sum
+      fin = is-finite(a)
+      id = u32[] replica-id()
+      ROOT out = tuple(g, t, cat, p, cl, bz, rw, fin, add(g, g))
+    }
+"""
+
+
+def _result_types(module) -> dict[str, object]:
+    return {r.name: r.type for op in module.walk() for r in op.results if r.name and "#" not in r.name}
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="XLA's parser is the oracle")
+def test_shapes_left_out_are_inferred_as_xla_infers_them():
+    from jaxlib import _hlo
+
+    xla_text = _hlo.hlo_module_from_text(textwrap.dedent(SHAPELESS)).to_string(_hlo.HloPrintOptions.short_parsable())
+    ours, xla = _result_types(hlo(SHAPELESS)), _result_types(hlo(xla_text))
+    written = [n for n in ours if n in xla]
+    assert len(written) >= 15
+    assert {n: ours[n] for n in written} == {n: xla[n] for n in written}
+
+
+def test_shapeless_module_runs_and_prints_its_shapes():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3) - 2
+    b = np.ones((3, 4), np.float32)
+    results = run(SHAPELESS, a, b)
+    np.testing.assert_allclose(results[0], (a @ b).sum(axis=1))
+    np.testing.assert_array_equal(results[4], 2 * a)
+    printed = print_module(hlo(SHAPELESS), short=True)
+    assert "r = f32[2] reduce(dt, zero)" in printed and "p = f32[4,7] pad(a, zero)" in printed
+
+
+@pytest.mark.parametrize("line, message", [
+    ("ROOT c = constant(1)", "constant 'c' has no shape, and XLA cannot infer it either"),
+    ("ROOT r = reshape(a)", "reshape 'r' has no shape, and XLA cannot infer it either"),
+    ("ROOT f = fft(a), fft_type=FFT, fft_length={4}", "hlodbg does not infer it (XLA does)"),
+    ("ROOT g = get-tuple-element(a), index=0", "cannot infer it: index 0 is not an element of"),
+])
+def test_shapes_that_cannot_be_inferred_are_located_errors(line, message):
+    text = f"ENTRY e {{\n  a = f32[4] parameter(0)\n  {line}\n}}\n"
+    with pytest.raises(HlodbgError, match=r"test\.hlo:3:\d+") as info:
+        hlo(text)
+    assert message in str(info.value)
+
+
+def test_a_parameter_needs_its_shape():
+    with pytest.raises(HlodbgError, match=r"test\.hlo:2:\d+: error: parameter 'a' has no shape"):
+        hlo("ENTRY e {\n  a = parameter(0)\n  ROOT n = negate(a)\n}\n")
+
+
+def test_shape_of_an_instruction_over_nested_parameters_is_inferred():
+    (got,) = run("ENTRY e {\n  ROOT r = add(f32[2] parameter(0), f32[2] parameter(1))\n}\n",
+                 np.float32([1, 2]), np.float32([3, 4]))
+    np.testing.assert_array_equal(got, [4, 6])

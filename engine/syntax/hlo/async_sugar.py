@@ -111,11 +111,12 @@ def _wrapped_computation(start: HloInstruction, base: str, taken: set[str]) -> H
     """The computation XLA's parser builds for a sugared start: one parameter per operand, the
     wrapped instruction as root; the start keeps its own attributes and calls it."""
     shape = start.shape
-    if (not shape.is_tuple or len(shape.elements) < 2 or not shape.elements[0].is_tuple
+    if (shape is None or not shape.is_tuple or len(shape.elements) < 2 or not shape.elements[0].is_tuple
             or len(shape.elements[0].elements) != len(start.operands)):
-        raise ParseError(f"{base}-start '{start.name}' has shape {shape.text(False)}; an async start's shape "
+        written = shape.text(False) if shape is not None else "none written"
+        raise ParseError(f"{base}-start '{start.name}' has shape {written}; an async start's shape "
                          f"is ((operands...), result, state...) with one element per operand in the first",
-                         shape.pos or start.pos)
+                         (shape.pos if shape is not None else None) or start.pos)
     name = _fresh("async_wrapped", taken)
     params, param_names = [], set()
     for i, operand_shape in enumerate(shape.elements[0].elements):

@@ -30,7 +30,8 @@ ELEMENT_TYPES: dict[str, Type] = {
     "c64": ComplexType(FloatType("f32")),
     "c128": ComplexType(FloatType("f64")),
 }
-_HLO_NAMES: dict[Type, str] = {t: name for name, t in ELEMENT_TYPES.items()}
+HLO_NAMES: dict[Type, str] = {t: name for name, t in ELEMENT_TYPES.items()}
+_HLO_NAMES = HLO_NAMES
 
 
 def ir_type(shape: HloShape, pos: Optional[SourcePos] = None) -> Type:

@@ -25,7 +25,8 @@ from .forms import (
     implicit_get_tuple_element, lower_operands, pack_values, packed_result_types, smallest_first, tuple_all_to_all,
 )
 from .opcodes import TABLE, Opcode
-from .ir_types import ir_type, ssa_name
+from .infer_shape import infer_result_type, shape_of_type
+from .ir_types import HLO_NAMES, ir_type, ssa_name
 from .shardy import import_shardy
 from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
 
@@ -172,6 +173,9 @@ class ModuleLowering:
         env: dict[str, Value] = {}
         params = comp.parameters()
         for index, param in enumerate(params):
+            if param.shape is None:
+                raise ParseError(f"parameter '{param.name}' has no shape: a parameter's shape must be written",
+                                 param.opcode_pos)
             if (param.literal or "").strip() != str(index):
                 raise ParseError(f"computation '{comp.name}' has no parameter({index}); parameter numbers "
                                  f"must run 0..{len(params) - 1}", param.pos)
@@ -211,14 +215,18 @@ class InstructionLowering:
             raise ParseError(f"HLO opcode '{inst.opcode}' is not supported by hlodbg: no {entry.op} op is "
                              f"defined (it appeared in XLA after the versions JAX prints)", inst.opcode_pos)
         operands = [self.operand(o) for o in inst.operands]
-        result_type = ir_type(inst.shape, inst.pos)
+        result_type = ir_type(inst.shape, inst.pos) if inst.shape is not None else None
         info = Info([v.type for v in operands], result_type, self.group_size())
         attributes = self.attributes(entry, info)
+        regions, names = self.regions(entry)
+        if inst.shape is None:  # XLA's parser infers some opcodes' shapes: so does hlodbg
+            result_type = infer_result_type(inst.opcode, inst.name, operands, attributes, regions,
+                                            self.callee_result(entry), inst.opcode_pos)
+            inst.shape = shape_of_type(result_type, HLO_NAMES, inst.pos)
         attributes.update(self.facts(entry))
         if entry.op == "stablehlo.custom_call":
             attributes["backend_config"] = self.backend_config(attributes)
             attributes.setdefault("called_computations", ArrayAttr())
-        regions, names = self.regions(entry)
         if names:
             attributes["hlo.computations"] = ArrayAttr(names)
         if entry.callee:
@@ -341,9 +349,17 @@ class InstructionLowering:
                 continue
             for name in self.module.computation_names(attr):
                 comp = self.module.computations[name]
-                regions.append(self.module.region(comp, unpack and isinstance(ir_type(comp.root.shape), TupleType)))
+                regions.append(self.module.region(comp, unpack))  # body() unpacks tuple roots only
                 names.append(name)
         return regions, names
+
+    def callee_result(self, entry: Opcode) -> Optional[Type]:
+        """The result type of the function a call names (lowered before its callers)."""
+        attr = self.inst.attrs.get(entry.callee[0]) if entry.callee else None
+        if attr is None or attr.name in _COMPUTATION_LISTS:
+            return None
+        function = self.module.module.functions.get(self.module.computation_names(attr)[0])
+        return function.function_type.results[0] if function is not None and function.function_type.results else None
 
     def callee(self, entry: Opcode) -> dict:
         hlo_name, ir_name = entry.callee
