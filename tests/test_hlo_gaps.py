@@ -251,3 +251,89 @@ def test_shape_of_an_instruction_over_nested_parameters_is_inferred():
     (got,) = run("ENTRY e {\n  ROOT r = add(f32[2] parameter(0), f32[2] parameter(1))\n}\n",
                  np.float32([1, 2]), np.float32([3, 4]))
     np.testing.assert_array_equal(got, [4, 6])
+
+
+# -- named-mesh shardings ------------------------------------------------------------------------
+
+# Each named sharding and the device-list one it stands for. Mesh devices are row-major over the
+# axes (x major): device = 2x + y on a 2x2 mesh; a sub-axis 'x':(pre)size of x=4 is the factor of
+# size `size` after the leading `pre`, so x:(1)2 is x's major half and x:(2)2 its minor one.
+NAMED = [
+    ("{mesh['x'=2,'y'=2], [{'x'}, {'y'}]}", "{devices=[2,2]0,1,2,3}"),
+    # dim 0 over y: tile i = devices with y = i; the manual subgroup dim runs over x.
+    ("{mesh['x'=2,'y'=2], [{'y'}, {}], manual={'x'}}", "{devices=[2,1,2]0,2,1,3 last_tile_dims={manual}}"),
+    ("{mesh[x=2,y=2], [{y}, {}], replicated={x}}", "{devices=[2,1,2]0,2,1,3 last_tile_dim_replicate}"),
+    # An axis no dimension uses is replicated too, named or not.
+    ("{mesh['x'=2,'y'=2], [{'x'}]}", "{devices=[2,2]0,1,2,3 last_tile_dim_replicate}"),
+    ("{mesh['x'=2,'y'=2], [{'y','x'}]}", "{devices=[4]0,2,1,3}"),
+    ("{mesh['x'=4], [{'x':(2)2}, {'x':(1)2}]}", "{devices=[2,2]0,2,1,3}"),
+    ("{mesh['x'=4], device_ids=(3,2,1,0), [{'x'}]}", "{devices=[4]3,2,1,0}"),
+    ("{mesh['x'=2,'y'=2], [{'x', ?}, {?}], metadata={op_name=\"a\"}}", "{devices=[2,1,2]0,1,2,3 last_tile_dim_replicate}"),
+    ("{maximal_mesh[device_id=3]}", "{maximal device=3}"),
+    ("{mesh['x'=2], replicated}", "{replicated}"),
+    ("{mesh[x=2], manual, metadata={op_name=\"a\"}}", "{manual}"),
+    ("{{mesh['x'=2], [{'x'}]}, {maximal_mesh[device_id=1]}}", "{{devices=[2]0,1}, {maximal device=1}}"),
+]
+
+
+def _placement(sharding):
+    assignment = None if sharding.tile_assignment is None else sharding.tile_assignment.tolist()
+    return (sharding.kind, assignment, sharding.last_tile_dims, sharding.device,
+            tuple(_placement(e) for e in sharding.elements))
+
+
+@pytest.mark.parametrize("named, devices", NAMED)
+def test_named_mesh_sharding_places_like_its_device_list(named, devices):
+    from hlodbg.engine.ir.sharding import parse_hlo_sharding
+
+    assert _placement(parse_hlo_sharding(named)) == _placement(parse_hlo_sharding(devices))
+
+
+def test_named_sharding_says_what_it_cannot_place():
+    from hlodbg.engine.ir.sharding import ShardingSyntaxError, parse_hlo_sharding
+
+    with pytest.raises(ShardingSyntaxError, match="axis 'x' twice"):
+        parse_hlo_sharding("{mesh['x'=2], [{'x'}, {'x'}]}")
+
+
+def test_devices_pane_reads_a_named_sharding():
+    from hlodbg.layouts.op_facts import device_shard
+
+    module = hlo("""
+        HloModule m, num_partitions=4
+        ENTRY e {
+          a = f32[4,6] parameter(0)
+          ROOT s = f32[4,6] custom-call(a), custom_call_target="Sharding", sharding={mesh['x'=2,'y'=2], [{'y'}, {'x'}]}
+        }""")
+    (op,) = ops_named(module, "stablehlo.custom_call")
+    # Device 2x + y holds rows by y and columns by x.
+    assert [device_shard(op, d) for d in range(4)] == ["[0:2, 0:3]", "[2:4, 0:3]", "[0:2, 3:6]", "[2:4, 3:6]"]
+
+
+def test_spmd_custom_calls_place_tiles_by_a_named_sharding():
+    from hlodbg.engine.run.spmd import run_global
+
+    text = """
+        HloModule m, num_partitions=4
+        body {
+          t = f32[2,3] parameter(0)
+          p = u32[] partition-id()
+          f = f32[] convert(p)
+          one = f32[] constant(1)
+          g = f32[] add(f, one)
+          b = f32[2,3] broadcast(g), dimensions={}
+          ROOT r = f32[2,3] multiply(t, b)
+        }
+        ENTRY e {
+          a = f32[4,6] parameter(0)
+          s = f32[4,6] custom-call(a), custom_call_target="Sharding", sharding={mesh['x'=2,'y'=2], [{'y'}, {'x'}]}
+          m = f32[2,3] custom-call(s), custom_call_target="SPMDFullToShardShape", sharding={manual}
+          c = f32[2,3] call(m), to_apply=body
+          cm = f32[2,3] custom-call(c), custom_call_target="Sharding", sharding={manual}
+          ROOT out = f32[4,6] custom-call(cm), custom_call_target="SPMDShardToFullShape", sharding={mesh['x'=2,'y'=2], [{'y'}, {'x'}]}
+        }"""
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    (result,) = run_global(hlo(text), [a])
+    # Tile (i, j) lives on device 2j + i: [[0, 2], [1, 3]], scaled by device + 1.
+    factor = np.repeat(np.repeat(np.array([[1, 3], [2, 4]], np.float32), 2, axis=0), 3, axis=1)
+    np.testing.assert_array_equal(result, a * factor)
