@@ -337,3 +337,62 @@ def test_spmd_custom_calls_place_tiles_by_a_named_sharding():
     # Tile (i, j) lives on device 2j + i: [[0, 2], [1, 3]], scaled by device + 1.
     factor = np.repeat(np.repeat(np.array([[1, 3], [2, 4]], np.float32), 2, axis=0), 3, axis=1)
     np.testing.assert_array_equal(result, a * factor)
+
+
+# -- XLA HEAD's newest opcodes ----------------------------------------------------------------------
+
+
+def test_shuffle_rotates_each_dimension_left_by_its_shift():
+    text = """
+        HloModule m
+        ENTRY e {
+          p = f32[3,4] parameter(0)
+          ROOT s = f32[3,4] shuffle(p), dimensions={1,0}, mode=rotate, shifts={1,-1}
+        }"""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    (got,) = run(text, a)
+    # result[i, j] = a[(i - 1) mod 3, (j + 1) mod 4]
+    np.testing.assert_array_equal(got, np.roll(np.roll(a, -1, axis=1), 1, axis=0))
+    assert "shuffle(p), dimensions={1,0}, mode=rotate, shifts={1,-1}" in print_module(hlo(text), short=True)
+
+
+@pytest.mark.parametrize("line, message", [
+    ("ROOT s = f32[4] shuffle(p), dimensions={0}, mode=permute, shifts={1}", "expected a shuffle mode hlodbg runs"),
+    ("ROOT s = f32[4] scaled-dot(p, p, p, p), lhs_contracting_dims={0}, rhs_contracting_dims={0}",
+     "HLO opcode 'scaled-dot' is not supported by hlodbg"),
+    ("ROOT s = b(f32[4]) copy(p)", "buffer shapes 'b(...)'"),
+])
+def test_newest_forms_hlodbg_does_not_run_are_located_errors(line, message):
+    with pytest.raises(HlodbgError, match=r"test\.hlo:3:\d+") as info:
+        hlo(f"ENTRY e {{\n  p = f32[4] parameter(0)\n  {line}\n}}\n")
+    assert message in str(info.value)
+
+
+def test_shuffle_with_a_shift_per_dimension_is_checked():
+    from hlodbg.engine.verify import verify_all
+
+    module = hlo("ENTRY e {\n  p = f32[4] parameter(0)\n  ROOT s = f32[4] shuffle(p), dimensions={0}, mode=rotate, "
+                 "shifts={1,2}\n}\n")
+    assert any("one shift per shuffled dimension" in str(e) for e in verify_all(module))
+
+
+def test_collective_reduce_delivers_the_reduction_to_each_groups_root():
+    text = """
+        HloModule m, replica_count=2
+        sum {
+          x = f32[] parameter(0)
+          y = f32[] parameter(1)
+          ROOT s = f32[] add(x, y)
+        }
+        ENTRY e {
+          a = f32[2] parameter(0)
+          r = u32[] replica-id()
+          rf = f32[] convert(r)
+          rb = f32[2] broadcast(rf), dimensions={}
+          x = f32[2] add(a, rb)
+          ROOT c = f32[2] collective-reduce(x), replica_groups={{0,1}}, to_apply=sum
+        }"""
+    a = np.float32([1, 2])
+    by_replica = {p.replica_id: r for p, r in run(text, a).items()}
+    np.testing.assert_array_equal(by_replica[0][0], 2 * a + 1)
+    np.testing.assert_array_equal(by_replica[1][0], [0, 0])

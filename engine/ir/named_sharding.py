@@ -9,19 +9,38 @@ tensor dimension is split over the axes its `{...}` lists (first listed = most m
 subgroup dimensions: the manual axes, the unreduced ones, and every axis left over (replicated,
 whether `replicated={..}` names it or not) — as `{devices=[..] last_tile_dims={manual, ...}}`.
 The syntax frontend has already checked the text (located errors there); the errors here are
-ShardingSyntaxError like the rest of sharding.py's.
+ValueErrors, which sharding.py reports as its ShardingSyntaxError.
 """
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
 from .mesh_groups import AxisSelection, mesh_factors
-from .sharding import HloSharding, ShardingSyntaxError, _expect
 
 _SUBGROUPS = ("manual", "unreduced", "replicated")
+
+
+@dataclass(frozen=True)
+class Placement:
+    """What a named sharding places: sharding.py's HloSharding fields (`kind` "tiled" with the
+    tile assignment and its subgroup kinds, "maximal" with the device, or replicated/manual/unreduced)."""
+
+    kind: str
+    tile_assignment: Optional[np.ndarray] = None
+    last_tile_dims: tuple[str, ...] = ()
+    device: Optional[int] = None
+
+
+def _expect(tokens: list[str], i: int, want: str) -> int:
+    if i >= len(tokens) or tokens[i] != want:
+        found = tokens[i] if i < len(tokens) else "end of text"
+        raise ValueError(f"expected '{want}' in the named sharding, found '{found}'")
+    return i + 1
 
 
 def _name(token: str) -> str:
@@ -66,7 +85,7 @@ def _mesh(tokens: list[str], i: int) -> tuple[list[tuple[str, int]], list[int], 
         else:
             ids, i = _ints_until(tokens, i, ")")
         if sorted(ids) != list(range(total)):
-            raise ShardingSyntaxError(f"device_ids {ids} are not the mesh's {total} devices")
+            raise ValueError(f"device_ids {ids} are not the mesh's {total} devices")
     return axes, ids, i
 
 
@@ -95,7 +114,7 @@ def _axis_set(tokens: list[str], i: int, axes) -> tuple[list[AxisSelection], int
     return refs, i + 1
 
 
-def named_sharding(tokens: list[str], i: int) -> tuple[HloSharding, int]:
+def named_sharding(tokens: list[str], i: int) -> tuple[Placement, int]:
     """The sharding whose first word (after its `{`) is at tokens[i]; returns it and the index
     past its closing `}`."""
     if tokens[i] == "maximal_mesh":
@@ -103,11 +122,11 @@ def named_sharding(tokens: list[str], i: int) -> tuple[HloSharding, int]:
         i = _expect(tokens, i, "=")
         device = int(tokens[i])
         i = _expect(tokens, i + 1, "]")
-        return HloSharding("maximal", device=device), _expect(tokens, i, "}")
+        return Placement("maximal", device=device), _expect(tokens, i, "}")
     axes, ids, i = _mesh(tokens, i)
     i = _expect(tokens, i, ",")
     if tokens[i] in _SUBGROUPS and tokens[i + 1] == "}":
-        return HloSharding(tokens[i]), i + 2
+        return Placement(tokens[i]), i + 2
     i = _expect(tokens, i, "[")
     dims: list[list[AxisSelection]] = []
     while tokens[i] != "]":
@@ -121,12 +140,12 @@ def named_sharding(tokens: list[str], i: int) -> tuple[HloSharding, int]:
     while tokens[i] == ",":
         kind = tokens[i + 1]
         if kind not in groups:
-            raise ShardingSyntaxError(f"unexpected '{kind}' in a named sharding")
+            raise ValueError(f"unexpected '{kind}' in a named sharding")
         refs, i = _axis_set(tokens, _expect(tokens, i + 2, "="), axes)
         groups[kind] = refs
     i = _expect(tokens, i, "}")
     assignment, kinds = _tile_assignment(axes, ids, dims, groups)
-    return HloSharding("tiled", assignment, last_tile_dims=kinds), i
+    return Placement("tiled", assignment, kinds), i
 
 
 def _tile_assignment(axes, ids, dims, groups) -> tuple[np.ndarray, tuple[str, ...]]:
@@ -134,7 +153,7 @@ def _tile_assignment(axes, ids, dims, groups) -> tuple[np.ndarray, tuple[str, ..
     try:
         devices, factors, picks = mesh_factors(axes, ids, named)
     except ValueError as e:
-        raise ShardingSyntaxError(str(e)) from None
+        raise ValueError(str(e)) from None
     picks_of = iter(picks)
     order: list[int] = []
     shape: list[int] = []
@@ -142,7 +161,7 @@ def _tile_assignment(axes, ids, dims, groups) -> tuple[np.ndarray, tuple[str, ..
     def take(count: int) -> list[int]:
         taken = [k for _ in range(count) for k in next(picks_of)]
         if set(taken) & set(order):
-            raise ShardingSyntaxError(f"the sharding uses mesh axis '{factors[taken[0]][0]}' twice")
+            raise ValueError(f"the sharding uses mesh axis '{factors[taken[0]][0]}' twice")
         order.extend(taken)
         return taken
 
@@ -163,4 +182,4 @@ def _tile_assignment(axes, ids, dims, groups) -> tuple[np.ndarray, tuple[str, ..
     return devices.reshape(shape), tuple(kinds)
 
 
-__all__ = ["named_sharding"]
+__all__ = ["Placement", "named_sharding"]

@@ -11,6 +11,8 @@ from typing import Optional
 
 import numpy as np
 
+from .named_sharding import named_sharding
+
 
 @dataclass(frozen=True)
 class HloSharding:
@@ -136,9 +138,11 @@ def _sharding(tokens: list[str], i: int) -> tuple[HloSharding, int]:
         return HloSharding("tuple", elements=tuple(elements)), _expect(tokens, i, "}")
     word = tokens[i]
     if word in ("mesh", "maximal_mesh"):
-        from .named_sharding import named_sharding
-
-        return named_sharding(tokens, i)
+        try:
+            placed, i = named_sharding(tokens, i)
+        except ValueError as e:
+            raise ShardingSyntaxError(str(e)) from None
+        return HloSharding(placed.kind, placed.tile_assignment, placed.device, placed.last_tile_dims), i
     if word in ("replicated", "manual", "unknown", "unreduced"):
         return HloSharding(word), _expect(tokens, i + 1, "}")
     if word == "maximal":

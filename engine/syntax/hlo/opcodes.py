@@ -22,7 +22,8 @@ from typing import Optional
 
 from .adapters import (
     ALGORITHM, API_VERSION, BOOL, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
-    PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
+    PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, SHUFFLE_MODE, STRING,
+    TRANSPOSE,
     GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
     WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, RaggedDotAdapter, SliceAdapter,
 )
@@ -178,7 +179,8 @@ for _name in ("send", "recv"):
          Field("is_host_transfer", "is_host_transfer", BOOL, False))
 for _name in ("send-done", "recv-done"):
     _add(_name, f"hlo.{_name.replace('-', '_')}", Field("is_host_transfer", "is_host_transfer", BOOL, False))
-_add("shuffle", "hlo.shuffle")
+_add("shuffle", "hlo.shuffle", Field("dimensions", "dimensions", INTS), Field("mode", "mode", SHUFFLE_MODE),
+     Field("shifts", "shifts", INTS))
 
 # The sugar forms of async collectives: the collective runs at the start (its own op, marked with
 # the opcode), the done reads the start's result (an identity hlo.copy, marked likewise).
