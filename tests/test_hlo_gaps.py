@@ -3,6 +3,7 @@ threads, instructions written without a shape, and named-mesh shardings placed o
 from __future__ import annotations
 
 import importlib.util
+import re
 import textwrap
 
 import numpy as np
@@ -396,3 +397,20 @@ def test_collective_reduce_delivers_the_reduction_to_each_groups_root():
     by_replica = {p.replica_id: r for p, r in run(text, a).items()}
     np.testing.assert_array_equal(by_replica[0][0], 2 * a + 1)
     np.testing.assert_array_equal(by_replica[1][0], [0, 0])
+
+
+def test_sugar_and_shuffle_convert_to_stablehlo_only():
+    import hlodbg
+    from hlodbg.engine.syntax import MLIR
+    from hlodbg.engine.syntax.hlo.to_stablehlo import convert_to_stablehlo
+
+    text = SUGAR.replace("ROOT %t = (f32[4]{0}, f32[2]{0}) tuple(%d, %dd)",
+                         "%r = f32[4]{0} shuffle(%d), dimensions={0}, mode=rotate, shifts={-3}\n"
+                         "      ROOT %t = (f32[4]{0}, f32[2]{0}) tuple(%r, %dd)")
+    converted, notes = convert_to_stablehlo(hlo(text))
+    mlir_text = MLIR.print(converted)
+    assert not notes and not re.search(r"\bhlo\.", mlir_text)
+    a = np.array([0, 1, -1, 2], np.float32)
+    got = hlodbg.load(mlir_text).run(a, np.int32(1))
+    np.testing.assert_allclose(got[0], np.roll(np.exp(a), 3), rtol=1e-6)
+    np.testing.assert_array_equal(got[1], a[1:3])
