@@ -414,3 +414,41 @@ def test_sugar_and_shuffle_convert_to_stablehlo_only():
     got = hlodbg.load(mlir_text).run(a, np.int32(1))
     np.testing.assert_allclose(got[0], np.roll(np.exp(a), 3), rtol=1e-6)
     np.testing.assert_array_equal(got[1], a[1:3])
+
+
+WRAPPED_CALLS = """\
+HloModule m
+
+%fused (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0)
+  ROOT %n = f32[4]{0} negate(%p)
+}
+
+%twice (q: f32[4]) -> f32[4] {
+  %q = f32[4]{0} parameter(0)
+  ROOT %a = f32[4]{0} add(%q, %q)
+}
+
+ENTRY %main (x: f32[4]) -> f32[4] {
+  %x = f32[4]{0} parameter(0)
+  %fs = ((f32[4]{0}), f32[4]{0}, u32[]) fusion-start(%x), kind=kLoop, calls=%fused
+  %fd = f32[4]{0} fusion-done(%fs)
+  %cs = ((f32[4]{0}), f32[4]{0}, u32[]) call-start(%fd), async_execution_thread="host", to_apply=%twice
+  ROOT %cd = f32[4]{0} call-done(%cs)
+}
+"""
+
+
+def test_sugared_fusion_and_call_keep_their_own_computations():
+    np.testing.assert_array_equal(run(WRAPPED_CALLS, np.float32([1, 2, 3, 4]))[0], [-2, -4, -6, -8])
+    assert round_trip(WRAPPED_CALLS) == WRAPPED_CALLS + "\n"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("jax") is None, reason="XLA's printer is the oracle")
+@pytest.mark.parametrize("text", [SUGAR, WRAPPED_CALLS], ids=["sugar", "wrapped_calls"])
+def test_xla_printing_of_sugared_modules_is_ours(text):
+    from jaxlib import _hlo
+
+    for options, short in ((_hlo.HloPrintOptions(), False), (_hlo.HloPrintOptions.short_parsable(), True)):
+        xla_text = _hlo.hlo_module_from_text(textwrap.dedent(text)).to_string(options)
+        assert print_module(hlo(xla_text), short=short) == xla_text
