@@ -19,6 +19,7 @@ import numpy as np
 from ...ir.core import Region, Value
 from ...ir.errors import ParseError, SourcePos
 from ...ir.types import ComplexType, IntegerType, TensorType, TokenType, TupleType, Type
+from .ir_types import HLO_NAMES
 from .tree import HloShape
 
 # XLA infers these too, but from attributes hlodbg would have to model twice: their text keeps the shape.
@@ -205,13 +206,13 @@ def infer_result_type(opcode: str, name: str, operands: list[Value], attrs: dict
         raise ParseError(f"{opcode} '{name}' has no shape and hlodbg cannot infer it: {detail}", pos) from None
 
 
-def shape_of_type(t: Type, hlo_names: dict, pos: SourcePos) -> HloShape:
+def shape_of_type(t: Type, pos: SourcePos) -> HloShape:
     """The HloShape of an inferred IR type (no layout: XLA gives inferred shapes the default one)."""
     if isinstance(t, TupleType):
-        return HloShape(None, elements=tuple(shape_of_type(e, hlo_names, pos) for e in t.types), pos=pos)
+        return HloShape(None, elements=tuple(shape_of_type(e, pos) for e in t.types), pos=pos)
     if isinstance(t, TokenType):
         return HloShape("token", pos=pos)
-    return HloShape(hlo_names[t.element], tuple(t.shape), (False,) * len(t.shape), pos=pos)
+    return HloShape(HLO_NAMES[t.element], tuple(t.shape), (False,) * len(t.shape), pos=pos)
 
 
 __all__ = ["RULES", "infer_result_type", "shape_of_type"]

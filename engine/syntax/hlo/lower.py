@@ -26,7 +26,7 @@ from .forms import (
 )
 from .opcodes import TABLE, Opcode
 from .infer_shape import infer_result_type, shape_of_type
-from .ir_types import HLO_NAMES, ir_type, ssa_name
+from .ir_types import ir_type, ssa_name
 from .shardy import import_shardy
 from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
 
@@ -222,7 +222,7 @@ class InstructionLowering:
         if inst.shape is None:  # XLA's parser infers some opcodes' shapes: so does hlodbg
             result_type = infer_result_type(inst.opcode, inst.name, operands, attributes, regions,
                                             self.callee_result(entry), inst.opcode_pos)
-            inst.shape = shape_of_type(result_type, HLO_NAMES, inst.pos)
+            inst.shape = shape_of_type(result_type, inst.pos)
         attributes.update(self.facts(entry))
         if entry.op == "stablehlo.custom_call":
             attributes["backend_config"] = self.backend_config(attributes)
