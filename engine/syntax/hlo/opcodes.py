@@ -22,7 +22,8 @@ from typing import Optional
 
 from .adapters import (
     ALGORITHM, API_VERSION, BOOL, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
-    PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
+    PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, SHUFFLE_MODE, STRING,
+    TRANSPOSE,
     GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
     WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, RaggedDotAdapter, SliceAdapter,
 )
@@ -152,7 +153,8 @@ _add("custom-call", None, Field("custom_call_target", "call_target_name", STRING
      regions=(), callee=("called_computations", "called_computations"), results="pack")
 
 # -- asynchronous wrappers -------------------------------------------------------------------------
-_add("async-start", "hlo.async_start", callee=("calls", "callee"))
+_add("async-start", "hlo.async_start", Field("async_execution_thread", "execution_thread", STRING),
+     callee=("calls", "callee"))
 _add("async-update", "hlo.async_update")
 _add("async-done", "hlo.async_done")
 
@@ -177,7 +179,8 @@ for _name in ("send", "recv"):
          Field("is_host_transfer", "is_host_transfer", BOOL, False))
 for _name in ("send-done", "recv-done"):
     _add(_name, f"hlo.{_name.replace('-', '_')}", Field("is_host_transfer", "is_host_transfer", BOOL, False))
-_add("shuffle", "hlo.shuffle")
+_add("shuffle", "hlo.shuffle", Field("dimensions", "dimensions", INTS), Field("mode", "mode", SHUFFLE_MODE),
+     Field("shifts", "shifts", INTS))
 
 # The sugar forms of async collectives: the collective runs at the start (its own op, marked with
 # the opcode), the done reads the start's result (an identity hlo.copy, marked likewise).

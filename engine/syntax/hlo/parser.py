@@ -243,8 +243,9 @@ class _Body:
                      f"'{self.computation}' (at {self.defined[name].pos})", at)
         if (not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end)
                 and not cur.text.startswith("b(", cur.pos)):
-            self._shape_missing(f"instruction '{name}'")
-        shape = parse_shape(cur, f"the shape of instruction '{name}'")
+            shape = None  # XLA infers some opcodes' shapes; the lowering does (infer_shape.py)
+        else:
+            shape = parse_shape(cur, f"the shape of instruction '{name}'")
         instruction = self._rhs(name, at, shape, depth=0)
         if cur.peek() == ",":
             instruction.end = self.parser.attributes(instruction.attrs,
@@ -325,9 +326,6 @@ class _Body:
         name, at = cur.name("an operand (an instruction name)")
         if cur.peek() != "(":
             return HloOperand(name, cur.at(at), shape)
-        if shape is None:
-            cur.pos = at
-            self._shape_missing(f"the nested instruction '{name}(...)'")
         if depth >= _MAX_NESTING:
             cur.fail(f"operand instructions are nested more than {_MAX_NESTING} deep", at)
         cur.pos = at  # the opcode is read again by _rhs
@@ -336,11 +334,6 @@ class _Body:
         self._define(nested)
         self.generated[nested.name] = operand
         return operand
-
-    def _shape_missing(self, what: str) -> None:
-        """XLA infers omitted shapes of some opcodes; hlodbg reads them as written."""
-        self.cur.fail(f"{what} has no shape: hlodbg needs it written before the opcode, as "
-                      f"XLA's printers write it")
 
     def _fresh_name(self, opcode: str) -> str:
         while True:
