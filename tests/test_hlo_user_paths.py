@@ -42,3 +42,51 @@ def test_the_text_decides_the_language_not_the_file_name(tmp_path, which, name):
     got = hlodbg.load(path).run(X)
     np.testing.assert_allclose(np.asarray(got[0] if isinstance(got, list) else got),
                                np.asarray(jax.jit(_log_loop)(X)), rtol=1e-6, equal_nan=True)
+
+
+# -- breakpoints on the opcodes the HLO text shows -------------------------------------------------
+
+FUSED = """\
+HloModule fused
+
+%fused_computation (p0: f32[2,3], p1: f32[3,2]) -> f32[2,2] {
+  %p0 = f32[2,3]{1,0} parameter(0)
+  %p1 = f32[3,2]{1,0} parameter(1)
+  ROOT %dot.1 = f32[2,2]{1,0} dot(%p0, %p1), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+
+ENTRY %main.3 (x: f32[2,3], y: f32[3,2]) -> (f32[2,2], f32[2]) {
+  %x = f32[2,3]{1,0} parameter(0)
+  %y = f32[3,2]{1,0} parameter(1)
+  %fusion.3 = f32[2,2]{1,0} fusion(%x, %y), kind=kOutput, calls=%fused_computation
+  %copy.4 = f32[2,2]{0,1} copy(%fusion.3)
+  %b = f32[2]{0} broadcast(f32[] constant(1)), dimensions={}
+  %t = (f32[2,2]{0,1}, f32[2]{0}) tuple(%copy.4, %b)
+  %gte = f32[2,2]{0,1} get-tuple-element(%t), index=0
+  ROOT %out = (f32[2,2]{0,1}, f32[2]{0}) tuple(%gte, %b)
+}
+"""
+
+
+@pytest.mark.parametrize("opcode, names", [
+    ("fusion", {"%fusion.3"}), ("copy", {"%copy.4"}), ("dot", {"%dot.1"}), ("broadcast", {"%b"}),
+    ("get-tuple-element", {"%gte"}),  # not the getters the lowering adds to return the ROOT tuple
+])
+def test_a_breakpoint_on_an_hlo_opcode_stops_at_the_instructions_of_that_opcode(opcode, names):
+    session = hlodbg.load(FUSED).session(persist=False)
+    bp = session.break_at(opcode, saved=False)
+    assert bp.kind == "kind"
+    assert {op.results[0].name for op in bp.ops} == names
+    stop = session.continue_()
+    assert stop.reason == "breakpoint" and session.op.results[0].name in names
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("dynamic-slice", "the program has no dynamic-slice op"),  # an opcode, not `dynamic - slice`
+    ("exponential", "the program has no exponential op"),
+    ("abs(reslt).max() > 3", "unknown name 'reslt'"),  # a typo never holds: refused when set
+])
+def test_a_breakpoint_that_can_never_stop_is_refused_when_it_is_set(spec, message):
+    session = hlodbg.load(FUSED).session(persist=False)
+    with pytest.raises(hlodbg.HlodbgError, match=message):
+        session.break_at(spec, saved=False)

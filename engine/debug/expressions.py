@@ -269,6 +269,13 @@ class Expression:
             raise ExpressionError(f"{self.text}: cannot use {type(value).__name__} as a condition: {exc}",
                                   self.text) from exc
 
+    def check_names(self, known) -> None:
+        """Refuse, now rather than at every evaluation, a plain name outside `known` (so a typo or
+        an op kind read as `get - tuple - element` is an error, not a test that never holds)."""
+        unknown = sorted(self.names - frozenset(known), key=self._columns.__getitem__)
+        if unknown:
+            raise self._unknown_name(unknown[0], dict.fromkeys(known))
+
     def _unknown_name(self, name: str, names: Mapping[str, Any]) -> ExpressionError:
         column = self._columns[name]
         known = ", ".join(sorted(map(str, names))) or "none"
