@@ -191,9 +191,11 @@ def report_results(args, program, results, result_types, randomised, extra: dict
     if args.out:
         save_results(args.out, results)
     if args.json:
+        from hlodbg.engine.run.interpreter import entry_function
+
         payload = {
             "program": program.name,
-            "entry": args.entry,
+            "entry": entry_function(program.module, args.entry).sym_name,  # `main` may stand for `main.68`
             "target": target_name(args),
             "random_arguments": randomised,
             "seed": args.seed,

@@ -4,6 +4,8 @@ Each test pins a defect found that way. The programs are generated in-process wi
 the tests that need JAX skip without it."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -90,3 +92,19 @@ def test_a_breakpoint_that_can_never_stop_is_refused_when_it_is_set(spec, messag
     session = hlodbg.load(FUSED).session(persist=False)
     with pytest.raises(hlodbg.HlodbgError, match=message):
         session.break_at(spec, saved=False)
+
+
+# -- reports name the entry computation, not the word `main` that stood for it ----------------------
+
+def test_memory_and_run_reports_name_the_entry_computation(tmp_path, capsys):
+    from hlodbg.cli import main
+
+    path = tmp_path / "fused.hlo"
+    path.write_text(FUSED)
+    assert hlodbg.load(path).memory().entry == "main.3"
+    assert main(["memory", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(f"{path.name} @main.3 on cpu")
+    assert " in @main.3" not in text  # the entry's own buffers go without a function suffix
+    assert main(["run", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["entry"] == "main.3"

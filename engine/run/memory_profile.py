@@ -386,8 +386,10 @@ class MemoryAnalysis:
         from .grid import grid_shape
         from .spmd import is_global_program
 
+        from .interpreter import entry_function
+
         self.module = module
-        self.entry = entry
+        self.entry = entry_function(module, entry).sym_name  # `main` stands for an HLO module's `main.68`
         self.target = backend.describe()
         self.replicas, self.partitions = grid_shape(module, replicas, partitions)
         _check_meshes(module, self.replicas * self.partitions)
@@ -403,10 +405,10 @@ class MemoryAnalysis:
                     functions = shared  # a stateless backend (the CPU's) gives every device the same profile
                 else:
                     device_backend.prepare(module)
-                    functions = function_memories(module, device_backend, entry, self.liveness)
+                    functions = function_memories(module, device_backend, self.entry, self.liveness)
                     if device_backend is backend:
                         shared = functions
-                self.devices.append(DeviceMemory(len(self.devices), process, device_backend, functions[entry],
+                self.devices.append(DeviceMemory(len(self.devices), process, device_backend, functions[self.entry],
                                                  functions))
 
     def device(self, which: Any) -> DeviceMemory:
