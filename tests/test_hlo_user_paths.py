@@ -108,3 +108,46 @@ def test_memory_and_run_reports_name_the_entry_computation(tmp_path, capsys):
     assert " in @main.3" not in text  # the entry's own buffers go without a function suffix
     assert main(["run", str(path), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["entry"] == "main.3"
+
+
+# -- expressions name HLO values as the text spells them --------------------------------------------
+
+def test_a_hyphen_before_a_digit_still_subtracts():
+    session = hlodbg.load(FUSED).session([np.ones((2, 3), np.float32), np.ones((3, 2), np.float32)],
+                                         persist=False)
+    session.break_at("%out", saved=False)
+    session.continue_()
+    session.watch("%copy.4-1")  # a digit after '-': a subtraction, as before
+    assert session.watches()[0][1].tolist() == [[2, 2], [2, 2]]
+
+
+HYPHENATED = """\
+HloModule m
+ENTRY %e (p: (f32[2], f32[2])) -> f32[2] {
+  %p = (f32[2]{0}, f32[2]{0}) parameter(0)
+  %get-tuple-element.1 = f32[2]{0} get-tuple-element(%p), index=0
+  %get-tuple-element.2 = f32[2]{0} get-tuple-element(%p), index=1
+  ROOT %add.3 = f32[2]{0} add(%get-tuple-element.1, %get-tuple-element.2)
+}
+"""
+
+
+@pytest.mark.parametrize("text, want", [
+    ("%get-tuple-element.1", [1, 2]),
+    ("%get-tuple-element.2.max()", 20),
+    ("%get-tuple-element.2 - %get-tuple-element.1", [9, 18]),
+    ("%get-tuple-element.1-1", [0, 1]),
+])
+def test_an_expression_reads_a_hyphenated_hlo_name(text, want):
+    args = [(np.array([1, 2], np.float32), np.array([10, 20], np.float32))]
+    session = hlodbg.load(HYPHENATED).session(args, persist=False)
+    session.break_at("add", saved=False)
+    session.continue_()
+    np.testing.assert_array_equal(session.evaluate(text), want)
+
+
+def test_a_refused_expression_says_error_once():
+    session = hlodbg.load(HYPHENATED).session(persist=False)
+    with pytest.raises(hlodbg.HlodbgError) as refused:
+        session.evaluate("%add.3 +")
+    assert str(refused.value).count("error:") == 1
