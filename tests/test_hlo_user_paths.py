@@ -151,3 +151,42 @@ def test_a_refused_expression_says_error_once():
     with pytest.raises(hlodbg.HlodbgError) as refused:
         session.evaluate("%add.3 +")
     assert str(refused.value).count("error:") == 1
+
+
+# -- a post-optimization module has a thousand computations ----------------------------------------
+
+def _many_fusions(count: int) -> str:
+    """A module shaped like a post-optimization dump: `count` fused computations, one fusion each."""
+    parts = ["HloModule many\n"]
+    for i in range(count):
+        parts.append(f"%fused_computation.{i} (p: f32[2]) -> f32[2] {{\n  %p = f32[2]{{0}} parameter(0)\n"
+                     f"  ROOT %n.{i} = f32[2]{{0}} negate(%p)\n}}\n")
+    body = ["  %x = f32[2]{0} parameter(0)"]
+    previous = "%x"
+    for i in range(count):
+        body.append(f"  %fusion.{i} = f32[2]{{0}} fusion({previous}), kind=kLoop, calls=%fused_computation.{i}")
+        previous = f"%fusion.{i}"
+    body[-1] = body[-1].replace("  %fusion", "  ROOT %fusion", 1)
+    parts.append("ENTRY %main.9 (x: f32[2]) -> f32[2] {\n" + "\n".join(body) + "\n}\n")
+    return "\n".join(parts)
+
+
+def test_a_missing_function_lists_a_few_names_closest_first(tmp_path, capsys):
+    from hlodbg.cli import main
+
+    path = tmp_path / "many.txt"
+    path.write_text(_many_fusions(300))
+    assert main(["run", str(path), "--entry", "fused_computation.12x"]) == 2
+    message = capsys.readouterr().err
+    assert "@fused_computation.12," in message and "and 291 more" in message and len(message) < 600
+    assert main(["export", str(path), "--function", "mian", "-o", str(tmp_path / "g.dot")]) == 2
+    assert "@main.9" in capsys.readouterr().err
+
+
+def test_export_function_main_draws_the_entry_computation(tmp_path, capsys):
+    from hlodbg.cli import main
+
+    path = tmp_path / "few.txt"
+    path.write_text(_many_fusions(3))
+    assert main(["export", str(path), "--function", "main", "-o", str(tmp_path / "g.dot")]) == 0
+    assert "@main.9" in (tmp_path / "g.dot").read_text()

@@ -32,7 +32,7 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .expressions import CaretError, ExpressionError, compile_expression
-from ..ir.core import Module, Operation
+from ..ir.core import Module, Operation, function_list
 from ..ir.locations import user_frame
 from ..ir.opset import lookup
 from ..syntax.hlo.opcodes import TABLE as HLO_OPCODES, ops_of_opcode
@@ -195,7 +195,7 @@ class Resolver:
         functions = self.module.functions
         if function is not None:
             if function not in functions:
-                raise BreakpointError(f"no function @{function} (functions: {', '.join('@' + f for f in functions)})")
+                raise BreakpointError(f"no function @{function} (functions: {function_list(functions, function)})")
             candidates = [functions[function]]
         else:
             main = functions.get(self.entry)

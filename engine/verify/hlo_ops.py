@@ -7,7 +7,7 @@ conditional's results; an async_start's tuple holds its operands and its computa
 from __future__ import annotations
 
 from ..ir import attributes as A
-from ..ir.core import Operation
+from ..ir.core import Operation, function_list
 from ..ir.types import IntegerType, TensorType, TupleType
 from .core import _Context, _block, _func_call, _is_scalar_of, _register, _returned
 from .shape_inference import fail, fmt_types, types_compatible
@@ -56,8 +56,7 @@ def _async_start(op: Operation, ctx: _Context) -> None:
     name = callee.name if isinstance(callee, A.SymbolRef) else str(callee)
     fn = ctx.functions.get(name)
     if fn is None:
-        known = ", ".join("@" + n for n in ctx.functions) or "none"
-        fail(f"calls @{name}, which is not defined in this module (functions: {known})", "callee")
+        fail(f"calls @{name}, which is not defined in this module (functions: {function_list(ctx.functions, name)})", "callee")
     inputs, results = fn.function_type.inputs, fn.function_type.results
     if len(op.operands) != len(inputs) or not all(types_compatible(g, w) for g, w in zip(op.operand_types, inputs)):
         fail(f"passes {fmt_types(op.operand_types)} but @{name} takes {fmt_types(inputs)}", "signature")
