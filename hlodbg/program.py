@@ -175,19 +175,32 @@ def _read(path_or_text: PathOrText) -> tuple[str, str, Optional[Path]]:
         except FileNotFoundError:
             raise ParseError(f"no such file: {path}") from None
         except IsADirectoryError:
-            raise ParseError(f"{path} is a directory, not a .mlir file") from None
+            raise _directory_error(path) from None
         except OSError as e:
             raise ParseError(f"cannot read {path}: {e.strerror}") from None
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as e:
-            hint = " (MLIR bytecode is not supported; print it as text with stablehlo-translate or jax)"
-            magic = hint if data.startswith(b"ML\xefR") else ""
-            raise ParseError(f"{path} is not UTF-8 text (byte {e.start}){magic}") from None
+            hint = ""
+            if data.startswith(b"ML\xefR"):
+                hint = " (MLIR bytecode is not supported; print it as text with stablehlo-translate or jax)"
+            elif path.name.endswith(".pb"):
+                hint = " (an HLO proto? hlodbg reads HLO text: dump with XLA_FLAGS=--xla_dump_hlo_as_text)"
+            raise ParseError(f"{path} is not UTF-8 text (byte {e.start}){hint}") from None
         return text, str(path), path
     if not isinstance(path_or_text, str):
         raise TypeError(f"load() takes a path or MLIR text, not {type(path_or_text).__name__}")
     return path_or_text, "<string>", None
+
+
+def _directory_error(path: Path) -> ParseError:
+    """What to open instead of a directory; an `--xla_dump_to` directory's modules are named."""
+    modules = [p for p in path.glob("*_optimizations.txt") if p.is_file()]  # before_/cpu_after_optimizations
+    if not modules:
+        return ParseError(f"{path} is a directory, not a program file (.mlir, .hlo or .txt)")
+    largest = max(modules, key=lambda p: p.stat().st_size)
+    return ParseError(f"{path} is a directory of XLA dumps ({len(modules)} module files): open one of them, "
+                      f"e.g. the largest, {largest}")
 
 
 def load_all(path_or_text: PathOrText, check: bool = True) -> list[Program]:

@@ -190,3 +190,24 @@ def test_export_function_main_draws_the_entry_computation(tmp_path, capsys):
     path.write_text(_many_fusions(3))
     assert main(["export", str(path), "--function", "main", "-o", str(tmp_path / "g.dot")]) == 0
     assert "@main.9" in (tmp_path / "g.dot").read_text()
+
+
+# -- files a dump directory holds beside the modules -------------------------------------------------
+
+def test_a_dump_directory_names_a_module_to_open(tmp_path):
+    (tmp_path / "module_0001.jit_f.before_optimizations.txt").write_text(FUSED)
+    (tmp_path / "module_0001.jit_f.cpu_after_optimizations.txt").write_text(FUSED + "\n" * 10)
+    (tmp_path / "module_0001.jit_f.cpu_after_optimizations-buffer-assignment.txt").write_text("x" * 999)
+    with pytest.raises(hlodbg.ParseError, match=r"directory of XLA dumps \(2 module files\).*"
+                                                r"module_0001\.jit_f\.cpu_after_optimizations\.txt$"):
+        hlodbg.load(tmp_path)
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(hlodbg.ParseError, match=r"directory, not a program file \(\.mlir, \.hlo or \.txt\)"):
+        hlodbg.load(tmp_path / "plain")
+
+
+def test_an_hlo_proto_is_named_as_such(tmp_path):
+    path = tmp_path / "module_0001.jit_f.before_optimizations.hlo.pb"
+    path.write_bytes(b"\x0a\x05jit_f\x12\xff\xfe")
+    with pytest.raises(hlodbg.ParseError, match="HLO proto.*--xla_dump_hlo_as_text"):
+        hlodbg.load(path)
