@@ -13,6 +13,7 @@ from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import user_frame
 from hlodbg.engine.machine.memory import format_bytes
+from hlodbg.execution import PROGRAM_HELP
 
 EXIT_DOES_NOT_FIT = 4
 DEFAULT_TOP = 10
@@ -24,7 +25,7 @@ def add_parser(sub) -> None:
                          epilog=f"exit status: 0 when every device fits, {EXIT_DOES_NOT_FIT} when one does not, "
                                 f"2 for bad input")
     cmd.set_defaults(handler=cmd_memory)
-    cmd.add_argument("program", metavar="PROG", help=".mlir file")
+    cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     cmd.add_argument("--entry", default="main", help="function to analyse (default: main)")
     cmd.add_argument("--chunk", type=int, default=None, help="module to analyse in a '// -----' split file")
     cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")

@@ -25,6 +25,9 @@ ZIP_SIGNATURE = b"PK\x03\x04"  # an .npz file is a zip archive of .npy files
 NPY_SIGNATURE = b"\x93NUMPY"
 NPZ_HOW = "an .npz file holds the arguments as arg0, arg1, ... (numpy.savez writes one)"
 
+# What every command's program argument may be (the frontend is picked from the text).
+PROGRAM_HELP = "StableHLO MLIR (.mlir) or XLA HLO text (.hlo, .txt; dumps and as_text() output)"
+
 
 def _signature(path: str, option: str) -> bytes:
     """The first bytes of an argument file; a clear error if it cannot be read at all."""

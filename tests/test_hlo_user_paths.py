@@ -211,3 +211,12 @@ def test_an_hlo_proto_is_named_as_such(tmp_path):
     path.write_bytes(b"\x0a\x05jit_f\x12\xff\xfe")
     with pytest.raises(hlodbg.ParseError, match="HLO proto.*--xla_dump_hlo_as_text"):
         hlodbg.load(path)
+
+
+@pytest.mark.parametrize("command", ["open", "serve", "verify", "print", "run", "check", "export", "memory", "diff"])
+def test_every_command_says_it_reads_hlo_text(command, capsys):
+    from hlodbg.cli import _parser
+
+    with pytest.raises(SystemExit):
+        _parser().parse_args([command, "--help"])
+    assert "XLA HLO text (.hlo, .txt" in " ".join(capsys.readouterr().out.split())
