@@ -7,6 +7,7 @@ from typing import Optional, Union
 
 from hlodbg.engine import Function, Module, Operation, ParseError
 from hlodbg.engine.syntax import Frontend, frontend_for, looks_like_program
+from hlodbg.engine.syntax.frontend import program_text
 from hlodbg.engine.syntax.frontend import no_module_error
 
 PathOrText = Union[str, os.PathLike]
@@ -178,16 +179,7 @@ def _read(path_or_text: PathOrText) -> tuple[str, str, Optional[Path]]:
             raise _directory_error(path) from None
         except OSError as e:
             raise ParseError(f"cannot read {path}: {e.strerror}") from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            hint = ""
-            if data.startswith(b"ML\xefR"):
-                hint = " (MLIR bytecode is not supported; print it as text with stablehlo-translate or jax)"
-            elif path.name.endswith(".pb"):
-                hint = " (an HLO proto? hlodbg reads HLO text: dump with XLA_FLAGS=--xla_dump_hlo_as_text)"
-            raise ParseError(f"{path} is not UTF-8 text (byte {e.start}){hint}") from None
-        return text, str(path), path
+        return program_text(data, str(path)), str(path), path
     if not isinstance(path_or_text, str):
         raise TypeError(f"load() takes a path or MLIR text, not {type(path_or_text).__name__}")
     return path_or_text, "<string>", None

@@ -220,3 +220,14 @@ def test_every_command_says_it_reads_hlo_text(command, capsys):
     with pytest.raises(SystemExit):
         _parser().parse_args([command, "--help"])
     assert "XLA HLO text (.hlo, .txt" in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("encoding", ["utf-8-sig", "utf-16"])  # Notepad; Windows PowerShell's `>`
+def test_a_byte_order_mark_does_not_stop_a_program_from_opening(tmp_path, encoding):
+    from hlodbg.engine.run.checking import check_path
+
+    path = tmp_path / "fused.hlo"
+    path.write_bytes(FUSED.encode(encoding))
+    assert hlodbg.load(path).module.entry.sym_name == "main.3"
+    (outcome,) = check_path(str(path))
+    assert "not UTF-8" not in str(outcome.error)

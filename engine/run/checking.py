@@ -74,15 +74,16 @@ def check_path(path: str, probe_root: Optional[str] = None, backend: Backend = C
     `probe_root/<file name>.<module number>` kept for the user when `probe_root` is given.
     """
     from ..syntax import frontend_for
-    from ..syntax.frontend import no_module_error
+    from ..syntax.frontend import no_module_error, program_text
     from ..verify import verify
 
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
         return [ModuleOutcome(str(path), 0, error=HlodbgError(f"cannot read {path}: {e}"))]
     try:
+        text = program_text(data, str(path))
         modules = frontend_for(text, str(path)).parse_all(text, str(path))
     except HlodbgError as e:
         return [ModuleOutcome(str(path), 0, error=e)]
