@@ -38,7 +38,7 @@ from ..ir.opset import callee_attribute, has_aliasing_regions, has_expandable_bo
 from ..ir.types import TensorType
 from ..machine.backend import Backend
 from ..machine.memory import format_bytes, physical_memory
-from .liveness import FunctionLiveness, Liveness, liveness_of
+from .liveness import FunctionLiveness, Liveness, liveness_of, reads_built_tuple
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,8 @@ class FunctionMemory:
         for i, (value, block) in enumerate(zip(liveness.values, liveness.block_of)):
             if not owning[block] or (value.is_block_argument and not self._argument_owns_buffer(block)):
                 continue
+            if reads_built_tuple(value):
+                continue  # the element's buffer, kept live by liveness as long as this read is
             if isinstance(value.type, TensorType) and not value.type.is_static:
                 self.dynamic.append(value)
                 continue
