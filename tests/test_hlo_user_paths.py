@@ -267,3 +267,34 @@ def test_hlo_tuples_and_their_elements_take_the_bytes_mlir_values_do():
     a = next(v for v in liveness.values if v.name == "%a")
     b = next(v for v in liveness.values if v.name == "%b")
     assert liveness.live_range(a)[1] >= liveness.live_range(b)[0]
+
+
+# -- memory: donation in the header frees the donated parameter, as MLIR's arg attributes do ----------
+
+DONATING_HLO = """\
+HloModule m, input_output_alias={ {}: (0, {}, may-alias) }, buffer_donor={ (1, {}) }
+ENTRY %e (p: f32[1024], q: f32[1024]) -> f32[1024] {
+  %p = f32[1024]{0} parameter(0)
+  %q = f32[1024]{0} parameter(1)
+  %a = f32[1024]{0} add(%p, %q)
+  %b = f32[1024]{0} negate(%a)
+  ROOT %c = f32[1024]{0} exponential(%b)
+}
+"""
+
+DONATING_MLIR = """\
+func.func @main(%p: tensor<1024xf32> {tf.aliasing_output = 0 : i32}, %q: tensor<1024xf32> {jax.buffer_donor = true}) -> tensor<1024xf32> {
+  %a = stablehlo.add %p, %q : tensor<1024xf32>
+  %b = stablehlo.negate %a : tensor<1024xf32>
+  %c = stablehlo.exponential %b : tensor<1024xf32>
+  return %c : tensor<1024xf32>
+}
+"""
+
+
+def test_donated_parameters_are_freed_after_their_last_use_as_in_mlir():
+    program = hlodbg.load(DONATING_HLO)
+    assert program.module.entry.arg_attrs(0)["tf.aliasing_output"] == 0
+    assert program.module.entry.arg_attrs(1)["jax.buffer_donor"] is True
+    hlo = program.memory().devices[0]
+    assert hlo.peak_bytes == hlodbg.load(DONATING_MLIR).memory().devices[0].peak_bytes == 3 * 4096
