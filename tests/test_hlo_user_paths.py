@@ -298,3 +298,29 @@ def test_donated_parameters_are_freed_after_their_last_use_as_in_mlir():
     assert program.module.entry.arg_attrs(1)["jax.buffer_donor"] is True
     hlo = program.memory().devices[0]
     assert hlo.peak_bytes == hlodbg.load(DONATING_MLIR).memory().devices[0].peak_bytes == 3 * 4096
+
+
+SHARED_BRANCH = """\
+HloModule shared
+%negated (a: f32[2]) -> f32[2] {
+  %a = f32[2]{0} parameter(0)
+  ROOT %n = f32[2]{0} negate(%a)
+}
+%same (a: f32[2]) -> f32[2] {
+  ROOT %a2 = f32[2]{0} parameter(0)
+}
+ENTRY %main.1 (i: s32[], x: f32[2]) -> f32[2] {
+  %i = s32[] parameter(0)
+  %x = f32[2]{0} parameter(1)
+  ROOT %c = f32[2]{0} conditional(%i, %x, %x, %x), branch_computations={%negated, %same, %negated}
+}
+"""
+
+
+@pytest.mark.parametrize("branch", [0, 2])
+def test_a_breakpoint_on_an_instruction_stops_in_every_region_its_computation_became(branch):
+    # %negated is cloned into branches 0 and 2; the breakpoint once stopped only in the first.
+    session = hlodbg.load(SHARED_BRANCH).session([np.int32(branch), np.ones(2, np.float32)], persist=False)
+    session.break_at("%n", saved=False)
+    assert session.continue_().reason == "breakpoint"
+    assert session.op.results[0].name == "%n"

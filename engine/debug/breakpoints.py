@@ -173,7 +173,7 @@ class Resolver:
             raise BreakpointError("empty breakpoint")
         match = _VALUE_REF.match(text)
         if match:
-            return "op", frozenset([self._value_op(match.group(1), match.group(2))]), ""
+            return "op", self._value_ops(match.group(1), match.group(2)), ""
         match = _LINE.match(text)
         if match:
             return self._line(int(match.group(1)))
@@ -191,7 +191,7 @@ class Resolver:
                 raise BreakpointError(f"the program has no {text} op")
         raise BreakpointError(f"cannot read {spec!r} as a breakpoint")
 
-    def _value_op(self, function: Optional[str], name: str) -> Operation:
+    def _value_ops(self, function: Optional[str], name: str) -> frozenset:
         functions = self.module.functions
         if function is not None:
             if function not in functions:
@@ -202,9 +202,9 @@ class Resolver:
             candidates = ([main] if main is not None else []) + [f for n, f in functions.items() if n != self.entry]
         found = []
         for f in candidates:
-            op = _op_producing(f, name)
-            if op is not None:
-                found.append((f, op))
+            ops = _ops_producing(f, name)
+            if ops:
+                found.append((f, ops))
                 if function is None and f.sym_name == self.entry:
                     break
         if not found:
@@ -213,7 +213,7 @@ class Resolver:
         if len(found) > 1:
             names = ", ".join(f"@{f.sym_name}:{name}" for f, _ in found)
             raise BreakpointError(f"{name} is defined in several functions; say which: {names}")
-        return found[0][1]
+        return frozenset(found[0][1])
 
     def _line(self, line: int) -> tuple[str, frozenset, str]:
         by_line: dict[int, list[Operation]] = {}
@@ -259,13 +259,13 @@ def _same_file(filename: str, wanted: str) -> bool:
     return filename == wanted or filename.endswith("/" + wanted) or Path(filename).name == wanted
 
 
-def _op_producing(function, name: str) -> Optional[Operation]:
+def _ops_producing(function, name: str) -> list[Operation]:
+    """The op of `function` producing the value `name`, with its copies: an HLO computation used
+    as a region at several places (a reducer, a branch) is cloned into each, and every clone comes
+    from the same text position."""
     wanted = {name, name + "#0"}
-    for op in function.ops:
-        for v in op.results:
-            if v.name in wanted:
-                return op
-    return None
+    found = [op for op in function.ops if any(v.name in wanted for v in op.results)]
+    return [op for op in found if op.pos is not None and op.pos == found[0].pos] or found[:1]
 
 
 class BreakpointTable:
