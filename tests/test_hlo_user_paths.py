@@ -324,3 +324,11 @@ def test_a_breakpoint_on_an_instruction_stops_in_every_region_its_computation_be
     session.break_at("%n", saved=False)
     assert session.continue_().reason == "breakpoint"
     assert session.op.results[0].name == "%n"
+
+
+def test_a_line_breakpoint_on_a_root_stops_once_not_also_at_the_implicit_return():
+    session = hlodbg.load(FUSED).session(persist=False)
+    bp = session.break_at("line 6", saved=False)  # ROOT %dot.1 of the fused computation
+    assert [op.name for op in bp.ops] == ["stablehlo.dot_general"]
+    mlir = hlodbg.load(TUPLE_ROOT_MLIR).session(persist=False)
+    assert [op.name for op in mlir.break_at("line 4", saved=False).ops] == ["func.return"]  # written: kept

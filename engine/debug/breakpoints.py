@@ -34,7 +34,7 @@ import numpy as np
 from .expressions import CaretError, ExpressionError, compile_expression
 from ..ir.core import Module, Operation, function_list
 from ..ir.locations import user_frame
-from ..ir.opset import lookup
+from ..ir.opset import is_terminator, lookup
 from ..syntax.hlo.opcodes import TABLE as HLO_OPCODES, ops_of_opcode
 
 VALUE_TESTS = ("nan", "inf", "nonfinite")
@@ -217,8 +217,11 @@ class Resolver:
 
     def _line(self, line: int) -> tuple[str, frozenset, str]:
         by_line: dict[int, list[Operation]] = {}
+        written = {op.pos for op in self._ops if op.pos is not None and not is_terminator(op.name)}
         for op in self._ops:
-            if op.pos is not None:
+            # An HLO computation's return is implicit: it takes its ROOT's position, and a line
+            # breakpoint there means the ROOT (else it would stop twice per run of the line).
+            if op.pos is not None and not (is_terminator(op.name) and op.pos in written):
                 by_line.setdefault(op.pos.line, []).append(op)
         if line in by_line:
             return "line", frozenset(by_line[line]), ""
