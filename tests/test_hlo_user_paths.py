@@ -332,3 +332,12 @@ def test_a_line_breakpoint_on_a_root_stops_once_not_also_at_the_implicit_return(
     assert [op.name for op in bp.ops] == ["stablehlo.dot_general"]
     mlir = hlodbg.load(TUPLE_ROOT_MLIR).session(persist=False)
     assert [op.name for op in mlir.break_at("line 4", saved=False).ops] == ["func.return"]  # written: kept
+
+
+def test_check_on_an_hlo_module_with_parameters_says_to_run_it_instead(tmp_path):
+    from hlodbg.engine.run.checking import check_path
+
+    path = tmp_path / "fused.hlo"
+    path.write_text(FUSED)
+    (outcome,) = check_path(str(path))
+    assert "@main.3 takes 2 argument(s)" in str(outcome.error) and "hlodbg run" in str(outcome.error)
