@@ -16,7 +16,7 @@ from ...ir.attributes import UNIT, ArrayAttr, DenseElements, ElidedElements, Int
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
 from ...ir.opset import OPS
-from ...ir.types import FunctionType, TupleType, Type
+from ...ir.types import FunctionType, IntegerType, TupleType, Type
 from . import attr_values, literals
 from .adapters import Field, Info
 from .async_sugar import desugar_async
@@ -145,6 +145,8 @@ class ModuleLowering:
         if comp.attrs:  # execution_thread="..." after the closing brace
             attrs["hlo.computation_attributes"] = {k: a.text for k, a in comp.attrs.items()}
         arg_attrs = [self.parameter_facts(p) for p in comp.parameters()]
+        if public:
+            self.add_donations(arg_attrs)
         if any(arg_attrs):
             attrs["arg_attrs"] = ArrayAttr(arg_attrs)
         return Function("func.func", [], [], attrs, [Region([block])], pos=comp.pos)
@@ -153,6 +155,22 @@ class ModuleLowering:
         facts = shape_fact(param.shape)
         facts.update(generic_facts(param.attrs, decode))  # sharding, frontend attributes, metadata
         return facts
+
+    def add_donations(self, arg_attrs: list[dict]) -> None:
+        """The header's `input_output_alias` / `buffer_donor` on the entry parameters they donate,
+        as JAX's MLIR spells donation (`tf.aliasing_output`, `jax.buffer_donor`), so the memory
+        analysis frees a donated buffer after its last use as it does for MLIR programs. Only whole
+        parameters (index `{}`) become facts: JAX passes no tuple parameters."""
+        attrs = self.tree.attrs
+        if "input_output_alias" in attrs:
+            for alias in decode("input_output_alias", attrs["input_output_alias"]):
+                if not alias.parameter_index and alias.parameter_number < len(arg_attrs):
+                    output = alias.output_index[0] if alias.output_index else 0
+                    arg_attrs[alias.parameter_number]["tf.aliasing_output"] = IntegerAttr(output, IntegerType(32))
+        if "buffer_donor" in attrs:
+            for parameter, index in decode("buffer_donor", attrs["buffer_donor"]):
+                if not index and parameter < len(arg_attrs):
+                    arg_attrs[parameter]["jax.buffer_donor"] = True
 
     def region(self, comp: HloComputation, unpack_root: bool) -> Region:
         """A copy of the computation as an op's region (each use gets its own)."""

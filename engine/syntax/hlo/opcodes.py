@@ -204,6 +204,19 @@ def opcode_of(op_name: str, marker: Optional[str] = None) -> Optional[Opcode]:
     return BY_OP.get((op_name, marker))
 
 
+def ops_of_opcode(ops, opcode: str) -> list:
+    """The ops among `ops` that an HLO instruction of `opcode` became (`dot` → the
+    stablehlo.dot_general ops, `get-tuple-element` → stablehlo.get_tuple_element), so people can
+    name ops by the opcodes they read in the HLO text. Ops the lowering added that no instruction
+    wrote (`hlo.implicit`) are left out; an opcode sharing its IR op with others is told apart by
+    its `hlo.opcode` marker."""
+    entry = TABLE.get(opcode)
+    if entry is None:
+        return []
+    return [op for op in ops if op.name == entry.op and "hlo.implicit" not in op.attributes
+            and op.attributes.get("hlo.opcode") == entry.marker]
+
+
 def raise_attributes(op) -> dict[str, str]:
     """The HLO attribute texts of an IR op's own attributes (the printer's half of the adapters;
     generic facts, called computations and operands are the printer's to add)."""
