@@ -13,6 +13,7 @@ from typing import Optional, Sequence
 
 from hlodbg import __version__
 from hlodbg.engine import HlodbgError
+from hlodbg.execution import PROGRAM_HELP
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -47,7 +48,7 @@ def _add_session_options(cmd) -> None:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hlodbg",
-        description="Visual graph inspector and step-through debugger for StableHLO programs. "
+        description="Visual graph inspector and step-through debugger for StableHLO and XLA HLO programs. "
         "'hlodbg PROG' opens PROG (default: the embedded sample) in the debugger.",
         epilog="Run 'hlodbg COMMAND --help' for the options of a command.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -57,12 +58,12 @@ def _parser() -> argparse.ArgumentParser:
 
     open_cmd = sub.add_parser("open", help="open a program in the debugger (the default command)")
     open_cmd.set_defaults(handler=_cmd_open)
-    open_cmd.add_argument("program", nargs="?", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file (default: the embedded sample)")
+    open_cmd.add_argument("program", nargs="?", help=f"{PROGRAM_HELP} (default: the embedded sample)")
     _add_session_options(open_cmd)
 
     serve_cmd = sub.add_parser("serve", help="serve the debugger in a web browser (textual-serve), e.g. for workshops")
     serve_cmd.set_defaults(handler=_cmd_serve)
-    serve_cmd.add_argument("program", nargs="?", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file (default: the embedded sample)")
+    serve_cmd.add_argument("program", nargs="?", help=f"{PROGRAM_HELP} (default: the embedded sample)")
     serve_cmd.add_argument("--host", default="localhost", help="address to listen on (default: localhost)")
     serve_cmd.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     serve_cmd.add_argument("--public-url", metavar="URL", help="the address browsers reach the server at, e.g. "
@@ -71,11 +72,11 @@ def _parser() -> argparse.ArgumentParser:
 
     verify_cmd = sub.add_parser("verify", help="parse and verify programs")
     verify_cmd.set_defaults(handler=_cmd_verify)
-    verify_cmd.add_argument("programs", nargs="+", metavar="PROG", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) files")
+    verify_cmd.add_argument("programs", nargs="+", metavar="PROG", help=PROGRAM_HELP)
 
     print_cmd = sub.add_parser("print", help="print a program (pretty form unless --generic)")
     print_cmd.set_defaults(handler=_cmd_print)
-    print_cmd.add_argument("program", metavar="PROG", help="program file (.mlir, or XLA HLO text .hlo/.txt)")
+    print_cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     print_cmd.add_argument("--to", choices=PRINT_TARGETS, default=None,
                            help="language to print in (default: the program's own): mlir (the IR as MLIR), "
                                 "stablehlo (an HLO program as StableHLO-only MLIR), hlo (XLA HLO text)")

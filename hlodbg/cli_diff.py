@@ -9,6 +9,7 @@ import json
 
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.difference import DEFAULT_ATOL, DEFAULT_RTOL
+from hlodbg.execution import PROGRAM_HELP
 
 EXIT_DIVERGED = 1
 
@@ -23,7 +24,7 @@ def add_parser(sub) -> None:
         "result differs beyond the tolerance: both values' summaries, the largest absolute and relative errors and "
         "where, whether the op's operands still agreed (then this op is where the targets part) and the numerics "
         "reason the targets give. Exit status 0: nothing diverges; 1: something does; 2: bad input.")
-    diff.add_argument("program", metavar="PROG", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file")
+    diff.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     diff.set_defaults(handler=cmd_diff)
     add_argument_options(diff, "function to run")
     add_target_options(diff, "of the first run runs")

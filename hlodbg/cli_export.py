@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import sys
 
+from hlodbg.execution import PROGRAM_HELP
+
 OVERLAYS = ("nan", "range", "divergence", "padding")
 
 
@@ -13,7 +15,7 @@ def add_parser(sub) -> None:
         description="Draw PROG's dataflow graph with Graphviz (the system `dot`, else graphviz-pure). "
         "SVG and JSON reuse cached layouts, so a re-export (or a recoloured one) costs no layout.",
     )
-    export.add_argument("program", metavar="PROG", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file")
+    export.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     export.set_defaults(handler=cmd_export)
     export.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.svg, OUT.png, OUT.dot or OUT.json ('-' with --format: standard output)")
     export.add_argument("--format", choices=("svg", "png", "dot", "json"), help="output format when OUT's suffix does not say")

@@ -15,6 +15,7 @@ from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import user_frame
 from hlodbg.engine.machine.memory import format_bytes
 from hlodbg.engine.run.memory_profile import MODULE_LAYOUT
+from hlodbg.execution import PROGRAM_HELP
 
 VMEM = 1  # XLA's generic fast memory space, S(1): a TPU's VMEM
 
@@ -28,7 +29,7 @@ def add_parser(sub) -> None:
                          epilog=f"exit status: 0 when every device fits, {EXIT_DOES_NOT_FIT} when one does not, "
                                 f"2 for bad input")
     cmd.set_defaults(handler=cmd_memory)
-    cmd.add_argument("program", metavar="PROG", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file")
+    cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     cmd.add_argument("--entry", default="main", help="function to analyse (default: main)")
     cmd.add_argument("--chunk", type=int, default=None, help="module to analyse in a '// -----' split file")
     cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")

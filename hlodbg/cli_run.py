@@ -9,7 +9,7 @@ from hlodbg.cli_elided import add_fill_elided_option, load_program
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
-from hlodbg.execution import gather_arguments, report_results
+from hlodbg.execution import PROGRAM_HELP, gather_arguments, report_results
 
 EXIT_CHECK_FAILED = 1
 
@@ -34,7 +34,7 @@ def add_argument_options(cmd, entry_help: str) -> None:
 
 def add_parsers(sub) -> None:
     run = sub.add_parser("run", help="run a program and print or save its results")
-    run.add_argument("program", metavar="PROG", help="StableHLO (.mlir) or XLA HLO (.hlo, .txt) file")
+    run.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     run.set_defaults(handler=cmd_run)
     add_argument_options(run, "function to run")
     run.add_argument("--out", metavar="OUT.npz", help="save results as result0, result1, ... in an .npz file")
@@ -58,7 +58,7 @@ def add_parsers(sub) -> None:
 
     check = sub.add_parser("check", help="run self-checking programs (check dialect, @check.* custom calls)")
     check.set_defaults(handler=cmd_check)
-    check.add_argument("files", nargs="+", metavar="FILE", help="StableHLO (.mlir) or XLA HLO files; '// -----' modules run separately")
+    check.add_argument("files", nargs="+", metavar="FILE", help=f"{PROGRAM_HELP}; '// -----' modules run separately")
     check.add_argument("-v", "--verbose", action="store_true", help="also list the modules that pass")
     check.add_argument("--probe", metavar="DIR", help="keep the values interpreter.probe records: module N of "
                        "FILE writes DIR/FILE.N/probe*.npy plus index.csv (default: a temporary directory per module)")

@@ -25,6 +25,9 @@ ZIP_SIGNATURE = b"PK\x03\x04"  # an .npz file is a zip archive of .npy files
 NPY_SIGNATURE = b"\x93NUMPY"
 NPZ_HOW = "an .npz file holds the arguments as arg0, arg1, ... (numpy.savez writes one)"
 
+# What every command's program argument may be (the frontend is picked from the text).
+PROGRAM_HELP = "StableHLO MLIR (.mlir) or XLA HLO text (.hlo, .txt; dumps and as_text() output)"
+
 
 def _signature(path: str, option: str) -> bytes:
     """The first bytes of an argument file; a clear error if it cannot be read at all."""
@@ -191,9 +194,11 @@ def report_results(args, program, results, result_types, randomised, extra: dict
     if args.out:
         save_results(args.out, results)
     if args.json:
+        from hlodbg.engine.run.interpreter import entry_function
+
         payload = {
             "program": program.name,
-            "entry": args.entry,
+            "entry": entry_function(program.module, args.entry).sym_name,  # `main` may stand for `main.68`
             "target": target_name(args),
             "random_arguments": randomised,
             "seed": args.seed,

@@ -7,6 +7,7 @@ from typing import Optional, Union
 
 from hlodbg.engine import Function, Module, Operation, ParseError
 from hlodbg.engine.syntax import Frontend, frontend_for, looks_like_program
+from hlodbg.engine.syntax.frontend import program_text
 from hlodbg.engine.syntax.frontend import no_module_error
 
 PathOrText = Union[str, os.PathLike]
@@ -197,19 +198,23 @@ def _read(path_or_text: PathOrText) -> tuple[str, str, Optional[Path]]:
         except FileNotFoundError:
             raise ParseError(f"no such file: {path}") from None
         except IsADirectoryError:
-            raise ParseError(f"{path} is a directory, not a program file (.mlir, .hlo, .txt)") from None
+            raise _directory_error(path) from None
         except OSError as e:
             raise ParseError(f"cannot read {path}: {e.strerror}") from None
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            hint = " (MLIR bytecode is not supported; print it as text with stablehlo-translate or jax)"
-            magic = hint if data.startswith(b"ML\xefR") else ""
-            raise ParseError(f"{path} is not UTF-8 text (byte {e.start}){magic}") from None
-        return text, str(path), path
+        return program_text(data, str(path)), str(path), path
     if not isinstance(path_or_text, str):
         raise TypeError(f"load() takes a path or MLIR text, not {type(path_or_text).__name__}")
     return path_or_text, "<string>", None
+
+
+def _directory_error(path: Path) -> ParseError:
+    """What to open instead of a directory; an `--xla_dump_to` directory's modules are named."""
+    modules = [p for p in path.glob("*_optimizations.txt") if p.is_file()]  # before_/cpu_after_optimizations
+    if not modules:
+        return ParseError(f"{path} is a directory, not a program file (.mlir, .hlo or .txt)")
+    largest = max(modules, key=lambda p: p.stat().st_size)
+    return ParseError(f"{path} is a directory of XLA dumps ({len(modules)} module files): open one of them, "
+                      f"e.g. the largest, {largest}")
 
 
 def load_all(path_or_text: PathOrText, check: bool = True) -> list[Program]:

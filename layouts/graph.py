@@ -521,10 +521,12 @@ def build_graph(module: Module, function: Optional[str] = None, inline_calls: bo
     With `inline_calls`, only `function` (default: the entry) is drawn and every call site holds
     its own copy of the callee."""
     functions = module.functions
-    if function is not None and function.lstrip("@") not in functions:
-        known = ", ".join("@" + n for n in functions) or "none"
-        raise GraphError(f"no function @{function.lstrip('@')} (functions: {known})")
-    root = function.lstrip("@") if function else None
+    root = None
+    if function:
+        try:  # `main` also names the entry function (an HLO module's `main.3`)
+            root = module.function(function.lstrip("@")).sym_name
+        except KeyError as missing:
+            raise GraphError(missing.args[0]) from None
     builder = _Builder(module, inline_calls, grouping)
     if inline_calls:
         entry = functions[root] if root else module.entry

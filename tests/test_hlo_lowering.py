@@ -538,11 +538,11 @@ def test_tuple_constant_is_a_located_error():
 
 
 def test_opcode_without_an_ir_op_is_a_located_error():
-    with pytest.raises(ParseError, match=r"test.hlo:4:.*'shuffle' is not supported"):
+    with pytest.raises(ParseError, match=r"test.hlo:4:.*'scaled-dot' is not supported"):
         hlo("""
             ENTRY e {
               a = f32[4] parameter(0)
-              ROOT s = f32[4] shuffle(a)
+              ROOT s = f32[4] scaled-dot(a, a, a, a)
             }""")
 
 

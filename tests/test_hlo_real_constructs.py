@@ -44,10 +44,9 @@ def test_float_literals_beyond_the_largest_value_that_round_to_it_are_in_range(e
     np.testing.assert_allclose(values.astype(np.float64), expected, rtol=1e-6)
 
 
-def test_omitted_shapes_of_nested_and_top_level_instructions_are_inferred_like_xla():
-    """XLA's parser infers the shape of an instruction written without one (its SimpleNesting,
-    AmbiguousNames and TupleShapeInsideAnonymousInstr tests): element-wise ops, compare, select,
-    tuple and get-tuple-element."""
+def test_omitted_shapes_of_nested_and_top_level_instructions_run_like_xla():
+    """XLA's SimpleNesting, AmbiguousNames and TupleShapeInsideAnonymousInstr tests: instructions
+    written without their shape, nested in operand lists or not (the lowering infers the shapes)."""
     text = """HloModule nesting
 ENTRY e {
   sum = add(f32[3] parameter(0), f32[3] parameter(1))
@@ -56,13 +55,11 @@ ENTRY e {
   ROOT first = get-tuple-element(tuple(multiply(sum, add(sum, sum)), both)), index=0
 }
 """
-    (module,) = parse_hlo_modules(text, "nesting.hlo")
-    by_name = {i.name: i for i in module.entry.instructions}
-    assert by_name["sum"].shape.text() == "f32[3]" and by_name["positive"].shape.text() == "pred[3]"
-    assert by_name["both"].shape.text() == "(f32[3], pred[3])"
-    assert module.entry.root.shape.text() == "f32[3]"
+    program = hlodbg.load(text)
+    types = {v.name: str(v.type) for op in program.entry.ops for v in op.results}
+    assert types["%positive"] == "tensor<3xi1>", types
     x, y = np.array([1, 2, 3], np.float32), np.array([1, 1, 1], np.float32)
-    (result,) = hlodbg.load(text).run(x, y)
+    (result,) = program.run(x, y)
     np.testing.assert_array_equal(result, (x + y) * 2 * (x + y))
 
 
@@ -132,12 +129,11 @@ ENTRY e {
   ROOT out = tuple(d, c)
 }
 """
-    (module,) = parse_hlo_modules(text, "infer.hlo")
-    shapes = {i.name: i.shape.text() for i in module.entry.instructions}
-    assert (shapes["d"], shapes["k"], shapes["c"], shapes["out"]) == (
-        "f32[3,2,4]", "f32[2]", "f32[2]", "(f32[3,2,4], f32[2])")
+    program = hlodbg.load(text)
+    types = {v.name: str(v.type) for op in program.entry.ops for v in op.results}
+    assert (types["%d"], types["%k"], types["%c"]) == ("tensor<3x2x4xf32>", "tensor<2xf32>", "tensor<2xf32>"), types
     a, b = np.ones((3, 2, 5), np.float32), np.ones((3, 5, 4), np.float32)
     v = np.array([1, -2], np.float32)
-    d, c = hlodbg.load(text).run(a, b, v, np.bool_(True))
+    d, c = program.run(a, b, v, np.bool_(True))
     np.testing.assert_array_equal(d, np.full((3, 2, 4), 5, np.float32))
     np.testing.assert_array_equal(c, v)  # negate(negate(v))

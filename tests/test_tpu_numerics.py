@@ -185,6 +185,17 @@ def test_flush_subnormals_zeroes_exactly_the_subnormals(dtype, shape):
     assert clean is want  # nothing to flush: the array itself, not a copy
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")
+@pytest.mark.parametrize("value", [0.0, -0.0, -1e-40])
+def test_flushing_a_scalar_zero_is_silent(value):
+    # A zero's magnitude minus one wraps around; on a 0-d array's numpy scalar that once printed
+    # "RuntimeWarning: overflow encountered in scalar subtract" in the middle of `hlodbg diff`.
+    from hlodbg.engine.machine.tpu.numerics import flush_subnormals
+
+    got = flush_subnormals(np.array(value, np.float32))
+    assert got.shape == () and got == 0 and np.signbit(got) == np.signbit(np.float32(value))
+
+
 def test_a_short_last_chunk_keeps_the_sign_of_a_zero_sum():
     # 16x16 outputs (the per-K path) and K = 130: the last chunk holds two products. Every product
     # is -0.0, so every chunk sum and the total are -0.0 (nothing may add a +0.0 to them).

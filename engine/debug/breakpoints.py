@@ -7,6 +7,7 @@ A breakpoint is written the way people think of a place in a program:
                                   one if that line has none)
     model.py:42               the ops JAX lowered from line 42 of model.py (producer location)
     stablehlo.all_reduce   while   func.call     every op of a kind
+    fusion   dot   get-tuple-element   every op an HLO opcode became
     nan   inf   nonfinite     any op whose result holds NaN / ±Inf / either
     diverge [against TARGET]  the first op instance whose results differ on another target
                               (divergence.py; a session of one process only)
@@ -31,11 +32,15 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from .expressions import CaretError, ExpressionError, compile_expression
-from ..ir.core import Module, Operation
+from ..ir.core import Module, Operation, function_list
 from ..ir.locations import user_frame
+from ..ir.opset import is_terminator, lookup
+from ..syntax.hlo.opcodes import TABLE as HLO_OPCODES, ops_of_opcode
 
 VALUE_TESTS = ("nan", "inf", "nonfinite")
 RESULT_NAMES = frozenset({"result", "results"})
+# The plain names a breakpoint expression or condition may use (scope.expression_names gives them).
+CONTEXT_NAMES = frozenset({"event", "hit", "iteration", "iterations", "op", "operands"}) | RESULT_NAMES
 
 
 class BreakpointError(CaretError):
@@ -135,6 +140,7 @@ def _compile_test(text: str, what: str) -> tuple[Callable, bool]:
         return (lambda names, lookup: check(names["results"])), True
     try:
         expression = compile_expression(text)
+        expression.check_names(CONTEXT_NAMES)
     except ExpressionError as e:
         raise BreakpointError(f"{what} {text!r}: {e.message}", e.text, e.column) from None
     return expression.truth, bool(expression.names & RESULT_NAMES)
@@ -148,7 +154,7 @@ def compile_condition(text: str) -> Callable:
 _LINE = re.compile(r"^(?:line\s+)?(\d+)$")
 _FILE_LINE = re.compile(r"^(.+?):(\d+)(?::\d+)?$")
 _VALUE_REF = re.compile(r"^(?:@([\w.$-]+):)?(%[\w.$#-]+)$")
-_KIND = re.compile(r"^[a-z_][\w]*(\.[a-z_][\w-]*)?$")
+_KIND = re.compile(r"^[a-z_][\w-]*(\.[a-z_][\w-]*)?$")  # HLO opcodes have hyphens: get-tuple-element
 
 
 class Resolver:
@@ -167,7 +173,7 @@ class Resolver:
             raise BreakpointError("empty breakpoint")
         match = _VALUE_REF.match(text)
         if match:
-            return "op", frozenset([self._value_op(match.group(1), match.group(2))]), ""
+            return "op", self._value_ops(match.group(1), match.group(2)), ""
         match = _LINE.match(text)
         if match:
             return self._line(int(match.group(1)))
@@ -181,22 +187,24 @@ class Resolver:
             ops = self._kind(text)
             if ops:
                 return "kind", ops, ""
+            if _names_op_kind(text):
+                raise BreakpointError(f"the program has no {text} op")
         raise BreakpointError(f"cannot read {spec!r} as a breakpoint")
 
-    def _value_op(self, function: Optional[str], name: str) -> Operation:
+    def _value_ops(self, function: Optional[str], name: str) -> frozenset:
         functions = self.module.functions
         if function is not None:
             if function not in functions:
-                raise BreakpointError(f"no function @{function} (functions: {', '.join('@' + f for f in functions)})")
+                raise BreakpointError(f"no function @{function} (functions: {function_list(functions, function)})")
             candidates = [functions[function]]
         else:
             main = functions.get(self.entry)
             candidates = ([main] if main is not None else []) + [f for n, f in functions.items() if n != self.entry]
         found = []
         for f in candidates:
-            op = _op_producing(f, name)
-            if op is not None:
-                found.append((f, op))
+            ops = _ops_producing(f, name)
+            if ops:
+                found.append((f, ops))
                 if function is None and f.sym_name == self.entry:
                     break
         if not found:
@@ -205,12 +213,15 @@ class Resolver:
         if len(found) > 1:
             names = ", ".join(f"@{f.sym_name}:{name}" for f, _ in found)
             raise BreakpointError(f"{name} is defined in several functions; say which: {names}")
-        return found[0][1]
+        return frozenset(found[0][1])
 
     def _line(self, line: int) -> tuple[str, frozenset, str]:
         by_line: dict[int, list[Operation]] = {}
+        written = {op.pos for op in self._ops if op.pos is not None and not is_terminator(op.name)}
         for op in self._ops:
-            if op.pos is not None:
+            # An HLO computation's return is implicit: it takes its ROOT's position, and a line
+            # breakpoint there means the ROOT (else it would stop twice per run of the line).
+            if op.pos is not None and not (is_terminator(op.name) and op.pos in written):
                 by_line.setdefault(op.pos.line, []).append(op)
         if line in by_line:
             return "line", frozenset(by_line[line]), ""
@@ -231,21 +242,33 @@ class Resolver:
         return "location", frozenset(ops), ""
 
     def _kind(self, text: str) -> frozenset:
-        names = {text} if "." in text else {f"stablehlo.{text}", f"chlo.{text}", f"func.{text}", text}
-        return frozenset(op for op in self._ops if op.name in names)
+        names = _kind_names(text)
+        ops = frozenset(op for op in self._ops if op.name in names)
+        # Else the opcode as HLO text spells it (fusion, dot, broadcast, get-tuple-element).
+        return ops or frozenset(ops_of_opcode(self._ops, text))
+
+
+def _kind_names(text: str) -> set[str]:
+    """The op names a kind spec stands for: itself, or a short name in the usual dialects."""
+    return {text} if "." in text else {f"stablehlo.{text}", f"chlo.{text}", f"func.{text}", text}
+
+
+def _names_op_kind(text: str) -> bool:
+    """Whether `text` names a kind of op hlodbg knows (an op name, short or full, or an HLO opcode)."""
+    return text in HLO_OPCODES or any(lookup(name) is not None for name in _kind_names(text))
 
 
 def _same_file(filename: str, wanted: str) -> bool:
     return filename == wanted or filename.endswith("/" + wanted) or Path(filename).name == wanted
 
 
-def _op_producing(function, name: str) -> Optional[Operation]:
+def _ops_producing(function, name: str) -> list[Operation]:
+    """The op of `function` producing the value `name`, with its copies: an HLO computation used
+    as a region at several places (a reducer, a branch) is cloned into each, and every clone comes
+    from the same text position."""
     wanted = {name, name + "#0"}
-    for op in function.ops:
-        for v in op.results:
-            if v.name in wanted:
-                return op
-    return None
+    found = [op for op in function.ops if any(v.name in wanted for v in op.results)]
+    return [op for op in found if op.pos is not None and op.pos == found[0].pos] or found[:1]
 
 
 class BreakpointTable:
@@ -294,11 +317,16 @@ class BreakpointTable:
         else:
             try:
                 bp.kind, bp.ops, bp.note = self.resolver.resolve(spec)
-            except BreakpointError:
+            except BreakpointError as unresolved:
                 if not _looks_like_expression(spec):
                     raise
+                try:
+                    bp.test, _ = _compile_test(spec, "breakpoint expression")
+                except BreakpointError:
+                    if _KIND.match(spec):  # `dynamic-slice` meant an op kind, not a subtraction
+                        raise unresolved from None
+                    raise
                 bp.kind = "value"
-                bp.test, _ = _compile_test(spec, "breakpoint expression")
                 bp.after = True
         if bp.condition:
             bp.condition_test, needs_results = _compile_test(bp.condition, "condition")

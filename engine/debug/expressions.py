@@ -3,8 +3,9 @@
 An expression is a Python expression over arrays, e.g. `isnan(result).any()`,
 `abs(%5).max() > 1e3`, `%0#1[0, :3]` or `iteration == 7 and hit > 2`.
 
-SSA references: `%name` or `%name#k` (name made of `A-Z a-z 0-9 _ $ .`) is the value of that SSA
-name, fetched through the `lookup` given to `evaluate`. `%` starts a reference only where an
+SSA references: `%name` or `%name#k` (name made of `A-Z a-z 0-9 _ $ .`, and `-` before a letter
+or `_`, as HLO names such as `%get-tuple-element.4` have; write `%x - y` to subtract) is the value
+of that SSA name, fetched through the `lookup` given to `evaluate`. `%` starts a reference only where an
 operand is expected: at the start of the expression or after an operator, an opening bracket, a
 comma, a colon or a keyword (`and or not in is if else`); spaces do not matter. After an operand
 (a name, number, string, reference or closing bracket) `%` is the modulo operator, so `x % 2`,
@@ -269,6 +270,13 @@ class Expression:
             raise ExpressionError(f"{self.text}: cannot use {type(value).__name__} as a condition: {exc}",
                                   self.text) from exc
 
+    def check_names(self, known) -> None:
+        """Refuse, now rather than at every evaluation, a plain name outside `known` (so a typo or
+        an op kind read as `get - tuple - element` is an error, not a test that never holds)."""
+        unknown = sorted(self.names - frozenset(known), key=self._columns.__getitem__)
+        if unknown:
+            raise self._unknown_name(unknown[0], dict.fromkeys(known))
+
     def _unknown_name(self, name: str, names: Mapping[str, Any]) -> ExpressionError:
         column = self._columns[name]
         known = ", ".join(sorted(map(str, names))) or "none"
@@ -427,7 +435,7 @@ def _reference(text: str, start: int) -> tuple[str, int]:
     """The SSA name of the reference whose '%' is at `start`, and where the reference ends."""
     n = len(text)
     end = start + 1
-    while end < n and text[end] in _NAME_CHARS:
+    while end < n and (text[end] in _NAME_CHARS or _joins_name(text, end)):
         if text[end] == ".":
             attribute = _IDENTIFIER.match(text, end + 1)
             if attribute and (attribute.end() == n or text[attribute.end()] != "$"):
@@ -446,6 +454,12 @@ def _reference(text: str, start: int) -> tuple[str, int]:
         name += "#" + digits.group()
         end = digits.end()
     return name, end
+
+
+def _joins_name(text: str, at: int) -> bool:
+    """Whether the '-' at `at` is inside a name, as in HLO's `%get-tuple-element.4`: it is when a
+    letter or '_' follows, so `%x-1` still subtracts (and `%x - y` with spaces does too)."""
+    return text[at] == "-" and at + 1 < len(text) and (text[at + 1].isalpha() or text[at + 1] == "_")
 
 
 def _string_end(text: str, start: int) -> int:

@@ -240,7 +240,7 @@ class Session:
         try:
             expression = compile_expression(text)
         except ExpressionError as e:
-            raise BreakpointError(str(e)) from None
+            raise BreakpointError(e.message, e.text, e.column) from None
         view, p = self.timeline.view, self._here()
         names = expression_names(view, p, include_results=False)
         return expression.evaluate(names, lambda n: lookup_value(view, p, "%" + n, include_own=False))

@@ -267,8 +267,7 @@ class Module:
         if name == "main" and name not in functions and self.entry is not None:
             return self.entry
         if name not in functions:
-            known = ", ".join("@" + n for n in functions) or "none"
-            raise KeyError(f"no function @{name} (functions: {known})")
+            raise KeyError(f"no function @{name} (functions: {function_list(functions, name)})")
         return functions[name]
 
     @property
@@ -338,6 +337,20 @@ def structural_key(module: Module, with_locations: bool = False):
     top = tuple(op_key(op) for op in module.operations)
     attrs = tuple(sorted((k, attribute_key(v)) for k, v in module.attributes.items()))
     return (module.name, attrs, top)
+
+
+def function_list(names, wanted: str = "", limit: int = 10) -> str:
+    """`@a, @b, ...` for a message saying which functions there are: a post-optimization HLO
+    module has a thousand fused computations, so at most `limit`, those closest to `wanted` first."""
+    import difflib
+
+    names = list(names)
+    if not names:
+        return "none"
+    first = difflib.get_close_matches(wanted, names, n=limit, cutoff=0.5) if wanted else []
+    shown = first + [n for n in names if n not in first][: limit - len(first)]
+    more = f" and {len(names) - len(shown)} more" if len(names) > len(shown) else ""
+    return ", ".join("@" + n for n in shown) + more
 
 
 def symbol_name(attr: Any) -> str:

@@ -20,11 +20,27 @@ def mesh_axis_groups(axes: Sequence[tuple[str, int]], device_ids: Sequence[int],
     """Groups of `device_ids` (row-major over `axes`) that differ only along `selected`, members
     ordered by `selected` (first listed = most major).
 
-    Each axis of size n is cut into factors at every sub-axis boundary (a sub-axis `(pre)size`
-    is the middle factor of n = pre * size * post); the selected factors move last in listed
-    order, the rest keep mesh order, and the flattened array is cut into groups of the
-    selection's size. Raises ValueError naming what is inconsistent.
+    The selected factors (mesh_factors) move last in listed order, the rest keep mesh order, and
+    the flattened array is cut into groups of the selection's size. Raises ValueError naming what
+    is inconsistent.
     """
+    devices, factors, picks = mesh_factors(axes, device_ids, selected)
+    chosen = [k for pick in picks for k in pick]
+    if len(set(chosen)) != len(chosen):
+        name = next(factors[k][0] for k in chosen if chosen.count(k) > 1)
+        raise ValueError(f"axis '{name}' is selected twice")
+    rest = [k for k in range(len(factors)) if k not in chosen]
+    if factors:
+        devices = devices.transpose(rest + chosen)
+    group_size = math.prod(factors[k][2] // factors[k][1] for k in chosen)
+    return devices.reshape(-1, group_size).tolist()
+
+
+def mesh_factors(axes: Sequence[tuple[str, int]], device_ids: Sequence[int], selected: Sequence[AxisSelection]):
+    """The mesh's devices as an array with one dimension per factor: each axis of size n is cut at
+    every sub-axis boundary the selections use (Shardy's sub-axis `(pre)size` is the middle factor
+    of n = pre * size * post, major to minor: `pre` is the size of the factors before it). Returns (devices, factors as (axis, cut before, cut
+    after) major to minor, and for each selection the indices of the factors it covers)."""
     sizes = dict(axes)
     cuts: dict[str, set[int]] = {name: {1, size} for name, size in axes}
     for name, pre, size in selected:
@@ -41,20 +57,12 @@ def mesh_axis_groups(axes: Sequence[tuple[str, int]], device_ids: Sequence[int],
             if high % low:
                 raise ValueError(f"the sub-axes of '{name}' overlap without nesting")
             factors.append((name, low, high))
-    chosen: list[int] = []
+    picks: list[list[int]] = []
     for name, pre, size in selected:
         low, high = (1, sizes[name]) if size is None else (pre, pre * size)
-        for k, (axis, a, b) in enumerate(factors):
-            if axis == name and low <= a and b <= high:
-                if k in chosen:
-                    raise ValueError(f"axis '{name}' is selected twice")
-                chosen.append(k)
+        picks.append([k for k, (axis, a, b) in enumerate(factors) if axis == name and low <= a and b <= high])
     total = math.prod(sizes.values())
     if len(device_ids) != total:
         raise ValueError(f"the mesh lists {len(device_ids)} devices for {total} positions")
-    rest = [k for k in range(len(factors)) if k not in chosen]
     devices = np.asarray(device_ids, dtype=np.int64).reshape([b // a for _, a, b in factors] or [1])
-    if factors:
-        devices = devices.transpose(rest + chosen)
-    group_size = math.prod(factors[k][2] // factors[k][1] for k in chosen)
-    return devices.reshape(-1, group_size).tolist()
+    return devices, factors, picks

@@ -11,6 +11,8 @@ from typing import Optional
 
 import numpy as np
 
+from .named_sharding import named_sharding
+
 
 @dataclass(frozen=True)
 class HloSharding:
@@ -35,7 +37,7 @@ class ShardingSyntaxError(ValueError):
     pass
 
 
-_TOKEN = re.compile(r"\s*(\{|\}|\[|\]|<=|,|=|T\(|\(|\)|[A-Za-z_][A-Za-z0-9_]*|-?\d+)")
+_TOKEN = re.compile(r"\s*(\{|\}|\[|\]|<=|,|=|T\(|\(|\)|\?|:|'[^']*'|\"[^\"]*\"|[A-Za-z_][A-Za-z0-9_]*|-?\d+)")
 
 
 def _strip_metadata(text: str) -> str:
@@ -63,14 +65,11 @@ _NAMED_MESH = re.compile(r"\s*\{\s*(\{\s*)*(maximal_)?mesh\s*\[")
 
 def is_named_sharding(text: str) -> bool:
     """Whether the sharding names a mesh (`{mesh['x'=2], [{'x'}]}`, `{maximal_mesh[device_id=0]}`),
-    a form parse_hlo_sharding does not place."""
+    XLA's newest form, which parse_hlo_sharding places through named_sharding.py."""
     return _NAMED_MESH.match(text) is not None
 
 
 def _tokens(text: str) -> list[str]:
-    if is_named_sharding(text):
-        raise ShardingSyntaxError("hlodbg does not place named-mesh shardings ({mesh[...], ...}); it places "
-                                  "{replicated}, {manual}, {maximal device=N} and {devices=[...]...} ones")
     text = _strip_metadata(text)
     tokens = []
     pos = 0
@@ -81,11 +80,15 @@ def _tokens(text: str) -> list[str]:
         tokens.append(m.group(1))
         pos = m.end()
     # `shard_as N` / `shard_like N` ask the partitioner to shard values alike; they place nothing.
+    # A dropped `, metadata={...}` leaves its comma before a `}`.
     kept = []
     i = 0
     while i < len(tokens):
         if tokens[i] in ("shard_as", "shard_like"):
             i += 2
+            continue
+        if tokens[i] == "," and i + 1 < len(tokens) and tokens[i + 1] == "}":
+            i += 1
             continue
         kept.append(tokens[i])
         i += 1
@@ -134,6 +137,12 @@ def _sharding(tokens: list[str], i: int) -> tuple[HloSharding, int]:
                 i += 1
         return HloSharding("tuple", elements=tuple(elements)), _expect(tokens, i, "}")
     word = tokens[i]
+    if word in ("mesh", "maximal_mesh"):
+        try:
+            placed, i = named_sharding(tokens, i)
+        except ValueError as e:
+            raise ShardingSyntaxError(str(e)) from None
+        return HloSharding(placed.kind, placed.tile_assignment, placed.device, placed.last_tile_dims), i
     if word in ("replicated", "manual", "unknown", "unreduced"):
         return HloSharding(word), _expect(tokens, i + 1, "}")
     if word == "maximal":

@@ -247,3 +247,16 @@ def recv(call: OpCall, token: Any) -> tuple:
 @op("hlo.recv_done")
 def recv_done(call: OpCall, started: tuple) -> tuple:
     return (started[0], TOKEN)
+
+
+# -- shuffle (ShuffleExpander, xla/hlo/transforms/expanders) ----------------------------------------
+
+
+@op("hlo.shuffle")
+def shuffle(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    # mode=rotate: dimension d rotated left by shifts[k] (taken modulo its size, XLA's NormalizeShift).
+    out = np.asarray(operand)
+    for dim, shift in zip(call.attr("dimensions"), call.attr("shifts")):
+        out = np.roll(out, -int(shift), axis=int(dim))
+    return out
+

@@ -48,6 +48,16 @@ def entry_points(module: Module) -> list[str]:
     return names
 
 
+def _no_entry_message(module: Module) -> str:
+    message = "no function to run: expected @main or a public function without arguments"
+    entry = module.entry
+    if entry is not None and entry.function_type.inputs:
+        count = len(entry.function_type.inputs)
+        message += (f"; @{entry.sym_name} takes {count} argument(s), so it is not a self-checking program: "
+                    f"run it with 'hlodbg run' (random arguments, or --args IN.npz)")
+    return message
+
+
 def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Optional[str] = None,
                  backend: Backend = CPU) -> ModuleOutcome:
     outcome = ModuleOutcome(name, chunk)
@@ -56,7 +66,7 @@ def check_module(module: Module, name: str = "", chunk: int = 0, probe_dir: Opti
     try:
         entries = entry_points(module)
         if not entries:
-            raise HlodbgError("no function to run: expected @main or a public function without arguments")
+            raise HlodbgError(_no_entry_message(module))
         for entry in entries:
             interpreter.run(entry, [])
     except HlodbgError as e:
@@ -76,15 +86,16 @@ def check_path(path: str, probe_root: Optional[str] = None, backend: Backend = C
     `probe_root/<file name>.<module number>` kept for the user when `probe_root` is given.
     """
     from ..syntax import frontend_for
-    from ..syntax.frontend import no_module_error
+    from ..syntax.frontend import no_module_error, program_text
     from ..verify import verify
 
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
         return [ModuleOutcome(str(path), 0, error=HlodbgError(f"cannot read {path}: {e}"))]
     try:
+        text = program_text(data, str(path))
         modules = frontend_for(text, str(path)).parse_all(text, str(path))
     except HlodbgError as e:
         return [ModuleOutcome(str(path), 0, error=e)]

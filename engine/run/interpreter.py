@@ -22,7 +22,7 @@ from ..machine.backend import CPU, Backend
 from ..machine.memory import format_bytes, physical_memory
 from ..ir.dtypes import as_value
 from ..ir.errors import ExecutionError, HlodbgError
-from ..ir.core import Block, Function, Module, Operation, Value, symbol_name
+from ..ir.core import Block, Function, Module, Operation, Value, function_list, symbol_name
 from ..ir.opset import is_foldable, is_terminator
 from ..ops import load_families
 from . import parallel  # noqa: F401  (registers interpreter.run_parallel, which runs a grid)
@@ -346,9 +346,8 @@ def entry_function(module: Module, entry: str) -> Function:
     if entry == "main" and entry not in functions and module.entry is not None:
         return module.function(entry)
     if entry not in functions:
-        names = ", ".join("@" + n for n in functions) or "none"
         where = f" in {module.source.name}" if module.source is not None else ""
-        raise ExecutionError(f"no function @{entry}{where} (functions: {names})")
+        raise ExecutionError(f"no function @{entry}{where} (functions: {function_list(functions, entry)})")
     return functions[entry]
 
 

@@ -18,7 +18,8 @@ of positions `start..end`:
   terminator: the consumer — the caller, or the owner op whose results they become — takes them;
 - a result nothing uses is live at its own op (it is still written) and dies there;
 - a tuple keeps the values it was made of alive as long as it is itself live (a tuple value is only
-  the list of its elements' buffers).
+  the list of its elements' buffers), and an element as long as a get_tuple_element reading it out
+  is (that result is the element's buffer again: `reads_built_tuple`).
 
 `last_uses(op)` gives, for every op, the values of its block whose life ends with it (what a run
 may drop after the op), and `unused_arguments(block)` the block arguments nothing reads. Whether a
@@ -143,20 +144,40 @@ class FunctionLiveness:
         """The latest op of `block` that uses `value` (directly, in one of its regions, or through a
         tuple made of it), or None when nothing does."""
         latest: Optional[Operation] = None
-        for user, _ in value.uses:
+        for user, operand_index in value.uses:
             op = _ancestor_in(user, block)
             if op is None:
                 raise ExecutionError(f"{value.name or 'a value'} is used outside the block that defines it "
                                      f"({user.name})", user.pos)
             if user is op and op.results and all(isinstance(r.type, TupleType) for r in op.results):
-                # A tuple holds its elements' buffers: they live as long as it does.
+                # A tuple holds its elements' buffers: they live as long as it does, and as long as
+                # an element read out of it (HLO's get-tuple-element) does.
                 for tuple_value in op.results:
-                    held = ending.get(tuple_value)
-                    if held is not None and self.position[held] > self.position[op]:
-                        op = held
+                    reads = element_reads(tuple_value, operand_index) if user.name == "stablehlo.tuple" else []
+                    holders = [tuple_value] + [read.results[0] for read in reads]
+                    for holder in holders:
+                        held = ending.get(holder)
+                        if held is not None and self.position[held] > self.position[op]:
+                            op = held
             if latest is None or self.position[op] > self.position[latest]:
                 latest = op
         return latest
+
+
+def element_reads(tuple_value: Value, index: int) -> list[Operation]:
+    """The stablehlo.get_tuple_element ops reading element `index` of `tuple_value`."""
+    return [user for user, _ in tuple_value.uses
+            if user.name == "stablehlo.get_tuple_element" and int(user.attributes.get("index", -1)) == index]
+
+
+def reads_built_tuple(value: Value) -> bool:
+    """Whether `value` reads an element out of a tuple built in the program from that element
+    (HLO's get-tuple-element of a tuple instruction): the element's own buffer, not a new one."""
+    op = value.defining_op
+    if op is None or op.name != "stablehlo.get_tuple_element":
+        return False
+    built = op.operands[0].defining_op
+    return built is not None and built.name == "stablehlo.tuple"
 
 
 def _ancestor_in(op: Operation, block: Block) -> Optional[Operation]:

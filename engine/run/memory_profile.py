@@ -42,7 +42,7 @@ from ..ir.types import TensorType
 from ..machine.backend import Backend
 from ..machine.memory import format_bytes, physical_memory
 from ..machine.xla_shapes import layout_text_of
-from .liveness import FunctionLiveness, Liveness, liveness_of
+from .liveness import FunctionLiveness, Liveness, liveness_of, reads_built_tuple
 
 
 # Buffer.layout_source of a layout an HLO module gives a value on a machine that does not use
@@ -102,6 +102,8 @@ class FunctionMemory:
         for i, (value, block) in enumerate(zip(liveness.values, liveness.block_of)):
             if not owning[block] or (value.is_block_argument and not self._argument_owns_buffer(block)):
                 continue
+            if reads_built_tuple(value):
+                continue  # the element's buffer, kept live by liveness as long as this read is
             if isinstance(value.type, TensorType) and not value.type.is_static:
                 self.dynamic.append(value)
                 continue
@@ -424,8 +426,10 @@ class MemoryAnalysis:
         from .grid import grid_shape
         from .spmd import is_global_program
 
+        from .interpreter import entry_function
+
         self.module = module
-        self.entry = entry
+        self.entry = entry_function(module, entry).sym_name  # `main` stands for an HLO module's `main.68`
         self.target = backend.describe()
         self.replicas, self.partitions = grid_shape(module, replicas, partitions)
         _check_meshes(module, self.replicas * self.partitions)
@@ -441,10 +445,10 @@ class MemoryAnalysis:
                     functions = shared  # a stateless backend (the CPU's) gives every device the same profile
                 else:
                     device_backend.prepare(module)
-                    functions = function_memories(module, device_backend, entry, self.liveness)
+                    functions = function_memories(module, device_backend, self.entry, self.liveness)
                     if device_backend is backend:
                         shared = functions
-                self.devices.append(DeviceMemory(len(self.devices), process, device_backend, functions[entry],
+                self.devices.append(DeviceMemory(len(self.devices), process, device_backend, functions[self.entry],
                                                  functions))
 
     def device(self, which: Any) -> DeviceMemory:

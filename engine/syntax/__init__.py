@@ -13,13 +13,15 @@ FRONTENDS: tuple[Frontend, ...] = (MLIR, HLO)
 
 
 def frontend_for(text: str, filename: str = "") -> Frontend:
-    """The frontend whose language the text is in: the file name's ending decides, then the
-    text's first words; MLIR otherwise, so its parser reports what it did not expect."""
-    for frontend in FRONTENDS:
-        if filename.endswith(frontend.suffixes):
-            return frontend
+    """The frontend whose language the text is in: the text's first words decide, then the
+    file name's ending; MLIR otherwise, so its parser reports what it did not expect. The text
+    comes first because names lie: JAX users save `lower(x).as_text()` (MLIR) as `out.txt`, and
+    a `.hlo` file may hold either language."""
     for frontend in FRONTENDS:
         if frontend.recognizes(text):
+            return frontend
+    for frontend in FRONTENDS:
+        if filename.endswith(frontend.suffixes):
             return frontend
     return MLIR
 

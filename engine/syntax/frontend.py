@@ -44,6 +44,26 @@ def no_module_error(filename: str) -> ParseError:
     return ParseError(f"{filename} holds no module (the file is empty or only comments)")
 
 
+def program_text(data: bytes, name: str) -> str:
+    """A program file's bytes as text. A byte-order mark is dropped (Windows editors write one
+    before UTF-8; Windows PowerShell's `>` writes UTF-16); other bytes that are not UTF-8 are a
+    ParseError naming the first, and what the file may be instead."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as e:
+            raise ParseError(f"{name} is not UTF-16 text, although it starts like it (byte {e.start})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        hint = ""
+        if data.startswith(b"ML\xefR"):
+            hint = " (MLIR bytecode is not supported; print it as text with stablehlo-translate or jax)"
+        elif name.endswith(".pb"):
+            hint = " (an HLO proto? hlodbg reads HLO text: dump with XLA_FLAGS=--xla_dump_hlo_as_text)"
+        raise ParseError(f"{name} is not UTF-8 text (byte {e.start}){hint}") from None
+
+
 def first_words(text: str, count: int = 4096) -> str:
     """The start of a text without blank lines and `//` comments, for telling languages apart."""
     lines = []
@@ -54,4 +74,4 @@ def first_words(text: str, count: int = 4096) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Frontend", "first_words", "no_module_error", "parse_one"]
+__all__ = ["Frontend", "first_words", "no_module_error", "parse_one", "program_text"]

@@ -8,7 +8,7 @@ import numpy as np
 from ..ir import attributes as A
 from ..syntax.mlir import attribute_text as T
 from ..ir.errors import VerifyError
-from ..ir.core import Block, Function, Module, Operation
+from ..ir.core import Block, Function, Module, Operation, function_list
 from ..ir.opset import CLOSED_DIALECTS, OPS, OpDef
 from .shape_inference import (
     Fail,
@@ -286,8 +286,7 @@ def _callee(op: Operation, ctx: _Context):
     name = callee.name if isinstance(callee, A.SymbolRef) else str(callee)
     fn = ctx.functions.get(name)
     if fn is None:
-        known = ", ".join("@" + n for n in ctx.functions) or "none"
-        fail(f"calls @{name}, which is not defined in this module (functions: {known})", "callee")
+        fail(f"calls @{name}, which is not defined in this module (functions: {function_list(ctx.functions, name)})", "callee")
     return fn
 
 

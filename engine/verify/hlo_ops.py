@@ -90,6 +90,19 @@ def _copy_done(op: Operation, ctx: _Context) -> None:
         fail(f"takes a copy_start's tuple and returns its destination, got {t} -> {op.result_types[0]}", "result")
 
 
+@_register("hlo.shuffle")
+def _shuffle(op: Operation, ctx: _Context) -> None:
+    t = op.operand_types[0]
+    dims, shifts = list(op.attributes["dimensions"]), list(op.attributes["shifts"])
+    if len(dims) != len(shifts):
+        fail(f"has {len(dims)} dimensions but {len(shifts)} shifts: one shift per shuffled dimension", "dimensions")
+    rank = t.rank if isinstance(t, TensorType) else None
+    if rank is not None and (len(set(dims)) != len(dims) or any(not 0 <= int(d) < rank for d in dims)):
+        fail(f"dimensions {dims} must be distinct dimensions of the rank-{rank} operand", "dimensions")
+    if not types_compatible(op.result_types[0], t):
+        fail(f"result must have the operand's type {t}, got {op.result_types[0]}", "result")
+
+
 @_register("hlo.rng_get_and_update_state")
 def _rng_state(op: Operation, ctx: _Context) -> None:
     t = op.result_types[0]

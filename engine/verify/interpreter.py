@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ..ir.attributes import SymbolRef
-from ..ir.core import Function, Operation
+from ..ir.core import Function, Operation, function_list
 from ..ir.types import TensorType
 from .core import _Context, _register
 from .shape_inference import fail, types_compatible
@@ -45,8 +45,8 @@ def _function(functions: Mapping[str, Function], symbol: Any, where: str, label:
         fail(f"{where} must be a function symbol such as @f, not {symbol}", label)
     function = functions.get(symbol.name)
     if function is None:
-        known = ", ".join("@" + n for n in functions) or "none"
-        fail(f"{where} names function @{symbol.name}, which is not in the module (functions: {known})", label)
+        fail(f"{where} names function @{symbol.name}, which is not in the module "
+             f"(functions: {function_list(functions, symbol.name)})", label)
     if function.is_declaration:
         fail(f"{where} names @{symbol.name}, which is only declared and has no body to run", label)
     return function

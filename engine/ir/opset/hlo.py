@@ -29,7 +29,8 @@ define("hlo.copy_done", "operand", category="data_movement")
 
 # async_start runs `callee` on its operands and returns ((operands...), result, state...);
 # async_update passes the tuple on; async_done takes element 1, the callee's result.
-define("hlo.async_start", "operands*", "callee:symbol", category="structural",
+# `execution_thread` names the thread XLA runs the callee on (display only).
+define("hlo.async_start", "operands*", "callee:symbol execution_thread:str?", category="structural",
        effect="impure", aliasing_regions=True, callee_attr="callee", owns_callee=True)
 define("hlo.async_update", "operand", category="structural")
 define("hlo.async_done", "operand", category="structural")
@@ -46,6 +47,9 @@ define("hlo.set_dimension_size", "operand size", "dimension:i64", category="data
 # The RNG state of a module: returns the counter (u64[2]) and advances it by `delta`.
 define("hlo.rng_get_and_update_state", "", "delta:i64", category="constant", effect="not_replayable")
 define("hlo.mulhi", "lhs rhs", category="elementwise", commutative=True)
+# shuffle (XLA HEAD), mode "rotate": each of `dimensions` rotated left by its entry of `shifts`
+# (result[i] = operand[(i + shift) mod size]; xla/hlo/transforms/expanders/shuffle_expander.cc).
+define("hlo.shuffle", "operand", "dimensions:i64s mode:str shifts:i64s", category="data_movement")
 
 # ragged_all_to_all(input, output, input_offsets, send_sizes, output_offsets, recv_sizes): each
 # process sends the rows input[input_offsets[j] : +send_sizes[j]] to process j of its group, which

@@ -72,6 +72,10 @@ def flush_subnormals(x: Any) -> Any:
     spec = _FLUSHED.get(x.dtype)
     if spec is None or not x.size:
         return x
+    if not x.ndim:  # a 0-d array's bits are a numpy scalar, whose wrap-around below would warn
+        flat = x.reshape(1)
+        flushed = flush_subnormals(flat)
+        return x if flushed is flat else flushed.reshape(())
     unsigned, magnitude_bits, one, largest_subnormal, sign = spec
     bits = x.view(unsigned)
     # Subnormal: a magnitude in [1, largest subnormal]; minus one (zero wraps around), below it.

@@ -56,6 +56,8 @@ F32 = Kind("float", lambda v: FloatAttr(float(v), FloatType("f32")), lambda a: r
 STRING = Kind("string", str, lambda s: '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"')
 WORD = Kind("fusion_kind", str, str)
 
+SHUFFLE_MODE = Kind("shuffle_mode", str, str)
+
 
 def _single(values) -> int:
     values = list(values)

@@ -381,6 +381,12 @@ def decode_fusion_kind(text: str, pos: SourcePos, what: str = "kind") -> str:
     return decode_enum(text, pos, FUSION_KINDS, "a fusion kind", what)
 
 
+def decode_shuffle_mode(text: str, pos: SourcePos, what: str = "mode") -> str:
+    # XLA HEAD's shuffle also has permute and multi-rotate modes, whose index attributes have no
+    # settled text spelling yet; rotate is the mode hlodbg reads and runs.
+    return decode_enum(text, pos, ("rotate",), "a shuffle mode hlodbg runs", what)
+
+
 def decode_conv_kind(text: str, pos: SourcePos, what: str = "conv_kind") -> str:
     return decode_enum(text, pos, ("fprop", "wgrad", "dgrad", "unset"), "a convolution kind", what)
 

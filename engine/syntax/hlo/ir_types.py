@@ -30,7 +30,7 @@ ELEMENT_TYPES: dict[str, Type] = {
     "c64": ComplexType(FloatType("f32")),
     "c128": ComplexType(FloatType("f64")),
 }
-_HLO_NAMES: dict[Type, str] = {t: name for name, t in ELEMENT_TYPES.items()}
+HLO_NAMES: dict[Type, str] = {t: name for name, t in ELEMENT_TYPES.items()}
 
 
 def ir_type(shape: HloShape, pos: Optional[SourcePos] = None) -> Type:
@@ -58,12 +58,12 @@ def hlo_shape_text(t: Type) -> str:
         return "(" + ", ".join(hlo_shape_text(e) for e in t.types) + ")"
     if isinstance(t, TokenType):
         return "token[]"
-    if isinstance(t, TensorType) and t.shape is not None and t.element in _HLO_NAMES:
+    if isinstance(t, TensorType) and t.shape is not None and t.element in HLO_NAMES:
         bounds = t.encoding.bounds if isinstance(t.encoding, TypeExtensions) else (None,) * len(t.shape)
         dims = []
         for d, bound in zip(t.shape, bounds):
             dims.append(f"<={bound}" if bound is not None else ("?" if d is None else str(d)))
-        return f"{_HLO_NAMES[t.element]}[{','.join(dims)}]"
+        return f"{HLO_NAMES[t.element]}[{','.join(dims)}]"
     raise ValueError(f"type {t} has no HLO spelling")
 
 
@@ -82,4 +82,4 @@ def tuple_leaves(t: Type) -> list[Type]:
     return [t]
 
 
-__all__ = ["ELEMENT_TYPES", "hlo_shape_text", "ir_type", "ssa_name", "tuple_leaves"]
+__all__ = ["ELEMENT_TYPES", "HLO_NAMES", "hlo_shape_text", "ir_type", "ssa_name", "tuple_leaves"]

@@ -12,18 +12,20 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ...ir.attributes import ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
+from ...ir.attributes import UNIT, ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
 from ...ir.opset import OPS
-from ...ir.types import FunctionType, TupleType, Type
+from ...ir.types import FunctionType, IntegerType, TupleType, Type
 from . import attr_values, literals
 from .adapters import Field, Info
+from .async_sugar import desugar_async
 from .facts import GENERIC, generic_facts, location, shape_fact
 from .forms import (
     implicit_get_tuple_element, lower_operands, pack_values, packed_result_types, smallest_first, tuple_all_to_all,
 )
 from .opcodes import TABLE, Opcode
+from .infer_shape import infer_result_type, shape_of_type
 from .ir_types import ir_type, ssa_name
 from .shardy import import_shardy
 from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
@@ -72,6 +74,7 @@ class ModuleLowering:
     def __init__(self, tree: HloModuleText):
         self.tree = tree
         self.module = Module(tree.name or tree.entry.name)
+        self.sugar = desugar_async(tree)  # `X-start(...)` → async-start of a wrapped computation
         self.computations = {c.name: c for c in tree.computations}
         self.cloning: list[str] = []  # the computations being cloned into regions, outermost first
         self.by_offset: Optional[dict[int, HloInstruction]] = None  # instruction_of's index
@@ -137,7 +140,13 @@ class ModuleLowering:
         attrs: dict[str, Any] = {"sym_name": comp.name, "function_type": FunctionType(inputs, results)}
         if not public:
             attrs["sym_visibility"] = "private"
+        if comp.name in self.sugar.built:  # made from a sugared start: printed inside it, not on its own
+            attrs["hlo.async_wrapped"] = UNIT
+        if comp.attrs:  # execution_thread="..." after the closing brace
+            attrs["hlo.computation_attributes"] = {k: a.text for k, a in comp.attrs.items()}
         arg_attrs = [self.parameter_facts(p) for p in comp.parameters()]
+        if public:
+            self.add_donations(arg_attrs)
         if any(arg_attrs):
             attrs["arg_attrs"] = ArrayAttr(arg_attrs)
         return Function("func.func", [], [], attrs, [Region([block])], pos=comp.pos)
@@ -146,6 +155,22 @@ class ModuleLowering:
         facts = shape_fact(param.shape)
         facts.update(generic_facts(param.attrs, decode))  # sharding, frontend attributes, metadata
         return facts
+
+    def add_donations(self, arg_attrs: list[dict]) -> None:
+        """The header's `input_output_alias` / `buffer_donor` on the entry parameters they donate,
+        as JAX's MLIR spells donation (`tf.aliasing_output`, `jax.buffer_donor`), so the memory
+        analysis frees a donated buffer after its last use as it does for MLIR programs. Only whole
+        parameters (index `{}`) become facts: JAX passes no tuple parameters."""
+        attrs = self.tree.attrs
+        if "input_output_alias" in attrs:
+            for alias in decode("input_output_alias", attrs["input_output_alias"]):
+                if not alias.parameter_index and alias.parameter_number < len(arg_attrs):
+                    output = alias.output_index[0] if alias.output_index else 0
+                    arg_attrs[alias.parameter_number]["tf.aliasing_output"] = IntegerAttr(output, IntegerType(32))
+        if "buffer_donor" in attrs:
+            for parameter, index in decode("buffer_donor", attrs["buffer_donor"]):
+                if not index and parameter < len(arg_attrs):
+                    arg_attrs[parameter]["jax.buffer_donor"] = True
 
     def region(self, comp: HloComputation, unpack_root: bool) -> Region:
         """A copy of the computation as an op's region (each use gets its own)."""
@@ -166,6 +191,9 @@ class ModuleLowering:
         env: dict[str, Value] = {}
         params = comp.parameters()
         for index, param in enumerate(params):
+            if param.shape is None:
+                raise ParseError(f"parameter '{param.name}' has no shape: a parameter's shape must be written",
+                                 param.opcode_pos)
             if (param.literal or "").strip() != str(index):
                 raise ParseError(f"computation '{comp.name}' has no parameter({index}); parameter numbers "
                                  f"must run 0..{len(params) - 1}", param.pos)
@@ -205,20 +233,26 @@ class InstructionLowering:
             raise ParseError(f"HLO opcode '{inst.opcode}' is not supported by hlodbg: no {entry.op} op is "
                              f"defined (it appeared in XLA after the versions JAX prints)", inst.opcode_pos)
         operands = [self.operand(o) for o in inst.operands]
-        result_type = ir_type(inst.shape, inst.pos)
+        result_type = ir_type(inst.shape, inst.pos) if inst.shape is not None else None
         info = Info([v.type for v in operands], result_type, self.group_size())
         attributes = self.attributes(entry, info)
+        regions, names = self.regions(entry)
+        if inst.shape is None:  # XLA's parser infers some opcodes' shapes: so does hlodbg
+            result_type = infer_result_type(inst.opcode, inst.name, operands, attributes, regions,
+                                            self.callee_result(entry), inst.opcode_pos)
+            inst.shape = shape_of_type(result_type, inst.pos)
         attributes.update(self.facts(entry))
         if entry.op == "stablehlo.custom_call":
             attributes["backend_config"] = self.backend_config(attributes)
             attributes.setdefault("called_computations", ArrayAttr())
-        regions, names = self.regions(entry)
         if names:
             attributes["hlo.computations"] = ArrayAttr(names)
         if entry.callee:
             attributes.update(self.callee(entry))
         if entry.marker:
             attributes["hlo.opcode"] = entry.marker
+        if id(inst) in self.module.sugar.wrapped:
+            attributes["hlo.async_sugar"] = self.module.sugar.wrapped[id(inst)]
         if entry.op == "stablehlo.constant":
             attributes["value"] = self.constant_value(result_type)
         if entry.operands == "all_to_all" and "dimensions" not in self.inst.attrs:
@@ -333,9 +367,17 @@ class InstructionLowering:
                 continue
             for name in self.module.computation_names(attr):
                 comp = self.module.computations[name]
-                regions.append(self.module.region(comp, unpack and isinstance(ir_type(comp.root.shape), TupleType)))
+                regions.append(self.module.region(comp, unpack))  # body() unpacks tuple roots only
                 names.append(name)
         return regions, names
+
+    def callee_result(self, entry: Opcode) -> Optional[Type]:
+        """The result type of the function a call names (lowered before its callers)."""
+        attr = self.inst.attrs.get(entry.callee[0]) if entry.callee else None
+        if attr is None or attr.name in _COMPUTATION_LISTS:
+            return None
+        function = self.module.module.functions.get(self.module.computation_names(attr)[0])
+        return function.function_type.results[0] if function is not None and function.function_type.results else None
 
     def callee(self, entry: Opcode) -> dict:
         hlo_name, ir_name = entry.callee

@@ -22,7 +22,8 @@ from typing import Optional
 
 from .adapters import (
     ALGORITHM, API_VERSION, BOOL, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
-    PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, STRING, TRANSPOSE,
+    PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, SHUFFLE_MODE, STRING,
+    TRANSPOSE,
     GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
     WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, RaggedDotAdapter, SliceAdapter,
 )
@@ -152,7 +153,8 @@ _add("custom-call", None, Field("custom_call_target", "call_target_name", STRING
      regions=(), callee=("called_computations", "called_computations"), results="pack")
 
 # -- asynchronous wrappers -------------------------------------------------------------------------
-_add("async-start", "hlo.async_start", callee=("calls", "callee"))
+_add("async-start", "hlo.async_start", Field("async_execution_thread", "execution_thread", STRING),
+     callee=("calls", "callee"))
 _add("async-update", "hlo.async_update")
 _add("async-done", "hlo.async_done")
 
@@ -177,7 +179,8 @@ for _name in ("send", "recv"):
          Field("is_host_transfer", "is_host_transfer", BOOL, False))
 for _name in ("send-done", "recv-done"):
     _add(_name, f"hlo.{_name.replace('-', '_')}", Field("is_host_transfer", "is_host_transfer", BOOL, False))
-_add("shuffle", "hlo.shuffle")
+_add("shuffle", "hlo.shuffle", Field("dimensions", "dimensions", INTS), Field("mode", "mode", SHUFFLE_MODE),
+     Field("shifts", "shifts", INTS))
 
 # The sugar forms of async collectives: the collective runs at the start (its own op, marked with
 # the opcode), the done reads the start's result (an identity hlo.copy, marked likewise).
@@ -199,6 +202,19 @@ for _entry in TABLE.values():
 def opcode_of(op_name: str, marker: Optional[str] = None) -> Optional[Opcode]:
     """The table entry an IR op came from (the printer's half)."""
     return BY_OP.get((op_name, marker))
+
+
+def ops_of_opcode(ops, opcode: str) -> list:
+    """The ops among `ops` that an HLO instruction of `opcode` became (`dot` → the
+    stablehlo.dot_general ops, `get-tuple-element` → stablehlo.get_tuple_element), so people can
+    name ops by the opcodes they read in the HLO text. Ops the lowering added that no instruction
+    wrote (`hlo.implicit`) are left out; an opcode sharing its IR op with others is told apart by
+    its `hlo.opcode` marker."""
+    entry = TABLE.get(opcode)
+    if entry is None:
+        return []
+    return [op for op in ops if op.name == entry.op and "hlo.implicit" not in op.attributes
+            and op.attributes.get("hlo.opcode") == entry.marker]
 
 
 def raise_attributes(op) -> dict[str, str]:

@@ -18,7 +18,6 @@ from typing import Optional
 from ...ir.errors import ParseError, SourcePos, SourceText
 from .attr_basic import decode_instruction_names
 from .lexer import ELEMENT_TYPES, Cursor
-from .omitted_shapes import infer_shape
 from .shapes import parse_shape, starts_shape
 from .stack_frames import SECTION_WORDS, parse_stack_frames, starts_stack_frames
 from .tree import (
@@ -87,7 +86,6 @@ def parse_inline_computation(attr: HloAttr, name: str) -> HloComputation:
 class _Parser:
     def __init__(self, cur: Cursor):
         self.cur = cur
-        self.computations: dict[str, HloComputation] = {}
 
     # -- module -----------------------------------------------------------------------------------
 
@@ -106,7 +104,6 @@ class _Parser:
             self.attributes(attrs, "module header")
         stack_frames = parse_stack_frames(cur) if starts_stack_frames(cur) else None
         computations: dict[str, HloComputation] = {}
-        self.computations = computations  # the ones parsed so far (omitted shapes may need them)
         entry: Optional[HloComputation] = None
         while not cur.at_end():
             computation = self.computation(computations)
@@ -178,7 +175,8 @@ class _Parser:
             result_shape = parse_shape(cur, "the computation's result shape")
         cur.expect("{", f"'{{' opening the body of computation '{name}'")
         instructions, root = self.body(name, name_at, closing="}")
-        if result_shape is not None and result_shape.text(False) != root.shape.text(False):
+        if (result_shape is not None and root.shape is not None
+                and result_shape.text(False) != root.shape.text(False)):
             # As XLA's parser: the printed result shape is the root's (layouts aside).
             cur.fail(f"the result shape {result_shape.text(False)} of computation '{name}' is not the "
                      f"shape of its root '{root.name}', {root.shape.text(False)}", result_shape.pos.offset)
@@ -249,15 +247,15 @@ class _Body:
         if name in self.defined:
             cur.fail(f"instruction '{name}' is already defined in computation "
                      f"'{self.computation}' (at {self.defined[name].pos})", at)
-        omitted = (not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end)
-                   and not cur.text.startswith("b(", cur.pos))
-        shape = None if omitted else parse_shape(cur, f"the shape of instruction '{name}'")
+        if (not starts_shape(cur) and _OPCODE_CALL.match(cur.text, cur.pos, cur.end)
+                and not cur.text.startswith("b(", cur.pos)):
+            shape = None  # XLA infers some opcodes' shapes; the lowering does (infer_shape.py)
+        else:
+            shape = parse_shape(cur, f"the shape of instruction '{name}'")
         instruction = self._rhs(name, at, shape, depth=0)
         if cur.peek() == ",":
             instruction.end = self.parser.attributes(instruction.attrs,
                                                      f"attributes of instruction '{name}'")
-        if omitted:
-            self._infer_shape(instruction, f"instruction '{name}'")
         if "control-predecessors" in instruction.attrs:
             self._check_predecessors(instruction.attrs["control-predecessors"])
         instruction.is_root = is_root
@@ -340,8 +338,6 @@ class _Body:
             cur.fail(f"operand instructions are nested more than {_MAX_NESTING} deep", at)
         cur.pos = at  # the opcode is read again by _rhs
         nested = self._rhs(self._fresh_name(name), at, shape, depth + 1)
-        if shape is None:
-            self._infer_shape(nested, f"the nested instruction '{name}(...)'")
         operand = HloOperand(nested.name, cur.at(at))
         self._define(nested)
         self.generated[nested.name] = operand
@@ -354,18 +350,6 @@ class _Body:
                 at = re.search(rf"%?{re.escape(name)}(?![\w.\-])", attr.text)
                 self.cur.fail(f"control predecessor '{name}' is not defined before this instruction in "
                               f"computation '{self.computation}'", attr.pos.offset + (at.start() if at else 0))
-
-    def _infer_shape(self, instruction: HloInstruction, what: str) -> None:
-        """An omitted shape, inferred from the operands' shapes as XLA's parser infers it."""
-        shape = infer_shape(instruction.opcode, [self.defined[o.name].shape for o in instruction.operands],
-                            instruction.attrs, self.parser.computations)
-        if shape is None:
-            self.cur.fail(f"{what} has no shape, and hlodbg infers one only for element-wise ops, "
-                          f"select, clamp, compare, tuple, get-tuple-element, dot, while and the ops "
-                          f"calling a computation: write it before the opcode '{instruction.opcode}', "
-                          f"as XLA's printers do", instruction.opcode_pos.offset)
-        shape.pos = instruction.opcode_pos
-        instruction.shape = shape
 
     def _fresh_name(self, opcode: str) -> str:
         while True:

@@ -62,6 +62,8 @@ class Computation:
     is_entry: bool = False
     offset: Optional[int] = None  # where the text had it, to keep the text's order
     calls: list[str] = field(default_factory=list)
+    attributes: dict = field(default_factory=dict)  # after the closing brace (execution_thread)
+    in_sugar: bool = False  # built from a sugared async start, which prints it (async_sugar.py)
 
 
 class ModulePrinter:
@@ -82,7 +84,8 @@ class ModulePrinter:
             # Given back as written, followed by two blank lines as XLA prints it.
             text += frames.rstrip("\n") + "\n\n\n"
         # Each computation is followed by a blank line, the last one too (as XLA prints them).
-        return text + "".join(ComputationPrinter(self, comp).run() + "\n" for comp in self.ordered())
+        return text + "".join(ComputationPrinter(self, comp).run() + "\n" for comp in self.ordered()
+                              if not comp.in_sugar)
 
     # -- the module header --------------------------------------------------------------------------
 
@@ -110,7 +113,9 @@ class ModulePrinter:
         for op in self.module.operations:
             if isinstance(op, Function) and not op.is_declaration:
                 offset = op.pos.offset if op.pos is not None else None
-                self.add(Computation(op.sym_name, op.body, op is entry, offset))
+                self.add(Computation(op.sym_name, op.body, op is entry, offset,
+                                     attributes=dict(op.attributes.get("hlo.computation_attributes") or {}),
+                                     in_sugar="hlo.async_wrapped" in op.attributes))
             elif op.name in _IN_HEADER and "frontend_attributes" in dict(self.module.attributes.get("hlo.header") or {}):
                 continue
             elif not isinstance(op, Function):
@@ -237,7 +242,8 @@ class ComputationPrinter:
         if self.root_operands is not None:
             name = self.fresh("tuple")
             lines.append(f"ROOT {self.pct}{name} = {self.synthesized_shape} tuple({self.operand_list(self.root_operands)})")
-        return self.signature(root) + " {\n" + "".join("  " + line + "\n" for line in lines) + "}\n"
+        after = "".join(f", {k}={v}" for k, v in self.comp.attributes.items())
+        return self.signature(root) + " {\n" + "".join("  " + line + "\n" for line in lines) + "}" + after + "\n"
 
     # -- the root ------------------------------------------------------------------------------------
 
@@ -368,7 +374,10 @@ class ComputationPrinter:
         value = op.results[0]
         prefix = "ROOT " if value is root else ""
         shape = self.shape_of(value, facts_op.attributes)
-        return lines + [f"{prefix}{self.pct}{self.name_value(value)} = {shape} {entry.hlo}({body}){attrs}"]
+        opcode = entry.hlo
+        if "hlo.async_sugar" in facts_op.attributes:  # `exponential-start` for async-start, ...
+            opcode = str(facts_op.attributes["hlo.async_sugar"]) + entry.hlo.removeprefix("async")
+        return lines + [f"{prefix}{self.pct}{self.name_value(value)} = {shape} {opcode}({body}){attrs}"]
 
     def unpacked_result_lines(self, op: Operation, entry: Opcode, body: str, attrs: str) -> list[str]:
         """An op with no or several results (from MLIR) as HLO's one tuple-shaped instruction and a
@@ -463,13 +472,29 @@ class ComputationPrinter:
         for name, text in dict(op.attributes.get("hlo.spellings") or {}).items():
             if name in raised and same_value(name, raised[name], str(text)):
                 raised[name] = str(text)
-        out = list(raised.items()) + self.computation_refs(op, entry)
+        wrapped = self.sugared_wrapped_op(op)
+        if wrapped is not None:  # the start of a sugared async op: the wrapped op's attributes, no calls=
+            inner = opcode_of(wrapped.name, wrapped.attributes.get("hlo.opcode"))
+            out = list(raised.items()) + self.attributes(wrapped, inner)
+        else:
+            out = list(raised.items()) + self.computation_refs(op, entry)
         out += self.generic_attributes(op.attributes, op.location)
         if entry.hlo == "custom-call" and "hlo.backend_config" not in op.attributes:
             config = op.attributes.get("backend_config")
             if isinstance(config, str) and config:
                 out.append(("backend_config", quoted(config)))
         return out
+
+    def sugared_wrapped_op(self, op: Operation) -> Optional[Operation]:
+        """The root op of the computation a sugared async start was built with (None otherwise)."""
+        callee = op.attributes.get("callee")
+        if "hlo.async_sugar" not in op.attributes or not isinstance(callee, SymbolRef):
+            return None
+        comp = self.module.computations.get(callee.name)
+        if comp is None or not comp.in_sugar:
+            return None
+        root = comp.block.terminator.operands[0]
+        return pack_source(root.defining_op) or root.defining_op
 
     def generic_attributes(self, attrs: dict, location=None) -> list[tuple[str, str]]:
         out: list[tuple[str, str]] = []

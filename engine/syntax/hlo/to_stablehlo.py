@@ -8,6 +8,7 @@ MLIR frontend reads and the interpreter runs to the same results:
   its operand by capture; a `stablehlo.while` over one tuple becomes a while over its elements;
 - tuples are unpacked wherever StableHLO has several results: a get_tuple_element of a known
   tuple reads the element itself, and tuples nobody reads any more are dropped;
+- a rotate shuffle is slices and a concatenate per dimension (XLA's ShuffleExpander);
 - copy, domain, add_dependency and async-update are identities; async-start/-done run their
   computation synchronously (`func.call`) at the start; copy-start/-done likewise;
 - a bitcast is a `stablehlo.reshape` when both layouts are the default row-major one (then the
@@ -23,7 +24,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from ...ir.attributes import ArrayAttr, DenseElements, IntegerAttr, SymbolRef
+from ...ir.attributes import ArrayAttr, DenseArray, DenseElements, IntegerAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.types import FunctionType, IntegerType, TensorType, TupleType, Type, element_type
 
@@ -66,7 +67,8 @@ class Conversion:
     # -- functions and blocks ---------------------------------------------------------------------
 
     def function(self, fn: Function) -> Function:
-        attrs = {k: v for k, v in fn.attributes.items() if k not in ("arg_attrs", "res_attrs", "function_type")}
+        attrs = {k: v for k, v in fn.attributes.items()
+                 if k not in ("arg_attrs", "res_attrs", "function_type") and not k.startswith("hlo.")}
         if fn.is_declaration:
             return Function("func.func", [], [], dict(fn.attributes), [], fn.location, fn.pos)
         block = self.block(fn.body)
@@ -234,6 +236,29 @@ class Conversion:
             attrs["xla_shape"] = self.xla_shape(result)
         return self.emit(block, "hlo.bitcast", [operand], [result.type], attrs, like=op, names=[result.name]).results[0]
 
+    def shuffle(self, op: Operation, block: Block) -> Value:
+        """A rotate shuffle as XLA's ShuffleExpander writes it: per dimension, the slice from the
+        shift on, then the slice before it, concatenated."""
+        value = self.value(op.operands[0])
+        t = value.type
+        for dim, shift in zip(op.attributes["dimensions"], op.attributes["shifts"]):
+            dim, size = int(dim), t.shape[int(dim)]
+            shift = int(shift) % size if size else 0
+            if shift == 0:
+                continue
+            parts = []
+            for start, limit in ((shift, size), (0, shift)):
+                starts = [0] * t.rank
+                limits = list(t.shape)
+                starts[dim], limits[dim] = start, limit
+                shape = tuple(limit - start if d == dim else n for d, n in enumerate(t.shape))
+                parts.append(self.emit(block, "stablehlo.slice", [value], [TensorType(shape, t.element)],
+                                       {"start_indices": DenseArray(tuple(starts)), "limit_indices": DenseArray(tuple(limits)),
+                                        "strides": DenseArray((1,) * t.rank)}, like=op).results[0])
+            value = self.emit(block, "stablehlo.concatenate", parts, [t], {"dimension": IntegerAttr(dim, IntegerType(64))},
+                              like=op).results[0]
+        return value
+
     def xla_shape(self, value: Value) -> Optional[str]:
         owner = value.defining_op
         if owner is not None:
@@ -310,6 +335,7 @@ RULES: dict[str, Callable[[Conversion, Operation, Block], Any]] = {
     "hlo.copy_start": Conversion.copy_start,
     "hlo.copy_done": Conversion.copy_done,
     "hlo.bitcast": Conversion.bitcast,
+    "hlo.shuffle": Conversion.shuffle,
 }
 
 

@@ -72,11 +72,12 @@ class HloInstruction:
     `literal` is the text between a constant's parentheses (`{ {1, 2}, {3, 4} }`, `1`, `{...}`),
     with `literal_pos` where it starts; other opcodes have None. `end` is the text offset just past
     the instruction (its last attribute), so the source pane can highlight it whole.
-    `control_predecessors` come out of their attribute into names.
+    `control_predecessors` come out of their attribute into names. `shape` is None when the text
+    wrote none (XLA infers some opcodes' shapes); the lowering fills it in.
     """
 
     name: str
-    shape: HloShape
+    shape: Optional[HloShape]
     opcode: str
     operands: list[HloOperand]
     attrs: dict[str, HloAttr]
