@@ -137,3 +137,30 @@ ENTRY e {
     d, c = program.run(a, b, v, np.bool_(True))
     np.testing.assert_array_equal(d, np.full((3, 2, 4), 5, np.float32))
     np.testing.assert_array_equal(c, v)  # negate(negate(v))
+
+
+def test_a_scalar_window_prints_no_window_attribute():
+    """XLA's ReduceWindowScalar / SelectAndScatterScalar: a rank-0 window has no `window=`; the
+    printer gave `window={size=}`, which neither parser reads back."""
+    text = """HloModule scalar_windows
+add {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT s = f32[] add(a, b)
+}
+ge {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  ROOT c = pred[] compare(a, b), direction=GE
+}
+ENTRY e {
+  x = f32[] parameter(0)
+  i = f32[] constant(1)
+  r = f32[] reduce-window(x, i), to_apply=add
+  ROOT s = f32[] select-and-scatter(r, x, i), select=ge, scatter=add
+}
+"""
+    printed = hlodbg.load(text).to_text()
+    assert "window=" not in printed, printed
+    x = np.float32(3)
+    assert hlodbg.load(printed).run(x) == hlodbg.load(text).run(x)

@@ -342,6 +342,8 @@ class ReduceWindowAdapter:
     def raise_(self, attributes: dict, info: Info) -> dict:
         size = tuple(attributes[self.ir_names["size"]])
         n = len(size)
+        if not n:  # a scalar's window: XLA writes none (`window={size=}` is not HLO)
+            return {}
         parts = {"size": size, "stride": (1,) * n, "pad": [(0, 0)] * n, "lhs_dilate": (1,) * n,
                  "rhs_dilate": (1,) * n, "rhs_reversal": (False,) * n}
         for key, ir in self.ir_names.items():
