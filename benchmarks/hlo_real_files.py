@@ -103,6 +103,8 @@ def split_modules(text: str) -> list[str]:
 
 
 def shape_elements(shape) -> int:
+    if shape is None:  # written without a shape (the lowering infers it): its operands are counted
+        return 0
     if shape.is_tuple:
         return max((shape_elements(e) for e in shape.elements), default=0)
     return int(np.prod([d or 1 for d in shape.dims], dtype=np.int64))
@@ -110,6 +112,8 @@ def shape_elements(shape) -> int:
 
 def has_dynamic_shape(tree) -> bool:
     def dynamic(shape) -> bool:
+        if shape is None:
+            return False
         if shape.is_tuple:
             return any(dynamic(e) for e in shape.elements)
         return any(shape.bounded or ()) or any(d is None for d in shape.dims)
