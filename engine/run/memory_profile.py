@@ -207,8 +207,17 @@ class FunctionMemory:
         terminator = self.function.body.terminator
         if terminator is None:
             return 0
-        return sum(int(self.main[self.liveness.index[v]]) for v in set(terminator.operands)
-                   if v in self.liveness.index)
+        returned = {_buffer_owner(v) for v in terminator.operands}
+        return sum(int(self.main[self.liveness.index[v]]) for v in returned if v in self.liveness.index)
+
+
+def _buffer_owner(value: Value) -> Value:
+    """The value whose buffer `value` is: an element read out of a tuple the program built is the
+    element itself (HLO's get-tuple-element of a tuple instruction takes no buffer of its own)."""
+    while reads_built_tuple(value):
+        read = value.defining_op
+        value = read.operands[0].defining_op.operands[int(read.attributes["index"])]
+    return value
 
 
 # Argument attributes by which JAX donates an argument's buffer to the program (donate_argnums):

@@ -190,10 +190,10 @@ class LayoutAssignment:
         if isinstance(op, Function) and not op.is_declaration:
             values = list(op.arguments)
         for value in values:
-            if value in self._layouts:
-                continue
+            # Read even when the value already has its layout (a returned value takes the entry
+            # layout): a piece hlodbg does not model is an error at the instruction either way.
             layout = given_layout(value)  # located at the instruction when the text is at fault
-            if layout is not None:
+            if layout is not None and value not in self._layouts:
                 self._set_located(value, layout, getattr(op, "pos", None))
 
     def _assign_entry_computation_layout(self, module: Module, entry: Function) -> None:

@@ -210,7 +210,13 @@ class ModuleLowering:
         root = env[comp.root.name]
         returned = [root]
         if flatten_root and isinstance(root.type, TupleType):
-            returned = [implicit_get_tuple_element(block, root, i, comp.root.pos) for i in range(len(root.type.types))]
+            built = root.defining_op
+            if built is not None and built.name == "stablehlo.tuple" and built.parent is block:
+                # A ROOT tuple instruction: return what it was built from (no reads to step through).
+                returned = list(built.operands)
+            else:
+                returned = [implicit_get_tuple_element(block, root, i, comp.root.pos)
+                            for i in range(len(root.type.types))]
         block.append(Operation(terminator, returned, [], pos=comp.root.pos))
         return root
 

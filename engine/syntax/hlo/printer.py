@@ -276,6 +276,9 @@ class ComputationPrinter:
                 return last.results[0]
         if len(values) == 1 and not is_implicit(values[0].defining_op):
             return values[0]
+        root_tuple = self.tuple_built_from(values)
+        if root_tuple is not None:
+            return root_tuple
         sources = {id(v.defining_op.operands[0]) for v in values if is_implicit(v.defining_op)
                    and v.defining_op.name == "stablehlo.get_tuple_element"}
         if values and len(sources) == 1 and all(is_implicit(v.defining_op) for v in values):
@@ -283,6 +286,14 @@ class ComputationPrinter:
         # Several results and no tuple: the instruction XLA would have, a tuple of them.
         self.root_operands = values
         self.synthesized_shape = "(" + ", ".join(self.shape_of(v) for v in values) + ")"
+        return None
+
+    def tuple_built_from(self, values: list[Value]) -> Optional[Value]:
+        """The last tuple of the block built from exactly `values`, in order: the ROOT tuple
+        instruction whose elements an ENTRY (or an unpacking region) returns directly."""
+        for op in reversed(self.comp.block.operations[:-1]):
+            if op.name == "stablehlo.tuple" and not is_implicit(op) and list(op.operands) == values:
+                return op.results[0]
         return None
 
     def signature(self, root: Optional[Value]) -> str:
