@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from hlodbg.engine.ir.core import Block, Function, Value
+from hlodbg.engine.ir.xla_shape_text import tuple_shape_elements
 from hlodbg.engine.machine.layout import Layout, LayoutError, parse_shape
 
 SHAPE_ATTRIBUTE = "xla_shape"
@@ -21,20 +22,7 @@ def tuple_elements(text: str) -> list[str]:
     text = text.strip()
     if not (text.startswith("(") and text.endswith(")")):
         return [text]
-    inner = text[1:-1]
-    parts, depth, start = [], 0, 0
-    for k, char in enumerate(inner):
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(inner[start:k].strip())
-            start = k + 1
-    last = inner[start:].strip()
-    if last or parts:
-        parts.append(last)
-    return parts
+    return tuple_shape_elements(text)
 
 
 def shape_text_of(value: Value) -> Optional[str]:

@@ -17,6 +17,7 @@ from typing import Any, Optional
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.types import TensorType
 from .layout import Layout, LayoutError
+from ..ir.xla_shape_text import tuple_shape_elements
 from .layout_text import TextReader, read_layout_fields, read_shape_head
 
 XLA_SHAPE = "xla_shape"
@@ -33,19 +34,7 @@ def split_tuple(text: str) -> Optional[list[str]]:
         return None
     if not text.endswith(")"):
         raise LayoutError(f"shape {text!r}: a tuple shape ends with ')'")
-    inner = text[1:-1]
-    elements, depth, start = [], 0, 0
-    for i, ch in enumerate(inner):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            elements.append(inner[start:i].strip())
-            start = i + 1
-    if inner.strip():
-        elements.append(inner[start:].strip())
-    return elements
+    return tuple_shape_elements(text)
 
 
 def shape_layout(text: str, value: Value) -> Optional[Layout]:

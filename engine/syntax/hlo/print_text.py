@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ...ir.errors import HlodbgError, SourcePos, SourceText
+from ...ir.xla_shape_text import tuple_shape_elements
 
 
 def hlo_name(name: str) -> str:
@@ -33,20 +34,8 @@ def same_value(name: str, raised: str, written: str) -> bool:
 _SPELLING_DECODERS = {"replica_groups": "replica_groups"}
 
 
-def tuple_element_texts(shape: str) -> list[str]:
-    """The element shapes of a tuple shape's text, `(f32[2]{0}, (s32[], u32[]))` -> two texts."""
-    inner = re.sub(r"/\*.*?\*/", "", shape).strip()[1:-1]
-    parts, depth, start = [], 0, 0
-    for i, c in enumerate(inner):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "," and depth == 0:
-            parts.append(inner[start:i].strip())
-            start = i + 1
-    parts.append(inner[start:].strip())
-    return [p for p in parts if p]
+# The element shapes of a tuple shape's text, `(f32[2]{0}, (s32[], u32[]))` -> two texts.
+tuple_element_texts = tuple_shape_elements
 
 
 def strip_layouts(shape: str) -> str:
