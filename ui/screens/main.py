@@ -96,7 +96,9 @@ class MainScreen(Screen):
         if self.controller.target_name != "cpu":  # a TPU's memory is what its users come to see
             self.action_toggle_memory()
         self._side_title()
-        self.log_line(f"{self.program.name}: {self.program.op_count} ops in {len(self.program.functions)} functions. n/s/f step, c continue, ? help, : commands")
+        ops, functions = self.program.op_count, len(self.program.functions)
+        self.log_line(f"{self.program.name}: {ops} op{'s' * (ops != 1)} in {functions} function{'s' * (functions != 1)}. "
+                      "n/s/f step, c continue, ? help, : commands")
         self.start()
 
     @work(exclusive=True, group="session")
