@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import hlodbg
 from hlodbg.engine import parse_module, print_module, structural_key
 from hlodbg.engine.ir.attributes import (
     ConvDimensionNumbers,
@@ -341,3 +342,13 @@ def test_float_bit_widths():
 
     widths = {n: FloatType(n).bit_width for n in ("f4E2M1FN", "f6E3M2FN", "f8E4M3FN", "bf16", "f16", "f32", "f64")}
     assert widths == {"f4E2M1FN": 4, "f6E3M2FN": 6, "f8E4M3FN": 8, "bf16": 16, "f16": 16, "f32": 32, "f64": 64}
+
+
+def test_a_float_literal_past_its_types_range_is_infinite_without_a_numpy_warning():
+    import warnings
+
+    text = "func.func @main() -> tensor<2xf32> {\n  %0 = stablehlo.constant dense<[1e40, -1e40]> : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning would reach the user's terminal
+        (value,) = hlodbg.load(text).run()
+    assert list(value) == [float("inf"), float("-inf")]

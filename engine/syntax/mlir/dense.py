@@ -237,7 +237,8 @@ def _convert_leaves(leaves, element, dtype: np.dtype) -> np.ndarray:
                 raise DenseFormatError(f"'{s}' is not a {element} value")
             else:
                 out[i] = float(s)
-        result = out.astype(dtype)
+        with np.errstate(over="ignore"):  # a literal past the type's range becomes ±inf, as before; no warning
+            result = out.astype(dtype)
         for i in hex_positions:
             result[i] = _float_from_bits(leaves[i], dtype, element)
         return result
