@@ -193,6 +193,14 @@ def hlo_opcode(op: Operation) -> Optional[str]:
     return entry.hlo if entry is not None else None
 
 
+def op_display(op: Operation) -> str:
+    """`%5 = stablehlo.add`, as the engine's reports name an op, but `%fusion.2 = fusion` for an op
+    written in XLA HLO: what the debugger's panes call the op the user is looking at."""
+    names = ", ".join(v.name for v in op.results)
+    name = hlo_opcode(op) or op.name
+    return f"{names} = {name}" if names else name
+
+
 def op_title(op: Operation) -> str:
     """`%5 = add`, `fusion.2 = fusion kLoop`: stablehlo and hlo ops lose the dialect (it is on
     every box), others keep it; an op written in XLA HLO reads as its HLO opcode."""
@@ -299,6 +307,7 @@ def node_tooltip(view, node: str, extra=()) -> list[str]:
 
 
 __all__ = [
+    "op_display",
     "node_tooltip",
     "short_type",
     "short_attribute",

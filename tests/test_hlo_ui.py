@@ -232,7 +232,7 @@ async def test_the_inspector_shows_a_fusions_facts_and_steps_into_it():
         screen = app.screen
         assert screen.state.op.name == "hlo.fusion"
         text = screen.query_one(TensorInspector).render_text()
-        assert "next: %fusion.1 = hlo.fusion" in text
+        assert "next: %fusion.1 = fusion" in text  # the HLO opcode, as the graph names it
         for line in ("fusion: kLoop → @fused_computation", "shape: f32[4,16]{0,1}  (layout {0,1})", "source: model.py:8", "statistics: {visualization_type=1}"):
             assert line in text
         await press(app, pilot, "s")  # into the fused computation

@@ -227,7 +227,7 @@ class CommandRunner:
             query, index = text, 0
         self._search = (query, matches, index)
         op = matches[index]
-        from hlodbg.engine.debug.stops import op_label
+        from hlodbg.layouts.labels import op_display as op_label
 
         return CommandResult(f"match {index + 1} of {len(matches)}: {op_label(op)}" + (f"  line {op.pos.line}" if op.pos else ""), select=op)
 

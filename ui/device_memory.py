@@ -12,7 +12,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from hlodbg.engine.debug.stops import FrameInfo, op_label
+from hlodbg.engine.debug.stops import FrameInfo
+from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.dtypes import bit_width
 from hlodbg.engine.ir.errors import HlodbgError

@@ -23,7 +23,7 @@ from textual.widgets import Input, RichLog
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import describe
-from hlodbg.engine.debug.stops import op_label
+from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.engine.debug.target import move_words
 from hlodbg.layouts.graph import DataflowGraph
 from hlodbg.layouts.op_facts import fact_lines
