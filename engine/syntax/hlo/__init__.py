@@ -2,14 +2,15 @@
 `jax.jit(f).lower(x).as_text(dialect="hlo")` / `.compile().as_text()` print.
 
 parser.py reads the text into tree.py's parse tree (attr_values.py and literals.py decode attribute
-values and constants); lower.py turns the tree into the IR by the opcode table in opcodes.py.
+values and constants); lower.py turns the tree into the IR by the opcode table in opcodes.py;
+printer.py prints the IR back as HLO text, to_stablehlo.py rewrites it into StableHLO only.
 """
 from __future__ import annotations
 
 import re
 
 from ...ir.core import Module
-from ...ir.errors import HlodbgError, ParseError
+from ...ir.errors import ParseError
 from ..frontend import first_words
 
 # How HLO text opens: the module header, or (header-less) a computation `[ENTRY] [%]name [(...) -> shape] {`
@@ -55,12 +56,10 @@ class HloFrontend:
         return [lower_module(tree) for tree in parse_hlo_modules(text, filename)]
 
     def print(self, module: Module, generic: bool = False, debug_info: bool = False) -> str:
-        try:
-            from .printer import print_module
-        except ImportError:
-            raise HlodbgError("printing HLO text is not available yet: it is done by "
-                              "engine/syntax/hlo/printer.py, which this build does not have; print the "
-                              "module as MLIR instead") from None
+        """The module as XLA prints HLO text (`generic` and `debug_info` are MLIR's notions: HLO
+        text always carries its metadata, and has one form)."""
+        from .printer import print_module
+
         return print_module(module)
 
 
