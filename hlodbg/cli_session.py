@@ -11,7 +11,7 @@ import numpy as np
 
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.ir.dtypes import Token
-from hlodbg.engine.debug.stops import op_label
+from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.engine.debug.summary import summarize
 
 EXIT_BREAK = 3
