@@ -186,9 +186,12 @@ def result_names(op: Operation) -> str:
 
 def hlo_opcode(op: Operation) -> Optional[str]:
     """The XLA HLO opcode an op was written as (`broadcast` for a broadcast_in_dim), for an op
-    carrying what HLO text gives (its `xla_shape`, or `hlo.*` facts); None for other ops."""
+    carrying what HLO text gives (its `xla_shape`, or `hlo.*` facts) or in a function read from HLO
+    text; None for other ops."""
     if "xla_shape" not in op.attributes and not any(name.startswith("hlo.") for name in op.attributes):
-        return None
+        function = op.function  # a scalar instruction carries no facts; its computation says it is HLO
+        if function is None or "hlo.language" not in function.attributes:
+            return None
     entry = opcode_of(op.name, op.attributes.get("hlo.opcode"))
     return entry.hlo if entry is not None else None
 

@@ -137,7 +137,9 @@ class ModuleLowering:
         self.body(comp, block, terminator="func.return", flatten_root=public)
         inputs = tuple(a.type for a in block.arguments)
         results = tuple(v.type for v in block.terminator.operands)
-        attrs: dict[str, Any] = {"sym_name": comp.name, "function_type": FunctionType(inputs, results)}
+        # Like the module, each function says it was written in HLO (for display: what to call its ops).
+        attrs: dict[str, Any] = {"sym_name": comp.name, "function_type": FunctionType(inputs, results),
+                                 "hlo.language": "hlo"}
         if not public:
             attrs["sym_visibility"] = "private"
         if comp.name in self.sugar.built:  # made from a sugared start: printed inside it, not on its own
