@@ -367,9 +367,8 @@ def _read_named_sharding(r: AttrReader) -> None:
     while not r.accept("}"):
         r.expect(",", "',' or '}' in the named sharding")
         at = r.mark()
-        name = r.attribute_name("replicated=, unreduced=, manual= or metadata=")
-        if name in seen:
-            r.error(f"'{name}=' appears twice in the sharding", at)
+        name = r.unique_attribute_name(seen, "replicated=, unreduced=, manual= or metadata=",
+                                       "'{name}=' appears twice in the sharding")
         seen.add(name)
         if name == "metadata":
             _read_sharding_metadata(r)
@@ -392,14 +391,9 @@ def decode_domain(text: str, pos: SourcePos, what: str = "domain") -> dict[str, 
     def read(r: AttrReader) -> dict[str, str]:
         r.expect("{")
         out: dict[str, str] = {}
-        while not r.accept("}"):
-            if r.at_end():
-                r.expected("'}' to end the domain")
-            r.accept(",")
+        for _ in r.fields("the domain"):
             at = r.mark()
-            key = r.attribute_name("kind=, entry= or exit=")
-            if key in out:
-                r.error(f"'{key}=' appears twice in the domain", at)
+            key = r.unique_attribute_name(out, "kind=, entry= or exit=", "'{name}=' appears twice in the domain")
             if key == "kind":
                 value_at = r.mark()
                 out[key] = r.string("the domain kind")

@@ -8,7 +8,7 @@ the offending character, naming what was expected there.
 from __future__ import annotations
 
 import re
-from typing import Callable, NoReturn, Optional, TypeVar
+from typing import Callable, Iterator, NoReturn, Optional, TypeVar
 
 from ...ir.errors import ParseError, SourcePos
 
@@ -144,6 +144,25 @@ class AttrReader:
             self.expected(f"{what} followed by '='")
         self.i += 1
         return name
+
+    def unique_attribute_name(self, seen, what: str, duplicate: str) -> str:
+        """`name=` for a name not in `seen` (a record names each field once); `duplicate` is the
+        error's text, with `{name}` standing for the name, located at the name."""
+        at = self.mark()
+        name = self.attribute_name(what)
+        if name in seen:
+            self.error(duplicate.format(name=name), at)
+        return name
+
+    def fields(self, end: str) -> Iterator[None]:
+        """One turn per field of a `{a=.. b=..}` record (fields separated by spaces or commas, as
+        XLA's sub-attribute parser takes them), after the `{`, until its `}`; `end` says what the
+        `}` ends when the text stops first."""
+        while not self.accept("}"):
+            if self.at_end():
+                self.expected(f"'}}' to end {end}")
+            self.accept(",")
+            yield
 
     def string(self, what: str = "a quoted string") -> str:
         """A `"..."` or `'...'` string with C escapes, unescaped."""

@@ -36,14 +36,8 @@ def read_metadata(r: AttrReader) -> dict[str, Any]:
     (from newer XLA) are kept with their value read loosely."""
     r.expect("{", "'{' to start metadata")
     out: dict[str, Any] = {}
-    while not r.accept("}"):
-        if r.at_end():
-            r.expected("'}' to end the metadata")
-        r.accept(",")
-        at = r.mark()
-        key = r.attribute_name("a metadata field such as op_name=")
-        if key in out:
-            r.error(f"metadata field '{key}' appears twice", at)
+    for _ in r.fields("the metadata"):
+        key = r.unique_attribute_name(out, "a metadata field such as op_name=", "metadata field '{name}' appears twice")
         if key in METADATA_STRINGS:
             out[key] = r.string(f"a quoted string for {key}")
         elif key in METADATA_INTS:
@@ -68,10 +62,8 @@ def decode_frontend_attributes(text: str, pos: SourcePos, what: str = "frontend_
         out: dict[str, str] = {}
 
         def entry() -> None:
-            at = r.mark()
-            key = r.attribute_name("an attribute name followed by '='")
-            if key in out:
-                r.error(f"frontend attribute '{key}' appears twice", at)
+            key = r.unique_attribute_name(out, "an attribute name followed by '='",
+                                          "frontend attribute '{name}' appears twice")
             out[key] = r.balanced() if r.peek() == "{" else r.string("a quoted string or a {...} value")
 
         r.list("{", "}", entry)
@@ -95,10 +87,7 @@ def decode_statistics(text: str, pos: SourcePos, what: str = "statistics") -> di
         index_name = r.attribute_name("visualizing_index=")
         out[index_name] = r.int("the index of the statistic to show")
         while r.accept(","):
-            at = r.mark()
-            name = r.attribute_name("a statistic name followed by '='")
-            if name in out:
-                r.error(f"statistic '{name}' appears twice", at)
+            name = r.unique_attribute_name(out, "a statistic name followed by '='", "statistic '{name}' appears twice")
             out[name] = r.number("the statistic's value")
         r.expect("}", "',' or '}'")
         return out
