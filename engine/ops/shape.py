@@ -14,6 +14,8 @@ import numpy as np
 
 from ..ir.dtypes import element_dtype
 from ..ir.types import TensorType
+from ..ir.phrases import Phrase
+from .provenance import ProvenanceQuery, Source, explains
 from .registry import OpCall, op
 
 
@@ -108,6 +110,23 @@ def dynamic_reshape(call: OpCall, operand: np.ndarray, output_shape: np.ndarray)
 @op("stablehlo.transpose")
 def transpose(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.transpose(operand, tuple(int(p) for p in call.attr("permutation")))
+
+
+COPIED = Phrase("copied element")
+RESULT_IS_OPERAND = Phrase("result{result} = operand{operand}")
+DIMENSION_READS = Phrase("result dimension {dim} reads operand dimension {source} (permutation[{dim}] = {source}), index {value}")
+
+
+@explains("stablehlo.transpose")
+def transpose_provenance(q: ProvenanceQuery):
+    """result[i] = operand[j] with j[permutation[d]] = i[d]: each result dimension reads one operand dimension."""
+    permutation = [int(p) for p in q.attr("permutation")]
+    source = [0] * len(permutation)
+    for d, p in enumerate(permutation):
+        source[p] = q.index[d]
+    steps = [(DIMENSION_READS, {"dim": d, "source": p, "value": q.index[d]}) for d, p in enumerate(permutation)]
+    steps.append((RESULT_IS_OPERAND, {"result": list(q.index), "operand": source}))
+    return q.answer([Source(0, tuple(source), COPIED)], steps)
 
 
 @op("stablehlo.reverse")
