@@ -22,7 +22,7 @@ import numpy as np
 
 from ..ir.phrases import Phrase
 from .elementwise import _COMPARISONS, _comparable
-from .gather_scatter_provenance import RESULT_VALUE, reached_among
+from .gather_scatter_provenance import folded_step, reached_among
 from .provenance import Provenance, ProvenanceQuery, Reached, Source, explains, reaches
 from .registry import single_op_body
 from .windows import Geometry
@@ -91,8 +91,10 @@ def reduce_window_provenance(q: ProvenanceQuery) -> Provenance:
                                        "window": geometry.window, "dilations": geometry.window_dilations})]
     sources = [Source(count + k, (), INIT_VALUE) for k in inputs]
     elements = 0
+    read = []  # what each window position reads: an operand element, or None for the init value
     for offset in geometry.offsets():
         what, element, padded = _window_position(geometry, q.index, offset)
+        read.append(element)
         if what == "padding":
             steps.append((POSITION_PADDING, {"offset": offset, "padded": padded, "padding": geometry.padding}))
         elif what == "hole":
@@ -107,8 +109,14 @@ def reduce_window_provenance(q: ProvenanceQuery) -> Provenance:
         steps.append((REDUCED_BY_REDUCER, {"count": elements, "kind": kind}))
     else:
         steps.append((REDUCED_BY_BODY, {"count": elements}))
-    if q.results is not None:
-        steps.append((RESULT_VALUE, {"result": q.index, "value": q.result_value(q.result)[q.index]}))
+    if q.results is not None and q.operands is not None:
+        def value(operands, index):
+            values = [q.operand_value(k)[index] for k in operands]
+            return values[0] if len(values) == 1 else tuple(values)
+
+        init = value([count + k for k in inputs], ())
+        combined = [init if e is None else value(inputs, e) for e in read]
+        steps.append(folded_step(q, kind or "body", init, combined))
     return q.answer(sources, steps)
 
 
@@ -210,12 +218,12 @@ def select_and_scatter_provenance(q: ProvenanceQuery) -> Provenance:
                 listed.add(e)
                 sources.append(Source(0, e, COMPARED_BY_SELECT))
 
-    selecting = 0
+    scattered = []
     for window in _covering_windows(geometry, here):
         positions = _window_positions(geometry, window)
         chosen = _selected(positions, operand, select)
         if chosen == here:
-            selecting += 1
+            scattered.append(source[window])
             steps.append((WINDOW_SELECTS, {"window": window, "positions": positions, "selected": chosen,
                                            "value": source[window]}))
             compared(positions if len(positions) > 1 else [])
@@ -228,9 +236,9 @@ def select_and_scatter_provenance(q: ProvenanceQuery) -> Provenance:
             compared([here])
     kind = single_op_body(q.op.regions[1])
     if kind is not None:
-        steps.append((SCATTERED_BY_REDUCER, {"count": selecting, "kind": kind}))
+        steps.append((SCATTERED_BY_REDUCER, {"count": len(scattered), "kind": kind}))
     else:
-        steps.append((SCATTERED_BY_BODY, {"count": selecting}))
+        steps.append((SCATTERED_BY_BODY, {"count": len(scattered)}))
     if q.results is not None:
-        steps.append((RESULT_VALUE, {"result": here, "value": q.result_value(0)[here]}))
+        steps.append(folded_step(q, kind or "scatter", q.operand_value(2), scattered))
     return q.answer(sources, steps)
