@@ -155,14 +155,15 @@ def _select_rule(q: ProvenanceQuery) -> Callable[[object, object], bool]:
     block = q.op.regions[0].blocks[0]
     ops = block.operations
     args = list(block.arguments)
-    swapped = {"GE": "LE", "GT": "LT", "LE": "GE", "LT": "GT", "EQ": "EQ", "NE": "NE"}
+    # An order (not EQ/NE) is what makes "any element of the window could outbid the selected one" true.
+    swapped = {"GE": "LE", "GT": "LT", "LE": "GE", "LT": "GT"}
     if len(ops) == 2 and ops[0].name == "stablehlo.compare" and list(ops[-1].operands) == [ops[0].results[0]] \
             and sorted(map(id, ops[0].operands)) == sorted(map(id, args)) and len(args) == 2:
         direction = str(ops[0].attributes.get("comparison_direction"))
         if ops[0].operands[0] is args[1]:
             direction = swapped.get(direction, direction)
         compare_type = ops[0].attributes.get("compare_type")
-        ufunc = _COMPARISONS.get(direction)
+        ufunc = _COMPARISONS.get(direction) if direction in swapped else None
         if ufunc is not None:
             def rule(current, candidate):
                 return bool(ufunc(_comparable(np.asarray(current), compare_type),
@@ -170,7 +171,7 @@ def _select_rule(q: ProvenanceQuery) -> Callable[[object, object], bool]:
             q.memo["select"] = rule
             return rule
     raise q.error("hlodbg traces select_and_scatter through a select body that is one comparison of its two "
-                  "arguments (stablehlo.compare GE, GT, LE, LT...); this body is not")
+                  "arguments (stablehlo.compare GE, GT, LE or LT); this body is not")
 
 
 def _selected(positions: Sequence[tuple], operand: np.ndarray, select) -> Optional[tuple]:
