@@ -97,3 +97,17 @@ func.func @main(%x: tensor<2x4x3x3xf32>, %w: tensor<4x2x2x1xf32>) -> tensor<2x4x
 
 def test_dimension_numbers_in_any_order():
     check_provenance(NCHW, values((2, 4, 3, 3), 3), values((4, 2, 2, 1), 4))
+
+
+NO_SPATIAL = """
+func.func @main(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>) -> tensor<2x2xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f]x[i, o]->[b, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+"""
+
+
+def test_a_convolution_without_spatial_dimensions_is_a_matrix_product():
+    check_provenance(NO_SPATIAL, values((2, 3), 5), values((3, 2), 6))
+    op = op_under_test(hlodbg.load(NO_SPATIAL))
+    assert provenance(op, (1, 0)).lines()[1] == "window position (): input[b=1, f] · kernel[i, o=0] for each input feature"
