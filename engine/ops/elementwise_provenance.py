@@ -47,6 +47,8 @@ def operand_names(op: Operation) -> list[str]:
     groups = list(definition.operands) if definition is not None else []
     fixed = sum(1 for _, arity in groups if arity == "")
     spare = len(op.operands) - fixed
+    variadic = sum(1 for _, arity in groups if arity == "*")
+    per_group = spare // variadic if definition is not None and definition.same_variadic_size and variadic else None
     names: list[str] = []
     for name, arity in groups:
         if arity == "":
@@ -56,8 +58,9 @@ def operand_names(op: Operation) -> list[str]:
                 names.append(name)
                 spare -= 1
         else:
-            names.extend(f"{name}[{k}]" for k in range(spare))
-            spare = 0
+            count = spare if per_group is None else per_group
+            names.extend(f"{name}[{k}]" for k in range(count))
+            spare -= count
     if len(names) != len(op.operands):  # an op used with a form its definition does not describe
         names = [f"operand{k}" for k in range(len(op.operands))]
     return names
