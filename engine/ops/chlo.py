@@ -21,8 +21,8 @@ from . import elementwise as ew
 from .elementwise import UNSIGNED_OF_SIZE, float_bits
 from .elementwise_math import atan2
 from .elementwise_provenance import (broadcast_source, combine_step, elementwise_provenance, operand_names,
-                                     select_provenance, short_name, value_at)
-from .provenance import ProvenanceQuery, Source, explains
+                                     select_provenance, short_name, trailing_dims, value_at)
+from .provenance import ProvenanceQuery, explains
 from .registry import OpCall, op
 
 
@@ -364,7 +364,7 @@ def broadcast_mapping(q: ProvenanceQuery, k: int) -> tuple[tuple[int, ...], bool
     other = len(q.operand_shape(1 - k))
     if dims is not None and rank < other:
         return tuple(int(d) for d in dims), True
-    return tuple(range(result_rank - rank, result_rank)), False
+    return trailing_dims(rank, result_rank), False
 
 
 def chlo_broadcast_provenance(q: ProvenanceQuery):
