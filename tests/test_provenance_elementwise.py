@@ -184,3 +184,13 @@ def test_dequantize_per_axis():
     t = "tensor<2x3x!quant.uniform<i8:f32:1, {0.5:1, 0.25:-2, 2.0:0}>>"
     text = one_op(f"%q: {t}", "tensor<2x3xf32>", f"stablehlo.uniform_dequantize %q : ({t}) -> tensor<2x3xf32>")
     check_provenance(text, np.array([[1, -3, 5], [7, 0, -9]], dtype=np.int8))
+
+
+def test_select_before_the_program_runs_names_both_candidates():
+    text = one_op("%p: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: tensor<2x3xf32>", "tensor<2x3xf32>",
+                  "stablehlo.select %p, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>")
+    answer = provenance(op_under_test(hlodbg.load(text)), (0, 1))
+    assert [(s.operand, s.role.en) for s in answer.sources] == [
+        (0, "predicate"), (1, "value taken where the predicate is true"), (2, "value taken where the predicate is false")]
+    assert answer.lines("ja")[-1] == ("pred(0, 1) が on_true(0, 1) と on_false(0, 1) のどちらを取るかを決めます。"
+                                      "どちらになるかはプログラムを実行すると分かります")
