@@ -21,7 +21,7 @@ from hlodbg.engine.ir.phrases import Phrase
 from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.ops.provenance import Provenance, Source
 
-from .op_diagram_canvas import SELECTED, Block, Colour, Column, LegendEntry, RoleColours, Row, arrow, link_ends
+from .op_diagram_canvas import SELECTED, Block, Colour, Column, LegendEntry, RoleColours, Row, arrow, link_ends, link_under
 from .op_diagram_grid import NUMBER_BAND, Mark, TensorPanel
 
 RESULT = Phrase("result")
@@ -30,7 +30,7 @@ SELECTED_ELEMENT = Phrase("the result element asked about")
 HIDDEN_SOURCES = Phrase("{count} more source element(s) lie outside the slices drawn")
 
 
-@dataclass
+@dataclass(eq=False)
 class Connection:
     """An arrow between two sets of cells, resolved once the panels are placed."""
 
@@ -40,6 +40,7 @@ class Connection:
     end_cells: Sequence
     colour: Colour
     label: str = ""
+    under: bool = False  # dip under the grids (between devices) rather than go straight across
 
 
 @dataclass
@@ -131,8 +132,9 @@ class Scene:
         return p is not None and p.result == r and self._on(p.device, device)
 
     # -- drawing aids --------------------------------------------------------------------------
-    def connect(self, start: TensorPanel, start_cells, end: TensorPanel, end_cells, colour: Colour, label: str = "") -> None:
-        self.connections.append(Connection(start, list(start_cells), end, list(end_cells), colour, label))
+    def connect(self, start: TensorPanel, start_cells, end: TensorPanel, end_cells, colour: Colour, label: str = "",
+                under: bool = False) -> None:
+        self.connections.append(Connection(start, list(start_cells), end, list(end_cells), colour, label, under))
 
     def outline(self, panel: TensorPanel, cells, colour: Colour, label: Optional[str] = None, dashed: bool = True) -> None:
         cells = [tuple(c) for c in cells]
@@ -141,7 +143,7 @@ class Scene:
         if label:
             self.add_legend(label, colour, outline=True)
 
-    def connect_sources(self, panel: TensorPanel, operand: int, result: TensorPanel, device=None) -> None:
+    def connect_sources(self, panel: TensorPanel, operand: int, result: TensorPanel, device=None, under: bool = False) -> None:
         """One arrow per role from the operand's sources to the selected result element."""
         if self.provenance is None or result.selected is None:
             return
@@ -149,7 +151,7 @@ class Scene:
         for source in self.sources(operand, device):
             by_role.setdefault(role_key(source.role), []).append(source)
         for role, sources in by_role.items():
-            self.connect(panel, [s.index for s in sources], result, [result.selected], self.roles.of(role))
+            self.connect(panel, [s.index for s in sources], result, [result.selected], self.roles.of(role), under=under)
 
     def draw_connections(self, out: list[str]) -> None:
         ends = [(c, c.start.cells_box(c.start_cells), c.end.cells_box(c.end_cells)) for c in self.connections]
@@ -158,6 +160,10 @@ class Scene:
         for c, _, end in ends:
             arriving[(id(c.end), end)].append(c)
         for c, start, end in ends:
+            if c.under:
+                begin, finish, control = link_under(c.start.grid_box(), start, c.end.grid_box(), end)
+                arrow(out, begin, finish, c.colour, c.label, control=control)
+                continue
             begin, finish = link_ends(c.start.grid_box(), start, c.end.grid_box(), end, NUMBER_BAND + 1)
             group = arriving[(id(c.end), end)]
             shift = (group.index(c) - (len(group) - 1) / 2) * 5.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Optional, Sequence
 
 from .svg import escape_text, number
 
@@ -98,8 +98,16 @@ PALETTE = (
     Colour("#ead1dc", "#741b47"),  # rose
     Colour("#e6e6e6", "#555555"),  # grey
 )
+# Light versions of the palette, to shade whole parts of a tensor behind the role colours.
+LIGHT = tuple(Colour(light, c.stroke) for light, c in zip(
+    ("#e8f3e3", "#fdf2e6", "#e6f0f9", "#eeeaf5", "#fff9e6", "#e7f0f1", "#f5e8ee", "#f2f2f2"), PALETTE))
+# The parts of a tensor (a concatenation's inputs, a collective's devices) take the light colours in
+# an order that keeps them apart from the roles' first colours (green for the element copied or
+# gathered, orange for indices), so that a painted source stands out of its part.
+PARTS = tuple(LIGHT[i] for i in (2, 4, 5, 6, 3, 7, 1, 0))
+PART_FRAMES = tuple(PALETTE[i] for i in (2, 4, 5, 6, 3, 7, 1, 0))
 SELECTED = Colour("#f4cccc", "#cc0000")  # the result element asked about
-STRUCTURE = Colour("#f3f3f3", "#999999")  # cells the op fills by itself (padding), drawn without a role
+STRUCTURE = Colour("#ebebeb", "#999999")  # cells the op fills by itself (padding), drawn without a role
 
 # A role's preferred colour, by a word of its English name, so that the same kind of element has
 # the same colour in every diagram (indices orange, updates blue...); the others take free colours.
@@ -282,15 +290,16 @@ class Legend(Block):
 Point = tuple[float, float]
 
 
-def arrow(out: list[str], start: Point, end: Point, colour: Colour, label: str = "", bend: float = 0.12) -> None:
-    """A gently curved arrow from `start` to `end`, over a white halo."""
+def arrow(out: list[str], start: Point, end: Point, colour: Colour, label: str = "", bend: float = 0.12,
+          control: Optional[Point] = None) -> None:
+    """A gently curved arrow from `start` to `end` (through `control`, when given), over a white halo."""
     (x0, y0), (x1, y1) = start, end
     length = math.hypot(x1 - x0, y1 - y0)
     if length < 4:
         return
     # The control point sits off the straight line, always on the same side, so arrows bow alike.
     nx, ny = -(y1 - y0) / length, (x1 - x0) / length
-    cx, cy = (x0 + x1) / 2 + nx * length * bend, (y0 + y1) / 2 + ny * length * bend
+    cx, cy = control or ((x0 + x1) / 2 + nx * length * bend, (y0 + y1) / 2 + ny * length * bend)
     # The head points along the curve's last tangent (from the control point to the tip).
     tx, ty = x1 - cx, y1 - cy
     tangent = math.hypot(tx, ty) or 1.0
@@ -306,6 +315,14 @@ def arrow(out: list[str], start: Point, end: Point, colour: Colour, label: str =
         lx, ly = (x0 + 2 * cx + x1) / 4, (y0 + 2 * cy + y1) / 4  # the curve's midpoint
         out.append(f'<text class="arrow-label" x="{number(lx)}" y="{number(ly - 5)}" style="fill:{colour.stroke}">{escape_text(label)}</text>')
     out.append("</g>\n")
+
+
+def link_under(start_grid: Box, start: Box, end_grid: Box, end: Box) -> tuple[Point, Point, Point]:
+    """An arrow's start, end and control point for a link that dips under both grids (between the
+    devices of a collective, where a straight link would cross the grids in between)."""
+    sx, ex = (start[0] + start[2]) / 2, (end[0] + end[2]) / 2
+    y0, y1 = start_grid[3] + 3, end_grid[3] + 3
+    return (sx, y0), (ex, y1), ((sx + ex) / 2, max(y0, y1) + 26)
 
 
 def link_ends(start_grid: Box, start: Box, end_grid: Box, end: Box, end_margin: float) -> tuple[Point, Point]:
@@ -366,4 +383,4 @@ def document(body: Sequence[str], width: float, height: float, title: str) -> st
 
 
 __all__ = ["FONT_FAMILY", "Block", "Row", "Column", "Framed", "Lines", "Legend", "LegendEntry", "Colour", "PALETTE",
-           "SELECTED", "STRUCTURE", "RoleColours", "arrow", "link_ends", "document", "text_width", "bold_width", "wrap", "Box"]
+           "SELECTED", "STRUCTURE", "LIGHT", "PARTS", "PART_FRAMES", "RoleColours", "arrow", "link_ends", "link_under", "document", "text_width", "bold_width", "wrap", "Box"]

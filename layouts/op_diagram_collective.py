@@ -19,13 +19,7 @@ from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.ops.provenance import ProvenanceError, has_provenance, provenance
 
 from .op_diagram_base import Scene, is_tensor
-from .op_diagram_canvas import PALETTE, STRUCTURE, Block, Column, Framed, Row
-from .op_diagram_ops import LIGHT as _LIGHT
-
-# Devices take the light colours in an order that keeps them apart from the roles' first colours
-# (green for the element gathered, orange for indices), so a painted source stands out of its chunk.
-LIGHT = tuple(_LIGHT[i] for i in (2, 4, 5, 6, 3, 7, 1, 0))
-DEVICE_FRAMES = tuple(PALETTE[i] for i in (2, 4, 5, 6, 3, 7, 1, 0))
+from .op_diagram_canvas import PART_FRAMES, PARTS, STRUCTURE, Block, Column, Framed, Row
 
 DEVICE = Phrase("device {device}: replica {replica}, partition {partition}")
 FROM_DEVICE = Phrase("from device {device}")
@@ -48,11 +42,11 @@ def collective(scene: Scene) -> Block:
     scene.home = scene.provenance.device if scene.provenance is not None and scene.provenance.device is not None else order[0]
     number = {p: k for k, p in enumerate(order)}
     for p in order:
-        scene.add_legend(scene.say(FROM_DEVICE, device=number[p]), LIGHT[number[p] % len(LIGHT)])
+        scene.add_legend(scene.say(FROM_DEVICE, device=number[p]), PARTS[number[p] % len(PARTS)])
     boxes = []
     for p in order:
         operands, results = devices[p]
-        own = LIGHT[number[p] % len(LIGHT)]
+        own = PARTS[number[p] % len(PARTS)]
         operand_panels = {i: scene.operand_panel(i, values=operands, device=p) for i, v in enumerate(scene.op.operands) if is_tensor(v)}
         for panel in operand_panels.values():
             panel.shade = lambda index, own=own: own
@@ -62,10 +56,13 @@ def collective(scene: Scene) -> Block:
                 continue
             panel = result_panels[r] = scene.result_panel(r, values=results, device=p)
             panel.shade = _source_shading(scene, p, r, devices, number)
+            if panel.shade is not None:
+                for index in panel.visible_indices():  # asked now, so that the legend knows every shade
+                    panel.shade(index)
         scene.device_panels[p] = (operand_panels, result_panels)
         body = Row([Column(list(operand_panels.values())), Column(list(result_panels.values()))], gap=50)
         boxes.append(Framed(body, scene.say(DEVICE, device=number[p], replica=p.replica_id, partition=p.partition_id),
-                            DEVICE_FRAMES[number[p] % len(DEVICE_FRAMES)]))
+                            PART_FRAMES[number[p] % len(PART_FRAMES)]))
     _connect_across(scene)
     return _rows_of(boxes)
 
@@ -93,7 +90,7 @@ def _source_shading(scene: Scene, process: ProcessId, r: int, devices: dict, num
             sources = {s.device if s.device is not None else process for s in answer.sources}
             if len(sources) == 1:
                 (source,) = sources
-                cache[index] = LIGHT[number[source] % len(LIGHT)] if source in number else None
+                cache[index] = PARTS[number[source] % len(PARTS)] if source in number else None
             elif sources:
                 scene.add_legend(scene.say(FROM_SEVERAL), STRUCTURE)
                 cache[index] = STRUCTURE
@@ -113,7 +110,7 @@ def _connect_across(scene: Scene) -> None:
         return
     for p, (operand_panels, _) in scene.device_panels.items():
         for i, panel in operand_panels.items():
-            scene.connect_sources(panel, i, target, device=p)
+            scene.connect_sources(panel, i, target, device=p, under=p != scene.home)
 
 
 def _rows_of(boxes: list) -> Block:

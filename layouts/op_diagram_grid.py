@@ -75,7 +75,7 @@ class Mark:
         return cls(tuple(min(c[d] for c in cells) for d in range(rank)), tuple(max(c[d] for c in cells) for d in range(rank)), colour, dashed)
 
 
-@dataclass
+@dataclass(eq=False)
 class TensorPanel(Block):
     """A tensor's grid. `paint` fills cells with a role's colour, `shade` colours the others lightly
     (structure the op gives, like padding), `marks` outline sets of cells, `badges` number them (scatter order)."""
@@ -199,6 +199,10 @@ class TensorPanel(Block):
         if not boxes:
             return None
         return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
+
+    def visible_indices(self) -> list[Index]:
+        self._layout()
+        return [self.index_of(r, c) for r in self.rows for c in self.cols if r is not None and c is not None]
 
     def grid_box(self) -> Box:
         """Where the cells are drawn (without the numbers around them)."""

@@ -14,7 +14,7 @@ from typing import Optional
 from hlodbg.engine.ir.phrases import Phrase
 
 from .op_diagram_base import Scene, draws
-from .op_diagram_canvas import PALETTE, STRUCTURE, Block, Colour, Column, Row
+from .op_diagram_canvas import LIGHT, PARTS, STRUCTURE, Block, Column, Row
 from .op_diagram_grid import Mark, TensorPanel
 
 GATHERED_SLICE = Phrase("the slice read for this index vector")
@@ -25,10 +25,6 @@ KEPT = Phrase("elements the slice keeps")
 SAME_SOURCE = Phrase("result elements copying the same operand element")
 TAKEN_FROM = Phrase("taken from {name}")
 LANDING = Phrase("{count} update(s) land here; the numbers give their order")
-
-LIGHT = tuple(Colour(light, c.stroke) for light, c in zip(
-    ("#e8f3e3", "#fdf2e6", "#e6f0f9", "#eeeaf5", "#fff9e6", "#e7f0f1", "#f5e8ee", "#f2f2f2"), PALETTE))
-
 
 def _ints(value) -> list[int]:
     return [int(v) for v in value] if value is not None else []
@@ -288,7 +284,7 @@ def concatenate(scene: Scene) -> Block:
     result = scene.result_panel(0)
     bounds, offset = [], 0
     for i, panel in panels.items():
-        colour = LIGHT[i % len(LIGHT)]
+        colour = PARTS[i % len(PARTS)]
         panel.shade = lambda index, colour=colour: colour
         scene.add_legend(scene.say(TAKEN_FROM, name=names[i]), colour)
         bounds.append((offset, offset + panel.shape[axis], colour))

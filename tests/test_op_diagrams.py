@@ -21,7 +21,7 @@ from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.ops.provenance import EXPLAINERS, has_provenance, provenance
 from hlodbg.layouts import op_diagram, op_diagram_base, op_diagram_collective, op_diagram_ops
 from hlodbg.layouts.op_diagram import has_diagram, op_diagram_svg
-from tests.op_diagram_cases import CASES, TRANSPOSE, _unary, all_gather_by_hand
+from tests.op_diagram_cases import CASES, GRID_BY_HAND, TRANSPOSE, _unary
 from tests.provenance_harness import op_under_test
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "op_diagrams"
@@ -31,9 +31,10 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 @pytest.fixture
 def grid_provenance(monkeypatch):
-    """all_gather's provenance by hand while the grid family has none of its own."""
-    if not has_provenance("stablehlo.all_gather"):
-        monkeypatch.setitem(EXPLAINERS, "stablehlo.all_gather", all_gather_by_hand)
+    """The collectives' provenance by hand (it shades each result chunk) while the grid family has none of its own."""
+    for name, by_hand in GRID_BY_HAND.items():
+        if not has_provenance(name):
+            monkeypatch.setitem(EXPLAINERS, name, by_hand)
 
 
 def render(case, lang: str = "en") -> str:
@@ -193,3 +194,11 @@ def test_a_provenance_of_another_op_is_refused():
         op_diagram_svg(op, operands=[operand], results=None, provenance=prov)
     with pytest.raises(ValueError, match="unknown language"):
         op_diagram_svg(op, operands=[operand], results=None, lang="fr")
+
+
+def test_all_reduce_result_is_shaded_as_combined_from_every_device(grid_provenance):
+    case = next(c for c in CASES if c.name == "all_reduce")
+    svg = render(case)
+    assert op_diagram_collective.FROM_SEVERAL.say("en") in texts(svg)
+    # both devices' operand[0, 1] are painted as summands, with an arrow from each
+    assert len(re.findall(r'<g class="arrow">', svg)) == 2
