@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from hlodbg.engine.ir.phrases import Phrase
 
 from .op_diagram_base import Scene, draws
@@ -152,9 +154,7 @@ def _padding_text(scene: Scene) -> Optional[str]:
     padding = scene.op.attributes.get("padding")
     if padding is None:
         return None
-    import numpy as np
-
-    pairs = np.asarray(padding).reshape(-1, 2).tolist()
+    pairs = np.asarray(getattr(padding, "array", padding), dtype=np.int64).reshape(-1, 2).tolist()
     return f"padding = {pairs}" if any(p != [0, 0] for p in pairs) else None
 
 

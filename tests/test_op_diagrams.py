@@ -1,7 +1,7 @@
 """Generated op diagrams: golden SVGs of small examples, windowing of big tensors, translated text, legends.
 
-The golden files are tests/data/op_diagrams/<case>.svg. After an intended change of looks,
-regenerate them with
+The golden files are tests/data/op_diagrams/<case>.svg; two of them are the README's pictures
+(docs/images/op_<case>.svg). After an intended change of looks, regenerate them all with
     HLODBG_UPDATE_DIAGRAMS=1 .venv/bin/python -m pytest tests/test_op_diagrams.py
 and look at them (rsvg-convert -z 2 x.svg -o x.png) before committing.
 """
@@ -26,6 +26,8 @@ from tests.provenance_harness import op_under_test
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "op_diagrams"
 UPDATE = os.environ.get("HLODBG_UPDATE_DIAGRAMS") == "1"
+README_IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images"
+SHOWN_IN_README = ("gather", "reduce_window")
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -64,6 +66,12 @@ def test_diagram_matches_its_golden_file(case):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(svg, encoding="utf-8")
     assert svg == path.read_text(encoding="utf-8"), f"{case.name} drew differently; regenerate (see the module docstring) if intended"
+    if case.name in SHOWN_IN_README:
+        shown = README_IMAGES / f"op_{case.name}.svg"
+        if UPDATE:
+            shown.parent.mkdir(parents=True, exist_ok=True)
+            shown.write_text(svg, encoding="utf-8")
+        assert shown.read_text(encoding="utf-8") == svg, f"{shown} is not the {case.name} diagram any more; regenerate"
 
 
 def test_listed_ops_have_their_own_drawing_and_others_the_generic_one():
