@@ -210,3 +210,21 @@ def test_all_reduce_result_is_shaded_as_combined_from_every_device(grid_provenan
     assert op_diagram_collective.FROM_SEVERAL.say("en") in texts(svg)
     # both devices' operand[0, 1] are painted as summands, with an arrow from each
     assert len(re.findall(r'<g class="arrow">', svg)) == 2
+
+
+def test_sources_outside_the_drawn_slice_are_counted_in_a_note():
+    from hlodbg.engine.ops.provenance import Provenance, Source
+    from tests.op_diagram_cases import Role
+
+    program = hlodbg.load(TRANSPOSE)
+    op = op_under_test(program)
+    # two sources differing in every dimension of the 2x3x4 operand: the slice through the first is drawn
+    prov = Provenance(op, 0, (0, 0, 0), (Source(0, (0, 0, 0), Role("summand")), Source(0, (1, 2, 3), Role("summand"))), ())
+    svg = op_diagram_svg(op, operands=None, results=None, provenance=prov)
+    assert op_diagram_base.HIDDEN_SOURCES.say("en", count=1) in texts(svg)
+
+
+def test_scatter_numbers_its_updates_in_the_order_they_land():
+    case = next(c for c in CASES if c.name == "scatter")
+    badges = re.findall(r'<text class="badge"[^>]*>([^<]*)</text>', render(case))
+    assert badges == ["1", "2"]
