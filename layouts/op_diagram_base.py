@@ -83,10 +83,15 @@ class Scene:
             self.legend.append(entry)
 
     # -- panels ----------------------------------------------------------------------------------
-    def value(self, values: Optional[Sequence[Any]], i: int) -> Optional[np.ndarray]:
+    def value(self, values: Optional[Sequence[Any]], i: int, shape: tuple[int, ...], what: str) -> Optional[np.ndarray]:
+        """The value drawn in a panel, checked against the shape the op's type gives it."""
         if values is None or i >= len(values) or values[i] is None:
             return None
-        return np.asarray(values[i])
+        array = np.asarray(values[i])
+        if array.shape != shape:
+            raise ValueError(f"{self.op.name}: the value given for {what} has shape {list(array.shape)}, "
+                             f"but its type is {shape_text(shape)}")
+        return array
 
     def sources(self, operand: int, device=None) -> list[Source]:
         if self.provenance is None:
@@ -101,9 +106,10 @@ class Scene:
                       dims=None, numbered: bool = False) -> TensorPanel:
         """Operand `i`'s grid with its sources painted in their roles' colours; `numbered` writes
         the order the op combines them in (scatter's updates), also when one element counts twice."""
-        value = self.op.operands[i]
-        panel = TensorPanel(heading or f"{self.operand_names()[i]} {value.name}", str(value.type), static_shape(value.type),
-                            self.value(self.operands if values is None else values, i), dims=dims)
+        value, name = self.op.operands[i], self.operand_names()[i]
+        shape = static_shape(self.op, value.type, name)
+        panel = TensorPanel(heading or f"{name} {value.name}", str(value.type), shape,
+                            self.value(self.operands if values is None else values, i, shape, name), dims=dims)
         painted = self.sources(i, device)
         for source in painted:
             panel.paint.setdefault(tuple(source.index), self.role_colour(source.role))
@@ -120,8 +126,9 @@ class Scene:
         if heading is None:
             heading = self.say(RESULT) if len(self.op.results) == 1 else self.say(RESULT_NUMBERED, number=r)
             heading = f"{heading} {value.name}"
-        panel = TensorPanel(heading, str(value.type), static_shape(value.type),
-                            self.value(self.results if values is None else values, r), dims=dims)
+        shape = static_shape(self.op, value.type, f"result #{r}")
+        panel = TensorPanel(heading, str(value.type), shape,
+                            self.value(self.results if values is None else values, r, shape, f"result #{r}"), dims=dims)
         if self.asked_about(r, device):
             panel.selected = tuple(self.provenance.index)
             self.add_legend(self.say(SELECTED_ELEMENT), SELECTED)
@@ -229,10 +236,15 @@ def operand_names(op: Operation) -> list[str]:
     return names
 
 
-def static_shape(type_) -> tuple[int, ...]:
+def static_shape(op: Operation, type_, what: str) -> tuple[int, ...]:
     if not isinstance(type_, TensorType) or type_.shape is None or any(d is None or d < 0 for d in type_.shape):
-        raise ValueError(f"cannot draw a value of type {type_}: only tensors of static shape are drawn")
+        raise ValueError(f"{op.name} at {op.pos}: cannot draw its {what} of type {type_}: "
+                         "only tensors of static shape are drawn")
     return tuple(int(d) for d in type_.shape)
+
+
+def shape_text(shape: Sequence[int]) -> str:
+    return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
 def is_tensor(value) -> bool:

@@ -192,7 +192,7 @@ def test_collective_colours_each_chunk_by_its_source_device(grid_provenance):
     assert colour_of["10"] != colour_of["20"]
 
 
-def test_a_provenance_of_another_op_is_refused():
+def test_a_provenance_of_another_op_a_wrong_value_or_language_is_refused():
     program = hlodbg.load(TRANSPOSE)
     op = op_under_test(program)
     other = op_under_test(hlodbg.load(TRANSPOSE))
@@ -202,6 +202,8 @@ def test_a_provenance_of_another_op_is_refused():
         op_diagram_svg(op, operands=[operand], results=None, provenance=prov)
     with pytest.raises(ValueError, match="unknown language"):
         op_diagram_svg(op, operands=[operand], results=None, lang="fr")
+    with pytest.raises(ValueError, match=r"value given for operand has shape \[4, 6\], but its type is \[2, 3, 4\]"):
+        op_diagram_svg(op, operands=[operand.reshape(4, 6)], results=None)
 
 
 def test_all_reduce_result_is_shaded_as_combined_from_every_device(grid_provenance):
