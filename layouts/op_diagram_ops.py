@@ -85,6 +85,11 @@ def gather(scene: Scene) -> Block:
         start = _gather_slice_start(dn, element, result.selected)
         colour = scene.colour_of(GATHERED_SLICE)
         scene.outline(operand, [start, tuple(s + max(n, 1) - 1 for s, n in zip(start, sizes))], colour, scene.say(GATHERED_SLICE))
+        # The same slice, as it lands in the result: every offset of this batch position.
+        landed = [list(result.selected), list(result.selected)]
+        for d in dn.offset_dims:
+            landed[0][d], landed[1][d] = 0, result.shape[d] - 1
+        scene.outline(result, landed, colour)
         starts = scene.sources(1)
         if starts:
             scene.connect(indices, [s.index for s in starts], operand, [start], scene.colour_of(starts[0].role), scene.say(SLICE_START))
