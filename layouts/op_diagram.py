@@ -23,8 +23,7 @@ from hlodbg.engine.ops.provenance import Provenance
 from . import op_diagram_ops  # noqa: F401  (its @draws registrations)
 from .op_diagram_collective import collective, is_drawn_as_devices
 from .op_diagram_base import DRAWERS, HIDDEN_SOURCES, Scene, generic
-from .op_diagram_canvas import LINE, TITLE_SIZE, Column, Legend, Lines, bold_width, document
-from .svg import escape_text
+from .op_diagram_canvas import FONT_SIZE, HEADING_SIZE, TITLE_SIZE, Column, Legend, Lines, bold_width, document, text_width
 
 TITLE = Phrase("{op}: its operands and result")
 TITLE_AT = Phrase("{op}: where result{index} comes from")
@@ -34,7 +33,7 @@ NO_VALUES = Phrase("The values are not known yet: run the program to this op to 
 
 MARGIN = 16.0
 MIN_WIDTH = 480.0
-CAPTION_WIDTH = 640.0
+TEXT_WIDTH = 760.0  # the widest a diagram grows for its text alone
 
 
 def has_diagram(op_name: str) -> bool:
@@ -56,32 +55,36 @@ def op_diagram_svg(op: Operation, *, operands: Optional[Sequence[Any]], results:
     drawing = draw(scene)
 
     title = _title(scene)
-    body_w, body_h = drawing.size()
-    width = max(MIN_WIDTH, body_w, min(CAPTION_WIDTH, bold_width(title, TITLE_SIZE))) + 2 * MARGIN
-    inner = width - 2 * MARGIN
-    y = MARGIN + TITLE_SIZE * LINE + 10
-    drawing.place(MARGIN, y)
-    y += body_h + 18
-
-    extras = []
-    legend = Legend(scene.legend, inner)
-    extras.append(legend)
+    body_w, body_h = drawing.size()  # lays the panels out, so the hidden sources can be counted
     notes = list(scene.notes)
     hidden = scene.hidden_sources()
     if hidden:
         notes.append(scene.say(HIDDEN_SOURCES, count=hidden))
     if operands is None and results is None and not devices:
         notes.append(scene.say(NO_VALUES))
+    caption = provenance.lines(lang) if provenance is not None else []
+    # As wide as the drawing, or as the text wants up to TEXT_WIDTH (longer lines wrap).
+    wanted = [bold_width(title, TITLE_SIZE)] + [text_width(n, FONT_SIZE) for n in notes] + [text_width(c, FONT_SIZE, mono=True) for c in caption]
+    inner = max(MIN_WIDTH, body_w, min(TEXT_WIDTH, max(wanted)))
+    width = inner + 2 * MARGIN
+
+    heading = Lines([title], inner, TITLE_SIZE, css="title")
+    heading.place(MARGIN, MARGIN)
+    y = MARGIN + heading.size()[1] + 10
+    drawing.place(MARGIN, y)
+    y += body_h + 18
+    extras = [Legend(scene.legend, inner)]
     if notes:
         extras.append(Lines(notes, inner))
-    if provenance is not None and provenance.steps:
-        extras.append(Lines([scene.say(INDEX_ARITHMETIC)], inner, css="heading"))
-        extras.append(Lines(provenance.lines(lang), inner, css="caption"))
+    if caption:
+        extras.append(Lines([scene.say(INDEX_ARITHMETIC)], inner, HEADING_SIZE, css="heading"))
+        extras.append(Lines(caption, inner, css="caption"))
     tail = Column([e for e in extras if e.size()[1] > 0], gap=10)
     tail.place(MARGIN, y)
     height = y + tail.size()[1] + MARGIN
 
-    out = [f'<text class="title" x="{MARGIN}" y="{MARGIN + TITLE_SIZE}">{escape_text(title)}</text>\n']
+    out: list[str] = []
+    heading.draw(out)
     drawing.draw(out)
     scene.draw_connections(out)
     tail.draw(out)
