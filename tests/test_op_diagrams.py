@@ -230,3 +230,26 @@ def test_scatter_numbers_its_updates_in_the_order_they_land():
     case = next(c for c in CASES if c.name == "scatter")
     badges = re.findall(r'<text class="badge"[^>]*>([^<]*)</text>', render(case))
     assert badges == ["1", "2"]
+
+
+OTHER_COLLECTIVES = {
+    "all_to_all": ('"stablehlo.all_to_all"(%a) {split_dimension = 1 : i64, concat_dimension = 0 : i64, split_count = 2 : i64, '
+                   'replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}', "2x4xf32", "4x2xf32"),
+    "collective_permute": ('"stablehlo.collective_permute"(%a) {source_target_pairs = dense<[[0, 1], [1, 0]]> : tensor<2x2xi64>}',
+                           "2x4xf32", "2x4xf32"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_COLLECTIVES))
+def test_every_collective_is_drawn_as_boxes_of_devices(name):
+    body, shape_in, shape_out = OTHER_COLLECTIVES[name]
+    op = op_under_test(hlodbg.load(_unary(shape_in, shape_out, body)))
+    out_shape = tuple(int(d) for d in shape_out.removesuffix("xf32").split("x"))
+    devices = {ProcessId(r, 0): ([np.full((2, 4), 10.0 * r, np.float32)], [np.full(out_shape, 1.0 + r, np.float32)])
+               for r in range(2)}
+    svg = op_diagram_svg(op, operands=None, results=None, devices=devices)
+    root = ET.fromstring(svg.encode())
+    assert len([g for g in root.iter(f"{SVG}g") if g.get("class") == "device"]) == 2
+    words = texts(svg)
+    assert {"10", "2"} <= set(words)  # device 1's operand and result values
+    assert op_diagram.NO_VALUES.say("en") not in words
