@@ -108,7 +108,7 @@ class Scene:
         the order the op combines them in (scatter's updates), also when one element counts twice."""
         value, name = self.op.operands[i], self.operand_names()[i]
         shape = static_shape(self.op, value.type, name)
-        panel = TensorPanel(heading or f"{name} {value.name}", str(value.type), shape,
+        panel = TensorPanel(heading or f"{name} {value.name}", name, str(value.type), shape,
                             self.value(self.operands if values is None else values, i, shape, name), dims=dims)
         painted = self.sources(i, device)
         for source in painted:
@@ -127,7 +127,7 @@ class Scene:
             heading = self.say(RESULT) if len(self.op.results) == 1 else self.say(RESULT_NUMBERED, number=r)
             heading = f"{heading} {value.name}"
         shape = static_shape(self.op, value.type, f"result #{r}")
-        panel = TensorPanel(heading, str(value.type), shape,
+        panel = TensorPanel(heading, "result" if len(self.op.results) == 1 else f"result#{r}", str(value.type), shape,
                             self.value(self.results if values is None else values, r, shape, f"result #{r}"), dims=dims)
         if self.asked_about(r, device):
             panel.selected = tuple(self.provenance.index)

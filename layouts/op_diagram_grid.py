@@ -36,6 +36,8 @@ def value_text(value) -> str:
     if isinstance(value, (np.complexfloating, complex)):
         return f"{value.real:.3g}{value.imag:+.3g}i"
     number_ = float(value)
+    if not np.isfinite(number_):
+        return "nan" if np.isnan(number_) else ("inf" if number_ > 0 else "-inf")
     if number_ == int(number_) and abs(number_) < 1e6:
         return str(int(number_)) if number_ or not np.signbit(number_) else "-0"
     return f"{number_:.4g}"
@@ -81,6 +83,7 @@ class TensorPanel(Block):
     (structure the op gives, like padding), `marks` outline sets of cells, `badges` number them (scatter order)."""
 
     heading: str
+    name: str  # how the tooltips name the tensor: operand, start_indices, result
     type_text: str
     shape: tuple[int, ...]
     values: Optional[np.ndarray] = None
@@ -275,7 +278,10 @@ class TensorPanel(Block):
             colour = self.shade(index)
         fill = colour.fill if colour is not None else "#ffffff"
         text = value_text(self.values[index]) if self.values is not None else ""
-        parts = [f'<g class="cell"><rect x="{number(x)}" y="{number(y)}" width="{number(w)}" height="{number(h)}" style="fill:{fill}"/>']
+        # A tooltip with the element's full index: a browser shows it under the pointer.
+        tip = f"{self.name}[{', '.join(str(i) for i in index)}]" + (f" = {text}" if text else "")
+        parts = [f'<g class="cell"><title>{escape_text(tip)}</title>'
+                 f'<rect x="{number(x)}" y="{number(y)}" width="{number(w)}" height="{number(h)}" style="fill:{fill}"/>']
         if text:
             parts.append(f'<text x="{number(x + w / 2)}" y="{number(y + h / 2 + 4)}">{escape_text(text)}</text>')
         badge = self.badges.get(index)

@@ -100,7 +100,7 @@ def test_selected_element_and_every_role_are_in_the_legend(case):
         assert source.role.say("en") in legend, f"role {source.role} has no legend entry"
     # every fill colour a source cell has is a swatch of the legend
     swatches = set(re.findall(r'class="legend-entry"><rect[^>]*fill:(#[0-9a-f]{6})', svg))
-    painted = set(re.findall(r'<g class="cell"><rect[^>]*fill:(#[0-9a-f]{6})', svg)) - {"#ffffff"}
+    painted = set(re.findall(r'<g class="cell"><title>[^<]*</title><rect[^>]*fill:(#[0-9a-f]{6})', svg)) - {"#ffffff"}
     assert painted <= swatches, f"cells painted in colours the legend does not explain: {painted - swatches}"
 
 
@@ -183,7 +183,7 @@ def test_collective_colours_each_chunk_by_its_source_device(grid_provenance):
     root = ET.fromstring(svg.encode())
     devices = [g for g in root.iter(f"{SVG}g") if g.get("class") == "device"]
     assert len(devices) == 2
-    fills = re.findall(r'<g class="cell"><rect[^>]*fill:(#[0-9a-f]{6})"/><text[^>]*>([^<]*)</text>', svg)
+    fills = re.findall(r'<g class="cell"><title>[^<]*</title><rect[^>]*fill:(#[0-9a-f]{6})"/><text[^>]*>([^<]*)</text>', svg)
     colour_of = {}
     for fill, value in fills:
         colour_of.setdefault(value, set()).add(fill)
@@ -253,3 +253,17 @@ def test_every_collective_is_drawn_as_boxes_of_devices(name):
     words = texts(svg)
     assert {"10", "2"} <= set(words)  # device 1's operand and result values
     assert op_diagram.NO_VALUES.say("en") not in words
+
+
+def test_cells_write_every_kind_of_element_briefly():
+    from hlodbg.layouts.op_diagram_grid import value_text
+
+    assert [value_text(v) for v in (np.float32("nan"), np.float32("-inf"), np.float64(2.5), np.float32(3.0), np.int8(-4),
+                                    np.bool_(True), np.complex64(1 - 2j), np.float32(1 / 3))] == \
+        ["nan", "-inf", "2.5", "3", "-4", "T", "1-2i", "0.3333"]
+
+
+def test_each_cell_names_its_full_index_in_a_tooltip():
+    case = next(c for c in CASES if c.name == "gather")
+    svg = render(case)
+    assert "<title>operand[1, 1, 0] = 10</title>" in svg and "<title>result[1, 0, 1, 0] = 10</title>" in svg
