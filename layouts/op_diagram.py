@@ -27,7 +27,7 @@ from .op_diagram_canvas import FONT_SIZE, HEADING_SIZE, TITLE_SIZE, Column, Lege
 
 TITLE = Phrase("{op}: its operands and result")
 TITLE_AT = Phrase("{op}: where result{index} comes from")
-TITLE_AT_DEVICE = Phrase("{op}: where result{index} on device {device} comes from")
+TITLE_AT_DEVICE = Phrase("{op}: where result{index} on replica {replica}, partition {partition} comes from")
 INDEX_ARITHMETIC = Phrase("Index arithmetic")
 NO_VALUES = Phrase("The values are not known yet: run the program to this op to see them.")
 
@@ -97,7 +97,8 @@ def _title(scene: Scene) -> str:
         return scene.say(TITLE, op=scene.op.name)
     index = bracket(p.index) if len(scene.op.results) == 1 else f" #{p.result}{bracket(p.index)}"
     if p.device is not None:
-        return scene.say(TITLE_AT_DEVICE, op=scene.op.name, index=index, device=f"({p.device.replica_id}, {p.device.partition_id})")
+        return scene.say(TITLE_AT_DEVICE, op=scene.op.name, index=index, replica=p.device.replica_id,
+                         partition=p.device.partition_id)
     return scene.say(TITLE_AT, op=scene.op.name, index=index)
 
 

@@ -15,7 +15,8 @@ from typing import Optional
 
 from hlodbg.engine.ir.opdefs import lookup
 from hlodbg.engine.ir.phrases import Phrase
-from hlodbg.engine.machine.process import ProcessId
+from hlodbg.engine.machine.process import Grid, ProcessId
+from hlodbg.engine.ops.collectives_provenance import GridValues
 from hlodbg.engine.ops.provenance import ProvenanceError, has_provenance, provenance
 
 from .op_diagram_base import Scene, is_tensor
@@ -34,13 +35,10 @@ def is_drawn_as_devices(op_name: str) -> bool:
 
 
 def collective(scene: Scene) -> Block:
-    devices = scene.devices
-    if not devices:
-        process = scene.provenance.device if scene.provenance is not None and scene.provenance.device is not None else ProcessId()
-        devices = {process: (scene.operands, scene.results)}
+    devices, peers = _grid_values(scene)
     order = sorted(devices, key=lambda p: (p.replica_id, p.partition_id))
     scene.home = scene.provenance.device if scene.provenance is not None and scene.provenance.device is not None else order[0]
-    number = {p: k for k, p in enumerate(order)}
+    number = {p: peers.grid.device_id(p) for p in order}  # as the provenance's own steps number them
     for p in order:
         scene.add_legend(scene.say(FROM_DEVICE, device=number[p]), PARTS[number[p] % len(PARTS)])
     boxes = []
@@ -55,7 +53,7 @@ def collective(scene: Scene) -> Block:
             if not is_tensor(v):
                 continue
             panel = result_panels[r] = scene.result_panel(r, values=results, device=p)
-            panel.shade = _source_shading(scene, p, r, devices, number)
+            panel.shade = _source_shading(scene, p, r, devices, peers, number)
             if panel.shade is not None:
                 for index in panel.visible_indices():  # asked now, so that the legend knows every shade
                     panel.shade(index)
@@ -67,23 +65,34 @@ def collective(scene: Scene) -> Block:
     return _rows_of(boxes)
 
 
-def _source_shading(scene: Scene, process: ProcessId, r: int, devices: dict, number: dict):
+def _grid_values(scene: Scene) -> tuple[dict, GridValues]:
+    """Each device's (operands, results), and the same as the `peer_values` a provenance question on
+    a grid takes. `devices` may be given as such a GridValues (it knows the grid and the module, for
+    groups named by a mesh) or as a plain mapping, whose devices are then taken to be the whole grid."""
+    devices = scene.devices
+    if isinstance(devices, GridValues):
+        return dict(devices.values), devices
+    if not devices:
+        process = scene.provenance.device if scene.provenance is not None and scene.provenance.device is not None else ProcessId()
+        devices = {process: (scene.operands, scene.results)}
+    grid = Grid(num_replicas=max(p.replica_id for p in devices) + 1, num_partitions=max(p.partition_id for p in devices) + 1)
+    return dict(devices), GridValues(grid, dict(devices))
+
+
+def _source_shading(scene: Scene, process: ProcessId, r: int, devices: dict, peers: GridValues, number: dict):
     """index -> the light colour of the device the result element's value came from (asked lazily, cached)."""
     if not has_provenance(scene.op.name):
         return None
     operands, results = devices[process]
+    if operands is None or results is None:
+        return None
     cache: dict = {}
-
-    def peer_values(peer):
-        if peer not in devices:
-            raise ProvenanceError(f"{scene.op.name}: no values of device {peer} were given to the diagram", scene.op.pos)
-        return devices[peer]
 
     def shade(index) -> Optional[object]:
         if index not in cache:
             try:
                 answer = provenance(scene.op, index, result=r, operands=operands, results=results, process=process,
-                                    peer_values=peer_values)
+                                    peer_values=peers)
             except ProvenanceError:
                 cache[index] = None
                 return None

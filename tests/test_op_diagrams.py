@@ -18,10 +18,10 @@ import pytest
 import hlodbg
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, translations
 from hlodbg.engine.machine.process import ProcessId
-from hlodbg.engine.ops.provenance import EXPLAINERS, has_provenance, provenance
+from hlodbg.engine.ops.provenance import provenance
 from hlodbg.layouts import op_diagram, op_diagram_base, op_diagram_collective, op_diagram_ops
 from hlodbg.layouts.op_diagram import has_diagram, op_diagram_svg
-from tests.op_diagram_cases import CASES, GRID_BY_HAND, TRANSPOSE, _unary
+from tests.op_diagram_cases import CASES, TRANSPOSE, _unary
 from tests.provenance_harness import op_under_test
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "op_diagrams"
@@ -29,14 +29,6 @@ UPDATE = os.environ.get("HLODBG_UPDATE_DIAGRAMS") == "1"
 README_IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images"
 SHOWN_IN_README = ("gather", "reduce_window")
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-@pytest.fixture
-def grid_provenance(monkeypatch):
-    """The collectives' provenance by hand (it shades each result chunk) while the grid family has none of its own."""
-    for name, by_hand in GRID_BY_HAND.items():
-        if not has_provenance(name):
-            monkeypatch.setitem(EXPLAINERS, name, by_hand)
 
 
 def render(case, lang: str = "en") -> str:
@@ -53,7 +45,6 @@ def texts(svg: str) -> list[str]:
     return ["".join(t.itertext()) for t in ET.fromstring(svg.encode()).iter(f"{SVG}text")]
 
 
-@pytest.mark.usefixtures("grid_provenance")
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_diagram_matches_its_golden_file(case):
     svg = render(case)
@@ -82,7 +73,6 @@ def test_listed_ops_have_their_own_drawing_and_others_the_generic_one():
     assert not has_diagram("stablehlo.add")
 
 
-@pytest.mark.usefixtures("grid_provenance")
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_selected_element_and_every_role_are_in_the_legend(case):
     svg = render(case)
@@ -177,7 +167,7 @@ def test_without_values_the_grids_and_shapes_are_still_drawn():
     assert op_diagram.NO_VALUES.say("en") in words
 
 
-def test_collective_colours_each_chunk_by_its_source_device(grid_provenance):
+def test_collective_colours_each_chunk_by_its_source_device():
     case = next(c for c in CASES if c.name == "all_gather")
     svg = render(case)
     root = ET.fromstring(svg.encode())
@@ -206,7 +196,7 @@ def test_a_provenance_of_another_op_a_wrong_value_or_language_is_refused():
         op_diagram_svg(op, operands=[operand.reshape(4, 6)], results=None)
 
 
-def test_all_reduce_result_is_shaded_as_combined_from_every_device(grid_provenance):
+def test_all_reduce_result_is_shaded_as_combined_from_every_device():
     case = next(c for c in CASES if c.name == "all_reduce")
     svg = render(case)
     assert op_diagram_collective.FROM_SEVERAL.say("en") in texts(svg)
