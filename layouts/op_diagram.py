@@ -30,10 +30,12 @@ TITLE_AT = Phrase("{op}: where result{index} comes from")
 TITLE_AT_DEVICE = Phrase("{op}: where result{index} on replica {replica}, partition {partition} comes from")
 INDEX_ARITHMETIC = Phrase("Index arithmetic")
 NO_VALUES = Phrase("The values are not known yet: run the program to this op to see them.")
+MORE_STEPS = Phrase("… {count} more steps like these …")
 
 MARGIN = 16.0
 MIN_WIDTH = 480.0
-TEXT_WIDTH = 760.0  # the widest a diagram grows for its text alone
+TEXT_WIDTH = 900.0  # the widest a diagram grows for its text alone
+CAPTION_LINES = 14  # a longer index arithmetic (a big window) keeps its first steps and its conclusion
 
 
 def has_diagram(op_name: str) -> bool:
@@ -62,7 +64,7 @@ def op_diagram_svg(op: Operation, *, operands: Optional[Sequence[Any]], results:
         notes.append(scene.say(HIDDEN_SOURCES, count=hidden))
     if operands is None and results is None and not devices:
         notes.append(scene.say(NO_VALUES))
-    caption = provenance.lines(lang) if provenance is not None else []
+    caption = _shortened(provenance.lines(lang), scene) if provenance is not None else []
     # As wide as the drawing, or as the text wants up to TEXT_WIDTH (longer lines wrap).
     wanted = [bold_width(title, TITLE_SIZE)] + [text_width(n, FONT_SIZE) for n in notes] + [text_width(c, FONT_SIZE, mono=True) for c in caption]
     inner = max(MIN_WIDTH, body_w, min(TEXT_WIDTH, max(wanted)))
@@ -89,6 +91,13 @@ def op_diagram_svg(op: Operation, *, operands: Optional[Sequence[Any]], results:
     scene.draw_connections(out)
     tail.draw(out)
     return document(out, width, height, title)
+
+
+def _shortened(lines: list[str], scene: Scene) -> list[str]:
+    if len(lines) <= CAPTION_LINES:
+        return lines
+    kept = CAPTION_LINES - 2
+    return lines[:kept] + [scene.say(MORE_STEPS, count=len(lines) - kept - 1)] + lines[-1:]
 
 
 def _title(scene: Scene) -> str:

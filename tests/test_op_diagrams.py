@@ -21,7 +21,7 @@ from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.ops.provenance import provenance
 from hlodbg.layouts import op_diagram, op_diagram_base, op_diagram_collective, op_diagram_ops
 from hlodbg.layouts.op_diagram import has_diagram, op_diagram_svg
-from tests.op_diagram_cases import CASES, TRANSPOSE, _unary
+from tests.op_diagram_cases import CASES, TRANSPOSE, _binary, _unary
 from tests.provenance_harness import op_under_test
 
 GOLDEN = Path(__file__).resolve().parent / "data" / "op_diagrams"
@@ -257,3 +257,20 @@ def test_each_cell_names_its_full_index_in_a_tooltip():
     case = next(c for c in CASES if c.name == "gather")
     svg = render(case)
     assert "<title>operand[1, 1, 0] = 10</title>" in svg and "<title>result[1, 0, 1, 0] = 10</title>" in svg
+
+
+def test_a_long_index_arithmetic_keeps_its_first_steps_and_its_conclusion():
+    text = _binary("convolution", "1x9x9x1xf32", "9x9x1x1xf32", "1x1x1x1xf32",
+                   "stablehlo.convolution(%a, %b) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+                   "window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64}")
+    program = hlodbg.load(text)
+    op = op_under_test(program)
+    x, k = np.ones((1, 9, 9, 1), np.float32), np.ones((9, 9, 1, 1), np.float32)
+    (result,) = program.run(x, k)
+    prov = provenance(op, (0, 0, 0, 0), operands=[x, k], results=[result])
+    assert len(prov.lines()) > op_diagram.CAPTION_LINES
+    words = texts(op_diagram_svg(op, operands=[x, k], results=[result], provenance=prov))
+    steps = prov.lines()
+    kept = op_diagram.CAPTION_LINES - 2
+    assert steps[0] in words and steps[-1] in words and steps[kept] not in words
+    assert op_diagram.MORE_STEPS.say("en", count=len(steps) - kept - 1) in words
