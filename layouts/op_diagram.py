@@ -87,8 +87,8 @@ def op_diagram_svg(op: Operation, *, operands: Optional[Sequence[Any]], results:
 
     out: list[str] = []
     heading.draw(out)
+    scene.draw_connections(out)  # under the grids: an arrow never hides a value, and headings mask it
     drawing.draw(out)
-    scene.draw_connections(out)
     tail.draw(out)
     return document(out, width, height, title)
 

@@ -222,7 +222,7 @@ class Framed(Block):
         w, h = self.size()
         head = HEADING_SIZE * LINE + 6
         out.append(f'<g class="device"><rect x="{number(self.x)}" y="{number(self.y)}" width="{number(w)}" height="{number(h)}" rx="8" '
-                   f'style="fill:#ffffff;stroke:{self.colour.stroke};stroke-width:1.5"/>'
+                   f'style="fill:none;stroke:{self.colour.stroke};stroke-width:1.5"/>'
                    f'<path d="M{number(self.x)},{number(self.y + head)} v{number(-head + 8)} a8,8 0 0 1 8,-8 h{number(w - 16)} a8,8 0 0 1 8,8 v{number(head - 8)} z" '
                    f'style="fill:{self.colour.fill};stroke:{self.colour.stroke};stroke-width:1.5"/>'
                    f'<text class="heading" x="{number(self.x + self.PAD)}" y="{number(self.y + head - 7)}">{escape_text(self.heading)}</text></g>\n')
@@ -354,6 +354,8 @@ def stylesheet() -> str:
         f".title{{font-size:{number(TITLE_SIZE)}px;font-weight:bold;fill:#1a1a1a}}",
         f".heading{{font-size:{number(HEADING_SIZE)}px;font-weight:bold;fill:#1a1a1a}}",
         f".type{{font-size:{number(SMALL_SIZE + 1)}px;fill:#555555}}",
+        # A white outline behind the glyphs of the labels an arrow may pass under.
+        ".tensor .heading,.tensor .type,.number{paint-order:stroke;stroke:#ffffff;stroke-width:3px;stroke-linejoin:round}",
         ".cell rect{stroke:#444444;stroke-width:0.7}",
         ".cell text,.gap text{text-anchor:middle;fill:#1a1a1a}",
         ".gap text{fill:#777777}",
