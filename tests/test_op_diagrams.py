@@ -274,3 +274,17 @@ def test_a_long_index_arithmetic_keeps_its_first_steps_and_its_conclusion():
     kept = op_diagram.CAPTION_LINES - 2
     assert steps[0] in words and steps[-1] in words and steps[kept] not in words
     assert op_diagram.MORE_STEPS.say("en", count=len(steps) - kept - 1) in words
+
+
+def test_devices_may_come_as_the_grid_values_a_session_hands_to_provenance():
+    from hlodbg.engine.machine.process import Grid
+    from hlodbg.engine.ops.collectives_provenance import GridValues
+
+    case = next(c for c in CASES if c.name == "all_gather")
+    op, _, _ = case.load()
+    home = ProcessId(1, 0)
+    peers = GridValues(Grid(num_replicas=2), case.devices)
+    operands, results = case.devices[home]
+    prov = provenance(op, case.at, operands=operands, results=results, process=home, peer_values=peers)
+    svg = op_diagram_svg(op, operands=operands, results=results, provenance=prov, devices=peers)
+    assert svg == render(case)
