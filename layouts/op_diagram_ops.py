@@ -28,6 +28,7 @@ SAME_SOURCE = Phrase("result elements copying the same operand element")
 TAKEN_FROM = Phrase("taken from {name}")
 LANDING = Phrase("{count} update(s) land here; the numbers give their order")
 
+
 def _ints(value) -> list[int]:
     return [int(v) for v in value] if value is not None else []
 
