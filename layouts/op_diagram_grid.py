@@ -73,8 +73,9 @@ class Mark:
     @classmethod
     def around(cls, cells, colour: Colour, dashed: bool = True) -> "Mark":
         cells = [tuple(c) for c in cells]
-        rank = len(cells[0])
-        return cls(tuple(min(c[d] for c in cells) for d in range(rank)), tuple(max(c[d] for c in cells) for d in range(rank)), colour, dashed)
+        low = tuple(min(column) for column in zip(*cells))
+        high = tuple(max(column) for column in zip(*cells))
+        return cls(low, high, colour, dashed)
 
 
 @dataclass(eq=False)
@@ -92,7 +93,6 @@ class TensorPanel(Block):
     marks: list = field(default_factory=list)
     badges: dict = field(default_factory=dict)  # index -> short text
     selected: Optional[Index] = None
-    focus: Optional[Index] = None  # which slice to show when nothing is highlighted
     dims: Optional[tuple[int, int]] = None  # the two dimensions drawn (rank >= 3), chosen when None
 
     def __post_init__(self) -> None:
@@ -103,8 +103,6 @@ class TensorPanel(Block):
         cells = ([self.selected] if self.selected is not None else []) + list(self.paint)
         if not cells and self.marks:
             cells = [self.marks[0].low, self.marks[0].high]
-        if not cells and self.focus is not None:
-            cells = [self.focus]
         return cells
 
     def _layout(self) -> None:
@@ -125,12 +123,9 @@ class TensorPanel(Block):
         anchor = interesting[0] if interesting else (0,) * rank
         self.fixed = {d: anchor[d] for d in range(rank) if d not in shown}
         in_slice = [i for i in interesting if all(i[d] == v for d, v in self.fixed.items())]
-        self.rows = [None] if self.row_dim is None else window(self.shape[self.row_dim], [i[self.row_dim] for i in in_slice])
-        self.cols = [None] if self.col_dim is None else window(self.shape[self.col_dim], [i[self.col_dim] for i in in_slice])
-        if self.row_dim is None:
-            self.rows = [0]
-        if self.col_dim is None:
-            self.cols = [0]
+        # A missing row or column dimension (rank 0 or 1) is drawn as the one row or column 0.
+        self.rows = [0] if self.row_dim is None else window(self.shape[self.row_dim], [i[self.row_dim] for i in in_slice])
+        self.cols = [0] if self.col_dim is None else window(self.shape[self.col_dim], [i[self.col_dim] for i in in_slice])
         texts = [value_text(self.values[self.index_of(r, c)]) for r in self.rows for c in self.cols
                  if self.values is not None and r is not None and c is not None]
         self.cell_width = max([MIN_CELL_WIDTH] + [text_width(t, FONT_SIZE) + 10 for t in texts])
