@@ -47,6 +47,7 @@ GATHER_COLLAPSED = Phrase("collapsed_slice_dims = {dims} (XLA: collapsed_slice_d
 GATHER_BATCHING = Phrase("operand_batching_dims = {operand} with start_indices_batching_dims = {indices} (XLA: the same names): operand dimension and start_indices dimension go together, pair by pair")
 GATHER_START_MAP = Phrase("start_index_map = {dims} (XLA: start_index_map, called gather_dims_to_operand_dims before 2018): {mapping}")
 START_COMPONENT = Phrase("start index component {k} → operand dimension {dim}")
+SCATTER_COMPONENT = Phrase("scatter index component {k} → operand dimension {dim}")
 INDEX_VECTOR_DIM = Phrase("index_vector_dim = {dim} (XLA: index_vector_dim): dimension {dim} of the indices (size {size}) holds each index vector")
 INDEX_VECTOR_DIM_SCALAR = Phrase("index_vector_dim = {dim} (XLA: index_vector_dim) equals the rank of the indices: each index is one number, as if the indices had a trailing dimension of size 1")
 GATHER_SLICE_SIZES = Phrase("slice_sizes = {sizes} (XLA: slice_sizes, called window_bounds before 2018): the size of the slice cut from the operand at each start")
@@ -93,7 +94,7 @@ STRATEGIES = {
     "flattened_ids": Phrase("the ids are device ids, replica × partitions + partition (flattened_ids)"),
 }
 CHANNEL = Phrase("channel handle {handle} (type {type}): a positive handle lets the op reach across partitions")
-PAIR = Phrase("{source} sends to {target}")
+PAIR = Phrase("process {source} sends to process {target}")
 SHARDING = Phrase("how the value is split over the devices (XLA's sharding notation)")
 
 Decoder = Callable[[Operation, str, Any, str], list[str]]
@@ -193,7 +194,7 @@ def _scatter(op: Operation, name: str, dn: ScatterDimensionNumbers, lang: str) -
         lines.append(say(SCATTER_BATCHING, lang, operand=list(dn.input_batching_dims),
                                           indices=list(dn.scatter_indices_batching_dims)))
     lines.append(say(SCATTER_TO_OPERAND, lang, dims=list(dn.scatter_dims_to_operand_dims), mapping=_mapping(
-        enumerate(dn.scatter_dims_to_operand_dims), START_COMPONENT, lang, a="k", b="dim")))
+        enumerate(dn.scatter_dims_to_operand_dims), SCATTER_COMPONENT, lang, a="k", b="dim")))
     lines.append(_index_vector_line(dn.index_vector_dim, indices, lang))
     return lines
 
@@ -283,21 +284,25 @@ def _replica_groups(op: Operation, name: str, value: Any, lang: str) -> list[str
             if array.size else []
         rows = [row for row in rows if row]
         lines += [say(GROUP, lang, k=k, members=row) for k, row in enumerate(rows)] or [say(GROUPS_ALL, lang)]
+    return lines + _strategy(op, lang)
+
+
+def _strategy(op: Operation, lang: str) -> list[str]:
+    """Which ids a collective's groups or pairs name (the spec's process-group strategies)."""
     definition = lookup(op.name)
     form = definition.process_groups if definition is not None else None
     try:
         strategy = reduction_strategy(op.attributes) if form == "reduction" else split_strategy(op.attributes) if form else None
     except ValueError:
-        strategy = None
-    if strategy in STRATEGIES:
-        lines.append(say(STRATEGIES[strategy], lang))
-    return lines
+        return []  # use_global_device_ids without a channel: the verifier says so
+    return [say(STRATEGIES[strategy], lang)] if strategy in STRATEGIES else []
 
 
 def _pairs(op: Operation, name: str, value: Any, lang: str) -> list[str]:
     if not isinstance(value, DenseElements):
         return []
-    return [say(PAIR, lang, source=int(a), target=int(b)) for a, b in np.asarray(value.array).reshape(-1, 2)]
+    pairs = [say(PAIR, lang, source=int(a), target=int(b)) for a, b in np.asarray(value.array).reshape(-1, 2)]
+    return pairs + _strategy(op, lang)
 
 
 def window_lines(op: Operation, lang: str) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Callable, Optional, Sequence
 
 from ...ir.attributes import DenseElements
 from ...ir.core import Operation
+from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase
 from ...ir.types import TensorType
 from .text import say
@@ -25,6 +26,7 @@ DYNAMIC_SHAPES = Phrase("the shapes are only known at run time (dynamic dimensio
 RULE_FAILED = Phrase("the attributes do not fit the operands ({reason}): the result shape is the declared result type {types}")
 DECLARED_DIFFERS = Phrase("the declared result type says {declared}")
 SAME_AS_OPERANDS = Phrase("the op works element by element: the result has the shape of its operands, {shape}")
+KEEPS_SHAPE = Phrase("each result has the shape of the operand it comes from: {shapes}")
 
 GATHER_BATCH = Phrase("start_indices has shape {shape}; without index_vector_dim {dim} that leaves the batch sizes {sizes}")
 GATHER_OFFSETS = Phrase("slice_sizes {sizes} without collapsed_slice_dims {collapsed} and operand_batching_dims {batching} leaves the offset sizes {offsets}")
@@ -52,12 +54,14 @@ WINDOW_EMPTY = Phrase("output dimension {dim} (spatial {k}): the window ({dilate
 REDUCE_DIMS = Phrase("dimensions {dims} (sizes {sizes}) are reduced away; the others keep their sizes")
 DYNAMIC_SLICE = Phrase("the result has slice_sizes {sizes}, wherever the start indices place the slice")
 UPDATE_SLICE = Phrase("the result has the operand's shape {shape}; the update {update} is written into it")
+SELECT_AND_SCATTER = Phrase("the windows give the source its shape {source}; the result has the operand's shape {shape}")
 IOTA = Phrase("the shape is the declared one; along iota_dimension {dim} the values count 0, 1, ... {last}")
 ALL_GATHER = Phrase("dimension {dim} (all_gather_dim): {size} × {count} processes per group = {out}")
 REDUCE_SCATTER = Phrase("dimension {dim} (scatter_dimension): {size} / {count} processes per group = {out}")
 ALL_TO_ALL = Phrase("split_dimension {split}: {size} / split_count {count} = {split_out}; concat_dimension {concat}: {concat_size} × {count} = {concat_out}")
 GROUP_SIZE_FROM_TYPES = Phrase("the group size is not written in replica_groups: it is the grid's, {count} here by the declared types")
-XLA_BROADCAST_DIM = Phrase("dimension {dim}: operand sizes {sizes} → {size} (a size 1 stretches)")
+XLA_BROADCAST_DIM = Phrase("dimension {dim}: operand sizes {sizes} → {size}")
+XLA_BROADCAST_STRETCH = Phrase("dimension {dim}: operand sizes {sizes} → {size} (a size 1 stretches)")
 XLA_BROADCAST_MAP = Phrase("broadcast_dimensions {dims} place the smaller operand's dimensions in the larger one's")
 TOP_K = Phrase("the last dimension becomes k = {k}; the others stay as in the operand {shape}")
 
@@ -108,7 +112,7 @@ def derive_shape(op: Operation, lang: str) -> list[str]:
     tensors = [v.type for v in (*op.operands, *op.results) if isinstance(v.type, TensorType)]
     declared = ", ".join(str(r.type) for r in op.results) or "()"
     rule = RULES.get(op.name) or (xla_broadcast if chlo_broadcasting(op) else None)
-    if rule is None and not _same_shape_everywhere(op):
+    if rule is None and not _elementwise(op):
         d.say(DECLARED_ONLY, op=op.name, types=declared)
         return d.lines
     if not all(t.is_static for t in tensors):
@@ -129,10 +133,24 @@ def derive_shape(op: Operation, lang: str) -> list[str]:
     return d.lines
 
 
-def _same_shape_everywhere(op: Operation) -> bool:
+def _elementwise(op: Operation) -> bool:
+    """An elementwise op (chlo's own included) whose operands and results all have one shape."""
+    definition = lookup(op.name)
+    if definition is None or definition.category not in ("elementwise", "chlo"):
+        return False
     shapes = {v.type.shape for v in (*op.operands, *op.results) if isinstance(v.type, TensorType)}
     return bool(op.operands) and bool(op.results) and len(shapes) == 1 and all(
         isinstance(v.type, TensorType) for v in op.results)
+
+
+@derives("stablehlo.all_reduce", "stablehlo.collective_permute", "stablehlo.collective_broadcast",
+         "stablehlo.collective_reduce", "stablehlo.cross-replica-sum", "stablehlo.sort", "stablehlo.reverse",
+         "stablehlo.while", "stablehlo.optimization_barrier")
+def _keeps_shape(d: Derivation) -> tuple:
+    # Results correspond one to one with the (data) operands and keep their shapes.
+    shapes = [list(v.type.shape) for v in d.op.operands[:len(d.op.results)]]
+    d.say(KEEPS_SHAPE, shapes=shapes if len(shapes) > 1 else shapes[0])
+    return tuple(shapes[0])
 
 
 # -- data movement ---------------------------------------------------------------------------
@@ -276,7 +294,8 @@ def _dot_shape(d: Derivation, lb, rb, lc, rc) -> tuple:
     lhs, rhs = d.operand(0), d.operand(1)
     lfree = [i for i in range(len(lhs)) if i not in lb and i not in lc]
     rfree = [i for i in range(len(rhs)) if i not in rb and i not in rc]
-    d.say(DOT_BATCH, lhs=list(lb), rhs=list(rb), sizes=[lhs[i] for i in lb])
+    if lb:
+        d.say(DOT_BATCH, lhs=list(lb), rhs=list(rb), sizes=[lhs[i] for i in lb])
     d.say(DOT_CONTRACT, lhs=list(lc), rhs=list(rc), sizes=[lhs[i] for i in lc])
     d.say(DOT_FREE, side="lhs", dims=lfree, sizes=[lhs[i] for i in lfree])
     d.say(DOT_FREE, side="rhs", dims=rfree, sizes=[rhs[i] for i in rfree])
@@ -379,9 +398,8 @@ def _reduce_window(d: Derivation) -> tuple:
 @derives("stablehlo.select_and_scatter")
 def _select_and_scatter(d: Derivation) -> tuple:
     # The windows over the operand give the source's shape; the result has the operand's.
-    for w in window_dims(d.op):
-        _say_window(d, w, w.operand_dim)
-    d.say(UPDATE_SLICE, shape=list(d.operand(0)), update=list(d.operand(1)))
+    positions = [_say_window(d, w, w.operand_dim) for w in window_dims(d.op)]
+    d.say(SELECT_AND_SCATTER, source=positions, shape=list(d.operand(0)))
     return d.operand(0)
 
 
@@ -461,7 +479,7 @@ def xla_broadcast(d: Derivation) -> tuple:
         if len(wanted) > 1:
             raise ValueError(f"dimension {dim} has sizes {sizes}, which do not broadcast")
         out.append(wanted.pop() if wanted else 1)
-        d.say(XLA_BROADCAST_DIM, dim=dim, sizes=sizes, size=out[-1])
+        d.say(XLA_BROADCAST_STRETCH if len(set(sizes)) > 1 else XLA_BROADCAST_DIM, dim=dim, sizes=sizes, size=out[-1])
     return tuple(out)
 
 
