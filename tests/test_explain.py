@@ -20,6 +20,7 @@ from tests import explain_words_fixture
 explain_words_fixture.install()
 
 from hlodbg.engine.debug.explain import explain_op  # noqa: E402  (after the words are in place)
+from hlodbg.engine.debug.explain.text import columns, wrap  # noqa: E402
 import hlodbg.cli_explain  # noqa: E402,F401  (its phrases, for the translation check)
 
 DATA = Path(__file__).parent / "data"
@@ -63,7 +64,7 @@ def test_every_op_is_explained_in_every_language(lang):
         assert all(section.lines for section in explanation.sections), name
         assert name in explanation.title
         assert json.dumps(explanation.to_dict(), ensure_ascii=False)
-        assert [line for line in text.splitlines()[2:] if len(line) > 80] == [], name
+        assert [line for line in text.splitlines()[2:] if columns(line) > 80] == [], name
 
 
 def test_explain_phrases_are_translated_with_their_fields():
@@ -75,6 +76,14 @@ def test_explain_phrases_are_translated_with_their_fields():
         missing = [p.en for p in registered_phrases() if p.en not in table]
         assert missing == [], lang
         assert [en for en, tr in table.items() if fields(en) != fields(tr)] == [], lang
+
+
+def test_wrapping_counts_columns_and_breaks_japanese_between_characters():
+    assert columns("形 a") == 4
+    assert wrap("結果の形はどう決まるか、それが問題。", 12, "  ", "    ") == [
+        "  結果の形は", "    どう決ま", "    るか、そ", "    れが問", "    題。"]  # 。 never starts a line
+    assert wrap("offset_dims [2, 3] take the sizes", 16, "", "  ") == ["offset_dims [2,", "  3] take the", "  sizes"]
+    assert wrap("abcdefghij", 6, "", "") == ["abcdef", "ghij"]
 
 
 def _op(text: str, name: str):

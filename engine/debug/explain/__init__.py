@@ -10,7 +10,6 @@ as plain text and `to_dict()` as JSON.
 """
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
@@ -23,6 +22,7 @@ from ...machine.process import ProcessId
 from ...ops.provenance import Provenance, ProvenanceError, provenance
 from .attributes import attribute_lines
 from .shapes import derive_shape
+from .text import columns, wrap
 
 WHAT = Phrase("What it does")
 OPERANDS_AND_RESULTS = Phrase("Operands and results")
@@ -71,14 +71,13 @@ class Explanation:
         """Plain text: the title, then each section's heading and its lines wrapped to `width`
         (a line's continuation indented under it; decoded lines, given with a leading "  ",
         one step further)."""
-        out = [self.title, "=" * min(len(self.title), width)]
+        out = [self.title, "=" * min(columns(self.title), width)]
         for section in self.sections:
             out += ["", section.heading]
             for line in section.lines:
                 extra = len(line) - len(line.lstrip(" "))
                 indent = "  " + " " * extra
-                out += textwrap.wrap(line.strip(), width=max(width, 20), initial_indent=indent,
-                                     subsequent_indent=indent + "  ", break_on_hyphens=False) or [""]
+                out += wrap(line.strip(), max(width, 20), indent, indent + "  ")
         return "\n".join(out) + "\n"
 
     def to_dict(self) -> dict:
