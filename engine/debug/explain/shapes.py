@@ -2,8 +2,9 @@
 
 Each rule is registered for the op names it explains (`@derives("stablehlo.pad")`) and returns
 the derived shape after adding its steps; the arithmetic that the verifier also needs
-(`infer_pad`, `infer_slice`, `infer_concatenate`, `infer_gather`, `window_count`) comes from
-engine/verify/shape_inference.py, so the explanation and the verifier cannot disagree. An op
+(`infer_pad`, `infer_slice`, `infer_concatenate`, `infer_gather`, `window_count`,
+`infer_dot_general`, `convolution_result_shape`, a collective's `group_size`) comes from
+engine/verify/, so the explanation and the verifier cannot disagree. An op
 without a rule whose tensor operands all have the result's shape is explained as such; any other
 op's shape is the declared result type, and the explanation says so.
 """
@@ -18,6 +19,9 @@ from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase
 from ...ir.types import TensorType
 from .text import say
+from ...verify.collectives import group_size
+from ...verify.contractions import infer_dot_general
+from ...verify.convolution import convolution_result_shape
 from ...verify.shape_inference import Fail, infer_concatenate, infer_gather, infer_pad, infer_slice, window_count
 
 RESULT_SHAPE = Phrase("result shape: {shape}")
@@ -59,7 +63,7 @@ IOTA = Phrase("the shape is the declared one; along iota_dimension {dim} the val
 ALL_GATHER = Phrase("dimension {dim} (all_gather_dim): {size} × {count} processes per group = {out}")
 REDUCE_SCATTER = Phrase("dimension {dim} (scatter_dimension): {size} / {count} processes per group = {out}")
 ALL_TO_ALL = Phrase("split_dimension {split}: {size} / split_count {count} = {split_out}; concat_dimension {concat}: {concat_size} × {count} = {concat_out}")
-GROUP_SIZE_FROM_TYPES = Phrase("the group size is not written in replica_groups: it is the grid's, {count} here by the declared types")
+GROUP_SIZE_FROM_TYPES = Phrase("replica_groups alone do not fix the group size (it depends on the grid): {count} here, by the declared types")
 XLA_BROADCAST_DIM = Phrase("dimension {dim}: operand sizes {sizes} → {size}")
 XLA_BROADCAST_STRETCH = Phrase("dimension {dim}: operand sizes {sizes} → {size} (a size 1 stretches)")
 XLA_BROADCAST_MAP = Phrase("broadcast_dimensions {dims} place the smaller operand's dimensions in the larger one's")
@@ -292,6 +296,7 @@ def _top_k(d: Derivation) -> tuple:
 
 def _dot_shape(d: Derivation, lb, rb, lc, rc) -> tuple:
     lhs, rhs = d.operand(0), d.operand(1)
+    shape = infer_dot_general(lhs, rhs, lb, rb, lc, rc)
     lfree = [i for i in range(len(lhs)) if i not in lb and i not in lc]
     rfree = [i for i in range(len(rhs)) if i not in rb and i not in rc]
     if lb:
@@ -299,7 +304,7 @@ def _dot_shape(d: Derivation, lb, rb, lc, rc) -> tuple:
     d.say(DOT_CONTRACT, lhs=list(lc), rhs=list(rc), sizes=[lhs[i] for i in lc])
     d.say(DOT_FREE, side="lhs", dims=lfree, sizes=[lhs[i] for i in lfree])
     d.say(DOT_FREE, side="rhs", dims=rfree, sizes=[rhs[i] for i in rfree])
-    return tuple([lhs[i] for i in lb] + [lhs[i] for i in lfree] + [rhs[i] for i in rfree])
+    return shape
 
 
 @derives("stablehlo.dot_general")
@@ -379,15 +384,15 @@ def _convolution(d: Derivation) -> tuple:
     dn = d.attr("dimension_numbers")
     lhs, rhs = d.operand(0), d.operand(1)
     groups = int(d.op.attributes.get("batch_group_count", 1))
-    out = [0] * len(lhs)
-    out[dn.output_batch_dimension] = lhs[dn.input_batch_dimension] // groups
+    window = window_dims(d.op)
+    shape = convolution_result_shape(lhs, rhs, dn, [w.stride for w in window], [(w.low, w.high) for w in window],
+                                     [w.base_dilation for w in window], [w.window_dilation for w in window], groups)
     d.say(CONV_BATCH, dim=dn.output_batch_dimension, size=lhs[dn.input_batch_dimension], groups=groups,
-          out=out[dn.output_batch_dimension])
-    out[dn.output_feature_dimension] = rhs[dn.kernel_output_feature_dimension]
-    d.say(CONV_FEATURE, dim=dn.output_feature_dimension, out=out[dn.output_feature_dimension])
-    for w, out_dim in zip(window_dims(d.op), dn.output_spatial_dimensions):
-        out[out_dim] = _say_window(d, w, out_dim)
-    return tuple(out)
+          out=shape[dn.output_batch_dimension])
+    d.say(CONV_FEATURE, dim=dn.output_feature_dimension, out=shape[dn.output_feature_dimension])
+    for w, out_dim in zip(window, dn.output_spatial_dimensions):
+        _say_window(d, w, out_dim)
+    return shape
 
 
 @derives("stablehlo.reduce_window")
@@ -415,11 +420,13 @@ def _reduce(d: Derivation) -> tuple:
 
 
 def _group_size(d: Derivation, by_types: int) -> int:
-    groups = d.op.attributes.get("replica_groups")
-    if isinstance(groups, DenseElements) and groups.array.size:
-        return int((groups.array.reshape(groups.array.shape[0], -1)[0] >= 0).sum())
-    d.say(GROUP_SIZE_FROM_TYPES, count=by_types)
-    return by_types
+    """Processes per group: from replica_groups when the program fixes it (the verifier's rule),
+    else the grid's, as the declared types show it."""
+    size = group_size(d.op)
+    if size is None:
+        d.say(GROUP_SIZE_FROM_TYPES, count=by_types)
+        return by_types
+    return size
 
 
 @derives("stablehlo.all_gather")
