@@ -21,6 +21,7 @@ from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.opdefs import is_terminator
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
 from hlodbg.engine.ir.types import TensorType
+from hlodbg.engine.ops.provenance import ProvenanceError
 from hlodbg.execution import PROGRAM_HELP
 
 NOT_REACHED = Phrase("the run did not reach this op (its function is not called on this run): no values are shown")
@@ -55,7 +56,7 @@ def cmd_explain(args) -> int:
     at = parse_at(args.at, op, args.result) if args.at is not None else None
     run = _values(program, op, args, lang)
     explanation = explain_op(op, lang=lang, operands=run.operands, results=run.results, at=at, result=args.result,
-                             process=run.process, peer_values=run.peer_values if run.devices else None,
+                             process=run.process, peer_values=run.peer_values,
                              values_note=run.note)
     if args.svg:
         _write_svg(args.svg, op, run, explanation.provenance, lang)
@@ -141,9 +142,22 @@ class OpValues:
     process: Optional[object] = None  # the device asked about, on a grid
     devices: dict = field(default_factory=dict)
     note: Optional[str] = None
+    peer_values: Optional["PeerValues"] = None
 
-    def peer_values(self, process):
-        return self.devices[process]
+
+@dataclass
+class PeerValues:
+    """A provenance question's `peer_values` on a grid: called with a device, the op's (operands,
+    results) there; `grid` and `module` say which grid and module the devices belong to."""
+
+    grid: object
+    values: dict
+    module: object = None
+
+    def __call__(self, process):
+        if process not in self.values:
+            raise ProvenanceError(f"device {process} has no values of this op (it has not run it)")
+        return self.values[process]
 
 
 def _values(program, op: Operation, args, lang: str) -> OpValues:
@@ -172,9 +186,11 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
             if session.error is not None:
                 return OpValues(note=RUN_FAILED.say(lang, error=_first_line(session.error)))
             return OpValues(note=NOT_REACHED.say(lang))
-        grid = len(devices) > 1
-        table = {p: (list(dv.inputs), list(dv.outputs)) for p, dv in devices.items() if dv.outputs} if grid else {}
-        return OpValues(list(mine.inputs), list(mine.outputs), target.focus if grid else None, table)
+        if len(devices) == 1:
+            return OpValues(list(mine.inputs), list(mine.outputs))
+        table = {p: (list(dv.inputs), list(dv.outputs)) for p, dv in devices.items() if dv.outputs}
+        return OpValues(list(mine.inputs), list(mine.outputs), target.focus, table,
+                        peer_values=PeerValues(target.grid, table, program.module))
     finally:
         target.close()
 
