@@ -390,3 +390,41 @@ def test_command_writes_the_op_diagram(program, capsys, tmp_path):
     status, _, err = _run(capsys, path, "%0", "--at", "2,1", "--args", args, "--svg", svg)
     assert status == 0, err
     assert ElementTree.parse(svg).getroot().tag.endswith("svg")
+
+
+def test_sources_on_other_devices_are_named_with_their_values(monkeypatch):
+    """A collective's element comes from another device's operand: the line names the device and
+    reads the value from that device's operands (the peer values)."""
+    import numpy as np
+
+    import hlodbg.engine.debug.explain as explain
+    from hlodbg.engine.machine.process import ProcessId
+    from hlodbg.engine.ops.provenance import Provenance, Source
+    from hlodbg.engine.ops.shape import COPIED
+
+    op = _op(SHAPES, "stablehlo.slice")
+    here, there = ProcessId(1, 0), ProcessId(2, 0)
+    answer = Provenance(op, 0, (1, 0), (Source(0, (1, 2), COPIED, there), Source(0, (0, 1), COPIED, here)), (), here)
+    monkeypatch.setattr(explain, "provenance", lambda *a, **k: answer)
+    mine = np.zeros((2, 3), np.float32)
+    theirs = np.arange(6, dtype=np.float32).reshape(2, 3)
+    explanation = explain_op(op, at=(1, 0), operands=[mine], results=[np.ones((2, 1))], process=here,
+                             peer_values=lambda process: ([theirs], [None]))
+    assert _section(explanation, 4)[-2:] == [
+        "  copied element: operand #0 operand at (1, 2) of device (2, 0) = 5",
+        "  copied element: operand #0 operand at (0, 1) = 0"]
+    assert explanation.to_dict()["provenance"]["sources"][0]["device"] == [2, 0]
+    assert explanation.to_dict()["provenance"]["device"] == [1, 0]
+
+
+def test_command_on_a_grid_shows_the_chosen_devices_values(tmp_path, capsys):
+    import numpy as np
+
+    np.savez(tmp_path / "x.npz", arg0=np.array([0.5, 1.5], np.float32))
+    ring = DATA / "grid_ring.mlir"  # each replica adds its id to x before the all_gather
+    status, out, err = _run(capsys, ring, "%all", "--device", "1,0", "--args", tmp_path / "x.npz", "--lang", "en")
+    assert status == 0, err
+    assert "  operand #0 operands[0] (%y): tensor<2xf32>\n    value: [1.5, 2.5]\n" in out
+    assert "    value: [0.5, 1.5, 1.5, 2.5, 2.5, 3.5, 3.5, 4.5]\n" in out
+    status, out, err = _run(capsys, ring, "%all", "--device", "9,0")
+    assert status == 2 and "device (replica 9, partition 0) is not on the 4x1 grid" in err

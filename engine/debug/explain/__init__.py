@@ -94,10 +94,10 @@ class Explanation:
             out["provenance"] = {
                 "result": p.result,
                 "index": list(p.index),
-                "device": list(p.device) if p.device is not None else None,
+                "device": list(_device(p.device)) if p.device is not None else None,
                 "steps": p.lines(self.lang),
                 "sources": [{"operand": s.operand, "index": list(s.index), "role": s.role.say(self.lang),
-                             "device": list(s.device) if s.device is not None else None} for s in p.sources],
+                             "device": list(_device(s.device)) if s.device is not None else None} for s in p.sources],
             }
         return out
 
@@ -214,12 +214,17 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
         fields = dict(role=s.role.say(lang), operand=s.operand, name=names[s.operand] if s.operand < len(names) else "",
                       index=list(s.index))
         if s.device is not None and s.device != process:
-            fields["device"] = tuple(s.device)
+            fields["device"] = _device(s.device)
             phrase = SOURCE_DEVICE if value is None else SOURCE_DEVICE_VALUE
         else:
             phrase = SOURCE if value is None else SOURCE_VALUE
         lines.append("  " + (phrase.say(lang, value=value, **fields) if value is not None else phrase.say(lang, **fields)))
     return found, lines
+
+
+def _device(process: ProcessId) -> tuple[int, int]:
+    """A device as (replica, partition)."""
+    return process.replica_id, process.partition_id
 
 
 def _element(value: Any, index: tuple) -> Any:
