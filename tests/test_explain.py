@@ -428,3 +428,15 @@ def test_command_on_a_grid_shows_the_chosen_devices_values(tmp_path, capsys):
     assert "    value: [0.5, 1.5, 1.5, 2.5, 2.5, 3.5, 3.5, 4.5]\n" in out
     status, out, err = _run(capsys, ring, "%all", "--device", "9,0")
     assert status == 2 and "device (replica 9, partition 0) is not on the 4x1 grid" in err
+
+
+def test_shardings_say_which_device_holds_which_tile():
+    op = _op("""
+func.func @main(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %0 = stablehlo.custom_call @Sharding(%x) {mhlo.sharding = "{devices=[2,1,2]<=[4] last_tile_dim_replicate}"} : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}""", "stablehlo.custom_call")
+    lines = _section(explain_op(op), 2)
+    at = lines.index(next(line for line in lines if line.startswith("mhlo.sharding = ")))
+    assert lines[at + 1:at + 4] == ["  split into [2, 1] tiles along the value's dimensions",
+                                    "  tile [0, 0] → devices [0, 1]", "  tile [1, 0] → devices [2, 3]"]

@@ -30,6 +30,7 @@ from ...ir.attributes import (
 from ...ir.core import Operation
 from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase
+from ...ir.sharding import parse_hlo_sharding
 from ...ir.types import TensorType
 from ...ops.collectives import reduction_strategy, split_strategy
 from ...syntax.hlo.adapters import dim_labels_text
@@ -96,6 +97,17 @@ STRATEGIES = {
 CHANNEL = Phrase("channel handle {handle} (type {type}): a positive handle lets the op reach across partitions")
 PAIR = Phrase("process {source} sends to process {target}")
 SHARDING = Phrase("how the value is split over the devices (XLA's sharding notation)")
+SHARDING_KINDS = {
+    "replicated": Phrase("every device holds the whole value (replicated)"),
+    "manual": Phrase("the program itself splits the value among the devices (manual)"),
+    "unknown": Phrase("the sharding is left for the partitioner to choose (unknown)"),
+    "unreduced": Phrase("each device holds a partial value still to be summed (unreduced)"),
+}
+SHARDING_MAXIMAL = Phrase("device {device} alone holds the whole value (maximal)")
+SHARDING_TILED = Phrase("split into {tiles} tiles along the value's dimensions")
+SHARDING_TILE = Phrase("tile {tile} → devices {devices}")
+SHARDING_TUPLE = Phrase("one sharding per tuple element: {count}")
+SHARDING_MORE = Phrase("... and {count} more tiles")
 
 Decoder = Callable[[Operation, str, Any, str], list[str]]
 
@@ -305,6 +317,35 @@ def _pairs(op: Operation, name: str, value: Any, lang: str) -> list[str]:
     return pairs + _strategy(op, lang)
 
 
+SHOWN_TILES = 16
+
+
+def _sharding(op: Operation, name: str, value: Any, lang: str) -> list[str]:
+    """An HloSharding string read: who holds what (engine/ir/sharding.py decodes it)."""
+    if not isinstance(value, str):
+        return []
+    try:
+        sharding = parse_hlo_sharding(value)
+    except ValueError:
+        return []  # not an HloSharding string (the verifier and the runs say what is wrong)
+    if sharding.kind in SHARDING_KINDS:
+        return [say(SHARDING_KINDS[sharding.kind], lang)]
+    if sharding.kind == "maximal":
+        return [say(SHARDING_MAXIMAL, lang, device=sharding.device)]
+    if sharding.kind == "tuple":
+        return [say(SHARDING_TUPLE, lang, count=len(sharding.elements))]
+    if sharding.kind != "tiled" or sharding.tile_assignment is None:
+        return []
+    tiles = list(np.ndindex(*sharding.tiled_dims))
+    lines = [say(SHARDING_TILED, lang, tiles=list(sharding.tiled_dims))]
+    for tile in tiles[:SHOWN_TILES]:
+        devices = np.asarray(sharding.tile_assignment[tile]).reshape(-1).tolist()
+        lines.append(say(SHARDING_TILE, lang, tile=tile, devices=devices))
+    if len(tiles) > SHOWN_TILES:
+        lines.append(say(SHARDING_MORE, lang, count=len(tiles) - SHOWN_TILES))
+    return lines
+
+
 def window_lines(op: Operation, lang: str) -> list[str]:
     """One line per windowed dimension of a convolution, reduce_window or select_and_scatter."""
     a = op.attributes
@@ -334,4 +375,5 @@ DECODERS_BY_NAME: dict[str, Decoder] = {
     "precision_config": _precision,
     "replica_groups": _replica_groups,
     "source_target_pairs": _pairs,
+    "mhlo.sharding": _sharding,
 }
