@@ -17,7 +17,7 @@ from typing import Optional
 from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
 from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
-from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.core import Function, Operation
 from hlodbg.engine.ir.opdefs import is_terminator
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
 from hlodbg.engine.ir.types import TensorType
@@ -25,6 +25,7 @@ from hlodbg.engine.ops.provenance import ProvenanceError
 from hlodbg.execution import PROGRAM_HELP
 
 NOT_REACHED = Phrase("the run did not reach this op (its function is not called on this run): no values are shown")
+IN_BODY = Phrase("this op is in the body of {owner} (line {line}), which the run does not stop inside op by op: no values are shown")
 RUN_FAILED = Phrase("the run stopped with an error before this op ran, so no values are shown: {error}")
 
 
@@ -185,6 +186,9 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
         if mine is None or not mine.outputs:
             if session.error is not None:
                 return OpValues(note=RUN_FAILED.say(lang, error=_first_line(session.error)))
+            owner = _owner(op)
+            if owner is not None:
+                return OpValues(note=IN_BODY.say(lang, owner=owner.name, line=owner.pos.line if owner.pos else "?"))
             return OpValues(note=NOT_REACHED.say(lang))
         if len(devices) == 1:
             return OpValues(list(mine.inputs), list(mine.outputs))
@@ -193,6 +197,14 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
                         peer_values=PeerValues(target.grid, table, program.module))
     finally:
         target.close()
+
+
+def _owner(op: Operation) -> Optional[Operation]:
+    """The op whose region holds `op` (a reduce's body, a while's), or None for a function's op."""
+    block = op.parent
+    region = getattr(block, "parent", None)
+    owner = getattr(region, "parent", None)
+    return owner if isinstance(owner, Operation) and not isinstance(owner, Function) else None
 
 
 def _first_line(error: BaseException) -> str:

@@ -440,3 +440,15 @@ func.func @main(%x: tensor<4x2xf32>) -> tensor<4x2xf32> {
     at = lines.index(next(line for line in lines if line.startswith("mhlo.sharding = ")))
     assert lines[at + 1:at + 4] == ["  split into [2, 1] tiles along the value's dimensions",
                                     "  tile [0, 0] → devices [0, 1]", "  tile [1, 0] → devices [2, 3]"]
+
+
+def test_scalar_bounds_and_ops_inside_a_body(capsys):
+    path = DATA / "explain" / "reduce_body_and_clamp.mlir"
+    status, out, _ = _run(capsys, path, "%c", "--lang", "en", "--width", "200")
+    assert status == 0
+    assert "  the result has the shape of operand, [2, 3]; each scalar operand (min, max) applies to every element\n" \
+           "  result shape: [2, 3]\n" in out
+    status, out, _ = _run(capsys, path, "6", "--lang", "en", "--width", "200")
+    assert status == 0 and out.startswith("%s = stablehlo.add (line 6)")
+    assert "this op is in the body of stablehlo.reduce (line 4), which the run does not stop inside op by op: " \
+           "no values are shown" in out

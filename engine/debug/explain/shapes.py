@@ -30,6 +30,7 @@ DYNAMIC_SHAPES = Phrase("the shapes are only known at run time (dynamic dimensio
 RULE_FAILED = Phrase("the attributes do not fit the operands ({reason}): the result shape is the declared result type {types}")
 DECLARED_DIFFERS = Phrase("the declared result type says {declared}")
 SAME_AS_OPERANDS = Phrase("the op works element by element: the result has the shape of its operands, {shape}")
+SCALARS_APPLY = Phrase("the result has the shape of {name}, {shape}; each scalar operand ({scalars}) applies to every element")
 KEEPS_SHAPE = Phrase("each result has the shape of the operand it comes from: {shapes}")
 
 GATHER_BATCH = Phrase("start_indices has shape {shape}; without index_vector_dim {dim} that leaves the batch sizes {sizes}")
@@ -145,6 +146,18 @@ def _elementwise(op: Operation) -> bool:
     shapes = {v.type.shape for v in (*op.operands, *op.results) if isinstance(v.type, TensorType)}
     return bool(op.operands) and bool(op.results) and len(shapes) == 1 and all(
         isinstance(v.type, TensorType) for v in op.results)
+
+
+@derives("stablehlo.clamp", "stablehlo.select")
+def _scalars_apply(d: Derivation) -> tuple:
+    # clamp's min/max and select's pred may be scalars standing for every element.
+    names = [name for name, _ in lookup(d.op.name).operands]
+    scalars = [names[i] for i, v in enumerate(d.op.operands) if tuple(v.type.shape) == () != d.result()]
+    if scalars:
+        d.say(SCALARS_APPLY, name=names[1], shape=list(d.operand(1)), scalars=", ".join(scalars))
+    else:
+        d.say(SAME_AS_OPERANDS, shape=list(d.result()))
+    return d.operand(1)
 
 
 @derives("stablehlo.all_reduce", "stablehlo.collective_permute", "stablehlo.collective_broadcast",
