@@ -452,3 +452,16 @@ def test_scalar_bounds_and_ops_inside_a_body(capsys):
     assert status == 0 and out.startswith("%s = stablehlo.add (line 6)")
     assert "this op is in the body of stablehlo.reduce (line 4), which the run does not stop inside op by op: " \
            "no values are shown" in out
+
+
+def test_an_elided_constant_and_a_while_over_a_tuple_are_explained(capsys):
+    """Two defects: an elided constant's attribute was read for printing (and raised), and the
+    while rule read a tuple operand's shape."""
+    status, out, err = _run(capsys, DATA / "hlo_printer" / "elided_constant.hlo", "%big", "--at", "3", "--lang", "en",
+                            "--width", "300")
+    assert status == 0, err
+    assert "value = dense_resource<__elided__> : tensor<12xf32>" in out
+    assert "the elements of constant %big (tensor<12xf32>) were elided from the text" in out
+    program = hlodbg.load(DATA / "hlo_printer" / "control_flow.hlo")
+    loop = next(op for op in program.ops if op.name == "stablehlo.while" and not hasattr(op.operands[0].type, "shape"))
+    assert _section(explain_op(loop), 3)[0].startswith("there is no rule to derive the shape of stablehlo.while")

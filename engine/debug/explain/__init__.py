@@ -16,6 +16,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ...ir.core import Operation
+from ...ir.errors import HlodbgError
 from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase, check_language
 from ...machine.process import ProcessId
@@ -199,7 +200,7 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
     try:
         found = provenance(op, at, result=result, operands=operands, results=results, process=process,
                            peer_values=peer_values)
-    except ProvenanceError as why:
+    except HlodbgError as why:  # a ProvenanceError, or a value that cannot be read (an elided constant)
         return None, [NO_PROVENANCE.say(lang, reason=why.message if hasattr(why, "message") else str(why))]
     lines = []
     if results is not None and result < len(results):

@@ -21,6 +21,7 @@ from ...ir.attributes import (
     DenseArray,
     DenseElements,
     DotDimensionNumbers,
+    ElidedElements,
     EnumAttr,
     GatherDimensionNumbers,
     IntegerAttr,
@@ -145,7 +146,7 @@ def readable(value: Any) -> str:
         return "[" + ", ".join(readable(v) for v in value) + "]"
     if isinstance(value, ArrayAttr) and all(isinstance(v, EnumAttr) for v in value):
         return "[" + ", ".join(str(v) for v in value) + "]"
-    if isinstance(value, DenseElements) and value.array.size <= 64 and not hasattr(value, "elided"):
+    if isinstance(value, DenseElements) and not isinstance(value, ElidedElements) and value.array.size <= 64:
         return str(np.asarray(value.array).tolist())
     try:
         return format_attribute(value)

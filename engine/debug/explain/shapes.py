@@ -120,6 +120,9 @@ def derive_shape(op: Operation, lang: str) -> list[str]:
     if rule is None and not _elementwise(op):
         d.say(DECLARED_ONLY, op=op.name, types=declared)
         return d.lines
+    if rule is not None and len(tensors) < len(op.operands) + len(op.results):
+        d.say(DECLARED_ONLY, op=op.name, types=declared)  # tuples or tokens: the rules read tensor shapes
+        return d.lines
     if not all(t.is_static for t in tensors):
         d.say(DYNAMIC_SHAPES, types=declared)
         return d.lines
