@@ -20,7 +20,7 @@ from tests import explain_words_fixture
 explain_words_fixture.install()
 
 from hlodbg.engine.debug.explain import explain_op  # noqa: E402  (after the words are in place)
-from hlodbg.engine.debug.explain.text import columns, wrap  # noqa: E402
+from hlodbg.engine.debug.explain.text import columns, paragraphs, wrap  # noqa: E402
 import hlodbg.cli_explain  # noqa: E402,F401  (its phrases, for the translation check)
 
 DATA = Path(__file__).parent / "data"
@@ -84,6 +84,12 @@ def test_wrapping_counts_columns_and_breaks_japanese_between_characters():
         "  結果の形は", "    どう決ま", "    るか、そ", "    れが問", "    題。"]  # 。 never starts a line
     assert wrap("offset_dims [2, 3] take the sizes", 16, "", "  ") == ["offset_dims [2,", "  3] take the", "  sizes"]
     assert wrap("abcdefghij", 6, "", "") == ["abcdef", "ghij"]
+
+
+def test_plain_words_keep_their_paragraphs_and_join_japanese_lines_without_spaces():
+    assert paragraphs("Gathers slices\n  of the operand.\n\nThen stacks them.") == [
+        "Gathers slices of the operand.", "Then stacks them."]
+    assert paragraphs("スライスを\n集めます。 XLA\nでは") == ["スライスを集めます。 XLA では"]
 
 
 def _op(text: str, name: str):

@@ -10,7 +10,7 @@ as plain text and `to_dict()` as JSON.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -23,7 +23,7 @@ from ...machine.process import ProcessId
 from ...ops.provenance import Provenance, ProvenanceError, provenance
 from .attributes import attribute_lines
 from .shapes import derive_shape
-from .text import columns, wrap
+from .text import columns, paragraphs, wrap
 
 WHAT = Phrase("What it does")
 OPERANDS_AND_RESULTS = Phrase("Operands and results")
@@ -110,9 +110,9 @@ def explain_op(op: Operation, *, lang: str = "en", operands: Optional[Sequence[A
     one execution (None when unknown); `values_note` is a sentence saying why there are none."""
     check_language(lang)
     words = _words(op.name, lang)
-    what = (words.what.strip() if words is not None else "") or NO_WORDS.say(lang, op=op.name)
+    what = paragraphs(words.what) if words is not None else []
     sections = [
-        Section(WHAT.say(lang), [" ".join(what.split())]),
+        Section(WHAT.say(lang), what or [NO_WORDS.say(lang, op=op.name)]),
         Section(OPERANDS_AND_RESULTS.say(lang), _operand_lines(op, lang, words, operands, results, values_note)),
         Section(ATTRIBUTES.say(lang), _attribute_lines(op, lang, words)),
         Section(RESULT_SHAPE.say(lang), derive_shape(op, lang)),

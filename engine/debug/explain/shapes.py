@@ -11,7 +11,7 @@ op's shape is the declared result type, and the explanation says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Callable
 
 from ...ir.attributes import DenseElements
 from ...ir.core import Operation

@@ -69,3 +69,18 @@ def _fitting(text: str, room: int) -> int:
         if used > room:
             return max(i, 1)
     return len(text)
+
+
+def paragraphs(text: str) -> list[str]:
+    """A multi-line text (plain words from a TOML file) as one line per paragraph: lines joined
+    with a space, or with none where Japanese meets Japanese (it has no spaces between words)."""
+    out = []
+    for block in re.split(r"\n\s*\n", text.strip()):
+        lines = [line.strip() for line in block.splitlines() if line.strip()]
+        joined = lines[0] if lines else ""
+        for line in lines[1:]:
+            glue = "" if _CJK_CHAR.match(joined[-1]) and _CJK_CHAR.match(line[0]) else " "
+            joined += glue + line
+        if joined:
+            out.append(" ".join(joined.split()))
+    return out
