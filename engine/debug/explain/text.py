@@ -27,6 +27,7 @@ _CJK = "\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
 _TOKENS = re.compile(rf"\s+|[{_CJK}]|[^\s{_CJK}]+")
 _CJK_CHAR = re.compile(rf"[{_CJK}]")
 _NO_LINE_START = set("、。，．）」』】〕：；！？ー・")
+_NO_LINE_END = set("（「『【〔")
 
 
 def columns(text: str) -> int:
@@ -49,6 +50,8 @@ def wrap(text: str, width: int, indent: str = "", continuation: str = "") -> lis
             carried = ""
             if token in _NO_LINE_START and not space and _CJK_CHAR.match(line[-1]):
                 line, carried = line[:-1], line[-1]  # a closing mark never starts a line: take a character with it
+            while line[-1:] in _NO_LINE_END and len(line.strip()) > 1:
+                line, carried = line[:-1], line[-1] + carried  # nor does an opening mark end one
             lines.append(line)
             line, piece = continuation, carried + token
         while columns(line + piece) > width and len(piece) > 1 and not has_content:
