@@ -11,19 +11,15 @@ from pathlib import Path
 import pytest
 
 import hlodbg
+import hlodbg.cli_explain  # noqa: F401  (its phrases, for the translation check)
 from hlodbg.cli import main
+from hlodbg.engine.debug.explain import explain_op
+from hlodbg.engine.debug.explain.text import columns, paragraphs, wrap
 from hlodbg.engine.ir.opdefs import OPS
 from hlodbg.engine.ir.phrases import LANGUAGES, registered_phrases, translations
 from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.syntax import frontend_for
 from hlodbg.engine.verify import verify
-from tests import explain_words_fixture
-
-explain_words_fixture.install()
-
-from hlodbg.engine.debug.explain import explain_op  # noqa: E402  (after the words are in place)
-from hlodbg.engine.debug.explain.text import columns, paragraphs, wrap  # noqa: E402
-import hlodbg.cli_explain  # noqa: E402,F401  (its phrases, for the translation check)
 
 DATA = Path(__file__).parent / "data"
 
