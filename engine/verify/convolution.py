@@ -70,7 +70,7 @@ def _check_groups(lhs: tuple, rhs: tuple, dn, feature_groups: int, batch_groups:
 
 
 def convolution_result_shape(lhs: tuple, rhs: tuple, dn, strides, padding: Optional[list], lhs_dil, rhs_dil,
-                  batch_groups: int) -> tuple:
+                             batch_groups: int) -> tuple:
     """C25's result shape; spatial sizes are unknown (None) when the padding is."""
     out: list[Dim] = [None] * len(lhs)
     in_batch = lhs[dn.input_batch_dimension]
