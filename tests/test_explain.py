@@ -331,6 +331,7 @@ def test_command_explains_an_op_and_an_element_with_values(program, capsys):
 def test_command_finds_the_op_by_line_and_function(program, capsys):
     path, args = program
     assert _run(capsys, path, "2", "--lang", "en")[1].startswith("%0 = stablehlo.transpose (line 2)")
+    assert _run(capsys, path, "transpose", "--lang", "en")[1].startswith("%0 = stablehlo.transpose (line 2)")
     status, out, _ = _run(capsys, path, "@never:%0", "--lang", "en")
     assert status == 0 and out.startswith("%0 = stablehlo.negate (line 6)")
     assert "the run did not reach this op (its function is not called on this run): no values are shown" in out
