@@ -10,6 +10,7 @@ first, is still explained, with a sentence saying why there are no values.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Optional
@@ -23,6 +24,8 @@ from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language
 from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.ops.provenance import ProvenanceError
 from hlodbg.execution import PROGRAM_HELP
+
+_INSTRUCTION_NAME = re.compile(r"[A-Za-z_][\w-]*\.\d+")
 
 NOT_REACHED = Phrase("the run did not reach this op (its function is not called on this run): no values are shown")
 IN_BODY = Phrase("this op is in the body of {owner} (line {line}), which the run does not stop inside op by op: no values are shown")
@@ -81,17 +84,23 @@ def find_op(module, spec: str, entry: str = "main", path: Optional[str] = None) 
     HLO instruction name (`fusion.3`) is read as the value `%fusion.3`."""
     resolver = Resolver(module, entry, path)
     text = spec.strip()
-    try:
-        _, ops, _ = resolver.resolve(text)
-    except BreakpointError as first:
-        if text.startswith(("%", "@")) or text[:1].isdigit():
-            raise HlodbgError(f"OP {spec!r}: {first.message}; expected %N, @fn:%N, an HLO instruction name "
-                              "or a line number") from None
+    # A bare name is also tried as a value: first when it looks like an HLO instruction's (`fusion.3`).
+    if text.startswith(("%", "@")) or text[:1].isdigit():
+        attempts = [text]
+    elif _INSTRUCTION_NAME.fullmatch(text):
+        attempts = ["%" + text, text]
+    else:
+        attempts = [text, "%" + text]
+    unresolved: list[BreakpointError] = []
+    for attempt in attempts:
         try:
-            _, ops, _ = resolver.resolve("%" + text)
-        except BreakpointError:
-            raise HlodbgError(f"OP {spec!r}: {first.message}; expected %N, @fn:%N, an HLO instruction name "
-                              "or a line number") from None
+            _, ops, _ = resolver.resolve(attempt)
+            break
+        except BreakpointError as error:
+            unresolved.append(error)
+    else:
+        raise HlodbgError(f"OP {spec!r}: {unresolved[0].message}; expected %N, @fn:%N, an HLO instruction name "
+                          "or a line number")
     ops = [op for op in ops if not is_terminator(op.name)] or list(ops)
     places = {op.pos: op for op in sorted(ops, key=_order(module))}  # clones of one HLO computation share a place
     if len(places) > 1:
@@ -111,6 +120,8 @@ def _label(op: Operation) -> str:
 
 def parse_at(text: str, op: Operation, result: int) -> tuple[int, ...]:
     """`1,0,2` as an element of result `result` of `op`; a clear error naming the shape otherwise."""
+    if not op.results:
+        raise HlodbgError(f"--at: {op.name} has no results, so no result element to ask about")
     if not 0 <= result < len(op.results):
         raise HlodbgError(f"--result {result}: {_label(op)} ({op.name}) has {len(op.results)} result(s), "
                           f"numbered 0 to {len(op.results) - 1}")

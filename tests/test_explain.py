@@ -382,7 +382,8 @@ def test_command_explains_an_op_after_a_failed_run(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv, message", [
     (["%7"], "OP '%7': no value %7 in any function; expected %N, @fn:%N, an HLO instruction name or a line number"),
-    (["nothing.2"], "OP 'nothing.2'"),
+    (["nothing.2"], "OP 'nothing.2': no value %nothing.2 in any function; expected %N, @fn:%N"),
+    (["gather"], "OP 'gather': the program has no gather op; expected %N"),
     (["%0", "--at", "3,0"], "--at '3,0': index 3 of dimension 0 is outside the result's shape [3, 2] (expected 0 to 2)"),
     (["%0", "--at", "1"], "--at '1' has 1 index(es) but result #0 of %0 has rank 2 (shape [3, 2]): give 2"),
     (["%0", "--at", "a,b"], "--at 'a,b': expected 2 comma-separated integers (the result has shape [3, 2])"),
