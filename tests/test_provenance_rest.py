@@ -1,0 +1,205 @@
+"""Element provenance of the remaining families (linalg, control flow, hlo.*, constants), against the evaluators."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hlodbg
+import tests.provenance_harness as harness
+from hlodbg.engine.ops.provenance import provenance, reach
+
+from tests.provenance_harness import check_provenance, op_under_test
+
+RNG = np.random.default_rng(17)
+
+
+def lines(text: str, at, *args, result: int = 0, lang: str = "en") -> list[str]:
+    op = op_under_test(hlodbg.load(text))
+    return provenance(op, at, result=result, operands=[np.asarray(a) for a in args]).lines(lang)
+
+
+def sources(text: str, at, result: int = 0) -> list[tuple]:
+    op = op_under_test(hlodbg.load(text))
+    return [(s.operand, s.index) for s in provenance(op, at, result=result).sources]
+
+
+# -- cholesky -----------------------------------------------------------------------------------
+
+
+def cholesky_program(shape: str, lower: bool) -> str:
+    t = f"tensor<{shape}xf64>"
+    return f"""
+func.func @main(%a: {t}) -> {t} {{
+  %0 = stablehlo.cholesky %a, lower = {str(lower).lower()} : {t}
+  return %0 : {t}
+}}
+"""
+
+
+def positive_definite(n: int, batch: tuple = ()) -> np.ndarray:
+    m = RNG.normal(size=batch + (n, n))
+    return m @ np.swapaxes(m, -1, -2) + 4 * n * np.eye(n)
+
+
+@pytest.fixture
+def small_steps(monkeypatch):
+    """Perturb by a small step: a large one makes a positive definite matrix indefinite, and XLA then
+    fills the whole factor with NaN (every element would seem to depend on every other)."""
+    monkeypatch.setattr(harness, "perturbations", lambda value, dtype, scale: [value + 0.25, value - 0.25])
+
+
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky(small_steps, lower):
+    check_provenance(cholesky_program("4x4", lower), positive_definite(4))
+    check_provenance(cholesky_program("2x3x3", lower), positive_definite(3, (2,)))
+
+
+def test_cholesky_reads_the_leading_block_and_the_row():
+    text = cholesky_program("4x4", True)
+    assert sources(text, (3, 1)) == [(0, (0, 0)), (0, (1, 0)), (0, (1, 1)), (0, (3, 0)), (0, (3, 1))]
+    assert sources(text, (1, 3)) == []
+    assert lines(text, (3, 1), positive_definite(4)) == [
+        "result(3, 1) = (operand(3, 1) - Σ of the products of the factor's entries [3, 0..0]·[1, 0..0]) / the pivot of column 1",
+        "it reads the lower triangle of operand() in rows and columns 0..1 and row 3 up to column 1: 5 element(s); "
+        "the other triangle is never read",
+        "if a pivot is not positive (the matrix is not positive definite), the whole factor is NaN",
+    ]
+    upper = cholesky_program("4x4", False)
+    assert sources(upper, (1, 3)) == [(0, (0, 0)), (0, (0, 1)), (0, (1, 1)), (0, (0, 3)), (0, (1, 3))]
+    assert lines(upper, (3, 1), positive_definite(4)) == [
+        "result(3, 1) is below the diagonal, which the upper factor leaves 0: no operand element"]
+
+
+# -- triangular_solve ---------------------------------------------------------------------------
+
+
+def solve_program(left: bool, lower: bool, unit: bool, transpose: str, batch: str = "") -> str:
+    ta, tb = f"tensor<{batch}3x3xf64>", f"tensor<{batch}{'3x2' if left else '2x3'}xf64>"
+    return f"""
+func.func @main(%a: {ta}, %b: {tb}) -> {tb} {{
+  %0 = "stablehlo.triangular_solve"(%a, %b) {{left_side = {str(left).lower()}, lower = {str(lower).lower()}, unit_diagonal = {str(unit).lower()}, transpose_a = #stablehlo<transpose {transpose}>}} : ({ta}, {tb}) -> {tb}
+  return %0 : {tb}
+}}
+"""
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("lower", [True, False])
+@pytest.mark.parametrize("unit,transpose", [(False, "NO_TRANSPOSE"), (True, "NO_TRANSPOSE"), (False, "TRANSPOSE"),
+                                            (True, "ADJOINT")])
+def test_triangular_solve(left, lower, unit, transpose):
+    a = RNG.normal(size=(3, 3)) + 3 * np.eye(3)
+    b = RNG.normal(size=(3, 2) if left else (2, 3))
+    check_provenance(solve_program(left, lower, unit, transpose), a, b)
+
+
+def test_triangular_solve_batched():
+    a = RNG.normal(size=(2, 3, 3)) + 3 * np.eye(3)
+    check_provenance(solve_program(False, True, False, "TRANSPOSE", "2x"), a, RNG.normal(size=(2, 2, 3)))
+
+
+def test_triangular_solve_names_the_substitution():
+    text = solve_program(True, True, True, "NO_TRANSPOSE")
+    assert sources(text, (1, 0)) == [(1, (0, 0)), (1, (1, 0)), (0, (1, 0))]
+    assert lines(text, (1, 0), np.eye(3), np.ones((3, 2))) == [
+        "op(a)·x = b with a lower: result(1, 0) is x(1, 0) of the system M·x = rhs, M = a lower",
+        "x(1, 0) = (rhs(1, 0) - Σ over the rows already solved of M·x) / M(1, 1): rows 0..1 of column 0 take part",
+        "unit_diagonal: the diagonal of a is taken as 1 and never read",
+        "it reads a at 1 position(s) of its lower triangle and b at (0, 0)  (1, 0)",
+    ]
+    # x·a^T = b with a upper: back substitution over the columns of b's row.
+    assert sources(solve_program(False, False, False, "TRANSPOSE"), (1, 2)) == [
+        (1, (1, 2)), (0, (2, 2))]
+
+
+# -- fft ----------------------------------------------------------------------------------------
+
+
+def fft_program(kind: str, operand: str, result: str, lengths: str) -> str:
+    return f"""
+func.func @main(%x: {operand}) -> {result} {{
+  %0 = stablehlo.fft %x, type = {kind}, length = [{lengths}] : ({operand}) -> {result}
+  return %0 : {result}
+}}
+"""
+
+
+def complex_values(*shape) -> np.ndarray:
+    return (RNG.normal(size=shape) + 1j * RNG.normal(size=shape)).astype(np.complex64)
+
+
+@pytest.mark.parametrize("kind,operand,result,lengths,value", [
+    ("FFT", "tensor<2x4xcomplex<f32>>", "tensor<2x4xcomplex<f32>>", "4", complex_values(2, 4)),
+    ("IFFT", "tensor<2x2x3xcomplex<f32>>", "tensor<2x2x3xcomplex<f32>>", "2, 3", complex_values(2, 2, 3)),
+    ("RFFT", "tensor<2x5xf32>", "tensor<2x3xcomplex<f32>>", "5", RNG.normal(size=(2, 5)).astype(np.float32)),
+    ("IRFFT", "tensor<2x3xcomplex<f32>>", "tensor<2x5xf32>", "5", complex_values(2, 3)),
+    ("IRFFT", "tensor<3x3xcomplex<f32>>", "tensor<3x4xf32>", "3, 4", complex_values(3, 3)),
+])
+def test_fft(kind, operand, result, lengths, value):
+    check_provenance(fft_program(kind, operand, result, lengths), value)
+
+
+def test_irfft_explains_the_hermitian_reading():
+    text = fft_program("IRFFT", "tensor<3xcomplex<f32>>", "tensor<4xf32>", "4")
+    assert lines(text, (1,), complex_values(3)) == [
+        "IRFFT over the last 1 dimension(s) (fft_length (4)): result(1) = Σ over n of operand()[n] · exp(+2πi·k·n/N) / 4, k = 1",
+        "every one of the 3 element(s) of that transformed block counts: each has a non-zero weight",
+        "IRFFT reads a Hermitian spectrum: the last dimension stores bins 0..2 of 4, and bin k stands for bin 4-k too "
+        "(its complex conjugate)",
+        "the imaginary parts of bin 0 and bin 2 cannot appear in a real signal and are not used",
+    ]
+
+
+# -- batch_norm ---------------------------------------------------------------------------------
+
+
+def norm_program(name: str, operands: str, results: str, shape: str, feature_index: int) -> str:
+    tx, tf = f"tensor<{shape}xf32>", f"tensor<{shape.split('x')[feature_index]}xf32>"
+    types = {"x": tx, "f": tf}
+    args = ", ".join(f"%a{k}: {types[c]}" for k, c in enumerate(operands))
+    outs = [types[c] for c in results]
+    result_type = outs[0] if len(outs) == 1 else "(" + ", ".join(outs) + ")"
+    name_results = "%0" if len(outs) == 1 else f"%0:{len(outs)}"
+    returned = "%0" if len(outs) == 1 else ", ".join(f"%0#{k}" for k in range(len(outs)))
+    return f"""
+func.func @main({args}) -> {result_type} {{
+  {name_results} = "stablehlo.{name}"({", ".join(f"%a{k}" for k in range(len(operands)))}) {{epsilon = 1.0e-03 : f32, feature_index = {feature_index} : i64}} : ({", ".join(types[c] for c in operands)}) -> {result_type}
+  return {returned} : {", ".join(outs)}
+}}
+"""
+
+
+def floats(*shape) -> np.ndarray:
+    return RNG.normal(size=shape).astype(np.float32)
+
+
+@pytest.mark.parametrize("shape,feature_index", [((2, 3), 1), ((2, 2, 3), 0), ((2, 3, 2), 2)])
+def test_batch_norm_inference(shape, feature_index):
+    n = shape[feature_index]
+    text = norm_program("batch_norm_inference", "xffff", "x", "x".join(map(str, shape)), feature_index)
+    check_provenance(text, floats(*shape), floats(n), floats(n), floats(n), np.abs(floats(n)) + 0.5)
+
+
+@pytest.mark.parametrize("shape,feature_index", [((2, 3), 1), ((2, 2, 3), 0), ((1, 3), 1)])
+def test_batch_norm_training(shape, feature_index):
+    n = shape[feature_index]
+    text = norm_program("batch_norm_training", "xff", "xff", "x".join(map(str, shape)), feature_index)
+    check_provenance(text, floats(*shape), floats(n), floats(n))
+
+
+@pytest.mark.parametrize("shape,feature_index", [((2, 3), 1), ((3, 2, 2), 0)])
+def test_batch_norm_grad(shape, feature_index):
+    n = shape[feature_index]
+    text = norm_program("batch_norm_grad", "xfffx", "xff", "x".join(map(str, shape)), feature_index)
+    check_provenance(text, floats(*shape), floats(n), floats(n), np.abs(floats(n)) + 0.5, floats(*shape))
+
+
+def test_batch_norm_training_names_the_feature():
+    text = norm_program("batch_norm_training", "xff", "xff", "2x3", 1)
+    assert sources(text, (1,), result=1) == [(0, (0, 1)), (0, (1, 1))]
+    assert lines(text, (0, 2), floats(2, 3), floats(3), floats(3)) == [
+        "feature 2 (dimension feature_index 1): its 2 element(s) across the other dimensions give the batch mean and variance",
+        "result(0, 2) = scale(2) · (operand(0, 2) - batch mean) / sqrt(batch variance + epsilon 0.001) + offset(2)",
+    ]
+    assert lines(text, (0, 2), floats(2, 3), floats(3), floats(3), lang="ja")[0] != lines(
+        text, (0, 2), floats(2, 3), floats(3), floats(3))[0]
