@@ -203,3 +203,121 @@ def test_batch_norm_training_names_the_feature():
     ]
     assert lines(text, (0, 2), floats(2, 3), floats(3), floats(3), lang="ja")[0] != lines(
         text, (0, 2), floats(2, 3), floats(3), floats(3))[0]
+
+
+# -- control flow and constants -----------------------------------------------------------------
+
+IF = """
+func.func @main(%p: tensor<i1>, %x: tensor<2x2xf32>) -> (tensor<2x2xf32>, tensor<2x2xf32>) {
+  %y = stablehlo.negate %x : tensor<2x2xf32>
+  %0:2 = "stablehlo.if"(%p) ({
+    %c = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+    stablehlo.return %c, %y : tensor<2x2xf32>, tensor<2x2xf32>
+  }, {
+    %z = stablehlo.abs %y : tensor<2x2xf32>
+    %w = stablehlo.add %z, %z : tensor<2x2xf32>
+    stablehlo.return %y, %w : tensor<2x2xf32>, tensor<2x2xf32>
+  }) : (tensor<i1>) -> (tensor<2x2xf32>, tensor<2x2xf32>)
+  return %0#0, %0#1 : tensor<2x2xf32>, tensor<2x2xf32>
+}
+"""
+
+X22 = np.array([[5.0, -6.0], [7.0, -8.0]], np.float32)
+
+
+@pytest.mark.parametrize("pred", [True, False])
+def test_if_reports_the_selector(pred):
+    check_provenance(IF, np.array(pred), X22, op_name="stablehlo.if")
+
+
+def test_if_says_what_the_taken_branch_returns():
+    op = op_under_test(hlodbg.load(IF), "stablehlo.if")
+
+    def said(pred, result):
+        answer = provenance(op, (1, 0), result=result, operands=[np.array(pred)])
+        assert [(s.operand, s.index, s.role.en) for s in answer.sources] == [(0, (), "branch selector")]
+        return answer.lines()
+
+    assert said(True, 0) == ["pred = true: the first branch (true_branch) runs",
+                             "the branch returns a constant: result(1, 0) = 3"]
+    assert said(True, 1)[1] == "the branch returns %y, defined outside the op (not one of its operands): result(1, 0) = %y(1, 0)"
+    assert said(False, 1) == ["pred = false: the second branch (false_branch) runs",
+                              "the branch computes result(1, 0) with its own ops (stablehlo.abs, stablehlo.add): "
+                              "step into the branch to see which elements they read"]
+    assert said(False, 1) != provenance(op, (1, 0), result=1, operands=[np.array(False)]).lines("hi")
+
+
+CASE = """
+func.func @main(%i: tensor<i32>) -> tensor<3xi32> {
+  %0 = "stablehlo.case"(%i) ({
+    %a = stablehlo.constant dense<[1, 2, 3]> : tensor<3xi32>
+    stablehlo.return %a : tensor<3xi32>
+  }, {
+    %b = stablehlo.constant dense<[4, 5, 6]> : tensor<3xi32>
+    stablehlo.return %b : tensor<3xi32>
+  }, {
+    %c = stablehlo.constant dense<[7, 8, 9]> : tensor<3xi32>
+    stablehlo.return %c : tensor<3xi32>
+  }) : (tensor<i32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+"""
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_case(index):
+    check_provenance(CASE, np.array(index, np.int32))
+
+
+def test_case_out_of_range_runs_the_last_branch():
+    assert lines(CASE, (2,), np.array(-4, np.int32)) == [
+        "index = -4 is outside 0..2: the last branch, 2, runs", "the branch returns a constant: result(2) = 9"]
+
+
+CONDITIONAL = """HloModule m
+
+neg {
+  a = f32[2] parameter(0)
+  ROOT n = f32[2] negate(a)
+}
+
+same {
+  ROOT a = f32[2] parameter(0)
+}
+
+ENTRY main {
+  b = pred[] parameter(0)
+  x = f32[2] parameter(1)
+  y = f32[2] parameter(2)
+  ROOT c = f32[2] conditional(b, x, y), true_computation=neg, false_computation=same
+}
+"""
+
+
+def test_hlo_conditional_follows_the_branch_operand():
+    x, y = np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)
+    check_provenance(CONDITIONAL, np.array(False), x, y)
+    # The true branch computes from x: x is stepped into, not reported (held).
+    check_provenance(CONDITIONAL, np.array(True), x, y, held=[1])
+    op = op_under_test(hlodbg.load(CONDITIONAL))
+    answer = provenance(op, (1,), operands=[np.array(False), x, y])
+    assert [(s.operand, s.index) for s in answer.sources] == [(0, ()), (2, (1,))]
+    assert answer.lines()[1] == "the branch returns its operand, operand 2 of the op: result(1) = %y(1)"
+
+
+def test_optimization_barrier_and_constant():
+    text = """
+func.func @main(%x: tensor<2xf32>, %y: tensor<3xi32>) -> (tensor<2xf32>, tensor<3xi32>) {
+  %0:2 = stablehlo.optimization_barrier %x, %y : tensor<2xf32>, tensor<3xi32>
+  return %0#0, %0#1 : tensor<2xf32>, tensor<3xi32>
+}
+"""
+    check_provenance(text, np.array([1.0, 2.0], np.float32), np.array([3, 4, 5], np.int32))
+    constant = """
+func.func @main() -> tensor<2x2xf32> {
+  %0 = stablehlo.constant dense<[[1.5, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+"""
+    check_provenance(constant)
+    assert lines(constant, (0, 0)) == ["a constant reads no operand: result(0, 0) = 1.5"]
