@@ -321,3 +321,66 @@ func.func @main() -> tensor<2x2xf32> {
 """
     check_provenance(constant)
     assert lines(constant, (0, 0)) == ["a constant reads no operand: result(0, 0) = 1.5"]
+
+
+# -- hlo.* --------------------------------------------------------------------------------------
+
+
+def hlo_program(parameters: list[str], root: str) -> str:
+    params = "\n".join(f"  p{k} = {shape} parameter({k})" for k, shape in enumerate(parameters))
+    return f"HloModule m\n\nENTRY main {{\n{params}\n  ROOT r = {root}\n}}\n"
+
+
+@pytest.mark.parametrize("operand,result,value", [
+    ("f32[2,3]{0,1}", "f32[3,2]{1,0}", np.arange(6, dtype=np.float32).reshape(2, 3)),
+    ("f32[2,3]{1,0}", "f32[6]{0}", np.arange(6, dtype=np.float32).reshape(2, 3)),
+    ("f32[2,3,2]{1,2,0}", "f32[2,2,3]{2,1,0}", np.arange(12, dtype=np.float32).reshape(2, 3, 2)),
+    ("u8[8]{0}", "u32[2]{0}", np.arange(1, 9, dtype=np.uint8)),
+    ("u32[2]{0}", "u8[2,4]{1,0}", np.array([0x01020304, 0x05060708], np.uint32)),
+    ("f32[4,4]{1,0:T(2,2)}", "f32[16]{0}", np.arange(16, dtype=np.float32).reshape(4, 4)),
+    ("f32[3,2]{1,0:T(2,2)}", "f32[8]{0}", np.arange(6, dtype=np.float32).reshape(3, 2)),
+])
+def test_hlo_bitcast(operand, result, value):
+    check_provenance(hlo_program([operand], f"{result} bitcast(p0)"), value)
+
+
+def test_hlo_bitcast_names_the_bits():
+    text = hlo_program(["u8[8]{0}"], "u32[2]{0} bitcast(p0)")
+    assert lines(text, (1,)) == ["result(1) is slot 1 of the result's buffer in layout {0}: bits 32..63",
+                                 "in the operand's layout {0} those bits hold operand (4)  (5)  (6)  (7)"]
+    tiled = hlo_program(["f32[3,2]{1,0:T(2,2)}"], "f32[8]{0} bitcast(p0)")
+    assert lines(tiled, (7,)) == ["result(7) is slot 7 of the result's buffer in layout {0}: bits 224..255",
+                                  "1 slot(s) of those bits are padding of the operand's tiled layout: no element"]
+
+
+def test_hlo_shuffle_and_pass_through_ops():
+    value = np.arange(12, dtype=np.float32).reshape(3, 4)
+    shuffle = hlo_program(["f32[3,4]"], "f32[3,4] shuffle(p0), dimensions={1,0}, mode=rotate, shifts={1,-1}")
+    check_provenance(shuffle, value)
+    assert lines(shuffle, (0, 3), value) == ["dimension 1 rotates left by 1: (3 + 1) mod 4 = 0",
+                                             "dimension 0 rotates left by -1: (0 + -1) mod 3 = 2",
+                                             "result(0, 3) = operand(2, 0)"]
+    check_provenance(hlo_program(["f32[3,4]"], 'f32[3,4] domain(p0), domain={kind="sharding", '
+                                 'entry={maximal device=0}, exit={maximal device=1}}'), value)
+    dependency = """
+func.func @main(%x: tensor<3xi32>) -> tensor<3xi32> {
+  %t = stablehlo.after_all : !stablehlo.token
+  %e = "hlo.add_dependency"(%x, %t) : (tensor<3xi32>, !stablehlo.token) -> tensor<3xi32>
+  return %e : tensor<3xi32>
+}
+"""
+    assert sources(dependency, (2,)) == [(0, (2,))]
+
+
+def test_hlo_set_dimension_size():
+    text = """
+func.func @main(%a: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %0 = "hlo.set_dimension_size"(%a, %n) {dimension = 0 : i64} : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+"""
+    a = np.array([1.0, 2.0, 3.0, 4.0], np.float32)
+    check_provenance(text, a, np.array(2, np.int32), held=[1])
+    assert lines(text, (3,), a, np.array(2, np.int32)) == [
+        "dimension 0 is marked as holding 2 of its 4 elements; the array keeps every element: result(3) = operand(3)",
+        "index 3 of dimension 0 is past the size 2: XLA treats the element as padding, hlodbg keeps operand(3)"]
