@@ -384,3 +384,42 @@ func.func @main(%a: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
     assert lines(text, (3,), a, np.array(2, np.int32)) == [
         "dimension 0 is marked as holding 2 of its 4 elements; the array keeps every element: result(3) = operand(3)",
         "index 3 of dimension 0 is past the size 2: XLA treats the element as padding, hlodbg keeps operand(3)"]
+
+
+# -- rng ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("distribution,a,b", [("UNIFORM", 1.0, 3.0), ("NORMAL", 1.0, 2.0)])
+def test_rng(small_steps, distribution, a, b):
+    text = f"""
+func.func @main(%a: tensor<f32>, %b: tensor<f32>, %s: tensor<2xi64>) -> tensor<2x3xf32> {{
+  %0 = stablehlo.rng %a, %b, %s, distribution = {distribution} : (tensor<f32>, tensor<f32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}}
+"""
+    check_provenance(text, np.float32(a), np.float32(b), np.array([2, 3]), held=[2])
+    assert [s.role.en for s in provenance(op_under_test(hlodbg.load(text)), (1, 2)).sources] == (
+        ["lower bound a", "upper bound b"] if distribution == "UNIFORM" else ["mean a", "standard deviation b"])
+
+
+@pytest.mark.parametrize("algorithm,words,out", [("THREE_FRY", 2, "2x3xui32"), ("PHILOX", 2, "5xui64"),
+                                                 ("PHILOX", 3, "3xui32"), ("DEFAULT", 3, "2x2xui8")])
+def test_rng_bit_generator(algorithm, words, out):
+    state = f"tensor<{words}xui64>"
+    text = f"""
+func.func @main(%s: {state}) -> ({state}, tensor<{out}>) {{
+  %0:2 = stablehlo.rng_bit_generator %s, algorithm = {algorithm} : ({state}) -> ({state}, tensor<{out}>)
+  return %0#0, %0#1 : {state}, tensor<{out}>
+}}
+"""
+    check_provenance(text, np.array([0x1234, 0xFFFFFFFFFFFFFFF0, 7][:words], np.uint64))
+    op = op_under_test(hlodbg.load(text))
+    if words == 3:
+        answer = provenance(op, (2,), operands=[np.array([1, 2, 3], np.uint64)],
+                            results=[np.array([1, 6, 3], np.uint64), None])
+        assert answer.lines() == ["the counter's high word changes only by the carry out of its low word: "
+                                  "output_state(2) = initial_state(2) + the carry of initial_state(1) + 4"]
+        answer = provenance(op, (1,), operands=[np.array([1, 2, 3], np.uint64)],
+                            results=[np.array([1, 6, 3], np.uint64), None])
+        assert answer.lines() == ["the counter word advances past the blocks this op used: "
+                                  "output_state(1) = initial_state(1) + 4 (mod 2^64)"]
