@@ -423,3 +423,66 @@ func.func @main(%s: {state}) -> ({state}, tensor<{out}>) {{
                             results=[np.array([1, 6, 3], np.uint64), None])
         assert answer.lines() == ["the counter word advances past the blocks this op used: "
                                   "output_state(1) = initial_state(1) + 4 (mod 2^64)"]
+
+
+# -- einsum, unary_einsum, dynamic_conv ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("config,lhs,rhs,out", [
+    ("ab,bc->ac", (2, 3), (3, 2), (2, 2)),
+    ("bij,bjk->bki", (2, 2, 3), (2, 3, 2), (2, 2, 2)),
+    ("ab,c->abc", (2, 2), (3,), (2, 2, 3)),
+    ("ab,cb->a", (2, 3), (2, 3), (2,)),
+    ("...ab,...bc->...ac", (2, 2, 3), (2, 3, 2), (2, 2, 2)),
+])
+def test_einsum(config, lhs, rhs, out):
+    def t(shape):
+        return f"tensor<{'x'.join(map(str, shape))}xf32>"
+
+    text = f"""
+func.func @main(%a: {t(lhs)}, %b: {t(rhs)}) -> {t(out)} {{
+  %0 = stablehlo.einsum %a, %b, config = "{config}" : ({t(lhs)}, {t(rhs)}) -> {t(out)}
+  return %0 : {t(out)}
+}}
+"""
+    check_provenance(text, floats(*lhs) + 3, floats(*rhs) + 3)
+
+
+@pytest.mark.parametrize("config,shape,out", [("ii->i", (3, 3), (3,)), ("ijk->kj", (2, 3, 2), (2, 3)),
+                                              ("ij->", (2, 3), ()), ("iji->j", (2, 3, 2), (3,))])
+def test_unary_einsum(config, shape, out):
+    t_in, t_out = (f"tensor<{'x'.join(map(str, s))}{'x' if s else ''}f32>" for s in (shape, out))
+    text = f"""
+func.func @main(%a: {t_in}) -> {t_out} {{
+  %0 = stablehlo.unary_einsum %a, config = "{config}" : ({t_in}) -> {t_out}
+  return %0 : {t_out}
+}}
+"""
+    check_provenance(text, floats(*shape))
+
+
+def test_einsum_lists_its_terms():
+    text = """
+func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>) -> tensor<2x2xf32> {
+  %0 = stablehlo.einsum %a, %b, config = "ab,bc->ac" : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+"""
+    assert lines(text, (1, 0), np.ones((2, 3), np.float32), np.ones((3, 2), np.float32)) == [
+        "einsum_config ab,bc->ac: result(1, 0) sets a=1, c=0; the sum runs over b=0..2",
+        "b = 0: lhs(1, 0) · rhs(0, 0) = 1 · 1", "b = 1: lhs(1, 1) · rhs(1, 0) = 1 · 1",
+        "b = 2: lhs(1, 2) · rhs(2, 0) = 1 · 1"]
+
+
+def test_dynamic_conv_reads_its_low_padding():
+    text = """
+func.func @main(%x: tensor<1x4x3x2xf32>, %w: tensor<2x2x2x2xf32>, %p: tensor<2x2xi64>) -> tensor<1x3x2x2xf32> {
+  %0 = "stablehlo.dynamic_conv"(%x, %w, %p) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, window_strides = array<i64: 2, 2>, feature_group_count = 1 : i64, batch_group_count = 1 : i64} : (tensor<1x4x3x2xf32>, tensor<2x2x2x2xf32>, tensor<2x2xi64>) -> tensor<1x3x2x2xf32>
+  return %0 : tensor<1x3x2x2xf32>
+}
+"""
+    pad = np.array([[1, 1], [1, 0]], np.int64)
+    check_provenance(text, floats(1, 4, 3, 2), floats(2, 2, 2, 2), pad, held=[2])
+    op = op_under_test(hlodbg.load(text))
+    answer = provenance(op, (0, 0, 0, 1), operands=[floats(1, 4, 3, 2), floats(2, 2, 2, 2), pad])
+    assert [(s.operand, s.index) for s in answer.sources if s.operand == 2] == [(2, (0, 0)), (2, (1, 0))]
