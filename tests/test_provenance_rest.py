@@ -486,3 +486,59 @@ func.func @main(%x: tensor<1x4x3x2xf32>, %w: tensor<2x2x2x2xf32>, %p: tensor<2x2
     op = op_under_test(hlodbg.load(text))
     answer = provenance(op, (0, 0, 0, 1), operands=[floats(1, 4, 3, 2), floats(2, 2, 2, 2), pad])
     assert [(s.operand, s.index) for s in answer.sources if s.operand == 2] == [(2, (0, 0)), (2, (1, 0))]
+
+
+# -- facts: sizes, device ids, the rng state; cross-replica-sum ----------------------------------
+
+
+def test_get_dimension_size_reads_no_element():
+    text = """
+func.func @main(%x: tensor<2x3xf32>) -> tensor<i32> {
+  %0 = stablehlo.get_dimension_size %x, dim = 1 : (tensor<2x3xf32>) -> tensor<i32>
+  return %0 : tensor<i32>
+}
+"""
+    check_provenance(text, floats(2, 3))
+    assert lines(text, ()) == ["result() is the size of dimension 1 of the operand's shape (2, 3): 3; "
+                               "no element of the operand is read"]
+
+
+def test_replica_id_names_the_device():
+    from hlodbg.engine.machine.process import ProcessId
+
+    text = """
+func.func @main() -> tensor<ui32> {
+  %0 = stablehlo.replica_id : tensor<ui32>
+  return %0 : tensor<ui32>
+}
+"""
+    check_provenance(text)
+    op = op_under_test(hlodbg.load(text))
+    assert provenance(op, (), process=ProcessId(1, 0)).lines() == [
+        "result() is the replica_id of the device the op runs on, (replica 1, partition 0): 1; no operand is read"]
+
+
+def test_cross_replica_sum_on_a_grid():
+    from tests.provenance_grid_harness import check_grid_provenance
+    from hlodbg.engine.machine.process import ProcessId
+
+    text = """
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.cross-replica-sum"(%x) {replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"""
+    inputs = {ProcessId(r, 0): [np.array([r + 1.0, 10.0 * r], np.float32)] for r in range(4)}
+    check_grid_provenance(text, inputs, 4, 1)
+
+
+def test_rng_state_reads_no_operand():
+    text = """
+func.func @main() -> tensor<2xui64> {
+  %0 = "hlo.rng_get_and_update_state"() {delta = 4 : i64} : () -> tensor<2xui64>
+  return %0 : tensor<2xui64>
+}
+"""
+    check_provenance(text)
+    assert lines(text, (1,)) == ["result(1) is a word of the run's random-number state counter (then advanced by "
+                                 "delta 4): no operand is read"]
