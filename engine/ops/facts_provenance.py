@@ -47,4 +47,4 @@ def device_id_provenance(q: ProvenanceQuery):
 
 @explains("hlo.rng_get_and_update_state")
 def rng_state_provenance(q: ProvenanceQuery):
-    return q.answer([], [(RNG_STATE, {"index": q.index, "delta": q.attr("delta", "?")})])
+    return q.answer([], [(RNG_STATE, {"index": q.index, "delta": int(q.attr("delta", 0))})])
