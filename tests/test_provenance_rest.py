@@ -542,3 +542,50 @@ func.func @main() -> tensor<2xui64> {
     check_provenance(text)
     assert lines(text, (1,)) == ["result(1) is a word of the run's random-number state counter (then advanced by "
                                  "delta 4): no operand is read"]
+
+
+# -- chlo.ragged_dot ----------------------------------------------------------------------------
+
+
+def ragged_program(lhs, rhs, out, groups, numbers: str) -> str:
+    def t(shape, kind="f32"):
+        return f"tensor<{'x'.join(map(str, shape))}x{kind}>"
+
+    return f"""
+func.func @main(%a: {t(lhs)}, %b: {t(rhs)}, %g: {t(groups, 'i64')}) -> {t(out)} {{
+  %0 = "chlo.ragged_dot"(%a, %b, %g) {{ragged_dot_dimension_numbers = #chlo.ragged_dot<{numbers}>}} : ({t(lhs)}, {t(rhs)}, {t(groups, 'i64')}) -> {t(out)}
+  return %0 : {t(out)}
+}}
+"""
+
+
+NON_CONTRACTING = ("lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], "
+                   "rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]")
+
+
+@pytest.mark.parametrize("lhs,rhs,out,sizes,numbers", [
+    ((5, 2), (3, 2, 2), (5, 2), [2, 1, 2], NON_CONTRACTING),
+    ((5, 2), (3, 2, 2), (5, 2), [2, 1, 1], NON_CONTRACTING),
+    ((2, 3, 2), (2, 2, 2, 2), (2, 3, 2), [1, 2],
+     "lhs_batching_dimensions = [0], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [2], "
+     "rhs_contracting_dimensions = [2], lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]"),
+    ((2, 4), (4, 2), (2, 2, 2), [1, 3],
+     "lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], "
+     "rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], rhs_group_dimensions = []"),
+    ((2, 2, 2), (2, 2, 2), (2, 2, 2), [1, 1],
+     "lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], "
+     "rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = []"),
+])
+def test_ragged_dot(lhs, rhs, out, sizes, numbers):
+    text = ragged_program(lhs, rhs, out, (len(sizes),), numbers)
+    check_provenance(text, floats(*lhs) + 3, floats(*rhs) + 3, np.array(sizes, np.int64), held=[2])
+
+
+def test_ragged_dot_names_the_group_of_a_row():
+    text = ragged_program((5, 2), (3, 2, 2), (5, 2), (3,), NON_CONTRACTING)
+    a, b = np.ones((5, 2), np.float32), np.ones((3, 2, 2), np.float32)
+    said = lines(text, (2, 1), a, b, np.array([2, 1, 1]))
+    assert said[0] == ("lhs dimension 0 is ragged: the groups hold rows 0: 0..1  1: 2..2  2: 3..3; row 2 is in group 1, "
+                       "so it multiplies by rhs group 1 (rhs dimension 0)")
+    assert said[1:] == ["k = 0: lhs(2, 0) · rhs(1, 0, 1) = 1 · 1", "k = 1: lhs(2, 1) · rhs(1, 1, 1) = 1 · 1"]
+    assert lines(text, (4, 0), a, b, np.array([2, 1, 1]))[0].endswith("row 4 is in no group, so result(4, 0) = 0")
