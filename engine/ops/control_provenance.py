@@ -68,7 +68,8 @@ def _taken_branch(q: ProvenanceQuery) -> tuple[int, tuple]:
 def _defined_in(value: Value, region: Region) -> bool:
     """Whether `value` is made inside `region` (by one of its ops or as one of its block arguments)."""
     owner = value.owner
-    block: Optional[Block] = owner if isinstance(owner, Block) else owner.parent if isinstance(owner, Operation) else None
+    block: Optional[Block] = owner if isinstance(owner, Block) else (
+        owner.parent if isinstance(owner, Operation) else None)
     while block is not None:
         inner = block.parent
         if inner is region:
@@ -87,7 +88,8 @@ def _what_the_branch_returns(q: ProvenanceQuery, branch: int, operand_of_branch:
         return ([Source(operand_of_branch, q.index, BRANCH_OPERAND)],
                 (RETURNS_OPERAND, {"operand": operand_of_branch, "index": q.index, "name": name}))
     producer = returned.defining_op
-    if producer is not None and producer.name in ("stablehlo.constant", "chlo.constant") and _defined_in(returned, region):
+    constant = producer is not None and producer.name in ("stablehlo.constant", "chlo.constant")
+    if constant and _defined_in(returned, region):
         value = np.asarray(producer.attr("value").array)
         return [], (RETURNS_CONSTANT, {"index": q.index, "value": value[q.index] if value.ndim else value})
     if not _defined_in(returned, region):

@@ -30,14 +30,16 @@ MEAN = Phrase("mean")
 VARIANCE = Phrase("variance")
 GRADIENT = Phrase("output gradient")
 
-CHOLESKY_ZERO = {True: Phrase("result{index} is above the diagonal, which the lower factor leaves 0: no operand element"),
-                 False: Phrase("result{index} is below the diagonal, which the upper factor leaves 0: no operand element")}
+CHOLESKY_ZERO = {
+    True: Phrase("result{index} is above the diagonal, which the lower factor leaves 0: no operand element"),
+    False: Phrase("result{index} is below the diagonal, which the upper factor leaves 0: no operand element")}
 CHOLESKY_ENTRY = Phrase("result{index} = (operand{index} - Σ of the products of the factor's entries {before}) / "
                         "the pivot of column {column}")
 CHOLESKY_READS = {True: Phrase("it reads the lower triangle of operand{batch} in rows and columns 0..{column} and row "
                                "{row} up to column {column}: {count} element(s); the other triangle is never read"),
                   False: Phrase("it reads the upper triangle of operand{batch} in rows and columns 0..{column} and "
-                                "column {row} down to row {column}: {count} element(s); the other triangle is never read")}
+                                "column {row} down to row {column}: {count} element(s); "
+                                "the other triangle is never read")}
 CHOLESKY_NOT_DEFINITE = Phrase("if a pivot is not positive (the matrix is not positive definite), "
                                "the whole factor is NaN")
 SOLVE_FORM = Phrase("{equation} with {matrix} {triangle}: result{index} is x{x} of the system M·x = rhs, "
@@ -52,8 +54,10 @@ FFT_READS = Phrase("every one of the {count} element(s) of that transformed bloc
 IRFFT_HERMITIAN = Phrase("IRFFT reads a Hermitian spectrum: the last dimension stores bins 0..{half} of {length}, and "
                          "bin k stands for bin {length}-k too (its complex conjugate)")
 IRFFT_IMAGINARY = Phrase("the imaginary part of bin 0 cannot appear in a real signal and is not used")
-IRFFT_IMAGINARY_NYQUIST = Phrase("the imaginary parts of bin 0 and bin {nyquist} cannot appear in a real signal and are not used")
-NORM_INFERENCE = Phrase("result{index} = scale{f} · (operand{index} - mean{f}) / sqrt(variance{f} + epsilon {epsilon}) "
+IRFFT_IMAGINARY_NYQUIST = Phrase("the imaginary parts of bin 0 and bin {nyquist} cannot appear in a real signal "
+                                 "and are not used")
+NORM_INFERENCE = Phrase("result{index} = scale{f} · (operand{index} - mean{f}) / "
+                        "sqrt(variance{f} + epsilon {epsilon}) "
                         "+ offset{f}, feature {feature} (dimension feature_index {dim})")
 NORM_TRAINING = Phrase("feature {feature} (dimension feature_index {dim}): its {count} element(s) across the other "
                        "dimensions give the batch mean and variance")
@@ -62,7 +66,8 @@ NORM_TRAINING_OUTPUT = Phrase("result{index} = scale{f} · (operand{index} - bat
 NORM_TRAINING_ALONE = Phrase("feature {feature} has one element: it is its own mean, so result{index} = offset{f}")
 NORM_ALONE_VARIANCE = Phrase("feature {feature} has one element: its batch variance is always 0")
 NORM_BATCH_STATISTIC = Phrase("{statistic}{f} is computed from the {count} element(s) of feature {feature}")
-NORM_GRAD_OPERAND = Phrase("grad_operand{index} = scale{f} / sqrt(variance{f} + epsilon) / {count} · ({count}·grad_output{index} "
+NORM_GRAD_OPERAND = Phrase("grad_operand{index} = scale{f} / sqrt(variance{f} + epsilon) / {count} · "
+                           "({count}·grad_output{index} "
                            "- Σ grad_output - Σ grad_output·(operand - mean{f}) · (operand{index} - mean{f}) / "
                            "(variance{f} + epsilon)), sums over the {count} element(s) of feature {feature}")
 NORM_GRAD_SCALE = Phrase("grad_scale{f} = Σ grad_output · (operand - mean{f}) / sqrt(variance{f} + epsilon) over the "
@@ -95,7 +100,10 @@ def cholesky_provenance(q: ProvenanceQuery):
         return batch + ((p, k) if lower else (k, p))
 
     sources = [Source(0, at(p, k), DIAGONAL_ELEMENT if p == k else MATRIX_ELEMENT) for p, k in read]
-    before = "-" if j == 0 else (f"[{i}, 0..{j - 1}]·[{j}, 0..{j - 1}]" if lower else f"[0..{j - 1}, {i}]·[0..{j - 1}, {j}]")
+    if j == 0:
+        before = "-"
+    else:
+        before = f"[{i}, 0..{j - 1}]·[{j}, 0..{j - 1}]" if lower else f"[0..{j - 1}, {i}]·[0..{j - 1}, {j}]"
     steps = [(CHOLESKY_ENTRY, {"index": q.index, "before": before, "column": j}),
              (CHOLESKY_READS[lower], {"batch": batch, "column": j, "row": i, "count": len(sources)}),
              (CHOLESKY_NOT_DEFINITE, {})]
@@ -178,7 +186,8 @@ def fft_provenance(q: ProvenanceQuery):
         length = lengths[-1]
         steps.append((IRFFT_HERMITIAN, {"half": length // 2, "length": length}))
         if rank == 1:
-            steps.append((IRFFT_IMAGINARY_NYQUIST, {"nyquist": length // 2}) if length % 2 == 0 else (IRFFT_IMAGINARY, {}))
+            even = length % 2 == 0
+            steps.append((IRFFT_IMAGINARY_NYQUIST, {"nyquist": length // 2}) if even else (IRFFT_IMAGINARY, {}))
     return q.answer(sources, steps)
 
 

@@ -97,8 +97,8 @@ def ragged_dot_provenance(q: ProvenanceQuery):
             shown = shown if shown is not None else (start, end)
             if start <= ks[position] < end:
                 pairs.append((ks, -1))
-        steps.append((RAGGED_CONTRACTING, {"dim": ragged, "index": q.index, "group": group,
-                                           "runs": f"{shown[0]}..{shown[1] - 1}" if shown and shown[1] > shown[0] else "-"}))
+        run = f"{shown[0]}..{shown[1] - 1}" if shown and shown[1] > shown[0] else "-"
+        steps.append((RAGGED_CONTRACTING, {"dim": ragged, "index": q.index, "group": group, "runs": run}))
     else:
         (group_dim,) = group_dims
         before = lhs_free[:lhs_free.index(ragged)]
