@@ -17,7 +17,7 @@ import itertools
 from typing import Sequence
 
 from ..ir.phrases import Phrase, field_text
-from .provenance import ProvenanceQuery, Source, explains
+from .provenance import ProvenanceQuery, Reached, Source, explains, reaches
 
 MATRIX_ELEMENT = Phrase("matrix element")
 DIAGONAL_ELEMENT = Phrase("diagonal element")
@@ -191,6 +191,15 @@ def fft_provenance(q: ProvenanceQuery):
     return q.answer(sources, steps)
 
 
+@reaches("stablehlo.fft")
+def fft_reach(q: ProvenanceQuery, operand: int, index: tuple, device) -> list[Reached]:
+    """An element reaches every element of its batch's transformed block of the result."""
+    rank = len(q.attr("fft_length"))
+    batch = tuple(index[:-rank])
+    block = itertools.product(*(range(n) for n in q.result_shape(0)[-rank:]))
+    return [Reached(0, batch + at, q.process) for at in block]
+
+
 def _product(values: Sequence[int]) -> int:
     out = 1
     for v in values:
@@ -257,3 +266,31 @@ def batch_norm_grad_provenance(q: ProvenanceQuery):
         return q.answer(elements + statistics + gradients, [(NORM_GRAD_SCALE, fields)])
     return q.answer(elements + [Source(1, (f,), SCALE)] + statistics + gradients,
                     [(NORM_GRAD_OPERAND, dict(fields, index=q.index))])
+
+
+# The results each operand of a batch_norm op reaches (all of its feature's elements of result 0,
+# element [f] of the per-feature results), as the forward answers above say. A feature of one
+# element: its output is the offset alone and its variance a constant 0.
+_NORM_REACHES = {
+    "stablehlo.batch_norm_inference": {0: (0,), 1: (0,), 2: (0,), 3: (0,), 4: (0,)},
+    "stablehlo.batch_norm_training": {0: (0, 1, 2), 1: (0,), 2: (0,)},
+    "stablehlo.batch_norm_grad": {0: (0, 1), 1: (0,), 2: (0, 1), 3: (0, 1), 4: (0, 1, 2)},
+}
+_ALONE_REACHES = {0: (1,), 1: (), 2: (0,)}  # batch_norm_training with one element per feature
+
+
+@reaches(*_NORM_REACHES)
+def batch_norm_reach(q: ProvenanceQuery, operand: int, index: tuple, device) -> list[Reached]:
+    dim = int(q.attr("feature_index"))
+    whole = operand == 0 or (operand == 4 and q.op.name == "stablehlo.batch_norm_grad")
+    f = index[dim] if whole else index[0]
+    if q.op.name == "stablehlo.batch_norm_inference" and operand == 0:
+        return [Reached(0, index, q.process)]
+    members = _feature(q, f)
+    results = _NORM_REACHES[q.op.name][operand]
+    if q.op.name == "stablehlo.batch_norm_training" and len(members) == 1:
+        results = _ALONE_REACHES[operand]
+    reached = []
+    for r in results:
+        reached += [Reached(0, at, q.process) for at in members] if r == 0 else [Reached(r, (f,), q.process)]
+    return reached
