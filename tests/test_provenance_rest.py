@@ -589,3 +589,32 @@ def test_ragged_dot_names_the_group_of_a_row():
                        "so it multiplies by rhs group 1 (rhs dimension 0)")
     assert said[1:] == ["k = 0: lhs(2, 0) · rhs(1, 0, 1) = 1 · 1", "k = 1: lhs(2, 1) · rhs(1, 1, 1) = 1 · 1"]
     assert lines(text, (4, 0), a, b, np.array([2, 1, 1]))[0].endswith("row 4 is in no group, so result(4, 0) = 0")
+
+
+# -- custom_call annotations --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["Sharding", "LayoutConstraint", "MoveToHost"])
+def test_custom_call_annotations_pass_their_operand(target):
+    text = f"""
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {{
+  %0 = stablehlo.custom_call @{target}(%x) {{mhlo.sharding = "{{replicated}}"}} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}}
+"""
+    check_provenance(text, floats(2, 3))
+
+
+def test_custom_call_top_k_and_an_untraced_target():
+    from hlodbg.engine.ops.provenance import ProvenanceError
+
+    text = """
+func.func @main(%x: tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>) {
+  %0:2 = stablehlo.custom_call @TopK(%x) : (tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>)
+  return %0#0, %0#1 : tensor<2x2xf32>, tensor<2x2xi32>
+}
+"""
+    check_provenance(text, np.array([[3.0, 9.0, 1.0, 7.0], [2.0, 8.0, 6.0, 4.0]], np.float32))
+    other = text.replace("@TopK", "@my_kernel")
+    with pytest.raises(ProvenanceError, match="custom_call @my_kernel back to its operands .it can for @LayoutConstraint"):
+        provenance(op_under_test(hlodbg.load(other)), (0, 0))
