@@ -618,3 +618,25 @@ func.func @main(%x: tensor<2x4xf32>) -> (tensor<2x2xf32>, tensor<2x2xi32>) {
     other = text.replace("@TopK", "@my_kernel")
     with pytest.raises(ProvenanceError, match="custom_call @my_kernel back to its operands .it can for @LayoutConstraint"):
         provenance(op_under_test(hlodbg.load(other)), (0, 0))
+
+
+# -- hlo's element-wise ops (the element-wise category's answer) --------------------------------
+
+
+def test_hlo_stochastic_convert_and_mulhi_read_the_same_index():
+    convert = """
+func.func @main(%x: tensor<4xf32>, %r: tensor<4xui32>) -> tensor<4xi8> {
+  %0 = "hlo.stochastic_convert"(%x, %r) : (tensor<4xf32>, tensor<4xui32>) -> tensor<4xi8>
+  return %0 : tensor<4xi8>
+}
+"""
+    # Each random word decides its element's rounding (the bits here round some up, some down).
+    check_provenance(convert, np.array([1.25, -2.5, 3.75, 0.5], np.float32),
+                     np.array([1 << 30, 3 << 30, 1 << 31, 1 << 29], np.uint32))
+    mulhi = """
+func.func @main(%a: tensor<3xi32>, %b: tensor<3xi32>) -> tensor<3xi32> {
+  %0 = "hlo.mulhi"(%a, %b) : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+"""
+    check_provenance(mulhi, np.array([70000, -90000, 123456], np.int32), np.array([80000, 50000, -654321], np.int32))
