@@ -640,3 +640,11 @@ func.func @main(%a: tensor<3xi32>, %b: tensor<3xi32>) -> tensor<3xi32> {
 }
 """
     check_provenance(mulhi, np.array([70000, -90000, 123456], np.int32), np.array([80000, 50000, -654321], np.int32))
+
+
+def test_steps_speak_japanese_and_hindi():
+    assert lines(CASE, (2,), np.array(-4, np.int32), lang="ja") == [
+        "index = -4 は 0..2 の範囲外です：最後の分岐 2 が実行されます", "分岐は定数を返します：result(2) = 9"]
+    text = cholesky_program("3x3", True)
+    assert lines(text, (0, 2), positive_definite(3), lang="hi") == [
+        "result(0, 2) विकर्ण के ऊपर है, जिसे निचला गुणनखंड 0 छोड़ देता है: कोई ऑपरेंड तत्व नहीं"]
