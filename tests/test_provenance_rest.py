@@ -648,3 +648,27 @@ def test_steps_speak_japanese_and_hindi():
     text = cholesky_program("3x3", True)
     assert lines(text, (0, 2), positive_definite(3), lang="hi") == [
         "result(0, 2) विकर्ण के ऊपर है, जिसे निचला गुणनखंड 0 छोड़ देता है: कोई ऑपरेंड तत्व नहीं"]
+
+
+def test_hlo_ragged_all_to_all_on_a_grid():
+    from hlodbg.engine.machine.process import ProcessId
+    from tests.provenance_grid_harness import check_grid_provenance
+
+    text = """
+func.func @main(%x: tensor<4x2xf32>, %out: tensor<5x2xf32>, %io: tensor<2xi32>, %ss: tensor<2xi32>,
+                %oo: tensor<2xi32>, %rs: tensor<2xi32>) -> tensor<5x2xf32> {
+  %0 = "hlo.ragged_all_to_all"(%x, %out, %io, %ss, %oo, %rs) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}
+    : (tensor<4x2xf32>, tensor<5x2xf32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>) -> tensor<5x2xf32>
+  return %0 : tensor<5x2xf32>
+}"""
+
+    def i32(*v):
+        return np.array(v, np.int32)
+
+    # Replica 0 sends rows [0:1] to itself (at 0) and [1:4] to replica 1 (at 2);
+    # replica 1 sends rows [0:2] to replica 0 (at 1) and [2:3] to itself (at 0).
+    inputs = {
+        ProcessId(0, 0): [floats(4, 2) + 10, floats(5, 2) - 10, i32(0, 1), i32(1, 3), i32(0, 2), i32(1, 2)],
+        ProcessId(1, 0): [floats(4, 2) + 20, floats(5, 2) - 20, i32(0, 2), i32(2, 1), i32(1, 0), i32(3, 1)],
+    }
+    check_grid_provenance(text, inputs, 2, 1, held=(2, 3, 4, 5))

@@ -18,9 +18,10 @@ from ..ir.phrases import Phrase
 from ..ir.types import TensorType, TupleType, Type
 from .chlo import mulhi
 from .collectives import _channel, _exchange, _groups, _index_in, receive, split_groups
+from .collectives_provenance import RECEIVED, _group, collective_reach
 from .control import call_
 from .elementwise_provenance import SAME_INDEX, elementwise_provenance
-from .provenance import ProvenanceQuery, Source, explains
+from .provenance import ProvenanceQuery, Source, explains, reaches
 from .registry import OpCall, op
 from .shape import COPIED
 
@@ -316,3 +317,44 @@ def shuffle_provenance(q: ProvenanceQuery):
         steps.append((ROTATED, {"dim": dim, "shift": shift, "index": before, "size": shape[dim], "value": source[dim]}))
     steps.append((ROTATED_ELEMENT, {"index": q.index, "source": tuple(source)}))
     return q.answer([Source(0, tuple(source), COPIED)], steps)
+
+
+# ragged_all_to_all on a grid: the last slice written over a row made it (senders in group order).
+OUTPUT_KEPT = Phrase("output element kept")
+INPUT_OFFSET = Phrase("input offset")
+SEND_SIZE = Phrase("send size")
+OUTPUT_OFFSET = Phrase("output offset")
+RAGGED_RECEIVED = Phrase("device {sender} {sender_process} sends its slice {slice} (its input rows {start}..{end}) to "
+                         "rows {at}..{to} here: row {row} is its input row {source}")
+RAGGED_KEPT = Phrase("no slice sent to device {device} {process} covers row {row}: it keeps output{index}")
+
+
+@explains("hlo.ragged_all_to_all")
+def ragged_all_to_all_provenance(q: ProvenanceQuery):
+    """A row some sender's slice lands on is that sender's input row (with the slice's offsets and size,
+    held fixed like gather's indices); any other row keeps this device's `output`."""
+    grid, process, group, me, steps = _group(q)
+    row = q.index[0]
+    written = None
+    if group is not None:
+        per_process = q.operand_value(2).size // len(group)
+        for sender in group:
+            operands = q.operands if sender == process or q.peer_values is None else q.peer_values(sender)[0]
+            starts, sizes, targets = (np.asarray(operands[k]).reshape(-1).astype(np.int64) for k in (2, 3, 4))
+            for i in range(me * per_process, (me + 1) * per_process):
+                if targets[i] <= row < targets[i] + sizes[i]:
+                    written = (sender, i, int(starts[i]), int(sizes[i]), int(targets[i]))
+    if written is None:
+        steps.append((RAGGED_KEPT, {"device": grid.device_id(process), "process": process, "row": row,
+                                    "index": q.index}))
+        return q.answer([Source(1, q.index, OUTPUT_KEPT, process)], steps)
+    sender, i, start, size, at = written
+    source = start + row - at
+    steps.append((RAGGED_RECEIVED, {"sender": grid.device_id(sender), "sender_process": sender, "slice": i,
+                                    "start": start, "end": start + size - 1, "at": at, "to": at + size - 1,
+                                    "row": row, "source": source}))
+    return q.answer([Source(0, (source, *q.index[1:]), RECEIVED, sender), Source(2, (i,), INPUT_OFFSET, sender),
+                     Source(3, (i,), SEND_SIZE, sender), Source(4, (i,), OUTPUT_OFFSET, sender)], steps)
+
+
+reaches("hlo.ragged_all_to_all")(collective_reach)
