@@ -672,3 +672,8 @@ func.func @main(%x: tensor<4x2xf32>, %out: tensor<5x2xf32>, %io: tensor<2xi32>, 
         ProcessId(1, 0): [floats(4, 2) + 20, floats(5, 2) - 20, i32(0, 2), i32(2, 1), i32(1, 0), i32(3, 1)],
     }
     check_grid_provenance(text, inputs, 2, 1, held=(2, 3, 4, 5))
+
+
+def test_cholesky_pivot_is_a_square_root():
+    assert lines(cholesky_program("3x3", True), (2, 2), positive_definite(3))[0] == (
+        "result(2, 2) = sqrt(operand(2, 2) - Σ of the squares of the factor's entries [2, 0..1]): the pivot of column 2")

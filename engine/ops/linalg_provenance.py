@@ -33,6 +33,8 @@ GRADIENT = Phrase("output gradient")
 CHOLESKY_ZERO = {
     True: Phrase("result{index} is above the diagonal, which the lower factor leaves 0: no operand element"),
     False: Phrase("result{index} is below the diagonal, which the upper factor leaves 0: no operand element")}
+CHOLESKY_PIVOT = Phrase("result{index} = sqrt(operand{index} - Σ of the squares of the factor's entries {before}): "
+                        "the pivot of column {column}")
 CHOLESKY_ENTRY = Phrase("result{index} = (operand{index} - Σ of the products of the factor's entries {before}) / "
                         "the pivot of column {column}")
 CHOLESKY_READS = {True: Phrase("it reads the lower triangle of operand{batch} in rows and columns 0..{column} and row "
@@ -102,9 +104,11 @@ def cholesky_provenance(q: ProvenanceQuery):
     sources = [Source(0, at(p, k), DIAGONAL_ELEMENT if p == k else MATRIX_ELEMENT) for p, k in read]
     if j == 0:
         before = "-"
+    elif i == j:
+        before = f"[{j}, 0..{j - 1}]" if lower else f"[0..{j - 1}, {j}]"
     else:
         before = f"[{i}, 0..{j - 1}]·[{j}, 0..{j - 1}]" if lower else f"[0..{j - 1}, {i}]·[0..{j - 1}, {j}]"
-    steps = [(CHOLESKY_ENTRY, {"index": q.index, "before": before, "column": j}),
+    steps = [(CHOLESKY_PIVOT if i == j else CHOLESKY_ENTRY, {"index": q.index, "before": before, "column": j}),
              (CHOLESKY_READS[lower], {"batch": batch, "column": j, "row": i, "count": len(sources)}),
              (CHOLESKY_NOT_DEFINITE, {})]
     return q.answer(sources, steps)
