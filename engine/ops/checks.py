@@ -16,7 +16,10 @@ import numpy as np
 
 from ..ir.dtypes import bit_width, is_float_dtype
 from ..ir.core import Operation
+from ..ir.phrases import Phrase
 from ..ir.types import TensorType
+from .elementwise_provenance import SAME_INDEX
+from .provenance import ProvenanceQuery, Source, explains
 from .registry import OpCall, op
 
 
@@ -292,6 +295,30 @@ CUSTOM_CALL_TARGETS = {
 
 # (target prefix, what such a target is) for targets no CPU can run; families add theirs.
 CUSTOM_CALL_REFUSALS: list[tuple[str, str]] = []
+
+# The element provenance of each target hlodbg can trace (target -> explainer); families add theirs.
+CUSTOM_CALL_PROVENANCE: dict = {}
+
+ANNOTATION_PASSES = Phrase("custom_call @{target} only annotates its operand: result{index} = operand{index}")
+
+
+def annotation_provenance(q: ProvenanceQuery):
+    """An annotation of sharding, layout or memory space: its result is its operand, index for index."""
+    target = str(q.attr("call_target_name", ""))
+    return q.answer([Source(0, q.index, SAME_INDEX)], [(ANNOTATION_PASSES, {"target": target, "index": q.index})])
+
+
+CUSTOM_CALL_PROVENANCE.update({"Sharding": annotation_provenance, "LayoutConstraint": annotation_provenance})
+
+
+@explains("stablehlo.custom_call")
+def custom_call_provenance(q: ProvenanceQuery):
+    target = str(q.attr("call_target_name", ""))
+    explainer = CUSTOM_CALL_PROVENANCE.get(target)
+    if explainer is None:
+        raise q.error(f"hlodbg cannot trace the result elements of custom_call @{target} back to its operands "
+                      f"(it can for {', '.join('@' + t for t in sorted(CUSTOM_CALL_PROVENANCE))})")
+    return explainer(q)
 
 
 # -- interpreter dialect -----------------------------------------------------------------------

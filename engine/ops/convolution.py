@@ -19,6 +19,7 @@ from ..ir.phrases import Phrase
 from .contraction import matmul_numerics
 from .provenance import ProvenanceQuery, Source, explains
 from .registry import OpCall, op
+from .shape_provenance import PADDING_AMOUNT
 
 
 @op("stablehlo.convolution")
@@ -169,7 +170,7 @@ CONV_HOLE = Phrase(
 CONV_SUM = Phrase("result{index} = Σ of {count} products input · kernel")
 
 
-@explains("stablehlo.convolution")
+@explains("stablehlo.convolution", "stablehlo.dynamic_conv")
 def convolution_provenance(q: ProvenanceQuery):
     """result[b, o..., of] = Σ over the window and the group's input features of input · kernel.
 
@@ -182,8 +183,10 @@ def convolution_provenance(q: ProvenanceQuery):
     w = q.memo.get("window") or q.memo.setdefault("window", _Window(q))
     dn = w.dn
     s = len(dn.input_spatial_dimensions)
-    padding = q.attr("padding")
-    pads = [(0, 0)] * s if padding is None else [(int(lo), int(hi)) for lo, hi in np.asarray(padding.array).reshape(s, 2)]
+    dynamic = q.op.name == "stablehlo.dynamic_conv"  # its padding is operand 2, read at run time
+    padding = q.operand_value(2) if dynamic else q.attr("padding")
+    pads = [(0, 0)] * s if padding is None else [
+        (int(lo), int(hi)) for lo, hi in np.asarray(padding if dynamic else padding.array).reshape(s, 2)]
     lhs_shape, rhs_shape = q.operand_shape(0), q.operand_shape(1)
     sizes = [lhs_shape[d] for d in dn.input_spatial_dimensions]
     window = [rhs_shape[d] for d in dn.kernel_spatial_dimensions]
@@ -247,6 +250,8 @@ def convolution_provenance(q: ProvenanceQuery):
                 rhs[dn.kernel_spatial_dimensions[d]] = kernels[d]
             sources += [Source(0, tuple(lhs), INPUT_ELEMENT), Source(1, tuple(rhs), KERNEL_ELEMENT)]
     steps.append((CONV_SUM, {"index": q.index, "count": len(sources) // 2}))
+    if dynamic:  # the low padding places the window; the high padding only fixes the shape
+        sources += [Source(2, (d, 0), PADDING_AMOUNT) for d in range(s)]
     return q.answer(sources, steps)
 
 

@@ -14,13 +14,16 @@ from typing import Any
 import numpy as np
 
 from ..ir.dtypes import TOKEN, as_value
+from ..ir.phrases import Phrase
 from ..ir.types import TensorType, TupleType, Type
 from .chlo import mulhi
 from .collectives import _channel, _exchange, _groups, _index_in, receive, split_groups
+from .collectives_provenance import RECEIVED, _group, collective_reach
 from .control import call_
-from .elementwise_provenance import elementwise_provenance
-from .provenance import explains
+from .elementwise_provenance import SAME_INDEX, elementwise_provenance
+from .provenance import ProvenanceQuery, Source, explains, reaches
 from .registry import OpCall, op
+from .shape import COPIED
 
 # fusion is a call of the fused computation: the same frame the debugger steps into for func.call.
 op("hlo.fusion")(call_)
@@ -265,3 +268,93 @@ def shuffle(call: OpCall, operand: np.ndarray) -> np.ndarray:
         out = np.roll(out, -int(shift), axis=int(dim))
     return out
 
+
+
+# -- element provenance ---------------------------------------------------------------------------
+
+PASSED_ON = Phrase("{op} passes its operand on unchanged: result{index} = operand{index}")
+TOKEN_ORDERS = Phrase("the token only orders the op after its producer: result{index} = operand{index}")
+SIZE_MARKED = Phrase("dimension {dim} is marked as holding {size} of its {bound} elements; the array keeps every "
+                     "element: result{index} = operand{index}")
+SIZE_PAST = Phrase("index {value} of dimension {dim} is past the size {size}: XLA treats the element as padding, "
+                   "hlodbg keeps operand{index}")
+ROTATED = Phrase("dimension {dim} rotates left by {shift}: ({index} + {shift}) mod {size} = {value}")
+ROTATED_ELEMENT = Phrase("result{index} = operand{source}")
+
+
+@explains("hlo.domain")
+def domain_provenance(q: ProvenanceQuery):
+    return q.answer([Source(0, q.index, SAME_INDEX)], [(PASSED_ON, {"op": q.op.name, "index": q.index})])
+
+
+@explains("hlo.add_dependency")
+def add_dependency_provenance(q: ProvenanceQuery):
+    return q.answer([Source(0, q.index, SAME_INDEX)], [(TOKEN_ORDERS, {"index": q.index})])
+
+
+@explains("hlo.set_dimension_size", "stablehlo.set_dimension_size")
+def set_dimension_size_provenance(q: ProvenanceQuery):
+    """The size is a run-time fact about the dimension, not an element's value: it is no source."""
+    dim = int(q.attr("dimension"))
+    bound = q.operand_shape(0)[dim]
+    size = int(q.operand_value(1)) if q.operands is not None else "size"
+    steps = [(SIZE_MARKED, {"dim": dim, "size": size, "bound": bound, "index": q.index})]
+    if isinstance(size, int) and q.index[dim] >= size:
+        steps.append((SIZE_PAST, {"value": q.index[dim], "dim": dim, "size": size, "index": q.index}))
+    return q.answer([Source(0, q.index, SAME_INDEX)], steps)
+
+
+@explains("hlo.shuffle")
+def shuffle_provenance(q: ProvenanceQuery):
+    """mode=rotate: result[..., i, ...] = operand[..., (i + shift) mod n, ...] along each shuffled dimension."""
+    shape = q.operand_shape(0)
+    source = list(q.index)
+    steps = []
+    for dim, shift in zip(q.attr("dimensions"), q.attr("shifts")):
+        dim, shift = int(dim), int(shift)
+        before = source[dim]
+        source[dim] = (before + shift) % shape[dim]
+        steps.append((ROTATED, {"dim": dim, "shift": shift, "index": before, "size": shape[dim], "value": source[dim]}))
+    steps.append((ROTATED_ELEMENT, {"index": q.index, "source": tuple(source)}))
+    return q.answer([Source(0, tuple(source), COPIED)], steps)
+
+
+# ragged_all_to_all on a grid: the last slice written over a row made it (senders in group order).
+OUTPUT_KEPT = Phrase("output element kept")
+INPUT_OFFSET = Phrase("input offset")
+SEND_SIZE = Phrase("send size")
+OUTPUT_OFFSET = Phrase("output offset")
+RAGGED_RECEIVED = Phrase("device {sender} {sender_process} sends its slice {slice} (its input rows {start}..{end}) to "
+                         "rows {at}..{to} here: row {row} is its input row {source}")
+RAGGED_KEPT = Phrase("no slice sent to device {device} {process} covers row {row}: it keeps output{index}")
+
+
+@explains("hlo.ragged_all_to_all")
+def ragged_all_to_all_provenance(q: ProvenanceQuery):
+    """A row some sender's slice lands on is that sender's input row (with the slice's offsets and size,
+    held fixed like gather's indices); any other row keeps this device's `output`."""
+    grid, process, group, me, steps = _group(q)
+    row = q.index[0]
+    written = None
+    if group is not None:
+        per_process = q.operand_value(2).size // len(group)
+        for sender in group:
+            operands = q.operands if sender == process or q.peer_values is None else q.peer_values(sender)[0]
+            starts, sizes, targets = (np.asarray(operands[k]).reshape(-1).astype(np.int64) for k in (2, 3, 4))
+            for i in range(me * per_process, (me + 1) * per_process):
+                if targets[i] <= row < targets[i] + sizes[i]:
+                    written = (sender, i, int(starts[i]), int(sizes[i]), int(targets[i]))
+    if written is None:
+        steps.append((RAGGED_KEPT, {"device": grid.device_id(process), "process": process, "row": row,
+                                    "index": q.index}))
+        return q.answer([Source(1, q.index, OUTPUT_KEPT, process)], steps)
+    sender, i, start, size, at = written
+    source = start + row - at
+    steps.append((RAGGED_RECEIVED, {"sender": grid.device_id(sender), "sender_process": sender, "slice": i,
+                                    "start": start, "end": start + size - 1, "at": at, "to": at + size - 1,
+                                    "row": row, "source": source}))
+    return q.answer([Source(0, (source, *q.index[1:]), RECEIVED, sender), Source(2, (i,), INPUT_OFFSET, sender),
+                     Source(3, (i,), SEND_SIZE, sender), Source(4, (i,), OUTPUT_OFFSET, sender)], steps)
+
+
+reaches("hlo.ragged_all_to_all")(collective_reach)

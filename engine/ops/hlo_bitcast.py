@@ -13,12 +13,16 @@ region, say) and guessing would be wrong: the op refuses.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 import numpy as np
 
-from ..ir.core import Block, Function, Value
+from ..ir.core import Block, Function, Operation, Value
+from ..ir.errors import HlodbgError
+from ..ir.phrases import Phrase, field_text
 from ..machine.layout import Layout, LayoutError, format_shape, parse_shape
+from .conversion import BIT_PATTERN
+from .provenance import ProvenanceError, ProvenanceQuery, Source, explains
 from .registry import OpCall, op
 
 
@@ -31,7 +35,7 @@ def bitcast(call: OpCall, operand: np.ndarray) -> np.ndarray:
         # A scalar bitcast given many scalars at once (a sort comparator evaluated on whole keys):
         # a scalar has no layout, so each element's bits are simply re-read.
         return operand.view(dtype)
-    source, target = call.cached("layouts", lambda: _layouts(call))
+    source, target = call.cached("layouts", lambda: _layouts(call.op, call.error))
     try:
         have = source.physical_bytes(operand.shape, operand.dtype)
         need = target.physical_bytes(shape, dtype)
@@ -47,18 +51,21 @@ def bitcast(call: OpCall, operand: np.ndarray) -> np.ndarray:
         raise call.error(e.message) from None
 
 
-def _layouts(call: OpCall) -> tuple[Layout, Layout]:
-    """(the operand's layout, the result's layout), defaults filled in where that is safe."""
-    operand = call.op.operands[0]
-    source = _stated_layout(call, _shape_text_of(operand), f"the operand %{operand.name}")
-    target = _stated_layout(call, call.op.attributes.get("xla_shape"), "the result")
+def _layouts(op: Operation, error: Callable[..., HlodbgError]) -> tuple[Layout, Layout]:
+    """(the operand's layout, the result's layout), defaults filled in where that is safe.
+
+    `error(message, notes)` makes the error raised when they cannot be known: the evaluator's or
+    the provenance question's."""
+    operand = op.operands[0]
+    source = _stated_layout(error, _shape_text_of(operand), f"the operand %{operand.name}")
+    target = _stated_layout(error, op.attributes.get("xla_shape"), "the result")
     operand_rank = len(operand.type.shape)
-    result_rank = len(call.result_shape)
+    result_rank = len(op.results[0].type.shape)
     if (source is None) != (target is None):
         given, rank_missing, missing = ((source, result_rank, "the result") if target is None
                                         else (target, operand_rank, f"the operand %{operand.name}"))
         if given != Layout.row_major(len(given.minor_to_major)):
-            raise call.error(
+            raise error(
                 f"the layout of {missing} is not given, and a bitcast reads its bytes in layout order; "
                 f"the other side's layout is {given}, so the default {Layout.row_major(rank_missing)} cannot "
                 "be assumed",
@@ -67,14 +74,14 @@ def _layouts(call: OpCall) -> tuple[Layout, Layout]:
     return (source or Layout.row_major(operand_rank), target or Layout.row_major(result_rank))
 
 
-def _stated_layout(call: OpCall, text: Optional[str], what: str) -> Optional[Layout]:
+def _stated_layout(error: Callable[..., HlodbgError], text: Optional[str], what: str) -> Optional[Layout]:
     """The layout written in an `xla_shape` text, or None when the text gave none."""
     if not text:
         return None
     try:
         _dtype, _dims, layout = parse_shape(str(text))
     except LayoutError as e:
-        raise call.error(f"cannot read the layout of {what} from its shape {text}: {e.message}") from None
+        raise error(f"cannot read the layout of {what} from its shape {text}: {e.message}") from None
     return layout
 
 
@@ -90,3 +97,37 @@ def _shape_text_of(value: Value) -> Optional[str]:
     if isinstance(function, Function) and function.body is block:
         return function.arg_attrs(value.index).get("xla_shape")
     return None
+
+
+# -- element provenance ---------------------------------------------------------------------------
+
+BITCAST_SLOT = Phrase("result{index} is slot {slot} of the result's buffer in layout {layout}: bits {first}..{last}")
+BITCAST_READS = Phrase("in the operand's layout {layout} those bits hold operand {elements}")
+BITCAST_PADDING = Phrase("{count} slot(s) of those bits are padding of the operand's tiled layout: no element")
+
+
+@explains("hlo.bitcast")
+def bitcast_provenance(q: ProvenanceQuery):
+    """The operand elements whose bits sit where result[index]'s bits are, each in its own layout."""
+
+    def error(message: str, notes=()) -> ProvenanceError:
+        return ProvenanceError(f"{q.op.name}: {message}", q.op.pos, tuple(notes))
+
+    shape, operand_shape = q.result_shape(), q.operand_shape(0)
+    source, target = q.memo.get("layouts") or q.memo.setdefault("layouts", _layouts(q.op, error))
+    try:
+        out_bits = target.element_bits(q.op.results[0].type.numpy_dtype)
+        in_bits = source.element_bits(q.op.operands[0].type.numpy_dtype)
+        slot = target.linear_index(q.index, shape)
+        first, last = slot * out_bits, (slot + 1) * out_bits - 1
+        slots = range(first // in_bits, last // in_bits + 1)
+        held = [source.logical_index(s, operand_shape) for s in slots]
+    except LayoutError as e:
+        raise error(e.message) from None
+    elements = [at for at in held if at is not None]
+    steps = [(BITCAST_SLOT, {"index": q.index, "slot": slot, "layout": str(target), "first": first, "last": last})]
+    if elements:
+        steps.append((BITCAST_READS, {"layout": str(source), "elements": "  ".join(field_text(at) for at in elements)}))
+    if len(elements) < len(held):
+        steps.append((BITCAST_PADDING, {"count": len(held) - len(elements)}))
+    return q.answer([Source(0, at, BIT_PATTERN) for at in elements], steps)

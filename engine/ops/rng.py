@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.dtypes import bit_width, integer_bounds, is_float_dtype, narrow
+from ..ir.phrases import Phrase
+from .provenance import ProvenanceQuery, Source, explains
 from .registry import OpCall, op
 
 _U32 = np.dtype(np.uint32)
@@ -248,3 +250,66 @@ def _philox_bits(state: np.ndarray, dims: tuple, width: int) -> tuple[np.ndarray
     else:
         new_state = np.array([key, next_counter[0]], _U64)
     return bits.reshape(dims), new_state
+
+
+# -- element provenance ---------------------------------------------------------------------------
+
+LOWER_BOUND = Phrase("lower bound a")
+UPPER_BOUND = Phrase("upper bound b")
+MEAN_A = Phrase("mean a")
+DEVIATION_B = Phrase("standard deviation b")
+KEY_WORD = Phrase("key word")
+COUNTER_WORD = Phrase("counter word")
+CARRY_WORD = Phrase("low counter word (its carry)")
+
+RNG_UNIFORM = Phrase("result{index} = a + (b - a)·u, u drawn uniformly from [0, 1) (the generator is "
+                     "implementation-defined; hlodbg's is reproducible per run)")
+RNG_INTEGERS = Phrase("result{index} is drawn uniformly from the integers a .. b-1 (the generator is "
+                      "implementation-defined; hlodbg's is reproducible per run)")
+RNG_FALSE = Phrase("a boolean drawn from [false, true) is always false: result{index} reads no operand")
+RNG_NORMAL = Phrase("result{index} = a + b·z, z drawn from the standard normal distribution (the generator is "
+                    "implementation-defined; hlodbg's is reproducible per run)")
+RNG_SHAPE_ONLY = Phrase("the shape operand only fixes the result's shape")
+BITS_FROM_STATE = Phrase("{algorithm} makes output{index} from the key (initial_state(0)) and its counter "
+                         "(initial_state {counter}): its rounds mix every bit of both")
+STATE_KEY = Phrase("the key is passed on: output_state(0) = initial_state(0)")
+STATE_COUNTER = Phrase("the counter word advances past the blocks this op used: output_state{index} = "
+                       "initial_state{index} + {advance} (mod 2^64)")
+STATE_CARRY = Phrase("the counter's high word changes only by the carry out of its low word: output_state(2) = "
+                     "initial_state(2) + the carry of initial_state(1) + {advance}")
+
+
+@explains("stablehlo.rng")
+def rng_provenance(q: ProvenanceQuery):
+    """a and b are scalars shared by every element; the shape operand determines no element."""
+    dtype = q.op.results[0].type.numpy_dtype
+    if str(q.attr("rng_distribution", "UNIFORM")) == "NORMAL":
+        return q.answer([Source(0, (), MEAN_A), Source(1, (), DEVIATION_B)],
+                        [(RNG_NORMAL, {"index": q.index}), (RNG_SHAPE_ONLY, {})])
+    if dtype == np.bool_:
+        return q.answer([], [(RNG_FALSE, {"index": q.index})])
+    draw = RNG_UNIFORM if is_float_dtype(dtype) else RNG_INTEGERS
+    return q.answer([Source(0, (), LOWER_BOUND), Source(1, (), UPPER_BOUND)],
+                    [(draw, {"index": q.index}), (RNG_SHAPE_ONLY, {})])
+
+
+@explains("stablehlo.rng_bit_generator")
+def rng_bit_generator_provenance(q: ProvenanceQuery):
+    """output: every word of the initial state (key and counter); output_state: the same word
+    (the key passed on, the counter advanced), and the 3-word Philox counter's high word the carry."""
+    algorithm = str(q.attr("rng_algorithm", "DEFAULT"))
+    words = q.operand_shape(0)[0]
+    if q.result == 1:
+        counter = (1, 0) if algorithm != "THREE_FRY" and words == 2 else tuple(range(1, words))
+        sources = [Source(0, (0,), KEY_WORD)] + [Source(0, (w,), COUNTER_WORD) for w in range(1, words)]
+        return q.answer(sources, [(BITS_FROM_STATE, {"algorithm": algorithm, "index": q.index, "counter": counter})])
+    (word,) = q.index
+    if word == 0:
+        return q.answer([Source(0, (0,), KEY_WORD)], [(STATE_KEY, {})])
+    advance = "the blocks used"
+    if q.operands is not None and q.results is not None:
+        advance = (int(q.result_value(0)[1]) - int(q.operand_value(0)[1])) % (1 << 64)
+    if word == 2:
+        return q.answer([Source(0, (2,), COUNTER_WORD), Source(0, (1,), CARRY_WORD)],
+                        [(STATE_CARRY, {"advance": advance})])
+    return q.answer([Source(0, (word,), COUNTER_WORD)], [(STATE_COUNTER, {"index": q.index, "advance": advance})])

@@ -17,9 +17,9 @@ import numpy as np
 
 from ..ir.dtypes import element_dtype
 from ..ir.types import TensorType
-from .checks import CUSTOM_CALL_REFUSALS, CUSTOM_CALL_TARGETS
+from .checks import CUSTOM_CALL_PROVENANCE, CUSTOM_CALL_REFUSALS, CUSTOM_CALL_TARGETS, annotation_provenance
 from .registry import OpCall
-from .sorting import top_k_of
+from .sorting import top_k_of, top_k_provenance
 
 
 def _top_k(call: OpCall, operand: np.ndarray) -> list[np.ndarray]:
@@ -68,6 +68,11 @@ CUSTOM_CALL_TARGETS.update({
     "SliceToDynamic": _slice_to_dynamic,
     "MoveToHost": _memory_space_annotation,
     "MoveToDevice": _memory_space_annotation,
+})
+CUSTOM_CALL_PROVENANCE.update({
+    "TopK": top_k_provenance,  # (values, indices) of the last dimension, as chlo.top_k
+    "MoveToHost": annotation_provenance,
+    "MoveToDevice": annotation_provenance,
 })
 
 # Prefixes of targets that call into a GPU or TPU library or runtime.
