@@ -97,6 +97,9 @@ def _parser() -> argparse.ArgumentParser:
     from hlodbg.cli_diff import add_parser as add_diff_parser
 
     add_diff_parser(sub)
+    from hlodbg.cli_explain import add_parser as add_explain_parser
+
+    add_explain_parser(sub)
     parser.set_defaults(commands=frozenset(sub.choices))  # for main() to tell a command from a PROG
     return parser
 

@@ -1,0 +1,198 @@
+"""`hlodbg explain PROG OP`: what one op does, with this op's numbers and, with --at, where one
+element of its result comes from.
+
+OP is found the way a breakpoint is (`%12`, `@fn:%12`, an HLO instruction name such as
+`%fusion.3` or `fusion.3`, a source line number). To show values the program runs to the op's
+first execution, on --args/--arg or seeded random inputs as `run` does; on a grid, on --device
+with the other devices' values for collectives. An op the run never reaches, or a run that fails
+first, is still explained, with a sentence saying why there are no values.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Optional
+
+from hlodbg.cli_run import add_argument_options
+from hlodbg.engine import HlodbgError
+from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
+from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.opdefs import is_terminator
+from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
+from hlodbg.engine.ir.types import TensorType
+from hlodbg.execution import PROGRAM_HELP
+
+NOT_REACHED = Phrase("the run did not reach this op (its function is not called on this run): no values are shown")
+RUN_FAILED = Phrase("the run stopped with an error before this op ran, so no values are shown: {error}")
+
+
+def add_parser(sub) -> None:
+    cmd = sub.add_parser("explain", help="explain one op: what it does, its attributes decoded, its result shape "
+                         "derived, and with --at where an element comes from (en, ja, hi)")
+    cmd.set_defaults(handler=cmd_explain)
+    cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
+    cmd.add_argument("op", metavar="OP", help="the op: %%12, @fn:%%12, an HLO instruction name (%%fusion.3 or "
+                     "fusion.3), or a line number of PROG")
+    cmd.add_argument("--at", metavar="I,J,...", help="an element of the result, e.g. 1,0,2: show where it comes from")
+    cmd.add_argument("--result", type=int, default=0, metavar="N", help="which result --at is in (default 0)")
+    cmd.add_argument("--svg", metavar="OUT.svg", help="also draw the op and the element's provenance as an SVG diagram")
+    cmd.add_argument("--lang", metavar="LANG", help=f"language: {', '.join(LANGUAGES)} (default: from the locale)")
+    add_argument_options(cmd, "function to run")
+    cmd.add_argument("--device", metavar="R,P", help="on a grid: the device whose values are shown (default 0,0)")
+    cmd.add_argument("--json", action="store_true", help="print the explanation as JSON")
+    cmd.add_argument("--width", type=int, default=100, help="wrap plain text at this width (default 100)")
+    cmd.add_argument("--chunk", type=int, default=None, help="module to explain in a '// -----' split file")
+
+
+def cmd_explain(args) -> int:
+    from hlodbg.cli_elided import load_program
+    from hlodbg.engine.debug.explain import explain_op
+
+    lang = _language(args.lang)
+    program = load_program(args)
+    op = find_op(program.module, args.op, args.entry, args.program)
+    at = parse_at(args.at, op, args.result) if args.at is not None else None
+    run = _values(program, op, args, lang)
+    explanation = explain_op(op, lang=lang, operands=run.operands, results=run.results, at=at, result=args.result,
+                             process=run.process, peer_values=run.peer_values if run.devices else None,
+                             values_note=run.note)
+    if args.svg:
+        _write_svg(args.svg, op, run, explanation.provenance, lang)
+    if args.json:
+        print(json.dumps(explanation.to_dict(), ensure_ascii=False, indent=2, default=str))
+    else:
+        sys.stdout.write(explanation.text(args.width))
+    return 0
+
+
+def _language(given: Optional[str]) -> str:
+    lang = given if given is not None else language_from_environment()
+    try:
+        return check_language(lang)
+    except ValueError as unknown:
+        raise HlodbgError(f"--lang: {unknown}") from None
+
+
+def find_op(module, spec: str, entry: str = "main", path: Optional[str] = None) -> Operation:
+    """The one op `spec` names, resolved as a breakpoint is (engine/debug/breakpoints.py); a bare
+    HLO instruction name (`fusion.3`) is read as the value `%fusion.3`."""
+    resolver = Resolver(module, entry, path)
+    text = spec.strip()
+    try:
+        _, ops, _ = resolver.resolve(text)
+    except BreakpointError as first:
+        if text.startswith(("%", "@")) or text[:1].isdigit():
+            raise HlodbgError(f"OP {spec!r}: {first.message}; expected %N, @fn:%N, an HLO instruction name "
+                              "or a line number") from None
+        try:
+            _, ops, _ = resolver.resolve("%" + text)
+        except BreakpointError:
+            raise HlodbgError(f"OP {spec!r}: {first.message}; expected %N, @fn:%N, an HLO instruction name "
+                              "or a line number") from None
+    ops = [op for op in ops if not is_terminator(op.name)] or list(ops)
+    places = {op.pos: op for op in sorted(ops, key=_order(module))}  # clones of one HLO computation share a place
+    if len(places) > 1:
+        named = ", ".join(f"{_label(op)} (line {op.pos.line if op.pos else '?'})" for op in places.values())
+        raise HlodbgError(f"OP {spec!r} names {len(places)} ops: {named}; name one of them")
+    return next(iter(places.values()))
+
+
+def _order(module):
+    position = {id(op): i for i, op in enumerate(op for f in module.functions.values() for op in f.ops)}
+    return lambda op: position.get(id(op), 0)
+
+
+def _label(op: Operation) -> str:
+    return op.results[0].name if op.results else op.name
+
+
+def parse_at(text: str, op: Operation, result: int) -> tuple[int, ...]:
+    """`1,0,2` as an element of result `result` of `op`; a clear error naming the shape otherwise."""
+    if not 0 <= result < len(op.results):
+        raise HlodbgError(f"--result {result}: {_label(op)} ({op.name}) has {len(op.results)} result(s), "
+                          f"numbered 0 to {len(op.results) - 1}")
+    type_ = op.results[result].type
+    if not isinstance(type_, TensorType) or not type_.is_static:
+        raise HlodbgError(f"--at: result #{result} of {_label(op)} has type {type_}, not a tensor of static shape")
+    shape = tuple(type_.shape)
+    parts = [p.strip() for p in text.split(",")] if text.strip() else []
+    if not all(p.lstrip("-").isdigit() for p in parts):
+        raise HlodbgError(f"--at {text!r}: expected {len(shape)} comma-separated integers (the result has shape "
+                          f"{list(shape)})")
+    index = tuple(int(p) for p in parts)
+    if len(index) != len(shape):
+        raise HlodbgError(f"--at {text!r} has {len(index)} index(es) but result #{result} of {_label(op)} has rank "
+                          f"{len(shape)} (shape {list(shape)}): give {len(shape)}")
+    for dim, (i, n) in enumerate(zip(index, shape)):
+        if not 0 <= i < n:
+            raise HlodbgError(f"--at {text!r}: index {i} of dimension {dim} is outside the result's shape "
+                              f"{list(shape)} (expected 0 to {n - 1})")
+    return index
+
+
+@dataclass
+class OpValues:
+    """What the op's first execution saw on the chosen device (None when it did not run, with `note`
+    saying why) and, on a grid, every device's (operands, results)."""
+
+    operands: Optional[list] = None
+    results: Optional[list] = None
+    process: Optional[object] = None  # the device asked about, on a grid
+    devices: dict = field(default_factory=dict)
+    note: Optional[str] = None
+
+    def peer_values(self, process):
+        return self.devices[process]
+
+
+def _values(program, op: Operation, args, lang: str) -> OpValues:
+    """The values of the op's first execution on --device (see OpValues)."""
+    from hlodbg.engine.machine.process import ProcessId
+    from hlodbg.engine.run.arguments import parse_device
+    from hlodbg.engine.run.interpreter import entry_function
+    from hlodbg.execution import gather_arguments
+
+    focus = parse_device(args.device) if args.device else ProcessId(0, 0)
+    function = entry_function(program.module, args.entry)
+    values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
+    target = program.debug(values, seed=args.seed, entry=args.entry, persist=False, focus=focus)
+    try:
+        try:
+            target.move("run_to", op)
+            session = target.session
+            if session.position < len(session.trace) and session.trace.ops[session.position] is op:
+                target.move("step")
+        except HlodbgError as failed:
+            return OpValues(note=RUN_FAILED.say(lang, error=_first_line(failed)))
+        session = target.session
+        devices = {dv.process: dv for dv in target.values_of(op)}
+        mine = devices.get(target.focus)
+        if mine is None or not mine.outputs:
+            if session.error is not None:
+                return OpValues(note=RUN_FAILED.say(lang, error=_first_line(session.error)))
+            return OpValues(note=NOT_REACHED.say(lang))
+        grid = len(devices) > 1
+        table = {p: (list(dv.inputs), list(dv.outputs)) for p, dv in devices.items() if dv.outputs} if grid else {}
+        return OpValues(list(mine.inputs), list(mine.outputs), target.focus if grid else None, table)
+    finally:
+        target.close()
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
+def _write_svg(path: str, op, run: OpValues, found, lang: str) -> None:
+    try:
+        from hlodbg.layouts.op_diagram import op_diagram_svg
+    except ImportError:
+        raise HlodbgError("--svg: this hlodbg has no op diagrams (hlodbg.layouts.op_diagram is missing)") from None
+    svg = op_diagram_svg(op, operands=run.operands, results=run.results, provenance=found, lang=lang,
+                         devices=run.devices or None)
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(svg)
+    except OSError as e:
+        raise HlodbgError(f"--svg: cannot write {path}: {e.strerror}") from None
+    print(f"wrote {path}", file=sys.stderr)
