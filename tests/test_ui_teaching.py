@@ -206,3 +206,20 @@ def test_explain_and_lang_commands_are_parsed_with_clear_errors():
     assert "--at needs an element" in runner.run("explain --at").output
     result = runner.run("explain --at 1,2")
     assert result.explain.op is None and result.explain.at == (1, 2)
+
+
+async def test_a_collective_on_a_grid_marks_the_operand_elements_of_every_device_it_reads():
+    ring = Path(__file__).resolve().parent / "data" / "grid_ring.mlir"
+    x = np.array([1.0, 2.0], np.float32)
+    app = HlodbgApp(hlodbg.load(ring), args=[x], memory="256M", persist=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        inspector, view, _ = panes(app)
+        await press(app, pilot, "n", "n", "n", "n", "n", "D")  # over the all_reduce; focus on device 1
+        assert inspector.selected.label == "%sum"
+        await press(app, pilot, "shift+right")
+        own, peer, result = view.state.tensors
+        assert own.label == "operand 0: %y" and list(own.marks) == [(1,)]
+        assert peer.label == "operand 0: %y on device 0" and list(peer.marks) == [(1,)]
+        assert list(peer.value) == list(x) and list(own.value) == list(x + 1)  # each device's own %y
+        assert result.selected == (1,) and result.value[1] == (x + x + 1)[1]

@@ -360,8 +360,7 @@ class SessionController:
         target = self.target
         names = {}
         if target.multi_device and is_collective(op.name):  # the other devices' side of the collective
-            table = {dv.process: (dv.inputs, dv.outputs or None) for dv in target.values_of(op)}
-            peer_values = table.__getitem__
+            peer_values = target.peer_values(op)
             names = {p: target.device_id(p) for p in target.processes}
         return OpValues(op, operands, results, [_operand_label(i, o) for i, o in enumerate(op.operands)],
                         [r.name or f"result {k}" for k, r in enumerate(op.results)], process, peer_values, names)

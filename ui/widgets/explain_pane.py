@@ -31,6 +31,7 @@ class ExplainPane(Widget, can_focus=False):
         super().__init__(**kwargs)
         self._body = Static(markup=False)
         self._text = ""
+        self._title = ""
         self.explained = None  # (op, element) shown, so a redraw asks again only when it changes
 
     def compose(self) -> ComposeResult:
@@ -42,7 +43,9 @@ class ExplainPane(Widget, can_focus=False):
         lines = explanation_lines(state, lang)
         self._body.update(Content("\n").join(lines))
         self._text = "\n".join(line.plain for line in lines)
-        self.query_one(_Scroll).scroll_home(animate=False)
+        if state is not None and state.title != self._title:  # another op: from its top; the same one stays where it was read
+            self._title = state.title
+            self.query_one(_Scroll).scroll_home(animate=False)
 
     def render_text(self) -> str:
         return self._text

@@ -29,8 +29,7 @@ MARKS_ELSEWHERE = Phrase("{count} marked element(s) outside the window shown")
 UNDER_CURSOR = Phrase("the element under the cursor")
 
 SMALL_TENSOR = 64  # elements up to which every slice of a tensor is shown
-WINDOW_ROWS = 8
-WINDOW_COLS = 8
+WINDOW = 8  # rows and columns of a larger tensor's window
 GAP = "   "
 SELECTED_STYLE = "bold reverse $text-accent"
 ROLE_STYLES = ("bold reverse $text-success", "bold reverse $text-warning", "bold reverse $text-primary",
@@ -129,16 +128,17 @@ def tensor_block(tensor: MarkedTensor, styles: dict[str, str], lang: str = "en")
     marks = {as_matrix_index(i): role for i, role in tensor.marks.items()}
     selected = as_matrix_index(tensor.selected) if tensor.selected is not None else None
     focus = selected if selected is not None else next(iter(marks), (0,) * matrix.ndim)
-    if array.size <= SMALL_TENSOR:
-        slices = [tuple(i) for i in np.ndindex(*lead)] if lead else [()]
+    if array.size <= SMALL_TENSOR:  # whole: every slice, up to SMALL_TENSOR rows or columns
+        slices, limit = ([tuple(i) for i in np.ndindex(*lead)] if lead else [()]), SMALL_TENSOR
     else:
-        slices = [tuple(focus[:-2])]
+        slices, limit = [tuple(focus[:-2])], WINDOW
+
     lines = list(head)
     shown = 0
     for fixed in slices:
         in_slice = [i for i in [*marks, *([selected] if selected else [])] if tuple(i[:-2]) == fixed]
-        rows = _window(matrix.shape[-2], [i[-2] for i in in_slice], WINDOW_ROWS, focus[-2] if tuple(focus[:-2]) == fixed else 0)
-        cols = _window(matrix.shape[-1], [i[-1] for i in in_slice], WINDOW_COLS, focus[-1] if tuple(focus[:-2]) == fixed else 0)
+        rows = _window(matrix.shape[-2], [i[-2] for i in in_slice], limit, focus[-2] if tuple(focus[:-2]) == fixed else 0)
+        cols = _window(matrix.shape[-1], [i[-1] for i in in_slice], limit, focus[-1] if tuple(focus[:-2]) == fixed else 0)
         shown += sum(1 for i in marks if tuple(i[:-2]) == fixed and i[-2] in rows and i[-1] in cols)
         lines += _slice_lines(matrix, fixed, rows, cols, marks, selected, styles, array.ndim)
     if len(marks) > shown:
