@@ -53,7 +53,11 @@ class TeachingPanes:
             pane.show(ProvenanceState(origin.op.name, error=e.message), self.lang)
             return
         lang = self.lang
-        pane.show(await asyncio.to_thread(provenance_state, values, origin.kind, origin.position, index, lang), lang)
+        try:
+            state = await asyncio.to_thread(provenance_state, values, origin.kind, origin.position, index, lang)
+        except Exception as e:  # a bug in a family's answer must not take the session down: said in the pane
+            state = ProvenanceState(origin.op.name, error=f"internal error: {type(e).__name__}: {e}")
+        pane.show(state, lang)
 
     def action_toggle_explain(self) -> None:
         self._explain_open = not self._explain_open
@@ -94,7 +98,11 @@ class TeachingPanes:
             pane.show(ExplanationState(op.name, error=e.message), self.lang)
             return
         lang = self.lang
-        pane.show(await asyncio.to_thread(explanation_state, values, at, result, lang), lang)
+        try:
+            state = await asyncio.to_thread(explanation_state, values, at, result, lang)
+        except Exception as e:  # as above: the pane says it, the session goes on
+            state = ExplanationState(op.name, error=f"internal error: {type(e).__name__}: {e}")
+        pane.show(state, lang)
 
     async def _open_explanation(self, request: ExplainRequest) -> None:
         """`:explain [%op] [--at i,j]`: the op selected, the cursor on the element, the pane open."""
