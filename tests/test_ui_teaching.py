@@ -223,3 +223,14 @@ async def test_a_collective_on_a_grid_marks_the_operand_elements_of_every_device
         assert peer.label == "operand 0: %y on device 0" and list(peer.marks) == [(1,)]
         assert list(peer.value) == list(x) and list(own.value) == list(x + 1)  # each device's own %y
         assert result.selected == (1,) and result.value[1] == (x + x + 1)[1]
+
+
+def test_a_big_tensor_shows_each_slice_holding_marks_up_to_four():
+    value = np.arange(6 * 10 * 10, dtype=np.int32).reshape(6, 10, 10)
+    marks = {(k, 2, 3): "reduced" for k in range(6)}  # a reduction along the leading axis
+    lines = tensor_block(MarkedTensor("operand 0: %x", "tensor<6x10x10xi32>", value, marks, None), {"reduced": ROLE_STYLES[1]})
+    text = "\n".join(line.plain for line in lines)
+    assert [line for line in text.splitlines() if line.startswith("[")] == [f"[{k}, 0:8, 0:8]" for k in range(4)]
+    assert MARKS_ELSEWHERE.say("en", count=2) in text
+    styled = [line.plain[span.start:span.end].strip() for line in lines for span in line.spans if span.style == ROLE_STYLES[1]]
+    assert styled == [str(value[k, 2, 3]) for k in range(4)]

@@ -30,6 +30,7 @@ UNDER_CURSOR = Phrase("the element under the cursor")
 
 SMALL_TENSOR = 64  # elements up to which every slice of a tensor is shown
 WINDOW = 8  # rows and columns of a larger tensor's window
+MARKED_SLICES = 4  # 2-D slices of a larger tensor shown at most (those holding marks)
 GAP = "   "
 SELECTED_STYLE = "bold reverse $text-accent"
 ROLE_STYLES = ("bold reverse $text-success", "bold reverse $text-warning", "bold reverse $text-primary",
@@ -130,15 +131,15 @@ def tensor_block(tensor: MarkedTensor, styles: dict[str, str], lang: str = "en")
     focus = selected if selected is not None else next(iter(marks), (0,) * matrix.ndim)
     if array.size <= SMALL_TENSOR:  # whole: every slice, up to SMALL_TENSOR rows or columns
         slices, limit = ([tuple(i) for i in np.ndindex(*lead)] if lead else [()]), SMALL_TENSOR
-    else:
-        slices, limit = [tuple(focus[:-2])], WINDOW
-
+    else:  # the slices holding marks, the cursor's (or the first mark's) first
+        slices, limit = list(dict.fromkeys(tuple(i[:-2]) for i in [focus, *marks]))[:MARKED_SLICES], WINDOW
     lines = list(head)
     shown = 0
     for fixed in slices:
         in_slice = [i for i in [*marks, *([selected] if selected else [])] if tuple(i[:-2]) == fixed]
-        rows = _window(matrix.shape[-2], [i[-2] for i in in_slice], limit, focus[-2] if tuple(focus[:-2]) == fixed else 0)
-        cols = _window(matrix.shape[-1], [i[-1] for i in in_slice], limit, focus[-1] if tuple(focus[:-2]) == fixed else 0)
+        anchor = focus if tuple(focus[:-2]) == fixed else in_slice[0] if in_slice else (0,) * matrix.ndim
+        rows = _window(matrix.shape[-2], [i[-2] for i in in_slice], limit, anchor[-2])
+        cols = _window(matrix.shape[-1], [i[-1] for i in in_slice], limit, anchor[-1])
         shown += sum(1 for i in marks if tuple(i[:-2]) == fixed and i[-2] in rows and i[-1] in cols)
         lines += _slice_lines(matrix, fixed, rows, cols, marks, selected, styles, array.ndim)
     if len(marks) > shown:
