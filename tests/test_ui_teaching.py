@@ -147,6 +147,19 @@ async def test_explain_opens_the_pane_on_the_op_and_the_element():
         assert "has no result element [9, 9]" in console_text(app.screen)
 
 
+async def test_explain_without_an_op_explains_the_op_about_to_run_not_the_value_just_computed():
+    app = teaching_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        inspector, _, pane = panes(app)
+        await press(app, pilot, "n")  # %t just computed, the gather next
+        await type_command(app, pilot, "explain --at 1,2")
+        assert inspector.pointed[1] is None  # the gather has no result yet to put the cursor on
+        assert "%g = stablehlo.gather has no result element [1, 2] to point at here" in console_text(app.screen)
+        text = pane.render_text()
+        assert "gather" in text.splitlines()[0] and "(1, 2)" in text  # its provenance, from its operands
+
+
 async def test_the_app_opens_with_the_explain_pane_and_toggle_explain_closes_it():
     app = teaching_app(explain=True)
     async with app.run_test(size=(140, 44)) as pilot:

@@ -71,11 +71,11 @@ class TeachingPanes:
         view, index = self.query_one(TensorInspector).pointed
         if view is not None and view.origin is not None and index is not None:
             origin = view.origin
-            if request is None or request.op in (None, origin.op):
+            if request is None or request.op is origin.op:
                 at = index if origin.kind == "result" else None
                 return origin.op, origin, at, origin.position if origin.kind == "result" else 0
-        if request is not None and (request.op or self.selected_op) is not None:
-            return request.op or self.selected_op, None, request.at, 0
+        if request is not None:
+            return request.op, None, request.at, 0
         return self.selected_op, None, None, 0
 
     def _refresh_explanation(self) -> None:
@@ -116,8 +116,8 @@ class TeachingPanes:
             if op.pos is not None:
                 self.query_one(SourceView).select_line(op.pos.line)
             await self._inspect(op)
-        self._explain_request = request
-        if request.at is not None and not self.query_one(TensorInspector).place_cursor(request.at):
+        self._explain_request = ExplainRequest(op, request.at)
+        if request.at is not None and not self.query_one(TensorInspector).place_cursor(op, request.at):
             self.log_line(f"explain: {op_label(op)} has no result element {list(request.at)} to point at here"
                           " (not run yet, or not in its result's shape)", dim=True)
         if not self._explain_open:

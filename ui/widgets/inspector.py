@@ -291,12 +291,12 @@ class TensorInspector(Widget, can_focus=False):
             entry.col0 = max(entry.col0, entry.cursor_col - entry.cols_shown + 1)
         self._refresh()
 
-    def place_cursor(self, index: Sequence[int], result: int = 0) -> bool:
-        """Select the value that is result `result` of its op and put the cursor on its element
+    def place_cursor(self, op, index: Sequence[int], result: int = 0) -> bool:
+        """Select the value that is result `result` of `op` and put the cursor on its element
         `index`, showing the slice that holds it; whether there was such an element."""
         for position, entry in enumerate(self._entries):
             origin = entry.view.origin
-            if origin is None or origin.kind != "result" or origin.position != result or entry.array is None:
+            if origin is None or origin.op is not op or origin.kind != "result" or origin.position != result or entry.array is None:
                 continue
             index = tuple(int(i) for i in index)
             if len(index) != entry.array.ndim or any(not 0 <= i < n for i, n in zip(index, entry.array.shape)):
