@@ -50,6 +50,9 @@ CHANGED_LIMIT = 400  # ops highlighted as just computed after a long move
 class SessionController:
     def __init__(self, open_target: Callable[[], DebugTarget], graph: Optional[DataflowGraph] = None):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hlodbg-session")
+        # The teaching panes' answers (provenance, explanations) are worked out here, one at a time:
+        # an answer no longer wanted (the cursor moved on) is dropped before it starts.
+        self._teaching = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hlodbg-teaching")
         self.target: DebugTarget = self._executor.submit(open_target).result()
         self.graph = graph
         self.running = False
@@ -85,6 +88,10 @@ class SessionController:
     async def call(self, fn: Callable, *args) -> Any:
         return await asyncio.wrap_future(self.submit(fn, *args))
 
+    async def work_out(self, fn: Callable, *args) -> Any:
+        """`fn(*args)` in the teaching thread; cancelling the caller drops it if it has not started."""
+        return await asyncio.wrap_future(self._teaching.submit(fn, *args))
+
     def interrupt(self) -> None:
         self.session.interrupt()
 
@@ -98,6 +105,7 @@ class SessionController:
         except Exception:  # closing is best effort: the process is leaving anyway
             pass
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._teaching.shutdown(wait=False, cancel_futures=True)
 
     # --- moves (run in the session thread) ------------------------------------------------------
     def move(self, name: str, *args) -> DebugState:

@@ -6,7 +6,6 @@ worker thread, so neither the session nor the drawing waits for a big op.
 """
 from __future__ import annotations
 
-import asyncio
 from typing import Optional
 
 from textual import work
@@ -54,7 +53,7 @@ class TeachingPanes:
             return
         lang = self.lang
         try:
-            state = await asyncio.to_thread(provenance_state, values, origin.kind, origin.position, index, lang)
+            state = await self.controller.work_out(provenance_state, values, origin.kind, origin.position, index, lang)
         except Exception as e:  # a bug in a family's answer must not take the session down: said in the pane
             state = ProvenanceState(origin.op.name, error=f"internal error: {type(e).__name__}: {e}")
         pane.show(state, lang)
@@ -99,7 +98,7 @@ class TeachingPanes:
             return
         lang = self.lang
         try:
-            state = await asyncio.to_thread(explanation_state, values, at, result, lang)
+            state = await self.controller.work_out(explanation_state, values, at, result, lang)
         except Exception as e:  # as above: the pane says it, the session goes on
             state = ExplanationState(op.name, error=f"internal error: {type(e).__name__}: {e}")
         pane.show(state, lang)
