@@ -1,8 +1,8 @@
 """The debugger's teaching panes: the provenance view, which follows the inspector's element cursor
 (where a result element comes from, which result elements an operand element reaches), and the
 explain pane (`i`, `:explain [%op] [--at i,j]`) about the op in view or under the cursor, in the
-language `:lang` chose. The values are read in the session thread; the answers are worked out in a
-worker thread, so neither the session nor the drawing waits for a big op.
+language `:lang` chose. The values are read in the session thread; the answers are worked out in
+the controller's teaching thread, so neither the session nor the drawing waits for a big op.
 """
 from __future__ import annotations
 
