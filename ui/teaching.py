@@ -2,8 +2,8 @@
 
 The controller gathers an op instance's values in the session thread (`OpValues`); the functions
 here turn them into the panes' snapshots and only read them, so the screen runs them in a thread
-of their own (`SessionController.work_out`): tracing an element back through a big op, or explaining one, never holds up the session
-or the drawing.
+of their own (`SessionController.work_out`): tracing an element back through a big op, or
+explaining one, never holds up the session or the drawing.
 """
 from __future__ import annotations
 
