@@ -10,6 +10,7 @@ first, is still explained, with a sentence saying why there are no values.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Optional
@@ -17,13 +18,17 @@ from typing import Optional
 from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
 from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
-from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.core import Function, Operation
 from hlodbg.engine.ir.opdefs import is_terminator
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
 from hlodbg.engine.ir.types import TensorType
+from hlodbg.engine.ops.provenance import ProvenanceError
 from hlodbg.execution import PROGRAM_HELP
 
+_INSTRUCTION_NAME = re.compile(r"[A-Za-z_][\w-]*\.\d+")
+
 NOT_REACHED = Phrase("the run did not reach this op (its function is not called on this run): no values are shown")
+IN_BODY = Phrase("this op is in the body of {owner} (line {line}), which the run does not stop inside op by op: no values are shown")
 RUN_FAILED = Phrase("the run stopped with an error before this op ran, so no values are shown: {error}")
 
 
@@ -55,7 +60,7 @@ def cmd_explain(args) -> int:
     at = parse_at(args.at, op, args.result) if args.at is not None else None
     run = _values(program, op, args, lang)
     explanation = explain_op(op, lang=lang, operands=run.operands, results=run.results, at=at, result=args.result,
-                             process=run.process, peer_values=run.peer_values if run.devices else None,
+                             process=run.process, peer_values=run.peer_values,
                              values_note=run.note)
     if args.svg:
         _write_svg(args.svg, op, run, explanation.provenance, lang)
@@ -79,17 +84,23 @@ def find_op(module, spec: str, entry: str = "main", path: Optional[str] = None) 
     HLO instruction name (`fusion.3`) is read as the value `%fusion.3`."""
     resolver = Resolver(module, entry, path)
     text = spec.strip()
-    try:
-        _, ops, _ = resolver.resolve(text)
-    except BreakpointError as first:
-        if text.startswith(("%", "@")) or text[:1].isdigit():
-            raise HlodbgError(f"OP {spec!r}: {first.message}; expected %N, @fn:%N, an HLO instruction name "
-                              "or a line number") from None
+    # A bare name is also tried as a value: first when it looks like an HLO instruction's (`fusion.3`).
+    if text.startswith(("%", "@")) or text[:1].isdigit():
+        attempts = [text]
+    elif _INSTRUCTION_NAME.fullmatch(text):
+        attempts = ["%" + text, text]
+    else:
+        attempts = [text, "%" + text]
+    unresolved: list[BreakpointError] = []
+    for attempt in attempts:
         try:
-            _, ops, _ = resolver.resolve("%" + text)
-        except BreakpointError:
-            raise HlodbgError(f"OP {spec!r}: {first.message}; expected %N, @fn:%N, an HLO instruction name "
-                              "or a line number") from None
+            _, ops, _ = resolver.resolve(attempt)
+            break
+        except BreakpointError as error:
+            unresolved.append(error)
+    else:
+        raise HlodbgError(f"OP {spec!r}: {unresolved[0].message}; expected %N, @fn:%N, an HLO instruction name "
+                          "or a line number")
     ops = [op for op in ops if not is_terminator(op.name)] or list(ops)
     places = {op.pos: op for op in sorted(ops, key=_order(module))}  # clones of one HLO computation share a place
     if len(places) > 1:
@@ -109,6 +120,8 @@ def _label(op: Operation) -> str:
 
 def parse_at(text: str, op: Operation, result: int) -> tuple[int, ...]:
     """`1,0,2` as an element of result `result` of `op`; a clear error naming the shape otherwise."""
+    if not op.results:
+        raise HlodbgError(f"--at: {op.name} has no results, so no result element to ask about")
     if not 0 <= result < len(op.results):
         raise HlodbgError(f"--result {result}: {_label(op)} ({op.name}) has {len(op.results)} result(s), "
                           f"numbered 0 to {len(op.results) - 1}")
@@ -141,9 +154,22 @@ class OpValues:
     process: Optional[object] = None  # the device asked about, on a grid
     devices: dict = field(default_factory=dict)
     note: Optional[str] = None
+    peer_values: Optional["PeerValues"] = None
 
-    def peer_values(self, process):
-        return self.devices[process]
+
+@dataclass
+class PeerValues:
+    """A provenance question's `peer_values` on a grid: called with a device, the op's (operands,
+    results) there; `grid` and `module` say which grid and module the devices belong to."""
+
+    grid: object
+    values: dict
+    module: object = None
+
+    def __call__(self, process):
+        if process not in self.values:
+            raise ProvenanceError(f"device {process} has no values of this op (it has not run it)")
+        return self.values[process]
 
 
 def _values(program, op: Operation, args, lang: str) -> OpValues:
@@ -171,12 +197,25 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
         if mine is None or not mine.outputs:
             if session.error is not None:
                 return OpValues(note=RUN_FAILED.say(lang, error=_first_line(session.error)))
+            owner = _owner(op)
+            if owner is not None:
+                return OpValues(note=IN_BODY.say(lang, owner=owner.name, line=owner.pos.line if owner.pos else "?"))
             return OpValues(note=NOT_REACHED.say(lang))
-        grid = len(devices) > 1
-        table = {p: (list(dv.inputs), list(dv.outputs)) for p, dv in devices.items() if dv.outputs} if grid else {}
-        return OpValues(list(mine.inputs), list(mine.outputs), target.focus if grid else None, table)
+        if len(devices) == 1:
+            return OpValues(list(mine.inputs), list(mine.outputs))
+        table = {p: (list(dv.inputs), list(dv.outputs)) for p, dv in devices.items() if dv.outputs}
+        return OpValues(list(mine.inputs), list(mine.outputs), target.focus, table,
+                        peer_values=PeerValues(target.grid, table, program.module))
     finally:
         target.close()
+
+
+def _owner(op: Operation) -> Optional[Operation]:
+    """The op whose region holds `op` (a reduce's body, a while's), or None for a function's op."""
+    block = op.parent
+    region = getattr(block, "parent", None)
+    owner = getattr(region, "parent", None)
+    return owner if isinstance(owner, Operation) and not isinstance(owner, Function) else None
 
 
 def _first_line(error: BaseException) -> str:

@@ -2,7 +2,8 @@
 language, in the right script, naming exactly the operands and attributes of its definition; the
 files parse and agree with each other; the loader falls back to English per field.
 
-Checked dialects (every op definition of each): stablehlo, chlo.
+Checked dialects (every op definition of each): stablehlo, chlo, hlo, check, interpreter, func, sdy,
+mhlo — every dialect engine/ir/opset defines ops of.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from hlodbg.engine.debug.explain.words import (
 from hlodbg.engine.ir.opdefs import OPS
 from hlodbg.engine.ir.phrases import LANGUAGES
 
-CHECKED_DIALECTS = ("stablehlo", "chlo")
+CHECKED_DIALECTS = ("stablehlo", "chlo", "hlo", "check", "interpreter", "func", "sdy", "mhlo")
 CHECKED_OPS = sorted(name for name in OPS if name.split(".")[0] in CHECKED_DIALECTS)
 
 # What each language's prose must contain: kana or kanji for Japanese, Devanagari for Hindi.
@@ -45,10 +46,11 @@ def test_every_file_parses_and_each_language_has_the_same_files_and_ops(lang):
     assert own == english
 
 
-def test_a_few_ops_are_expected_among_the_checked_ones():
-    # Guards the checked list itself: an empty OPS would make the tests below vacuous.
+def test_the_checked_dialects_are_every_dialect_with_op_definitions():
+    # Guards the checked list itself: an empty OPS or a new dialect would leave ops unchecked.
+    assert {name.split(".")[0] for name in OPS} == set(CHECKED_DIALECTS)
     assert {"stablehlo.gather", "stablehlo.scatter", "chlo.top_k", "chlo.broadcast_add"} <= set(CHECKED_OPS)
-    assert len(CHECKED_OPS) >= 170
+    assert len(CHECKED_OPS) >= 200
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -64,14 +66,15 @@ def test_every_checked_op_has_its_own_words_in_the_right_script(lang):
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_operand_and_attribute_names_are_exactly_those_of_the_definition(lang):
+def test_operand_and_attribute_names_are_exactly_those_of_the_definition_in_its_order(lang):
     entries = {op: entry for tables in raw_tables(lang).values() for op, entry in tables.items()}
     for name in CHECKED_OPS:
         entry = entries[name]
         definition = OPS[name]
         assert set(entry) <= {"what", "results", "operands", "attributes"}, name
-        assert set(entry.get("operands", {})) == {operand for operand, _ in definition.operands}, name
-        assert set(entry.get("attributes", {})) == set(definition.attrs), name
+        # Same names, in the definition's order (explain lists them as the definition does).
+        assert list(entry.get("operands", {})) == [operand for operand, _ in definition.operands], name
+        assert list(entry.get("attributes", {})) == list(definition.attrs), name
 
 
 def test_every_op_with_words_is_a_defined_op():

@@ -71,7 +71,7 @@ def test_gather_steps_show_the_clamp_with_numbers():
         "start_indices(0, :) = (5): the index vector of batch index (0) (index_vector_dim = 1)",
         "start_index_map[0] = 0: start along operand dimension 0 = clamp(idx(0, 0) = 5, 0, 3) → 3",
         "offset (1) → full offset (0, 1): 0 at collapsed_slice_dims (0) and operand_batching_dims ()",
-        "result(0, 1) = operand[start=(3, 0) + offset (0, 1)] = operand(3, 1)",
+        "result(0, 1) = operand[start=(clamp(idx(0, 0) = 5) → 3, 0) + offset (0, 1)] = operand(3, 1)",
     ]
     assert [(s.operand, s.index, s.role.en) for s in answer.sources] == [
         (1, (0, 0), "start index"), (0, (3, 1), "gathered element")]
@@ -169,7 +169,7 @@ def test_scatter_steps_list_each_update_in_order_and_the_skipped_window():
         "update(2, 0, 0) lands here: batch index (2), scatter_indices(2, :) = (1, 1) (window start (1, 1)), "
         "window offset (0, 0)",
         "2 update(s) land here, combined with the original value in this order by update_computation (add)",
-        "result(1, 1) = 135",
+        "result(1, 1) = add(add(5, 40), 90) = 135",
     ]
     assert [(s.operand, s.index, s.role.en) for s in answer.sources] == [
         (0, (1, 1), "original value"),

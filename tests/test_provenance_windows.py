@@ -51,6 +51,11 @@ func.func @main({", ".join(xs + cs)}) -> ({outs}) {{
 }}"""
 
 
+def run_results(text, *args) -> list:
+    outputs = hlodbg.load(text).run(*args)
+    return list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+
+
 def values(*shape):
     return (np.arange(int(np.prod(shape)), dtype=np.float32) + 1).reshape(shape)
 
@@ -70,6 +75,20 @@ def test_reduce_window_base_and_window_dilations_with_negative_padding():
     check_provenance(text, values(4, 3), np.float32(-3))
 
 
+def test_reduce_window_with_a_general_body():
+    # subtract is no reducer the evaluator folds with a ufunc: the body runs on each position in order.
+    text = reduce_window_program((3, 3), (2, 2), body="subtract", window=(2, 2))
+    check_provenance(text, values(3, 3), np.float32(2))
+    op = op_under_test(hlodbg.load(text))
+    x = values(3, 3)
+    answer = provenance(op, (1, 0), operands=[x, np.float32(2)], results=run_results(text, x, np.float32(2)))
+    assert answer.lines()[-2:] == [
+        "the init values and the window's 4 operand element(s) of every input are combined in row-major order "
+        "by the body, which may mix the inputs",
+        "result(1, 0) = body(body(body(body(2, 4), 5), 7), 8) = -22",
+    ]
+
+
 def test_variadic_reduce_window_keeps_each_input_to_its_own_window():
     text = reduce_window_program((3, 4), (2, 2), inputs=2, window=(2, 2), padding=((0, 0), (1, 0)), strides=(1, 2))
     check_provenance(text, values(3, 4), values(3, 4) * -1, np.float32(0), np.float32(1))
@@ -79,7 +98,7 @@ def test_reduce_window_steps_name_padding_holes_and_elements():
     text = reduce_window_program((3,), (4,), window=(3,), base=(2,), padding=((1, 0),))
     op = op_under_test(hlodbg.load(text))
     x = np.array([1, 2, 4], np.float32)
-    answer = provenance(op, (0,), operands=[x, np.float32(10)])
+    answer = provenance(op, (0,), operands=[x, np.float32(10)], results=run_results(text, x, np.float32(10)))
     assert answer.lines() == [
         "window of result(0): starts at padded position (0) = (0) × window_strides (1); window_dimensions (3), "
         "each position o at (0) + o × window_dilations (1)",
@@ -88,6 +107,7 @@ def test_reduce_window_steps_name_padding_holes_and_elements():
         "window position (2) → padded position (2): a hole between the elements spread by base_dilations (2), "
         "reads the init value",
         "the init value and the window's 1 operand element(s) are combined in row-major order by the body (add)",
+        "result(0) = add(add(add(10, 10), 1), 10) = 31",
     ]
     assert [(s.operand, s.index, s.role.en) for s in answer.sources] == [(1, (), "init value"), (0, (0,), "window element")]
     assert [(r.result, r.index) for r in reach(op, 0, (1,), operands=[x, np.float32(10)])] == [(0, (1,)), (0, (2,)), (0, (3,))]
@@ -131,7 +151,7 @@ def test_select_and_scatter_steps_name_the_selected_element():
     text = select_and_scatter_program((3, 4), (2, 3), window=(2, 2))
     op = op_under_test(hlodbg.load(text))
     operands = [POOLED, values(2, 3), np.float32(0.5)]
-    answer = provenance(op, (1, 2), operands=operands)
+    answer = provenance(op, (1, 2), operands=operands, results=run_results(text, *operands))
     assert answer.lines() == [
         "result(1, 2) starts as the init value 0.5",
         "the window of source(0, 1) covers this element, but select picks operand(0, 1); "
@@ -144,6 +164,7 @@ def test_select_and_scatter_steps_name_the_selected_element():
         "without it, select would pick this element",
         "1 window(s) select this element; their source elements are combined with the init value in source order "
         "by scatter (add)",
+        "result(1, 2) = add(0.5, 3) = 3.5",
     ]
     compared = "compared by select"
     assert [(s.operand, s.index, s.role.en) for s in answer.sources] == [
@@ -162,3 +183,14 @@ def test_select_and_scatter_with_a_body_hlodbg_cannot_read_says_so():
     op = op_under_test(hlodbg.load(text))
     with pytest.raises(ProvenanceError, match="select_and_scatter.*one comparison of its two arguments"):
         provenance(op, (0, 0), operands=[POOLED, values(2, 3), np.float32(0)])
+
+
+def test_reduce_window_needs_no_values_and_data_dependent_ops_ask_for_a_run():
+    text = reduce_window_program((4, 5), (3, 3), window=(2, 3), strides=(2, 2), padding=((1, 1), (1, 1)))
+    op = op_under_test(hlodbg.load(text))
+    answer = provenance(op, (2, 2))  # the window depends on the attributes alone
+    assert [(s.operand, s.index) for s in answer.sources] == [(1, ()), (0, (3, 3)), (0, (3, 4))]
+    assert [(r.result, r.index) for r in reach(op, 0, (0, 1))] == [(0, (0, 0)), (0, (0, 1))]
+    pooled = op_under_test(hlodbg.load(select_and_scatter_program((3, 4), (2, 3), window=(2, 2))))
+    with pytest.raises(ProvenanceError, match="run the program to this op first"):
+        provenance(pooled, (0, 0))

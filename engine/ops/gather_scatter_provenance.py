@@ -21,7 +21,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..ir.phrases import Phrase
+from ..ir.phrases import Phrase, field_text
 from .gather_scatter import _as_int64, _batch_position, _index_vectors, returns_updates
 from .provenance import Provenance, ProvenanceQuery, Reached, Source, explains, reaches
 from .registry import single_op_body
@@ -59,6 +59,9 @@ COMBINED_BY_BODY = Phrase("{count} update(s) land here, combined with the origin
 LAST_UPDATE_WINS = Phrase("update_computation returns the update: the last one to land, update{update}, "
                           "replaces the others")
 RESULT_VALUE = Phrase("result{result} = {value}")
+FOLDED = Phrase("result{result} = {expression} = {value}")
+
+FOLD_LIMIT = 12  # combines shown as one nested expression; longer folds show only the value
 
 
 def _ints(values) -> tuple[int, ...]:
@@ -78,6 +81,17 @@ def _vector_element(batch: Sequence[int], k: int, index_vector_dim: int, indices
     if index_vector_dim == indices_rank:  # an implicit trailing dimension of size 1
         return tuple(batch)
     return tuple(batch[:index_vector_dim]) + (k,) + tuple(batch[index_vector_dim:])
+
+
+def folded_step(q: ProvenanceQuery, name: str, start, combined: Sequence) -> tuple:
+    """The result element as the body applied in order, `add(add(5, 40), 90) = 135`, with its numbers."""
+    value = q.result_value(q.result)[q.index]
+    if len(combined) > FOLD_LIMIT:
+        return RESULT_VALUE, {"result": q.index, "value": value}
+    expression = field_text(start)
+    for v in combined:
+        expression = f"{name}({expression}, {field_text(v)})"
+    return FOLDED, {"result": q.index, "expression": expression, "value": value}
 
 
 def reached_among(q: ProvenanceQuery, explainer, operand: int, index: tuple, candidates) -> list[Reached]:
@@ -115,9 +129,11 @@ class _GatherPlan:
         self.window_dims = [d for d in range(len(self.shape))
                             if d not in dn.collapsed_slice_dims and d not in dn.operand_batching_dims]
 
-    def start(self, batch: tuple[int, ...]) -> tuple[list[int], list[tuple]]:
-        """The full start (clamped start + batching index) of `batch`, and the steps that derive it."""
+    def start(self, batch: tuple[int, ...]) -> tuple[list[int], list[tuple], list[str]]:
+        """The full start (clamped start + batching index) of `batch`, the steps that derive it, and
+        each dimension's start as arithmetic ("clamp(idx(1, 0) = 5) → 3")."""
         dn, start, steps = self.dn, [0] * len(self.shape), []
+        pieces = ["0"] * len(self.shape)
         vector = self.vectors[batch]
         for position, d in enumerate(dn.start_index_map):
             value = int(vector[position])
@@ -125,15 +141,18 @@ class _GatherPlan:
             clamped = min(max(value, 0), limit)
             start[d] += clamped
             at = _vector_element(batch, position, dn.index_vector_dim, self.indices_rank)
+            read = f"idx{field_text(at)} = {value}"
+            pieces[d] = read if clamped == value else f"clamp({read}) → {clamped}"
             steps.append((CLAMPED_START, {"position": position, "dim": d, "at": at, "value": value,
                                           "limit": limit, "clamped": clamped}))
         for position, d in enumerate(dn.operand_batching_dims):
             indices_dim = dn.start_indices_batching_dims[position]
             value = batch[_batch_position(indices_dim, dn.index_vector_dim)]
             start[d] += value
+            pieces[d] = str(value)
             steps.append((BATCHING_START, {"position": position, "dim": d, "indices_dim": indices_dim,
                                            "value": value}))
-        return start, steps
+        return start, steps, pieces
 
     def full_offset(self, offset: Sequence[int]) -> list[int]:
         full = [0] * len(self.shape)
@@ -161,13 +180,14 @@ def gather_provenance(q: ProvenanceQuery) -> Provenance:
                                               "offset": offset, "offset_dims": plan.offset_dims})]
     steps.append((INDEX_ROW, {"row": _index_text(batch, dn.index_vector_dim, plan.indices_rank),
                               "values": _ints(plan.vectors[batch]), "batch": batch, "dim": dn.index_vector_dim}))
-    start, start_steps = plan.start(batch)
+    start, start_steps, pieces = plan.start(batch)
     steps += start_steps
     full = plan.full_offset(offset)
     steps.append((FULL_OFFSET, {"offset": offset, "full": full, "collapsed": tuple(dn.collapsed_slice_dims),
                                 "batching": tuple(dn.operand_batching_dims)}))
     element = tuple(s + o for s, o in zip(start, full))
-    steps.append((GATHER_RESULT, {"result": q.index, "start": start, "offset": full, "operand": element}))
+    steps.append((GATHER_RESULT, {"result": q.index, "start": "(" + ", ".join(pieces) + ")", "offset": full,
+                                  "operand": element}))
     sources = [Source(1, _vector_element(batch, k, dn.index_vector_dim, plan.indices_rank), START_INDEX)
                for k in range(len(dn.start_index_map))]
     sources.append(Source(0, element, GATHERED))
@@ -181,7 +201,7 @@ def gather_reach(q: ProvenanceQuery, operand: int, index: tuple, device=None) ->
     if operand == 0:
         candidates = []
         for batch in np.ndindex(*plan.batch_shape):
-            start, _ = plan.start(batch)
+            start, _, _ = plan.start(batch)
             offset = [i - s for i, s in zip(index, start)]
             if all(offset[d] == 0 for d in range(len(offset)) if d not in plan.window_dims) and \
                     all(0 <= offset[d] < plan.slice_sizes[d] for d in plan.window_dims):
@@ -320,8 +340,20 @@ def scatter_provenance(q: ProvenanceQuery) -> Provenance:
             sources += [Source(n, at, SCATTER_INDEX) for at in placed_by]
             sources += [Source(n + 1 + i, update, UPDATE) for i in inputs]
     if q.results is not None:
-        steps.append((RESULT_VALUE, {"result": q.index, "value": q.result_value(q.result)[q.index]}))
+        steps.append(_scatter_fold(q, plan, inputs, [update for update, _ in landed]))
     return q.answer(sources, steps)
+
+
+def _scatter_fold(q: ProvenanceQuery, plan: _ScatterPlan, inputs: list[int], updates: list[tuple]) -> tuple:
+    """The result as update_computation applied in order, each argument the inputs' values (a tuple if several)."""
+    n = plan.count
+
+    def at(operands, index):
+        values = [q.operand_value(i)[index] for i in operands]
+        return values[0] if len(values) == 1 else tuple(values)
+
+    return folded_step(q, plan.kind or "update_computation", at(inputs, q.index),
+                       [at([n + 1 + i for i in inputs], u) for u in updates])
 
 
 @reaches("stablehlo.scatter")

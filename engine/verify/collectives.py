@@ -42,7 +42,7 @@ def _group_array(op: Operation) -> Optional[np.ndarray]:
     return np.asarray(groups.array)
 
 
-def _group_size(op: Operation) -> Optional[int]:
+def group_size(op: Operation) -> Optional[int]:
     """Processes per group when the program alone fixes it. With a channel and no global device
     ids (cross_replica_and_partition) every group also spans the partitions, known at run time."""
     has_channel = int(getattr(op.attributes.get("channel_handle"), "handle", 0) or 0) > 0
@@ -108,7 +108,7 @@ def _computation(op: Operation, inputs: Sequence[TensorType], constraint: str) -
 def _all_gather(op: Operation, ctx: _Context) -> None:
     _check_groups(op, "I3", "C2", "C4", "C5")
     d = _int(op, "all_gather_dim")
-    size = _group_size(op)
+    size = group_size(op)
     for x, r in _pairs(op, "C6"):
         if x.shape is not None:
             _check_dim(d, len(x.shape), "all_gather_dim", "C1")
@@ -155,7 +155,7 @@ def _reduce_scatter(op: Operation, ctx: _Context) -> None:
         _check_dim(d, len(x.shape), "scatter_dimension", "C2")
     e = _computation(op, [x], "C7")
     if x.shape is not None:
-        size = _group_size(op)
+        size = group_size(op)
         out = list(x.shape)
         if size is not None and x.shape[d] is not None:
             if x.shape[d] % size:

@@ -69,8 +69,8 @@ def _check_groups(lhs: tuple, rhs: tuple, dn, feature_groups: int, batch_groups:
              "C16")
 
 
-def _result_shape(lhs: tuple, rhs: tuple, dn, strides, padding: Optional[list], lhs_dil, rhs_dil,
-                  batch_groups: int) -> tuple:
+def convolution_result_shape(lhs: tuple, rhs: tuple, dn, strides, padding: Optional[list], lhs_dil, rhs_dil,
+                             batch_groups: int) -> tuple:
     """C25's result shape; spatial sizes are unknown (None) when the padding is."""
     out: list[Dim] = [None] * len(lhs)
     in_batch = lhs[dn.input_batch_dimension]
@@ -121,7 +121,7 @@ def _check_convolution(op: Operation, padding_of) -> None:
         check_precision_count(op, "C24")
         if r.shape is not None and len(r.shape) != n:
             fail(f"result has rank {len(r.shape)} but lhs has rank {n}", "C26")
-        inferred = _result_shape(lhs.shape, rhs.shape, dn, strides, padding, lhs_dil, rhs_dil, batch_groups)
+        inferred = convolution_result_shape(lhs.shape, rhs.shape, dn, strides, padding, lhs_dil, rhs_dil, batch_groups)
         _expect_shape(r, inferred, "C25")
     else:
         check_precision_count(op, "C24")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ..ir import attributes as A
 from ..ir.core import Operation
-from .collectives import _check_groups, _group_size
+from .collectives import _check_groups, group_size
 from .core import CHECKS, _Context, _constant_array, _register, _same_type, _tensor
 from .shape_inference import fail, is_int_e
 
@@ -41,7 +41,7 @@ def _check_root(op: Operation, count: int) -> None:
              f"got {root}", "C4")
     if not is_int_e(root.element):
         fail(f"root must hold integer indices, got {root}", "C4")
-    size = _group_size(op)
+    size = group_size(op)
     roots = _constant_array(op.operands[-1])
     if size is None or roots is None:
         return

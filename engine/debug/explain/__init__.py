@@ -10,19 +10,20 @@ as plain text and `to_dict()` as JSON.
 """
 from __future__ import annotations
 
-import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ...ir.core import Operation
+from ...ir.errors import HlodbgError
 from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase, check_language
 from ...machine.process import ProcessId
 from ...ops.provenance import Provenance, ProvenanceError, provenance
 from .attributes import attribute_lines
 from .shapes import derive_shape
+from .text import columns, paragraphs, wrap
 
 WHAT = Phrase("What it does")
 OPERANDS_AND_RESULTS = Phrase("Operands and results")
@@ -71,14 +72,13 @@ class Explanation:
         """Plain text: the title, then each section's heading and its lines wrapped to `width`
         (a line's continuation indented under it; decoded lines, given with a leading "  ",
         one step further)."""
-        out = [self.title, "=" * min(len(self.title), width)]
+        out = [self.title, "=" * min(columns(self.title), width)]
         for section in self.sections:
             out += ["", section.heading]
             for line in section.lines:
                 extra = len(line) - len(line.lstrip(" "))
                 indent = "  " + " " * extra
-                out += textwrap.wrap(line.strip(), width=max(width, 20), initial_indent=indent,
-                                     subsequent_indent=indent + "  ", break_on_hyphens=False) or [""]
+                out += wrap(line.strip(), max(width, 20), indent, indent + "  ")
         return "\n".join(out) + "\n"
 
     def to_dict(self) -> dict:
@@ -95,10 +95,10 @@ class Explanation:
             out["provenance"] = {
                 "result": p.result,
                 "index": list(p.index),
-                "device": list(p.device) if p.device is not None else None,
+                "device": list(_device(p.device)) if p.device is not None else None,
                 "steps": p.lines(self.lang),
                 "sources": [{"operand": s.operand, "index": list(s.index), "role": s.role.say(self.lang),
-                             "device": list(s.device) if s.device is not None else None} for s in p.sources],
+                             "device": list(_device(s.device)) if s.device is not None else None} for s in p.sources],
             }
         return out
 
@@ -110,9 +110,9 @@ def explain_op(op: Operation, *, lang: str = "en", operands: Optional[Sequence[A
     one execution (None when unknown); `values_note` is a sentence saying why there are none."""
     check_language(lang)
     words = _words(op.name, lang)
-    what = (words.what.strip() if words is not None else "") or NO_WORDS.say(lang, op=op.name)
+    what = paragraphs(words.what) if words is not None else []
     sections = [
-        Section(WHAT.say(lang), [" ".join(what.split())]),
+        Section(WHAT.say(lang), what or [NO_WORDS.say(lang, op=op.name)]),
         Section(OPERANDS_AND_RESULTS.say(lang), _operand_lines(op, lang, words, operands, results, values_note)),
         Section(ATTRIBUTES.say(lang), _attribute_lines(op, lang, words)),
         Section(RESULT_SHAPE.say(lang), derive_shape(op, lang)),
@@ -200,7 +200,7 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
     try:
         found = provenance(op, at, result=result, operands=operands, results=results, process=process,
                            peer_values=peer_values)
-    except ProvenanceError as why:
+    except HlodbgError as why:  # a ProvenanceError, or a value that cannot be read (an elided constant)
         return None, [NO_PROVENANCE.say(lang, reason=why.message if hasattr(why, "message") else str(why))]
     lines = []
     if results is not None and result < len(results):
@@ -215,12 +215,17 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
         fields = dict(role=s.role.say(lang), operand=s.operand, name=names[s.operand] if s.operand < len(names) else "",
                       index=list(s.index))
         if s.device is not None and s.device != process:
-            fields["device"] = tuple(s.device)
+            fields["device"] = _device(s.device)
             phrase = SOURCE_DEVICE if value is None else SOURCE_DEVICE_VALUE
         else:
             phrase = SOURCE if value is None else SOURCE_VALUE
         lines.append("  " + (phrase.say(lang, value=value, **fields) if value is not None else phrase.say(lang, **fields)))
     return found, lines
+
+
+def _device(process: ProcessId) -> tuple[int, int]:
+    """A device as (replica, partition)."""
+    return process.replica_id, process.partition_id
 
 
 def _element(value: Any, index: tuple) -> Any:

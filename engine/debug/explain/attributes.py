@@ -21,6 +21,7 @@ from ...ir.attributes import (
     DenseArray,
     DenseElements,
     DotDimensionNumbers,
+    ElidedElements,
     EnumAttr,
     GatherDimensionNumbers,
     IntegerAttr,
@@ -30,6 +31,7 @@ from ...ir.attributes import (
 from ...ir.core import Operation
 from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase
+from ...ir.sharding import parse_hlo_sharding
 from ...ir.types import TensorType
 from ...ops.collectives import reduction_strategy, split_strategy
 from ...syntax.hlo.adapters import dim_labels_text
@@ -47,6 +49,7 @@ GATHER_COLLAPSED = Phrase("collapsed_slice_dims = {dims} (XLA: collapsed_slice_d
 GATHER_BATCHING = Phrase("operand_batching_dims = {operand} with start_indices_batching_dims = {indices} (XLA: the same names): operand dimension and start_indices dimension go together, pair by pair")
 GATHER_START_MAP = Phrase("start_index_map = {dims} (XLA: start_index_map, called gather_dims_to_operand_dims before 2018): {mapping}")
 START_COMPONENT = Phrase("start index component {k} → operand dimension {dim}")
+SCATTER_COMPONENT = Phrase("scatter index component {k} → operand dimension {dim}")
 INDEX_VECTOR_DIM = Phrase("index_vector_dim = {dim} (XLA: index_vector_dim): dimension {dim} of the indices (size {size}) holds each index vector")
 INDEX_VECTOR_DIM_SCALAR = Phrase("index_vector_dim = {dim} (XLA: index_vector_dim) equals the rank of the indices: each index is one number, as if the indices had a trailing dimension of size 1")
 GATHER_SLICE_SIZES = Phrase("slice_sizes = {sizes} (XLA: slice_sizes, called window_bounds before 2018): the size of the slice cut from the operand at each start")
@@ -93,8 +96,19 @@ STRATEGIES = {
     "flattened_ids": Phrase("the ids are device ids, replica × partitions + partition (flattened_ids)"),
 }
 CHANNEL = Phrase("channel handle {handle} (type {type}): a positive handle lets the op reach across partitions")
-PAIR = Phrase("{source} sends to {target}")
+PAIR = Phrase("process {source} sends to process {target}")
 SHARDING = Phrase("how the value is split over the devices (XLA's sharding notation)")
+SHARDING_KINDS = {
+    "replicated": Phrase("every device holds the whole value (replicated)"),
+    "manual": Phrase("the program itself splits the value among the devices (manual)"),
+    "unknown": Phrase("the sharding is left for the partitioner to choose (unknown)"),
+    "unreduced": Phrase("each device holds a partial value still to be summed (unreduced)"),
+}
+SHARDING_MAXIMAL = Phrase("device {device} alone holds the whole value (maximal)")
+SHARDING_TILED = Phrase("split into {tiles} tiles along the value's dimensions")
+SHARDING_TILE = Phrase("tile {tile} → devices {devices}")
+SHARDING_TUPLE = Phrase("one sharding per tuple element: {count}")
+SHARDING_MORE = Phrase("... and {count} more tiles")
 
 Decoder = Callable[[Operation, str, Any, str], list[str]]
 
@@ -132,7 +146,7 @@ def readable(value: Any) -> str:
         return "[" + ", ".join(readable(v) for v in value) + "]"
     if isinstance(value, ArrayAttr) and all(isinstance(v, EnumAttr) for v in value):
         return "[" + ", ".join(str(v) for v in value) + "]"
-    if isinstance(value, DenseElements) and value.array.size <= 64 and not hasattr(value, "elided"):
+    if isinstance(value, DenseElements) and not isinstance(value, ElidedElements) and value.array.size <= 64:
         return str(np.asarray(value.array).tolist())
     try:
         return format_attribute(value)
@@ -193,7 +207,7 @@ def _scatter(op: Operation, name: str, dn: ScatterDimensionNumbers, lang: str) -
         lines.append(say(SCATTER_BATCHING, lang, operand=list(dn.input_batching_dims),
                                           indices=list(dn.scatter_indices_batching_dims)))
     lines.append(say(SCATTER_TO_OPERAND, lang, dims=list(dn.scatter_dims_to_operand_dims), mapping=_mapping(
-        enumerate(dn.scatter_dims_to_operand_dims), START_COMPONENT, lang, a="k", b="dim")))
+        enumerate(dn.scatter_dims_to_operand_dims), SCATTER_COMPONENT, lang, a="k", b="dim")))
     lines.append(_index_vector_line(dn.index_vector_dim, indices, lang))
     return lines
 
@@ -283,21 +297,54 @@ def _replica_groups(op: Operation, name: str, value: Any, lang: str) -> list[str
             if array.size else []
         rows = [row for row in rows if row]
         lines += [say(GROUP, lang, k=k, members=row) for k, row in enumerate(rows)] or [say(GROUPS_ALL, lang)]
+    return lines + _strategy(op, lang)
+
+
+def _strategy(op: Operation, lang: str) -> list[str]:
+    """Which ids a collective's groups or pairs name (the spec's process-group strategies)."""
     definition = lookup(op.name)
     form = definition.process_groups if definition is not None else None
     try:
         strategy = reduction_strategy(op.attributes) if form == "reduction" else split_strategy(op.attributes) if form else None
     except ValueError:
-        strategy = None
-    if strategy in STRATEGIES:
-        lines.append(say(STRATEGIES[strategy], lang))
-    return lines
+        return []  # use_global_device_ids without a channel: the verifier says so
+    return [say(STRATEGIES[strategy], lang)] if strategy in STRATEGIES else []
 
 
 def _pairs(op: Operation, name: str, value: Any, lang: str) -> list[str]:
     if not isinstance(value, DenseElements):
         return []
-    return [say(PAIR, lang, source=int(a), target=int(b)) for a, b in np.asarray(value.array).reshape(-1, 2)]
+    pairs = [say(PAIR, lang, source=int(a), target=int(b)) for a, b in np.asarray(value.array).reshape(-1, 2)]
+    return pairs + _strategy(op, lang)
+
+
+SHOWN_TILES = 16
+
+
+def _sharding(op: Operation, name: str, value: Any, lang: str) -> list[str]:
+    """An HloSharding string read: who holds what (engine/ir/sharding.py decodes it)."""
+    if not isinstance(value, str):
+        return []
+    try:
+        sharding = parse_hlo_sharding(value)
+    except ValueError:
+        return []  # not an HloSharding string (the verifier and the runs say what is wrong)
+    if sharding.kind in SHARDING_KINDS:
+        return [say(SHARDING_KINDS[sharding.kind], lang)]
+    if sharding.kind == "maximal":
+        return [say(SHARDING_MAXIMAL, lang, device=sharding.device)]
+    if sharding.kind == "tuple":
+        return [say(SHARDING_TUPLE, lang, count=len(sharding.elements))]
+    if sharding.kind != "tiled" or sharding.tile_assignment is None:
+        return []
+    tiles = list(np.ndindex(*sharding.tiled_dims))
+    lines = [say(SHARDING_TILED, lang, tiles=list(sharding.tiled_dims))]
+    for tile in tiles[:SHOWN_TILES]:
+        devices = np.asarray(sharding.tile_assignment[tile]).reshape(-1).tolist()
+        lines.append(say(SHARDING_TILE, lang, tile=tile, devices=devices))
+    if len(tiles) > SHOWN_TILES:
+        lines.append(say(SHARDING_MORE, lang, count=len(tiles) - SHOWN_TILES))
+    return lines
 
 
 def window_lines(op: Operation, lang: str) -> list[str]:
@@ -329,4 +376,5 @@ DECODERS_BY_NAME: dict[str, Decoder] = {
     "precision_config": _precision,
     "replica_groups": _replica_groups,
     "source_target_pairs": _pairs,
+    "mhlo.sharding": _sharding,
 }

@@ -2,21 +2,26 @@
 
 Each rule is registered for the op names it explains (`@derives("stablehlo.pad")`) and returns
 the derived shape after adding its steps; the arithmetic that the verifier also needs
-(`infer_pad`, `infer_slice`, `infer_concatenate`, `infer_gather`, `window_count`) comes from
-engine/verify/shape_inference.py, so the explanation and the verifier cannot disagree. An op
+(`infer_pad`, `infer_slice`, `infer_concatenate`, `infer_gather`, `window_count`,
+`infer_dot_general`, `convolution_result_shape`, a collective's `group_size`) comes from
+engine/verify/, so the explanation and the verifier cannot disagree. An op
 without a rule whose tensor operands all have the result's shape is explained as such; any other
 op's shape is the declared result type, and the explanation says so.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Callable
 
 from ...ir.attributes import DenseElements
 from ...ir.core import Operation
+from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase
 from ...ir.types import TensorType
 from .text import say
+from ...verify.collectives import group_size
+from ...verify.contractions import infer_dot_general
+from ...verify.convolution import convolution_result_shape
 from ...verify.shape_inference import Fail, infer_concatenate, infer_gather, infer_pad, infer_slice, window_count
 
 RESULT_SHAPE = Phrase("result shape: {shape}")
@@ -25,6 +30,8 @@ DYNAMIC_SHAPES = Phrase("the shapes are only known at run time (dynamic dimensio
 RULE_FAILED = Phrase("the attributes do not fit the operands ({reason}): the result shape is the declared result type {types}")
 DECLARED_DIFFERS = Phrase("the declared result type says {declared}")
 SAME_AS_OPERANDS = Phrase("the op works element by element: the result has the shape of its operands, {shape}")
+SCALARS_APPLY = Phrase("the result has the shape of {name}, {shape}; each scalar operand ({scalars}) applies to every element")
+KEEPS_SHAPE = Phrase("each result has the shape of the operand it comes from: {shapes}")
 
 GATHER_BATCH = Phrase("start_indices has shape {shape}; without index_vector_dim {dim} that leaves the batch sizes {sizes}")
 GATHER_OFFSETS = Phrase("slice_sizes {sizes} without collapsed_slice_dims {collapsed} and operand_batching_dims {batching} leaves the offset sizes {offsets}")
@@ -52,12 +59,14 @@ WINDOW_EMPTY = Phrase("output dimension {dim} (spatial {k}): the window ({dilate
 REDUCE_DIMS = Phrase("dimensions {dims} (sizes {sizes}) are reduced away; the others keep their sizes")
 DYNAMIC_SLICE = Phrase("the result has slice_sizes {sizes}, wherever the start indices place the slice")
 UPDATE_SLICE = Phrase("the result has the operand's shape {shape}; the update {update} is written into it")
+SELECT_AND_SCATTER = Phrase("the windows give the source its shape {source}; the result has the operand's shape {shape}")
 IOTA = Phrase("the shape is the declared one; along iota_dimension {dim} the values count 0, 1, ... {last}")
 ALL_GATHER = Phrase("dimension {dim} (all_gather_dim): {size} × {count} processes per group = {out}")
 REDUCE_SCATTER = Phrase("dimension {dim} (scatter_dimension): {size} / {count} processes per group = {out}")
 ALL_TO_ALL = Phrase("split_dimension {split}: {size} / split_count {count} = {split_out}; concat_dimension {concat}: {concat_size} × {count} = {concat_out}")
-GROUP_SIZE_FROM_TYPES = Phrase("the group size is not written in replica_groups: it is the grid's, {count} here by the declared types")
-XLA_BROADCAST_DIM = Phrase("dimension {dim}: operand sizes {sizes} → {size} (a size 1 stretches)")
+GROUP_SIZE_FROM_TYPES = Phrase("replica_groups alone do not fix the group size (it depends on the grid): {count} here, by the declared types")
+XLA_BROADCAST_DIM = Phrase("dimension {dim}: operand sizes {sizes} → {size}")
+XLA_BROADCAST_STRETCH = Phrase("dimension {dim}: operand sizes {sizes} → {size} (a size 1 stretches)")
 XLA_BROADCAST_MAP = Phrase("broadcast_dimensions {dims} place the smaller operand's dimensions in the larger one's")
 TOP_K = Phrase("the last dimension becomes k = {k}; the others stay as in the operand {shape}")
 
@@ -108,8 +117,11 @@ def derive_shape(op: Operation, lang: str) -> list[str]:
     tensors = [v.type for v in (*op.operands, *op.results) if isinstance(v.type, TensorType)]
     declared = ", ".join(str(r.type) for r in op.results) or "()"
     rule = RULES.get(op.name) or (xla_broadcast if chlo_broadcasting(op) else None)
-    if rule is None and not _same_shape_everywhere(op):
+    if rule is None and not _elementwise(op):
         d.say(DECLARED_ONLY, op=op.name, types=declared)
+        return d.lines
+    if rule is not None and len(tensors) < len(op.operands) + len(op.results):
+        d.say(DECLARED_ONLY, op=op.name, types=declared)  # tuples or tokens: the rules read tensor shapes
         return d.lines
     if not all(t.is_static for t in tensors):
         d.say(DYNAMIC_SHAPES, types=declared)
@@ -129,10 +141,36 @@ def derive_shape(op: Operation, lang: str) -> list[str]:
     return d.lines
 
 
-def _same_shape_everywhere(op: Operation) -> bool:
+def _elementwise(op: Operation) -> bool:
+    """An elementwise op (chlo's own included) whose operands and results all have one shape."""
+    definition = lookup(op.name)
+    if definition is None or definition.category not in ("elementwise", "chlo"):
+        return False
     shapes = {v.type.shape for v in (*op.operands, *op.results) if isinstance(v.type, TensorType)}
     return bool(op.operands) and bool(op.results) and len(shapes) == 1 and all(
         isinstance(v.type, TensorType) for v in op.results)
+
+
+@derives("stablehlo.clamp", "stablehlo.select")
+def _scalars_apply(d: Derivation) -> tuple:
+    # clamp's min/max and select's pred may be scalars standing for every element.
+    names = [name for name, _ in lookup(d.op.name).operands]
+    scalars = [names[i] for i, v in enumerate(d.op.operands) if tuple(v.type.shape) == () != d.result()]
+    if scalars:
+        d.say(SCALARS_APPLY, name=names[1], shape=list(d.operand(1)), scalars=", ".join(scalars))
+    else:
+        d.say(SAME_AS_OPERANDS, shape=list(d.result()))
+    return d.operand(1)
+
+
+@derives("stablehlo.all_reduce", "stablehlo.collective_permute", "stablehlo.collective_broadcast",
+         "stablehlo.collective_reduce", "stablehlo.cross-replica-sum", "stablehlo.sort", "stablehlo.reverse",
+         "stablehlo.while", "stablehlo.optimization_barrier")
+def _keeps_shape(d: Derivation) -> tuple:
+    # Results correspond one to one with the (data) operands and keep their shapes.
+    shapes = [list(v.type.shape) for v in d.op.operands[:len(d.op.results)]]
+    d.say(KEEPS_SHAPE, shapes=shapes if len(shapes) > 1 else shapes[0])
+    return tuple(shapes[0])
 
 
 # -- data movement ---------------------------------------------------------------------------
@@ -274,13 +312,15 @@ def _top_k(d: Derivation) -> tuple:
 
 def _dot_shape(d: Derivation, lb, rb, lc, rc) -> tuple:
     lhs, rhs = d.operand(0), d.operand(1)
+    shape = infer_dot_general(lhs, rhs, lb, rb, lc, rc)
     lfree = [i for i in range(len(lhs)) if i not in lb and i not in lc]
     rfree = [i for i in range(len(rhs)) if i not in rb and i not in rc]
-    d.say(DOT_BATCH, lhs=list(lb), rhs=list(rb), sizes=[lhs[i] for i in lb])
+    if lb:
+        d.say(DOT_BATCH, lhs=list(lb), rhs=list(rb), sizes=[lhs[i] for i in lb])
     d.say(DOT_CONTRACT, lhs=list(lc), rhs=list(rc), sizes=[lhs[i] for i in lc])
     d.say(DOT_FREE, side="lhs", dims=lfree, sizes=[lhs[i] for i in lfree])
     d.say(DOT_FREE, side="rhs", dims=rfree, sizes=[rhs[i] for i in rfree])
-    return tuple([lhs[i] for i in lb] + [lhs[i] for i in lfree] + [rhs[i] for i in rfree])
+    return shape
 
 
 @derives("stablehlo.dot_general")
@@ -360,15 +400,15 @@ def _convolution(d: Derivation) -> tuple:
     dn = d.attr("dimension_numbers")
     lhs, rhs = d.operand(0), d.operand(1)
     groups = int(d.op.attributes.get("batch_group_count", 1))
-    out = [0] * len(lhs)
-    out[dn.output_batch_dimension] = lhs[dn.input_batch_dimension] // groups
+    window = window_dims(d.op)
+    shape = convolution_result_shape(lhs, rhs, dn, [w.stride for w in window], [(w.low, w.high) for w in window],
+                                     [w.base_dilation for w in window], [w.window_dilation for w in window], groups)
     d.say(CONV_BATCH, dim=dn.output_batch_dimension, size=lhs[dn.input_batch_dimension], groups=groups,
-          out=out[dn.output_batch_dimension])
-    out[dn.output_feature_dimension] = rhs[dn.kernel_output_feature_dimension]
-    d.say(CONV_FEATURE, dim=dn.output_feature_dimension, out=out[dn.output_feature_dimension])
-    for w, out_dim in zip(window_dims(d.op), dn.output_spatial_dimensions):
-        out[out_dim] = _say_window(d, w, out_dim)
-    return tuple(out)
+          out=shape[dn.output_batch_dimension])
+    d.say(CONV_FEATURE, dim=dn.output_feature_dimension, out=shape[dn.output_feature_dimension])
+    for w, out_dim in zip(window, dn.output_spatial_dimensions):
+        _say_window(d, w, out_dim)
+    return shape
 
 
 @derives("stablehlo.reduce_window")
@@ -379,9 +419,8 @@ def _reduce_window(d: Derivation) -> tuple:
 @derives("stablehlo.select_and_scatter")
 def _select_and_scatter(d: Derivation) -> tuple:
     # The windows over the operand give the source's shape; the result has the operand's.
-    for w in window_dims(d.op):
-        _say_window(d, w, w.operand_dim)
-    d.say(UPDATE_SLICE, shape=list(d.operand(0)), update=list(d.operand(1)))
+    positions = [_say_window(d, w, w.operand_dim) for w in window_dims(d.op)]
+    d.say(SELECT_AND_SCATTER, source=positions, shape=list(d.operand(0)))
     return d.operand(0)
 
 
@@ -397,11 +436,13 @@ def _reduce(d: Derivation) -> tuple:
 
 
 def _group_size(d: Derivation, by_types: int) -> int:
-    groups = d.op.attributes.get("replica_groups")
-    if isinstance(groups, DenseElements) and groups.array.size:
-        return int((groups.array.reshape(groups.array.shape[0], -1)[0] >= 0).sum())
-    d.say(GROUP_SIZE_FROM_TYPES, count=by_types)
-    return by_types
+    """Processes per group: from replica_groups when the program fixes it (the verifier's rule),
+    else the grid's, as the declared types show it."""
+    size = group_size(d.op)
+    if size is None:
+        d.say(GROUP_SIZE_FROM_TYPES, count=by_types)
+        return by_types
+    return size
 
 
 @derives("stablehlo.all_gather")
@@ -461,7 +502,7 @@ def xla_broadcast(d: Derivation) -> tuple:
         if len(wanted) > 1:
             raise ValueError(f"dimension {dim} has sizes {sizes}, which do not broadcast")
         out.append(wanted.pop() if wanted else 1)
-        d.say(XLA_BROADCAST_DIM, dim=dim, sizes=sizes, size=out[-1])
+        d.say(XLA_BROADCAST_STRETCH if len(set(sizes)) > 1 else XLA_BROADCAST_DIM, dim=dim, sizes=sizes, size=out[-1])
     return tuple(out)
 
 
