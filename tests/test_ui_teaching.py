@@ -122,6 +122,9 @@ async def test_lang_ja_speaks_japanese_and_a_bad_language_is_refused():
         assert translations("ja")["copied element"] in text
         assert "結果の次元 0 はオペランドの次元 1 を読む" in text
         assert app.screen.lang == "ja"
+        await press(app, pilot, "i")  # the explain pane speaks it too
+        heading = translations("ja")["What it does"]
+        assert heading != "What it does" and heading in panes(app)[2].render_text()
         await type_command(app, pilot, "lang xx")
         assert "lang takes one of en, ja, hi, not 'xx'" in console_text(app.screen)
         assert app.screen.lang == "ja"
