@@ -72,3 +72,17 @@ def test_error_screen(snap_compare):
     with pytest.raises(ParseError) as caught:
         hlodbg.load("func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n  %0 = stablehlo.add %a, %zz : tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n")
     assert snap_compare(HlodbgApp(error=caught.value), terminal_size=SIZE)
+
+
+def test_provenance_view(snap_compare):
+    program = hlodbg.load(DATA / "teaching.mlir")
+    operand = np.arange(12, dtype=np.float32).reshape(3, 4)
+    app = HlodbgApp(program, args=[operand, np.array([[2], [5]], np.int32), np.eye(2, dtype=np.float32)], memory="1G", persist=False)
+
+    async def point_at_an_element(pilot):
+        await settled(pilot)
+        for key in ("n", "shift+down", "shift+down", "shift+right"):
+            await pilot.press(key)
+            await settled(pilot)
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=point_at_an_element)

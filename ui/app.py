@@ -22,7 +22,7 @@ class HlodbgApp(App):
     def __init__(self, program=None, error: Optional[HlodbgError] = None, args: Optional[Sequence] = None, seed: int = 0,
                  entry: str = "main", break_on: Optional[str] = None, memory=None, persist: bool = True,
                  keymap_path: Optional[Path] = None, replicas: Optional[int] = None, partitions: Optional[int] = None,
-                 device=None, backend=None, **kwargs):
+                 device=None, backend=None, explain: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.program = program
         self.error = error
@@ -30,6 +30,7 @@ class HlodbgApp(App):
                             backend=backend)
         self.break_on = break_on
         self.keymap_path = keymap_path
+        self.explain = explain  # open with the explain pane shown
         self.controller = None
         if program is not None:
             self.sub_title = f"{program.name} — {program.op_count} ops, {len(program.functions)} functions"
@@ -62,7 +63,15 @@ class HlodbgApp(App):
         self.controller = controller
         for message in controller.session.breakpoints.messages:
             self.notify(message, severity="warning", timeout=10)
-        self.push_screen(MainScreen(program, graph, controller, self.break_on))
+        self.push_screen(MainScreen(program, graph, controller, self.break_on, explain=self.explain))
+
+    def action_toggle_explain(self) -> None:
+        """Show or hide the explain pane of the debugger."""
+        from .screens.main import MainScreen
+
+        screen = self.screen
+        if isinstance(screen, MainScreen):
+            screen.action_toggle_explain()
 
     def on_unmount(self) -> None:
         if self.controller is not None:

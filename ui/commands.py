@@ -14,6 +14,7 @@ import numpy as np
 from hlodbg.engine.ir.dtypes import Token, widen
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.phrases import LANGUAGE_NAMES, LANGUAGES
 
 from hlodbg.engine.run.arguments import parse_device
 
@@ -33,6 +34,8 @@ HELP = """commands (abbreviations in brackets):
   overlay padding | overlay none   colour the graph's ops by how much their results' layouts pad them
   search TEXT [/TEXT]        ops by name, kind or location; again for the next match
   note                       the full note of a replayed or vectorised body's frame
+  explain [%12] [--at 1,0,2] the explain pane on an op (the one in view) and an element of its result
+  lang en|ja|hi              the language of the explain pane and the provenance view
   help"""
 
 
@@ -44,6 +47,14 @@ class CommandResult:
     breakpoints_changed: bool = False
     error: bool = False
     overlay: Optional[dict] = None  # graph node -> (level, fill, badge) to colour the graph with; {} clears it
+    explain: Optional["ExplainRequest"] = None  # open the explain pane on this
+    language: str = ""  # the language the explain pane and the provenance view speak from now on
+
+
+@dataclass(frozen=True)
+class ExplainRequest:
+    op: Optional[Operation]  # None: the op in view
+    at: Optional[tuple[int, ...]] = None  # an element of its result
 
 
 def format_value(value: Any, limit: int = 2000) -> str:
@@ -80,7 +91,7 @@ class CommandRunner:
             "b": self.cmd_break, "break": self.cmd_break, "delete": self.cmd_delete, "d": self.cmd_delete,
             "disable": self.cmd_disable, "enable": self.cmd_enable, "watch": self.cmd_watch, "unwatch": self.cmd_unwatch,
             "p": self.cmd_print, "print": self.cmd_print, "goto": self.cmd_goto, "export": self.cmd_export,
-            "overlay": self.cmd_overlay,
+            "overlay": self.cmd_overlay, "explain": self.cmd_explain, "lang": self.cmd_lang,
             "note": lambda r: CommandResult(self.controller.notes() or "no frame here has a note"),
             "search": lambda r: self.search(r), "device": self.cmd_device, "help": lambda r: CommandResult(HELP), "h": lambda r: CommandResult(HELP),
             "s": lambda r: self.move("step_in"), "step": lambda r: self.move("step_in"),
@@ -213,6 +224,29 @@ class CommandRunner:
         return CommandResult(f"graph coloured by padding waste on {target} (physical / logical bytes): {legend}; "
                              f"worst {PADDING[worst][0]}; :overlay none clears it", overlay=marks)
 
+    def cmd_explain(self, rest: str) -> CommandResult:
+        words = rest.replace("--at=", "--at ").split()
+        op, at = None, None
+        while words:
+            word = words.pop(0)
+            if word == "--at":
+                if not words:
+                    raise CommandError("--at needs an element of the result, e.g. --at 1,0,2")
+                at = parse_element(words.pop(0))
+            elif word.startswith(("%", "@")) and op is None:
+                ops = self.find_ops(word)
+                if not ops:
+                    raise CommandError(f"no op makes {word}")
+                op = ops[0]
+            else:
+                raise CommandError(f"explain takes [%op] [--at i,j,k], not '{word}'")
+        return CommandResult(explain=ExplainRequest(op, at), select=op)
+
+    def cmd_lang(self, rest: str) -> CommandResult:
+        if rest not in LANGUAGES:
+            raise CommandError(f"lang takes one of {', '.join(LANGUAGES)}" + (f", not '{rest}'" if rest else ""))
+        return CommandResult(f"explanations in {LANGUAGE_NAMES[rest]}", language=rest)
+
     def search(self, text: str) -> CommandResult:
         query, matches, index = self._search
         if not text or text == query:
@@ -232,4 +266,13 @@ class CommandRunner:
         return CommandResult(f"match {index + 1} of {len(matches)}: {op_label(op)}" + (f"  line {op.pos.line}" if op.pos else ""), select=op)
 
 
-__all__ = ["CommandRunner", "CommandResult", "HELP", "format_value"]
+def parse_element(text: str) -> tuple[int, ...]:
+    """`1,0,2` (or `[1, 0, 2]`, `()` for a scalar) as an element index."""
+    inner = text.strip().strip("[]()")
+    try:
+        return tuple(int(part) for part in inner.split(",") if part.strip())
+    except ValueError:
+        raise CommandError(f"an element is written as numbers separated by commas (1,0,2), not '{text}'") from None
+
+
+__all__ = ["CommandRunner", "CommandResult", "ExplainRequest", "HELP", "format_value", "parse_element"]

@@ -35,7 +35,8 @@ from hlodbg.layouts.labels import op_title
 from hlodbg.layouts.op_facts import device_shard
 
 from .device_memory import bytes_in_use, memory_analysis, memory_view, site_ops, storage_of
-from .state import DebugState, FrameView, GridCellView, ValueView
+from .state import DebugState, FrameView, GridCellView, ValueOrigin, ValueView
+from .teaching import OpValues
 from .widgets.tensor_text import format_cells
 
 class CommandError(HlodbgError):
@@ -49,6 +50,9 @@ CHANGED_LIMIT = 400  # ops highlighted as just computed after a long move
 class SessionController:
     def __init__(self, open_target: Callable[[], DebugTarget], graph: Optional[DataflowGraph] = None):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hlodbg-session")
+        # The teaching panes' answers (provenance, explanations) are worked out here, one at a time:
+        # an answer no longer wanted (the cursor moved on) is dropped before it starts.
+        self._teaching = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hlodbg-teaching")
         self.target: DebugTarget = self._executor.submit(open_target).result()
         self.graph = graph
         self.running = False
@@ -84,6 +88,10 @@ class SessionController:
     async def call(self, fn: Callable, *args) -> Any:
         return await asyncio.wrap_future(self.submit(fn, *args))
 
+    async def work_out(self, fn: Callable, *args) -> Any:
+        """`fn(*args)` in the teaching thread; cancelling the caller drops it if it has not started."""
+        return await asyncio.wrap_future(self._teaching.submit(fn, *args))
+
     def interrupt(self) -> None:
         self.session.interrupt()
 
@@ -97,6 +105,7 @@ class SessionController:
         except Exception:  # closing is best effort: the process is leaving anyway
             pass
         self._executor.shutdown(wait=False, cancel_futures=True)
+        self._teaching.shutdown(wait=False, cancel_futures=True)
 
     # --- moves (run in the session thread) ------------------------------------------------------
     def move(self, name: str, *args) -> DebugState:
@@ -119,7 +128,8 @@ class SessionController:
         operands = []
         if op is not None and position < len(session.trace):
             for i, value in enumerate(session.operands()):
-                operands.append(self._view(_operand_label(i, op.operands[i]), op.operands[i], value))
+                operands.append(self._view(_operand_label(i, op.operands[i]), op.operands[i], value,
+                                           origin=ValueOrigin(op, position, "operand", i)))
         results = self.results_before(position)
         changed = frozenset()
         if before is not None and position > before:
@@ -162,7 +172,7 @@ class SessionController:
                     for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
         state.caught_title = "\n".join([f"caught {op_label(op)}{where} (breakpoint {hit.breakpoint.describe()}){following}", *operands])
         state.caught_values = self.event_values(hit.event, "caught") + [
-            self._view(_operand_label(i, operand), operand, value)
+            self._view(_operand_label(i, operand), operand, value, origin=ValueOrigin(op, hit.event, "operand", i))
             for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
 
     # --- the devices ------------------------------------------------------------------------------
@@ -233,8 +243,10 @@ class SessionController:
         if dv.event is None:
             return title + ": not run yet", []
         backend = grid.sessions[process].backend
-        views = [self._view(f"{r.name or f'result {k}'}@{device}", r, v, backend=backend) for k, (r, v) in enumerate(zip(op.results, dv.outputs))]
-        views += [self._view(f"{_operand_label(i, o)}@{device}", o, v, backend=backend) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
+        views = [self._view(f"{r.name or f'result {k}'}@{device}", r, v, backend=backend,
+                            origin=ValueOrigin(op, dv.event, "result", k, device)) for k, (r, v) in enumerate(zip(op.results, dv.outputs))]
+        views += [self._view(f"{_operand_label(i, o)}@{device}", o, v, backend=backend,
+                             origin=ValueOrigin(op, dv.event, "operand", i, device)) for i, (o, v) in enumerate(zip(op.operands, dv.inputs))]
         return title, views
 
     def results_before(self, position: int) -> list[ValueView]:
@@ -284,7 +296,8 @@ class SessionController:
             where = f"event {e}" + (f", iteration {event.iteration}" if event.iteration is not None else "") + (f" ({why})" if why else "")
             name = (op.results[k].name if k < len(op.results) else "") or f"result {k}"  # body ops printed short have no names
             prior = previous[k] if previous is not None and k < len(previous) else None
-            views.append(self._view(name, op.results[k], value, session.summary(e, k), prior, where))
+            views.append(self._view(name, op.results[k], value, session.summary(e, k), prior, where,
+                                    origin=ValueOrigin(op, e, "result", k)))
         return views
 
     def events_of(self, op: Operation) -> list[int]:
@@ -321,6 +334,44 @@ class SessionController:
             return None
         e = self._latest_before(event.op, event.id)
         return self.session.event(e).outputs if e is not None else None
+
+    # --- what the provenance view and the explain pane read -------------------------------------------
+    def values_at(self, origin: ValueOrigin) -> OpValues:
+        """The values of the op instance a shown value belongs to (the focused device's, or the
+        grid device's the inspector shows)."""
+        target = self.target
+        session = self.session if origin.device is None else target.sessions[target.process_of(origin.device)]
+        stale = CommandError("the value shown is from an earlier run of the session; step to see it again")
+        try:
+            event = session.event(origin.event)
+        except HlodbgError:
+            raise stale from None
+        if event.op is not origin.op:
+            raise stale
+        return self._op_values(origin.op, event, session.process)
+
+    def values_of_op(self, op: Operation) -> OpValues:
+        """`op` as the focused device has it now: its run about to start (operands only), else its
+        latest finished run, else no values (the explanation then says what it can from types)."""
+        session = self.session
+        position = session.position
+        if position < len(session.trace) and session.trace.ops[position] is op:
+            e = position
+        else:
+            e = self._latest_before(op, position)
+        return self._op_values(op, session.event(e) if e is not None else None, session.process)
+
+    def _op_values(self, op: Operation, event, process: ProcessId) -> OpValues:
+        operands = results = peer_values = None
+        if event is not None:
+            operands, results = event.inputs, (event.outputs or None)
+        target = self.target
+        names = {}
+        if target.multi_device and is_collective(op.name):  # the other devices' side of the collective
+            peer_values = target.peer_values(op)
+            names = {p: target.device_id(p) for p in target.processes}
+        return OpValues(op, operands, results, [_operand_label(i, o) for i, o in enumerate(op.operands)],
+                        [r.name or f"result {k}" for k, r in enumerate(op.results)], process, peer_values, names)
 
     # --- breakpoints, search, export ----------------------------------------------------------------
     def toggle_breakpoint(self, op: Operation) -> str:
@@ -385,7 +436,7 @@ class SessionController:
         return "\n".join(f"{replace(info, note='').frame_text()}: {info.note}" for info in self.session.stack if info.note)
 
     def _view(self, label: str, ir_value: Any, value: Any, summary=None, previous=None, where: str = "",
-              backend=None) -> ValueView:
+              backend=None, origin: Optional[ValueOrigin] = None) -> ValueView:
         """A value for the inspector; `ir_value` is its SSA Value (or only its type, for a value
         the program text does not name), whose layout on the device (`backend`, by default the
         focused one's) the physical view shows."""
@@ -396,7 +447,7 @@ class SessionController:
         if filled:  # values --fill-elided made up: said wherever the value is shown
             where = f"{filled}  {where}" if where else filled
         storage = storage_of(backend or self.session.backend, ir_value, value)
-        return ValueView(label, _type_text(type_, value), value, summary, previous, where, storage)
+        return ValueView(label, _type_text(type_, value), value, summary, previous, where, storage, origin)
 
 
 def _operand_label(i: int, operand) -> str:

@@ -37,6 +37,18 @@ class StorageView:
 
 
 @dataclass(frozen=True)
+class ValueOrigin:
+    """Which op instance a shown value belongs to, and as which of its results or operands: what
+    the provenance view asks about when the element cursor is on the value."""
+
+    op: Operation
+    event: int  # the op instance, in the trace of the session that ran it
+    kind: str  # "result" or "operand"
+    position: int  # which result / operand (flat)
+    device: Optional[int] = None  # on a grid: whose values (None: the focused device's)
+
+
+@dataclass(frozen=True)
 class ValueView:
     """One value for the tensor inspector."""
 
@@ -47,6 +59,7 @@ class ValueView:
     previous: Any = None  # the same value one loop iteration earlier, when there is one
     where: str = ""  # e.g. "event 41, iteration 3 of while %r"
     storage: Optional[StorageView] = None  # the device's layout of it (a static tensor of the program)
+    origin: Optional[ValueOrigin] = None  # the op instance it is a result or operand of
 
 
 @dataclass(frozen=True)
@@ -112,6 +125,36 @@ class MemoryView:
     where: str = ""  # the op the figures are at
 
 
+@dataclass(frozen=True)
+class MarkedTensor:
+    """One tensor of the provenance view: a value with some of its elements marked."""
+
+    label: str  # "operand 1: %idx", "result %r"
+    type_text: str
+    value: Any  # numpy array, or None when there is no value to show (the op has not run)
+    marks: dict = field(default_factory=dict)  # element index -> role (its words, in the pane's language)
+    selected: Optional[tuple] = None  # the element under the inspector's cursor
+
+
+@dataclass(frozen=True)
+class ProvenanceState:
+    """Where one element comes from (or which result elements it reaches), for the provenance view."""
+
+    title: str
+    tensors: list[MarkedTensor] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # the index arithmetic with its numbers
+    error: str = ""  # why there is no answer, in one line
+
+
+@dataclass(frozen=True)
+class ExplanationState:
+    """The explain pane's content: an op's explanation in sections, or why there is none."""
+
+    title: str
+    sections: list[tuple[str, list[str]]] = field(default_factory=list)  # (heading, lines)
+    error: str = ""
+
+
 @dataclass
 class DebugState:
     position: int  # event about to run
@@ -143,4 +186,4 @@ class DebugState:
     memory: Optional[MemoryView] = None  # once the memory profile is computed (a worker does it)
 
 
-__all__ = ["BufferView", "MemoryView", "StorageView", "ValueView", "FrameView", "GridCellView", "DebugState", "short_note"]
+__all__ = ["ExplanationState", "MarkedTensor", "ProvenanceState", "ValueOrigin", "BufferView", "MemoryView", "StorageView", "ValueView", "FrameView", "GridCellView", "DebugState", "short_note"]

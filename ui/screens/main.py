@@ -23,25 +23,30 @@ from textual.widgets import Input, RichLog
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import describe
+from hlodbg.engine.ir.phrases import language_from_environment
 from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.engine.debug.target import move_words
 from hlodbg.layouts.graph import DataflowGraph
 from hlodbg.layouts.op_facts import fact_lines
 
-from ..commands import CommandResult, CommandRunner
+from ..commands import CommandResult, CommandRunner, ExplainRequest
 from ..controller import SessionController
 from ..keymap import BINDING_GROUPS, DEBUGGER_BINDINGS, key_label
 from ..state import DebugState, short_note
+from ..widgets.explain_pane import ExplainPane
 from ..widgets.graph_canvas import GraphCanvas
 from ..widgets.grid_view import GridView
 from ..widgets.inspector import TensorInspector
 from ..widgets.memory_pane import MemoryPanel
 from ..widgets.panels import BreakpointsPanel, CommandLine, FramesPanel, StatusBar
+from ..widgets.provenance_view import ProvenanceView
 from ..widgets.source_view import SourceView
 from .help import HelpScreen
+from .teaching_panes import TeachingPanes
 
 PROGRESS_INTERVAL = 0.1
 LAUNCH_ERROR_SECONDS = 600  # an error in the command line's options stays until read (a click closes it)
+NARROW = 150  # narrower screens make room for the explain pane and the provenance view by hiding a pane
 
 
 class SidePanel(VerticalScroll, can_focus=False):
@@ -53,11 +58,12 @@ class ConsoleLog(RichLog, can_focus=False):
     """What commands and stops said; takes no focus for the same reason."""
 
 
-class MainScreen(Screen):
+class MainScreen(TeachingPanes, Screen):
     BINDINGS = DEBUGGER_BINDINGS
     AUTO_FOCUS = ""  # the debugger's keys work with nothing focused; `:` focuses the command line
 
-    def __init__(self, program, graph: DataflowGraph, controller: SessionController, break_on: Optional[str] = None, **kwargs):
+    def __init__(self, program, graph: DataflowGraph, controller: SessionController, break_on: Optional[str] = None,
+                 explain: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.program = program
         self.graph = graph
@@ -70,14 +76,19 @@ class MainScreen(Screen):
         self.busy = ""
         self._started = 0.0
         self._note = ""  # the frame note last said in the console
+        self.lang = language_from_environment()  # of the explain pane and the provenance view (:lang)
+        self._explain_open = explain
+        self._explain_request: Optional[ExplainRequest] = None  # what :explain asked for, until the next move
 
     # --- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
             yield GraphCanvas(self.graph, id="graph")
             yield SourceView(self.program.source, language=_language(self.program), id="source")
+            yield ExplainPane(id="explain")
         with Horizontal(id="bottom"):
             yield TensorInspector(id="inspector")
+            yield ProvenanceView(id="provenance")
             if self.controller.target.multi_device:
                 yield GridView(id="grid")
             with SidePanel(id="side"):
@@ -92,6 +103,9 @@ class MainScreen(Screen):
         self.query_one("#graph").border_title = "graph"
         self.query_one("#source").border_title = self.program.name
         self.query_one("#inspector").border_title = "values"
+        self.query_one("#explain").border_title = "explain"
+        self.query_one("#provenance").border_title = "provenance"
+        self.set_class(self._explain_open, "-explaining")
         self.query_one(MemoryPanel).display = False
         if self.controller.target_name != "cpu":  # a TPU's memory is what its users come to see
             self.action_toggle_memory()
@@ -194,6 +208,8 @@ class MainScreen(Screen):
         if state.error:
             self.log_line(state.error, error=True)
         self.selected_op = shown if shown is not None else self.selected_op
+        self._explain_request = None
+        self._refresh_explanation()
 
     def on_grid_view_device_selected(self, message: GridView.DeviceSelected) -> None:
         self.inspect_device(message.device)
@@ -251,6 +267,7 @@ class MainScreen(Screen):
 
     def select_op(self, op: Operation, from_graph: bool = False) -> None:
         self.selected_op = op
+        self._explain_request = None
         if not from_graph:
             self.query_one(GraphCanvas).select(op)
         if op.pos is not None:
@@ -259,6 +276,10 @@ class MainScreen(Screen):
 
     @work(group="inspect", exclusive=True)
     async def inspect(self, op: Operation) -> None:
+        await self._inspect(op)
+        self._refresh_explanation()
+
+    async def _inspect(self, op: Operation) -> None:
         title, values = await self.controller.call(self.controller.inspect_op, op)
         self.query_one(TensorInspector).show_values(title, values, fact_lines(op))
 
@@ -349,7 +370,13 @@ class MainScreen(Screen):
             self.query_one(GraphCanvas).set_overlay(result.overlay)
         if result.state is not None or result.breakpoints_changed:
             await self._apply(await self.controller.call(self.controller.state))
-        if result.select is not None:
+        if result.language:
+            self.lang = result.language
+            self._pointed_again()
+            self._refresh_explanation()
+        if result.explain is not None:
+            await self._open_explanation(result.explain)
+        elif result.select is not None:
             self.select_op(result.select)
 
     def show_result(self, result: CommandResult) -> None:
@@ -451,6 +478,9 @@ class MainScreen(Screen):
         groups = [(title, [(", ".join(keys[b.id]), b.description, b.id) for b in bindings if b.id in keys])
                   for title, bindings in BINDING_GROUPS]
         self.app.push_screen(HelpScreen(groups))
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
 
     def action_toggle_theme(self) -> None:
         self.app.theme = "textual-light" if self.app.current_theme.dark else "textual-dark"

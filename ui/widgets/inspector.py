@@ -21,6 +21,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
@@ -156,6 +157,14 @@ class _Scroll(VerticalScroll, can_focus=False):
 class TensorInspector(Widget, can_focus=False):
     """Statistics, histogram and a 2-D slice of the selected value among a list of values."""
 
+    class CursorMoved(Message):
+        """The element under the cursor changed: `index` of `view`, or None (no cursor shown)."""
+
+        def __init__(self, view: Optional[ValueView], index: Optional[tuple[int, ...]]) -> None:
+            super().__init__()
+            self.view = view
+            self.index = index
+
     DEFAULT_CSS = """
     TensorInspector { height: 1fr; }
     TensorInspector > VerticalScroll { height: 1fr; }
@@ -174,6 +183,7 @@ class TensorInspector(Widget, can_focus=False):
         self._slice = _SliceView(self, classes="inspector-slice", markup=False)
         self._texts = ("", "", "")
         self.physical = False  # the physical view (layout, tiles, where the cursor's element lives)
+        self._pointed: tuple = (None, None)  # (value, element) last said in a CursorMoved
 
     def compose(self) -> ComposeResult:
         with _Scroll():
@@ -193,6 +203,11 @@ class TensorInspector(Widget, can_focus=False):
         self._entries = [entry for view in values for entry in expand(view)]
         self._index = 0
         self._refresh()
+
+    @property
+    def pointed(self) -> tuple[Optional[ValueView], Optional[tuple[int, ...]]]:
+        """The value shown and the element under its cursor (None when no cursor is shown)."""
+        return self._pointed
 
     @property
     def selected(self) -> Optional[ValueView]:
@@ -275,6 +290,30 @@ class TensorInspector(Widget, can_focus=False):
             entry.col0 = min(entry.col0, entry.cursor_col)
             entry.col0 = max(entry.col0, entry.cursor_col - entry.cols_shown + 1)
         self._refresh()
+
+    def place_cursor(self, op, index: Sequence[int], result: int = 0) -> bool:
+        """Select the value that is result `result` of `op` and put the cursor on its element
+        `index`, showing the slice that holds it; whether there was such an element."""
+        for position, entry in enumerate(self._entries):
+            origin = entry.view.origin
+            if origin is None or origin.op is not op or origin.kind != "result" or origin.position != result or entry.array is None:
+                continue
+            index = tuple(int(i) for i in index)
+            if len(index) != entry.array.ndim or any(not 0 <= i < n for i, n in zip(index, entry.array.shape)):
+                return False
+            self._index = position
+            entry.cursor_shown = True
+            entry.fixed = list(index)
+            axes = entry.shown_axes()
+            if len(axes) == 2:
+                entry.cursor_row, entry.cursor_col = index[axes[0]], index[axes[1]]
+                entry.row0, entry.col0 = max(0, entry.cursor_row - 1), max(0, entry.cursor_col - 1)
+            elif axes:
+                entry.cursor_col = index[0]
+                entry.col0 = index[0] - index[0] % max(1, entry.cols_shown)
+            self._refresh()
+            return True
+        return False
 
     def cursor_at(self, x: int, y: int) -> bool:
         """Put the element cursor on the table cell at (x, y) of the table; whether one is there."""
@@ -364,6 +403,19 @@ class TensorInspector(Widget, can_focus=False):
             static.update(newline.join(lines))
             static.display = bool(lines)
         self._texts = tuple("\n".join(line.plain for line in lines) for lines in (head, body, table))
+        self._say_pointed()
+
+    def _say_pointed(self) -> None:
+        """Post a CursorMoved when the value or the element under the cursor is not the one said last."""
+        entry = self._current()
+        pointed = (None, None)
+        if entry is not None:
+            shown = entry.cursor_shown and entry.array is not None and entry.array.size > 0
+            pointed = (entry.view, entry.cursor_index() if shown else None)
+        if pointed[0] is not self._pointed[0] or pointed[1] != self._pointed[1]:
+            self._pointed = pointed
+            if self.is_attached:
+                self.post_message(self.CursorMoved(*pointed))
 
     def _head_lines(self) -> list[Content]:
         lines = [Content.styled(line, "bold") for line in self._title.splitlines()]
