@@ -166,10 +166,15 @@ _NUMBER = r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|\.\d+(?:e[-+]?\d+)?|inf|nan)"
 def parse_shape(text: str) -> tuple[int, ...]:
     """'2x3', '[2, 3]', '(2,3)', '2 3', 'tensor<2x3xf32>' -> (2, 3); 'scalar', '()', '[]' -> ()."""
     t = text.strip().lower()
-    if t in ("scalar", "()", "[]", "tensor<>"):
+    inner = re.fullmatch(r"tensor<(.*)>", t)
+    if inner:
+        t = inner.group(1)
+        if not re.sub(r"(^|x)\s*[a-z!][a-z0-9_.!:<>, -]*$", "", t):  # tensor<f32>: a scalar
+            return ()
+    if t in ("scalar", "()", "[]"):
         return ()
+    t = re.sub(r"(?<=\d)\s*x\s*[a-z!][a-z0-9_.!:<>, -]*$", "", t)  # 2x3xf32 -> 2x3
     t = re.sub(r"(?<=\d)\s*x\s*(?=\d)", " ", t)  # 2x3 -> 2 3
-    t = re.sub(r"tensor<|>|x?\b[a-z!][a-z0-9_.:<>!]*", " ", t)  # tensor<...xf32>, element types
     if re.search(r"[^\d\s,()\[\]]", t) or not re.search(r"\d", t):
         raise ValueError(text)
     return tuple(int(n) for n in re.findall(r"\d+", t))

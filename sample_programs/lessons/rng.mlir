@@ -5,8 +5,8 @@
 //  * %0 uses the THREE_FRY algorithm (what JAX uses): the same %arg0 always gives the same bits,
 //    on every run and every machine. The bits' shape comes from the result type (2x3 of ui32),
 //    not from an operand.
-//  * %1 feeds the new state %0#0 back in: the next draw. This is how a loop makes fresh
-//    numbers each iteration — forget it and every iteration draws the same numbers.
+//  * %1 feeds the new state %0#0 back in: the next draw. What surprises people: a loop that
+//    passes the OLD state again draws the very same numbers every iteration.
 //  * %2 turns bits into floats in [1, 2): keep 23 random mantissa bits (shift right by 9) under
 //    the exponent of 1.0 (0x3F800000), then bitcast. Subtract 1 for [0, 1).
 func.func @main(%arg0: tensor<2xui64>) -> (tensor<2x3xui32>, tensor<2x3xui32>, tensor<2x3xf32>) {
