@@ -57,7 +57,8 @@ def cmd_diff(args) -> int:
     program = load_program(args)
     function = entry_function(program.module, args.entry)
     grid = grid_size(program.module, args)
-    values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
+    values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json,
+                                 per_device=args.args_per_device, grid=grid)
     target, against = backends(args)
     report = compare_runs(program.module, values, target, against, entry=args.entry, rtol=args.rtol, atol=args.atol,
                           grid=grid)

@@ -27,7 +27,10 @@ class GivenOnce(argparse.Action):
 def add_argument_options(cmd, entry_help: str) -> None:
     """--entry, --args, --arg, --seed: which function runs on which arguments (run, open, serve)."""
     cmd.add_argument("--entry", default="main", help=f"{entry_help} (default: main)")
-    cmd.add_argument("--args", metavar="IN.npz", help="arguments as arg0, arg1, ... in an .npz file")
+    cmd.add_argument("--args", metavar="IN.npz", help="arguments as arg0, arg1, ... in an .npz file "
+                     "(on a grid, arg0@R,P is device R,P's own value)")
+    cmd.add_argument("--args-per-device", metavar="DIR", help="on a grid: DIR/device_R_P.npz holds device R,P's own "
+                     "arguments (all or some; the others come from --args/--arg or are random)")
     cmd.add_argument("--arg", action="append", default=[], metavar="N=FILE.npy", help="argument N from an .npy file (repeatable)")
     cmd.add_argument("--seed", type=int, default=0, help="seed for arguments not given (default: 0)")
 
@@ -76,14 +79,15 @@ def cmd_run(args) -> int:
     backend = backend_from_args(args)
     program = load_program(args)
     function = entry_function(program.module, args.entry)  # a session builds its own interpreter
-    values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
+    grid = grid_size(program.module, args)
+    values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json,
+                                          per_device=args.args_per_device, grid=grid)
 
     diverge = parse_diverge_spec(args.break_on) if args.break_on else None
     if args.against and diverge is None:
         raise ExecutionError("--against is the target --break-on diverge compares with; add --break-on diverge")
     if args.against and diverge.against is None:
         args.break_on = f"{args.break_on.strip()} against {args.against}"  # the spec a session reads
-    grid = grid_size(program.module, args)
     if diverge is not None and not args.probe:
         from hlodbg.divergence_report import run_to_divergence
 

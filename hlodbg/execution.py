@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 import zipfile
 from pathlib import Path
@@ -16,14 +17,16 @@ import numpy as np
 
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.ir.dtypes import Token, is_float_dtype, widen
-from hlodbg.engine.run.arguments import build_arguments
+from hlodbg.engine.machine.process import ProcessId
+from hlodbg.engine.run.arguments import DeviceArguments, device_arguments, split_device_key
 from hlodbg.engine.debug.summary import summarize as summarize_value
 from hlodbg.engine.ir.types import TensorType, Type
 
 
 ZIP_SIGNATURE = b"PK\x03\x04"  # an .npz file is a zip archive of .npy files
 NPY_SIGNATURE = b"\x93NUMPY"
-NPZ_HOW = "an .npz file holds the arguments as arg0, arg1, ... (numpy.savez writes one)"
+NPZ_HOW = ("an .npz file holds the arguments as arg0, arg1, ... (numpy.savez writes one); "
+           "arg0@R,P is device R,P's own value on a grid")
 
 # What every command's program argument may be (the frontend is picked from the text).
 PROGRAM_HELP = "StableHLO MLIR (.mlir) or XLA HLO text (.hlo, .txt; dumps and as_text() output)"
@@ -55,24 +58,76 @@ def _array(read, path: str, option: str, what: str) -> np.ndarray:
         raise ExecutionError(f"{option}: {path}: {what} is damaged or truncated") from None
 
 
-def load_npz(path: str) -> dict[int, np.ndarray]:
-    """Arguments of an .npz file by position: keys arg0, arg1, ... (or any names, in file order)."""
-    head = _signature(path, "--args")
+def read_npz(path: str, option: str = "--args") -> dict[str, np.ndarray]:
+    """The arrays of an .npz file by key, in file order; a clear error for anything else."""
+    head = _signature(path, option)
     if head.startswith(NPY_SIGNATURE):
-        raise ExecutionError(f"--args: {path} holds a single array (.npy): give it with --arg N={path}; {NPZ_HOW}")
+        raise ExecutionError(f"{option}: {path} holds a single array (.npy): give it with --arg N={path}; {NPZ_HOW}")
     if not head.startswith(ZIP_SIGNATURE):
         kind = "is empty" if not head else "is not an .npz file"
-        raise ExecutionError(f"--args: {path} {kind}; {NPZ_HOW}")
-    data = _array(lambda: np.load(path, allow_pickle=False), path, "--args", "the archive")
+        raise ExecutionError(f"{option}: {path} {kind}; {NPZ_HOW}")
+    data = _array(lambda: np.load(path, allow_pickle=False), path, option, "the archive")
     names = list(data.files)
     if not names:
-        raise ExecutionError(f"--args: {path} holds no arrays; {NPZ_HOW}")
-    keys = [int(n[3:]) for n in names] if all(n.startswith("arg") and n[3:].isdigit() for n in names) else range(len(names))
-    arrays = {k: _array(lambda n=n: data[n], path, "--args", n) for k, n in zip(keys, names)}
-    for name, value in zip(names, arrays.values()):
+        raise ExecutionError(f"{option}: {path} holds no arrays; {NPZ_HOW}")
+    arrays = {n: _array(lambda n=n: data[n], path, option, n) for n in names}
+    for name, value in arrays.items():
         if not isinstance(value, np.ndarray):
-            raise ExecutionError(f"--args: {path}: {name} is not an array (.npy) but some other file; {NPZ_HOW}")
+            raise ExecutionError(f"{option}: {path}: {name} is not an array (.npy) but some other file; {NPZ_HOW}")
     return arrays
+
+
+def _positions(names: Sequence[str]) -> dict[str, int]:
+    """Argument positions of .npz names: arg0, arg1, ... by number; any other names in file order."""
+    distinct = list(dict.fromkeys(names))
+    if all(n.startswith("arg") and n[3:].isdigit() for n in distinct):
+        return {n: int(n[3:]) for n in distinct}
+    return {n: i for i, n in enumerate(distinct)}
+
+
+def add_npz(given: DeviceArguments, path: str, option: str = "--args", device: Optional[ProcessId] = None) -> None:
+    """The arguments of an .npz file into `given`: `NAME` for every device, `NAME@R,P` for device R,P;
+    with `device`, the file is that device's own (plain keys only)."""
+    arrays = read_npz(path, option)
+    keys = [split_device_key(key, f"{option}: {path}") for key in arrays]
+    if device is not None:
+        for key, (_, named) in zip(arrays, keys):
+            if named is not None:
+                raise ExecutionError(f"{option}: {path}: key '{key}' names a device, but the file is device "
+                                     f"{device.replica_id},{device.partition_id}'s own: write plain keys (arg0, arg1, ...)")
+    positions = _positions([name for name, _ in keys])
+    for (key, value), (name, named) in zip(arrays.items(), keys):
+        given.give(device if device is not None else named, positions[name], value, f"{option} {path} key '{key}'")
+
+
+def load_npz(path: str) -> dict[int, np.ndarray]:
+    """Arguments of an .npz file by position: keys arg0, arg1, ... (or any names, in file order)."""
+    arrays = read_npz(path)
+    positions = _positions(list(arrays))
+    return {positions[name]: value for name, value in arrays.items()}
+
+
+_DEVICE_FILE = re.compile(r"^device_(\d+)_(\d+)\.npz$")
+DEVICE_FILES_HOW = "it holds one device_R_P.npz per device (device_1_0.npz: replica 1, partition 0)"
+
+
+def add_device_directory(given: DeviceArguments, directory: str, option: str = "--args-per-device") -> None:
+    """Every `DIR/device_R_P.npz` as device R,P's own arguments (each may hold all or some of them)."""
+    folder = Path(directory)
+    if not folder.is_dir():
+        what = "does not exist" if not folder.exists() else "is a file, not a directory"
+        raise ExecutionError(f"{option}: {directory} {what}; {DEVICE_FILES_HOW}")
+    found = 0
+    for path in sorted(folder.iterdir()):
+        if path.suffix != ".npz":
+            continue
+        match = _DEVICE_FILE.match(path.name)
+        if match is None:
+            raise ExecutionError(f"{option}: {path} is not named device_R_P.npz; {DEVICE_FILES_HOW}")
+        add_npz(given, str(path), option, ProcessId(int(match[1]), int(match[2])))
+        found += 1
+    if not found:
+        raise ExecutionError(f"{option}: {directory} holds no .npz files; {DEVICE_FILES_HOW}")
 
 
 def load_npy(path: str, option: str = "--arg") -> np.ndarray:
@@ -84,15 +139,22 @@ def load_npy(path: str, option: str = "--arg") -> np.ndarray:
     return _array(lambda: np.load(path, allow_pickle=False), path, option, "the array")
 
 
-def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = False):
-    """Arguments from `--args IN.npz` and `--arg N=FILE.npy`, the rest random from `seed`."""
-    given = load_npz(npz_path) if npz_path else {}
+def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = False, *,
+                     per_device: Optional[str] = None, grid: tuple[int, int] = (1, 1)):
+    """Arguments from `--args IN.npz` (keys `NAME@R,P` for one device), `--arg N=FILE.npy` and
+    `--args-per-device DIR`, the rest random from `seed`: a list, or {device: list} on a `grid`
+    where some device has its own (engine/run/arguments.py: device_arguments)."""
+    given = DeviceArguments()
+    if npz_path:
+        add_npz(given, npz_path)
     for spec in arg_specs:
         index, sep, path = spec.partition("=")
         if not sep or not index.strip().isdigit():
             raise ExecutionError(f"--arg expects N=FILE.npy, got {spec!r}")
-        given[int(index)] = load_npy(path)
-    values, randomised = build_arguments(function.function_type.inputs, given, seed)
+        given.give(None, int(index), load_npy(path), f"--arg {spec}")
+    if per_device:
+        add_device_directory(given, per_device)
+    values, randomised = device_arguments(function.function_type.inputs, given, *grid, seed=seed)
     if randomised and not quiet:
         which = ", ".join(str(i) for i in randomised)
         print(f"note: random argument(s) {which} (seed {seed}); pass --args/--arg to choose them", file=sys.stderr)

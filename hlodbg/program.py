@@ -77,7 +77,8 @@ class Program:
     def num_partitions(self) -> int:
         return self.module.num_partitions
 
-    def run(self, *args, entry: str = "main", seed: int = 0, target=None, fill_elided: Optional[str] = None):
+    def run(self, *args, entry: str = "main", seed: int = 0, target=None, fill_elided: Optional[str] = None,
+            per_device: Optional[dict] = None):
         """Run `entry` on numpy arguments and return its results as numpy arrays.
 
         `target`: the machine every device runs on — "cpu" (default), "tpu-v5e", "tpu-v4",
@@ -89,9 +90,11 @@ class Program:
         every device; any other program on several devices returns {ProcessId: results}. The
         prepared interpreter (every op's decoded attributes, folded constants) is kept, so later
         runs skip that work. `fill_elided`: see `fill_elided` (the values from `seed`); without
-        it, a program with elided constants stops at the first one it runs.
+        it, a program with elided constants stops at the first one it runs. `per_device`:
+        {ProcessId or (replica, partition): a sequence of arrays or {position: array}}, a device's
+        own arguments on a grid (the others get `args`), so each device can hold different data.
         """
-        from hlodbg.engine.run.arguments import build_arguments
+        from hlodbg.engine.run.arguments import device_arguments, given_arguments
         from hlodbg.engine.run.grid import grid_shape
         from hlodbg.engine.machine.process import ProcessId
         from hlodbg.engine.machine.targets import backend_for
@@ -106,7 +109,8 @@ class Program:
             held = self._interpreters[key] = (target, backend, Interpreter(self.module, backend=backend.for_device(ProcessId(0, 0))))
         _, backend, interpreter = held
         function = interpreter.entry_function(entry)
-        values, _ = build_arguments(function.function_type.inputs, dict(enumerate(args)), seed)
+        values, _ = device_arguments(function.function_type.inputs, given_arguments(args, per_device),
+                                     *grid_shape(self.module), seed=seed)
         if grid_shape(self.module) == (1, 1):
             return interpreter.run(entry, values)
         from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
@@ -122,8 +126,9 @@ class Program:
         one process, or every device of the grid the module asks for (or `replicas` x
         `partitions`), with `focus` (a ProcessId) the device in front.
 
-        `args`: a sequence of arrays, or a dict {position: array}; missing ones are reproducible
-        random values from `seed`. `memory`: the budget for recorded values in bytes or as text
+        `args`: a sequence of arrays, or a dict {position: array}; on a grid, keys ProcessId (or
+        (replica, partition)) give a device its own arguments (a sequence or {position: array});
+        missing ones are reproducible random values from `seed`. `memory`: the budget for recorded values in bytes or as text
         ("2G", "512M"; default a quarter of RAM). With `persist`, breakpoints and watches are
         kept in a per-program JSON file (see hlodbg.engine.debug.breakpoints.state_path). `target`
         (a name as for `run`) or `backend` (a Backend): the numerics and storage every device

@@ -21,12 +21,15 @@ def build_app(args):
         check_memory(args.memory)  # named as the option, before a run would report it as the file's fault
         program = load_program(args, path)
         values = None
-        if args.args or args.arg:
+        if args.args or args.arg or args.args_per_device:
             from hlodbg.execution import gather_arguments
+            from hlodbg.engine.run.grid import grid_shape
             from hlodbg.engine.run.interpreter import entry_function
 
             function = entry_function(program.module, args.entry)
-            values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True)
+            values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True,
+                                         per_device=args.args_per_device,
+                                         grid=grid_shape(program.module, args.replicas, args.partitions))
         from hlodbg.cli_target import backend_from_args
 
         backend = backend_from_args(args)
@@ -95,7 +98,8 @@ def serve_command(args) -> list[str]:
     command = [sys.executable, "-m", "hlodbg", "open"]
     if args.program:
         command.append(args.program)
-    for flag, value in (("--chunk", args.chunk), ("--args", args.args), ("--break-on", args.break_on),
+    for flag, value in (("--chunk", args.chunk), ("--args", args.args), ("--args-per-device", args.args_per_device),
+                        ("--break-on", args.break_on),
                         ("--against", args.against), ("--memory", args.memory), ("--replicas", args.replicas),
                         ("--partitions", args.partitions), ("--device", args.device), ("--target", args.target),
                         ("--fill-elided", getattr(args, "fill_elided", None))):

@@ -11,7 +11,7 @@ from typing import Any, Optional, Union
 from ..ir.core import Module
 from ..machine.backend import CPU, Backend
 from ..machine.process import ProcessId
-from ..run.arguments import build_arguments, parse_size
+from ..run.arguments import device_arguments, given_arguments, parse_size
 from ..run.grid import grid_shape
 from ..run.interpreter import entry_function
 from .breakpoints import BreakpointTable, Resolver, state_path
@@ -28,8 +28,9 @@ def open_target(module: Module, args: ArgsLike = None, *, entry: str = "main", s
                 focus: Optional[ProcessId] = None, backend: Backend = CPU) -> DebugTarget:
     """A target on one run of `entry`.
 
-    `args`: a sequence of arrays, or {position: array}; missing ones are reproducible random
-    values from `seed`. `memory`: the budget for recorded values, in bytes or as text ("2G");
+    `args`: a sequence of arrays, or {position: array}; on a grid, keys ProcessId (or (replica,
+    partition)) give a device its own arguments (a sequence or {position: array}; the others
+    come from the plain ones); missing ones are reproducible random values from `seed`. `memory`: the budget for recorded values, in bytes or as text ("2G");
     default a quarter of RAM (split among the devices of a grid). The grid is the module's
     mhlo.num_replicas x mhlo.num_partitions unless given: one process gives a lazy SingleTarget,
     several a GridSession with `focus` (default device 0). Every device computes with `backend`
@@ -37,10 +38,9 @@ def open_target(module: Module, args: ArgsLike = None, *, entry: str = "main", s
     breakpoints and watches are kept in a per-program file (breakpoints.state_path(path, source)).
     """
     function = entry_function(module, entry)
-    given = dict(args) if isinstance(args, dict) else dict(enumerate(args or ()))
-    values, _ = build_arguments(function.function_type.inputs, given, seed)
-    budget = parse_size(memory) if isinstance(memory, str) else memory
     replicas, partitions = grid_shape(module, replicas, partitions)
+    values, _ = device_arguments(function.function_type.inputs, given_arguments(args), replicas, partitions, seed)
+    budget = parse_size(memory) if isinstance(memory, str) else memory
     if replicas * partitions == 1:
         if focus not in (None, ProcessId(0, 0)):
             raise TargetError(f"device {focus} is not on the 1x1 grid")

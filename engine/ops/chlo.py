@@ -15,11 +15,21 @@ import numpy as np
 import scipy.special
 
 from ..ir.dtypes import widen
+from ..ir.phrases import Phrase
 from ..ir.types import TensorType
 from . import elementwise as ew
 from .elementwise import UNSIGNED_OF_SIZE, float_bits
 from .elementwise_math import atan2
+from .elementwise_provenance import (SAME_INDEX, combine_step, elementwise_provenance, element_text, operand_names,
+                                     select_provenance, short_name, value_at)
+from .provenance import ProvenanceQuery, Source, explains
 from .registry import OpCall, op
+
+
+def elementwise_op(name: str) -> Callable:
+    """@op(name) for an evaluator that works element by element (same shapes), with its provenance."""
+    explains(name)(elementwise_provenance)
+    return op(name)
 
 
 def _real(call: OpCall, operand: np.ndarray, fn: Callable) -> np.ndarray:
@@ -29,52 +39,52 @@ def _real(call: OpCall, operand: np.ndarray, fn: Callable) -> np.ndarray:
 # -- trigonometric and hyperbolic -----------------------------------------------------------------
 
 
-@op("chlo.acos")
+@elementwise_op("chlo.acos")
 def acos(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arccos)
 
 
-@op("chlo.acosh")
+@elementwise_op("chlo.acosh")
 def acosh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arccosh)
 
 
-@op("chlo.asin")
+@elementwise_op("chlo.asin")
 def asin(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arcsin)
 
 
-@op("chlo.asinh")
+@elementwise_op("chlo.asinh")
 def asinh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arcsinh)
 
 
-@op("chlo.atan")
+@elementwise_op("chlo.atan")
 def atan(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arctan)
 
 
-@op("chlo.atanh")
+@elementwise_op("chlo.atanh")
 def atanh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arctanh)
 
 
-@op("chlo.cosh")
+@elementwise_op("chlo.cosh")
 def cosh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.cosh)
 
 
-@op("chlo.sinh")
+@elementwise_op("chlo.sinh")
 def sinh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.sinh)
 
 
-@op("chlo.tan")
+@elementwise_op("chlo.tan")
 def tan(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.tan)
 
 
-@op("chlo._asin_acos_kernel")
+@elementwise_op("chlo._asin_acos_kernel")
 def asin_acos_kernel(call: OpCall, operand: np.ndarray) -> np.ndarray:
     if np.asarray(operand).dtype.kind != "c":
         raise call.error(f"operates on complex tensors, not {call.operand_types[0]}")
@@ -119,29 +129,29 @@ def asin_acos_w(z: np.ndarray) -> np.ndarray:
 # -- special functions ------------------------------------------------------------------------------
 
 
-@op("chlo.erf")
+@elementwise_op("chlo.erf")
 def erf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, scipy.special.erf)
 
 
-@op("chlo.erfc")
+@elementwise_op("chlo.erfc")
 def erfc(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, scipy.special.erfc)
 
 
-@op("chlo.erf_inv")
+@elementwise_op("chlo.erf_inv")
 def erf_inv(call: OpCall, operand: np.ndarray) -> np.ndarray:
     # XLA returns -0.0 for -0.0 (scipy returns +0.0).
     return _real(call, operand, lambda x: np.where(x == 0, x, scipy.special.erfinv(x)))
 
 
-@op("chlo.bessel_i1e")
+@elementwise_op("chlo.bessel_i1e")
 def bessel_i1e(call: OpCall, operand: np.ndarray) -> np.ndarray:
     # i1e is odd: XLA keeps the sign of zero (scipy returns +0.0 for -0.0).
     return _real(call, operand, lambda x: np.where(x == 0, x, scipy.special.i1e(x)))
 
 
-@op("chlo.lgamma")
+@elementwise_op("chlo.lgamma")
 def lgamma(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, log_gamma)
 
@@ -151,7 +161,7 @@ def log_gamma(x: np.ndarray) -> np.ndarray:
     return np.where(np.isinf(x), np.inf, scipy.special.gammaln(x))
 
 
-@op("chlo.digamma")
+@elementwise_op("chlo.digamma")
 def digamma(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, digamma_f64)
 
@@ -162,7 +172,7 @@ def digamma_f64(x: np.ndarray) -> np.ndarray:
     return np.where(pole, np.nan, scipy.special.psi(x))
 
 
-@op("chlo.zeta")
+@elementwise_op("chlo.zeta")
 def zeta(call: OpCall, x: np.ndarray, q: np.ndarray) -> np.ndarray:
     return call.backend.rounded(hurwitz_zeta(call.backend.precise(np.asarray(x)), call.backend.precise(np.asarray(q))), call.result_dtype)
 
@@ -186,7 +196,7 @@ def hurwitz_zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.where(x == 1, np.inf, value)
 
 
-@op("chlo.polygamma")
+@elementwise_op("chlo.polygamma")
 def polygamma(call: OpCall, n: np.ndarray, x: np.ndarray) -> np.ndarray:
     return call.backend.rounded(polygamma_f64(call.backend.precise(np.asarray(n)), call.backend.precise(np.asarray(x))), call.result_dtype)
 
@@ -203,28 +213,28 @@ def polygamma_f64(n: np.ndarray, x: np.ndarray) -> np.ndarray:
 # -- classification, construction and simple arithmetic --------------------------------------------
 
 
-@op("chlo.is_inf")
+@elementwise_op("chlo.is_inf")
 def is_inf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.asarray(np.isinf(widen(operand)))
 
 
-@op("chlo.is_pos_inf")
+@elementwise_op("chlo.is_pos_inf")
 def is_pos_inf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.asarray(widen(operand) == np.inf)
 
 
-@op("chlo.is_neg_inf")
+@elementwise_op("chlo.is_neg_inf")
 def is_neg_inf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.asarray(widen(operand) == -np.inf)
 
 
-@op("chlo.conj")
+@elementwise_op("chlo.conj")
 def conj(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = np.asarray(operand)
     return np.conj(x).astype(call.result_dtype) if x.dtype.kind == "c" else x
 
 
-@op("chlo.square")
+@elementwise_op("chlo.square")
 def square(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = widen(np.asarray(operand))
     if x.dtype.kind != "c":
@@ -264,7 +274,7 @@ def _splat_value(call: OpCall) -> np.ndarray:
     return value.reshape(()).astype(call.result_dtype)
 
 
-@op("chlo.next_after")
+@elementwise_op("chlo.next_after")
 def next_after(call: OpCall, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return next_representable(np.asarray(x), np.asarray(y), call.result_dtype)
 
@@ -330,12 +340,57 @@ def _expand(call: OpCall, x: np.ndarray, rank: int, target_rank: int, dims: tupl
     return x.reshape(x.shape[:lead] + tuple(shape))
 
 
+BROADCAST_ELEMENT = Phrase("broadcast element")
+BROADCAST_RULE = Phrase("{op} broadcasts its operands to the result shape {shape}, then combines the elements at the same index")
+BY_DIMENSIONS = Phrase("{name} of shape {shape} maps its dimensions to result dimensions {dims} "
+                       "(broadcast_dimensions), so it reads {element}")
+TRAILING = Phrase("{name} of shape {shape} lines up with the last result dimensions {dims} "
+                  "(numpy-style rank broadcasting), so it reads {element}")
+STRETCHED = Phrase("dimension {dim} of {name} has size 1 and is stretched along result dimension {result_dim} "
+                   "of size {size}: it always reads index 0")
+
+
+def broadcast_mapping(q: ProvenanceQuery, k: int) -> tuple[tuple[int, ...], bool]:
+    """The result dimensions operand `k`'s dimensions stand for, and whether broadcast_dimensions said so.
+
+    As `_align` evaluates it: broadcast_dimensions place the lower-rank operand when the ranks
+    differ; otherwise the operand's dimensions line up with the trailing result dimensions.
+    """
+    rank, result_rank = len(q.operand_shape(k)), len(q.result_shape(q.result))
+    dims = q.attr("broadcast_dimensions")
+    other = len(q.operand_shape(1 - k))
+    if dims is not None and rank < other:
+        return tuple(int(d) for d in dims), True
+    return tuple(range(result_rank - rank, result_rank)), False
+
+
+def broadcast_provenance(q: ProvenanceQuery):
+    """chlo.broadcast_*(lhs, rhs): each operand's element at the result index mapped through the broadcast."""
+    names, result_shape = operand_names(q.op), q.result_shape(q.result)
+    steps = [(BROADCAST_RULE, {"op": q.op.name, "shape": result_shape})]
+    sources, inputs = [], []
+    for k in range(2):
+        shape = q.operand_shape(k)
+        dims, by_attribute = broadcast_mapping(q, k)
+        index = tuple(0 if n == 1 else q.index[d] for n, d in zip(shape, dims))
+        if shape != result_shape:
+            steps.append((BY_DIMENSIONS if by_attribute else TRAILING,
+                          {"name": names[k], "shape": shape, "dims": dims, "element": element_text(names[k], index, None)}))
+            steps += [(STRETCHED, {"dim": axis, "name": names[k], "result_dim": d, "size": result_shape[d]})
+                      for axis, (n, d) in enumerate(zip(shape, dims)) if n == 1 and result_shape[d] != 1]
+        sources.append(Source(k, index, SAME_INDEX if shape == result_shape else BROADCAST_ELEMENT))
+        inputs.append((names[k], index, value_at(q, k, index)))
+    steps.append(combine_step(q, inputs, short_name(q.op)))
+    return q.answer(sources, steps)
+
+
 def _broadcasting(name: str, base: Callable) -> Callable:
     def evaluate(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         lhs, rhs = _align(call, lhs, rhs)
         return base(call, lhs, rhs)
 
     evaluate.__name__ = evaluate.__qualname__ = f"broadcast_{name}"
+    explains(f"chlo.broadcast_{name}")(broadcast_provenance)
     return op(f"chlo.broadcast_{name}")(evaluate)
 
 
@@ -356,8 +411,10 @@ def broadcast_select(call: OpCall, pred: np.ndarray, on_true: np.ndarray, on_fal
     return np.asarray(np.where(pred, on_true, on_false), call.result_dtype)
 
 
+explains("chlo.broadcast_select")(select_provenance)  # numpy-style: its default index mapping
 
-@op("chlo.mulhi")
+
+@elementwise_op("chlo.mulhi")
 def mulhi(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The high half of each full 2N-bit product of N-bit integers (signed or unsigned)."""
     x, y = np.asarray(lhs), np.asarray(rhs)

@@ -7,6 +7,7 @@ turns into views whenever the memory layout allows, so the common layouts cost n
 """
 from __future__ import annotations
 
+import itertools
 import re
 from math import prod
 from typing import Optional, Sequence
@@ -15,6 +16,8 @@ import numpy as np
 
 from ..ir.attributes import ragged_dot_dimension_numbers
 from ..ir.dtypes import compute_dtype, narrow
+from ..ir.phrases import Phrase
+from .provenance import ProvenanceQuery, Reached, Source, explains, reaches
 from .registry import OpCall, op
 
 Dims = Sequence[int]
@@ -108,6 +111,96 @@ def dot(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if lhs.ndim not in (1, 2) or rhs.ndim not in (1, 2):
         raise call.error(f"operands must be vectors or matrices, got ranks {lhs.ndim} and {rhs.ndim}")
     return contract(call, lhs, rhs, (), (), (lhs.ndim - 1,), (0,))
+
+
+# -- element provenance of dot_general and dot ---------------------------------------------------
+
+LHS_FACTOR = Phrase("lhs factor")
+RHS_FACTOR = Phrase("rhs factor")
+DOT_LAYOUT = Phrase("result dimensions are batch {batch}, then lhs free {lhs_free}, then rhs free {rhs_free}: "
+                    "result{result} is batch {b}, lhs row {i}, rhs column {j}")
+DOT_SUM = Phrase("result{result} = Σ over {k} of lhs{lhs} · rhs{rhs}, {k} running over {ranges}")
+DOT_TERM = Phrase("{k} = {value}: lhs{lhs} · rhs{rhs}")
+DOT_TERM_NUMBERS = Phrase("{k} = {value}: lhs{lhs} · rhs{rhs} = {a} · {b}")
+DOT_MORE_TERMS = Phrase("… and {count} more terms")
+DOT_TOTAL = Phrase("result{result} = {value}")
+DOT_TERMS_SHOWN = 16  # a long contraction lists its first terms; the sources name them all
+
+
+def _dot_dims(q) -> tuple[Dims, Dims, Dims, Dims]:
+    """(lhs batch, rhs batch, lhs contracting, rhs contracting) of dot_general, or dot's fixed ones."""
+    if q.op.name == "stablehlo.dot":
+        return (), (), (len(q.operand_shape(0)) - 1,), (0,)
+    dims = q.attr("dot_dimension_numbers")
+    return (tuple(dims.lhs_batching_dimensions), tuple(dims.rhs_batching_dimensions),
+            tuple(dims.lhs_contracting_dimensions), tuple(dims.rhs_contracting_dimensions))
+
+
+def _dot_parts(q, index: Sequence[int]):
+    """Split a result index into (batch, lhs free, rhs free) parts, with the operands' free dims."""
+    lhs_batch, rhs_batch, lhs_contract, rhs_contract = _dot_dims(q)
+    lhs_free = _free_dims(len(q.operand_shape(0)), lhs_batch, lhs_contract)
+    rhs_free = _free_dims(len(q.operand_shape(1)), rhs_batch, rhs_contract)
+    nb, nl = len(lhs_batch), len(lhs_free)
+    return (tuple(index[:nb]), tuple(index[nb:nb + nl]), tuple(index[nb + nl:]), lhs_free, rhs_free)
+
+
+def _place(rank: int, *groups: tuple[Sequence[int], Sequence]) -> tuple:
+    """An operand index assembled from (dims, values) groups."""
+    at: list = [0] * rank
+    for dims, values in groups:
+        for d, v in zip(dims, values):
+            at[d] = v
+    return tuple(at)
+
+
+@explains("stablehlo.dot_general", "stablehlo.dot")
+def dot_provenance(q: ProvenanceQuery):
+    """result[b, i, j] = Σ_k lhs[b, i, k] · rhs[b, k, j]: one lhs and one rhs element per contracted index."""
+    lhs_batch, rhs_batch, lhs_contract, rhs_contract = _dot_dims(q)
+    b, i, j, lhs_free, rhs_free = _dot_parts(q, q.index)
+    lhs_rank, rhs_rank = len(q.operand_shape(0)), len(q.operand_shape(1))
+    names = ["k"] if len(lhs_contract) == 1 else [f"k{n}" for n in range(len(lhs_contract))]
+    k = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
+    sizes = [q.operand_shape(0)[d] for d in lhs_contract]
+    ranges = ", ".join(f"0..{n - 1}" for n in sizes) or "()"
+    steps = [(DOT_LAYOUT, {"batch": list(range(len(b))), "lhs_free": lhs_free, "rhs_free": rhs_free,
+                           "result": q.index, "b": b, "i": i, "j": j}),
+             (DOT_SUM, {"result": q.index, "k": k, "ranges": ranges,
+                        "lhs": _place(lhs_rank, (lhs_batch, b), (lhs_free, i), (lhs_contract, names)),
+                        "rhs": _place(rhs_rank, (rhs_batch, b), (rhs_contract, names), (rhs_free, j))})]
+    sources = []
+    terms = list(itertools.product(*(range(n) for n in sizes)))
+    for t, ks in enumerate(terms):
+        lhs = _place(lhs_rank, (lhs_batch, b), (lhs_free, i), (lhs_contract, ks))
+        rhs = _place(rhs_rank, (rhs_batch, b), (rhs_contract, ks), (rhs_free, j))
+        sources += [Source(0, lhs, LHS_FACTOR), Source(1, rhs, RHS_FACTOR)]
+        if t < DOT_TERMS_SHOWN:
+            fields = {"k": k, "value": ks[0] if len(ks) == 1 else ks, "lhs": lhs, "rhs": rhs}
+            if q.operands is None:
+                steps.append((DOT_TERM, fields))
+            else:
+                steps.append((DOT_TERM_NUMBERS, {**fields, "a": q.operand_value(0)[lhs], "b": q.operand_value(1)[rhs]}))
+    if len(terms) > DOT_TERMS_SHOWN:
+        steps.append((DOT_MORE_TERMS, {"count": len(terms) - DOT_TERMS_SHOWN}))
+    if q.results is not None:
+        steps.append((DOT_TOTAL, {"result": q.index, "value": q.result_value(0)[q.index]}))
+    return q.answer(sources, steps)
+
+
+@reaches("stablehlo.dot_general", "stablehlo.dot")
+def dot_reach(q: ProvenanceQuery, operand: int, index: tuple, device) -> list[Reached]:
+    """An lhs element reaches every rhs column of its batch and row (an rhs element, every lhs row)."""
+    lhs_batch, rhs_batch, _, _ = _dot_dims(q)
+    _, _, _, lhs_free, rhs_free = _dot_parts(q, q.result_shape(0))
+    batch = tuple(index[d] for d in (lhs_batch if operand == 0 else rhs_batch))
+    fixed = tuple(index[d] for d in (lhs_free if operand == 0 else rhs_free))
+    other = [range(q.operand_shape(1 - operand)[d]) for d in (rhs_free if operand == 0 else lhs_free)]
+    reached = []
+    for free in itertools.product(*other):
+        at = batch + (fixed + free if operand == 0 else free + fixed)
+        reached.append(Reached(0, at, q.process))
+    return reached
 
 
 # -- einsum -------------------------------------------------------------------------------------

@@ -11,10 +11,12 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from ..ir.dtypes import bit_width, integer_bounds, is_narrow_int, narrow, widen
+from ..ir.dtypes import bit_width, element_dtype, integer_bounds, is_narrow_int, narrow, widen
+from ..ir.phrases import Phrase
 from ..ir.types import TensorType
 from .elementwise import BOOL, F32, F64, UNSIGNED_OF_SIZE, is_floating
 from ..machine.backend import Backend
+from .provenance import ProvenanceQuery, Source, explains
 from .registry import OpCall, op
 
 @op("stablehlo.convert")
@@ -197,3 +199,36 @@ def reduce_bits(x: np.ndarray, layout: tuple[int, int], exponent_bits: int, mant
         bits = np.where(overflow, sign | exponent_mask, np.where(underflow, sign, bits))
     result = (bits & np.uint64((1 << (E + M + 1)) - 1)).astype(uint).view(x.dtype)
     return np.where(np.isnan(widen(x)), x, result)
+
+
+# -- element provenance of bitcast_convert ---------------------------------------------------------
+
+BIT_PATTERN = Phrase("bit pattern")
+SAME_BITS = Phrase("result{result} has the bits of operand{operand}, read as {type}")
+SPLIT_PART = Phrase("operand{operand} is {in_width} bits wide and splits into {parts} results of {out_width} bits; "
+                    "result{result} is part {part}: bits {low}..{high}, least significant first")
+JOINED_PARTS = Phrase("{parts} operand elements of {in_width} bits join into one of {out_width} bits: "
+                      "operand{first} .. operand{last}, element k giving bits k·{in_width} upwards")
+
+
+@explains("stablehlo.bitcast_convert")
+def bitcast_convert_provenance(q: ProvenanceQuery):
+    """Equal widths: the same index. A narrower result splits each operand element along a new
+    last dimension (part k = bits k·w upwards); a wider one joins the operand's last dimension."""
+    in_width = bit_width(element_dtype(q.op.operand_types[0]))
+    out_width = bit_width(element_dtype(q.op.result_types[0]))
+    in_rank, out_rank = len(q.operand_shape(0)), len(q.result_shape(0))
+    if in_rank == out_rank:
+        return q.answer([Source(0, q.index, BIT_PATTERN)],
+                        [(SAME_BITS, {"result": q.index, "operand": q.index, "type": q.op.result_types[0].element})])
+    if out_rank > in_rank:  # narrower: index[-1] picks the part
+        source, part = q.index[:-1], q.index[-1]
+        step = (SPLIT_PART, {"operand": source, "in_width": in_width, "parts": in_width // out_width,
+                             "out_width": out_width, "result": q.index, "part": part,
+                             "low": part * out_width, "high": (part + 1) * out_width - 1})
+        return q.answer([Source(0, source, BIT_PATTERN)], [step])
+    parts = q.operand_shape(0)[-1]
+    sources = [Source(0, q.index + (k,), BIT_PATTERN) for k in range(parts)]
+    step = (JOINED_PARTS, {"parts": parts, "in_width": in_width, "out_width": out_width,
+                           "first": q.index + (0,), "last": q.index + (parts - 1,)})
+    return q.answer(sources, [step])

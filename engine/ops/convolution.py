@@ -1,4 +1,5 @@
-"""convolution and dynamic_conv, lowered to batched matmuls on the device (im2col).
+"""convolution and dynamic_conv, lowered to batched matmuls on the device (im2col); and the
+provenance of a convolution's result element (its window, pairs and feature groups).
 
 The input is brought to `[batch, spatial..., feature]`, dilated and padded once, and every window
 is read through a strided view; one `device.matmul` per call then multiplies the windows (one
@@ -7,13 +8,16 @@ reversal flips the kernel, which is the same as reversing every window.
 """
 from __future__ import annotations
 
+import itertools
 from math import prod
 from typing import Optional
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from ..ir.phrases import Phrase
 from .contraction import matmul_numerics
+from .provenance import ProvenanceQuery, Source, explains
 from .registry import OpCall, op
 
 
@@ -144,3 +148,108 @@ def _to_output_layout(canonical: np.ndarray, dn) -> np.ndarray:
         axes[d] = i + 1
     axes[dn.output_feature_dimension] = canonical.ndim - 1
     return canonical.transpose(axes)
+
+
+# -- element provenance ------------------------------------------------------------------------
+
+INPUT_ELEMENT = Phrase("input element")
+KERNEL_ELEMENT = Phrase("kernel element")
+CONV_OUTPUT = Phrase("result{index}: batch {batch}, output feature {feature}, window at output position {position}")
+CONV_FEATURE_GROUP = Phrase(
+    "feature_group_count = {groups}: output feature {feature} is in group {group}, which reads input features "
+    "{first}..{last} with kernel input features 0..{kernel_last}")
+CONV_BATCH_GROUP = Phrase(
+    "batch_group_count = {groups}: output feature {feature} is in batch group {group}, "
+    "so it reads input batch {group}·{batches}+{batch} = {input_batch}")
+CONV_PAIR = Phrase("window position {window}: input[{input}] · kernel[{kernel}] for each input feature")
+CONV_PADDING = Phrase("window position {window}: spatial dimension {dim} lands on padding at {position}: no input element")
+CONV_HOLE = Phrase(
+    "window position {window}: spatial dimension {dim} lands at {position}, between input elements "
+    "(lhs_dilation {dilation}): no input element")
+CONV_SUM = Phrase("result{index} = Σ of {count} products input · kernel")
+
+
+@explains("stablehlo.convolution")
+def convolution_provenance(q: ProvenanceQuery):
+    """result[b, o..., of] = Σ over the window and the group's input features of input · kernel.
+
+    Window position k of spatial dimension d reads the dilated, padded input at
+    `o·stride + k·rhs_dilation`; minus the low padding that is a position in the dilated input,
+    which holds input element `position / lhs_dilation` when lhs_dilation divides it, and nothing
+    (a zero) otherwise or outside. The kernel element paired with it is k, or `size-1-k` where
+    window_reversal flips the dimension.
+    """
+    w = q.memo.get("window") or q.memo.setdefault("window", _Window(q))
+    dn = w.dn
+    s = len(dn.input_spatial_dimensions)
+    padding = q.attr("padding")
+    pads = [(0, 0)] * s if padding is None else [(int(lo), int(hi)) for lo, hi in np.asarray(padding.array).reshape(s, 2)]
+    lhs_shape, rhs_shape = q.operand_shape(0), q.operand_shape(1)
+    sizes = [lhs_shape[d] for d in dn.input_spatial_dimensions]
+    window = [rhs_shape[d] for d in dn.kernel_spatial_dimensions]
+    features, i_features = lhs_shape[dn.input_feature_dimension], rhs_shape[dn.kernel_input_feature_dimension]
+    o_features = rhs_shape[dn.kernel_output_feature_dimension]
+    batch, feature = q.index[dn.output_batch_dimension], q.index[dn.output_feature_dimension]
+    out = [q.index[d] for d in dn.output_spatial_dimensions]
+    steps: list = [(CONV_OUTPUT, {"index": q.index, "batch": batch, "feature": feature, "position": out})]
+
+    input_batch, first_feature = batch, 0
+    if w.batch_groups > 1:
+        group = feature // (o_features // w.batch_groups)
+        out_batch = lhs_shape[dn.input_batch_dimension] // w.batch_groups
+        input_batch = group * out_batch + batch
+        steps.append((CONV_BATCH_GROUP, {"groups": w.batch_groups, "feature": feature, "group": group,
+                                         "batches": out_batch, "batch": batch, "input_batch": input_batch}))
+    if w.feature_groups > 1:
+        group = feature // (o_features // w.feature_groups)
+        first_feature = group * (features // w.feature_groups)
+        steps.append((CONV_FEATURE_GROUP, {"groups": w.feature_groups, "feature": feature, "group": group,
+                                           "first": first_feature, "last": first_feature + i_features - 1,
+                                           "kernel_last": i_features - 1}))
+
+    names = _spatial_names(s)
+    pairs = []  # (input spatial position, kernel spatial position)
+    for k in itertools.product(*(range(n) for n in window)):
+        inputs, kernels, texts, missing = [], [], [], None
+        for d in range(s):
+            padded = out[d] * w.strides[d] + k[d] * w.rhs_dilation[d]
+            dilated = padded - pads[d][0]
+            arithmetic = f"{out[d]}·{w.strides[d]}+{k[d]}·{w.rhs_dilation[d]}{-pads[d][0]:+d}={dilated}"
+            if not 0 <= dilated <= (sizes[d] - 1) * w.lhs_dilation[d]:
+                missing = (CONV_PADDING, {"window": k, "dim": d, "position": arithmetic})
+                break
+            if dilated % w.lhs_dilation[d]:
+                missing = (CONV_HOLE, {"window": k, "dim": d, "position": arithmetic, "dilation": w.lhs_dilation[d]})
+                break
+            inputs.append(dilated // w.lhs_dilation[d])
+            if w.lhs_dilation[d] > 1:
+                arithmetic += f"/{w.lhs_dilation[d]}={inputs[-1]}"
+            texts.append(f"{names[d]}={arithmetic}")
+            kernels.append(window[d] - 1 - k[d] if w.reversal[d] else k[d])
+        if missing is not None:
+            steps.append(missing)
+            continue
+        pairs.append((inputs, kernels))
+        kernel_text = ", ".join(f"{names[d]}={'%d-1-%d=' % (window[d], k[d]) if w.reversal[d] else ''}{kernels[d]}"
+                                for d in range(s))
+        steps.append((CONV_PAIR, {"window": k, "input": f"b={input_batch}, {', '.join(texts)}, f",
+                                  "kernel": f"{kernel_text}, i, o={feature}"}))
+
+    sources = []
+    for f in range(i_features):
+        for inputs, kernels in pairs:
+            lhs = [0] * len(lhs_shape)
+            lhs[dn.input_batch_dimension], lhs[dn.input_feature_dimension] = input_batch, first_feature + f
+            rhs = [0] * len(rhs_shape)
+            rhs[dn.kernel_input_feature_dimension], rhs[dn.kernel_output_feature_dimension] = f, feature
+            for d in range(s):
+                lhs[dn.input_spatial_dimensions[d]] = inputs[d]
+                rhs[dn.kernel_spatial_dimensions[d]] = kernels[d]
+            sources += [Source(0, tuple(lhs), INPUT_ELEMENT), Source(1, tuple(rhs), KERNEL_ELEMENT)]
+    steps.append((CONV_SUM, {"index": q.index, "count": len(sources) // 2}))
+    return q.answer(sources, steps)
+
+
+def _spatial_names(count: int) -> list[str]:
+    """Names for spatial dimensions in the steps: x; y, x; z, y, x; then s0, s1, ..."""
+    return ["z", "y", "x"][3 - count:] if count <= 3 else [f"s{d}" for d in range(count)]

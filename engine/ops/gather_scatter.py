@@ -197,17 +197,17 @@ def _scatter_targets(call: OpCall, shape: tuple[int, ...], indices: np.ndarray, 
     return targets, keep, order
 
 
+def returns_updates(region) -> bool:
+    """True when a scatter body returns its update arguments unchanged (`^bb(a.., b..): return b..`)."""
+    block = region.blocks[0]
+    args = block.arguments
+    n = len(args) // 2
+    ops = block.operations
+    return len(ops) == 1 and list(ops[0].operands) == list(args[n:])
+
+
 def _overwrites(call: OpCall) -> bool:
-    """True when the body returns its update arguments unchanged (`^bb(a.., b..): return b..`)."""
-
-    def check() -> bool:
-        block = call.regions[0].blocks[0]
-        args = block.arguments
-        n = len(args) // 2
-        ops = block.operations
-        return len(ops) == 1 and list(ops[0].operands) == list(args[n:])
-
-    return call.cached("overwrites", check)
+    return call.cached("overwrites", lambda: returns_updates(call.regions[0]))
 
 
 def _ranks_among_duplicates(targets: np.ndarray) -> np.ndarray:

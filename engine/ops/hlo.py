@@ -18,6 +18,8 @@ from ..ir.types import TensorType, TupleType, Type
 from .chlo import mulhi
 from .collectives import _channel, _exchange, _groups, _index_in, receive, split_groups
 from .control import call_
+from .elementwise_provenance import elementwise_provenance
+from .provenance import explains
 from .registry import OpCall, op
 
 # fusion is a call of the fused computation: the same frame the debugger steps into for func.call.
@@ -52,6 +54,9 @@ def _fresh(value: Any) -> Any:
 @op("hlo.copy")
 def copy(call: OpCall, operand: Any) -> Any:
     return _fresh(operand)
+
+
+explains("hlo.copy")(elementwise_provenance)  # each element is copied to the same index
 
 
 @op("hlo.domain", "hlo.async_update")

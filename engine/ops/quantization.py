@@ -28,6 +28,8 @@ import numpy as np
 
 from ..ir.dtypes import compute_dtype, narrow
 from ..ir.types import QuantizedType, TensorType, Type
+from .elementwise_provenance import elementwise_provenance
+from .provenance import explains
 from .registry import OpCall, op
 
 # Ops that run on quantized storage as they are: they convert types themselves, only carry
@@ -209,6 +211,10 @@ def uniform_dequantize(call: OpCall, operand: np.ndarray) -> np.ndarray:
     result = dequantize(operand, source)
     dtype = call.result_dtype
     return result if result.dtype == dtype else narrow(result, dtype)
+
+
+# Per tensor or per axis, each element is (de)quantized on its own, with its axis's scale.
+explains("stablehlo.uniform_quantize", "stablehlo.uniform_dequantize")(elementwise_provenance)
 
 
 # -- dequantize_op_quantize ------------------------------------------------------------------

@@ -22,11 +22,15 @@ public entry points for other families (all_reduce, reduce_scatter, windows, sca
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from ..ir.dtypes import element_dtype, is_float_dtype, is_narrow_float, is_narrow_int, narrow, widen
+from ..ir.phrases import Phrase
+from .elementwise_provenance import body_dependencies, elementwise_provenance, operand_names
+from .provenance import ProvenanceQuery, Reached, Source, explains, reaches
 from .registry import OpCall, op
 from .elementwise import complex64_multiply
 
@@ -375,3 +379,96 @@ def map_(call: OpCall, *operands: np.ndarray) -> Any:
     dtypes = [element_dtype(t) for t in call.result_types]
     results = run_body(call, 0, operands, tuple(shape), dtypes)
     return call.results([np.array(r) for r in results])
+
+
+# -- element provenance of reduce and map ---------------------------------------------------------
+
+REDUCED_ELEMENT = Phrase("reduced element")
+INIT_VALUE = Phrase("init value")
+REDUCE_RULE = Phrase("result{result} folds {count} element(s) of {inputs} along dimensions {dims}, "
+                     "starting from {inits}, with the body ({body})")
+REDUCED_SET = Phrase("the reduced set: {inputs} at {elements}")
+REDUCED_SET_MORE = Phrase("the reduced set: {inputs} at {elements} … ({count} in all)")
+ANY_ORDER = Phrase("the order in which the body combines them is left to the implementation: every element of the set counts")
+REDUCE_VALUE = Phrase("result{result} = {value}")
+REDUCED_SHOWN = 16
+
+
+def reduced_inputs(op, result: int) -> list[int]:
+    """The inputs result `result` of a (variadic) reduce is computed from.
+
+    The body's returned value r reads some of its arguments (accumulators 0..N-1, elements N..2N-1);
+    an accumulator carries what its own result was computed from, so follow those to a fixed point.
+    """
+    count = len(op.operands) // 2
+    reads = [{a % count for a in used} for used in body_dependencies(op.regions[0])]
+    found, todo = set(), [result]
+    while todo:
+        for j in reads[todo.pop()] - found:
+            found.add(j)
+            todo.append(j)
+    return sorted(found)
+
+
+def _reduce_layout(q: ProvenanceQuery):
+    count = len(q.op.operands) // 2
+    dims = sorted(int(d) for d in q.attr("dimensions", ()))
+    shape = q.operand_shape(0)
+    kept = [d for d in range(len(shape)) if d not in dims]
+    return count, dims, shape, kept
+
+
+@explains("stablehlo.reduce")
+def reduce_provenance(q: ProvenanceQuery):
+    """Every element along the reduced dimensions (of each input the result reads) and the init values.
+
+    The body need not be commutative or associative: the spec leaves the order open, so every
+    element of the set determines the result.
+    """
+    count, dims, shape, kept = _reduce_layout(q)
+    names = operand_names(q.op)
+    inputs = reduced_inputs(q.op, q.result)
+    elements = []
+    for at in itertools.product(*(range(shape[d]) for d in dims)):
+        index = [0] * len(shape)
+        for d, v in zip(kept, q.index):
+            index[d] = v
+        for d, v in zip(dims, at):
+            index[d] = v
+        elements.append(tuple(index))
+    sources = [Source(count + j, (), INIT_VALUE) for j in inputs]
+    sources += [Source(j, element, REDUCED_ELEMENT) for element in elements for j in inputs]
+    body = ", ".join(o.name for o in q.op.regions[0].block.operations[:-1]) or "-"
+    input_text = ", ".join(names[j] for j in inputs) or "-"
+    steps = [(REDUCE_RULE, {"result": q.index, "count": len(elements), "inputs": input_text, "dims": dims,
+                            "inits": ", ".join(names[count + j] for j in inputs) or "-", "body": body})]
+    shown = "  ".join(str(tuple(e)) for e in elements[:REDUCED_SHOWN]).replace(",)", ")")
+    if len(elements) > REDUCED_SHOWN:
+        steps.append((REDUCED_SET_MORE, {"inputs": input_text, "elements": shown, "count": len(elements)}))
+    else:
+        steps.append((REDUCED_SET, {"inputs": input_text, "elements": shown}))
+    steps.append((ANY_ORDER, {}))
+    if q.results is not None:
+        steps.append((REDUCE_VALUE, {"result": q.index, "value": q.result_value(q.result)[q.index]}))
+    return q.answer(sources, steps)
+
+
+@reaches("stablehlo.reduce")
+def reduce_reach(q: ProvenanceQuery, operand: int, index: tuple, device) -> list[Reached]:
+    """An input element reaches the result element of its kept indices; an init value, all of them."""
+    count, _, _, kept = _reduce_layout(q)
+    reached = []
+    for r in range(count):
+        if operand % count not in reduced_inputs(q.op, r):
+            continue
+        if operand < count:
+            reached.append(Reached(r, tuple(index[d] for d in kept), q.process))
+        else:
+            reached += [Reached(r, at, q.process) for at in itertools.product(*(range(n) for n in q.result_shape(r)))]
+    return reached
+
+
+@explains("stablehlo.map")
+def map_provenance(q: ProvenanceQuery):
+    """map applies its body element by element: the inputs its body's result reads, at the same index."""
+    return elementwise_provenance(q, used=body_dependencies(q.op.regions[0])[q.result])

@@ -31,6 +31,8 @@ import numpy as np
 from ..ir.attributes import attribute_key
 from ..ir.dtypes import element_dtype, is_narrow_float, is_narrow_int, widen
 from ..ir.core import Operation, Region, Value
+from ..ir.phrases import Phrase
+from .provenance import Source, explains
 from .reduction import run_body
 from .registry import EVALUATORS, OpCall, op
 
@@ -384,3 +386,107 @@ def top_k_of(call: OpCall, operand: np.ndarray, k: int, largest: bool = True) ->
     values = np.take_along_axis(operand, perm, axis=-1)
     index_dtype = element_dtype(call.result_types[1])
     return [np.array(values), perm.astype(index_dtype)]
+
+
+# -- element provenance -----------------------------------------------------------------------
+#
+# A sorted element is an element of the same row of the operand, moved: result[k][.., j, ..] =
+# operand[k][.., perm[j], ..]. With the permutation held fixed the moved element alone determines
+# it, and it is reported as the "moved element". The permutation itself is the comparator's
+# verdict on the keys of the row — every key element of the row takes part, since where one
+# element lands depends on how many of the others sort before it — so those are reported too, as
+# "compared" elements: changing one may move other elements into this position, or may not (a
+# larger maximum stays the maximum). That is the honest statement for sort: an element not
+# reported never changes the result element; a moved element always does while the keys hold.
+# The permutation is read back from the values (each result element matched with the operand
+# element of the row holding the same bits in every operand, equal tuples in order): it needs
+# the op's values, and for an unstable sort of equal tuples any matching is as good as the other.
+
+MOVED_ELEMENT = Phrase("moved element")
+COMPARED_ELEMENT = Phrase("compared element")
+SORT_MOVED = Phrase("result{index} is operand{operand} moved from position {source} to position {target} "
+                    "along dimension {dimension}")
+SORT_KEYS = Phrase("its place is decided by the comparator on the keys of its row: operand(s) {keys}, "
+                   "positions 0..{last} along dimension {dimension}")
+TOP_K_MOVED = Phrase("result{index} is the element at position {source} of its row, number {rank} from the largest")
+TOP_K_INDEX = Phrase("result{index} = {source}: the position of the element number {rank} from the largest in its row")
+TOP_K_KEYS = Phrase("the order compares every element of the row: positions 0..{last} of the last dimension")
+
+
+def _row_permutation(q, dimension: int) -> np.ndarray:
+    """perm[j]: the position along `dimension` of the operand element result[.., j, ..] came from."""
+    row = tuple(i for d, i in enumerate(q.index) if d != dimension)
+    memo = q.memo.setdefault("sort_rows", {})
+    if row not in memo:
+        count = len(q.op.operands)
+        lines = []
+        for values in ([q.operand_value(k) for k in range(count)], [q.result_value(k) for k in range(count)]):
+            moved = [np.moveaxis(np.asarray(v), dimension, -1)[row] for v in values]
+            lines.append([tuple(m[j].tobytes() for m in moved) for j in range(moved[0].shape[-1])])
+        positions: dict = {}
+        for j, element in enumerate(lines[0]):
+            positions.setdefault(element, []).append(j)
+        perm = []
+        for element in lines[1]:
+            if not positions.get(element):
+                raise q.error(f"the result row at {list(row)} holds an element no operand position has: "
+                              "the values given are not this op's")
+            perm.append(positions[element].pop(0))
+        memo[row] = np.array(perm)
+    return memo[row]
+
+
+def comparator_operands(op: Operation) -> list[int]:
+    """The operands whose elements the comparator reads: the recognised keys, else every argument it uses."""
+    terms = analyse_comparator(op.regions[0])
+    if terms is not None:
+        return sorted({t.operand for t in terms})
+    used = {v for body_op in op.regions[0].blocks[0].operations for inner in body_op.walk() for v in inner.operands}
+    arguments = op.regions[0].blocks[0].arguments
+    return sorted({i // 2 for i, arg in enumerate(arguments) if arg in used})
+
+
+def _compared_sources(q, keys: Sequence[int], dimension: int, size: int) -> list:
+    sources = []
+    for k in keys:
+        for position in range(size):
+            at = list(q.index)
+            at[dimension] = position
+            sources.append(Source(k, tuple(at), COMPARED_ELEMENT))
+    return sources
+
+
+@explains("stablehlo.sort")
+def sort_provenance(q):
+    rank = len(q.result_shape(q.result))
+    dimension = int(q.attr("dimension", -1)) % rank
+    perm = _row_permutation(q, dimension)
+    source = list(q.index)
+    source[dimension] = int(perm[q.index[dimension]])
+    keys = q.memo.get("keys") or q.memo.setdefault("keys", comparator_operands(q.op))
+    size = q.result_shape(q.result)[dimension]
+    moved = Source(q.result, tuple(source), MOVED_ELEMENT)
+    compared = [s for s in _compared_sources(q, keys, dimension, size) if s != Source(q.result, tuple(source), COMPARED_ELEMENT)]
+    steps = [(SORT_MOVED, {"index": q.index, "operand": source, "source": source[dimension],
+                           "target": q.index[dimension], "dimension": dimension}),
+             (SORT_KEYS, {"keys": keys, "last": size - 1, "dimension": dimension})]
+    return q.answer([moved, *compared], steps)
+
+
+@explains("chlo.top_k")
+def top_k_provenance(q):
+    dimension = len(q.operand_shape(0)) - 1
+    j = q.index[-1]
+    indices = q.result_value(1)
+    position = int(np.asarray(indices)[q.index])
+    source = (*q.index[:-1], position)
+    rank = j + 1
+    row = _compared_sources(q, [0], dimension, q.operand_shape(0)[-1])
+    if q.result == 0:
+        sources = [Source(0, source, MOVED_ELEMENT), *(s for s in row if s.index != source)]
+        steps = [(TOP_K_MOVED, {"index": q.index, "source": position, "rank": rank})]
+    else:
+        sources = row
+        steps = [(TOP_K_INDEX, {"index": q.index, "source": position, "rank": rank})]
+    steps.append((TOP_K_KEYS, {"last": q.operand_shape(0)[-1] - 1}))
+    return q.answer(sources, steps)

@@ -1,0 +1,172 @@
+"""Element provenance of element-wise ops: result[i] is made from the elements at index i.
+
+Every op whose definition has the category "elementwise" is answered here (elementwise.py,
+elementwise_math.py, conversion.py's convert and reduce_precision, map...), and the other
+element-wise ops (CHLO's unary functions, hlo.copy, the quantize ops) register the same function
+beside their evaluators. A rank-0 operand (select's pred, clamp's min and max) is shared by every
+result element and is reported with the index (). select is data-dependent: its predicate picks
+the one branch element that makes the result. The broadcasting rule here is numpy's (trailing
+dimensions line up, size-1 dimensions read index 0), which for same-shape operands and scalars is
+the identity; chlo.broadcast_* (chlo.py) add broadcast_dimensions on top of it.
+
+A body (map's computation, reduce's) may not use every argument: `body_dependencies` says which
+block arguments each returned value is computed from, so that an unused operand is not reported.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ..ir.core import Operation, Region
+from ..ir.opdefs import lookup
+from ..ir.phrases import Phrase, field_text
+from .provenance import ProvenanceQuery, Source, explains, explains_category
+
+SAME_INDEX = Phrase("element at the same index")
+SHARED_SCALAR = Phrase("scalar operand shared by every element")
+PREDICATE = Phrase("predicate")
+CHOSEN_BRANCH = Phrase("chosen value")
+IF_TRUE = Phrase("value taken where the predicate is true")
+IF_FALSE = Phrase("value taken where the predicate is false")
+
+ELEMENTWISE_RULE = Phrase("{op} works element by element: result{index} uses the element at index {index} of each operand")
+SCALAR_SHARED = Phrase("{name} is a scalar (rank 0): every result element uses {name}()")
+RESULT_COMBINES = Phrase("result{index} = {op}({inputs})")
+RESULT_COMBINES_VALUE = Phrase("result{index} = {op}({inputs}) = {value}")
+PREDICATE_PICKS = Phrase("{pred} = {value}, so result{index} takes {chosen}")
+PREDICATE_DECIDES = Phrase("{pred} decides between {on_true} and {on_false}; run the program to see which one")
+
+
+# -- naming and reading operand elements -------------------------------------------------------
+
+
+def operand_names(op: Operation) -> list[str]:
+    """A name for each flat operand: its name in the op's definition (variadic groups numbered)."""
+    definition = lookup(op.name)
+    groups = list(definition.operands) if definition is not None else []
+    fixed = sum(1 for _, arity in groups if arity == "")
+    spare = len(op.operands) - fixed
+    variadic = sum(1 for _, arity in groups if arity == "*")
+    per_group = spare // variadic if definition is not None and definition.same_variadic_size and variadic else None
+    names: list[str] = []
+    for name, arity in groups:
+        if arity == "":
+            names.append(name)
+        elif arity == "?":
+            if spare > 0:
+                names.append(name)
+                spare -= 1
+        else:
+            count = spare if per_group is None else per_group
+            names.extend(f"{name}[{k}]" for k in range(count))
+            spare -= count
+    if len(names) != len(op.operands):  # an op used with a form its definition does not describe
+        names = [f"operand{k}" for k in range(len(op.operands))]
+    return names
+
+
+def value_at(q: ProvenanceQuery, operand: int, index: tuple) -> Optional[Any]:
+    """The value of one operand element when the op has run, else None."""
+    if q.operands is None:
+        return None
+    return np.asarray(q.operands[operand])[index]
+
+
+def element_text(name: str, index: tuple, value: Optional[Any]) -> str:
+    """`lhs(1, 2)`, with `=3` when the value is known."""
+    return f"{name}{field_text(tuple(index))}" + ("" if value is None else f"={field_text(value)}")
+
+
+def short_name(op: Operation) -> str:
+    return op.name.split(".", 1)[-1]
+
+
+def numpy_broadcast_index(index: Sequence[int], shape: Sequence[int]) -> tuple[int, ...]:
+    """The operand element numpy broadcasting reads for a result index: trailing dims, size 1 -> 0."""
+    tail = tuple(index)[len(index) - len(shape):] if shape else ()
+    return tuple(0 if n == 1 else i for i, n in zip(tail, shape))
+
+
+def combine_step(q: ProvenanceQuery, inputs: Sequence[tuple[str, tuple, Optional[Any]]], op_text: str) -> tuple:
+    """The last step: result[i] = op(name(i)=v, ...) [= value]."""
+    text = ", ".join(element_text(name, index, value) for name, index, value in inputs)
+    result = None if q.results is None else np.asarray(q.results[q.result])[q.index]
+    if result is None:
+        return RESULT_COMBINES, {"index": q.index, "op": op_text, "inputs": text}
+    return RESULT_COMBINES_VALUE, {"index": q.index, "op": op_text, "inputs": text, "value": result}
+
+
+# -- the category ------------------------------------------------------------------------------
+
+
+@explains_category("elementwise")
+def elementwise_provenance(q: ProvenanceQuery, used: Optional[set[int]] = None):
+    """result[i] = f(operand_0[i], operand_1[i], ...), rank-0 operands read at ()."""
+    names = operand_names(q.op)
+    sources, steps, inputs = [], [(ELEMENTWISE_RULE, {"op": q.op.name, "index": q.index})], []
+    for k, value in enumerate(q.op.operands):
+        if used is not None and k not in used:
+            continue
+        shape = q.operand_shape(k)
+        index = numpy_broadcast_index(q.index, shape)
+        if not shape and q.index:
+            steps.append((SCALAR_SHARED, {"name": names[k]}))
+        sources.append(Source(k, index, SHARED_SCALAR if not shape and q.index else SAME_INDEX))
+        inputs.append((names[k], index, value_at(q, k, index)))
+    steps.append(combine_step(q, inputs, short_name(q.op)))
+    return q.answer(sources, steps)
+
+
+def select_provenance(q: ProvenanceQuery, index_in=numpy_broadcast_index):
+    """select(pred, on_true, on_false): the predicate and the one branch element it picks.
+
+    `index_in(result index, operand shape)` maps the result index into each operand (numpy-style
+    for stablehlo.select's scalar pred and for chlo.broadcast_select).
+    """
+    names = operand_names(q.op)
+    at = [index_in(q.index, q.operand_shape(k)) for k in range(3)]
+    steps = [(ELEMENTWISE_RULE, {"op": q.op.name, "index": q.index})]
+    steps += [(SCALAR_SHARED, {"name": names[k]}) for k in range(3) if not at[k] and q.index]
+    pred = value_at(q, 0, at[0])
+    pred_text = element_text(names[0], at[0], None)
+    if pred is None:
+        steps.append((PREDICATE_DECIDES, {"pred": pred_text, "on_true": element_text(names[1], at[1], None),
+                                          "on_false": element_text(names[2], at[2], None)}))
+        return q.answer([Source(0, at[0], PREDICATE), Source(1, at[1], IF_TRUE), Source(2, at[2], IF_FALSE)], steps)
+    chosen = 1 if bool(pred) else 2
+    steps.append((PREDICATE_PICKS, {"pred": pred_text, "value": bool(pred), "index": q.index,
+                                    "chosen": element_text(names[chosen], at[chosen], value_at(q, chosen, at[chosen]))}))
+    return q.answer([Source(0, at[0], PREDICATE), Source(chosen, at[chosen], CHOSEN_BRANCH)], steps)
+
+
+explains("stablehlo.select")(select_provenance)
+
+
+# -- bodies ------------------------------------------------------------------------------------
+
+
+def body_dependencies(region: Region) -> list[set[int]]:
+    """For each value the body returns, the positions of the block arguments it is computed from.
+
+    Ops nested in the body (and their regions) count every value they read, so the answer may
+    include an argument that a nested branch happens not to take, never omit one it needs.
+    """
+    block = region.block
+    argument_position = {id(a): k for k, a in enumerate(block.arguments)}
+    known: dict[int, set[int]] = {}
+
+    def reads(value) -> set[int]:
+        if id(value) in argument_position:
+            return {argument_position[id(value)]}
+        return known.get(id(value), set())
+
+    for operation in block.operations[:-1]:
+        used: set[int] = set()
+        for inner in operation.walk():
+            for operand in inner.operands:
+                used |= reads(operand)
+        for result in operation.results:
+            known[id(result)] = used
+    return [reads(v) for v in block.terminator.operands]
+
