@@ -40,7 +40,8 @@ import numpy as np
 from ..ir.core import Module, Operation
 from ..ir.errors import HlodbgError
 from ..ir.phrases import Phrase
-from ..machine.process import ProcessId
+from ..machine.process import Grid, ProcessId
+from ..ops.collectives_provenance import GridValues
 from ..ops.provenance import provenance
 from ..run.arguments import build_arguments
 from ..run.grid import GridScheduler, ScheduledGrid, grid_shape
@@ -255,6 +256,7 @@ class LessonRun:
     entry: str = "main"
     values: dict = field(default_factory=dict)  # (op, process) -> (operands, results)
     counts: dict = field(default_factory=dict)  # (op, process) -> executions
+    grid: Grid = field(default_factory=Grid)  # the devices the program ran on
     ops: dict = field(default_factory=dict)  # question number -> op
 
     def __post_init__(self) -> None:
@@ -291,7 +293,7 @@ class LessonRun:
             recorder = _Recorder(watched, process, self.values, self.counts)
             Interpreter(self.module, listeners=[recorder]).run(self.entry, self.arguments(process))
             return
-        grid = ScheduledGrid(replicas, partitions, infeed=deque())
+        grid = self.grid = ScheduledGrid(replicas, partitions, infeed=deque())
         tasks = {}
         for process in grid.processes():
             recorder = _Recorder(watched, process, self.values, self.counts)
@@ -326,8 +328,9 @@ class LessonRun:
             value = np.asarray(results[q.result])
             return value[q.at].item() if q.at is not None else value.tolist()
         process = self._device(q)
+        peers = GridValues(self.grid, {p: v for (o, p), v in self.values.items() if o is op}, self.module)
         answer = provenance(op, q.at, result=q.result, operands=operands, results=results, process=process,
-                            peer_values=lambda p: self.values[(op, p)])
+                            peer_values=peers)
         return frozenset((s.index, s.device) for s in answer.sources if s.operand == q.operand)
 
     def show(self, q: Question) -> str:

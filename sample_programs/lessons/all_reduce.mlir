@@ -7,7 +7,7 @@
 //  * %0 all_reduce with replica_groups [[0, 1], [2, 3]]: devices 0 and 1 add their %x together,
 //    devices 2 and 3 theirs. Each device of a group ends with the same sum.
 //  * %1 all_gather along dim 0 over all 4 devices: every device gets all four %x one after the
-//    other, in group order: %1[2*r + k] = %x[k] of device r.
+//    other, in group order: %1[4*r + k] = %x[k] of device r.
 //  * %2 reduce_scatter: like all_reduce over [[0, 1, 2, 3]], but device r keeps only chunk r of
 //    the sum (here one element each). What surprises people: the result is SMALLER than %x.
 module @all_reduce attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 4 : i32} {
