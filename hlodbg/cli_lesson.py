@@ -47,13 +47,14 @@ def find_lesson(name: str, folder: Optional[str] = None):
 
 def open_lesson(name: str, folder: Optional[str] = None):
     """(Program, LessonRun, arguments) of lesson `name`: its program loaded and verified, run once
-    on its inputs by the checker."""
+    on its inputs by the checker; the arguments as Program.debug takes them ({position: array},
+    and {ProcessId: {position: array}} for a device's own)."""
     from hlodbg.engine.debug.lessons import LessonRun
     from hlodbg.program import load
 
     lesson = find_lesson(name, folder)
     program = load(str(lesson.path))
-    return program, LessonRun(lesson, program.module), dict(lesson.inputs)
+    return program, LessonRun(lesson, program.module), {**lesson.inputs, **lesson.device_inputs}
 
 
 @dataclass

@@ -244,8 +244,10 @@ async def test_the_picker_opens_a_lesson_in_the_same_session():
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert isinstance(app.screen, LessonPickerScreen)
-        app.screen.query_one("#lesson-list").highlighted = LESSONS.index("reduce")
+        app.screen.query_one("#lesson-list").highlighted = LESSONS.index("all_reduce")
         await pilot.press("enter")
         await settle(app, pilot)
         panel = app.screen.query_one(LessonPanel)
-        assert panel.lesson_run.lesson.name == "reduce" and app.explain and app.program.name == "reduce.mlir"
+        assert panel.lesson_run.lesson.name == "all_reduce" and app.explain and app.program.name == "all_reduce.mlir"
+        # each device of the debugger's grid runs on the lesson's own input for it (arg0@R,P)
+        assert app.controller.target.multi_device and app.options["args"][ProcessId(2, 0)][0].tolist() == [21, 22, 23, 24]

@@ -76,9 +76,11 @@ class HlodbgApp(App):
             self.call_after_refresh(self._add_lesson_panel, screen)
 
     def _add_lesson_panel(self, screen) -> None:
+        from hlodbg.engine.ir.phrases import language_from_environment
+
         from .widgets.lesson_panel import LessonPanel
 
-        screen.mount(LessonPanel(self.lesson, id="lesson"))
+        screen.mount(LessonPanel(self.lesson, lang=language_from_environment(), id="lesson"))
 
     def on_lesson_panel_asked(self, event) -> None:
         """The lesson panel shows a question about an op: select that op in the debugger."""

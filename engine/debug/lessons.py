@@ -43,7 +43,7 @@ from ..ir.phrases import Phrase
 from ..machine.process import Grid, ProcessId
 from ..ops.collectives_provenance import GridValues
 from ..ops.provenance import provenance
-from ..run.arguments import build_arguments
+from ..run.arguments import device_arguments, given_arguments, split_device_key
 from ..run.grid import GridScheduler, ScheduledGrid, grid_shape
 from ..run.interpreter import Interpreter, Listener, entry_function
 from .breakpoints import BreakpointError, Resolver
@@ -103,7 +103,7 @@ class Verdict:
 
 # -- reading lessons -----------------------------------------------------------------------------
 
-_ARG_KEY = re.compile(r"^arg(\d+)(?:@(\d+),(\d+))?$")
+_ARG_NAME = re.compile(r"^arg(\d+)$")
 
 
 def read_lesson(program: Path) -> Lesson:
@@ -122,15 +122,12 @@ def read_lesson(program: Path) -> Lesson:
             raise LessonError(f"{sidecar}: missing '{key}'")
     inputs, device_inputs = {}, {}
     for key, value in data.get("inputs", {}).items():
-        match = _ARG_KEY.match(key)
+        name, device = split_device_key(key, str(sidecar))  # the form of --args' keys: arg0, arg0@1,0
+        match = _ARG_NAME.match(name)
         if not match:
             raise LessonError(f"{sidecar}: input '{key}' should be argN or argN@R,P")
-        position = int(match.group(1))
-        if match.group(2) is None:
-            inputs[position] = np.asarray(value)
-        else:
-            process = ProcessId(int(match.group(2)), int(match.group(3)))
-            device_inputs.setdefault(process, {})[position] = np.asarray(value)
+        target = inputs if device is None else device_inputs.setdefault(device, {})
+        target[int(match.group(1))] = np.asarray(value)
     questions = tuple(_question(sidecar, n, q) for n, q in enumerate(data["questions"], start=1))
     return Lesson(program.stem, program, data["title"], data["family"], data.get("about", "").strip(), inputs,
                   device_inputs, questions)
@@ -276,10 +273,15 @@ class LessonRun:
         replicas, partitions = grid_shape(self.module)
         return [ProcessId(r, p) for r in range(replicas) for p in range(partitions)]
 
-    def arguments(self, process: ProcessId) -> list:
+    def arguments(self) -> Any:
+        """Every device's arguments: a list (the same on every device) or {device: list}."""
         function = entry_function(self.module, self.entry)
-        given = {**self.lesson.inputs, **self.lesson.device_inputs.get(process, {})}
-        values, randomised = build_arguments(function.function_type.inputs, given)
+        replicas, partitions = grid_shape(self.module)
+        given = given_arguments(self.lesson.inputs, self.lesson.device_inputs)
+        try:
+            values, randomised = device_arguments(function.function_type.inputs, given, replicas, partitions)
+        except HlodbgError as e:
+            raise LessonError(f"{self.lesson.path.with_suffix('.toml')}: {e.message}") from None
         if randomised:
             raise LessonError(f"{self.lesson.path}: the lesson gives no input for argument(s) "
                               f"{', '.join(map(str, randomised))}; add them to [inputs] of its sidecar")
@@ -288,17 +290,19 @@ class LessonRun:
     def _run(self) -> None:
         watched = set(self.ops.values())
         replicas, partitions = grid_shape(self.module)
+        arguments = self.arguments()
         if (replicas, partitions) == (1, 1):
             process = ProcessId(0, 0)
             recorder = _Recorder(watched, process, self.values, self.counts)
-            Interpreter(self.module, listeners=[recorder]).run(self.entry, self.arguments(process))
+            Interpreter(self.module, listeners=[recorder]).run(self.entry, arguments)
             return
         grid = self.grid = ScheduledGrid(replicas, partitions, infeed=deque())
         tasks = {}
         for process in grid.processes():
             recorder = _Recorder(watched, process, self.values, self.counts)
             interpreter = Interpreter(self.module, process=process, grid=grid, listeners=[recorder])
-            tasks[process] = (lambda i=interpreter, a=self.arguments(process): i.run(self.entry, a))
+            own = arguments[process] if isinstance(arguments, dict) else arguments
+            tasks[process] = (lambda i=interpreter, a=own: i.run(self.entry, a))
         GridScheduler(grid, tasks).run()
 
     def _device(self, q: Question) -> ProcessId:
