@@ -35,8 +35,10 @@ FAMILIES = {"elementwise", "reshape/transpose/broadcast_in_dim", "slice/pad/conc
 
 def test_there_is_a_lesson_for_every_op_family():
     lessons = catalog()
-    assert len(lessons) >= 18 and [l.name for l in lessons] == LESSONS
+    assert len(lessons) >= 18 and sorted(l.name for l in lessons) == LESSONS
     assert {l.family for l in lessons} == FAMILIES
+    assert [l.order for l in lessons] == list(range(1, len(lessons) + 1))  # teaching order, no ties
+    assert lessons[0].name == "elementwise" and "\n" not in lessons[0].about
 
 
 @pytest.mark.parametrize("name", LESSONS)
@@ -244,7 +246,7 @@ async def test_the_picker_opens_a_lesson_in_the_same_session():
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert isinstance(app.screen, LessonPickerScreen)
-        app.screen.query_one("#lesson-list").highlighted = LESSONS.index("all_reduce")
+        app.screen.query_one("#lesson-list").highlighted = [l.name for l in catalog()].index("all_reduce")
         await pilot.press("enter")
         await settle(app, pilot)
         panel = app.screen.query_one(LessonPanel)

@@ -3,6 +3,7 @@
 A lesson is `NAME.mlir` (comments say what to look at) beside `NAME.toml`, its sidecar:
 
     title = "Gather: rows by index"
+    order = 6                     # place in the lesson list (teaching order)
     family = "gather"
     about = "what the lesson teaches, a few sentences"
     [inputs]                      # the entry function's arguments, as small inline arrays
@@ -90,6 +91,7 @@ class Lesson:
     title: str
     family: str
     about: str
+    order: int
     inputs: dict  # {position: array} for every device
     device_inputs: dict  # {ProcessId: {position: array}}: per-device arguments on a grid
     questions: tuple[Question, ...]
@@ -129,7 +131,8 @@ def read_lesson(program: Path) -> Lesson:
         target = inputs if device is None else device_inputs.setdefault(device, {})
         target[int(match.group(1))] = np.asarray(value)
     questions = tuple(_question(sidecar, n, q) for n, q in enumerate(data["questions"], start=1))
-    return Lesson(program.stem, program, data["title"], data["family"], data.get("about", "").strip(), inputs,
+    about = re.sub(r"(?<!\n)\n(?!\n)", " ", data.get("about", "").strip())  # paragraphs rewrap to the pane
+    return Lesson(program.stem, program, data["title"], data["family"], about, int(data.get("order", 0)), inputs,
                   device_inputs, questions)
 
 
@@ -151,8 +154,9 @@ def _question(sidecar: Path, number: int, raw: dict) -> Question:
 
 
 def lesson_catalog(folder: Path) -> list[Lesson]:
-    """Every lesson in `folder` (each .mlir with a sidecar), by name."""
-    return [read_lesson(p) for p in sorted(Path(folder).glob("*.mlir")) if p.with_suffix(".toml").exists()]
+    """Every lesson in `folder` (each .mlir with a sidecar), in teaching order (`order`, then name)."""
+    lessons = [read_lesson(p) for p in Path(folder).glob("*.mlir") if p.with_suffix(".toml").exists()]
+    return sorted(lessons, key=lambda l: (l.order, l.name))
 
 
 # -- reading typed answers -----------------------------------------------------------------------

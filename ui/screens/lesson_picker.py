@@ -31,10 +31,12 @@ class LessonPickerScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Static(Text(PICK.say(self.lang), style="bold"))
         options = []
+        name_width = max((len(name) for name, _, _ in self.entries), default=0) + 2
+        family_width = max((len(family) for _, family, _ in self.entries), default=0) + 2
         for name, family, title in self.entries:
             label = Text()
-            label.append(f"{name:<20}", style="bold")
-            label.append(f"{family:<30}", style="cyan")
+            label.append(f"{name:<{name_width}}", style="bold")
+            label.append(f"{family:<{family_width}}", style="cyan")
             label.append(title)
             options.append(Option(label, id=name))
         yield OptionList(*options, id="lesson-list")
