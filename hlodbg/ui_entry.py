@@ -94,6 +94,8 @@ def serve_command(args) -> list[str]:
     command's options and --no-save, so every browser session keeps its own breakpoints and
     watches instead of sharing (and growing) the program's saved ones."""
     if getattr(args, "lessons", False):  # the workshop: every tab picks its own lesson
+        if args.program:
+            raise CliError(f"serve --lessons serves the lesson picker, not a program: leave out '{args.program}'")
         return [sys.executable, "-m", "hlodbg", "lesson", "--pick"]
     command = [sys.executable, "-m", "hlodbg", "open"]
     if args.program:

@@ -201,6 +201,11 @@ def test_serve_lessons_runs_the_picker_in_every_browser_tab():
     assert options["public_url"] == "http://localhost:8767"
 
 
+def test_serve_lessons_with_a_program_says_to_leave_it_out(capsys):
+    assert main(["serve", "prog.mlir", "--lessons"]) == 2
+    assert "serve --lessons serves the lesson picker, not a program: leave out 'prog.mlir'" in capsys.readouterr().err
+
+
 # -- the UI --------------------------------------------------------------------------------------
 
 SIZE = (160, 48)
