@@ -157,6 +157,17 @@ def test_bad_lessons_say_what_is_wrong(tmp_path):
     (tmp_path / "bad.toml").write_text('title = "t"\nfamily = "f"\n[[questions]]\nkind = "shape"\nop = "%0"\nask = "?"\nanswer = "2"\n')
     with pytest.raises(LessonError, match=r"no input for argument\(s\) 0"):
         LessonRun(read_lesson(program), hlodbg.load(str(program)).module)
+    question = '[[questions]]\nkind = "value"\nop = "%0"\nask = "?"\nanswer = "2"\n'
+    for extra, error in (('at = [2]\n', r"at = \[2\] is not an element of %0 \(shape \[2\]\)"),
+                         ('result = 1\n', "%0 has 1 result\\(s\\); there is no result 1"),
+                         ('device = [3, 0]\n', "device 3,0 is not on the 1-device grid")):
+        (tmp_path / "bad.toml").write_text(f'title = "t"\nfamily = "f"\n[inputs]\narg0 = [1.0, 2.0]\n{question}{extra}')
+        with pytest.raises(LessonError, match=error):
+            LessonRun(read_lesson(program), hlodbg.load(str(program)).module)
+    for extra, error in (('at = "1,0"\n', "at must be a list of whole numbers"), ('device = [1]\n', r"device must be \[replica, partition\]")):
+        (tmp_path / "bad.toml").write_text(f'title = "t"\nfamily = "f"\n{question}{extra}')
+        with pytest.raises(LessonError, match=error):
+            read_lesson(program)
 
 
 def test_every_lesson_phrase_is_translated():
@@ -223,9 +234,10 @@ async def test_pilot_walks_a_lesson_with_a_wrong_answer_and_a_hint():
         text = lambda wid: str(panel.query_one(wid).render())  # noqa: E731
 
         async def type_answer(typed: str) -> None:
-            answer.focus()
-            answer.value = typed
-            await pilot.press("enter")
+            await pilot.click("#lesson-answer")
+            keys = {" ": "space", ",": "comma", "[": "left_square_bracket", "]": "right_square_bracket",
+                    "(": "left_parenthesis", ")": "right_parenthesis"}
+            await pilot.press(*[keys.get(ch, ch) for ch in typed], "enter")
             await settle(app, pilot)
 
         assert "Question 1 of 5" in text("#lesson-question") and "0 of 5 answered right" in text("#lesson-progress")

@@ -148,6 +148,10 @@ def _question(sidecar: Path, number: int, raw: dict) -> Question:
     if kind in ("provenance",) and at is None:
         raise LessonError(f"{where}: a provenance question names the result element with at = [...]")
     device = raw.get("device")
+    if at is not None and not (isinstance(at, list) and all(isinstance(i, int) for i in at)):
+        raise LessonError(f"{where}: at must be a list of whole numbers such as [1, 0], not {at!r}")
+    if device is not None and not (isinstance(device, list) and len(device) == 2 and all(isinstance(i, int) for i in device)):
+        raise LessonError(f"{where}: device must be [replica, partition], such as [1, 0], not {device!r}")
     return Question(number, kind, raw["op"], raw["ask"], str(raw["answer"]), tuple(raw.get("hints", ())),
                     int(raw.get("result", 0)), tuple(at) if at is not None else None, int(raw.get("operand", 0)),
                     ProcessId(*device) if device is not None else None)
@@ -269,8 +273,22 @@ class LessonRun:
                 raise LessonError(f"{self.lesson.path}: question {q.number}: {e}") from None
             if len(found) != 1:
                 raise LessonError(f"{self.lesson.path}: question {q.number}: {q.op} names {len(found)} ops; name one")
-            self.ops[q.number] = next(iter(found))
+            op = self.ops[q.number] = next(iter(found))
+            self._check_element(q, op)
         self._run()
+
+    def _check_element(self, q: Question, op: Operation) -> None:
+        """The result and element a question names exist (a clear message, not an IndexError later)."""
+        where = f"{self.lesson.path.with_suffix('.toml')}: question {q.number}"
+        if not 0 <= q.result < len(op.results):
+            raise LessonError(f"{where}: {q.op} has {len(op.results)} result(s); there is no result {q.result}")
+        shape = getattr(op.results[q.result].type, "shape", None)
+        if q.at is not None and (shape is None or len(q.at) != len(shape)
+                                 or any(not 0 <= i < n for i, n in zip(q.at, shape))):
+            raise LessonError(f"{where}: at = {list(q.at)} is not an element of {q.op} (shape {list(shape or [])})")
+        if q.device is not None and q.device not in self.devices:
+            raise LessonError(f"{where}: device {q.device.replica_id},{q.device.partition_id} is not on the "
+                              f"{len(self.devices)}-device grid of the program")
 
     @property
     def devices(self) -> list[ProcessId]:
