@@ -230,7 +230,6 @@ async def test_pilot_walks_a_lesson_with_a_wrong_answer_and_a_hint():
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         panel = app.screen.query_one(LessonPanel)
-        answer = panel.query_one("#lesson-answer")
         text = lambda wid: str(panel.query_one(wid).render())  # noqa: E731
 
         async def type_answer(typed: str) -> None:
