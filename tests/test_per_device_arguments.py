@@ -139,3 +139,20 @@ def test_api_run_and_debug_take_per_device_arguments():
         program.run(A, Y, per_device={ProcessId(5, 0): [B]})
     with pytest.raises(ArgumentError, match="keyed by ProcessId"):
         program.run(A, Y, per_device={(1,): [B]})
+
+
+def test_a_grid_target_answers_provenance_questions_with_each_devices_data():
+    from hlodbg.engine.ops.provenance import provenance, reach
+
+    program = hlodbg.load(SUM)
+    target = program.debug({0: A, 1: Y, ProcessId(1, 0): {0: B}}, persist=False)
+    target.continue_()
+    all_reduce = program.module.function("main").body.operations[0]
+    peers = target.peer_values(all_reduce)
+    operands, results = peers(ProcessId(1, 0))
+    answer = provenance(all_reduce, (1,), operands=operands, results=results, process=ProcessId(1, 0), peer_values=peers)
+    assert [(s.device, s.index) for s in answer.sources] == [(ProcessId(0, 0), (1,)), (ProcessId(1, 0), (1,))]
+    assert [float(peers(s.device)[0][0][s.index]) for s in answer.sources] == [2.0, 20.0]
+    reached = reach(all_reduce, 0, (0,), operands=operands, results=results, process=ProcessId(1, 0),
+                    peer_values=peers, device=ProcessId(1, 0))
+    assert sorted((x.device.replica_id, x.index) for x in reached) == [(0, (0,)), (1, (0,))]

@@ -85,3 +85,29 @@ def test_padding_and_dilation_holes_are_named():
     assert ("window position (2): spatial dimension 0 lands at 0·1+2·1-1=1, between input elements "
             "(lhs_dilation 2): no input element") in lines
     assert "window position (1): input[b=0, x=0·1+1·1-1=0/2=0, f] · kernel[x=1, i, o=0] for each input feature" in lines
+
+
+NCHW = """
+func.func @main(%x: tensor<2x4x3x3xf32>, %w: tensor<4x2x2x1xf32>) -> tensor<2x4x2x2xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 1, 0], window = {stride = [1, 2], pad = [[0, 0], [0, 1]]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<2x4x3x3xf32>, tensor<4x2x2x1xf32>) -> tensor<2x4x2x2xf32>
+  return %0 : tensor<2x4x2x2xf32>
+}
+"""
+
+
+def test_dimension_numbers_in_any_order():
+    check_provenance(NCHW, values((2, 4, 3, 3), 3), values((4, 2, 2, 1), 4))
+
+
+NO_SPATIAL = """
+func.func @main(%x: tensor<2x3xf32>, %w: tensor<3x2xf32>) -> tensor<2x2xf32> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f]x[i, o]->[b, f], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+"""
+
+
+def test_a_convolution_without_spatial_dimensions_is_a_matrix_product():
+    check_provenance(NO_SPATIAL, values((2, 3), 5), values((3, 2), 6))
+    op = op_under_test(hlodbg.load(NO_SPATIAL))
+    assert provenance(op, (1, 0)).lines()[1] == "window position (): input[b=1, f] · kernel[i, o=0] for each input feature"

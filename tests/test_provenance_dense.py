@@ -50,13 +50,23 @@ def test_dot(lhs, rhs, result):
     check_provenance(text, values(*shape(lhs)), values(*shape(rhs), seed=2))
 
 
+def test_dot_general_without_contracting_dims_is_an_outer_product():
+    text = """
+func.func @main(%a: tensor<2xf32>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [] x [] : (tensor<2xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+    check_provenance(text, values(2), values(3, seed=2))
+
+
 def test_dot_general_steps_list_each_row_times_column_pair_with_numbers():
     a, b = values(2, 2, 3), values(2, 3, 2, seed=2)
     op = op_under_test(hlodbg.load(DOT_BATCHED))
     result = np.einsum("bik,bkj->bij", a, b)
     answer = provenance(op, (1, 0, 1), operands=[a, b], results=[result])
     assert answer.lines() == [
-        "result dimensions are batch (0), then lhs free (1), then rhs free (2): result(1, 0, 1) is batch (1), "
+        "batching dimensions lhs (0) × rhs (0), contracting dimensions lhs (2) × rhs (1): result(1, 0, 1) is batch (1), "
         "lhs row (0), rhs column (1)",
         "result(1, 0, 1) = Σ over k of lhs(1, 0, k) · rhs(1, k, 1), k running over 0..2",
         f"k = 0: lhs(1, 0, 0) · rhs(1, 0, 1) = {a[1, 0, 0]:g} · {b[1, 0, 1]:g}",

@@ -142,3 +142,55 @@ def test_chlo_broadcast_select():
     text = one_op("%p: tensor<3xi1>, %a: tensor<2x3xf32>, %b: tensor<f32>", "tensor<2x3xf32>",
                   "chlo.broadcast_select %p, %a, %b : (tensor<3xi1>, tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>")
     check_provenance(text, np.array([True, False, True]), A, np.float32(7))
+
+
+def test_chlo_broadcast_compare_and_select_steps():
+    text = one_op("%a: tensor<2x3xf32>, %b: tensor<3xf32>", "tensor<2x3xi1>",
+                  "chlo.broadcast_compare %a, %b {broadcast_dimensions = array<i64: 1>, "
+                  "comparison_direction = #chlo<comparison_direction LT>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>")
+    check_provenance(text, A, B[0])
+    select = one_op("%p: tensor<i1>, %a: tensor<2x3xf32>, %b: tensor<2x3xf32>", "tensor<2x3xf32>",
+                    "stablehlo.select %p, %a, %b : (tensor<i1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>")
+    answer = provenance(op_under_test(hlodbg.load(select)), (1, 2), operands=[np.array(False), A, B])
+    assert answer.lines()[1:] == ["pred is a scalar (rank 0): every result element uses pred()",
+                                  "pred() = False, so result(1, 2) takes on_false(1, 2)=2"]
+
+
+def test_constant_like_has_no_sources():
+    text = one_op("%a: tensor<2x3xf32>", "tensor<2x3xf32>",
+                  '"chlo.constant_like"(%a) {value = 2.5 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>')
+    check_provenance(text, A)
+    answer = provenance(op_under_test(hlodbg.load(text)), (0, 0))
+    assert answer.sources == () and answer.lines() == ["every element is the constant 2.5: the operand gives only the shape"]
+
+
+@pytest.mark.parametrize("body,result", [
+    ("stablehlo.uniform_quantize %a : (tensor<2x3xf32>) -> tensor<2x3x!quant.uniform<i8:f32, 0.5:3>>",
+     "tensor<2x3x!quant.uniform<i8:f32, 0.5:3>>"),
+    ("chlo.next_after %a, %a : tensor<2x3xf32>, tensor<2x3xf32> -> tensor<2x3xf32>", "tensor<2x3xf32>"),
+])
+def test_more_element_wise_ops(body, result):
+    check_provenance(one_op("%a: tensor<2x3xf32>", result, body), A)
+
+
+@pytest.mark.filterwarnings("ignore:overflow encountered in cast:RuntimeWarning")
+def test_is_finite():
+    # A huge element makes the harness's perturbation step overflow to ±inf, which is_finite notices.
+    text = one_op("%a: tensor<2x3xf32>", "tensor<2x3xi1>", "stablehlo.is_finite %a : (tensor<2x3xf32>) -> tensor<2x3xi1>")
+    check_provenance(text, np.array([[3e38, 1, 2], [-5, -4, 6]], dtype=np.float32))
+
+
+def test_dequantize_per_axis():
+    t = "tensor<2x3x!quant.uniform<i8:f32:1, {0.5:1, 0.25:-2, 2.0:0}>>"
+    text = one_op(f"%q: {t}", "tensor<2x3xf32>", f"stablehlo.uniform_dequantize %q : ({t}) -> tensor<2x3xf32>")
+    check_provenance(text, np.array([[1, -3, 5], [7, 0, -9]], dtype=np.int8))
+
+
+def test_select_before_the_program_runs_names_both_candidates():
+    text = one_op("%p: tensor<2x3xi1>, %a: tensor<2x3xf32>, %b: tensor<2x3xf32>", "tensor<2x3xf32>",
+                  "stablehlo.select %p, %a, %b : (tensor<2x3xi1>, tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>")
+    answer = provenance(op_under_test(hlodbg.load(text)), (0, 1))
+    assert [(s.operand, s.role.en) for s in answer.sources] == [
+        (0, "predicate"), (1, "value taken where the predicate is true"), (2, "value taken where the predicate is false")]
+    assert answer.lines("ja")[-1] == ("pred(0, 1) が on_true(0, 1) と on_false(0, 1) のどちらを取るかを決めます。"
+                                      "どちらになるかはプログラムを実行すると分かります")

@@ -75,6 +75,20 @@ def test_reduce_window_base_and_window_dilations_with_negative_padding():
     check_provenance(text, values(4, 3), np.float32(-3))
 
 
+def test_reduce_window_with_a_general_body():
+    # subtract is no reducer the evaluator folds with a ufunc: the body runs on each position in order.
+    text = reduce_window_program((3, 3), (2, 2), body="subtract", window=(2, 2))
+    check_provenance(text, values(3, 3), np.float32(2))
+    op = op_under_test(hlodbg.load(text))
+    x = values(3, 3)
+    answer = provenance(op, (1, 0), operands=[x, np.float32(2)], results=run_results(text, x, np.float32(2)))
+    assert answer.lines()[-2:] == [
+        "the init values and the window's 4 operand element(s) of every input are combined in row-major order "
+        "by the body, which may mix the inputs",
+        "result(1, 0) = body(body(body(body(2, 4), 5), 7), 8) = -22",
+    ]
+
+
 def test_variadic_reduce_window_keeps_each_input_to_its_own_window():
     text = reduce_window_program((3, 4), (2, 2), inputs=2, window=(2, 2), padding=((0, 0), (1, 0)), strides=(1, 2))
     check_provenance(text, values(3, 4), values(3, 4) * -1, np.float32(0), np.float32(1))

@@ -170,6 +170,14 @@ class GridSession(TargetBase):
                 return events[k]
         return None
 
+    def peer_values(self, op: Operation):
+        """The op's values on every device that has run it, in the form a provenance question on a
+        grid takes them (`provenance(op, at, process=p, peer_values=grid.peer_values(op))`)."""
+        from ..ops.collectives_provenance import GridValues
+
+        return GridValues(self.grid, {v.process: (v.inputs, v.outputs) for v in self.values_of(op) if v.outputs},
+                          self.module)
+
     def values_of(self, op: Operation) -> list[DeviceValue]:
         """For each device: the op's latest run up to its position (the running one for the focused
         op itself), with its group and permute partners when the op is a collective."""

@@ -20,9 +20,9 @@ from ..ir.types import TensorType
 from . import elementwise as ew
 from .elementwise import UNSIGNED_OF_SIZE, float_bits
 from .elementwise_math import atan2
-from .elementwise_provenance import (SAME_INDEX, combine_step, elementwise_provenance, element_text, operand_names,
-                                     select_provenance, short_name, value_at)
-from .provenance import ProvenanceQuery, Source, explains
+from .elementwise_provenance import (broadcast_source, combine_step, elementwise_provenance, operand_names,
+                                     select_provenance, short_name, trailing_dims, value_at)
+from .provenance import ProvenanceQuery, explains
 from .registry import OpCall, op
 
 
@@ -263,6 +263,16 @@ def constant_like(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.full(np.shape(operand), value, call.result_dtype)
 
 
+CONSTANT_LIKE_VALUE = Phrase("every element is the constant {value}: the operand gives only the shape")
+
+
+@explains("chlo.constant_like")
+def constant_like_provenance(q: ProvenanceQuery):
+    """No operand element: the operand's values never reach the result."""
+    value = getattr(q.attr("value"), "array", q.attr("value"))
+    return q.answer([], [(CONSTANT_LIKE_VALUE, {"value": np.asarray(value).reshape(-1)[0]})])
+
+
 def _splat_value(call: OpCall) -> np.ndarray:
     attr = call.attr("value")
     if attr is None:
@@ -340,14 +350,7 @@ def _expand(call: OpCall, x: np.ndarray, rank: int, target_rank: int, dims: tupl
     return x.reshape(x.shape[:lead] + tuple(shape))
 
 
-BROADCAST_ELEMENT = Phrase("broadcast element")
 BROADCAST_RULE = Phrase("{op} broadcasts its operands to the result shape {shape}, then combines the elements at the same index")
-BY_DIMENSIONS = Phrase("{name} of shape {shape} maps its dimensions to result dimensions {dims} "
-                       "(broadcast_dimensions), so it reads {element}")
-TRAILING = Phrase("{name} of shape {shape} lines up with the last result dimensions {dims} "
-                  "(numpy-style rank broadcasting), so it reads {element}")
-STRETCHED = Phrase("dimension {dim} of {name} has size 1 and is stretched along result dimension {result_dim} "
-                   "of size {size}: it always reads index 0")
 
 
 def broadcast_mapping(q: ProvenanceQuery, k: int) -> tuple[tuple[int, ...], bool]:
@@ -361,25 +364,20 @@ def broadcast_mapping(q: ProvenanceQuery, k: int) -> tuple[tuple[int, ...], bool
     other = len(q.operand_shape(1 - k))
     if dims is not None and rank < other:
         return tuple(int(d) for d in dims), True
-    return tuple(range(result_rank - rank, result_rank)), False
+    return trailing_dims(rank, result_rank), False
 
 
-def broadcast_provenance(q: ProvenanceQuery):
+def chlo_broadcast_provenance(q: ProvenanceQuery):
     """chlo.broadcast_*(lhs, rhs): each operand's element at the result index mapped through the broadcast."""
-    names, result_shape = operand_names(q.op), q.result_shape(q.result)
-    steps = [(BROADCAST_RULE, {"op": q.op.name, "shape": result_shape})]
+    names = operand_names(q.op)
+    steps = [(BROADCAST_RULE, {"op": q.op.name, "shape": q.result_shape(q.result)})]
     sources, inputs = [], []
     for k in range(2):
-        shape = q.operand_shape(k)
         dims, by_attribute = broadcast_mapping(q, k)
-        index = tuple(0 if n == 1 else q.index[d] for n, d in zip(shape, dims))
-        if shape != result_shape:
-            steps.append((BY_DIMENSIONS if by_attribute else TRAILING,
-                          {"name": names[k], "shape": shape, "dims": dims, "element": element_text(names[k], index, None)}))
-            steps += [(STRETCHED, {"dim": axis, "name": names[k], "result_dim": d, "size": result_shape[d]})
-                      for axis, (n, d) in enumerate(zip(shape, dims)) if n == 1 and result_shape[d] != 1]
-        sources.append(Source(k, index, SAME_INDEX if shape == result_shape else BROADCAST_ELEMENT))
-        inputs.append((names[k], index, value_at(q, k, index)))
+        source, lines = broadcast_source(q, k, names[k], dims, by_attribute)
+        steps += lines
+        sources.append(source)
+        inputs.append((names[k], source.index, value_at(q, k, source.index)))
     steps.append(combine_step(q, inputs, short_name(q.op)))
     return q.answer(sources, steps)
 
@@ -390,7 +388,7 @@ def _broadcasting(name: str, base: Callable) -> Callable:
         return base(call, lhs, rhs)
 
     evaluate.__name__ = evaluate.__qualname__ = f"broadcast_{name}"
-    explains(f"chlo.broadcast_{name}")(broadcast_provenance)
+    explains(f"chlo.broadcast_{name}")(chlo_broadcast_provenance)
     return op(f"chlo.broadcast_{name}")(evaluate)
 
 

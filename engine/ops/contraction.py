@@ -117,8 +117,8 @@ def dot(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
 
 LHS_FACTOR = Phrase("lhs factor")
 RHS_FACTOR = Phrase("rhs factor")
-DOT_LAYOUT = Phrase("result dimensions are batch {batch}, then lhs free {lhs_free}, then rhs free {rhs_free}: "
-                    "result{result} is batch {b}, lhs row {i}, rhs column {j}")
+DOT_LAYOUT = Phrase("batching dimensions lhs {lhs_batch} × rhs {rhs_batch}, contracting dimensions lhs {lhs_contract} × "
+                    "rhs {rhs_contract}: result{result} is batch {b}, lhs row {i}, rhs column {j}")
 DOT_SUM = Phrase("result{result} = Σ over {k} of lhs{lhs} · rhs{rhs}, {k} running over {ranges}")
 DOT_TERM = Phrase("{k} = {value}: lhs{lhs} · rhs{rhs}")
 DOT_TERM_NUMBERS = Phrase("{k} = {value}: lhs{lhs} · rhs{rhs} = {a} · {b}")
@@ -164,8 +164,8 @@ def dot_provenance(q: ProvenanceQuery):
     k = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
     sizes = [q.operand_shape(0)[d] for d in lhs_contract]
     ranges = ", ".join(f"0..{n - 1}" for n in sizes) or "()"
-    steps = [(DOT_LAYOUT, {"batch": list(range(len(b))), "lhs_free": lhs_free, "rhs_free": rhs_free,
-                           "result": q.index, "b": b, "i": i, "j": j}),
+    steps = [(DOT_LAYOUT, {"lhs_batch": lhs_batch, "rhs_batch": rhs_batch, "lhs_contract": lhs_contract,
+                           "rhs_contract": rhs_contract, "result": q.index, "b": b, "i": i, "j": j}),
              (DOT_SUM, {"result": q.index, "k": k, "ranges": ranges,
                         "lhs": _place(lhs_rank, (lhs_batch, b), (lhs_free, i), (lhs_contract, names)),
                         "rhs": _place(rhs_rank, (rhs_batch, b), (rhs_contract, names), (rhs_free, j))})]

@@ -232,8 +232,8 @@ def convolution_provenance(q: ProvenanceQuery):
         pairs.append((inputs, kernels))
         kernel_text = ", ".join(f"{names[d]}={'%d-1-%d=' % (window[d], k[d]) if w.reversal[d] else ''}{kernels[d]}"
                                 for d in range(s))
-        steps.append((CONV_PAIR, {"window": k, "input": f"b={input_batch}, {', '.join(texts)}, f",
-                                  "kernel": f"{kernel_text}, i, o={feature}"}))
+        steps.append((CONV_PAIR, {"window": k, "input": ", ".join([f"b={input_batch}", *texts, "f"]),
+                                  "kernel": ", ".join([*filter(None, [kernel_text]), "i", f"o={feature}"])}))
 
     sources = []
     for f in range(i_features):

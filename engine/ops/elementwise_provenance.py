@@ -24,6 +24,7 @@ from ..ir.phrases import Phrase, field_text
 from .provenance import ProvenanceQuery, Source, explains, explains_category
 
 SAME_INDEX = Phrase("element at the same index")
+BROADCAST_ELEMENT = Phrase("broadcast element")
 SHARED_SCALAR = Phrase("scalar operand shared by every element")
 PREDICATE = Phrase("predicate")
 CHOSEN_BRANCH = Phrase("chosen value")
@@ -36,6 +37,12 @@ RESULT_COMBINES = Phrase("result{index} = {op}({inputs})")
 RESULT_COMBINES_VALUE = Phrase("result{index} = {op}({inputs}) = {value}")
 PREDICATE_PICKS = Phrase("{pred} = {value}, so result{index} takes {chosen}")
 PREDICATE_DECIDES = Phrase("{pred} decides between {on_true} and {on_false}; run the program to see which one")
+BY_DIMENSIONS = Phrase("{name} of shape {shape} maps its dimensions to result dimensions {dims} "
+                       "(broadcast_dimensions), so it reads {element}")
+TRAILING = Phrase("{name} of shape {shape} lines up with the last result dimensions {dims} "
+                  "(numpy-style rank broadcasting), so it reads {element}")
+STRETCHED = Phrase("dimension {dim} of {name} has size 1 and is stretched along result dimension {result_dim} "
+                   "of size {size}: it always reads index 0")
 
 
 # -- naming and reading operand elements -------------------------------------------------------
@@ -82,10 +89,26 @@ def short_name(op: Operation) -> str:
     return op.name.split(".", 1)[-1]
 
 
-def numpy_broadcast_index(index: Sequence[int], shape: Sequence[int]) -> tuple[int, ...]:
-    """The operand element numpy broadcasting reads for a result index: trailing dims, size 1 -> 0."""
-    tail = tuple(index)[len(index) - len(shape):] if shape else ()
-    return tuple(0 if n == 1 else i for i, n in zip(tail, shape))
+def broadcast_source(q: ProvenanceQuery, k: int, name: str, dims: Sequence[int],
+                     by_attribute: bool = False) -> tuple[Source, list]:
+    """Operand `k`'s element for the result index when its dimensions stand for result `dims`
+    (size-1 dimensions read index 0), and the lines that say so when its shape is not the result's."""
+    shape, result_shape = q.operand_shape(k), q.result_shape(q.result)
+    index = tuple(0 if n == 1 else q.index[d] for n, d in zip(shape, dims))
+    if shape == result_shape:
+        return Source(k, index, SAME_INDEX), []
+    if not shape:
+        return Source(k, index, SHARED_SCALAR), [(SCALAR_SHARED, {"name": name})]
+    lines = [(BY_DIMENSIONS if by_attribute else TRAILING,
+              {"name": name, "shape": shape, "dims": tuple(dims), "element": element_text(name, index, None)})]
+    lines += [(STRETCHED, {"dim": axis, "name": name, "result_dim": d, "size": result_shape[d]})
+              for axis, (n, d) in enumerate(zip(shape, dims)) if n == 1 and result_shape[d] != 1]
+    return Source(k, index, BROADCAST_ELEMENT), lines
+
+
+def trailing_dims(rank: int, result_rank: int) -> tuple[int, ...]:
+    """numpy's rule: an operand's dimensions stand for the last result dimensions."""
+    return tuple(range(result_rank - rank, result_rank))
 
 
 def combine_step(q: ProvenanceQuery, inputs: Sequence[tuple[str, tuple, Optional[Any]]], op_text: str) -> tuple:
@@ -105,29 +128,30 @@ def elementwise_provenance(q: ProvenanceQuery, used: Optional[set[int]] = None):
     """result[i] = f(operand_0[i], operand_1[i], ...), rank-0 operands read at ()."""
     names = operand_names(q.op)
     sources, steps, inputs = [], [(ELEMENTWISE_RULE, {"op": q.op.name, "index": q.index})], []
-    for k, value in enumerate(q.op.operands):
+    for k in range(len(q.op.operands)):
         if used is not None and k not in used:
             continue
-        shape = q.operand_shape(k)
-        index = numpy_broadcast_index(q.index, shape)
-        if not shape and q.index:
-            steps.append((SCALAR_SHARED, {"name": names[k]}))
-        sources.append(Source(k, index, SHARED_SCALAR if not shape and q.index else SAME_INDEX))
-        inputs.append((names[k], index, value_at(q, k, index)))
+        source, lines = broadcast_source(q, k, names[k], trailing_dims(len(q.operand_shape(k)), len(q.index)))
+        steps += lines
+        sources.append(source)
+        inputs.append((names[k], source.index, value_at(q, k, source.index)))
     steps.append(combine_step(q, inputs, short_name(q.op)))
     return q.answer(sources, steps)
 
 
-def select_provenance(q: ProvenanceQuery, index_in=numpy_broadcast_index):
+def select_provenance(q: ProvenanceQuery):
     """select(pred, on_true, on_false): the predicate and the one branch element it picks.
 
-    `index_in(result index, operand shape)` maps the result index into each operand (numpy-style
-    for stablehlo.select's scalar pred and for chlo.broadcast_select).
+    Operands are read numpy-style: stablehlo.select's pred may be a scalar, and chlo.broadcast_select
+    broadcasts all three by trailing dimensions.
     """
     names = operand_names(q.op)
-    at = [index_in(q.index, q.operand_shape(k)) for k in range(3)]
     steps = [(ELEMENTWISE_RULE, {"op": q.op.name, "index": q.index})]
-    steps += [(SCALAR_SHARED, {"name": names[k]}) for k in range(3) if not at[k] and q.index]
+    at = []
+    for k in range(3):
+        source, lines = broadcast_source(q, k, names[k], trailing_dims(len(q.operand_shape(k)), len(q.index)))
+        steps += lines
+        at.append(source.index)
     pred = value_at(q, 0, at[0])
     pred_text = element_text(names[0], at[0], None)
     if pred is None:

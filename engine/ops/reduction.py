@@ -28,7 +28,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from ..ir.dtypes import element_dtype, is_float_dtype, is_narrow_float, is_narrow_int, narrow, widen
-from ..ir.phrases import Phrase
+from ..ir.phrases import Phrase, field_text
 from .elementwise_provenance import body_dependencies, elementwise_provenance, operand_names
 from .provenance import ProvenanceQuery, Reached, Source, explains, reaches
 from .registry import OpCall, op
@@ -442,7 +442,7 @@ def reduce_provenance(q: ProvenanceQuery):
     input_text = ", ".join(names[j] for j in inputs) or "-"
     steps = [(REDUCE_RULE, {"result": q.index, "count": len(elements), "inputs": input_text, "dims": dims,
                             "inits": ", ".join(names[count + j] for j in inputs) or "-", "body": body})]
-    shown = "  ".join(str(tuple(e)) for e in elements[:REDUCED_SHOWN]).replace(",)", ")")
+    shown = "  ".join(field_text(e) for e in elements[:REDUCED_SHOWN])
     if len(elements) > REDUCED_SHOWN:
         steps.append((REDUCED_SET_MORE, {"inputs": input_text, "elements": shown, "count": len(elements)}))
     else:

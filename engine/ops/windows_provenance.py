@@ -23,7 +23,7 @@ import numpy as np
 from ..ir.phrases import Phrase
 from .elementwise import _COMPARISONS, _comparable
 from .gather_scatter_provenance import folded_step, reached_among
-from .provenance import Provenance, ProvenanceQuery, Reached, Source, explains, reaches
+from .provenance import REACH_SEARCH_LIMIT, Provenance, ProvenanceQuery, Reached, Source, explains, reaches
 from .registry import single_op_body
 from .windows import Geometry
 
@@ -124,18 +124,22 @@ def reduce_window_provenance(q: ProvenanceQuery) -> Provenance:
 def reduce_window_reach(q: ProvenanceQuery, operand: int, index: tuple, device=None) -> list[Reached]:
     count = len(q.op.operands) // 2
     geometry = _geometry(q, dilations=True)
-    if operand >= count:  # an init value starts every window
-        candidates = list(np.ndindex(*geometry.out_shape))
-    else:
-        per_dim = []
-        for d, e in enumerate(index):
-            padded = e * geometry.base_dilations[d] + geometry.padding[d][0]
-            per_dim.append([(padded - o * geometry.window_dilations[d]) // geometry.strides[d]
-                            for o in range(geometry.window[d])
-                            if (padded - o * geometry.window_dilations[d]) % geometry.strides[d] == 0
-                            and 0 <= (padded - o * geometry.window_dilations[d]) // geometry.strides[d]
-                            < geometry.out_shape[d]])
-        candidates = list(itertools.product(*per_dim))
+    if operand >= count:  # an init value starts every window: of its own result, or of all (general body)
+        size = int(np.prod(geometry.out_shape, dtype=np.int64))
+        results = [operand - count] if single_op_body(q.op.regions[0]) is not None else range(count)
+        if size * len(results) > REACH_SEARCH_LIMIT:
+            raise q.error(f"the init value reaches every one of the {size * len(results):,} result elements; "
+                          "ask about one result element instead")
+        return [Reached(r, at, q.process) for r in results for at in np.ndindex(*geometry.out_shape)]
+    # The operand element sits at padded position e * base_dilation + low padding; window i covers it
+    # at position o when i * stride + o * window_dilation is that position.
+    per_dim = []
+    for d, e in enumerate(index):
+        padded = e * geometry.base_dilations[d] + geometry.padding[d][0]
+        starts = [padded - o * geometry.window_dilations[d] for o in range(geometry.window[d])]
+        per_dim.append([p // geometry.strides[d] for p in starts
+                        if p % geometry.strides[d] == 0 and 0 <= p // geometry.strides[d] < geometry.out_shape[d]])
+    candidates = list(itertools.product(*per_dim))
     return reached_among(q, reduce_window_provenance, operand, index,
                          [(r, c) for r in range(count) for c in candidates])
 
@@ -155,14 +159,15 @@ def _select_rule(q: ProvenanceQuery) -> Callable[[object, object], bool]:
     block = q.op.regions[0].blocks[0]
     ops = block.operations
     args = list(block.arguments)
-    swapped = {"GE": "LE", "GT": "LT", "LE": "GE", "LT": "GT", "EQ": "EQ", "NE": "NE"}
+    # An order (not EQ/NE) is what makes "any element of the window could outbid the selected one" true.
+    swapped = {"GE": "LE", "GT": "LT", "LE": "GE", "LT": "GT"}
     if len(ops) == 2 and ops[0].name == "stablehlo.compare" and list(ops[-1].operands) == [ops[0].results[0]] \
             and sorted(map(id, ops[0].operands)) == sorted(map(id, args)) and len(args) == 2:
         direction = str(ops[0].attributes.get("comparison_direction"))
         if ops[0].operands[0] is args[1]:
             direction = swapped.get(direction, direction)
         compare_type = ops[0].attributes.get("compare_type")
-        ufunc = _COMPARISONS.get(direction)
+        ufunc = _COMPARISONS.get(direction) if direction in swapped else None
         if ufunc is not None:
             def rule(current, candidate):
                 return bool(ufunc(_comparable(np.asarray(current), compare_type),
@@ -170,7 +175,7 @@ def _select_rule(q: ProvenanceQuery) -> Callable[[object, object], bool]:
             q.memo["select"] = rule
             return rule
     raise q.error("hlodbg traces select_and_scatter through a select body that is one comparison of its two "
-                  "arguments (stablehlo.compare GE, GT, LE, LT...); this body is not")
+                  "arguments (stablehlo.compare GE, GT, LE or LT); this body is not")
 
 
 def _selected(positions: Sequence[tuple], operand: np.ndarray, select) -> Optional[tuple]:
