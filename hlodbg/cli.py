@@ -68,6 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     serve_cmd.add_argument("--public-url", metavar="URL", help="the address browsers reach the server at, e.g. "
                            "http://workshop.example.org:8000 (default: http://HOST:PORT; with --host 0.0.0.0, this machine's address)")
+    serve_cmd.add_argument("--lessons", action="store_true", help="serve the lesson picker instead of PROG: each browser tab picks and works through its own lesson")
     _add_session_options(serve_cmd)
 
     verify_cmd = sub.add_parser("verify", help="parse and verify programs")
@@ -100,6 +101,9 @@ def _parser() -> argparse.ArgumentParser:
     from hlodbg.cli_explain import add_parser as add_explain_parser
 
     add_explain_parser(sub)
+    from hlodbg.cli_lesson import add_parser as add_lesson_parser
+
+    add_lesson_parser(sub)
     parser.set_defaults(commands=frozenset(sub.choices))  # for main() to tell a command from a PROG
     return parser
 

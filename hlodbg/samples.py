@@ -19,3 +19,9 @@ def default_sample_path() -> Path:
 def sample_names() -> list[str]:
     folder = resources.files("hlodbg.sample_programs")
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".mlir"))
+
+
+def lessons_folder() -> Path:
+    """The lessons shipped with hlodbg: one annotated program per op family, each with a sidecar
+    NAME.toml (inputs, questions, answers, hints); see hlodbg.engine.debug.lessons."""
+    return sample_path("lessons")

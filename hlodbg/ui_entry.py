@@ -70,7 +70,11 @@ def launch_break_spec(args):
 
 
 def run_ui(args) -> int:
-    app = build_app(args)
+    return run_app(build_app(args))
+
+
+def run_app(app) -> int:
+    """Run the app; without a terminal an error is printed instead of drawn."""
     if not sys.stdout.isatty() and app.error is not None:
         print(app.error.render(), file=sys.stderr)  # no terminal to draw the error screen on
         return 2
@@ -89,6 +93,10 @@ def serve_command(args) -> list[str]:
     """What textual-serve runs for each browser session: `hlodbg open PROG ...` with the serve
     command's options and --no-save, so every browser session keeps its own breakpoints and
     watches instead of sharing (and growing) the program's saved ones."""
+    if getattr(args, "lessons", False):  # the workshop: every tab picks its own lesson
+        if args.program:
+            raise CliError(f"serve --lessons serves the lesson picker, not a program: leave out '{args.program}'")
+        return [sys.executable, "-m", "hlodbg", "lesson", "--pick"]
     command = [sys.executable, "-m", "hlodbg", "open"]
     if args.program:
         command.append(args.program)
@@ -153,7 +161,7 @@ def serve_ui(args) -> int:
 
     # What every browser session would open, checked once now: a missing program, bad arguments
     # or a wrong --target/--layout is an error here (exit 2), not in every browser.
-    error = build_app(args).error
+    error = None if args.lessons else build_app(args).error
     if error is not None:
         raise error
     options, lines = server_options(args)

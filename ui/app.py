@@ -22,7 +22,7 @@ class HlodbgApp(App):
     def __init__(self, program=None, error: Optional[HlodbgError] = None, args: Optional[Sequence] = None, seed: int = 0,
                  entry: str = "main", break_on: Optional[str] = None, memory=None, persist: bool = True,
                  keymap_path: Optional[Path] = None, replicas: Optional[int] = None, partitions: Optional[int] = None,
-                 device=None, backend=None, explain: bool = False, **kwargs):
+                 device=None, backend=None, explain: bool = False, lesson=None, lessons=None, **kwargs):
         super().__init__(**kwargs)
         self.program = program
         self.error = error
@@ -30,8 +30,10 @@ class HlodbgApp(App):
                             backend=backend)
         self.break_on = break_on
         self.keymap_path = keymap_path
-        self.explain = explain  # open with the explain pane shown
         self.controller = None
+        self.explain = explain  # open with the explain pane shown
+        self.lesson = lesson  # a LessonRun (engine/debug/lessons.py): the lesson panel walks its questions
+        self.lessons = lessons  # a LessonMenu: the lesson picker opens first (hlodbg lesson --pick)
         if program is not None:
             self.sub_title = f"{program.name} — {program.op_count} ops, {len(program.functions)} functions"
 
@@ -41,6 +43,11 @@ class HlodbgApp(App):
             self.set_keymap(keymap)
         for problem in problems:
             self.notify(problem, severity="warning", timeout=10)
+        if self.lessons is not None and self.program is None and self.error is None:
+            from .screens.lesson_picker import LessonPickerScreen
+
+            self.push_screen(LessonPickerScreen(self.lessons.entries))
+            return
         if self.error is not None or self.program is None:
             self.push_screen(ErrorScreen("hlodbg could not open the program", self.error.render() if self.error else "no program given"))
             return
@@ -63,7 +70,35 @@ class HlodbgApp(App):
         self.controller = controller
         for message in controller.session.breakpoints.messages:
             self.notify(message, severity="warning", timeout=10)
-        self.push_screen(MainScreen(program, graph, controller, self.break_on, explain=self.explain))
+        screen = MainScreen(program, graph, controller, self.break_on, explain=self.explain)
+        self.push_screen(screen)
+        if self.lesson is not None:
+            self.call_after_refresh(self._add_lesson_panel, screen)
+
+    def _add_lesson_panel(self, screen) -> None:
+        from hlodbg.engine.ir.phrases import language_from_environment
+
+        from .widgets.lesson_panel import LessonPanel
+
+        screen.mount(LessonPanel(self.lesson, lang=language_from_environment(), id="lesson"))
+
+    def on_lesson_panel_asked(self, event) -> None:
+        """The lesson panel shows a question about an op: select that op in the debugger."""
+        select = getattr(self.screen, "select_op", None)
+        if select is not None and event.op is not None:
+            select(event.op)
+
+    def open_lesson(self, name: str) -> None:
+        """Open lesson `name` from the picker in this session (the menu loads its program)."""
+        try:
+            program, lesson, args = self.lessons.open(name)
+        except HlodbgError as e:
+            self.push_screen(ErrorScreen(f"hlodbg could not open the lesson {name}", e.render()))
+            return
+        self.program, self.lesson, self.explain = program, lesson, True
+        self.options["args"] = args
+        self.sub_title = f"lesson {name} — {program.name}"
+        self._open()
 
     def action_toggle_explain(self) -> None:
         """Show or hide the explain pane of the debugger."""
