@@ -257,6 +257,23 @@ async def test_pilot_walks_a_lesson_with_a_wrong_answer_and_a_hint():
 
 
 @pytestmark_ui
+async def test_the_keyboard_reaches_the_answer_with_A_and_leaves_it_with_escape():
+    program, run, inputs = open_lesson("dynamic_slice")
+    app = HlodbgApp(program, args=inputs, explain=True, lesson=run, persist=False, memory="1G")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        panel = app.screen.query_one(LessonPanel)
+        await pilot.press("A", "left_square_bracket", "2", "comma", "2", "right_square_bracket", "enter")
+        await settle(app, pilot)
+        assert "Question 2 of 5" in str(panel.query_one("#lesson-question").render())
+        await pilot.press("escape")
+        assert app.screen.focused is None  # n, s, c step the debugger again
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert panel.query_one("#lesson-answer").value == ""  # 'n' stepped; it was not typed as an answer
+
+
+@pytestmark_ui
 async def test_the_picker_opens_a_lesson_in_the_same_session():
     app = HlodbgApp(lessons=LessonMenu())
     async with app.run_test(size=SIZE) as pilot:

@@ -86,6 +86,7 @@ INSPECTOR_BINDINGS = [
     _b("p", "inspector('toggle_physical')", "physical view: layout, tiles, where the cursor's element lives", "physical", True),
     _b("m", "toggle_memory", "memory pane: live buffers, peak, HBM of the focused device", "memory", True),
     _b("i", "toggle_explain", "explain pane: what the op in view does, with its numbers (:lang ja|hi|en)", "explain", True),
+    _b("A", "answer_lesson", "lesson: type an answer to the question (Escape: back to the debugger's keys)", "lesson_answer"),
 ]
 BINDING_GROUPS = (("run", RUN_BINDINGS), ("graph", GRAPH_BINDINGS), ("values", INSPECTOR_BINDINGS))
 DEBUGGER_BINDINGS = [binding for _, group in BINDING_GROUPS for binding in group]

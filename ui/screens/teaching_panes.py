@@ -58,6 +58,16 @@ class TeachingPanes:
             state = ProvenanceState(origin.op.name, error=f"internal error: {type(e).__name__}: {e}")
         pane.show(state, lang)
 
+    def action_answer_lesson(self) -> None:
+        """Put the keyboard in the lesson panel's answer box (hlodbg lesson NAME)."""
+        from ..widgets.lesson_panel import LessonPanel
+
+        panels = self.query(LessonPanel)
+        if not panels:
+            self.notify("no lesson is open: hlodbg lesson NAME opens one", severity="warning")
+            return
+        panels.first().focus_answer()
+
     def action_toggle_explain(self) -> None:
         self._explain_open = not self._explain_open
         self.set_class(self._explain_open, "-explaining")

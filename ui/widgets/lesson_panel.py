@@ -19,7 +19,7 @@ from hlodbg.engine.ir.phrases import Phrase
 QUESTION_OF = Phrase("Question {number} of {total}")
 PROGRESS = Phrase("{done} of {total} answered right")
 DONE = Phrase("Lesson done: {done} of {total} answered right.")
-HOW_TO = Phrase("Type an answer and press Enter. Or type: hint, answer, next, back.")
+HOW_TO = Phrase("Press A, type an answer and press Enter (Escape: back to the debugger's keys). Or type: hint, answer, next, back.")
 
 COMMANDS = {"hint": "hint", "?": "hint", "answer": "answer", "next": "next", "skip": "next", "back": "back", "prev": "back"}
 
@@ -82,6 +82,15 @@ class LessonPanel(Vertical):
         done, total = len(self.right), len(self.questions)
         phrase = DONE if done == total else PROGRESS
         self.query_one("#lesson-progress", Static).update(Text(phrase.say(self.lang, done=done, total=total), style="cyan"))
+
+    def focus_answer(self) -> None:
+        self.screen.set_focus(self.query_one("#lesson-answer", Input))
+
+    def on_key(self, event) -> None:
+        """Escape leaves the answer box: the debugger's single keys (n, s, c...) work again."""
+        if event.key == "escape" and isinstance(self.screen.focused, Input) and self.screen.focused.id == "lesson-answer":
+            self.screen.set_focus(None)
+            event.stop()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
