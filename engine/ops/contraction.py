@@ -169,11 +169,19 @@ def dot_provenance(q: ProvenanceQuery):
              (DOT_SUM, {"result": q.index, "k": k, "ranges": ranges,
                         "lhs": _place(lhs_rank, (lhs_batch, b), (lhs_free, i), (lhs_contract, names)),
                         "rhs": _place(rhs_rank, (rhs_batch, b), (rhs_contract, names), (rhs_free, j))})]
-    sources = []
-    terms = list(itertools.product(*(range(n) for n in sizes)))
-    for t, ks in enumerate(terms):
-        lhs = _place(lhs_rank, (lhs_batch, b), (lhs_free, i), (lhs_contract, ks))
-        rhs = _place(rhs_rank, (rhs_batch, b), (rhs_contract, ks), (rhs_free, j))
+    terms = [(ks, _place(lhs_rank, (lhs_batch, b), (lhs_free, i), (lhs_contract, ks)),
+              _place(rhs_rank, (rhs_batch, b), (rhs_contract, ks), (rhs_free, j)))
+             for ks in itertools.product(*(range(n) for n in sizes))]
+    sources, term_steps = sum_of_products(q, k, terms)
+    return q.answer(sources, steps + term_steps)
+
+
+def sum_of_products(q: ProvenanceQuery, k: str, terms: Sequence[tuple]) -> tuple[list[Source], list]:
+    """The sources and steps of result = Σ lhs · rhs over `terms`, each (contracted index, lhs index,
+    rhs index): every pair is a source; the first DOT_TERMS_SHOWN get a line (with the factors'
+    values once the op has run), then the count of the rest and the total."""
+    sources, steps = [], []
+    for t, (ks, lhs, rhs) in enumerate(terms):
         sources += [Source(0, lhs, LHS_FACTOR), Source(1, rhs, RHS_FACTOR)]
         if t < DOT_TERMS_SHOWN:
             fields = {"k": k, "value": ks[0] if len(ks) == 1 else ks, "lhs": lhs, "rhs": rhs}
@@ -185,7 +193,7 @@ def dot_provenance(q: ProvenanceQuery):
         steps.append((DOT_MORE_TERMS, {"count": len(terms) - DOT_TERMS_SHOWN}))
     if q.results is not None:
         steps.append((DOT_TOTAL, {"result": q.index, "value": q.result_value(0)[q.index]}))
-    return q.answer(sources, steps)
+    return sources, steps
 
 
 @reaches("stablehlo.dot_general", "stablehlo.dot")

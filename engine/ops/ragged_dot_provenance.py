@@ -18,14 +18,12 @@ answer is checked by perturbation.
 from __future__ import annotations
 
 import itertools
-from typing import Sequence
 
 import numpy as np
 
 from ..ir.attributes import ragged_dot_dimension_numbers
 from ..ir.phrases import Phrase
-from .contraction import (DOT_MORE_TERMS, DOT_TERM, DOT_TERM_NUMBERS, DOT_TERMS_SHOWN, DOT_TOTAL, LHS_FACTOR,
-                          RHS_FACTOR, _free_dims, _group_bounds)
+from .contraction import _free_dims, _group_bounds, _place, sum_of_products
 from .provenance import ProvenanceQuery, Source, explains
 
 GROUP_SIZE = Phrase("group size")
@@ -38,14 +36,6 @@ RAGGED_CONTRACTING = Phrase("contracting dimension {dim} is ragged: result{index
                             "over positions {runs} of it")
 RAGGED_BATCH = Phrase("batch dimension {dim} is ragged: every batch row is in some group, so result{index} is "
                       "an ordinary dot_general element")
-
-
-def _place(rank: int, *groups: tuple[Sequence[int], Sequence[int]]) -> tuple:
-    at = [0] * rank
-    for dims, values in groups:
-        for d, v in zip(dims, values):
-            at[d] = v
-    return tuple(at)
 
 
 def _runs(bounds: np.ndarray) -> str:
@@ -118,19 +108,9 @@ def ragged_dot_provenance(q: ProvenanceQuery):
 
     names = ["k"] if len(lc) == 1 else [f"k{m}" for m in range(len(lc))]
     k = names[0] if len(names) == 1 else "(" + ", ".join(names) + ")"
-    sources: list[Source] = []
-    for t, (ks, g) in enumerate(pairs):
-        lhs = _place(len(lhs_shape), (lb, b), (lhs_free, i), (lc, ks))
-        rhs = _place(len(rhs_shape), (rb, b), (rc, ks), (rhs_free, j), (group_dims, (g,) if g >= 0 else ()))
-        sources += [Source(0, lhs, LHS_FACTOR), Source(1, rhs, RHS_FACTOR)]
-        if t < DOT_TERMS_SHOWN:
-            fields = {"k": k, "value": ks[0] if len(ks) == 1 else ks, "lhs": lhs, "rhs": rhs}
-            if q.operands is None:
-                steps.append((DOT_TERM, fields))
-            else:
-                steps.append((DOT_TERM_NUMBERS, {**fields, "a": q.operand_value(0)[lhs], "b": q.operand_value(1)[rhs]}))
-    if len(pairs) > DOT_TERMS_SHOWN:
-        steps.append((DOT_MORE_TERMS, {"count": len(pairs) - DOT_TERMS_SHOWN}))
-    if q.results is not None:
-        steps.append((DOT_TOTAL, {"result": q.index, "value": q.result_value(0)[q.index]}))
+    terms = [(ks, _place(len(lhs_shape), (lb, b), (lhs_free, i), (lc, ks)),
+              _place(len(rhs_shape), (rb, b), (rc, ks), (rhs_free, j), (group_dims, (g,) if g >= 0 else ())))
+             for ks, g in pairs]
+    sources, term_steps = sum_of_products(q, k, terms)
+    steps += term_steps
     return q.answer(sources + size_sources, steps)
