@@ -176,12 +176,15 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
     """The values of the op's first execution on --device (see OpValues)."""
     from hlodbg.engine.machine.process import ProcessId
     from hlodbg.engine.run.arguments import parse_device
+    from hlodbg.engine.run.grid import grid_shape
     from hlodbg.engine.run.interpreter import entry_function
     from hlodbg.execution import gather_arguments
 
     focus = parse_device(args.device) if args.device else ProcessId(0, 0)
     function = entry_function(program.module, args.entry)
-    values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
+    # On a grid each device may have its own arguments (`arg0@R,P` keys, --args-per-device).
+    values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json,
+                                 per_device=args.args_per_device, grid=grid_shape(program.module))
     target = program.debug(values, seed=args.seed, entry=args.entry, persist=False, focus=focus)
     try:
         try:

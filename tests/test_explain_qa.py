@@ -1,0 +1,38 @@
+"""`hlodbg explain` as a workshop teacher and a compiler engineer use it: defects found by running
+it over real programs, each pinned here."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from hlodbg.cli import main
+
+DATA = Path(__file__).parent / "data"
+GRID_RING = DATA / "grid_ring.mlir"  # four replicas; %sum adds x within pairs [0,1] and [2,3]
+
+
+def _explain(capsys, *argv) -> tuple[int, str, str]:
+    code = main(["explain", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_per_device_arguments_reach_the_explained_run(tmp_path, capsys):
+    for replica in range(4):
+        np.savez(tmp_path / f"device_{replica}_0.npz", arg0=np.array([10.0 * replica, 7.0], np.float32))
+    code, out, err = _explain(capsys, GRID_RING, "%sum", "--at", "0", "--device", "1,0",
+                              "--args-per-device", tmp_path)
+    assert code == 0, err
+    # device 1 holds x = [10, 7] + its replica id 1; its pair partner device 0 holds [0, 7] + 0.
+    assert "at (0) of device (0, 0) = 0\n" in out and "operands[0] at (0) = 11\n" in out
+    assert "result #0 at (0) = 11\n" in out
+
+
+def test_device_keys_of_an_npz_reach_the_explained_run(tmp_path, capsys):
+    keys = {f"arg0@{replica},0": np.array([100.0 * replica, 1.0], np.float32) for replica in range(4)}
+    np.savez(tmp_path / "args.npz", **keys)
+    code, out, err = _explain(capsys, GRID_RING, "%sum", "--at", "0", "--device", "3,0", "--args", tmp_path / "args.npz")
+    assert code == 0, err
+    # device 3: 300 + 3; its partner device 2: 200 + 2.
+    assert "result #0 at (0) = 505\n" in out
