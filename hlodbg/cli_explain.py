@@ -15,6 +15,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
+import numpy as np
+
 from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
 from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
@@ -30,6 +32,7 @@ _INSTRUCTION_NAME = re.compile(r"[A-Za-z_][\w-]*\.\d+")
 NOT_REACHED = Phrase("the run did not reach this op (its function is not called on this run): no values are shown")
 IN_BODY = Phrase("this op is in the body of {owner} (line {line}), which the run does not stop inside op by op: no values are shown")
 RUN_FAILED = Phrase("the run stopped with an error before this op ran, so no values are shown: {error}")
+BATCHED = Phrase("the run evaluates this body for {count} elements at once: the values shown are those of the first")
 
 
 def add_parser(sub) -> None:
@@ -204,13 +207,37 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
             if owner is not None:
                 return OpValues(note=IN_BODY.say(lang, owner=owner.name, line=owner.pos.line if owner.pos else "?"))
             return OpValues(note=NOT_REACHED.say(lang))
+        table = {p: one_execution(op, dv.inputs, dv.outputs) for p, dv in devices.items() if dv.outputs}
+        operands, results, count = table[target.focus]
+        note = BATCHED.say(lang, count=count) if count > 1 else None
         if len(devices) == 1:
-            return OpValues(list(mine.inputs), list(mine.outputs))
-        table = {p: (list(dv.inputs), list(dv.outputs)) for p, dv in devices.items() if dv.outputs}
-        return OpValues(list(mine.inputs), list(mine.outputs), target.focus, table,
+            return OpValues(operands, results, note=note)
+        table = {p: (ins, outs) for p, (ins, outs, _) in table.items()}
+        return OpValues(operands, results, target.focus, table, note=note,
                         peer_values=PeerValues(target.grid, table, program.module))
     finally:
         target.close()
+
+
+def one_execution(op: Operation, inputs, outputs) -> tuple[list, list, int]:
+    """(operands, results, count): the values of one execution of `op`. A reduce's or sort's body
+    is run on whole arrays at once (engine/ops/reduction.py: run_body), so an op inside it sees
+    `count` executions stacked in leading dimensions; the first of them is returned."""
+    count = 1
+
+    def first(value, type_):
+        nonlocal count
+        if not isinstance(type_, TensorType) or not type_.is_static or not hasattr(value, "ndim"):
+            return value
+        extra = value.ndim - len(type_.shape)
+        if extra <= 0:
+            return value
+        count = max(count, int(np.prod(value.shape[:extra])))
+        return value[(0,) * extra]
+
+    operands = [first(v, o.type) for v, o in zip(inputs, op.operands)] + list(inputs[len(op.operands):])
+    results = [first(v, r.type) for v, r in zip(outputs, op.results)] + list(outputs[len(op.results):])
+    return operands, results, count
 
 
 def _owner(op: Operation) -> Optional[Operation]:

@@ -36,3 +36,32 @@ def test_device_keys_of_an_npz_reach_the_explained_run(tmp_path, capsys):
     assert code == 0, err
     # device 3: 300 + 3; its partner device 2: 200 + 2.
     assert "result #0 at (0) = 505\n" in out
+
+
+MAX_OF_ROWS = """
+func.func @main(%x: tensor<3x4xf32>) -> tensor<3xf32> {
+  %init = stablehlo.constant dense<-1.0e+09> : tensor<f32>
+  %r = stablehlo.reduce(%x init: %init) across dimensions = [1] : (tensor<3x4xf32>, tensor<f32>) -> tensor<3xf32>
+   reducer(%a: tensor<f32>, %b: tensor<f32>) {
+    %gt = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %m = stablehlo.select %gt, %a, %b : tensor<i1>, tensor<f32>
+    stablehlo.return %m : tensor<f32>
+  }
+  return %r : tensor<3xf32>
+}
+"""
+
+
+def test_an_op_in_a_body_run_on_whole_arrays_shows_one_executions_values(tmp_path, capsys):
+    program = tmp_path / "max_of_rows.mlir"
+    program.write_text(MAX_OF_ROWS)
+    np.save(tmp_path / "x.npy", np.arange(12, dtype=np.float32).reshape(3, 4))
+    code, out, err = _explain(capsys, program, "%m", "--at", "", "--arg", f"0={tmp_path / 'x.npy'}")
+    assert code == 0, err
+    # The body sees the 3 rows at once; its select has scalar operands, so one row's values are shown.
+    pred, a, b, result = [line.strip() for line in out.splitlines() if line.strip().startswith("value:")]
+    for line in (a, b, result):
+        assert "[" not in line, out
+    assert "for 3 elements at once" in out
+    # The first execution combines the init value with row 0's first element, 0.
+    assert "so result() takes on_false()=0\n" in out
