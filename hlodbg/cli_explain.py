@@ -105,6 +105,8 @@ def find_op(module, spec: str, entry: str = "main", path: Optional[str] = None) 
         raise HlodbgError(f"OP {spec!r}: {unresolved[0].message}; expected %N, @fn:%N, an HLO instruction name "
                           "or a line number")
     ops = [op for op in ops if not is_terminator(op.name)] or list(ops)
+    # `stablehlo.reduce(...) applies stablehlo.add` writes its body on the op's own line: the line names the reduce.
+    ops = [op for op in ops if not any(owner in ops for owner in _owners(op))]
     places = {op.pos: op for op in sorted(ops, key=_order(module))}  # clones of one HLO computation share a place
     if len(places) > 1:
         named = ", ".join(f"{_label(op)} (line {op.pos.line if op.pos else '?'})" for op in places.values())
@@ -238,6 +240,14 @@ def one_execution(op: Operation, inputs, outputs) -> tuple[list, list, int]:
     operands = [first(v, o.type) for v, o in zip(inputs, op.operands)] + list(inputs[len(op.operands):])
     results = [first(v, r.type) for v, r in zip(outputs, op.results)] + list(outputs[len(op.results):])
     return operands, results, count
+
+
+def _owners(op: Operation):
+    """The ops whose regions hold `op`, innermost first."""
+    owner = _owner(op)
+    while owner is not None:
+        yield owner
+        owner = _owner(owner)
 
 
 def _owner(op: Operation) -> Optional[Operation]:

@@ -65,3 +65,20 @@ def test_an_op_in_a_body_run_on_whole_arrays_shows_one_executions_values(tmp_pat
     assert "for 3 elements at once" in out
     # The first execution combines the init value with row 0's first element, 0.
     assert "so result() takes on_false()=0\n" in out
+
+
+COMPACT_REDUCE = """
+func.func @main(%x: tensor<2x3xf32>) -> tensor<2xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%x init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>
+  return %sum : tensor<2xf32>
+}
+"""
+
+
+def test_a_line_with_a_compact_reduce_names_the_reduce_not_its_body(tmp_path, capsys):
+    program = tmp_path / "sum.mlir"
+    program.write_text(COMPACT_REDUCE)
+    code, out, err = _explain(capsys, program, "4", "--at", "1")
+    assert code == 0, err
+    assert out.startswith("%sum = stablehlo.reduce (line 4)")
