@@ -20,7 +20,7 @@ import numpy as np
 from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
 from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
-from hlodbg.engine.ir.core import Function, Operation
+from hlodbg.engine.ir.core import Function, Operation, symbol_name
 from hlodbg.engine.ir.opdefs import is_terminator
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
 from hlodbg.engine.ir.types import TensorType
@@ -32,6 +32,9 @@ _INSTRUCTION_NAME = re.compile(r"[A-Za-z_][\w-]*\.\d+")
 NOT_REACHED = Phrase("the run did not reach this op (its function is not called on this run): no values are shown")
 IN_BODY = Phrase("this op is in the body of {owner} (line {line}), which the run does not stop inside op by op: no values are shown")
 RUN_FAILED = Phrase("the run stopped with an error before this op ran, so no values are shown: {error}")
+IN_LOOP = Phrase("this op is inside the loop of {owner} (line {line}): the values shown are those of its first execution")
+CALLED_OFTEN = Phrase("its function @{function} is called from {count} places: the values shown are those of the op's "
+                      "first execution")
 BATCHED = Phrase("the run evaluates this body for {count} elements at once: the values shown are those of the first")
 
 
@@ -97,21 +100,36 @@ def find_op(module, spec: str, entry: str = "main", path: Optional[str] = None) 
     unresolved: list[BreakpointError] = []
     for attempt in attempts:
         try:
-            _, ops, _ = resolver.resolve(attempt)
+            kind, ops, _ = resolver.resolve(attempt)
             break
         except BreakpointError as error:
             unresolved.append(error)
     else:
         raise HlodbgError(f"OP {spec!r}: {unresolved[0].message}; expected %N, @fn:%N, an HLO instruction name "
                           "or a line number")
+    if kind == "op":  # a name defined in several regions of one function (a while's cond and body) is ambiguous
+        ops = list(ops) + [o for op in ops for o in _same_name(op)]
     ops = [op for op in ops if not is_terminator(op.name)] or list(ops)
     # `stablehlo.reduce(...) applies stablehlo.add` writes its body on the op's own line: the line names the reduce.
     ops = [op for op in ops if not any(owner in ops for owner in _owners(op))]
     places = {op.pos: op for op in sorted(ops, key=_order(module))}  # clones of one HLO computation share a place
     if len(places) > 1:
-        named = ", ".join(f"{_label(op)} (line {op.pos.line if op.pos else '?'})" for op in places.values())
-        raise HlodbgError(f"OP {spec!r} names {len(places)} ops: {named}; name one of them")
+        named = ", ".join(f"{_label(op)} = {op.name} (line {op.pos.line if op.pos else '?'})" for op in places.values())
+        raise HlodbgError(f"OP {spec!r} names {len(places)} ops: {named}; name one of them by its line number")
     return next(iter(places.values()))
+
+
+def _same_name(op: Operation) -> list[Operation]:
+    """The ops of `op`'s function whose results are named as `op`'s (regions reuse names)."""
+    function = _function_of(op)
+    names = {r.name for r in op.results}
+    return [o for o in function.ops if o is not op and names & {r.name for r in o.results}] if function else []
+
+
+def _function_of(op: Operation) -> Optional[Function]:
+    outermost = ([op] + list(_owners(op)))[-1]
+    function = getattr(getattr(outermost.parent, "parent", None), "parent", None)
+    return function if isinstance(function, Function) else None
 
 
 def _order(module):
@@ -158,7 +176,7 @@ class OpValues:
     results: Optional[list] = None
     process: Optional[object] = None  # the device asked about, on a grid
     devices: dict = field(default_factory=dict)
-    note: Optional[str] = None
+    note: Optional[str | list[str]] = None
     peer_values: Optional["PeerValues"] = None
 
 
@@ -211,7 +229,8 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
             return OpValues(note=NOT_REACHED.say(lang))
         table = {p: one_execution(op, dv.inputs, dv.outputs) for p, dv in devices.items() if dv.outputs}
         operands, results, count = table[target.focus]
-        note = BATCHED.say(lang, count=count) if count > 1 else None
+        note = [BATCHED.say(lang, count=count)] if count > 1 else []
+        note += [why.say(lang, **fields) for why, fields in _repeated(op, program.module)]
         if len(devices) == 1:
             return OpValues(operands, results, note=note)
         table = {p: (ins, outs) for p, (ins, outs, _) in table.items()}
@@ -240,6 +259,23 @@ def one_execution(op: Operation, inputs, outputs) -> tuple[list, list, int]:
     operands = [first(v, o.type) for v, o in zip(inputs, op.operands)] + list(inputs[len(op.operands):])
     results = [first(v, r.type) for v, r in zip(outputs, op.results)] + list(outputs[len(op.results):])
     return operands, results, count
+
+
+def _repeated(op: Operation, module, seen: frozenset = frozenset()) -> list[tuple[Phrase, dict]]:
+    """Why `op` may run more than once on a run (a loop around it, its function called from several
+    places, at any depth of calls): the explanation then shows its first execution and says so."""
+    for owner in _owners(op):
+        if owner.name == "stablehlo.while":
+            return [(IN_LOOP, dict(owner=owner.results[0].name.split("#")[0] if owner.results else owner.name,
+                                   line=owner.pos.line if owner.pos else "?"))]
+    function = _function_of(op)
+    if function is None or function.sym_name in seen:
+        return []
+    calls = [o for f in module.functions.values() for o in f.ops
+             if o.attributes.get("callee") is not None and symbol_name(o.attributes.get("callee")) == function.sym_name]
+    if len(calls) > 1:
+        return [(CALLED_OFTEN, dict(function=function.sym_name, count=len(calls)))]
+    return _repeated(calls[0], module, seen | {function.sym_name}) if calls else []
 
 
 def _owners(op: Operation):

@@ -82,3 +82,63 @@ def test_a_line_with_a_compact_reduce_names_the_reduce_not_its_body(tmp_path, ca
     code, out, err = _explain(capsys, program, "4", "--at", "1")
     assert code == 0, err
     assert out.startswith("%sum = stablehlo.reduce (line 4)")
+
+
+COUNT_TO_THREE = """
+func.func @main(%x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %zero = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %zero, %acc = %x) : tensor<i32>, tensor<2xf32>
+  cond {
+    %3 = stablehlo.constant dense<3> : tensor<i32>
+    %1 = stablehlo.compare LT, %i, %3, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %1 : tensor<i1>
+  } do {
+    %1 = func.call @double(%acc) : (tensor<2xf32>) -> tensor<2xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %2, %1 : tensor<i32>, tensor<2xf32>
+  }
+  %5 = func.call @halve(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  %6 = func.call @halve(%5) : (tensor<2xf32>) -> tensor<2xf32>
+  return %0#1, %6 : tensor<2xf32>, tensor<2xf32>
+}
+func.func private @double(%y: tensor<2xf32>) -> tensor<2xf32> {
+  %d = stablehlo.add %y, %y : tensor<2xf32>
+  return %d : tensor<2xf32>
+}
+func.func private @halve(%y: tensor<2xf32>) -> tensor<2xf32> {
+  %half = stablehlo.constant dense<0.5> : tensor<2xf32>
+  %h = stablehlo.multiply %y, %half : tensor<2xf32>
+  return %h : tensor<2xf32>
+}
+"""
+
+
+def _count_to_three(tmp_path) -> Path:
+    program = tmp_path / "count.mlir"
+    program.write_text(COUNT_TO_THREE)
+    np.save(tmp_path / "x.npy", np.array([1.0, 2.0], np.float32))
+    return program
+
+
+def test_a_name_defined_in_a_loops_cond_and_body_is_ambiguous(tmp_path, capsys):
+    code, out, err = _explain(capsys, _count_to_three(tmp_path), "%1")
+    assert code != 0 and "names 2 ops" in err
+    assert "stablehlo.compare (line 7)" in err and "func.call (line 10)" in err
+    code, out, err = _explain(capsys, _count_to_three(tmp_path), "7")
+    assert code == 0 and out.startswith("%1 = stablehlo.compare (line 7)"), err
+
+
+def test_an_op_that_runs_several_times_says_its_first_execution_is_shown(tmp_path, capsys):
+    program = _count_to_three(tmp_path)
+    x = f"0={tmp_path / 'x.npy'}"
+    code, out, err = _explain(capsys, program, "@double:%d", "--arg", x, "--at", "1")
+    assert code == 0, err
+    assert "inside the loop of %0 (line 4): the values shown are those of its first execution" in out
+    assert "result #0 at (1) = 4\n" in out  # the first doubling of [1, 2]
+    code, out, err = _explain(capsys, program, "@halve:%h", "--arg", x, "--at", "0")
+    assert code == 0, err
+    assert "@halve is called from 2 places" in out and "result #0 at (0) = 0.5\n" in out
+    code, out, err = _explain(capsys, program, "%6", "--arg", x)
+    assert code == 0, err
+    assert "first execution" not in out  # an op of @main outside the loop runs once

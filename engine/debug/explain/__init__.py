@@ -105,9 +105,10 @@ class Explanation:
 
 def explain_op(op: Operation, *, lang: str = "en", operands: Optional[Sequence[Any]] = None,
                results: Optional[Sequence[Any]] = None, at: Optional[Sequence[int]] = None, result: int = 0,
-               process: Optional[ProcessId] = None, peer_values=None, values_note: Optional[str] = None) -> Explanation:
+               process: Optional[ProcessId] = None, peer_values=None, values_note: Optional[str | Sequence[str]] = None) -> Explanation:
     """The explanation of `op` (see the module docstring). `operands`/`results` are the values of
-    one execution (None when unknown); `values_note` is a sentence saying why there are none."""
+    one execution (None when unknown); `values_note` is a sentence (or several) saying why there are none,
+    or which execution they are of."""
     check_language(lang)
     words = _words(op.name, lang)
     what = paragraphs(words.what) if words is not None else []
@@ -170,7 +171,7 @@ def _operand_lines(op, lang, words, operands, results, values_note) -> list[str]
         if results is not None and i < len(results):
             lines.append("  " + _value_text(results[i], lang))
     if values_note:
-        lines.append(values_note)
+        lines += [values_note] if isinstance(values_note, str) else list(values_note)
     return lines
 
 
