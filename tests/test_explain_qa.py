@@ -142,3 +142,33 @@ def test_an_op_that_runs_several_times_says_its_first_execution_is_shown(tmp_pat
     code, out, err = _explain(capsys, program, "%6", "--arg", x)
     assert code == 0, err
     assert "first execution" not in out  # an op of @main outside the loop runs once
+
+
+SMALL_CONV = """
+func.func @main(%x: tensor<1x4x4x2xf32>, %k: tensor<3x3x2x2xf32>) -> tensor<1x4x4x2xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x4x4x2xf32>, tensor<3x3x2x2xf32>) -> tensor<1x4x4x2xf32>
+  return %0 : tensor<1x4x4x2xf32>
+}
+"""
+
+
+def test_the_generic_inverse_refuses_when_every_answer_is_a_big_window(monkeypatch):
+    # A 32x32x64 convolution with a 3x3x64 window made the generic inverse ask 65,536 result elements
+    # for over a thousand operand elements each (a minute and a half); its cost is now bounded too.
+    import pytest
+
+    import hlodbg
+    from hlodbg.engine.ops import provenance as provenance_module
+    from tests.provenance_harness import op_under_test
+
+    program = hlodbg.load(SMALL_CONV)
+    op = op_under_test(program)
+    x, k = np.ones((1, 4, 4, 2), np.float32), np.ones((3, 3, 2, 2), np.float32)
+    results = [program.run(x, k)]
+    reached = provenance_module.reach(op, 0, (0, 1, 1, 0), operands=[x, k], results=results)
+    assert len(reached) == 3 * 3 * 2  # the 3x3 output positions around it, both output features
+    # 32 result elements of 36 operand elements each: 1,152 in all.
+    monkeypatch.setattr(provenance_module, "REACH_WORK_LIMIT", 1000)
+    with pytest.raises(provenance_module.ProvenanceError, match=r"32 result elements of 36 operand elements each "
+                       r"\(1,152 in all, more than 1,000\); ask about one result element instead"):
+        provenance_module.reach(op, 0, (0, 1, 1, 0), operands=[x, k], results=results)

@@ -35,6 +35,7 @@ from ..ir.types import TensorType
 from ..machine.process import ProcessId
 
 REACH_SEARCH_LIMIT = 1 << 16  # result elements the generic inverse may visit
+REACH_WORK_LIMIT = 1 << 20  # operand elements it may list on the way (a convolution lists its whole window)
 
 
 class ProvenanceError(HlodbgError):
@@ -225,6 +226,7 @@ def reach(op: Operation, operand: int, index: Sequence[int], *, operands: Option
         raise ProvenanceError(
             f"{op.name}: finding every result element operand #{operand}{list(index)} reaches means looking at "
             f"{total:,} result elements (more than {REACH_SEARCH_LIMIT:,}); ask about one result element instead", op.pos)
+    _check_reach_work(op, explainer, query, total, operand, index)
     reached = []
     for r, value in enumerate(op.results):
         if not isinstance(value.type, TensorType):
@@ -236,6 +238,24 @@ def reach(op: Operation, operand: int, index: Sequence[int], *, operands: Option
                    for s in answer.sources):
                 reached.append(Reached(r, at, process))
     return reached
+
+
+def _check_reach_work(op, explainer, query, total: int, operand: int, index: tuple) -> None:
+    """Refuse a generic inverse whose forward answers are big: `total` result elements of a
+    convolution with a 3x3x64 window list over a thousand operand elements each. The middle
+    element's answer stands for every one (an edge one may miss some of its window to padding)."""
+    for r, value in enumerate(op.results):
+        shape = _shape_of(op, value.type, "result") if isinstance(value.type, TensorType) else ()
+        if not isinstance(value.type, TensorType) or 0 in shape:
+            continue
+        query.result, query.index = r, tuple(n // 2 for n in shape)
+        work = total * max(1, len(explainer(query).sources))
+        if work > REACH_WORK_LIMIT:
+            raise ProvenanceError(
+                f"{op.name}: finding every result element operand #{operand}{list(index)} reaches means looking at "
+                f"{total:,} result elements of {work // total:,} operand elements each ({work:,} in all, more than "
+                f"{REACH_WORK_LIMIT:,}); ask about one result element instead", op.pos)
+        return
 
 
 # -- plumbing ----------------------------------------------------------------------------------
