@@ -2,6 +2,7 @@
 it over real programs, each pinned here."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -172,3 +173,24 @@ def test_the_generic_inverse_refuses_when_every_answer_is_a_big_window(monkeypat
     with pytest.raises(provenance_module.ProvenanceError, match=r"32 result elements of 36 operand elements each "
                        r"\(1,152 in all, more than 1,000\); ask about one result element instead"):
         provenance_module.reach(op, 0, (0, 1, 1, 0), operands=[x, k], results=results)
+
+
+LONG_DOT = """
+func.func @main(%a: tensor<2x40xf32>, %b: tensor<40x3xf32>) -> tensor<2x3xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<2x40xf32>, tensor<40x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+
+
+def test_a_long_contraction_lists_its_first_operand_elements_and_counts_the_rest(tmp_path, capsys):
+    # A 512-long contraction printed 1,024 source lines; the steps were already cut short.
+    program = tmp_path / "dot.mlir"
+    program.write_text(LONG_DOT)
+    code, out, err = _explain(capsys, program, "%0", "--at", "1,2")
+    assert code == 0, err
+    listed = [line for line in out.splitlines() if " factor: operand #" in line]
+    assert len(listed) == 32 and listed[-1].strip().startswith("rhs factor: operand #1 rhs at (15, 2)")
+    assert out.rstrip().endswith("… and 48 more operand elements like these")
+    code, out, err = _explain(capsys, program, "%0", "--at", "1,2", "--json")
+    assert len(json.loads(out)["provenance"]["sources"]) == 80  # JSON keeps every one

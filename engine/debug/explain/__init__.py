@@ -49,9 +49,11 @@ SOURCE_VALUE = Phrase("{role}: operand #{operand} {name} at {index} = {value}")
 SOURCE_DEVICE = Phrase("{role}: operand #{operand} {name} at {index} of device {device}")
 SOURCE_DEVICE_VALUE = Phrase("{role}: operand #{operand} {name} at {index} of device {device} = {value}")
 ELEMENT_VALUE = Phrase("result #{result} at {index} = {value}")
+MORE_SOURCES = Phrase("… and {count} more operand elements like these")
 NO_SOURCES = Phrase("no operand element makes it: the value does not depend on the operands' values")
 
 SMALL_VALUE = 24  # elements printed whole; larger values are summarised
+SHOWN_SOURCES = 32  # operand elements listed one per line; a big window or contraction is counted after them
 
 
 @dataclass
@@ -211,7 +213,7 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
         lines += ["  " + line for line in found.lines(lang)]
     names = operand_names(op)
     lines.append(SOURCES.say(lang) if found.sources else NO_SOURCES.say(lang))
-    for s in found.sources:
+    for s in found.sources[:SHOWN_SOURCES]:
         value = _source_value(s, operands, process, peer_values)
         fields = dict(role=s.role.say(lang), operand=s.operand, name=names[s.operand] if s.operand < len(names) else "",
                       index=list(s.index))
@@ -221,6 +223,8 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
         else:
             phrase = SOURCE if value is None else SOURCE_VALUE
         lines.append("  " + (phrase.say(lang, value=value, **fields) if value is not None else phrase.say(lang, **fields)))
+    if len(found.sources) > SHOWN_SOURCES:
+        lines.append("  " + MORE_SOURCES.say(lang, count=len(found.sources) - SHOWN_SOURCES))
     return found, lines
 
 
