@@ -59,6 +59,7 @@ def add_parser(sub) -> None:
 def cmd_explain(args) -> int:
     from hlodbg.cli_elided import load_program
     from hlodbg.engine.debug.explain import explain_op
+    from hlodbg.layouts.labels import hlo_opcode
 
     lang = _language(args.lang)
     program = load_program(args)
@@ -67,7 +68,7 @@ def cmd_explain(args) -> int:
     run = _values(program, op, args, lang)
     explanation = explain_op(op, lang=lang, operands=run.operands, results=run.results, at=at, result=args.result,
                              process=run.process, peer_values=run.peer_values,
-                             values_note=run.note)
+                             values_note=run.note, hlo_opcode=hlo_opcode(op))
     if args.svg:
         _write_svg(args.svg, op, run, explanation.provenance, lang)
     if args.json:

@@ -194,3 +194,25 @@ def test_a_long_contraction_lists_its_first_operand_elements_and_counts_the_rest
     assert out.rstrip().endswith("… and 48 more operand elements like these")
     code, out, err = _explain(capsys, program, "%0", "--at", "1,2", "--json")
     assert len(json.loads(out)["provenance"]["sources"]) == 80  # JSON keeps every one
+
+
+SMALL_HLO = """HloModule small
+
+ENTRY %main (x: f32[2,3]) -> f32[3,2] {
+  %x = f32[2,3]{1,0} parameter(0)
+  %t = f32[3,2]{1,0} transpose(%x), dimensions={1,0}
+  ROOT %b = f32[3,2]{1,0} negate(%t)
+}
+"""
+
+
+def test_an_op_read_from_hlo_text_is_titled_with_its_hlo_opcode(tmp_path, capsys):
+    program = tmp_path / "small.hlo"
+    program.write_text(SMALL_HLO)
+    code, out, err = _explain(capsys, program, "t", "--at", "2,1")
+    assert code == 0, err
+    assert out.startswith("%t = transpose (line 5), read as stablehlo.transpose\n")
+    code, out, err = _explain(capsys, program, "%b", "--json")
+    assert json.loads(out)["hlo_opcode"] == "negate" and json.loads(out)["op"] == "stablehlo.negate"
+    code, out, err = _explain(capsys, program, "5", "--lang", "ja")
+    assert out.startswith("%t = transpose（5 行目）")

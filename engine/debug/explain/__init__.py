@@ -32,6 +32,8 @@ RESULT_SHAPE = Phrase("How the result shape follows")
 ELEMENT = Phrase("Where result #{result} element {index} comes from")
 TITLE = Phrase("{values} = {op} (line {line})")
 TITLE_NO_RESULTS = Phrase("{op} (line {line})")
+TITLE_HLO = Phrase("{values} = {opcode} (line {line}), read as {op}")
+TITLE_HLO_NO_RESULTS = Phrase("{opcode} (line {line}), read as {op}")
 NO_WORDS = Phrase("hlodbg has no plain-words description of {op}; the sections below still decode it")
 NO_ATTRIBUTES = Phrase("the op has no attributes")
 NO_OPERANDS = Phrase("the op has no operands")
@@ -69,6 +71,7 @@ class Explanation:
     sections: list[Section]
     provenance: Optional[Provenance] = None
     lang: str = "en"
+    hlo_opcode: Optional[str] = None  # the XLA HLO opcode the op was written as, for an op read from HLO
 
     def text(self, width: int = 100) -> str:
         """Plain text: the title, then each section's heading and its lines wrapped to `width`
@@ -86,6 +89,7 @@ class Explanation:
     def to_dict(self) -> dict:
         out: dict[str, Any] = {
             "op": self.op.name,
+            "hlo_opcode": self.hlo_opcode,
             "line": self.op.pos.line if self.op.pos is not None else None,
             "lang": self.lang,
             "title": self.title,
@@ -107,10 +111,12 @@ class Explanation:
 
 def explain_op(op: Operation, *, lang: str = "en", operands: Optional[Sequence[Any]] = None,
                results: Optional[Sequence[Any]] = None, at: Optional[Sequence[int]] = None, result: int = 0,
-               process: Optional[ProcessId] = None, peer_values=None, values_note: Optional[str | Sequence[str]] = None) -> Explanation:
+               process: Optional[ProcessId] = None, peer_values=None, values_note: Optional[str | Sequence[str]] = None,
+               hlo_opcode: Optional[str] = None) -> Explanation:
     """The explanation of `op` (see the module docstring). `operands`/`results` are the values of
     one execution (None when unknown); `values_note` is a sentence (or several) saying why there are none,
-    or which execution they are of."""
+    or which execution they are of. `hlo_opcode`: the XLA HLO opcode the op was written as, for an op
+    read from HLO text (the caller knows it: layouts.labels.hlo_opcode), named in the title."""
     check_language(lang)
     words = _words(op.name, lang)
     what = paragraphs(words.what) if words is not None else []
@@ -125,7 +131,7 @@ def explain_op(op: Operation, *, lang: str = "en", operands: Optional[Sequence[A
         found, lines = _provenance_lines(op, lang, tuple(int(i) for i in at), result, operands, results, process,
                                          peer_values)
         sections.append(Section(ELEMENT.say(lang, result=result, index=tuple(int(i) for i in at)), lines))
-    return Explanation(op, _title(op, lang), sections, found, lang)
+    return Explanation(op, _title(op, lang, hlo_opcode), sections, found, lang, hlo_opcode)
 
 
 def _words(op_name: str, lang: str):
@@ -137,10 +143,15 @@ def _words(op_name: str, lang: str):
         return None
 
 
-def _title(op: Operation, lang: str) -> str:
+def _title(op: Operation, lang: str, hlo_opcode: Optional[str] = None) -> str:
     line = op.pos.line if op.pos is not None else "?"
+    values = ", ".join(r.name for r in op.results)
+    if hlo_opcode:
+        if op.results:
+            return TITLE_HLO.say(lang, values=values, opcode=hlo_opcode, op=op.name, line=line)
+        return TITLE_HLO_NO_RESULTS.say(lang, opcode=hlo_opcode, op=op.name, line=line)
     if op.results:
-        return TITLE.say(lang, values=", ".join(r.name for r in op.results), op=op.name, line=line)
+        return TITLE.say(lang, values=values, op=op.name, line=line)
     return TITLE_NO_RESULTS.say(lang, op=op.name, line=line)
 
 
