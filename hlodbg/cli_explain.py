@@ -106,6 +106,9 @@ def find_op(module, spec: str, entry: str = "main", path: Optional[str] = None) 
         except BreakpointError as error:
             unresolved.append(error)
     else:
+        argument = _argument_named(module, text)
+        if argument is not None:
+            raise HlodbgError(f"OP {spec!r}: {argument}, not the result of an op: name an op that uses it")
         raise HlodbgError(f"OP {spec!r}: {unresolved[0].message}; expected %N, @fn:%N, an HLO instruction name "
                           "or a line number")
     if kind == "op":  # a name defined in several regions of one function (a while's cond and body) is ambiguous
@@ -118,6 +121,27 @@ def find_op(module, spec: str, entry: str = "main", path: Optional[str] = None) 
         named = ", ".join(f"{_label(op)} = {op.name} (line {op.pos.line if op.pos else '?'})" for op in places.values())
         raise HlodbgError(f"OP {spec!r} names {len(places)} ops: {named}; name one of them by its line number")
     return next(iter(places.values()))
+
+
+def _argument_named(module, text: str) -> Optional[str]:
+    """`%x is argument #0 of @main` when `text` (`%x`, `x`, `@main:%x`) names an argument of a
+    function or of a region (a loop's state, a reduce body's)."""
+    function_name, _, name = text.rpartition(":")
+    name = name if name.startswith("%") else "%" + name
+    for function in module.functions.values():
+        if function_name and function_name.lstrip("@") != function.sym_name:
+            continue
+        for i, value in enumerate(function.arguments):
+            if value.name == name:
+                return f"{name} is argument #{i} of @{function.sym_name}"
+        for op in function.ops:
+            for region in op.regions:
+                for block in region.blocks:
+                    for i, value in enumerate(block.arguments):
+                        if value.name == name:
+                            line = op.pos.line if op.pos else "?"
+                            return f"{name} is argument #{i} of a region of {op.name} (line {line})"
+    return None
 
 
 def _same_name(op: Operation) -> list[Operation]:

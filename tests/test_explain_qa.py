@@ -216,3 +216,12 @@ def test_an_op_read_from_hlo_text_is_titled_with_its_hlo_opcode(tmp_path, capsys
     assert json.loads(out)["hlo_opcode"] == "negate" and json.loads(out)["op"] == "stablehlo.negate"
     code, out, err = _explain(capsys, program, "5", "--lang", "ja")
     assert out.startswith("%t = transpose（5 行目）")
+
+
+def test_an_argument_named_as_the_op_is_said_to_be_an_argument(tmp_path, capsys):
+    program = tmp_path / "small.hlo"
+    program.write_text(SMALL_HLO)
+    code, out, err = _explain(capsys, program, "x")
+    assert code != 0 and "%x is argument #0 of @main, not the result of an op: name an op that uses it" in err
+    code, out, err = _explain(capsys, _count_to_three(tmp_path), "%acc")
+    assert code != 0 and "%acc is argument #1 of a region of stablehlo.while (line 4)" in err
