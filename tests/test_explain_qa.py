@@ -225,3 +225,15 @@ def test_an_argument_named_as_the_op_is_said_to_be_an_argument(tmp_path, capsys)
     assert code != 0 and "%x is argument #0 of @main, not the result of an op: name an op that uses it" in err
     code, out, err = _explain(capsys, _count_to_three(tmp_path), "%acc")
     assert code != 0 and "%acc is argument #1 of a region of stablehlo.while (line 4)" in err
+
+
+def test_an_op_hlodbg_does_not_trace_says_so_in_the_students_language(tmp_path, capsys):
+    program = _count_to_three(tmp_path)
+    code, out, err = _explain(capsys, program, "%0", "--at", "", "--lang", "ja", "--arg", f"0={tmp_path / 'x.npy'}")
+    assert code == 0, err
+    element = out.split("はどこから来るか\n")[1].splitlines()
+    assert element == ["  結果 #0 の () = 3", "  hlodbg は stablehlo.while の結果の要素をオペランドまでたどらない。上の各節の説明はそのまま成り立つ"]
+    code, out, err = _explain(capsys, program, "@halve:%half", "--at", "1", "--lang", "hi", "--arg", f"0={tmp_path / 'x.npy'}")
+    assert code == 0, err
+    assert out.rstrip().endswith("stablehlo.constant का कोई ऑपरेंड नहीं है: इसके एलिमेंट किसी दूसरे टेंसर से नहीं आते")
+    assert "परिणाम #0 का (1) = 0.5" in out

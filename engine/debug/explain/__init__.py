@@ -20,7 +20,7 @@ from ...ir.errors import HlodbgError
 from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase, check_language
 from ...machine.process import ProcessId
-from ...ops.provenance import Provenance, ProvenanceError, provenance
+from ...ops.provenance import Provenance, ProvenanceError, has_provenance, provenance
 from .attributes import attribute_lines
 from .shapes import derive_shape
 from .text import columns, paragraphs, wrap
@@ -52,6 +52,9 @@ SOURCE_DEVICE = Phrase("{role}: operand #{operand} {name} at {index} of device {
 SOURCE_DEVICE_VALUE = Phrase("{role}: operand #{operand} {name} at {index} of device {device} = {value}")
 ELEMENT_VALUE = Phrase("result #{result} at {index} = {value}")
 MORE_SOURCES = Phrase("… and {count} more operand elements like these")
+NO_FAMILY = Phrase("hlodbg does not trace {op}'s result elements back to its operands; the sections above still "
+                   "hold")
+NOTHING_TO_TRACE = Phrase("{op} has no operands: its elements do not come from another tensor")
 NO_SOURCES = Phrase("no operand element makes it: the value does not depend on the operands' values")
 
 SMALL_VALUE = 24  # elements printed whole; larger values are summarised
@@ -211,14 +214,16 @@ def _attribute_lines(op, lang, words) -> list[str]:
 
 
 def _provenance_lines(op, lang, at, result, operands, results, process, peer_values):
+    lines = []
+    if results is not None and result < len(results) and _element(results[result], at) is not None:
+        lines.append(ELEMENT_VALUE.say(lang, result=result, index=list(at), value=_element(results[result], at)))
+    if not has_provenance(op.name):  # said in the student's language, not as the engine's English error
+        return None, lines + [(NOTHING_TO_TRACE if not op.operands else NO_FAMILY).say(lang, op=op.name)]
     try:
         found = provenance(op, at, result=result, operands=operands, results=results, process=process,
                            peer_values=peer_values)
     except HlodbgError as why:  # a ProvenanceError, or a value that cannot be read (an elided constant)
-        return None, [NO_PROVENANCE.say(lang, reason=why.message if hasattr(why, "message") else str(why))]
-    lines = []
-    if results is not None and result < len(results):
-        lines.append(ELEMENT_VALUE.say(lang, result=result, index=list(at), value=_element(results[result], at)))
+        return None, lines + [NO_PROVENANCE.say(lang, reason=why.message if hasattr(why, "message") else str(why))]
     if found.steps:
         lines.append(STEPS.say(lang))
         lines += ["  " + line for line in found.lines(lang)]
