@@ -237,3 +237,22 @@ def test_an_op_hlodbg_does_not_trace_says_so_in_the_students_language(tmp_path, 
     assert code == 0, err
     assert out.rstrip().endswith("stablehlo.constant का कोई ऑपरेंड नहीं है: इसके एलिमेंट किसी दूसरे टेंसर से नहीं आते")
     assert "परिणाम #0 का (1) = 0.5" in out
+
+
+UNCALLED_GATHER = """
+func.func @main(%x: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  return %x : tensor<4x3xf32>
+}
+func.func private @unused(%t: tensor<5x3xf32>, %i: tensor<2x1xi32>) -> tensor<2x3xf32> {
+  %0 = "stablehlo.gather"(%t, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 3>, indices_are_sorted = false} : (tensor<5x3xf32>, tensor<2x1xi32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+
+
+def test_a_gather_that_never_ran_says_its_provenance_needs_values_in_the_students_language(tmp_path, capsys):
+    program = tmp_path / "uncalled.mlir"
+    program.write_text(UNCALLED_GATHER)
+    code, out, err = _explain(capsys, program, "@unused:%0", "--at", "1,2", "--lang", "ja")
+    assert code == 0, err
+    assert out.rstrip().endswith("どの要素から作られるかは stablehlo.gather が受け取る値で決まるが、ここではこの op の値がない")

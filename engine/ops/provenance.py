@@ -42,6 +42,11 @@ class ProvenanceError(HlodbgError):
     """A provenance question that cannot be answered (no such element, no values, no family)."""
 
 
+class ValuesNeeded(ProvenanceError):
+    """The answer depends on the op's values (gather's indices, a select's predicate), and the
+    question came without them: explain says so in the student's language."""
+
+
 @dataclass(frozen=True)
 class Source:
     """One operand element that determines the result element."""
@@ -119,14 +124,14 @@ class ProvenanceQuery:
     def operand_value(self, i: int) -> np.ndarray:
         """The value operand `i` had; an error saying how to get it when the op has not run."""
         if self.operands is None:
-            raise ProvenanceError(
+            raise ValuesNeeded(
                 f"{self.op.name}: which elements make this result depends on the values of its operands; "
                 "run the program to this op first (or pass --args)", self.op.pos)
         return np.asarray(self.operands[i])
 
     def result_value(self, i: int = 0) -> np.ndarray:
         if self.results is None:
-            raise ProvenanceError(f"{self.op.name}: needs the op's result; run the program to this op first", self.op.pos)
+            raise ValuesNeeded(f"{self.op.name}: needs the op's result; run the program to this op first", self.op.pos)
         return np.asarray(self.results[i])
 
     def error(self, message: str) -> ProvenanceError:

@@ -20,7 +20,7 @@ from ...ir.errors import HlodbgError
 from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase, check_language
 from ...machine.process import ProcessId
-from ...ops.provenance import Provenance, ProvenanceError, has_provenance, provenance
+from ...ops.provenance import Provenance, ProvenanceError, ValuesNeeded, has_provenance, provenance
 from .attributes import attribute_lines
 from .shapes import derive_shape
 from .text import columns, paragraphs, wrap
@@ -54,6 +54,7 @@ ELEMENT_VALUE = Phrase("result #{result} at {index} = {value}")
 MORE_SOURCES = Phrase("… and {count} more operand elements like these")
 NO_FAMILY = Phrase("hlodbg does not trace {op}'s result elements back to its operands; the sections above still "
                    "hold")
+VALUES_NEEDED = Phrase("which elements make it depends on the values {op} sees, and this op has no values here")
 NOTHING_TO_TRACE = Phrase("{op} has no operands: its elements do not come from another tensor")
 NO_SOURCES = Phrase("no operand element makes it: the value does not depend on the operands' values")
 
@@ -222,6 +223,8 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
     try:
         found = provenance(op, at, result=result, operands=operands, results=results, process=process,
                            peer_values=peer_values)
+    except ValuesNeeded:
+        return None, lines + [VALUES_NEEDED.say(lang, op=op.name)]
     except HlodbgError as why:  # a ProvenanceError, or a value that cannot be read (an elided constant)
         return None, lines + [NO_PROVENANCE.say(lang, reason=why.message if hasattr(why, "message") else str(why))]
     if found.steps:
