@@ -45,7 +45,8 @@ def add_parser(sub) -> None:
     cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     cmd.add_argument("op", metavar="OP", help="the op: %%12, @fn:%%12, an HLO instruction name (%%fusion.3 or "
                      "fusion.3), or a line number of PROG")
-    cmd.add_argument("--at", metavar="I,J,...", help="an element of the result, e.g. 1,0,2: show where it comes from")
+    cmd.add_argument("--at", metavar="I,J,...", help="an element of the result, e.g. 1,0,2 or (1, 0, 2); () or '' for "
+                     "a scalar: show where it comes from")
     cmd.add_argument("--result", type=int, default=0, metavar="N", help="which result --at is in (default 0)")
     cmd.add_argument("--svg", metavar="OUT.svg", help="also draw the op and the element's provenance as an SVG diagram")
     cmd.add_argument("--lang", metavar="LANG", help=f"language: {', '.join(LANGUAGES)} (default: from the locale)")
@@ -177,7 +178,12 @@ def parse_at(text: str, op: Operation, result: int) -> tuple[int, ...]:
     if not isinstance(type_, TensorType) or not type_.is_static:
         raise HlodbgError(f"--at: result #{result} of {_label(op)} has type {type_}, not a tensor of static shape")
     shape = tuple(type_.shape)
-    parts = [p.strip() for p in text.split(",")] if text.strip() else []
+    inner = text.strip()
+    if inner[:1] + inner[-1:] in ("()", "[]"):  # as explain prints an index, `(1, 0, 2)`; `()` for a scalar
+        inner = inner[1:-1].strip()
+    parts = [p.strip() for p in inner.split(",")] if inner else []
+    if not shape and parts:
+        raise HlodbgError(f"--at {text!r}: result #{result} of {_label(op)} is a scalar (type {type_}): give --at '()'")
     if not all(p.lstrip("-").isdigit() for p in parts):
         raise HlodbgError(f"--at {text!r}: expected {len(shape)} comma-separated integers (the result has shape "
                           f"{list(shape)})")

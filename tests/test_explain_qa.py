@@ -256,3 +256,18 @@ def test_a_gather_that_never_ran_says_its_provenance_needs_values_in_the_student
     code, out, err = _explain(capsys, program, "@unused:%0", "--at", "1,2", "--lang", "ja")
     assert code == 0, err
     assert out.rstrip().endswith("どの要素から作られるかは stablehlo.gather が受け取る値で決まるが、ここではこの op の値がない")
+
+
+def test_at_takes_an_index_as_explain_prints_it_and_a_scalar_as_empty_brackets(tmp_path, capsys):
+    program = tmp_path / "dot.mlir"
+    program.write_text(LONG_DOT)
+    for at in ("(1, 2)", "[1,2]", " 1, 2 "):
+        code, out, err = _explain(capsys, program, "%0", "--at", at)
+        assert code == 0 and "Where result #0 element (1, 2) comes from" in out, err
+    program = tmp_path / "max_of_rows.mlir"
+    program.write_text(MAX_OF_ROWS)
+    for at in ("()", "[]", ""):
+        code, out, err = _explain(capsys, program, "%m", "--at", at)
+        assert code == 0 and "Where result #0 element () comes from" in out, err
+    code, out, err = _explain(capsys, program, "%m", "--at", "0")
+    assert code != 0 and "is a scalar (type tensor<f32>): give --at '()'" in err
