@@ -271,3 +271,39 @@ def test_at_takes_an_index_as_explain_prints_it_and_a_scalar_as_empty_brackets(t
         assert code == 0 and "Where result #0 element () comes from" in out, err
     code, out, err = _explain(capsys, program, "%m", "--at", "0")
     assert code != 0 and "is a scalar (type tensor<f32>): give --at '()'" in err
+
+
+TALL = """
+func.func @main(%x: tensor<1x1200xf32>) -> tensor<1200x1xf32> {
+  %0 = stablehlo.transpose %x, dims = [1, 0] : (tensor<1x1200xf32>) -> tensor<1200x1xf32>
+  return %0 : tensor<1200x1xf32>
+}
+"""
+
+
+def test_row_numbers_of_many_digits_stay_left_of_the_cells(tmp_path, capsys):
+    # Row 1100 of a tall result: its number overlapped the cells (the band was made for two digits).
+    import re
+    import xml.etree.ElementTree as ET
+
+    from hlodbg.layouts.op_diagram_canvas import SMALL_SIZE, text_width
+
+    program, svg = tmp_path / "tall.mlir", tmp_path / "tall.svg"
+    program.write_text(TALL)
+    code, out, err = _explain(capsys, program, "%0", "--at", "1100,0", "--svg", svg)
+    assert code == 0, err
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    root = ET.fromstring(svg.read_text())
+    checked = 0
+    for group in root.iter("{http://www.w3.org/2000/svg}g"):
+        if group.get("class") != "tensor":
+            continue
+        left = float(group.find("s:text[@class='heading']", ns).get("x"))
+        cells = min(float(r.get("x")) for r in group.findall("s:g[@class='cell']/s:rect", ns))
+        for number in group.findall("s:text[@class='number']", ns):
+            x, digits = float(number.get("x")), number.text
+            if x < cells and re.fullmatch(r"\d{4}", digits):
+                half = text_width(digits, SMALL_SIZE) / 2
+                assert left - 0.5 <= x - half and x + half <= cells, (digits, left, x, cells)
+                checked += 1
+    assert checked >= 5
