@@ -307,3 +307,41 @@ def test_row_numbers_of_many_digits_stay_left_of_the_cells(tmp_path, capsys):
                 assert left - 0.5 <= x - half and x + half <= cells, (digits, left, x, cells)
                 checked += 1
     assert checked >= 5
+
+
+BRANCHES_HLO = """HloModule branches
+
+%negate_it (a: f32[3]) -> f32[3] {
+  %a = f32[3]{0} parameter(0)
+  ROOT %n = f32[3]{0} negate(%a)
+}
+
+%keep_it (b: f32[3]) -> f32[3] {
+  %b = f32[3]{0} parameter(0)
+  ROOT %k = f32[3]{0} copy(%b)
+}
+
+ENTRY %main (i: s32[], x: f32[3], y: f32[3]) -> f32[3] {
+  %i = s32[] parameter(0)
+  %x = f32[3]{0} parameter(1)
+  %y = f32[3]{0} parameter(2)
+  ROOT %c = f32[3]{0} conditional(%i, %x, %y), branch_computations={%negate_it, %keep_it}
+}
+"""
+
+
+def test_an_op_in_an_hlo_conditional_branch_sees_its_branch_operand(tmp_path, capsys):
+    # The debugger read a branch's argument as the conditional's operand of the same position: the
+    # selector, for branch 0.
+    program = tmp_path / "branches.hlo"
+    program.write_text(BRANCHES_HLO)
+    np.savez(tmp_path / "args.npz", arg0=np.array(0, np.int32), arg1=np.array([1.0, 2.0, 3.0], np.float32),
+             arg2=np.array([7.0, 8.0, 9.0], np.float32))
+    code, out, err = _explain(capsys, program, "n", "--at", "2", "--args", tmp_path / "args.npz")
+    assert code == 0, err
+    assert "value: [1., 2., 3.]" in out and "operand #0 operand at (2) = 3\n" in out
+    np.savez(tmp_path / "args.npz", arg0=np.array(1, np.int32), arg1=np.array([1.0, 2.0, 3.0], np.float32),
+             arg2=np.array([7.0, 8.0, 9.0], np.float32))
+    code, out, err = _explain(capsys, program, "k", "--at", "0", "--args", tmp_path / "args.npz")
+    assert code == 0, err
+    assert "value: [7., 8., 9.]" in out and "operand #0 operand at (0) = 7\n" in out
