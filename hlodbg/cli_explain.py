@@ -35,6 +35,8 @@ RUN_FAILED = Phrase("the run stopped with an error before this op ran, so no val
 IN_LOOP = Phrase("this op is inside the loop of {owner} (line {line}): the values shown are those of its first execution")
 CALLED_OFTEN = Phrase("its function @{function} is called from {count} places: the values shown are those of the op's "
                       "first execution")
+TIMED_OUT = Phrase("the run did not finish this op within {seconds} s (a loop that never ends?), so no values are shown; "
+                   "--timeout gives it longer")
 BATCHED = Phrase("the run evaluates this body for {count} elements at once: the values shown are those of the first")
 
 
@@ -54,6 +56,9 @@ def add_parser(sub) -> None:
     cmd.add_argument("--device", metavar="R,P", help="on a grid: the device whose values are shown (default 0,0)")
     cmd.add_argument("--json", action="store_true", help="print the explanation as JSON")
     cmd.add_argument("--width", type=int, default=100, help="wrap plain text at this width (default 100)")
+    cmd.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                     help="stop the run that gathers the op's values after this long (default 60): a loop that never "
+                          "ends is still explained, without values")
     cmd.add_argument("--chunk", type=int, default=None, help="module to explain in a '// -----' split file")
 
 
@@ -240,6 +245,7 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
     values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json,
                                  per_device=args.args_per_device, grid=grid_shape(program.module))
     target = program.debug(values, seed=args.seed, entry=args.entry, persist=False, focus=focus)
+    timer = _Deadline(target, args.timeout)
     try:
         try:
             target.move("run_to", op)
@@ -252,6 +258,8 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
         devices = {dv.process: dv for dv in target.values_of(op)}
         mine = devices.get(target.focus)
         if mine is None or not mine.outputs:
+            if timer.fired:
+                return OpValues(note=TIMED_OUT.say(lang, seconds=f"{args.timeout:g}"))
             if session.error is not None:
                 return OpValues(note=RUN_FAILED.say(lang, error=_first_line(session.error)))
             owner = _owner(op)
@@ -268,7 +276,29 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
         return OpValues(operands, results, target.focus, table, note=note,
                         peer_values=PeerValues(target.grid, table, program.module))
     finally:
+        timer.cancel()
         target.close()
+
+
+class _Deadline:
+    """Interrupts every device's run after `seconds` (the runs stop before their next op)."""
+
+    def __init__(self, target, seconds: float):
+        import threading
+
+        self.fired = False
+        self._target = target
+        self._timer = threading.Timer(max(seconds, 0.0), self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        self.fired = True
+        for session in self._target.sessions.values():
+            session.interrupt()
+
+    def cancel(self) -> None:
+        self._timer.cancel()
 
 
 def one_execution(op: Operation, inputs, outputs) -> tuple[list, list, int]:

@@ -345,3 +345,10 @@ def test_an_op_in_an_hlo_conditional_branch_sees_its_branch_operand(tmp_path, ca
     code, out, err = _explain(capsys, program, "k", "--at", "0", "--args", tmp_path / "args.npz")
     assert code == 0, err
     assert "value: [7., 8., 9.]" in out and "operand #0 operand at (0) = 7\n" in out
+
+
+def test_a_loop_that_never_ends_is_explained_without_values_after_the_timeout(capsys):
+    code, out, err = _explain(capsys, DATA / "endless.mlir", "%r", "--timeout", "0.2", "--at", "()")
+    assert code == 0, err
+    assert "the run did not finish this op within 0.2 s (a loop that never ends?), so no values are shown" in out
+    assert "hlodbg does not trace stablehlo.while's result elements" in out
