@@ -56,8 +56,8 @@ def add_parser(sub) -> None:
     cmd.add_argument("--device", metavar="R,P", help="on a grid: the device whose values are shown (default 0,0)")
     cmd.add_argument("--json", action="store_true", help="print the explanation as JSON")
     cmd.add_argument("--width", type=int, default=100, help="wrap plain text at this width (default 100)")
-    cmd.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                     help="stop the run that gathers the op's values after this long (default 60): a loop that never "
+    cmd.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                     help="stop the run that gathers the op's values after this long (default 20): a loop that never "
                           "ends is still explained, without values")
     cmd.add_argument("--chunk", type=int, default=None, help="module to explain in a '// -----' split file")
 
