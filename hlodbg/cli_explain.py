@@ -54,6 +54,8 @@ def add_parser(sub) -> None:
     cmd.add_argument("--lang", metavar="LANG", help=f"language: {', '.join(LANGUAGES)} (default: from the locale)")
     add_argument_options(cmd, "function to run")
     cmd.add_argument("--device", metavar="R,P", help="on a grid: the device whose values are shown (default 0,0)")
+    cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
+    cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
     cmd.add_argument("--json", action="store_true", help="print the explanation as JSON")
     cmd.add_argument("--width", type=int, default=100, help="wrap plain text at this width (default 100)")
     cmd.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
@@ -243,8 +245,10 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
     function = entry_function(program.module, args.entry)
     # On a grid each device may have its own arguments (`arg0@R,P` keys, --args-per-device).
     values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json,
-                                 per_device=args.args_per_device, grid=grid_shape(program.module))
-    target = program.debug(values, seed=args.seed, entry=args.entry, persist=False, focus=focus)
+                                 per_device=args.args_per_device,
+                                 grid=grid_shape(program.module, args.replicas, args.partitions))
+    target = program.debug(values, seed=args.seed, entry=args.entry, persist=False, focus=focus,
+                           replicas=args.replicas, partitions=args.partitions)
     timer = _Deadline(target, args.timeout)
     try:
         try:

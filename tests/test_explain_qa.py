@@ -352,3 +352,11 @@ def test_a_loop_that_never_ends_is_explained_without_values_after_the_timeout(ca
     assert code == 0, err
     assert "the run did not finish this op within 0.2 s (a loop that never ends?), so no values are shown" in out
     assert "hlodbg does not trace stablehlo.while's result elements" in out
+
+
+def test_a_grid_the_module_does_not_declare_is_given_with_replicas(capsys):
+    # uneven_loop's all_reduce groups replicas 0 and 1, but the module declares no grid.
+    code, out, err = _explain(capsys, DATA / "grid" / "uneven_loop.mlir", "13", "--replicas", "2", "--device", "1,0",
+                              "--at", "0")
+    assert code == 0, err
+    assert "device 1 (replica 1, partition 0) is member 1 of the process group of devices (0, 1)" in out
