@@ -37,6 +37,8 @@ CALLED_OFTEN = Phrase("its function @{function} is called from {count} places: t
                       "first execution")
 TIMED_OUT = Phrase("the run did not finish this op within {seconds} s (a loop that never ends?), so no values are shown; "
                    "--timeout gives it longer")
+ON_DEVICE = Phrase("the values shown are those of device (replica {replica}, partition {partition}), one of the {count} "
+                   "that run this op (--device chooses)")
 BATCHED = Phrase("the run evaluates this body for {count} elements at once: the values shown are those of the first")
 
 
@@ -276,6 +278,8 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
         note += [why.say(lang, **fields) for why, fields in _repeated(op, program.module)]
         if len(devices) == 1:
             return OpValues(operands, results, note=note)
+        focus = target.focus
+        note.append(ON_DEVICE.say(lang, replica=focus.replica_id, partition=focus.partition_id, count=len(devices)))
         table = {p: (ins, outs) for p, (ins, outs, _) in table.items()}
         return OpValues(operands, results, target.focus, table, note=note,
                         peer_values=PeerValues(target.grid, table, program.module))

@@ -37,6 +37,7 @@ def test_device_keys_of_an_npz_reach_the_explained_run(tmp_path, capsys):
     assert code == 0, err
     # device 3: 300 + 3; its partner device 2: 200 + 2.
     assert "result #0 at (0) = 505\n" in out
+    assert "the values shown are those of device (replica 3, partition 0), one of the 4 that run this op" in out
 
 
 MAX_OF_ROWS = """
