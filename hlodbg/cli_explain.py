@@ -126,7 +126,9 @@ def find_op(module, spec: str, entry: str = "main", path: Optional[str] = None) 
     ops = [op for op in ops if not is_terminator(op.name)] or list(ops)
     # `stablehlo.reduce(...) applies stablehlo.add` writes its body on the op's own line: the line names the reduce.
     ops = [op for op in ops if not any(owner in ops for owner in _owners(op))]
-    places = {op.pos: op for op in sorted(ops, key=_order(module))}  # clones of one HLO computation share a place
+    places: dict = {}
+    for op in sorted(ops, key=_order(module)):  # clones of one HLO computation share a place: the first is explained
+        places.setdefault(op.pos, op)
     if len(places) > 1:
         named = ", ".join(f"{_label(op)} = {op.name} (line {op.pos.line if op.pos else '?'})" for op in places.values())
         raise HlodbgError(f"OP {spec!r} names {len(places)} ops: {named}; name one of them by its line number")

@@ -361,3 +361,10 @@ def test_a_grid_the_module_does_not_declare_is_given_with_replicas(capsys):
                               "--at", "0")
     assert code == 0, err
     assert "device 1 (replica 1, partition 0) is member 1 of the process group of devices (0, 1)" in out
+
+
+def test_an_hlo_computation_used_at_several_places_is_explained_at_its_first_use(capsys):
+    # every_construct's %add is the reducer of %red (line 81) and then of the all-reduce %ar (line 85).
+    code, out, err = _explain(capsys, DATA / "hlo_printer" / "every_construct.hlo", "sum")
+    assert code == 0, err
+    assert "this op is in the body of stablehlo.reduce (line 81)" in out
