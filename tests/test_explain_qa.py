@@ -368,3 +368,30 @@ def test_an_hlo_computation_used_at_several_places_is_explained_at_its_first_use
     code, out, err = _explain(capsys, DATA / "hlo_printer" / "every_construct.hlo", "sum")
     assert code == 0, err
     assert "this op is in the body of stablehlo.reduce (line 81)" in out
+
+
+MANY_UPDATES = """
+func.func @main(%t: tensor<2x3xf32>, %i: tensor<40x1xi32>, %u: tensor<40x3xf32>) -> tensor<2x3xf32> {
+  %0 = "stablehlo.scatter"(%t, %i, %u) ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, indices_are_sorted = false, unique_indices = false} : (tensor<2x3xf32>, tensor<40x1xi32>, tensor<40x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+"""
+
+
+def test_many_updates_landing_on_one_element_keep_the_first_steps_and_the_conclusion(tmp_path, capsys):
+    program = tmp_path / "scatter.mlir"
+    program.write_text(MANY_UPDATES)
+    np.savez(tmp_path / "args.npz", arg0=np.zeros((2, 3), np.float32), arg1=np.zeros((40, 1), np.int32),
+             arg2=np.ones((40, 3), np.float32))
+    code, out, err = _explain(capsys, program, "%0", "--at", "0,1", "--args", tmp_path / "args.npz")
+    assert code == 0, err
+    steps = out.split("the index arithmetic:\n")[1].split("  the operand elements")[0]
+    steps = [line.strip() for line in steps.splitlines() if not line.startswith("      ")]  # continuations
+    assert len(steps) == 24
+    assert steps[0].startswith("result #0(0, 1) starts as the original value")
+    assert steps[-3] == "… 20 more steps like these …"
+    assert steps[-2].startswith("40 update(s) land here") and steps[-1] == "result(0, 1) = 40"

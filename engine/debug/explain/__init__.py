@@ -51,6 +51,7 @@ SOURCE_VALUE = Phrase("{role}: operand #{operand} {name} at {index} = {value}")
 SOURCE_DEVICE = Phrase("{role}: operand #{operand} {name} at {index} of device {device}")
 SOURCE_DEVICE_VALUE = Phrase("{role}: operand #{operand} {name} at {index} of device {device} = {value}")
 ELEMENT_VALUE = Phrase("result #{result} at {index} = {value}")
+MORE_STEPS = Phrase("… {count} more steps like these …")  # the diagrams' phrase (layouts/op_diagram.py) too
 MORE_SOURCES = Phrase("… and {count} more operand elements like these")
 NO_FAMILY = Phrase("hlodbg does not trace {op}'s result elements back to its operands; the sections above still "
                    "hold")
@@ -59,6 +60,7 @@ NOTHING_TO_TRACE = Phrase("{op} has no operands: its elements do not come from a
 NO_SOURCES = Phrase("no operand element makes it: the value does not depend on the operands' values")
 
 SMALL_VALUE = 24  # elements printed whole; larger values are summarised
+SHOWN_STEPS = 24  # index-arithmetic lines; a longer one (2,000 updates landing on one element) keeps its ends
 SHOWN_SOURCES = 32  # operand elements listed one per line; a big window or contraction is counted after them
 
 
@@ -229,7 +231,7 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
         return None, lines + [NO_PROVENANCE.say(lang, reason=why.message if hasattr(why, "message") else str(why))]
     if found.steps:
         lines.append(STEPS.say(lang))
-        lines += ["  " + line for line in found.lines(lang)]
+        lines += ["  " + line for line in _shortened(found.lines(lang), lang)]
     names = operand_names(op)
     lines.append(SOURCES.say(lang) if found.sources else NO_SOURCES.say(lang))
     for s in found.sources[:SHOWN_SOURCES]:
@@ -245,6 +247,14 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
     if len(found.sources) > SHOWN_SOURCES:
         lines.append("  " + MORE_SOURCES.say(lang, count=len(found.sources) - SHOWN_SOURCES))
     return found, lines
+
+
+def _shortened(steps: list[str], lang: str) -> list[str]:
+    """The first steps and the last two (the conclusion), the ones between counted."""
+    if len(steps) <= SHOWN_STEPS:
+        return steps
+    head, tail = steps[:SHOWN_STEPS - 3], steps[-2:]
+    return head + [MORE_STEPS.say(lang, count=len(steps) - len(head) - len(tail))] + tail
 
 
 def _device(process: ProcessId) -> tuple[int, int]:
