@@ -395,3 +395,20 @@ def test_many_updates_landing_on_one_element_keep_the_first_steps_and_the_conclu
     assert steps[0].startswith("result #0(0, 1) starts as the original value")
     assert steps[-3] == "… 20 more steps like these …"
     assert steps[-2].startswith("40 update(s) land here") and steps[-1] == "result(0, 1) = 40"
+
+
+def test_section_headings_and_value_summaries_are_translated(tmp_path, capsys):
+    # Hindi showed the heading "Attributes" and "262144 elements" in English.
+    import re
+
+    from hlodbg.engine.debug import explain
+
+    for lang in ("ja", "hi"):
+        for phrase in (explain.WHAT, explain.OPERANDS_AND_RESULTS, explain.ATTRIBUTES, explain.RESULT_SHAPE):
+            assert not re.search(r"[A-Za-z]{3,}", phrase.say(lang)), (lang, phrase.say(lang))
+        summary = explain.VALUE_SUMMARY.say(lang, count=262144, low=-1.5, high=2.5)
+        assert not re.search(r"[A-Za-z]{3,}", summary), (lang, summary)
+    program = tmp_path / "dot.mlir"
+    program.write_text(LONG_DOT)
+    code, out, err = _explain(capsys, program, "%0", "--lang", "hi")
+    assert code == 0 and "\nएट्रिब्यूट\n" in out and "मान: 80 एलिमेंट, " in out, err
