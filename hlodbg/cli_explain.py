@@ -51,7 +51,8 @@ def add_parser(sub) -> None:
                      "fusion.3), or a line number of PROG")
     cmd.add_argument("--at", metavar="I,J,...", help="an element of the result, e.g. 1,0,2 or (1, 0, 2); () or '' for "
                      "a scalar: show where it comes from")
-    cmd.add_argument("--result", type=int, default=0, metavar="N", help="which result --at is in (default 0)")
+    cmd.add_argument("--result", type=int, default=None, metavar="N",
+                     help="which result --at is in (default: N of an OP written %%5#N, else 0)")
     cmd.add_argument("--svg", metavar="OUT.svg", help="also draw the op and the element's provenance as an SVG diagram")
     cmd.add_argument("--lang", metavar="LANG", help=f"language: {', '.join(LANGUAGES)} (default: from the locale)")
     add_argument_options(cmd, "function to run")
@@ -74,6 +75,9 @@ def cmd_explain(args) -> int:
     lang = _language(args.lang)
     program = load_program(args)
     op = find_op(program.module, args.op, args.entry, args.program)
+    if args.result is None:  # `%0#3` names result 3 of %0
+        numbered = re.search(r"#(\d+)$", args.op.strip())
+        args.result = int(numbered.group(1)) if numbered else 0
     at = parse_at(args.at, op, args.result) if args.at is not None else None
     run = _values(program, op, args, lang)
     explanation = explain_op(op, lang=lang, operands=run.operands, results=run.results, at=at, result=args.result,

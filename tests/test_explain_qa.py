@@ -412,3 +412,11 @@ def test_section_headings_and_value_summaries_are_translated(tmp_path, capsys):
     program.write_text(LONG_DOT)
     code, out, err = _explain(capsys, program, "%0", "--lang", "hi")
     assert code == 0 and "\nएट्रिब्यूट\n" in out and "मान: 80 एलिमेंट, " in out, err
+
+
+def test_an_op_named_with_its_result_number_asks_about_that_result(tmp_path, capsys):
+    program = _count_to_three(tmp_path)
+    code, out, err = _explain(capsys, program, "%0#1", "--at", "1", "--arg", f"0={tmp_path / 'x.npy'}")
+    assert code == 0, err
+    # %0#1 is the loop's accumulator: [1, 2] doubled three times.
+    assert "Where result #1 element (1) comes from" in out and "result #1 at (1) = 16\n" in out
