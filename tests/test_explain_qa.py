@@ -420,3 +420,10 @@ def test_an_op_named_with_its_result_number_asks_about_that_result(tmp_path, cap
     assert code == 0, err
     # %0#1 is the loop's accumulator: [1, 2] doubled three times.
     assert "Where result #1 element (1) comes from" in out and "result #1 at (1) = 16\n" in out
+
+
+def test_the_derived_shape_of_an_op_of_several_results_says_which_result_it_is(tmp_path, capsys):
+    code, out, err = _explain(capsys, _count_to_three(tmp_path), "%0")
+    assert code == 0, err
+    shape = out.split("How the result shape follows\n")[1].splitlines()
+    assert shape[:2] == ["  each result has the shape of the operand it comes from: [[], [2]]", "  shape of result #0: []"]
