@@ -64,6 +64,9 @@ def add_parser(sub) -> None:
     cmd.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
                      help="stop the run that gathers the op's values after this long (default 20): a loop that never "
                           "ends is still explained, without values")
+    from hlodbg.cli_elided import add_fill_elided_option
+
+    add_fill_elided_option(cmd)
     cmd.add_argument("--chunk", type=int, default=None, help="module to explain in a '// -----' split file")
 
 

@@ -427,3 +427,10 @@ def test_the_derived_shape_of_an_op_of_several_results_says_which_result_it_is(t
     assert code == 0, err
     shape = out.split("How the result shape follows\n")[1].splitlines()
     assert shape[:2] == ["  each result has the shape of the operand it comes from: [[], [2]]", "  shape of result #0: []"]
+
+
+def test_an_hlo_dump_with_elided_constants_is_explained_with_values_after_fill_elided(capsys):
+    code, out, err = _explain(capsys, DATA / "hlo_printer" / "elided_constant.hlo", "sum", "--fill-elided", "zeros",
+                              "--at", "3")
+    assert code == 0, err
+    assert "filled with zeros" in err and "element at the same index: operand #1 rhs at (3) = 0\n" in out
