@@ -23,7 +23,7 @@ from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
 from hlodbg.engine.ir.core import Function, Operation, symbol_name
 from hlodbg.engine.ir.opdefs import is_terminator
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
-from hlodbg.engine.ir.types import TensorType
+from hlodbg.engine.ir.types import TensorType, TupleType
 from hlodbg.engine.ops.provenance import ProvenanceError
 from hlodbg.execution import PROGRAM_HELP
 
@@ -194,7 +194,8 @@ def parse_at(text: str, op: Operation, result: int) -> tuple[int, ...]:
                           f"numbered 0 to {len(op.results) - 1}")
     type_ = op.results[result].type
     if not isinstance(type_, TensorType) or not type_.is_static:
-        raise HlodbgError(f"--at: result #{result} of {_label(op)} has type {type_}, not a tensor of static shape")
+        hint = ": explain the get-tuple-element that reads the part you want" if isinstance(type_, TupleType) else ""
+        raise HlodbgError(f"--at: result #{result} of {_label(op)} has type {type_}, not a tensor of static shape{hint}")
     shape = tuple(type_.shape)
     inner = text.strip()
     if inner[:1] + inner[-1:] in ("()", "[]"):  # as explain prints an index, `(1, 0, 2)`; `()` for a scalar

@@ -434,3 +434,29 @@ def test_an_hlo_dump_with_elided_constants_is_explained_with_values_after_fill_e
                               "--at", "3")
     assert code == 0, err
     assert "filled with zeros" in err and "element at the same index: operand #1 rhs at (3) = 0\n" in out
+
+
+TUPLE_HLO = """HloModule pair
+
+ENTRY %main (a: f32[2], b: f32[2]) -> (f32[2], f32[2]) {
+  %a = f32[2]{0} parameter(0)
+  %b = f32[2]{0} parameter(1)
+  ROOT %t = (f32[2]{0}, f32[2]{0}) tuple(%a, %b)
+}
+"""
+
+
+def test_an_element_of_a_tuple_is_asked_of_the_get_tuple_element_that_reads_it(tmp_path, capsys):
+    program = tmp_path / "pair.hlo"
+    program.write_text(TUPLE_HLO)
+    code, out, err = _explain(capsys, program, "t", "--at", "0")
+    assert code != 0
+    assert "not a tensor of static shape: explain the get-tuple-element that reads the part you want" in err
+
+
+def test_an_hlo_instruction_lowered_to_several_ops_is_explained_as_its_first(capsys):
+    # control_flow's %sorted is a stablehlo.sort and the tuple that packs its results, both on line 85:
+    # the tuple was explained, so --at was refused.
+    code, out, err = _explain(capsys, DATA / "hlo_printer" / "control_flow.hlo", "sorted", "--at", "1")
+    assert code == 0, err
+    assert out.startswith("%sorted#0, %sorted#1 = sort (line 85), read as stablehlo.sort")
