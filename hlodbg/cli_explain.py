@@ -21,7 +21,7 @@ from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
 from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
 from hlodbg.engine.ir.core import Function, Operation, symbol_name
-from hlodbg.engine.ir.opdefs import is_terminator
+from hlodbg.engine.ir.opdefs import is_terminator, lookup
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
 from hlodbg.engine.ir.types import TensorType, TupleType
 from hlodbg.engine.ops.provenance import ProvenanceError
@@ -32,6 +32,9 @@ _INSTRUCTION_NAME = re.compile(r"[A-Za-z_][\w-]*\.\d+")
 NOT_REACHED = Phrase("the run did not reach this op (its function is not called on this run): no values are shown")
 IN_BODY = Phrase("this op is in the body of {owner} (line {line}), which the run does not stop inside op by op: no values are shown")
 RUN_FAILED = Phrase("the run stopped with an error before this op ran, so no values are shown: {error}")
+OWNER_NOT_REACHED = Phrase("the run did not reach {owner} (line {line}), which holds this op: no values are shown")
+NOT_ENTERED = Phrase("{owner} (line {line}) ran without running this op (a loop of no iteration, a branch not taken): "
+                     "no values are shown")
 IN_LOOP = Phrase("this op is inside the loop of {owner} (line {line}): the values shown are those of its first execution")
 CALLED_OFTEN = Phrase("its function @{function} is called from {count} places: the values shown are those of the op's "
                       "first execution")
@@ -278,10 +281,7 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
                 return OpValues(note=TIMED_OUT.say(lang, seconds=f"{args.timeout:g}"))
             if session.error is not None:
                 return OpValues(note=RUN_FAILED.say(lang, error=_first_line(session.error)))
-            owner = _owner(op)
-            if owner is not None:
-                return OpValues(note=IN_BODY.say(lang, owner=owner.name, line=owner.pos.line if owner.pos else "?"))
-            return OpValues(note=NOT_REACHED.say(lang))
+            return OpValues(note=_why_not_run(op, target, lang))
         table = {p: one_execution(op, dv.inputs, dv.outputs) for p, dv in devices.items() if dv.outputs}
         operands, results, count = table[target.focus]
         note = [BATCHED.say(lang, count=count)] if count > 1 else []
@@ -355,6 +355,20 @@ def _repeated(op: Operation, module, seen: frozenset = frozenset()) -> list[tupl
     if len(calls) > 1:
         return [(CALLED_OFTEN, dict(function=function.sym_name, count=len(calls)))]
     return _repeated(calls[0], module, seen | {function.sym_name}) if calls else []
+
+
+def _why_not_run(op: Operation, target, lang: str) -> str:
+    """Why a run that ended (without an error) has no values of `op`."""
+    owner = _owner(op)
+    if owner is None:
+        return NOT_REACHED.say(lang)
+    where = dict(owner=owner.name, line=owner.pos.line if owner.pos else "?")
+    if not any(dv.outputs for dv in target.values_of(owner)):
+        return OWNER_NOT_REACHED.say(lang, **where)
+    definition = lookup(owner.name)
+    if definition is not None and definition.category == "control_flow":
+        return NOT_ENTERED.say(lang, **where)  # a loop of no iteration, a branch not taken
+    return IN_BODY.say(lang, **where)
 
 
 def _owners(op: Operation):

@@ -460,3 +460,12 @@ def test_an_hlo_instruction_lowered_to_several_ops_is_explained_as_its_first(cap
     code, out, err = _explain(capsys, DATA / "hlo_printer" / "control_flow.hlo", "sorted", "--at", "1")
     assert code == 0, err
     assert out.startswith("%sorted#0, %sorted#1 = sort (line 85), read as stablehlo.sort")
+
+
+def test_an_op_of_a_loop_of_no_iteration_or_a_branch_not_taken_says_so(capsys):
+    # Both said the run "does not stop inside" the while's or the if's body, which it does.
+    program = DATA / "explain" / "not_entered.mlir"
+    for name, owner in (("%d", "stablehlo.while (line 4)"), ("%n", "stablehlo.if (line 16)")):
+        code, out, err = _explain(capsys, program, name)
+        assert code == 0, err
+        assert f"{owner} ran without running this op (a loop of no iteration, a branch not taken)" in out
