@@ -262,9 +262,14 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
     values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json,
                                  per_device=args.args_per_device,
                                  grid=grid_shape(program.module, args.replicas, args.partitions))
-    target = program.debug(values, seed=args.seed, entry=args.entry, persist=False, focus=focus,
-                           replicas=args.replicas, partitions=args.partitions)
-    timer = _Deadline(target, args.timeout)
+    timer = _Deadline(args.timeout)
+    try:  # a grid target records every device's whole run as it is made
+        target = program.debug(values, seed=args.seed, entry=args.entry, persist=False, focus=focus,
+                               replicas=args.replicas, partitions=args.partitions)
+    except _TimedOut:
+        timer.cancel()
+        return OpValues(note=TIMED_OUT.say(lang, seconds=f"{args.timeout:g}"))
+    timer.attach(target)
     try:
         try:
             target.move("run_to", op)
@@ -298,25 +303,53 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
         target.close()
 
 
-class _Deadline:
-    """Interrupts every device's run after `seconds` (the runs stop before their next op)."""
+class _TimedOut(KeyboardInterrupt):
+    """Raised into a run that has no target to interrupt yet (a grid target records as it is made);
+    a KeyboardInterrupt, so the greenlets of the grid's devices give up as they do on Ctrl-C."""
 
-    def __init__(self, target, seconds: float):
+
+class _Deadline:
+    """After `seconds`: interrupts every device's run of the attached target (the runs stop before
+    their next op), or raises _TimedOut into the target being made. The alarm is a signal where
+    there is one (the main thread of a POSIX process), a timer thread otherwise (interrupt only)."""
+
+    def __init__(self, seconds: float):
+        import signal
         import threading
 
         self.fired = False
-        self._target = target
-        self._timer = threading.Timer(max(seconds, 0.0), self._fire)
-        self._timer.daemon = True
-        self._timer.start()
+        self._target = None
+        self._signal = None
+        seconds = max(seconds, 0.001)
+        if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+            self._signal = signal
+            self._previous = signal.signal(signal.SIGALRM, lambda *_: self._fire(raising=True))
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+        else:
+            self._timer = threading.Timer(seconds, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
 
-    def _fire(self) -> None:
+    def attach(self, target) -> None:
+        self._target = target
+        if self.fired:
+            self._fire()
+
+    def _fire(self, raising: bool = False) -> None:
         self.fired = True
-        for session in self._target.sessions.values():
-            session.interrupt()
+        if self._target is not None:
+            for session in self._target.sessions.values():
+                session.interrupt()
+        elif raising:
+            raise _TimedOut()
 
     def cancel(self) -> None:
-        self._timer.cancel()
+        if self._signal is not None:
+            self._signal.setitimer(self._signal.ITIMER_REAL, 0)
+            self._signal.signal(self._signal.SIGALRM, self._previous if self._previous is not None else self._signal.SIG_DFL)
+            self._signal = None
+        else:
+            self._timer.cancel()
 
 
 def one_execution(op: Operation, inputs, outputs) -> tuple[list, list, int]:

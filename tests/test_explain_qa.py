@@ -353,6 +353,10 @@ def test_a_loop_that_never_ends_is_explained_without_values_after_the_timeout(ca
     assert code == 0, err
     assert "the run did not finish this op within 0.2 s (a loop that never ends?), so no values are shown" in out
     assert "hlodbg does not trace stablehlo.while's result elements" in out
+    # On a grid every device's run is recorded as the debugger is made: that is bounded too.
+    code, out, err = _explain(capsys, DATA / "endless.mlir", "%r", "--timeout", "0.2", "--replicas", "2")
+    assert code == 0, err
+    assert "the run did not finish this op within 0.2 s" in out
 
 
 def test_a_grid_the_module_does_not_declare_is_given_with_replicas(capsys):
