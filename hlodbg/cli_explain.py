@@ -15,13 +15,15 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
+import numpy as np
+
 from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
 from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
-from hlodbg.engine.ir.core import Function, Operation
-from hlodbg.engine.ir.opdefs import is_terminator
+from hlodbg.engine.ir.core import Function, Operation, symbol_name
+from hlodbg.engine.ir.opdefs import is_terminator, lookup
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
-from hlodbg.engine.ir.types import TensorType
+from hlodbg.engine.ir.types import TensorType, TupleType
 from hlodbg.engine.ops.provenance import ProvenanceError
 from hlodbg.execution import PROGRAM_HELP
 
@@ -30,6 +32,17 @@ _INSTRUCTION_NAME = re.compile(r"[A-Za-z_][\w-]*\.\d+")
 NOT_REACHED = Phrase("the run did not reach this op (its function is not called on this run): no values are shown")
 IN_BODY = Phrase("this op is in the body of {owner} (line {line}), which the run does not stop inside op by op: no values are shown")
 RUN_FAILED = Phrase("the run stopped with an error before this op ran, so no values are shown: {error}")
+OWNER_NOT_REACHED = Phrase("the run did not reach {owner} (line {line}), which holds this op: no values are shown")
+NOT_ENTERED = Phrase("{owner} (line {line}) ran without running this op (a loop of no iteration, a branch not taken): "
+                     "no values are shown")
+IN_LOOP = Phrase("this op is inside the loop of {owner} (line {line}): the values shown are those of its first execution")
+CALLED_OFTEN = Phrase("its function @{function} is called from {count} places: the values shown are those of the op's "
+                      "first execution")
+TIMED_OUT = Phrase("the run did not finish this op within {seconds} s (a loop that never ends?), so no values are shown; "
+                   "--timeout gives it longer")
+ON_DEVICE = Phrase("the values shown are those of device (replica {replica}, partition {partition}), one of the {count} "
+                   "that run this op (--device chooses)")
+BATCHED = Phrase("the run evaluates this body for {count} elements at once: the values shown are those of the first")
 
 
 def add_parser(sub) -> None:
@@ -39,29 +52,43 @@ def add_parser(sub) -> None:
     cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     cmd.add_argument("op", metavar="OP", help="the op: %%12, @fn:%%12, an HLO instruction name (%%fusion.3 or "
                      "fusion.3), or a line number of PROG")
-    cmd.add_argument("--at", metavar="I,J,...", help="an element of the result, e.g. 1,0,2: show where it comes from")
-    cmd.add_argument("--result", type=int, default=0, metavar="N", help="which result --at is in (default 0)")
+    cmd.add_argument("--at", metavar="I,J,...", help="an element of the result, e.g. 1,0,2 or (1, 0, 2); () or '' for "
+                     "a scalar: show where it comes from")
+    cmd.add_argument("--result", type=int, default=None, metavar="N",
+                     help="which result --at is in (default: N of an OP written %%5#N, else 0)")
     cmd.add_argument("--svg", metavar="OUT.svg", help="also draw the op and the element's provenance as an SVG diagram")
     cmd.add_argument("--lang", metavar="LANG", help=f"language: {', '.join(LANGUAGES)} (default: from the locale)")
     add_argument_options(cmd, "function to run")
     cmd.add_argument("--device", metavar="R,P", help="on a grid: the device whose values are shown (default 0,0)")
+    cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
+    cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
     cmd.add_argument("--json", action="store_true", help="print the explanation as JSON")
     cmd.add_argument("--width", type=int, default=100, help="wrap plain text at this width (default 100)")
+    cmd.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
+                     help="stop the run that gathers the op's values after this long (default 20): a loop that never "
+                          "ends is still explained, without values")
+    from hlodbg.cli_elided import add_fill_elided_option
+
+    add_fill_elided_option(cmd)
     cmd.add_argument("--chunk", type=int, default=None, help="module to explain in a '// -----' split file")
 
 
 def cmd_explain(args) -> int:
     from hlodbg.cli_elided import load_program
     from hlodbg.engine.debug.explain import explain_op
+    from hlodbg.layouts.labels import hlo_opcode
 
     lang = _language(args.lang)
     program = load_program(args)
     op = find_op(program.module, args.op, args.entry, args.program)
+    if args.result is None:  # `%0#3` names result 3 of %0
+        numbered = re.search(r"#(\d+)$", args.op.strip())
+        args.result = int(numbered.group(1)) if numbered else 0
     at = parse_at(args.at, op, args.result) if args.at is not None else None
     run = _values(program, op, args, lang)
     explanation = explain_op(op, lang=lang, operands=run.operands, results=run.results, at=at, result=args.result,
                              process=run.process, peer_values=run.peer_values,
-                             values_note=run.note)
+                             values_note=run.note, hlo_opcode=hlo_opcode(op))
     if args.svg:
         _write_svg(args.svg, op, run, explanation.provenance, lang)
     if args.json:
@@ -94,19 +121,62 @@ def find_op(module, spec: str, entry: str = "main", path: Optional[str] = None) 
     unresolved: list[BreakpointError] = []
     for attempt in attempts:
         try:
-            _, ops, _ = resolver.resolve(attempt)
+            kind, ops, _ = resolver.resolve(attempt)
             break
         except BreakpointError as error:
             unresolved.append(error)
     else:
+        argument = _argument_named(module, text)
+        if argument is not None:
+            raise HlodbgError(f"OP {spec!r}: {argument}, not the result of an op: name an op that uses it")
         raise HlodbgError(f"OP {spec!r}: {unresolved[0].message}; expected %N, @fn:%N, an HLO instruction name "
                           "or a line number")
+    if kind == "op":  # a name defined in several regions of one function (a while's cond and body) is ambiguous
+        ops = list(ops) + [o for op in ops for o in _same_name(op)]
     ops = [op for op in ops if not is_terminator(op.name)] or list(ops)
-    places = {op.pos: op for op in sorted(ops, key=_order(module))}  # clones of one HLO computation share a place
+    # `stablehlo.reduce(...) applies stablehlo.add` writes its body on the op's own line: the line names the reduce.
+    ops = [op for op in ops if not any(owner in ops for owner in _owners(op))]
+    places: dict = {}
+    for op in sorted(ops, key=_order(module)):  # clones of one HLO computation share a place: the first is explained
+        places.setdefault(op.pos, op)
     if len(places) > 1:
-        named = ", ".join(f"{_label(op)} (line {op.pos.line if op.pos else '?'})" for op in places.values())
-        raise HlodbgError(f"OP {spec!r} names {len(places)} ops: {named}; name one of them")
+        named = ", ".join(f"{_label(op)} = {op.name} (line {op.pos.line if op.pos else '?'})" for op in places.values())
+        raise HlodbgError(f"OP {spec!r} names {len(places)} ops: {named}; name one of them by its line number")
     return next(iter(places.values()))
+
+
+def _argument_named(module, text: str) -> Optional[str]:
+    """`%x is argument #0 of @main` when `text` (`%x`, `x`, `@main:%x`) names an argument of a
+    function or of a region (a loop's state, a reduce body's)."""
+    function_name, _, name = text.rpartition(":")
+    name = name if name.startswith("%") else "%" + name
+    for function in module.functions.values():
+        if function_name and function_name.lstrip("@") != function.sym_name:
+            continue
+        for i, value in enumerate(function.arguments):
+            if value.name == name:
+                return f"{name} is argument #{i} of @{function.sym_name}"
+        for op in function.ops:
+            for region in op.regions:
+                for block in region.blocks:
+                    for i, value in enumerate(block.arguments):
+                        if value.name == name:
+                            line = op.pos.line if op.pos else "?"
+                            return f"{name} is argument #{i} of a region of {op.name} (line {line})"
+    return None
+
+
+def _same_name(op: Operation) -> list[Operation]:
+    """The ops of `op`'s function whose results are named as `op`'s (regions reuse names)."""
+    function = _function_of(op)
+    names = {r.name for r in op.results}
+    return [o for o in function.ops if o is not op and names & {r.name for r in o.results}] if function else []
+
+
+def _function_of(op: Operation) -> Optional[Function]:
+    outermost = ([op] + list(_owners(op)))[-1]
+    function = getattr(getattr(outermost.parent, "parent", None), "parent", None)
+    return function if isinstance(function, Function) else None
 
 
 def _order(module):
@@ -127,9 +197,15 @@ def parse_at(text: str, op: Operation, result: int) -> tuple[int, ...]:
                           f"numbered 0 to {len(op.results) - 1}")
     type_ = op.results[result].type
     if not isinstance(type_, TensorType) or not type_.is_static:
-        raise HlodbgError(f"--at: result #{result} of {_label(op)} has type {type_}, not a tensor of static shape")
+        hint = ": explain the get-tuple-element that reads the part you want" if isinstance(type_, TupleType) else ""
+        raise HlodbgError(f"--at: result #{result} of {_label(op)} has type {type_}, not a tensor of static shape{hint}")
     shape = tuple(type_.shape)
-    parts = [p.strip() for p in text.split(",")] if text.strip() else []
+    inner = text.strip()
+    if inner[:1] + inner[-1:] in ("()", "[]"):  # as explain prints an index, `(1, 0, 2)`; `()` for a scalar
+        inner = inner[1:-1].strip()
+    parts = [p.strip() for p in inner.split(",")] if inner else []
+    if not shape and parts:
+        raise HlodbgError(f"--at {text!r}: result #{result} of {_label(op)} is a scalar (type {type_}): give --at '()'")
     if not all(p.lstrip("-").isdigit() for p in parts):
         raise HlodbgError(f"--at {text!r}: expected {len(shape)} comma-separated integers (the result has shape "
                           f"{list(shape)})")
@@ -153,7 +229,7 @@ class OpValues:
     results: Optional[list] = None
     process: Optional[object] = None  # the device asked about, on a grid
     devices: dict = field(default_factory=dict)
-    note: Optional[str] = None
+    note: Optional[str | list[str]] = None
     peer_values: Optional["PeerValues"] = None
 
 
@@ -176,13 +252,24 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
     """The values of the op's first execution on --device (see OpValues)."""
     from hlodbg.engine.machine.process import ProcessId
     from hlodbg.engine.run.arguments import parse_device
+    from hlodbg.engine.run.grid import grid_shape
     from hlodbg.engine.run.interpreter import entry_function
     from hlodbg.execution import gather_arguments
 
     focus = parse_device(args.device) if args.device else ProcessId(0, 0)
     function = entry_function(program.module, args.entry)
-    values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json)
-    target = program.debug(values, seed=args.seed, entry=args.entry, persist=False, focus=focus)
+    # On a grid each device may have its own arguments (`arg0@R,P` keys, --args-per-device).
+    values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json,
+                                 per_device=args.args_per_device,
+                                 grid=grid_shape(program.module, args.replicas, args.partitions))
+    timer = _Deadline(args.timeout)
+    try:  # a grid target records every device's whole run as it is made
+        target = program.debug(values, seed=args.seed, entry=args.entry, persist=False, focus=focus,
+                               replicas=args.replicas, partitions=args.partitions)
+    except _TimedOut:
+        timer.cancel()
+        return OpValues(note=TIMED_OUT.say(lang, seconds=f"{args.timeout:g}"))
+    timer.attach(target)
     try:
         try:
             target.move("run_to", op)
@@ -195,19 +282,134 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
         devices = {dv.process: dv for dv in target.values_of(op)}
         mine = devices.get(target.focus)
         if mine is None or not mine.outputs:
+            if timer.fired:
+                return OpValues(note=TIMED_OUT.say(lang, seconds=f"{args.timeout:g}"))
             if session.error is not None:
                 return OpValues(note=RUN_FAILED.say(lang, error=_first_line(session.error)))
-            owner = _owner(op)
-            if owner is not None:
-                return OpValues(note=IN_BODY.say(lang, owner=owner.name, line=owner.pos.line if owner.pos else "?"))
-            return OpValues(note=NOT_REACHED.say(lang))
+            return OpValues(note=_why_not_run(op, target, lang))
+        table = {p: one_execution(op, dv.inputs, dv.outputs) for p, dv in devices.items() if dv.outputs}
+        operands, results, count = table[target.focus]
+        note = [BATCHED.say(lang, count=count)] if count > 1 else []
+        note += [why.say(lang, **fields) for why, fields in _repeated(op, program.module)]
         if len(devices) == 1:
-            return OpValues(list(mine.inputs), list(mine.outputs))
-        table = {p: (list(dv.inputs), list(dv.outputs)) for p, dv in devices.items() if dv.outputs}
-        return OpValues(list(mine.inputs), list(mine.outputs), target.focus, table,
+            return OpValues(operands, results, note=note)
+        focus = target.focus
+        note.append(ON_DEVICE.say(lang, replica=focus.replica_id, partition=focus.partition_id, count=len(devices)))
+        table = {p: (ins, outs) for p, (ins, outs, _) in table.items()}
+        return OpValues(operands, results, target.focus, table, note=note,
                         peer_values=PeerValues(target.grid, table, program.module))
     finally:
+        timer.cancel()
         target.close()
+
+
+class _TimedOut(KeyboardInterrupt):
+    """Raised into a run that has no target to interrupt yet (a grid target records as it is made);
+    a KeyboardInterrupt, so the greenlets of the grid's devices give up as they do on Ctrl-C."""
+
+
+class _Deadline:
+    """After `seconds`: interrupts every device's run of the attached target (the runs stop before
+    their next op), or raises _TimedOut into the target being made. The alarm is a signal where
+    there is one (the main thread of a POSIX process), a timer thread otherwise (interrupt only)."""
+
+    def __init__(self, seconds: float):
+        import signal
+        import threading
+
+        self.fired = False
+        self._target = None
+        self._signal = None
+        seconds = max(seconds, 0.001)
+        if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
+            self._signal = signal
+            self._previous = signal.signal(signal.SIGALRM, lambda *_: self._fire(raising=True))
+            signal.setitimer(signal.ITIMER_REAL, seconds)
+        else:
+            self._timer = threading.Timer(seconds, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def attach(self, target) -> None:
+        self._target = target
+        if self.fired:
+            self._fire()
+
+    def _fire(self, raising: bool = False) -> None:
+        self.fired = True
+        if self._target is not None:
+            for session in self._target.sessions.values():
+                session.interrupt()
+        elif raising:
+            raise _TimedOut()
+
+    def cancel(self) -> None:
+        if self._signal is not None:
+            self._signal.setitimer(self._signal.ITIMER_REAL, 0)
+            self._signal.signal(self._signal.SIGALRM, self._previous if self._previous is not None else self._signal.SIG_DFL)
+            self._signal = None
+        else:
+            self._timer.cancel()
+
+
+def one_execution(op: Operation, inputs, outputs) -> tuple[list, list, int]:
+    """(operands, results, count): the values of one execution of `op`. A reduce's or sort's body
+    is run on whole arrays at once (engine/ops/reduction.py: run_body), so an op inside it sees
+    `count` executions stacked in leading dimensions; the first of them is returned."""
+    count = 1
+
+    def first(value, type_):
+        nonlocal count
+        if not isinstance(type_, TensorType) or not type_.is_static or not hasattr(value, "ndim"):
+            return value
+        extra = value.ndim - len(type_.shape)
+        if extra <= 0:
+            return value
+        count = max(count, int(np.prod(value.shape[:extra])))
+        return value[(0,) * extra]
+
+    operands = [first(v, o.type) for v, o in zip(inputs, op.operands)] + list(inputs[len(op.operands):])
+    results = [first(v, r.type) for v, r in zip(outputs, op.results)] + list(outputs[len(op.results):])
+    return operands, results, count
+
+
+def _repeated(op: Operation, module, seen: frozenset = frozenset()) -> list[tuple[Phrase, dict]]:
+    """Why `op` may run more than once on a run (a loop around it, its function called from several
+    places, at any depth of calls): the explanation then shows its first execution and says so."""
+    for owner in _owners(op):
+        if owner.name == "stablehlo.while":
+            return [(IN_LOOP, dict(owner=owner.results[0].name.split("#")[0] if owner.results else owner.name,
+                                   line=owner.pos.line if owner.pos else "?"))]
+    function = _function_of(op)
+    if function is None or function.sym_name in seen:
+        return []
+    calls = [o for f in module.functions.values() for o in f.ops
+             if o.attributes.get("callee") is not None and symbol_name(o.attributes.get("callee")) == function.sym_name]
+    if len(calls) > 1:
+        return [(CALLED_OFTEN, dict(function=function.sym_name, count=len(calls)))]
+    return _repeated(calls[0], module, seen | {function.sym_name}) if calls else []
+
+
+def _why_not_run(op: Operation, target, lang: str) -> str:
+    """Why a run that ended (without an error) has no values of `op`."""
+    owner = _owner(op)
+    if owner is None:
+        return NOT_REACHED.say(lang)
+    where = dict(owner=owner.name, line=owner.pos.line if owner.pos else "?")
+    if not any(dv.outputs for dv in target.values_of(owner)):
+        return OWNER_NOT_REACHED.say(lang, **where)
+    definition = lookup(owner.name)
+    if definition is not None and definition.category == "control_flow":
+        return NOT_ENTERED.say(lang, **where)  # a loop of no iteration, a branch not taken
+    return IN_BODY.say(lang, **where)
+
+
+def _owners(op: Operation):
+    """The ops whose regions hold `op`, innermost first."""
+    owner = _owner(op)
+    while owner is not None:
+        yield owner
+        owner = _owner(owner)
 
 
 def _owner(op: Operation) -> Optional[Operation]:

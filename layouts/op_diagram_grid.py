@@ -162,7 +162,11 @@ class TensorPanel(Block):
         return [CELL_HEIGHT if r is not None else GAP_CELL for r in self.rows]
 
     def _numbers_left(self) -> float:
-        return NUMBER_BAND if self.row_dim is not None else 0.0
+        """Room for the row numbers: wider when they have many digits (row 4000 of a big tensor)."""
+        if self.row_dim is None:
+            return 0.0
+        widest = max((text_width(str(r), SMALL_SIZE) for r in self.rows if r is not None), default=0.0)
+        return max(NUMBER_BAND, widest + 6.0)
 
     def _numbers_top(self) -> float:
         return NUMBER_BAND if self.col_dim is not None else 0.0
@@ -241,7 +245,7 @@ class TensorPanel(Block):
             y = y0
             for r, h in zip(self.rows, heights):
                 if r is not None:
-                    out.append(f'<text class="number" x="{number(x0 - NUMBER_BAND / 2)}" y="{number(y + h / 2 + 3)}">{r}</text>')
+                    out.append(f'<text class="number" x="{number(x0 - self._numbers_left() / 2)}" y="{number(y + h / 2 + 3)}">{r}</text>')
                 y += h
         y = y0
         for r, h in zip(self.rows, heights):

@@ -35,10 +35,16 @@ from ..ir.types import TensorType
 from ..machine.process import ProcessId
 
 REACH_SEARCH_LIMIT = 1 << 16  # result elements the generic inverse may visit
+REACH_WORK_LIMIT = 1 << 20  # operand elements it may list on the way (a convolution lists its whole window)
 
 
 class ProvenanceError(HlodbgError):
     """A provenance question that cannot be answered (no such element, no values, no family)."""
+
+
+class ValuesNeeded(ProvenanceError):
+    """The answer depends on the op's values (gather's indices, a select's predicate), and the
+    question came without them: explain says so in the student's language."""
 
 
 @dataclass(frozen=True)
@@ -118,14 +124,14 @@ class ProvenanceQuery:
     def operand_value(self, i: int) -> np.ndarray:
         """The value operand `i` had; an error saying how to get it when the op has not run."""
         if self.operands is None:
-            raise ProvenanceError(
+            raise ValuesNeeded(
                 f"{self.op.name}: which elements make this result depends on the values of its operands; "
                 "run the program to this op first (or pass --args)", self.op.pos)
         return np.asarray(self.operands[i])
 
     def result_value(self, i: int = 0) -> np.ndarray:
         if self.results is None:
-            raise ProvenanceError(f"{self.op.name}: needs the op's result; run the program to this op first", self.op.pos)
+            raise ValuesNeeded(f"{self.op.name}: needs the op's result; run the program to this op first", self.op.pos)
         return np.asarray(self.results[i])
 
     def error(self, message: str) -> ProvenanceError:
@@ -225,6 +231,7 @@ def reach(op: Operation, operand: int, index: Sequence[int], *, operands: Option
         raise ProvenanceError(
             f"{op.name}: finding every result element operand #{operand}{list(index)} reaches means looking at "
             f"{total:,} result elements (more than {REACH_SEARCH_LIMIT:,}); ask about one result element instead", op.pos)
+    _check_reach_work(op, explainer, query, total, operand, index)
     reached = []
     for r, value in enumerate(op.results):
         if not isinstance(value.type, TensorType):
@@ -236,6 +243,24 @@ def reach(op: Operation, operand: int, index: Sequence[int], *, operands: Option
                    for s in answer.sources):
                 reached.append(Reached(r, at, process))
     return reached
+
+
+def _check_reach_work(op, explainer, query, total: int, operand: int, index: tuple) -> None:
+    """Refuse a generic inverse whose forward answers are big: `total` result elements of a
+    convolution with a 3x3x64 window list over a thousand operand elements each. The middle
+    element's answer stands for every one (an edge one may miss some of its window to padding)."""
+    for r, value in enumerate(op.results):
+        shape = _shape_of(op, value.type, "result") if isinstance(value.type, TensorType) else ()
+        if not isinstance(value.type, TensorType) or 0 in shape:
+            continue
+        query.result, query.index = r, tuple(n // 2 for n in shape)
+        work = total * max(1, len(explainer(query).sources))
+        if work > REACH_WORK_LIMIT:
+            raise ProvenanceError(
+                f"{op.name}: finding every result element operand #{operand}{list(index)} reaches means looking at "
+                f"{total:,} result elements of {work // total:,} operand elements each ({work:,} in all, more than "
+                f"{REACH_WORK_LIMIT:,}); ask about one result element instead", op.pos)
+        return
 
 
 # -- plumbing ----------------------------------------------------------------------------------

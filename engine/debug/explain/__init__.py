@@ -20,7 +20,7 @@ from ...ir.errors import HlodbgError
 from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase, check_language
 from ...machine.process import ProcessId
-from ...ops.provenance import Provenance, ProvenanceError, provenance
+from ...ops.provenance import Provenance, ProvenanceError, ValuesNeeded, has_provenance, provenance
 from .attributes import attribute_lines
 from .shapes import derive_shape
 from .text import columns, paragraphs, wrap
@@ -32,6 +32,8 @@ RESULT_SHAPE = Phrase("How the result shape follows")
 ELEMENT = Phrase("Where result #{result} element {index} comes from")
 TITLE = Phrase("{values} = {op} (line {line})")
 TITLE_NO_RESULTS = Phrase("{op} (line {line})")
+TITLE_HLO = Phrase("{values} = {opcode} (line {line}), read as {op}")
+TITLE_HLO_NO_RESULTS = Phrase("{opcode} (line {line}), read as {op}")
 NO_WORDS = Phrase("hlodbg has no plain-words description of {op}; the sections below still decode it")
 NO_ATTRIBUTES = Phrase("the op has no attributes")
 NO_OPERANDS = Phrase("the op has no operands")
@@ -49,9 +51,17 @@ SOURCE_VALUE = Phrase("{role}: operand #{operand} {name} at {index} = {value}")
 SOURCE_DEVICE = Phrase("{role}: operand #{operand} {name} at {index} of device {device}")
 SOURCE_DEVICE_VALUE = Phrase("{role}: operand #{operand} {name} at {index} of device {device} = {value}")
 ELEMENT_VALUE = Phrase("result #{result} at {index} = {value}")
+MORE_STEPS = Phrase("… {count} more steps like these …")  # the diagrams' phrase (layouts/op_diagram.py) too
+MORE_SOURCES = Phrase("… and {count} more operand elements like these")
+NO_FAMILY = Phrase("hlodbg does not trace {op}'s result elements back to its operands; the sections above still "
+                   "hold")
+VALUES_NEEDED = Phrase("which elements make it depends on the values {op} sees, and this op has no values here")
+NOTHING_TO_TRACE = Phrase("{op} has no operands: its elements do not come from another tensor")
 NO_SOURCES = Phrase("no operand element makes it: the value does not depend on the operands' values")
 
 SMALL_VALUE = 24  # elements printed whole; larger values are summarised
+SHOWN_STEPS = 24  # index-arithmetic lines; a longer one (2,000 updates landing on one element) keeps its ends
+SHOWN_SOURCES = 32  # operand elements listed one per line; a big window or contraction is counted after them
 
 
 @dataclass
@@ -67,6 +77,7 @@ class Explanation:
     sections: list[Section]
     provenance: Optional[Provenance] = None
     lang: str = "en"
+    hlo_opcode: Optional[str] = None  # the XLA HLO opcode the op was written as, for an op read from HLO
 
     def text(self, width: int = 100) -> str:
         """Plain text: the title, then each section's heading and its lines wrapped to `width`
@@ -84,6 +95,7 @@ class Explanation:
     def to_dict(self) -> dict:
         out: dict[str, Any] = {
             "op": self.op.name,
+            "hlo_opcode": self.hlo_opcode,
             "line": self.op.pos.line if self.op.pos is not None else None,
             "lang": self.lang,
             "title": self.title,
@@ -105,9 +117,12 @@ class Explanation:
 
 def explain_op(op: Operation, *, lang: str = "en", operands: Optional[Sequence[Any]] = None,
                results: Optional[Sequence[Any]] = None, at: Optional[Sequence[int]] = None, result: int = 0,
-               process: Optional[ProcessId] = None, peer_values=None, values_note: Optional[str] = None) -> Explanation:
+               process: Optional[ProcessId] = None, peer_values=None, values_note: Optional[str | Sequence[str]] = None,
+               hlo_opcode: Optional[str] = None) -> Explanation:
     """The explanation of `op` (see the module docstring). `operands`/`results` are the values of
-    one execution (None when unknown); `values_note` is a sentence saying why there are none."""
+    one execution (None when unknown); `values_note` is a sentence (or several) saying why there are none,
+    or which execution they are of. `hlo_opcode`: the XLA HLO opcode the op was written as, for an op
+    read from HLO text (the caller knows it: layouts.labels.hlo_opcode), named in the title."""
     check_language(lang)
     words = _words(op.name, lang)
     what = paragraphs(words.what) if words is not None else []
@@ -122,7 +137,7 @@ def explain_op(op: Operation, *, lang: str = "en", operands: Optional[Sequence[A
         found, lines = _provenance_lines(op, lang, tuple(int(i) for i in at), result, operands, results, process,
                                          peer_values)
         sections.append(Section(ELEMENT.say(lang, result=result, index=tuple(int(i) for i in at)), lines))
-    return Explanation(op, _title(op, lang), sections, found, lang)
+    return Explanation(op, _title(op, lang, hlo_opcode), sections, found, lang, hlo_opcode)
 
 
 def _words(op_name: str, lang: str):
@@ -134,10 +149,15 @@ def _words(op_name: str, lang: str):
         return None
 
 
-def _title(op: Operation, lang: str) -> str:
+def _title(op: Operation, lang: str, hlo_opcode: Optional[str] = None) -> str:
     line = op.pos.line if op.pos is not None else "?"
+    values = ", ".join(r.name for r in op.results)
+    if hlo_opcode:
+        if op.results:
+            return TITLE_HLO.say(lang, values=values, opcode=hlo_opcode, op=op.name, line=line)
+        return TITLE_HLO_NO_RESULTS.say(lang, opcode=hlo_opcode, op=op.name, line=line)
     if op.results:
-        return TITLE.say(lang, values=", ".join(r.name for r in op.results), op=op.name, line=line)
+        return TITLE.say(lang, values=values, op=op.name, line=line)
     return TITLE_NO_RESULTS.say(lang, op=op.name, line=line)
 
 
@@ -170,7 +190,7 @@ def _operand_lines(op, lang, words, operands, results, values_note) -> list[str]
         if results is not None and i < len(results):
             lines.append("  " + _value_text(results[i], lang))
     if values_note:
-        lines.append(values_note)
+        lines += [values_note] if isinstance(values_note, str) else list(values_note)
     return lines
 
 
@@ -197,20 +217,24 @@ def _attribute_lines(op, lang, words) -> list[str]:
 
 
 def _provenance_lines(op, lang, at, result, operands, results, process, peer_values):
+    lines = []
+    if results is not None and result < len(results) and _element(results[result], at) is not None:
+        lines.append(ELEMENT_VALUE.say(lang, result=result, index=list(at), value=_element(results[result], at)))
+    if not has_provenance(op.name):  # said in the student's language, not as the engine's English error
+        return None, lines + [(NOTHING_TO_TRACE if not op.operands else NO_FAMILY).say(lang, op=op.name)]
     try:
         found = provenance(op, at, result=result, operands=operands, results=results, process=process,
                            peer_values=peer_values)
+    except ValuesNeeded:
+        return None, lines + [VALUES_NEEDED.say(lang, op=op.name)]
     except HlodbgError as why:  # a ProvenanceError, or a value that cannot be read (an elided constant)
-        return None, [NO_PROVENANCE.say(lang, reason=why.message if hasattr(why, "message") else str(why))]
-    lines = []
-    if results is not None and result < len(results):
-        lines.append(ELEMENT_VALUE.say(lang, result=result, index=list(at), value=_element(results[result], at)))
+        return None, lines + [NO_PROVENANCE.say(lang, reason=why.message if hasattr(why, "message") else str(why))]
     if found.steps:
         lines.append(STEPS.say(lang))
-        lines += ["  " + line for line in found.lines(lang)]
+        lines += ["  " + line for line in _shortened(found.lines(lang), lang)]
     names = operand_names(op)
     lines.append(SOURCES.say(lang) if found.sources else NO_SOURCES.say(lang))
-    for s in found.sources:
+    for s in found.sources[:SHOWN_SOURCES]:
         value = _source_value(s, operands, process, peer_values)
         fields = dict(role=s.role.say(lang), operand=s.operand, name=names[s.operand] if s.operand < len(names) else "",
                       index=list(s.index))
@@ -220,7 +244,17 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
         else:
             phrase = SOURCE if value is None else SOURCE_VALUE
         lines.append("  " + (phrase.say(lang, value=value, **fields) if value is not None else phrase.say(lang, **fields)))
+    if len(found.sources) > SHOWN_SOURCES:
+        lines.append("  " + MORE_SOURCES.say(lang, count=len(found.sources) - SHOWN_SOURCES))
     return found, lines
+
+
+def _shortened(steps: list[str], lang: str) -> list[str]:
+    """The first steps and the last two (the conclusion), the ones between counted."""
+    if len(steps) <= SHOWN_STEPS:
+        return steps
+    head, tail = steps[:SHOWN_STEPS - 3], steps[-2:]
+    return head + [MORE_STEPS.say(lang, count=len(steps) - len(head) - len(tail))] + tail
 
 
 def _device(process: ProcessId) -> tuple[int, int]:

@@ -25,6 +25,7 @@ from ...verify.convolution import convolution_result_shape
 from ...verify.shape_inference import Fail, infer_concatenate, infer_gather, infer_pad, infer_slice, window_count
 
 RESULT_SHAPE = Phrase("result shape: {shape}")
+FIRST_RESULT_SHAPE = Phrase("shape of result #0: {shape}")  # an op of several results: the rule derives the first
 DECLARED_ONLY = Phrase("there is no rule to derive the shape of {op}: the result shape is the declared result type {types}")
 DYNAMIC_SHAPES = Phrase("the shapes are only known at run time (dynamic dimensions): the result shape is the declared result type {types}")
 RULE_FAILED = Phrase("the attributes do not fit the operands ({reason}): the result shape is the declared result type {types}")
@@ -135,7 +136,7 @@ def derive_shape(op: Operation, lang: str) -> list[str]:
         d.lines.clear()
         d.say(RULE_FAILED, reason=getattr(broken, "message", None) or str(broken), types=declared)
         return d.lines
-    d.say(RESULT_SHAPE, shape=list(shape))
+    d.say(RESULT_SHAPE if len(op.results) <= 1 else FIRST_RESULT_SHAPE, shape=list(shape))
     if op.results and isinstance(op.results[0].type, TensorType) and shape != d.result():
         d.say(DECLARED_DIFFERS, declared=str(op.results[0].type))
     return d.lines

@@ -16,9 +16,10 @@ define("hlo.fusion", "operands*", "callee:symbol kind:str?", results="*", catego
        effect="impure", aliasing_regions=True, callee_attr="callee", owns_callee=True)
 
 # conditional: operand 0 selects the branch (pred: true -> region 0, false -> region 1; s32 index:
-# out of range -> the last region); operand 1+i is the one argument of region i.
+# out of range -> the last region); operand 1+i is the one argument of region i. Not
+# aliasing_regions: a region's argument k is not the op's operand k (the debugger keeps it).
 define("hlo.conditional", "selector branch_operands*", regions="branches*", results="*",
-       category="control_flow", aliasing_regions=True)
+       category="control_flow")
 
 # The one op whose indexing is physical: the operand's bytes in its layout, re-read in the result's.
 define("hlo.bitcast", "operand", category="data_movement")
