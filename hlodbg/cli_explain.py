@@ -313,6 +313,8 @@ class _Deadline:
     their next op), or raises _TimedOut into the target being made. The alarm is a signal where
     there is one (the main thread of a POSIX process), a timer thread otherwise (interrupt only)."""
 
+    REFIRE = 0.05
+
     def __init__(self, seconds: float):
         import signal
         import threading
@@ -324,7 +326,9 @@ class _Deadline:
         if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
             self._signal = signal
             self._previous = signal.signal(signal.SIGALRM, lambda *_: self._fire(raising=True))
-            signal.setitimer(signal.ITIMER_REAL, seconds)
+            # It fires again every REFIRE seconds until cancelled: a raise that lands where Python
+            # cannot deliver it (a finalizer, a garbage-collector callback) is only ignored once.
+            signal.setitimer(signal.ITIMER_REAL, seconds, self.REFIRE)
         else:
             self._timer = threading.Timer(seconds, self._fire)
             self._timer.daemon = True
