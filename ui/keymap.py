@@ -85,10 +85,14 @@ INSPECTOR_BINDINGS = [
     _b("shift+right", "move_cursor(0, 1)", "element cursor right", "cursor_right"),
     _b("p", "inspector('toggle_physical')", "physical view: layout, tiles, where the cursor's element lives", "physical", True),
     _b("m", "toggle_memory", "memory pane: live buffers, peak, HBM of the focused device", "memory", True),
+]
+# Teaching: the explain pane and the lesson panel (hlodbg lesson NAME).
+TEACHING_BINDINGS = [
     _b("i", "toggle_explain", "explain pane: what the op in view does, with its numbers (:lang ja|hi|en)", "explain", True),
     _b("A", "answer_lesson", "lesson: type an answer to the question (Escape: back to the debugger's keys)", "lesson_answer"),
 ]
-BINDING_GROUPS = (("run", RUN_BINDINGS), ("graph", GRAPH_BINDINGS), ("values", INSPECTOR_BINDINGS))
+BINDING_GROUPS = (("run", RUN_BINDINGS), ("graph", GRAPH_BINDINGS), ("values", INSPECTOR_BINDINGS),
+                  ("teaching", TEACHING_BINDINGS))
 DEBUGGER_BINDINGS = [binding for _, group in BINDING_GROUPS for binding in group]
 
 # Keys whose Textual name format_key leaves as a word although they print a character.

@@ -39,17 +39,24 @@ class HelpScreen(ModalScreen):
         self.rows = [row for _, rows in groups for row in rows]
 
     def compose(self) -> ComposeResult:
-        # The first group (the run's keys) is the longest: the other groups share its column,
-        # and the second one stands beside it with the commands.
+        # The first group (the run's keys) opens the left column, the second one the right column
+        # above the commands; every other group goes where the columns stay shortest.
         first, second, *others = self.groups
+        left, right = [first], [second]
+        heights = [len(first[1]) + 2, len(second[1]) + 2 + len(HELP.splitlines())]
+        for group in others:
+            shorter = 0 if heights[0] <= heights[1] else 1
+            (left, right)[shorter].append(group)
+            heights[shorter] += len(group[1]) + 2
         with VerticalScroll(id="help-scroll"):
             yield Static(Text("hlodbg keys (remap them in keys.toml by id) · Escape, q or ? closes this", style="bold"))
             with Horizontal(id="help-columns"):
                 with Vertical():
-                    for title, rows in (first, *others):
+                    for title, rows in left:
                         yield Static(_table(title, rows))
                 with Vertical():
-                    yield Static(_table(*second))
+                    for title, rows in right:
+                        yield Static(_table(title, rows))
                     yield Static(Text(HELP), id="help-commands")
 
     def on_resize(self, event: events.Resize) -> None:
