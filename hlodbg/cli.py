@@ -68,7 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument("--port", type=int, default=8000, help="port (default: 8000)")
     serve_cmd.add_argument("--public-url", metavar="URL", help="the address browsers reach the server at, e.g. "
                            "http://workshop.example.org:8000 (default: http://HOST:PORT; with --host 0.0.0.0, this machine's address)")
-    serve_cmd.add_argument("--lessons", action="store_true", help="serve the lesson picker instead of PROG: each browser tab picks and works through its own lesson")
+    serve_cmd.add_argument("--lessons", nargs="?", const=True, default=False, metavar="DIR",
+                           help="serve the lesson picker instead of PROG: each browser tab picks and works through its own "
+                                "lesson (hlodbg's own, or the lessons in DIR: NAME.mlir + NAME.toml)")
     _add_session_options(serve_cmd)
 
     verify_cmd = sub.add_parser("verify", help="parse and verify programs")

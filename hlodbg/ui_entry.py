@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import shlex
 import sys
+from pathlib import Path
 
 from hlodbg.engine import HlodbgError
 
@@ -96,7 +97,8 @@ def serve_command(args) -> list[str]:
     if getattr(args, "lessons", False):  # the workshop: every tab picks its own lesson
         if args.program:
             raise CliError(f"serve --lessons serves the lesson picker, not a program: leave out '{args.program}'")
-        return [sys.executable, "-m", "hlodbg", "lesson", "--pick"]
+        folder = [] if args.lessons is True else ["--folder", str(Path(args.lessons).resolve())]
+        return [sys.executable, "-m", "hlodbg", "lesson", "--pick", *folder]
     command = [sys.executable, "-m", "hlodbg", "open"]
     if args.program:
         command.append(args.program)
@@ -155,12 +157,27 @@ def server_options(args, address=machine_address) -> tuple[dict, list[str]]:
     return options, [f"serving hlodbg on {public_url} (Ctrl-C stops)", *notes]
 
 
+def _check_lesson_folder(lessons) -> None:
+    """serve --lessons DIR: a folder that holds lessons, checked once here rather than in every tab."""
+    if lessons is True:
+        return
+    from hlodbg.cli_lesson import catalog
+
+    folder = Path(lessons)
+    if not folder.is_dir():
+        raise CliError(f"serve --lessons {lessons}: no such folder")
+    if not catalog(str(folder)):
+        raise CliError(f"serve --lessons {lessons}: the folder holds no lesson (a lesson is NAME.mlir with its NAME.toml)")
+
+
 def serve_ui(args) -> int:
     """`hlodbg serve PROG`: each browser session runs `hlodbg open PROG ...` through textual-serve."""
     from textual_serve.server import Server
 
     # What every browser session would open, checked once now: a missing program, bad arguments
     # or a wrong --target/--layout is an error here (exit 2), not in every browser.
+    if args.lessons:
+        _check_lesson_folder(args.lessons)
     error = None if args.lessons else build_app(args).error
     if error is not None:
         raise error

@@ -212,6 +212,18 @@ def test_serve_lessons_runs_the_picker_in_every_browser_tab():
     assert options["public_url"] == "http://localhost:8767"
 
 
+def test_serve_lessons_serves_a_teachers_own_folder(tmp_path, capsys):
+    for suffix in (".mlir", ".toml"):
+        (tmp_path / f"mine{suffix}").write_text((lessons_folder() / f"gather{suffix}").read_text())
+    args = _parser().parse_args(["serve", "--lessons", str(tmp_path)])
+    assert serve_command(args)[-3:] == ["--pick", "--folder", str(tmp_path.resolve())]
+    assert main(["serve", "--lessons", str(tmp_path / "missing")]) == 2
+    assert "no such folder" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["serve", "--lessons", str(tmp_path / "empty")]) == 2
+    assert "the folder holds no lesson (a lesson is NAME.mlir with its NAME.toml)" in capsys.readouterr().err
+
+
 def test_serve_lessons_with_a_program_says_to_leave_it_out(capsys):
     assert main(["serve", "prog.mlir", "--lessons"]) == 2
     assert "serve --lessons serves the lesson picker, not a program: leave out 'prog.mlir'" in capsys.readouterr().err
