@@ -161,12 +161,12 @@ def _check_lesson_folder(lessons) -> None:
     """serve --lessons DIR: a folder that holds lessons, checked once here rather than in every tab."""
     if lessons is True:
         return
-    from hlodbg.cli_lesson import catalog
+    from hlodbg.engine.debug.lessons import lesson_catalog
 
     folder = Path(lessons)
     if not folder.is_dir():
         raise CliError(f"serve --lessons {lessons}: no such folder")
-    if not catalog(str(folder)):
+    if not lesson_catalog(folder):
         raise CliError(f"serve --lessons {lessons}: the folder holds no lesson (a lesson is NAME.mlir with its NAME.toml)")
 
 

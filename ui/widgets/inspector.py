@@ -11,7 +11,6 @@ The app owns the keyboard; it calls the plain navigation methods (`next_value`, 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Optional, Sequence
 
@@ -32,7 +31,8 @@ from hlodbg.engine.machine.layout import LayoutError
 from hlodbg.ui.state import ValueView
 
 from .physical_view import physical_lines
-from .tensor_text import MUTED, as_tensor, format_float, changed_mask, count_changed, element_count, element_type_text, format_cells, histogram_line, split_tuple_type
+from .slice_entry import SliceEntry, expand
+from .tensor_text import MUTED, format_float, changed_mask, count_changed, element_count, format_cells, histogram_line
 
 SUMMARY_IN_THREAD = 1 << 20  # larger values are summarized in a worker thread (16M f32: ~0.2 s)
 SUMMARY_GROUP = "tensor-inspector-summary"
@@ -46,87 +46,6 @@ CHANGED = "bold $text-warning"
 SELECTED = "bold reverse $text-accent"
 CURSOR = "bold reverse"
 WORD_MATE = "underline $text-accent"
-
-
-@dataclass
-class _Entry:
-    """One row of the value list with the slice position and caches of its own."""
-
-    view: ValueView
-    array: Optional[np.ndarray]
-    row_axis: int = 0
-    col_axis: int = 1
-    fixed: list[int] = field(default_factory=list)  # index along every axis (used when not displayed)
-    fixed_axis: Optional[int] = None  # the axis index_next / index_previous move
-    row0: int = 0
-    col0: int = 0
-    rows_shown: int = 1
-    cols_shown: int = 1
-    diff: bool = False
-    note: str = ""
-    summary: Optional[ValueSummary] = None
-    summary_error: str = ""
-    summarizing: bool = False
-    histogram: Optional[tuple[int, Content]] = None  # (the width it was drawn for, the line)
-    changed: Optional[int] = None
-    cursor_row: int = 0  # the element cursor, in the slice shown (a vector's: cursor_col)
-    cursor_col: int = 0
-    cursor_shown: bool = False  # once moved (or in the physical view)
-    row_lines: tuple[int, list] = (0, [])  # where the table's rows start and its columns' (x0, x1, column)
-
-    def __post_init__(self) -> None:
-        self.summary = self.view.summary
-        if self.array is not None:
-            ndim = self.array.ndim
-            self.fixed = [0] * ndim
-            self.row_axis, self.col_axis = max(0, ndim - 2), max(0, ndim - 1)
-            self._choose_fixed_axis()
-
-    def free_axes(self) -> list[int]:
-        return [axis for axis in range(self.array.ndim) if axis not in (self.row_axis, self.col_axis)]
-
-    def _choose_fixed_axis(self) -> None:
-        free = self.free_axes() if self.array is not None and self.array.ndim > 2 else []
-        if self.fixed_axis not in free:
-            self.fixed_axis = free[0] if free else None
-
-    def shown_axes(self) -> list[int]:
-        """The axes of the slice shown: (rows, columns), one for a vector, none for a scalar."""
-        ndim = self.array.ndim
-        return [self.row_axis, self.col_axis] if ndim >= 2 else [0] if ndim == 1 else []
-
-    def cursor_index(self) -> tuple[int, ...]:
-        """The logical index under the element cursor (the fixed index along the other axes)."""
-        index = list(self.fixed)
-        axes = self.shown_axes()
-        if len(axes) == 2:
-            index[axes[0]], index[axes[1]] = self.cursor_row, self.cursor_col
-        elif axes:
-            index[0] = self.cursor_col
-        return tuple(index)
-
-    def previous_array(self) -> Optional[np.ndarray]:
-        previous = as_tensor(self.view.previous)
-        if previous is None or self.array is None or previous.shape != self.array.shape:
-            return None
-        return previous
-
-
-def expand(view: ValueView) -> list[_Entry]:
-    """The entry of `view`, followed by entries of its elements when it is a tuple (recursively)."""
-    entries = [_Entry(view, as_tensor(view.value))]
-    value = view.value
-    if isinstance(value, tuple):
-        types = split_tuple_type(view.type_text, len(value)) or [element_type_text(v) for v in value]
-        previous = view.previous if isinstance(view.previous, tuple) and len(view.previous) == len(value) else None
-        summary = view.summary
-        summaries = summary.elements if summary is not None and len(summary.elements) == len(value) else None
-        for index, element in enumerate(value):
-            entries.extend(expand(ValueView(
-                label=f"{view.label}[{index}]", type_text=types[index], value=element,
-                summary=summaries[index] if summaries else None,
-                previous=previous[index] if previous else None, where=view.where)))
-    return entries
 
 
 class _SliceView(Static):
@@ -176,7 +95,7 @@ class TensorInspector(Widget, can_focus=False):
         super().__init__(name=name, id=id, classes=classes)
         self._title = ""
         self._facts: list[str] = []
-        self._entries: list[_Entry] = []
+        self._entries: list[SliceEntry] = []
         self._index = 0
         self._head = Static(classes="inspector-head", markup=False)
         self._body = Static(classes="inspector-body", markup=False)
@@ -343,10 +262,10 @@ class TensorInspector(Widget, can_focus=False):
             entry.note = ""
         self._refresh()
 
-    def _current(self) -> Optional[_Entry]:
+    def _current(self) -> Optional[SliceEntry]:
         return self._entries[self._index] if self._entries else None
 
-    def _sliceable(self) -> Optional[_Entry]:
+    def _sliceable(self) -> Optional[SliceEntry]:
         entry = self._current()
         return entry if entry is not None and entry.array is not None and entry.array.ndim >= 2 else None
 
@@ -467,7 +386,7 @@ class TensorInspector(Widget, can_focus=False):
             lines += physical_lines(view.storage, entry.array, entry.shown_axes(), entry.cursor_index(), self._viewport()[0])
         return lines
 
-    def _summary(self, entry: _Entry) -> Optional[ValueSummary]:
+    def _summary(self, entry: SliceEntry) -> Optional[ValueSummary]:
         if entry.summary is not None or entry.summary_error or entry.summarizing:
             return entry.summary
         if element_count(entry.view.value) > SUMMARY_IN_THREAD and self.is_attached:  # keep the UI responsive: summarize in a thread, redraw after
@@ -479,7 +398,7 @@ class TensorInspector(Widget, can_focus=False):
         return entry.summary
 
     @staticmethod
-    def _summarize(entry: _Entry) -> tuple[_Entry, Optional[ValueSummary], str]:
+    def _summarize(entry: SliceEntry) -> tuple[SliceEntry, Optional[ValueSummary], str]:
         try:
             return entry, summarize(entry.view.value), ""
         except Exception as error:  # shown in place of the statistics rather than ending the app
@@ -495,7 +414,7 @@ class TensorInspector(Widget, can_focus=False):
         if entry is self._current():
             self._refresh()
 
-    def _stats_line(self, entry: _Entry) -> Content:
+    def _stats_line(self, entry: SliceEntry) -> Content:
         summary = self._summary(entry)
         if entry.summarizing:
             return Content.styled(f"size {entry.array.size}  statistics: computing...", MUTED)
@@ -560,7 +479,7 @@ class TensorInspector(Widget, can_focus=False):
         return [[(text + "*", CHANGED) if moved else (text + " ", "") for text, moved in zip(row, moves)]
                 for row, moves in zip(texts, changed.tolist())]
 
-    def _marks(self, entry: _Entry) -> dict[tuple[int, int], str]:
+    def _marks(self, entry: SliceEntry) -> dict[tuple[int, int], str]:
         """(row, column) of the slice -> style: the element cursor and, in the physical view, the
         elements sharing its 32-bit word."""
         if not (entry.cursor_shown or self.physical) or entry.array.ndim == 0:
@@ -580,7 +499,7 @@ class TensorInspector(Widget, can_focus=False):
                 marks[(index[axes[0]], index[axes[1]]) if len(axes) == 2 else (0, index[0])] = style
         return marks
 
-    def _vector_lines(self, entry: _Entry, previous: Optional[np.ndarray], width: int, rows: int) -> list[Content]:
+    def _vector_lines(self, entry: SliceEntry, previous: Optional[np.ndarray], width: int, rows: int) -> list[Content]:
         array = entry.array
         length = array.shape[0]
         start = entry.col0 = max(0, min(entry.col0, length - 1))
@@ -602,7 +521,7 @@ class TensorInspector(Widget, can_focus=False):
             lines.append(Content.assemble(*parts))
         return lines
 
-    def _matrix_lines(self, entry: _Entry, previous: Optional[np.ndarray], width: int, rows: int) -> list[Content]:
+    def _matrix_lines(self, entry: SliceEntry, previous: Optional[np.ndarray], width: int, rows: int) -> list[Content]:
         array = entry.array
         row_axis, col_axis = entry.row_axis, entry.col_axis
         n_rows, n_cols = array.shape[row_axis], array.shape[col_axis]
