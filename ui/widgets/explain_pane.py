@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Optional
 
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
@@ -15,10 +14,7 @@ from hlodbg.ui.state import ExplanationState
 
 from .provenance_view import WORKING
 from .tensor_text import MUTED
-
-
-class _Scroll(VerticalScroll, can_focus=False):
-    pass
+from .panels import PaneScroll
 
 
 class ExplainPane(Widget, can_focus=False):
@@ -35,7 +31,7 @@ class ExplainPane(Widget, can_focus=False):
         self.explained = None  # (op, element) shown, so a redraw asks again only when it changes
 
     def compose(self) -> ComposeResult:
-        with _Scroll():
+        with PaneScroll():
             yield self._body
 
     def show(self, state: Optional[ExplanationState], lang: str = "en") -> None:
@@ -45,7 +41,7 @@ class ExplainPane(Widget, can_focus=False):
         self._text = "\n".join(line.plain for line in lines)
         if state is not None and state.title != self._title:  # another op: from its top; the same one stays where it was read
             self._title = state.title
-            self.query_one(_Scroll).scroll_home(animate=False)
+            self.query_one(PaneScroll).scroll_home(animate=False)
 
     def render_text(self) -> str:
         return self._text

@@ -18,7 +18,6 @@ import numpy as np
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
@@ -33,6 +32,7 @@ from hlodbg.ui.state import ValueView
 from .physical_view import physical_lines
 from .slice_entry import SliceEntry, expand
 from .tensor_text import MUTED, format_float, changed_mask, count_changed, element_count, format_cells, histogram_line
+from .panels import PaneScroll
 
 SUMMARY_IN_THREAD = 1 << 20  # larger values are summarized in a worker thread (16M f32: ~0.2 s)
 SUMMARY_GROUP = "tensor-inspector-summary"
@@ -69,10 +69,6 @@ class _SliceView(Static):
             event.stop()
 
 
-class _Scroll(VerticalScroll, can_focus=False):
-    pass
-
-
 class TensorInspector(Widget, can_focus=False):
     """Statistics, histogram and a 2-D slice of the selected value among a list of values."""
 
@@ -105,7 +101,7 @@ class TensorInspector(Widget, can_focus=False):
         self._pointed: tuple = (None, None)  # (value, element) last said in a CursorMoved
 
     def compose(self) -> ComposeResult:
-        with _Scroll():
+        with PaneScroll():
             yield self._head
             yield self._body
             yield self._slice

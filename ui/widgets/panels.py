@@ -5,12 +5,17 @@ from typing import Optional
 
 from rich.text import Text
 from textual.binding import Binding
+from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Static
 
 from hlodbg.engine.machine.memory import format_bytes
 
 from ..state import DebugState, FrameView, short_note
+
+
+class PaneScroll(VerticalScroll, can_focus=False):
+    """A pane's scrolling body that never takes the keyboard (the app owns the keys)."""
 
 
 class FramesPanel(Static, can_focus=False):

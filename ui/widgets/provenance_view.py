@@ -13,7 +13,6 @@ from typing import Optional
 import numpy as np
 from rich.cells import cell_len
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
@@ -22,6 +21,7 @@ from hlodbg.engine.ir.phrases import Phrase
 from hlodbg.ui.state import MarkedTensor, ProvenanceState
 
 from .tensor_text import MUTED, format_cells
+from .panels import PaneScroll
 
 WORKING = Phrase("working it out…")
 NO_VALUE = Phrase("no value yet")
@@ -36,10 +36,6 @@ SELECTED_STYLE = "bold reverse $text-accent"
 ROLE_STYLES = ("bold reverse $text-success", "bold reverse $text-warning", "bold reverse $text-primary",
                "bold reverse $text-error", "bold reverse $text-secondary", "bold underline $text-success",
                "bold underline $text-warning")
-
-
-class _Scroll(VerticalScroll, can_focus=False):
-    pass
 
 
 class ProvenanceView(Widget, can_focus=False):
@@ -58,7 +54,7 @@ class ProvenanceView(Widget, can_focus=False):
         self._text = ""
 
     def compose(self) -> ComposeResult:
-        with _Scroll():
+        with PaneScroll():
             yield self._body
 
     def show(self, state: Optional[ProvenanceState], lang: str = "en") -> None:
