@@ -427,7 +427,7 @@ def test_sources_on_other_devices_are_named_with_their_values(monkeypatch):
     explanation = explain_op(op, at=(1, 0), operands=[mine], results=[np.ones((2, 1))], process=here,
                              peer_values=lambda process: ([theirs], [None]))
     assert _section(explanation, 4)[-2:] == [
-        "  copied element: operand #0 operand at (1, 2) of device (2, 0) = 5",
+        "  copied element: operand #0 operand at (1, 2) of device (replica 2, partition 0) = 5",
         "  copied element: operand #0 operand at (0, 1) = 0"]
     assert explanation.to_dict()["provenance"]["sources"][0]["device"] == [2, 0]
     assert explanation.to_dict()["provenance"]["device"] == [1, 0]

@@ -26,7 +26,7 @@ def test_per_device_arguments_reach_the_explained_run(tmp_path, capsys):
                               "--args-per-device", tmp_path)
     assert code == 0, err
     # device 1 holds x = [10, 7] + its replica id 1; its pair partner device 0 holds [0, 7] + 0.
-    assert "at (0) of device (0, 0) = 0\n" in out and "operands[0] at (0) = 11\n" in out
+    assert "at (0) of device (replica 0, partition 0) = 0\n" in out and "operands[0] at (0) = 11\n" in out
     assert "result #0 at (0) = 11\n" in out
 
 

@@ -48,8 +48,8 @@ STEPS = Phrase("the index arithmetic:")
 SOURCES = Phrase("the operand elements that make it, in the order the op combines them:")
 SOURCE = Phrase("{role}: operand #{operand} {name} at {index}")
 SOURCE_VALUE = Phrase("{role}: operand #{operand} {name} at {index} = {value}")
-SOURCE_DEVICE = Phrase("{role}: operand #{operand} {name} at {index} of device {device}")
-SOURCE_DEVICE_VALUE = Phrase("{role}: operand #{operand} {name} at {index} of device {device} = {value}")
+SOURCE_DEVICE = Phrase("{role}: operand #{operand} {name} at {index} of device (replica {replica}, partition {partition})")
+SOURCE_DEVICE_VALUE = Phrase("{role}: operand #{operand} {name} at {index} of device (replica {replica}, partition {partition}) = {value}")
 ELEMENT_VALUE = Phrase("result #{result} at {index} = {value}")
 MORE_STEPS = Phrase("… {count} more steps like these …")  # the diagrams' phrase (layouts/op_diagram.py) too
 MORE_SOURCES = Phrase("… and {count} more operand elements like these")
@@ -107,10 +107,10 @@ class Explanation:
             out["provenance"] = {
                 "result": p.result,
                 "index": list(p.index),
-                "device": list(_device(p.device)) if p.device is not None else None,
+                "device": [p.device.replica_id, p.device.partition_id] if p.device is not None else None,
                 "steps": p.lines(self.lang),
                 "sources": [{"operand": s.operand, "index": list(s.index), "role": s.role.say(self.lang),
-                             "device": list(_device(s.device)) if s.device is not None else None} for s in p.sources],
+                             "device": [s.device.replica_id, s.device.partition_id] if s.device is not None else None} for s in p.sources],
             }
         return out
 
@@ -239,7 +239,7 @@ def _provenance_lines(op, lang, at, result, operands, results, process, peer_val
         fields = dict(role=s.role.say(lang), operand=s.operand, name=names[s.operand] if s.operand < len(names) else "",
                       index=list(s.index))
         if s.device is not None and s.device != process:
-            fields["device"] = _device(s.device)
+            fields["replica"], fields["partition"] = s.device.replica_id, s.device.partition_id
             phrase = SOURCE_DEVICE if value is None else SOURCE_DEVICE_VALUE
         else:
             phrase = SOURCE if value is None else SOURCE_VALUE
@@ -255,11 +255,6 @@ def _shortened(steps: list[str], lang: str) -> list[str]:
         return steps
     head, tail = steps[:SHOWN_STEPS - 3], steps[-2:]
     return head + [MORE_STEPS.say(lang, count=len(steps) - len(head) - len(tail))] + tail
-
-
-def _device(process: ProcessId) -> tuple[int, int]:
-    """A device as (replica, partition)."""
-    return process.replica_id, process.partition_id
 
 
 def _element(value: Any, index: tuple) -> Any:
