@@ -20,7 +20,7 @@ import numpy as np
 
 from ..ir.phrases import Phrase
 from .provenance import ProvenanceQuery, Reached, Source, explains, reaches
-from .shape import COPIED, RESULT_IS_OPERAND
+from .shape import COPIED, RESULT_IS_OPERAND, _clamped_starts
 
 START_INDEX = Phrase("start index")
 STRIDE = Phrase("stride")
@@ -184,12 +184,10 @@ def real_dynamic_slice_provenance(q: ProvenanceQuery):
 def _clamped(q: ProvenanceQuery, first_start: int, window: Sequence[int]) -> tuple[list[int], list]:
     """The starts (scalar operands from `first_start` on) clamped so the window fits, and the steps."""
     shape = q.operand_shape(0)
-    starts, steps = [], []
-    for d, (n, w) in enumerate(zip(shape, window)):
-        start = int(q.operand_value(first_start + d))
-        clamped = min(max(start, 0), n - w)
-        starts.append(clamped)
-        steps.append((CLAMPED_START, {"dim": d, "start": start, "size": n, "window": w, "clamped": clamped}))
+    given = [int(q.operand_value(first_start + d)) for d in range(len(shape))]
+    starts = _clamped_starts(given, shape, window)  # the evaluator's own rule
+    steps = [(CLAMPED_START, {"dim": d, "start": start, "size": n, "window": w, "clamped": clamped})
+             for d, (start, n, w, clamped) in enumerate(zip(given, shape, window, starts))]
     return starts, steps
 
 
