@@ -27,8 +27,9 @@ class GivenOnce(argparse.Action):
 def add_argument_options(cmd, entry_help: str) -> None:
     """--entry, --args, --arg, --seed: which function runs on which arguments (run, open, serve)."""
     cmd.add_argument("--entry", default="main", help=f"{entry_help} (default: main)")
-    cmd.add_argument("--args", metavar="IN.npz", help="arguments as arg0, arg1, ... in an .npz file "
-                     "(on a grid, arg0@R,P is device R,P's own value)")
+    cmd.add_argument("--args", metavar="IN.npz|DIR", help="arguments as arg0, arg1, ... in an .npz file, or a "
+                     "directory of NAME.npy files (NAME: argN or the argument's name); memory-mapped where the "
+                     "file allows (on a grid, arg0@R,P is device R,P's own value)")
     cmd.add_argument("--args-per-device", metavar="DIR", help="on a grid: DIR/device_R_P.npz holds device R,P's own "
                      "arguments (all or some; the others come from --args/--arg or are random)")
     cmd.add_argument("--arg", action="append", default=[], metavar="N=FILE.npy", help="argument N from an .npy file (repeatable)")

@@ -70,7 +70,7 @@ def _assert_refused_in_words(capsys, option: str, value: str, expected: str) -> 
     ("truncated npz", "the archive is damaged or truncated"),
     ("object npz", "arg0 holds Python objects, not numbers; hlodbg reads numeric arrays only"),
     ("other zip", "readme.txt is not an array (.npy) but some other file"),
-    ("directory", "is a directory, not a file"),
+    ("directory", "holds no .npy files; a directory of arguments holds one NAME.npy per argument"),
     ("missing", "--args: no such file:"),
 ])
 def test_args_files_that_are_not_npz_are_said_so(tmp_path, capsys, kind, expected):

@@ -32,15 +32,31 @@ def _fit_dtype(array: np.ndarray, t: Type) -> np.ndarray:
     return array
 
 
+def read_only(value: Any) -> Any:
+    """A run's view of an argument: arrays become read-only views, so no op ever writes into the
+    caller's data (or into a memory-mapped file); tuples element by element; the rest as is."""
+    if isinstance(value, np.ndarray):
+        if not value.flags.writeable:
+            return value
+        view = value.view()
+        view.flags.writeable = False
+        return view
+    if type(value) is tuple:
+        return tuple(read_only(element) for element in value)
+    return value
+
+
 def build_arguments(
     input_types: Sequence[Type],
     given: Optional[dict[int, Any]] = None,
     seed: int = 0,
+    origins: Optional[dict[int, str]] = None,
 ) -> tuple[list[Any], list[int]]:
     """Arguments for a function: the given ones (by position) and random ones for the rest.
 
     Returns (arguments, positions that were filled at random). Random values depend only on the
-    seed and the position, so adding one argument does not change the others.
+    seed and the position, so adding one argument does not change the others. `origins` names
+    where a given value came from (a file), for messages.
     """
     given = dict(given or {})
     extra = sorted(k for k in given if not 0 <= k < len(input_types))
@@ -55,7 +71,10 @@ def build_arguments(
             try:
                 args.append(as_value(data, t))
             except ValueError as e:
-                raise ExecutionError(f"argument {i}: {e}") from None
+                where = f"argument {i}"
+                if origins and origins.get(i, where) != where:  # a file's value: named by its file
+                    where = f"{origins[i]}: {where}"
+                raise ExecutionError(f"{where}: {e}") from None
         else:
             try:
                 args.append(random_value(t, np.random.default_rng([seed, i])))
@@ -112,10 +131,12 @@ class DeviceArguments:
     shared: dict[int, Any] = field(default_factory=dict)
     own: dict[ProcessId, dict[int, Any]] = field(default_factory=dict)
     origin: dict[tuple[ProcessId, int], str] = field(default_factory=dict)
+    shared_origin: dict[int, str] = field(default_factory=dict)
 
     def give(self, device: Optional[ProcessId], position: int, value: Any, where: str) -> None:
         if device is None:
             self.shared[position] = value
+            self.shared_origin[position] = where
         else:
             self.own.setdefault(device, {})[position] = value
             self.origin[(device, position)] = where
@@ -166,7 +187,7 @@ def device_arguments(input_types: Sequence[Type], given: DeviceArguments, replic
                                 f"{_devices_text(replicas, partitions)}")
         if not 0 <= position < len(input_types):
             raise ArgumentError(f"{where} is argument {position}, but the function takes {len(input_types)} argument(s)")
-    shared, randomised = build_arguments(input_types, given.shared, seed)
+    shared, randomised = build_arguments(input_types, given.shared, seed, given.shared_origin)
     if not given.own:
         return shared, randomised
     per_device: dict[ProcessId, list[Any]] = {}
@@ -189,4 +210,4 @@ def device_arguments(input_types: Sequence[Type], given: DeviceArguments, replic
 
 
 __all__ = ["ArgumentError", "DeviceArguments", "build_arguments", "device_arguments", "given_arguments", "parse_device",
-           "parse_size", "split_device_key"]
+           "parse_size", "read_only", "split_device_key"]

@@ -21,6 +21,7 @@ from ..machine.allocator import keep_freed_memory
 from ..machine.backend import CPU, Backend
 from ..machine.memory import format_bytes, physical_memory
 from ..ir.dtypes import as_value
+from .arguments import read_only
 from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.core import Block, Function, Module, Operation, Value, function_list, symbol_name
 from ..ir.opset import is_foldable, is_terminator
@@ -360,7 +361,7 @@ def entry_arguments(function: Function, args: Sequence[Any]) -> list[Any]:
     values = []
     for i, (arg, t) in enumerate(zip(args, inputs)):
         try:
-            values.append(as_value(arg, t))
+            values.append(read_only(as_value(arg, t)))  # an argument is never written
         except ValueError as e:
             raise ExecutionError(f"argument {i} of @{name}: {e}", function.pos) from None
     return values
