@@ -136,7 +136,7 @@ def test_tuples_and_tokens():
     assert summarize(TOKEN) == ValueSummary(kind="token", dtype="", shape=(), size=0)
 
 
-KEYS = ["kind", "dtype", "shape", "size", "nan", "posinf", "neginf", "min", "max", "mean", "std", "zeros", "elements"]
+KEYS = ["kind", "dtype", "shape", "size", "nan", "posinf", "neginf", "min", "max", "mean", "std", "zeros", "elements", "sampled"]
 
 
 @pytest.mark.parametrize(
@@ -255,3 +255,84 @@ JSON_SUMMARIES = [
 @pytest.mark.parametrize("value,expected", JSON_SUMMARIES, ids=[str(i) for i in range(len(JSON_SUMMARIES))])
 def test_run_json_summary_keeps_its_shape(value, expected):
     assert summarize_for_json(value) == expected
+
+
+# -- values too big to summarise in full at every step: sampled first, exact on request -----------------
+
+def _big_floats() -> np.ndarray:
+    array = np.random.default_rng(3).standard_normal((300, 200)).astype(np.float32) * 2 + 5
+    array[7, 3] = np.nan  # outside any sample of 1,000 of 60,000: still counted
+    array[299, 199] = -np.inf
+    array[150, 1] = 1e3  # the maximum, where no sample run reads
+    array[4, 4] = 0.0
+    return array
+
+
+def test_a_sampled_summary_says_so_and_keeps_min_max_and_nan_counts_exact():
+    array = _big_floats()
+    sampled = summarize(array, sample_above=1_000)
+    exact = summarize(array, sample_above=1_000, exact=True)
+    assert sampled.sampled == 1_000 and not sampled.exact and exact.exact and exact.sampled == 0
+    assert (sampled.min, sampled.max, sampled.nan, sampled.posinf, sampled.neginf) == \
+        (exact.min, exact.max, exact.nan, exact.posinf, exact.neginf) == (exact.min, 1e3, 1, 0, 1)
+    assert not sampled.finite  # what NaN overlays read is never a guess
+    assert "mean ≈" in sampled.describe() and "(≈ sampled 1k of 60k)" in sampled.describe()
+    assert "≈" not in exact.describe()
+    assert sampled.mean == pytest.approx(exact.mean, abs=0.3) and sampled.std == pytest.approx(2, rel=0.2)
+    assert sampled.to_json()["sampled"] == 1_000 and summarize(array).sampled == 0  # default threshold: 100M
+
+
+def test_an_exact_summary_of_a_big_value_matches_numpy():
+    array = _big_floats()
+    exact = summarize(array, sample_above=1_000, exact=True)
+    finite = array[np.isfinite(array)].astype(np.float64)
+    assert exact.min == finite.min() and exact.max == finite.max()
+    assert exact.mean == pytest.approx(finite.mean(), rel=1e-12) and exact.std == pytest.approx(finite.std(), rel=1e-9)
+    assert exact.zeros == 1
+
+
+@pytest.mark.parametrize("array", [
+    np.arange(50_000, dtype=np.int32).reshape(250, 200)[:, ::2],  # strided: sampled by index
+    (np.random.default_rng(4).standard_normal(20_000) * (1 + 1j)).astype(np.complex64),
+    np.arange(20_000, dtype=np.int64) % 3 == 0,  # booleans are counted in full: it is cheap
+])
+def test_sampling_other_dtypes(array):
+    sampled, exact = summarize(array, sample_above=1_000), summarize(array, exact=True)
+    assert sampled.sampled == (0 if array.dtype == np.bool_ else 1_000)
+    assert (sampled.min, sampled.max, sampled.nan) == (exact.min, exact.max, exact.nan)
+    assert sampled.mean == pytest.approx(exact.mean, rel=0.1)
+
+
+def test_a_session_summarises_a_big_result_from_a_sample_until_asked_for_exact(monkeypatch):
+    import hlodbg
+    from hlodbg.engine.debug import summary as summary_module
+
+    monkeypatch.setattr(summary_module, "SAMPLE_ABOVE", 1_000)
+    program = hlodbg.load("func.func @main(%a: tensor<300x200xf32>) -> tensor<300x200xf32> {\n"
+                          "  %0 = stablehlo.abs %a : tensor<300x200xf32>\n  return %0 : tensor<300x200xf32>\n}\n")
+    session = program.session([_big_floats()], persist=False)
+    session.continue_()
+    assert session.summary(0).sampled and session.summary(0) is session.summary(0)  # cached
+    exact = session.summary(0, exact=True)
+    assert exact.exact and session.summary(0) is exact  # the exact one serves later questions
+    session.close()
+
+
+def test_the_inspector_marks_sampled_statistics_and_computes_exact_ones_on_request(monkeypatch):
+    from hlodbg.engine.debug import summary as summary_module
+    from hlodbg.ui.state import ValueView
+    from hlodbg.ui.widgets.inspector import TensorInspector
+    from hlodbg.ui.widgets.slice_entry import SliceEntry
+
+    monkeypatch.setattr(summary_module, "SAMPLE_ABOVE", 1_000)
+    array = _big_floats()
+    inspector = TensorInspector()
+    entry = SliceEntry(ValueView("%0", "tensor<300x200xf32>", array), array)
+    inspector._entries, inspector._index = [entry], 0
+    monkeypatch.setattr(inspector, "_refresh", lambda: None)  # not mounted: nothing to draw
+    line = inspector._stats_line(entry).plain
+    assert "mean ≈" in line and "(≈ sampled 1k of 60k; E: exact)" in line
+    inspector.exact_statistics()
+    line = inspector._stats_line(entry).plain
+    assert entry.summary.exact and "sampled" not in line and "≈" not in line
+    assert entry.summary.mean == summarize(array, exact=True).mean

@@ -75,6 +75,7 @@ INSPECTOR_BINDINGS = [
     _b("x", "inspector('cycle_col_axis')", "choose the axis shown as columns", "col_axis"),
     _b("y", "inspector('cycle_row_axis')", "choose the axis shown as rows", "row_axis"),
     _b("d", "inspector('toggle_diff')", "diff against the previous loop iteration", "diff"),
+    _b("E", "inspector('exact_statistics')", "exact statistics of a value over 100M elements (mean/std sampled)", "exact"),
     _b("pagedown", "scroll_slice(10, 0)", "scroll the slice down", "slice_down"),
     _b("pageup", "scroll_slice(-10, 0)", "scroll the slice up", "slice_up"),
     _b("greater_than_sign", "scroll_slice(0, 4)", "scroll the slice right", "slice_right"),

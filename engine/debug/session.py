@@ -262,17 +262,19 @@ class Session:
         return out
 
     # -- statistics ---------------------------------------------------------------------------
-    def summary(self, event: Optional[int] = None, index: int = 0) -> ValueSummary:
-        """min/max/mean/NaN/Inf of result `index` of an event, computed once and cached."""
+    def summary(self, event: Optional[int] = None, index: int = 0, exact: bool = False) -> ValueSummary:
+        """min/max/mean/NaN/Inf of result `index` of an event, computed once and cached. A value of
+        more than summary.SAMPLE_ABOVE elements gets mean/std from a sample unless `exact` (min,
+        max and the NaN/Inf counts are exact either way)."""
         view = self.timeline.view
         e = self.position if event is None else event
         key = (id(view), e, index)
         found = self._stats.get(key)
-        if found is None:
+        if found is None or (exact and not found.exact):
             outputs = EventView(view, e).outputs
             if index >= len(outputs):
                 raise ExecutionError(f"event {e} has {len(outputs)} result(s), not {index + 1}")
-            found = self._stats[key] = summarize(outputs[index])
+            found = self._stats[key] = summarize(outputs[index], exact=exact)
         return found
 
     def op_statistics(self) -> dict[Operation, "OpStatistics"]:

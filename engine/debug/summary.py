@@ -5,6 +5,14 @@ of a tensor (recursively for tuples). Large arrays are processed in blocks of BL
 summarising a 100M-element tensor needs only a few block-sized temporaries. Mean and standard
 deviation are accumulated in float64 with Chan's pairwise update, which stays accurate when the
 mean is large compared with the spread.
+
+Tensors of more than SAMPLE_ABOVE elements (a model's weights) are summarised from a sample first:
+mean, standard deviation and the zero count are estimated from SAMPLE_SIZE elements read in
+evenly spaced runs (a memory-mapped argument reads a few MB, not GBs), and the summary says so
+(`sampled`). Min, max and the NaN/Inf counts stay exact, from one vectorised pass (about 0.2 s a
+GB, a twentieth of the full statistics): a single NaN or outlier must never hide in what was not
+sampled, and whatever decides on finiteness (NaN overlays, `finite`) reads these. `exact=True`
+computes everything in full.
 """
 from __future__ import annotations
 
@@ -18,6 +26,9 @@ from ..ir.dtypes import Token, is_float_dtype, is_narrow_int, widen
 from ..ir.types import FLOAT_TYPE_NAMES, FloatType
 
 BLOCK = 1 << 22  # elements per block: 16 MiB of float32, 32 MiB once converted to float64
+SAMPLE_ABOVE = 100_000_000  # elements above which mean/std/zeros are estimated from a sample
+SAMPLE_SIZE = 1_000_000  # elements in that sample
+SAMPLE_RUNS = 256  # read as this many evenly spaced runs of consecutive elements
 
 Number = Union[float, int, bool]
 
@@ -56,6 +67,14 @@ class ValueSummary:
     std: Optional[float] = None  # population standard deviation (ddof=0)
     zeros: int = 0
     elements: tuple["ValueSummary", ...] = ()
+    sampled: int = 0  # elements mean/std/zeros were estimated from; 0: every statistic is exact
+
+    @property
+    def exact(self) -> bool:
+        """Every statistic computed over every element (tuples: of every element)."""
+        if self.kind == "tuple":
+            return all(element.exact for element in self.elements)
+        return not self.sampled
 
     @property
     def finite(self) -> bool:
@@ -87,12 +106,20 @@ class ValueSummary:
             parts.append("|z|")
         for label, number in (("min", self.min), ("max", self.max), ("mean", self.mean), ("std", self.std)):
             if number is not None:
-                parts.append(f"{label} {_format_number(number)}")
+                estimated = "≈" if self.sampled and label in ("mean", "std") else ""
+                parts.append(f"{label} {estimated}{_format_number(number)}")
         text = " ".join(parts)
         for count, label in ((self.nan, "NaN"), (self.posinf, "+Inf"), (self.neginf, "-Inf")):
             if count:
                 text += f" · {count} {label}"
+        if self.sampled:
+            text += f" ({self.sample_text})"
         return text
+
+    @property
+    def sample_text(self) -> str:
+        """`≈ sampled 1M of 268M`: what a sampled summary's mean/std/zeros were estimated from."""
+        return f"≈ sampled {count_text(self.sampled)} of {count_text(self.size)}" if self.sampled else ""
 
     def to_json(self) -> dict:
         """All fields under fixed keys; non-finite floats become the strings "nan", "inf", "-inf"."""
@@ -110,7 +137,16 @@ class ValueSummary:
             "std": _json_number(self.std),
             "zeros": self.zeros,
             "elements": [element.to_json() for element in self.elements],
+            "sampled": self.sampled,
         }
+
+
+def count_text(count: int) -> str:
+    """1048576 -> `1M`, 268435456 -> `268M`, 1500 -> `1.5k`: an element count at a glance."""
+    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if count >= scale:
+            return f"{count / scale:.3g}{suffix}"
+    return str(count)
 
 
 def _format_number(number: Number) -> str:
@@ -127,15 +163,17 @@ def _json_number(number: Optional[Number]) -> Any:
     return number
 
 
-def summarize(value: Any) -> ValueSummary:
+def summarize(value: Any, exact: bool = False, sample_above: Optional[int] = None) -> ValueSummary:
     """The summary of a runtime value: a numpy array (or scalar), a tuple of values, or a token.
 
-    Raises TypeError for values that are not numeric tensors (strings, objects, None).
+    A tensor of more than `sample_above` elements (default SAMPLE_ABOVE) gets its mean, std and
+    zero count from a sample unless `exact` (see the module's note; min/max/NaN/Inf are exact
+    either way). Raises TypeError for values that are not numeric tensors (strings, objects, None).
     """
     if isinstance(value, Token):
         return ValueSummary(kind="token", dtype="", shape=(), size=0)
     if isinstance(value, tuple):
-        elements = tuple(summarize(element) for element in value)
+        elements = tuple(summarize(element, exact, sample_above) for element in value)
         return ValueSummary(kind="tuple", dtype="", shape=(), size=len(elements), elements=elements)
     array = np.asarray(value)
     dtype = array.dtype
@@ -149,9 +187,67 @@ def summarize(value: Any) -> ValueSummary:
         statistics = _complex_statistics
     else:
         raise TypeError(f"cannot summarize a value of type {type(value).__name__} with dtype {dtype}")
+    limit = SAMPLE_ABOVE if sample_above is None else sample_above
+    sampled = 0
     with np.errstate(all="ignore"):  # squares of huge values may overflow; that is a result, not news
-        numbers = statistics(array)
-    return ValueSummary(kind="tensor", dtype=str(dtype), shape=tuple(array.shape), size=int(array.size), **numbers)
+        if exact or array.size <= limit or statistics is _bool_statistics:  # a bool count is cheap
+            numbers = statistics(array)
+        else:
+            sample = _sample(array, min(SAMPLE_SIZE, limit))
+            numbers = statistics(sample)
+            numbers["zeros"] = round(numbers.get("zeros", 0) * array.size / sample.size)
+            numbers.update(_extremes(array, statistics is _complex_statistics))
+            sampled = int(sample.size)
+    return ValueSummary(kind="tensor", dtype=str(dtype), shape=tuple(array.shape), size=int(array.size),
+                        sampled=sampled, **numbers)
+
+
+def _sample(array: np.ndarray, count: int) -> np.ndarray:
+    """`count` elements of `array` in SAMPLE_RUNS evenly spaced runs of consecutive elements (in
+    memory order, so a memory-mapped file is read in a few pages per run), as a 1-D copy."""
+    runs = max(1, min(SAMPLE_RUNS, count))
+    length = -(-count // runs)
+    starts = np.linspace(0, array.size - length, runs).astype(np.int64)
+    indices = (starts[:, None] + np.arange(length, dtype=np.int64)).reshape(-1)[:count]
+    if array.flags.c_contiguous or array.flags.f_contiguous:
+        return array.ravel(order="K")[indices]  # ravel of a contiguous array is a view
+    return array[np.unravel_index(indices, array.shape)]
+
+
+def _extremes(array: np.ndarray, magnitudes: bool) -> dict:
+    """Exact min/max (over finite elements; of |z| for complex) and NaN/Inf counts, in one pass:
+    a block whose min and max are finite holds no NaN or Inf, so only a rare non-finite block is
+    looked at more closely."""
+    low = high = None
+    nan = posinf = neginf = 0
+    floating = magnitudes or is_float_dtype(array.dtype)
+    for block in _blocks(array):
+        block = widen(block)
+        if magnitudes:
+            parts = (block.real, block.imag)
+            if not all(np.isfinite(part.min()) and np.isfinite(part.max()) for part in parts):
+                finite = np.isfinite(block)
+                nan += int(np.count_nonzero(np.isnan(block)))
+                for part in parts:
+                    posinf += int(np.count_nonzero(part == np.inf))
+                    neginf += int(np.count_nonzero(part == -np.inf))
+                block = block[finite]
+            block = np.abs(block)
+        elif floating:
+            if not (np.isfinite(block.min()) and np.isfinite(block.max())):
+                nan += int(np.count_nonzero(np.isnan(block)))
+                posinf += int(np.count_nonzero(block == np.inf))
+                neginf += int(np.count_nonzero(block == -np.inf))
+                block = block[np.isfinite(block)]
+        if block.size:
+            block_low, block_high = block.min(), block.max()
+            low = block_low if low is None else min(low, block_low)
+            high = block_high if high is None else max(high, block_high)
+    convert = float if floating else int
+    out = dict(min=None if low is None else convert(low), max=None if high is None else convert(high))
+    if floating:
+        out.update(nan=nan, posinf=posinf, neginf=neginf)
+    return out
 
 
 class _Moments:

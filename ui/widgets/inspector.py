@@ -393,10 +393,23 @@ class TensorInspector(Widget, can_focus=False):
         entry.summary, entry.summary_error = self._summarize(entry)[1:]
         return entry.summary
 
+    def exact_statistics(self) -> None:
+        """Recompute statistics summarised from a sample (values over summary.SAMPLE_ABOVE
+        elements) over every element, in a thread as any large summary."""
+        entry = self._current()
+        if entry is None or entry.summarizing or entry.exact:
+            return
+        if entry.summary is not None and entry.summary.exact:
+            if self.is_attached:
+                self.notify("these statistics are exact already")
+            return
+        entry.exact, entry.summary, entry.summary_error = True, None, ""
+        self._refresh()
+
     @staticmethod
     def _summarize(entry: SliceEntry) -> tuple[SliceEntry, Optional[ValueSummary], str]:
         try:
-            return entry, summarize(entry.view.value), ""
+            return entry, summarize(entry.view.value, exact=entry.exact), ""
         except Exception as error:  # shown in place of the statistics rather than ending the app
             return entry, None, str(error) or type(error).__name__
 
@@ -427,13 +440,16 @@ class TensorInspector(Widget, can_focus=False):
         for name, number in (("min", summary.min), ("max", summary.max),
                              ("mean", summary.mean), ("std", summary.std)):
             shown = "-" if number is None else str(number) if isinstance(number, int) else format_float(number)
-            parts.append(f"{name} {shown}  ")
-        parts.append(f"zeros {summary.zeros}")
+            estimated = "≈" if summary.sampled and name in ("mean", "std") and number is not None else ""
+            parts.append(f"{name} {estimated}{shown}  ")
+        parts.append(f"zeros {'≈' if summary.sampled else ''}{summary.zeros}")
         dtype = entry.array.dtype
         if is_float_dtype(dtype) or dtype.kind == "c":
             for name, count in (("NaN", summary.nan), ("+Inf", summary.posinf), ("-Inf", summary.neginf)):
                 parts.append("  ")
                 parts.append((f"{name} {count}", NON_FINITE) if count else f"{name} {count}")
+        if summary.sampled:  # mean, std and zeros are estimates: say so, and how to get them exact
+            parts.append((f"  ({summary.sample_text}; E: exact)", MUTED))
         return Content.assemble(*parts)
 
     def _slice_lines(self, width: int, rows: int) -> list[Content]:

@@ -34,6 +34,7 @@ class SliceEntry:
     summary: Optional[ValueSummary] = None
     summary_error: str = ""
     summarizing: bool = False
+    exact: bool = False  # statistics over every element asked for (E), not from a sample
     histogram: Optional[tuple[int, Content]] = None  # (the width it was drawn for, the line)
     changed: Optional[int] = None
     cursor_row: int = 0  # the element cursor, in the slice shown (a vector's: cursor_col)
