@@ -20,7 +20,7 @@ from ..run.interpreter import Frame, Interpreter, Listener
 from ..ir.core import Block
 from ..ir.opset import has_aliasing_regions
 from .trace import FrameRecord, Trace
-from .values import nbytes
+
 
 NEVER = float("inf")
 
@@ -136,6 +136,7 @@ class RecordingInterpreter(Interpreter, Listener):
         sizes = store.sizes
         ndarray = np.ndarray
         frame_finished = store.frame_finished
+        held_bytes = store.held_bytes
         arrive = self._arrive
         clock = perf_counter
 
@@ -156,10 +157,10 @@ class RecordingInterpreter(Interpreter, Listener):
             ends[eid] = len(ops) - 1
             add_completed(eid)
             # ValueStore.account, inlined: this runs once per op of the program.
-            if type(out) is ndarray:
-                size = out.nbytes if out.base is None else 0
+            if type(out) is ndarray and out.base is None:
+                size = out.nbytes
             else:
-                size = nbytes(out)
+                size = held_bytes(out, operands)
             if size:
                 sizes[eid] = size
                 store.bytes += size

@@ -39,6 +39,14 @@ def default_budget() -> int:
     return memory // 4 if memory else 4 << 30
 
 
+def memory_owner(array: np.ndarray) -> Any:
+    """What holds `array`'s memory: the array at the end of its base chain that owns its data, or
+    the buffer under it (an mmap of a file, bytes) when no array does."""
+    while isinstance(array, np.ndarray) and array.base is not None:
+        array = array.base
+    return array
+
+
 def nbytes(out: Any) -> int:
     """Memory a result holds on its own (views of other arrays hold none)."""
     if type(out) is np.ndarray:
@@ -91,15 +99,42 @@ class ValueStore:
         self._quiet: Optional[Interpreter] = None
         self._replayable: dict[int, bool] = {}
         self._free: dict[Operation, list[Value]] = {}
+        self._external: dict[int, Any] = {}  # id -> what holds the entry arguments' memory
 
     # -- recording side (called by the recording loop) ----------------------------------------
-    def account(self, eid: int, out: Any) -> None:
+    def held_bytes(self, out: Any, operands: Optional[list] = None) -> int:
+        """The memory keeping `out` holds that nothing else accounts for.
+
+        An array owning its data holds its bytes. A view holds nothing when what it views is held
+        anyway: an entry argument (the caller keeps it), a memory-mapped file (its pages belong to
+        the file; an argument mapped from a 1 GB file costs no recorded bytes), or, given the op's
+        `operands`, one of them (recorded where it was made). A view of anything else (a
+        contraction's transposed temporary) keeps that whole array alive: it holds its bytes.
+        Without `operands` (frame arguments, which are values recorded elsewhere) views hold nothing."""
+        if isinstance(out, (list, tuple)):
+            return sum(self.held_bytes(element, operands) for element in out)
+        if not isinstance(out, np.ndarray):
+            return 0
+        if out.base is None:
+            return 0 if id(out) in self._external else out.nbytes
+        owner = memory_owner(out)
+        if operands is None or not isinstance(owner, np.ndarray) or id(owner) in self._external:
+            return 0
+        for operand in operands:
+            if isinstance(operand, np.ndarray) and memory_owner(operand) is owner:
+                return 0
+            if isinstance(operand, tuple) and any(isinstance(o, np.ndarray) and memory_owner(o) is owner
+                                                  for o in operand):
+                return 0
+        return owner.nbytes
+
+    def account(self, eid: int, out: Any, operands: Optional[list] = None) -> None:
         """An event finished with `out`: count the memory it holds, and drop older values when
         the budget is passed. Runs once per op of the program, so it stays small."""
-        if type(out) is np.ndarray:
-            size = out.nbytes if out.base is None else 0
+        if type(out) is np.ndarray and out.base is None:
+            size = out.nbytes
         else:
-            size = nbytes(out)
+            size = self.held_bytes(out, operands)
         if size:
             self.sizes[eid] = size
             self.bytes += size
@@ -110,7 +145,14 @@ class ValueStore:
         key = FrameArgs(record.id)
         if record.owner is None or not self._op_replayable(self.trace.ops[record.owner]):
             self._pinned.add(key)
-        size = nbytes(record.args)
+        if record.owner is None:  # the entry's arguments: the caller holds them, recording adds nothing
+            for value in record.args:
+                for array in value if isinstance(value, tuple) else (value,):
+                    if isinstance(array, np.ndarray):
+                        owner = memory_owner(array)
+                        self._external[id(owner)] = owner  # kept, so that its id is not reused
+            return
+        size = self.held_bytes(record.args)
         if size:
             self.sizes[key] = size
             self._later.append(key)
@@ -265,18 +307,17 @@ class ValueStore:
                     if capture.args is None:
                         raise ExecutionError(f"replaying {op.name} did not reach {record.describe()}", op.pos)
                     record.args = capture.args
-                    self._requeue(item, record.args)
+                    self._requeue(item, self.held_bytes(record.args))
                 else:
                     out = step.folded if step.folded is not None else step.evaluator(step.call, *operands)
                     trace.results[event] = out
-                    self._requeue(event, out)
+                    self._requeue(event, self.held_bytes(out, operands))
         finally:
             interpreter.listeners = []
             interpreter.frame = None
         self.recomputed += 1
 
-    def _requeue(self, key: Any, out: Any) -> None:
-        size = nbytes(out)
+    def _requeue(self, key: Any, size: int) -> None:
         if size:
             self.sizes[key] = size
             self._later.append(key)
