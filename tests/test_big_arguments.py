@@ -158,3 +158,33 @@ def test_a_damaged_mapped_member_is_a_clear_error(program, tmp_path, capsys):
     path.write_bytes(bytes(data))
     with pytest.raises(ExecutionError, match="arg0 is damaged or truncated"):
         read_npz(str(path))
+
+
+def test_a_large_member_that_cannot_be_mapped_says_why(tmp_path, capsys, monkeypatch):
+    import hlodbg.argument_files as argument_files
+
+    monkeypatch.setattr(argument_files, "READ_NOTE_BYTES", 0)  # every member counts as large
+    packed, plain = tmp_path / "packed.npz", tmp_path / "plain.npz"
+    np.savez_compressed(packed, arg0=WEIGHTS)
+    read_npz(str(packed))
+    err = capsys.readouterr().err
+    assert "arg0 is read into memory" in err and "not mapped from the file: it is compressed" in err
+    with open(plain, "wb") as handle:
+        np.savez(handle, arg0=WEIGHTS)  # arg0's data lands at byte 186: not a multiple of 4
+    read_npz(str(plain))
+    assert "its float32 elements start at byte 186, not a multiple of 4" in capsys.readouterr().err
+    save_npz(str(plain), {"arg0": WEIGHTS})
+    read_npz(str(plain))
+    assert capsys.readouterr().err == ""  # mapped: nothing to say
+
+
+def test_per_device_files_are_mapped_too(tmp_path):
+    from hlodbg.argument_files import add_device_directory
+    from hlodbg.engine.machine.process import ProcessId
+    from hlodbg.engine.run.arguments import DeviceArguments
+
+    save_npz(str(tmp_path / "device_0_1.npz"), {"arg0": WEIGHTS})
+    given = DeviceArguments()
+    add_device_directory(given, str(tmp_path))
+    own = given.own[ProcessId(0, 1)][0]
+    assert _mapped_from(own, tmp_path / "device_0_1.npz") and not own.flags.writeable
