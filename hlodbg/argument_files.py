@@ -79,7 +79,7 @@ def load_npy(path: str, option: str = "--arg") -> np.ndarray:
 
     def read() -> np.ndarray:
         array = np.load(path, mmap_mode="r", allow_pickle=False)
-        if not array.flags.aligned:  # numpy pads its headers to 64 bytes; an odd writer may not (see _map_member)
+        if not array.flags.aligned:  # numpy pads its headers to 64 bytes; an odd writer may not (see _stored_member)
             return _read_only(np.load(path, allow_pickle=False))
         return array
 
@@ -91,11 +91,13 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _map_member(path: str, info: zipfile.ZipInfo) -> tuple[Optional[np.ndarray], str]:
-    """A stored (uncompressed) .npy member of a zip, memory-mapped where it lies in the file, or
-    (None, why it cannot be mapped). Elements must be aligned in the file as in memory: numpy
-    computes on unaligned data through buffers, which changes the order of a sum's additions and
-    so its rounding, and a run must not depend on where a file happened to put its bytes."""
+def _stored_member(path: str, info: zipfile.ZipInfo) -> tuple[Optional[np.ndarray], str]:
+    """A stored (uncompressed) .npy member of a zip, memory-mapped where it lies in the file, and
+    why not when it cannot be: (array or None, reason). Elements must be aligned in the file as in
+    memory: numpy computes on unaligned data through buffers, which changes the order of a sum's
+    additions and so its rounding, and a run must not depend on where a file put its bytes. An
+    unaligned member is read straight from the file into an aligned array (one copy); None when
+    zipfile must read it (an empty array, an .npy format version numpy reads no other way)."""
     with open(path, "rb") as handle:
         handle.seek(info.header_offset)
         signature, name_length, extra_length = _LOCAL_HEADER.unpack(handle.read(_LOCAL_HEADER.size))
@@ -112,14 +114,19 @@ def _map_member(path: str, info: zipfile.ZipInfo) -> tuple[Optional[np.ndarray],
             return None, f".npy format {version[0]}.{version[1]}"
         _refuse_objects(dtype)
         data = handle.tell()
-    size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if data - start + size != info.file_size:
-        raise zipfile.BadZipFile("member size does not match its header")
-    if size == 0:
-        return None, "empty"
-    if data % dtype.alignment:
-        return None, f"its {dtype} elements start at byte {data}, not a multiple of {dtype.alignment}"
-    return np.memmap(path, dtype=dtype, mode="r", offset=data, shape=shape, order="F" if fortran else "C"), ""
+        size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        if data - start + size != info.file_size:
+            raise zipfile.BadZipFile("member size does not match its header")
+        if size == 0:
+            return None, "empty"
+        order = "F" if fortran else "C"
+        if data % dtype.alignment == 0:
+            return np.memmap(path, dtype=dtype, mode="r", offset=data, shape=shape, order=order), ""
+        raw = np.empty(size, np.uint8)  # numpy allocates aligned for every dtype
+        if handle.readinto(memoryview(raw)) != size:
+            raise EOFError("member cut short")
+    array = raw.view(dtype).reshape(shape, order=order)
+    return _read_only(array), f"its {dtype} elements start at byte {data}, not a multiple of {dtype.alignment}"
 
 
 def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
@@ -144,15 +151,15 @@ def read_npz(path: str, option: str = "--args") -> dict[str, np.ndarray]:
             if not name.endswith(".npy"):
                 raise ExecutionError(f"{option}: {path}: {name} is not an array (.npy) but some other file; {NPZ_HOW}")
             key = name[:-len(".npy")]
-            mapped, why = None, "it is compressed"
+            array, why = None, "it is compressed"
             if info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 0x1:  # stored, not encrypted
-                mapped, why = _array(lambda: _map_member(path, info), path, option, key)
-            if mapped is None:
-                if info.file_size >= READ_NOTE_BYTES:
-                    print(f"note: {option}: {path}: {key} is read into memory ({info.file_size / 2**20:,.0f} MiB), "
-                          f"not mapped from the file: {why}; {MAPPED_HOW}", file=sys.stderr)
-                mapped = _array(lambda: _read_member(archive, info), path, option, key)
-            arrays[key] = mapped
+                array, why = _array(lambda: _stored_member(path, info), path, option, key)
+            if why and info.file_size >= READ_NOTE_BYTES:
+                print(f"note: {option}: {path}: {key} is read into memory ({info.file_size / 2**20:,.0f} MiB), "
+                      f"not mapped from the file: {why}; {MAPPED_HOW}", file=sys.stderr)
+            if array is None:
+                array = _array(lambda: _read_member(archive, info), path, option, key)
+            arrays[key] = array
     if not arrays:
         raise ExecutionError(f"{option}: {path} holds no arrays; {NPZ_HOW}")
     return arrays

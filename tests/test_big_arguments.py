@@ -188,3 +188,16 @@ def test_per_device_files_are_mapped_too(tmp_path):
     add_device_directory(given, str(tmp_path))
     own = given.own[ProcessId(0, 1)][0]
     assert _mapped_from(own, tmp_path / "device_0_1.npz") and not own.flags.writeable
+
+
+def test_unaligned_stored_members_of_any_layout_read_back_exactly(tmp_path):
+    import ml_dtypes
+
+    arrays = {"f": np.asfortranarray(WEIGHTS.astype(np.complex128)), "b": WEIGHTS.astype(ml_dtypes.bfloat16),
+              "s": np.array(3.5, np.float64), "e": np.zeros((0, 4), np.float32)}
+    path = tmp_path / "plain.npz"
+    np.savez(path, **arrays)
+    for key, array in read_npz(str(path)).items():
+        want = arrays[key]
+        assert array.shape == want.shape and array.flags.aligned and not array.flags.writeable
+        np.testing.assert_array_equal(array.view(want.dtype) if array.dtype.kind == "V" else array, want)
