@@ -201,3 +201,17 @@ def test_unaligned_stored_members_of_any_layout_read_back_exactly(tmp_path):
         want = arrays[key]
         assert array.shape == want.shape and array.flags.aligned and not array.flags.writeable
         np.testing.assert_array_equal(array.view(want.dtype) if array.dtype.kind == "V" else array, want)
+
+
+def test_run_says_when_a_results_mean_is_sampled(program, capsys, monkeypatch):
+    import json
+
+    from hlodbg.engine.debug import summary
+
+    monkeypatch.setattr(summary, "SAMPLE_ABOVE", 10)  # 48-element results count as big
+    assert main(["run", str(program), "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert [r.get("sampled") for r in results] == [None, 10, 10]
+    assert main(["run", str(program)]) == 0
+    out = capsys.readouterr().out
+    assert "mean ≈" in out and "(mean ≈ sampled 10 of 48)" in out
