@@ -252,6 +252,24 @@ def add_directory(given: DeviceArguments, directory: str, function, option: str 
         given.give(device, names[name], load_npy(str(path), option), f"{option} {path}")
 
 
+def note_copies(given: DeviceArguments, values) -> None:
+    """A note for each large argument that the run holds as a copy of its file after all: its
+    dtype or byte order differs from the program's (`f64` data for an `f32` argument) and so it
+    was converted in memory."""
+    per_device = values if isinstance(values, dict) else {None: values}
+    for device, arrays in per_device.items():
+        own = given.own.get(device, {}) if device is not None else {}
+        for position, data in {**given.shared, **own}.items():
+            value = arrays[position]
+            if (isinstance(data, np.ndarray) and isinstance(value, np.ndarray) and data.nbytes >= READ_NOTE_BYTES
+                    and not np.may_share_memory(data, value)):
+                where = given.origin.get((device, position)) or given.shared_origin.get(position, f"argument {position}")
+                print(f"note: {where}: its {data.dtype} data is converted to {value.dtype} in memory "
+                      f"({value.nbytes / 2**20:,.0f} MiB), not read from the file; save it as {value.dtype} to "
+                      "have it mapped", file=sys.stderr)
+                return  # once is enough to say why memory grows
+
+
 _DEVICE_FILE = re.compile(r"^device_(\d+)_(\d+)\.npz$")
 DEVICE_FILES_HOW = "it holds one device_R_P.npz per device (device_1_0.npz: replica 1, partition 0)"
 

@@ -17,7 +17,7 @@ import numpy as np
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.ir.dtypes import Token, is_float_dtype, widen
 from hlodbg.engine.run.arguments import DeviceArguments, device_arguments
-from hlodbg.argument_files import add_device_directory, add_directory, add_npz, load_npy, save_npz
+from hlodbg.argument_files import add_device_directory, add_directory, add_npz, load_npy, note_copies, save_npz
 from hlodbg.engine.debug.summary import count_text, summarize as summarize_value
 from hlodbg.engine.ir.types import TensorType, Type
 
@@ -45,6 +45,8 @@ def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = Fal
     if per_device:
         add_device_directory(given, per_device)
     values, randomised = device_arguments(function.function_type.inputs, given, *grid, seed=seed)
+    if not quiet:
+        note_copies(given, values)
     if randomised and not quiet:
         which = ", ".join(str(i) for i in randomised)
         print(f"note: random argument(s) {which} (seed {seed}); pass --args/--arg to choose them", file=sys.stderr)

@@ -215,3 +215,15 @@ def test_run_says_when_a_results_mean_is_sampled(program, capsys, monkeypatch):
     assert main(["run", str(program)]) == 0
     out = capsys.readouterr().out
     assert "mean ≈" in out and "(mean ≈ sampled 10 of 48)" in out
+
+
+def test_an_argument_converted_in_memory_is_said_to_be_a_copy(program, tmp_path, capsys, monkeypatch):
+    import hlodbg.argument_files as argument_files
+
+    monkeypatch.setattr(argument_files, "READ_NOTE_BYTES", 0)
+    np.save(tmp_path / "w64.npy", WEIGHTS.astype(np.float64))  # the program takes f32
+    np.save(tmp_path / "w32.npy", WEIGHTS)
+    assert main(["run", str(program), "--arg", f"0={tmp_path / 'w32.npy'}"]) == 0
+    assert "converted" not in capsys.readouterr().err
+    assert main(["run", str(program), "--arg", f"0={tmp_path / 'w64.npy'}"]) == 0
+    assert "w64.npy: its float64 data is converted to float32 in memory" in capsys.readouterr().err
