@@ -109,7 +109,28 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
 # ---------------------------------------------------------------------------------------------
 
 
+# (op name, operand, result and region counts) that _check_counts accepted: the answer depends on
+# nothing else, and a program asks it of the same few combinations thousands of times.
+_COUNTS_OK: set[tuple[str, int, int, int]] = set()
+
+
 def _check_generic(op: Operation, opdef: OpDef) -> None:
+    counts = (op.name, len(op.operands), len(op.results), len(op.regions))
+    if counts not in _COUNTS_OK:
+        _check_counts(op, opdef)
+        _COUNTS_OK.add(counts)
+    for name, spec in opdef.attrs.items():
+        if name not in op.attributes:
+            if spec.required:
+                fail(f"missing required attribute '{name}'")
+            continue
+        value = op.attributes[name]
+        if not _attr_kind_ok(spec.kind, value):
+            fail(f"attribute '{name}' must be {_KIND_TEXT.get(spec.kind.split('.')[0], spec.kind)}, "
+                 f"got {_attr_text(value)}")
+
+
+def _check_counts(op: Operation, opdef: OpDef) -> None:
     n = len(op.operands)
     if opdef.operand_groups(n) is None:
         if opdef.variadic and opdef.same_variadic_size:
@@ -131,15 +152,6 @@ def _check_generic(op: Operation, opdef: OpDef) -> None:
         else:
             expected = str(len(names))
         fail(f"expects {expected} region{'s' if expected != '1' else ''}, got {regions}")
-    for name, spec in opdef.attrs.items():
-        if name not in op.attributes:
-            if spec.required:
-                fail(f"missing required attribute '{name}'")
-            continue
-        value = op.attributes[name]
-        if not _attr_kind_ok(spec.kind, value):
-            fail(f"attribute '{name}' must be {_KIND_TEXT.get(spec.kind.split('.')[0], spec.kind)}, "
-                 f"got {_attr_text(value)}")
 
 
 _KIND_TEXT = {
