@@ -31,6 +31,7 @@ from .lexer import VALUE_ID
 # next op, a block label, the end of the region, a comment, an alias definition, the end of text.
 _NEXT_LINE = re.compile(r"[ \t\r\n]*(?:([%}^\"#]|//|$)|([A-Za-z_][A-Za-z0-9_$.\-]*))")
 _UNSUITABLE = ('"', "{", "//")
+_LONGEST_LINE = 4096  # longer op lines are rare, and each is parsed in full
 _IMMUTABLE = (str, int, float, A.SymbolRef, A.StructAttr, A.UnitAttr, A.OpaqueAttr, Type)
 
 
@@ -73,8 +74,10 @@ class OpTemplates:
 
     def shape_at(self, text: str, op_pos: int) -> Optional[LineShape]:
         """The shape of the op starting at op_pos, if the cache may serve an op of that form."""
-        eol = text.find("\n", op_pos)
+        eol = text.find("\n", op_pos, op_pos + _LONGEST_LINE)
         if eol < 0:
+            if len(text) - op_pos > _LONGEST_LINE:
+                return None  # a long line (a 100 MB hex constant) is not copied to look at it
             eol = len(text)
         line = text[op_pos:eol]
         cut = line.find(" loc(")
