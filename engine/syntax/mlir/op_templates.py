@@ -27,6 +27,8 @@ from ...ir.core import Operation, Value
 from ...ir.types import Type
 from .lexer import VALUE_ID
 
+_NAME_SPLIT = re.compile(f"({VALUE_ID.pattern})")
+
 # What may follow an op's line when nothing on the line says the op has ended: the start of the
 # next op, a block label, the end of the region, a comment, an alias definition, the end of text.
 _NEXT_LINE = re.compile(r"[ \t\r\n]*(?:([%}^\"#]|//|$)|([A-Za-z_][A-Za-z0-9_$.\-]*))")
@@ -89,9 +91,8 @@ class OpTemplates:
         for mark in _UNSUITABLE:
             if mark in body:
                 return None
-        names = VALUE_ID.findall(body)
-        key = VALUE_ID.sub("%", body) if names else body
-        return LineShape(key, op_pos + len(body), names)
+        parts = _NAME_SPLIT.split(body)  # text, name, text, name, ..., text
+        return LineShape("%".join(parts[0::2]), op_pos + len(body), parts[1::2])
 
     def _next_line_starts_op(self, text: str, eol: int) -> bool:
         m = _NEXT_LINE.match(text, eol)
