@@ -151,3 +151,24 @@ def test_the_collector_runs_again_after_a_parse_error():
     with pytest.raises(ParseError):
         parse_module(_big_program(100).replace("%50 = stablehlo.add", "%50 = stablehlo.nosuch"))
     assert gc.isenabled()
+
+
+def test_a_repeated_compact_reduce_copies_its_body_with_positions_in_its_own_line(monkeypatch):
+    t, s = "tensor<4x16xf32>", "tensor<4xf32>"
+    line = "stablehlo.reduce({x} init: %z) applies stablehlo.add across dimensions = [1] : ({t}, tensor<f32>) -> {s}"
+    text = (f"func.func @f(%a: {t}, %longer_name: {t}) {{\n  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+            f"  %0 = {line.format(x='%a', t=t, s=s)}\n  %1 = {line.format(x='%longer_name', t=t, s=s)}\n"
+            "  func.return\n}\n")
+    parser = Parser(text)
+    templated = parser.parse_top_level().functions["f"].body.operations[1:3]
+    assert [key for key, template in parser.templates.templates.items() if template is not None and 'reduce' in key]
+    with monkeypatch.context() as m:
+        _full_parse_only(m)
+        full = parse_module(text).functions["f"].body.operations[1:3]
+    for ours, theirs in zip(templated, full):
+        body, expected = ours.regions[0].blocks[0], theirs.regions[0].blocks[0]
+        assert [(op.name, str(op.pos)) for op in body.operations] == [(op.name, str(op.pos)) for op in expected.operations]
+        assert [a.type for a in body.arguments] == [a.type for a in expected.arguments]
+        assert body.operations[0].operands == body.arguments and body.operations[1].operands == body.operations[0].results
+        assert ours.regions[0].parent is ours and body.operations[0].parent is body
+    assert templated[0].regions[0] is not templated[1].regions[0]

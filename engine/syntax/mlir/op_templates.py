@@ -10,9 +10,10 @@ line of the same shape needs only its operands looked up and their types compare
 
 The cache serves only what it can reproduce exactly, and anything else takes the full parse,
 which also gives every error message:
-- one-line ops without regions, strings or attribute dictionaries (no `"`, `{`, `//`), whose
-  full parse ended at the end of the line (or at its `loc(...)`), with the next line starting a
-  new op, so no format could have read on into it;
+- one-line ops without strings, attribute dictionaries or regions in braces (no `"`, `{`, `//`),
+  whose full parse ended at the end of the line (or at its `loc(...)`), with the next line
+  starting a new op, so no format could have read on into it; a region the line itself spells
+  (reduce's `applies stablehlo.add`) is copied, its positions moved to the new line;
 - whose `%names` appear in the text in operand order;
 - whose attributes are immutable values (they are shared by the ops built from one template);
 - and whose operands have, this time too, the types the template checked.
@@ -23,7 +24,8 @@ import re
 from typing import Any, Optional
 
 from ...ir import attributes as A
-from ...ir.core import Operation, Value
+from ...ir.core import Block, Operation, Region, Value
+from ...ir.errors import SourcePos
 from ...ir.types import Type
 from .lexer import VALUE_ID
 
@@ -37,36 +39,94 @@ _LONGEST_LINE = 4096  # longer op lines are rare, and each is parsed in full
 _IMMUTABLE = (str, int, float, A.SymbolRef, A.StructAttr, A.UnitAttr, A.OpaqueAttr, Type)
 
 
-class Template:
-    __slots__ = ("name", "operand_types", "result_types", "attributes", "property_names")
+class LineShape:
+    """An op's text from its name to the end of its line: the cache key and the names it uses."""
 
-    def __init__(self, op: Operation):
+    __slots__ = ("key", "start", "end", "texts", "names")
+
+    def __init__(self, start: int, end: int, texts: list[str], names: list[str]):
+        self.key = "%".join(texts)
+        self.start = start
+        self.end = end
+        self.texts = texts  # the text around the names: texts[0] names[0] texts[1] ... texts[-1]
+        self.names = names
+
+    def offset_in(self, other: "LineShape", offset: int) -> int:
+        """Where the character at `offset` of this line is in `other`, a line of the same shape
+        (a position inside a name maps to the start of the other line's name)."""
+        rel = offset - self.start
+        moved = other.start
+        for text, name, other_name in zip(self.texts, self.names, other.names):
+            if rel < len(text):
+                return moved + rel
+            rel -= len(text)
+            moved += len(text)
+            if rel < len(name):
+                return moved
+            rel -= len(name)
+            moved += len(other_name)
+        return moved + rel
+
+
+class Template:
+    __slots__ = ("shape", "name", "operand_types", "result_types", "attributes", "property_names", "regions")
+
+    def __init__(self, shape: LineShape, op: Operation):
+        self.shape = shape
         self.name = op.name
         self.operand_types = tuple(v.type for v in op.operands)
         self.result_types = tuple(v.type for v in op.results)
         self.attributes = dict(op.attributes)
         self.property_names = op.property_names
+        self.regions = op.regions  # one-line regions only (reduce's `applies stablehlo.add`)
 
-    def build(self, operands: list[Value], pos) -> Optional[Operation]:
+    def build(self, shape: LineShape, operands: list[Value], pos) -> Optional[Operation]:
         """The op these operands make, or None when a type differs (the full parse reports it)."""
         for value, declared in zip(operands, self.operand_types):
             if value.type is not declared and value.type != declared:
                 return None
-        op = Operation(self.name, operands, self.result_types, dict(self.attributes), pos=pos)
+        regions = [self._copy_region(region, shape, pos) for region in self.regions] if self.regions else None
+        op = Operation(self.name, operands, self.result_types, dict(self.attributes), regions, pos=pos)
         if self.property_names is not None:
             op.property_names = self.property_names
         return op
 
+    def _copy_region(self, region: Region, shape: LineShape, pos) -> Region:
+        """The template's region anew, its positions moved to the same place in this line."""
 
-class LineShape:
-    """An op's text from its name to the end of its line: the cache key and the names it uses."""
+        def moved(old):
+            return None if old is None else SourcePos(pos.source, self.shape.offset_in(shape, old.offset))
 
-    __slots__ = ("key", "end", "names")
+        copy = Region()
+        for block in region.blocks:
+            values: dict[int, Value] = {}
+            new_block = copy.add_block(Block(block.label))
+            for arg in block.arguments:
+                values[id(arg)] = new_block.add_argument(arg.name, arg.type, moved(arg.pos))
+            for op in block.operations:
+                new_op = Operation(op.name, [values[id(v)] for v in op.operands], [v.type for v in op.results],
+                                   dict(op.attributes), pos=moved(op.pos))
+                for old, new in zip(op.results, new_op.results):
+                    new.name = old.name
+                    values[id(old)] = new
+                new_block.append(new_op)
+        return copy
 
-    def __init__(self, key: str, end: int, names: list[str]):
-        self.key = key
-        self.end = end
-        self.names = names
+
+def _copyable_region(region: Region) -> bool:
+    """Whether a region is what Template._copy_region reproduces: plain ops over the region's
+    own values, without locations, nested regions or mutable attributes."""
+    for block in region.blocks:
+        inside = {id(arg) for arg in block.arguments if arg.location is None}
+        if len(inside) != len(block.arguments):
+            return False
+        for op in block.operations:
+            if (type(op) is not Operation or op.regions or op.successors or op.location is not None
+                    or op.property_names is not None or any(id(v) not in inside for v in op.operands)
+                    or not all(_immutable(value) for value in op.attributes.values())):
+                return False
+            inside.update(id(v) for v in op.results)
+    return True
 
 
 class OpTemplates:
@@ -92,7 +152,7 @@ class OpTemplates:
             if mark in body:
                 return None
         parts = _NAME_SPLIT.split(body)  # text, name, text, name, ..., text
-        return LineShape("%".join(parts[0::2]), op_pos + len(body), parts[1::2])
+        return LineShape(op_pos, op_pos + len(body), parts[0::2], parts[1::2])
 
     def _next_line_starts_op(self, text: str, eol: int) -> bool:
         m = _NEXT_LINE.match(text, eol)
@@ -111,12 +171,12 @@ class OpTemplates:
         reusable = (
             end == shape.end
             and type(op) is Operation
-            and not op.regions
+            and all(_copyable_region(region) for region in op.regions)
             and not op.successors
             and [v.name for v in op.operands] == shape.names
             and all(_immutable(value) for value in op.attributes.values())
         )
-        self.templates[shape.key] = Template(op) if reusable else None
+        self.templates[shape.key] = Template(shape, op) if reusable else None
 
 
 def _immutable(value: Any) -> bool:

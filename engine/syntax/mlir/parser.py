@@ -201,7 +201,7 @@ class Parser(ValueParser):
             if value is None:
                 return None  # the full parse says which name is undefined
             operands.append(value)
-        return template.build(operands, pos)
+        return template.build(shape, operands, pos)
 
     @staticmethod
     def _with_defaults(op: Operation) -> Operation:
