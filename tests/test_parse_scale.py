@@ -172,3 +172,15 @@ def test_a_repeated_compact_reduce_copies_its_body_with_positions_in_its_own_lin
         assert body.operations[0].operands == body.arguments and body.operations[1].operands == body.operations[0].results
         assert ours.regions[0].parent is ours and body.operations[0].parent is body
     assert templated[0].regions[0] is not templated[1].regions[0]
+
+
+def test_repeated_dense_resource_constants_each_get_their_blob():
+    t = "tensor<2xf32>"
+    text = (f"func.func @f() -> ({t}, {t}) {{\n"
+            f"  %0 = stablehlo.constant dense_resource<blob> : {t}\n"
+            f"  %1 = stablehlo.constant dense_resource<blob> : {t}\n"
+            f"  return %0, %1 : {t}, {t}\n}}\n"
+            '{-#\n  dialect_resources: {\n    builtin: {\n      blob: "0x040000000000803F00000040"\n    }\n  }\n#-}\n')
+    ops = parse_module(text).functions["f"].body.operations
+    for op in ops[:2]:
+        assert op.attributes["value"].array.tolist() == [1.0, 2.0]

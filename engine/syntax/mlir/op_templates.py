@@ -181,7 +181,8 @@ class OpTemplates:
 
 def _immutable(value: Any) -> bool:
     if type(value) is A.DenseElements:
-        return not value.array.flags.writeable
+        # A dense_resource's array is filled in once the file's resources have been read.
+        return value.resource is None and not value.array.flags.writeable
     if isinstance(value, tuple):
         return all(_immutable(v) for v in value)
     return isinstance(value, _IMMUTABLE)
