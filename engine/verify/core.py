@@ -7,6 +7,7 @@ import numpy as np
 
 from ..ir import attributes as A
 from ..syntax.mlir import attribute_text as T
+from ..ir.collector import collector_paused
 from ..ir.errors import VerifyError
 from ..ir.core import Block, Function, Module, Operation, function_list
 from ..ir.opset import CLOSED_DIALECTS, OPS, OpDef
@@ -62,13 +63,15 @@ class _Context:
 
 def verify(module: Module) -> None:
     """Raise the first VerifyError found (in textual order); return None for a valid module."""
-    for error in _errors(module):
-        raise error
+    with collector_paused():
+        for error in _errors(module):
+            raise error
 
 
 def verify_all(module: Module) -> list[VerifyError]:
     """Every error found, at most one per op, in textual order."""
-    return list(_errors(module))
+    with collector_paused():
+        return list(_errors(module))
 
 
 def _errors(module: Module) -> Iterator[VerifyError]:
@@ -106,7 +109,28 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
 # ---------------------------------------------------------------------------------------------
 
 
+# (op name, operand, result and region counts) that _check_counts accepted: the answer depends on
+# nothing else, and a program asks it of the same few combinations thousands of times.
+_COUNTS_OK: set[tuple[str, int, int, int]] = set()
+
+
 def _check_generic(op: Operation, opdef: OpDef) -> None:
+    counts = (op.name, len(op.operands), len(op.results), len(op.regions))
+    if counts not in _COUNTS_OK:
+        _check_counts(op, opdef)
+        _COUNTS_OK.add(counts)
+    for name, spec in opdef.attrs.items():
+        if name not in op.attributes:
+            if spec.required:
+                fail(f"missing required attribute '{name}'")
+            continue
+        value = op.attributes[name]
+        if not _attr_kind_ok(spec.kind, value):
+            fail(f"attribute '{name}' must be {_KIND_TEXT.get(spec.kind.split('.')[0], spec.kind)}, "
+                 f"got {_attr_text(value)}")
+
+
+def _check_counts(op: Operation, opdef: OpDef) -> None:
     n = len(op.operands)
     if opdef.operand_groups(n) is None:
         if opdef.variadic and opdef.same_variadic_size:
@@ -128,15 +152,6 @@ def _check_generic(op: Operation, opdef: OpDef) -> None:
         else:
             expected = str(len(names))
         fail(f"expects {expected} region{'s' if expected != '1' else ''}, got {regions}")
-    for name, spec in opdef.attrs.items():
-        if name not in op.attributes:
-            if spec.required:
-                fail(f"missing required attribute '{name}'")
-            continue
-        value = op.attributes[name]
-        if not _attr_kind_ok(spec.kind, value):
-            fail(f"attribute '{name}' must be {_KIND_TEXT.get(spec.kind.split('.')[0], spec.kind)}, "
-                 f"got {_attr_text(value)}")
 
 
 _KIND_TEXT = {

@@ -18,7 +18,7 @@ from .shape_inference import (
 )
 from ..ir.types import IntegerType, QuantizedType
 from . import data_movement
-from .quantized_types import check_per_tensor_only, check_quantized_contraction, check_quantized_type_rules
+from .quantized_types import check_quantization
 from .core import (
     CROSS_CHECKS,
     _Context,
@@ -35,7 +35,7 @@ from .core import (
 )
 
 
-CROSS_CHECKS.extend((check_quantized_type_rules, check_per_tensor_only, check_quantized_contraction))
+CROSS_CHECKS.append(check_quantization)
 
 
 @_register("stablehlo.rng_bit_generator")

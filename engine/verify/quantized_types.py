@@ -158,6 +158,36 @@ def check_quantized_contraction(op: Operation) -> None:
 # -- the constraints of quantized types themselves (the spec's Types section) ------------------------
 
 
+def check_quantization(op: Operation) -> None:
+    """Every quantization rule that spans op families, in this order; an op that touches no
+    quantized type (most ops of most programs) is passed over after one look at its types."""
+    if not _touches_quantized(op):
+        return
+    check_quantized_type_rules(op)
+    check_per_tensor_only(op)
+    check_quantized_contraction(op)
+
+
+def _touches_quantized(op: Operation) -> bool:
+    """Whether a type these rules look at (operands, results, region arguments, a function's
+    signature) is a quantized tensor."""
+    for value in op.operands:
+        if quant(value.type) is not None:
+            return True
+    for value in op.results:
+        if quant(value.type) is not None:
+            return True
+    for region in op.regions:
+        for block in region.blocks:
+            for value in block.arguments:
+                if quant(value.type) is not None:
+                    return True
+    function_type = op.attributes.get("function_type") if op.name == "func.func" else None
+    if function_type is not None:
+        return any(quant(t) is not None for t in (*function_type.inputs, *function_type.results))
+    return False
+
+
 def check_quantized_type_rules(op: Operation) -> None:
     """Quantized element type constraints C3, C5-C7, C11 and quantized tensor type C12-C13, checked on
     the types an op introduces (its results, its regions' arguments, a function's signature), so a

@@ -7,6 +7,7 @@ pattern of the element (`dense<0x7FC00000> : tensor<f32>` is NaN).
 """
 from __future__ import annotations
 
+import binascii
 import re
 
 import numpy as np
@@ -98,7 +99,7 @@ def parse_hex_digits(text: str, start: int, end: int, ttype: TensorType) -> np.n
     return _decode_hex(text, start, end, tuple(ttype.shape), element.numpy_dtype, element)
 
 
-HEX_SLICE = 1 << 20  # digits decoded at a time: the literal's text is never copied whole
+HEX_SLICE = 1 << 18  # digits decoded at a time (cache-sized): the literal's text is never copied whole
 
 
 def _hex_bytes(text: str, start: int, end: int) -> np.ndarray:
@@ -109,7 +110,7 @@ def _hex_bytes(text: str, start: int, end: int) -> np.ndarray:
     for at in range(start, end, HEX_SLICE):
         digits = text[at:min(at + HEX_SLICE, end)]
         try:
-            piece = bytes.fromhex(digits)
+            piece = binascii.a2b_hex(digits)  # plain digits only: faster than bytes.fromhex
         except ValueError:
             piece = None
         if piece is None or 2 * len(piece) != len(digits):

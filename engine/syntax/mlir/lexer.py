@@ -15,7 +15,7 @@ _WS = re.compile(r"(?:[ \t\r\n]+|//[^\n]*)*")
 _WS_START = frozenset(" \t\r\n/")
 _BARE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_$.\-]*")
 _KEYWORD = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*")
-_VALUE_ID = re.compile(r"%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+)(?:#\d+)?")
+VALUE_ID = re.compile(r"%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+)(?:#\d+)?")
 _VALUE_DEF = re.compile(r"%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+)")
 _BLOCK_ID = re.compile(r"\^[A-Za-z0-9_$.\-]+")
 _SYMBOL = re.compile(r"@(?:[A-Za-z_][A-Za-z0-9_$.]*|\"(?:[^\"\\\n]|\\.)*\")")
@@ -37,7 +37,7 @@ def _plain_run(open_ch: str, close_ch: str):
 def _describe_token(text: str, pos: int) -> str:
     if pos >= len(text):
         return "end of input"
-    m = _BARE_ID.match(text, pos) or _VALUE_ID.match(text, pos) or _NUMBER.match(text, pos)
+    m = _BARE_ID.match(text, pos) or VALUE_ID.match(text, pos) or _NUMBER.match(text, pos)
     token = m.group(0) if m else text[pos]
     if len(token) > 30:
         token = token[:27] + "..."
@@ -241,7 +241,7 @@ class Lexer:
         text = self.text
         if pos < len(text) and text[pos] in _WS_START:
             pos = self.pos = _WS.match(text, pos).end()
-        m = _VALUE_ID.match(text, pos)
+        m = VALUE_ID.match(text, pos)
         if m is None:
             self.expected("an SSA value such as %0")
         self.pos = m.end()

@@ -13,16 +13,22 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ...ir.collector import build_long_lived
 from ...ir.errors import ParseError, SourcePos
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from .lexer import is_blank, unescape_string
 from ...ir.opset import CLOSED_DIALECTS, OPS
 from .format import fill_defaults
 from .op_syntax import PRETTY_PARSERS
+from .op_templates import LineShape, OpTemplates
 from ...ir.types import FunctionType, Type
-from .value_parser import ValueParser, storage_dtype
+from ...ir.locations import NameLoc
+from .value_parser import LocRef, ValueParser, storage_dtype
 
 _RESULT_NAME = re.compile(r"(%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+))(?::(\d+))?")
+_ONE_RESULT = re.compile(r"(%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+))[ \t]*=[ \t]*")
+# `#loc7 = loc("name")` and `#loc8 = loc("name"(#loc7))`: how JAX writes most location aliases.
+_NAME_LOC_ALIAS = re.compile(r'#([A-Za-z_][A-Za-z0-9_$.\-]*) = loc\("([^"\\\n]*)"(?:\(#([A-Za-z_][A-Za-z0-9_$.\-]*)\))?\)')
 _ALIAS_NAME = re.compile(r"[#!][A-Za-z_][A-Za-z0-9_$.\-]*")
 
 # A pretty-form parser reads everything after the op name and returns a finished Operation.
@@ -34,18 +40,26 @@ class Parser(ValueParser):
         super().__init__(text, filename)
         self.scopes: list[dict[str, Value]] = []
         self.pretty: dict[str, PrettyParser] = PRETTY_PARSERS
+        self.templates = OpTemplates(PRETTY_PARSERS)
 
     # =========================================================================================
     # SSA values
     # =========================================================================================
 
-    def lookup(self, name: str, offset: int) -> Value:
+    def find_value(self, name: str) -> Optional[Value]:
+        """The value `name` names here, or None."""
         for scope in reversed(self.scopes):
             value = scope.get(name)
             if value is not None:
                 return value
             if scope.get("") is not None:  # an isolated-from-above boundary (function body)
-                break
+                return None
+        return None
+
+    def lookup(self, name: str, offset: int) -> Value:
+        value = self.find_value(name)
+        if value is not None:
+            return value
         if "#" not in name:
             base = name
         else:
@@ -118,7 +132,11 @@ class Parser(ValueParser):
         self.skip_ws()
         start = self.pos
         groups: list[tuple[str, int]] = []
-        if self.text.startswith("%", start):
+        one = _ONE_RESULT.match(self.text, start)
+        if one is not None:  # the common `%name = `
+            groups.append((one.group(1), 1))
+            self.pos = one.end()
+        elif self.text.startswith("%", start):
             while True:
                 self.skip_ws()
                 m = _RESULT_NAME.match(self.text, self.pos)
@@ -133,36 +151,63 @@ class Parser(ValueParser):
                     break
             self.expect("=", "after the result names")
         declared = sum(count for _, count in groups)
-        names = [base if count == 1 else f"{base}#{i}" for base, count in groups for i in range(count)]
         self.skip_ws()
         op_pos = self.pos
         pos = self.at(start)
         if self.text.startswith('"', op_pos):
             name = self.string()
-            op = self.parse_generic_body(name, pos)
+            op = self._with_defaults(self.parse_generic_body(name, pos))
         else:
-            name = self.bare_id("an operation name")
-            parse = self.pretty.get(name)
-            if parse is None:
-                if "." not in name:
-                    self.error(f"unknown operation '{name}'", op_pos)
-                dialect, _, mnemonic = name.partition(".")
-                if dialect in CLOSED_DIALECTS and name not in OPS:
-                    self.error(f"{name}: unknown op: the {dialect} dialect has no op '{mnemonic}'", op_pos)
-                self.error(
-                    f"'{name}' has no pretty syntax that hlodbg knows; write it in generic form "
-                    f'("{name}"(...) : (...) -> ...)',
-                    op_pos,
-                )
-            op = parse(self, name, names, pos)
+            shape = self.templates.shape_at(self.text, op_pos)
+            op = self._from_template(shape, pos) if shape is not None else None
+            if op is None:
+                op = self._with_defaults(self._parse_pretty(op_pos, groups, pos))
+                if shape is not None:
+                    self.templates.learn(shape, op, self.pos)
+            else:
+                self.pos = shape.end
         if declared != len(op.results):
             self.error(f"'{op.name}' has {len(op.results)} results but {declared} names were given", start)
-        opdef = OPS.get(op.name)
-        if opdef is not None:
-            fill_defaults(opdef, op.attributes)
         self.note_location(op, self.opt_location())
         self.define_results(op, groups, start)
         block.append(op)
+        return op
+
+    def _parse_pretty(self, op_pos: int, groups: list[tuple[str, int]], pos: SourcePos) -> Operation:
+        name = self.bare_id("an operation name")
+        parse = self.pretty.get(name)
+        if parse is None:
+            if "." not in name:
+                self.error(f"unknown operation '{name}'", op_pos)
+            dialect, _, mnemonic = name.partition(".")
+            if dialect in CLOSED_DIALECTS and name not in OPS:
+                self.error(f"{name}: unknown op: the {dialect} dialect has no op '{mnemonic}'", op_pos)
+            self.error(
+                f"'{name}' has no pretty syntax that hlodbg knows; write it in generic form "
+                f'("{name}"(...) : (...) -> ...)',
+                op_pos,
+            )
+        names = [base if count == 1 else f"{base}#{i}" for base, count in groups for i in range(count)]
+        return parse(self, name, names, pos)
+
+    def _from_template(self, shape: LineShape, pos: SourcePos) -> Optional[Operation]:
+        """The op of a line whose shape was read before (op_templates.py), else None."""
+        template = self.templates.get(shape)
+        if template is None:
+            return None
+        operands = []
+        for name in shape.names:
+            value = self.find_value(name)
+            if value is None:
+                return None  # the full parse says which name is undefined
+            operands.append(value)
+        return template.build(shape, operands, pos)
+
+    @staticmethod
+    def _with_defaults(op: Operation) -> Operation:
+        opdef = OPS.get(op.name)
+        if opdef is not None:
+            fill_defaults(opdef, op.attributes)
         return op
 
     def parse_generic_body(self, name: str, pos: SourcePos) -> Operation:
@@ -385,6 +430,14 @@ class Parser(ValueParser):
 
     def _alias_definition(self) -> None:
         start = self.pos
+        named = _NAME_LOC_ALIAS.match(self.text, start)
+        if named is not None:
+            child = named.group(3)
+            if child is not None:
+                child = self.loc_aliases.get(child) or LocRef(child)
+            self.loc_aliases[named.group(1)] = NameLoc(named.group(2), child)
+            self.pos = named.end()
+            return
         m = _ALIAS_NAME.match(self.text, start)
         if m is None:
             self.expected("an alias name such as #loc1 or #map")
@@ -469,7 +522,7 @@ def parse_module(text: str, filename: str = "<string>") -> Module:
     """Parse one module. Raises ParseError (with file:line:col) for malformed input."""
     parser = Parser(text, filename)
     try:
-        return parser.parse_top_level()
+        return build_long_lived(parser.parse_top_level)
     except RecursionError:
         raise ParseError("input nests too deeply", parser.here()) from None
 
