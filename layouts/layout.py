@@ -33,8 +33,12 @@ BIG_GRAPH_NODES = 800  # above this, cheaper crossing minimisation keeps dot's t
 MAX_LAYOUT_NODES = 5000
 ENGINES = ("auto", "graphviz", "layered")
 # "auto" lays out views of this many nodes or more with the layered layout, smaller ones with
-# Graphviz (whose pictures of small graphs are tighter). LAYERED_FROM_NODES_FIGURES
-LAYERED_FROM_NODES = 400
+# Graphviz (whose pictures of small graphs are tighter). Measured (benchmarks/layout_crossover.py,
+# CPU seconds, Graphviz | layered): gpt_tiny 331 nodes 0.20 | 0.03; a generated program's first
+# 400 nodes 0.15 | 0.03, 800 nodes 0.70 | 0.15, 3,200 nodes 4.6 | 0.27; a 12-layer transformer
+# inlined (1,821 nodes) 3.4 | 0.12; a flat function of 1,102 boxes (folded layers) > 60 | 0.43.
+# Graphviz passes the 0.3 s a folded cluster may take to open between 400 and 800 nodes.
+LAYERED_FROM_NODES = 500
 LAYERED_VERSION = 1  # part of a layered layout's cache key: bump when its output changes
 
 Point = tuple[float, float]
