@@ -79,6 +79,7 @@ class Chain:
     entry_slot: int = -1
     exit_slot: int = -1
     side_x: Optional[float] = None  # the side lane's x, for a value that takes one
+    back: set = field(default_factory=set)  # targets at or above the source (a cycle between clusters)
     last_band: int = 0  # the deepest band it reaches (its last use, or the exit)
 
 
@@ -150,7 +151,7 @@ class Problem:
         return -1 if container == self.ROOT else self.depth[container]
 
     def _classify_edges(self) -> None:
-        index, home, key = self.node_index, self.home, self.key
+        index, home = self.node_index, self.home
         for u_name, v_name, edge_key, data in self.view.graph.edges(keys=True, data=True):
             edge = (u_name, v_name, edge_key)
             u, v = index[u_name], index[v_name]
@@ -167,11 +168,7 @@ class Problem:
                     down.append(b)
                     b = home[b]
             down.reverse()
-            tail_item = up[-1] if up else u
             head_item = down[0] if down else v
-            if key[tail_item] >= key[head_item]:
-                self.direct.append(edge)  # against program order (groups that interleave)
-                continue
             source = u
             for container in up:
                 self._chain(container, u, source).exits = True
@@ -259,30 +256,65 @@ def lay_out_container(problem: Problem, container: int, blocks: dict[int, Block]
 
 
 def _layers(items: list[int], chains: dict[int, Chain], sources: set) -> dict[int, int]:
-    """Each item's layer: one below its lowest producer (items come in program order), then
-    arguments, constants and what only they feed moved down to just above their first use."""
-    producers: dict[int, list[int]] = {item: [] for item in items}
+    """Each item's layer: one below its lowest producer, then arguments, constants and what only
+    they feed moved down to just above their first use.
+
+    Items come in program order, which is a topological order of the dataflow between boxes; a
+    cluster that interleaves with its neighbours (a name-stack group with ops of its parent in
+    between) can break that, so the order is made topological here (Kahn's, earliest first), and
+    only a true cycle between clusters (a group both feeding and fed by an op between its ops)
+    leaves edges against it: those are drawn back up around the side (layered_routes.py)."""
+    position = {item: i for i, item in enumerate(items)}
+    successors: dict[int, set] = {item: set() for item in items}
     consumers: dict[int, set] = {item: set() for item in items}
     for chain in chains.values():
         if chain.source == ENTRY:
             continue
-        for target in chain.targets:
-            producers[target].append(chain.source)
+        successors[chain.source].update(chain.targets)
         consumers[chain.source].update(chain.targets)
         if chain.exits:
             consumers[chain.source].add(ENTRY)  # stands for the exit
+    waiting = {item: 0 for item in items}
+    for item in items:
+        for target in successors[item]:
+            waiting[target] += 1
+    ready = [position[item] for item in items if waiting[item] == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    placed: set = set()
+    earliest = 0
+    while len(order) < len(items):
+        if not ready:  # a cycle: take the earliest item left in program order
+            while items[earliest] in placed:
+                earliest += 1
+            heapq.heappush(ready, earliest)
+        item = items[heapq.heappop(ready)]
+        if item in placed:
+            continue
+        placed.add(item)
+        order.append(item)
+        for target in successors[item]:
+            waiting[target] -= 1
+            if waiting[target] == 0 and target not in placed:
+                heapq.heappush(ready, position[target])
+    rank = {item: i for i, item in enumerate(order)}
+    producers: dict[int, list[int]] = {item: [] for item in items}
+    for item in items:
+        for target in successors[item]:
+            if rank[item] < rank[target]:
+                producers[target].append(item)
     layer: dict[int, int] = {}
     floating: dict[int, bool] = {}
-    for item in items:
+    for item in order:
         feeds = producers[item]
         layer[item] = max((layer[p] + 1 for p in feeds), default=0)
         floating[item] = all(floating[p] and len(consumers[p]) == 1 for p in feeds)
         if not feeds and consumers[item]:
             sources.add(item)
     last = max(layer.values(), default=-1) + 1
-    for item in reversed(items):
+    for item in reversed(order):
         if floating[item] and consumers[item]:
-            below = min(last if target == ENTRY else layer[target] for target in consumers[item])
+            below = min(last if target == ENTRY else layer[target] if rank[target] > rank[item] else last for target in consumers[item])
             layer[item] = max(layer[item], below - 1)
     used = sorted(set(layer.values()))  # layers the moves emptied go
     if len(used) != last:
@@ -303,7 +335,10 @@ def _thread_chain(problem: Problem, blocks: dict[int, Block], slots: "_Slots", s
         source_offset = _port_offset(problem, blocks, chain.source, value, exit_port=True)
     targets_by_band: dict[int, list[int]] = {}
     for target in chain.targets:
-        targets_by_band.setdefault(layer[target] + 1, []).append(target)
+        if layer[target] + 1 <= first:
+            chain.back.add(target)  # a cycle between clusters: drawn back up around the side
+        else:
+            targets_by_band.setdefault(layer[target] + 1, []).append(target)
     deepest = max(targets_by_band, default=first)
     if chain.exits:
         deepest = max(deepest, last + 1)

@@ -123,6 +123,9 @@ class _Router:
         band = chain.first_band
         x = ox + chain.xs[0]
         points.append((x, oy + block.band_top[band] + block.band_height[band]))
+        if target in chain.back:
+            self._back(points, block, ox, oy, band, target, tip_x, value)
+            return
         last_band = len(block.band_top) - 1 if target is None else block.band_of[target]
         if chain.side_x is not None and last_band - band > 1:
             points.append((ox + chain.side_x, oy + block.band_top[band + 1]))
@@ -144,6 +147,18 @@ class _Router:
         else:
             points.append((tip_x, arrival))
             points.append((tip_x, self.boxes[target][1]))
+
+    def _back(self, points: list, block: Block, ox: float, oy: float, band: int, target: int, tip_x, value: int) -> None:
+        """Up from the source's band to a target above it: through the channel below the source
+        to the container's right margin, where no box is, up it, and into the target from the
+        channel above it."""
+        spacing = self.problem.spacing
+        below = oy + block.band_top[band] + block.band_height[band] + spacing.rank_gap / 2
+        target_band = block.band_of[target]
+        above = oy + block.band_top[target_band] - spacing.rank_gap / 2
+        margin = ox + block.width - spacing.pad_x / 2
+        x = tip_x if target < len(self.problem.names) else self.origins[target][0] + self.blocks[target].chains[value].entry_x
+        points.extend([(points[-1][0], below), (margin, below), (margin, above), (x, above), (x, self.boxes[target][1])])
 
     def _direct(self, edge) -> EdgeRoute:
         """A route straight from tail to head: call edges, edges against program order, loops."""
@@ -170,7 +185,7 @@ def _key(key):
 
 def _edge_route(edge, points: list, tip: Point, arrow: float, sx: float, sy: float, label) -> EdgeRoute:
     corners = _corners(points)
-    direction = 1.0 if tip[1] >= corners[0][1] else -1.0
+    direction = 1.0 if tip[1] >= corners[-2][1] else -1.0
     base = (tip[0], tip[1] - direction * arrow)
     if len(corners) > 2 and abs(corners[-2][0] - tip[0]) < 1e-6 and (corners[-2][1] - base[1]) * direction >= 0:
         corners.pop()  # the last run is shorter than the arrow: the arrow takes it

@@ -40,6 +40,9 @@ ENGINES = ("auto", "graphviz", "layered")
 # Graphviz passes the 0.3 s a folded cluster may take to open between 400 and 800 nodes.
 LAYERED_FROM_NODES = 500
 LAYERED_VERSION = 1  # part of a layered layout's cache key: bump when its output changes
+# Bigger layered layouts are not cached: making the cache key (the layout DOT's hash) and writing
+# the layout cost half as much as laying the view out again (at 150,000 nodes: 7 s against 12 s).
+CACHED_LAYERED_MAX_NODES = 20_000
 
 Point = tuple[float, float]
 
@@ -277,6 +280,10 @@ def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool 
     chosen = layout_engine(view, engine)
     if chosen == "graphviz":
         check_layout_size(view)
+    elif view.node_count > CACHED_LAYERED_MAX_NODES:
+        from .layered import layered_layout
+
+        return layered_layout(view, terminal=terminal)
     source = dot_source(view, terminal=terminal)
     if chosen == "graphviz":
         executable = find_graphviz()

@@ -63,7 +63,7 @@ def overlapping_pairs(rects: dict) -> list:
     return sorted(found)
 
 
-def check_geometry(view, layout: Layout, terminal: bool = False) -> None:
+def check_geometry(view, layout: Layout, terminal: bool = False, climbing: int = 0) -> None:
     assert layout.engine == "layered"
     assert set(layout.nodes) == set(view.graph.nodes)
     assert set(layout.clusters) == set(view.clusters)
@@ -94,25 +94,31 @@ def check_geometry(view, layout: Layout, terminal: bool = False) -> None:
     assert not any(overlap(rects[n], rect) for n in loose for rect in top.values())
     for cid, rect in clusters.items():
         assert 0 <= rect[0] and rect[2] <= layout.width + EPS and 0 <= rect[1] and rect[3] <= layout.height + EPS
-    check_edges(view, layout, rects)
+    check_edges(view, layout, rects, climbing)
 
 
-def check_edges(view, layout: Layout, rects: dict) -> None:
+def check_edges(view, layout: Layout, rects: dict, climbing: int = 0) -> None:
     """Every data edge starts on its producer's bottom side and ends with its arrow's tip on its
-    consumer's top side, the producer wholly above the consumer."""
+    consumer's top side, the producer wholly above the consumer — but for `climbing` edges (a
+    cycle between clusters), which go back up and still come into their consumer from above."""
     routes = {(r.tail, r.head, r.key): r for r in layout.edges}
     assert len(routes) == view.graph.number_of_edges()
+    climbed = 0
     for u, v, key, data in view.graph.edges(keys=True, data=True):
         route = routes[(u, v, key)]
         assert route.arrow is not None and (len(route.points) - 1) % 3 == 0 and len(route.points) >= 4
         if data["kind"] != "data":
             continue
         tail, head = rects[u], rects[v]
-        assert tail[3] <= head[1] + EPS, f"{u} -> {v} does not point down"
         start, tip = route.points[0], route.arrow
         assert start[1] == pytest.approx(tail[3], abs=EPS) and tail[0] - EPS <= start[0] <= tail[2] + EPS, (u, v)
         assert tip[1] == pytest.approx(head[1], abs=EPS) and head[0] - EPS <= tip[0] <= head[2] + EPS, (u, v)
+        assert route.points[-1][1] < tip[1], (u, v)  # the arrow points down into the box
+        if tail[3] > head[1] + EPS:
+            climbed += 1
+            continue
         assert all(p[1] >= start[1] - EPS and p[1] <= tip[1] + EPS for p in route.points), (u, v)  # never climbs
+    assert climbed == climbing
 
 
 def check_arguments_near_first_use(view, layout: Layout) -> None:
@@ -232,6 +238,34 @@ def test_a_while_with_calls_inside_in_every_collapse_mode(tmp_path):
     layout = layered_layout(inline)
     tips = [r.arrow for r in layout.edges if r.head == add]
     assert len(tips) == 2 and tips[0] != tips[1]
+
+
+INTERLEAVED_GROUPS = """
+func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %0 = stablehlo.add %x, %x : tensor<f32> loc("jit(f)/a/add")
+  %1 = stablehlo.multiply %0, %0 : tensor<f32> loc("jit(f)/a/mul")
+  %2 = stablehlo.add %1, %x : tensor<f32> loc("jit(f)/b/add")
+  %3 = stablehlo.multiply %2, %2 : tensor<f32> loc("jit(f)/b/mul")
+  %4 = stablehlo.add %3, %1 : tensor<f32> loc("jit(f)/a/add2")
+  %5 = stablehlo.multiply %4, %4 : tensor<f32> loc("jit(f)/a/mul2")
+  %6 = stablehlo.add %5, %x : tensor<f32> loc("jit(f)/c/add")
+  %7 = stablehlo.multiply %6, %6 : tensor<f32> loc("jit(f)/c/mul")
+  return %7 : tensor<f32>
+}
+"""
+
+
+def test_groups_that_feed_each_other_draw_the_edge_back_up_around_them(tmp_path):
+    """Name-stack group a holds ops 0, 1, 4, 5 and group b ops 2, 3: a feeds b and b feeds a, so
+    one of the two edges has to climb; it goes around the side and still arrives from above."""
+    path = tmp_path / "interleaved.mlir"
+    path.write_text(INTERLEAVED_GROUPS)
+    view = build_graph(load(str(path)).module)
+    assert {c.label for c in view.clusters.values() if c.kind == "group"} >= {"a", "b"}
+    for terminal in (False, True):
+        check_geometry(view, layered_layout(view, terminal=terminal), terminal, climbing=1)
+    folded = view.collapse(*(cid for cid, c in view.clusters.items() if c.kind == "group"))
+    check_geometry(folded, layered_layout(folded), climbing=1)
 
 
 def test_empty_clusters_a_single_node_and_a_loop_edge():
