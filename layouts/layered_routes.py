@@ -9,8 +9,8 @@ becomes the cubic-Bézier points a Layout holds (start, then control, control, e
 """
 from __future__ import annotations
 
-from .layered import Block, Problem
-from .layout import EDGE_FONT_SIZE, ClusterBox, EdgeRoute, Layout, NodeBox
+from .geometry import EDGE_FONT_SIZE, ClusterBox, EdgeRoute, Layout, NodeBox
+from .layered_model import Block, Problem
 from .node_sizes import text_width
 
 Point = tuple[float, float]

@@ -11,22 +11,14 @@ import hashlib
 import json
 import os
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
+from .geometry import CELL_HEIGHT, CELL_WIDTH, CLUSTER_FONT_SIZE, EDGE_FONT_SIZE, FONT, LAYOUT_FORMAT_VERSION, NODE_FONT_SIZE, ClusterBox, EdgeRoute, Layout, NodeBox, Point, terminal_box
 from .graph import DataflowGraph, GraphError
 from .graphviz import GIVE_UP_NOTE, LayoutLimitError, find_graphviz, graphviz_version, run_graphviz
+from .layered import layered_layout
 
-FONT = "Arimo"  # metric-compatible with Arial; bundled with graphviz-pure
-NODE_FONT_SIZE = 10.0
-EDGE_FONT_SIZE = 8.0
-CLUSTER_FONT_SIZE = 11.0
-# Terminal scenes: one character cell in points. Boxes are sized in cells so the layout scales
-# to the character grid exactly.
-CELL_WIDTH = 7.0
-CELL_HEIGHT = 14.0
-LAYOUT_FORMAT_VERSION = 2
 BIG_GRAPH_NODES = 800  # above this, cheaper crossing minimisation keeps dot's time near-linear
 # No Graphviz layout of more nodes is started: dot's time and memory grow much faster than the
 # graph (a 24,000-node graph took it past 21 GB). The layered layout (layered.py) takes any size.
@@ -44,68 +36,6 @@ LAYERED_VERSION = 1  # part of a layered layout's cache key: bump when its outpu
 # the layout cost half as much as laying the view out again (at 150,000 nodes: 7 s against 12 s).
 CACHED_LAYERED_MAX_NODES = 20_000
 
-Point = tuple[float, float]
-
-
-@dataclass
-class NodeBox:
-    x: float  # centre
-    y: float
-    width: float
-    height: float
-
-
-@dataclass
-class EdgeRoute:
-    tail: str
-    head: str
-    key: object
-    points: list[Point]  # cubic Bézier: start, then (control, control, end) per segment
-    arrow: Optional[Point] = None  # the arrow's tip; the last point is where its base is
-    label_pos: Optional[Point] = None
-
-
-@dataclass
-class ClusterBox:
-    x0: float
-    y0: float
-    x1: float
-    y1: float
-    label_pos: Optional[Point] = None
-
-
-@dataclass
-class Layout:
-    width: float
-    height: float
-    nodes: dict[str, NodeBox] = field(default_factory=dict)
-    edges: list[EdgeRoute] = field(default_factory=list)
-    clusters: dict[str, ClusterBox] = field(default_factory=dict)
-    cached: bool = False  # came from the cache rather than from the layout engine
-    engine: str = "graphviz"  # "graphviz" or "layered" (layered.py)
-
-    def to_json(self) -> dict:
-        return {
-            "version": LAYOUT_FORMAT_VERSION,
-            "width": self.width,
-            "height": self.height,
-            "nodes": {k: [b.x, b.y, b.width, b.height] for k, b in self.nodes.items()},
-            "edges": [[e.tail, e.head, e.key, e.points, e.arrow, e.label_pos] for e in self.edges],
-            "clusters": {k: [c.x0, c.y0, c.x1, c.y1, c.label_pos] for k, c in self.clusters.items()},
-            "engine": self.engine,
-        }
-
-    @classmethod
-    def from_json(cls, data: dict) -> "Layout":
-        if data.get("version") != LAYOUT_FORMAT_VERSION:
-            raise ValueError("layout format version")
-        out = cls(data["width"], data["height"], engine=data.get("engine", "graphviz"))
-        out.nodes = {k: NodeBox(*v) for k, v in data["nodes"].items()}
-        out.edges = [EdgeRoute(t, h, k, [tuple(p) for p in pts], tuple(a) if a else None, tuple(lp) if lp else None) for t, h, k, pts, a, lp in data["edges"]]
-        out.clusters = {k: ClusterBox(x0, y0, x1, y1, tuple(lp) if lp else None) for k, (x0, y0, x1, y1, lp) in data["clusters"].items()}
-        return out
-
-
 def quote(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
@@ -121,11 +51,6 @@ def edge_list(view: DataflowGraph) -> list[tuple[str, str, object, dict]]:
 
 def cluster_names(view: DataflowGraph) -> dict[str, str]:
     return {cid: f"cluster_{i}" for i, cid in enumerate(view.clusters)}
-
-
-def terminal_box(label: list[str]) -> tuple[int, int]:
-    """(columns, rows) of a node's box in a terminal scene: the text plus a border."""
-    return max((len(line) for line in label), default=1) + 4, len(label) + 2
 
 
 def dot_source(view: DataflowGraph, terminal: bool = False, decorate=None, extra_graph: Optional[dict] = None) -> str:
@@ -281,8 +206,6 @@ def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool 
     if chosen == "graphviz":
         check_layout_size(view)
     elif view.node_count > CACHED_LAYERED_MAX_NODES:
-        from .layered import layered_layout
-
         return layered_layout(view, terminal=terminal)
     source = dot_source(view, terminal=terminal)
     if chosen == "graphviz":
@@ -301,8 +224,6 @@ def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool 
         raw = run_graphviz(source, "json", executable=executable, timeout=timeout)
         layout = parse_graphviz_json(json.loads(raw), edge_list(view), cluster_names(view))
     else:
-        from .layered import layered_layout
-
         layout = layered_layout(view, terminal=terminal)
     if use_cache:
         _memory_cache[key] = layout

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 
-from .layout import CELL_HEIGHT, CELL_WIDTH, NODE_FONT_SIZE, terminal_box
+from .geometry import CELL_HEIGHT, CELL_WIDTH, NODE_FONT_SIZE, terminal_box
 
 _WIDTHS_BY_GROUP = {
     190.93: "'", 222.17: "ijl", 259.76: "|", 277.83: " !,./:;I[\\]ft", 333.0: "()-`r", 333.99: "{}",
