@@ -109,7 +109,10 @@ class _Router:
             if not problem.spacing.integral and data.get("type") and (edge[0], data.get("result")) not in labelled:
                 labelled.add((edge[0], data.get("result")))
                 sx0, sy0 = points[1] if len(points) > 1 else points[0]
-                label = (round(sx0 + LABEL_GAP + text_width(data["type"], EDGE_FONT_SIZE) / 2, 2), round(sy0 + EDGE_FONT_SIZE, 2))
+                # Beside the edge where it leaves its band, on the side it does not turn to.
+                turns_right = len(points) > 2 and points[2][0] > sx0
+                half = LABEL_GAP + text_width(data["type"], EDGE_FONT_SIZE) / 2
+                label = (round(sx0 - half if turns_right else sx0 + half, 2), round(sy0 + EDGE_FONT_SIZE, 2))
             yield _edge_route(edge, points, tip, self.arrow, sx, sy, label)
         for edge in problem.direct:
             yield self._direct(edge)
