@@ -1,0 +1,173 @@
+"""The layered layout's data: its spacing, the graph as integers, one value's lane through one
+cluster (Chain), and a cluster laid out (Block). The algorithm is in layered.py, the placement of
+blocks and the edge routes in layered_routes.py.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .geometry import CELL_HEIGHT, CELL_WIDTH, CLUSTER_FONT_SIZE
+from .graph import DataflowGraph
+from .node_sizes import node_size, text_width
+
+ENTRY = -1  # the source of a value that comes into a cluster from outside
+# A value whose uses lie more layers below it than this runs down a side lane at the right of its
+# container, where nothing else is, rather than through a lane slot in every layer it passes: the
+# number of lane slots stays linear in the number of edges (a weight used by layers 1 and 500
+# would otherwise cost 500 slots).
+LONG_SPAN = 8
+
+
+@dataclass(frozen=True)
+class Spacing:
+    """Distances in the layout's own units: points for SVG, character cells for terminals."""
+
+    node_gap: float  # between two boxes of one layer
+    lane_gap: float  # between a lane (a value passing a layer) and anything beside it
+    lane_width: float
+    rank_gap: float  # the channel between two layers, where edges change lanes
+    pad_x: float  # inside a cluster's border
+    pad_top: float  # room for the cluster's label
+    pad_bottom: float
+    arrow: float  # the arrowhead's length
+    scale_x: float  # units to points
+    scale_y: float
+    integral: bool  # positions on whole units (character cells)
+
+    def cluster_label_width(self, label: str) -> float:
+        if self.integral:
+            return len(label) + 6  # drawn on the border after two cells, with a space each side
+        return text_width(label, CLUSTER_FONT_SIZE) + 8
+
+
+SVG_SPACING = Spacing(node_gap=0.22 * 72, lane_gap=7.0, lane_width=0.0, rank_gap=0.32 * 72, pad_x=8.0, pad_top=22.0, pad_bottom=8.0, arrow=6.0, scale_x=1.0, scale_y=1.0, integral=False)
+TERMINAL_SPACING = Spacing(node_gap=2, lane_gap=1, lane_width=1, rank_gap=2, pad_x=2, pad_top=2, pad_bottom=2, arrow=0.5, scale_x=CELL_WIDTH, scale_y=CELL_HEIGHT, integral=True)
+
+
+@dataclass
+class Chain:
+    """One value's path through one container: from its source (an item, or ENTRY) down to the
+    items that use it and, when it is used outside too, to the container's exit."""
+
+    source: int
+    targets: set = field(default_factory=set)
+    exits: bool = False
+    first_band: int = 0  # the source's band
+    xs: list = field(default_factory=list)  # the lane's x in each band from first_band on
+    entry_x: float = 0.0  # the entry port's x (source ENTRY) and the exit port's (exits)
+    exit_x: float = 0.0
+    entry_slot: int = -1
+    exit_slot: int = -1
+    side_x: Optional[float] = None  # the side lane's x, for a value that takes one
+    back: set = field(default_factory=set)  # targets at or above the source (a cycle between clusters)
+    last_band: int = 0  # the deepest band it reaches (its last use, or the exit)
+
+
+@dataclass
+class Block:
+    """A container laid out: positions relative to its top-left corner."""
+
+    width: float = 0.0
+    height: float = 0.0
+    band_top: list = field(default_factory=list)  # band 0 holds entry ports, the last exit ports
+    band_height: list = field(default_factory=list)
+    band_of: dict = field(default_factory=dict)  # item -> band
+    x_of: dict = field(default_factory=dict)  # item -> centre x
+    chains: dict = field(default_factory=dict)  # value (producer node index) -> Chain
+    sources: set = field(default_factory=set)  # items fed by nothing in the container: they sit at their band's bottom, right above their first use
+
+
+class Problem:
+    """The graph as integers: items 0..N-1 are nodes in program order, N.. the clusters; a
+    container is a cluster item or ROOT (= -2)."""
+
+    ROOT = -2
+
+    def __init__(self, view: DataflowGraph, spacing: Spacing):
+        self.view = view
+        self.spacing = spacing
+        self.names = list(view.graph.nodes)
+        self.node_index = {name: i for i, name in enumerate(self.names)}
+        n = len(self.names)
+        self.cluster_ids = list(view.clusters)
+        self.cluster_item = {cid: n + k for k, cid in enumerate(self.cluster_ids)}
+        self.size: list[tuple[float, float]] = []
+        self.kind: list[str] = []
+        self.home: list[int] = []  # each item's container
+        for name, data in view.graph.nodes(data=True):
+            width, height = node_size(data["label"], data["kind"], spacing.integral)
+            self.size.append((width / spacing.scale_x, height / spacing.scale_y))
+            self.kind.append(data["kind"])
+            self.home.append(self.cluster_item.get(data.get("cluster"), self.ROOT))
+        for cid in self.cluster_ids:
+            self.size.append((0.0, 0.0))  # set when the cluster is laid out
+            self.kind.append("cluster")
+            self.home.append(self.cluster_item.get(view.clusters[cid].parent, self.ROOT))
+        self.contents: dict[int, list[int]] = {self.ROOT: []}
+        for cid in self.cluster_ids:
+            self.contents[self.cluster_item[cid]] = []
+        for item, container in enumerate(self.home):
+            self.contents[container].append(item)
+        self.depth = [0] * len(self.home)
+        for item in range(n, len(self.home)):
+            parent = self.home[item]
+            while parent != self.ROOT:
+                self.depth[item] += 1
+                parent = self.home[parent]
+        # A cluster's key is its first node in program order: keys order a container's items so
+        # that every forward edge between them goes from a smaller key to a larger one.
+        self.key = list(range(n)) + [n + len(self.cluster_ids) + k for k in range(len(self.cluster_ids))]
+        for item in range(n):
+            container = self.home[item]
+            while container != self.ROOT and self.key[container] > item:
+                self.key[container] = item
+                container = self.home[container]
+        self.chains: dict[int, dict[int, Chain]] = {container: {} for container in self.contents}
+        self.routed: list = []  # (edge, path up, lca, path down) of edges drawn through lanes
+        self.direct: list = []  # edges drawn straight
+        self._classify_edges()
+
+    def container_depth(self, container: int) -> int:
+        return -1 if container == self.ROOT else self.depth[container]
+
+    def _classify_edges(self) -> None:
+        index, home = self.node_index, self.home
+        for u_name, v_name, edge_key, data in self.view.graph.edges(keys=True, data=True):
+            edge = (u_name, v_name, edge_key)
+            u, v = index[u_name], index[v_name]
+            if data["kind"] != "data" or u == v:
+                self.direct.append(edge)
+                continue
+            up, down = [], []
+            a, b = home[u], home[v]
+            while a != b:
+                if self.container_depth(a) >= self.container_depth(b):
+                    up.append(a)
+                    a = home[a]
+                else:
+                    down.append(b)
+                    b = home[b]
+            down.reverse()
+            head_item = down[0] if down else v
+            source = u
+            for container in up:
+                self._chain(container, u, source).exits = True
+                source = container
+            self._chain(a, u, source).targets.add(head_item)
+            for k, container in enumerate(down):
+                self._chain(container, u, ENTRY).targets.add(down[k + 1] if k + 1 < len(down) else v)
+            self.routed.append((edge, up, a, down))
+
+    def _chain(self, container: int, value: int, source: int) -> Chain:
+        chains = self.chains[container]
+        chain = chains.get(value)
+        if chain is None:
+            chain = chains[value] = Chain(source)
+        return chain
+
+    def label_of(self, container: int) -> str:
+        return "" if container == self.ROOT else self.view.clusters[self.cluster_ids[container - len(self.names)]].label
+
+
+__all__ = ["Block", "Chain", "ENTRY", "LONG_SPAN", "Problem", "SVG_SPACING", "Spacing", "TERMINAL_SPACING"]
