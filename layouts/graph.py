@@ -76,6 +76,7 @@ class DataflowGraph:
         self.collapsed = collapsed
         self.kept = kept
         self._nodes_of_op: Optional[dict[int, list[str]]] = None
+        self._boxes: dict[str, Optional[str]] = {}  # cluster -> its outermost collapsed cluster
 
     # --- what is in it ---------------------------------------------------------------------
     @property
@@ -232,31 +233,17 @@ class DataflowGraph:
         """The node of this view that draws a node of the full graph."""
         if not self.collapsed:
             return base_node
-        base = self.base
-        outer = None
-        cluster = base.graph.nodes[base_node].get("cluster")
-        while cluster is not None:
-            if cluster in self.collapsed:
-                outer = cluster
-            cluster = base.clusters[cluster].parent
-        return base_node if outer is None else _collapsed_node_id(base.clusters[outer])
+        outer = self._folded_box(self.base.graph.nodes[base_node].get("cluster"))
+        return base_node if outer is None else _collapsed_node_id(self.base.clusters[outer])
 
-    def _shown_as_all(self) -> dict[str, str]:
-        """`shown_as` of every node of the full graph, each cluster's answer found once."""
-        base = self.base
-        box_of: dict[Optional[str], Optional[str]] = {None: None}  # cluster -> its outermost collapsed cluster
-
-        def box(cluster: Optional[str]) -> Optional[str]:
-            if cluster not in box_of:
-                outer = box(base.clusters[cluster].parent)
-                box_of[cluster] = outer if outer is not None else (cluster if cluster in self.collapsed else None)
-            return box_of[cluster]
-
-        mapping = {}
-        for node, cluster in base.graph.nodes(data="cluster"):
-            outer = box(cluster)
-            mapping[node] = node if outer is None else _collapsed_node_id(base.clusters[outer])
-        return mapping
+    def _folded_box(self, cluster: Optional[str]) -> Optional[str]:
+        """The outermost collapsed cluster around `cluster` (itself included), found once per cluster."""
+        if cluster is None:
+            return None
+        if cluster not in self._boxes:
+            outer = self._folded_box(self.base.clusters[cluster].parent)
+            self._boxes[cluster] = outer if outer is not None else (cluster if cluster in self.collapsed else None)
+        return self._boxes[cluster]
 
     def _derive(self, collapsed: Iterable[str], kept: Optional[frozenset]) -> "DataflowGraph":
         collapsed = frozenset(c for c in collapsed if c in self.clusters)
@@ -275,7 +262,7 @@ class DataflowGraph:
             if cid in hidden or cid in outermost:
                 continue
             view.clusters[cid] = replace(cluster, nodes=[], children=[c for c in cluster.children if c not in hidden and c not in outermost])
-        mapping = view._shown_as_all()
+        mapping = {node: view.shown_as(node) for node in self.graph.nodes}
         for node, data in self.graph.nodes(data=True):
             if kept is not None and node not in kept:
                 continue
