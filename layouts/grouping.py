@@ -71,7 +71,7 @@ def group_block(ops: Sequence[Operation], arguments: Sequence[Value] = ()) -> li
     by_name = bool(paths) and sum(path is not None for path in paths) * 2 >= len(ops)
     if by_name:
         root = _groups_by_name(paths)
-        _mark_identical_siblings(root, signatures, {})
+        _mark_identical_siblings(root, signatures.tolist(), {})
     else:
         root = Group("", "root", list(range(len(ops))))
         if len(ops) >= MIN_BLOCK_OPS:
@@ -200,12 +200,12 @@ def _all_members(node: _Trie) -> list[int]:
     return node.members + [m for c in node.children.values() for m in _all_members(c)]
 
 
-def _mark_identical_siblings(group: Group, signatures: np.ndarray, spans: dict) -> int:
+def _mark_identical_siblings(group: Group, signatures: list[int], spans: dict) -> int:
     """Mark children holding the same ops in the same order under names alike up to their
     numbers (layer_0 .. layer_11) as repeats; returns the group's structure hash."""
     hashes = [_mark_identical_siblings(child, signatures, spans) for child in group.children]
     firsts = [child.span(spans)[0] for child in group.children]
-    items = [(k, int(signatures[k])) for k in group.members]
+    items: list[tuple[int, object]] = [(k, signatures[k]) for k in group.members]
     items += [(first, (_stem(child.label), h)) for child, first, h in zip(group.children, firsts, hashes)]
     items.sort(key=lambda item: item[0])
     alike: dict[tuple, list[tuple[int, Group]]] = defaultdict(list)
@@ -219,11 +219,14 @@ def _mark_identical_siblings(group: Group, signatures: np.ndarray, spans: dict) 
         for i, (_, child) in enumerate(siblings):
             child.fold, child.index, child.count = "repeat", i, len(siblings)
             child.label = f"{child.name} ({i + 1} of {len(siblings)})"
-    return hash(tuple(shape for _, shape in items))
+    return hash(tuple([shape for _, shape in items]))
+
+
+_NUMBER = re.compile(r"\d+")
 
 
 def _stem(label: str) -> str:
-    return re.sub(r"\d+", "#", label)
+    return _NUMBER.sub("#", label)
 
 
 # --- repeats without names ------------------------------------------------------------------
