@@ -75,7 +75,7 @@ def group_block(ops: Sequence[Operation], arguments: Sequence[Value] = ()) -> li
     else:
         root = Group("", "root", list(range(len(ops))))
         if len(ops) >= MIN_BLOCK_OPS:
-            _split_repeats(root, signatures)
+            _split_repeats(root, signatures, uses)
     _attach_to_first_use(root, ops, uses)
     # Named groups too long to read get their repeats; a block without names already has them.
     _bound_fan_out(root, signatures, uses, {}, search_root=by_name)
@@ -230,10 +230,12 @@ def _stem(label: str) -> str:
 
 
 # --- repeats without names ------------------------------------------------------------------
-def _split_repeats(group: Group, signatures: np.ndarray, large: int = MAX_CLUSTER_ITEMS) -> bool:
+def _split_repeats(group: Group, signatures: np.ndarray, uses: _Uses, large: int = MAX_CLUSTER_ITEMS) -> bool:
     """Move runs of `group`'s direct ops repeated back to back into "repeat i of n" children."""
     members = sorted(group.members)
-    spans = repeated_spans(signatures[members], large)
+    # The cut before each member (and after the last) costs the values crossing it.
+    cut_costs = uses.crossing[members + [members[-1] + 1]] if members else None
+    spans = repeated_spans(signatures[members], large, cut_costs)
     if not spans:
         return False
     covered = np.zeros(len(members), dtype=bool)
@@ -286,7 +288,7 @@ def _bound_fan_out(group: Group, signatures: np.ndarray, uses: _Uses, spans: dic
         _bound_fan_out(child, signatures, uses, spans)
     if search_root and group.fold in ("root", "names") and len(group.members) > MAX_CLUSTER_ITEMS:
         before = len(group.children)
-        if _split_repeats(group, signatures):
+        if _split_repeats(group, signatures, uses):
             _move_arguments_into(group, group.children[before:], uses)
             for child in group.children[before:]:
                 _bound_fan_out(child, signatures, uses, spans)

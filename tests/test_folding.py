@@ -234,3 +234,18 @@ def test_focus_in_the_inline_view_stays_in_its_call_instance():
     inside = next(n for n in full.cluster_nodes(second) if full.graph.nodes[n]["name"] == "%p")
     view = full.focus(inside, 5)
     assert set(view.graph.nodes) == set(full.cluster_nodes(second))
+
+
+def test_repeat_units_start_where_few_values_cross():
+    # The op before the first layer is a subtract, as each layer's last op: the run of repeated
+    # signatures starts one op early, but the layers start where only their input crosses.
+    lines = ["%x0 = stablehlo.subtract %arg0, %arg0 : tensor<4xf32>"]
+    for i in range(4):
+        lines += [f"%a{i} = stablehlo.multiply %x{i}, %x{i} : tensor<4xf32>",
+                  f"%b{i} = stablehlo.add %a{i}, %x{i} : tensor<4xf32>",
+                  f"%x{i + 1} = stablehlo.subtract %b{i}, %a{i} : tensor<4xf32>"]
+    text = "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n" + "\n".join(lines) + "\nreturn %x4 : tensor<4xf32>\n}\n"
+    graph = build_graph(load(text).module)
+    units = [c for c in graph.clusters.values() if c.fold == "repeat"]
+    assert [[graph.graph.nodes[n]["name"] for n in c.nodes] for c in units] == [[f"%a{i}", f"%b{i}", f"%x{i + 1}"] for i in range(4)]
+    assert graph.cluster_of(graph.resolve("%x0")) == "fn:main"
