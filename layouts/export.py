@@ -191,6 +191,8 @@ def graph_json(view: DataflowGraph, layout: Layout, overlay: Optional[Overlay] =
     clusters = []
     for cid, cluster in view.clusters.items():
         entry = {"id": cid, "kind": cluster.kind, "label": cluster.label, "parent": cluster.parent, "function": cluster.function}
+        if cluster.fold is not None:
+            entry["fold"] = cluster.fold  # a group's kind: names, repeat or chunk
         box = layout.clusters.get(cid)
         if box is not None:
             entry.update(x0=box.x0, y0=box.y0, x1=box.x1, y1=box.y1)

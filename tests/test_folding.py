@@ -249,3 +249,14 @@ def test_repeat_units_start_where_few_values_cross():
     units = [c for c in graph.clusters.values() if c.fold == "repeat"]
     assert [[graph.graph.nodes[n]["name"] for n in c.nodes] for c in units] == [[f"%a{i}", f"%b{i}", f"%x{i + 1}"] for i in range(4)]
     assert graph.cluster_of(graph.resolve("%x0")) == "fn:main"
+
+
+def test_json_export_says_what_kind_of_group_each_cluster_is(tmp_path):
+    path = tmp_path / "n.mlir"
+    path.write_text(SCALE.layered_program(100, locations=False))
+    out = tmp_path / "g.json"
+    assert main(["export", str(path), "-o", str(out)]) == 0
+    clusters = json.loads(out.read_text())["clusters"]
+    folds = [c.get("fold") for c in clusters if c["kind"] == "group"]
+    assert folds == ["repeat"] * SCALE.layers_for(100)
+    assert all("fold" not in c for c in clusters if c["kind"] != "group")
