@@ -275,7 +275,7 @@ class DataflowGraph:
         # (a layer's 500 weights first used in one chunk and read again in 20 others would be
         # 10,000 parallel edges), which counts the values it stands for.
         seen_edges: set = set()
-        bundles: dict[tuple, dict] = {}
+        bundles: dict[tuple, dict] = {}  # signature -> the edge drawn and the values it stands for
         for u, v, key, data in self.graph.edges(keys=True, data=True):
             mu, mv = mapping[u], mapping[v]
             if mu == mv or mu not in view.graph or mv not in view.graph:
@@ -284,7 +284,7 @@ class DataflowGraph:
                 both_folded = mu != u and mv != v
                 signature = (mu, mv, data["kind"]) if both_folded else (mu, mv, data["kind"], data.get("value"), data.get("result"))
                 if signature in seen_edges:
-                    if both_folded and data.get("value") not in bundles[signature]["names"]:
+                    if both_folded:
                         bundles[signature]["names"].add(data.get("value"))
                     continue
                 seen_edges.add(signature)
