@@ -28,12 +28,13 @@ def crossings(size: int, firsts: Sequence[int], lasts: Sequence[int]) -> np.ndar
 
 
 def chunk_count(total: int, limit: int) -> int:
-    """How many chunks a level of `total` boxes is cut into: as many at every level below."""
+    """How many chunks a level of `total` boxes is cut into: the fewest that leave each chunk
+    within `limit**(levels-1)`, so the chunks a user finally opens to read ops are full (a 129-op
+    layer is 3 chunks of 43, not 11 of 12) and only the top level is partly filled."""
     levels = 1
     while limit**levels < total:
         levels += 1
-    fan = math.ceil(total ** (1 / levels) - 1e-9)
-    return max(2, math.ceil(total / fan ** (levels - 1)))
+    return max(2, math.ceil(total / limit ** (levels - 1)))
 
 
 def cut_points(weights: Sequence[int], cut_costs: Sequence[int], limit: int) -> list[int]:

@@ -80,13 +80,15 @@ def test_tandem_repeats_with_repeated_ops_inside_a_unit_and_none_in_noise():
 
 
 # --- chunking -----------------------------------------------------------------------------
-def test_chunks_are_balanced_and_cut_where_few_values_cross():
-    assert chunk_count(5_880, 60) == 17  # 17 chunks of ~19 chunks of ~18: three even levels
-    assert chunk_count(600, 60) == 24
-    costs = [5] * 100
-    costs[52] = 0  # one cheap place near the middle
-    cuts = cut_points([1] * 100, costs, 60)  # 10 chunks of about 10
-    assert cuts == [10, 20, 30, 40, 52, 60, 70, 80, 90]
+def test_chunks_are_full_and_cut_where_few_values_cross():
+    # The chunks a user opens to read ops are full; only the top level is partly filled.
+    assert chunk_count(5_880, 60) == 2  # 2 chunks of 49 chunks of 60
+    assert chunk_count(600, 60) == 10
+    assert chunk_count(129, 60) == 3
+    costs = [5] * 200
+    costs[52] = 0  # one cheap place near the first even cut (50)
+    cuts = cut_points([1] * 200, costs, 60)  # 4 chunks of about 50
+    assert cuts == [52, 100, 150]
     assert cut_points([1] * 60, [0] * 60, 60) == []
 
 

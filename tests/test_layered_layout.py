@@ -171,7 +171,9 @@ def test_generated_programs_expanded_and_folded(tmp_path, terminal, locations):
     for view in (graph_view(module), graph_view(module, collapse="regions"), fold_groups(graph_view(module))):
         layout = layered_layout(view, terminal=terminal)
         check_geometry(view, layout, terminal)
-        assert check_arguments_near_first_use(view, layout) > 0
+        shown_arguments = sum(data["kind"] == "argument" for _, data in view.graph.nodes(data=True))
+        # Folded groups hold their arguments (each sits in the group of its first use).
+        assert check_arguments_near_first_use(view, layout) > 0 or shown_arguments == 0
 
 
 @pytest.mark.parametrize("name", ["gpt_tiny", "rnn_scan", "sort_topk", "cnn", "sharded_mlp_4x2", "mixed_bf16", "embed_update", "mlp"])
