@@ -33,6 +33,7 @@ import builtins
 import functools
 import keyword
 import math
+import operator
 import re
 from typing import Any, Callable, Mapping, Optional
 
@@ -217,15 +218,21 @@ def _read_only(value: Any) -> Any:
 class Expression:
     """A compiled expression; build it with `compile_expression`. Immutable and reusable."""
 
-    __slots__ = ("text", "names", "values", "_code", "_columns")
+    __slots__ = ("text", "names", "values", "strict", "_code", "_columns", "_quick")
 
     def __init__(self, text: str, names: frozenset[str], values: tuple[str, ...], code: Any,
-                 columns: dict[str, int]):
+                 columns: dict[str, int], strict: bool = False, quick: Optional[tuple] = None):
         # compile_expression hands the same Expression to every caller with the same text.
         set_slot = object.__setattr__
         set_slot(self, "text", text)  # as typed
         set_slot(self, "names", names)  # plain names the environment must provide
         set_slot(self, "values", values)  # SSA references, without '%', in order of first use
+        # Every evaluation fetches every SSA reference (nothing short-circuits: no `and`/`or`,
+        # `x if c else y` or chained comparison), so where one is not computed it cannot hold.
+        set_slot(self, "strict", strict)
+        # `result > 1e12`, `%5 <= -3`: (kind "value"/"name", name, comparison, number, whether
+        # the name is on the left), tested without eval when the value is an array (truth).
+        set_slot(self, "_quick", quick)
         set_slot(self, "_code", code)
         set_slot(self, "_columns", columns)  # first column of each name and each "%ref", for messages
 
@@ -259,16 +266,37 @@ class Expression:
         """Whether the expression holds. An array is true anywhere: true if any element is
         nonzero (so `result > 3` holds as soon as one element exceeds 3); None is false;
         anything else is Python's bool()."""
+        if self._quick is not None:
+            held = self._quick_truth(names, lookup)
+            if held is not None:
+                return held
         value = self.evaluate(names, lookup)
         if value is None:
             return False
         try:
+            if type(value) is np.bool_:
+                return bool(value)
             if isinstance(value, (np.ndarray, np.generic)):
                 return bool(value.any())
             return bool(value)
         except Exception as exc:
             raise ExpressionError(f"{self.text}: cannot use {type(value).__name__} as a condition: {exc}",
                                   self.text) from exc
+
+    def _quick_truth(self, names: Mapping[str, Any], lookup: Optional[Callable[[str], Any]]) -> Optional[bool]:
+        """A comparison of one array with a number, as `truth` would find it but without eval,
+        read-only views or numpy's error state (comparisons raise no floating-point errors): a
+        breakpoint condition is tested at every op of a long run. None: evaluate it in full
+        (anything but an array, or a lookup that fails, which then fails with its own message)."""
+        kind, name, compare, number, name_first = self._quick
+        try:
+            value = names[name] if kind == "name" else lookup(name)
+            if type(value) is not np.ndarray:
+                return None
+            out = compare(value, number) if name_first else compare(number, value)
+        except Exception:  # noqa: BLE001 - the full evaluation reports it
+            return None
+        return bool(out) if type(out) is np.bool_ else bool(out.any())
 
     def check_names(self, known) -> None:
         """Refuse, now rather than at every evaluation, a plain name outside `known` (so a typo or
@@ -322,6 +350,8 @@ def _compile(text: str) -> Expression:
     try:
         tree = ast.parse(source, mode="eval")
         columns = _validate(tree, locate)
+        strict = not any(isinstance(node, _SHORT_CIRCUITS) or (isinstance(node, ast.Compare) and len(node.ops) > 1)
+                         for node in ast.walk(tree))
         tree = ast.fix_missing_locations(_rewrite_attributes(tree))
         code = compile(tree, "<expression>", "eval")
     except SyntaxError as exc:
@@ -332,7 +362,44 @@ def _compile(text: str) -> Expression:
         raise ExpressionError("expression is nested too deeply", text) from None
     columns.update(("%" + name, _column(text, offset)) for name, offset in values.items())
     names = frozenset(name for name in columns if not name.startswith("%"))
-    return Expression(text, names, tuple(values), code, columns)
+    return Expression(text, names, tuple(values), code, columns, strict, _quick_comparison(tree))
+
+
+def _quick_comparison(tree: ast.Expression) -> Optional[tuple]:
+    """Expression._quick for `X op number` or `number op X`, X an SSA reference or a plain name."""
+    body = tree.body
+    if not isinstance(body, ast.Compare) or len(body.ops) != 1 or type(body.ops[0]) not in _COMPARISONS:
+        return None
+    compare = _COMPARISONS[type(body.ops[0])]
+    left, right = body.left, body.comparators[0]
+    for subject, other, name_first in ((left, right, True), (right, left, False)):
+        number = _number(other)
+        if number is None:
+            continue
+        if isinstance(subject, ast.Name) and subject.id not in FUNCTIONS and subject.id != _VALUE:
+            return "name", subject.id, compare, number, name_first
+        if (isinstance(subject, ast.Call) and isinstance(subject.func, ast.Name) and subject.func.id == _VALUE
+                and len(subject.args) == 1 and isinstance(subject.args[0], ast.Constant)):
+            return "value", subject.args[0].value, compare, number, name_first
+    return None
+
+
+def _number(node: ast.AST) -> Optional[float]:
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign = -1 if isinstance(node.op, ast.USub) else 1
+        node = node.operand
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return sign * node.value
+    return None
+
+
+_COMPARISONS = {ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
+                ast.Eq: operator.eq, ast.NotEq: operator.ne}
+
+
+# Constructs that may leave part of an expression unevaluated.
+_SHORT_CIRCUITS = (ast.BoolOp, ast.IfExp)
 
 
 class _Locator:
