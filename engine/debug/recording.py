@@ -21,7 +21,7 @@ from ..run.interpreter import Frame, Interpreter, _block_arguments, _frozen
 from ..ir.core import Block
 from ..ir.opset import has_aliasing_regions
 from .trace import FrameRecord, Trace
-from .values import nbytes
+from .values import ARRAY_OVERHEAD, held_bytes
 
 NEVER = float("inf")
 
@@ -188,9 +188,9 @@ class RecordingInterpreter(Interpreter):
             completed.append(eid)
             # ValueStore.account, inlined.
             if type(out) is ndarray:
-                size = out.nbytes if out.base is None else 0
+                size = out.nbytes + ARRAY_OVERHEAD if out.base is None else 0
             else:
-                size = nbytes(out)
+                size = held_bytes(out)
             if size:
                 sizes[eid] = size
                 store.bytes += size

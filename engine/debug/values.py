@@ -12,6 +12,7 @@ the beginning; K doubles whenever checkpoints would take more than half the budg
 from __future__ import annotations
 
 import re
+import sys
 from collections import deque
 from typing import Any, NamedTuple, Optional
 
@@ -39,15 +40,27 @@ def default_budget() -> int:
     return memory // 4 if memory else 4 << 30
 
 
-def nbytes(out: Any) -> int:
-    """Memory a result holds on its own (views of other arrays hold none)."""
+def nbytes(out: Any, overhead: int = 0) -> int:
+    """Memory a result holds on its own (views of other arrays hold none), plus `overhead` for
+    each array that holds some."""
     if type(out) is np.ndarray:
-        return out.nbytes if out.base is None else 0
+        return out.nbytes + overhead if out.base is None else 0
     if isinstance(out, (list, tuple)):
-        return sum(nbytes(o) for o in out)
+        return sum(nbytes(o, overhead) for o in out)
     if isinstance(out, np.ndarray):
-        return out.nbytes if out.base is None else 0
+        return out.nbytes + overhead if out.base is None else 0
     return 0
+
+
+# What keeping an array costs beyond its elements: numpy's object, shape and strides. A loop over
+# scalars keeps millions of 0-d arrays, a few bytes of data in about a hundred of memory each;
+# the budget counts both, so that it bounds what the recording really holds.
+ARRAY_OVERHEAD = sys.getsizeof(np.empty((), np.int8)) - 1
+
+
+def held_bytes(out: Any) -> int:
+    """What the value store counts for keeping `out` (nbytes with each array's overhead)."""
+    return nbytes(out, ARRAY_OVERHEAD)
 
 
 class _Captured(BaseException):
@@ -97,9 +110,9 @@ class ValueStore:
         """An event finished with `out`: count the memory it holds, and drop older values when
         the budget is passed. Runs once per op of the program, so it stays small."""
         if type(out) is np.ndarray:
-            size = out.nbytes if out.base is None else 0
+            size = out.nbytes + ARRAY_OVERHEAD if out.base is None else 0
         else:
-            size = nbytes(out)
+            size = held_bytes(out)
         if size:
             self.sizes[eid] = size
             self.bytes += size
@@ -110,7 +123,7 @@ class ValueStore:
         key = FrameArgs(record.id)
         if record.owner is None or not self._op_replayable(self.trace.ops[record.owner]):
             self._pinned.add(key)
-        size = nbytes(record.args)
+        size = held_bytes(record.args)
         if size:
             self.sizes[key] = size
             self._later.append(key)
@@ -276,7 +289,7 @@ class ValueStore:
         self.recomputed += 1
 
     def _requeue(self, key: Any, out: Any) -> None:
-        size = nbytes(out)
+        size = held_bytes(out)
         if size:
             self.sizes[key] = size
             self._later.append(key)
