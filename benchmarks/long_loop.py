@@ -87,6 +87,9 @@ def check_going_back(session, iterations: int) -> bool:
 
 def run(sizes: list[int], repeats: int, memory) -> bool:
     ok = True
+    warm_up = hlodbg.load(loop_program(10))  # imports and first-use caches stay out of the figures
+    warm_up.run()
+    warm_up.session(persist=False).continue_()
     print(f"{'iterations':>11}{'unrecorded':>12}{'recorded':>12}{'ratio':>7}{'+ value bps':>13}{'ratio':>7}"
           f"{'events':>11}{'kept':>10}{'budget':>10}{'RSS +':>10}  target {TARGET_RATIO}x")
     for n in sizes:

@@ -216,3 +216,47 @@ def test_names_are_computed_when_asked_and_hold_what_they_always_held(program):
     beyond = expression_names(view, len(view.trace) + 5, include_results=True)
     assert dict(beyond) == {"event": len(view.trace) + 5, "hit": 0, "iteration": None, "iterations": ()}
     session.close()
+
+
+@pytest.mark.parametrize("spec", ["%n", "%a > 3", "%a if result > 2"])
+def test_hit_numbers_stay_right_whatever_moves_came_before(program, spec):
+    """Hit numbers carried along the run (ledgers) agree with counting the recorded events."""
+    session = program.session(persist=False)
+    bp = session.break_at(spec, saved=False)
+    trace = session.trace
+    target = _op(program, spec.split()[0])
+
+    def expected(hit) -> int:
+        events = [e for e in range(hit.event) if trace.ops[e] is target]
+        if spec == "%a > 3":
+            events = [e for e in events if float(session.event(e).outputs[0]) > 3]
+        return len(events) + 1
+
+    moves = [session.step_in] * 7 + [session.continue_] + [session.step] * 3 + [session.continue_, session.back,
+             session.back, session.continue_, session.step_in, session.continue_, session.reverse_continue,
+             session.continue_] + [session.step_in] * 12 + [session.continue_, session.continue_]
+    hits = 0
+    for move in moves:
+        stop = move()
+        for hit in stop.hits:
+            if hit.breakpoint is bp:
+                assert hit.hit == expected(hit), (move.__name__, hit)
+                hits += 1
+    assert hits >= 5
+    session.close()
+
+
+def test_the_budget_counts_what_a_loop_of_scalars_really_keeps(program):
+    from hlodbg.engine.debug.values import ARRAY_OVERHEAD
+
+    session = hlodbg.load(loop(2_000)).session(persist=False)
+    session.continue_()
+    kept = [e for e in range(len(session.trace)) if session.trace.ops[e].results]
+    assert ARRAY_OVERHEAD >= 64  # numpy's object, shape and strides
+    assert session.memory_used >= len(kept) * ARRAY_OVERHEAD
+    session.close()
+    small = hlodbg.load(loop(2_000)).session(persist=False, memory=len(kept) * ARRAY_OVERHEAD // 4)
+    small.continue_()
+    store = small.timeline.main.store
+    assert store.evicted > 0 and store.bytes <= store.budget
+    small.close()
