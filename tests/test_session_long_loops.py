@@ -260,3 +260,16 @@ def test_the_budget_counts_what_a_loop_of_scalars_really_keeps(program):
     store = small.timeline.main.store
     assert store.evicted > 0 and store.bytes <= store.budget
     small.close()
+
+
+def test_a_ledger_keeps_the_times_a_breakpoint_was_met_compactly():
+    from hlodbg.engine.debug.timeline import TimeList, TimePoint
+
+    met = TimeList()
+    points = [TimePoint(3, 0, 1), TimePoint(3, 1, 0), TimePoint(9, 0, 4), TimePoint(9, 0, 5), TimePoint(12, 1, 0)]
+    for point in points:
+        met.append(point)
+    assert len(met) == 5 and met[-1] == points[-1] and met[1] == points[1]
+    for time in [TimePoint(0, 0, -1), *points, TimePoint(9, 0, 4).just_after(), TimePoint.before(9),
+                 TimePoint(40, 0, 0)]:
+        assert met.count_before(time) == sum(p < time for p in points), time

@@ -11,6 +11,7 @@ the session moved.
 from __future__ import annotations
 
 import bisect
+from array import array
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Optional
 
@@ -51,13 +52,40 @@ class TimePoint(NamedTuple):
 BEFORE_ALL_TIME = (-1,)
 
 
+class TimeList:
+    """TimePoints in time order, appended at the end, kept as three arrays: an op breakpoint with
+    a condition is met at every iteration of a loop (8 + 1 + 8 bytes a point, not a tuple)."""
+
+    __slots__ = ("_events", "_phases", "_completions")
+
+    def __init__(self) -> None:
+        self._events, self._phases, self._completions = array("q"), array("b"), array("q")
+
+    def append(self, time: TimePoint) -> None:
+        self._events.append(time.event)
+        self._phases.append(time.phase)
+        self._completions.append(time.completion)
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __getitem__(self, i: int) -> TimePoint:
+        return TimePoint(self._events[i], self._phases[i], self._completions[i])
+
+    def count_before(self, time: tuple) -> int:
+        """How many points come before `time`."""
+        if not self._events or self[-1] < time:
+            return len(self._events)  # the usual case while recording: met only before now
+        return bisect.bisect_left(self, time)
+
+
 @dataclass
 class Ledger:
     """Where a breakpoint was met, in time order, and how far the run was checked for it
     (`checked_until`, exclusive)."""
 
     checked_until: tuple = BEFORE_ALL_TIME
-    met: list[TimePoint] = field(default_factory=list)
+    met: TimeList = field(default_factory=TimeList)
 
 
 # The session's own names for values at an event: (view, event, include_results, operands, hit)
@@ -278,10 +306,7 @@ class Timeline:
                     ledger.met.append(point)
                 ledger.checked_until = point.just_after()
             ledger.checked_until = max(ledger.checked_until, time)
-        met = ledger.met
-        if not met or met[-1] < time:
-            return len(met) + 1  # the usual case while recording: met only before now
-        return bisect.bisect_left(met, time) + 1
+        return ledger.met.count_before(time) + 1
 
 
 def points_forward(trace: Trace, p: int, to: int):
