@@ -72,6 +72,7 @@ class RecordingInterpreter(Interpreter):
         super().__init__(module, **kwargs)
         self.listeners = []
         self._aliasing_ops: dict = {}  # op -> whether its regions alias its operands (no frame args kept)
+        self._blocks: dict = {}  # block -> (steps, terminator, arguments): looked up once per frame
         self.trace: Trace = store.trace
         self.store = store
         self.gate = Gate()
@@ -115,12 +116,17 @@ class RecordingInterpreter(Interpreter):
             self._last_child[owner] = record
         if keep_args:
             self.store.add_frame_args(record)
+        compiled = self._blocks.get(block)
+        if compiled is None:
+            compiled = self._blocks[block] = (*self._compile(block), block.arguments)
+        steps, terminator, arguments = compiled
+        if len(args) != len(arguments):
+            _block_arguments(block, args)  # says what is wrong
         saved = self.frame
         self.frame = frame
         self._record = record
         try:
-            steps, terminator = self._compile(block)
-            return self._record_block(record, steps, terminator, _block_arguments(block, args), args, frame.env)
+            return self._record_block(record, steps, terminator, arguments, args, frame.env)
         finally:
             self.frame = saved
             self._record = parent
