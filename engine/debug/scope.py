@@ -127,28 +127,28 @@ class _NamesAt(Mapping):
     def __getitem__(self, name: str) -> Any:
         known = self._known
         if name not in known:
-            if name not in self._keys():
-                raise KeyError(name)
             self._compute(name)
         return known[name]
 
     def _compute(self, name: str) -> None:
         view, event, known = self._view, self._event, self._known
         trace = view.trace
+        if name not in self._keys():
+            raise KeyError(name)
         if event >= len(trace):
             known.update(iteration=None, iterations=())
             return
         op = trace.ops[event]
-        if name in ("iteration", "iterations"):
+        if name == "result" or name == "results":
+            results = as_list(view.store.output(event), len(op.results)) if trace.ends[event] >= 0 else []
+            known.update(results=results, result=results[0] if results else None)
+        elif name == "iteration" or name == "iterations":
             iterations = trace.enclosing_iterations(event)
             known.update(iteration=iterations[-1] if iterations else None, iterations=iterations)
         elif name == "op":
             known["op"] = op.name
-        elif name == "operands":
-            known["operands"] = [view.store.value(trace.operand_ref(event, k)) for k in range(len(op.operands))]
         else:
-            results = as_list(view.store.output(event), len(op.results)) if trace.done(event) else []
-            known.update(results=results, result=results[0] if results else None)
+            known["operands"] = [view.store.value(trace.operand_ref(event, k)) for k in range(len(op.operands))]
 
     def __iter__(self):
         return iter(self._keys())

@@ -56,15 +56,17 @@ class TimeList:
     """TimePoints in time order, appended at the end, kept as three arrays: an op breakpoint with
     a condition is met at every iteration of a loop (8 + 1 + 8 bytes a point, not a tuple)."""
 
-    __slots__ = ("_events", "_phases", "_completions")
+    __slots__ = ("_events", "_phases", "_completions", "_last")
 
     def __init__(self) -> None:
         self._events, self._phases, self._completions = array("q"), array("b"), array("q")
+        self._last: Optional[TimePoint] = None
 
     def append(self, time: TimePoint) -> None:
         self._events.append(time.event)
         self._phases.append(time.phase)
         self._completions.append(time.completion)
+        self._last = time
 
     def __len__(self) -> int:
         return len(self._events)
@@ -74,7 +76,7 @@ class TimeList:
 
     def count_before(self, time: tuple) -> int:
         """How many points come before `time`."""
-        if not self._events or self[-1] < time:
+        if self._last is None or self._last < time:
             return len(self._events)  # the usual case while recording: met only before now
         return bisect.bisect_left(self, time)
 
