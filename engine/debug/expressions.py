@@ -33,7 +33,6 @@ import builtins
 import functools
 import keyword
 import math
-import operator
 import re
 from typing import Any, Callable, Mapping, Optional
 
@@ -41,6 +40,7 @@ import numpy as np
 
 from ..ir.dtypes import widen
 from ..ir.errors import HlodbgError
+from .expression_shapes import quick_comparison, reads_every_value
 
 
 def _in_words(exc: Exception) -> str:
@@ -350,8 +350,7 @@ def _compile(text: str) -> Expression:
     try:
         tree = ast.parse(source, mode="eval")
         columns = _validate(tree, locate)
-        strict = not any(isinstance(node, _SHORT_CIRCUITS) or (isinstance(node, ast.Compare) and len(node.ops) > 1)
-                         for node in ast.walk(tree))
+        strict = reads_every_value(tree)
         tree = ast.fix_missing_locations(_rewrite_attributes(tree))
         code = compile(tree, "<expression>", "eval")
     except SyntaxError as exc:
@@ -362,44 +361,10 @@ def _compile(text: str) -> Expression:
         raise ExpressionError("expression is nested too deeply", text) from None
     columns.update(("%" + name, _column(text, offset)) for name, offset in values.items())
     names = frozenset(name for name in columns if not name.startswith("%"))
-    return Expression(text, names, tuple(values), code, columns, strict, _quick_comparison(tree))
+    return Expression(text, names, tuple(values), code, columns, strict,
+                      quick_comparison(tree, _VALUE, frozenset(FUNCTIONS)))
 
 
-def _quick_comparison(tree: ast.Expression) -> Optional[tuple]:
-    """Expression._quick for `X op number` or `number op X`, X an SSA reference or a plain name."""
-    body = tree.body
-    if not isinstance(body, ast.Compare) or len(body.ops) != 1 or type(body.ops[0]) not in _COMPARISONS:
-        return None
-    compare = _COMPARISONS[type(body.ops[0])]
-    left, right = body.left, body.comparators[0]
-    for subject, other, name_first in ((left, right, True), (right, left, False)):
-        number = _number(other)
-        if number is None:
-            continue
-        if isinstance(subject, ast.Name) and subject.id not in FUNCTIONS and subject.id != _VALUE:
-            return "name", subject.id, compare, number, name_first
-        if (isinstance(subject, ast.Call) and isinstance(subject.func, ast.Name) and subject.func.id == _VALUE
-                and len(subject.args) == 1 and isinstance(subject.args[0], ast.Constant)):
-            return "value", subject.args[0].value, compare, number, name_first
-    return None
-
-
-def _number(node: ast.AST) -> Optional[float]:
-    sign = 1
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        sign = -1 if isinstance(node.op, ast.USub) else 1
-        node = node.operand
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
-        return sign * node.value
-    return None
-
-
-_COMPARISONS = {ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Lt: operator.lt, ast.LtE: operator.le,
-                ast.Eq: operator.eq, ast.NotEq: operator.ne}
-
-
-# Constructs that may leave part of an expression unevaluated.
-_SHORT_CIRCUITS = (ast.BoolOp, ast.IfExp)
 
 
 class _Locator:
