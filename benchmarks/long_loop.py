@@ -72,17 +72,18 @@ def recorded(program, breakpoints: tuple, memory) -> tuple[float, object, int]:
     return seconds, session, resident_bytes() - before
 
 
-def check_going_back(session, iterations: int) -> bool:
-    """Step back to iteration ~1/10 of the loop and compare the values read there with the
-    loop's own arithmetic (%n = i + 1, %a = 0.5 * (i + 1) at iteration i)."""
+def check_going_back(session, iterations: int) -> tuple[bool, int]:
+    """Step back to an iteration ~1/10 into the loop (off the checkpoints' stride, so dropped values
+    are replayed from the nearest checkpoint) and compare the values read there with the loop's
+    own arithmetic (%n = i + 1, %a = 0.5 * (i + 1) at iteration i): (right, the iteration)."""
     trace = session.trace
-    wanted = iterations // 10
+    wanted = iterations // 10 + 3
     event = next(e for e in range(len(trace) - 1, -1, -1)
                  if trace.frames[e].iteration == wanted and trace.frames[e].kind == "while.body"
                  and trace.ops[e].name == "stablehlo.return")
     session.goto(event)
     i = wanted
-    return int(session.value("%n")) == i + 1 and float(session.value("%a")) == np.float32(0.5) * (i + 1)
+    return int(session.value("%n")) == i + 1 and float(session.value("%a")) == np.float32(0.5) * (i + 1), i
 
 
 def run(sizes: list[int], repeats: int, memory) -> bool:
@@ -108,9 +109,9 @@ def run(sizes: list[int], repeats: int, memory) -> bool:
               f"{len(session.trace):>11,}{kept / 2**20:>8.1f}MB{session.memory_budget / 2**20:>8.0f}MB"
               f"{grown / 2**20:>8.0f}MB  {verdict}")
         if memory is not None:
-            good = check_going_back(session, n)
+            good, iteration = check_going_back(session, n)
             store = session.timeline.main.store
-            print(f"{'':>11}back to iteration {n // 10:,}: {'values right' if good else 'VALUES WRONG'} "
+            print(f"{'':>11}back to iteration {iteration:,}: {'values right' if good else 'VALUES WRONG'} "
                   f"({store.evicted:,} values dropped, {store.recomputed:,} recomputed)")
             ok = ok and good
         session.close()
