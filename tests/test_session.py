@@ -545,7 +545,7 @@ def test_values_deep_in_a_long_loop_come_back_under_a_small_budget():
     x = np.linspace(-1, 1, 64, dtype=np.float32)
     full = program.session([x], persist=False)
     full.continue_()
-    small = program.session([x], persist=False, memory=8 * 1024)
+    small = program.session([x], persist=False, memory=12 * 1024)
     small.continue_()
     store = small.timeline.main.store
     assert store.evicted > 1000

@@ -31,7 +31,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from .expressions import CaretError, ExpressionError, compile_expression
+from .expressions import CaretError, Expression, ExpressionError, compile_expression
 from ..ir.core import Module, Operation, function_list
 from ..ir.locations import user_frame
 from ..ir.opset import is_terminator, lookup
@@ -113,6 +113,7 @@ class Breakpoint:
     nonfinite_only: bool = False  # its test can only hold where a result holds NaN or Inf
     saved: bool = True  # kept with the program; False: for this session only (--break-on, serve)
     test: Optional[Callable] = field(default=None, repr=False)  # value test or expression
+    expression: Optional[Expression] = field(default=None, repr=False)  # the test, when an expression
     condition_test: Optional[Callable] = field(default=None, repr=False)
 
     def describe(self) -> str:
@@ -322,6 +323,7 @@ class BreakpointTable:
                     raise
                 try:
                     bp.test, _ = _compile_test(spec, "breakpoint expression")
+                    bp.expression = compile_expression(spec)
                 except BreakpointError:
                     if _KIND.match(spec):  # `dynamic-slice` meant an op kind, not a subtraction
                         raise unresolved from None

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..ir.dtypes import widen
 from ..ir.errors import HlodbgError
+from .expression_shapes import quick_comparison, reads_every_value
 
 
 def _in_words(exc: Exception) -> str:
@@ -217,15 +218,21 @@ def _read_only(value: Any) -> Any:
 class Expression:
     """A compiled expression; build it with `compile_expression`. Immutable and reusable."""
 
-    __slots__ = ("text", "names", "values", "_code", "_columns")
+    __slots__ = ("text", "names", "values", "strict", "_code", "_columns", "_quick")
 
     def __init__(self, text: str, names: frozenset[str], values: tuple[str, ...], code: Any,
-                 columns: dict[str, int]):
+                 columns: dict[str, int], strict: bool = False, quick: Optional[tuple] = None):
         # compile_expression hands the same Expression to every caller with the same text.
         set_slot = object.__setattr__
         set_slot(self, "text", text)  # as typed
         set_slot(self, "names", names)  # plain names the environment must provide
         set_slot(self, "values", values)  # SSA references, without '%', in order of first use
+        # Every evaluation fetches every SSA reference (nothing short-circuits: no `and`/`or`,
+        # `x if c else y` or chained comparison), so where one is not computed it cannot hold.
+        set_slot(self, "strict", strict)
+        # `result > 1e12`, `%5 <= -3`: (kind "value"/"name", name, comparison, number, whether
+        # the name is on the left), tested without eval when the value is an array (truth).
+        set_slot(self, "_quick", quick)
         set_slot(self, "_code", code)
         set_slot(self, "_columns", columns)  # first column of each name and each "%ref", for messages
 
@@ -259,16 +266,37 @@ class Expression:
         """Whether the expression holds. An array is true anywhere: true if any element is
         nonzero (so `result > 3` holds as soon as one element exceeds 3); None is false;
         anything else is Python's bool()."""
+        if self._quick is not None:
+            held = self._quick_truth(names, lookup)
+            if held is not None:
+                return held
         value = self.evaluate(names, lookup)
         if value is None:
             return False
         try:
+            if type(value) is np.bool_:
+                return bool(value)
             if isinstance(value, (np.ndarray, np.generic)):
                 return bool(value.any())
             return bool(value)
         except Exception as exc:
             raise ExpressionError(f"{self.text}: cannot use {type(value).__name__} as a condition: {exc}",
                                   self.text) from exc
+
+    def _quick_truth(self, names: Mapping[str, Any], lookup: Optional[Callable[[str], Any]]) -> Optional[bool]:
+        """A comparison of one array with a number, as `truth` would find it but without eval,
+        read-only views or numpy's error state (comparisons raise no floating-point errors): a
+        breakpoint condition is tested at every op of a long run. None: evaluate it in full
+        (anything but an array, or a lookup that fails, which then fails with its own message)."""
+        kind, name, compare, number, name_first = self._quick
+        try:
+            value = names[name] if kind == "name" else lookup(name)
+            if type(value) is not np.ndarray:
+                return None
+            out = compare(value, number) if name_first else compare(number, value)
+        except Exception:  # noqa: BLE001 - the full evaluation reports it
+            return None
+        return bool(out) if type(out) is np.bool_ else bool(out.any())
 
     def check_names(self, known) -> None:
         """Refuse, now rather than at every evaluation, a plain name outside `known` (so a typo or
@@ -322,6 +350,7 @@ def _compile(text: str) -> Expression:
     try:
         tree = ast.parse(source, mode="eval")
         columns = _validate(tree, locate)
+        strict = reads_every_value(tree)
         tree = ast.fix_missing_locations(_rewrite_attributes(tree))
         code = compile(tree, "<expression>", "eval")
     except SyntaxError as exc:
@@ -332,7 +361,10 @@ def _compile(text: str) -> Expression:
         raise ExpressionError("expression is nested too deeply", text) from None
     columns.update(("%" + name, _column(text, offset)) for name, offset in values.items())
     names = frozenset(name for name in columns if not name.startswith("%"))
-    return Expression(text, names, tuple(values), code, columns)
+    return Expression(text, names, tuple(values), code, columns, strict,
+                      quick_comparison(tree, _VALUE, frozenset(FUNCTIONS)))
+
+
 
 
 class _Locator:

@@ -1,9 +1,10 @@
 """Recording execution for the debugger: a run that keeps every value and can pause before any op.
 
-`RecordingInterpreter` is the interpreter listening to its own hooks: it appends each op instance
-to a `Trace` (op, frame, result, duration) and asks a `Gate` whether to pause before an op
-starts or after it finishes. `Execution` runs it in a greenlet that parks at those pauses, so the session can step forward lazily through a program of any length (including one
-that never ends) while every value it has seen stays recorded.
+`RecordingInterpreter` is the interpreter with a recording loop of its own: it appends each op
+instance to a `Trace` (op, frame, result, start time) and asks a `Gate` whether to pause before an
+op starts or after it finishes. `Execution` runs it in a greenlet that parks at those pauses, so
+the session can step forward lazily through a program of any length (including one that never
+ends) while every value it has seen stays recorded.
 """
 from __future__ import annotations
 
@@ -16,11 +17,11 @@ import greenlet
 import numpy as np
 
 from ..ir.errors import ExecutionError, HlodbgError
-from ..run.interpreter import Frame, Interpreter, Listener
+from ..run.interpreter import Frame, Interpreter, _block_arguments, _frozen
 from ..ir.core import Block
 from ..ir.opset import has_aliasing_regions
 from .trace import FrameRecord, Trace
-
+from .values import ARRAY_OVERHEAD
 
 NEVER = float("inf")
 
@@ -39,12 +40,15 @@ class Gate:
     `pause_at`: pause before the event with this id starts. `stop_ops`: ops with a breakpoint,
     asked about (`check_before(event, operands)`) before they run. `check_after(event)`: asked
     after each event finishes (value breakpoints, "pause once this op is done"); True pauses
-    before the next event starts. `skip_output(out)`: when set, an op whose output it clears
-    is not asked about, nor is a block's terminator (when only NaN/Inf breakpoints look at
-    results: a cheap screen in the loop itself).
+    before the next event starts. Which events it is asked about: every one, terminators
+    included, unless `watched` or `skip_output` is set. `watched`: the ops whose breakpoints
+    look at results (an op breakpoint's ops, where an expression's values are visible); only
+    their events are asked about, so other ops pay one set lookup. `skip_output(out)`: an op
+    whose output it clears is not asked about, nor is a terminator (when NaN/Inf breakpoints
+    look at every result: a cheap screen in the loop itself).
     """
 
-    __slots__ = ("pause_at", "stop_ops", "check_before", "check_after", "skip_output")
+    __slots__ = ("pause_at", "stop_ops", "check_before", "check_after", "watched", "skip_output")
 
     def __init__(self) -> None:
         self.reset()
@@ -54,19 +58,21 @@ class Gate:
         self.stop_ops: frozenset = frozenset()
         self.check_before = None
         self.check_after = None
+        self.watched: Optional[frozenset] = None
         self.skip_output = None
 
 
-class RecordingInterpreter(Interpreter, Listener):
+class RecordingInterpreter(Interpreter):
     """An interpreter that records every event into `self.trace` and pauses at the gate.
 
-    It listens to its own hooks (the interpreter's observed loop): an op is appended to the trace
-    when it is about to run, finished when its results are there, and a block's terminator is an
-    event of its own; frames are recorded around every call and region body."""
+    Every block runs in its own recording loop (`_record_block`), every call and region body is
+    recorded as a frame; it takes no listeners."""
 
     def __init__(self, module, store, execution: Optional["Execution"] = None, **kwargs):
         super().__init__(module, **kwargs)
-        self.listeners = [self]
+        self.listeners = []
+        self._aliasing_ops: dict = {}  # op -> whether its regions alias its operands (no frame args kept)
+        self._blocks: dict = {}  # block -> (steps, terminator, arguments): looked up once per frame
         self.trace: Trace = store.trace
         self.store = store
         self.gate = Gate()
@@ -75,7 +81,6 @@ class RecordingInterpreter(Interpreter, Listener):
         self._record: Optional[FrameRecord] = None
         self._running: list[int] = []  # events whose evaluators are running, innermost last
         self._last_child: dict[int, FrameRecord] = {}
-        self._hooks = None  # the observed loop's hooks, made for the current trace and store
         # Time spent parked, left out of the clock events are timed with.
         self.parked_seconds = 0.0
 
@@ -90,75 +95,107 @@ class RecordingInterpreter(Interpreter, Listener):
         self._record = None
         self._running = []
         self._last_child = {}
-        self._hooks = None
         self.parked_seconds = 0.0
 
     def now(self) -> float:
         return perf_counter() - self.parked_seconds
 
     def _run_frame(self, frame: Frame, block: Block, args: list[Any]) -> list[Any]:
-        owner = self._running[-1] if self._running else None
+        running = self._running
+        owner = running[-1] if running else None
         parent = self._record
         trace = self.trace
         owner_op = frame.owner
-        keep_args = owner is None or owner_op is None or not has_aliasing_regions(owner_op.name)
+        keep_args = owner is None or owner_op is None or not self._aliasing(owner_op)
         previous = self._last_child.get(owner) if owner is not None else None
-        record = FrameRecord(len(trace.frame_records), frame.kind, frame.function, block, owner, frame.iteration,
+        records = trace.frame_records
+        record = FrameRecord(len(records), frame.kind, frame.function, block, owner, frame.iteration,
                              parent, previous, len(trace.ops), list(args) if keep_args else None)
-        trace.frame_records.append(record)
+        records.append(record)
         if owner is not None:
             self._last_child[owner] = record
         if keep_args:
             self.store.add_frame_args(record)
+        compiled = self._blocks.get(block)
+        if compiled is None:
+            compiled = self._blocks[block] = (*self._compile(block), block.arguments)
+        steps, terminator, arguments = compiled
+        if len(args) != len(arguments):
+            _block_arguments(block, args)  # says what is wrong
+        saved = self.frame
+        self.frame = frame
         self._record = record
         try:
-            return super()._run_frame(frame, block, args)
+            return self._record_block(record, steps, terminator, arguments, args, frame.env)
         finally:
+            self.frame = saved
             self._record = parent
 
-    # -- the interpreter's hooks: one event per op instance --------------------------------------
-    def observe(self, frame: Frame):
-        """The hooks for a run of a block: closures over the trace's lists, made once per recording
-        (they run once per op of the program, so every lookup they can do ahead is done here)."""
-        if self._hooks is None:
-            self._hooks = self._make_hooks()
-        return self._hooks
+    def _aliasing(self, op) -> bool:
+        known = self._aliasing_ops.get(op)
+        if known is None:
+            known = self._aliasing_ops[op] = has_aliasing_regions(op.name)
+        return known
 
-    def _make_hooks(self):
+    # -- the recording loop: one event per op instance -------------------------------------------
+    def _record_block(self, record: FrameRecord, steps, terminator, arguments, args: list, env: dict) -> list[Any]:
+        """The interpreter's observed loop (Interpreter._run_steps_general) with the recording
+        done in it rather than in listener hooks, since it runs once per op of the program: each
+        op is appended to the trace when it is about to run and finished when its results are
+        there, the block's terminator is an event of its own, and the gate is asked whether to
+        pause before an event starts or after it finishes."""
         trace = self.trace
-        ops, ends, results = trace.ops, trace.ends, trace.results
-        add_op, add_frame, add_end, add_result = ops.append, trace.frames.append, ends.append, results.append
-        add_start, add_completed = trace.starts.append, trace.completed.append
+        ops, frames, ends, results, starts, completed = (trace.ops, trace.frames, trace.ends, trace.results,
+                                                         trace.starts, trace.completed)
         gate = self.gate
         running = self._running
-        push, pop = running.append, running.pop
         store = self.store
         sizes = store.sizes
-        ndarray = np.ndarray
-        frame_finished = store.frame_finished
+        backend = self.backend
+        transparent = backend.transparent_storage
+        keep, load = backend.store, backend.load
         held_bytes = store.held_bytes
-        arrive = self._arrive
         clock = perf_counter
-
-        def before_op(frame: Frame, op, operands: list) -> None:
+        ndarray = np.ndarray
+        for value, arg in zip(arguments, args):
+            env[value] = arg if transparent else keep(arg, value)
+        for step in steps:
+            if transparent:
+                operands = [env[v] for v in step.operands]
+            else:
+                operands = [load(env[v], v) for v in step.operands]
+            op = step.op
             eid = len(ops)
-            add_op(op)
-            add_frame(self._record)
-            add_end(-1)
-            add_result(None)
+            ops.append(op)
+            frames.append(record)
+            ends.append(-1)
+            results.append(None)
             if eid >= gate.pause_at or op in gate.stop_ops:
-                arrive(eid, operands)
-            push(eid)
-            add_start(clock() - self.parked_seconds)
-
-        def finished(frame: Frame, op, operands: list, out: Any) -> None:
-            eid = pop()
+                self._arrive(eid, operands)
+            running.append(eid)
+            starts.append(clock() - self.parked_seconds)
+            out = step.folded
+            if out is None:
+                try:
+                    out = step.evaluator(step.call, *operands)
+                except HlodbgError:
+                    raise
+                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
+                    raise self._failure(step, e) from e
+                if step.foldable:
+                    step.folded = _frozen(out)
+            if step.single:
+                env[step.results[0]] = out if transparent else keep(out, step.results[0])
+            elif step.results:
+                for value, result in zip(step.results, out):
+                    env[value] = result if transparent else keep(result, value)
+            running.pop()
             results[eid] = out  # as the evaluator gave it: the value for one result, a list for several
             ends[eid] = len(ops) - 1
-            add_completed(eid)
+            completed.append(eid)
             # ValueStore.account, inlined: this runs once per op of the program.
             if type(out) is ndarray and out.base is None:
-                size = out.nbytes
+                size = out.nbytes + ARRAY_OVERHEAD
             else:
                 size = held_bytes(out, operands)
             if size:
@@ -168,28 +205,31 @@ class RecordingInterpreter(Interpreter, Listener):
                     store.evict()
             check = gate.check_after
             if check is not None:
-                skip = gate.skip_output
-                if (skip is None or not skip(out)) and check(eid):
+                watched, skip = gate.watched, gate.skip_output
+                if watched is not None and op in watched:
+                    if check(eid):
+                        gate.pause_at = len(ops)
+                elif (skip is None or not skip(out)) and (watched is None or skip is not None) and check(eid):
                     gate.pause_at = len(ops)
-
-        def returning(frame: Frame, op, values: list) -> None:
-            # A block's terminator is an event of its own: the place to stop before leaving it.
-            record = self._record
-            eid = len(ops)
-            add_op(op)
-            add_frame(record)
-            add_end(eid)
-            add_result(None)
-            if eid >= gate.pause_at or op in gate.stop_ops:
-                arrive(eid, values)
-            add_start(clock() - self.parked_seconds)
-            record.last = eid
-            add_completed(eid)
-            frame_finished(record)
-            if gate.check_after is not None and gate.skip_output is None and gate.check_after(eid):
-                gate.pause_at = len(ops)
-
-        return before_op, finished, returning
+        if terminator is None:
+            return []
+        returned = [env[v] if transparent else load(env[v], v) for v in terminator.operands]
+        # A block's terminator is an event of its own: the place to stop before leaving it.
+        eid = len(ops)
+        ops.append(terminator)
+        frames.append(record)
+        ends.append(eid)
+        results.append(None)
+        if eid >= gate.pause_at or terminator in gate.stop_ops:
+            self._arrive(eid, returned)
+        starts.append(clock() - self.parked_seconds)
+        record.last = eid
+        completed.append(eid)
+        if record.kind == "while.body":
+            store.frame_finished(record)
+        if gate.check_after is not None and gate.skip_output is None and gate.watched is None and gate.check_after(eid):
+            gate.pause_at = len(ops)
+        return returned
 
     def _arrive(self, eid: int, operands: list) -> None:
         gate = self.gate

@@ -36,7 +36,7 @@ from .stops import FrameInfo, Hit, Stop
 from .timeline import TimePoint, Timeline
 from .views import EventView, OpStatistics, View, same_outputs, vectorised_note
 from .trace import FrameRecord, Trace
-from .scope import expression_names, lookup_value, visible_refs
+from .scope import expression_names, lookup_value, ops_seeing, visible_refs
 from ..ir.opset import has_expandable_body
 
 
@@ -56,7 +56,7 @@ class Session:
         self.grid = grid
         self.breakpoints = breakpoints if breakpoints is not None else BreakpointTable(Resolver(module, entry, path))
         self._recorder: Optional[RecordingInterpreter] = None
-        self.timeline = Timeline(expression_names, lookup_value)
+        self.timeline = Timeline(expression_names, lookup_value, lambda names: ops_seeing(module.functions.values(), names))
         self._stats: dict[tuple, ValueSummary] = {}
         # Arguments are checked now, in the caller, not when the run first moves.
         self.args = entry_arguments(entry_function(module, entry), self.args)
@@ -463,38 +463,47 @@ class Session:
         gate.reset()
         gate.pause_at = pause_at
         hits: list[Hit] = []
+        timeline = self.timeline
         before = [bp for bp in breakpoints if not bp.after and bp.ops]
         after = [bp for bp in breakpoints if bp.after]
+        carried = timeline.ledgers_at_frontier(breakpoints) if view is timeline.main else []
+        reached = timeline.reached
         stop_ops = frozenset().union(*(bp.ops for bp in before)) | extra_ops
         if stop_ops:
             gate.stop_ops = stop_ops
 
             def check_before(e: int, operands: list) -> bool:
-                found = self.timeline.hits_at_start(view, e, before, extra_ops, TimePoint.start(e), operands)
+                time = TimePoint.start(e)
+                reached(carried, time)
+                found = timeline.hits_at_start(view, e, before, extra_ops, time, operands)
                 hits.extend(found)
                 return bool(found)
 
             gate.check_before = check_before
-        carried: list = []
         if after or after_event is not None:
             trace = view.trace
             completed = trace.completed
 
             def check_after(e: int) -> bool:
-                found = self.timeline.hits_at_end(view, e, after, TimePoint.finish(trace, e, len(completed) - 1)) if after else []
-                hits.extend(found)
-                return bool(found) or e == after_event
+                if after:
+                    time = TimePoint.finish(trace, e, len(completed) - 1)
+                    reached(carried, time)
+                    found = timeline.hits_at_end(view, e, after, time)
+                    hits.extend(found)
+                    if found:
+                        return True
+                return e == after_event
 
             gate.check_after = check_after
-            if after_event is None and view is self.timeline.main:
-                look_closely, carried = self.timeline.screen_results(view, after, check_after)
-                if look_closely is not None:
-                    gate.check_after, gate.skip_output = look_closely, surely_finite
+            if after_event is None:
+                watched, screen = timeline.watch_plan(after)
+                if watched is not None:
+                    gate.watched, gate.skip_output = watched, surely_finite if screen else None
         try:
             view.execution.advance()
         finally:
             gate.reset()
-            self.timeline.carry_ledgers(view.trace, carried)
+            timeline.carry_ledgers(view.trace, carried, view.execution.state == "parked")
         return hits
 
     def _forward(self, target: Optional[int] = None, after_event: Optional[int] = None,

@@ -11,6 +11,7 @@ the session moved.
 from __future__ import annotations
 
 import bisect
+from array import array
 from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Optional
 
@@ -51,13 +52,42 @@ class TimePoint(NamedTuple):
 BEFORE_ALL_TIME = (-1,)
 
 
+class TimeList:
+    """TimePoints in time order, appended at the end, kept as three arrays: an op breakpoint with
+    a condition is met at every iteration of a loop (8 + 1 + 8 bytes a point, not a tuple)."""
+
+    __slots__ = ("_events", "_phases", "_completions", "_last")
+
+    def __init__(self) -> None:
+        self._events, self._phases, self._completions = array("q"), array("b"), array("q")
+        self._last: Optional[TimePoint] = None
+
+    def append(self, time: TimePoint) -> None:
+        self._events.append(time.event)
+        self._phases.append(time.phase)
+        self._completions.append(time.completion)
+        self._last = time
+
+    def __len__(self) -> int:
+        return len(self._events)
+
+    def __getitem__(self, i: int) -> TimePoint:
+        return TimePoint(self._events[i], self._phases[i], self._completions[i])
+
+    def count_before(self, time: tuple) -> int:
+        """How many points come before `time`."""
+        if self._last is None or self._last < time:
+            return len(self._events)  # the usual case while recording: met only before now
+        return bisect.bisect_left(self, time)
+
+
 @dataclass
 class Ledger:
     """Where a breakpoint was met, in time order, and how far the run was checked for it
     (`checked_until`, exclusive)."""
 
     checked_until: tuple = BEFORE_ALL_TIME
-    met: list[TimePoint] = field(default_factory=list)
+    met: TimeList = field(default_factory=TimeList)
 
 
 # The session's own names for values at an event: (view, event, include_results, operands, hit)
@@ -70,9 +100,11 @@ class Timeline:
     """The views a session navigates (`main`, the run; `view`, where the cursor is: the run or
     an op's replayed bodies) and the breakpoint ledgers of the run."""
 
-    def __init__(self, names: NamesAt, lookup: LookupAt):
+    def __init__(self, names: NamesAt, lookup: LookupAt, reach: Callable[[tuple], frozenset] = None):
         self._names = names
         self._lookup = lookup
+        self._reach_of = reach
+        self._reach: dict[int, Optional[frozenset]] = {}
         self.main: Optional[View] = None
         self.view: Optional[View] = None
         self.ledgers: dict[int, Ledger] = {}
@@ -139,12 +171,42 @@ class Timeline:
             return []
         hits = []
         for bp in after:
-            if bp.ops and op not in bp.ops:
+            reach = self.reach(bp)
+            if reach is not None and op not in reach:
                 continue
             hit = self._met(view, bp, e, time, None, True)
             if hit is not None:
                 hits.append(hit)
         return hits
+
+    def reach(self, bp: Breakpoint) -> Optional[frozenset]:
+        """The ops `bp` can be met at (None: any op): its own ops, or for an expression whose
+        every evaluation fetches its SSA values, the ops where all of them are visible (at any
+        other op the lookup fails and the expression does not hold)."""
+        if bp.ops:
+            return bp.ops
+        expression = bp.expression
+        if expression is None or not expression.strict or not expression.values or self._reach_of is None:
+            return None
+        if bp.id not in self._reach:
+            self._reach[bp.id] = self._reach_of(expression.values)
+        return self._reach[bp.id]
+
+    def watch_plan(self, after) -> tuple[Optional[frozenset], bool]:
+        """How the recording loop picks the outputs to test `after` (breakpoints looking at
+        results) on: (ops always tested, or None for every op; whether any other op whose output
+        breakpoints.surely_finite does not clear is tested too, for NaN/Inf breakpoints)."""
+        watched: set = set()
+        screen = False
+        for bp in after:
+            reach = self.reach(bp)
+            if reach is not None:
+                watched |= reach
+            elif bp.nonfinite_only:
+                screen = True
+            else:
+                return None, False
+        return frozenset(watched), screen
 
     def _test(self, view: View, bp: Breakpoint, e: int, operands, at_end: bool) -> bool:
         """Whether `bp`'s own test (a value test or expression) holds at event e; a test that
@@ -183,41 +245,40 @@ class Timeline:
                 return None
         return Hit(bp, e, at_end, number)
 
-    def screen_results(self, view: View, after, check_after: Callable[[int], bool]):
-        """(a check_after for the outputs that breakpoints.surely_finite does not clear, the
-        ledgers it carries along), or (None, []) unless every breakpoint looking at results is a
-        NaN/Inf test. The recording loop screens each output itself (Gate.skip_output), so an
-        output that surely holds no NaN/Inf costs one cheap test; the rest go to `check_after`.
-        The ledgers checked up to the end of the recorded run go on being checked by it (every
-        output it was not asked about was screened out: not met), so a hit far into a long run
-        needs no second scan to be numbered."""
-        if not all(bp.nonfinite_only for bp in after):
-            return None, []
-        trace = view.trace
-        completed = trace.completed
+    def ledgers_at_frontier(self, breakpoints) -> list[Ledger]:
+        """The ledgers of `breakpoints` checked up to the end of the recorded run (a short gap
+        since the run last parked is checked now). The recording loop then asks about every point
+        where these breakpoints can be met (Gate), so they go on being checked as it runs and a
+        hit far into a long run needs no scan of the run to be numbered."""
+        trace = self.main.trace
+        frontier = TimePoint(len(trace), 0, len(trace.completed))
+        recent = TimePoint.before(len(trace) - 1) if len(trace) else BEFORE_ALL_TIME
         carried = []
-        frontier = TimePoint(len(trace), 0, len(completed))
-        for bp in after:
+        for bp in breakpoints:
             ledger = self.ledgers.get(bp.id)
             if ledger is None:
                 ledger = self.ledgers[bp.id] = Ledger()
-            if ledger.checked_until >= frontier or frontier == (0, 0, 0):
+            if ledger.checked_until >= recent or not len(trace):
+                self.hit_number(bp, frontier)
                 carried.append(ledger)
-
-        def look_closely(e: int) -> bool:
-            time = TimePoint.finish(trace, e, len(completed) - 1)
-            for ledger in carried:
-                ledger.checked_until = max(ledger.checked_until, time)
-            return check_after(e)
-
-        return look_closely, carried
+        return carried
 
     @staticmethod
-    def carry_ledgers(trace: Trace, carried: list[Ledger]) -> None:
-        """The run was screened up to its current end for these ledgers' breakpoints."""
-        frontier = TimePoint(len(trace), 0, len(trace.completed))
+    def reached(carried: list[Ledger], time: TimePoint) -> None:
+        """The recording loop is at `time`: every earlier point was looked at."""
         for ledger in carried:
-            ledger.checked_until = max(ledger.checked_until, frontier)
+            if ledger.checked_until < time:
+                ledger.checked_until = time
+
+    @staticmethod
+    def carry_ledgers(trace: Trace, carried: list[Ledger], parked: bool) -> None:
+        """The recording loop looked at every point up to the run's current end: when `parked`,
+        all before the last event starts (the park comes first), else everything."""
+        if parked:
+            frontier = TimePoint.start(len(trace) - 1)
+        else:
+            frontier = TimePoint(len(trace), 0, len(trace.completed))
+        Timeline.reached(carried, frontier)
 
     def hit_number(self, bp: Breakpoint, time: TimePoint) -> int:
         """1 + the number of times bp was met before `time` in the run (its ledger remembers the
@@ -226,6 +287,7 @@ class Timeline:
         if ledger is None:
             ledger = self.ledgers[bp.id] = Ledger()
         if ledger.checked_until < time:
+            reach = self.reach(bp)
             main = self.main
             trace = main.trace
             checked = ledger.checked_until
@@ -240,13 +302,13 @@ class Timeline:
                         self._test(main, bp, index, None, False)
                 else:
                     op = trace.ops[index]
-                    met = bp.after and bool(op.results) and (not bp.ops or op in bp.ops) and \
+                    met = bp.after and bool(op.results) and (reach is None or op in reach) and \
                         self._test(main, bp, index, None, True)
                 if met:
                     ledger.met.append(point)
                 ledger.checked_until = point.just_after()
             ledger.checked_until = max(ledger.checked_until, time)
-        return bisect.bisect_left(ledger.met, time) + 1
+        return ledger.met.count_before(time) + 1
 
 
 def points_forward(trace: Trace, p: int, to: int):

@@ -13,6 +13,7 @@ frame records when someone asks.
 from __future__ import annotations
 
 import bisect
+from array import array
 from typing import Any, NamedTuple, Optional, Union
 
 from ..run.interpreter import describe_frame
@@ -72,7 +73,7 @@ class FrameRecord:
         self.last = -1  # id of its terminator event once the frame has finished
         self.args = args  # arrays of non-aliasing frames (entry arguments, body operands)
         self.depth = 0 if parent is None else parent.depth + 1
-        self._index: dict[Operation, int] = {}
+        self._index: Optional[dict[Operation, int]] = None  # made when first asked (event_of)
         self._scanned = first
 
     @property
@@ -92,14 +93,17 @@ class Trace:
     def __init__(self) -> None:
         self.ops: list[Operation] = []
         self.frames: list[FrameRecord] = []
-        self.ends: list[int] = []  # last event inside each event; -1 while it runs
+        # Numbers are kept in arrays rather than lists (8 bytes an event instead of a pointer to
+        # an int or float object of its own): a long loop records millions of events.
+        self.ends = array("q")  # last event inside each event; -1 while it runs
         self.results: list[Any] = []  # what the evaluator returned (bare, or a list), or EVICTED
         # When each event started, on a clock that leaves out the time the run spent parked;
         # an event lasts until the next one after it starts (one clock reading per op).
-        self.starts: list[float] = []
+        self.starts = array("d")
         self.clock_at_park = 0.0  # the clock when the run last parked or ended
-        self.completed: list[int] = []  # event ids in the order they finished
+        self.completed = array("q")  # event ids in the order they finished
         self.frame_records: list[FrameRecord] = []
+        self.block_names: dict[Block, dict] = {}  # scope.find_ref's index of names each block defines
 
     def __len__(self) -> int:
         return len(self.ops)
@@ -120,6 +124,8 @@ class Trace:
     def event_of(self, frame: FrameRecord, op: Operation) -> Optional[int]:
         """The event of `op` in `frame` (each op runs at most once per frame instance)."""
         index = frame._index
+        if index is None:
+            index = frame._index = {}
         found = index.get(op)
         if found is not None:
             return found

@@ -11,7 +11,7 @@ the beginning; K doubles whenever checkpoints would take more than half the budg
 """
 from __future__ import annotations
 
-import re
+import sys
 from collections import deque
 from typing import Any, NamedTuple, Optional
 
@@ -47,15 +47,22 @@ def memory_owner(array: np.ndarray) -> Any:
     return array
 
 
-def nbytes(out: Any) -> int:
-    """Memory a result holds on its own (views of other arrays hold none)."""
+def nbytes(out: Any, overhead: int = 0) -> int:
+    """Memory a result holds on its own (views of other arrays hold none), plus `overhead` for
+    each array that holds some."""
     if type(out) is np.ndarray:
-        return out.nbytes if out.base is None else 0
+        return out.nbytes + overhead if out.base is None else 0
     if isinstance(out, (list, tuple)):
-        return sum(nbytes(o) for o in out)
+        return sum(nbytes(o, overhead) for o in out)
     if isinstance(out, np.ndarray):
-        return out.nbytes if out.base is None else 0
+        return out.nbytes + overhead if out.base is None else 0
     return 0
+
+
+# What keeping an array costs beyond its elements: numpy's object, shape and strides. A loop over
+# scalars keeps millions of 0-d arrays, a few bytes of data in about a hundred of memory each;
+# the budget counts both, so that it bounds what the recording really holds.
+ARRAY_OVERHEAD = sys.getsizeof(np.empty((), np.int8)) - 1
 
 
 class _Captured(BaseException):
@@ -116,7 +123,7 @@ class ValueStore:
         if not isinstance(out, np.ndarray):
             return 0
         if out.base is None:
-            return 0 if id(out) in self._external else out.nbytes
+            return 0 if id(out) in self._external else out.nbytes + ARRAY_OVERHEAD
         owner = memory_owner(out)
         if operands is None or not isinstance(owner, np.ndarray) or id(owner) in self._external:
             return 0
@@ -126,13 +133,13 @@ class ValueStore:
             if isinstance(operand, tuple) and any(isinstance(o, np.ndarray) and memory_owner(o) is owner
                                                   for o in operand):
                 return 0
-        return owner.nbytes
+        return owner.nbytes + ARRAY_OVERHEAD
 
     def account(self, eid: int, out: Any, operands: Optional[list] = None) -> None:
         """An event finished with `out`: count the memory it holds, and drop older values when
         the budget is passed. Runs once per op of the program, so it stays small."""
         if type(out) is np.ndarray and out.base is None:
-            size = out.nbytes
+            size = out.nbytes + ARRAY_OVERHEAD
         else:
             size = self.held_bytes(out, operands)
         if size:

@@ -5,8 +5,8 @@ values), so running an op costs a dict lookup per operand and one Python call. T
 loops over a block's steps: a fast one for a plain run, and an observed one when listeners are
 attached or the backend keeps values in a form of its own. Listeners get `before_op`/`after_op`
 for every op, `returning` for every block's terminator and `enter_frame`/`exit_frame` for every
-function call and region body; the debugger's recorder (engine/debug/recording.py) attaches
-there. Frames form a stack: function calls, while condition/body iterations, if/case branches
+function call and region body (the debugger's recorder, engine/debug/recording.py, runs a
+recording loop of its own instead). Frames form a stack: function calls, while condition/body iterations, if/case branches
 and reducer bodies.
 """
 from __future__ import annotations
