@@ -34,9 +34,9 @@ from hlodbg.engine.ir.attributes import UnitAttr
 from hlodbg.engine.ir.opset import callee_attribute, is_terminator, lookup, owns_callee
 
 from .grouping import Group, group_block
-from .labels import argument_label, clip, op_label, op_title, result_names, short_type
+from .labels import clip, op_title, result_names
+from .node_data import NodeData, edge_type_label
 from .palette import node_category
-from .xla_shapes import value_layout
 
 # Ops a program read from XLA HLO text carries only to keep HLO's tuples as values: the tuple an
 # op of several results packs them into, and the element reads that return the entry's results.
@@ -338,6 +338,7 @@ class _Builder:
         self.inline = inline
         self.grouping = grouping
         self.graph = nx.MultiDiGraph()
+        self.graph.node_attr_dict_factory = NodeData  # labels and locations made when first read
         self.clusters: dict[str, Cluster] = {}
         self.op_index: dict[int, dict[int, int]] = {}
         self.group_count = 0
@@ -362,9 +363,7 @@ class _Builder:
         self.clusters[cluster].nodes.append(nid)
 
     def add_edge(self, source: tuple[str, int], target: str, operand: int, value: Value, **extra) -> None:
-        layout = value_layout(value)  # XLA's layout when it is not the default one: {0,1}, T(8,128)
-        label = short_type(value.type) + (layout or "")
-        self.graph.add_edge(source[0], target, key=operand, kind="data", operand=operand, value=value.name, type=label, result=source[1], **extra)
+        self.graph.add_edge(source[0], target, key=operand, kind="data", operand=operand, value=value.name, type=edge_type_label(value), result=source[1], **extra)
 
     def function(self, function: Function, prefix: str, cluster: str, inputs: Optional[list[tuple[str, int]]], stack: tuple[str, ...]) -> Optional[str]:
         """Add a function instance; `inputs` feed its arguments (inline calls). Returns its return node."""
@@ -372,7 +371,7 @@ class _Builder:
         name = function.sym_name
         for j, arg in enumerate(function.arguments):
             nid = f"{prefix}{name}#arg{j}"
-            self.add_node(nid, cluster, kind="argument", op=None, value=arg, function=name, name=arg.name, mnemonic="argument", category="argument", label=argument_label(arg), location=describe(arg.location), line=arg.pos.line if arg.pos else None, count=0)
+            self.add_node(nid, cluster, kind="argument", op=None, value=arg, function=name, mnemonic="argument", category="argument", count=0)
             env[id(arg)] = (nid, 0)
             if inputs is not None:
                 self.add_edge(inputs[j], nid, j, arg)
@@ -406,6 +405,8 @@ class _Builder:
     def _fold(self, op: Operation, env: dict) -> bool:
         """Draw `op` as part of the node its operands come from (PACKS_RESULTS and IMPLICIT
         ops); False when it needs a node of its own."""
+        if not _marked_for_folding(op):
+            return False
         sources = [env.get(id(v)) for v in op.operands]
         if not sources or any(source is None for source in sources) or len({node for node, _ in sources}) != 1:
             return False
@@ -444,14 +445,14 @@ class _Builder:
         home = cluster
         if op.regions and any(r.blocks for r in op.regions):
             home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)
-        self.add_node(nid, home, kind=kind, op=op, value=None, function=fname, name=result_names(op), mnemonic=op.name, category=node_category(op.name), label=op_label(op), location=describe(op.location), line=_line(op), count=1)
+        self.add_node(nid, home, kind=kind, op=op, value=None, function=fname, mnemonic=op.name, category=node_category(op.name), count=1)
         for i, operand in enumerate(op.operands):
             source = env.get(id(operand))
             if source is not None:
                 self.add_edge(source, nid, i, operand)
         for k, result in enumerate(op.results):
             env[id(result)] = (nid, k)
-        names = _region_names(op)
+        names = _region_names(op) if op.regions else []
         for r, region in enumerate(op.regions):
             if not region.blocks:
                 continue
@@ -459,7 +460,7 @@ class _Builder:
             for b, block in enumerate(region.blocks):
                 for j, arg in enumerate(block.arguments):
                     aid = f"{nid}.{r}.{b}.arg{j}"
-                    self.add_node(aid, region_cluster, kind="argument", op=None, value=arg, function=fname, name=arg.name, mnemonic="argument", category="argument", label=argument_label(arg), location="", line=arg.pos.line if arg.pos else None, count=0)
+                    self.add_node(aid, region_cluster, kind="argument", op=None, value=arg, function=fname, mnemonic="argument", category="argument", location="", count=0)
                     env[id(arg)] = (aid, 0)
                 self.block(block, function, prefix, region_cluster, env, stack)
         return nid
@@ -478,7 +479,7 @@ class _Builder:
             argument = f"{prefix}{callee.sym_name}#arg{i}"
             if source is not None:  # an operand, not a value captured from outside
                 self.add_edge(source, argument if argument in self.graph else nid, i, operand, argument=True)
-        self.add_node(nid, home, kind="op", op=op, value=None, function=fname, name=result_names(op), mnemonic=op.name, category=node_category(op.name), label=op_label(op), location=describe(op.location), line=_line(op), count=1)
+        self.add_node(nid, home, kind="op", op=op, value=None, function=fname, mnemonic=op.name, category=node_category(op.name), count=1)
         if returned is not None:  # the callee's return is the op's node itself: its ROOT feeds it
             for source, _, data in list(self.graph.in_edges(returned, data=True)):
                 self.graph.add_edge(source, nid, key=data["operand"], **data)
