@@ -18,6 +18,7 @@ from typing import Iterable, Optional
 
 import numpy as np
 
+from .cluster_view import ClusterViews
 from .graph import DataflowGraph, GraphError
 from .graphviz import LayoutLimitError
 from .layout import CELL_HEIGHT, CELL_WIDTH, MAX_LAYOUT_NODES, Layout, compute_layout, terminal_box
@@ -355,6 +356,8 @@ class SceneBuilder:
         self.layouts = 0  # scenes laid out so far (cached scenes do not count)
         self._scenes: dict[tuple, Scene] = {}
         self._failed: dict[tuple, LayoutLimitError] = {}  # scenes Graphviz gave up on (time, memory)
+        full = graph.base is graph and not graph.collapsed and graph.kept is None
+        self._cluster_views = ClusterViews(graph) if full else None  # views in time of their size
 
     # --- which cluster ----------------------------------------------------------------------
     def cluster_id(self, cluster_id: Optional[str]) -> Optional[str]:
@@ -379,6 +382,13 @@ class SceneBuilder:
         `expanded` (their own children folded unless expanded too, and so on)."""
         root = self.cluster_id(cluster_id)
         open_ids = {self.cluster_id(c) for c in expanded}
+        graph = self.graph
+        if self._cluster_views is not None:
+            return self._cluster_views.view(root, open_ids)
+        return self._derived_view(root, open_ids)
+
+    def _derived_view(self, root: Optional[str], open_ids: set) -> DataflowGraph:
+        """`view` by restricting and collapsing: for a graph that is itself a derived view."""
         graph = self.graph
         if root is None:
             base, starts = graph, graph.top_clusters()
