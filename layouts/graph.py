@@ -62,6 +62,7 @@ class Cluster:
     children: list[str] = field(default_factory=list)
     node: Optional[str] = None  # the op's own node, for "op" and "call" clusters
     op: Optional[Operation] = None
+    fold: Optional[str] = None  # for groups: "names", "repeat" or "chunk" (grouping.py)
 
 
 class DataflowGraph:
@@ -383,8 +384,10 @@ class _Builder:
         placement: dict[int, str] = {}
         if self.grouping:
             drawn = [k for k, op in enumerate(body) if not _marked_for_folding(op)]  # groups hold boxes
-            for group in group_block([body[k] for k in drawn]):
-                self._place_group(group, cluster, function.sym_name, placement, drawn)
+            homes: dict[int, str] = {}  # block argument -> its group
+            for group in group_block([body[k] for k in drawn], block.arguments):
+                self._place_group(group, cluster, function.sym_name, placement, drawn, homes)
+            self._move_arguments(block, cluster, env, homes)
         returned = None
         for k, op in enumerate(ops):
             if self._fold(op, env):
@@ -394,13 +397,30 @@ class _Builder:
                 returned = node
         return returned
 
-    def _place_group(self, group: Group, parent: str, function: str, placement: dict[int, str], indices: list[int]) -> None:
+    def _place_group(self, group: Group, parent: str, function: str, placement: dict[int, str], indices: list[int], homes: dict[int, str]) -> None:
         self.group_count += 1
         cid = self.add_cluster(f"group:{self.group_count}", "group", group.label, parent, function)
+        self.clusters[cid].fold = group.fold
         for member in group.members:
             placement[indices[member]] = cid
+        for j in group.arguments:
+            homes[j] = cid
         for child in group.children:
-            self._place_group(child, cid, function, placement, indices)
+            self._place_group(child, cid, function, placement, indices, homes)
+
+    def _move_arguments(self, block: Block, cluster: str, env: dict, homes: dict[int, str]) -> None:
+        """Block arguments (drawn in `cluster` before the block's groups existed) into the group
+        of their first use."""
+        moved = set()
+        for j, home in homes.items():
+            source = env.get(id(block.arguments[j]))
+            if source is None or self.graph.nodes[source[0]]["cluster"] != cluster:
+                continue
+            self.graph.nodes[source[0]]["cluster"] = home
+            self.clusters[home].nodes.append(source[0])
+            moved.add(source[0])
+        if moved:
+            self.clusters[cluster].nodes = [n for n in self.clusters[cluster].nodes if n not in moved]
 
     def _fold(self, op: Operation, env: dict) -> bool:
         """Draw `op` as part of the node its operands come from (PACKS_RESULTS and IMPLICIT

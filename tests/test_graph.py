@@ -159,12 +159,15 @@ def test_name_stacks_group_ops_into_layers():
     text = "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n" + "\n".join(lines) + "\nreturn %out : tensor<4xf32>\n}\n"
     graph = build_graph(load(text).module)
     group_list = [c for c in graph.clusters.values() if c.kind == "group"]
-    assert sorted(c.label for c in group_list) == ["attn", "attn", "layer_0", "layer_1", "mlp", "mlp"]
+    # The two layers hold the same ops: name-stack siblings alike up to their numbers are repeats.
+    assert sorted(c.label for c in group_list) == ["attn", "attn", "layer_0 (1 of 2)", "layer_1 (2 of 2)", "mlp", "mlp"]
     groups = {c.label: c for c in group_list}
-    layer0 = groups["layer_0"]
+    layer0 = groups["layer_0 (1 of 2)"]
+    assert layer0.fold == "repeat" and groups["attn"].fold == "names"
     children = [graph.clusters[c] for c in layer0.children]
     assert [c.label for c in children] == ["attn", "mlp"]
-    assert [graph.graph.nodes[n]["name"] for n in children[0].nodes] == ["%l0_0", "%l0_1"]
+    # %arg0 is drawn next to its first use, inside layer_0/attn.
+    assert [graph.graph.nodes[n]["name"] for n in children[0].nodes] == ["%arg0", "%l0_0", "%l0_1"]
     # The op outside every layer stays directly in the function.
     assert graph.cluster_of(graph.resolve("%out")) == "fn:main"
 
@@ -184,7 +187,12 @@ def test_repeated_structure_groups_a_model_without_locations():
     graph = build_graph(load(text).module)
     groups = [c for c in graph.clusters.values() if c.kind == "group"]
     assert [g.label for g in groups] == ["repeat 1 of 3", "repeat 2 of 3", "repeat 3 of 3"]
-    assert all(len(g.nodes) == 4 for g in groups)
+    assert all(g.fold == "repeat" for g in groups)
+    assert [[graph.graph.nodes[n]["name"] for n in g.nodes] for g in groups] == [
+        ["%arg0", "%a0", "%b0", "%c0", "%d0"],  # the argument sits with its first use
+        ["%a1", "%b1", "%c1", "%d1"],
+        ["%a2", "%b2", "%c2", "%d2"],
+    ]
 
 
 def test_tandem_repeat_finder():
