@@ -269,9 +269,11 @@ class DataflowGraph:
             view._prune_empty_clusters()
         return view
 
-    def _collapsed_data(self, node_id: str) -> dict:
+    def _collapsed_data(self, node_id: str, count: Optional[int] = None) -> dict:
+        """The node standing for a folded cluster; `count` (ops inside) when the caller knows it."""
         cluster = self.clusters[node_id.split(":", 1)[1]]
-        count = sum(1 for n in self.cluster_nodes(cluster.id) if self.graph.nodes[n]["kind"] in ("op", "return"))
+        if count is None:
+            count = sum(1 for n in self.cluster_nodes(cluster.id) if self.graph.nodes[n]["kind"] in ("op", "return"))
         if cluster.kind == "op" and cluster.node is not None:
             data = dict(self.graph.nodes[cluster.node])
             data.update(cluster=cluster.parent, count=count, collapsed=cluster.id)
