@@ -7,6 +7,7 @@ import numpy as np
 
 from ..ir import attributes as A
 from ..syntax.mlir import attribute_text as T
+from ..ir.collector import collector_paused
 from ..ir.errors import VerifyError
 from ..ir.core import Block, Function, Module, Operation, function_list
 from ..ir.opset import CLOSED_DIALECTS, OPS, OpDef
@@ -62,13 +63,15 @@ class _Context:
 
 def verify(module: Module) -> None:
     """Raise the first VerifyError found (in textual order); return None for a valid module."""
-    for error in _errors(module):
-        raise error
+    with collector_paused():
+        for error in _errors(module):
+            raise error
 
 
 def verify_all(module: Module) -> list[VerifyError]:
     """Every error found, at most one per op, in textual order."""
-    return list(_errors(module))
+    with collector_paused():
+        return list(_errors(module))
 
 
 def _errors(module: Module) -> Iterator[VerifyError]:
