@@ -21,6 +21,8 @@ from typing import Iterable, Optional
 
 import networkx as nx
 
+from hlodbg.engine.ir.collector import collector_paused
+
 from .graph import DataflowGraph
 
 Edge = tuple[str, str, object, dict]
@@ -39,8 +41,12 @@ class ClusterViews:
         self._order: dict[str, int] = {}  # node -> its place in the graph
 
     def _index(self) -> None:
-        if self._indexed:
-            return
+        if not self._indexed:
+            with collector_paused():  # hundreds of thousands of tuples, all long-lived
+                self._build_index()
+            self._indexed = True
+
+    def _build_index(self) -> None:
         graph, clusters = self.graph, self.graph.clusters
         for cid in clusters:
             self._path(cid)
@@ -77,7 +83,6 @@ class ClusterViews:
             cu, cv = cluster_of[u], cluster_of[v]
             edges.setdefault(cu if cu == cv else common(cu, cv), []).append((place, (u, v, key, data)))
         self._common_of = common
-        self._indexed = True
 
     def _path(self, cid: Optional[str]) -> tuple[str, ...]:
         path = self._paths.get(cid)

@@ -27,6 +27,7 @@ from typing import Any, Iterable, Optional
 
 import networkx as nx
 
+from hlodbg.engine.ir.collector import build_long_lived
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Block, Function, Module, Operation, Value, symbol_name
 from hlodbg.engine.ir.locations import describe
@@ -542,7 +543,12 @@ def build_graph(module: Module, function: Optional[str] = None, inline_calls: bo
     """The dataflow graph of a module (every function), or of `function` and what it calls.
 
     With `inline_calls`, only `function` (default: the entry) is drawn and every call site holds
-    its own copy of the callee."""
+    its own copy of the callee. Built without the cycle collector tracing it as it grows (a
+    100k-op graph is millions of objects), and frozen when large, as a parsed module is."""
+    return build_long_lived(lambda: _build_graph(module, function, inline_calls, grouping))
+
+
+def _build_graph(module: Module, function: Optional[str], inline_calls: bool, grouping: bool) -> DataflowGraph:
     functions = module.functions
     root = None
     if function:

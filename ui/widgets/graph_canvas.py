@@ -441,9 +441,9 @@ class GraphCanvas(ScrollView, can_focus=False):
                 self._worker_running = False
             self._post(_GraphReady(None, None, e.message))
             return None
+        nodes = graph.nodes_of(self._current_op)  # builds the op -> nodes index here, off the UI thread
         self._set_graph(graph, views)
         self._post(_GraphReady(graph, views))
-        nodes = self._nodes_of(self._current_op)
         request = _entry_request(graph)
         if nodes:
             request = replace(request, centre=nodes[0], reveal=nodes[0])
