@@ -33,6 +33,8 @@ def add_parser(sub) -> None:
     export.add_argument("--title", help="a title line above the drawing (SVG)")
     export.add_argument("--chunk", type=int, default=None, help="module to export in a '// -----' split file")
     export.add_argument("--no-cache", action="store_true", help="lay out again instead of reusing a cached layout")
+    export.add_argument("--engine", choices=("auto", "graphviz", "layered"), default="auto", help="layout for SVG and JSON: Graphviz, the layered layout (linear in the graph's size), "
+                        "or auto: the layered one from a few hundred nodes on (default; HLODBG_LAYOUT_ENGINE sets it too). PNG is always drawn by Graphviz")
     from hlodbg.cli_target import add_target_options
 
     add_target_options(export, "runs on for --values/--overlay")
@@ -53,7 +55,7 @@ def cmd_export(args) -> int:
     fmt = format_of(args.output, args.format)
     view = graph_view(program.module, function=args.function, collapse=args.collapse, focus=args.focus, radius=args.radius)
     overlay = _overlay(program, view, args)
-    report = export_graph(view, args.output, fmt, overlay=overlay, title=args.title, use_cache=not args.no_cache)
+    report = export_graph(view, args.output, fmt, overlay=overlay, title=args.title, use_cache=not args.no_cache, engine=args.engine)
     if args.output != "-":
         layout = " (cached layout)" if report.layout_cached else ""
         print(f"wrote {report.path}: {report.nodes} nodes, {report.edges} edges, {report.clusters} clusters in {report.seconds:.2f} s{layout}", file=sys.stderr)

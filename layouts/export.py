@@ -66,8 +66,9 @@ def format_of(path: str, explicit: Optional[str] = None) -> str:
     return fmt
 
 
-def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, overlay: Optional[Overlay] = None, title: Optional[str] = None, use_cache: bool = True, timeout: Optional[float] = None) -> ExportReport:
-    """Write the view to `path` ("-" for standard output) and say what was written."""
+def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, overlay: Optional[Overlay] = None, title: Optional[str] = None, use_cache: bool = True, timeout: Optional[float] = None, engine: str = "auto") -> ExportReport:
+    """Write the view to `path` ("-" for standard output) and say what was written. `engine`
+    lays out SVG and JSON (layout.compute_layout); PNG is always drawn by Graphviz."""
     fmt = format_of(path, fmt)
     started = time.perf_counter()
     cached = False
@@ -79,7 +80,7 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
         check_layout_size(view)
         data = run_graphviz(styled_dot(view, overlay), "png", timeout=timeout)
     else:
-        layout = compute_layout(view, use_cache=use_cache, timeout=timeout)
+        layout = compute_layout(view, use_cache=use_cache, timeout=timeout, engine=engine)
         cached = layout.cached
         if fmt == "svg":
             from .svg import render_svg

@@ -7,8 +7,9 @@ that directory is searched too.
 Every run has a time limit and a memory limit, and the process (with anything it started) is
 killed past either: a graph Graphviz cannot lay out must not hang the debugger or take the
 machine's memory. Defaults: LAYOUT_TIMEOUT seconds (callers may pass less) and a quarter of the
-machine's memory (at most 4 GiB); `HLODBG_LAYOUT_TIMEOUT` (seconds) and `HLODBG_LAYOUT_MEMORY` (`2G`, `512M`)
-override them.
+machine's memory (at most 2 GiB); `HLODBG_LAYOUT_TIMEOUT` (seconds) and `HLODBG_LAYOUT_MEMORY` (`1G`, `512M`)
+lower them (the memory limit never goes above 2 GiB: past that size the layered layout is the
+answer, not more memory for Graphviz).
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ CANDIDATES = ("dot", "graphviz-pure")
 
 LAYOUT_TIMEOUT = 300.0  # seconds; the debugger passes less (a scene must come quickly or not at all)
 SMALLEST_MEMORY_LIMIT = 1 << 30
-LARGEST_MEMORY_LIMIT = 4 << 30
+LARGEST_MEMORY_LIMIT = 2 << 30
 GIVE_UP_NOTE = "pick a function (--function), fold regions (--collapse regions) or draw a neighbourhood (--focus %N --radius K)"
 
 
@@ -55,16 +56,17 @@ def layout_timeout(requested: Optional[float] = None) -> float:
 
 
 def layout_memory_limit() -> int:
-    """Bytes of memory one Graphviz run may use: HLODBG_LAYOUT_MEMORY, else a quarter of the
-    machine's memory, between 1 and 4 GiB (dot lays out 5,000 nodes in far less)."""
+    """Bytes of memory one Graphviz run may use: a quarter of the machine's memory, between 1
+    and 2 GiB (dot lays out 5,000 nodes in far less), or less when HLODBG_LAYOUT_MEMORY says so."""
+    memory = physical_memory()
+    limit = min(max(SMALLEST_MEMORY_LIMIT, memory // 4), LARGEST_MEMORY_LIMIT) if memory else LARGEST_MEMORY_LIMIT
     text = os.environ.get("HLODBG_LAYOUT_MEMORY")
     if text:
         try:
-            return parse_size(text)
+            return min(parse_size(text), LARGEST_MEMORY_LIMIT)
         except HlodbgError as e:
             raise GraphvizError(f"HLODBG_LAYOUT_MEMORY: {e.message}") from None
-    memory = physical_memory()
-    return min(max(SMALLEST_MEMORY_LIMIT, memory // 4), LARGEST_MEMORY_LIMIT) if memory else LARGEST_MEMORY_LIMIT
+    return limit
 
 
 def find_graphviz(path: Optional[str] = None) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from .graph import DataflowGraph
+from .graph import DataflowGraph, GraphError
 from .graphviz import GIVE_UP_NOTE, LayoutLimitError, find_graphviz, graphviz_version, run_graphviz
 
 FONT = "Arimo"  # metric-compatible with Arial; bundled with graphviz-pure
@@ -28,10 +28,14 @@ CELL_WIDTH = 7.0
 CELL_HEIGHT = 14.0
 LAYOUT_FORMAT_VERSION = 2
 BIG_GRAPH_NODES = 800  # above this, cheaper crossing minimisation keeps dot's time near-linear
-# No layout of more nodes is started: dot's time and memory grow much faster than the graph (a
-# 24,000-node graph took it past 21 GB). Bigger graphs are drawn in parts (a function, a cluster,
-# a neighbourhood).
+# No Graphviz layout of more nodes is started: dot's time and memory grow much faster than the
+# graph (a 24,000-node graph took it past 21 GB). The layered layout (layered.py) takes any size.
 MAX_LAYOUT_NODES = 5000
+ENGINES = ("auto", "graphviz", "layered")
+# "auto" lays out views of this many nodes or more with the layered layout, smaller ones with
+# Graphviz (whose pictures of small graphs are tighter). LAYERED_FROM_NODES_FIGURES
+LAYERED_FROM_NODES = 400
+LAYERED_VERSION = 1  # part of a layered layout's cache key: bump when its output changes
 
 Point = tuple[float, float]
 
@@ -70,7 +74,8 @@ class Layout:
     nodes: dict[str, NodeBox] = field(default_factory=dict)
     edges: list[EdgeRoute] = field(default_factory=list)
     clusters: dict[str, ClusterBox] = field(default_factory=dict)
-    cached: bool = False  # came from the cache rather than from Graphviz
+    cached: bool = False  # came from the cache rather than from the layout engine
+    engine: str = "graphviz"  # "graphviz" or "layered" (layered.py)
 
     def to_json(self) -> dict:
         return {
@@ -80,13 +85,14 @@ class Layout:
             "nodes": {k: [b.x, b.y, b.width, b.height] for k, b in self.nodes.items()},
             "edges": [[e.tail, e.head, e.key, e.points, e.arrow, e.label_pos] for e in self.edges],
             "clusters": {k: [c.x0, c.y0, c.x1, c.y1, c.label_pos] for k, c in self.clusters.items()},
+            "engine": self.engine,
         }
 
     @classmethod
     def from_json(cls, data: dict) -> "Layout":
         if data.get("version") != LAYOUT_FORMAT_VERSION:
             raise ValueError("layout format version")
-        out = cls(data["width"], data["height"])
+        out = cls(data["width"], data["height"], engine=data.get("engine", "graphviz"))
         out.nodes = {k: NodeBox(*v) for k, v in data["nodes"].items()}
         out.edges = [EdgeRoute(t, h, k, [tuple(p) for p in pts], tuple(a) if a else None, tuple(lp) if lp else None) for t, h, k, pts, a, lp in data["edges"]]
         out.clusters = {k: ClusterBox(x0, y0, x1, y1, tuple(lp) if lp else None) for k, (x0, y0, x1, y1, lp) in data["clusters"].items()}
@@ -245,22 +251,48 @@ def check_layout_size(view: DataflowGraph) -> None:
         raise LayoutLimitError(f"the graph has {view.node_count:,} nodes, more than the {MAX_LAYOUT_NODES:,} one layout may have", notes=(GIVE_UP_NOTE,))
 
 
-def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool = True, timeout: Optional[float] = None) -> Layout:
+def layout_engine(view: DataflowGraph, engine: str = "auto") -> str:
+    """"graphviz" or "layered": `engine`, or for "auto" HLODBG_LAYOUT_ENGINE when set, else by
+    the view's size (LAYERED_FROM_NODES)."""
+    if engine == "auto":
+        engine = os.environ.get("HLODBG_LAYOUT_ENGINE", "").strip().lower() or "auto"
+        if engine not in ENGINES:
+            raise GraphError(f"HLODBG_LAYOUT_ENGINE={engine} is not one of {', '.join(ENGINES)}")
+    elif engine not in ENGINES:
+        raise GraphError(f"the layout engine must be one of {', '.join(ENGINES)}, not '{engine}'")
+    if engine == "auto":
+        return "layered" if view.node_count >= LAYERED_FROM_NODES else "graphviz"
+    return engine
+
+
+def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool = True, timeout: Optional[float] = None, engine: str = "auto") -> Layout:
     """Positions and edge routes for the view, from the cache when the same layout was done.
-    Raises LayoutLimitError for a view of more than MAX_LAYOUT_NODES nodes, or one Graphviz cannot
-    lay out within its time and memory limits (graphviz.py)."""
-    check_layout_size(view)
+    `engine` picks Graphviz or the layered layout ("auto": by size, see layout_engine). Raises
+    LayoutLimitError when Graphviz is asked for a view of more than MAX_LAYOUT_NODES nodes, or
+    cannot lay it out within its time and memory limits (graphviz.py)."""
+    chosen = layout_engine(view, engine)
+    if chosen == "graphviz":
+        check_layout_size(view)
     source = dot_source(view, terminal=terminal)
-    executable = find_graphviz()
-    key = hashlib.sha256(f"{LAYOUT_FORMAT_VERSION}\n{graphviz_version(executable)}\n{source}".encode("utf-8")).hexdigest()
+    if chosen == "graphviz":
+        executable = find_graphviz()
+        maker = f"{graphviz_version(executable)}"
+    else:
+        maker = f"layered {LAYERED_VERSION}"
+    key = hashlib.sha256(f"{LAYOUT_FORMAT_VERSION}\n{maker}\n{source}".encode("utf-8")).hexdigest()
     if use_cache:
         found = _memory_cache.get(key) or _read_cache(key)
         if found is not None:
             _memory_cache[key] = found
             found.cached = True
             return found
-    raw = run_graphviz(source, "json", executable=executable, timeout=timeout)
-    layout = parse_graphviz_json(json.loads(raw), edge_list(view), cluster_names(view))
+    if chosen == "graphviz":
+        raw = run_graphviz(source, "json", executable=executable, timeout=timeout)
+        layout = parse_graphviz_json(json.loads(raw), edge_list(view), cluster_names(view))
+    else:
+        from .layered import layered_layout
+
+        layout = layered_layout(view, terminal=terminal)
     if use_cache:
         _memory_cache[key] = layout
         _write_cache(key, layout)
@@ -304,6 +336,9 @@ __all__ = [
     "NodeBox",
     "FONT",
     "MAX_LAYOUT_NODES",
+    "ENGINES",
+    "LAYERED_FROM_NODES",
+    "layout_engine",
     "check_layout_size",
     "compute_layout",
     "dot_source",

@@ -12,7 +12,7 @@ import pytest
 from hlodbg.cli import main
 from hlodbg.layouts import layout as layout_module
 from hlodbg.layouts.export import graph_view
-from hlodbg.layouts.graphviz import LayoutLimitError, run_graphviz
+from hlodbg.layouts.graphviz import GraphvizError, LayoutLimitError, find_graphviz, layout_memory_limit, run_graphviz
 from hlodbg.layouts.layout import MAX_LAYOUT_NODES, compute_layout
 from hlodbg.layouts.scene import SceneBuilder
 from hlodbg.program import load
@@ -84,6 +84,36 @@ def test_a_graphviz_that_eats_memory_stops_at_its_limit(tmp_path, monkeypatch):
         run_graphviz("digraph { a -> b }", "json")
 
 
+def test_the_memory_limit_is_never_above_2_gib(monkeypatch):
+    monkeypatch.delenv("HLODBG_LAYOUT_MEMORY", raising=False)
+    assert (1 << 30) <= layout_memory_limit() <= 2 << 30
+    monkeypatch.setenv("HLODBG_LAYOUT_MEMORY", "16G")
+    assert layout_memory_limit() == 2 << 30
+    monkeypatch.setenv("HLODBG_LAYOUT_MEMORY", "300M")
+    assert layout_memory_limit() == 300 << 20
+
+
+def wide_chain(layers: int, width: int) -> str:
+    edges = (f"n{i}_{w} -> n{i + 1}_{(w * 7 + 1) % width};" for i in range(layers) for w in range(width))
+    return "digraph g {\n" + "\n".join(edges) + "\n}\n"
+
+
+@linux_only
+def test_the_real_graphviz_is_stopped_at_a_lowered_memory_limit(monkeypatch):
+    """The Graphviz hlodbg runs, not a stand-in: within 128 MiB it lays out a small graph, and a
+    15,000-node one that needs more is stopped with a clear LayoutLimitError."""
+    try:
+        find_graphviz()
+    except GraphvizError:
+        pytest.skip("no Graphviz here")
+    monkeypatch.setenv("HLODBG_LAYOUT_MEMORY", "128M")
+    monkeypatch.setenv("HLODBG_LAYOUT_TIMEOUT", "300")
+    assert run_graphviz("digraph { a -> b }", "json").startswith(b"{")
+    with pytest.raises(LayoutLimitError, match=r"stopped at its memory limit of 128.0 MiB") as stopped:
+        run_graphviz(wide_chain(1500, 10), "json")
+    assert any("--focus" in note for note in stopped.value.notes)
+
+
 def test_no_layout_of_more_nodes_than_the_cap_is_started(tmp_path, monkeypatch):
     runs = fake_dot(tmp_path, monkeypatch, "cat > /dev/null\necho '{}'")
     view = graph_view(load(SAMPLE).module)
@@ -97,8 +127,8 @@ def test_export_of_a_graph_above_the_cap_is_a_clear_message_and_runs_no_graphviz
     runs = fake_dot(tmp_path, monkeypatch, "cat > /dev/null\necho '{}'")
     path = tmp_path / "chain.mlir"
     path.write_text(chain_program(MAX_LAYOUT_NODES + 10))
-    for name in ("chain.svg", "chain.png", "chain.json"):
-        assert main(["export", str(path), "-o", str(tmp_path / name)]) == 2
+    for name in ("chain.svg", "chain.png", "chain.json"):  # the layered layout would take it; Graphviz may not
+        assert main(["export", str(path), "-o", str(tmp_path / name), "--engine", "graphviz"]) == 2
         err = capsys.readouterr().err
         assert f"more than the {MAX_LAYOUT_NODES:,} one layout may have" in err and "--focus" in err and "Traceback" not in err
         assert run_count(runs) == 0 and not (tmp_path / name).exists()

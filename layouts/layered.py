@@ -1,0 +1,475 @@
+"""A layered layout that knows the graph is a program: linear in its size, for any size.
+
+Graphviz's dot spends time and memory far beyond linear on big graphs (a 24,000-node graph took it
+past 21 GB). This layout uses what a program graph already is:
+- every cluster (function, group, op, region, a folded node's box) is a block laid out on its own
+  and placed whole inside its parent, so boxes of different clusters never overlap and each
+  cluster costs a layout of what is directly inside it;
+- program order is a topological order of the dataflow (an SSA value is defined before its uses),
+  so layers come from one pass in that order: an item sits one layer below its lowest producer;
+- arguments, constants and what only they feed then sink to just above their first use, instead
+  of filling the top row;
+- a value used further down runs through one lane (a dummy slot per layer crossed) that all of its
+  uses branch from, entering and leaving clusters through ports on their top and bottom sides;
+- crossings are reduced by two barycentre sweeps, and x positions by three passes that pull each
+  item towards its neighbours, the order kept with the smallest total move (isotonic regression
+  by pool-adjacent-violators, linear per layer).
+Every data edge then runs down: vertical inside a layer's band (in its own slot, where nothing
+else is) and across the free channel between two bands. Edges this cannot draw downward (a call
+edge, an edge against program order between folded groups, a self-loop) are drawn directly.
+The geometry and the edge routes are in layered_routes.py.
+"""
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .graph import DataflowGraph
+from .layout import CELL_HEIGHT, CELL_WIDTH, CLUSTER_FONT_SIZE, Layout
+from .node_sizes import node_size, text_width
+
+ENTRY = -1  # the source of a value that comes into a cluster from outside
+# A value whose uses lie more layers below it than this runs down a side lane at the right of its
+# container, where nothing else is, rather than through a lane slot in every layer it passes: the
+# number of lane slots stays linear in the number of edges (a weight used by layers 1 and 500
+# would otherwise cost 500 slots).
+LONG_SPAN = 8
+
+
+@dataclass(frozen=True)
+class Spacing:
+    """Distances in the layout's own units: points for SVG, character cells for terminals."""
+
+    node_gap: float  # between two boxes of one layer
+    lane_gap: float  # between a lane (a value passing a layer) and anything beside it
+    lane_width: float
+    rank_gap: float  # the channel between two layers, where edges change lanes
+    pad_x: float  # inside a cluster's border
+    pad_top: float  # room for the cluster's label
+    pad_bottom: float
+    arrow: float  # the arrowhead's length
+    scale_x: float  # units to points
+    scale_y: float
+    integral: bool  # positions on whole units (character cells)
+
+    def cluster_label_width(self, label: str) -> float:
+        if self.integral:
+            return len(label) + 6  # drawn on the border after two cells, with a space each side
+        return text_width(label, CLUSTER_FONT_SIZE) + 8
+
+
+SVG_SPACING = Spacing(node_gap=0.22 * 72, lane_gap=7.0, lane_width=0.0, rank_gap=0.32 * 72, pad_x=8.0, pad_top=22.0, pad_bottom=8.0, arrow=6.0, scale_x=1.0, scale_y=1.0, integral=False)
+TERMINAL_SPACING = Spacing(node_gap=2, lane_gap=1, lane_width=1, rank_gap=2, pad_x=2, pad_top=2, pad_bottom=2, arrow=0.5, scale_x=CELL_WIDTH, scale_y=CELL_HEIGHT, integral=True)
+
+
+@dataclass
+class Chain:
+    """One value's path through one container: from its source (an item, or ENTRY) down to the
+    items that use it and, when it is used outside too, to the container's exit."""
+
+    source: int
+    targets: set = field(default_factory=set)
+    exits: bool = False
+    first_band: int = 0  # the source's band
+    xs: list = field(default_factory=list)  # the lane's x in each band from first_band on
+    entry_x: float = 0.0  # the entry port's x (source ENTRY) and the exit port's (exits)
+    exit_x: float = 0.0
+    entry_slot: int = -1
+    exit_slot: int = -1
+    side_x: Optional[float] = None  # the side lane's x, for a value that takes one
+    last_band: int = 0  # the deepest band it reaches (its last use, or the exit)
+
+
+@dataclass
+class Block:
+    """A container laid out: positions relative to its top-left corner."""
+
+    width: float = 0.0
+    height: float = 0.0
+    band_top: list = field(default_factory=list)  # band 0 holds entry ports, the last exit ports
+    band_height: list = field(default_factory=list)
+    band_of: dict = field(default_factory=dict)  # item -> band
+    x_of: dict = field(default_factory=dict)  # item -> centre x
+    chains: dict = field(default_factory=dict)  # value (producer node index) -> Chain
+    sources: set = field(default_factory=set)  # items fed by nothing in the container: they sit at their band's bottom, right above their first use
+
+
+class Problem:
+    """The graph as integers: items 0..N-1 are nodes in program order, N.. the clusters; a
+    container is a cluster item or ROOT (= -2)."""
+
+    ROOT = -2
+
+    def __init__(self, view: DataflowGraph, spacing: Spacing):
+        self.view = view
+        self.spacing = spacing
+        self.names = list(view.graph.nodes)
+        self.node_index = {name: i for i, name in enumerate(self.names)}
+        n = len(self.names)
+        self.cluster_ids = list(view.clusters)
+        self.cluster_item = {cid: n + k for k, cid in enumerate(self.cluster_ids)}
+        self.size: list[tuple[float, float]] = []
+        self.kind: list[str] = []
+        self.home: list[int] = []  # each item's container
+        for name, data in view.graph.nodes(data=True):
+            width, height = node_size(data["label"], data["kind"], spacing.integral)
+            self.size.append((width / spacing.scale_x, height / spacing.scale_y))
+            self.kind.append(data["kind"])
+            self.home.append(self.cluster_item.get(data.get("cluster"), self.ROOT))
+        for cid in self.cluster_ids:
+            self.size.append((0.0, 0.0))  # set when the cluster is laid out
+            self.kind.append("cluster")
+            self.home.append(self.cluster_item.get(view.clusters[cid].parent, self.ROOT))
+        self.contents: dict[int, list[int]] = {self.ROOT: []}
+        for cid in self.cluster_ids:
+            self.contents[self.cluster_item[cid]] = []
+        for item, container in enumerate(self.home):
+            self.contents[container].append(item)
+        self.depth = [0] * len(self.home)
+        for item in range(n, len(self.home)):
+            parent = self.home[item]
+            while parent != self.ROOT:
+                self.depth[item] += 1
+                parent = self.home[parent]
+        # A cluster's key is its first node in program order: keys order a container's items so
+        # that every forward edge between them goes from a smaller key to a larger one.
+        self.key = list(range(n)) + [n + len(self.cluster_ids) + k for k in range(len(self.cluster_ids))]
+        for item in range(n):
+            container = self.home[item]
+            while container != self.ROOT and self.key[container] > item:
+                self.key[container] = item
+                container = self.home[container]
+        self.chains: dict[int, dict[int, Chain]] = {container: {} for container in self.contents}
+        self.routed: list = []  # (edge, path up, lca, path down) of edges drawn through lanes
+        self.direct: list = []  # edges drawn straight
+        self._classify_edges()
+
+    def container_depth(self, container: int) -> int:
+        return -1 if container == self.ROOT else self.depth[container]
+
+    def _classify_edges(self) -> None:
+        index, home, key = self.node_index, self.home, self.key
+        for u_name, v_name, edge_key, data in self.view.graph.edges(keys=True, data=True):
+            edge = (u_name, v_name, edge_key)
+            u, v = index[u_name], index[v_name]
+            if data["kind"] != "data" or u == v:
+                self.direct.append(edge)
+                continue
+            up, down = [], []
+            a, b = home[u], home[v]
+            while a != b:
+                if self.container_depth(a) >= self.container_depth(b):
+                    up.append(a)
+                    a = home[a]
+                else:
+                    down.append(b)
+                    b = home[b]
+            down.reverse()
+            tail_item = up[-1] if up else u
+            head_item = down[0] if down else v
+            if key[tail_item] >= key[head_item]:
+                self.direct.append(edge)  # against program order (groups that interleave)
+                continue
+            source = u
+            for container in up:
+                self._chain(container, u, source).exits = True
+                source = container
+            self._chain(a, u, source).targets.add(head_item)
+            for k, container in enumerate(down):
+                self._chain(container, u, ENTRY).targets.add(down[k + 1] if k + 1 < len(down) else v)
+            self.routed.append((edge, up, a, down))
+
+    def _chain(self, container: int, value: int, source: int) -> Chain:
+        chains = self.chains[container]
+        chain = chains.get(value)
+        if chain is None:
+            chain = chains[value] = Chain(source)
+        return chain
+
+    def label_of(self, container: int) -> str:
+        return "" if container == self.ROOT else self.view.clusters[self.cluster_ids[container - len(self.names)]].label
+
+
+def layered_layout(view: DataflowGraph, terminal: bool = False) -> Layout:
+    """Positions and edge routes for the view (see the module's docstring), in the Layout Graphviz
+    layouts come in: points, origin top-left, y down; boxes sized as Graphviz sizes them."""
+    from .layered_routes import assemble
+
+    problem = Problem(view, TERMINAL_SPACING if terminal else SVG_SPACING)
+    blocks: dict[int, Block] = {}
+    containers = sorted((c for c in problem.contents if c != Problem.ROOT), key=lambda c: -problem.depth[c])
+    for container in [*containers, Problem.ROOT]:
+        blocks[container] = lay_out_container(problem, container, blocks)
+    return assemble(problem, blocks)
+
+
+# --- one container --------------------------------------------------------------------------
+def lay_out_container(problem: Problem, container: int, blocks: dict[int, Block]) -> Block:
+    spacing = problem.spacing
+    items = sorted(problem.contents[container], key=problem.key.__getitem__)
+    chains = problem.chains[container]
+    block = Block(chains=chains)
+    layer = _layers(items, chains, block.sources)
+    last = max(layer.values(), default=-1) + 1  # the exit layer
+    # Bands: 0 the entry ports, 1..last the layers, last+1 the exit ports.
+    slots = _Slots(last + 2)
+    slot_of: dict[int, int] = {}
+    for item in items:
+        width, height = problem.size[item]
+        slot_of[item] = slots.add(layer[item] + 1, width, height, problem.key[item], item >= len(problem.names))
+    for value, chain in chains.items():
+        _thread_chain(problem, blocks, slots, slot_of, layer, last, value, chain)
+    slots.order()
+    slots.place(spacing)
+    top = spacing.pad_top if container != Problem.ROOT else spacing.pad_bottom
+    _bands(slots, block, spacing, top)
+    left, right = slots.extent()
+    right = _side_lanes(chains, right, spacing)
+    label_width = spacing.cluster_label_width(problem.label_of(container)) if container != Problem.ROOT else 0.0
+    content = right - left
+    inner = max(content, label_width - 2 * spacing.pad_x)
+    shift = spacing.pad_x - left + (inner - content) / 2
+    if spacing.integral:
+        shift = round(shift)
+    block.width = inner + 2 * spacing.pad_x
+    for item in items:
+        block.band_of[item] = layer[item] + 1
+        block.x_of[item] = slots.x[slot_of[item]] + shift
+    for chain in chains.values():
+        chain.xs = [slots.x[s] + shift + offset for s, offset in chain.xs]
+        if chain.source == ENTRY:
+            chain.entry_x = slots.x[chain.entry_slot] + shift
+        if chain.exits:
+            chain.exit_x = slots.x[chain.exit_slot] + shift
+        if chain.side_x is not None:
+            chain.side_x += shift
+    if container != Problem.ROOT:
+        problem.size[container] = (block.width, block.height)
+    return block
+
+
+def _layers(items: list[int], chains: dict[int, Chain], sources: set) -> dict[int, int]:
+    """Each item's layer: one below its lowest producer (items come in program order), then
+    arguments, constants and what only they feed moved down to just above their first use."""
+    producers: dict[int, list[int]] = {item: [] for item in items}
+    consumers: dict[int, set] = {item: set() for item in items}
+    for chain in chains.values():
+        if chain.source == ENTRY:
+            continue
+        for target in chain.targets:
+            producers[target].append(chain.source)
+        consumers[chain.source].update(chain.targets)
+        if chain.exits:
+            consumers[chain.source].add(ENTRY)  # stands for the exit
+    layer: dict[int, int] = {}
+    floating: dict[int, bool] = {}
+    for item in items:
+        feeds = producers[item]
+        layer[item] = max((layer[p] + 1 for p in feeds), default=0)
+        floating[item] = all(floating[p] and len(consumers[p]) == 1 for p in feeds)
+        if not feeds and consumers[item]:
+            sources.add(item)
+    last = max(layer.values(), default=-1) + 1
+    for item in reversed(items):
+        if floating[item] and consumers[item]:
+            below = min(last if target == ENTRY else layer[target] for target in consumers[item])
+            layer[item] = max(layer[item], below - 1)
+    used = sorted(set(layer.values()))  # layers the moves emptied go
+    if len(used) != last:
+        renumber = {old: new for new, old in enumerate(used)}
+        layer = {item: renumber[old] for item, old in layer.items()}
+    return layer
+
+
+def _thread_chain(problem: Problem, blocks: dict[int, Block], slots: "_Slots", slot_of: dict, layer: dict, last: int, value: int, chain: Chain) -> None:
+    """Add the value's lane slots (one per band it passes) and the adjacencies the sweeps use;
+    chain.xs becomes (slot, x offset) per band from the source's on (made x by the caller)."""
+    spacing = problem.spacing
+    if chain.source == ENTRY:
+        first, source_slot, source_offset = 0, slots.add(0, spacing.lane_width, 0.0, value, False), 0.0
+        chain.entry_slot = source_slot
+    else:
+        first, source_slot = layer[chain.source] + 1, slot_of[chain.source]
+        source_offset = _port_offset(problem, blocks, chain.source, value, exit_port=True)
+    targets_by_band: dict[int, list[int]] = {}
+    for target in chain.targets:
+        targets_by_band.setdefault(layer[target] + 1, []).append(target)
+    deepest = max(targets_by_band, default=first)
+    if chain.exits:
+        deepest = max(deepest, last + 1)
+    chain.first_band, chain.last_band = first, deepest
+    xs = [(source_slot, source_offset)]
+    previous = source_slot
+    if deepest - first > LONG_SPAN:
+        chain.side_x = 0.0  # placed with the other side lanes (_side_lanes)
+        deepest = first + 1  # lanes for none of the bands; uses right below it still link
+    for band in range(first + 1, deepest + 1):
+        for target in targets_by_band.get(band, ()):
+            slots.link(previous, slot_of[target])
+        if band == deepest:
+            break
+        lane = slots.add(band, spacing.lane_width, 0.0, problem.key[value] + 0.5, False)
+        slots.link(previous, lane)
+        xs.append((lane, 0.0))
+        previous = lane
+    if chain.exits:
+        exit_slot = slots.add(last + 1, spacing.lane_width, 0.0, problem.key[value], False)
+        if chain.side_x is None:
+            slots.link(previous, exit_slot)
+        chain.exit_slot = exit_slot
+    chain.xs = xs
+
+
+def _side_lanes(chains: dict[int, Chain], right: float, spacing: Spacing) -> float:
+    """Give each long value a side lane right of everything (right: the rightmost edge), one lane
+    shared by values whose runs do not overlap; the new rightmost edge."""
+    long = sorted((c for c in chains.values() if c.side_x is not None), key=lambda c: c.first_band)
+    free: list[tuple[int, int]] = []  # (last band used, lane) of lanes in use
+    lanes = 0
+    for chain in long:
+        if free and free[0][0] < chain.first_band:
+            _, lane = heapq.heappop(free)
+        else:
+            lane, lanes = lanes, lanes + 1
+        heapq.heappush(free, (chain.last_band, lane))
+        chain.side_x = right + spacing.lane_gap + lane * (spacing.lane_width + spacing.lane_gap) + spacing.lane_width / 2
+    return right + lanes * (spacing.lane_width + spacing.lane_gap)
+
+
+def _port_offset(problem: Problem, blocks: dict[int, Block], item: int, value: int, exit_port: bool) -> float:
+    """Where on its top (entry) or bottom (exit) side a cluster item takes `value`, from its centre."""
+    if item < len(problem.names):
+        return 0.0
+    inner = blocks[item].chains[value]
+    return (inner.exit_x if exit_port else inner.entry_x) - problem.size[item][0] / 2
+
+
+def _bands(slots: "_Slots", block: Block, spacing: Spacing, top: float) -> None:
+    """Band tops and heights: a layer is as tall as its tallest item, a channel between two
+    bands; the port bands have no height, and no channel when they have no ports."""
+    y, placed = top, False
+    for band in slots.bands:
+        height = max((slots.height[s] for s in band), default=0.0)
+        if band:
+            if placed:
+                y += spacing.rank_gap
+            placed = True
+        block.band_top.append(y)
+        block.band_height.append(height)
+        y += height
+    block.height = y + spacing.pad_bottom
+
+
+class _Slots:
+    """The container's boxes and lanes by band, their order and x positions."""
+
+    def __init__(self, bands: int) -> None:
+        self.band: list[int] = []
+        self.width: list[float] = []
+        self.height: list[float] = []
+        self.sort_key: list[float] = []
+        self.is_box: list[bool] = []
+        self.is_block: list[bool] = []
+        self.up: list[list] = []  # linked slots in the band above
+        self.down: list[list] = []
+        self.bands: list[list[int]] = [[] for _ in range(bands)]
+        self.x: list[float] = []
+
+    def add(self, band: int, width: float, height: float, sort_key: float, is_block: bool) -> int:
+        slot = len(self.band)
+        self.band.append(band)
+        self.width.append(width)
+        self.height.append(height)
+        self.sort_key.append(sort_key)
+        self.is_box.append(height > 0)
+        self.is_block.append(is_block)
+        self.up.append([])
+        self.down.append([])
+        self.bands[band].append(slot)
+        return slot
+
+    def link(self, upper: int, lower: int) -> None:
+        self.up[lower].append(upper)
+        self.down[upper].append(lower)
+
+    def order(self) -> None:
+        """Program order in each band, then a barycentre sweep down and one up."""
+        for band in self.bands:
+            band.sort(key=self.sort_key.__getitem__)
+        position = [0.0] * len(self.band)
+        for band in self.bands:
+            for i, slot in enumerate(band):
+                position[slot] = (i + 0.5) / len(band)
+        for sweep in (range(1, len(self.bands)), range(len(self.bands) - 2, -1, -1)):
+            neighbours = self.up if sweep.step == 1 else self.down
+            for b in sweep:
+                band = self.bands[b]
+                centre = {}
+                for slot in band:
+                    near = neighbours[slot]
+                    centre[slot] = sum(position[other] for other in near) / len(near) if near else position[slot]
+                band.sort(key=centre.__getitem__)
+                for i, slot in enumerate(band):
+                    position[slot] = (i + 0.5) / len(band)
+
+    def gap(self, left: int, right: int, spacing: Spacing) -> float:
+        return spacing.node_gap if self.is_box[left] and self.is_box[right] else spacing.lane_gap
+
+    def place(self, spacing: Spacing) -> None:
+        """x of every slot: packed, then pulled towards its neighbours down, up and down again."""
+        self.x = [0.0] * len(self.band)
+        for band in self.bands:
+            x = 0.0
+            for i, slot in enumerate(band):
+                if i:
+                    x += self.gap(band[i - 1], slot, spacing)
+                self.x[slot] = x + self.width[slot] / 2
+                x += self.width[slot]
+        # How much each slot resists moving off where it wants to be: boxes by their size, lanes
+        # little, arguments and results that end somewhere (nothing above or below) hardly.
+        weight = [(1.0 + self.width[s] if self.is_box[s] else 0.1) if self.up[s] and self.down[s] else 0.01 for s in range(len(self.band))]
+        for direction in (1, -1, 1):
+            neighbours = self.up if direction == 1 else self.down
+            bands = self.bands if direction == 1 else self.bands[::-1]
+            for band in bands:
+                wanted = []
+                for slot in band:
+                    # Neighbours with nothing beyond them (an argument above, a value only
+                    # returned below) follow their items rather than lead them: pulled by them,
+                    # items would walk sideways layer after layer into a staircase.
+                    near = [o for o in neighbours[slot] if neighbours[o]] or neighbours[slot]
+                    wanted.append(sum(self.x[o] for o in near) / len(near) if near else self.x[slot])
+                self._fit(band, wanted, weight, spacing)
+
+    def _fit(self, band: list[int], wanted: list[float], weight: list[float], spacing: Spacing) -> None:
+        """Left edges in band order, at least the gap apart, as near the wanted centres as can
+        be (least squares): pool adjacent violators on the positions minus their least offsets."""
+        if not band:
+            return
+        offsets = [0.0]
+        for i in range(1, len(band)):
+            offsets.append(offsets[-1] + self.width[band[i - 1]] + self.gap(band[i - 1], band[i], spacing))
+        pools: list[list[float]] = []  # [sum, count, first index]
+        for i, slot in enumerate(band):
+            w = weight[slot]
+            pools.append([(wanted[i] - self.width[slot] / 2 - offsets[i]) * w, w, i])
+            while len(pools) > 1 and pools[-2][0] / pools[-2][1] > pools[-1][0] / pools[-1][1]:
+                total, count, _ = pools.pop()
+                pools[-1][0] += total
+                pools[-1][1] += count
+        for k, (total, count, first) in enumerate(pools):
+            end = pools[k + 1][2] if k + 1 < len(pools) else len(band)
+            level = total / count
+            if spacing.integral:
+                level = round(level)
+            for i in range(first, end):
+                self.x[band[i]] = level + offsets[i] + self.width[band[i]] / 2
+
+    def extent(self) -> tuple[float, float]:
+        if not self.band:
+            return 0.0, 0.0
+        return min(self.x[s] - self.width[s] / 2 for s in range(len(self.band))), max(self.x[s] + self.width[s] / 2 for s in range(len(self.band)))
+
+
+__all__ = ["layered_layout", "SVG_SPACING", "TERMINAL_SPACING", "Spacing"]

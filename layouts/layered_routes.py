@@ -1,0 +1,203 @@
+"""The layered layout's blocks placed inside each other, and its edges routed through them.
+
+An edge's route is a list of waypoints: from the bottom of its producer's box, down its lane in
+each container it passes (a vertical run inside each layer's band), out of clusters through their
+exit ports and into clusters through their entry ports, to the top of its consumer's box.
+Consecutive waypoints are either one above the other (a straight run) or on the two sides of a
+channel between bands, crossed by an S-shaped curve that leaves and arrives vertically. The list
+becomes the cubic-Bézier points a Layout holds (start, then control, control, end per segment).
+"""
+from __future__ import annotations
+
+from .layered import Block, Problem
+from .layout import EDGE_FONT_SIZE, ClusterBox, EdgeRoute, Layout, NodeBox
+from .node_sizes import text_width
+
+Point = tuple[float, float]
+LABEL_GAP = 3.0  # between an edge and its type label (points)
+
+
+def assemble(problem: Problem, blocks: dict[int, Block]) -> Layout:
+    spacing = problem.spacing
+    boxes, origins = _place_blocks(problem, blocks)
+    sx, sy = spacing.scale_x, spacing.scale_y
+    root = blocks[Problem.ROOT]
+    layout = Layout(round(root.width * sx, 2), round(root.height * sy, 2), engine="layered")
+    n = len(problem.names)
+    for item, name in enumerate(problem.names):
+        x0, y0, x1, y1 = boxes[item]
+        layout.nodes[name] = NodeBox(round((x0 + x1) / 2 * sx, 2), round((y0 + y1) / 2 * sy, 2), round((x1 - x0) * sx, 2), round((y1 - y0) * sy, 2))
+    for k, cid in enumerate(problem.cluster_ids):
+        x0, y0, x1, y1 = boxes[n + k]
+        label_y = y0 + (spacing.pad_top / 2 if not spacing.integral else 0)
+        layout.clusters[cid] = ClusterBox(round(x0 * sx, 2), round(y0 * sy, 2), round(x1 * sx, 2), round(y1 * sy, 2), (round((x0 + x1) / 2 * sx, 2), round(label_y * sy, 2)))
+    router = _Router(problem, blocks, boxes, origins)
+    for route in router.routes():
+        layout.edges.append(route)
+    return layout
+
+
+def _place_blocks(problem: Problem, blocks: dict[int, Block]) -> tuple[list, dict]:
+    """Every item's box (x0, y0, x1, y1) and every container's top-left corner, in layout units."""
+    spacing = problem.spacing
+    boxes: list = [None] * len(problem.size)
+    origins = {Problem.ROOT: (0.0, 0.0)}
+    containers = sorted((c for c in problem.contents if c != Problem.ROOT), key=problem.depth.__getitem__)
+    for container in [Problem.ROOT, *containers]:
+        ox, oy = origins[container]
+        block = blocks[container]
+        for item, band in block.band_of.items():
+            width, height = problem.size[item]
+            slack = block.band_height[band] - height
+            if item not in block.sources:
+                slack = slack // 2 if spacing.integral else slack / 2
+            top = oy + block.band_top[band] + slack
+            left = ox + block.x_of[item] - width / 2
+            boxes[item] = (left, top, left + width, top + height)
+            if item >= len(problem.names):
+                origins[item] = (left, top)
+    return boxes, origins
+
+
+class _Router:
+    def __init__(self, problem: Problem, blocks: dict[int, Block], boxes: list, origins: dict):
+        self.problem = problem
+        self.blocks = blocks
+        self.boxes = boxes
+        self.origins = origins
+        self.arrow = problem.spacing.arrow
+        self.tips = self._arrow_tips()
+
+    def _arrow_tips(self) -> dict:
+        """x of each data edge's arrow tip: spread along its consumer's top side in operand order
+        (on an argument's ellipse, all at the top of the curve)."""
+        by_head: dict[str, list] = {}
+        graph = self.problem.view.graph
+        for edge, _, _, _ in self.problem.routed:
+            by_head.setdefault(edge[1], []).append((graph.edges[edge].get("operand", 0), edge))
+        tips = {}
+        integral = self.problem.spacing.integral
+        for head, edges in by_head.items():
+            item = self.problem.node_index[head]
+            x0, _, x1, _ = self.boxes[item]
+            edges.sort(key=lambda pair: (pair[0] if isinstance(pair[0], int) else 0))
+            spread = self.problem.kind[item] != "argument"
+            for k, (_, edge) in enumerate(edges):
+                x = x0 + (x1 - x0) * (k + 1) / (len(edges) + 1) if spread else (x0 + x1) / 2
+                tips[edge] = (int(x) + 0.5) if integral else x
+        return tips
+
+    def routes(self):
+        problem = self.problem
+        labelled = set()
+        graph = problem.view.graph
+        sx, sy = problem.spacing.scale_x, problem.spacing.scale_y
+        for edge, up, lca, down in problem.routed:
+            u, v = problem.node_index[edge[0]], problem.node_index[edge[1]]
+            x0, _, x1, y1 = self.boxes[u]
+            points = [((x0 + x1) / 2, y1)]
+            for container in up:
+                self._walk(points, container, u, None)
+            head_item = down[0] if down else v
+            self._walk(points, lca, u, head_item, self.tips[edge] if head_item == v else None)
+            for k, container in enumerate(down):
+                target = down[k + 1] if k + 1 < len(down) else v
+                self._walk(points, container, u, target, self.tips[edge] if target == v else None)
+            tip = points[-1]
+            label = None
+            data = graph.edges[edge]
+            if not problem.spacing.integral and data.get("type") and (edge[0], data.get("result")) not in labelled:
+                labelled.add((edge[0], data.get("result")))
+                sx0, sy0 = points[1] if len(points) > 1 else points[0]
+                label = (round(sx0 + LABEL_GAP + text_width(data["type"], EDGE_FONT_SIZE) / 2, 2), round(sy0 + EDGE_FONT_SIZE, 2))
+            yield _edge_route(edge, points, tip, self.arrow, sx, sy, label)
+        for edge in problem.direct:
+            yield self._direct(edge)
+
+    def _walk(self, points: list, container: int, value: int, target, tip_x=None) -> None:
+        """Waypoints of `value`'s lane in `container` from its source's band to `target` (an item
+        of the container; None: the container's exit)."""
+        block = self.blocks[container]
+        chain = block.chains[value]
+        ox, oy = self.origins[container]
+        band = chain.first_band
+        x = ox + chain.xs[0]
+        points.append((x, oy + block.band_top[band] + block.band_height[band]))
+        last_band = len(block.band_top) - 1 if target is None else block.band_of[target]
+        if chain.side_x is not None and last_band - band > 1:
+            points.append((ox + chain.side_x, oy + block.band_top[band + 1]))
+            points.append((ox + chain.side_x, oy + block.band_top[last_band - 1] + block.band_height[last_band - 1]))
+        for k in range(1, last_band - band if chain.side_x is None else 0):
+            lane_x = ox + chain.xs[k]
+            top = oy + block.band_top[band + k]
+            points.append((lane_x, top))
+            points.append((lane_x, top + block.band_height[band + k]))
+        arrival = oy + block.band_top[last_band]
+        if target is None:
+            x = ox + chain.exit_x
+            points.append((x, arrival))
+            points.append((x, oy + block.height))
+        elif target >= len(self.problem.names):
+            x = self.origins[target][0] + self.blocks[target].chains[value].entry_x
+            points.append((x, arrival))
+            points.append((x, self.boxes[target][1]))
+        else:
+            points.append((tip_x, arrival))
+            points.append((tip_x, self.boxes[target][1]))
+
+    def _direct(self, edge) -> EdgeRoute:
+        """A route straight from tail to head: call edges, edges against program order, loops."""
+        problem = self.problem
+        sx, sy = problem.spacing.scale_x, problem.spacing.scale_y
+        tx0, ty0, tx1, ty1 = self.boxes[problem.node_index[edge[0]]]
+        hx0, hy0, hx1, hy1 = self.boxes[problem.node_index[edge[1]]]
+        if edge[0] == edge[1]:  # a loop on the box's right side
+            reach = 2.0 * self.arrow
+            mid = (ty0 + ty1) / 2
+            start, end = (tx1, mid - (ty1 - ty0) / 4), (tx1 + self.arrow, mid + (ty1 - ty0) / 4)
+            points = [start, (tx1 + reach, start[1] - reach), (tx1 + reach, end[1] + reach), end]
+            return EdgeRoute(edge[0], edge[1], _key(edge[2]), [(x * sx, y * sy) for x, y in points], (tx1 * sx, end[1] * sy))
+        if hy0 >= ty1:
+            start, tip = ((tx0 + tx1) / 2, ty1), ((hx0 + hx1) / 2, hy0)
+        else:  # the head is above: leave from the top, arrive at the bottom
+            start, tip = ((tx0 + tx1) / 2, ty0), ((hx0 + hx1) / 2, hy1)
+        return _edge_route(edge, [start, tip], tip, self.arrow, sx, sy, None)
+
+
+def _key(key):
+    return key if isinstance(key, (int, str)) else str(key)
+
+
+def _edge_route(edge, points: list, tip: Point, arrow: float, sx: float, sy: float, label) -> EdgeRoute:
+    corners = _corners(points)
+    direction = 1.0 if tip[1] >= corners[0][1] else -1.0
+    base = (tip[0], tip[1] - direction * arrow)
+    if len(corners) > 2 and abs(corners[-2][0] - tip[0]) < 1e-6 and (corners[-2][1] - base[1]) * direction >= 0:
+        corners.pop()  # the last run is shorter than the arrow: the arrow takes it
+    corners[-1] = base
+    curve = [corners[0]]
+    for (px, py), (qx, qy) in zip(corners, corners[1:]):
+        if abs(px - qx) < 1e-6:
+            curve += [(px, py + (qy - py) / 3), (px, py + 2 * (qy - py) / 3), (qx, qy)]
+        else:
+            middle = (py + qy) / 2
+            curve += [(px, middle), (qx, middle), (qx, qy)]
+    return EdgeRoute(edge[0], edge[1], _key(edge[2]), [(round(x * sx, 2), round(y * sy, 2)) for x, y in curve], (round(tip[0] * sx, 2), round(tip[1] * sy, 2)), label)
+
+
+def _corners(points: list) -> list:
+    """The waypoints without repeats and without the middle of three on one vertical line."""
+    out: list = []
+    for point in points:
+        if out and abs(out[-1][0] - point[0]) < 1e-6 and abs(out[-1][1] - point[1]) < 1e-6:
+            continue
+        if len(out) >= 2 and abs(out[-2][0] - point[0]) < 1e-6 and abs(out[-1][0] - point[0]) < 1e-6:
+            out[-1] = point
+            continue
+        out.append(point)
+    if len(out) == 1:
+        out.append(out[0])
+    return out
+
+
+__all__ = ["assemble"]
