@@ -21,9 +21,9 @@ import numpy as np
 from .cluster_view import ClusterViews
 from .graph import DataflowGraph, GraphError
 from .graphviz import LayoutLimitError
-from .layout import CELL_HEIGHT, CELL_WIDTH, MAX_LAYOUT_NODES, Layout, compute_layout, terminal_box
+from .layout import CELL_HEIGHT, CELL_WIDTH, MAX_LAYOUT_NODES, Layout, compute_layout, layout_engine, terminal_box
 
-MAX_SCENE_NODES = MAX_LAYOUT_NODES  # beyond this one scene takes Graphviz too long to be interactive
+MAX_SCENE_NODES = MAX_LAYOUT_NODES  # beyond this one scene takes Graphviz too long (the layered layout has no limit)
 SCENE_TIMEOUT = 20.0  # seconds one scene's layout may take before the debugger draws less instead
 COLLAPSED_PREFIX = "collapsed:"
 Cell = tuple[int, int]
@@ -349,9 +349,9 @@ class SceneBuilder:
     `scene(cid)` shows what is directly inside cluster `cid`, each child cluster folded into one
     box; `scene()` shows the program: one box per function, or the only function opened."""
 
-    def __init__(self, graph: DataflowGraph, max_nodes: int = MAX_SCENE_NODES, timeout: float = SCENE_TIMEOUT):
+    def __init__(self, graph: DataflowGraph, max_nodes: Optional[int] = None, timeout: float = SCENE_TIMEOUT):
         self.graph = graph
-        self.max_nodes = max_nodes
+        self.max_nodes = MAX_SCENE_NODES if max_nodes is None else max_nodes
         self.timeout = timeout  # per layout; past it Graphviz is stopped (LayoutLimitError)
         self.layouts = 0  # scenes laid out so far (cached scenes do not count)
         self._scenes: dict[tuple, Scene] = {}
@@ -456,7 +456,7 @@ class SceneBuilder:
         return out
 
     def _lay_out(self, view: DataflowGraph, root: Optional[str], expanded: frozenset, key: tuple) -> Scene:
-        if view.node_count > self.max_nodes:
+        if view.node_count > self.max_nodes and layout_engine(view) == "graphviz":  # the layered layout takes any size
             where = self.graph.clusters[root].label if root else "this view"
             raise SceneTooBig(f"{where} has {view.node_count:,} nodes, more than {self.max_nodes:,} can be laid out")
         if view.node_count == 0:
