@@ -13,6 +13,7 @@ the whole program, and every scene is kept so going back is free.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -21,7 +22,7 @@ import numpy as np
 from .cluster_view import ClusterViews
 from .graph import DataflowGraph, GraphError
 from .graphviz import LayoutLimitError
-from .layout import CELL_HEIGHT, CELL_WIDTH, MAX_LAYOUT_NODES, Layout, compute_layout, layout_engine, terminal_box
+from .layout import CELL_HEIGHT, CELL_WIDTH, LAYERED_FROM_NODES, MAX_LAYOUT_NODES, Layout, compute_layout, layout_engine, terminal_box
 
 MAX_SCENE_NODES = MAX_LAYOUT_NODES  # beyond this one scene takes Graphviz too long (the layered layout has no limit)
 SCENE_TIMEOUT = 20.0  # seconds one scene's layout may take before the debugger draws less instead
@@ -342,6 +343,19 @@ def _normalised_scene(boxes, edges, clusters, layout: Layout, root, expanded) ->
     return Scene(width, height, boxes, edges, clusters, root, frozenset(expanded))
 
 
+def scene_engine(view: DataflowGraph) -> str:
+    """The layout engine for a scene: compute_layout's choice by node count, except that a scene
+    dense with edges goes to the layered layout even when small. Folded boxes of a big function
+    are joined by an edge per pair (57 boxes, 536 edges, at 100k ops): Graphviz's crossing
+    minimisation took more than 20 s on it, the layered layout 0.5 s. HLODBG_LAYOUT_ENGINE, when
+    set, decides alone."""
+    engine = layout_engine(view)
+    forced = os.environ.get("HLODBG_LAYOUT_ENGINE", "auto").strip().lower() not in ("", "auto")
+    if engine == "graphviz" and not forced and view.graph.number_of_edges() >= LAYERED_FROM_NODES:
+        return "layered"
+    return engine
+
+
 # --- lazily built scenes -------------------------------------------------------------------------
 class SceneBuilder:
     """Scenes of one DataflowGraph, one cluster at a time, each laid out once and kept.
@@ -456,7 +470,8 @@ class SceneBuilder:
         return out
 
     def _lay_out(self, view: DataflowGraph, root: Optional[str], expanded: frozenset, key: tuple) -> Scene:
-        if view.node_count > self.max_nodes and layout_engine(view) == "graphviz":  # the layered layout takes any size
+        engine = scene_engine(view)
+        if view.node_count > self.max_nodes and engine == "graphviz":  # the layered layout takes any size
             where = self.graph.clusters[root].label if root else "this view"
             raise SceneTooBig(f"{where} has {view.node_count:,} nodes, more than {self.max_nodes:,} can be laid out")
         if view.node_count == 0:
@@ -466,7 +481,7 @@ class SceneBuilder:
             raise failed  # Graphviz gave up on this scene once: asking again costs the same time
         self.layouts += 1
         try:
-            layout = compute_layout(view, terminal=True, timeout=self.timeout)
+            layout = compute_layout(view, terminal=True, timeout=self.timeout, engine=engine)
         except LayoutLimitError as e:
             self._failed[key] = e
             raise
