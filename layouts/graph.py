@@ -345,8 +345,18 @@ class _Builder:
         self.graph.node_attr_dict_factory = NodeData  # labels and locations made when first read
         self.clusters: dict[str, Cluster] = {}
         self.op_index: dict[int, dict[int, int]] = {}
+        self._op_traits: dict[str, tuple[bool, Optional[str], bool]] = {}
+        self._type_texts: dict[int, str] = {}  # id(type) -> its edge label text (types live as long as the build)
         self.group_count = 0
         self.packed: dict[int, list[tuple[str, int]]] = {}  # a folded tuple's value -> its elements' sources
+
+    def _traits(self, name: str) -> tuple[bool, Optional[str], bool]:
+        """(is a terminator, its callee's attribute, owns its callee) of op `name`, looked up
+        once per name rather than per op."""
+        traits = self._op_traits.get(name)
+        if traits is None:
+            traits = self._op_traits[name] = (is_terminator(name), callee_attribute(name), owns_callee(name))
+        return traits
 
     def _index(self, function: Function) -> dict[int, int]:
         key = id(function)
@@ -360,14 +370,29 @@ class _Builder:
             self.clusters[parent].children.append(cid)
         return cid
 
+    # Nodes and edges go straight into the MultiDiGraph's own dicts, as its add_node/add_edge
+    # would put them (a 100k-op graph spent a third of its build in those two calls' checks).
     def add_node(self, nid: str, cluster: str, **data) -> None:
-        if self.graph.number_of_nodes() >= MAX_NODES:
+        graph = self.graph
+        if len(graph._node) >= MAX_NODES:
             raise GraphError(f"the graph would have more than {MAX_NODES:,} nodes; collapse calls or pick a function")
-        self.graph.add_node(nid, cluster=cluster, **data)
+        if nid in graph._succ:  # made by an edge to it (an owning op's node comes after its operands)
+            graph._node[nid].update(cluster=cluster, **data)
+        else:
+            graph._succ[nid], graph._pred[nid] = {}, {}
+            graph._node[nid] = NodeData(cluster=cluster, **data)
         self.clusters[cluster].nodes.append(nid)
 
     def add_edge(self, source: tuple[str, int], target: str, operand: int, value: Value, **extra) -> None:
-        self.graph.add_edge(source[0], target, key=operand, kind="data", operand=operand, value=value.name, type=edge_type_label(value), result=source[1], **extra)
+        graph, tail = self.graph, source[0]
+        data = {"kind": "data", "operand": operand, "value": value.name, "type": edge_type_label(value, self._type_texts), "result": source[1], **extra}
+        if target not in graph._pred:
+            graph.add_edge(tail, target, key=operand, **data)
+            return
+        keyed = graph._succ[tail].get(target)
+        if keyed is None:
+            keyed = graph._succ[tail][target] = graph._pred[target][tail] = {}
+        keyed[operand] = data
 
     def function(self, function: Function, prefix: str, cluster: str, inputs: Optional[list[tuple[str, int]]], stack: tuple[str, ...]) -> Optional[str]:
         """Add a function instance; `inputs` feed its arguments (inline calls). Returns its return node."""
@@ -383,20 +408,21 @@ class _Builder:
 
     def block(self, block: Block, function: Function, prefix: str, cluster: str, env: dict, stack: tuple[str, ...]) -> Optional[str]:
         ops = block.operations
-        body = ops[:-1] if ops and is_terminator(ops[-1].name) else ops
+        marked = [_marked_for_folding(op) for op in ops]
+        body = ops[:-1] if ops and self._traits(ops[-1].name)[0] else ops
         placement: dict[int, str] = {}
         if self.grouping:
-            drawn = [k for k, op in enumerate(body) if not _marked_for_folding(op)]  # groups hold boxes
+            drawn = [k for k in range(len(body)) if not marked[k]]  # groups hold boxes
             homes: dict[int, str] = {}  # block argument -> its group
             for group in group_block([body[k] for k in drawn], block.arguments):
                 self._place_group(group, cluster, function.sym_name, placement, drawn, homes)
             self._move_arguments(block, cluster, env, homes)
         returned = None
         for k, op in enumerate(ops):
-            if self._fold(op, env):
+            if marked[k] and self._fold(op, env):
                 continue
             node = self.op(op, function, prefix, placement.get(k, cluster), env, stack)
-            if is_terminator(op.name):
+            if self._traits(op.name)[0]:
                 returned = node
         return returned
 
@@ -427,9 +453,7 @@ class _Builder:
 
     def _fold(self, op: Operation, env: dict) -> bool:
         """Draw `op` as part of the node its operands come from (PACKS_RESULTS and IMPLICIT
-        ops); False when it needs a node of its own."""
-        if not _marked_for_folding(op):
-            return False
+        ops, `_marked_for_folding`); False when it needs a node of its own."""
         sources = [env.get(id(v)) for v in op.operands]
         if not sources or any(source is None for source in sources) or len({node for node, _ in sources}) != 1:
             return False
@@ -447,7 +471,7 @@ class _Builder:
         return True
 
     def _callee(self, op: Operation) -> Optional[Function]:
-        attribute = callee_attribute(op.name)
+        attribute = self._traits(op.name)[1]
         callee = self.module.functions.get(symbol_name(op.attr(attribute))) if attribute is not None else None
         return callee if callee is not None and not callee.is_declaration else None
 
@@ -455,7 +479,7 @@ class _Builder:
         fname = function.sym_name
         nid = f"{prefix}{fname}#{self._index(function)[id(op)]}"
         callee = self._callee(op)
-        if callee is not None and callee.sym_name not in stack and owns_callee(op.name):
+        if callee is not None and callee.sym_name not in stack and self._traits(op.name)[2]:
             return self._owning_call(op, callee, nid, function, cluster, env, stack)
         if self.inline and callee is not None and callee.sym_name not in stack:
             call_cluster = self.add_cluster(f"call:{nid}", "call", f"{op_title(op)} {op.attr('callee')}", cluster, fname, op=op)
@@ -464,7 +488,7 @@ class _Builder:
             for k, result in enumerate(op.results):
                 env[id(result)] = (returned, k)
             return returned
-        kind = "return" if is_terminator(op.name) else "op"
+        kind = "return" if self._traits(op.name)[0] else "op"
         home = cluster
         if op.regions and any(r.blocks for r in op.regions):
             home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)
@@ -515,7 +539,8 @@ class _Builder:
 
 
 def _marked_for_folding(op: Operation) -> bool:
-    return isinstance(op.attr(PACKS_RESULTS), UnitAttr) or isinstance(op.attr(IMPLICIT), UnitAttr)
+    attributes = op.attributes
+    return bool(attributes) and (isinstance(attributes.get(PACKS_RESULTS), UnitAttr) or isinstance(attributes.get(IMPLICIT), UnitAttr))
 
 
 def _owned_functions(module: Module) -> set[str]:

@@ -8,15 +8,13 @@ block argument) when first read and then kept, so code reading node data (`data[
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Callable, Optional
 
 from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.locations import describe
-from hlodbg.engine.ir.types import Type
 
 from .labels import argument_label, op_label, result_names, short_type
-from .xla_shapes import value_layout
+from .xla_shapes import SHAPE_ATTRIBUTE, value_layout
 
 
 def _line_of(item: Any) -> Optional[int]:
@@ -93,14 +91,17 @@ class NodeData(dict):
         return dict.__repr__(self)
 
 
-@lru_cache(maxsize=4096)
-def _type_text(type_: Type) -> str:
-    return short_type(type_)  # a program has a few distinct types and 100,000s of edges
-
-
-def edge_type_label(value: Value) -> str:
-    """`4x16xf32`, with XLA's layout when it is not the default one: `{0,1}`, `T(8,128)`."""
-    text = _type_text(value.type)
+def edge_type_label(value: Value, texts: dict[int, str]) -> str:
+    """`4x16xf32`, with XLA's layout when it is not the default one: `{0,1}`, `T(8,128)`.
+    `texts` keeps each type's text by id (a program has a few types and 100,000s of edges):
+    the caller keeps the types alive as long as it."""
+    type_ = value.type
+    text = texts.get(id(type_))
+    if text is None:
+        text = texts[id(type_)] = short_type(type_)
+    producer = value.defining_op
+    if producer is not None and SHAPE_ATTRIBUTE not in producer.attributes:
+        return text  # no HLO shape given, so no layout to show
     layout = value_layout(value)
     return text + layout if layout else text
 
