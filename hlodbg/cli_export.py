@@ -20,8 +20,11 @@ def add_parser(sub) -> None:
     export.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.svg, OUT.png, OUT.dot or OUT.json ('-' with --format: standard output)")
     export.add_argument("--format", choices=("svg", "png", "dot", "json"), help="output format when OUT's suffix does not say")
     export.add_argument("--function", metavar="NAME", help="draw this function and what it calls (with --collapse none: this function expanded)")
-    export.add_argument("--collapse", choices=("calls", "regions", "none"), default="calls", help="calls: each function once, calls as nodes, fusions open unless the graph is over 500 nodes (default); regions: also fold while/if/reduce bodies and fusions into their op; none: expand every call in place")
-    export.add_argument("--focus", metavar="%N", help="only the neighbourhood of this op or argument (%%12, @fn:%%12)")
+    export.add_argument("--collapse", choices=("calls", "regions", "groups", "repeats", "none"), default="calls", help="calls: each function once, calls as nodes, fusions open unless the graph is over 500 nodes (default); "
+                        "regions: also fold while/if/reduce bodies and fusions into their op; groups: fold every group (JAX name stacks, repeated layers, chunks of a long function), "
+                        "so each function shows its top groups as boxes (the way to draw a 100k-op program); repeats: fold each repeated layer (layer_3 (4 of 12), repeat 4 of 12) to one box, the rest open; "
+                        "none: expand every call in place")
+    export.add_argument("--focus", metavar="%N", help="only the neighbourhood of this op or argument (%%12, @fn:%%12), inside its own function (no hop through a call)")
     export.add_argument("--radius", type=int, default=2, metavar="K", help="hops around --focus (default: 2)")
     export.add_argument("--values", metavar="IN.npz", help="run the program on these arguments (arg0, arg1, ...) and put value summaries in the tooltips")
     export.add_argument("--overlay", choices=OVERLAYS, help="colour ops by NaN/Inf in their values, by magnitude (range), by difference from an --against run, "

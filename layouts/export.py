@@ -21,7 +21,7 @@ from .overlay import Overlay
 from .palette import CATEGORIES, CLUSTER_FILLS, style_of
 
 FORMATS = ("svg", "png", "dot", "json")
-COLLAPSE_MODES = ("calls", "regions", "none")
+COLLAPSE_MODES = ("calls", "regions", "groups", "repeats", "none")
 # Past this many nodes, ops that own their callee (fusions) are drawn folded by default: a
 # compiled transformer has hundreds of fusions, and their insides drown the dataflow between them.
 OPEN_OWNED_CALLS_MAX_NODES = 500
@@ -43,15 +43,25 @@ def graph_view(module: Module, function: Optional[str] = None, collapse: str = "
 
     collapse="calls": every function (or `function` and its callees) once, call ops as nodes,
     fusions open unless the graph is big; "regions": the same with ops' regions and fusions
-    folded into their op; "none": `function` (default the entry) with every call expanded in
-    place. `focus` keeps the `radius`-hop neighbourhood."""
+    folded into their op; "groups": as "calls" with every group (name stack, repeat, chunk)
+    folded, so a function shows its top groups as boxes; "repeats": as "calls" with each
+    repeated group (layer i of n) folded to one box and the rest open; "none": `function`
+    (default the entry) with every call expanded in place. `focus` keeps the `radius`-hop
+    neighbourhood inside the focused node's function (no hop through a call)."""
     if collapse not in COLLAPSE_MODES:
         raise GraphError(f"--collapse must be one of {', '.join(COLLAPSE_MODES)}, not '{collapse}'")
     view = build_graph(module, function=function, inline_calls=collapse == "none")
+    folded: list[str] = []
     if collapse == "regions":
-        view = view.collapse_kind("op")
-    elif collapse == "calls" and view.node_count > OPEN_OWNED_CALLS_MAX_NODES:
-        view = view.collapse(*(cid for cid, c in view.clusters.items() if c.kind == "op" and c.op is not None and owns_callee(c.op.name)))
+        folded = [cid for cid, c in view.clusters.items() if c.kind == "op"]
+    elif collapse != "none" and view.node_count > OPEN_OWNED_CALLS_MAX_NODES:
+        folded = [cid for cid, c in view.clusters.items() if c.kind == "op" and c.op is not None and owns_callee(c.op.name)]
+    if collapse == "groups":
+        folded += [cid for cid, c in view.clusters.items() if c.kind == "group"]
+    elif collapse == "repeats":
+        folded += [cid for cid, c in view.clusters.items() if c.kind == "group" and c.fold == "repeat"]
+    if folded:
+        view = view.collapse(*folded)
     if focus is not None:
         if radius < 0:
             raise GraphError("--radius must be 0 or more")
@@ -182,6 +192,8 @@ def graph_json(view: DataflowGraph, layout: Layout, overlay: Optional[Overlay] =
     clusters = []
     for cid, cluster in view.clusters.items():
         entry = {"id": cid, "kind": cluster.kind, "label": cluster.label, "parent": cluster.parent, "function": cluster.function}
+        if cluster.fold is not None:
+            entry["fold"] = cluster.fold  # a group's kind: names, repeat or chunk
         box = layout.clusters.get(cid)
         if box is not None:
             entry.update(x0=box.x0, y0=box.y0, x1=box.x1, y1=box.y1)

@@ -77,6 +77,7 @@ class DataflowGraph:
         self.collapsed = collapsed
         self.kept = kept
         self._nodes_of_op: Optional[dict[int, list[str]]] = None
+        self._boxes: dict[str, Optional[str]] = {}  # cluster -> its outermost collapsed cluster
 
     # --- what is in it ---------------------------------------------------------------------
     @property
@@ -124,6 +125,21 @@ class DataflowGraph:
         where = f" in @{function}" if function else ""
         raise GraphError(f"no op or argument named {name}{where} in this graph")
 
+    def instance_of(self, node: str) -> Optional[str]:
+        """The cluster of the function instance drawing `node`: its function's cluster, in the
+        inline view the call's cluster holding that copy of the callee, inside a fusion-like op
+        the op's cluster (the op's own node belongs to the function around it)."""
+        clusters = self.base.clusters
+        cluster = self.graph.nodes[node].get("cluster")
+        while cluster is not None:
+            found = clusters[cluster]
+            if found.kind in ("function", "call"):
+                return cluster
+            if found.kind == "op" and found.node != node and found.op is not None and owns_callee(found.op.name):
+                return cluster
+            cluster = found.parent
+        return None
+
     def cluster_of(self, node: str) -> Optional[str]:
         return self.graph.nodes[node].get("cluster")
 
@@ -156,17 +172,19 @@ class DataflowGraph:
     def consumers(self, node: str) -> list[str]:
         return _unique(v for _, v, d in self.graph.out_edges(node, data=True) if d["kind"] == "data")
 
-    def neighbourhood(self, node: str, radius: int, limit: Optional[int] = None) -> set[str]:
+    def neighbourhood(self, node: str, radius: int, limit: Optional[int] = None, inside: bool = False) -> set[str]:
         """Nodes at most `radius` edges away, either direction; with `limit`, only the `limit`
-        nearest (breadth first), so that a constant feeding 4,000 layers stays a small view."""
+        nearest (breadth first), so that a constant feeding 4,000 layers stays a small view;
+        `inside`: only nodes of the same function instance as `node` (no hop through a call)."""
         seen = {node: 0}
         queue = deque([node])
+        home = self.instance_of(node) if inside else None
         while queue:
             current = queue.popleft()
             if seen[current] == radius:
                 continue
             for nxt in (*self.graph.predecessors(current), *self.graph.successors(current)):
-                if nxt not in seen:
+                if nxt not in seen and (home is None or self.instance_of(nxt) == home):
                     if limit is not None and len(seen) >= limit:
                         return set(seen)
                     seen[nxt] = seen[current] + 1
@@ -209,20 +227,24 @@ class DataflowGraph:
         return self.base._derive(self.collapsed, frozenset(keep))
 
     def focus(self, node: str, radius: int, limit: Optional[int] = None) -> "DataflowGraph":
-        return self.restrict(self.neighbourhood(node, radius, limit))
+        """The neighbourhood of `node` inside its own function instance."""
+        return self.restrict(self.neighbourhood(node, radius, limit, inside=True))
 
     def shown_as(self, base_node: str) -> str:
         """The node of this view that draws a node of the full graph."""
         if not self.collapsed:
             return base_node
-        base = self.base
-        outer = None
-        cluster = base.graph.nodes[base_node].get("cluster")
-        while cluster is not None:
-            if cluster in self.collapsed:
-                outer = cluster
-            cluster = base.clusters[cluster].parent
-        return base_node if outer is None else _collapsed_node_id(base.clusters[outer])
+        outer = self._folded_box(self.base.graph.nodes[base_node].get("cluster"))
+        return base_node if outer is None else _collapsed_node_id(self.base.clusters[outer])
+
+    def _folded_box(self, cluster: Optional[str]) -> Optional[str]:
+        """The outermost collapsed cluster around `cluster` (itself included), found once per cluster."""
+        if cluster is None:
+            return None
+        if cluster not in self._boxes:
+            outer = self._folded_box(self.base.clusters[cluster].parent)
+            self._boxes[cluster] = outer if outer is not None else (cluster if cluster in self.collapsed else None)
+        return self._boxes[cluster]
 
     def _derive(self, collapsed: Iterable[str], kept: Optional[frozenset]) -> "DataflowGraph":
         collapsed = frozenset(c for c in collapsed if c in self.clusters)
@@ -250,18 +272,31 @@ class DataflowGraph:
                 view.graph.add_node(node, **data)
             elif target not in view.graph:
                 view.graph.add_node(target, **self._collapsed_data(target))
-        seen_edges = set()
+        # Edges into or out of a folded box: one per value, and one per pair of folded boxes
+        # (a layer's 500 weights first used in one chunk and read again in 20 others would be
+        # 10,000 parallel edges), which counts the values it stands for.
+        seen_edges: set = set()
+        bundles: dict[tuple, dict] = {}
         for u, v, key, data in self.graph.edges(keys=True, data=True):
             mu, mv = mapping[u], mapping[v]
             if mu == mv or mu not in view.graph or mv not in view.graph:
                 continue
-            signature = (mu, mv, data["kind"], data.get("value"), data.get("result"))
             if (mu, mv) != (u, v):
+                both_folded = mu != u and mv != v
+                signature = (mu, mv, data["kind"]) if both_folded else (mu, mv, data["kind"], data.get("value"), data.get("result"))
                 if signature in seen_edges:
+                    if both_folded and data.get("value") not in bundles[signature]["names"]:
+                        bundles[signature]["names"].add(data.get("value"))
                     continue
                 seen_edges.add(signature)
                 data = {**data, "captured": data.get("captured", False) or (mv != v and mv not in self.graph and not data.get("argument"))}
-            view.graph.add_edge(mu, mv, key=key if (mu, mv) == (u, v) else len(seen_edges) + 10_000, **data)
+                key = len(seen_edges) + 10_000
+                if both_folded:
+                    bundles[signature] = {"edge": (mu, mv, key), "names": {data.get("value")}}
+            view.graph.add_edge(mu, mv, key=key, **data)
+        for bundle in bundles.values():
+            if len(bundle["names"]) > 1:
+                view.graph.edges[bundle["edge"]].update(values=len(bundle["names"]), type=f"{len(bundle['names'])} values")
         for node, data in view.graph.nodes(data=True):
             cluster = data.get("cluster")
             if cluster in view.clusters:

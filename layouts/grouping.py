@@ -71,11 +71,11 @@ def group_block(ops: Sequence[Operation], arguments: Sequence[Value] = ()) -> li
     by_name = bool(paths) and sum(path is not None for path in paths) * 2 >= len(ops)
     if by_name:
         root = _groups_by_name(paths)
-        _mark_identical_siblings(root, signatures, {})
+        _mark_identical_siblings(root, signatures.tolist(), {})
     else:
         root = Group("", "root", list(range(len(ops))))
         if len(ops) >= MIN_BLOCK_OPS:
-            _split_repeats(root, signatures)
+            _split_repeats(root, signatures, uses)
     _attach_to_first_use(root, ops, uses)
     # Named groups too long to read get their repeats; a block without names already has them.
     _bound_fan_out(root, signatures, uses, {}, search_root=by_name)
@@ -200,12 +200,12 @@ def _all_members(node: _Trie) -> list[int]:
     return node.members + [m for c in node.children.values() for m in _all_members(c)]
 
 
-def _mark_identical_siblings(group: Group, signatures: np.ndarray, spans: dict) -> int:
+def _mark_identical_siblings(group: Group, signatures: list[int], spans: dict) -> int:
     """Mark children holding the same ops in the same order under names alike up to their
     numbers (layer_0 .. layer_11) as repeats; returns the group's structure hash."""
     hashes = [_mark_identical_siblings(child, signatures, spans) for child in group.children]
     firsts = [child.span(spans)[0] for child in group.children]
-    items = [(k, int(signatures[k])) for k in group.members]
+    items: list[tuple[int, object]] = [(k, signatures[k]) for k in group.members]
     items += [(first, (_stem(child.label), h)) for child, first, h in zip(group.children, firsts, hashes)]
     items.sort(key=lambda item: item[0])
     alike: dict[tuple, list[tuple[int, Group]]] = defaultdict(list)
@@ -219,18 +219,23 @@ def _mark_identical_siblings(group: Group, signatures: np.ndarray, spans: dict) 
         for i, (_, child) in enumerate(siblings):
             child.fold, child.index, child.count = "repeat", i, len(siblings)
             child.label = f"{child.name} ({i + 1} of {len(siblings)})"
-    return hash(tuple(shape for _, shape in items))
+    return hash(tuple([shape for _, shape in items]))
+
+
+_NUMBER = re.compile(r"\d+")
 
 
 def _stem(label: str) -> str:
-    return re.sub(r"\d+", "#", label)
+    return _NUMBER.sub("#", label)
 
 
 # --- repeats without names ------------------------------------------------------------------
-def _split_repeats(group: Group, signatures: np.ndarray, large: int = MAX_CLUSTER_ITEMS) -> bool:
+def _split_repeats(group: Group, signatures: np.ndarray, uses: _Uses, large: int = MAX_CLUSTER_ITEMS) -> bool:
     """Move runs of `group`'s direct ops repeated back to back into "repeat i of n" children."""
     members = sorted(group.members)
-    spans = repeated_spans(signatures[members], large)
+    # The cut before each member (and after the last) costs the values crossing it.
+    cut_costs = uses.crossing[members + [members[-1] + 1]] if members else None
+    spans = repeated_spans(signatures[members], large, cut_costs)
     if not spans:
         return False
     covered = np.zeros(len(members), dtype=bool)
@@ -283,7 +288,7 @@ def _bound_fan_out(group: Group, signatures: np.ndarray, uses: _Uses, spans: dic
         _bound_fan_out(child, signatures, uses, spans)
     if search_root and group.fold in ("root", "names") and len(group.members) > MAX_CLUSTER_ITEMS:
         before = len(group.children)
-        if _split_repeats(group, signatures):
+        if _split_repeats(group, signatures, uses):
             _move_arguments_into(group, group.children[before:], uses)
             for child in group.children[before:]:
                 _bound_fan_out(child, signatures, uses, spans)

@@ -85,24 +85,44 @@ class Span:
     units: list["Span"] = field(default_factory=list)
 
 
-def repeated_spans(seq: np.ndarray, large: int, depth: int = 0) -> list[Span]:
+def aligned_start(seq: np.ndarray, start: int, period: int, count: int, cut_costs: Optional[np.ndarray]) -> int:
+    """Where the units of a repeat found at `start` begin. The periodic stretch may run on past
+    its last whole unit; the units can then start a few ops later and still be `count`: among
+    those starts, the one whose unit boundaries the fewest values cross (`cut_costs[i]`: values
+    crossing a cut before position i), so that a unit is a layer, not a layer shifted by an op."""
+    stop = start + period * count
+    slack = 0
+    while slack < period - 1 and stop + slack < len(seq) and seq[stop + slack] == seq[stop + slack - period]:
+        slack += 1
+    if cut_costs is None or slack == 0:
+        return start
+    totals = [int(cut_costs[start + shift : stop + shift + 1 : period].sum()) for shift in range(slack + 1)]
+    return start + int(np.argmin(totals))
+
+
+def repeated_spans(seq: np.ndarray, large: int, cut_costs: Optional[np.ndarray] = None, depth: int = 0) -> list[Span]:
     """The repeats of a sequence as spans, in program order, looking again before and after each
     repeat found; a unit longer than `large` ops gets its own inner repeats (shorter ones read
-    fine as they are)."""
+    fine as they are). `cut_costs` (len(seq) + 1 of them) says where units are best cut."""
     n = len(seq)
     if n < 2 * MIN_REPEAT_PERIOD or depth >= MAX_NESTING:
         return []
     found = find_tandem_repeat(seq)
     if found is None or found[1] * found[2] < max(2 * MIN_REPEAT_PERIOD, n * MIN_COVER_SHARE):
         return []
-    start, period, count = found
+    _, period, count = found
+    start = aligned_start(seq, found[0], period, count, cut_costs)
     stop = start + period * count
-    inner = repeated_spans(seq[start : start + period], large, depth + 1) if period > large else []
-    spans = repeated_spans(seq[:start], large, depth + 1)
+
+    def costs(lo: int, hi: int) -> Optional[np.ndarray]:
+        return None if cut_costs is None else cut_costs[lo : hi + 1]
+
+    inner = repeated_spans(seq[start:start + period], large, costs(start, start + period), depth + 1) if period > large else []
+    spans = repeated_spans(seq[:start], large, costs(0, start), depth + 1)
     for i in range(count):
         offset = start + i * period  # every unit has the same signatures: the same inner repeats
         spans.append(Span(offset, offset + period, i, count, [_shifted(s, offset) for s in inner]))
-    spans += [_shifted(s, stop) for s in repeated_spans(seq[stop:], large, depth + 1)]
+    spans += [_shifted(s, stop) for s in repeated_spans(seq[stop:], large, costs(stop, n), depth + 1)]
     return spans
 
 
@@ -110,4 +130,4 @@ def _shifted(span: Span, offset: int) -> Span:
     return Span(span.start + offset, span.stop + offset, span.index, span.count, [_shifted(s, offset) for s in span.units])
 
 
-__all__ = ["find_tandem_repeat", "candidate_periods", "repeat_at_period", "repeated_spans", "Span", "MIN_REPEAT_PERIOD"]
+__all__ = ["find_tandem_repeat", "candidate_periods", "repeat_at_period", "repeated_spans", "aligned_start", "Span", "MIN_REPEAT_PERIOD"]

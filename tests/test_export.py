@@ -206,9 +206,10 @@ def test_focus_inside_collapsed_regions_and_unwritable_output(tmp_path, capsys):
     # %y lives in the while body; with regions folded the focus lands on the while op itself.
     view = graph_view(module, collapse="regions", focus="%y", radius=1)
     assert view.graph.nodes["collapsed:op:main#1"]["name"] == "%r:2"
-    # One hop: its operands, its consumers, and (through the call inside it) @update's entry.
-    assert sorted(d["name"] for _, d in view.graph.nodes(data=True)) == ["", "%a", "%c0", "%r:2", "%sum", "%x"]
-    assert set(view.clusters) == {"fn:main", "fn:update"} and view.clusters["fn:main"].children == []
+    # One hop: its operands and its consumers, all in @main: the call inside it does not lead
+    # the focus into @update.
+    assert sorted(d["name"] for _, d in view.graph.nodes(data=True)) == ["", "%c0", "%r:2", "%sum", "%x"]
+    assert set(view.clusters) == {"fn:main"} and view.clusters["fn:main"].children == []
     assert compute_layout(view).nodes.keys() == set(view.graph.nodes)
     assert main(["export", str(NAN_PROGRAM), "-o", str(tmp_path / "missing" / "g.svg")]) == 2
     assert "cannot write" in capsys.readouterr().err
