@@ -8,9 +8,7 @@ ClusterViews indexes the graph once (linear in its size): every edge under the i
 holding both its ends, each cluster's count of ops and its first node's place. A scene's view then
 costs what it draws: the nodes directly inside the open clusters, a box per folded child, and the
 edges filed under the open clusters. The nodes, clusters and edges between drawn nodes are the
-general view's, in its order; edges into and out of a folded box are drawn once per pair of boxes
-(the general view has one per value: at 100k ops thousands of parallel edges between a dozen
-boxes, which say nothing more and cost the layout seconds).
+general view's, in its order, edges into and out of folded boxes bundled as it bundles them.
 
 A view made here is for laying out: derive other views from the full graph, not from it.
 """
@@ -133,29 +131,35 @@ class ClusterViews:
         return node
 
     def _add_edges(self, view: DataflowGraph, shown: set) -> None:
-        """The edges filed under the open clusters, in the graph's order; edges into or out of a
-        folded box once per pair of boxes (and kind), captured when any of them is."""
+        """The edges filed under the open clusters, in the graph's order, bundled as the general
+        view bundles them (DataflowGraph._derive): an edge into or out of a folded box once per
+        value, and between two folded boxes once per pair, counting the values it stands for."""
         edges = sorted(edge for cid in shown for edge in self._edges.get(cid, ()))
-        merged: dict[tuple, dict] = {}
-        add_edge = view.graph.add_edge
         nodes = self.graph.graph.nodes
-        cluster_of = {n: nodes[n]["cluster"] for _, (u, v, _, _) in edges for n in (u, v)}
+        add_edge = view.graph.add_edge
+        seen: set[tuple] = set()
+        bundles: dict[tuple, tuple[tuple, set]] = {}
         for _, (u, v, key, data) in edges:
-            common = self._common_of(cluster_of[u], cluster_of[v])
+            common = self._common_of(nodes[u]["cluster"], nodes[v]["cluster"])
             mu, mv = self._shown_as(u, common, shown), self._shown_as(v, common, shown)
             if mu == mv:
                 continue
-            if (mu, mv) == (u, v):
-                add_edge(mu, mv, key=key, **data)
-                continue
-            captured = data.get("captured", False) or (mv != v and not data.get("argument"))
-            pair = (mu, mv, data["kind"])
-            if pair in merged:
-                merged[pair]["captured"] = merged[pair]["captured"] or captured
-                continue
-            key = len(merged) + 10_000
-            add_edge(mu, mv, key=key, **{**data, "captured": captured})
-            merged[pair] = view.graph[mu][mv][key]
+            if (mu, mv) != (u, v):
+                both_folded = mu != u and mv != v
+                signature = (mu, mv, data["kind"]) if both_folded else (mu, mv, data["kind"], data.get("value"), data.get("result"))
+                if signature in seen:
+                    if both_folded:
+                        bundles[signature][1].add(data.get("value"))
+                    continue
+                seen.add(signature)
+                data = {**data, "captured": data.get("captured", False) or (mv != v and not data.get("argument"))}
+                key = len(seen) + 10_000
+                if both_folded:
+                    bundles[signature] = ((mu, mv, key), {data.get("value")})
+            add_edge(mu, mv, key=key, **data)
+        for edge, names in bundles.values():
+            if len(names) > 1:
+                view.graph.edges[edge].update(values=len(names), type=f"{len(names)} values")
 
 
 def _add_clusters(view: DataflowGraph, graph: DataflowGraph, root: Optional[str], shown: set) -> None:
