@@ -180,11 +180,6 @@ class GraphCanvas(ScrollView, can_focus=False):
     def selected_op(self) -> Optional[Operation]:
         return self.op_of(self._selected) if self._selected else None
 
-    @property
-    def building(self) -> bool:
-        """The graph is still being built (the pane shows no scene yet)."""
-        return self.graph is None and self._error is None
-
     def _set_graph(self, graph: DataflowGraph, views: SceneViews) -> None:
         self.graph, self.views, self.builder = graph, views, views.builder  # only the layout thread lays out
 
@@ -442,11 +437,14 @@ class GraphCanvas(ScrollView, can_focus=False):
             self._post(_GraphReady(None, None, e.message))
             return None
         nodes = graph.nodes_of(self._current_op)  # builds the op -> nodes index here, off the UI thread
-        self._set_graph(graph, views)
-        self._post(_GraphReady(graph, views))
         request = _entry_request(graph)
         if nodes:
             request = replace(request, centre=nodes[0], reveal=nodes[0])
+        # The view asked for is the entry's before the graph is seen: the UI thread asks for
+        # nothing while there is no graph, and a step that does once there is asks for this view.
+        self._target_view = request.view
+        self._set_graph(graph, views)
+        self._post(_GraphReady(graph, views))
         return request
 
     def _post(self, message: Message) -> None:
