@@ -20,7 +20,9 @@ with name-stack locations and, with --no-locations too, without), printing one f
   load_to_frame   load + first_frame;
   step_median, step_p90   key press (`n`, `s` in turn) to every pane updated (target median < 30 ms);
   open_cluster    opening a folded box of the first scene until its scene is shown (target < 300 ms);
-  rss_peak        the process's peak resident memory (target < 2 GB).
+  rss_peak        the process's peak resident memory so far (target < 2 GB): with several --ops
+                  in one run the later programs inherit the earlier peaks; rss_now is the
+                  resident memory after the program's figures.
 Run: python benchmarks/ui.py --ops 100000 [--ops 10000] [--no-locations] [--steps N]
 """
 from __future__ import annotations
@@ -97,6 +99,14 @@ async def _wait_for(condition, what: str, limit: float = WAIT_LIMIT) -> None:
         await asyncio.sleep(0.002)
 
 
+def _rss_now_mb() -> float:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024  # kB
+    return float("nan")
+
+
 def _peak_rss_mb() -> float:
     import resource
 
@@ -158,14 +168,15 @@ async def measure_scale(path: Path, arguments: list, steps: int) -> dict:
     finally:
         MainScreen._apply = original
     figures["rss_peak"] = _peak_rss_mb()
+    figures["rss_now"] = _rss_now_mb()
     return figures
 
 
 def _print_scale(name: str, figures: dict) -> bool:
     """One line per figure; True when every figure with a target meets it."""
     ok = True
-    units = {"rss_peak": "MB", "step_median": "ms", "step_p90": "ms", "open_cluster": "ms"}
-    for figure in ("load", "panes", "first_frame", "load_to_frame", "step_median", "step_p90", "open_cluster", "rss_peak"):
+    units = {"rss_peak": "MB", "rss_now": "MB", "step_median": "ms", "step_p90": "ms", "open_cluster": "ms"}
+    for figure in ("load", "panes", "first_frame", "load_to_frame", "step_median", "step_p90", "open_cluster", "rss_peak", "rss_now"):
         if figure not in figures:
             print(f"ui {name} {figure} - none (no folded box to open)" if figure == "open_cluster" else f"ui {name} {figure} - none")
             continue
