@@ -27,6 +27,7 @@ from typing import Any, Iterable, Optional
 
 import networkx as nx
 
+from hlodbg.engine.ir.collector import build_long_lived
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Block, Function, Module, Operation, Value, symbol_name
 from hlodbg.engine.ir.locations import describe
@@ -34,9 +35,9 @@ from hlodbg.engine.ir.attributes import UnitAttr
 from hlodbg.engine.ir.opset import callee_attribute, is_terminator, lookup, owns_callee
 
 from .grouping import Group, group_block
-from .labels import argument_label, clip, op_label, op_title, result_names, short_type
+from .labels import clip, op_title, result_names
+from .node_data import NodeData, edge_type_label
 from .palette import node_category
-from .xla_shapes import value_layout
 
 # Ops a program read from XLA HLO text carries only to keep HLO's tuples as values: the tuple an
 # op of several results packs them into, and the element reads that return the entry's results.
@@ -304,9 +305,11 @@ class DataflowGraph:
             view._prune_empty_clusters()
         return view
 
-    def _collapsed_data(self, node_id: str) -> dict:
+    def _collapsed_data(self, node_id: str, count: Optional[int] = None) -> dict:
+        """The node standing for a folded cluster; `count` (ops inside) when the caller knows it."""
         cluster = self.clusters[node_id.split(":", 1)[1]]
-        count = sum(1 for n in self.cluster_nodes(cluster.id) if self.graph.nodes[n]["kind"] in ("op", "return"))
+        if count is None:
+            count = sum(1 for n in self.cluster_nodes(cluster.id) if self.graph.nodes[n]["kind"] in ("op", "return"))
         if cluster.kind == "op" and cluster.node is not None:
             data = dict(self.graph.nodes[cluster.node])
             data.update(cluster=cluster.parent, count=count, collapsed=cluster.id)
@@ -374,10 +377,21 @@ class _Builder:
         self.inline = inline
         self.grouping = grouping
         self.graph = nx.MultiDiGraph()
+        self.graph.node_attr_dict_factory = NodeData  # labels and locations made when first read
         self.clusters: dict[str, Cluster] = {}
         self.op_index: dict[int, dict[int, int]] = {}
+        self._op_traits: dict[str, tuple[bool, Optional[str], bool]] = {}
+        self._type_texts: dict[int, str] = {}  # id(type) -> its edge label text (types live as long as the build)
         self.group_count = 0
         self.packed: dict[int, list[tuple[str, int]]] = {}  # a folded tuple's value -> its elements' sources
+
+    def _traits(self, name: str) -> tuple[bool, Optional[str], bool]:
+        """(is a terminator, its callee's attribute, owns its callee) of op `name`, looked up
+        once per name rather than per op."""
+        traits = self._op_traits.get(name)
+        if traits is None:
+            traits = self._op_traits[name] = (is_terminator(name), callee_attribute(name), owns_callee(name))
+        return traits
 
     def _index(self, function: Function) -> dict[int, int]:
         key = id(function)
@@ -391,16 +405,29 @@ class _Builder:
             self.clusters[parent].children.append(cid)
         return cid
 
+    # Nodes and edges go straight into the MultiDiGraph's own dicts, as its add_node/add_edge
+    # would put them (a 100k-op graph spent a third of its build in those two calls' checks).
     def add_node(self, nid: str, cluster: str, **data) -> None:
-        if self.graph.number_of_nodes() >= MAX_NODES:
+        graph = self.graph
+        if len(graph._node) >= MAX_NODES:
             raise GraphError(f"the graph would have more than {MAX_NODES:,} nodes; collapse calls or pick a function")
-        self.graph.add_node(nid, cluster=cluster, **data)
+        if nid in graph._succ:  # made by an edge to it (an owning op's node comes after its operands)
+            graph._node[nid].update(cluster=cluster, **data)
+        else:
+            graph._succ[nid], graph._pred[nid] = {}, {}
+            graph._node[nid] = NodeData(cluster=cluster, **data)
         self.clusters[cluster].nodes.append(nid)
 
     def add_edge(self, source: tuple[str, int], target: str, operand: int, value: Value, **extra) -> None:
-        layout = value_layout(value)  # XLA's layout when it is not the default one: {0,1}, T(8,128)
-        label = short_type(value.type) + (layout or "")
-        self.graph.add_edge(source[0], target, key=operand, kind="data", operand=operand, value=value.name, type=label, result=source[1], **extra)
+        graph, tail = self.graph, source[0]
+        data = {"kind": "data", "operand": operand, "value": value.name, "type": edge_type_label(value, self._type_texts), "result": source[1], **extra}
+        if target not in graph._pred:
+            graph.add_edge(tail, target, key=operand, **data)
+            return
+        keyed = graph._succ[tail].get(target)
+        if keyed is None:
+            keyed = graph._succ[tail][target] = graph._pred[target][tail] = {}
+        keyed[operand] = data
 
     def function(self, function: Function, prefix: str, cluster: str, inputs: Optional[list[tuple[str, int]]], stack: tuple[str, ...]) -> Optional[str]:
         """Add a function instance; `inputs` feed its arguments (inline calls). Returns its return node."""
@@ -408,7 +435,7 @@ class _Builder:
         name = function.sym_name
         for j, arg in enumerate(function.arguments):
             nid = f"{prefix}{name}#arg{j}"
-            self.add_node(nid, cluster, kind="argument", op=None, value=arg, function=name, name=arg.name, mnemonic="argument", category="argument", label=argument_label(arg), location=describe(arg.location), line=arg.pos.line if arg.pos else None, count=0)
+            self.add_node(nid, cluster, kind="argument", op=None, value=arg, function=name, mnemonic="argument", category="argument", count=0)
             env[id(arg)] = (nid, 0)
             if inputs is not None:
                 self.add_edge(inputs[j], nid, j, arg)
@@ -416,20 +443,21 @@ class _Builder:
 
     def block(self, block: Block, function: Function, prefix: str, cluster: str, env: dict, stack: tuple[str, ...]) -> Optional[str]:
         ops = block.operations
-        body = ops[:-1] if ops and is_terminator(ops[-1].name) else ops
+        marked = [_marked_for_folding(op) for op in ops]
+        body = ops[:-1] if ops and self._traits(ops[-1].name)[0] else ops
         placement: dict[int, str] = {}
         if self.grouping:
-            drawn = [k for k, op in enumerate(body) if not _marked_for_folding(op)]  # groups hold boxes
+            drawn = [k for k in range(len(body)) if not marked[k]]  # groups hold boxes
             homes: dict[int, str] = {}  # block argument -> its group
             for group in group_block([body[k] for k in drawn], block.arguments):
                 self._place_group(group, cluster, function.sym_name, placement, drawn, homes)
             self._move_arguments(block, cluster, env, homes)
         returned = None
         for k, op in enumerate(ops):
-            if self._fold(op, env):
+            if marked[k] and self._fold(op, env):
                 continue
             node = self.op(op, function, prefix, placement.get(k, cluster), env, stack)
-            if is_terminator(op.name):
+            if self._traits(op.name)[0]:
                 returned = node
         return returned
 
@@ -460,7 +488,7 @@ class _Builder:
 
     def _fold(self, op: Operation, env: dict) -> bool:
         """Draw `op` as part of the node its operands come from (PACKS_RESULTS and IMPLICIT
-        ops); False when it needs a node of its own."""
+        ops, `_marked_for_folding`); False when it needs a node of its own."""
         sources = [env.get(id(v)) for v in op.operands]
         if not sources or any(source is None for source in sources) or len({node for node, _ in sources}) != 1:
             return False
@@ -478,7 +506,7 @@ class _Builder:
         return True
 
     def _callee(self, op: Operation) -> Optional[Function]:
-        attribute = callee_attribute(op.name)
+        attribute = self._traits(op.name)[1]
         callee = self.module.functions.get(symbol_name(op.attr(attribute))) if attribute is not None else None
         return callee if callee is not None and not callee.is_declaration else None
 
@@ -486,7 +514,7 @@ class _Builder:
         fname = function.sym_name
         nid = f"{prefix}{fname}#{self._index(function)[id(op)]}"
         callee = self._callee(op)
-        if callee is not None and callee.sym_name not in stack and owns_callee(op.name):
+        if callee is not None and callee.sym_name not in stack and self._traits(op.name)[2]:
             return self._owning_call(op, callee, nid, function, cluster, env, stack)
         if self.inline and callee is not None and callee.sym_name not in stack:
             call_cluster = self.add_cluster(f"call:{nid}", "call", f"{op_title(op)} {op.attr('callee')}", cluster, fname, op=op)
@@ -495,18 +523,18 @@ class _Builder:
             for k, result in enumerate(op.results):
                 env[id(result)] = (returned, k)
             return returned
-        kind = "return" if is_terminator(op.name) else "op"
+        kind = "return" if self._traits(op.name)[0] else "op"
         home = cluster
         if op.regions and any(r.blocks for r in op.regions):
             home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)
-        self.add_node(nid, home, kind=kind, op=op, value=None, function=fname, name=result_names(op), mnemonic=op.name, category=node_category(op.name), label=op_label(op), location=describe(op.location), line=_line(op), count=1)
+        self.add_node(nid, home, kind=kind, op=op, value=None, function=fname, mnemonic=op.name, category=node_category(op.name), count=1)
         for i, operand in enumerate(op.operands):
             source = env.get(id(operand))
             if source is not None:
                 self.add_edge(source, nid, i, operand)
         for k, result in enumerate(op.results):
             env[id(result)] = (nid, k)
-        names = _region_names(op)
+        names = _region_names(op) if op.regions else []
         for r, region in enumerate(op.regions):
             if not region.blocks:
                 continue
@@ -514,7 +542,7 @@ class _Builder:
             for b, block in enumerate(region.blocks):
                 for j, arg in enumerate(block.arguments):
                     aid = f"{nid}.{r}.{b}.arg{j}"
-                    self.add_node(aid, region_cluster, kind="argument", op=None, value=arg, function=fname, name=arg.name, mnemonic="argument", category="argument", label=argument_label(arg), location="", line=arg.pos.line if arg.pos else None, count=0)
+                    self.add_node(aid, region_cluster, kind="argument", op=None, value=arg, function=fname, mnemonic="argument", category="argument", location="", count=0)
                     env[id(arg)] = (aid, 0)
                 self.block(block, function, prefix, region_cluster, env, stack)
         return nid
@@ -533,7 +561,7 @@ class _Builder:
             argument = f"{prefix}{callee.sym_name}#arg{i}"
             if source is not None:  # an operand, not a value captured from outside
                 self.add_edge(source, argument if argument in self.graph else nid, i, operand, argument=True)
-        self.add_node(nid, home, kind="op", op=op, value=None, function=fname, name=result_names(op), mnemonic=op.name, category=node_category(op.name), label=op_label(op), location=describe(op.location), line=_line(op), count=1)
+        self.add_node(nid, home, kind="op", op=op, value=None, function=fname, mnemonic=op.name, category=node_category(op.name), count=1)
         if returned is not None:  # the callee's return is the op's node itself: its ROOT feeds it
             for source, _, data in list(self.graph.in_edges(returned, data=True)):
                 self.graph.add_edge(source, nid, key=data["operand"], **data)
@@ -546,7 +574,8 @@ class _Builder:
 
 
 def _marked_for_folding(op: Operation) -> bool:
-    return isinstance(op.attr(PACKS_RESULTS), UnitAttr) or isinstance(op.attr(IMPLICIT), UnitAttr)
+    attributes = op.attributes
+    return bool(attributes) and (isinstance(attributes.get(PACKS_RESULTS), UnitAttr) or isinstance(attributes.get(IMPLICIT), UnitAttr))
 
 
 def _owned_functions(module: Module) -> set[str]:
@@ -574,7 +603,12 @@ def build_graph(module: Module, function: Optional[str] = None, inline_calls: bo
     """The dataflow graph of a module (every function), or of `function` and what it calls.
 
     With `inline_calls`, only `function` (default: the entry) is drawn and every call site holds
-    its own copy of the callee."""
+    its own copy of the callee. Built without the cycle collector tracing it as it grows (a
+    100k-op graph is millions of objects), and frozen when large, as a parsed module is."""
+    return build_long_lived(lambda: _build_graph(module, function, inline_calls, grouping))
+
+
+def _build_graph(module: Module, function: Optional[str], inline_calls: bool, grouping: bool) -> DataflowGraph:
     functions = module.functions
     root = None
     if function:

@@ -13,16 +13,18 @@ the whole program, and every scene is kept so going back is free.
 from __future__ import annotations
 
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
 import numpy as np
 
+from .cluster_view import ClusterViews
 from .graph import DataflowGraph, GraphError
 from .graphviz import LayoutLimitError
-from .layout import CELL_HEIGHT, CELL_WIDTH, MAX_LAYOUT_NODES, Layout, compute_layout, terminal_box
+from .layout import CELL_HEIGHT, CELL_WIDTH, LAYERED_FROM_NODES, MAX_LAYOUT_NODES, Layout, compute_layout, layout_engine, terminal_box
 
-MAX_SCENE_NODES = MAX_LAYOUT_NODES  # beyond this one scene takes Graphviz too long to be interactive
+MAX_SCENE_NODES = MAX_LAYOUT_NODES  # beyond this one scene takes Graphviz too long (the layered layout has no limit)
 SCENE_TIMEOUT = 20.0  # seconds one scene's layout may take before the debugger draws less instead
 COLLAPSED_PREFIX = "collapsed:"
 Cell = tuple[int, int]
@@ -341,6 +343,19 @@ def _normalised_scene(boxes, edges, clusters, layout: Layout, root, expanded) ->
     return Scene(width, height, boxes, edges, clusters, root, frozenset(expanded))
 
 
+def scene_engine(view: DataflowGraph) -> str:
+    """The layout engine for a scene: compute_layout's choice by node count, except that a scene
+    dense with edges goes to the layered layout even when small. Folded boxes of a big function
+    are joined by an edge per pair (57 boxes, 536 edges, at 100k ops): Graphviz's crossing
+    minimisation took more than 20 s on it, the layered layout 0.5 s. HLODBG_LAYOUT_ENGINE, when
+    set, decides alone."""
+    engine = layout_engine(view)
+    forced = os.environ.get("HLODBG_LAYOUT_ENGINE", "auto").strip().lower() not in ("", "auto")
+    if engine == "graphviz" and not forced and view.graph.number_of_edges() >= LAYERED_FROM_NODES:
+        return "layered"
+    return engine
+
+
 # --- lazily built scenes -------------------------------------------------------------------------
 class SceneBuilder:
     """Scenes of one DataflowGraph, one cluster at a time, each laid out once and kept.
@@ -348,13 +363,15 @@ class SceneBuilder:
     `scene(cid)` shows what is directly inside cluster `cid`, each child cluster folded into one
     box; `scene()` shows the program: one box per function, or the only function opened."""
 
-    def __init__(self, graph: DataflowGraph, max_nodes: int = MAX_SCENE_NODES, timeout: float = SCENE_TIMEOUT):
+    def __init__(self, graph: DataflowGraph, max_nodes: Optional[int] = None, timeout: float = SCENE_TIMEOUT):
         self.graph = graph
-        self.max_nodes = max_nodes
+        self.max_nodes = MAX_SCENE_NODES if max_nodes is None else max_nodes
         self.timeout = timeout  # per layout; past it Graphviz is stopped (LayoutLimitError)
         self.layouts = 0  # scenes laid out so far (cached scenes do not count)
         self._scenes: dict[tuple, Scene] = {}
         self._failed: dict[tuple, LayoutLimitError] = {}  # scenes Graphviz gave up on (time, memory)
+        full = graph.base is graph and not graph.collapsed and graph.kept is None
+        self._cluster_views = ClusterViews(graph) if full else None  # views in time of their size
 
     # --- which cluster ----------------------------------------------------------------------
     def cluster_id(self, cluster_id: Optional[str]) -> Optional[str]:
@@ -379,6 +396,13 @@ class SceneBuilder:
         `expanded` (their own children folded unless expanded too, and so on)."""
         root = self.cluster_id(cluster_id)
         open_ids = {self.cluster_id(c) for c in expanded}
+        graph = self.graph
+        if self._cluster_views is not None:
+            return self._cluster_views.view(root, open_ids)
+        return self._derived_view(root, open_ids)
+
+    def _derived_view(self, root: Optional[str], open_ids: set) -> DataflowGraph:
+        """`view` by restricting and collapsing: for a graph that is itself a derived view."""
         graph = self.graph
         if root is None:
             base, starts = graph, graph.top_clusters()
@@ -446,7 +470,8 @@ class SceneBuilder:
         return out
 
     def _lay_out(self, view: DataflowGraph, root: Optional[str], expanded: frozenset, key: tuple) -> Scene:
-        if view.node_count > self.max_nodes:
+        engine = scene_engine(view)
+        if view.node_count > self.max_nodes and engine == "graphviz":  # the layered layout takes any size
             where = self.graph.clusters[root].label if root else "this view"
             raise SceneTooBig(f"{where} has {view.node_count:,} nodes, more than {self.max_nodes:,} can be laid out")
         if view.node_count == 0:
@@ -456,7 +481,7 @@ class SceneBuilder:
             raise failed  # Graphviz gave up on this scene once: asking again costs the same time
         self.layouts += 1
         try:
-            layout = compute_layout(view, terminal=True, timeout=self.timeout)
+            layout = compute_layout(view, terminal=True, timeout=self.timeout, engine=engine)
         except LayoutLimitError as e:
             self._failed[key] = e
             raise

@@ -353,3 +353,63 @@ async def test_theme_colours_keep_labels_readable_in_light_and_dark_themes():
             styles = {segment.style for segment in canvas._window().rows[y + 1] if "%arg0" in segment.text}
             assert styles and all(style.color.name != "white" and style.bgcolor is not None for style in styles)
             assert all(style.color == canvas.rich_style.color for style in styles)
+
+
+class BuildingCanvasApp(App):
+    """A canvas given no graph but a way to build it, which waits until the test lets it."""
+
+    def __init__(self, program, fails: bool = False):
+        super().__init__()
+        import threading
+
+        self.program = program
+        self.release = threading.Event()
+        self.fails = fails
+        self.built: list = []
+
+    def _build(self):
+        from hlodbg.layouts.graph import GraphError
+
+        self.release.wait(30)
+        if self.fails:
+            raise GraphError("the graph would have more than 200,000 nodes")
+        return build_graph(self.program.module)
+
+    def compose(self) -> ComposeResult:
+        yield GraphCanvas(build=self._build)
+
+    def on_graph_canvas_graph_built(self, message: GraphCanvas.GraphBuilt) -> None:
+        self.built.append(message.graph)
+
+
+async def test_the_graph_is_built_on_the_layout_thread_and_marks_wait_for_it():
+    import asyncio
+
+    program = load(NAN_IN_LOOP)
+    app = BuildingCanvasApp(program)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        canvas = app.query_one(GraphCanvas)
+        op = program.function("main").body.operations[0]
+        canvas.show_current(op)  # the debugger's first state comes before the graph
+        canvas.set_breakpoints([op])
+        assert canvas.graph is None and canvas.current_node is None
+        assert "building the graph…" in text_of(canvas)
+        app.release.set()
+        for _ in range(600):
+            if app.built and canvas.shown_scene is not None and not canvas.laying_out:
+                break
+            await asyncio.sleep(0.05)
+        canvas = await settle(app, pilot)
+        node = canvas.graph.nodes_of(op)[0]
+        assert app.built and canvas.current_node == node and canvas._breakpoints == {node}
+        assert canvas._box_for(node, canvas.shown_scene) is not None
+
+
+async def test_a_graph_that_cannot_be_built_is_said_in_the_pane():
+    app = BuildingCanvasApp(load(TINY), fails=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.release.set()
+        canvas = await settle(app, pilot)
+        assert canvas.graph is None and not app.built
+        assert "cannot draw the graph: the graph would have more than 200,000 nodes" in text_of(canvas)

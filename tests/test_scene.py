@@ -306,3 +306,22 @@ def _timed(action) -> float:
     start = time.perf_counter()
     action()
     return time.perf_counter() - start
+
+
+def test_a_scene_dense_with_edges_is_laid_out_by_the_layered_layout(monkeypatch):
+    import networkx as nx
+
+    from hlodbg.layouts.graph import DataflowGraph
+    from hlodbg.layouts.layout import LAYERED_FROM_NODES
+    from hlodbg.layouts.scene import scene_engine
+
+    monkeypatch.delenv("HLODBG_LAYOUT_ENGINE", raising=False)
+    graph = nx.MultiDiGraph()
+    graph.add_nodes_from(["a", "b", "c"])
+    sparse = DataflowGraph(graph.copy(), {}, None, None, False)
+    for k in range(LAYERED_FROM_NODES):
+        graph.add_edge("a" if k % 2 else "b", "c", key=k)
+    dense = DataflowGraph(graph, {}, None, None, False)
+    assert scene_engine(sparse) == "graphviz" and scene_engine(dense) == "layered"
+    monkeypatch.setenv("HLODBG_LAYOUT_ENGINE", "graphviz")  # the user's choice decides alone
+    assert scene_engine(dense) == "graphviz"

@@ -99,6 +99,40 @@ async def test_a_function_of_thousands_of_layers_opens_folded_into_small_scenes(
         assert laid_out and max(laid_out) <= 3 * (MAX_CLUSTER_ITEMS + 1)  # nothing big was ever handed to Graphviz
 
 
+async def test_a_function_too_big_to_lay_out_shows_a_smaller_view_and_says_why(tmp_path, monkeypatch):
+    from hlodbg.layouts import layout
+    from hlodbg.ui.widgets.graph_canvas import FALLBACK_NODES, GraphCanvas
+
+    laid_out: list[int] = []
+    real_compute_layout = layout.compute_layout
+
+    def counting_layout(view, *args, **kwargs):
+        laid_out.append(view.node_count)
+        return real_compute_layout(view, *args, **kwargs)
+
+    monkeypatch.setattr("hlodbg.layouts.scene.compute_layout", counting_layout)
+    # Folded with a bounded fan-out no scene of @main is big, and the layered layout takes any
+    # size: Graphviz alone, with a limit below the folded @main's size, meets the same case.
+    limit = 20
+    monkeypatch.setattr("hlodbg.layouts.scene.MAX_SCENE_NODES", limit)
+    monkeypatch.setenv("HLODBG_LAYOUT_ENGINE", "graphviz")
+    path = tmp_path / "mlp.mlir"
+    path.write_text(layered_program(2600))
+    app = HlodbgApp(hlodbg.load(path), memory="256M", persist=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        canvas = app.screen.query_one(GraphCanvas)
+        assert canvas.shown_scene is not None and not canvas.laying_out
+        assert canvas.current_node in canvas.shown_scene.boxes
+        size = canvas.builder.view("fn:main").node_count
+        assert size > limit
+        why = f"func @main has {size:,} nodes, more than {limit:,} can be laid out; showing "
+        assert canvas.border_subtitle.startswith(why) and canvas.visible_text()[0].startswith(" " + why[:40])
+        await press(app, pilot, "n", "n", "n", "n")  # into the second layer
+        assert app.screen.state.op.name == "stablehlo.dot_general" and canvas.current_node in canvas.shown_scene.boxes
+        assert laid_out and max(laid_out) <= FALLBACK_NODES  # nothing big was ever handed to Graphviz
+
+
 async def test_a_graphviz_that_never_finishes_is_stopped_and_the_pane_says_so(tmp_path, monkeypatch):
     from hlodbg.ui.widgets.graph_canvas import GraphCanvas
 

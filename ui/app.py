@@ -54,15 +54,12 @@ class HlodbgApp(App):
         self._open()
 
     def _open(self) -> None:
-        from hlodbg.layouts.graph import build_graph
-
         from .controller import SessionController
         from .screens.main import MainScreen
 
         program, options = self.program, self.options
-        try:
-            graph = build_graph(program.module)
-            controller = SessionController(lambda: _open_target(program, options), graph)
+        try:  # the graph pane builds the graph on its own thread
+            controller = SessionController(lambda: _open_target(program, options))
         except HlodbgError as e:
             self.error = e  # the exit status says so too (hlodbg open exits 2)
             self.push_screen(ErrorScreen(f"hlodbg could not start a run of {program.name}", e.render()))
@@ -70,7 +67,7 @@ class HlodbgApp(App):
         self.controller = controller
         for message in controller.session.breakpoints.messages:
             self.notify(message, severity="warning", timeout=10)
-        screen = MainScreen(program, graph, controller, self.break_on, explain=self.explain)
+        screen = MainScreen(program, None, controller, self.break_on, explain=self.explain)
         self.push_screen(screen)
         if self.lesson is not None:
             self.call_after_refresh(self._add_lesson_panel, screen)

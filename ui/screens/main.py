@@ -26,7 +26,7 @@ from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.phrases import language_from_environment
 from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.engine.debug.target import move_words
-from hlodbg.layouts.graph import DataflowGraph
+from hlodbg.layouts.graph import DataflowGraph, build_graph
 from hlodbg.layouts.op_facts import fact_lines
 
 from ..commands import CommandResult, CommandRunner, ExplainRequest
@@ -62,7 +62,7 @@ class MainScreen(TeachingPanes, Screen):
     BINDINGS = DEBUGGER_BINDINGS
     AUTO_FOCUS = ""  # the debugger's keys work with nothing focused; `:` focuses the command line
 
-    def __init__(self, program, graph: DataflowGraph, controller: SessionController, break_on: Optional[str] = None,
+    def __init__(self, program, graph: Optional[DataflowGraph], controller: SessionController, break_on: Optional[str] = None,
                  explain: bool = False, **kwargs):
         super().__init__(**kwargs)
         self.program = program
@@ -83,7 +83,9 @@ class MainScreen(TeachingPanes, Screen):
     # --- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
-            yield GraphCanvas(self.graph, id="graph")
+            # Without a graph the pane builds it on its layout thread: a big program's panes
+            # come up at once, its graph a moment later.
+            yield GraphCanvas(self.graph, build=lambda: build_graph(self.program.module), id="graph")
             yield SourceView(self.program.source, language=_language(self.program), id="source")
             yield ExplainPane(id="explain")
         with Horizontal(id="bottom"):
@@ -256,6 +258,9 @@ class MainScreen(TeachingPanes, Screen):
             self.log_line(f"interrupting {move_words(self.busy)}…")
 
     # --- selection -----------------------------------------------------------------------------
+    def on_graph_canvas_graph_built(self, message: GraphCanvas.GraphBuilt) -> None:
+        self.graph = self.controller.graph = message.graph
+
     def on_graph_canvas_node_selected(self, message) -> None:
         if message.op is not None:
             self.select_op(message.op, from_graph=True)

@@ -10,6 +10,9 @@ once per scroll position and sliced per line.
 Zoom levels derive from the laid-out scene, never from a new layout: "compact" keeps one line
 per box and squeezes empty rows and columns; "dots" draws one cell per node for an overview.
 
+A big program's graph takes seconds to build: given `build` instead of a graph, the widget builds
+it on the layout thread before the first scene, the pane saying so while the other panes work.
+
 The widget takes no keys (the app owns them and calls the navigation methods) and posts
 `GraphCanvas.NodeSelected` when the user picks a box with the mouse or the arrow methods.
 """
@@ -29,6 +32,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.layouts.canvas import paint
 from hlodbg.layouts.graph import DataflowGraph
 from hlodbg.layouts.palette import style_of
@@ -43,6 +47,16 @@ WHITE_NAMES = {"white", "bright_white"}  # palette text colours unreadable on a 
 
 
 # --- the widget -------------------------------------------------------------------------------------
+class _GraphReady(Message, bubble=False):
+    """From the layout thread: the graph it built (None: it could not, `error` says why)."""
+
+    def __init__(self, graph: Optional[DataflowGraph], views: Optional[SceneViews], error: Optional[str] = None):
+        super().__init__()
+        self.graph = graph
+        self.views = views
+        self.error = error
+
+
 class _SceneReady(Message, bubble=False):
     """From the layout thread to the widget: a request and what came of it."""
 
@@ -97,11 +111,30 @@ class GraphCanvas(ScrollView, can_focus=False):
         def control(self) -> "GraphCanvas":
             return self.graph_canvas
 
-    def __init__(self, graph: DataflowGraph, *, name: Optional[str] = None, id: Optional[str] = None, classes: Optional[str] = None, disabled: bool = False):
+    class GraphBuilt(Message):
+        """The graph the widget built on its layout thread (given `build`) is ready."""
+
+        def __init__(self, graph_canvas: "GraphCanvas", graph: DataflowGraph):
+            super().__init__()
+            self.graph_canvas = graph_canvas
+            self.graph = graph
+
+        @property
+        def control(self) -> "GraphCanvas":
+            return self.graph_canvas
+
+    def __init__(self, graph: Optional[DataflowGraph] = None, *, build: Optional[Callable[[], DataflowGraph]] = None, name: Optional[str] = None,
+                 id: Optional[str] = None, classes: Optional[str] = None, disabled: bool = False):
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
-        self.graph = graph
-        self.views = SceneViews(graph)  # only the layout thread lays out
-        self.builder = self.views.builder
+        self._build = build  # makes the graph on the layout thread when none is given
+        self.graph: Optional[DataflowGraph] = None
+        self.views: Optional[SceneViews] = None
+        self.builder = None
+        if graph is not None:
+            self._set_graph(graph, SceneViews(graph))
+        self._current_op: Optional[Operation] = None  # what the debugger said, kept until the graph is built
+        self._breakpoint_ops: tuple = ()
+        self._changed_ops: tuple = ()
         self.follow = True
         self.scene: Optional[Scene] = None  # as laid out
         self.shown_scene: Optional[Scene] = None  # at the current zoom
@@ -147,8 +180,16 @@ class GraphCanvas(ScrollView, can_focus=False):
     def selected_op(self) -> Optional[Operation]:
         return self.op_of(self._selected) if self._selected else None
 
+    def _set_graph(self, graph: DataflowGraph, views: SceneViews) -> None:
+        self.graph, self.views, self.builder = graph, views, views.builder  # only the layout thread lays out
+
+    def _nodes_of(self, op) -> list[str]:
+        return self.graph.nodes_of(op) if self.graph is not None and op is not None else []
+
     def op_of(self, node: str) -> Optional[Operation]:
         """The op a node draws: its own, or for a folded box the op whose regions it folds."""
+        if self.graph is None:
+            return None
         if node in self.graph.graph:
             return self.graph.graph.nodes[node].get("op")
         cluster = self.graph.clusters.get(node[len(COLLAPSED_PREFIX):]) if node.startswith(COLLAPSED_PREFIX) else None
@@ -157,7 +198,8 @@ class GraphCanvas(ScrollView, can_focus=False):
     # --- what the debugger tells it ---------------------------------------------------------------
     def show_current(self, op: Optional[Operation]) -> None:
         """Mark the op about to run; with follow on, bring it into view, its loops opened."""
-        nodes = self.graph.nodes_of(op) if op is not None else []
+        self._current_op = op
+        nodes = self._nodes_of(op)
         self._current = nodes[0] if nodes else None
         self._touch()
         if self._current is not None and self.follow:
@@ -173,11 +215,13 @@ class GraphCanvas(ScrollView, can_focus=False):
                 self.call_after_refresh(self._scroll_into_view, target, False)
 
     def set_breakpoints(self, ops) -> None:
-        self._breakpoints = {node for op in ops for node in self.graph.nodes_of(op)}
+        self._breakpoint_ops = tuple(ops)
+        self._breakpoints = {node for op in self._breakpoint_ops for node in self._nodes_of(op)}
         self._touch()
 
     def set_changed(self, ops) -> None:
-        self._changed = {node for op in ops for node in self.graph.nodes_of(op)}
+        self._changed_ops = tuple(ops)
+        self._changed = {node for op in self._changed_ops for node in self._nodes_of(op)}
         self._touch()
 
     def set_overlay(self, marks: dict) -> None:
@@ -194,10 +238,10 @@ class GraphCanvas(ScrollView, can_focus=False):
         """Select a node (or an op's first node) and scroll it into view; returns the node.
         Posts no NodeSelected: the caller already knows."""
         if isinstance(node_or_op, Operation):
-            nodes = self.graph.nodes_of(node_or_op)
+            nodes = self._nodes_of(node_or_op)
             node = nodes[0] if nodes else None
         else:
-            node = node_or_op if node_or_op is None or self.views.is_node(node_or_op) else None
+            node = node_or_op if node_or_op is None or (self.views is not None and self.views.is_node(node_or_op)) else None
         self._selected = node
         self._touch()
         if node is not None:
@@ -307,13 +351,13 @@ class GraphCanvas(ScrollView, can_focus=False):
 
     # --- scene requests (UI thread) -----------------------------------------------------------------
     def on_mount(self) -> None:
-        entry = self.graph.module.entry
-        root = f"fn:{entry.sym_name}" if entry is not None and f"fn:{entry.sym_name}" in self.graph.clusters else None
-        self._request(SceneRequest(View(root=root)))
+        self._request(_entry_request(self.graph) if self.graph is not None else SceneRequest(View()))
 
     def _bring_into_view(self, node: str, centre: bool) -> None:
         """Scroll to a node; when the scene has no box of its own for it (or a layout is on its
         way), ask the layout thread for a view that has one."""
+        if self.graph is None:
+            return  # the first scene, once the graph is built, shows the current op
         scene = self.shown_scene
         if scene is not None and node in scene.boxes and not self._worker_running:
             self._scroll_into_view(node, centre)
@@ -341,6 +385,8 @@ class GraphCanvas(ScrollView, can_focus=False):
 
     def _request(self, request: SceneRequest) -> None:
         """Lay out a scene on the layout thread; the newest request replaces any waiting one."""
+        if self.graph is None and (self._error is not None or self._worker_running):
+            return  # the graph could not be built, or its first scene is on its way
         self._target_view = request.view
         with self._pending_lock:
             self._pending = request
@@ -362,7 +408,12 @@ class GraphCanvas(ScrollView, can_focus=False):
                 if request is None:
                     self._worker_running = False
                     return
-            result = self.views.lay_out(request, self._current)
+            if self.views is None:
+                request = self._build_graph()
+                if request is None:
+                    return
+            current = self._current or next(iter(self._nodes_of(self._current_op)), None)
+            result = self.views.lay_out(request, current)
             with self._pending_lock:
                 last = self._pending is None
                 if last:
@@ -374,7 +425,52 @@ class GraphCanvas(ScrollView, can_focus=False):
             if last:
                 return
 
+    def _build_graph(self) -> Optional[SceneRequest]:
+        """(Layout thread) Build the graph and hand it to the UI thread; the first scene to lay
+        out (the entry function, at the current op), or None when the graph cannot be built."""
+        try:
+            graph = self._build()
+            views = SceneViews(graph)
+        except HlodbgError as e:
+            with self._pending_lock:
+                self._worker_running = False
+            self._post(_GraphReady(None, None, e.message))
+            return None
+        nodes = graph.nodes_of(self._current_op)  # builds the op -> nodes index here, off the UI thread
+        request = _entry_request(graph)
+        if nodes:
+            request = replace(request, centre=nodes[0], reveal=nodes[0])
+        # The view asked for is the entry's before the graph is seen: the UI thread asks for
+        # nothing while there is no graph, and a step that does once there is asks for this view.
+        self._target_view = request.view
+        self._set_graph(graph, views)
+        self._post(_GraphReady(graph, views))
+        return request
+
+    def _post(self, message: Message) -> None:
+        try:
+            self.post_message(message)
+        except RuntimeError:  # the app's loop is closed
+            pass
+
     # --- back on the UI thread ----------------------------------------------------------------------
+    @on(_GraphReady)
+    def _graph_ready(self, message: _GraphReady) -> None:
+        """The graph is built: the debugger's marks find their boxes (the first scene is on its way)."""
+        message.stop()
+        if message.graph is None:
+            self._error = f"cannot draw the graph: {message.error}"
+            self._update_title()
+            self.refresh()
+            return
+        self._set_graph(message.graph, message.views)
+        self.post_message(self.GraphBuilt(self, message.graph))
+        nodes = self._nodes_of(self._current_op)
+        self._current = nodes[0] if nodes else None
+        self._breakpoints = {node for op in self._breakpoint_ops for node in self._nodes_of(op)}
+        self._changed = {node for op in self._changed_ops for node in self._nodes_of(op)}
+        self._touch()
+
     @on(_SceneReady)
     def _apply(self, message: _SceneReady) -> None:
         message.stop()
@@ -414,7 +510,7 @@ class GraphCanvas(ScrollView, can_focus=False):
             return None
         if node in scene.boxes:
             return node
-        if node not in self.graph.graph:
+        if self.graph is None or node not in self.graph.graph:
             return None
         for cid in self.graph.cluster_path(node):
             if COLLAPSED_PREFIX + cid in scene.boxes:
@@ -484,7 +580,9 @@ class GraphCanvas(ScrollView, can_focus=False):
 
     def _message(self) -> Optional[str]:
         if self.shown_scene is None:
-            return self._error or ("laying out…" if self._worker_running else "")
+            if self._error:
+                return self._error
+            return "building the graph…" if self.graph is None else "laying out…" if self._worker_running else ""
         if not self.shown_scene.boxes:
             return "nothing to draw: the program has no functions with a body"
         return None
@@ -610,6 +708,13 @@ class GraphCanvas(ScrollView, can_focus=False):
         self._selected = node
         self._touch()
         self.post_message(self.NodeSelected(self, node, self.op_of(node)))
+
+
+def _entry_request(graph: DataflowGraph) -> SceneRequest:
+    """The first scene: the entry function (the program's when there is none)."""
+    entry = graph.module.entry
+    root = f"fn:{entry.sym_name}" if entry is not None and f"fn:{entry.sym_name}" in graph.clusters else None
+    return SceneRequest(View(root=root))
 
 
 __all__ = ["GraphCanvas", "FALLBACK_NODES"]  # FALLBACK_NODES lives in layouts/scene_views.py
