@@ -28,13 +28,18 @@ def crossings(size: int, firsts: Sequence[int], lasts: Sequence[int]) -> np.ndar
 
 
 def chunk_count(total: int, limit: int) -> int:
-    """How many chunks a level of `total` boxes is cut into: the fewest that leave each chunk
-    within `limit**(levels-1)`, so the chunks a user finally opens to read ops are full (a 129-op
-    layer is 3 chunks of 43, not 11 of 12) and only the top level is partly filled."""
+    """How many chunks a level of `total` boxes is cut into. The chunks a user finally opens to
+    read ops are full (`limit` boxes: a 129-op layer is 3 chunks of 43, not 11 of 12); the levels
+    above them share the rest evenly, so the first view of a big function is not a thin row of
+    two boxes either (5,880 layers: 10 chunks of 10 chunks of about 59)."""
     levels = 1
     while limit**levels < total:
         levels += 1
-    return max(2, math.ceil(total / limit ** (levels - 1)))
+    if levels == 1:
+        return 1
+    full = math.ceil(total / limit)  # chunks at the lowest level
+    fan = math.ceil(full ** (1 / (levels - 1)) - 1e-9)  # chunks per chunk at each level above it
+    return max(2, math.ceil(full / fan ** (levels - 2)))
 
 
 def cut_points(weights: Sequence[int], cut_costs: Sequence[int], limit: int) -> list[int]:

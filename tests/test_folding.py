@@ -81,10 +81,11 @@ def test_tandem_repeats_with_repeated_ops_inside_a_unit_and_none_in_noise():
 
 # --- chunking -----------------------------------------------------------------------------
 def test_chunks_are_full_and_cut_where_few_values_cross():
-    # The chunks a user opens to read ops are full; only the top level is partly filled.
-    assert chunk_count(5_880, 60) == 2  # 2 chunks of 49 chunks of 60
+    # The chunks a user opens to read ops are full; the levels above share the rest evenly.
+    assert chunk_count(5_880, 60) == 10  # 10 chunks of 10 chunks of about 59
     assert chunk_count(600, 60) == 10
     assert chunk_count(129, 60) == 3
+    assert chunk_count(100_000, 60) == 41  # 41 x 41 chunks of about 60
     costs = [5] * 200
     costs[52] = 0  # one cheap place near the first even cut (50)
     cuts = cut_points([1] * 200, costs, 60)  # 4 chunks of about 50
