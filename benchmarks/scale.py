@@ -72,6 +72,7 @@ TARGETS = {
     "UI step median ms": ("< 30 ms", lambda v, p: v < 30),
     "UI open cluster ms": ("< 300 ms", lambda v, p: v < 300),
     "UI peak MiB": ("< 2048", lambda v, p: v < 2048),
+    "UI load to frame s": ("(report)", lambda v, p: None),
     "hex MB/s": (">= 200", lambda v, p: v >= 200),
     "loop recorded / unrecorded": ("< 2x", lambda v, p: v < 2.0),
 }
@@ -341,11 +342,11 @@ def measure_export(program: dict, workdir: Path, timeout: float, folded_mode: st
     return figures
 
 
-UI_FIGURES = (  # (figure, pattern in ui.py's output, scale to the figure's unit)
-    ("UI first frame s", r"first (?:full )?frame\D*?([\d.]+)\s*(ms|s)\b", "s"),
-    ("UI step median ms", r"median\D*?([\d.]+)\s*(ms|s)\b", "ms"),
-    ("UI open cluster ms", r"open(?:ing)?(?: a)?(?: folded)? cluster\D*?([\d.]+)\s*(ms|s)\b", "ms"),
-)
+UI_STEPS = 30
+# ui.py --ops prints `ui <program> <figure> <value> <unit> ...`; its figures and ours:
+UI_FIGURES = {"first_frame": "UI first frame s", "load_to_frame": "UI load to frame s", "step_median": "UI step median ms",
+              "open_cluster": "UI open cluster ms", "rss_peak": "UI peak MiB (its own)"}
+UI_LINE = re.compile(r"^ui \S+ (\w+) ([\d.]+) (ms|s|MB)\b", re.MULTILINE)
 
 
 def ui_supports(option: str) -> bool:
@@ -355,24 +356,23 @@ def ui_supports(option: str) -> bool:
 def measure_ui(program: dict, workdir: Path, timeout: float) -> dict:
     if not ui_supports("--ops"):
         return {"UI first frame s": f"{SKIPPED}: ui.py has no --ops"}
-    command = [sys.executable, str(HERE / "ui.py"), "--ops", str(program["ops"])]
+    command = [sys.executable, str(HERE / "ui.py"), "--ops", str(program["ops"]), "--steps", str(UI_STEPS)]
     if not program["locations"]:
-        if not ui_supports("--no-locations"):
-            return {"UI first frame s": f"{SKIPPED}: ui.py has no --no-locations"}
-        command.append("--no-locations")
+        if not ui_supports("--only-no-locations"):
+            return {"UI first frame s": f"{SKIPPED}: ui.py has no --only-no-locations"}
+        command.append("--only-no-locations")
     run = Measured(command, timeout, fresh_env(workdir))
-    if run.timed_out:
-        return {"UI first frame s": "timeout", "UI peak MiB": run.main_peak}
-    figures: dict = {"UI peak MiB": run.main_peak}
-    for figure, pattern, unit in UI_FIGURES:
-        found = re.search(pattern, run.stdout, re.IGNORECASE)
-        if found:
-            value = float(found.group(1))
-            value = value / 1000 if (found.group(2), unit) == ("ms", "s") else value * 1000 if (found.group(2), unit) == ("s", "ms") else value
-            figures[figure] = value
+    reported = {figure: (float(value), unit) for figure, value, unit in UI_LINE.findall(run.stdout)}
+    missing = "timeout" if run.timed_out else "failed" if run.status != 0 else "not reported"
+    figures: dict = {}
+    for figure, ours in UI_FIGURES.items():
+        if figure in reported:
+            value, unit = reported[figure]
+            figures[ours] = value / 1000 if (unit, ours[-1]) == ("ms", "s") else value
         else:
-            figures[figure] = "failed" if run.status != 0 else "not reported"
-    if run.status != 0 and run.stderr.strip():
+            figures[ours] = missing
+    figures["UI peak MiB"] = run.main_peak
+    if run.status not in (0, None) and not run.timed_out:
         figures["UI note"] = run.error()[:120]
     return figures
 
@@ -469,6 +469,7 @@ def main() -> int:
     parser.add_argument("--baseline", metavar="FILE", help="figures of a previous run (e.g. benchmarks/baseline_issue18.json) for the 'today' column")
     parser.add_argument("--baseline-out", metavar="FILE", help="write this run's figures (and the machine's facts) to FILE")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "hlodbg-scale"), help="where the generated programs are written and kept")
+    parser.add_argument("--update", action="store_true", help="with --baseline-out: keep that file's other figures, replace only those measured now")
     parser.add_argument("--commit", help="the commit the measured hlodbg tree is at, when it is no git checkout (default: git's answer)")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else list(QUICK_SIZES if args.quick else SIZES)
@@ -491,6 +492,13 @@ def main() -> int:
         print(f"measured {program['name']} in {time.perf_counter() - started:.0f} s", flush=True)
     if args.baseline_out:
         record = {"machine": facts, "timeout_s": args.timeout, "sizes": sizes, "parts": list(parts), "programs": results}
+        out = Path(args.baseline_out)
+        if args.update and out.exists():
+            previous = json.loads(out.read_text())
+            for name, figures in results.items():
+                previous["programs"].setdefault(name, {}).update(figures)
+            previous.setdefault("updates", []).append({"machine": facts, "parts": list(parts), "sizes": sizes})
+            record = previous
         Path(args.baseline_out).write_text(json.dumps(record, indent=1) + "\n")
     if baseline:
         print(f"baseline: hlodbg {baseline['machine']['commit']} on {baseline['machine']['date']}")
