@@ -310,6 +310,7 @@ def measure_load(program: dict, workdir: Path, timeout: float) -> dict:
         figures["scene layout MiB"] = run.layout_peak
     if program["kind"] == "hex" and isinstance(figures["parse s"], float):
         figures["hex MB/s"] = program["path"].stat().st_size / 1e6 / figures["parse s"]
+        figures["hex MB/s (cpu)"] = program["path"].stat().st_size / 1e6 / figures["parse cpu s"]
     return figures
 
 
@@ -341,7 +342,8 @@ def measure_export(program: dict, workdir: Path, timeout: float, folded_mode: st
         if "tree_cpu_s" in run.tree:
             figures[f"export {label} cpu s"] = run.tree["tree_cpu_s"]
         figures[f"export {label} peak MiB"] = run.main_peak
-        figures[f"export {label} layout MiB"] = run.layout_peak
+        if run.layout_peak:  # no row when no layout process ran (refused, or laid out in-process)
+            figures[f"export {label} layout MiB"] = run.layout_peak
         if "tree_peak_mib" in run.tree:
             figures[f"export {label} tree MiB (getrusage)"] = run.tree["tree_peak_mib"]
         out.unlink(missing_ok=True)
@@ -449,20 +451,28 @@ def cpu_twin(figure: str) -> str:
     return figure[:-2] + " cpu s" if figure.endswith(" s") else figure + " (cpu)"
 
 
+def wall_of(figure: str):
+    """The wall-time figure whose CPU-time twin `figure` is (None if it is none)."""
+    return next((wall for wall in TARGETS if cpu_twin(wall) == figure), None)
+
+
 def target_of(figure: str):
-    if figure in TARGETS:
-        return TARGETS[figure]
-    wall = next((w for w in TARGETS if cpu_twin(w) == figure), None)
-    return TARGETS.get(wall)
+    return TARGETS.get(figure) or TARGETS.get(wall_of(figure))
 
 
 def verdict(figure: str, value, program: dict) -> str:
     """PASS/FAIL of a figure. A wall time is judged on its CPU-time twin (the process's and its
     layout processes') where that is measured: on a 2-core machine shared with other work the wall
     time of one run varies 3x, and its CPU time is what a quiet machine's wall time would be
-    (breakpoints.py judges the same way)."""
+    (breakpoints.py judges the same way). A wall figure that is no number (timeout, refused) fails
+    on its own row, whatever CPU time it spent."""
     target = target_of(figure)
-    if target is None or isinstance(program.get(cpu_twin(figure)), (int, float)):
+    if target is None:
+        return ""
+    wall = wall_of(figure)
+    if wall is not None and not isinstance(program.get(wall), (int, float)):
+        return ""
+    if wall is None and isinstance(value, (int, float)) and isinstance(program.get(cpu_twin(figure)), (int, float)):
         return ""
     if isinstance(value, (int, float)):
         met = target[1](value, program)
