@@ -28,6 +28,7 @@ Figures, per program:
 Prints a table: figure | today (baseline) | now | target | PASS/FAIL.
 Run:  python benchmarks/scale.py [--sizes 1000,10000] [--quick] [--timeout S]
           [--baseline benchmarks/baseline_issue18.json] [--baseline-out FILE] [--only load,export,ui,...]
+          [--brief] [--update] [--commit REV] [--workdir DIR]
 """
 from __future__ import annotations
 
@@ -480,13 +481,15 @@ def verdict(figure: str, value, program: dict) -> str:
     return "" if value is None or str(value).startswith(SKIPPED) else "FAIL"
 
 
-def print_table(results: dict, baseline: dict | None) -> int:
+def print_table(results: dict, baseline: dict | None, brief: bool = False) -> int:
     failures = 0
     rows = [("figure", "today (baseline)", "now", "target", "")]
     for name, figures in results.items():
         before = (baseline or {}).get("programs", {}).get(name, {})
         rows.append((f"== {name}", "", "", "", ""))
         for figure in dict.fromkeys([*figures, *before]):
+            if brief and target_of(figure) is None:
+                continue
             value = figures.get(figure)
             judged = verdict(figure, value, figures)
             failures += judged == "FAIL"
@@ -507,6 +510,7 @@ def main() -> int:
     parser.add_argument("--baseline", metavar="FILE", help="figures of a previous run (e.g. benchmarks/baseline_issue18.json) for the 'today' column")
     parser.add_argument("--baseline-out", metavar="FILE", help="write this run's figures (and the machine's facts) to FILE")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "hlodbg-scale"), help="where the generated programs are written and kept")
+    parser.add_argument("--brief", action="store_true", help="print only the figures that have a target")
     parser.add_argument("--update", action="store_true", help="with --baseline-out: keep that file's other figures, replace only those measured now")
     parser.add_argument("--commit", help="the commit the measured hlodbg tree is at, when it is no git checkout (default: git's answer)")
     args = parser.parse_args()
@@ -541,7 +545,7 @@ def main() -> int:
         Path(args.baseline_out).write_text(json.dumps(record, indent=1) + "\n")
     if baseline:
         print(f"baseline: hlodbg {baseline['machine']['commit']} on {baseline['machine']['date']}")
-    failures = print_table(results, baseline)
+    failures = print_table(results, baseline, args.brief)
     print(f"{failures} figure(s) miss their target")
     return 1 if failures else 0
 
