@@ -13,7 +13,6 @@ the whole program, and every scene is kept so going back is free.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
@@ -22,7 +21,7 @@ import numpy as np
 from .cluster_view import ClusterViews
 from .graph import DataflowGraph, GraphError
 from .graphviz import LayoutLimitError
-from .layout import CELL_HEIGHT, CELL_WIDTH, LAYERED_FROM_NODES, MAX_LAYOUT_NODES, Layout, compute_layout, layout_engine, terminal_box
+from .layout import CELL_HEIGHT, CELL_WIDTH, MAX_LAYOUT_NODES, Layout, compute_layout, layout_engine, terminal_box
 
 MAX_SCENE_NODES = MAX_LAYOUT_NODES  # beyond this one scene takes Graphviz too long (the layered layout has no limit)
 SCENE_TIMEOUT = 20.0  # seconds one scene's layout may take before the debugger draws less instead
@@ -343,19 +342,6 @@ def _normalised_scene(boxes, edges, clusters, layout: Layout, root, expanded) ->
     return Scene(width, height, boxes, edges, clusters, root, frozenset(expanded))
 
 
-def scene_engine(view: DataflowGraph) -> str:
-    """The layout engine for a scene: compute_layout's choice by node count, except that a scene
-    dense with edges goes to the layered layout even when small. Folded boxes of a big function
-    are joined by an edge per pair (57 boxes, 536 edges, at 100k ops): Graphviz's crossing
-    minimisation took more than 20 s on it, the layered layout 0.5 s. HLODBG_LAYOUT_ENGINE, when
-    set, decides alone."""
-    engine = layout_engine(view)
-    forced = os.environ.get("HLODBG_LAYOUT_ENGINE", "auto").strip().lower() not in ("", "auto")
-    if engine == "graphviz" and not forced and view.graph.number_of_edges() >= LAYERED_FROM_NODES:
-        return "layered"
-    return engine
-
-
 # --- lazily built scenes -------------------------------------------------------------------------
 class SceneBuilder:
     """Scenes of one DataflowGraph, one cluster at a time, each laid out once and kept.
@@ -396,7 +382,6 @@ class SceneBuilder:
         `expanded` (their own children folded unless expanded too, and so on)."""
         root = self.cluster_id(cluster_id)
         open_ids = {self.cluster_id(c) for c in expanded}
-        graph = self.graph
         if self._cluster_views is not None:
             return self._cluster_views.view(root, open_ids)
         return self._derived_view(root, open_ids)
@@ -470,7 +455,7 @@ class SceneBuilder:
         return out
 
     def _lay_out(self, view: DataflowGraph, root: Optional[str], expanded: frozenset, key: tuple) -> Scene:
-        engine = scene_engine(view)
+        engine = layout_engine(view)
         if view.node_count > self.max_nodes and engine == "graphviz":  # the layered layout takes any size
             where = self.graph.clusters[root].label if root else "this view"
             raise SceneTooBig(f"{where} has {view.node_count:,} nodes, more than {self.max_nodes:,} can be laid out")

@@ -308,12 +308,11 @@ def _timed(action) -> float:
     return time.perf_counter() - start
 
 
-def test_a_scene_dense_with_edges_is_laid_out_by_the_layered_layout(monkeypatch):
+def test_a_view_dense_with_edges_is_laid_out_by_the_layered_layout(monkeypatch):
     import networkx as nx
 
     from hlodbg.layouts.graph import DataflowGraph
-    from hlodbg.layouts.layout import LAYERED_FROM_NODES
-    from hlodbg.layouts.scene import scene_engine
+    from hlodbg.layouts.layout import LAYERED_FROM_NODES, layout_engine
 
     monkeypatch.delenv("HLODBG_LAYOUT_ENGINE", raising=False)
     graph = nx.MultiDiGraph()
@@ -322,6 +321,6 @@ def test_a_scene_dense_with_edges_is_laid_out_by_the_layered_layout(monkeypatch)
     for k in range(LAYERED_FROM_NODES):
         graph.add_edge("a" if k % 2 else "b", "c", key=k)
     dense = DataflowGraph(graph, {}, None, None, False)
-    assert scene_engine(sparse) == "graphviz" and scene_engine(dense) == "layered"
+    assert layout_engine(sparse) == "graphviz" and layout_engine(dense) == "layered"
     monkeypatch.setenv("HLODBG_LAYOUT_ENGINE", "graphviz")  # the user's choice decides alone
-    assert scene_engine(dense) == "graphviz"
+    assert layout_engine(dense) == "graphviz"
