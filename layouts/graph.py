@@ -35,7 +35,7 @@ from hlodbg.engine.ir.attributes import UnitAttr
 from hlodbg.engine.ir.opset import callee_attribute, is_terminator, lookup, owns_callee
 
 from .grouping import Group, group_block
-from .labels import clip, op_title, result_names
+from .labels import clip_group_label, op_title, result_names
 from .node_data import NodeData, edge_type_label
 from .palette import node_category
 
@@ -315,7 +315,7 @@ class DataflowGraph:
             data.update(cluster=cluster.parent, count=count, collapsed=cluster.id)
             data["label"] = [*data["label"], f"▸ {count - 1} ops inside"]
             return data
-        label = [clip(cluster.label), f"▸ {count} ops"]
+        label = [clip_group_label(cluster.label), f"▸ {count} ops"]
         return {"kind": "collapsed", "op": cluster.op, "value": None, "function": cluster.function, "cluster": cluster.parent, "name": result_names(cluster.op) if cluster.op else "", "mnemonic": cluster.op.name if cluster.op else cluster.kind, "category": "collapsed", "label": label, "location": describe(cluster.op.location) if cluster.op else "", "line": _line(cluster.op) if cluster.op else None, "count": count, "collapsed": cluster.id}
 
     def _prune_empty_clusters(self) -> None:

@@ -246,6 +246,18 @@ def clip(text: str, limit: int = MAX_LABEL_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def clip_group_label(text: str, limit: int = MAX_LABEL_CHARS) -> str:
+    """A group's label clipped in its name, never in a trailing "(i of n)": of twelve clipped
+    `transpose(jvp(layer_11))/jvp(layer_11) (1 of 12)` labels, the count is what tells them apart."""
+    if len(text) <= limit or not text.endswith(")") or " (" not in text:
+        return clip(text, limit)
+    name, _, count = text.rpartition(" (")
+    suffix = " (" + count
+    if len(suffix) > limit // 2:
+        return clip(text, limit)
+    return clip(name, limit - len(suffix)) + suffix
+
+
 def op_label(op: Operation) -> list[str]:
     return [clip(op_title(op)), *(clip(line) for line in key_attributes(op))]
 

@@ -263,3 +263,13 @@ def test_json_export_says_what_kind_of_group_each_cluster_is(tmp_path):
     folds = [c.get("fold") for c in clusters if c["kind"] == "group"]
     assert folds == ["repeat"] * SCALE.layers_for(100)
     assert all("fold" not in c for c in clusters if c["kind"] != "group")
+
+
+def test_a_clipped_group_label_keeps_its_repeat_count():
+    from hlodbg.layouts.labels import MAX_LABEL_CHARS, clip_group_label
+
+    long = "transpose(jvp(layer_11))/jvp(layer_11)/attention/scores (1 of 12)"
+    clipped = clip_group_label(long)
+    assert len(clipped) <= MAX_LABEL_CHARS and clipped.endswith("… (1 of 12)") and clipped.startswith("transpose(jvp(")
+    assert clip_group_label("layer_3 (4 of 12)") == "layer_3 (4 of 12)"
+    assert clip_group_label("x" * 80) == "x" * (MAX_LABEL_CHARS - 1) + "…"
