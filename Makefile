@@ -30,6 +30,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/grid.py
 	$(BIN)/python benchmarks/breakpoints.py
 	$(BIN)/python benchmarks/big_inputs.py
+	$(BIN)/python benchmarks/long_loop.py
+	$(BIN)/python benchmarks/layout_crossover.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -32,7 +32,7 @@ CANDIDATES = ("dot", "graphviz-pure")
 LAYOUT_TIMEOUT = 300.0  # seconds; the debugger passes less (a scene must come quickly or not at all)
 SMALLEST_MEMORY_LIMIT = 1 << 30
 LARGEST_MEMORY_LIMIT = 2 << 30
-GIVE_UP_NOTE = "pick a function (--function), fold regions (--collapse regions) or draw a neighbourhood (--focus %N --radius K)"
+GIVE_UP_NOTE = "pick a function (--function), fold its groups (--collapse groups) or draw a neighbourhood (--focus %N --radius K)"
 
 
 class GraphvizError(HlodbgError):
