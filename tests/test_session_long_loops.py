@@ -11,30 +11,16 @@ import hlodbg
 from hlodbg.engine.debug.expressions import compile_expression
 from hlodbg.engine.debug.scope import expression_names, ops_seeing
 
+from .scale_helpers import scale_programs
+
 ITERATIONS = 20_000
 FIRES_AT = 12_345  # %a = 0.5 * (i + 1) at iteration i: first above 6172.75 at i = 12,345
 
 
 def loop(iterations: int = ITERATIONS) -> str:
-    """A scalar while loop: %n counts, %a adds a half each iteration."""
-    return f"""func.func @main() -> tensor<f32> {{
-  %zero = stablehlo.constant dense<0> : tensor<i64>
-  %fzero = stablehlo.constant dense<0.0> : tensor<f32>
-  %limit = stablehlo.constant dense<{iterations}> : tensor<i64>
-  %one = stablehlo.constant dense<1> : tensor<i64>
-  %half = stablehlo.constant dense<0.5> : tensor<f32>
-  %r:2 = stablehlo.while(%i = %zero, %acc = %fzero) : tensor<i64>, tensor<f32>
-    cond {{
-      %c = stablehlo.compare LT, %i, %limit : (tensor<i64>, tensor<i64>) -> tensor<i1>
-      stablehlo.return %c : tensor<i1>
-    }} do {{
-      %n = stablehlo.add %i, %one : tensor<i64>
-      %a = stablehlo.add %acc, %half : tensor<f32>
-      stablehlo.return %n, %a : tensor<i64>, tensor<f32>
-    }}
-  return %r#1 : tensor<f32>
-}}
-"""
+    """A scalar while loop (benchmarks/scale_programs.py's): %n counts, %a adds a half each
+    iteration."""
+    return scale_programs().loop_program(iterations)
 
 
 @pytest.fixture(autouse=True)

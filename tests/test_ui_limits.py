@@ -67,11 +67,9 @@ def layered_program(layers: int) -> str:
     return "\n".join(lines + [f"  return {previous} : {t}", "}"]) + "\n"
 
 
-async def test_a_function_of_thousands_of_layers_opens_folded_into_small_scenes(tmp_path, monkeypatch):
+def count_layouts(monkeypatch) -> list[int]:
+    """The node counts of every view the scenes hand to compute_layout, as they come."""
     from hlodbg.layouts import layout
-    from hlodbg.layouts.grouping import MAX_CLUSTER_ITEMS
-    from hlodbg.layouts.scene import MAX_SCENE_NODES
-    from hlodbg.ui.widgets.graph_canvas import GraphCanvas
 
     laid_out: list[int] = []
     real_compute_layout = layout.compute_layout
@@ -81,6 +79,15 @@ async def test_a_function_of_thousands_of_layers_opens_folded_into_small_scenes(
         return real_compute_layout(view, *args, **kwargs)
 
     monkeypatch.setattr("hlodbg.layouts.scene.compute_layout", counting_layout)
+    return laid_out
+
+
+async def test_a_function_of_thousands_of_layers_opens_folded_into_small_scenes(tmp_path, monkeypatch):
+    from hlodbg.layouts.grouping import MAX_CLUSTER_ITEMS
+    from hlodbg.layouts.scene import MAX_SCENE_NODES
+    from hlodbg.ui.widgets.graph_canvas import GraphCanvas
+
+    laid_out = count_layouts(monkeypatch)
     path = tmp_path / "mlp.mlir"
     # @main is 2,600 layers and 2,601 arguments: folded into chunks of layers (each argument
     # beside its layer), no scene of it is too big to lay out any more.
@@ -100,17 +107,9 @@ async def test_a_function_of_thousands_of_layers_opens_folded_into_small_scenes(
 
 
 async def test_a_function_too_big_to_lay_out_shows_a_smaller_view_and_says_why(tmp_path, monkeypatch):
-    from hlodbg.layouts import layout
     from hlodbg.ui.widgets.graph_canvas import FALLBACK_NODES, GraphCanvas
 
-    laid_out: list[int] = []
-    real_compute_layout = layout.compute_layout
-
-    def counting_layout(view, *args, **kwargs):
-        laid_out.append(view.node_count)
-        return real_compute_layout(view, *args, **kwargs)
-
-    monkeypatch.setattr("hlodbg.layouts.scene.compute_layout", counting_layout)
+    laid_out = count_layouts(monkeypatch)
     # Folded with a bounded fan-out no scene of @main is big, and the layered layout takes any
     # size: Graphviz alone, with a limit below the folded @main's size, meets the same case.
     limit = 20
