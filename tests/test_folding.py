@@ -132,9 +132,10 @@ def test_a_flat_function_is_chunked_in_program_order_at_every_level():
     main_cluster = graph.clusters["fn:main"]
     top = [graph.clusters[c] for c in main_cluster.children]
     assert 2 <= len(top) <= MAX_CLUSTER_ITEMS and all(c.fold == "chunk" for c in top)
-    # Chunks of chunks, in program order: "ops 1–…", then on where the last one stopped.
-    numbers = [tuple(int(x.replace(",", "")) for x in re.fullmatch(r"ops ([\d,]+)–([\d,]+)", c.label).groups()) for c in top]
-    assert numbers[0][0] == 1 and numbers[-1][1] == 5_000
+    # Chunks of chunks, in program order, named by their first and last values: "%v0 … %v…",
+    # then on where the last one stopped.
+    numbers = [tuple(int(x) for x in re.fullmatch(r"%v(\d+) … %v(\d+)", c.label).groups()) for c in top]
+    assert numbers[0][0] == 0 and numbers[-1][1] == 4_999
     assert all(later[0] == earlier[1] + 1 for earlier, later in zip(numbers, numbers[1:]))
     assert any(graph.clusters[c].fold == "chunk" for c in top[0].children)
 
@@ -262,3 +263,32 @@ def test_json_export_says_what_kind_of_group_each_cluster_is(tmp_path):
     folds = [c.get("fold") for c in clusters if c["kind"] == "group"]
     assert folds == ["repeat"] * SCALE.layers_for(100)
     assert all("fold" not in c for c in clusters if c["kind"] != "group")
+
+
+def test_a_chunk_inside_a_layer_is_named_by_the_values_on_its_boxes():
+    """Two identical 80-op layers without names: each "repeat i of 2" is cut into chunks, and a
+    chunk reads "%first … %last" after the values its boxes show, not the ops' positions in the
+    function ("ops 10–39" inside "repeat 1 of 2" matched nothing on screen)."""
+    mnemonics = np.random.default_rng(3).choice(["tanh", "negate", "sine", "abs", "floor", "cosine", "exponential", "sqrt", "log", "ceil"], 80)
+    lines, x = [], "%arg0"
+    for layer in range(2):
+        for i in range(80):
+            name = f"%l{layer}_{i}"
+            lines.append(f"  {name} = stablehlo.{mnemonics[i]} {x} : tensor<4xf32>")
+            x = name
+    text = "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n" + "\n".join(lines) + f"\n  return {x} : tensor<4xf32>\n}}\n"
+    graph = build_graph(load(text).module)
+
+    def inside(cid: str) -> list[str]:
+        cluster = graph.clusters[cid]
+        return list(cluster.nodes) + [n for child in cluster.children for n in inside(child)]
+
+    repeats = [c for c in graph.clusters.values() if c.fold == "repeat"]
+    assert [c.label for c in repeats] == ["repeat 1 of 2", "repeat 2 of 2"]
+    for layer, repeat in enumerate(repeats):
+        chunks = [graph.clusters[c] for c in repeat.children]
+        assert len(chunks) >= 2 and all(c.fold == "chunk" for c in chunks)
+        for chunk in chunks:
+            first, last = re.fullmatch(r"(%l\d+_\d+) … (%l\d+_\d+)", chunk.label).groups()
+            shown = {graph.graph.nodes[n]["label"][0].split(" = ")[0] for n in inside(chunk.id)}
+            assert {first, last} <= shown and first.startswith(f"%l{layer}_"), (chunk.label, sorted(shown))
