@@ -47,10 +47,14 @@ def graph_view(module: Module, function: Optional[str] = None, collapse: str = "
     folded, so a function shows its top groups as boxes; "repeats": as "calls" with each
     repeated group (layer i of n) folded to one box and the rest open; "none": `function`
     (default the entry) with every call expanded in place. `focus` keeps the `radius`-hop
-    neighbourhood inside the focused node's function (no hop through a call)."""
+    neighbourhood inside the focused node's function (no hop through a call); the groups around
+    the focused node stay open, so it is drawn itself."""
     if collapse not in COLLAPSE_MODES:
         raise GraphError(f"--collapse must be one of {', '.join(COLLAPSE_MODES)}, not '{collapse}'")
+    if focus is not None and radius < 0:
+        raise GraphError("--radius must be 0 or more")
     view = build_graph(module, function=function, inline_calls=collapse == "none")
+    target = view.resolve(focus) if focus is not None else None
     folded: list[str] = []
     if collapse == "regions":
         folded = [cid for cid, c in view.clusters.items() if c.kind == "op"]
@@ -60,13 +64,23 @@ def graph_view(module: Module, function: Optional[str] = None, collapse: str = "
         folded += [cid for cid, c in view.clusters.items() if c.kind == "group"]
     elif collapse == "repeats":
         folded += [cid for cid, c in view.clusters.items() if c.kind == "group" and c.fold == "repeat"]
+    if target is not None:  # the focused op is drawn, not the layer or chunk folded around it
+        around = _enclosing_clusters(view, target)  # (a region folded into its op stays folded)
+        folded = [cid for cid in folded if cid not in around or view.clusters[cid].kind != "group"]
     if folded:
         view = view.collapse(*folded)
-    if focus is not None:
-        if radius < 0:
-            raise GraphError("--radius must be 0 or more")
-        view = view.focus(view.shown_as(view.base.resolve(focus)), radius)
+    if target is not None:
+        view = view.focus(view.shown_as(target), radius)
     return view
+
+
+def _enclosing_clusters(view: DataflowGraph, node: str) -> set[str]:
+    cid = view.cluster_of(node)
+    around = set()
+    while cid is not None:
+        around.add(cid)
+        cid = view.clusters[cid].parent
+    return around
 
 
 def format_of(path: str, explicit: Optional[str] = None) -> str:

@@ -292,3 +292,16 @@ def test_a_chunk_inside_a_layer_is_named_by_the_values_on_its_boxes():
             first, last = re.fullmatch(r"(%l\d+_\d+) … (%l\d+_\d+)", chunk.label).groups()
             shown = {graph.graph.nodes[n]["label"][0].split(" = ")[0] for n in inside(chunk.id)}
             assert {first, last} <= shown and first.startswith(f"%l{layer}_"), (chunk.label, sorted(shown))
+
+
+@pytest.mark.parametrize("collapse", ["groups", "repeats"])
+def test_focus_on_an_op_inside_a_folded_group_draws_that_op(collapse):
+    """`--focus %N --collapse groups` drew the neighbourhood of the folded layer box around %N
+    (%N itself nowhere); the groups around the focused op now stay open, the others folded."""
+    module = _program(1_000, locations=True)
+    base = build_graph(module)
+    inner = next(n for n, d in base.graph.nodes(data=True) if d["kind"] == "op" and d["function"] == "main"
+                 and base.clusters[base.cluster_of(n)].fold is not None and "layer_3" in base.clusters[base.cluster_of(n)].label)
+    name = base.graph.nodes[inner]["name"]
+    view = graph_view(module, collapse=collapse, focus=name, radius=1)
+    assert inner in view.graph.nodes and view.cluster_of(inner) == base.cluster_of(inner)  # inside its open layer
