@@ -2,8 +2,8 @@
 
 A cluster holding thousands of boxes (a flat function, 6,000 layers side by side) cannot be laid
 out or read at once. Its items, in program order, are cut into chunks, and chunks of chunks, so
-that no level holds more than `limit` of them; the levels are balanced (5,880 layers: 17 chunks
-of about 19 chunks of about 18 layers) rather than 60 + 60 + ... + a remainder. Each cut is moved,
+that no level holds more than `limit` of them: full chunks at the bottom, the levels above them
+balanced (5,880 layers: 10 chunks of about 10 chunks of 60 layers). Each cut is moved,
 within a quarter of a chunk of where it would fall, to where the fewest values cross it, so that
 chunks read as steps of the computation and few edges run between them.
 """
@@ -28,13 +28,18 @@ def crossings(size: int, firsts: Sequence[int], lasts: Sequence[int]) -> np.ndar
 
 
 def chunk_count(total: int, limit: int) -> int:
-    """How many chunks a level of `total` boxes is cut into: the fewest that leave each chunk
-    within `limit**(levels-1)`, so the chunks a user finally opens to read ops are full (a 129-op
-    layer is 3 chunks of 43, not 11 of 12) and only the top level is partly filled."""
-    levels = 1
-    while limit**levels < total:
+    """How many chunks a level of `total` boxes is cut into. The chunks a user finally opens to
+    read ops are full (a 129-op layer is 3 chunks of 43, not 11 of 12); the levels above them
+    share out those bottom chunks evenly, so the top is not two boxes either (5,880 layers: 10
+    chunks of about 10 chunks of 60, not 2 chunks of 49 chunks of 60, which drew a 100k-op
+    program folded as two boxes)."""
+    bottom = math.ceil(total / limit)  # full chunks of `limit`
+    if bottom <= limit:
+        return max(2, bottom)
+    levels = 1  # levels of chunks above the bottom ones
+    while limit**levels < bottom:
         levels += 1
-    return max(2, math.ceil(total / limit ** (levels - 1)))
+    return max(2, math.ceil(bottom ** (1 / levels) - 1e-9))
 
 
 def cut_points(weights: Sequence[int], cut_costs: Sequence[int], limit: int) -> list[int]:

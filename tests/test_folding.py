@@ -81,8 +81,10 @@ def test_tandem_repeats_with_repeated_ops_inside_a_unit_and_none_in_noise():
 
 # --- chunking -----------------------------------------------------------------------------
 def test_chunks_are_full_and_cut_where_few_values_cross():
-    # The chunks a user opens to read ops are full; only the top level is partly filled.
-    assert chunk_count(5_880, 60) == 2  # 2 chunks of 49 chunks of 60
+    # The chunks a user opens to read ops are full; the levels above share them out evenly,
+    # so a 100k-op program folded is not two boxes.
+    assert chunk_count(5_880, 60) == 10  # 10 chunks of about 10 chunks of 60
+    assert chunk_count(588, 60) == 10 and chunk_count(3_601, 60) == 8  # 8 chunks of about 8 chunks of 60
     assert chunk_count(600, 60) == 10
     assert chunk_count(129, 60) == 3
     costs = [5] * 200
