@@ -16,7 +16,8 @@ from hlodbg.engine.ir.opset import owns_callee
 
 from .graph import DataflowGraph, GraphError, build_graph
 from .labels import node_tooltip, short_type
-from .layout import Layout, check_layout_size, compute_layout, dot_source, quote
+from .graphviz import LayoutLimitError
+from .layout import Layout, check_layout_size, compute_layout, dot_source, layout_engine, quote
 from .overlay import Overlay
 from .palette import CATEGORIES, CLUSTER_FILLS, style_of
 
@@ -25,6 +26,9 @@ COLLAPSE_MODES = ("calls", "regions", "groups", "repeats", "none")
 # Past this many nodes, ops that own their callee (fusions) are drawn folded by default: a
 # compiled transformer has hundreds of fusions, and their insides drown the dataflow between them.
 OPEN_OWNED_CALLS_MAX_NODES = 500
+# Graphviz draws PNGs; a view past LAYERED_FROM_NODES gets this long before the export gives up.
+PNG_GRAPHVIZ_SECONDS = 30.0
+SVG_INSTEAD_NOTE = "an .svg export draws any size with the layered layout; convert it to PNG with e.g. rsvg-convert -w 1600 OUT.svg -o OUT.png"
 
 
 @dataclass
@@ -99,10 +103,7 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
     if fmt == "dot":
         data: bytes = styled_dot(view, overlay).encode("utf-8")
     elif fmt == "png":
-        from .graphviz import run_graphviz
-
-        check_layout_size(view)
-        data = run_graphviz(styled_dot(view, overlay), "png", timeout=timeout)
+        data = _graphviz_png(view, overlay, timeout, engine)
     else:
         layout = compute_layout(view, use_cache=use_cache, timeout=timeout, engine=engine)
         cached = layout.cached
@@ -123,6 +124,25 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
         except OSError as e:
             raise GraphError(f"cannot write {path}: {e.strerror or e}") from None
     return ExportReport(path, fmt, view.node_count, view.graph.number_of_edges(), len(view.clusters), time.perf_counter() - started, cached)
+
+
+def _graphviz_png(view: DataflowGraph, overlay: Optional[Overlay], timeout: Optional[float], engine: str) -> bytes:
+    """PNG is drawn by Graphviz. A view the layered layout would take is given Graphviz for at
+    most PNG_GRAPHVIZ_SECONDS (a 10k-op program with its repeats folded ran the full 300 s and
+    failed, when its SVG takes two); past that the error says to draw an SVG instead."""
+    from .graphviz import layout_timeout, run_graphviz
+
+    if engine == "layered":
+        raise GraphError("PNG is drawn by Graphviz, not the layered layout", notes=(SVG_INSTEAD_NOTE,))
+    check_layout_size(view)
+    big = layout_engine(view, engine) == "layered"
+    seconds = min(layout_timeout(timeout), PNG_GRAPHVIZ_SECONDS) if big else timeout
+    try:
+        return run_graphviz(styled_dot(view, overlay), "png", timeout=seconds)
+    except LayoutLimitError as e:
+        if not big:
+            raise
+        raise LayoutLimitError(e.message, notes=(*e.notes, SVG_INSTEAD_NOTE)) from None
 
 
 def styled_dot(view: DataflowGraph, overlay: Optional[Overlay] = None) -> str:

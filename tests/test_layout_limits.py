@@ -163,3 +163,24 @@ def test_a_scene_graphviz_gave_up_on_is_not_laid_out_again(tmp_path, monkeypatch
         with pytest.raises(LayoutLimitError, match="longer than 0.5 s"):
             builder.scene("fn:main")
     assert run_count(runs) == 1
+
+
+def test_a_big_png_gives_graphviz_a_bounded_time_and_points_to_svg(tmp_path, monkeypatch, capsys):
+    """PNG is drawn by Graphviz: a view the layered layout would take gets PNG_GRAPHVIZ_SECONDS
+    (a 10k-op program with its repeats folded ran 300 s and failed) and the error says how to get
+    a picture; `--engine layered` with a PNG is refused at once instead of being ignored."""
+    from hlodbg.layouts import export as export_module
+    from hlodbg.layouts.export import export_graph
+
+    runs = fake_dot(tmp_path, monkeypatch, "cat > /dev/null\nexec sleep 600")
+    monkeypatch.setenv("HLODBG_LAYOUT_TIMEOUT", "5")
+    monkeypatch.setattr(export_module, "PNG_GRAPHVIZ_SECONDS", 0.5)
+    monkeypatch.setattr(layout_module, "LAYERED_FROM_NODES", 1)  # this small view counts as big
+    with pytest.raises(LayoutLimitError, match="longer than 0.5 s") as stopped:
+        export_graph(graph_view(load(SAMPLE).module), str(tmp_path / "g.png"))
+    assert any(".svg" in note for note in stopped.value.notes)
+    assert run_count(runs) == 1
+    assert main(["export", str(SAMPLE), "-o", str(tmp_path / "g.png"), "--engine", "layered"]) == 2
+    err = capsys.readouterr().err
+    assert "PNG is drawn by Graphviz" in err and "rsvg-convert" in err and "Traceback" not in err
+    assert run_count(runs) == 1 and not (tmp_path / "g.png").exists()
