@@ -212,6 +212,16 @@ class _Router:
                                if problem.home[n + k] == Problem.ROOT and problem.view.clusters[cid].kind == "function"]
         return self._functions
 
+    def _top_function_box(self, item: int):
+        """The box of the top-level function that draws `item`, if any."""
+        problem, n = self.problem, len(self.problem.names)
+        container, found = problem.home[item], None
+        while container != Problem.ROOT:
+            if problem.view.clusters[problem.cluster_ids[container - n]].kind == "function":
+                found = container
+            container = problem.home[container]
+        return None if found is None else self.boxes[found]
+
     def _call(self, edge, tail_box, callee_box) -> EdgeRoute:
         """From the caller's side facing the callee to the callee's nearest border: sideways
         (an S-curve leaving and arriving horizontally) when the callee is beside the caller,
@@ -236,6 +246,11 @@ class _Router:
                 waypoints += [(near - step, corridor), (far + step, corridor)]
                 y = min(max(corridor, cy0 + inset), cy1 - inset)
             tip = (cx0 if right else cx1, y)
+            caller = self._top_function_box(self.problem.node_index[edge[0]])
+            if caller is not None:  # straight out of the caller's box first, across no more of it
+                border = caller[2] if right else caller[0]
+                ahead = waypoints[1][0] if len(waypoints) > 1 else tip[0]
+                waypoints.insert(1, ((border + ahead) / 2, start[1]))
             waypoints.append((tip[0] - self.arrow if right else tip[0] + self.arrow, y))
             curve = [start]
             for (px, py), (qx, qy) in zip(waypoints, waypoints[1:]):

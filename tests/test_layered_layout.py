@@ -383,7 +383,8 @@ def _bezier_samples(points: list, steps: int = 12) -> list:
 def test_call_edges_end_on_their_callee_and_cross_no_other_function():
     """A call edge ends on the border of the function it calls (as Graphviz's lhead does), not on
     an argument inside it, and goes over or under the functions drawn between the two, never
-    across their ops (12 layers calling @tril and @_where crossed every box of @tril)."""
+    across their ops (12 layers calling @tril and @_where crossed every box of @tril), leaving
+    the caller's function box before it heads for the callee."""
     body = lambda name, op: (f"func.func private @{name}(%x: tensor<4xf32>) -> tensor<4xf32> {{\n"
                              + "".join(f"  %{i} = stablehlo.{op} {'%x' if i == 0 else f'%{i - 1}'} : tensor<4xf32>\n" for i in range(6))
                              + f"  return %5 : tensor<4xf32>\n}}\n")
@@ -407,7 +408,10 @@ def test_call_edges_end_on_their_callee_and_cross_no_other_function():
         on_side = min(abs(tip[0] - box.x0), abs(tip[0] - box.x1)) < EPS and box.y0 - EPS <= tip[1] <= box.y1 + EPS
         on_top_or_bottom = min(abs(tip[1] - box.y0), abs(tip[1] - box.y1)) < EPS and box.x0 - EPS <= tip[0] <= box.x1 + EPS
         assert on_side or on_top_or_bottom, (route.tail, callee, tip, box)
+        tail, main_box = rects[route.tail], layout.clusters["fn:main"]
         for point in _bezier_samples(route.points):
+            if not tail[1] - EPS <= point[1] <= tail[3] + EPS:  # off the caller's row: out of @main
+                assert not main_box.x0 + EPS < point[0] < main_box.x1 - EPS, (route.tail, point)
             for node, rect in rects.items():
-                if node != route.tail and view.graph.nodes[node]["function"] != "main":
+                if node != route.tail:
                     assert not (rect[0] + EPS < point[0] < rect[2] - EPS and rect[1] + EPS < point[1] < rect[3] - EPS), (route.tail, node)
