@@ -247,10 +247,13 @@ class _Router:
                 y = min(max(corridor, cy0 + inset), cy1 - inset)
             tip = (cx0 if right else cx1, y)
             caller = self._top_function_box(self.problem.node_index[edge[0]])
-            if caller is not None:  # straight out of the caller's box first, across no more of it
+            if caller is not None:  # out of the caller's box first, along the channel below the
+                # call's row, where no box is (its row may hold other boxes beside it)
                 border = caller[2] if right else caller[0]
                 ahead = waypoints[1][0] if len(waypoints) > 1 else tip[0]
-                waypoints.insert(1, ((border + ahead) / 2, start[1]))
+                channel = ty1 + self.problem.spacing.rank_gap / 2
+                side = start[0] + (self.arrow if right else -self.arrow)
+                waypoints[1:1] = [(side, channel), ((border + ahead) / 2, channel)]
             waypoints.append((tip[0] - self.arrow if right else tip[0] + self.arrow, y))
             curve = [start]
             for (px, py), (qx, qy) in zip(waypoints, waypoints[1:]):
