@@ -2,8 +2,8 @@
 
 A cluster holding thousands of boxes (a flat function, 6,000 layers side by side) cannot be laid
 out or read at once. Its items, in program order, are cut into chunks, and chunks of chunks, so
-that no level holds more than `limit` of them; the levels are balanced (5,880 layers: 17 chunks
-of about 19 chunks of about 18 layers) rather than 60 + 60 + ... + a remainder. Each cut is moved,
+that no level holds more than `limit` of them: full chunks at the bottom, the levels above them
+balanced (5,880 layers: 10 chunks of about 10 chunks of 60 layers). Each cut is moved,
 within a quarter of a chunk of where it would fall, to where the fewest values cross it, so that
 chunks read as steps of the computation and few edges run between them.
 """
@@ -29,17 +29,17 @@ def crossings(size: int, firsts: Sequence[int], lasts: Sequence[int]) -> np.ndar
 
 def chunk_count(total: int, limit: int) -> int:
     """How many chunks a level of `total` boxes is cut into. The chunks a user finally opens to
-    read ops are full (`limit` boxes: a 129-op layer is 3 chunks of 43, not 11 of 12); the levels
-    above them share the rest evenly, so the first view of a big function is not a thin row of
-    two boxes either (5,880 layers: 10 chunks of 10 chunks of about 59)."""
-    levels = 1
-    while limit**levels < total:
+    read ops are full (a 129-op layer is 3 chunks of 43, not 11 of 12); the levels above them
+    share out those bottom chunks evenly, so the top is not two boxes either (5,880 layers: 10
+    chunks of about 10 chunks of 60, not 2 chunks of 49 chunks of 60, which drew a 100k-op
+    program folded as two boxes)."""
+    bottom = math.ceil(total / limit)  # full chunks of `limit`
+    if bottom <= limit:
+        return max(2, bottom)
+    levels = 1  # levels of chunks above the bottom ones
+    while limit**levels < bottom:
         levels += 1
-    if levels == 1:
-        return 1
-    full = math.ceil(total / limit)  # chunks at the lowest level
-    fan = math.ceil(full ** (1 / (levels - 1)) - 1e-9)  # chunks per chunk at each level above it
-    return max(2, math.ceil(full / fan ** (levels - 2)))
+    return max(2, math.ceil(bottom ** (1 / levels) - 1e-9))
 
 
 def cut_points(weights: Sequence[int], cut_costs: Sequence[int], limit: int) -> list[int]:

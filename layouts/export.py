@@ -16,7 +16,8 @@ from hlodbg.engine.ir.opset import owns_callee
 
 from .graph import DataflowGraph, GraphError, build_graph
 from .labels import node_tooltip, short_type
-from .layout import Layout, check_layout_size, compute_layout, dot_source, quote
+from .graphviz import LayoutLimitError
+from .layout import Layout, check_layout_size, compute_layout, dot_source, layout_engine, quote
 from .overlay import Overlay
 from .palette import CATEGORIES, CLUSTER_FILLS, style_of
 
@@ -25,6 +26,9 @@ COLLAPSE_MODES = ("calls", "regions", "groups", "repeats", "none")
 # Past this many nodes, ops that own their callee (fusions) are drawn folded by default: a
 # compiled transformer has hundreds of fusions, and their insides drown the dataflow between them.
 OPEN_OWNED_CALLS_MAX_NODES = 500
+# Graphviz draws PNGs; a view past LAYERED_FROM_NODES gets this long before the export gives up.
+PNG_GRAPHVIZ_SECONDS = 30.0
+SVG_INSTEAD_NOTE = "an .svg export draws any size with the layered layout; convert it to PNG with e.g. rsvg-convert -w 1600 OUT.svg -o OUT.png"
 
 
 @dataclass
@@ -47,10 +51,14 @@ def graph_view(module: Module, function: Optional[str] = None, collapse: str = "
     folded, so a function shows its top groups as boxes; "repeats": as "calls" with each
     repeated group (layer i of n) folded to one box and the rest open; "none": `function`
     (default the entry) with every call expanded in place. `focus` keeps the `radius`-hop
-    neighbourhood inside the focused node's function (no hop through a call)."""
+    neighbourhood inside the focused node's function (no hop through a call); the groups around
+    the focused node stay open, so it is drawn itself."""
     if collapse not in COLLAPSE_MODES:
         raise GraphError(f"--collapse must be one of {', '.join(COLLAPSE_MODES)}, not '{collapse}'")
+    if focus is not None and radius < 0:
+        raise GraphError("--radius must be 0 or more")
     view = build_graph(module, function=function, inline_calls=collapse == "none")
+    target = view.resolve(focus) if focus is not None else None
     folded: list[str] = []
     if collapse == "regions":
         folded = [cid for cid, c in view.clusters.items() if c.kind == "op"]
@@ -60,13 +68,23 @@ def graph_view(module: Module, function: Optional[str] = None, collapse: str = "
         folded += [cid for cid, c in view.clusters.items() if c.kind == "group"]
     elif collapse == "repeats":
         folded += [cid for cid, c in view.clusters.items() if c.kind == "group" and c.fold == "repeat"]
+    if target is not None:  # the focused op is drawn, not the layer or chunk folded around it
+        around = _enclosing_clusters(view, target)  # (a region folded into its op stays folded)
+        folded = [cid for cid in folded if cid not in around or view.clusters[cid].kind != "group"]
     if folded:
         view = view.collapse(*folded)
-    if focus is not None:
-        if radius < 0:
-            raise GraphError("--radius must be 0 or more")
-        view = view.focus(view.shown_as(view.base.resolve(focus)), radius)
+    if target is not None:
+        view = view.focus(view.shown_as(target), radius)
     return view
+
+
+def _enclosing_clusters(view: DataflowGraph, node: str) -> set[str]:
+    cid = view.cluster_of(node)
+    around = set()
+    while cid is not None:
+        around.add(cid)
+        cid = view.clusters[cid].parent
+    return around
 
 
 def format_of(path: str, explicit: Optional[str] = None) -> str:
@@ -85,10 +103,7 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
     if fmt == "dot":
         data: bytes = styled_dot(view, overlay).encode("utf-8")
     elif fmt == "png":
-        from .graphviz import run_graphviz
-
-        check_layout_size(view)
-        data = run_graphviz(styled_dot(view, overlay), "png", timeout=timeout)
+        data = _graphviz_png(view, overlay, timeout, engine)
     else:
         layout = compute_layout(view, use_cache=use_cache, timeout=timeout, engine=engine)
         cached = layout.cached
@@ -109,6 +124,25 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
         except OSError as e:
             raise GraphError(f"cannot write {path}: {e.strerror or e}") from None
     return ExportReport(path, fmt, view.node_count, view.graph.number_of_edges(), len(view.clusters), time.perf_counter() - started, cached)
+
+
+def _graphviz_png(view: DataflowGraph, overlay: Optional[Overlay], timeout: Optional[float], engine: str) -> bytes:
+    """PNG is drawn by Graphviz. A view the layered layout would take is given Graphviz for at
+    most PNG_GRAPHVIZ_SECONDS (a 10k-op program with its repeats folded ran the full 300 s and
+    failed, when its SVG takes two); past that the error says to draw an SVG instead."""
+    from .graphviz import layout_timeout, run_graphviz
+
+    if engine == "layered":
+        raise GraphError("PNG is drawn by Graphviz, not the layered layout", notes=(SVG_INSTEAD_NOTE,))
+    check_layout_size(view)
+    big = layout_engine(view, engine) == "layered"
+    seconds = min(layout_timeout(timeout), PNG_GRAPHVIZ_SECONDS) if big else timeout
+    try:
+        return run_graphviz(styled_dot(view, overlay), "png", timeout=seconds)
+    except LayoutLimitError as e:
+        if not big:
+            raise
+        raise LayoutLimitError(e.message, notes=(*e.notes, SVG_INSTEAD_NOTE)) from None
 
 
 def styled_dot(view: DataflowGraph, overlay: Optional[Overlay] = None) -> str:

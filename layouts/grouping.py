@@ -105,6 +105,7 @@ class _Uses:
         self.first_user, self.argument_first = first[:count], first[count:]
         self.last_user, self.argument_last = last[:count], last[count:]
         self.crossing = crossings(count, list(range(count)) + self.argument_first, last)
+        self.ops = ops  # chunk labels name their ops
 
 
 def _signatures(ops: Sequence[Operation]) -> np.ndarray:
@@ -343,7 +344,7 @@ def _cut(items: list[_Item], with_user: dict[int, list[int]], uses: _Uses, spans
     chunks = []
     for lo, hi in zip([0, *cuts], [*cuts, len(items)]) if cuts else ():
         run = items[lo:hi]
-        chunk = Group(_chunk_label(run, spans), "chunk", ends=(_end(run[0][2], 0), _end(run[-1][2], -1)))
+        chunk = Group(_chunk_label(run, uses.ops, spans), "chunk", ends=(_end(run[0][2], 0), _end(run[-1][2], -1)))
         inner = _cut(run, with_user, uses, spans) if sum(weight for _, weight, _ in run) > MAX_CLUSTER_ITEMS else []
         if inner:
             chunk.children = inner
@@ -360,9 +361,11 @@ def _cut(items: list[_Item], with_user: dict[int, list[int]], uses: _Uses, spans
     return chunks
 
 
-def _chunk_label(run: list[_Item], spans: dict) -> str:
+def _chunk_label(run: list[_Item], ops: Sequence[Operation], spans: dict) -> str:
     """"layer_0 … layer_18" when a chunk starts and ends with named groups, "repeats 1–19 of
-    5,880" with anonymous repeats, else the op numbers it spans, "ops 1,201–1,800"."""
+    5,880" with anonymous repeats, else the values its first and last op make, "%1200 … %1799":
+    the names on its boxes and in the source text (a chunk inside a layer numbered by its
+    position in the function, "ops 10–39", matched nothing the user sees)."""
     head, tail = _end(run[0][2], 0), _end(run[-1][2], -1)
     if isinstance(head, str) and isinstance(tail, str):
         return head if head == tail else f"{head} … {tail}"
@@ -374,7 +377,20 @@ def _chunk_label(run: list[_Item], spans: dict) -> str:
             ends.extend(item.span(spans))
         elif item >= 0:
             ends.append(item)
-    return f"ops {min(ends) + 1:,}–{max(ends) + 1:,}" if ends else "arguments"
+    if not ends:
+        return "arguments"
+    first, last = _result_name(ops, min(ends), max(ends), 1), _result_name(ops, max(ends), min(ends), -1)
+    if first is None:
+        return f"ops {min(ends) + 1:,}–{max(ends) + 1:,}"  # no op in it makes a value
+    return first if first == last else f"{first} … {last}"
+
+
+def _result_name(ops: Sequence[Operation], start: int, stop: int, step: int) -> Optional[str]:
+    """The name of the first value made by ops[start], ops[start + step], ... up to ops[stop]."""
+    for k in range(start, stop + step, step):
+        if ops[k].results:
+            return ops[k].results[0].name
+    return None
 
 
 def _end(item: Union[int, Group], side: int):

@@ -67,6 +67,7 @@ class _Router:
         self.origins = origins
         self.arrow = problem.spacing.arrow
         self.tips = self._arrow_tips()
+        self._functions = None
 
     def _arrow_tips(self) -> dict:
         """x of each data edge's arrow tip: spread along its consumer's top side in operand order
@@ -175,10 +176,95 @@ class _Router:
             start, end = (tx1, mid - (ty1 - ty0) / 4), (tx1 + self.arrow, mid + (ty1 - ty0) / 4)
             points = [start, (tx1 + reach, start[1] - reach), (tx1 + reach, end[1] + reach), end]
             return EdgeRoute(edge[0], edge[1], _key(edge[2]), [(x * sx, y * sy) for x, y in points], (tx1 * sx, end[1] * sy))
+        callee = self._callee_box(edge)
+        if callee is not None:
+            return self._call(edge, (tx0, ty0, tx1, ty1), callee)
         if hy0 >= ty1:
             start, tip = ((tx0 + tx1) / 2, ty1), ((hx0 + hx1) / 2, hy0)
         else:  # the head is above: leave from the top, arrive at the bottom
             start, tip = ((tx0 + tx1) / 2, ty0), ((hx0 + hx1) / 2, hy1)
+        return _edge_route(edge, [start, tip], tip, self.arrow, sx, sy, None)
+
+
+    def _callee_box(self, edge):
+        """For a call edge, the box of the function it calls when the caller is outside it: the
+        edge ends on that box's border (as Graphviz's lhead does), not on an argument inside,
+        so it never runs across the callee's ops."""
+        problem = self.problem
+        if problem.view.graph.edges[edge]["kind"] != "call":
+            return None
+        home, n = problem.home, len(problem.names)
+        function = home[problem.node_index[edge[1]]]
+        while function != problem.ROOT and problem.view.clusters[problem.cluster_ids[function - n]].kind != "function":
+            function = home[function]
+        container = home[problem.node_index[edge[0]]]
+        while container != problem.ROOT and container != function:
+            container = home[container]
+        if function == problem.ROOT or container == function:
+            return None  # no function box, or a call from inside the function it calls
+        return self.boxes[function]
+
+    def _function_boxes(self) -> list:
+        """The boxes of the functions drawn side by side at the top level."""
+        if self._functions is None:
+            problem, n = self.problem, len(self.problem.names)
+            self._functions = [self.boxes[n + k] for k, cid in enumerate(problem.cluster_ids)
+                               if problem.home[n + k] == Problem.ROOT and problem.view.clusters[cid].kind == "function"]
+        return self._functions
+
+    def _top_function_box(self, item: int):
+        """The box of the top-level function that draws `item`, if any."""
+        problem, n = self.problem, len(self.problem.names)
+        container, found = problem.home[item], None
+        while container != Problem.ROOT:
+            if problem.view.clusters[problem.cluster_ids[container - n]].kind == "function":
+                found = container
+            container = problem.home[container]
+        return None if found is None else self.boxes[found]
+
+    def _call(self, edge, tail_box, callee_box) -> EdgeRoute:
+        """From the caller's side facing the callee to the callee's nearest border: sideways
+        (an S-curve leaving and arriving horizontally) when the callee is beside the caller,
+        else down or up."""
+        sx, sy = self.problem.spacing.scale_x, self.problem.spacing.scale_y
+        tx0, ty0, tx1, ty1 = tail_box
+        cx0, cy0, cx1, cy1 = callee_box
+        inset = min(self.arrow, (cy1 - cy0) / 2)
+        y = min(max((ty0 + ty1) / 2, cy0 + inset), cy1 - inset)
+        if cx0 >= tx1 or cx1 <= tx0:
+            right = cx0 >= tx1
+            start = (tx1 if right else tx0, (ty0 + ty1) / 2)
+            waypoints = [start]
+            low, high = (tx1, cx0) if right else (cx1, tx0)
+            between = [box for box in self._function_boxes() if low <= box[0] and box[2] <= high]
+            if between:  # over (or under) the functions drawn between caller and callee, not across them
+                top, bottom = min(box[1] for box in between) - self.arrow, max(box[3] for box in between) + self.arrow
+                fits_below = bottom <= self.blocks[Problem.ROOT].height
+                corridor = top if top >= 0 and (abs(start[1] - top) <= abs(start[1] - bottom) or not fits_below) else bottom
+                near, far = (min(box[0] for box in between), max(box[2] for box in between)) if right else (max(box[2] for box in between), min(box[0] for box in between))
+                step = self.arrow if right else -self.arrow
+                waypoints += [(near - step, corridor), (far + step, corridor)]
+                y = min(max(corridor, cy0 + inset), cy1 - inset)
+            tip = (cx0 if right else cx1, y)
+            caller = self._top_function_box(self.problem.node_index[edge[0]])
+            if caller is not None:  # out of the caller's box first, along the channel below the
+                # call's row, where no box is (its row may hold other boxes beside it)
+                border = caller[2] if right else caller[0]
+                ahead = waypoints[1][0] if len(waypoints) > 1 else tip[0]
+                channel = ty1 + self.problem.spacing.rank_gap / 2
+                side = start[0] + (self.arrow if right else -self.arrow)
+                waypoints[1:1] = [(side, channel), ((border + ahead) / 2, channel)]
+            waypoints.append((tip[0] - self.arrow if right else tip[0] + self.arrow, y))
+            curve = [start]
+            for (px, py), (qx, qy) in zip(waypoints, waypoints[1:]):
+                middle = (px + qx) / 2
+                curve += [(middle, py), (middle, qy), (qx, qy)]
+            return EdgeRoute(edge[0], edge[1], _key(edge[2]), [(round(x * sx, 2), round(y_ * sy, 2)) for x, y_ in curve], (round(tip[0] * sx, 2), round(tip[1] * sy, 2)))
+        x = min(max((tx0 + tx1) / 2, cx0 + inset), cx1 - inset)
+        if cy0 >= ty1:
+            start, tip = ((tx0 + tx1) / 2, ty1), (x, cy0)
+        else:
+            start, tip = ((tx0 + tx1) / 2, ty0), (x, cy1)
         return _edge_route(edge, [start, tip], tip, self.arrow, sx, sy, None)
 
 

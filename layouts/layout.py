@@ -16,7 +16,7 @@ from typing import Optional
 
 from .geometry import CELL_HEIGHT, CELL_WIDTH, CLUSTER_FONT_SIZE, EDGE_FONT_SIZE, FONT, LAYOUT_FORMAT_VERSION, NODE_FONT_SIZE, ClusterBox, EdgeRoute, Layout, NodeBox, Point, terminal_box
 from .graph import DataflowGraph, GraphError
-from .graphviz import GIVE_UP_NOTE, LayoutLimitError, find_graphviz, graphviz_version, run_graphviz
+from .graphviz import GIVE_UP_NOTE, LayoutLimitError, find_graphviz, graphviz_version, layout_timeout, run_graphviz
 from .layered import layered_layout
 
 BIG_GRAPH_NODES = 800  # above this, cheaper crossing minimisation keeps dot's time near-linear
@@ -31,7 +31,12 @@ ENGINES = ("auto", "graphviz", "layered")
 # inlined (1,821 nodes) 3.4 | 0.12; a flat function of 1,102 boxes (folded layers) > 60 | 0.43.
 # Graphviz passes the 0.3 s a folded cluster may take to open between 400 and 800 nodes.
 LAYERED_FROM_NODES = 500
-LAYERED_VERSION = 1  # part of a layered layout's cache key: bump when its output changes
+# The node count does not tell all: a 434-node view with 60 clusters and 671 edges (a 12-layer
+# training step, its repeats folded) took Graphviz 34 s. So "auto" gives Graphviz at most this
+# long (ten times what 500 nodes usually take) and past it, or past its memory limit, draws the
+# view with the layered layout. An engine asked for by name is never swapped.
+AUTO_GRAPHVIZ_SECONDS = 4.0
+LAYERED_VERSION = 3  # part of a layered layout's cache key: bump when its output changes
 # Bigger layered layouts are not cached: making the cache key (the layout DOT's hash) and writing
 # the layout cost half as much as laying the view out again (at 150,000 nodes: 7 s against 12 s).
 CACHED_LAYERED_MAX_NODES = 20_000
@@ -203,12 +208,19 @@ def layout_engine(view: DataflowGraph, engine: str = "auto") -> str:
     return engine
 
 
+def _chosen_by_size(engine: str) -> bool:
+    """Whether the engine was left to "auto" (by the caller and by HLODBG_LAYOUT_ENGINE)."""
+    return engine == "auto" and os.environ.get("HLODBG_LAYOUT_ENGINE", "").strip().lower() in ("", "auto")
+
+
 def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool = True, timeout: Optional[float] = None, engine: str = "auto") -> Layout:
     """Positions and edge routes for the view, from the cache when the same layout was done.
-    `engine` picks Graphviz or the layered layout ("auto": by size, see layout_engine). Raises
-    LayoutLimitError when Graphviz is asked for a view of more than MAX_LAYOUT_NODES nodes, or
-    cannot lay it out within its time and memory limits (graphviz.py)."""
+    `engine` picks Graphviz or the layered layout ("auto": by size, see layout_engine; a view
+    Graphviz cannot draw within AUTO_GRAPHVIZ_SECONDS or its memory goes to the layered layout).
+    Raises LayoutLimitError when Graphviz, asked for by name, is given a view of more than
+    MAX_LAYOUT_NODES nodes or cannot lay it out within its time and memory limits (graphviz.py)."""
     chosen = layout_engine(view, engine)
+    fallback = chosen == "graphviz" and _chosen_by_size(engine)
     if chosen == "graphviz":
         check_layout_size(view)
     elif view.node_count > CACHED_LAYERED_MAX_NODES:
@@ -226,7 +238,13 @@ def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool 
             _memory_cache[key] = found
             found.cached = True
             return found
-    if chosen == "graphviz":
+    if chosen == "graphviz" and fallback:
+        try:
+            raw = run_graphviz(source, "json", executable=executable, timeout=min(layout_timeout(timeout), AUTO_GRAPHVIZ_SECONDS))
+            layout = parse_graphviz_json(json.loads(raw), edge_list(view), cluster_names(view))
+        except LayoutLimitError:
+            layout = layered_layout(view, terminal=terminal)  # cached under Graphviz's key: tried once
+    elif chosen == "graphviz":
         raw = run_graphviz(source, "json", executable=executable, timeout=timeout)
         layout = parse_graphviz_json(json.loads(raw), edge_list(view), cluster_names(view))
     else:
@@ -276,6 +294,7 @@ __all__ = [
     "MAX_LAYOUT_NODES",
     "ENGINES",
     "LAYERED_FROM_NODES",
+    "AUTO_GRAPHVIZ_SECONDS",
     "layout_engine",
     "check_layout_size",
     "compute_layout",

@@ -27,7 +27,12 @@ BAD = [
     (HEAD + '  %0 = "stablehlo.add"(%a, %a) : (tensor<2xf32>) -> tensor<2xf32>\n', 2, 34, "has 2 operands but its type lists 1"),
     (HEAD + "  %0:2 = stablehlo.add %a, %a : tensor<2xf32>\n", 2, 3, "has 1 results but 2 names were given"),
     (HEAD + '  %0 = "stablehlo.add"(%a, %a) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> loc(#nope)\n'
-     "  return %0 : tensor<2xf32>\n}\n", None, None, "undefined location alias #nope"),
+     "  return %0 : tensor<2xf32>\n}\n", 2, 86, "undefined location alias #nope"),
+    # The second of two identical lines (an op template's copy) names its own undefined alias.
+    (HEAD + "  %0 = stablehlo.add %a, %a : tensor<2xf32> loc(#loc1)\n  %1 = stablehlo.add %a, %a : tensor<2xf32> loc(#loc9)\n"
+     '  return %1 : tensor<2xf32>\n}\n#loc1 = loc("a")\n', 3, 49, "undefined location alias #loc9"),
+    (HEAD + "  return %a : tensor<2xf32> loc(#loc1)\n}\n#loc1 = loc(\"a\"(#loc7))\n", 4, 17, "undefined location alias #loc7"),
+    (HEAD + "  return %a : tensor<2xf32> loc(#loc1)\n}\n#loc1 = loc(callsite(#loc1 at #loc1))\n", 4, 22, "location alias #loc1 refers to itself"),
     (HEAD + '  %s = stablehlo.constant dense<"unterminated : tensor<f32>\n', 2, 33, "unterminated string"),
     ("module {\n  func.func @f() {\n    return\n  }\n}\nmodule {}\n", 6, 1, "only one module"),
     (HEAD + "  %0 = stablehlo.dot_general %a, %a, contracting = [0] x [0] : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n",

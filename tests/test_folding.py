@@ -81,8 +81,10 @@ def test_tandem_repeats_with_repeated_ops_inside_a_unit_and_none_in_noise():
 
 # --- chunking -----------------------------------------------------------------------------
 def test_chunks_are_full_and_cut_where_few_values_cross():
-    # The chunks a user opens to read ops are full; the levels above share the rest evenly.
-    assert chunk_count(5_880, 60) == 10  # 10 chunks of 10 chunks of about 59
+    # The chunks a user opens to read ops are full; the levels above share them out evenly,
+    # so a 100k-op program folded is not two boxes.
+    assert chunk_count(5_880, 60) == 10  # 10 chunks of about 10 chunks of 60
+    assert chunk_count(588, 60) == 10 and chunk_count(3_601, 60) == 8  # 8 chunks of about 8 chunks of 60
     assert chunk_count(600, 60) == 10
     assert chunk_count(129, 60) == 3
     assert chunk_count(100_000, 60) == 41  # 41 x 41 chunks of about 60
@@ -133,9 +135,10 @@ def test_a_flat_function_is_chunked_in_program_order_at_every_level():
     main_cluster = graph.clusters["fn:main"]
     top = [graph.clusters[c] for c in main_cluster.children]
     assert 2 <= len(top) <= MAX_CLUSTER_ITEMS and all(c.fold == "chunk" for c in top)
-    # Chunks of chunks, in program order: "ops 1–…", then on where the last one stopped.
-    numbers = [tuple(int(x.replace(",", "")) for x in re.fullmatch(r"ops ([\d,]+)–([\d,]+)", c.label).groups()) for c in top]
-    assert numbers[0][0] == 1 and numbers[-1][1] == 5_000
+    # Chunks of chunks, in program order, named by their first and last values: "%v0 … %v…",
+    # then on where the last one stopped.
+    numbers = [tuple(int(x) for x in re.fullmatch(r"%v(\d+) … %v(\d+)", c.label).groups()) for c in top]
+    assert numbers[0][0] == 0 and numbers[-1][1] == 4_999
     assert all(later[0] == earlier[1] + 1 for earlier, later in zip(numbers, numbers[1:]))
     assert any(graph.clusters[c].fold == "chunk" for c in top[0].children)
 
@@ -273,3 +276,45 @@ def test_a_clipped_group_label_keeps_its_repeat_count():
     assert len(clipped) <= MAX_LABEL_CHARS and clipped.endswith("… (1 of 12)") and clipped.startswith("transpose(jvp(")
     assert clip_group_label("layer_3 (4 of 12)") == "layer_3 (4 of 12)"
     assert clip_group_label("x" * 80) == "x" * (MAX_LABEL_CHARS - 1) + "…"
+
+
+def test_a_chunk_inside_a_layer_is_named_by_the_values_on_its_boxes():
+    """Two identical 80-op layers without names: each "repeat i of 2" is cut into chunks, and a
+    chunk reads "%first … %last" after the values its boxes show, not the ops' positions in the
+    function ("ops 10–39" inside "repeat 1 of 2" matched nothing on screen)."""
+    mnemonics = np.random.default_rng(3).choice(["tanh", "negate", "sine", "abs", "floor", "cosine", "exponential", "sqrt", "log", "ceil"], 80)
+    lines, x = [], "%arg0"
+    for layer in range(2):
+        for i in range(80):
+            name = f"%l{layer}_{i}"
+            lines.append(f"  {name} = stablehlo.{mnemonics[i]} {x} : tensor<4xf32>")
+            x = name
+    text = "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n" + "\n".join(lines) + f"\n  return {x} : tensor<4xf32>\n}}\n"
+    graph = build_graph(load(text).module)
+
+    def inside(cid: str) -> list[str]:
+        cluster = graph.clusters[cid]
+        return list(cluster.nodes) + [n for child in cluster.children for n in inside(child)]
+
+    repeats = [c for c in graph.clusters.values() if c.fold == "repeat"]
+    assert [c.label for c in repeats] == ["repeat 1 of 2", "repeat 2 of 2"]
+    for layer, repeat in enumerate(repeats):
+        chunks = [graph.clusters[c] for c in repeat.children]
+        assert len(chunks) >= 2 and all(c.fold == "chunk" for c in chunks)
+        for chunk in chunks:
+            first, last = re.fullmatch(r"(%l\d+_\d+) … (%l\d+_\d+)", chunk.label).groups()
+            shown = {graph.graph.nodes[n]["label"][0].split(" = ")[0] for n in inside(chunk.id)}
+            assert {first, last} <= shown and first.startswith(f"%l{layer}_"), (chunk.label, sorted(shown))
+
+
+@pytest.mark.parametrize("collapse", ["groups", "repeats"])
+def test_focus_on_an_op_inside_a_folded_group_draws_that_op(collapse):
+    """`--focus %N --collapse groups` drew the neighbourhood of the folded layer box around %N
+    (%N itself nowhere); the groups around the focused op now stay open, the others folded."""
+    module = _program(1_000, locations=True)
+    base = build_graph(module)
+    inner = next(n for n, d in base.graph.nodes(data=True) if d["kind"] == "op" and d["function"] == "main"
+                 and base.clusters[base.cluster_of(n)].fold is not None and "layer_3" in base.clusters[base.cluster_of(n)].label)
+    name = base.graph.nodes[inner]["name"]
+    view = graph_view(module, collapse=collapse, focus=name, radius=1)
+    assert inner in view.graph.nodes and view.cluster_of(inner) == base.cluster_of(inner)  # inside its open layer

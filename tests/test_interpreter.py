@@ -363,3 +363,34 @@ def test_check_dialect_pretty_forms_parse_print_and_run():
         outcome = check_module(module)
         assert [c.passed for c in outcome.checks] == [True, True, True, False, True]
         assert outcome.printed == ["tensor<2xf32> [1., 2.]"]
+
+
+@pytest.mark.parametrize("element, data, message", [
+    ("i8", np.array([1, 300], np.int64), "int64 data holding 300, outside i8's range -128..127"),
+    ("ui8", np.array([-1, 2], np.int32), "int32 data holding -1, outside ui8's range 0..255"),
+    ("i4", np.array([7, 8], np.int32), "int32 data holding 8, outside i4's range -8..7"),
+    ("f32", np.array([1.0, 1e40]), "float64 data holding 1e\\+40, too large for f32"),
+    ("f16", np.array([70000, 1], np.int64), "int64 data holding 70000, too large for f16"),
+    ("bf16", np.array([1.0, -1e300]), "float64 data holding -1e\\+300, too large for bf16"),
+    ("f8E4M3FN", np.array([1.0, 1000.0], np.float32), "float32 data holding 1000, too large for f8E4M3FN"),
+])
+def test_arguments_that_a_cast_would_wrap_or_overflow_are_refused(element, data, message):
+    """A file's int64/float64 data is cast to the argument's element type, but a value the cast
+    would change beyond rounding (wrap-around, inf) is an error, not a silently different run."""
+    text = f"""
+func.func @main(%a: tensor<2x{element}>) -> tensor<2x{element}> {{
+  return %a : tensor<2x{element}>
+}}
+"""
+    with pytest.raises(ExecutionError, match=f"argument 0 of @main: expected tensor<2x{element}> but got {message}"):
+        run(text, data)
+
+
+def test_arguments_that_fit_after_a_cast_run():
+    text = """
+func.func @main(%a: tensor<2xi8>, %b: tensor<2xf16>) -> (tensor<2xi8>, tensor<2xf16>) {
+  return %a, %b : tensor<2xi8>, tensor<2xf16>
+}
+"""
+    (small, huge), _ = run(text, np.array([-128, 127], np.int64), np.array([np.inf, 0.1]))
+    assert small.tolist() == [-128, 127] and np.isinf(huge[0])  # an inf that was given stays inf

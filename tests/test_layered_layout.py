@@ -367,3 +367,51 @@ def test_spacings_are_whole_cells_in_terminals():
     for name in ("node_gap", "lane_gap", "lane_width", "rank_gap", "pad_x", "pad_top", "pad_bottom"):
         assert float(getattr(TERMINAL_SPACING, name)).is_integer(), name
     assert SVG_SPACING.scale_x == 1.0 and TERMINAL_SPACING.scale_x == CELL_WIDTH
+
+
+def _bezier_samples(points: list, steps: int = 12) -> list:
+    out = []
+    for k in range(0, len(points) - 1, 3):
+        p0, c1, c2, p3 = points[k:k + 4]
+        for i in range(steps + 1):
+            t = i / steps
+            a, b, c, d = (1 - t) ** 3, 3 * t * (1 - t) ** 2, 3 * t * t * (1 - t), t ** 3
+            out.append((a * p0[0] + b * c1[0] + c * c2[0] + d * p3[0], a * p0[1] + b * c1[1] + c * c2[1] + d * p3[1]))
+    return out
+
+
+def test_call_edges_end_on_their_callee_and_cross_no_other_function():
+    """A call edge ends on the border of the function it calls (as Graphviz's lhead does), not on
+    an argument inside it, and goes over or under the functions drawn between the two, never
+    across their ops (12 layers calling @tril and @_where crossed every box of @tril), leaving
+    the caller's function box before it heads for the callee."""
+    body = lambda name, op: (f"func.func private @{name}(%x: tensor<4xf32>) -> tensor<4xf32> {{\n"
+                             + "".join(f"  %{i} = stablehlo.{op} {'%x' if i == 0 else f'%{i - 1}'} : tensor<4xf32>\n" for i in range(6))
+                             + f"  return %5 : tensor<4xf32>\n}}\n")
+    calls, x = [], "%arg0"
+    for layer in range(8):
+        calls.append(f"  %a{layer} = func.call @{'f' if layer % 2 else 'g'}({x}) : (tensor<4xf32>) -> tensor<4xf32>")
+        calls.append(f"  %b{layer} = stablehlo.add %a{layer}, {x} : tensor<4xf32>")
+        x = f"%b{layer}"
+    text = ("func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n" + "\n".join(calls) + f"\n  return {x} : tensor<4xf32>\n}}\n"
+            + body("f", "tanh") + body("g", "negate"))
+    view = graph_view(load(text).module)
+    layout = layered_layout(view)
+    check_geometry(view, layout)
+    rects = {n: node_rect(layout, n) for n in view.graph.nodes}
+    call_routes = [r for r in layout.edges if view.graph.edges[r.tail, r.head, r.key]["kind"] == "call"]
+    assert len(call_routes) == 8
+    for route in call_routes:
+        callee = view.graph.nodes[route.head]["function"]
+        box = layout.clusters[f"fn:{callee}"]
+        tip = route.arrow
+        on_side = min(abs(tip[0] - box.x0), abs(tip[0] - box.x1)) < EPS and box.y0 - EPS <= tip[1] <= box.y1 + EPS
+        on_top_or_bottom = min(abs(tip[1] - box.y0), abs(tip[1] - box.y1)) < EPS and box.x0 - EPS <= tip[0] <= box.x1 + EPS
+        assert on_side or on_top_or_bottom, (route.tail, callee, tip, box)
+        tail, main_box = rects[route.tail], layout.clusters["fn:main"]
+        for point in _bezier_samples(route.points):
+            if not tail[1] - EPS <= point[1] <= tail[3] + SVG_SPACING.rank_gap:  # past its row and the channel below: out of @main
+                assert not main_box.x0 + EPS < point[0] < main_box.x1 - EPS, (route.tail, point)
+            for node, rect in rects.items():
+                if node != route.tail:
+                    assert not (rect[0] + EPS < point[0] < rect[2] - EPS and rect[1] + EPS < point[1] < rect[3] - EPS), (route.tail, node)

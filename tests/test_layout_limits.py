@@ -72,7 +72,26 @@ def test_the_time_limit_can_be_shortened_from_the_environment(tmp_path, monkeypa
     fake_dot(tmp_path, monkeypatch, "cat > /dev/null\nexec sleep 600")
     monkeypatch.setenv("HLODBG_LAYOUT_TIMEOUT", "0.5")
     with pytest.raises(LayoutLimitError, match="longer than 0.5 s"):
-        compute_layout(graph_view(load(SAMPLE).module), use_cache=False)
+        compute_layout(graph_view(load(SAMPLE).module), use_cache=False, engine="graphviz")
+
+
+def test_auto_draws_with_the_layered_layout_what_graphviz_cannot_finish(tmp_path, monkeypatch):
+    """A small view Graphviz cannot lay out in time (node counts do not tell all: 434 nodes in 60
+    clusters took it 34 s) is drawn by the layered layout when the engine was left to "auto",
+    once: the result is cached, so the next export runs no Graphviz."""
+    runs = fake_dot(tmp_path, monkeypatch, "cat > /dev/null\nexec sleep 600")
+    monkeypatch.setattr(layout_module, "AUTO_GRAPHVIZ_SECONDS", 0.5)
+    view = graph_view(load(SAMPLE).module)
+    assert view.node_count < layout_module.LAYERED_FROM_NODES
+    layout = compute_layout(view)
+    assert layout.engine == "layered" and set(layout.nodes) == set(view.graph.nodes)
+    layout_module.clear_memory_cache()
+    assert compute_layout(view).engine == "layered" and run_count(runs) == 1
+    with pytest.raises(LayoutLimitError, match="longer than 0.5 s"):  # asked for by name: no swap
+        compute_layout(view, use_cache=False, engine="graphviz", timeout=0.5)
+    monkeypatch.setenv("HLODBG_LAYOUT_ENGINE", "graphviz")
+    with pytest.raises(LayoutLimitError, match="longer than 0.5 s"):
+        compute_layout(view, use_cache=False, timeout=0.5)
 
 
 @linux_only
@@ -138,8 +157,30 @@ def test_export_of_a_graph_above_the_cap_is_a_clear_message_and_runs_no_graphviz
 
 def test_a_scene_graphviz_gave_up_on_is_not_laid_out_again(tmp_path, monkeypatch):
     runs = fake_dot(tmp_path, monkeypatch, "cat > /dev/null\nexec sleep 600")
+    monkeypatch.setenv("HLODBG_LAYOUT_ENGINE", "graphviz")  # "auto" would draw it with the layered layout
     builder = SceneBuilder(graph_view(load(SAMPLE).module), timeout=0.5)
     for _ in range(2):
         with pytest.raises(LayoutLimitError, match="longer than 0.5 s"):
             builder.scene("fn:main")
     assert run_count(runs) == 1
+
+
+def test_a_big_png_gives_graphviz_a_bounded_time_and_points_to_svg(tmp_path, monkeypatch, capsys):
+    """PNG is drawn by Graphviz: a view the layered layout would take gets PNG_GRAPHVIZ_SECONDS
+    (a 10k-op program with its repeats folded ran 300 s and failed) and the error says how to get
+    a picture; `--engine layered` with a PNG is refused at once instead of being ignored."""
+    from hlodbg.layouts import export as export_module
+    from hlodbg.layouts.export import export_graph
+
+    runs = fake_dot(tmp_path, monkeypatch, "cat > /dev/null\nexec sleep 600")
+    monkeypatch.setenv("HLODBG_LAYOUT_TIMEOUT", "5")
+    monkeypatch.setattr(export_module, "PNG_GRAPHVIZ_SECONDS", 0.5)
+    monkeypatch.setattr(layout_module, "LAYERED_FROM_NODES", 1)  # this small view counts as big
+    with pytest.raises(LayoutLimitError, match="longer than 0.5 s") as stopped:
+        export_graph(graph_view(load(SAMPLE).module), str(tmp_path / "g.png"))
+    assert any(".svg" in note for note in stopped.value.notes)
+    assert run_count(runs) == 1
+    assert main(["export", str(SAMPLE), "-o", str(tmp_path / "g.png"), "--engine", "layered"]) == 2
+    err = capsys.readouterr().err
+    assert "PNG is drawn by Graphviz" in err and "rsvg-convert" in err and "Traceback" not in err
+    assert run_count(runs) == 1 and not (tmp_path / "g.png").exists()

@@ -352,3 +352,19 @@ def test_a_float_literal_past_its_types_range_is_infinite_without_a_numpy_warnin
         warnings.simplefilter("error")  # a RuntimeWarning would reach the user's terminal
         (value,) = hlodbg.load(text).run()
     assert list(value) == [float("inf"), float("-inf")]
+
+
+def test_a_signalling_nan_constant_prints_without_a_floating_point_warning():
+    """nan(0x1) in HLO text (f32 0x7F800001, a signalling NaN) printed through numpy's f64 cast
+    raised its "invalid value encountered in cast" RuntimeWarning onto the user's terminal."""
+    import warnings
+
+    import numpy as np
+
+    from hlodbg.engine.ir.types import FloatType
+    from hlodbg.engine.syntax.mlir.dense import format_float_element
+
+    signalling = np.array([0x7F800001], np.uint32).view(np.float32)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert format_float_element(signalling, FloatType("f32")) == "0x7F800001"

@@ -140,6 +140,7 @@ async def test_a_graphviz_that_never_finishes_is_stopped_and_the_pane_says_so(tm
     fake.chmod(0o755)
     monkeypatch.setenv("HLODBG_DOT", str(fake))
     monkeypatch.setenv("HLODBG_LAYOUT_TIMEOUT", "0.3")
+    monkeypatch.setenv("HLODBG_LAYOUT_ENGINE", "graphviz")  # "auto" would draw it with the layered layout
     app = HlodbgApp(hlodbg.load(ROOT / "tests" / "data" / "nan_in_loop.mlir"), memory="256M", persist=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)

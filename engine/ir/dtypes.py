@@ -169,7 +169,7 @@ def as_value(data: Any, t: Type) -> Any:
             raise ValueError(f"expected {t} but got floating-point data ({array.dtype})")
         if array.dtype.kind == "c" and dtype.kind != "c":
             raise ValueError(f"expected {t} but got complex data ({array.dtype})")
-        array = array.astype(dtype)
+        array = _cast_fitting(array, dtype, t)
     if t.shape is not None:
         shape = tuple(t.shape)
         if any(d is None or d < 0 for d in shape):
@@ -181,6 +181,28 @@ def as_value(data: Any, t: Type) -> Any:
             else:
                 raise ValueError(f"expected {t} but got shape {_shape_text(array.shape)}")
     return array
+
+
+def _cast_fitting(array: np.ndarray, dtype: np.dtype, t: Type) -> np.ndarray:
+    """`array` cast to `dtype`, or a ValueError naming a value the cast would change beyond
+    rounding: an integer outside the element type's range (it would wrap around) or a finite
+    number too large for it (it would become inf or nan), so a float64 or int64 file given for
+    an f16 or i8 argument never runs on silently different values."""
+    integer = dtype.kind in "iu" or dtype in _NARROW_INTS
+    if integer and array.dtype.kind in "iu" and array.size:
+        low, high = integer_bounds(dtype)
+        smallest, largest = int(array.min()), int(array.max())
+        if smallest < low or largest > high:
+            value = smallest if smallest < low else largest
+            raise ValueError(f"expected {t} but got {array.dtype} data holding {value}, outside {t.element}'s range {low}..{high}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        cast = array.astype(dtype)
+    if dtype.kind in "fV" and not integer and array.dtype.kind in "iuf" and array.size:
+        broken = ~np.isfinite(cast) & np.isfinite(array)
+        if broken.any():
+            value = array[np.unravel_index(int(np.argmax(broken)), array.shape)]
+            raise ValueError(f"expected {t} but got {array.dtype} data holding {value:g}, too large for {t.element}")
+    return cast
 
 
 def _shape_text(shape: tuple[int, ...]) -> str:

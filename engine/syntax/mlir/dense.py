@@ -338,7 +338,8 @@ def _format_scalar(value, element) -> str:
 def format_float_element(value, element: FloatType) -> str:
     """Shortest decimal that reads back to the same element, or the bit pattern if not finite."""
     scalar = np.array(value, dtype=element.numpy_dtype)
-    as_double = float(scalar.astype(np.float64))
+    with np.errstate(invalid="ignore"):  # a signalling NaN (nan(0x1)) raises the flag on widening
+        as_double = float(scalar.astype(np.float64))
     if not np.isfinite(as_double) or (as_double == 0.0 and np.signbit(as_double) and element.name.endswith("FNUZ")):
         bits = scalar.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[scalar.itemsize])
         width = scalar.itemsize * 2

@@ -434,7 +434,7 @@ class Parser(ValueParser):
         if named is not None:
             child = named.group(3)
             if child is not None:
-                child = self.loc_aliases.get(child) or LocRef(child)
+                child = self.loc_aliases.get(child) or LocRef(child, named.start(3) - 1)
             self.loc_aliases[named.group(1)] = NameLoc(named.group(2), child)
             self.pos = named.end()
             return

@@ -47,10 +47,11 @@ _FLOAT_LIT = re.compile(r"[-+]?(?:\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|inf|
 class LocRef(Location):
     """A `#locN` used before its definition; replaced once the whole file has been read."""
 
-    __slots__ = ("alias",)
+    __slots__ = ("alias", "offset")
 
-    def __init__(self, alias: str):
+    def __init__(self, alias: str, offset: int):
         self.alias = alias
+        self.offset = offset  # where the alias is used: an undefined one is reported there
 
 
 class ValueParser(Lexer):
@@ -480,7 +481,7 @@ class ValueParser(Lexer):
         if m is not None:
             self.pos = m.end()
             alias = m.group(1)
-            return self.loc_aliases.get(alias) or LocRef(alias)
+            return self.loc_aliases.get(alias) or LocRef(alias, m.start(1) - 1)
         self.pos += 4
         loc = self.parse_location_body()
         self.expect(")", "to close loc(...)")
@@ -496,7 +497,7 @@ class ValueParser(Lexer):
                 self.expected("a location alias such as #loc1")
             self.pos = m.end()
             alias = m.group(0)[1:]
-            return self.loc_aliases.get(alias) or LocRef(alias)
+            return self.loc_aliases.get(alias) or LocRef(alias, pos)
         if self.accept_keyword("unknown"):
             return UnknownLoc()
         if self.accept_keyword("callsite"):
@@ -563,10 +564,10 @@ class ValueParser(Lexer):
             if done is not None:
                 return done
             if alias in seen:
-                raise ParseError(f"location alias #{alias} refers to itself")
+                self.error(f"location alias #{alias} refers to itself", loc.offset)
             target = self.loc_aliases.get(alias)
             if target is None:
-                raise ParseError(f"undefined location alias #{alias}")
+                self.error(f"undefined location alias #{alias} (no '#{alias} = loc(...)' line defines it)", loc.offset)
             done = self._resolve(target, seen + (alias,))
             self._resolved[alias] = done
             return done
