@@ -313,9 +313,9 @@ class DataflowGraph:
         if cluster.kind == "op" and cluster.node is not None:
             data = dict(self.graph.nodes[cluster.node])
             data.update(cluster=cluster.parent, count=count, collapsed=cluster.id)
-            data["label"] = [*data["label"], f"▸ {count - 1} ops inside"]
+            data["label"] = [*data["label"], f"▸ {count - 1:,} ops inside"]
             return data
-        label = [clip_group_label(cluster.label), f"▸ {count} ops"]
+        label = [clip_group_label(cluster.label), f"▸ {count:,} ops"]
         return {"kind": "collapsed", "op": cluster.op, "value": None, "function": cluster.function, "cluster": cluster.parent, "name": result_names(cluster.op) if cluster.op else "", "mnemonic": cluster.op.name if cluster.op else cluster.kind, "category": "collapsed", "label": label, "location": describe(cluster.op.location) if cluster.op else "", "line": _line(cluster.op) if cluster.op else None, "count": count, "collapsed": cluster.id}
 
     def _prune_empty_clusters(self) -> None:
