@@ -120,6 +120,8 @@ class MainScreen(TeachingPanes, Screen):
     @work(exclusive=True, group="session")
     async def start(self) -> None:
         if self.break_on:
+            # The run to the breakpoint may be long: the graph is built meanwhile, not after it.
+            self.query_one(GraphCanvas).start_building()
             result = await self.controller.call(self.runner.launch_break, self.break_on)
             self.show_result(result)
             if not result.error:
