@@ -24,6 +24,7 @@ class Program:
         self._interpreters: dict = {}  # per target: prepared on the first run and kept
         self._memory: dict = {}  # memory profiles by (target, replicas, partitions, entry)
         self._filled: Optional[tuple[str, int, int]] = None  # (mode, seed, count) of the last fill_elided
+        self._op_count: Optional[int] = None
 
     def fill_elided(self, mode: str, seed: int = 0) -> int:
         """Give the constants whose elements the text elided (`{...}`) values so the program can
@@ -67,7 +68,11 @@ class Program:
 
     @property
     def op_count(self) -> int:
-        return len(self.ops)
+        # Counted once: nothing adds or removes ops after parsing, and the UI's title, its first
+        # console line and the CLI each ask (a walk of every op: 0.1 s at 100k ops).
+        if self._op_count is None:
+            self._op_count = sum(len(f.ops) for f in self.functions.values())
+        return self._op_count
 
     @property
     def num_replicas(self) -> int:

@@ -50,13 +50,16 @@ class ClusterViews:
             self._path(cid)
         depth = {cid: len(path) for cid, path in self._paths.items()}
         parent = {cid: c.parent for cid, c in clusters.items()}
-        cluster_of = dict(graph.graph.nodes(data="cluster"))
+        # networkx's own dicts, read directly: its node and edge views cost more than the index.
+        node_data = graph.graph._node
+        cluster_of = {node: dict.__getitem__(data, "cluster") for node, data in node_data.items()}
         first, ops, order = self._first, self._ops, self._order
-        for k, (node, kind) in enumerate(graph.graph.nodes(data="kind")):
+        for k, (node, data) in enumerate(node_data.items()):
             order[node] = k
             cid = cluster_of[node]
-            first.setdefault(cid, k)
-            if kind in ("op", "return"):
+            if cid not in first:
+                first[cid] = k
+            if dict.__getitem__(data, "kind") in ("op", "return"):
                 ops[cid] = ops.get(cid, 0) + 1
         for cid in sorted(clusters, key=depth.__getitem__, reverse=True):  # children before parents
             up = parent[cid]
@@ -77,9 +80,17 @@ class ClusterViews:
             return a
 
         edges = self._edges
-        for place, (u, v, key, data) in enumerate(graph.graph.edges(keys=True, data=True)):
-            cu, cv = cluster_of[u], cluster_of[v]
-            edges.setdefault(cu if cu == cv else common(cu, cv), []).append((place, (u, v, key, data)))
+        place = 0
+        for u, heads in graph.graph._succ.items():  # in the order of graph.edges(keys=True, data=True)
+            cu = cluster_of[u]
+            for v, keyed in heads.items():
+                cv = cluster_of[v]
+                filed = edges.get(cu if cu == cv else common(cu, cv))
+                if filed is None:
+                    filed = edges[cu if cu == cv else common(cu, cv)] = []
+                for key, data in keyed.items():
+                    filed.append((place, (u, v, key, data)))
+                    place += 1
         self._common_of = common
 
     def _path(self, cid: Optional[str]) -> tuple[str, ...]:

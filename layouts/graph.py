@@ -379,25 +379,29 @@ class _Builder:
         self.graph = nx.MultiDiGraph()
         self.graph.node_attr_dict_factory = NodeData  # labels and locations made when first read
         self.clusters: dict[str, Cluster] = {}
-        self.op_index: dict[int, dict[int, int]] = {}
-        self._op_traits: dict[str, tuple[bool, Optional[str], bool]] = {}
+        self._op_traits: dict[str, tuple[bool, Optional[str], bool, str]] = {}
+        self._function_facts: dict[int, tuple[str, dict[int, int]]] = {}  # functions live as long as the build
         self._type_texts: dict[int, str] = {}  # id(type) -> its edge label text (types live as long as the build)
         self.group_count = 0
         self.packed: dict[int, list[tuple[str, int]]] = {}  # a folded tuple's value -> its elements' sources
+        # DataflowGraph.nodes_of's index, kept as nodes are made (a pass over 150k nodes saved)
+        self.nodes_of_op: dict[int, list[str]] = defaultdict(list)
 
-    def _traits(self, name: str) -> tuple[bool, Optional[str], bool]:
-        """(is a terminator, its callee's attribute, owns its callee) of op `name`, looked up
-        once per name rather than per op."""
+    def _traits(self, name: str) -> tuple[bool, Optional[str], bool, str]:
+        """(is a terminator, its callee's attribute, owns its callee, palette category) of op
+        `name`, looked up once per name rather than per op."""
         traits = self._op_traits.get(name)
         if traits is None:
-            traits = self._op_traits[name] = (is_terminator(name), callee_attribute(name), owns_callee(name))
+            traits = self._op_traits[name] = (is_terminator(name), callee_attribute(name), owns_callee(name), node_category(name))
         return traits
 
-    def _index(self, function: Function) -> dict[int, int]:
-        key = id(function)
-        if key not in self.op_index:
-            self.op_index[key] = {id(op): k for k, op in enumerate(function.ops)}
-        return self.op_index[key]
+    def _facts(self, function: Function) -> tuple[str, dict[int, int]]:
+        """(name, id(op) -> its place among the function's ops, nested ones included), made once
+        per function rather than per op."""
+        facts = self._function_facts.get(id(function))
+        if facts is None:
+            facts = self._function_facts[id(function)] = (function.sym_name, {id(op): k for k, op in enumerate(function.ops)})
+        return facts
 
     def add_cluster(self, cid: str, kind: str, label: str, parent: Optional[str], function: str, node=None, op=None) -> str:
         self.clusters[cid] = Cluster(cid, kind, label, parent, function, node=node, op=op)
@@ -407,16 +411,27 @@ class _Builder:
 
     # Nodes and edges go straight into the MultiDiGraph's own dicts, as its add_node/add_edge
     # would put them (a 100k-op graph spent a third of its build in those two calls' checks).
-    def add_node(self, nid: str, cluster: str, **data) -> None:
+    def add_node(self, nid: str, data: NodeData) -> None:
+        """Node `nid` in cluster `data["cluster"]`."""
         graph = self.graph
         if len(graph._node) >= MAX_NODES:
             raise GraphError(f"the graph would have more than {MAX_NODES:,} nodes; collapse calls or pick a function")
         if nid in graph._succ:  # made by an edge to it (an owning op's node comes after its operands)
-            graph._node[nid].update(cluster=cluster, **data)
+            graph._node[nid].update(data)
         else:
             graph._succ[nid], graph._pred[nid] = {}, {}
-            graph._node[nid] = NodeData(cluster=cluster, **data)
-        self.clusters[cluster].nodes.append(nid)
+            graph._node[nid] = data
+        self.clusters[data["cluster"]].nodes.append(nid)
+
+    def add_op_node(self, nid: str, cluster: str, kind: str, op: Operation, function: str, category: str) -> None:
+        self.add_node(nid, NodeData(cluster=cluster, kind=kind, op=op, value=None, function=function, mnemonic=op.name, category=category, count=1))
+        self.nodes_of_op[id(op)].append(nid)
+
+    def add_argument_node(self, nid: str, cluster: str, value: Value, function: str, **lazy) -> None:
+        """A block argument's node; `lazy` gives lazy attributes (NodeData) a value of their own."""
+        self.add_node(nid, NodeData(cluster=cluster, kind="argument", op=None, value=value, function=function, mnemonic="argument",
+                                    category="argument", **lazy, count=0))
+        self.nodes_of_op[id(value)].append(nid)
 
     def add_edge(self, source: tuple[str, int], target: str, operand: int, value: Value, **extra) -> None:
         graph, tail = self.graph, source[0]
@@ -435,7 +450,7 @@ class _Builder:
         name = function.sym_name
         for j, arg in enumerate(function.arguments):
             nid = f"{prefix}{name}#arg{j}"
-            self.add_node(nid, cluster, kind="argument", op=None, value=arg, function=name, mnemonic="argument", category="argument", count=0)
+            self.add_argument_node(nid, cluster, arg, name)
             env[id(arg)] = (nid, 0)
             if inputs is not None:
                 self.add_edge(inputs[j], nid, j, arg)
@@ -503,6 +518,7 @@ class _Builder:
             return False
         env[id(op.results[0])] = value
         self.graph.nodes[value[0]].setdefault("folded", []).append(op)
+        self.nodes_of_op[id(op)].append(value[0])
         return True
 
     def _callee(self, op: Operation) -> Optional[Function]:
@@ -511,27 +527,29 @@ class _Builder:
         return callee if callee is not None and not callee.is_declaration else None
 
     def op(self, op: Operation, function: Function, prefix: str, cluster: str, env: dict, stack: tuple[str, ...]) -> str:
-        fname = function.sym_name
-        nid = f"{prefix}{fname}#{self._index(function)[id(op)]}"
-        callee = self._callee(op)
-        if callee is not None and callee.sym_name not in stack and self._traits(op.name)[2]:
-            return self._owning_call(op, callee, nid, function, cluster, env, stack)
-        if self.inline and callee is not None and callee.sym_name not in stack:
-            call_cluster = self.add_cluster(f"call:{nid}", "call", f"{op_title(op)} {op.attr('callee')}", cluster, fname, op=op)
-            inputs = [env[id(v)] for v in op.operands]
-            returned = self.function(callee, nid + "/", call_cluster, inputs, (*stack, callee.sym_name))
-            for k, result in enumerate(op.results):
-                env[id(result)] = (returned, k)
-            return returned
-        kind = "return" if self._traits(op.name)[0] else "op"
+        fname, places = self._facts(function)
+        nid = f"{prefix}{fname}#{places[id(op)]}"
+        terminator, attribute, owns, category = self._traits(op.name)
+        callee = self._callee(op) if attribute is not None else None
+        if callee is not None and callee.sym_name not in stack:
+            if owns:
+                return self._owning_call(op, callee, nid, function, cluster, env, stack)
+            if self.inline:
+                call_cluster = self.add_cluster(f"call:{nid}", "call", f"{op_title(op)} {op.attr('callee')}", cluster, fname, op=op)
+                inputs = [env[id(v)] for v in op.operands]
+                returned = self.function(callee, nid + "/", call_cluster, inputs, (*stack, callee.sym_name))
+                for k, result in enumerate(op.results):
+                    env[id(result)] = (returned, k)
+                return returned
         home = cluster
         if op.regions and any(r.blocks for r in op.regions):
             home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)
-        self.add_node(nid, home, kind=kind, op=op, value=None, function=fname, mnemonic=op.name, category=node_category(op.name), count=1)
+        self.add_op_node(nid, home, "return" if terminator else "op", op, fname, category)
+        add_edge = self.add_edge
         for i, operand in enumerate(op.operands):
             source = env.get(id(operand))
             if source is not None:
-                self.add_edge(source, nid, i, operand)
+                add_edge(source, nid, i, operand)
         for k, result in enumerate(op.results):
             env[id(result)] = (nid, k)
         names = _region_names(op) if op.regions else []
@@ -542,7 +560,7 @@ class _Builder:
             for b, block in enumerate(region.blocks):
                 for j, arg in enumerate(block.arguments):
                     aid = f"{nid}.{r}.{b}.arg{j}"
-                    self.add_node(aid, region_cluster, kind="argument", op=None, value=arg, function=fname, mnemonic="argument", category="argument", location="", count=0)
+                    self.add_argument_node(aid, region_cluster, arg, fname, location="")
                     env[id(arg)] = (aid, 0)
                 self.block(block, function, prefix, region_cluster, env, stack)
         return nid
@@ -561,11 +579,14 @@ class _Builder:
             argument = f"{prefix}{callee.sym_name}#arg{i}"
             if source is not None:  # an operand, not a value captured from outside
                 self.add_edge(source, argument if argument in self.graph else nid, i, operand, argument=True)
-        self.add_node(nid, home, kind="op", op=op, value=None, function=fname, mnemonic=op.name, category=node_category(op.name), count=1)
+        self.add_op_node(nid, home, "op", op, fname, self._traits(op.name)[3])
         if returned is not None:  # the callee's return is the op's node itself: its ROOT feeds it
             for source, _, data in list(self.graph.in_edges(returned, data=True)):
                 self.graph.add_edge(source, nid, key=data["operand"], **data)
-            self.graph.nodes[nid]["folded"] = [self.graph.nodes[returned]["op"]]
+            returned_op = self.graph.nodes[returned]["op"]
+            self.graph.nodes[nid]["folded"] = [returned_op]
+            drawn_by = self.nodes_of_op[id(returned_op)]
+            drawn_by[drawn_by.index(returned)] = nid
             self.clusters[home].nodes.remove(returned)
             self.graph.remove_node(returned)
         for k, result in enumerate(op.results):
@@ -637,6 +658,7 @@ def _build_graph(module: Module, function: Optional[str], inline_calls: bool, gr
     if not inline_calls:
         _add_call_edges(builder)
     graph = DataflowGraph(builder.graph, builder.clusters, module, root, inline_calls)
+    graph._nodes_of_op = builder.nodes_of_op
     graph._prune_empty_clusters()  # a group whose ops were all folded into other boxes
     return graph
 

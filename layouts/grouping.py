@@ -130,12 +130,14 @@ def _signatures(ops: Sequence[Operation]) -> np.ndarray:
 def _scope_paths(ops: Sequence[Operation]) -> list[Optional[list[str]]]:
     """Each op's name-stack path without the op's own name; None without a name stack."""
     known: dict[int, Optional[list[str]]] = {}  # by location: JAX's `#loc` aliases share them
+    shared: dict[tuple, list[str]] = {}  # ops of one scope share one list (_groups_by_name files each list once)
     paths = []
     for op in ops:
         key = id(op.location)
         if key not in known:
             name = name_stack(op.location)
-            known[key] = [p for p in name.split("/") if p][:-1] if name else None  # the last part names the op
+            path = [p for p in name.split("/") if p][:-1] if name else None  # the last part names the op
+            known[key] = shared.setdefault(tuple(path), path) if path is not None else None
         paths.append(known[key])
     return paths
 
@@ -147,8 +149,16 @@ class _Trie:
         self.children: dict[str, _Trie] = {}
         self.members: list[int] = []
 
-    def count(self) -> int:
-        return len(self.members) + sum(c.count() for c in self.children.values())
+    def holds_two(self) -> bool:
+        """Whether two or more ops are below (without counting every op of a big subtree: each
+        trie node asks, so counting them all would be quadratic in the depth)."""
+        seen = len(self.members)
+        stack = list(self.children.values())
+        while seen < 2 and stack:
+            node = stack.pop()
+            seen += len(node.members)
+            stack.extend(node.children.values())
+        return seen >= 2
 
 
 def _groups_by_name(paths: list[Optional[list[str]]]) -> Group:
@@ -159,10 +169,17 @@ def _groups_by_name(paths: list[Optional[list[str]]]) -> Group:
         while common < shortest and all(p[common] == named[0][common] for p in named):
             common += 1
     trie = _Trie()
+    leaf_of: dict[int, _Trie] = {}  # id(path) -> its trie node: ops of one scope share their path
     for index, path in enumerate(paths):
-        node = trie
-        for part in (path or [])[common:]:
-            node = node.children.setdefault(part, _Trie())
+        node = leaf_of.get(id(path))
+        if node is None:
+            node = trie
+            for part in (path or [])[common:]:
+                child = node.children.get(part)
+                if child is None:  # not setdefault: that would make a node for every op
+                    child = node.children[part] = _Trie()
+                node = child
+            leaf_of[id(path)] = node
         node.members.append(index)
     # Ops directly under the root, and lone ops of single-op scopes, stay ungrouped.
     root = Group("", "root", list(trie.members))
@@ -184,7 +201,7 @@ def _build(label: str, node: _Trie) -> Union[Group, list[int]]:
     while len(node.children) == 1 and not node.members:
         (sub_label, sub), = node.children.items()
         label, node = f"{label}/{sub_label}", sub
-    if node.count() < 2:
+    if not node.holds_two():
         return _all_members(node)
     group = Group(label, "names", list(node.members), name=label)
     for sub_label, sub in node.children.items():

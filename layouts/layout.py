@@ -273,7 +273,8 @@ def _write_cache(key: str, layout: Layout) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=folder, suffix=".tmp", delete=False) as handle:
-            json.dump(layout.to_json(), handle, separators=(",", ":"))
+            # dumps, not dump: json.dump streams through the pure-Python encoder (5x slower)
+            handle.write(json.dumps(layout.to_json(), separators=(",", ":")))
         os.replace(handle.name, folder / f"{key}.json")
     except OSError:
         pass  # a read-only cache only costs speed

@@ -413,3 +413,42 @@ async def test_a_graph_that_cannot_be_built_is_said_in_the_pane():
         canvas = await settle(app, pilot)
         assert canvas.graph is None and not app.built
         assert "cannot draw the graph: the graph would have more than 200,000 nodes" in text_of(canvas)
+
+
+# The debugger builds its graph once the first state is drawn (GraphCanvas(build_on_mount=False)):
+# the build waits for start_building(), and asking again does nothing.
+class DeferredCanvasApp(App):
+    def __init__(self, program):
+        super().__init__()
+        self.program = program
+        self.builds = 0
+
+    def _build(self):
+        self.builds += 1
+        return build_graph(self.program.module)
+
+    def compose(self) -> ComposeResult:
+        yield GraphCanvas(build=self._build, build_on_mount=False)
+
+
+async def test_the_graph_is_built_only_when_asked_and_once():
+    program = load(NAN_IN_LOOP)
+    app = DeferredCanvasApp(program)
+    async with app.run_test(size=(120, 40)) as pilot:
+        canvas = await settle(app, pilot)
+        assert app.builds == 0 and canvas.graph is None and not canvas.laying_out
+        assert "building the graph…" in text_of(canvas)
+        op = program.function("main").body.operations[0]
+        canvas.show_current(op)
+        canvas.start_building()
+        canvas.start_building()
+        canvas = await settle(app, pilot)
+        for _ in range(100):
+            if canvas.shown_scene is not None and not canvas.laying_out:
+                break
+            await pilot.pause(0.05)
+        canvas.start_building()
+        canvas = await settle(app, pilot)
+        assert app.builds == 1 and canvas.graph is not None
+        assert canvas.current_node == canvas.graph.nodes_of(op)[0]
+        assert canvas._box_for(canvas.current_node, canvas.shown_scene) is not None

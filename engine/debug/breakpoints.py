@@ -165,7 +165,15 @@ class Resolver:
         self.module = module
         self.entry = entry
         self.path = path
-        self._ops = [op for f in module.functions.values() for op in f.ops]
+        self._every_op: Optional[list[Operation]] = None
+
+    @property
+    def _ops(self) -> list[Operation]:
+        """Every op of the module, listed when a spec is first resolved (a session starts
+        without a walk of every op)."""
+        if self._every_op is None:
+            self._every_op = [op for f in self.module.functions.values() for op in f.ops]
+        return self._every_op
 
     def resolve(self, spec: str) -> tuple[str, frozenset, str]:
         """(kind, ops, note) for a spec; BreakpointError if it points nowhere."""

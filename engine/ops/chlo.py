@@ -12,7 +12,6 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import numpy as np
-import scipy.special
 
 from ..ir.dtypes import widen
 from ..ir.phrases import Phrase
@@ -24,6 +23,14 @@ from .elementwise_provenance import (broadcast_source, combine_step, elementwise
                                      select_provenance, short_name, trailing_dims, value_at)
 from .provenance import ProvenanceQuery, explains
 from .registry import OpCall, op
+
+
+def _special():
+    """scipy.special, imported on first use: importing it (and the scipy it pulls in) took a
+    third of a second of every session's start, and few programs call a special function."""
+    import scipy.special
+
+    return scipy.special
 
 
 def elementwise_op(name: str) -> Callable:
@@ -131,24 +138,24 @@ def asin_acos_w(z: np.ndarray) -> np.ndarray:
 
 @elementwise_op("chlo.erf")
 def erf(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _real(call, operand, scipy.special.erf)
+    return _real(call, operand, _special().erf)
 
 
 @elementwise_op("chlo.erfc")
 def erfc(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _real(call, operand, scipy.special.erfc)
+    return _real(call, operand, _special().erfc)
 
 
 @elementwise_op("chlo.erf_inv")
 def erf_inv(call: OpCall, operand: np.ndarray) -> np.ndarray:
     # XLA returns -0.0 for -0.0 (scipy returns +0.0).
-    return _real(call, operand, lambda x: np.where(x == 0, x, scipy.special.erfinv(x)))
+    return _real(call, operand, lambda x: np.where(x == 0, x, _special().erfinv(x)))
 
 
 @elementwise_op("chlo.bessel_i1e")
 def bessel_i1e(call: OpCall, operand: np.ndarray) -> np.ndarray:
     # i1e is odd: XLA keeps the sign of zero (scipy returns +0.0 for -0.0).
-    return _real(call, operand, lambda x: np.where(x == 0, x, scipy.special.i1e(x)))
+    return _real(call, operand, lambda x: np.where(x == 0, x, _special().i1e(x)))
 
 
 @elementwise_op("chlo.lgamma")
@@ -158,7 +165,7 @@ def lgamma(call: OpCall, operand: np.ndarray) -> np.ndarray:
 
 def log_gamma(x: np.ndarray) -> np.ndarray:
     """log|Gamma(x)|; +inf at the poles and at both infinities (XLA: lgamma(-inf) = +inf)."""
-    return np.where(np.isinf(x), np.inf, scipy.special.gammaln(x))
+    return np.where(np.isinf(x), np.inf, _special().gammaln(x))
 
 
 @elementwise_op("chlo.digamma")
@@ -169,7 +176,7 @@ def digamma(call: OpCall, operand: np.ndarray) -> np.ndarray:
 def digamma_f64(x: np.ndarray) -> np.ndarray:
     """psi(x), NaN at the poles 0, -1, -2, ... (XLA's rule; scipy gives +-inf at 0)."""
     pole = (x <= 0) & (x == np.floor(x))
-    return np.where(pole, np.nan, scipy.special.psi(x))
+    return np.where(pole, np.nan, _special().psi(x))
 
 
 @elementwise_op("chlo.zeta")
@@ -184,7 +191,7 @@ def hurwitz_zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     gives NaN there); at the poles (integer q <= 0) +inf for even integer x and NaN otherwise;
     +inf for x = 1.
     """
-    value = scipy.special.zeta(x, q)
+    value = _special().zeta(x, q)
     value = np.where(np.isinf(x) | (q == np.inf), np.nan, value)
     value = np.where(x < 1, np.nan, value)
     x_integer = x == np.floor(x)
@@ -204,7 +211,7 @@ def polygamma(call: OpCall, n: np.ndarray, x: np.ndarray) -> np.ndarray:
 def polygamma_f64(n: np.ndarray, x: np.ndarray) -> np.ndarray:
     """psi^(n)(x) = (-1)^(n+1) n! zeta(n+1, x) for natural n >= 1, digamma for n = 0, else NaN."""
     sign = 2.0 * np.fmod(n, 2.0) - 1.0
-    result = sign * scipy.special.gamma(n + 1.0) * hurwitz_zeta(n + 1.0, x)
+    result = sign * _special().gamma(n + 1.0) * hurwitz_zeta(n + 1.0, x)
     result = np.where(n == 0, digamma_f64(x), result)
     natural = (n == np.floor(n)) & (n >= 0)
     return np.where(natural, result, np.nan)

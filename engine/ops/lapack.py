@@ -19,7 +19,6 @@ import re
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
-from scipy.linalg import blas, lapack
 
 from ..ir.dtypes import element_dtype
 from .checks import CUSTOM_CALL_TARGETS
@@ -102,6 +101,8 @@ def _every_type(name: str, complex_name: Optional[str] = None) -> dict[str, str]
 
 
 def _routine(letter: str, name: str) -> Callable:
+    from scipy.linalg import lapack  # imported on first use, as scipy's other modules (chlo.py)
+
     return getattr(lapack, letter + name)
 
 
@@ -160,6 +161,8 @@ def _trsm(call: OpCall, letter: str, a: np.ndarray, b: np.ndarray):
     lower = _option(call, "uplo", "L", "LU") == "L"
     transpose = _option(call, "trans_x", "N", "NTC")
     unit = _option(call, "diag", "N", "NU") == "U"
+    from scipy.linalg import blas
+
     solve = getattr(blas, letter + "trsm")
     x = solve(1.0, a, b, side=int(side == "R"), lower=int(lower), trans_a="NTC".index(transpose), diag=int(unit))
     return [x]

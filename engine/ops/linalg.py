@@ -8,7 +8,6 @@ singular inputs give the same NaN/inf patterns.
 from __future__ import annotations
 
 import numpy as np
-import scipy.fft
 
 from ..ir.dtypes import narrow, widen
 from .registry import OpCall, op
@@ -116,6 +115,8 @@ def fft(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = widen(operand)
     if x.size == 0 or 0 in lengths:
         return np.zeros(call.result_shape, dtype)
+    import scipy.fft  # imported on first use, as scipy's other modules (chlo.py)
+
     if kind in ("FFT", "IFFT"):
         # DUCC transforms the last axis first; the order changes the rounding, not the math.
         transform = scipy.fft.fftn if kind == "FFT" else scipy.fft.ifftn

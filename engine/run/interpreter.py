@@ -1,9 +1,9 @@
 """The execution machine: runs functions op by op through the evaluator registry.
 
-Each block is compiled once into a list of steps (evaluator, prepared OpCall, operand and result
-values), so running an op costs a dict lookup per operand and one Python call. There are two
-loops over a block's steps: a fast one for a plain run, and an observed one when listeners are
-attached or the backend keeps values in a form of its own. Listeners get `before_op`/`after_op`
+Each block is compiled once into steps (evaluator, prepared OpCall, operand and result values),
+slice by slice as runs reach them (CompiledSteps), so running an op costs a dict lookup per
+operand and one Python call. There are two loops over a block's steps: a fast one for a plain
+run, and an observed one when listeners are attached or the backend keeps values in a form of its own. Listeners get `before_op`/`after_op`
 for every op, `returning` for every block's terminator and `enter_frame`/`exit_frame` for every
 function call and region body (the debugger's recorder, engine/debug/recording.py, runs a
 recording loop of its own instead). Frames form a stack: function calls, while condition/body iterations, if/case branches
@@ -134,6 +134,70 @@ class Step:
         self.folded: Any = None
 
 
+class CompiledSteps:
+    """A block's steps, compiled in program order as a run reaches them, a slice at a time.
+
+    A 100k-op function starts at once (its first state needs one step, not 100k); iterating the
+    steps compiles the next slice whenever the run gets past the compiled ones, so every run sees
+    the same steps. Constant-folding marks only look back (an op is constant when every operand
+    came from an earlier constant op), so marking slice by slice marks exactly what marking the
+    whole block would."""
+
+    __slots__ = ("_ops", "_steps", "_make", "_step_of", "_constant", "_complete")
+
+    SLICE = 256  # ops compiled at a time: a small loop body in one slice, a big block step by step
+
+    def __init__(self, ops: Sequence[Operation], make: Callable[[Operation], Step], step_of: dict):
+        self._ops = ops
+        self._steps: list[Step] = []
+        self._make = make
+        self._step_of = step_of  # the interpreter's op -> step, filled as slices are compiled
+        self._constant: set = set()
+        self._complete = not ops
+
+    def __len__(self) -> int:
+        return len(self._ops)
+
+    def __iter__(self):
+        if self._complete:
+            return iter(self._steps)
+        return self._growing()
+
+    def __getitem__(self, index: int) -> Step:
+        if index < 0:
+            index += len(self._ops)
+        while index >= len(self._steps) and self._compile_slice():
+            pass
+        return self._steps[index]
+
+    def _growing(self):
+        steps = self._steps
+        i = 0
+        while i < len(steps) or self._compile_slice():
+            yield steps[i]
+            i += 1
+
+    def reach(self, op: Operation) -> Optional[Step]:
+        """The step of `op`, compiling up to it; None when `op` is not one of these steps."""
+        step_of = self._step_of
+        while op not in step_of and self._compile_slice():
+            pass
+        return step_of.get(op)
+
+    def _compile_slice(self) -> bool:
+        """Compile the next slice of steps; False when every step is compiled already."""
+        steps, ops = self._steps, self._ops
+        start = len(steps)
+        if start >= len(ops):
+            return False
+        made = [self._make(op) for op in ops[start:start + self.SLICE]]
+        _mark_constant_steps(made, self._constant)
+        self._step_of.update((step.op, step) for step in made)
+        steps.extend(made)
+        self._complete = len(steps) == len(ops)
+        return True
+
+
 class Interpreter:
     """Runs one process's view of a module: `Interpreter(module).run("main", args)`."""
 
@@ -161,7 +225,7 @@ class Interpreter:
         # When set, reducer bodies always run as regions (no ufunc shortcut for a recognised
         # single-op body), so the debugger can show them evaluated; results may round differently.
         self.expand_bodies = False
-        self._compiled: dict[int, tuple[list[Step], Operation]] = {}
+        self._compiled: dict[int, tuple[CompiledSteps, Optional[Operation]]] = {}
         self._step_of: dict[Operation, Step] = {}
 
     # -- entry points ---------------------------------------------------------------------
@@ -240,7 +304,7 @@ class Interpreter:
             return []
         return [env[v] for v in terminator.operands]
 
-    def _run_steps_general(self, steps: list[Step], terminator, arguments, args, env: dict) -> list[Any]:
+    def _run_steps_general(self, steps: "CompiledSteps", terminator, arguments, args, env: dict) -> list[Any]:
         """The observed loop: the same steps, announced to the listeners before and after each op
         and before the terminator hands its values back (Listener.observe), and values kept in the
         backend's form when its storage is not transparent."""
@@ -291,7 +355,7 @@ class Interpreter:
             message = f"out of memory ({message})"
         return ExecutionError(f"{op.name} failed: {message}", op.pos)
 
-    def _compile(self, block: Block) -> tuple[list[Step], Optional[Operation]]:
+    def _compile(self, block: Block) -> tuple["CompiledSteps", Optional[Operation]]:
         key = id(block)
         compiled = self._compiled.get(key)
         if compiled is not None:
@@ -299,18 +363,14 @@ class Interpreter:
         ops = block.operations
         terminator = ops[-1] if ops and is_terminator(ops[-1].name) else None
         body = ops[:-1] if terminator is not None else ops
-        steps = [self._step(op) for op in body]
-        self._step_of.update((step.op, step) for step in steps)
-        _mark_constant_steps(steps)
-        self._compiled[key] = compiled = (steps, terminator)
+        self._compiled[key] = compiled = (CompiledSteps(body, self._step, self._step_of), terminator)
         return compiled
 
     def step_for(self, op: Operation) -> Step:
-        """The compiled step of `op` (its block compiled on first use)."""
+        """The compiled step of `op` (its block compiled up to it on first use)."""
         step = self._step_of.get(op)
         if step is None:
-            self._compile(op.parent)
-            step = self._step_of.get(op)
+            step = self._compile(op.parent)[0].reach(op)
         if step is not None:
             return step
         raise ExecutionError(f"{op.name} is not a step of its block (a terminator?)", op.pos)
@@ -384,13 +444,13 @@ def _frozen(out: Any) -> Any:
     return out
 
 
-def _mark_constant_steps(steps: list[Step]) -> None:
+def _mark_constant_steps(steps: list[Step], constant: set) -> None:
     """Mark pure region-free ops fed only by constants: they compute the same value every run.
 
     JAX programs broadcast and convert many constants; computing each once makes repeated runs
     (loops, the debugger's replays) cheaper. Listeners still see every op with its value.
+    `constant` holds the values of the block's earlier constant steps and gains these steps' own.
     """
-    constant: set = set()
     for step in steps:
         op = step.call.op
         pure = is_foldable(op.name, bool(op.regions))

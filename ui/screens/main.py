@@ -83,9 +83,9 @@ class MainScreen(TeachingPanes, Screen):
     # --- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         with Horizontal(id="top"):
-            # Without a graph the pane builds it on its layout thread: a big program's panes
-            # come up at once, its graph a moment later.
-            yield GraphCanvas(self.graph, build=lambda: build_graph(self.program.module), id="graph")
+            # Without a graph the pane builds it on its layout thread once the first state is
+            # drawn (_apply): a big program's panes come up at once, its graph a moment later.
+            yield GraphCanvas(self.graph, build=lambda: build_graph(self.program.module), build_on_mount=False, id="graph")
             yield SourceView(self.program.source, language=_language(self.program), id="source")
             yield ExplainPane(id="explain")
         with Horizontal(id="bottom"):
@@ -120,6 +120,8 @@ class MainScreen(TeachingPanes, Screen):
     @work(exclusive=True, group="session")
     async def start(self) -> None:
         if self.break_on:
+            # The run to the breakpoint may be long: the graph is built meanwhile, not after it.
+            self.query_one(GraphCanvas).start_building()
             result = await self.controller.call(self.runner.launch_break, self.break_on)
             self.show_result(result)
             if not result.error:
@@ -212,6 +214,7 @@ class MainScreen(TeachingPanes, Screen):
         self.selected_op = shown if shown is not None else self.selected_op
         self._explain_request = None
         self._refresh_explanation()
+        self.call_after_refresh(canvas.start_building)  # only the first call builds
 
     def on_grid_view_device_selected(self, message: GridView.DeviceSelected) -> None:
         self.inspect_device(message.device)

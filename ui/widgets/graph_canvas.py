@@ -123,10 +123,15 @@ class GraphCanvas(ScrollView, can_focus=False):
         def control(self) -> "GraphCanvas":
             return self.graph_canvas
 
-    def __init__(self, graph: Optional[DataflowGraph] = None, *, build: Optional[Callable[[], DataflowGraph]] = None, name: Optional[str] = None,
-                 id: Optional[str] = None, classes: Optional[str] = None, disabled: bool = False):
+    def __init__(self, graph: Optional[DataflowGraph] = None, *, build: Optional[Callable[[], DataflowGraph]] = None,
+                 build_on_mount: bool = True, name: Optional[str] = None, id: Optional[str] = None, classes: Optional[str] = None,
+                 disabled: bool = False):
         super().__init__(name=name, id=id, classes=classes, disabled=disabled)
         self._build = build  # makes the graph on the layout thread when none is given
+        # Without it, the graph is built once start_building() is called (the debugger calls it
+        # once its other panes are drawn: the build's seconds of Python would slow them down).
+        self._build_on_mount = build_on_mount
+        self._started = False
         self.graph: Optional[DataflowGraph] = None
         self.views: Optional[SceneViews] = None
         self.builder = None
@@ -351,6 +356,15 @@ class GraphCanvas(ScrollView, can_focus=False):
 
     # --- scene requests (UI thread) -----------------------------------------------------------------
     def on_mount(self) -> None:
+        if self.graph is not None or self._build_on_mount:
+            self.start_building()
+
+    def start_building(self) -> None:
+        """Build the graph (when none was given) and lay out its first scene, on the layout thread;
+        called again, it does nothing."""
+        if self._started:
+            return
+        self._started = True
         self._request(_entry_request(self.graph) if self.graph is not None else SceneRequest(View()))
 
     def _bring_into_view(self, node: str, centre: bool) -> None:
