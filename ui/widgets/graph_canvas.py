@@ -5,7 +5,7 @@ inside drawn open, or the neighbourhood of a node (focus mode). Scenes come from
 can take a few hundred milliseconds, so one background thread lays them out while the UI keeps
 what it shows; the latest request wins. Which scene answers a request (and the smaller view shown
 when one is too big to lay out) is layouts/scene_views.py's to decide. Painting is cheap (numpy over the visible window), done
-once per scroll position and sliced per line.
+once per scroll position and sliced per line (graph_paint.py).
 
 Zoom levels derive from the laid-out scene, never from a new layout: "compact" keeps one line
 per box and squeezes empty rows and columns; "dots" draws one cell per node for an overview.
@@ -22,8 +22,6 @@ import threading
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Union
 
-import numpy as np
-from rich.segment import Segment
 from rich.style import Style
 from textual import events, on
 from textual.geometry import Offset, Size
@@ -33,17 +31,13 @@ from textual.strip import Strip
 
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.errors import HlodbgError
-from hlodbg.layouts.canvas import paint
 from hlodbg.layouts.graph import DataflowGraph
-from hlodbg.layouts.palette import style_of
 from hlodbg.layouts.scene import COLLAPSED_PREFIX, Scene
 from hlodbg.layouts.scene_views import FALLBACK_NODES, SceneRequest, SceneResult, SceneViews, View
 from hlodbg.layouts.zoom import ZOOM_LEVELS
 
-BREAKPOINT_MARK = "●"
-MARKER_TAG = -1  # tag id of a breakpoint marker cell (canvas tag ids are never negative)
-NOTE_TAG = -2  # tag id of the cells of the note saying why a smaller view is shown
-WHITE_NAMES = {"white", "bright_white"}  # palette text colours unreadable on a light theme
+from .graph_paint import Highlights, category_style, message_rows, scene_rows
+
 
 
 # --- the widget -------------------------------------------------------------------------------------
@@ -610,32 +604,25 @@ class GraphCanvas(ScrollView, can_focus=False):
             return self._strips
         message = self._message()
         if message is not None:
-            lines = [""] * height
-            if height:
-                lines[height // 2] = message.center(width)[:width]
-            base, text_style = self.rich_style, self._style("graph-canvas--message")
-            rows = [Strip([Segment(line.ljust(width), base + text_style)], width) for line in lines]
-            self._strips = _Strips(key, rows, lines)
-            return self._strips
-        scene = self.shown_scene
-        canvas = paint(scene, x0, y0, width, height)
-        chars, tag_ids = canvas.chars.copy(), canvas.tag_ids.copy()
-        for node in self._boxes_for(self._breakpoints, scene):
-            box = scene.boxes[node]
-            column, row = box.x - x0, box.y - y0
-            if 0 <= column < width and 0 <= row < height:
-                chars[row, column], tag_ids[row, column] = ord(BREAKPOINT_MARK), MARKER_TAG
-        if self._note and height and width:  # the pane says why it shows less than was asked for
-            note = f" {self._note} "[:width]
-            chars[0, :len(note)], tag_ids[0, :len(note)] = [ord(c) for c in note], NOTE_TAG
-        lines = np.ascontiguousarray(chars).view(f"<U{width}").ravel().tolist() if width else [""] * height
-        styles = self._tag_styles(canvas.tags, scene)
-        rows = []
-        for text, tags in zip(lines, tag_ids):
-            cuts = [0, *(np.flatnonzero(tags[1:] != tags[:-1]) + 1).tolist(), width] if width else [0]
-            rows.append(Strip([Segment(text[a:b], styles(int(tags[a]))) for a, b in zip(cuts, cuts[1:])], width))
+            rows, lines = message_rows(message, width, height, self.rich_style + self._style("graph-canvas--message"))
+        else:
+            scene = self.shown_scene
+            rows, lines = scene_rows(scene, x0, y0, width, height, self._highlights(scene), self._note, self._style,
+                                     self.rich_style, self._category_style)
         self._strips = _Strips(key, rows, lines)
         return self._strips
+
+    def _highlights(self, scene: Scene) -> Highlights:
+        """What to mark, as the boxes of `scene` that draw it (a folded box for what it holds)."""
+        fills: dict[str, tuple] = {}
+        for node, mark in self._overlay.items():
+            box = self._box_for(node, scene)
+            if box is not None and (box not in fills or mark[0] > fills[box][0]):
+                fills[box] = mark
+        return Highlights(current=self._box_for(self._current, scene),
+                          selected=self._selected if self._selected in scene.boxes else None,
+                          changed=self._boxes_for(self._changed, scene), breakpoints=self._boxes_for(self._breakpoints, scene),
+                          fills=fills)
 
     def _boxes_for(self, nodes: set[str], scene: Scene) -> set[str]:
         return {box for box in (self._box_for(node, scene) for node in nodes) if box is not None}
@@ -652,59 +639,8 @@ class GraphCanvas(ScrollView, can_focus=False):
     def _category_style(self, category: str) -> Style:
         key = ("category", category)
         if key not in self._styles:
-            style = Style.parse(style_of(category).terminal)
-            if style.color is not None and style.color.name in WHITE_NAMES:
-                style = style.without_color  # the theme's own text colour reads on light and dark
-            self._styles[key] = style
+            self._styles[key] = category_style(category)
         return self._styles[key]
-
-    def _tag_styles(self, tags: list, scene: Scene) -> Callable[[int], Style]:
-        """tag id -> Rich style for this paint (highlights are looked up once per paint)."""
-        base = self.rich_style
-        current = self._box_for(self._current, scene)
-        selected = self._selected if self._selected in scene.boxes else None
-        changed = self._boxes_for(self._changed, scene)
-        breakpoints = self._boxes_for(self._breakpoints, scene)
-        fills: dict[str, tuple] = {}
-        for node, mark in self._overlay.items():
-            box = self._box_for(node, scene)
-            if box is not None and (box not in fills or mark[0] > fills[box][0]):
-                fills[box] = mark
-        cache: dict[int, Style] = {}
-
-        def style(tag_id: int) -> Style:
-            if tag_id in cache:
-                return cache[tag_id]
-            tag = {MARKER_TAG: ("marker", ""), NOTE_TAG: ("note", "")}.get(tag_id) or tags[tag_id]
-            result = base
-            if tag is None:
-                pass
-            elif tag[0] == "note":
-                result = base + self._style("graph-canvas--message")
-            elif tag[0] == "marker":
-                result = base + self._style("graph-canvas--breakpoint")
-            elif tag[0] == "edge":
-                result = base + self._style("graph-canvas--edge-selected" if tag[1] == selected else "graph-canvas--edge")
-            elif tag[0] == "cluster":
-                result = base + self._style("graph-canvas--cluster")
-            else:
-                node = tag[1]
-                box = scene.boxes[node]
-                result = base + self._category_style(box.category)
-                if node in fills:
-                    result += Style(color="black", bgcolor=fills[node][1])
-                if node in breakpoints and box.height == 1:
-                    result += self._style("graph-canvas--breakpoint")
-                if node in changed:
-                    result += self._style("graph-canvas--changed")
-                if node == selected:
-                    result += self._style("graph-canvas--selected")
-                if node == current:
-                    result += self._style("graph-canvas--current")
-            cache[tag_id] = result
-            return result
-
-        return style
 
     # --- mouse -----------------------------------------------------------------------------------------
     def on_click(self, event: events.Click) -> None:
