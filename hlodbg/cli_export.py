@@ -26,7 +26,7 @@ def add_parser(sub) -> None:
                         "none: expand every call in place")
     export.add_argument("--focus", metavar="%N", help="only the neighbourhood of this op or argument (%%12, @fn:%%12), inside its own function (no hop through a call)")
     export.add_argument("--radius", type=int, default=2, metavar="K", help="hops around --focus (default: 2)")
-    export.add_argument("--values", metavar="IN.npz", help="run the program on these arguments (arg0, arg1, ...) and put value summaries in the tooltips")
+    export.add_argument("--values", metavar="IN.npz|DIR", help="run the program on these arguments (arg0, arg1, ... in an .npz, or a directory of NAME.npy files) and put value summaries in the tooltips")
     export.add_argument("--overlay", choices=OVERLAYS, help="colour ops by NaN/Inf in their values, by magnitude (range), by difference from an --against run, "
                         "or by how much the --target's layouts pad their results (padding: physical / logical bytes; no run)")
     export.add_argument("--against", metavar="TARGET|REF.npz", help="for --overlay divergence: another target "
@@ -37,7 +37,7 @@ def add_parser(sub) -> None:
     export.add_argument("--chunk", type=int, default=None, help="module to export in a '// -----' split file")
     export.add_argument("--no-cache", action="store_true", help="lay out again instead of reusing a cached layout")
     export.add_argument("--engine", choices=("auto", "graphviz", "layered"), default="auto", help="layout for SVG and JSON: Graphviz, the layered layout (linear in the graph's size), "
-                        "or auto: the layered one from a few hundred nodes on (default; HLODBG_LAYOUT_ENGINE sets it too). PNG is always drawn by Graphviz")
+                        "or auto: the layered one from 500 nodes or 500 edges on (default; HLODBG_LAYOUT_ENGINE sets it too). PNG is always drawn by Graphviz")
     from hlodbg.cli_target import add_target_options
 
     add_target_options(export, "runs on for --values/--overlay")
