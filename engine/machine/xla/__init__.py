@@ -1,0 +1,1 @@
+"""The XLA backend: real devices (CPU, GPU, TPU) through JAX's runtime, an optional extra."""
