@@ -1,7 +1,16 @@
 """Fixtures every test module may use; shared helper functions live in tests/helpers.py."""
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Eight CPU devices for the XLA backend's grid tests (real collectives between host devices). XLA
+# reads the flag once, when JAX first starts its CPU client, so it is set before any test imports
+# JAX; single-device tests still run on device 0.
+HOST_DEVICES = 8
+if "xla_force_host_platform_device_count" not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={HOST_DEVICES}").strip()
 
 from hlodbg.layouts.layout import clear_memory_cache
 
