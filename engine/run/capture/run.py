@@ -49,7 +49,7 @@ class CaptureSummary:
                 f"{self.manifest.get('platform', '')} device(s){hosts} into {self.directory}: "
                 f"instrumenting {s['instrument']:.2f}s, XLA compile {s['compile']:.2f}s, run {s['run']:.2f}s, "
                 f"write {s['write']:.2f}s; XLA temp memory {format_bytes(self.manifest.get('xla_memory', {}).get('temp', 0))}"
-                + (f"; {len(self.manifest["left_out"])} note(s) on what was left out in capture.json" if self.manifest.get("left_out") else ""))
+                + (f"; {len(self.manifest['left_out'])} note(s) on what was left out in capture.json" if self.manifest.get("left_out") else ""))
 
 
 def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory: str | Path, *,
