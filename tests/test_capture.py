@@ -314,3 +314,108 @@ def test_instrumented_text_reads_back_and_original_is_untouched():
         instrumented.first_output + len(instrumented.outputs))
     assert site(instrumented.original.function("main").ops[3]) == "@main#3"
     assert len(instrumented.original.function("main").function_type.results) == 2
+
+
+NESTED_LOOPS_AND_CASE = """
+module @nested {
+  func.func public @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %zero = stablehlo.constant dense<0> : tensor<i32>
+    %outer:2 = stablehlo.while(%i = %zero, %acc = %x) : tensor<i32>, tensor<2xf32>
+    cond {
+      %three = stablehlo.constant dense<3> : tensor<i32>
+      %go = stablehlo.compare LT, %i, %three, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %inner:2 = stablehlo.while(%k = %zero, %v = %acc) : tensor<i32>, tensor<2xf32>
+      cond {
+        %go2 = stablehlo.compare LT, %k, %i, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+        stablehlo.return %go2 : tensor<i1>
+      } do {
+        %picked = "stablehlo.case"(%k) ({
+          %a = stablehlo.add %v, %v : tensor<2xf32>
+          stablehlo.return %a : tensor<2xf32>
+        }, {
+          %m = stablehlo.multiply %v, %v : tensor<2xf32>
+          stablehlo.return %m : tensor<2xf32>
+        }) : (tensor<i32>) -> tensor<2xf32>
+        %one = stablehlo.constant dense<1> : tensor<i32>
+        %k1 = stablehlo.add %k, %one : tensor<i32>
+        stablehlo.return %k1, %picked : tensor<i32>, tensor<2xf32>
+      }
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %i1 = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %i1, %inner#1 : tensor<i32>, tensor<2xf32>
+    }
+    return %outer#1 : tensor<2xf32>
+  }
+}
+"""
+
+
+def test_nested_loops_keep_each_inner_run_and_case_branches(tmp_path):
+    directory, _ = capture_text(tmp_path, NESTED_LOOPS_AND_CASE, [np.array([1.5, -2], np.float32)], "nested")
+    module = hlodbg.load(tmp_path / "nested.mlir").module
+    captured = check_against_interpreter(directory, module)
+    seen = interpreter_instances(module, [np.array([1.5, -2], np.float32)])
+    kept = {key for key in seen if kept_by_capture(module, key)}
+    assert kept == {row.key for row in captured}
+    main = module.function("main")
+    outer, inner = [op for op in main.ops if op.name == "stablehlo.while"]
+    multiply = next(op for op in main.ops if op.name == "stablehlo.multiply")
+    case = next(op for op in main.ops if op.name == "stablehlo.case")
+    # Outer iteration i runs the inner loop i times; the case's second branch runs at k = 1 (and
+    # k >= 2 runs the last branch too, as the spec says for an index out of range).
+    assert sorted(row.context for row in captured if row.site == site(multiply)) == [
+        f"{site(outer)}[2]/{site(inner)}[1]/{site(case)}"]
+
+
+LOOP_OVER_MANUAL = """
+module @loop_over_manual attributes {mhlo.num_partitions = 4 : i32, mhlo.num_replicas = 1 : i32} {
+  sdy.mesh @mesh = <["x"=2, "y"=2]>
+  func.func public @main(%x: tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) -> (tensor<4x2xf32> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}) {
+    %zero = stablehlo.constant dense<0> : tensor<i32>
+    %out:2 = stablehlo.while(%i = %zero, %acc = %x) : tensor<i32>, tensor<4x2xf32>
+    cond {
+      %n = stablehlo.constant dense<3> : tensor<i32>
+      %go = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %go : tensor<i1>
+    } do {
+      %y = sdy.manual_computation(%acc) in_shardings=[<@mesh, [{"x"}, {}]>] out_shardings=[<@mesh, [{"x"}, {}]>] manual_axes={"x"} (%local: tensor<2x2xf32>) {
+        %total = "stablehlo.all_reduce"(%local) <{channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, replica_groups = dense<[[0, 2], [1, 3]]> : tensor<2x2xi64>, use_global_device_ids}> ({
+        ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+          %s = stablehlo.add %a, %b : tensor<f32>
+          stablehlo.return %s : tensor<f32>
+        }) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+        %half = stablehlo.constant dense<0.5> : tensor<2x2xf32>
+        %scaled = stablehlo.multiply %total, %half : tensor<2x2xf32>
+        %mixed = stablehlo.add %scaled, %local : tensor<2x2xf32>
+        sdy.return %mixed : tensor<2x2xf32>
+      } : (tensor<4x2xf32>) -> tensor<4x2xf32>
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %j = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %j, %y : tensor<i32>, tensor<4x2xf32>
+    }
+    return %out#1 : tensor<4x2xf32>
+  }
+}
+"""
+
+
+def test_partly_manual_computation_inside_a_loop_gives_every_device_each_iteration(tmp_path):
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    directory, _ = capture_text(tmp_path, LOOP_OVER_MANUAL, [x], "loop_over_manual")
+    module = hlodbg.load(tmp_path / "loop_over_manual.mlir").module
+    captured = check_against_interpreter(directory, module)
+    seen = interpreter_instances(module, [x])
+    manual = next(op for op in module.function("main").ops if op.name == "sdy.manual_computation")
+    inside = {key for key in seen if f"/{site(manual)}" in key[0] and kept_by_capture(module, key)}
+    inside -= reducer_instances(module, seen)
+    assert inside == {row.key for row in captured if f"/{site(manual)}" in row.context}
+    mixed = next(op for op in module.function("main").ops if op.results and op.results[0].name == "%mixed")
+    loop = next(op for op in module.function("main").ops if op.name == "stablehlo.while")
+    # Manual over "x" only: devices 0 and 1 (x = 0, y free) hold the same tile, 2 and 3 the other.
+    rows = {row.device: captured.load(row) for row in captured
+            if row.site == site(mixed) and row.context == f"{site(loop)}[2]/{site(manual)}"}
+    assert sorted(rows) == [0, 1, 2, 3]
+    np.testing.assert_array_equal(rows[0], rows[1])
+    assert not np.array_equal(rows[0], rows[2])
