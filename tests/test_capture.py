@@ -419,3 +419,21 @@ def test_partly_manual_computation_inside_a_loop_gives_every_device_each_iterati
     assert sorted(rows) == [0, 1, 2, 3]
     np.testing.assert_array_equal(rows[0], rows[1])
     assert not np.array_equal(rows[0], rows[2])
+
+
+def test_mixed_bf16_capture_is_xla_with_its_excess_precision(tmp_path):
+    """XLA:CPU converts a bf16 multiply straight to f32 without rounding it to bf16 first; the
+    capture shows that (the interpreter agrees with --excess-precision, not without)."""
+    from hlodbg.engine.machine.targets import backend_for
+
+    program, args = shared_program("mixed_bf16")
+    directory, _ = capture_text(tmp_path, program.source, args, "mixed_bf16")
+    captured = Capture.open(directory)
+    expected = np.load(PROGRAMS / "mixed_bf16.expected.npz")["result1"]
+    last = site(program.module.function("main").ops[-2])  # %6, the f32 convert before the return
+    np.testing.assert_array_equal(captured.array("", last), expected)
+    seen = {}
+    Interpreter(program.module, backend=backend_for("cpu", excess_precision=True),
+                listeners=[Instances(seen, 0)]).run("main", args)
+    for row in captured:
+        assert difference(captured.load(row), seen[row.key]) is None, row.key
