@@ -437,3 +437,32 @@ def test_mixed_bf16_capture_is_xla_with_its_excess_precision(tmp_path):
                 listeners=[Instances(seen, 0)]).run("main", args)
     for row in captured:
         assert difference(captured.load(row), seen[row.key]) is None, row.key
+
+
+REPLICATED = """
+module @replicated attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 2 : i32} {
+  func.func public @main(%x: tensor<3xf32>) -> tensor<3xf32> {
+    %id = stablehlo.replica_id : tensor<ui32>
+    %f = stablehlo.convert %id : (tensor<ui32>) -> tensor<f32>
+    %wide = stablehlo.broadcast_in_dim %f, dims = [] : (tensor<f32>) -> tensor<3xf32>
+    %y = stablehlo.add %x, %wide : tensor<3xf32>
+    %sum = "stablehlo.all_reduce"(%y) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>}> ({
+    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+      %s = stablehlo.add %a, %b : tensor<f32>
+      stablehlo.return %s : tensor<f32>
+    }) : (tensor<3xf32>) -> tensor<3xf32>
+    return %sum : tensor<3xf32>
+  }
+}
+"""
+
+
+def test_replicated_program_gives_every_device_its_own_rows(tmp_path):
+    x = np.array([1, 2, 3], np.float32)
+    directory, _ = capture_text(tmp_path, REPLICATED, [x], "replicated")
+    module = hlodbg.load(tmp_path / "replicated.mlir").module
+    captured = check_against_interpreter(directory, module)
+    assert captured.grid == (2, 1) and "global_values" not in captured.manifest
+    add = site(module.function("main").ops[3])
+    np.testing.assert_array_equal(captured.array("", add, 0, 1) - captured.array("", add, 0, 0), np.ones(3, np.float32))
+    assert {row.device for row in captured} == {0, 1}
