@@ -4,6 +4,7 @@ merges, and the merged capture holds every device's rows, equal to a one-process
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -33,10 +34,11 @@ def host_command(out, port: int, process: int) -> list[str]:
             "--coordinator", f"127.0.0.1:{port}", "--num-processes", "2", "--process-id", str(process)]
 
 
-def run_hosts(out) -> list[subprocess.CompletedProcess]:
+def run_hosts(*outs) -> list[subprocess.CompletedProcess]:
+    """Two hosts writing into outs[0] (one directory: a shared file system) or outs[k] each."""
     port = free_port()
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_PLATFORMS": "cpu"}
-    hosts = [subprocess.Popen(host_command(out, port, k), cwd=REPO, env=env, stdout=subprocess.PIPE,
+    hosts = [subprocess.Popen(host_command(outs[k % len(outs)], port, k), cwd=REPO, env=env, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True) for k in range(2)]
     done = []
     try:
@@ -79,3 +81,22 @@ def test_two_host_capture_merges_into_the_one_host_capture(tmp_path, capsys):
     assert main(["capture", "--merge", str(many)]) == 0
     assert {row.key for row in Capture.open(many)} == {row.key for row in single}
     assert "merged" in capsys.readouterr().out
+
+
+def test_hosts_without_a_shared_disk_merge_by_hand(tmp_path, capsys):
+    require_shared()
+    first, second = tmp_path / "host0.hlocap", tmp_path / "host1.hlocap"
+    results = run_hosts(first, second)
+    for k, result in enumerate(results):
+        assert result.returncode == 0, f"host {k}: {result.stderr[-2000:]}"
+    assert "Not merged yet" in results[0].stdout and f"hlodbg capture --merge {first}" in results[0].stdout
+    assert not (second / "capture.json").exists()  # only host 0 writes the manifest, program and inputs
+    for path in second.rglob("*"):
+        if path.is_file():
+            target = first / path.relative_to(second)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(path, target)
+    assert main(["capture", "--merge", str(first)]) == 0
+    merged = Capture.open(first)
+    assert {row.device for row in merged} == set(range(8))
+    assert len(merged.rows) == len({row.key for row in merged.rows})

@@ -25,6 +25,7 @@ class Cursor:
     def __init__(self, block: Block, anchor: Optional[Operation]):
         self.block = block
         self.anchor = anchor
+        self.position = -1  # the anchor's index, checked before each use (a block may hold 100k ops)
 
     @classmethod
     def before(cls, op: Operation) -> "Cursor":
@@ -36,7 +37,13 @@ class Cursor:
 
     def add(self, op: Operation) -> Value:
         operations = self.block.operations
-        index = len(operations) if self.anchor is None else operations.index(self.anchor)
+        if self.anchor is None:
+            index = len(operations)
+        else:
+            index = self.position
+            if not (0 <= index < len(operations) and operations[index] is self.anchor):
+                index = len(operations) - 1 if operations[-1] is self.anchor else operations.index(self.anchor)
+            self.position = index + 1
         operations.insert(index, op)
         op.parent = self.block
         return op.results[0] if op.results else None

@@ -25,7 +25,7 @@ import numpy as np
 from ...ir.errors import HlodbgError
 from ...machine.memory import format_bytes
 from ...machine.xla import runtime as xla
-from ..capture_format import CaptureWriter, merge
+from ..capture_format import CaptureError, CaptureWriter, merge
 from .decode import Decoder, Pieces
 from .transform import DEFAULT_LOOP_CAPACITY, Instrumented, Selection, instrument
 
@@ -42,6 +42,7 @@ class CaptureSummary:
     seconds: dict[str, float]
     manifest: dict = field(default_factory=dict)
     host: int = 0  # this process, on many hosts
+    unmerged: str = ""  # why host 0 could not merge the hosts' indexes (no shared file system)
 
     def describe(self) -> str:
         s = self.seconds
@@ -51,7 +52,9 @@ class CaptureSummary:
                 f"{self.manifest.get('platform', '')} device(s){hosts} into {self.directory}: "
                 f"instrumenting {s['instrument']:.2f}s, XLA compile {s['compile']:.2f}s, run {s['run']:.2f}s, "
                 f"write {s['write']:.2f}s; XLA temp memory {format_bytes(self.manifest.get('xla_memory', {}).get('temp', 0))}"
-                + (f"; {len(self.manifest['left_out'])} note(s) on what was left out in capture.json" if self.manifest.get("left_out") else ""))
+                + (f"; {len(self.manifest['left_out'])} note(s) on what was left out in capture.json" if self.manifest.get("left_out") else "")
+                + (f". Not merged yet ({self.unmerged}): copy every host's values/h<k>-*.npy and index-host<k>.csv "
+                   f"into {self.directory}, then run hlodbg capture --merge {self.directory}" if self.unmerged else ""))
 
 
 def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory: str | Path, *,
@@ -98,12 +101,16 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
         manifest["baseline"] = _baseline(rt, text, filename, devices, replicas, partitions)
     first = host in (None, 0)
     writer.finish(manifest if first else None, text if first else None, list(arguments) if first else None)
+    unmerged = ""
     if host is not None:
         rt.barrier("hlodbg capture written")
         if first:
-            merge(directory)
+            try:
+                merge(directory)
+            except CaptureError as error:  # the other hosts wrote to their own disks
+                unmerged = str(error)
     return CaptureSummary(Path(directory), len(writer.rows), written, len(devices), rt.process_count, seconds, manifest,
-                          host or 0)
+                          host or 0, unmerged)
 
 
 def _run(rt, executable, instrumented: Instrumented, arguments, devices, replicas: int, partitions: int) -> list[Decoder]:
