@@ -181,7 +181,8 @@ class _Instrumenter:
             notes.append("constants (their values are in the program text; name them in --values to capture them)")
         for name, sites in sorted(self.inner_left_out.items()):
             shown = ", ".join(sites[:5]) + (f" and {len(sites) - 5} more" if len(sites) > 5 else "")
-            notes.append(f"values inside {name} bodies ({shown}): XLA runs them as loops over elements")
+            notes.append(f"values inside {name} bodies or callees ({shown}): XLA runs reducer bodies as loops over "
+                         f"elements; other regions and callees of these ops are not threaded out")
         return notes
 
     def _function(self, function: Function, entry: bool = False) -> list[_Pending]:
@@ -252,9 +253,7 @@ class _Instrumenter:
         threader = THREADERS.get(op.name)
         if threader is not None:
             pending.extend(threader(self, op, original))
-        elif op.regions and any(block.operations for region in op.regions for block in region.blocks):
-            self.inner_left_out.setdefault(op.name, []).append(_site_text(original))
-        elif callee_attribute(op.name):
+        elif callee_attribute(op.name) or any(block.operations for region in op.regions for block in region.blocks):
             self.inner_left_out.setdefault(op.name, []).append(_site_text(original))
         return pending
 
