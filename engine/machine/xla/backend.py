@@ -9,13 +9,14 @@ types, never from its name (`how_xla_backend_runs`):
 - "kernel": XLA compiles and runs the op. It must be of a dialect XLA reads (StableHLO, CHLO), be
   pure (or a custom call XLA implements itself: any target but a side-effecting one or one of
   hlodbg's check/interpreter ops, e.g. LAPACK on the CPU), have operands, and take and give only
-  statically shaped, unquantized tensors. Its regions (reduce bodies, comparators) go with it.
+  statically shaped, unquantized tensors. Its regions (reduce bodies, comparators) go with it,
+  unless they read values from outside the op, which XLA refuses to export.
 - "passes": the interpreter runs the op on the device arrays as they are, because it only hands
   values on: calls, loops and branches (their frames see device arrays; a loop's condition comes
   to the host as one scalar), tuples, tokens and futures.
 - "host": the interpreter computes the op with numpy on host copies of its operands: hlodbg's own
   ops (hlo.*, check.*, interpreter.*), effects (random numbers, collectives, replica ids),
-  quantized and dynamically shaped values. Their numpy results are put on the device by the next
+  quantized and dynamically shaped values, bodies reading enclosing values. Their numpy results are put on the device by the next
   kernel that reads them. Ops without operands (constants, iota) are computed on the host too and
   put on the device at once: they are constant steps, so that happens once per run.
 
@@ -53,10 +54,12 @@ def how_xla_backend_runs(op: Any) -> str:
         return "host"
     if effect_of(name) != "pure" and not _xla_custom_call(op):
         return "host"
-    for value in (*values, *captured_values(op)):
+    for value in values:
         t = value.type
-        if not isinstance(t, TensorType) or not t.is_static or isinstance(t.element, QuantizedType):
+        if not t.is_static or isinstance(t.element, QuantizedType):
             return "host"
+    if op.regions and captured_values(op):
+        return "host"
     return "kernel"
 
 
@@ -117,19 +120,14 @@ class XlaBackend(Backend):
 
     def _kernel(self, op: Any) -> Callable:
         """An evaluator running `op` as a single-op module on this backend's device."""
-        captured = captured_values(op)
         state: dict[str, Any] = {}
 
         def kernel(call: Any, *operands: Any) -> Any:
             executable = state.get("executable")
             if executable is None:
                 executable = state["executable"] = self._compile(call)
-            arguments = list(operands)
-            if captured:
-                env = call.interpreter.frame.env
-                arguments.extend(env[v] for v in captured)
             try:
-                results = executable.run(arguments)
+                results = executable.run(operands)
             except XlaError as error:
                 raise ExecutionError(error.message, op.pos) from None
             return results[0] if len(op.results) == 1 else results
