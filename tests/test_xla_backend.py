@@ -292,3 +292,18 @@ def test_run_on_xla_prints_and_writes_the_results(jax, tmp_path, capsys):
     want = hlodbg.load(TWO_ADDS).run(seed=1)
     with np.load(out) as written:
         _assert_matches([written["result0"]], want)
+
+
+async def test_the_inspector_shows_a_device_value_where_a_nan_breakpoint_stops(jax, private_hlodbg_dirs):
+    from hlodbg.engine.machine.targets import backend_for
+    from hlodbg.ui.app import HlodbgApp
+    from hlodbg.ui.widgets.inspector import TensorInspector
+    from .pilot import settle
+
+    app = HlodbgApp(hlodbg.load(NAN_PROGRAM), args=[HUNDREDS], memory="1G", persist=False, break_on="nan",
+                    backend=backend_for("xla:cpu"))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        assert app.screen.state.stop_reason == "breakpoint"
+        text = app.screen.query_one(TensorInspector).render_text()
+        assert "%s" in text and "NaN" in text and "iteration 3" in text
