@@ -184,34 +184,36 @@ def test_an_op_signature_is_compiled_once(jax):
     assert KERNELS.compiles - before == first
 
 
-def test_kernels_name_the_mesh_and_bodies_reading_enclosing_values_stay_in_the_interpreter(jax):
+def test_kernels_name_the_mesh_and_combiner_bodies_the_interpreter_runs_stay_there(jax):
     from hlodbg.engine.machine.xla.backend import how_xla_backend_runs
     from hlodbg.engine.machine.xla.kernels import captured_values, single_op_module
 
     program = hlodbg.load("""
 module {
   sdy.mesh @mesh = <["x"=1]>
-  func.func @main(%a: tensor<4xf32>, %s: tensor<f32>) -> tensor<f32> {
+  func.func @main(%a: tensor<16x8xf32>, %s: tensor<f32>) -> tensor<8xf32> {
     %zero = stablehlo.constant dense<0.0> : tensor<f32>
-    %b = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}]>]>} : tensor<4xf32>
-    %r = stablehlo.reduce(%b init: %zero) across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+    %b = stablehlo.add %a, %a {sdy.sharding = #sdy.sharding_per_value<[<@mesh, [{}, {}]>]>} : tensor<16x8xf32>
+    %r = stablehlo.reduce(%b init: %zero) across dimensions = [0] : (tensor<16x8xf32>, tensor<f32>) -> tensor<8xf32>
       reducer(%x: tensor<f32>, %y: tensor<f32>) {
         %t = stablehlo.add %x, %y : tensor<f32>
         %u = stablehlo.multiply %t, %s : tensor<f32>
         stablehlo.return %u : tensor<f32>
       }
-    return %r : tensor<f32>
+    return %r : tensor<8xf32>
   }
 }""")
     add = next(op for op in program.module.walk() if op.name == "stablehlo.add")
     reduce = next(op for op in program.module.walk() if op.name == "stablehlo.reduce")
     assert how_xla_backend_runs(add) == "kernel"
     text = single_op_module(add, program.module)
-    assert '"sdy.mesh"() <{sym_name = "mesh"' in text and "func.func public @main(%arg0: tensor<4xf32>, %arg1: tensor<4xf32>)" in text
+    assert '"sdy.mesh"() <{sym_name = "mesh"' in text and "func.func public @main(%arg0: tensor<16x8xf32>, %arg1: tensor<16x8xf32>)" in text
     (captured,) = captured_values(reduce)
     assert captured is program.module.function("main").arguments[1]
     assert how_xla_backend_runs(reduce) == "host"  # XLA refuses to export such a body
-    a = np.array([1, 2, 3, 4], np.float32)
+    # ... and its body's ops, which the interpreter then applies to whole rows at once, too
+    assert {how_xla_backend_runs(op) for op in reduce.regions[0].blocks[0].operations} == {"host", "passes"}
+    a = np.linspace(-1, 1, 128, dtype=np.float32).reshape(16, 8)
     _assert_matches(program.run(a, np.float32(2), target="xla:cpu"), program.run(a, np.float32(2), target="cpu"))
 
 

@@ -16,7 +16,9 @@ types, never from its name (`how_xla_backend_runs`):
   to the host as one scalar), tuples, tokens and futures.
 - "host": the interpreter computes the op with numpy on host copies of its operands: hlodbg's own
   ops (hlo.*, check.*, interpreter.*), effects (random numbers, collectives, replica ids),
-  quantized and dynamically shaped values, bodies reading enclosing values. Their numpy results are put on the device by the next
+  quantized and dynamically shaped values, bodies reading enclosing values, and every op of a
+  combiner body (`expandable_body`: the interpreter applies it to whole arrays at once, when it
+  runs the owner itself or the debugger shows the body evaluated). Their numpy results are put on the device by the next
   kernel that reads them. Ops without operands (constants, iota) are computed on the host too and
   put on the device at once: they are constant steps, so that happens once per run.
 
@@ -29,7 +31,8 @@ import copy
 from typing import Any, Callable, Optional
 
 from ...ir.errors import ExecutionError
-from ...ir.opdefs import callee_attribute, effect_of, has_aliasing_regions, is_collective, is_terminator
+from ...ir.opdefs import (callee_attribute, effect_of, has_aliasing_regions, has_expandable_body, is_collective,
+                          is_terminator)
 from ...ir.types import QuantizedType, TensorType
 from ..backend import Backend
 from .device_values import to_host
@@ -50,7 +53,7 @@ def how_xla_backend_runs(op: Any) -> str:
     values = [*op.operands, *op.results]
     if any(not isinstance(v.type, TensorType) for v in values):
         return "passes"  # tuples, tokens, futures: packed and unpacked, never computed with
-    if op.dialect not in XLA_DIALECTS or not op.operands or is_collective(name):
+    if op.dialect not in XLA_DIALECTS or not op.operands or is_collective(name) or _in_combiner_body(op):
         return "host"
     if effect_of(name) != "pure" and not _xla_custom_call(op):
         return "host"
@@ -61,6 +64,15 @@ def how_xla_backend_runs(op: Any) -> str:
     if op.regions and captured_values(op):
         return "host"
     return "kernel"
+
+
+def _in_combiner_body(op: Any) -> bool:
+    owner = op.parent_op
+    while owner is not None and owner.name != "func.func":
+        if has_expandable_body(owner.name):
+            return True
+        owner = owner.parent_op
+    return False
 
 
 def _xla_custom_call(op: Any) -> bool:
