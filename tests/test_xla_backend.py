@@ -261,6 +261,22 @@ def test_a_debugger_session_on_xla_sees_what_it_sees_on_cpu(jax):
     assert xla["recorded"] > 0  # device buffers are counted too
 
 
+def test_stepping_into_a_reduce_shows_its_body_evaluated_as_on_cpu(jax):
+    seen = {}
+    for target in ("cpu", "xla:cpu"):
+        session = hlodbg.load(NAN_PROGRAM).session([HUNDREDS], target=target)
+        try:
+            session.run_to("stablehlo.reduce")
+            stop = session.step_in()
+            seen[target] = (stop.reason, session.expanded, session.op.name, len(session.trace),
+                            [np.asarray(v) for v in session.outputs()])
+        finally:
+            session.close()
+    assert seen["xla:cpu"][:4] == seen["cpu"][:4] and seen["cpu"][2] == "stablehlo.add"
+    for got, want in zip(seen["xla:cpu"][4], seen["cpu"][4]):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_a_big_float_value_is_summarised_on_its_device(jax):
     from hlodbg.engine.debug.breakpoints import surely_finite, value_test
     from hlodbg.engine.debug.summary import summarize
