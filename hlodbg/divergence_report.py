@@ -158,10 +158,11 @@ def _summary_json(summary) -> Optional[dict]:
 
 
 # -- hlodbg run --break-on diverge --------------------------------------------------------------------
-def run_to_divergence(program, entry: str, values: list, spec: str, args, grid: tuple = (1, 1)):
+def run_to_divergence(program, entry: str, values: list, spec: str, args, grid: tuple = (1, 1), target=None):
     """`hlodbg run --break-on diverge`: (exit status, the target run's results, what it printed).
     Both runs go in lockstep, unrecorded, on one process or every device of `grid`, and stop at
-    the first divergence, reported as every --break-on stop is (exit 3)."""
+    the first divergence, reported as every --break-on stop is (exit 3). `target`: the backend
+    of the first run instead of --target's (a capture's)."""
     from hlodbg.engine.debug.breakpoints import BreakpointError
     from hlodbg.engine.debug.divergence import compare_runs, parse_diverge_spec
 
@@ -169,9 +170,9 @@ def run_to_divergence(program, entry: str, values: list, spec: str, args, grid: 
         wanted = parse_diverge_spec(spec)
     except BreakpointError as e:
         raise e.about("--break-on") from None
-    target, against = backends(args, wanted.against)
-    report = compare_runs(program.module, values, target, against, entry=entry, rtol=wanted.rtol, atol=wanted.atol,
-                          stop_at_first=True, grid=grid)
+    named, against = backends(args, wanted.against or ("cpu" if target is not None else None))
+    report = compare_runs(program.module, values, target or named, against, entry=entry, rtol=wanted.rtol,
+                          atol=wanted.atol, stop_at_first=True, grid=grid)
     if report.first is not None:
         head = f"stopped at breakpoint {spec!r} after {_at(report.first.place)}"
         print("\n".join(divergence_lines(report.first, report, args.program, head)))
