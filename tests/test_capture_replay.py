@@ -1,0 +1,353 @@
+"""Debugging a capture (engine/debug/capture_replay.py, `--capture` on open/run/diff): the program
+runs in hlodbg's interpreter with the captured values in place of computed ones.
+
+Captures here are written by tests/capture_helpers.py from hlodbg's own run, with chosen values
+altered to stand in for what a real device did differently (a NaN at one loop iteration, one
+device's value perturbed).
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hlodbg
+from hlodbg.cli import main
+from hlodbg.engine.debug.capture_replay import CAPTURED, COMPUTED, CaptureBackend, open_capture, value_source
+from hlodbg.engine.run.capture_format import INDEX, MANIFEST, CaptureError
+from hlodbg.engine.run.interpreter import Interpreter
+from hlodbg.engine.run.spmd import run_global
+
+from .capture_helpers import write_capture
+from .helpers import PROGRAMS, require_shared
+from .pilot import settle
+
+DATA = Path(__file__).resolve().parent / "data"
+LOOP = DATA / "capture_loop.mlir"
+X = np.array([1.0, -2.0, 3.0, 0.5], np.float32)
+# Op sites of capture_loop.mlir: the while, the call in its body, @step's multiply and add.
+WHILE, CALL, MULTIPLY, ADD = "@main#1", "@main#7", "@step#3", "@step#4"
+
+
+def at_iteration(i: int) -> str:
+    """The context of @step's values in iteration i of the loop."""
+    return f"{WHILE}[{i}]/{CALL}"
+
+
+def loop_capture(tmp_path: Path, alter=None, name: str = "run.hlocap") -> Path:
+    program = hlodbg.load(LOOP)
+    return write_capture(program.module, LOOP.read_text(), [X], tmp_path / name, alter=alter)
+
+
+def nan_at(iteration: int):
+    def alter(context, site, result, device, array):
+        if context == at_iteration(iteration) and site == ADD:
+            array = array.copy()
+            array[2] = np.nan
+        return array
+    return alter
+
+
+def perturbed_at(iteration: int, site_text: str = MULTIPLY, device: int = 0, factor: float = 1.01):
+    def alter(context, site, result, on, array):
+        if context.endswith(at_iteration(iteration)) if iteration is not None else True:
+            if site == site_text and on == device:
+                return (array * array.dtype.type(factor)).astype(array.dtype)
+        return array
+    return alter
+
+
+def events_with_results(session):
+    trace = session.trace
+    return [e for e in range(len(trace)) if trace.ops[e].results and trace.done(e)]
+
+
+# -- replay ------------------------------------------------------------------------------------------
+
+def test_replaying_an_unaltered_capture_gives_the_run_and_every_value_is_captured(tmp_path):
+    capture = open_capture(loop_capture(tmp_path))
+    program = hlodbg.load(LOOP)
+    backend = CaptureBackend(capture)
+    replayed = Interpreter(program.module, backend=backend).run("main", capture.inputs())
+    plain = Interpreter(program.module).run("main", [X])
+    for ours, theirs in zip(replayed, plain):
+        assert np.array_equal(ours, theirs)
+    assert backend.replayed > 0 and backend.computed == 0
+
+    session = program.debug(capture.inputs(), backend=backend, persist=False).session
+    session.continue_()
+    assert session.finished
+    events = events_with_results(session)
+    assert len(events) > 60
+    assert {value_source(session, e) for e in events} == {CAPTURED}
+    assert value_source(program.debug([X], persist=False).session, 0) is None  # not a capture: no word
+
+
+def test_values_the_capture_left_out_are_computed_and_marked_so(tmp_path):
+    directory = loop_capture(tmp_path)
+    index = directory / INDEX
+    lines = index.read_text().splitlines()
+    kept = [line for line in lines if f",{MULTIPLY}," not in line]
+    assert len(kept) < len(lines)
+    index.write_text("\n".join(kept) + "\n")
+    capture = open_capture(directory)
+    program = hlodbg.load(LOOP)
+    session = program.debug(capture.inputs(), backend=CaptureBackend(capture), persist=False).session
+    session.continue_()
+    sources = {session.trace.ops[e].name: value_source(session, e) for e in events_with_results(session)}
+    assert sources["stablehlo.multiply"] == COMPUTED and sources["stablehlo.add"] == CAPTURED
+    plain = Interpreter(program.module).run("main", [X])
+    assert np.array_equal(session.results[0], plain[0])
+
+
+def test_a_loop_follows_the_captured_condition_not_its_own(tmp_path):
+    # The device's loop ran 3 iterations (its condition said false at iteration 3): the replay does too.
+    def stop_early(context, site, result, device, array):
+        if context == f"{WHILE}[3]" and site == "@main#3":  # the condition's compare
+            return np.array(False)
+        return array
+
+    capture = open_capture(loop_capture(tmp_path, stop_early))
+    program = hlodbg.load(LOOP)
+    session = program.debug(capture.inputs(), backend=CaptureBackend(capture), persist=False).session
+    session.continue_()
+    iterations = {session.trace.frame_records[r].iteration for r in range(len(session.trace.frame_records))}
+    assert max(i for i in iterations if i is not None) == 3  # condition #0..#3, bodies #0..#2
+
+
+# -- breakpoints meet the captured run -----------------------------------------------------------------
+
+def test_run_break_on_nan_stops_at_the_iteration_the_device_made_it(tmp_path, capsys):
+    directory = loop_capture(tmp_path, nan_at(5))
+    assert main(["run", str(LOOP), "--capture", str(directory), "--break-on", "nan"]) == 3
+    out = capsys.readouterr().out
+    assert "first NaN produced by event" in out and "%s = stablehlo.add" in out
+    assert "while.body #5" in out
+    # The plain run of the same program has no NaN at all.
+    assert main(["run", str(LOOP), "--args", str(_npz(tmp_path)), "--break-on", "nan"]) == 0
+
+
+def _npz(tmp_path: Path) -> Path:
+    path = tmp_path / "x.npz"
+    np.savez(path, arg0=X)
+    return path
+
+
+def test_a_session_nan_breakpoint_stops_at_iteration_5_and_stepping_back_keeps_the_captured_values(tmp_path):
+    capture = open_capture(loop_capture(tmp_path, nan_at(5)))
+    program = hlodbg.load(LOOP)
+    # A tiny budget: values are dropped as the run goes, and read again (recomputed) when asked.
+    session = program.debug(capture.inputs(), backend=CaptureBackend(capture), persist=False, memory="2K").session
+    session.break_at("nan")
+    stop = session.continue_()
+    assert stop.reason == "breakpoint"
+    hit = session.event(stop.hits[0].event)
+    assert hit.op.name == "stablehlo.add" and hit.iterations == (5,)
+    assert np.isnan(hit.outputs[0][2]) and value_source(session, hit.id) == CAPTURED
+    session.continue_()
+    assert session.finished
+    store = session.timeline.view.store
+    before = store.recomputed
+    first_add = next(e for e in events_with_results(session) if session.trace.ops[e] is hit.op
+                     and session.event(e).iterations == (5,))
+    assert np.isnan(session.event(first_add).outputs[0][2])  # read back as captured, not recomputed
+    assert store.recomputed >= before
+
+
+def test_a_dropped_value_is_read_back_from_the_capture(tmp_path):
+    capture = open_capture(loop_capture(tmp_path, perturbed_at(2, factor=3.0)))
+    program = hlodbg.load(LOOP)
+    session = program.debug(capture.inputs(), backend=CaptureBackend(capture), persist=False, memory="1K").session
+    session.continue_()
+    store = session.timeline.view.store
+    multiplies = [e for e in events_with_results(session) if session.trace.ops[e].name == "stablehlo.multiply"]
+    third = multiplies[2]
+    wanted = capture.array(at_iteration(2), MULTIPLY)
+    before = store.recomputed
+    assert np.array_equal(session.event(third).outputs[0], wanted)
+    assert store.recomputed > before  # it had been dropped: the replay of the op read the capture again
+
+
+# -- diff ----------------------------------------------------------------------------------------------
+
+def test_diff_of_an_unaltered_capture_is_clean(tmp_path, capsys):
+    directory = loop_capture(tmp_path)
+    assert main(["diff", str(LOOP), "--capture", str(directory)]) == 0
+    out = capsys.readouterr().out
+    assert "none diverged" in out and "capture run.hlocap" in out and "and cpu" in out
+
+
+def test_diff_of_a_perturbed_capture_names_the_perturbed_op_instance(tmp_path, capsys):
+    directory = loop_capture(tmp_path, perturbed_at(3))
+    assert main(["diff", str(LOOP), "--capture", str(directory), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    first = report["first"]
+    assert first["label"].startswith("%m = stablehlo.multiply") and first["instance"] == 4
+    assert "while.body #3" in first["frames"] and first["operands_agree"]
+    assert report["diverged"] == 1  # the capture's later values are the device's own, unperturbed
+    assert main(["diff", str(LOOP), "--capture", str(directory), "--against", "tpu-v5e"]) == 1
+    assert "first divergence" in capsys.readouterr().out
+
+
+def test_run_break_on_diverge_against_the_emulator(tmp_path, capsys):
+    directory = loop_capture(tmp_path, perturbed_at(3))
+    assert main(["run", str(LOOP), "--capture", str(directory), "--break-on", "diverge"]) == 3
+    out = capsys.readouterr().out
+    assert "%m = stablehlo.multiply (run 4)" in out and "while.body #3" in out
+
+
+# -- a grid --------------------------------------------------------------------------------------------
+
+def sharded_capture(tmp_path: Path, alter=None) -> tuple[Path, Path, list]:
+    require_shared()
+    path = PROGRAMS / "sharded_mlp_4x2.mlir"
+    if not path.exists():
+        pytest.skip("sharded_mlp_4x2.mlir is not in ../shared/programs")
+    inputs = np.load(PROGRAMS / "sharded_mlp_4x2.inputs.npz")
+    args = [inputs["arg0"], inputs["arg1"]]
+    program = hlodbg.load(path)
+    directory = write_capture(program.module, path.read_text(), args, tmp_path / "grid.hlocap", alter=alter, grid=(1, 8))
+    return path, directory, args
+
+
+def test_a_grid_capture_replays_per_device_and_diffs_clean(tmp_path, capsys):
+    path, directory, args = sharded_capture(tmp_path)
+    capture = open_capture(directory)
+    assert capture.grid == (1, 8) and {r.device for r in capture.rows} == set(range(8))
+    program = hlodbg.load(path)
+    results = run_global(program.module, capture.inputs(), num_replicas=1, num_partitions=8,
+                         backend=CaptureBackend(capture))
+    expected = np.load(PROGRAMS / "sharded_mlp_4x2.expected.npz")
+    assert np.allclose(results[0], expected[sorted(expected.files)[0]], rtol=2e-5, atol=1e-6)
+
+    grid = program.debug(capture.inputs(), backend=CaptureBackend(capture), persist=False)
+    grid.continue_()
+    for process, session in grid.sessions.items():
+        device = grid.device_id(process)
+        inside = [e for e in events_with_results(session) if "/" in _context(session, e) or
+                  _context(session, e).startswith("@main#")]
+        assert inside, "the manual computation's values"
+        assert {value_source(session, e) for e in inside} == {CAPTURED}
+        e = inside[0]
+        row = session.backend.row(_context(session, e), _site(session, e), 0)
+        assert row is not None and row.device == device  # each device reads its own rows
+    grid.close()
+
+    assert main(["diff", str(path), "--capture", str(directory)]) == 0
+    out = capsys.readouterr().out
+    assert "none diverged" in out and "on each of 8 devices" in out
+
+
+def test_a_value_perturbed_on_one_device_is_named_on_that_device(tmp_path, capsys):
+    def on_device_5(context, site, result, device, array):
+        if device == 5 and site == "@main#1":  # the dot_general inside the manual computation
+            return array + np.float32(1.0)
+        return array
+
+    path, directory, _ = sharded_capture(tmp_path, on_device_5)
+    assert main(["diff", str(path), "--capture", str(directory), "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    first = report["first"]
+    assert first["device"] == 5 and first["partition"] == 5 and first["op"] == "stablehlo.dot_general"
+    # The device's all_reduce gave what it captured (the sum of the unperturbed values): only
+    # device 5's dot_general differs from the emulator.
+    assert [found["device"] for found in report["first_by_device"]] == [5] and report["diverged"] == 1
+
+
+def _context(session, e):
+    from hlodbg.engine.debug.capture_replay import record_context
+
+    return record_context(session.trace, session.trace.frames[e])
+
+
+def _site(session, e):
+    from hlodbg.engine.run.capture_format import site
+
+    return site(session.trace.ops[e])
+
+
+# -- bad input -----------------------------------------------------------------------------------------
+
+def test_a_capture_of_another_program_is_refused_naming_both_files(tmp_path, capsys):
+    directory = loop_capture(tmp_path)
+    other = tmp_path / "other.mlir"
+    other.write_text(LOOP.read_text().replace("dense<8>", "dense<9>"))
+    assert main(["run", str(other), "--capture", str(directory)]) == 2
+    err = capsys.readouterr().err
+    assert f"{other} is not the program captured in {directory}" in err
+    assert str(directory / "program.mlir") in err and "dense<8>" in err and "Traceback" not in err
+    # The same program spaced differently is the same program.
+    spaced = tmp_path / "spaced.mlir"
+    spaced.write_text("\n\n" + LOOP.read_text().replace("  %", "    %"))
+    assert main(["run", str(spaced), "--capture", str(directory)]) == 0
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("missing", "no capture at"),
+    ("file", "is not a capture: a capture is a directory"),
+    ("manifest", "cannot read"),
+    ("no manifest", "has no capture.json"),
+    ("index", "no index.csv"),
+    ("value file", "cannot read"),
+    ("value shape", "where the program has tensor<4xf32>"),
+])
+def test_a_missing_or_corrupt_capture_gets_a_clear_message(tmp_path, capsys, damage, message):
+    directory = loop_capture(tmp_path)
+    if damage == "missing":
+        shutil.rmtree(directory)
+    elif damage == "file":
+        shutil.rmtree(directory)
+        directory.write_text("not a directory")
+    elif damage == "manifest":
+        (directory / MANIFEST).write_text("{ not json")
+    elif damage == "no manifest":
+        (directory / MANIFEST).unlink()
+    elif damage == "index":
+        (directory / INDEX).unlink()
+    else:
+        capture = open_capture(directory)
+        row = next(r for r in capture.rows if r.site == ADD)
+        if damage == "value file":
+            (directory / row.file).write_bytes(b"garbage")
+        else:
+            np.save(directory / row.file, np.zeros(3, np.float32))
+    for command in (["run"], ["diff"]):
+        assert main([*command, str(LOOP), "--capture", str(directory)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err and "internal error" not in err
+
+
+def test_capture_does_not_go_with_another_target_or_grid(tmp_path, capsys):
+    directory = loop_capture(tmp_path)
+    assert main(["run", str(LOOP), "--capture", str(directory), "--target", "tpu-v5e"]) == 2
+    assert "leave out --target tpu-v5e" in capsys.readouterr().err
+    assert main(["run", str(LOOP), "--capture", str(directory), "--partitions", "2"]) == 2
+    assert "captured on a 1x1 grid" in capsys.readouterr().err
+
+
+# -- the debugger --------------------------------------------------------------------------------------
+
+@pytest.mark.usefixtures("private_hlodbg_dirs")
+async def test_the_debugger_opens_a_capture_and_says_so(tmp_path):
+    from hlodbg.cli import _parser
+    from hlodbg.ui.widgets.inspector import TensorInspector
+    from hlodbg.ui_entry import build_app
+
+    directory = loop_capture(tmp_path, nan_at(5))
+    app = build_app(_parser().parse_args(["open", str(LOOP), "--capture", str(directory), "--break-on", "nan",
+                                          "--no-save"]))
+    assert app.error is None
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        status = str(screen.query_one("#status").render())
+        assert "capture run.hlocap (xla:cpu, cpu)" in status
+        assert screen.state.stop_reason == "breakpoint"
+        assert any(f.description == "@main while.body #5" for f in screen.state.frames)
+        text = screen.query_one(TensorInspector).render_text()
+        assert "NaN" in text and "iteration 5, captured" in text
+    bad = build_app(_parser().parse_args(["open", str(DATA / "nan_in_loop.mlir"), "--capture", str(directory)]))
+    assert bad.error is not None and "is not the program captured" in bad.error.render()
