@@ -351,3 +351,37 @@ async def test_the_debugger_opens_a_capture_and_says_so(tmp_path):
         assert "NaN" in text and "iteration 5, captured" in text
     bad = build_app(_parser().parse_args(["open", str(DATA / "nan_in_loop.mlir"), "--capture", str(directory)]))
     assert bad.error is not None and "is not the program captured" in bad.error.render()
+
+
+@pytest.mark.usefixtures("private_hlodbg_dirs")
+async def test_the_grid_view_shows_each_real_devices_values(tmp_path):
+    from hlodbg.cli import _parser
+    from hlodbg.ui.widgets.grid_view import GridView
+    from hlodbg.ui.widgets.inspector import TensorInspector
+    from hlodbg.ui_entry import build_app
+
+    from .pilot import press
+
+    def device_5_differs(context, site, result, device, array):
+        if device == 5 and site == "@main#1":  # its dot_general
+            return np.full_like(array, 7.0)
+        return array
+
+    path, directory, _ = sharded_capture(tmp_path, device_5_differs)
+    app = build_app(_parser().parse_args(["open", str(path), "--capture", str(directory), "--no-save"]))
+    assert app.error is None
+    async with app.run_test(size=(200, 55)) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        status = str(screen.query_one("#status").render())
+        assert "device 0 of 8" in status and "capture grid.hlocap (xla:cpu, 8 x cpu)" in status
+        assert "HBM" not in status  # the CPU's memory, not an accelerator's
+        await press(app, pilot, "s", "n")  # into the manual computation, over the dot_general
+        assert screen.state.op.name == "stablehlo.all_reduce"
+        view = screen.query_one(GridView)
+        assert "in  16x16xf32 min 7 max 7" in view.text_of(5)  # what device 5 computed, as captured
+        assert "min 7 max 7" not in view.text_of(4)
+        await pilot.click(GridView, offset=view.offset_of(5))
+        await settle(app, pilot)
+        text = screen.query_one(TensorInspector).render_text()
+        assert text.startswith("device 5 (replica 0, partition 5): %2 = stablehlo.all_reduce (captured)")
