@@ -109,6 +109,9 @@ def _parser() -> argparse.ArgumentParser:
     from hlodbg.cli_lesson import add_parser as add_lesson_parser
 
     add_lesson_parser(sub)
+    from hlodbg.cli_capture import add_parser as add_capture_parser
+
+    add_capture_parser(sub)
     parser.set_defaults(commands=frozenset(sub.choices))  # for main() to tell a command from a PROG
     return parser
 

@@ -65,6 +65,21 @@ def available() -> bool:
     return True
 
 
+def initialize_distributed(coordinator: str, num_processes: int, process_id: int) -> None:
+    """Join a many-host run (`jax.distributed.initialize`): every host calls this with the same
+    coordinator (HOST:PORT of process 0) and process count, before anything else uses XLA; then
+    `runtime(platform).devices` are every host's devices and `local_devices` this host's."""
+    jax, _ = jax_modules()
+    if _runtimes:
+        raise XlaError("jax.distributed must be initialised before the first XLA run of this process")
+    try:
+        jax.distributed.initialize(coordinator_address=coordinator, num_processes=int(num_processes),
+                                   process_id=int(process_id))
+    except Exception as error:  # noqa: BLE001 - RuntimeError, XlaRuntimeError, ValueError
+        raise XlaError(f"cannot join the run of {num_processes} processes at {coordinator} as process "
+                       f"{process_id}: {_first_line(error)}") from None
+
+
 def runtime(platform: str = "cpu") -> "Runtime":
     """The runtime of `platform`, made once per process (devices are enumerated once)."""
     platform = platform.lower()
@@ -149,6 +164,23 @@ class Runtime:
     def to_host(value: Any) -> np.ndarray:
         """A device array's value as a numpy array (copied to the host once)."""
         return np.asarray(value)
+
+    def local_shards(self, array: Any) -> list[tuple[Any, tuple, Any]]:
+        """(device, index, shard) of each piece of a (global) device array held on this host: the
+        index is a tuple of slices into the global array; a shard stays on its device until
+        `to_host` brings it over."""
+        return [(shard.device, tuple(shard.index), shard.data) for shard in array.addressable_shards]
+
+    def barrier(self, name: str) -> None:
+        """Wait until every process of a many-host run has reached the barrier `name`."""
+        if self.process_count <= 1:
+            return
+        from jax.experimental import multihost_utils
+
+        try:
+            multihost_utils.sync_global_devices(name)
+        except Exception as error:  # noqa: BLE001
+            raise XlaError(f"the processes did not all reach {name!r}: {_first_line(error)}") from None
 
     def assemble(self, shape: Sequence[int], sharding: Any, shards: Sequence[Any]) -> Any:
         """One global array of `shape` from its per-device shards (in the sharding's device order)."""
@@ -315,4 +347,4 @@ def _first_line(error: BaseException) -> str:
 
 
 __all__ = ["Executable", "INSTALL", "PLATFORMS", "Runtime", "XlaError", "XlaUnavailable", "available",
-           "jax_modules", "runtime"]
+           "initialize_distributed", "jax_modules", "runtime"]
