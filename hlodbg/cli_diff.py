@@ -40,10 +40,12 @@ def add_parser(sub) -> None:
     from hlodbg.cli_replay import add_capture_option
 
     add_capture_option(diff)
-    diff.add_argument("--rtol", type=float, default=DEFAULT_RTOL, metavar="R",
+    diff.add_argument("--rtol", type=float, default=None, metavar="R",
                       help=f"relative tolerance (default {DEFAULT_RTOL:g}): elements agree when "
-                           "|a-b| <= atol + rtol*max(|a|,|b|); integers and booleans must be equal")
-    diff.add_argument("--atol", type=float, default=DEFAULT_ATOL, metavar="A",
+                           "|a-b| <= atol + rtol*max(|a|,|b|); integers and booleans must be equal. A capture is "
+                           "compared with XLA's tolerances unless --rtol/--atol are given: per element type (f32 2e-5, "
+                           "f64 1e-9, 16/8-bit floats 2e-2) of each value's largest magnitude")
+    diff.add_argument("--atol", type=float, default=None, metavar="A",
                       help=f"absolute tolerance (default {DEFAULT_ATOL:g})")
     diff.add_argument("--chunk", type=int, default=None, help="module to run in a '// -----' split file")
     diff.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
@@ -54,14 +56,14 @@ def add_parser(sub) -> None:
 def cmd_diff(args) -> int:
     from hlodbg.cli_grid import grid_size
     from hlodbg.divergence_report import backends, report_json, report_text
-    from hlodbg.engine.debug.divergence import compare_runs
+    from hlodbg.engine.debug.divergence import DivergeSpec, compare_runs
     from hlodbg.engine.run.interpreter import entry_function
     from hlodbg.execution import gather_arguments
     from hlodbg.cli_elided import load_program
     from hlodbg.cli_replay import capture_arguments, capture_backend
 
     for flag, value in (("--rtol", args.rtol), ("--atol", args.atol)):
-        if not value >= 0:
+        if value is not None and not value >= 0:
             raise ExecutionError(f"{flag} must be a number, 0 or more (got {value})")
     program = load_program(args)
     replay = capture_backend(args, program)  # --capture: the real run is the first side
@@ -76,7 +78,8 @@ def cmd_diff(args) -> int:
                                      per_device=args.args_per_device, grid=grid)
     target, against = backends(args, "cpu" if replay is not None else None)
     target = replay if replay is not None else target
-    report = compare_runs(program.module, values, target, against, entry=args.entry, rtol=args.rtol, atol=args.atol,
+    rtol, atol = DivergeSpec(rtol=args.rtol, atol=args.atol).tolerances(target)
+    report = compare_runs(program.module, values, target, against, entry=args.entry, rtol=rtol, atol=atol,
                           grid=grid)
     if args.json:
         print(json.dumps(report_json(report), indent=1))

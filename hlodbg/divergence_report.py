@@ -36,6 +36,8 @@ def backends(args, default_against: Optional[str] = None):
 
 # -- text -------------------------------------------------------------------------------------------
 def report_text(report, program_name: str) -> str:
+    from hlodbg.engine.debug.difference import tolerance_text
+
     lines = []
     if report.first is not None:
         lines += divergence_lines(report.first, report, program_name, f"first divergence: {_at(report.first.place)}")
@@ -46,7 +48,7 @@ def report_text(report, program_name: str) -> str:
             lines.append(f"  {_at(found.place)}: {_one_line(found)}")
     devices = f" on each of {report.devices} devices" if report.devices > 1 else ""
     summary = (f"summary: {report.compared} op instance(s) of {len(report.ops)} op(s) compared between {report.target} "
-               f"and {report.against}{devices} (rtol {report.rtol:g}, atol {report.atol:g}); ")
+               f"and {report.against}{devices} ({tolerance_text(report.rtol, report.atol)}); ")
     if report.diverged:
         summary += f"{report.diverged} diverged ({report.diverged_ops} op(s))"
     else:
@@ -124,6 +126,7 @@ def report_json(report) -> dict:
     """The comparison as data (schema in the README): counts, the first and the worst divergence."""
     return {
         "target": report.target, "against": report.against, "rtol": report.rtol, "atol": report.atol,
+        "tolerance": "xla" if report.rtol is None else "elementwise",
         "compared": report.compared, "ops": len(report.ops), "diverged": report.diverged,
         "diverged_ops": report.diverged_ops, "finished": report.finished, "parted": report.parted or None,
         "devices": report.devices, "first": divergence_json(report.first), "worst": divergence_json(report.worst),
@@ -171,8 +174,10 @@ def run_to_divergence(program, entry: str, values: list, spec: str, args, grid: 
     except BreakpointError as e:
         raise e.about("--break-on") from None
     named, against = backends(args, wanted.against or ("cpu" if target is not None else None))
-    report = compare_runs(program.module, values, target or named, against, entry=entry, rtol=wanted.rtol,
-                          atol=wanted.atol, stop_at_first=True, grid=grid)
+    target = target or named
+    rtol, atol = wanted.tolerances(target)
+    report = compare_runs(program.module, values, target, against, entry=entry, rtol=rtol, atol=atol,
+                          stop_at_first=True, grid=grid)
     if report.first is not None:
         head = f"stopped at breakpoint {spec!r} after {_at(report.first.place)}"
         print("\n".join(divergence_lines(report.first, report, args.program, head)))

@@ -103,6 +103,7 @@ class CaptureBackend(Backend):
     rest with `base` (the numpy backend's numerics). One instance per device of the grid."""
 
     name = "capture"
+    from_xla = True  # compared with XLA's tolerances by default (difference.py)
 
     def __init__(self, capture: Capture, base: Backend = CPU, device: int = 0):
         self.capture = capture
