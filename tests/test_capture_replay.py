@@ -51,11 +51,11 @@ def nan_at(iteration: int):
     return alter
 
 
-def perturbed_at(iteration: int, site_text: str = MULTIPLY, device: int = 0, factor: float = 1.01):
-    def alter(context, site, result, on, array):
-        if context.endswith(at_iteration(iteration)) if iteration is not None else True:
-            if site == site_text and on == device:
-                return (array * array.dtype.type(factor)).astype(array.dtype)
+def perturbed_at(iteration: int, factor: float = 1.01):
+    """@step's multiply in iteration `iteration`, scaled by `factor`."""
+    def alter(context, site, result, device, array):
+        if context == at_iteration(iteration) and site == MULTIPLY:
+            return (array * array.dtype.type(factor)).astype(array.dtype)
         return array
     return alter
 
@@ -385,3 +385,71 @@ async def test_the_grid_view_shows_each_real_devices_values(tmp_path):
         await settle(app, pilot)
         text = screen.query_one(TensorInspector).render_text()
         assert text.startswith("device 5 (replica 0, partition 5): %2 = stablehlo.all_reduce (captured)")
+
+
+# -- XLA's tolerances ------------------------------------------------------------------------------------
+
+def test_xla_tolerances_are_by_type_and_relative_to_the_largest_magnitude():
+    import ml_dtypes
+
+    from hlodbg.engine.debug.difference import XLA_TOLERANCE, compare_values
+
+    big = np.array([1000.0, 1e-3], np.float32)
+    near = np.array([1000.0, 1.001e-3], np.float32)
+    assert compare_values(big, near).diverged  # element by element, the small one is 0.1% off
+    assert not compare_values(big, near, XLA_TOLERANCE).diverged  # 1e-6 is well within 2e-5 of 1000
+    assert compare_values(np.float32([1, 2]), np.float32([1, 2.001]), XLA_TOLERANCE).diverged
+    assert not compare_values(np.float64([1, 2]), np.float64([1, 2 + 1e-10]), XLA_TOLERANCE).diverged
+    assert compare_values(np.float64([1, 2]), np.float64([1, 2 + 1e-8]), XLA_TOLERANCE).diverged
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    assert not compare_values(np.array([1, 2], bf16), np.array([1, 2.015], bf16), XLA_TOLERANCE).diverged
+    assert compare_values(np.int32([1, 2]), np.int32([1, 3]), XLA_TOLERANCE).diverged  # integers: exact
+    assert not compare_values(np.float32([np.nan, np.inf]), np.float32([np.nan, np.inf]), XLA_TOLERANCE).diverged
+    assert compare_values(np.float32([1, np.nan]), np.float32([1, 1]), XLA_TOLERANCE).diverged
+
+
+def test_diff_of_a_capture_takes_given_tolerances_instead(tmp_path, capsys):
+    directory = loop_capture(tmp_path, perturbed_at(3, factor=1.00001))
+    assert main(["diff", str(LOOP), "--capture", str(directory)]) == 0  # within XLA's f32 tolerance
+    assert "XLA's tolerances" in capsys.readouterr().out
+    assert main(["diff", str(LOOP), "--capture", str(directory), "--rtol", "1e-7"]) == 1
+    assert "(rtol 1e-07, atol 0)" in capsys.readouterr().out
+
+
+# -- real captures (hlodbg capture, XLA on the CPU) ---------------------------------------------------------
+
+def real_capture(tmp_path: Path, program: Path, inputs: Path) -> Path:
+    pytest.importorskip("jax")
+    directory = tmp_path / "real.hlocap"
+    assert main(["capture", str(program), "--args", str(inputs), "--target", "xla:cpu", "-o", str(directory)]) == 0
+    return directory
+
+
+def test_a_real_capture_of_a_loop_replays_and_diffs_clean(tmp_path, capsys):
+    directory = real_capture(tmp_path, LOOP, _npz(tmp_path))
+    capture = open_capture(directory)
+    program = hlodbg.load(LOOP)
+    session = program.debug(capture.inputs(), backend=CaptureBackend(capture), persist=False).session
+    session.continue_()
+    sources = {}
+    for e in events_with_results(session):
+        sources.setdefault(session.trace.ops[e].name, set()).add(value_source(session, e))
+    assert sources["stablehlo.tanh"] == {CAPTURED} and sources["stablehlo.compare"] == {CAPTURED}
+    assert sources["stablehlo.constant"] == {COMPUTED}  # left out: their values are in the program text
+    plain = Interpreter(program.module).run("main", [X])
+    assert np.allclose(session.results[0], plain[0], rtol=2e-5)
+    capsys.readouterr()
+    assert main(["diff", str(LOOP), "--capture", str(directory)]) == 0
+    assert "none diverged" in capsys.readouterr().out
+
+
+def test_a_real_capture_of_sharded_mlp_4x2_diffs_clean_against_the_emulator(tmp_path, capsys):
+    require_shared()
+    path = PROGRAMS / "sharded_mlp_4x2.mlir"
+    if not path.exists():
+        pytest.skip("sharded_mlp_4x2.mlir is not in ../shared/programs")
+    directory = real_capture(tmp_path, path, PROGRAMS / "sharded_mlp_4x2.inputs.npz")
+    capsys.readouterr()
+    assert main(["diff", str(path), "--capture", str(directory)]) == 0
+    out = capsys.readouterr().out
+    assert "none diverged" in out and "on each of 8 devices" in out and "(xla:cpu, 8 x cpu)" in out
