@@ -79,9 +79,11 @@ def check_program(capture: Capture, module: Module, program_text: str, program_p
     if ours == theirs:
         return
     where = ""
-    for line in difflib.unified_diff(theirs, ours, lineterm="", n=0):
-        if line.startswith(("+", "-")) and not line.startswith(("+++", "---")):
-            where = f"; first difference: {line[:120]!r}"
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, theirs, ours, autojunk=False).get_opcodes():
+        if tag != "equal":
+            captured_line = theirs[i1].strip() if i1 < i2 else "(nothing)"
+            program_line = ours[j1].strip() if j1 < j2 else "(nothing)"
+            where = f"; first difference: the capture has `{captured_line[:100]}` where PROG has `{program_line[:100]}`"
             break
     raise CaptureError(f"{program_path} is not the program captured in {capture.directory} (its text differs from "
                        f"{captured_path}){where}; replay the capture with the program it was made from")
