@@ -24,21 +24,20 @@ def capture_backend(args, program):
     path = getattr(args, "capture", None)
     if not path:
         return None
-    from hlodbg.engine.debug.capture_replay import CaptureBackend, check_program, open_capture
+    from hlodbg.engine.debug.capture_replay import open_replay
     from hlodbg.engine.machine.targets import DEFAULT_TARGET, canonical_target
 
     if canonical_target(getattr(args, "target", None) or DEFAULT_TARGET) != DEFAULT_TARGET:
         raise CaptureOptionError(f"--capture replays {path}'s values (ops it left out are computed on the numpy "
                                  f"backend); leave out --target {args.target}")
-    capture = open_capture(path)
-    check_program(capture, program.module, program.source, args.program)
-    replicas, partitions = capture.grid
+    backend = open_replay(path, program.module, program.source, args.program)
+    replicas, partitions = backend.grid
     for flag, given, wanted in (("--replicas", getattr(args, "replicas", None), replicas),
                                 ("--partitions", getattr(args, "partitions", None), partitions)):
         if given is not None and given != wanted:
             raise CaptureOptionError(f"{flag} {given}: {path} was captured on a {replicas}x{partitions} grid")
     args.replicas, args.partitions = replicas, partitions
-    return CaptureBackend(capture)
+    return backend
 
 
 def capture_arguments(args, backend, function):

@@ -86,6 +86,18 @@ def test_replaying_an_unaltered_capture_gives_the_run_and_every_value_is_capture
     assert value_source(program.debug([X], persist=False).session, 0) is None  # not a capture: no word
 
 
+def test_the_python_api_debugs_a_capture(tmp_path):
+    directory = loop_capture(tmp_path, nan_at(5))
+    program = hlodbg.load(LOOP)
+    session = program.debug(capture=str(directory), persist=False).session  # on the capture's inputs
+    assert session.backend.describe() == "capture run.hlocap (xla:cpu, cpu)"
+    session.break_at("nan")
+    stop = session.continue_()
+    assert session.event(stop.hits[0].event).iterations == (5,)
+    with pytest.raises(CaptureError, match="captured on a 1x1 grid, not 1x2"):
+        program.debug(capture=str(directory), persist=False, replicas=1, partitions=2)
+
+
 def test_values_the_capture_left_out_are_computed_and_marked_so(tmp_path):
     directory = loop_capture(tmp_path)
     index = directory / INDEX

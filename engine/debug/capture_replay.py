@@ -59,6 +59,14 @@ def open_capture(path: Any) -> Capture:
     return Capture.open(directory)
 
 
+def open_replay(path: Any, module: Module, program_text: str, program_path: str, base: Backend = CPU) -> "CaptureBackend":
+    """The backend replaying the capture at `path` on `module` (read from `program_path`, whose
+    text is `program_text`), after checking it is the program captured."""
+    capture = open_capture(path)
+    check_program(capture, module, program_text, program_path)
+    return CaptureBackend(capture, base)
+
+
 def check_program(capture: Capture, module: Module, program_text: str, program_path: str) -> None:
     """Refuse to replay a capture on a program other than the one captured: the same text, or
     the same module once both are printed by hlodbg (a capture's program.mlir is the MLIR the run
@@ -259,5 +267,5 @@ def value_source(session: Any, event: int) -> Optional[str]:
     return backend.source(record_context(trace, trace.frames[event]), trace.ops[event])
 
 
-__all__ = ["CAPTURED", "COMPUTED", "CaptureBackend", "check_program", "describe_capture", "open_capture",
+__all__ = ["CAPTURED", "COMPUTED", "CaptureBackend", "check_program", "describe_capture", "open_capture", "open_replay",
            "record_context", "value_source"]
