@@ -349,6 +349,8 @@ async def test_the_debugger_opens_a_capture_and_says_so(tmp_path):
     from hlodbg.ui.widgets.inspector import TensorInspector
     from hlodbg.ui_entry import build_app
 
+    from .pilot import console_text, press, type_command
+
     directory = loop_capture(tmp_path, nan_at(5))
     app = build_app(_parser().parse_args(["open", str(LOOP), "--capture", str(directory), "--break-on", "nan",
                                           "--no-save"]))
@@ -362,6 +364,13 @@ async def test_the_debugger_opens_a_capture_and_says_so(tmp_path):
         assert any(f.description == "@main while.body #5" for f in screen.state.frames)
         text = screen.query_one(TensorInspector).render_text()
         assert "NaN" in text and "iteration 5, captured" in text
+        out = tmp_path / "graph.svg"
+        await type_command(app, pilot, f"export {out} --overlay nan")  # the graph coloured by the captured run
+        assert f"wrote {out}" in console_text(screen) and "first NaN" in out.read_text()
+        await press(app, pilot, "C")  # back to the start: no NaN before iteration 5
+        assert screen.state.position == 0
+        await press(app, pilot, "c")
+        assert any(f.description == "@main while.body #5" for f in screen.state.frames)
     bad = build_app(_parser().parse_args(["open", str(DATA / "nan_in_loop.mlir"), "--capture", str(directory)]))
     assert bad.error is not None and "is not the program captured" in bad.error.render()
 
