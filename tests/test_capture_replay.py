@@ -269,6 +269,18 @@ def test_a_value_perturbed_on_one_device_is_named_on_that_device(tmp_path, capsy
     assert [found["device"] for found in report["first_by_device"]] == [5] and report["diverged"] == 1
 
 
+def test_a_nan_one_device_made_stops_the_grid_on_that_device(tmp_path, capsys):
+    def nan_on_device_3(context, site, result, device, array):
+        if device == 3 and site == "@main#8":  # its reduce, inside the manual computation
+            return np.full_like(array, np.nan)
+        return array
+
+    path, directory, _ = sharded_capture(tmp_path, nan_on_device_3)
+    assert main(["run", str(path), "--capture", str(directory), "--break-on", "nan"]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("device 3 (replica 0, partition 3) of 1x8:") and "%5 = stablehlo.reduce" in out
+
+
 def _context(session, e):
     from hlodbg.engine.debug.capture_replay import record_context
 
