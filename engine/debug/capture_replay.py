@@ -120,11 +120,11 @@ class CaptureBackend(Backend):
         self.base = base
         self.device = device
         self.label = describe_capture(capture)
-        # site -> the devices holding values of it (a site at device 0 alone is a global value)
-        self._devices_of: dict[str, frozenset] = {}
+        devices: dict[str, set] = {}
         for row in capture.rows:
-            self._devices_of.setdefault(row.site, set()).add(row.device)  # type: ignore[arg-type]
-        self._devices_of = {s: frozenset(d) for s, d in self._devices_of.items()}
+            devices.setdefault(row.site, set()).add(row.device)
+        # site -> the devices holding values of it (a site at device 0 alone is a global value)
+        self._devices_of = {text: frozenset(held) for text, held in devices.items()}
         self.replayed = 0  # op instances that yielded captured values (figures, tests)
         self.computed = 0  # op instances of captured sites that had to compute a result
 
