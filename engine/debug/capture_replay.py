@@ -44,9 +44,10 @@ from ..run.capture_format import PROGRAM, Capture, CaptureError, Row, frame_cont
 
 CAPTURED = "captured"
 COMPUTED = "computed"
-# Captured arrays smaller than this are read into memory; larger ones are memory-mapped (each
-# mapping holds a file descriptor, and a recorded run keeps many small values).
-MAP_FROM_BYTES = 1 << 20
+# Captured arrays smaller than this are read into memory; larger ones are memory-mapped. Each
+# mapping holds a file descriptor as long as the value lives, and a recording keeps values up to
+# its budget (a quarter of RAM): 64 MiB keeps that to a few hundred descriptors.
+MAP_FROM_BYTES = 64 << 20
 
 
 def open_capture(path: Any) -> Capture:
