@@ -98,6 +98,24 @@ def test_the_python_api_debugs_a_capture(tmp_path):
         program.debug(capture=str(directory), persist=False, replicas=1, partitions=2)
 
 
+def test_large_captured_arrays_are_memory_mapped_and_read_only(tmp_path, monkeypatch):
+    from hlodbg.engine.debug import capture_replay
+
+    capture = open_capture(loop_capture(tmp_path))
+    backend = CaptureBackend(capture)
+    program = hlodbg.load(LOOP)
+    add = next(op for op in program.module.function("step").ops if op.name == "stablehlo.add")
+    row = backend.row(at_iteration(2), ADD, 0)
+    small = backend.read(row, add, 0)
+    assert not isinstance(small.base, np.memmap) and not small.flags.writeable
+    monkeypatch.setattr(capture_replay, "MAP_FROM_BYTES", 0)
+    mapped = backend.read(row, add, 0)
+    assert isinstance(mapped.base, np.memmap) and not mapped.flags.writeable
+    assert type(mapped) is np.ndarray and np.array_equal(mapped, small)
+    replayed = Interpreter(program.module, backend=backend).run("main", capture.inputs())
+    assert np.array_equal(replayed[0], Interpreter(program.module).run("main", [X])[0])
+
+
 def test_values_the_capture_left_out_are_computed_and_marked_so(tmp_path):
     directory = loop_capture(tmp_path)
     index = directory / INDEX
