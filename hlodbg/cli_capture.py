@@ -17,7 +17,6 @@ import sys
 from pathlib import Path
 
 from hlodbg.engine import HlodbgError
-from hlodbg.execution import PROGRAM_HELP
 
 TARGETS = ("xla:cpu", "xla:gpu", "xla:tpu")
 
@@ -26,7 +25,7 @@ def add_parser(sub) -> None:
     cmd = sub.add_parser("capture", help="run a program compiled by XLA (jax) on real devices and keep its values "
                          "(RUN.hlocap, for the debugger's --capture)")
     cmd.set_defaults(handler=cmd_capture)
-    cmd.add_argument("program", nargs="?", metavar="PROG", help=PROGRAM_HELP.split(" (")[0] + " (StableHLO MLIR)")
+    cmd.add_argument("program", nargs="?", metavar="PROG", help="StableHLO MLIR (.mlir), as jax.jit(f).lower(...).as_text() prints it")
     from hlodbg.cli_run import add_argument_options
 
     add_argument_options(cmd, "function to run")

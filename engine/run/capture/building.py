@@ -64,18 +64,18 @@ def with_leading(t: TensorType, dims: Sequence[int]) -> TensorType:
     return TensorType(tuple(dims) + tuple(t.shape), t.element)
 
 
-def add_result(op: Operation, t: TensorType) -> Value:
-    """A new last result of `op`. The op's results are renamed as one group (`%capN#i`): a
-    group's name printed apart for some results only would not be valid MLIR (`%1_0`)."""
+def add_result(op: Operation, t: TensorType, groups: dict) -> Value:
+    """A new last result of `op`. The op's results are renamed as one group (`%cap_resultsN#i`,
+    N from `groups`, op -> name, kept by one transform): a group's name printed apart for some
+    results only would not be valid MLIR (`%1_0`)."""
     value = Value("", t, op, len(op.results))
     op.results.append(value)
-    base = _GROUPS.setdefault(id(op), f"%cap_results{len(_GROUPS)}")
+    base = groups.get(op)
+    if base is None:
+        base = groups[op] = f"%cap_results{len(groups)}"
     for i, result in enumerate(op.results):
         result.name = f"{base}#{i}"
     return value
-
-
-_GROUPS: dict[int, str] = {}  # op id -> its results' group name (ids of live ops, made per transform)
 
 
 def add_operand(op: Operation, value: Value) -> None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -41,11 +41,13 @@ class CaptureSummary:
     hosts: int
     seconds: dict[str, float]
     manifest: dict = field(default_factory=dict)
+    host: int = 0  # this process, on many hosts
 
     def describe(self) -> str:
         s = self.seconds
         hosts = f" on {self.hosts} hosts" if self.hosts > 1 else ""
-        return (f"captured {self.values:,} value instance(s) ({format_bytes(self.bytes)}) from {self.devices} "
+        who = f"host {self.host} " if self.hosts > 1 else ""
+        return (f"{who}captured {self.values:,} value instance(s) ({format_bytes(self.bytes)}) from {self.devices} "
                 f"{self.manifest.get('platform', '')} device(s){hosts} into {self.directory}: "
                 f"instrumenting {s['instrument']:.2f}s, XLA compile {s['compile']:.2f}s, run {s['run']:.2f}s, "
                 f"write {s['write']:.2f}s; XLA temp memory {format_bytes(self.manifest.get('xla_memory', {}).get('temp', 0))}"
@@ -100,7 +102,8 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
         rt.barrier("hlodbg capture written")
         if first:
             merge(directory)
-    return CaptureSummary(Path(directory), len(writer.rows), written, len(devices), rt.process_count, seconds, manifest)
+    return CaptureSummary(Path(directory), len(writer.rows), written, len(devices), rt.process_count, seconds, manifest,
+                          host or 0)
 
 
 def _run(rt, executable, instrumented: Instrumented, arguments, devices, replicas: int, partitions: int) -> list[Decoder]:

@@ -162,6 +162,7 @@ class _Instrumenter:
         self.inner_left_out: dict[str, list[str]] = {}
         self.constants_skipped = False
         self.meshes: dict[str, Mesh] = {}
+        self.groups: dict[Operation, str] = {}  # ops given extra results -> their results' group name
 
     # -- the program ----------------------------------------------------------------------------
     def run(self) -> Instrumented:
@@ -278,8 +279,10 @@ class _Instrumenter:
             callee = self.work.function(name)
         except KeyError:
             raise CaptureTransformError(f"{op.name} at {op.pos}: no function @{name}") from None
+        if callee.is_declaration:
+            return []
         step = Step("call", original)
-        return [item.through(add_result(op, item.value.type), step) for item in self._function(callee)]
+        return [item.through(self._result(op, item.value.type), step) for item in self._function(callee)]
 
     def _while(self, op: Operation, original: Operation) -> list[_Pending]:
         cond, body = op.regions[0].block, op.regions[1].block
@@ -302,7 +305,7 @@ class _Instrumenter:
         # Carried values, the body's results and the loop's results go in the same order.
         counter = self._carry(op, before.integer(0, "cap_iteration"), I64)
         add_operand(body.terminator, end.op("stablehlo.add", [counter, end.integer(1, "cap_one")], I64, "cap_next"))
-        count = add_result(op, I64)
+        count = self._result(op, I64)
         row = end.op("stablehlo.minimum", [counter, end.integer(capacity, "cap_capacity")], I64, "cap_row_index")
         zero = end.integer(0, "cap_index") if any(item.value.type.shape for item in inside) else None
         step = Step("loop", original, capacity=capacity)
@@ -315,12 +318,15 @@ class _Instrumenter:
             written = end.op("stablehlo.dynamic_update_slice", [buffer, update, row] + [zero] * len(t.shape),
                              buffer_type, "cap_buffer")
             add_operand(body.terminator, written)
-            out.append(item.through(add_result(op, buffer_type), step))
+            out.append(item.through(self._result(op, buffer_type), step))
         out.append(_Pending(count, "count", original, 0, (), I64))
         last_step = Step("last", original)
         out.extend(_Pending(item.value, item.kind, item.op, item.result, (last_step,) + item.steps, item.value_type)
                    for item in finals)
         return out
+
+    def _result(self, op: Operation, t: TensorType) -> Value:
+        return add_result(op, t, self.groups)
 
     @staticmethod
     def _carry(op: Operation, initial: Value, t: TensorType) -> Value:
@@ -339,7 +345,7 @@ class _Instrumenter:
             end = Cursor.before_terminator(block)
             for j, item in everything:
                 add_operand(block.terminator, item.value if j == k else end.zeros(item.value.type))
-        out = [item.through(add_result(op, item.value.type), Step("branch", original, branch=k)) for k, item in everything]
+        out = [item.through(self._result(op, item.value.type), Step("branch", original, branch=k)) for k, item in everything]
         selector = op.operands[0]
         out.append(_Pending(selector, "taken", original, 0, (), selector.type))
         return out
@@ -365,7 +371,7 @@ class _Instrumenter:
             add_operand(body.terminator, end.reshape(item.value, (1,) * len(axes) + tuple(t.shape)))
             dims = tuple(SdyDimSharding((SdyAxisRef(axis),)) for axis, _ in axes) + tuple(SdyDimSharding() for _ in t.shape)
             new_shardings.append(SdySharding(mesh_ref, dims))
-            out.append(item.through(add_result(op, with_leading(t, [size for _, size in axes])), step))
+            out.append(item.through(self._result(op, with_leading(t, [size for _, size in axes])), step))
         op.attributes["out_shardings"] = SdyShardingPerValue(tuple(new_shardings))
         return out
 
