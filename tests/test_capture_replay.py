@@ -160,6 +160,18 @@ def test_run_break_on_nan_stops_at_the_iteration_the_device_made_it(tmp_path, ca
     assert main(["run", str(LOOP), "--args", str(_npz(tmp_path)), "--break-on", "nan"]) == 0
 
 
+def test_run_break_on_an_expression_meets_the_captured_run(tmp_path, capsys):
+    def large_at_6(context, site, result, device, array):
+        if context == at_iteration(6) and site == ADD:
+            return np.full_like(array, 5000.0)
+        return array
+
+    directory = loop_capture(tmp_path, large_at_6)
+    assert main(["run", str(LOOP), "--capture", str(directory), "--break-on", "abs(result).max() > 1e3"]) == 3
+    out = capsys.readouterr().out
+    assert "after event" in out and "%s = stablehlo.add" in out and "while.body #6" in out
+
+
 def _npz(tmp_path: Path) -> Path:
     path = tmp_path / "x.npz"
     np.savez(path, arg0=X)
