@@ -129,6 +129,10 @@ def test_values_the_capture_left_out_are_computed_and_marked_so(tmp_path):
     session.continue_()
     sources = {session.trace.ops[e].name: value_source(session, e) for e in events_with_results(session)}
     assert sources["stablehlo.multiply"] == COMPUTED and sources["stablehlo.add"] == CAPTURED
+    ops = {op.name: op for op in program.module.function("step").ops}
+    backend = session.backend
+    assert any("holds no value of this op" in note for note in backend.numerics_notes(ops["stablehlo.multiply"]))
+    assert backend.numerics_notes(ops["stablehlo.add"]) == []
     plain = Interpreter(program.module).run("main", [X])
     assert np.array_equal(session.results[0], plain[0])
 
@@ -155,7 +159,7 @@ def test_run_break_on_nan_stops_at_the_iteration_the_device_made_it(tmp_path, ca
     assert main(["run", str(LOOP), "--capture", str(directory), "--break-on", "nan"]) == 3
     out = capsys.readouterr().out
     assert "first NaN produced by event" in out and "%s = stablehlo.add" in out
-    assert "while.body #5" in out
+    assert "while.body #5" in out and "result %s (captured): NOT finite" in out
     # The plain run of the same program has no NaN at all.
     assert main(["run", str(LOOP), "--args", str(_npz(tmp_path)), "--break-on", "nan"]) == 0
 
@@ -170,6 +174,7 @@ def test_run_break_on_an_expression_meets_the_captured_run(tmp_path, capsys):
     assert main(["run", str(LOOP), "--capture", str(directory), "--break-on", "abs(result).max() > 1e3"]) == 3
     out = capsys.readouterr().out
     assert "after event" in out and "%s = stablehlo.add" in out and "while.body #6" in out
+    assert "result %s (captured): finite: 4xf32 min 5000" in out
 
 
 def _npz(tmp_path: Path) -> Path:

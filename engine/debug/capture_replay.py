@@ -151,7 +151,13 @@ class CaptureBackend(Backend):
         return [f"values from {self.label}; ops it did not capture are computed on {self.base.describe()}"]
 
     def numerics_notes(self, op: Any, values: Optional[Sequence[Any]] = None) -> list[str]:
-        return self.base.numerics_notes(op, values)
+        """The base's notes, and for an op the capture holds no value of, that its values here
+        are not the device's (a diff that parts there parts on the emulator's own arithmetic)."""
+        notes = list(self.base.numerics_notes(op, values))
+        if op.results and op.function is not None and site(op) not in self._devices_of:
+            notes.append(f"{self.label} holds no value of this op: its results here are computed on "
+                         f"{self.base.describe()} from the captured operands")
+        return notes
 
     # -- which values there are ------------------------------------------------------------------
     def row(self, context: str, site_text: str, result: int) -> Optional[Row]:
@@ -247,6 +253,20 @@ def _itemsize(dtype: str) -> int:
         return 2  # the narrow floats numpy does not name (bf16 and the f8 family): 2 bytes at most
 
 
+def frames_context(frames: Sequence[Any]) -> str:
+    """The context of values computed in the innermost of `frames` (outermost first; anything
+    with `owner` and `iteration`: the interpreter's frames, divergence's FrameSteps)."""
+    return join_context(*(context_step(f.owner, f.iteration) for f in frames if f.owner is not None))
+
+
+def source_in(backend: Any, frames: Sequence[Any], op: Operation) -> Optional[str]:
+    """CAPTURED or COMPUTED for an op instance run in `frames` by `backend`; None when the backend
+    does not replay a capture."""
+    if not isinstance(backend, CaptureBackend):
+        return None
+    return backend.source(frames_context(frames), op)
+
+
 def record_context(trace: Any, record: Any) -> str:
     """The capture context of values computed in a recorded frame (engine/debug/trace.py's
     FrameRecord), the same as frame_context gives for the interpreter's frame it records."""
@@ -269,4 +289,4 @@ def value_source(session: Any, event: int) -> Optional[str]:
 
 
 __all__ = ["CAPTURED", "COMPUTED", "CaptureBackend", "check_program", "describe_capture", "open_capture", "open_replay",
-           "record_context", "value_source"]
+           "frames_context", "record_context", "source_in", "value_source"]
