@@ -60,7 +60,7 @@ def cmd_diff(args) -> int:
     from hlodbg.engine.run.interpreter import entry_function
     from hlodbg.execution import gather_arguments
     from hlodbg.cli_elided import load_program
-    from hlodbg.cli_replay import capture_arguments, capture_backend
+    from hlodbg.cli_replay import capture_arguments, capture_backend, emulator_backend
 
     for flag, value in (("--rtol", args.rtol), ("--atol", args.atol)):
         if value is not None and not value >= 0:
@@ -76,8 +76,10 @@ def cmd_diff(args) -> int:
     if values is None:
         values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json,
                                      per_device=args.args_per_device, grid=grid)
-    target, against = backends(args, "cpu" if replay is not None else None)
-    target = replay if replay is not None else target
+    if replay is not None:
+        target, against = replay, emulator_backend(args)
+    else:
+        target, against = backends(args)
     rtol, atol = DivergeSpec(rtol=args.rtol, atol=args.atol).tolerances(target)
     report = compare_runs(program.module, values, target, against, entry=args.entry, rtol=rtol, atol=atol,
                           grid=grid)

@@ -29,7 +29,7 @@ def capture_backend(args, program):
 
     if canonical_target(getattr(args, "target", None) or DEFAULT_TARGET) != DEFAULT_TARGET:
         raise CaptureOptionError(f"--capture replays {path}'s values (ops it left out are computed on the numpy "
-                                 f"backend); leave out --target {args.target}")
+                                 f"backend); leave out --target {args.target} (diff --against names the emulator)")
     backend = open_replay(path, program.module, program.source, args.program)
     replicas, partitions = backend.grid
     for flag, given, wanted in (("--replicas", getattr(args, "replicas", None), replicas),
@@ -38,6 +38,24 @@ def capture_backend(args, program):
             raise CaptureOptionError(f"{flag} {given}: {path} was captured on a {replicas}x{partitions} grid")
     args.replicas, args.partitions = replicas, partitions
     return backend
+
+
+def emulator_backend(args, against=None):
+    """The emulator a capture is compared with: --against (default cpu) shaped by the target
+    options the command line gives (--excess-precision; --layout and --allow-f64 for a TPU),
+    which with --capture apply to it, the capture's own values being fixed."""
+    from argparse import Namespace
+
+    from hlodbg.cli_target import TPU_ONLY_OPTIONS, backend_from_args, target_options
+    from hlodbg.engine.machine.targets import canonical_target
+
+    name = canonical_target(against or getattr(args, "against", None) or "cpu")
+    if name == "cpu":
+        for option, flag in TPU_ONLY_OPTIONS.items():
+            if option in target_options(args):
+                raise CaptureOptionError(f"{flag} shapes a TPU emulator; with --capture add --against tpu-v5e "
+                                         "(or another TPU)")
+    return backend_from_args(Namespace(**{**vars(args), "target": name}))
 
 
 def capture_arguments(args, backend, function):
@@ -55,4 +73,4 @@ def capture_arguments(args, backend, function):
     return inputs
 
 
-__all__ = ["CaptureOptionError", "add_capture_option", "capture_arguments", "capture_backend"]
+__all__ = ["CaptureOptionError", "add_capture_option", "capture_arguments", "capture_backend", "emulator_backend"]

@@ -173,8 +173,12 @@ def run_to_divergence(program, entry: str, values: list, spec: str, args, grid: 
         wanted = parse_diverge_spec(spec)
     except BreakpointError as e:
         raise e.about("--break-on") from None
-    named, against = backends(args, wanted.against or ("cpu" if target is not None else None))
-    target = target or named
+    if target is not None:  # a capture's values against the emulator
+        from hlodbg.cli_replay import emulator_backend
+
+        against = emulator_backend(args, wanted.against)
+    else:
+        target, against = backends(args, wanted.against)
     rtol, atol = wanted.tolerances(target)
     report = compare_runs(program.module, values, target, against, entry=entry, rtol=rtol, atol=atol,
                           stop_at_first=True, grid=grid)

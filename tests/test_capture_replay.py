@@ -384,6 +384,8 @@ def test_capture_does_not_go_with_another_target_or_grid(tmp_path, capsys):
     directory = loop_capture(tmp_path)
     assert main(["run", str(LOOP), "--capture", str(directory), "--target", "tpu-v5e"]) == 2
     assert "leave out --target tpu-v5e" in capsys.readouterr().err
+    assert main(["diff", str(LOOP), "--capture", str(directory), "--layout", "arg0=0"]) == 2
+    assert "--layout shapes a TPU emulator; with --capture add --against tpu-v5e" in capsys.readouterr().err
     assert main(["run", str(LOOP), "--capture", str(directory), "--partitions", "2"]) == 2
     assert "captured on a 1x1 grid" in capsys.readouterr().err
 
@@ -510,6 +512,19 @@ def test_a_real_capture_of_a_loop_replays_and_diffs_clean(tmp_path, capsys):
     capsys.readouterr()
     assert main(["diff", str(LOOP), "--capture", str(directory)]) == 0
     assert "none diverged" in capsys.readouterr().out
+
+
+def test_the_emulator_takes_the_target_options_a_real_bf16_capture_needs(tmp_path, capsys):
+    program = DATA / "capture_bf16.mlir"
+    inputs = tmp_path / "x.npz"
+    np.savez(inputs, arg0=np.linspace(-3, 3, 8, dtype=np.float32))
+    directory = real_capture(tmp_path, program, inputs)
+    capsys.readouterr()
+    # XLA keeps the f32 product a bf16 result is converted from (excess precision): the emulator
+    # rounds it to bf16 first, as StableHLO says, unless told to do as XLA does.
+    assert main(["diff", str(program), "--capture", str(directory)]) == 1
+    assert "%wide = stablehlo.convert" in capsys.readouterr().out
+    assert main(["diff", str(program), "--capture", str(directory), "--excess-precision"]) == 0
 
 
 def test_a_real_capture_of_sharded_mlp_4x2_diffs_clean_against_the_emulator(tmp_path, capsys):
