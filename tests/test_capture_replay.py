@@ -424,6 +424,22 @@ async def test_the_debugger_opens_a_capture_and_says_so(tmp_path):
     assert bad.error is not None and "is not the program captured" in bad.error.render()
 
 
+def test_serve_passes_the_capture_to_every_browser_session(tmp_path):
+    import shlex
+
+    from hlodbg.cli import _parser
+    from hlodbg.ui_entry import build_app, server_options
+
+    directory = loop_capture(tmp_path)
+    args = _parser().parse_args(["serve", str(LOOP), "--capture", str(directory)])
+    assert build_app(args).error is None
+    options, _ = server_options(args, lambda: "example")
+    command = shlex.split(options["command"])
+    assert command[command.index("--capture") + 1] == str(directory)
+    app = build_app(_parser().parse_args(command[command.index("open"):]))
+    assert app.error is None and isinstance(app.options["backend"], CaptureBackend)
+
+
 @pytest.mark.usefixtures("private_hlodbg_dirs")
 async def test_the_grid_view_shows_each_real_devices_values(tmp_path):
     from hlodbg.cli import _parser
