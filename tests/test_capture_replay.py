@@ -353,6 +353,7 @@ def test_a_capture_of_another_program_is_refused_naming_both_files(tmp_path, cap
     ("index", "no index.csv"),
     ("value file", "cannot read"),
     ("value shape", "where the program has tensor<4xf32>"),
+    ("value dtype", "cannot read it as float99"),
 ])
 def test_a_missing_or_corrupt_capture_gets_a_clear_message(tmp_path, capsys, damage, message):
     directory = loop_capture(tmp_path)
@@ -372,6 +373,9 @@ def test_a_missing_or_corrupt_capture_gets_a_clear_message(tmp_path, capsys, dam
         row = next(r for r in capture.rows if r.site == ADD)
         if damage == "value file":
             (directory / row.file).write_bytes(b"garbage")
+        elif damage == "value dtype":
+            index = directory / INDEX
+            index.write_text(index.read_text().replace(f",float32,{row.file}", f",float99,{row.file}"))
         else:
             np.save(directory / row.file, np.zeros(3, np.float32))
     for command in (["run"], ["diff"]):

@@ -182,7 +182,10 @@ class CaptureBackend(Backend):
         """A captured array as the op's result: checked against the result's type, memory-mapped
         when large, read-only (an evaluator never writes its operands)."""
         nbytes = int(np.prod(row.shape, dtype=np.int64)) * max(1, _itemsize(row.dtype))
-        array = self.capture.load(row, mapped=nbytes >= MAP_FROM_BYTES)
+        try:
+            array = self.capture.load(row, mapped=nbytes >= MAP_FROM_BYTES)
+        except (TypeError, AttributeError, ValueError) as e:  # an index naming a dtype no one knows
+            raise CaptureError(f"{self.capture.directory / row.file}: cannot read it as {row.dtype} ({e})") from None
         array = np.asarray(array)  # a plain ndarray (a memmap's subclass spreads to every result)
         t = op.results[result].type
         if isinstance(t, TensorType) and t.is_static:
