@@ -41,6 +41,9 @@ def _add_session_options(cmd) -> None:
     from hlodbg.cli_elided import add_fill_elided_option
 
     add_fill_elided_option(cmd)
+    from hlodbg.cli_replay import add_capture_option
+
+    add_capture_option(cmd)
     cmd.add_argument("--no-save", action="store_true", help="keep breakpoints and watches for this session only "
                      "(do not load or save the program's; serve uses it for every browser session)")
 

@@ -59,6 +59,9 @@ def add_parsers(sub) -> None:
                      "(e.g. 2G, 512M; default a quarter of RAM); older values are recomputed when needed")
     add_target_options(run)
     add_fill_elided_option(run)
+    from hlodbg.cli_replay import add_capture_option
+
+    add_capture_option(run)
 
     check = sub.add_parser("check", help="run self-checking programs (check dialect, @check.* custom calls)")
     check.set_defaults(handler=cmd_check)
@@ -79,10 +82,17 @@ def cmd_run(args) -> int:
     check_memory(args.memory)  # refused even when nothing is recorded: a typo is not ignored
     backend = backend_from_args(args)
     program = load_program(args)
+    from hlodbg.cli_replay import capture_arguments, capture_backend
+
+    replay = capture_backend(args, program)  # --capture: the captured values, on the capture's grid
+    backend = replay if replay is not None else backend
     function = entry_function(program.module, args.entry)  # a session builds its own interpreter
     grid = grid_size(program.module, args)
-    values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json,
-                                          per_device=args.args_per_device, grid=grid)
+    values = capture_arguments(args, replay, function) if replay is not None else None
+    randomised: list = []
+    if values is None:
+        values, randomised = gather_arguments(function, args.args, args.arg, args.seed, quiet=args.json,
+                                              per_device=args.args_per_device, grid=grid)
 
     diverge = parse_diverge_spec(args.break_on) if args.break_on else None
     if args.against and diverge is None:
@@ -93,7 +103,8 @@ def cmd_run(args) -> int:
         from hlodbg.divergence_report import run_to_divergence
 
         # Both targets in lockstep, unrecorded, to the first op instance that differs.
-        status, results, printed = run_to_divergence(program, args.entry, values, args.break_on, args, grid)
+        status, results, printed = run_to_divergence(program, args.entry, values, args.break_on, args, grid,
+                                                     target=replay)
         if status:
             return status
         if grid != (1, 1):

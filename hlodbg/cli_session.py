@@ -5,13 +5,14 @@ import csv
 import re
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.ir.dtypes import Token
 from hlodbg.layouts.labels import op_display as op_label
+from hlodbg.engine.debug.capture_replay import source_in, value_source
 from hlodbg.engine.debug.summary import summarize
 
 EXIT_BREAK = 3
@@ -44,10 +45,10 @@ def scan_break_on(program, entry: str, values: list, spec: str, program_name: st
     check_memory(memory)
     from hlodbg.engine.machine.targets import backend_for
 
-    found = find_first_nonfinite(program.module, values, spec.strip().lower(), entry=entry,
-                                 backend=backend_for(backend))
+    backend = backend_for(backend)
+    found = find_first_nonfinite(program.module, values, spec.strip().lower(), entry=entry, backend=backend)
     if found.hit is not None:
-        print(scan_report(found.hit, spec, program_name))
+        print(scan_report(found.hit, spec, program_name, source_in(backend, found.hit.frames, found.hit.op)))
         return EXIT_BREAK, None, found.printed
     return 0, found.results, found.printed
 
@@ -74,17 +75,20 @@ def report(session, hit, spec: str, program_name: str) -> str:
     event = session.event(hit.event)
     stack = " > ".join(f.describe(with_function=f.kind == "function") for f in _frames(event))
     return _report(event.op, event.id, stack, event.producer, event.inputs, event.outputs if hit.after else None,
-                   spec, program_name)
+                   spec, program_name, value_source(session, event.id))
 
 
-def scan_report(hit, spec: str, program_name: str) -> str:
+def scan_report(hit, spec: str, program_name: str, source: Optional[str] = None) -> str:
     """The report for a first NaN/Inf found by a plain run (engine/debug/scan.py)."""
-    return _report(hit.op, hit.event, hit.describe_frames(), hit.producer, hit.operands, hit.outputs, spec, program_name)
+    return _report(hit.op, hit.event, hit.describe_frames(), hit.producer, hit.operands, hit.outputs, spec, program_name,
+                   source)
 
 
-def _report(op, event_id: int, stack: str, producer: str, operands: list, outputs, spec: str, program_name: str) -> str:
+def _report(op, event_id: int, stack: str, producer: str, operands: list, outputs, spec: str, program_name: str,
+            source: Optional[str] = None) -> str:
     """Where a run stopped and why: the op, its places, its frames, its results (when it
-    stopped after the op) and its operands' statistics."""
+    stopped after the op; `source`: captured or computed, replaying a capture) and its
+    operands' statistics."""
     what = {"nan": "NaN", "inf": "Inf", "nonfinite": "NaN or Inf"}.get(spec.strip().lower())
     after = outputs is not None
     if what and after:
@@ -99,7 +103,7 @@ def _report(op, event_id: int, stack: str, producer: str, operands: list, output
     lines.append(f"  in: {stack}")
     if after:
         for value, out in zip(op.results, outputs):
-            lines.append(f"  result {value.name}: {_summary(out)}")
+            lines.append(f"  result {value.name}{f' ({source})' if source else ''}: {_summary(out)}")
     lines.append("  operands:")
     if not op.operands:
         lines.append("    (none)")

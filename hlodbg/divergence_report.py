@@ -36,6 +36,8 @@ def backends(args, default_against: Optional[str] = None):
 
 # -- text -------------------------------------------------------------------------------------------
 def report_text(report, program_name: str) -> str:
+    from hlodbg.engine.debug.difference import tolerance_text
+
     lines = []
     if report.first is not None:
         lines += divergence_lines(report.first, report, program_name, f"first divergence: {_at(report.first.place)}")
@@ -46,7 +48,7 @@ def report_text(report, program_name: str) -> str:
             lines.append(f"  {_at(found.place)}: {_one_line(found)}")
     devices = f" on each of {report.devices} devices" if report.devices > 1 else ""
     summary = (f"summary: {report.compared} op instance(s) of {len(report.ops)} op(s) compared between {report.target} "
-               f"and {report.against}{devices} (rtol {report.rtol:g}, atol {report.atol:g}); ")
+               f"and {report.against}{devices} ({tolerance_text(report.rtol, report.atol)}); ")
     if report.diverged:
         summary += f"{report.diverged} diverged ({report.diverged_ops} op(s))"
     else:
@@ -124,6 +126,7 @@ def report_json(report) -> dict:
     """The comparison as data (schema in the README): counts, the first and the worst divergence."""
     return {
         "target": report.target, "against": report.against, "rtol": report.rtol, "atol": report.atol,
+        "tolerance": "xla" if report.rtol is None else "elementwise",
         "compared": report.compared, "ops": len(report.ops), "diverged": report.diverged,
         "diverged_ops": report.diverged_ops, "finished": report.finished, "parted": report.parted or None,
         "devices": report.devices, "first": divergence_json(report.first), "worst": divergence_json(report.worst),
@@ -158,10 +161,11 @@ def _summary_json(summary) -> Optional[dict]:
 
 
 # -- hlodbg run --break-on diverge --------------------------------------------------------------------
-def run_to_divergence(program, entry: str, values: list, spec: str, args, grid: tuple = (1, 1)):
+def run_to_divergence(program, entry: str, values: list, spec: str, args, grid: tuple = (1, 1), target=None):
     """`hlodbg run --break-on diverge`: (exit status, the target run's results, what it printed).
     Both runs go in lockstep, unrecorded, on one process or every device of `grid`, and stop at
-    the first divergence, reported as every --break-on stop is (exit 3)."""
+    the first divergence, reported as every --break-on stop is (exit 3). `target`: the backend
+    of the first run instead of --target's (a capture's)."""
     from hlodbg.engine.debug.breakpoints import BreakpointError
     from hlodbg.engine.debug.divergence import compare_runs, parse_diverge_spec
 
@@ -169,8 +173,14 @@ def run_to_divergence(program, entry: str, values: list, spec: str, args, grid: 
         wanted = parse_diverge_spec(spec)
     except BreakpointError as e:
         raise e.about("--break-on") from None
-    target, against = backends(args, wanted.against)
-    report = compare_runs(program.module, values, target, against, entry=entry, rtol=wanted.rtol, atol=wanted.atol,
+    if target is not None:  # a capture's values against the emulator
+        from hlodbg.cli_replay import emulator_backend
+
+        against = emulator_backend(args, wanted.against)
+    else:
+        target, against = backends(args, wanted.against)
+    rtol, atol = wanted.tolerances(target)
+    report = compare_runs(program.module, values, target, against, entry=entry, rtol=rtol, atol=atol,
                           stop_at_first=True, grid=grid)
     if report.first is not None:
         head = f"stopped at breakpoint {spec!r} after {_at(report.first.place)}"

@@ -129,7 +129,7 @@ class Program:
 
     def debug(self, args=None, *, seed: int = 0, entry: str = "main", memory=None, persist: bool = True,
               replicas: Optional[int] = None, partitions: Optional[int] = None, focus=None, backend=None,
-              target=None, fill_elided: Optional[str] = None):
+              target=None, fill_elided: Optional[str] = None, capture=None):
         """A debugging target on one run of `entry` (hlodbg.engine.debug.target): a lazy session on
         one process, or every device of the grid the module asks for (or `replicas` x
         `partitions`), with `focus` (a ProcessId) the device in front.
@@ -141,7 +141,9 @@ class Program:
         kept in a per-program JSON file (see hlodbg.engine.debug.breakpoints.state_path). `target`
         (a name as for `run`) or `backend` (a Backend): the numerics and storage every device
         computes with (default the CPU's); each device gets its own instance. `fill_elided`:
-        as for `run`.
+        as for `run`. `capture`: the path of a capture of a real run of this program
+        (`hlodbg capture`): its values in place of computed ones, on its grid, on its inputs
+        unless `args` are given (hlodbg.engine.debug.capture_replay).
         """
         from hlodbg.engine.debug.launch import open_target
         from hlodbg.engine.machine.targets import backend_for
@@ -151,6 +153,17 @@ class Program:
         path = str(self.path) if self.path is not None else None
         if self.path is not None and self.chunk:
             path = f"{path}#{self.chunk}"
+        if capture is not None:
+            from hlodbg.engine.debug.capture_replay import open_replay
+
+            backend = open_replay(capture, self.module, self.source, path or self.name)
+            args = backend.capture.inputs() if args is None else args
+            if (replicas, partitions) not in ((None, None), backend.grid):
+                from hlodbg.engine.run.capture_format import CaptureError
+
+                raise CaptureError(f"{capture} was captured on a {backend.grid[0]}x{backend.grid[1]} grid, "
+                                   f"not {replicas}x{partitions}")
+            replicas, partitions = backend.grid
         return open_target(self.module, args, entry=entry, seed=seed, memory=memory, persist=persist, path=path,
                            source=self.source, replicas=replicas, partitions=partitions, focus=focus,
                            backend=backend if backend is not None else backend_for(target))

@@ -34,6 +34,15 @@ def build_app(args):
         from hlodbg.cli_target import backend_from_args
 
         backend = backend_from_args(args)
+        from hlodbg.cli_replay import capture_arguments, capture_backend
+
+        replay = capture_backend(args, program)  # --capture: the captured values, on the capture's grid
+        if replay is not None:
+            backend = replay
+            if values is None:
+                from hlodbg.engine.run.interpreter import entry_function
+
+                values = capture_arguments(args, replay, entry_function(program.module, args.entry))
         backend.prepare(program.module)  # --layout names and the program's own layouts, checked now
         device = None
         if args.device:
@@ -106,6 +115,7 @@ def serve_command(args) -> list[str]:
                         ("--break-on", args.break_on),
                         ("--against", args.against), ("--memory", args.memory), ("--replicas", args.replicas),
                         ("--partitions", args.partitions), ("--device", args.device), ("--target", args.target),
+                        ("--capture", getattr(args, "capture", None)),
                         ("--fill-elided", getattr(args, "fill_elided", None))):
         if value is not None:
             command += [flag, str(value)]

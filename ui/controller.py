@@ -18,6 +18,7 @@ import numpy as np
 
 from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.engine.debug.summary import summarize
+from hlodbg.engine.debug.capture_replay import value_source
 from hlodbg.engine.debug.target import DebugTarget
 from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.dtypes import Token
@@ -244,6 +245,8 @@ class SessionController:
         title = f"device {device} (replica {process.replica_id}, partition {process.partition_id}): {op_label(op)}"
         if dv.event is None:
             return title + ": not run yet", []
+        source = value_source(grid.sessions[process], dv.event)
+        title += f" ({source})" if source else ""
         backend = grid.sessions[process].backend
         views = [self._view(f"{r.name or f'result {k}'}@{device}", r, v, backend=backend,
                             origin=ValueOrigin(op, dv.event, "result", k, device)) for k, (r, v) in enumerate(zip(op.results, dv.outputs))]
@@ -304,9 +307,11 @@ class SessionController:
         event = session.event(e)
         op = event.op
         previous = self._previous_iteration(event)
+        source = value_source(session, e)  # replaying a capture: "captured" or "computed"
         views = []
         for k, value in enumerate(event.outputs):
-            where = f"event {e}" + (f", iteration {event.iteration}" if event.iteration is not None else "") + (f" ({why})" if why else "")
+            where = (f"event {e}" + (f", iteration {event.iteration}" if event.iteration is not None else "")
+                     + (f", {source}" if source else "") + (f" ({why})" if why else ""))
             name = (op.results[k].name if k < len(op.results) else "") or f"result {k}"  # body ops printed short have no names
             prior = previous[k] if previous is not None and k < len(previous) else None
             views.append(self._view(name, op.results[k], value, session.summary(e, k), prior, where,

@@ -35,7 +35,7 @@ from ..ir.opset import is_collective
 from ..machine.backend import Backend
 from ..machine.process import ProcessId
 from .breakpoints import Breakpoint, BreakpointError, compile_condition
-from .difference import DEFAULT_ATOL, DEFAULT_RTOL, Difference, combine, compare_values
+from .difference import DEFAULT_ATOL, DEFAULT_RTOL, XLA_TOLERANCE, Difference, combine, compare_values
 from .lockstep import FrameStep, Side, Step, describe_frames
 from .stops import op_label
 from .summary import ValueSummary, summarize
@@ -119,7 +119,7 @@ class OpTally:
 class DiffReport:
     target: str
     against: str
-    rtol: float
+    rtol: Optional[float]  # None: XLA's tolerances by element type (difference.py)
     atol: float
     compared: int = 0  # op instances compared
     diverged: int = 0  # of them, beyond the tolerance
@@ -161,8 +161,21 @@ class DivergeSpec:
     """`diverge [against TARGET] [rtol=R] [atol=A]`: a breakpoint at the first divergence."""
 
     against: Optional[str] = None  # None: cpu for a TPU run, tpu-v5e for a CPU run
-    rtol: float = DEFAULT_RTOL
-    atol: float = DEFAULT_ATOL
+    rtol: Optional[float] = None  # None (both): the target's default_tolerances
+    atol: Optional[float] = None
+
+    def tolerances(self, target: Backend) -> tuple[Optional[float], float]:
+        """(rtol, atol) to compare `target`'s run with: as given, else the target's defaults."""
+        if self.rtol is None and self.atol is None:
+            return default_tolerances(target)
+        return (self.rtol if self.rtol is not None else DEFAULT_RTOL, self.atol if self.atol is not None else DEFAULT_ATOL)
+
+
+def default_tolerances(target: Backend) -> tuple[Optional[float], float]:
+    """(rtol, atol) a comparison of `target`'s run uses unless told otherwise: XLA's tolerances
+    by element type (difference.py) when XLA computed its values (a capture of a real run: the
+    backend's `from_xla`), else DEFAULT_RTOL and DEFAULT_ATOL."""
+    return (XLA_TOLERANCE, 0.0) if getattr(target, "from_xla", False) else (DEFAULT_RTOL, DEFAULT_ATOL)
 
 
 DIVERGE = "diverge"
@@ -233,8 +246,9 @@ def _first_divergence(session: Any, wanted: DivergeSpec) -> tuple[str, frozenset
                               f"{grid.num_replicas}x{grid.num_partitions} grid (run 'hlodbg diff' on the program: "
                               f"it names the first divergence of every device)")
     against = backend_for(wanted.against or default_against(session.backend))
+    rtol, atol = wanted.tolerances(session.backend)
     report = compare_runs(session.module, session.args, session.backend, against, session.entry,
-                          wanted.rtol, wanted.atol, stop_at_first=True)
+                          rtol, atol, stop_at_first=True)
     first = report.first
     if first is None:
         why = report.parted or f"no op diverges from {report.against} ({report.compared} op instance(s) compared)"
@@ -247,14 +261,15 @@ def _first_divergence(session: Any, wanted: DivergeSpec) -> tuple[str, frozenset
 
 
 def compare_runs(module: Module, args: Union[Sequence[Any], dict], target: Backend, against: Backend,
-                 entry: str = "main", rtol: float = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
+                 entry: str = "main", rtol: Optional[float] = DEFAULT_RTOL, atol: float = DEFAULT_ATOL,
                  stop_at_first: bool = False, grid: tuple[int, int] = (1, 1)) -> DiffReport:
     """Run `entry` on `args` on both backends in lockstep and compare every op instance.
 
     `grid` (replicas, partitions): more than one device runs every device of that grid (with
     `args` for all, or {ProcessId: args}). With `stop_at_first`, both runs stop at the first op
-    instance beyond the tolerance. A run that fails raises its error, naming the target."""
-    if rtol < 0 or atol < 0:
+    instance beyond the tolerance (`rtol=None`: XLA's tolerances by element type, difference.py).
+    A run that fails raises its error, naming the target."""
+    if (rtol is not None and rtol < 0) or atol < 0:
         raise ExecutionError(f"tolerances must be 0 or more (rtol {rtol}, atol {atol})")
     report = DiffReport(target.describe(), against.describe(), rtol, atol, devices=grid[0] * grid[1], partitions=grid[1])
     ours = Side(report.target, module, target, entry, args, grid)
@@ -356,5 +371,5 @@ def _summary(value: Any) -> Optional[ValueSummary]:
 
 __all__ = ["DIVERGE", "DiffReport", "DivergeSpec", "Divergence", "FrameStep", "OpTally", "Place",
            "compare_runs",
-           "default_against", "divergence_breakpoint", "numerics_notes", "parse_diverge_spec",
+           "default_against", "default_tolerances", "divergence_breakpoint", "numerics_notes", "parse_diverge_spec",
            "refresh_divergence_breakpoints"]

@@ -26,11 +26,11 @@ from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver,
 from ..machine.backend import CPU, Backend
 from ..ir.errors import ExecutionError, HlodbgError
 from .expressions import ExpressionError, compile_expression
-from ..run.interpreter import Frame, Interpreter, entry_arguments, entry_function
+from ..run.interpreter import Interpreter, entry_arguments, entry_function
 from ..ir.core import Module, Operation
 from ..machine.process import Grid, ProcessId
 from .recording import NEVER, Execution, RecordingInterpreter
-from .values import ValueStore
+from .values import ValueStore, replay_frame_of
 from .summary import ValueSummary, summarize
 from .stops import FrameInfo, Hit, Stop
 from .timeline import TimePoint, Timeline
@@ -572,7 +572,7 @@ class Session:
         recorder = RecordingInterpreter(self.module, detail_store, backend=self.backend, process=self.process, grid=self.grid)
         recorder.expand_bodies = True
         step = recorder.step_for(op)
-        recorder.frame = Frame(frame.function, "replay", None, None, None, env)
+        recorder.frame = replay_frame_of(trace, frame, env)
         try:
             with np.errstate(all="ignore"):
                 replayed = step.evaluator(step.call, *operands)

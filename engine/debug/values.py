@@ -301,7 +301,7 @@ class ValueStore:
         env = {v: self.value(trace.ref(frame, v)) for v in self.free_values(op)}
         interpreter = self._interpreter()
         step = interpreter.step_for(op)
-        replay_frame = Frame(frame.function, "replay", None, None, None, env)
+        replay_frame = replay_frame_of(trace, frame, env)
         interpreter.frame = replay_frame
         try:
             with np.errstate(all="ignore"):
@@ -383,6 +383,21 @@ class ValueStore:
                         break
         self._replayable[id(op)] = ok
         return ok
+
+
+def replay_frame_of(trace: Trace, record: FrameRecord, env: dict) -> Frame:
+    """The frame an op of `record` is replayed in, seeing `env`: its owners and iterations are
+    those of the recorded frames, so an evaluator that asks where it runs (a capture's, by
+    capture_format.frame_context) gets the answer the recorded run got."""
+
+    def mirrored(record: Optional[FrameRecord]) -> Optional[Frame]:
+        if record is None:
+            return None
+        owner = trace.ops[record.owner] if record.owner is not None else None
+        return Frame(record.function, record.kind, owner, record.iteration, mirrored(record.parent), {})
+
+    owner = trace.ops[record.owner] if record.owner is not None else None
+    return Frame(record.function, "replay", owner, record.iteration, mirrored(record.parent), env)
 
 
 def _sibling_index(record: FrameRecord) -> int:

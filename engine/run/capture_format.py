@@ -302,10 +302,12 @@ class Capture:
         row = self.row(context, site_text, result, device)
         return None if row is None else self.load(row)
 
-    def load(self, row: Row) -> np.ndarray:
+    def load(self, row: Row, mapped: bool = True) -> np.ndarray:
+        """`row`'s array, memory-mapped read-only (or read into memory: `mapped=False`, for small
+        arrays a reader keeps many of, as each mapping holds a file descriptor)."""
         path = self.directory / row.file
         try:
-            array = np.load(path, mmap_mode="r", allow_pickle=False)
+            array = np.load(path, mmap_mode="r" if mapped else None, allow_pickle=False)
         except (OSError, ValueError) as e:
             raise CaptureError(f"cannot read {path}: {e}") from None
         if array.dtype.name != row.dtype:
