@@ -124,6 +124,11 @@ class MemoryView:
     buffers: list[BufferView] = field(default_factory=list)  # live now, largest first
     where: str = ""  # the op the figures are at
 
+    @property
+    def kind(self) -> str:
+        """`HBM` for an accelerator's memory, `mem` for this machine's (the CPU, a CPU capture)."""
+        return "HBM" if " HBM " in f" {self.capacity_label} " else "mem"
+
 
 @dataclass(frozen=True)
 class MarkedTensor:

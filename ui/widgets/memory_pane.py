@@ -42,7 +42,7 @@ class MemoryPanel(Static, can_focus=False):
             self.update(text)
             return
         text.append(f"  {memory.device} · {memory.target}\n", style="dim")
-        kind = "HBM" if memory.target != "cpu" else "mem"
+        kind = memory.kind
         width = max(8, min(GAUGE_WIDTH, (self.size.width or 60) - 34))
         if memory.capacity:
             share = memory.in_use / memory.capacity

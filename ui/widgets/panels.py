@@ -91,7 +91,7 @@ class StatusBar(Static, can_focus=False):
         text.append(f" │ {device}")
         if state.target and state.target != device:  # one device is named by its target already
             text.append(f" │ {state.target}")
-        if state.memory is not None and " HBM " in state.memory.capacity_label:  # an accelerator's memory
+        if state.memory is not None and state.memory.kind == "HBM":  # an accelerator's memory
             text.append(f" │ HBM {format_bytes(state.memory.in_use)}")
         text.append(f" │ memory {_size(state.memory_used)} of {_size(state.memory_budget)}")
         if state.stop_reason:
