@@ -108,6 +108,18 @@ class Backend:
         """The logical numpy array of a stored value."""
         return stored
 
+    # -- collectives --------------------------------------------------------------------------
+    # A machine with real devices (XLA) runs a group's collective itself, as one execution over the
+    # group's devices; the collective evaluators ask it first (engine/ops/collectives.py).
+    runs_collectives = False
+
+    def group_collective(self, op: Any, device_ids: Sequence[int]) -> Optional[Callable]:
+        """How the machine runs collective `op` over the grid devices `device_ids` (in group order):
+        a function from the members' contributions (each member's operands, in group order) to
+        every member's results (`results[member]`); None when the evaluator computes them (the
+        CPU, an emulated TPU, or a machine that cannot run this op)."""
+        return None
+
     # -- one machine per device --------------------------------------------------------------
     def prepare(self, module: Any) -> None:
         """Called once by every interpreter of `module` before it runs: a backend that decides
