@@ -125,9 +125,11 @@ class Backend:
         """Called once by every interpreter of `module` before it runs: a backend that decides
         something per value (a TPU's layouts) works it out here. Nothing to do on the CPU."""
 
-    def for_device(self, process: Any) -> "Backend":
+    def for_device(self, process: Any, grid: Any = None) -> "Backend":
         """The backend instance of one device of the grid. The CPU's is stateless and shared;
-        an emulated accelerator gets an instance per device (its own storage and accounting)."""
+        an emulated accelerator gets an instance per device (its own storage and accounting); a
+        machine with real devices binds the process to the grid's device `grid.device_id(process)`
+        (`grid` is the run's machine/process.py Grid; None outside a grid run)."""
         return self
 
     def run_notes(self, module: Any) -> list[str]:
