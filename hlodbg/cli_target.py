@@ -2,13 +2,13 @@
 program (run, open, serve, export, check, memory, diff)."""
 from __future__ import annotations
 
-from hlodbg.engine.machine.targets import DEFAULT_TARGET, backend_for, canonical_target, target_names
+from hlodbg.engine.machine.targets import DEFAULT_TARGET, backend_for, canonical_target, is_xla_target, target_names
 
 
 def add_target_options(cmd, what: str = "runs") -> None:
     cmd.add_argument("--target", default=DEFAULT_TARGET, metavar="NAME",
                      help=f"the machine every device {what} on: {', '.join(target_names())} "
-                          f"(default: {DEFAULT_TARGET}; tpu = tpu-v5e)")
+                          f"(default: {DEFAULT_TARGET}; tpu = tpu-v5e; xla:* run on real devices through JAX)")
     cmd.add_argument("--layout", action="append", default=[], metavar="NAME=SPEC",
                      help="TPU: the layout of an argument (arg0, or its name: %%x) or result (result0) in XLA's "
                           "syntax, braces optional (the shell expands unquoted ones): arg0=1,0:T(8,128) or "
@@ -42,12 +42,22 @@ def target_options(args) -> dict:
 
 # The backend options only a TPU takes, and their flags.
 TPU_ONLY_OPTIONS = {"layouts": "--layout", "allow_f64": "--allow-f64"}
+# The options of the emulated machines (the XLA targets compute as XLA does and take none).
+EMULATION_OPTIONS = {**TPU_ONLY_OPTIONS, "excess_precision": "--excess-precision"}
 
 
 def backend_from_args(args):
-    """The Backend `--target` and its options name. TPU-only options on the CPU are an error."""
+    """The Backend `--target` and its options name. TPU-only options on the CPU, and any emulation
+    option on an XLA target, are an error."""
     name = canonical_target(getattr(args, "target", None) or DEFAULT_TARGET)
     options = target_options(args)
+    if is_xla_target(name):
+        for option, flag in EMULATION_OPTIONS.items():
+            if option in options:
+                from hlodbg.engine.machine.targets import TargetError
+
+                raise TargetError(f"{flag} applies to the emulated targets (cpu, tpu-*), not {name}: "
+                                  f"XLA decides its own layouts and numerics")
     if name == "cpu":
         for tpu_only, flag in TPU_ONLY_OPTIONS.items():
             if tpu_only in options:
@@ -57,4 +67,4 @@ def backend_from_args(args):
     return backend_for(name, **options)
 
 
-__all__ = ["TPU_ONLY_OPTIONS", "add_target_options", "backend_from_args", "target_options"]
+__all__ = ["EMULATION_OPTIONS", "TPU_ONLY_OPTIONS", "add_target_options", "backend_from_args", "target_options"]

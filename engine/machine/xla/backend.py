@@ -1,0 +1,168 @@
+"""The XLA backend (`xla:cpu`, `xla:gpu`, `xla:tpu`): every op XLA can run alone runs on a real
+device as a single-op module (kernels.py), compiled once per op signature and device; values stay
+device arrays (jax Arrays) from op to op, and only what the user looks at comes to the host
+(device_values.py).
+
+Which ops XLA runs is decided per op from its definition's traits (engine/ir/opdefs.py) and its
+types, never from its name (`how_xla_backend_runs`):
+
+- "kernel": XLA compiles and runs the op. It must be of a dialect XLA reads (StableHLO, CHLO), be
+  pure (or a custom call XLA implements itself: any target but a side-effecting one or one of
+  hlodbg's check/interpreter ops, e.g. LAPACK on the CPU), have operands, and take and give only
+  statically shaped, unquantized tensors. Its regions (reduce bodies, comparators) go with it.
+- "passes": the interpreter runs the op on the device arrays as they are, because it only hands
+  values on: calls, loops and branches (their frames see device arrays; a loop's condition comes
+  to the host as one scalar), tuples, tokens and futures.
+- "host": the interpreter computes the op with numpy on host copies of its operands: hlodbg's own
+  ops (hlo.*, check.*, interpreter.*), effects (random numbers, collectives, replica ids),
+  quantized and dynamically shaped values. Their numpy results are put on the device by the next
+  kernel that reads them. Ops without operands (constants, iota) are computed on the host too and
+  put on the device at once: they are constant steps, so that happens once per run.
+
+An op XLA refuses to compile or run fails with the interpreter's located error naming the op.
+On one device every process of a grid runs on device 0; the grid backend (part B) gives each its own.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable, Optional
+
+from ...ir.errors import ExecutionError
+from ...ir.opdefs import callee_attribute, effect_of, has_aliasing_regions, is_collective, is_terminator
+from ...ir.types import QuantizedType, TensorType
+from ..backend import Backend
+from .device_values import to_host
+from .kernels import captured_values, compiled, single_op_module
+from .runtime import XlaError, runtime
+
+# The dialects of XLA's StableHLO input; hlodbg's own (hlo, check, interpreter) are not.
+XLA_DIALECTS = ("stablehlo", "chlo")
+# A custom call XLA runs itself: one that does not name an op of these (hlodbg's test dialects).
+_HLODBG_ONLY_CUSTOM_CALLS = ("check.", "interpreter.")
+
+
+def how_xla_backend_runs(op: Any) -> str:
+    """"kernel", "passes" or "host" (see the module docstring)."""
+    name = op.name
+    if is_terminator(name) or callee_attribute(name) is not None or has_aliasing_regions(name):
+        return "passes"
+    values = [*op.operands, *op.results]
+    if any(not isinstance(v.type, TensorType) for v in values):
+        return "passes"  # tuples, tokens, futures: packed and unpacked, never computed with
+    if op.dialect not in XLA_DIALECTS or not op.operands or is_collective(name):
+        return "host"
+    if effect_of(name) != "pure" and not _xla_custom_call(op):
+        return "host"
+    for value in (*values, *captured_values(op)):
+        t = value.type
+        if not isinstance(t, TensorType) or not t.is_static or isinstance(t.element, QuantizedType):
+            return "host"
+    return "kernel"
+
+
+def _xla_custom_call(op: Any) -> bool:
+    if op.name != "stablehlo.custom_call" or _is_true(op.attributes.get("has_side_effect")):
+        return False
+    target = str(op.attributes.get("call_target_name", "")).strip('"')
+    return not target.startswith(_HLODBG_ONLY_CUSTOM_CALLS)
+
+
+def _is_true(attribute: Any) -> bool:
+    return attribute is not None and str(getattr(attribute, "value", attribute)).lower() in ("true", "unit")
+
+
+class XlaBackend(Backend):
+    """Ops on a real device through XLA; `platform` is "cpu", "gpu" or "tpu"."""
+
+    def __init__(self, platform: str = "cpu", device_index: int = 0):
+        self.platform = platform
+        self.name = f"xla:{platform}"
+        self.device_index = device_index
+        self.runtime = runtime(platform)  # XlaUnavailable now, not at the first op
+        self.device = self.runtime.device(device_index)
+
+    def configured(self, **options: Any) -> "Backend":
+        if options:
+            raise TypeError(f"{self.name} takes no options ({', '.join(sorted(options))}): XLA decides its own numerics")
+        return self
+
+    def for_device(self, process: Any) -> "XlaBackend":
+        """The backend of one process: on one device, device 0 (see the module docstring)."""
+        return self
+
+    def bound_to(self, device_index: int) -> "XlaBackend":
+        """This backend running on device `device_index` of the platform."""
+        bound = copy.copy(self)
+        bound.device_index = device_index
+        bound.device = self.runtime.device(device_index)
+        return bound
+
+    def describe(self) -> str:
+        return self.name
+
+    def run_notes(self, module: Any) -> list[str]:
+        return [f"ops run on {self.runtime.device_kind(self.device)} device {self.device_index} through XLA "
+                f"({self.runtime.describe()}), each compiled once per op signature"]
+
+    # -- per op ---------------------------------------------------------------------------------
+    def wrap_evaluator(self, op: Any, evaluator: Callable) -> Callable:
+        how = how_xla_backend_runs(op)
+        if how == "kernel":
+            return self._kernel(op)
+        if how == "passes":
+            return evaluator
+        if not op.operands:
+            return self._put_result(evaluator)
+        return _on_host(evaluator)
+
+    def _kernel(self, op: Any) -> Callable:
+        """An evaluator running `op` as a single-op module on this backend's device."""
+        captured = captured_values(op)
+        state: dict[str, Any] = {}
+
+        def kernel(call: Any, *operands: Any) -> Any:
+            executable = state.get("executable")
+            if executable is None:
+                executable = state["executable"] = self._compile(call)
+            arguments = list(operands)
+            if captured:
+                env = call.interpreter.frame.env
+                arguments.extend(env[v] for v in captured)
+            try:
+                results = executable.run(arguments)
+            except XlaError as error:
+                raise ExecutionError(str(error), op.pos) from None
+            return results[0] if len(op.results) == 1 else results
+
+        return kernel
+
+    def _compile(self, call: Any) -> Any:
+        op = call.op
+        text = single_op_module(op, call.interpreter.module)
+        try:
+            return compiled(text, [self.device], platform=self.platform, what=op.name)
+        except XlaError as error:
+            raise ExecutionError(str(error), op.pos) from None
+
+    def _put_result(self, evaluator: Callable) -> Callable:
+        device, put = self.device, self.runtime.put
+
+        def evaluate_and_put(call: Any, *operands: Any) -> Any:
+            out = evaluator(call, *operands)
+            if isinstance(out, list):
+                return [put(o, device) for o in out]
+            return put(out, device)
+
+        return evaluate_and_put
+
+
+def _on_host(evaluator: Callable) -> Callable:
+    """`evaluator` given host copies of its operands (device arrays brought over)."""
+
+    def on_host(call: Any, *operands: Any) -> Any:
+        return evaluator(call, *(to_host(o) for o in operands))
+
+    return on_host
+
+
+__all__ = ["XLA_DIALECTS", "XlaBackend", "how_xla_backend_runs"]
