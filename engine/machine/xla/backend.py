@@ -7,30 +7,39 @@ Which ops XLA runs is decided per op from its definition's traits (engine/ir/opd
 types, never from its name (`how_xla_backend_runs`):
 
 - "kernel": XLA compiles and runs the op. It must be of a dialect XLA reads (StableHLO, CHLO), be
-  pure (or a custom call XLA implements itself: any target but a side-effecting one or one of
-  hlodbg's check/interpreter ops, e.g. LAPACK on the CPU), have operands, and take and give only
+  pure (or a custom call XLA implements itself: any target but a side-effecting one, one of
+  hlodbg's check/interpreter ops or a partitioner's marker (PARTITIONER_CUSTOM_CALLS: the grid
+  cuts and gathers tiles there), e.g. LAPACK on the CPU), have operands, and take and give only
   statically shaped, unquantized tensors. Its regions (reduce bodies, comparators) go with it.
 - "passes": the interpreter runs the op on the device arrays as they are, because it only hands
   values on: calls, loops and branches (their frames see device arrays; a loop's condition comes
   to the host as one scalar), tuples, tokens and futures.
+- "collective": the op's evaluator gets the device arrays as they are; the group meeting there runs
+  the op as ONE XLA execution over the group's devices (collectives.py, through
+  `group_collective`), each member keeping its result on its device. What XLA does not run on the
+  platform the evaluator computes from host copies (`numerics_notes` says so for the op).
 - "host": the interpreter computes the op with numpy on host copies of its operands: hlodbg's own
-  ops (hlo.*, check.*, interpreter.*), effects (random numbers, collectives, replica ids),
+  ops (hlo.*, check.*, interpreter.*), effects (random numbers, replica ids),
   quantized and dynamically shaped values. Their numpy results are put on the device by the next
   kernel that reads them. Ops without operands (constants, iota) are computed on the host too and
   put on the device at once: they are constant steps, so that happens once per run.
 
 An op XLA refuses to compile or run fails with the interpreter's located error naming the op.
-On one device every process of a grid runs on device 0; the grid backend (part B) gives each its own.
+Outside a grid run the process runs on device 0; on a grid of R x P processes, process (r, p) runs
+on device r * P + p (`for_device`), and a grid larger than the platform's devices is refused with
+the runtime's message (how to get more devices on the CPU).
 """
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from ...ir.errors import ExecutionError
 from ...ir.opdefs import callee_attribute, effect_of, has_aliasing_regions, is_collective, is_terminator
+from ...ir.sharding import PARTITIONER_CUSTOM_CALLS
 from ...ir.types import QuantizedType, TensorType
 from ..backend import Backend
+from .collectives import group_collectives
 from .device_values import to_host
 from .kernels import captured_values, compiled, single_op_module
 from .runtime import XlaError, runtime
@@ -42,14 +51,16 @@ _HLODBG_ONLY_CUSTOM_CALLS = ("check.", "interpreter.")
 
 
 def how_xla_backend_runs(op: Any) -> str:
-    """"kernel", "passes" or "host" (see the module docstring)."""
+    """"kernel", "passes", "collective" or "host" (see the module docstring)."""
     name = op.name
     if is_terminator(name) or callee_attribute(name) is not None or has_aliasing_regions(name):
         return "passes"
     values = [*op.operands, *op.results]
     if any(not isinstance(v.type, TensorType) for v in values):
         return "passes"  # tuples, tokens, futures: packed and unpacked, never computed with
-    if op.dialect not in XLA_DIALECTS or not op.operands or is_collective(name):
+    if is_collective(name):
+        return "collective"
+    if op.dialect not in XLA_DIALECTS or not op.operands:
         return "host"
     if effect_of(name) != "pure" and not _xla_custom_call(op):
         return "host"
@@ -64,7 +75,7 @@ def _xla_custom_call(op: Any) -> bool:
     if op.name != "stablehlo.custom_call" or _is_true(op.attributes.get("has_side_effect")):
         return False
     target = str(op.attributes.get("call_target_name", "")).strip('"')
-    return not target.startswith(_HLODBG_ONLY_CUSTOM_CALLS)
+    return not target.startswith(_HLODBG_ONLY_CUSTOM_CALLS) and target not in PARTITIONER_CUSTOM_CALLS
 
 
 def _is_true(attribute: Any) -> bool:
@@ -86,9 +97,14 @@ class XlaBackend(Backend):
             raise TypeError(f"{self.name} takes no options ({', '.join(sorted(options))}): XLA decides its own numerics")
         return self
 
-    def for_device(self, process: Any) -> "XlaBackend":
-        """The backend of one process: on one device, device 0 (see the module docstring)."""
-        return self
+    def for_device(self, process: Any, grid: Any = None) -> "XlaBackend":
+        """The backend of one process: device `grid.device_id(process)` (replica * P + partition)
+        of a grid run, device 0 otherwise; XlaUnavailable when the platform has fewer devices
+        than the grid."""
+        if grid is None:
+            return self
+        self.runtime.require(grid.size)
+        return self.bound_to(grid.device_id(process))
 
     def bound_to(self, device_index: int) -> "XlaBackend":
         """This backend running on device `device_index` of the platform."""
@@ -100,6 +116,15 @@ class XlaBackend(Backend):
     def describe(self) -> str:
         return self.name
 
+    # -- collectives ----------------------------------------------------------------------------
+    runs_collectives = True
+
+    def group_collective(self, op: Any, device_ids: Sequence[int]) -> Optional[Callable]:
+        return group_collectives(self.runtime).runner(op, device_ids)
+
+    def numerics_notes(self, op: Any, values: Optional[Sequence[Any]] = None) -> list[str]:
+        return group_collectives(self.runtime).notes(op) if is_collective(op.name) else []
+
     def run_notes(self, module: Any) -> list[str]:
         return [f"ops run on {self.runtime.device_kind(self.device)} device {self.device_index} through XLA "
                 f"({self.runtime.describe()}), each compiled once per op signature"]
@@ -109,7 +134,7 @@ class XlaBackend(Backend):
         how = how_xla_backend_runs(op)
         if how == "kernel":
             return self._kernel(op)
-        if how == "passes":
+        if how in ("passes", "collective"):
             return evaluator
         if not op.operands:
             return self._put_result(evaluator)

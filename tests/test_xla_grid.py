@@ -1,0 +1,206 @@
+"""The XLA backend on a grid of real devices (8 host CPU devices, tests/conftest.py): process
+(r, p) runs on device r * P + p, a group meeting at a collective runs it as ONE XLA execution
+over its devices (engine/machine/xla/collectives.py), and sharded programs give XLA's results.
+
+Expected values come from the emulated grid's own tables (tests/test_grid_collectives.py: numpy
+over groups written out literally) and from JAX (the shared corpus, tests/test_spmd.py's
+programs), compared with the contract's tolerances (tests/hlo_oracle.py `difference`).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax")
+
+import hlodbg
+from hlodbg.engine.debug.grid_session import GridSession
+from hlodbg.engine.ir.opdefs import OPS
+from hlodbg.engine.machine.process import ProcessId
+from hlodbg.engine.machine.targets import backend_for
+from hlodbg.engine.machine.xla.collectives import group_collectives, group_module_text
+from hlodbg.engine.machine.xla.runtime import XlaUnavailable
+from hlodbg.engine.ops.registry import EVALUATORS
+from hlodbg.engine.run.grid import ScheduledGrid
+from hlodbg.engine.run.spmd import run_global, run_grid
+
+from .helpers import PROGRAMS
+from .hlo_oracle import difference
+from .test_grid_collectives import CASES, GLOBAL_IDS, dense, distinct_values, grid_run, program, reducing, with_inputs
+from .test_spmd import jax_programs  # noqa: F401 - the fixture making JAX's sharded programs
+
+XLA = "xla:cpu"
+
+
+@pytest.fixture(scope="module")
+def backend():
+    return backend_for(XLA)
+
+
+def executions(backend) -> int:
+    return group_collectives(backend.runtime).executions
+
+
+def assert_close(got, want, what: str) -> None:
+    problem = difference(np.asarray(got), np.asarray(want))
+    assert problem is None, f"{what}: {problem}"
+
+
+def device_of(value) -> int:
+    (device,) = value.devices()
+    return device.id
+
+
+# -- every collective kind and group strategy ------------------------------------------------------
+
+
+@pytest.mark.parametrize("text,grid,inputs,expected", CASES)
+def test_collectives_give_the_emulated_grid_results(backend, text, grid, inputs, expected):
+    results = grid_run(text, inputs, *grid, backend=backend)
+    for process, want in expected.items():
+        for i, (got, w) in enumerate(zip(results[process], want)):
+            assert np.asarray(got).dtype == np.asarray(w).dtype, process
+            assert_close(got, w, f"result {i} of process {process}")
+
+
+V42 = distinct_values(4, 2, (2, 3))
+I23 = ["tensor<2x3xi64>"]
+# (program on a 4x2 grid, how many groups meet at its one collective)
+ONE_EXECUTION_PER_GROUP = {
+    "all_reduce_cross_replica": (program(reducing("all_reduce", "add", "i64", f"replica_groups = {dense([[0, 1], [2, 3]])}"), I23, I23), 4),
+    "all_gather_flattened_ids": (program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 1 : i64, replica_groups = '
+                                         f'{dense([[0, 1, 2, 3], [4, 5, 6, 7]])}, {GLOBAL_IDS}}}', I23, ["tensor<2x12xi64>"]), 2),
+    "reduce_scatter_flattened_ids_strided": (program(reducing("reduce_scatter", "add", "i64", "scatter_dimension = 1 : i64, replica_groups = "
+                                                              f"{dense([[0, 2, 4, 6], [1, 3, 5, 7]])}, {GLOBAL_IDS}"),
+                                                     ["tensor<2x4xi64>"], ["tensor<2x1xi64>"]), 2),
+    "collective_permute_cross_replica": (program(f'"stablehlo.collective_permute"(OPERANDS) {{source_target_pairs = '
+                                                 f'{dense([[0, 1], [1, 2], [2, 3], [3, 0]])}}}', I23, I23), 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_EXECUTION_PER_GROUP))
+def test_each_group_runs_its_collective_as_one_xla_execution(backend, name):
+    text, groups = ONE_EXECUTION_PER_GROUP[name]
+    shape = (2, 4) if "reduce_scatter" in name else (2, 3)
+    inputs = with_inputs(distinct_values(4, 2, shape))
+    before = executions(backend)
+    numpy_results = grid_run(text, inputs, 4, 2)
+    xla_results = grid_run(text, inputs, 4, 2, backend=backend)
+    assert executions(backend) - before == groups
+    for (r, p), values in xla_results.items():
+        for got, want in zip(values, numpy_results[(r, p)]):
+            assert device_of(got) == r * 2 + p  # each member's result stays on its own device
+            np.testing.assert_array_equal(np.asarray(got), want)
+
+
+def test_a_group_local_module_has_one_group_of_local_replicas():
+    text = ONE_EXECUTION_PER_GROUP["all_gather_flattened_ids"][0]
+    (op,) = [op for op in hlodbg.load(text).module.walk() if op.name == "stablehlo.all_gather"]
+    local = group_module_text(op, 4)
+    assert "mhlo.num_replicas = 4 : i32" in local and "mhlo.num_partitions = 1 : i32" in local
+    assert "replica_groups = dense<[[0, 1, 2, 3]]> : tensor<1x4xi64>" in local
+    assert "channel_handle" not in local and "use_global_device_ids" not in local
+
+
+def test_a_collective_xla_cannot_run_here_is_computed_from_the_contributions_and_says_so(backend):
+    # XLA:CPU has no collective-broadcast: the evaluator computes it from the exchanged values.
+    text = program(f'"stablehlo.collective_broadcast"(OPERANDS) {{replica_groups = {dense([[1, 0]])}}}', I23, I23)
+    before = executions(backend)
+    results = grid_run(text, with_inputs(V42), 4, 2, backend=backend)
+    assert executions(backend) == before
+    for (r, p), (got,) in results.items():
+        np.testing.assert_array_equal(got, V42[(1, p)] if r < 2 else np.zeros((2, 3), np.int64))
+    (op,) = [op for op in hlodbg.load(text).module.walk() if op.name == "stablehlo.collective_broadcast"]
+    notes = group_collectives(backend.runtime).notes(op)
+    assert notes == [] or "not as an XLA collective" in notes[0]
+
+
+def test_every_collective_evaluator_asks_the_machine_first():
+    collective = [name for name, opdef in OPS.items() if opdef.is_collective and name in EVALUATORS]
+    assert "stablehlo.all_reduce" in collective
+    assert [name for name in collective if not getattr(EVALUATORS[name], "real_collective", False)] == []
+
+
+# -- devices -----------------------------------------------------------------------------------------
+
+
+def test_process_r_p_runs_on_device_r_times_p_plus_p(backend):
+    grid = ScheduledGrid(2, 4)
+    bound = {process: backend.for_device(process, grid) for process in grid.processes()}
+    assert {process: b.device.id for process, b in bound.items()} == {
+        ProcessId(r, p): r * 4 + p for r in range(2) for p in range(4)}
+    assert backend.for_device(ProcessId(0, 0)) is backend  # outside a grid run: device 0
+
+
+def test_a_grid_larger_than_the_devices_is_a_clear_error(backend):
+    text = program(reducing("all_reduce", "add", "i64", f"replica_groups = {dense([list(range(16))])}"), I23, I23)
+    with pytest.raises(XlaUnavailable) as info:
+        run_grid(hlodbg.load(text).module, [np.zeros((2, 3), np.int64)], num_replicas=16, backend=backend)
+    message = str(info.value)
+    assert "the run needs 16 cpu device(s) but there are 8" in message
+    assert "XLA_FLAGS=--xla_force_host_platform_device_count=16" in message
+
+
+# -- sharded programs --------------------------------------------------------------------------------
+
+
+def _sharded_mlp():
+    if not (PROGRAMS / "sharded_mlp_4x2.mlir").exists():
+        pytest.skip("../shared/programs is not present")
+    program_ = hlodbg.load(PROGRAMS / "sharded_mlp_4x2.mlir")
+    inputs = np.load(PROGRAMS / "sharded_mlp_4x2.inputs.npz")
+    expected = np.load(PROGRAMS / "sharded_mlp_4x2.expected.npz")["result0"]
+    return program_, [inputs["arg0"], inputs["arg1"]], expected
+
+
+def test_sharded_mlp_gives_xla_result_with_one_execution_per_group(backend):
+    program_, args, expected = _sharded_mlp()
+    before = executions(backend)
+    (result,) = run_global(program_.module, args, backend=backend)
+    # all_reduce over 4 pairs, all_gather over 2 groups of 4, collective_permute over all 8.
+    assert executions(backend) - before == 4 + 2 + 1
+    assert_close(result, expected, "sharded_mlp_4x2 on xla:cpu")
+    (emulated,) = run_global(program_.module, args)
+    assert_close(emulated, result, "the emulated grid against xla:cpu")
+
+
+SPMD_PROGRAMS = ["psum_y", "psum_all_int", "all_gather_tiled", "all_to_all", "psum_scatter", "ppermute_partial", "nested",
+                 "global_around", "gspmd_psum_y", "gspmd_partial_manual", "gspmd_all_to_all"]
+
+
+@pytest.mark.parametrize("name", SPMD_PROGRAMS)
+def test_jax_sharded_programs_give_jax_results(backend, jax_programs, name):  # noqa: F811 - the fixture
+    program_ = hlodbg.load(jax_programs / f"{name}.mlir")
+    inputs = np.load(jax_programs / f"{name}.inputs.npz")
+    expected = np.load(jax_programs / f"{name}.expected.npz")
+    results = run_global(program_.module, [inputs[f"arr_{i}"] for i in range(len(inputs.files))], backend=backend)
+    assert len(results) == len(expected.files)
+    for i, result in enumerate(results):
+        assert_close(result, expected[f"arr_{i}"], f"{name} result {i}")
+
+
+# -- the grid debugger ---------------------------------------------------------------------------------
+
+
+def test_the_grid_debugger_steps_a_sharded_program_on_xla(backend):
+    program_, args, expected = _sharded_mlp()
+    session = GridSession(program_.module, args, backend=backend, memory=1 << 28)
+    try:
+        assert session.error is None
+        session.move("step_in")  # into the manual computation
+        while session.session.op.name != "stablehlo.all_gather":
+            session.move("step")
+        assert {s.op.name for s in session.sessions.values()} == {"stablehlo.all_gather"}
+        all_reduce = [op for op in program_.module.walk() if op.name == "stablehlo.all_reduce"][0]
+        views = session.values_of(all_reduce)
+        assert [v.group for v in views] == [(0, 1), (0, 1), (2, 3), (2, 3), (4, 5), (4, 5), (6, 7), (6, 7)]
+        assert [device_of(v.outputs[0]) for v in views] == list(range(8))  # recorded where it was computed
+        for first, second in zip(views[::2], views[1::2]):  # both members of a pair hold the pair's sum
+            total = np.asarray(first.inputs[0]) + np.asarray(second.inputs[0])
+            assert_close(first.outputs[0], total, f"device {first.device}")
+            assert_close(second.outputs[0], total, f"device {second.device}")
+        session.continue_()
+        (result,) = session.session.results
+        assert_close(result, expected, "the debugger's result")
+    finally:
+        session.close()
