@@ -26,6 +26,7 @@ from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import is_collective
 from hlodbg.engine.machine.memory import format_bytes
+from hlodbg.engine.machine.xla.device_values import to_host
 from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.run.elided import filled_note
 from hlodbg.layouts import overlay as overlays
@@ -453,7 +454,9 @@ class SessionController:
         the program text does not name), whose layout on the device (`backend`, by default the
         focused one's) the physical view shows."""
         if summary is None and value is not None and not isinstance(value, Token):
-            summary = summarize(value)
+            summary = summarize(value)  # a big device array's summary is computed on its device
+        # The inspector shows the elements: a device array (xla:* targets) comes to the host here.
+        value, previous = to_host(value), to_host(previous)
         type_ = ir_value.type if isinstance(ir_value, Value) else ir_value
         filled = filled_note(ir_value.defining_op) if isinstance(ir_value, Value) and ir_value.defining_op else None
         if filled:  # values --fill-elided made up: said wherever the value is shown

@@ -40,6 +40,7 @@ import numpy as np
 
 from ..ir.dtypes import widen
 from ..ir.errors import HlodbgError
+from ..machine.xla.device_values import is_device_array, to_host
 from .expression_shapes import quick_comparison, reads_every_value
 
 
@@ -198,7 +199,10 @@ _GLOBALS: dict[str, Any] = {
 
 
 def _read_only(value: Any) -> Any:
-    """`value` as the expression may see it: arrays become read-only views (no `out=` writes)."""
+    """`value` as the expression may see it: arrays become read-only views (no `out=` writes);
+    a device array (the XLA backend's) comes to the host, once per evaluation."""
+    if is_device_array(value):
+        value = to_host(value)
     if isinstance(value, np.ndarray):
         view = value.view()
         view.flags.writeable = False

@@ -13,6 +13,10 @@ evenly spaced runs (a memory-mapped argument reads a few MB, not GBs), and the s
 GB, a twentieth of the full statistics): a single NaN or outlier must never hide in what was not
 sampled, and whatever decides on finiteness (NaN overlays, `finite`) reads these. `exact=True`
 computes everything in full.
+
+A device array (the XLA backend's values, machine/xla/device_values.py) is summarised where it is
+when it is a big float array (a compiled reduction sends back nine numbers, exact over every
+element), and brought to the host once otherwise.
 """
 from __future__ import annotations
 
@@ -24,6 +28,7 @@ import numpy as np
 
 from ..ir.dtypes import Token, is_float_dtype, is_narrow_int, widen
 from ..ir.types import FLOAT_TYPE_NAMES, FloatType
+from ..machine.xla.device_values import float_statistics, is_device_array, summarised_on_device, to_host
 
 BLOCK = 1 << 22  # elements per block: 16 MiB of float32, 32 MiB once converted to float64
 SAMPLE_ABOVE = 100_000_000  # elements above which mean/std/zeros are estimated from a sample
@@ -175,6 +180,11 @@ def summarize(value: Any, exact: bool = False, sample_above: Optional[int] = Non
     if isinstance(value, tuple):
         elements = tuple(summarize(element, exact, sample_above) for element in value)
         return ValueSummary(kind="tuple", dtype="", shape=(), size=len(elements), elements=elements)
+    if is_device_array(value):
+        if summarised_on_device(value):
+            return ValueSummary(kind="tensor", dtype=str(np.dtype(value.dtype)), shape=tuple(value.shape),
+                                size=int(value.size), **float_statistics(value))
+        value = to_host(value)
     array = np.asarray(value)
     dtype = array.dtype
     if dtype == np.bool_:

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, Optional
 import numpy as np
 
 from ..machine.memory import physical_memory
+from ..machine.xla.device_values import device_bytes, is_device_array
 from ..ir.errors import ExecutionError
 from ..ir.opset import callee_attribute, is_replayable
 from ..run.interpreter import Frame, Interpreter, Listener
@@ -56,7 +57,7 @@ def nbytes(out: Any, overhead: int = 0) -> int:
         return sum(nbytes(o, overhead) for o in out)
     if isinstance(out, np.ndarray):
         return out.nbytes + overhead if out.base is None else 0
-    return 0
+    return device_bytes(out) + overhead if is_device_array(out) else 0
 
 
 # What keeping an array costs beyond its elements: numpy's object, shape and strides. A loop over
@@ -121,7 +122,8 @@ class ValueStore:
         if isinstance(out, (list, tuple)):
             return sum(self.held_bytes(element, operands) for element in out)
         if not isinstance(out, np.ndarray):
-            return 0
+            # A device array owns its buffer (the XLA backend's values; entry arguments stay numpy).
+            return device_bytes(out) + ARRAY_OVERHEAD if is_device_array(out) else 0
         if out.base is None:
             return 0 if id(out) in self._external else out.nbytes + ARRAY_OVERHEAD
         owner = memory_owner(out)

@@ -156,7 +156,7 @@ class XlaBackend(Backend):
             try:
                 results = executable.run(arguments)
             except XlaError as error:
-                raise ExecutionError(str(error), op.pos) from None
+                raise ExecutionError(error.message, op.pos) from None
             return results[0] if len(op.results) == 1 else results
 
         return kernel
@@ -167,7 +167,8 @@ class XlaBackend(Backend):
         try:
             return compiled(text, [self.device], platform=self.platform, what=op.name)
         except XlaError as error:
-            raise ExecutionError(str(error), op.pos) from None
+            raise ExecutionError(error.message, op.pos, (f"hlodbg's own interpreter runs {op.name}: "
+                                                         f"use --target cpu for this program",)) from None
 
     def _put_result(self, evaluator: Callable) -> Callable:
         device, put = self.device, self.runtime.put
