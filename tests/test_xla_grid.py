@@ -8,6 +8,9 @@ programs), compared with the contract's tolerances (tests/hlo_oracle.py `differe
 """
 from __future__ import annotations
 
+import io
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -21,12 +24,13 @@ from hlodbg.engine.machine.targets import backend_for
 from hlodbg.engine.machine.xla.collectives import group_collectives, group_module_text
 from hlodbg.engine.machine.xla.runtime import XlaUnavailable
 from hlodbg.engine.ops.registry import EVALUATORS
+from hlodbg.engine.run.checking import check_files
 from hlodbg.engine.run.grid import ScheduledGrid
 from hlodbg.engine.run.spmd import run_global, run_grid
 
 from .helpers import PROGRAMS
 from .hlo_oracle import difference
-from .test_grid_collectives import CASES, GLOBAL_IDS, dense, distinct_values, grid_run, program, reducing, with_inputs
+from .test_grid_collectives import CASES, CHANNEL, GLOBAL_IDS, dense, distinct_values, grid_run, program, reducing, with_inputs
 from .test_spmd import jax_programs  # noqa: F401 - the fixture making JAX's sharded programs
 
 XLA = "xla:cpu"
@@ -65,31 +69,36 @@ def test_collectives_give_the_emulated_grid_results(backend, text, grid, inputs,
 
 V42 = distinct_values(4, 2, (2, 3))
 I23 = ["tensor<2x3xi64>"]
-# (program on a 4x2 grid, how many groups meet at its one collective)
+# (program, its grid, how many groups meet at its one collective)
 ONE_EXECUTION_PER_GROUP = {
-    "all_reduce_cross_replica": (program(reducing("all_reduce", "add", "i64", f"replica_groups = {dense([[0, 1], [2, 3]])}"), I23, I23), 4),
+    "all_reduce_cross_replica": (program(reducing("all_reduce", "add", "i64", f"replica_groups = {dense([[0, 1], [2, 3]])}"), I23, I23), (4, 2), 4),
     "all_gather_flattened_ids": (program(f'"stablehlo.all_gather"(OPERANDS) {{all_gather_dim = 1 : i64, replica_groups = '
-                                         f'{dense([[0, 1, 2, 3], [4, 5, 6, 7]])}, {GLOBAL_IDS}}}', I23, ["tensor<2x12xi64>"]), 2),
+                                         f'{dense([[0, 1, 2, 3], [4, 5, 6, 7]])}, {GLOBAL_IDS}}}', I23, ["tensor<2x12xi64>"]), (4, 2), 2),
     "reduce_scatter_flattened_ids_strided": (program(reducing("reduce_scatter", "add", "i64", "scatter_dimension = 1 : i64, replica_groups = "
                                                               f"{dense([[0, 2, 4, 6], [1, 3, 5, 7]])}, {GLOBAL_IDS}"),
-                                                     ["tensor<2x4xi64>"], ["tensor<2x1xi64>"]), 2),
+                                                     ["tensor<2x4xi64>"], ["tensor<2x1xi64>"]), (4, 2), 2),
     "collective_permute_cross_replica": (program(f'"stablehlo.collective_permute"(OPERANDS) {{source_target_pairs = '
-                                                 f'{dense([[0, 1], [1, 2], [2, 3], [3, 0]])}}}', I23, I23), 2),
+                                                 f'{dense([[0, 1], [1, 2], [2, 3], [3, 0]])}}}', I23, I23), (4, 2), 2),
+    "all_to_all_cross_partition_2x4": (program(f'"stablehlo.all_to_all"(OPERANDS) {{split_dimension = 1 : i64, concat_dimension = 0 : i64, '
+                                               f'split_count = 4 : i64, replica_groups = {dense([[3, 2, 1, 0]])}, {CHANNEL}}}',
+                                               ["tensor<2x4xi64>"], ["tensor<8x1xi64>"]), (2, 4), 2),
+    "all_reduce_cross_replica_and_partition_2x4": (program(reducing("all_reduce", "add", "i64", f"replica_groups = {dense([[0], [1]])}, {CHANNEL}"),
+                                                           I23, I23), (2, 4), 2),
 }
 
 
 @pytest.mark.parametrize("name", sorted(ONE_EXECUTION_PER_GROUP))
 def test_each_group_runs_its_collective_as_one_xla_execution(backend, name):
-    text, groups = ONE_EXECUTION_PER_GROUP[name]
-    shape = (2, 4) if "reduce_scatter" in name else (2, 3)
-    inputs = with_inputs(distinct_values(4, 2, shape))
+    text, (replicas, partitions), groups = ONE_EXECUTION_PER_GROUP[name]
+    shape = (2, 4) if "%x0: tensor<2x4xi64>" in text else (2, 3)
+    inputs = with_inputs(distinct_values(replicas, partitions, shape))
     before = executions(backend)
-    numpy_results = grid_run(text, inputs, 4, 2)
-    xla_results = grid_run(text, inputs, 4, 2, backend=backend)
+    numpy_results = grid_run(text, inputs, replicas, partitions)
+    xla_results = grid_run(text, inputs, replicas, partitions, backend=backend)
     assert executions(backend) - before == groups
     for (r, p), values in xla_results.items():
         for got, want in zip(values, numpy_results[(r, p)]):
-            assert device_of(got) == r * 2 + p  # each member's result stays on its own device
+            assert device_of(got) == r * partitions + p  # each member's result stays on its own device
             np.testing.assert_array_equal(np.asarray(got), want)
 
 
@@ -119,6 +128,18 @@ def test_every_collective_evaluator_asks_the_machine_first():
     collective = [name for name, opdef in OPS.items() if opdef.is_collective and name in EVALUATORS]
     assert "stablehlo.all_reduce" in collective
     assert [name for name in collective if not getattr(EVALUATORS[name], "real_collective", False)] == []
+
+
+RUN_PARALLEL = Path(__file__).parent / "data" / "run_parallel"
+
+
+@pytest.mark.parametrize("name", ["all_gather", "all_reduce", "all_to_all", "collective_permute", "reduce_scatter"])
+def test_run_parallel_processes_meet_on_their_devices(backend, name):
+    # interpreter.run_parallel grids (the reference interpreter's self-checking form) on xla:cpu.
+    before = executions(backend)
+    passed, failed = check_files([str(RUN_PARALLEL / f"{name}.mlir")], out=io.StringIO(), backend=backend)
+    assert (passed, failed) != (0, 0) and failed == 0
+    assert executions(backend) > before
 
 
 # -- devices -----------------------------------------------------------------------------------------
