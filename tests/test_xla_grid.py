@@ -113,15 +113,19 @@ def test_a_group_local_module_has_one_group_of_local_replicas():
 
 def test_a_collective_xla_cannot_run_here_is_computed_from_the_contributions_and_says_so(backend):
     # XLA:CPU has no collective-broadcast: the evaluator computes it from the exchanged values.
-    text = program(f'"stablehlo.collective_broadcast"(OPERANDS) {{replica_groups = {dense([[1, 0]])}}}', I23, I23)
+    module = hlodbg.load(program(f'"stablehlo.collective_broadcast"(OPERANDS) {{replica_groups = {dense([[1, 0]])}}}',
+                                 I23, I23)).module
+    (op,) = [op for op in module.walk() if op.name == "stablehlo.collective_broadcast"]
+    assert backend.numerics_notes(op) == []  # not run yet
     before = executions(backend)
-    results = grid_run(text, with_inputs(V42), 4, 2, backend=backend)
+    args = {ProcessId(r, p): [value] for (r, p), value in V42.items()}
+    results = run_grid(module, args, num_replicas=4, num_partitions=2, backend=backend)
     assert executions(backend) == before
-    for (r, p), (got,) in results.items():
+    for process, (got,) in results.items():
+        r, p = process.replica_id, process.partition_id
         np.testing.assert_array_equal(got, V42[(1, p)] if r < 2 else np.zeros((2, 3), np.int64))
-    (op,) = [op for op in hlodbg.load(text).module.walk() if op.name == "stablehlo.collective_broadcast"]
-    notes = group_collectives(backend.runtime).notes(op)
-    assert notes == [] or "not as an XLA collective" in notes[0]
+    (note,) = backend.numerics_notes(op)
+    assert "collective_broadcast runs in hlodbg's interpreter" in note and "not as an XLA collective" in note
 
 
 def test_every_collective_evaluator_asks_the_machine_first():

@@ -18,8 +18,9 @@ The module is kernels.py's single-op module with the local attributes; it is com
 (module text, group devices) in kernels.py's cache: the text holds the op's attributes and operand
 types, so groups of the same op on other devices, or the same op in the next loop iteration,
 reuse theirs. What XLA refuses to compile for the platform (on the CPU:
-`collective_broadcast`, all_reduce bodies other than a single add/mul/min/max/and/or/xor, variadic
-all_to_all, and ops outside StableHLO such as `collective_reduce` or HLO's `ragged_all_to_all`),
+`collective_broadcast`, all_reduce bodies that are not one reduction XLA recognises (sum, product,
+min, max), variadic all_to_all, and ops outside StableHLO such as `collective_reduce` or HLO's
+`ragged_all_to_all`),
 and a body reading values from outside the op (they are not among the exchanged operands), is
 remembered, and the op's evaluator then computes the group's result from the contributions as on
 the emulated grid (`notes` says so, per op).
@@ -74,6 +75,7 @@ class GroupCollectives:
     executions: int = 0  # group executions (one per group meeting)
     refused: dict = field(default_factory=dict)  # module text -> why XLA does not run it
     _texts: dict = field(default_factory=dict, repr=False)
+    _left_to_evaluator: dict = field(default_factory=dict, repr=False)  # id(op) -> (op, why)
 
     def text(self, op: Any, group_size: int) -> Optional[str]:
         """The group-local module of `op`, made once per (op, group size); None for an op whose
@@ -89,8 +91,10 @@ class GroupCollectives:
         """The executable of `op` over the devices `device_ids` (in group order), compiled on first
         use; None when XLA does not run the op on this platform (remembered: asked once)."""
         text = self.text(op, len(device_ids))
-        if text is None or text in self.refused:
-            return None
+        if text is None:
+            return self._left(op, "its body reads values from outside the op")
+        if text in self.refused:
+            return self._left(op, f"not as an XLA collective: {self.refused[text]}")
         devices = [self.runtime.device(i) for i in device_ids]
         before = KERNELS.compiles
         try:
@@ -98,9 +102,13 @@ class GroupCollectives:
                                      what=f"{op.name} over devices {list(device_ids)}")
         except XlaError as error:
             self.refused[text] = error.message
-            return None
+            return self._left(op, f"not as an XLA collective: {error.message}")
         self.compiles += KERNELS.compiles - before
         return found
+
+    def _left(self, op: Any, why: str) -> None:
+        self._left_to_evaluator[id(op)] = (op, why)
+        return None
 
     def runner(self, op: Any, device_ids: Sequence[int]) -> Optional[Callable[[Sequence[Sequence[Any]]], list]]:
         """A function from the members' contributions (each a sequence of operands, in group
@@ -118,15 +126,10 @@ class GroupCollectives:
 
     def notes(self, op: Any) -> list[str]:
         """Why `op` did not run as an XLA collective (empty when it did, or has not run)."""
-        for key, (held, text) in self._texts.items():
-            if held is op:
-                if text is None:
-                    return [f"{op.name} runs in hlodbg's interpreter on the group's values brought to the host: "
-                            f"its body reads values from outside the op"]
-                if text in self.refused:
-                    return [f"{op.name} runs in hlodbg's interpreter on the group's values brought to the host, "
-                            f"not as an XLA collective: {self.refused[text]}"]
-        return []
+        found = self._left_to_evaluator.get(id(op))
+        if found is None or found[0] is not op:
+            return []
+        return [f"{op.name} runs in hlodbg's interpreter on the group's values brought to the host, {found[1]}"]
 
 
 _lock = threading.Lock()
