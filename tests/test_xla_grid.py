@@ -18,6 +18,7 @@ pytest.importorskip("jax")
 
 import hlodbg
 from hlodbg.engine.debug.grid_session import GridSession
+from hlodbg.engine.ir.errors import ExecutionError
 from hlodbg.engine.ir.opdefs import OPS
 from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.machine.targets import backend_for
@@ -126,6 +127,15 @@ def test_a_collective_xla_cannot_run_here_is_computed_from_the_contributions_and
         np.testing.assert_array_equal(got, V42[(1, p)] if r < 2 else np.zeros((2, 3), np.int64))
     (note,) = backend.numerics_notes(op)
     assert "collective_broadcast runs in hlodbg's interpreter" in note and "not as an XLA collective" in note
+
+
+def test_a_collective_xla_refuses_for_a_wrong_group_size_gets_the_evaluator_error(backend):
+    # split_count 4 over groups of 2 (all_to_all C8; the verifier is skipped so the run meets it).
+    text = program(f'"stablehlo.all_to_all"(OPERANDS) {{split_dimension = 0 : i64, concat_dimension = 0 : i64, '
+                   f'split_count = 4 : i64, replica_groups = {dense([[0, 1]])}}}', ["tensor<4xf32>"], ["tensor<4xf32>"])
+    with pytest.raises(ExecutionError, match=r"split_count is 4 but the process group has 2") as caught:
+        grid_run(text, {(r, 0): [np.float32([1, 2, 3, 4])] for r in range(2)}, 2, 1, verify=False, backend=backend)
+    assert "on device 0 (replica 0, partition 0) of a 2x1 grid" in str(caught.value)
 
 
 def test_every_collective_evaluator_asks_the_machine_first():
