@@ -87,7 +87,8 @@ class Program:
         """Run `entry` on numpy arguments and return its results as numpy arrays.
 
         `target`: the machine every device runs on — "cpu" (default), "tpu-v5e", "tpu-v4",
-        "tpu-v5p", "tpu-v6e", "tpu7x" or "tpu", or a Backend (hlodbg.engine.machine.targets).
+        "tpu-v5p", "tpu-v6e", "tpu7x" or "tpu", real devices through JAX ("xla:cpu", "xla:gpu",
+        "xla:tpu"; their results come to the host here), or a Backend (hlodbg.engine.machine.targets).
 
         Missing trailing arguments are filled with reproducible random values from `seed`. The
         program runs on the grid its module asks for (mhlo.num_replicas x mhlo.num_partitions):
@@ -104,6 +105,7 @@ class Program:
         from hlodbg.engine.machine.process import ProcessId
         from hlodbg.engine.machine.targets import backend_for
         from hlodbg.engine.run.interpreter import Interpreter
+        from hlodbg.engine.machine.xla.device_values import to_host
 
         if fill_elided is not None:
             self.fill_elided(fill_elided, seed)
@@ -117,12 +119,13 @@ class Program:
         values, _ = device_arguments(function.function_type.inputs, given_arguments(args, per_device),
                                      *grid_shape(self.module), seed=seed)
         if grid_shape(self.module) == (1, 1):
-            return interpreter.run(entry, values)
+            return to_host(interpreter.run(entry, values))
         from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
 
         if is_global_program(self.module):
-            return run_global(self.module, values, entry=entry, backend=backend)
-        return run_grid(self.module, values, entry=entry, backend=backend)
+            return to_host(run_global(self.module, values, entry=entry, backend=backend))
+        return {process: to_host(results)
+                for process, results in run_grid(self.module, values, entry=entry, backend=backend).items()}
 
     def debug(self, args=None, *, seed: int = 0, entry: str = "main", memory=None, persist: bool = True,
               replicas: Optional[int] = None, partitions: Optional[int] = None, focus=None, backend=None,

@@ -45,7 +45,7 @@ def _args():
 def test_target_names_and_aliases():
     assert canonical_target("tpu") == "tpu-v5e"
     assert canonical_target(" TPU-V6E ") == "tpu-v6e"
-    assert {"cpu", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu7x", "tpu"} == set(target_names())
+    assert {"cpu", "tpu-v4", "tpu-v5e", "tpu-v5p", "tpu-v6e", "tpu7x", "tpu", "xla:cpu", "xla:gpu", "xla:tpu"} == set(target_names())
     assert backend_for(None) is CPU
     assert backend_for("tpu7x").describe() == "tpu7x"
     with pytest.raises(TargetError, match="unknown target 'tpu-v9'.*tpu-v5e"):

@@ -10,7 +10,8 @@ types, never from its name (`how_xla_backend_runs`):
   pure (or a custom call XLA implements itself: any target but a side-effecting one, one of
   hlodbg's check/interpreter ops or a partitioner's marker (PARTITIONER_CUSTOM_CALLS: the grid
   cuts and gathers tiles there), e.g. LAPACK on the CPU), have operands, and take and give only
-  statically shaped, unquantized tensors. Its regions (reduce bodies, comparators) go with it.
+  statically shaped, unquantized tensors. Its regions (reduce bodies, comparators) go with it,
+  unless they read values from outside the op, which XLA refuses to export.
 - "passes": the interpreter runs the op on the device arrays as they are, because it only hands
   values on: calls, loops and branches (their frames see device arrays; a loop's condition comes
   to the host as one scalar), tuples, tokens and futures.
@@ -20,7 +21,9 @@ types, never from its name (`how_xla_backend_runs`):
   platform the evaluator computes from host copies (`numerics_notes` says so for the op).
 - "host": the interpreter computes the op with numpy on host copies of its operands: hlodbg's own
   ops (hlo.*, check.*, interpreter.*), effects (random numbers, replica ids),
-  quantized and dynamically shaped values. Their numpy results are put on the device by the next
+  quantized and dynamically shaped values, bodies reading enclosing values, and every op of a
+  combiner body (`expandable_body`: the interpreter applies it to whole arrays at once, when it
+  runs the owner itself or the debugger shows the body evaluated). Their numpy results are put on the device by the next
   kernel that reads them. Ops without operands (constants, iota) are computed on the host too and
   put on the device at once: they are constant steps, so that happens once per run.
 
@@ -35,7 +38,8 @@ import copy
 from typing import Any, Callable, Optional, Sequence
 
 from ...ir.errors import ExecutionError
-from ...ir.opdefs import callee_attribute, effect_of, has_aliasing_regions, is_collective, is_terminator
+from ...ir.opdefs import (callee_attribute, effect_of, has_aliasing_regions, has_expandable_body, is_collective,
+                          is_terminator)
 from ...ir.sharding import PARTITIONER_CUSTOM_CALLS
 from ...ir.types import QuantizedType, TensorType
 from ..backend import Backend
@@ -60,15 +64,26 @@ def how_xla_backend_runs(op: Any) -> str:
         return "passes"  # tuples, tokens, futures: packed and unpacked, never computed with
     if is_collective(name):
         return "collective"
-    if op.dialect not in XLA_DIALECTS or not op.operands:
+    if op.dialect not in XLA_DIALECTS or not op.operands or _in_combiner_body(op):
         return "host"
     if effect_of(name) != "pure" and not _xla_custom_call(op):
         return "host"
-    for value in (*values, *captured_values(op)):
+    for value in values:
         t = value.type
-        if not isinstance(t, TensorType) or not t.is_static or isinstance(t.element, QuantizedType):
+        if not t.is_static or isinstance(t.element, QuantizedType):
             return "host"
+    if op.regions and captured_values(op):
+        return "host"
     return "kernel"
+
+
+def _in_combiner_body(op: Any) -> bool:
+    owner = op.parent_op
+    while owner is not None and owner.name != "func.func":
+        if has_expandable_body(owner.name):
+            return True
+        owner = owner.parent_op
+    return False
 
 
 def _xla_custom_call(op: Any) -> bool:
@@ -142,19 +157,14 @@ class XlaBackend(Backend):
 
     def _kernel(self, op: Any) -> Callable:
         """An evaluator running `op` as a single-op module on this backend's device."""
-        captured = captured_values(op)
         state: dict[str, Any] = {}
 
         def kernel(call: Any, *operands: Any) -> Any:
             executable = state.get("executable")
             if executable is None:
                 executable = state["executable"] = self._compile(call)
-            arguments = list(operands)
-            if captured:
-                env = call.interpreter.frame.env
-                arguments.extend(env[v] for v in captured)
             try:
-                results = executable.run(arguments)
+                results = executable.run(operands)
             except XlaError as error:
                 raise ExecutionError(error.message, op.pos) from None
             return results[0] if len(op.results) == 1 else results

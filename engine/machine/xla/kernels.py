@@ -9,14 +9,15 @@ attributes. The two entry points, stable for both:
 
       module @kernel attributes {module_attributes} {
         <the module-level symbols the op names: an sdy.mesh, a comparator function>
-        func.func public @main(%arg0: <operand 0 type>, ..., %argN: <captured value type>) -> (<result types>) {
+        func.func public @main(%arg0: <operand 0 type>, ...) -> (<result types>) {
           %result0, ... = "<op>"(%arg0, ...) <{...}> ({<its regions>}) {...} : (...) -> (...)
           "func.return"(%result0, ...)
         }
       }
 
-  `@main`'s parameters are the op's operands, then `captured_values(op)` (values its regions use
-  from outside the op), in that order; its results are the op's results. The op is printed in
+  `@main`'s parameters are the op's operands and its results the op's results. XLA refuses a
+  body that reads a value from outside the op (`captured_values(op)`), so such an op is not
+  given to XLA (the backend's interpreter runs it). The op is printed in
   generic form (every op, known or not, has one), with `attributes` in place of its own when
   given, and every value inside it renamed in order, so two sites of the same op signature give
   the same text (one compile). `module` is where the op's symbols are looked up.
@@ -44,7 +45,7 @@ _SYMBOL = re.compile(r'@(?:"((?:[^"\\]|\\.)*)"|([A-Za-z_][A-Za-z0-9_$.]*))')
 
 def captured_values(op: Operation) -> list[Value]:
     """Values the op's regions use that are defined outside the op (StableHLO lets a body read
-    enclosing values), in order of first use: `@main` takes them after the operands."""
+    enclosing values, XLA's exporter does not), in order of first use."""
     inside: set[int] = set()
     for region in op.regions:
         for block in region.blocks:
@@ -65,7 +66,7 @@ def captured_values(op: Operation) -> list[Value]:
 def single_op_module(op: Operation, module: Optional[Module] = None, attributes: Optional[dict] = None,
                      module_attributes: Optional[dict] = None) -> str:
     """The text of a module whose `@main` runs `op` alone (see the module docstring)."""
-    parameters = [*op.operands, *captured_values(op)]
+    parameters = list(op.operands)
     printer = Printer(generic=True)
     for i, value in enumerate(parameters):
         printer.rename(value, f"%arg{i}")
