@@ -34,6 +34,7 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from ...ir.attributes import DenseElements, IntegerAttr
+from ...ir.errors import ExecutionError
 from ...ir.opset import OPS
 from ...ir.types import IntegerType, TensorType
 from .kernels import KERNELS, captured_values, single_op_module
@@ -120,7 +121,10 @@ class GroupCollectives:
 
         def run(contributions: Sequence[Sequence[Any]]) -> list:
             self.executions += 1
-            return executable.run_spmd([list(c) for c in contributions])
+            try:
+                return executable.run_spmd([list(c) for c in contributions])
+            except XlaError as error:
+                raise ExecutionError(error.message, op.pos) from None
 
         return run
 
