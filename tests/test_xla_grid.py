@@ -9,6 +9,9 @@ programs), compared with the contract's tolerances (tests/hlo_oracle.py `differe
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +20,7 @@ import pytest
 pytest.importorskip("jax")
 
 import hlodbg
+from hlodbg.cli import main
 from hlodbg.engine.debug.grid_session import GridSession
 from hlodbg.engine.ir.errors import ExecutionError
 from hlodbg.engine.ir.opdefs import OPS
@@ -197,6 +201,26 @@ def test_sharded_mlp_gives_xla_result_with_one_execution_per_group(backend):
     assert_close(result, expected, "sharded_mlp_4x2 on xla:cpu")
     (emulated,) = run_global(program_.module, args)
     assert_close(emulated, result, "the emulated grid against xla:cpu")
+
+
+def test_hlodbg_run_gives_xla_result_for_the_sharded_mlp(tmp_path, capsys):
+    _sharded_mlp()
+    saved = tmp_path / "out.npz"
+    assert main(["run", str(PROGRAMS / "sharded_mlp_4x2.mlir"), "--target", XLA, "--args",
+                 str(PROGRAMS / "sharded_mlp_4x2.inputs.npz"), "--out", str(saved)]) == 0
+    assert_close(np.load(saved)["result0"], np.load(PROGRAMS / "sharded_mlp_4x2.expected.npz")["result0"], "hlodbg run")
+
+
+def test_hlodbg_run_with_too_few_devices_says_how_to_get_them(tmp_path):
+    _sharded_mlp()
+    env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=4", JAX_PLATFORMS="cpu")
+    done = subprocess.run([sys.executable, "-m", "hlodbg", "run", str(PROGRAMS / "sharded_mlp_4x2.mlir"), "--target", XLA,
+                           "--args", str(PROGRAMS / "sharded_mlp_4x2.inputs.npz")],
+                          env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert done.returncode == 2
+    assert ("the run needs 8 cpu device(s) but there are 4; on the CPU start with "
+            "XLA_FLAGS=--xla_force_host_platform_device_count=8") in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 SPMD_PROGRAMS = ["psum_y", "psum_all_int", "all_gather_tiled", "all_to_all", "psum_scatter", "ppermute_partial", "nested",
