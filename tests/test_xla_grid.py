@@ -36,6 +36,7 @@ from hlodbg.engine.run.spmd import run_global, run_grid
 from .helpers import PROGRAMS
 from .hlo_oracle import difference
 from .test_grid_collectives import CASES, CHANNEL, GLOBAL_IDS, dense, distinct_values, grid_run, program, reducing, with_inputs
+from .test_rooted_collectives import broadcast, per_process, reduce_program
 from .test_spmd import jax_programs  # noqa: F401 - the fixture making JAX's sharded programs
 
 XLA = "xla:cpu"
@@ -131,6 +132,23 @@ def test_a_collective_xla_cannot_run_here_is_computed_from_the_contributions_and
         np.testing.assert_array_equal(got, V42[(1, p)] if r < 2 else np.zeros((2, 3), np.int64))
     (note,) = backend.numerics_notes(op)
     assert "collective_broadcast runs in hlodbg's interpreter" in note and "not as an XLA collective" in note
+
+
+ROOTED = {  # collectives XLA has no op for (collective_reduce) or no root operand (dynamic roots)
+    "collective_reduce_flattened_ids": (reduce_program(f"replica_groups = {dense([[3, 0], [1, 2]])}, {GLOBAL_IDS}"), (2, 2),
+                                        {(r, p): [np.array([2 * r + p, 1], np.int64)] for r in range(2) for p in range(2)}),
+    "broadcast_dynamic_root": (broadcast(2, f"replica_groups = {dense([[0, 1], [3, 2]])}", dynamic_root=True), (4, 1),
+                               per_process(4, 2, root=[1, 0])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROOTED))
+def test_rooted_collectives_give_the_emulated_grid_results(backend, name):
+    text, grid, inputs = ROOTED[name]
+    emulated = grid_run(text, inputs, *grid)
+    for process, values in grid_run(text, inputs, *grid, backend=backend).items():
+        for got, want in zip(values, emulated[process]):
+            np.testing.assert_array_equal(np.asarray(got), want, err_msg=f"{name} on {process}")
 
 
 def test_a_collective_xla_refuses_for_a_wrong_group_size_gets_the_evaluator_error(backend):
