@@ -261,21 +261,44 @@ def test_a_debugger_session_on_xla_sees_what_it_sees_on_cpu(jax):
     assert xla["recorded"] > 0  # device buffers are counted too
 
 
-def test_a_big_float_value_is_summarised_on_its_device(jax):
+def test_stepping_into_a_reduce_shows_its_body_evaluated_as_on_cpu(jax):
+    seen = {}
+    for target in ("cpu", "xla:cpu"):
+        session = hlodbg.load(NAN_PROGRAM).session([HUNDREDS], target=target)
+        try:
+            session.run_to("stablehlo.reduce")
+            stop = session.step_in()
+            seen[target] = (stop.reason, session.expanded, session.op.name, len(session.trace),
+                            [np.asarray(v) for v in session.outputs()])
+        finally:
+            session.close()
+    assert seen["xla:cpu"][:4] == seen["cpu"][:4] and seen["cpu"][2] == "stablehlo.add"
+    for got, want in zip(seen["xla:cpu"][4], seen["cpu"][4]):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("platform", ["cpu", "tpu"])
+def test_summaries_and_nan_tests_of_device_values(jax, monkeypatch, platform):
+    """On an accelerator a big float value is summarised and NaN-tested on its device (simulated
+    here: the CPU device said to be a TPU); on the CPU it comes to the host. Same answers."""
     from hlodbg.engine.debug.breakpoints import surely_finite, value_test
     from hlodbg.engine.debug.summary import summarize
-    from hlodbg.engine.machine.xla.device_values import DEVICE_STATISTICS_FROM, summarised_on_device
+    from hlodbg.engine.machine.xla import device_values
 
-    values = np.linspace(-3, 5, DEVICE_STATISTICS_FROM * 2, dtype=np.float32)
+    monkeypatch.setattr(device_values, "_platform", lambda value: platform)
+    values = np.linspace(-3, 5, device_values.DEVICE_STATISTICS_FROM * 2, dtype=np.float32)
     values[7], values[9], values[11], values[13] = np.nan, np.inf, -np.inf, 0
     on_device = jax.device_put(values)
-    assert summarised_on_device(on_device)
+    assert device_values.summarised_on_device(on_device) == (platform != "cpu")
     got, want = summarize(on_device), summarize(values, exact=True)
     assert (got.nan, got.posinf, got.neginf, got.zeros, got.min, got.max) == \
         (want.nan, want.posinf, want.neginf, want.zeros, want.min, want.max)
     assert got.mean == pytest.approx(want.mean, rel=1e-9) and got.std == pytest.approx(want.std, rel=1e-9)
     assert value_test("nan")([on_device]) and value_test("inf")([on_device])
+    assert not value_test("nan")([jax.device_put(np.array([1.0, np.inf]))])
     assert not surely_finite(on_device) and surely_finite(jax.device_put(np.ones(5, np.float32)))
+    complex_value = jax.device_put(np.array([1 + 1j, complex(np.nan, 0), complex(0, -np.inf)], np.complex64))
+    assert value_test("nan")([complex_value]) and value_test("inf")([complex_value])
 
 
 # -- the CLI -----------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from .expressions import CaretError, Expression, ExpressionError, compile_expres
 from ..ir.core import Module, Operation, function_list
 from ..ir.locations import user_frame
 from ..ir.opset import is_terminator, lookup
-from ..machine.xla.device_values import is_device_array, nonfinite_counts
+from ..machine.xla.device_values import looked_at_on_device, nonfinite_counts, to_host
 from ..syntax.hlo.opcodes import TABLE as HLO_OPCODES, ops_of_opcode
 
 VALUE_TESTS = ("nan", "inf", "nonfinite")
@@ -56,9 +56,11 @@ class BreakpointError(CaretError):
 def _count(value: Any, test: str) -> int:
     if isinstance(value, (list, tuple)):
         return sum(_count(v, test) for v in value)
-    if is_device_array(value):  # counted on its device: a few numbers come over, not the array
-        nan, posinf, neginf = nonfinite_counts(value)
-        return {"nan": nan, "inf": posinf + neginf}.get(test, nan + posinf + neginf)
+    if not isinstance(value, np.ndarray):
+        if looked_at_on_device(value):  # counted on its accelerator: three numbers come over, not the array
+            nan, posinf, neginf = nonfinite_counts(value)
+            return {"nan": nan, "inf": posinf + neginf}.get(test, nan + posinf + neginf)
+        value = to_host(value)  # an XLA CPU device's array: numpy reads it on the host
     if not isinstance(value, np.ndarray):
         return 0
     dtype = value.dtype
@@ -94,7 +96,11 @@ def surely_finite(output: Any) -> bool:
     never negative, so no Inf - Inf), while finite elements give a finite sum unless it
     overflows, which only sends the op to the exact check."""
     if type(output) is not np.ndarray:
-        return is_device_array(output) and not any(nonfinite_counts(output))
+        if looked_at_on_device(output):
+            return not any(nonfinite_counts(output))
+        output = to_host(output)  # an XLA CPU device's array
+        if type(output) is not np.ndarray:
+            return False
     if output.dtype.char in _BLAS_FLOATS:
         flat = output if output.ndim == 1 else output.ravel()
         return math.isfinite(flat.dot(flat))

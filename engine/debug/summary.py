@@ -15,8 +15,9 @@ sampled, and whatever decides on finiteness (NaN overlays, `finite`) reads these
 computes everything in full.
 
 A device array (the XLA backend's values, machine/xla/device_values.py) is summarised where it is
-when it is a big float array (a compiled reduction sends back nine numbers, exact over every
-element), and brought to the host once otherwise.
+when it is a big float array on an accelerator (a compiled reduction sends back nine numbers,
+exact over every element), and brought to the host once otherwise (on the CPU always: a memcpy,
+and numpy's statistics are faster there than a launched reduction).
 """
 from __future__ import annotations
 

@@ -147,6 +147,8 @@ class XlaBackend(Backend):
     # -- per op ---------------------------------------------------------------------------------
     def wrap_evaluator(self, op: Any, evaluator: Callable) -> Callable:
         how = how_xla_backend_runs(op)
+        if how == "kernel" and has_expandable_body(op.name):
+            return _unless_expanding(self._kernel(op), _on_host(evaluator))
         if how == "kernel":
             return self._kernel(op)
         if how in ("passes", "collective"):
@@ -190,6 +192,18 @@ class XlaBackend(Backend):
             return put(out, device)
 
         return evaluate_and_put
+
+
+def _unless_expanding(kernel: Callable, interpreted: Callable) -> Callable:
+    """`kernel`, except while the interpreter expands bodies (the debugger showing a combiner body
+    evaluated, step by step): then the interpreter's own evaluator, which runs the body as a region."""
+
+    def kernel_unless_expanding(call: Any, *operands: Any) -> Any:
+        if call.interpreter.expand_bodies:
+            return interpreted(call, *operands)
+        return kernel(call, *operands)
+
+    return kernel_unless_expanding
 
 
 def _on_host(evaluator: Callable) -> Callable:
