@@ -17,6 +17,11 @@ are the mesh devices that differ only along the named (sub-)axes.
 
 Every process forms the same list of groups; the group functions take the process anyway so the
 grid issue can ask any process's view with one signature.
+
+On a machine with real devices (the XLA backend, `Backend.group_collective`) each collective's
+evaluator is wrapped by `real_collective`: the group exchanges its operands and the machine runs
+the op once for the whole group, every member taking its own results; the numpy code below then
+serves the emulated grid, and ops the machine cannot run.
 """
 from __future__ import annotations
 
