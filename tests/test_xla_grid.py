@@ -256,6 +256,50 @@ def test_jax_sharded_programs_give_jax_results(backend, jax_programs, name):  # 
         assert_close(result, expected[f"arr_{i}"], f"{name} result {i}")
 
 
+def _first_run(session: GridSession, name: str):
+    """Every device's run of the program's one `name` op, seen from the end of the recording."""
+    (op,) = [op for op in session.module.walk() if op.name == name]
+    assert session.continue_().reason == "end"
+    return session.values_of(op)
+
+
+def test_a_tile_is_cut_on_the_device_holding_the_value(backend, jax_programs):  # noqa: F811 - the fixture
+    # global_around: sin(a) @ b is computed on every device, then a manual computation cuts its tile.
+    program_ = hlodbg.load(jax_programs / "global_around.mlir")
+    inputs = np.load(jax_programs / "global_around.inputs.npz")
+    session = GridSession(program_.module, [inputs["arr_0"], inputs["arr_1"]], backend=backend, memory=1 << 28)
+    try:
+        assert session.error is None
+        views = _first_run(session, "stablehlo.all_reduce")  # the first op of the body, on the tile
+        assert [device_of(v.inputs[0]) for v in views] == list(range(8))
+    finally:
+        session.close()
+
+
+SHARDING_CONSTRAINT = """
+module attributes {mhlo.num_partitions = 2 : i32} {
+  sdy.mesh @mesh = <["x"=2]>
+  func.func @main(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.sine %a : tensor<4xf32>
+    %1 = sdy.sharding_constraint %0 <@mesh, [{"x"}]> : tensor<4xf32>
+    %2 = stablehlo.cosine %1 : tensor<4xf32>
+    return %2 : tensor<4xf32>
+  }
+}
+"""
+
+
+def test_a_sharding_constraint_leaves_the_value_on_its_device(backend):
+    session = GridSession(hlodbg.load(SHARDING_CONSTRAINT).module, [np.float32([0, 1, 2, 3])], backend=backend,
+                          memory=1 << 26)
+    try:
+        views = _first_run(session, "sdy.sharding_constraint")
+        assert [device_of(v.outputs[0]) for v in views] == [0, 1]
+        assert_close(session.session.results[0], np.cos(np.sin(np.float32([0, 1, 2, 3]))), "the result")
+    finally:
+        session.close()
+
+
 # -- the grid debugger ---------------------------------------------------------------------------------
 
 

@@ -7,14 +7,17 @@ Which ops XLA runs is decided per op from its definition's traits (engine/ir/opd
 types, never from its name (`how_xla_backend_runs`):
 
 - "kernel": XLA compiles and runs the op. It must be of a dialect XLA reads (StableHLO, CHLO), be
-  pure (or a custom call XLA implements itself: any target but a side-effecting one, one of
-  hlodbg's check/interpreter ops or a partitioner's marker (PARTITIONER_CUSTOM_CALLS: the grid
-  cuts and gathers tiles there), e.g. LAPACK on the CPU), have operands, and take and give only
+  pure (or a custom call XLA implements itself: any target but a side-effecting one or one of
+  hlodbg's check/interpreter ops, e.g. LAPACK on the CPU), have operands, and take and give only
   statically shaped, unquantized tensors. Its regions (reduce bodies, comparators) go with it,
   unless they read values from outside the op, which XLA refuses to export.
 - "passes": the interpreter runs the op on the device arrays as they are, because it only hands
   values on: calls, loops and branches (their frames see device arrays; a loop's condition comes
   to the host as one scalar), tuples, tokens and futures.
+- "grid": the op says how a global value is laid out over the grid (the `grid_layout` trait:
+  Shardy's manual computations and sharding annotations; GSPMD's partitioner custom calls,
+  PARTITIONER_CUSTOM_CALLS): engine/ops/spmd.py gets the device arrays as they are, cuts this
+  device's tile on the device, and gathers the devices' tiles on the host into a full value.
 - "collective": the op's evaluator gets the device arrays as they are; the group meeting there runs
   the op as ONE XLA execution over the group's devices (collectives.py, through
   `group_collective`), each member keeping its result on its device. What XLA does not run on the
@@ -39,7 +42,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ...ir.errors import ExecutionError
 from ...ir.opdefs import (callee_attribute, effect_of, has_aliasing_regions, has_expandable_body, is_collective,
-                          is_terminator)
+                          is_terminator, lays_out_on_grid)
 from ...ir.sharding import PARTITIONER_CUSTOM_CALLS
 from ...ir.types import QuantizedType, TensorType
 from ..backend import Backend
@@ -55,13 +58,15 @@ _HLODBG_ONLY_CUSTOM_CALLS = ("check.", "interpreter.")
 
 
 def how_xla_backend_runs(op: Any) -> str:
-    """"kernel", "passes", "collective" or "host" (see the module docstring)."""
+    """"kernel", "passes", "grid", "collective" or "host" (see the module docstring)."""
     name = op.name
     if is_terminator(name) or callee_attribute(name) is not None or has_aliasing_regions(name):
         return "passes"
     values = [*op.operands, *op.results]
     if any(not isinstance(v.type, TensorType) for v in values):
         return "passes"  # tuples, tokens, futures: packed and unpacked, never computed with
+    if lays_out_on_grid(name) or _partitioner_custom_call(op):
+        return "grid"
     if is_collective(name):
         return "collective"
     if op.dialect not in XLA_DIALECTS or not op.operands or _in_combiner_body(op):
@@ -90,7 +95,11 @@ def _xla_custom_call(op: Any) -> bool:
     if op.name != "stablehlo.custom_call" or _is_true(op.attributes.get("has_side_effect")):
         return False
     target = str(op.attributes.get("call_target_name", "")).strip('"')
-    return not target.startswith(_HLODBG_ONLY_CUSTOM_CALLS) and target not in PARTITIONER_CUSTOM_CALLS
+    return not target.startswith(_HLODBG_ONLY_CUSTOM_CALLS)
+
+
+def _partitioner_custom_call(op: Any) -> bool:
+    return op.name == "stablehlo.custom_call" and str(op.attributes.get("call_target_name", "")).strip('"') in PARTITIONER_CUSTOM_CALLS
 
 
 def _is_true(attribute: Any) -> bool:
@@ -151,7 +160,7 @@ class XlaBackend(Backend):
             return _unless_expanding(self._kernel(op), _on_host(evaluator))
         if how == "kernel":
             return self._kernel(op)
-        if how in ("passes", "collective"):
+        if how in ("passes", "grid", "collective"):
             return evaluator
         if not op.operands:
             return self._put_result(evaluator)
