@@ -300,6 +300,34 @@ def test_a_sharding_constraint_leaves_the_value_on_its_device(backend):
         session.close()
 
 
+UNEVEN_GSPMD = """
+module attributes {mhlo.num_partitions = 2 : i32} {
+  func.func @main(%a: tensor<5x2xf32>) -> tensor<3x2xf32> {
+    %n = stablehlo.negate %a : tensor<5x2xf32>
+    %0 = stablehlo.custom_call @Sharding(%n) {mhlo.sharding = "{devices=[2,1]<=[2]}"} : (tensor<5x2xf32>) -> tensor<5x2xf32>
+    %1 = stablehlo.custom_call @SPMDFullToShardShape(%0) {mhlo.sharding = "{manual}"} : (tensor<5x2xf32>) -> tensor<3x2xf32>
+    %s = "stablehlo.all_reduce"(%1) <{replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 1>, use_global_device_ids}> ({
+      ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+        %z = stablehlo.add %x, %y : tensor<f32>
+        stablehlo.return %z : tensor<f32>
+    }) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+    %3 = stablehlo.custom_call @Sharding(%s) {mhlo.sharding = "{manual}"} : (tensor<3x2xf32>) -> tensor<3x2xf32>
+    %4 = stablehlo.custom_call @SPMDShardToFullShape(%3) {mhlo.sharding = "{replicated}"} : (tensor<3x2xf32>) -> tensor<3x2xf32>
+    return %4 : tensor<3x2xf32>
+  }
+}
+"""
+
+
+def test_gspmd_uneven_tiles_of_a_device_value_are_padded_and_summed(backend):
+    # 5 rows over 2 devices: tiles of 3 rows, the second holds rows 3..4 and a row of zeros.
+    a = np.arange(10, dtype=np.float32).reshape(5, 2)
+    before = executions(backend)
+    (summed,) = run_global(hlodbg.load(UNEVEN_GSPMD).module, [a], backend=backend)
+    assert executions(backend) - before == 1
+    np.testing.assert_array_equal(np.asarray(summed), -(a[:3] + np.vstack([a[3:], np.zeros((1, 2), np.float32)])))
+
+
 # -- the grid debugger ---------------------------------------------------------------------------------
 
 
