@@ -332,3 +332,18 @@ async def test_the_inspector_shows_a_device_value_where_a_nan_breakpoint_stops(j
         assert app.screen.state.stop_reason == "breakpoint"
         text = app.screen.query_one(TensorInspector).render_text()
         assert "%s" in text and "NaN" in text and "iteration 3" in text
+
+
+def test_a_single_op_module_takes_other_attributes_and_module_attributes():
+    from hlodbg.engine.ir import attributes as A
+    from hlodbg.engine.machine.xla.kernels import single_op_module
+
+    program = hlodbg.load(TWO_ADDS)
+    first, second = program.module.function("main").ops[:2]
+    plain = single_op_module(first, program.module)
+    assert plain == single_op_module(second, program.module)  # same signature, same text: one compile
+    assert '%result0 = "stablehlo.add"(%arg0, %arg1)' in plain
+    marked = single_op_module(first, program.module, attributes={"xla.marked": A.UNIT},
+                              module_attributes={"mhlo.num_partitions": A.IntegerAttr(4, A.IntegerType(32))})
+    assert marked.startswith("module @kernel attributes {mhlo.num_partitions = 4 : i32}")
+    assert "xla.marked" in marked and "xla.marked" not in plain and not first.attributes

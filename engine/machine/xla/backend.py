@@ -26,9 +26,10 @@ types, never from its name (`how_xla_backend_runs`):
   ops (hlo.*, check.*, interpreter.*), effects (random numbers, replica ids),
   quantized and dynamically shaped values, bodies reading enclosing values, and every op of a
   combiner body (`expandable_body`: the interpreter applies it to whole arrays at once, when it
-  runs the owner itself or the debugger shows the body evaluated). Their numpy results are put on the device by the next
-  kernel that reads them. Ops without operands (constants, iota) are computed on the host too and
-  put on the device at once: they are constant steps, so that happens once per run.
+  runs the owner itself or the debugger shows the body evaluated). Their numpy results are put on
+  the device by the next kernel that reads them.
+- "put": an op without operands or regions (constants, iota, replica_id) is computed on the host
+  and its result put on the device at once; constants are constant steps, so once per run.
 
 An op XLA refuses to compile or run fails with the interpreter's located error naming the op.
 Outside a grid run the process runs on device 0; on a grid of R x P processes, process (r, p) runs
@@ -58,25 +59,25 @@ _HLODBG_ONLY_CUSTOM_CALLS = ("check.", "interpreter.")
 
 
 def how_xla_backend_runs(op: Any) -> str:
-    """"kernel", "passes", "grid", "collective" or "host" (see the module docstring)."""
+    """"kernel", "passes", "grid", "collective", "host" or "put" (see the module docstring)."""
     name = op.name
     if is_terminator(name) or callee_attribute(name) is not None or has_aliasing_regions(name):
         return "passes"
     values = [*op.operands, *op.results]
     if any(not isinstance(v.type, TensorType) for v in values):
         return "passes"  # tuples, tokens, futures: packed and unpacked, never computed with
+    if any(not v.type.is_static or isinstance(v.type.element, QuantizedType) for v in values):
+        return "host"
     if lays_out_on_grid(name) or _partitioner_custom_call(op):
         return "grid"
     if is_collective(name):
         return "collective"
-    if op.dialect not in XLA_DIALECTS or not op.operands or _in_combiner_body(op):
+    if not op.operands and not op.regions:
+        return "put"
+    if op.dialect not in XLA_DIALECTS or _in_combiner_body(op):
         return "host"
     if effect_of(name) != "pure" and not _xla_custom_call(op):
         return "host"
-    for value in values:
-        t = value.type
-        if not t.is_static or isinstance(t.element, QuantizedType):
-            return "host"
     if op.regions and captured_values(op):
         return "host"
     return "kernel"
@@ -115,6 +116,9 @@ class XlaBackend(Backend):
         self.device_index = device_index
         self.runtime = runtime(platform)  # XlaUnavailable now, not at the first op
         self.device = self.runtime.device(device_index)
+        # op -> its kernel on this device, so interpreters made again for the same program (the
+        # debugger's replays) neither print nor look up its module again
+        self._executables: dict = {}
 
     def configured(self, **options: Any) -> "Backend":
         if options:
@@ -131,10 +135,12 @@ class XlaBackend(Backend):
         return self.bound_to(grid.device_id(process))
 
     def bound_to(self, device_index: int) -> "XlaBackend":
-        """This backend running on device `device_index` of the platform."""
+        """This backend running on device `device_index` of the platform (the seam a grid's
+        per-process binding uses)."""
         bound = copy.copy(self)
         bound.device_index = device_index
         bound.device = self.runtime.device(device_index)
+        bound._executables = {}
         return bound
 
     def describe(self) -> str:
@@ -162,18 +168,22 @@ class XlaBackend(Backend):
             return self._kernel(op)
         if how in ("passes", "grid", "collective"):
             return evaluator
-        if not op.operands:
+        if how == "put":
             return self._put_result(evaluator)
         return _on_host(evaluator)
 
     def _kernel(self, op: Any) -> Callable:
         """An evaluator running `op` as a single-op module on this backend's device."""
         state: dict[str, Any] = {}
+        executables = self._executables
 
         def kernel(call: Any, *operands: Any) -> Any:
             executable = state.get("executable")
             if executable is None:
-                executable = state["executable"] = self._compile(call)
+                executable = executables.get(op)
+                if executable is None:
+                    executable = executables[op] = self._compile(call)
+                state["executable"] = executable
             try:
                 results = executable.run(operands)
             except XlaError as error:
