@@ -49,7 +49,7 @@ class GridSession(TargetBase):
             table = BreakpointTable(Resolver(module, entry, path))
             self.sessions[process] = Session(module, values, entry=entry, memory=budget, breakpoints=table,
                                              process=process, grid=self.grid, path=path,
-                                             backend=backend.for_device(process))
+                                             backend=backend.for_device(process, self.grid))
         self.focus = focus
         self.lockstep = lockstep
         self.error: Optional[HlodbgError] = None

@@ -130,7 +130,7 @@ class Side:
 
     def _interpreter(self, process: ProcessId, grid: Optional[ScheduledGrid]) -> Interpreter:
         device = _Device(self, process)
-        backend = self.backend if grid is None else self.backend.for_device(process)
+        backend = self.backend if grid is None else self.backend.for_device(process, grid)
         interpreter = Interpreter(self.module, backend=backend, process=process, grid=grid, listeners=[device])
         interpreter.printed = self.printed
         return interpreter

@@ -20,6 +20,9 @@ colours, and the traits below. Each input language keeps its own spelling of the
   loops, branches), so a frame's arguments need not be kept apart from the owner's values.
 - `expandable_body`: a combiner body the interpreter applies to whole arrays at once, which the
   debugger can replay as a region to show it element by element.
+- `grid_layout`: says how a global value is laid out over the grid's devices (Shardy's manual
+  computations and sharding annotations): the grid runs it (engine/ops/spmd.py) on the values
+  wherever they live, a device's tile cut on that device.
 - `owns_callee`: the function it calls exists for this call site alone (a fusion's fused
   computation, an async wrapper's): views draw the callee inside the op, not as a function apart.
 - `float_math`: computes with the values of its float operands (arithmetic, transcendentals,
@@ -87,6 +90,7 @@ class OpDef:
     commutative: bool = False
     float_math: bool = False  # see the module docstring
     owns_callee: bool = False  # see the module docstring
+    grid_layout: bool = False  # see the module docstring
 
     @property
     def min_operands(self) -> int:
@@ -200,6 +204,7 @@ def define(
     commutative: bool = False,
     float_math: bool = False,
     owns_callee: bool = False,
+    grid_layout: bool = False,
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -226,6 +231,7 @@ def define(
         commutative,
         float_math,
         owns_callee,
+        grid_layout,
     )
     OPS[name] = opdef
     return opdef
@@ -311,6 +317,11 @@ def owns_callee(name: str) -> bool:
     return _trait(name, "owns_callee", False)
 
 
+def lays_out_on_grid(name: str) -> bool:
+    """Whether the op says how a global value is laid out over the grid (see `grid_layout`)."""
+    return _trait(name, "grid_layout", False)
+
+
 def category_of(name: str) -> str:
     opdef = OPS.get(name)
     if opdef is not None:
@@ -323,5 +334,5 @@ def category_of(name: str) -> str:
 __all__ = [
     "AttrSpec", "CATEGORIES", "DIALECT_EFFECTS", "EFFECTS", "OPS", "OpDef", "callee_attribute", "category_of",
     "define", "effect_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_float_math",
-    "is_foldable", "is_replayable", "is_terminator", "lookup", "owns_callee",
+    "is_foldable", "is_replayable", "is_terminator", "lays_out_on_grid", "lookup", "owns_callee",
 ]

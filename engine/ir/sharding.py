@@ -13,6 +13,12 @@ import numpy as np
 
 from .named_sharding import named_sharding
 
+# Custom-call targets that mark how a global program is partitioned (GSPMD's and Shardy's HLO
+# spelling): they are not computations of their own, so only a run of the whole grid gives them a
+# meaning (engine/ops/spmd.py cuts and gathers tiles there), never a single-op kernel.
+PARTITIONER_CUSTOM_CALLS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape",
+                                      "xla.sdy.FuncResultSharding"})
+
 
 @dataclass(frozen=True)
 class HloSharding:

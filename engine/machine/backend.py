@@ -108,14 +108,28 @@ class Backend:
         """The logical numpy array of a stored value."""
         return stored
 
+    # -- collectives --------------------------------------------------------------------------
+    # A machine with real devices (XLA) runs a group's collective itself, as one execution over the
+    # group's devices; the collective evaluators ask it first (engine/ops/collectives.py).
+    runs_collectives = False
+
+    def group_collective(self, op: Any, device_ids: Sequence[int]) -> Optional[Callable]:
+        """How the machine runs collective `op` over the grid devices `device_ids` (in group order):
+        a function from the members' contributions (each member's operands, in group order) to
+        every member's results (`results[member]`); None when the evaluator computes them (the
+        CPU, an emulated TPU, or a machine that cannot run this op)."""
+        return None
+
     # -- one machine per device --------------------------------------------------------------
     def prepare(self, module: Any) -> None:
         """Called once by every interpreter of `module` before it runs: a backend that decides
         something per value (a TPU's layouts) works it out here. Nothing to do on the CPU."""
 
-    def for_device(self, process: Any) -> "Backend":
+    def for_device(self, process: Any, grid: Any = None) -> "Backend":
         """The backend instance of one device of the grid. The CPU's is stateless and shared;
-        an emulated accelerator gets an instance per device (its own storage and accounting)."""
+        an emulated accelerator gets an instance per device (its own storage and accounting); a
+        machine with real devices binds the process to the grid's device `grid.device_id(process)`
+        (`grid` is the run's machine/process.py Grid; None outside a grid run)."""
         return self
 
     def run_notes(self, module: Any) -> list[str]:

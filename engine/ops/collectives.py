@@ -17,12 +17,18 @@ are the mesh devices that differ only along the named (sub-)axes.
 
 Every process forms the same list of groups; the group functions take the process anyway so the
 grid issue can ask any process's view with one signature.
+
+On a machine with real devices (the XLA backend, `Backend.group_collective`) each collective's
+evaluator is wrapped by `real_collective`: the group exchanges its operands and the machine runs
+the op once for the whole group, every member taking its own results; the numpy code below then
+serves the emulated grid, and ops the machine cannot run.
 """
 from __future__ import annotations
 
+import functools
 import re
 from collections import deque
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -30,6 +36,7 @@ from ..ir.attributes import ChannelHandle, DenseElements, ReplicaGroupMeshAxes, 
 from ..ir.mesh_groups import mesh_axis_groups
 from ..ir.dtypes import TOKEN, as_value
 from ..machine.process import Grid, ProcessId
+from ..ir.opset import process_groups_of
 from ..ir.types import TensorType
 from .quantization import convert, quantize, quantized_element
 from .reduction import combine, tree_reduce_last
@@ -257,6 +264,54 @@ def _nothing_received(call: OpCall) -> Any:
     return call.results([_zeros(t) for t in call.result_types])
 
 
+# -- collectives the machine runs itself ---------------------------------------------------------
+
+
+def meeting_groups(call: OpCall) -> Groups:
+    """The groups whose members meet at `call`'s collective, by its `process_groups` trait: the
+    op's own groups, except that a permute's pairs meet along their whole axis (every process of
+    it takes part, as in collective_permute below)."""
+    form = process_groups_of(call.op.name)
+    if form == "pairs":
+        _groups(call, permute_groups)  # the pairs' checks
+        return call.grid.groups_of((call.op, "axis_groups"), lambda: axis_groups(call.grid, split_strategy(call.attrs)))
+    return _groups(call, GROUP_FORMS[form], call.interpreter.module)
+
+
+def real_collective(evaluator: Callable) -> Callable:
+    """Decorates a collective's evaluator: on a backend that runs collectives itself (XLA,
+    `Backend.group_collective`) the group meets here and the machine computes every member's
+    results at once (one execution over the group's devices); otherwise, and for an op the
+    machine cannot run, the evaluator computes them from the exchanged contributions."""
+
+    @functools.wraps(evaluator)
+    def run(call: OpCall, *operands: Any) -> Any:
+        if call.backend.runs_collectives:
+            done = _on_machine(call, operands)
+            if done is not None:
+                return done
+            # Left to the evaluator: the machine's values (device arrays) come to the host.
+            operands = tuple(np.asarray(o) for o in operands)
+        return evaluator(call, *operands)
+
+    run.real_collective = True
+    return run
+
+
+def _on_machine(call: OpCall, operands: Sequence[Any]) -> Any:
+    groups = meeting_groups(call)
+    group, index = _index_in(groups, call.process)
+    if group is None:
+        return None  # in no group: the evaluator says what such a process gets
+    execute = call.backend.group_collective(call.op, tuple(call.grid.device_id(p) for p in group))
+    if execute is None:
+        return None
+    contributions = _exchange(call, groups, tuple(operands))
+    # Every member receives the same contributions list: the first to get here runs the group.
+    results = call.grid.shared(contributions, lambda: execute(contributions))
+    return call.results(results[index])
+
+
 # -- all_reduce / reduce_scatter / cross-replica-sum -------------------------------------------
 
 
@@ -290,12 +345,14 @@ def _all_reduce(call: OpCall, operands: Sequence[np.ndarray], groups: Groups) ->
 
 
 @op("stablehlo.all_reduce")
+@real_collective
 def all_reduce(call: OpCall, *operands: np.ndarray) -> Any:
     groups = _groups(call, reduction_groups, call.interpreter.module)
     return call.results(_all_reduce(call, operands, groups))
 
 
 @op("stablehlo.reduce_scatter")
+@real_collective
 def reduce_scatter(call: OpCall, operand: np.ndarray) -> np.ndarray:
     groups = _groups(call, reduction_groups, call.interpreter.module)
     (reduced,) = _all_reduce(call, [operand], groups)
@@ -308,6 +365,7 @@ def reduce_scatter(call: OpCall, operand: np.ndarray) -> np.ndarray:
 
 
 @op("stablehlo.cross-replica-sum")
+@real_collective
 def cross_replica_sum(call: OpCall, operand: np.ndarray) -> np.ndarray:
     # The legacy all_reduce with an add body over replica groups (no channel).
     try:
@@ -326,6 +384,7 @@ def cross_replica_sum(call: OpCall, operand: np.ndarray) -> np.ndarray:
 
 
 @op("stablehlo.all_gather")
+@real_collective
 def all_gather(call: OpCall, *operands: np.ndarray) -> Any:
     groups = _groups(call, reduction_groups, call.interpreter.module)
     contributions = _exchange(call, groups, tuple(operands))
@@ -342,6 +401,7 @@ def all_gather(call: OpCall, *operands: np.ndarray) -> Any:
 
 
 @op("stablehlo.all_to_all")
+@real_collective
 def all_to_all(call: OpCall, *operands: np.ndarray) -> Any:
     groups = _groups(call, split_groups, call.interpreter.module)
     split_dimension = int(call.attr("split_dimension"))
@@ -366,6 +426,7 @@ def all_to_all(call: OpCall, *operands: np.ndarray) -> Any:
 
 
 @op("stablehlo.collective_broadcast")
+@real_collective
 def collective_broadcast(call: OpCall, *operands: np.ndarray) -> Any:
     groups = _groups(call, split_groups, call.interpreter.module)
     group, _ = _index_in(groups, call.process)
@@ -387,6 +448,7 @@ def collective_broadcast(call: OpCall, *operands: np.ndarray) -> Any:
 
 
 @op("stablehlo.collective_reduce")
+@real_collective
 def collective_reduce(call: OpCall, *operands: np.ndarray) -> Any:
     # all_reduce's groups and reduction, delivered to each group's first process only (its root);
     # the other members, and processes in no group, get zeros (stablehlo/tests/interpret).
@@ -401,6 +463,7 @@ def collective_reduce(call: OpCall, *operands: np.ndarray) -> Any:
 
 
 @op("stablehlo.collective_permute")
+@real_collective
 def collective_permute(call: OpCall, operand: np.ndarray) -> np.ndarray:
     pairs = _groups(call, permute_groups)
     source = next((pair[0] for pair in pairs if pair[1] == call.process), None)

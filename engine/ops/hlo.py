@@ -17,7 +17,7 @@ from ..ir.dtypes import TOKEN, as_value
 from ..ir.phrases import Phrase
 from ..ir.types import TensorType, TupleType, Type
 from .chlo import mulhi
-from .collectives import _channel, _exchange, _groups, _index_in, receive, split_groups
+from .collectives import _channel, _exchange, _groups, _index_in, real_collective, receive, split_groups
 from .collectives_provenance import RECEIVED, _group, collective_reach
 from .control import call_
 from .elementwise_provenance import SAME_INDEX, elementwise_provenance
@@ -185,6 +185,7 @@ def rng_get_and_update_state(call: OpCall) -> np.ndarray:
 
 
 @op("hlo.ragged_all_to_all")
+@real_collective
 def ragged_all_to_all(call: OpCall, operand: np.ndarray, output: np.ndarray, input_offsets: np.ndarray,
                       send_sizes: np.ndarray, output_offsets: np.ndarray, recv_sizes: np.ndarray) -> np.ndarray:
     # With N slices and a group of G processes, slice i goes to process i // (N / G), which writes

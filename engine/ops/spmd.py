@@ -47,6 +47,12 @@ def _exchange(call: OpCall, devices: Sequence[int], value: Any) -> dict[int, Any
     return dict(zip(devices, values))
 
 
+def _tile_of(value: Any, index: tuple[slice, ...]) -> Any:
+    """This device's tile of a full value, cut where the value is: a device array's (the XLA
+    backend's) stays on its device, a numpy array's is a view."""
+    return value[index] if hasattr(value, "shape") else np.asarray(value)[index]
+
+
 def _check_grid_size(call: OpCall, devices: int, what: str) -> None:
     if call.grid.size != devices:
         raise call.error(f"{what} spans {devices} devices but this run's grid has {call.grid.size}; "
@@ -279,7 +285,7 @@ def _assemble(call: OpCall, index: int, tiling: ResultTiling, contributions: dic
 def manual_computation(call: OpCall, *operands: np.ndarray) -> Any:
     enclosing = _enclosing_manual_axes(call)
     plan = call.cached(f"manual_plan{enclosing}", lambda: _plan_manual(call, enclosing))
-    local = [np.asarray(x)[s] for x, s in zip(operands, plan.operand_slices)]
+    local = [_tile_of(x, s) for x, s in zip(operands, plan.operand_slices)]
     results = call.run_region(0, *local, kind="manual")
     if not plan.results:
         return call.results(results)
@@ -374,7 +380,7 @@ def full_to_shard(call: OpCall, operand: np.ndarray) -> np.ndarray:
     if plan is None:
         return operand
     slices, shape = plan
-    piece = np.asarray(operand)[slices]
+    piece = _tile_of(operand, slices)
     if piece.shape == shape:
         return piece
     # Uneven tiling: the last tiles are short; they are padded with zeros to the common shape.

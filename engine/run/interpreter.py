@@ -235,7 +235,7 @@ class Interpreter:
     def for_process(self, process: ProcessId, grid: Optional[Grid]) -> "Interpreter":
         """A plain interpreter for another process of a nested grid (interpreter.run_parallel) that
         prints, probes and expands bodies like this one."""
-        other = Interpreter(self.module, backend=self.backend, process=process, grid=grid)
+        other = Interpreter(self.module, backend=self.backend.for_device(process, grid), process=process, grid=grid)
         other.printed = self.printed
         other.probe_dir = self.probe_dir
         other.probe_counts = self.probe_counts

@@ -35,7 +35,7 @@ def run_grid(module: Module, args: ArgsLike = (), entry: str = "main", num_repli
     replicas, partitions = grid_shape(module, num_replicas, num_partitions)
     grid = ScheduledGrid(replicas, partitions, infeed=deque(infeed))
     factory = interpreter_factory or (
-        lambda process: Interpreter(module, backend=backend.for_device(process), process=process, grid=grid))
+        lambda process: Interpreter(module, backend=backend.for_device(process, grid), process=process, grid=grid))
     tasks = {}
     for process in grid.processes():
         process_args = args[process] if isinstance(args, dict) else args

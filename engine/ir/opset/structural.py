@@ -51,12 +51,12 @@ define(
     "in_shardings:any out_shardings:any manual_axes:any",
     regions="body",
     results="*",
-    category="collective", effect="not_replayable"
+    category="collective", effect="not_replayable", grid_layout=True
 )
 # MLIR dialects JAX and XLA still print in some programs: their block terminators.
 define("mhlo.return", "results*", results="0", category="structural", terminator=True)
 define("sdy.return", "results*", results="0", category="structural", terminator=True, effect="not_replayable")
 
 
-define("sdy.sharding_constraint", "input", "sharding:any", category="collective", effect="not_replayable")
-define("sdy.reshard", "input", "sharding:any", category="collective", effect="not_replayable")
+define("sdy.sharding_constraint", "input", "sharding:any", category="collective", effect="not_replayable", grid_layout=True)
+define("sdy.reshard", "input", "sharding:any", category="collective", effect="not_replayable", grid_layout=True)

@@ -81,7 +81,7 @@ class TpuBackend(Backend):
         self._module: Any = None
         self._prepared: Optional[_Prepared] = None
 
-    def for_device(self, process: Any) -> "TpuBackend":
+    def for_device(self, process: Any, grid: Any = None) -> "TpuBackend":
         return TpuBackend(self.generation, self.layout_options, self.allow_f64, self.excess_precision,
                           self.physical_storage)
 

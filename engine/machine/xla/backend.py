@@ -14,8 +14,16 @@ types, never from its name (`how_xla_backend_runs`):
 - "passes": the interpreter runs the op on the device arrays as they are, because it only hands
   values on: calls, loops and branches (their frames see device arrays; a loop's condition comes
   to the host as one scalar), tuples, tokens and futures.
+- "grid": the op says how a global value is laid out over the grid (the `grid_layout` trait:
+  Shardy's manual computations and sharding annotations; GSPMD's partitioner custom calls,
+  PARTITIONER_CUSTOM_CALLS): engine/ops/spmd.py gets the device arrays as they are, cuts this
+  device's tile on the device, and gathers the devices' tiles on the host into a full value.
+- "collective": the op's evaluator gets the device arrays as they are; the group meeting there runs
+  the op as ONE XLA execution over the group's devices (collectives.py, through
+  `group_collective`), each member keeping its result on its device. What XLA does not run on the
+  platform the evaluator computes from host copies (`numerics_notes` says so for the op).
 - "host": the interpreter computes the op with numpy on host copies of its operands: hlodbg's own
-  ops (hlo.*, check.*, interpreter.*), effects (random numbers, collectives, replica ids),
+  ops (hlo.*, check.*, interpreter.*), effects (random numbers, replica ids),
   quantized and dynamically shaped values, bodies reading enclosing values, and every op of a
   combiner body (`expandable_body`: the interpreter applies it to whole arrays at once, when it
   runs the owner itself or the debugger shows the body evaluated). Their numpy results are put on
@@ -24,18 +32,22 @@ types, never from its name (`how_xla_backend_runs`):
   and its result put on the device at once; constants are constant steps, so once per run.
 
 An op XLA refuses to compile or run fails with the interpreter's located error naming the op.
-On one device every process of a grid runs on device 0; the grid backend (part B) gives each its own.
+Outside a grid run the process runs on device 0; on a grid of R x P processes, process (r, p) runs
+on device r * P + p (`for_device`), and a grid larger than the platform's devices is refused with
+the runtime's message (how to get more devices on the CPU).
 """
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Optional, Sequence
 
 from ...ir.errors import ExecutionError
 from ...ir.opdefs import (callee_attribute, effect_of, has_aliasing_regions, has_expandable_body, is_collective,
-                          is_terminator)
+                          is_terminator, lays_out_on_grid)
+from ...ir.sharding import PARTITIONER_CUSTOM_CALLS
 from ...ir.types import QuantizedType, TensorType
 from ..backend import Backend
+from .collectives import group_collectives
 from .device_values import to_host
 from .kernels import captured_values, compiled, single_op_module
 from .runtime import XlaError, runtime
@@ -47,7 +59,7 @@ _HLODBG_ONLY_CUSTOM_CALLS = ("check.", "interpreter.")
 
 
 def how_xla_backend_runs(op: Any) -> str:
-    """"kernel", "passes", "host" or "put" (see the module docstring)."""
+    """"kernel", "passes", "grid", "collective", "host" or "put" (see the module docstring)."""
     name = op.name
     if is_terminator(name) or callee_attribute(name) is not None or has_aliasing_regions(name):
         return "passes"
@@ -56,9 +68,13 @@ def how_xla_backend_runs(op: Any) -> str:
         return "passes"  # tuples, tokens, futures: packed and unpacked, never computed with
     if any(not v.type.is_static or isinstance(v.type.element, QuantizedType) for v in values):
         return "host"
+    if lays_out_on_grid(name) or _partitioner_custom_call(op):
+        return "grid"
+    if is_collective(name):
+        return "collective"
     if not op.operands and not op.regions:
         return "put"
-    if op.dialect not in XLA_DIALECTS or is_collective(name) or _in_combiner_body(op):
+    if op.dialect not in XLA_DIALECTS or _in_combiner_body(op):
         return "host"
     if effect_of(name) != "pure" and not _xla_custom_call(op):
         return "host"
@@ -83,6 +99,10 @@ def _xla_custom_call(op: Any) -> bool:
     return not target.startswith(_HLODBG_ONLY_CUSTOM_CALLS)
 
 
+def _partitioner_custom_call(op: Any) -> bool:
+    return op.name == "stablehlo.custom_call" and str(op.attributes.get("call_target_name", "")).strip('"') in PARTITIONER_CUSTOM_CALLS
+
+
 def _is_true(attribute: Any) -> bool:
     return attribute is not None and str(getattr(attribute, "value", attribute)).lower() in ("true", "unit")
 
@@ -105,9 +125,14 @@ class XlaBackend(Backend):
             raise TypeError(f"{self.name} takes no options ({', '.join(sorted(options))}): XLA decides its own numerics")
         return self
 
-    def for_device(self, process: Any) -> "XlaBackend":
-        """The backend of one process: on one device, device 0 (see the module docstring)."""
-        return self
+    def for_device(self, process: Any, grid: Any = None) -> "XlaBackend":
+        """The backend of one process: device `grid.device_id(process)` (replica * P + partition)
+        of a grid run, device 0 otherwise; XlaUnavailable when the platform has fewer devices
+        than the grid."""
+        if grid is None:
+            return self
+        self.runtime.require(grid.size)
+        return self.bound_to(grid.device_id(process))
 
     def bound_to(self, device_index: int) -> "XlaBackend":
         """This backend running on device `device_index` of the platform (the seam a grid's
@@ -121,6 +146,15 @@ class XlaBackend(Backend):
     def describe(self) -> str:
         return self.name
 
+    # -- collectives ----------------------------------------------------------------------------
+    runs_collectives = True
+
+    def group_collective(self, op: Any, device_ids: Sequence[int]) -> Optional[Callable]:
+        return group_collectives(self.runtime).runner(op, device_ids)
+
+    def numerics_notes(self, op: Any, values: Optional[Sequence[Any]] = None) -> list[str]:
+        return group_collectives(self.runtime).notes(op) if is_collective(op.name) else []
+
     def run_notes(self, module: Any) -> list[str]:
         return [f"ops run on {self.runtime.device_kind(self.device)} device {self.device_index} through XLA "
                 f"({self.runtime.describe()}), each compiled once per op signature"]
@@ -132,7 +166,7 @@ class XlaBackend(Backend):
             return _unless_expanding(self._kernel(op), _on_host(evaluator))
         if how == "kernel":
             return self._kernel(op)
-        if how == "passes":
+        if how in ("passes", "grid", "collective"):
             return evaluator
         if how == "put":
             return self._put_result(evaluator)
