@@ -134,10 +134,10 @@ class CaptureBackend(Backend):
     def grid(self) -> tuple[int, int]:
         return self.capture.grid
 
-    def for_device(self, process: Any) -> "CaptureBackend":
+    def for_device(self, process: Any, grid: Any = None) -> "CaptureBackend":
         device = process.replica_id * self.capture.grid[1] + process.partition_id
         other = copy.copy(self)
-        other.base = self.base.for_device(process)
+        other.base = self.base.for_device(process, grid)
         other.device = device
         return other
 
