@@ -2,6 +2,7 @@
 
     hlodbg capture PROG --args IN.npz --target xla:cpu [--values SPEC] [--loop-capacity N] -o RUN.hlocap
     hlodbg capture PROG ... --coordinator HOST:PORT --num-processes N --process-id K   (on every host)
+    hlodbg capture PROG ... --distributed   (on every host of a TPU pod slice / SLURM / MPI job)
     hlodbg capture --merge RUN.hlocap   (the hosts' indexes, copied into one directory, joined)
 
 `--values` takes breakpoint specs (engine/debug/breakpoints.py), comma-separated: `%12`,
@@ -42,6 +43,9 @@ def add_parser(sub) -> None:
     cmd.add_argument("--coordinator", metavar="HOST:PORT", help="many hosts: process 0's address (jax.distributed)")
     cmd.add_argument("--num-processes", type=int, metavar="N", help="many hosts: how many processes take part")
     cmd.add_argument("--process-id", type=int, metavar="K", help="many hosts: this process's number (0..N-1)")
+    cmd.add_argument("--distributed", action="store_true",
+                     help="many hosts, found by JAX in the cluster's environment (every host of a Cloud TPU pod "
+                          "slice, a SLURM or Open MPI job runs the same command)")
     cmd.add_argument("--merge", metavar="RUN.hlocap", help="join the indexes every host wrote into RUN.hlocap (after "
                      "copying the hosts' files into one directory) and stop")
 
@@ -84,6 +88,14 @@ def cmd_capture(args) -> int:
 
 def _join_hosts(args) -> None:
     given = [args.coordinator is not None, args.num_processes is not None, args.process_id is not None]
+    if args.distributed:
+        if any(given):
+            raise HlodbgError("--distributed lets JAX find the hosts; give either it or --coordinator, --num-processes "
+                              "and --process-id")
+        from hlodbg.engine.machine.xla.runtime import initialize_distributed
+
+        initialize_distributed()
+        return
     if not any(given):
         return
     if not all(given):

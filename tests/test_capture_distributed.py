@@ -100,3 +100,24 @@ def test_hosts_without_a_shared_disk_merge_by_hand(tmp_path, capsys):
     merged = Capture.open(first)
     assert {row.device for row in merged} == set(range(8))
     assert len(merged.rows) == len({row.key for row in merged.rows})
+
+
+def test_distributed_without_a_cluster_says_what_to_give(tmp_path):
+    """`--distributed` lets JAX find the hosts in the environment; where there is no cluster the
+    user is told which flags to give instead (in a fresh process: joining is once per process)."""
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    for key in ("SLURM_JOB_ID", "OMPI_COMM_WORLD_SIZE", "TPU_WORKER_HOSTNAMES", "JAX_COORDINATOR_ADDRESS"):
+        env.pop(key, None)
+    done = subprocess.run([sys.executable, "-m", "hlodbg", "capture", str(REPO / "sample_programs" / "tiny_model.mlir"),
+                           "--distributed", "-o", str(tmp_path / "run.hlocap")],
+                          capture_output=True, text=True, env=env, timeout=TIMEOUT)
+    assert done.returncode == 2, done.stderr
+    assert "give --coordinator, --num-processes and --process-id" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_distributed_and_a_coordinator_are_one_or_the_other(tmp_path, capsys):
+    code = main(["capture", str(REPO / "sample_programs" / "tiny_model.mlir"), "--distributed",
+                 "--coordinator", "127.0.0.1:1", "-o", str(tmp_path / "run.hlocap")])
+    assert code == 2
+    assert "either it or --coordinator" in capsys.readouterr().err

@@ -65,19 +65,23 @@ def available() -> bool:
     return True
 
 
-def initialize_distributed(coordinator: str, num_processes: int, process_id: int) -> None:
+def initialize_distributed(coordinator: Optional[str] = None, num_processes: Optional[int] = None,
+                           process_id: Optional[int] = None) -> None:
     """Join a many-host run (`jax.distributed.initialize`): every host calls this with the same
     coordinator (HOST:PORT of process 0) and process count, before anything else uses XLA; then
-    `runtime(platform).devices` are every host's devices and `local_devices` this host's."""
+    `runtime(platform).devices` are every host's devices and `local_devices` this host's. Without
+    arguments JAX finds them in the cluster's environment (Cloud TPU pod slices, SLURM, Open MPI)."""
     jax, _ = jax_modules()
     if _runtimes:
         raise XlaError("jax.distributed must be initialised before the first XLA run of this process")
+    given = {"coordinator_address": coordinator, "num_processes": num_processes, "process_id": process_id}
     try:
-        jax.distributed.initialize(coordinator_address=coordinator, num_processes=int(num_processes),
-                                   process_id=int(process_id))
+        jax.distributed.initialize(**{k: v for k, v in given.items() if v is not None})
     except Exception as error:  # noqa: BLE001 - RuntimeError, XlaRuntimeError, ValueError
-        raise XlaError(f"cannot join the run of {num_processes} processes at {coordinator} as process "
-                       f"{process_id}: {_first_line(error)}") from None
+        who = (f"the run of {num_processes} processes at {coordinator} as process {process_id}" if coordinator
+               else "the cluster's run (JAX found no coordinator in the environment: give --coordinator, "
+                    "--num-processes and --process-id)")
+        raise XlaError(f"cannot join {who}: {_first_line(error)}") from None
 
 
 def runtime(platform: str = "cpu") -> "Runtime":
