@@ -58,3 +58,60 @@ def test_lapack_call_is_captured_in_a_process_that_never_lowered_one(jax, tmp_pa
                           "-o", str(tmp_path / "run.hlocap"))
     assert done.returncode == 0, done.stderr[-2000:]
     assert (tmp_path / "run.hlocap" / "index.csv").exists()
+
+
+FORI = """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %n = stablehlo.constant dense<5> : tensor<i32>
+  %half = stablehlo.constant dense<0.5> : tensor<4xf32>
+  %r:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<4xf32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %i1 = stablehlo.add %i, %c1 : tensor<i32>
+      %v1 = stablehlo.multiply %v, %half : tensor<4xf32>
+      stablehlo.return %i1, %v1 : tensor<i32>, tensor<4xf32>
+    }
+  return %r#1 : tensor<4xf32>
+}
+"""
+
+
+def test_capture_into_a_directory_holding_a_capture_is_refused_and_leaves_it_whole(jax, tmp_path, capsys):
+    program = tmp_path / "p.mlir"
+    program.write_text(FORI)
+    np.savez(tmp_path / "in.npz", np.arange(4, dtype=np.float32))
+    np.savez(tmp_path / "small.npz", np.zeros(4, np.float32))
+    out = tmp_path / "run.hlocap"
+    assert main(["capture", str(program), "--args", str(tmp_path / "in.npz"), "-o", str(out)]) == 0
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    index = (out / "index.csv").read_text()
+    capsys.readouterr()
+    assert main(["capture", str(program), "--args", str(tmp_path / "small.npz"), "--values", "%v1", "-o", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert "already holds a capture" in err and "capture.json" in err and "Traceback" not in err
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+    assert (out / "index.csv").read_text() == index
+
+
+def test_capture_into_an_empty_existing_directory_or_a_new_nested_one_is_fine(jax, tmp_path):
+    program = tmp_path / "p.mlir"
+    program.write_text(FORI)
+    (tmp_path / "empty.hlocap").mkdir()
+    for out in (tmp_path / "empty.hlocap", tmp_path / "a" / "b" / "run.hlocap"):
+        assert main(["capture", str(program), "--seed", "1", "-o", str(out)]) == 0
+        assert (out / "capture.json").exists()
+
+
+def test_each_host_checks_only_its_own_files_of_an_earlier_capture(tmp_path):
+    from hlodbg.engine.run.capture_format import earlier_capture
+
+    (tmp_path / "values").mkdir()
+    (tmp_path / "values" / "h1-0.npy").write_bytes(b"")
+    (tmp_path / "index-host1.csv").write_text("")
+    assert earlier_capture(tmp_path, host=0) == []  # host 1 of the same run got there first
+    assert earlier_capture(tmp_path, host=1) == ["index-host1.csv", "values/h1-0.npy"]
+    assert "values/h1-0.npy" in earlier_capture(tmp_path, host=None)

@@ -144,6 +144,23 @@ def index_name(host: Optional[int]) -> str:
     return INDEX if host is None else f"index-host{host}.csv"
 
 
+def earlier_capture(directory: os.PathLike | str, host: Optional[int] = None) -> list[str]:
+    """The files of an earlier capture in `directory` that a new one written there by `host` would
+    mix with (its values, its index, and for host 0 or a single host the manifest, program and
+    inputs); a writer must not start over them. Other hosts' files are no obstacle: on a shared
+    disk the hosts of one run write into the same directory at the same time."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    prefix = "" if host is None else f"h{host}-"
+    values = sorted(p.name for p in directory.glob(f"{VALUES}/{prefix}*.npy"))
+    names = [index_name(host)]
+    if host in (None, 0):
+        names += [MANIFEST, INDEX, PROGRAM, INPUTS]
+    found = sorted({name for name in names if (directory / name).exists()})
+    return found + [f"{VALUES}/{name}" for name in values[:2]] + ([f"{len(values) - 2} more values"] if len(values) > 2 else [])
+
+
 class CaptureWriter:
     """Writes a capture directory: `add` each array as it comes, then `finish(manifest)`.
 

@@ -25,7 +25,7 @@ import numpy as np
 from ...ir.errors import HlodbgError
 from ...machine.memory import format_bytes
 from ...machine.xla import runtime as xla
-from ..capture_format import CaptureError, CaptureWriter, merge
+from ..capture_format import CaptureError, CaptureWriter, earlier_capture, merge
 from .decode import Decoder, Pieces
 from .transform import DEFAULT_LOOP_CAPACITY, Instrumented, Selection, instrument
 
@@ -62,11 +62,16 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
             loop_capacity: int = DEFAULT_LOOP_CAPACITY, baseline: bool = False) -> CaptureSummary:
     """Capture one run of the program `text` with `arguments` into `directory` (see the module
     docstring); `selected`/`values` say which values (None/"all": every value but constants)."""
+    rt = xla.runtime(platform)
+    host = rt.process_index if rt.process_count > 1 else None
+    earlier = earlier_capture(directory, host)
+    if earlier:  # never mix two runs' files (a reader could not tell them apart)
+        raise CaptureError(f"{directory} already holds a capture ({', '.join(earlier)}); remove it or capture into "
+                           f"another directory")
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     instrumented = instrument(text, filename, entry, selected, loop_capacity)
     seconds["instrument"] = time.perf_counter() - start
-    rt = xla.runtime(platform)
     module = instrumented.module
     replicas, partitions = module.num_replicas, module.num_partitions
     if replicas > 1 and partitions > 1:
@@ -81,7 +86,6 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
     decoders = _run(rt, executable, instrumented, arguments, devices, replicas, partitions)
     seconds["run"] = time.perf_counter() - start
 
-    host = rt.process_index if rt.process_count > 1 else None
     writer = CaptureWriter(directory, host=host)
     start = time.perf_counter()
     written = 0
