@@ -77,7 +77,7 @@ def cmd_capture(args) -> int:
     sites = selected_sites(program, args.values, args.entry)
     summary = capture(program.source, str(args.program), values, args.out, platform=args.target.split(":", 1)[1],
                       entry=args.entry, selected=None if sites is None else _selection(sites), values=args.values,
-                      loop_capacity=args.loop_capacity or DEFAULT_LOOP_CAPACITY, baseline=args.baseline)
+                      loop_capacity=DEFAULT_LOOP_CAPACITY if args.loop_capacity is None else args.loop_capacity, baseline=args.baseline)
     print(summary.describe())
     return 0
 
@@ -111,7 +111,7 @@ def selected_sites(program, spec: str, entry: str = "main"):
         try:
             _, ops, note = resolver.resolve(text)
         except BreakpointError as e:
-            raise HlodbgError(f"--values {part!r}: {e}") from None
+            raise e.about(f"--values {part!r}") from None
         if note:
             print(f"note: --values {part}: {note}", file=sys.stderr)
         sites.update(site(op) for op in ops)

@@ -115,3 +115,21 @@ def test_each_host_checks_only_its_own_files_of_an_earlier_capture(tmp_path):
     assert earlier_capture(tmp_path, host=0) == []  # host 1 of the same run got there first
     assert earlier_capture(tmp_path, host=1) == ["index-host1.csv", "values/h1-0.npy"]
     assert "values/h1-0.npy" in earlier_capture(tmp_path, host=None)
+
+
+@pytest.mark.parametrize("spec, said", [("bogus", "error: --values 'bogus': cannot read 'bogus' as a breakpoint"),
+                                        ("%999", "error: --values '%999': no value %999 in any function")])
+def test_values_spec_errors_say_error_once_and_name_the_spec(jax, tmp_path, capsys, spec, said):
+    program = tmp_path / "p.mlir"
+    program.write_text(FORI)
+    assert main(["capture", str(program), "--seed", "1", "--values", spec, "-o", str(tmp_path / "r.hlocap")]) != 0
+    err = capsys.readouterr().err
+    assert said in err and err.count("error:") == 1
+
+
+def test_loop_capacity_zero_is_refused_not_taken_as_the_default(jax, tmp_path, capsys):
+    program = tmp_path / "p.mlir"
+    program.write_text(FORI)
+    assert main(["capture", str(program), "--seed", "1", "--loop-capacity", "0", "-o", str(tmp_path / "r.hlocap")]) != 0
+    assert "the loop capacity must be at least 1, not 0" in capsys.readouterr().err
+    assert not (tmp_path / "r.hlocap" / "capture.json").exists()
