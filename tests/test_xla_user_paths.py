@@ -133,3 +133,34 @@ def test_loop_capacity_zero_is_refused_not_taken_as_the_default(jax, tmp_path, c
     assert main(["capture", str(program), "--seed", "1", "--loop-capacity", "0", "-o", str(tmp_path / "r.hlocap")]) != 0
     assert "the loop capacity must be at least 1, not 0" in capsys.readouterr().err
     assert not (tmp_path / "r.hlocap" / "capture.json").exists()
+
+
+@pytest.fixture
+def fori_capture(jax, tmp_path):
+    program = tmp_path / "p.mlir"
+    program.write_text(FORI)
+    out = tmp_path / "run.hlocap"
+    assert main(["capture", str(program), "--seed", "1", "-o", str(out)]) == 0
+    return program, out
+
+
+def test_an_index_cut_short_names_its_line(fori_capture, capsys):
+    program, out = fori_capture
+    lines = (out / "index.csv").read_text().splitlines()
+    (out / "index.csv").write_text("\n".join(lines[:4] + [lines[4][:30]]) + "\n")
+    capsys.readouterr()
+    assert main(["run", str(program), "--capture", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert f"{out / 'index.csv'}:5: a row of 11 columns" in err and "cut short" in err
+    assert "NoneType" not in err
+
+
+@pytest.mark.parametrize("damaged", ["values/2.npy", "inputs/arg0.npy"])
+def test_a_file_that_is_no_array_is_called_damaged_not_a_pickle(fori_capture, capsys, damaged):
+    program, out = fori_capture
+    (out / damaged).write_text("junk\n")
+    capsys.readouterr()
+    assert main(["run", str(program), "--capture", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert f"cannot read {out / damaged}: not a .npy array file (the capture is damaged)" in err
+    assert "pickle" not in err

@@ -273,7 +273,13 @@ class Capture:
             raise CaptureError(f"{directory}: no {INDEX}")
         try:
             with open(index, newline="") as handle:
-                rows = [Row.from_csv(record) for record in csv.DictReader(handle)]
+                reader = csv.DictReader(handle)
+                rows = []
+                for record in reader:
+                    if None in record.values() or None in record:  # too few or too many columns
+                        raise CaptureError(f"{index}:{reader.line_num}: a row of {len(COLUMNS)} columns "
+                                           f"({', '.join(COLUMNS)}) was expected; the index is damaged or cut short")
+                    rows.append(Row.from_csv(record))
         except (OSError, KeyError, ValueError) as e:
             raise CaptureError(f"cannot read {index}: {e}") from None
         return cls(directory, manifest, rows)
@@ -295,7 +301,7 @@ class Capture:
             try:
                 array = np.load(path, mmap_mode="r", allow_pickle=False)
             except (OSError, ValueError) as e:
-                raise CaptureError(f"cannot read {path}: {e}") from None
+                raise CaptureError(f"cannot read {path}: {_npy_problem(path, e)}") from None
             arrays.append(array if array.dtype.name == dtype else array.view(_dtype_named(dtype)))
         return arrays
 
@@ -326,13 +332,26 @@ class Capture:
         try:
             array = np.load(path, mmap_mode="r" if mapped else None, allow_pickle=False)
         except (OSError, ValueError) as e:
-            raise CaptureError(f"cannot read {path}: {e}") from None
+            raise CaptureError(f"cannot read {path}: {_npy_problem(path, e)}") from None
         if array.dtype.name != row.dtype:
             array = array.view(_dtype_named(row.dtype))
         return array
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
+
+
+def _npy_problem(path: Path, error: Exception) -> str:
+    """What is wrong with an array file numpy would not load. numpy takes a file without the .npy
+    magic for a pickle and talks of `allow_pickle`, which would only mislead here."""
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(6)
+    except OSError as e:
+        return e.strerror or str(e)
+    if magic != b"\x93NUMPY":
+        return "not a .npy array file (the capture is damaged)"
+    return str(error)
 
 
 def _dtype_named(name: str) -> np.dtype:
