@@ -12,6 +12,7 @@ program less (and cost less memory and time).
 """
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -29,6 +30,9 @@ def add_parser(sub) -> None:
     from hlodbg.cli_run import add_argument_options
 
     add_argument_options(cmd, "function to run")
+    for action in cmd._actions:  # the emulated grid's per-device arguments: refused by a capture, so not offered
+        if action.dest == "args_per_device":
+            action.help = argparse.SUPPRESS
     cmd.add_argument("--target", default="xla:cpu", choices=TARGETS, help="the devices XLA runs on (default: xla:cpu)")
     cmd.add_argument("--values", default="all", metavar="SPEC",
                      help="which values to keep: all (default: every value but constants) or comma-separated breakpoint "

@@ -164,3 +164,9 @@ def test_a_file_that_is_no_array_is_called_damaged_not_a_pickle(fori_capture, ca
     err = capsys.readouterr().err
     assert f"cannot read {out / damaged}: not a .npy array file (the capture is damaged)" in err
     assert "pickle" not in err
+
+
+def test_capture_help_offers_no_option_it_refuses(capsys):
+    with pytest.raises(SystemExit):
+        main(["capture", "--help"])
+    assert "--args-per-device" not in capsys.readouterr().out
