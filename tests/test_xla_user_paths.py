@@ -170,3 +170,28 @@ def test_capture_help_offers_no_option_it_refuses(capsys):
     with pytest.raises(SystemExit):
         main(["capture", "--help"])
     assert "--args-per-device" not in capsys.readouterr().out
+
+
+BF16_TANH = """
+func.func @main(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %0 = stablehlo.convert %x : (tensor<4x8xf32>) -> tensor<4x8xbf16>
+  %1 = stablehlo.tanh %0 : tensor<4x8xbf16>
+  %2 = stablehlo.convert %1 : (tensor<4x8xbf16>) -> tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+"""
+
+
+def test_diff_of_a_bf16_capture_says_why_it_parts_and_how_to_emulate_it(jax, tmp_path, capsys):
+    program = tmp_path / "bf16.mlir"
+    program.write_text(BF16_TANH)
+    np.savez(tmp_path / "in.npz", np.linspace(0.1, 2.0, 32, dtype=np.float32).reshape(4, 8))
+    out = tmp_path / "run.hlocap"
+    assert main(["capture", str(program), "--args", str(tmp_path / "in.npz"), "-o", str(out)]) == 0
+    capsys.readouterr()
+    if main(["diff", str(program), "--capture", str(out)]) == 0:
+        pytest.skip("XLA rounded the bf16 tanh before converting it: nothing parts")
+    report = capsys.readouterr().out
+    assert "why: excess precision: XLA's compiled run may convert stablehlo.tanh's value" in report
+    assert "compare with --excess-precision" in report
+    assert main(["diff", str(program), "--capture", str(out), "--excess-precision"]) == 0
