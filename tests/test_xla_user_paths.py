@@ -195,3 +195,16 @@ def test_diff_of_a_bf16_capture_says_why_it_parts_and_how_to_emulate_it(jax, tmp
     assert "why: excess precision: XLA's compiled run may convert stablehlo.tanh's value" in report
     assert "compare with --excess-precision" in report
     assert main(["diff", str(program), "--capture", str(out), "--excess-precision"]) == 0
+
+
+def test_the_capture_summary_says_what_the_loop_buffers_cost_in_xla_outputs(jax, tmp_path, capsys):
+    program = tmp_path / "p.mlir"
+    program.write_text(FORI)
+    assert main(["capture", str(program), "--seed", "1", "--baseline", "-o", str(tmp_path / "r.hlocap")]) == 0
+    line = capsys.readouterr().out
+    manifest = __import__("json").loads((tmp_path / "r.hlocap" / "capture.json").read_text())
+    from hlodbg.engine.machine.memory import format_bytes
+
+    outputs = manifest["xla_memory"]["output"]
+    assert outputs > manifest["baseline"]["xla_memory"]["output"]  # 5 iterations of 4 floats, and more
+    assert f"outputs {format_bytes(outputs)} (uncaptured: temp " in line

@@ -44,6 +44,18 @@ class CaptureSummary:
     host: int = 0  # this process, on many hosts
     unmerged: str = ""  # why host 0 could not merge the hosts' indexes (no shared file system)
 
+    def memory_text(self) -> str:
+        """XLA's memory per device: the captured values are outputs (loop buffers included), so
+        what capturing costs is in the outputs more than in temp memory."""
+        memory = self.manifest.get("xla_memory", {})
+        text = (f"XLA memory per device: temp {format_bytes(memory.get('temp', 0))}, "
+                f"outputs {format_bytes(memory.get('output', 0))}")
+        baseline = self.manifest.get("baseline", {}).get("xla_memory")
+        if baseline:
+            text += (f" (uncaptured: temp {format_bytes(baseline.get('temp', 0))}, "
+                     f"outputs {format_bytes(baseline.get('output', 0))})")
+        return text
+
     def describe(self) -> str:
         s = self.seconds
         hosts = f" on {self.hosts} hosts" if self.hosts > 1 else ""
@@ -51,7 +63,7 @@ class CaptureSummary:
         return (f"{who}captured {self.values:,} value instance(s) ({format_bytes(self.bytes)}) from {self.devices} "
                 f"{self.manifest.get('platform', '')} device(s){hosts} into {self.directory}: "
                 f"instrumenting {s['instrument']:.2f}s, XLA compile {s['compile']:.2f}s, run {s['run']:.2f}s, "
-                f"write {s['write']:.2f}s; XLA temp memory {format_bytes(self.manifest.get('xla_memory', {}).get('temp', 0))}"
+                f"write {s['write']:.2f}s; {self.memory_text()}"
                 + (f"; {len(self.manifest['left_out'])} note(s) on what was left out in capture.json" if self.manifest.get("left_out") else "")
                 + (f". Not merged yet ({self.unmerged}): copy every host's values/h<k>-*.npy and index-host<k>.csv "
                    f"into {self.directory}, then run hlodbg capture --merge {self.directory}" if self.unmerged else ""))
