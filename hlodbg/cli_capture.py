@@ -74,7 +74,9 @@ def cmd_capture(args) -> int:
     if program.frontend.name != "mlir":
         raise HlodbgError(f"{args.program}: capture compiles StableHLO MLIR; convert it first with "
                           f"hlodbg print --to stablehlo {args.program}")
-    function = program.module.function(args.entry)
+    from hlodbg.engine.run.interpreter import entry_function
+
+    function = entry_function(program.module, args.entry)
     if getattr(args, "args_per_device", None):
         raise HlodbgError("--args-per-device is for the emulated grid; a capture's arguments are global arrays")
     values, _ = gather_arguments(function, args.args, args.arg, args.seed)

@@ -208,3 +208,11 @@ def test_the_capture_summary_says_what_the_loop_buffers_cost_in_xla_outputs(jax,
     outputs = manifest["xla_memory"]["output"]
     assert outputs > manifest["baseline"]["xla_memory"]["output"]  # 5 iterations of 4 floats, and more
     assert f"outputs {format_bytes(outputs)} (uncaptured: temp " in line
+
+
+def test_capture_of_an_entry_that_is_not_there_lists_the_functions(jax, tmp_path, capsys):
+    program = tmp_path / "p.mlir"
+    program.write_text(FORI)
+    assert main(["capture", str(program), "--entry", "nope", "-o", str(tmp_path / "r.hlocap")]) == 2
+    err = capsys.readouterr().err
+    assert f"error: no function @nope in {program} (functions: @main)" in err and "internal error" not in err
