@@ -216,3 +216,36 @@ def test_capture_of_an_entry_that_is_not_there_lists_the_functions(jax, tmp_path
     assert main(["capture", str(program), "--entry", "nope", "-o", str(tmp_path / "r.hlocap")]) == 2
     err = capsys.readouterr().err
     assert f"error: no function @nope in {program} (functions: @main)" in err and "internal error" not in err
+
+
+# An HLO module printed as StableHLO (`hlodbg print --to stablehlo m.hlo`) names its entry main.<N>.
+ENTRY_MAIN_4 = """
+module @m {
+  func.func private @twice(%a: tensor<3xf32>) -> tensor<3xf32> {
+    %0 = stablehlo.add %a, %a : tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+  func.func @main.4(%x: tensor<3xf32>) -> tensor<3xf32> {
+    %0 = func.call @twice(%x) : (tensor<3xf32>) -> tensor<3xf32>
+    %1 = stablehlo.sine %0 : tensor<3xf32>
+    return %1 : tensor<3xf32>
+  }
+}
+"""
+
+
+def test_a_module_whose_entry_is_main_dot_n_is_captured_and_replayed(jax, tmp_path, capsys):
+    program = tmp_path / "m.mlir"
+    program.write_text(ENTRY_MAIN_4)
+    out = tmp_path / "r.hlocap"
+    assert main(["capture", str(program), "--seed", "1", "--baseline", "-o", str(out)]) == 0
+    assert "baseline" in __import__("json").loads((out / "capture.json").read_text())
+    assert main(["diff", str(program), "--capture", str(out)]) == 0
+    assert "none diverged" in capsys.readouterr().out
+
+
+def test_capturing_a_function_that_is_not_the_module_main_is_refused_clearly(jax, tmp_path, capsys):
+    program = tmp_path / "m.mlir"
+    program.write_text(ENTRY_MAIN_4.replace("@main.4", "@main").replace("func.func private @twice", "func.func @twice"))
+    assert main(["capture", str(program), "--seed", "1", "--entry", "twice", "-o", str(tmp_path / "r.hlocap")]) == 2
+    assert "XLA runs a module's @main; this module has one besides @twice" in capsys.readouterr().err

@@ -15,6 +15,7 @@ which is why `--values` can ask for fewer.
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -91,7 +92,7 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
                           f"{replicas} replicas x {partitions} partitions")
     devices = rt.require(replicas * partitions)
     start = time.perf_counter()
-    executable = rt.compile(instrumented.text, devices, replicas, partitions, what=f"{filename} (instrumented for capture)")
+    executable = rt.compile(entry_named_main(instrumented.text, module, instrumented.entry), devices, replicas, partitions, what=f"{filename} (instrumented for capture)")
     seconds["compile"] = time.perf_counter() - start
 
     start = time.perf_counter()
@@ -114,7 +115,8 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
     manifest = _manifest(rt, filename, instrumented, devices, replicas, partitions, values, loop_capacity,
                          left_out, executable, seconds)
     if baseline:
-        manifest["baseline"] = _baseline(rt, text, filename, devices, replicas, partitions)
+        manifest["baseline"] = _baseline(rt, entry_named_main(text, instrumented.original, instrumented.entry), filename,
+                                         devices, replicas, partitions)
     first = host in (None, 0)
     writer.finish(manifest if first else None, text if first else None, list(arguments) if first else None)
     unmerged = ""
@@ -127,6 +129,20 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
                 unmerged = str(error)
     return CaptureSummary(Path(directory), len(writer.rows), written, len(devices), rt.process_count, seconds, manifest,
                           host or 0, unmerged)
+
+
+def entry_named_main(text: str, module, entry: str) -> str:
+    """`text` with its entry function called `main`, the function XLA runs (an HLO module printed
+    as StableHLO calls its entry `main.4`); the capture's names stay the program's own."""
+    if entry == "main":
+        return text
+    if "main" in module.functions:
+        raise HlodbgError(f"XLA runs a module's @main; this module has one besides @{entry}, so capture @main "
+                          f"(or move @{entry} into a module of its own)")
+    if module.function(entry).visibility.strip('"') != "public":
+        raise HlodbgError(f"@{entry} is private: XLA runs a module's public @main; capture that instead")
+    reference = re.compile(r'@(?:"' + re.escape(entry) + r'"|' + re.escape(entry) + r")(?![\w$.])")
+    return reference.sub("@main", text)
 
 
 def _run(rt, executable, instrumented: Instrumented, arguments, devices, replicas: int, partitions: int) -> list[Decoder]:
