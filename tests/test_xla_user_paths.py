@@ -249,3 +249,19 @@ def test_capturing_a_function_that_is_not_the_module_main_is_refused_clearly(jax
     program.write_text(ENTRY_MAIN_4.replace("@main.4", "@main").replace("func.func private @twice", "func.func @twice"))
     assert main(["capture", str(program), "--seed", "1", "--entry", "twice", "-o", str(tmp_path / "r.hlocap")]) == 2
     assert "XLA runs a module's @main; this module has one besides @twice" in capsys.readouterr().err
+
+
+def test_diff_of_xla_cpu_against_cpu_uses_xla_tolerances_on_either_side(jax, capsys):
+    from hlodbg.engine.debug.divergence import default_tolerances
+    from hlodbg.engine.debug.difference import XLA_TOLERANCE
+    from hlodbg.engine.machine.backend import CPU
+    from hlodbg.engine.machine.targets import backend_for
+    from .helpers import PROGRAMS, require_shared
+
+    xla = backend_for("xla:cpu")
+    assert default_tolerances(xla, CPU) == default_tolerances(CPU, xla) == (XLA_TOLERANCE, 0.0)
+    require_shared()
+    program, inputs = PROGRAMS / "gpt_tiny.mlir", PROGRAMS / "gpt_tiny.inputs.npz"
+    # XLA's f32 dot_general differs from numpy's by ~1e-8 on elements near zero: not a divergence
+    assert main(["diff", str(program), "--args", str(inputs), "--target", "xla:cpu", "--against", "cpu"]) == 0
+    assert "compared between xla:cpu and cpu (XLA's tolerances" in capsys.readouterr().out
