@@ -265,3 +265,26 @@ def test_diff_of_xla_cpu_against_cpu_uses_xla_tolerances_on_either_side(jax, cap
     # XLA's f32 dot_general differs from numpy's by ~1e-8 on elements near zero: not a divergence
     assert main(["diff", str(program), "--args", str(inputs), "--target", "xla:cpu", "--against", "cpu"]) == 0
     assert "compared between xla:cpu and cpu (XLA's tolerances" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("made_by_user", [False, True])
+def test_a_capture_interrupted_while_writing_leaves_no_half_capture(jax, tmp_path, monkeypatch, made_by_user):
+    from hlodbg.engine.run import capture_format
+
+    program = tmp_path / "p.mlir"
+    program.write_text(FORI)
+    out = tmp_path / "run.hlocap"
+    if made_by_user:
+        out.mkdir()
+    real_add = capture_format.CaptureWriter.add
+
+    def add_then_interrupt(self, *args):
+        if len(self.rows) == 3:
+            raise KeyboardInterrupt  # Ctrl-C while the values are written
+        return real_add(self, *args)
+
+    monkeypatch.setattr(capture_format.CaptureWriter, "add", add_then_interrupt)
+    assert main(["capture", str(program), "--seed", "1", "-o", str(out)]) == 130
+    assert out.exists() == made_by_user and (not made_by_user or not any(out.iterdir()))
+    monkeypatch.setattr(capture_format.CaptureWriter, "add", real_add)
+    assert main(["capture", str(program), "--seed", "1", "-o", str(out)]) == 0  # the directory is free again

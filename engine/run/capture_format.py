@@ -172,6 +172,7 @@ class CaptureWriter:
         self.directory = Path(directory)
         self.host = host
         self.rows: list[Row] = []
+        self.created = not self.directory.exists()  # discard() removes only a directory it made
         try:
             (self.directory / VALUES).mkdir(parents=True, exist_ok=True)
         except OSError as e:
@@ -190,6 +191,24 @@ class CaptureWriter:
                   str(value.type), tuple(array.shape), array.dtype.name, file)
         self.rows.append(row)
         return row
+
+    def discard(self) -> None:
+        """Remove what this writer wrote (its values, the one it was writing, its index, and for
+        host 0 the manifest, program and inputs), and the directory it made when that leaves it empty."""
+        prefix = "" if self.host is None else f"h{self.host}-"
+        files = [row.file for row in self.rows] + [f"{VALUES}/{prefix}{len(self.rows)}.npy", index_name(self.host)]
+        if self.host in (None, 0):
+            files += [MANIFEST, PROGRAM] + [f"{INPUTS}/{p.name}" for p in (self.directory / INPUTS).glob("arg*.npy")]
+        for name in files:
+            try:
+                (self.directory / name).unlink()
+            except OSError:
+                pass
+        for empty in (self.directory / INPUTS, self.directory / VALUES) + ((self.directory,) if self.created else ()):
+            try:
+                empty.rmdir()
+            except OSError:  # not empty (another host's files, the user's), or not there
+                pass
 
     def finish(self, manifest: Optional[dict] = None, program_text: Optional[str] = None,
                inputs: Optional[Sequence[np.ndarray]] = None) -> None:

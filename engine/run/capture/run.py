@@ -100,25 +100,29 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
     seconds["run"] = time.perf_counter() - start
 
     writer = CaptureWriter(directory, host=host)
-    start = time.perf_counter()
-    written = 0
-    left_out = list(instrumented.left_out)
-    for decoder in decoders:
-        for instance in decoder.instances():
-            output = instance.output
-            writer.add(output.op, output.result, instance.context, instance.device, instance.array)
-            written += instance.array.nbytes
-        left_out.extend(note for note in decoder.left_out() if note not in left_out)
-    seconds["write"] = time.perf_counter() - start
-    if selected is not None:
-        left_out.insert(0, f"values --values {values!r} did not select")
-    manifest = _manifest(rt, filename, instrumented, devices, replicas, partitions, values, loop_capacity,
-                         left_out, executable, seconds)
-    if baseline:
-        manifest["baseline"] = _baseline(rt, entry_named_main(text, instrumented.original, instrumented.entry), filename,
-                                         devices, replicas, partitions)
-    first = host in (None, 0)
-    writer.finish(manifest if first else None, text if first else None, list(arguments) if first else None)
+    try:
+        start = time.perf_counter()
+        written = 0
+        left_out = list(instrumented.left_out)
+        for decoder in decoders:
+            for instance in decoder.instances():
+                output = instance.output
+                writer.add(output.op, output.result, instance.context, instance.device, instance.array)
+                written += instance.array.nbytes
+            left_out.extend(note for note in decoder.left_out() if note not in left_out)
+        seconds["write"] = time.perf_counter() - start
+        if selected is not None:
+            left_out.insert(0, f"values --values {values!r} did not select")
+        manifest = _manifest(rt, filename, instrumented, devices, replicas, partitions, values, loop_capacity,
+                             left_out, executable, seconds)
+        if baseline:
+            manifest["baseline"] = _baseline(rt, entry_named_main(text, instrumented.original, instrumented.entry), filename,
+                                             devices, replicas, partitions)
+        first = host in (None, 0)
+        writer.finish(manifest if first else None, text if first else None, list(arguments) if first else None)
+    except BaseException:  # interrupted (Ctrl-C) or failed: leave no half-written capture behind
+        writer.discard()
+        raise
     unmerged = ""
     if host is not None:
         rt.barrier("hlodbg capture written")
