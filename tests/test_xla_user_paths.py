@@ -288,3 +288,48 @@ def test_a_capture_interrupted_while_writing_leaves_no_half_capture(jax, tmp_pat
     assert out.exists() == made_by_user and (not made_by_user or not any(out.iterdir()))
     monkeypatch.setattr(capture_format.CaptureWriter, "add", real_add)
     assert main(["capture", str(program), "--seed", "1", "-o", str(out)]) == 0  # the directory is free again
+
+
+LONG_LOOP = """
+func.func @main(%x: tensor<1000xf32>, %n: tensor<i32>) -> tensor<1000xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<1000xf32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %i1 = stablehlo.add %i, %c1 : tensor<i32>
+      %v1 = stablehlo.sine %v : tensor<1000xf32>
+      stablehlo.return %i1, %v1 : tensor<i32>, tensor<1000xf32>
+    }
+  return %r#1 : tensor<1000xf32>
+}
+"""
+
+
+def test_loop_buffers_too_large_for_the_device_are_a_clear_error(jax, tmp_path):
+    program = tmp_path / "p.mlir"
+    program.write_text(LONG_LOOP)
+    np.savez(tmp_path / "in.npz", np.ones(1000, np.float32), np.int32(3))
+    done = hlodbg_process("capture", str(program), "--args", str(tmp_path / "in.npz"), "--loop-capacity", "100000000",
+                          "-o", str(tmp_path / "r.hlocap"))  # 100M iterations of 4 KB: 400 GB of loop buffers
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "RESOURCE_EXHAUSTED" in done.stderr and "lower --loop-capacity" in done.stderr
+    assert "internal error" not in done.stderr and not (tmp_path / "r.hlocap").exists()
+
+
+def test_loop_buffers_too_large_found_only_when_the_run_is_awaited_are_a_clear_error(jax, tmp_path):
+    from jax import lax
+
+    def loop(x):  # as JAX lowers it, XLA reports the failed allocation when the results are awaited
+        return lax.while_loop(lambda c: c[1] < 3 + (c[0][0] > 1e9), lambda c: (c[0] * 1.5, c[1] + 1), (x, 0))
+
+    x = np.ones(1000, np.float32)
+    program = tmp_path / "p.mlir"
+    program.write_text(jax.jit(loop).lower(x).as_text())
+    np.savez(tmp_path / "in.npz", x)
+    done = hlodbg_process("capture", str(program), "--args", str(tmp_path / "in.npz"), "--loop-capacity", "100000000",
+                          "-o", str(tmp_path / "r.hlocap"))
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert "RESOURCE_EXHAUSTED" in done.stderr and "lower --loop-capacity" in done.stderr

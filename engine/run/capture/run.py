@@ -96,7 +96,14 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
     seconds["compile"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    decoders = _run(rt, executable, instrumented, arguments, devices, replicas, partitions)
+    try:
+        decoders = _run(rt, executable, instrumented, arguments, devices, replicas, partitions)
+    except xla.XlaError as error:
+        if "RESOURCE_EXHAUSTED" not in error.message:
+            raise
+        raise xla.XlaError(f"{error.message.rstrip('.')}; a capture keeps --loop-capacity iterations of every value it "
+                           f"captures inside a while loop: lower --loop-capacity, or capture fewer values with "
+                           f"--values") from None
     seconds["run"] = time.perf_counter() - start
 
     writer = CaptureWriter(directory, host=host)
@@ -157,7 +164,7 @@ def _run(rt, executable, instrumented: Instrumented, arguments, devices, replica
     extra = slice(instrumented.first_output, None)
     if replicas > 1:
         per_device = executable.run_spmd([list(arguments)] * len(devices))
-        _wait([r for results in per_device for r in results])
+        _wait([r for results in per_device for r in results], executable)
         decoders = []
         for d, results in enumerate(per_device):
             pieces = [_pieces(rt, r, position) for r in results[extra]]
@@ -168,7 +175,7 @@ def _run(rt, executable, instrumented: Instrumented, arguments, devices, replica
         results = executable.run_global(executable.put_global(list(arguments)), shapes)
     else:
         results = executable.run(list(arguments))
-    _wait(results)
+    _wait(results, executable)
     pieces = [_pieces(rt, r, position) for r in results[extra]]
     return [Decoder(outputs, pieces, [0], local)]
 
@@ -177,11 +184,16 @@ def _pieces(rt, array: Any, position: dict[int, int]) -> Pieces:
     return Pieces([(position[device.id], index, shard) for device, index, shard in rt.local_shards(array)], rt.to_host)
 
 
-def _wait(results: Sequence[Any]) -> None:
-    for result in results:
-        ready = getattr(result, "block_until_ready", None)
-        if ready is not None:
-            ready()
+def _wait(results: Sequence[Any], executable) -> None:
+    """Wait for the run; XLA reports what failed while running (out of memory) only now."""
+    try:
+        for result in results:
+            ready = getattr(result, "block_until_ready", None)
+            if ready is not None:
+                ready()
+    except Exception as error:  # noqa: BLE001 - JaxRuntimeError and friends
+        lines = (str(error).strip() or type(error).__name__).splitlines()
+        raise xla.XlaError(f"XLA ({executable.runtime.platform}) failed running {executable.what}: {lines[0]}") from None
 
 
 def _manifest(rt, filename: str, instrumented: Instrumented, devices, replicas: int, partitions: int, values: str,
