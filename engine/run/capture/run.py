@@ -101,9 +101,9 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
     except xla.XlaError as error:
         if "RESOURCE_EXHAUSTED" not in error.message:
             raise
-        raise xla.XlaError(f"{error.message.rstrip('.')}; a capture keeps --loop-capacity iterations of every value it "
-                           f"captures inside a while loop: lower --loop-capacity, or capture fewer values with "
-                           f"--values") from None
+        raise xla.XlaError(f"{error.message.rstrip('.')}; every captured value is an output XLA keeps in memory "
+                           f"(inside a while loop, --loop-capacity iterations of it): capture fewer values with "
+                           f"--values, or lower --loop-capacity") from None
     seconds["run"] = time.perf_counter() - start
 
     writer = CaptureWriter(directory, host=host)
