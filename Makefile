@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/big_inputs.py
 	$(BIN)/python benchmarks/long_loop.py
 	$(BIN)/python benchmarks/layout_crossover.py
+	$(BIN)/python benchmarks/xla.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -13,6 +13,7 @@ program less (and cost less memory and time).
 """
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -30,6 +31,9 @@ def add_parser(sub) -> None:
     from hlodbg.cli_run import add_argument_options
 
     add_argument_options(cmd, "function to run")
+    for action in cmd._actions:  # the emulated grid's per-device arguments: refused by a capture, so not offered
+        if action.dest == "args_per_device":
+            action.help = argparse.SUPPRESS
     cmd.add_argument("--target", default="xla:cpu", choices=TARGETS, help="the devices XLA runs on (default: xla:cpu)")
     cmd.add_argument("--values", default="all", metavar="SPEC",
                      help="which values to keep: all (default: every value but constants) or comma-separated breakpoint "
@@ -74,14 +78,16 @@ def cmd_capture(args) -> int:
     if program.frontend.name != "mlir":
         raise HlodbgError(f"{args.program}: capture compiles StableHLO MLIR; convert it first with "
                           f"hlodbg print --to stablehlo {args.program}")
-    function = program.module.function(args.entry)
+    from hlodbg.engine.run.interpreter import entry_function
+
+    function = entry_function(program.module, args.entry)
     if getattr(args, "args_per_device", None):
         raise HlodbgError("--args-per-device is for the emulated grid; a capture's arguments are global arrays")
     values, _ = gather_arguments(function, args.args, args.arg, args.seed)
     sites = selected_sites(program, args.values, args.entry)
     summary = capture(program.source, str(args.program), values, args.out, platform=args.target.split(":", 1)[1],
                       entry=args.entry, selected=None if sites is None else _selection(sites), values=args.values,
-                      loop_capacity=args.loop_capacity or DEFAULT_LOOP_CAPACITY, baseline=args.baseline)
+                      loop_capacity=DEFAULT_LOOP_CAPACITY if args.loop_capacity is None else args.loop_capacity, baseline=args.baseline)
     print(summary.describe())
     return 0
 
@@ -123,7 +129,7 @@ def selected_sites(program, spec: str, entry: str = "main"):
         try:
             _, ops, note = resolver.resolve(text)
         except BreakpointError as e:
-            raise HlodbgError(f"--values {part!r}: {e}") from None
+            raise e.about(f"--values {part!r}") from None
         if note:
             print(f"note: --values {part}: {note}", file=sys.stderr)
         sites.update(site(op) for op in ops)

@@ -42,8 +42,8 @@ def add_parser(sub) -> None:
     add_capture_option(diff)
     diff.add_argument("--rtol", type=float, default=None, metavar="R",
                       help=f"relative tolerance (default {DEFAULT_RTOL:g}): elements agree when "
-                           "|a-b| <= atol + rtol*max(|a|,|b|); integers and booleans must be equal. A capture is "
-                           "compared with XLA's tolerances unless --rtol/--atol are given: per element type (f32 2e-5, "
+                           "|a-b| <= atol + rtol*max(|a|,|b|); integers and booleans must be equal. A capture or an "
+                           "xla:* target is compared with XLA's tolerances unless --rtol/--atol are given: per element type (f32 2e-5, "
                            "f64 1e-9, 16/8-bit floats 2e-2) of each value's largest magnitude")
     diff.add_argument("--atol", type=float, default=None, metavar="A",
                       help=f"absolute tolerance (default {DEFAULT_ATOL:g})")
@@ -80,7 +80,7 @@ def cmd_diff(args) -> int:
         target, against = replay, emulator_backend(args)
     else:
         target, against = backends(args)
-    rtol, atol = DivergeSpec(rtol=args.rtol, atol=args.atol).tolerances(target)
+    rtol, atol = DivergeSpec(rtol=args.rtol, atol=args.atol).tolerances(target, against)
     report = compare_runs(program.module, values, target, against, entry=args.entry, rtol=rtol, atol=atol,
                           grid=grid)
     if args.json:

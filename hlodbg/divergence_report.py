@@ -179,7 +179,7 @@ def run_to_divergence(program, entry: str, values: list, spec: str, args, grid: 
         against = emulator_backend(args, wanted.against)
     else:
         target, against = backends(args, wanted.against)
-    rtol, atol = wanted.tolerances(target)
+    rtol, atol = wanted.tolerances(target, against)
     report = compare_runs(program.module, values, target, against, entry=entry, rtol=rtol, atol=atol,
                           stop_at_first=True, grid=grid)
     if report.first is not None:

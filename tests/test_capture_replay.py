@@ -424,6 +424,9 @@ async def test_the_debugger_opens_a_capture_and_says_so(tmp_path):
         assert screen.state.position == 0
         await press(app, pilot, "c")
         assert any(f.description == "@main while.body #5" for f in screen.state.frames)
+        await press(app, pilot, "n")  # over the tanh after the NaN: the value the step made
+        text = screen.query_one(TensorInspector).render_text()
+        assert "captured (just now)" in text and "just computed" not in text
     bad = build_app(_parser().parse_args(["open", str(DATA / "nan_in_loop.mlir"), "--capture", str(directory)]))
     assert bad.error is not None and "is not the program captured" in bad.error.render()
 

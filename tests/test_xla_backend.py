@@ -347,3 +347,22 @@ def test_a_single_op_module_takes_other_attributes_and_module_attributes():
                               module_attributes={"mhlo.num_partitions": A.IntegerAttr(4, A.IntegerType(32))})
     assert marked.startswith("module @kernel attributes {mhlo.num_partitions = 4 : i32}")
     assert "xla.marked" in marked and "xla.marked" not in plain and not first.attributes
+
+
+def test_two_sites_of_a_multi_result_op_share_one_kernel(jax):
+    """A sort of two operands twice, with other SSA names: one module text, so one compile."""
+    from jax import lax
+
+    from hlodbg.engine.machine.xla.kernels import KERNELS, single_op_module
+
+    def two_sorts(a, b):
+        p, q = lax.sort((a, b), num_keys=1)
+        return lax.sort((q, p), num_keys=1)
+
+    a, b = np.array([3, 1, 2], np.float32), np.array([1, 2, 3], np.float32)
+    program = hlodbg.load(jax.jit(two_sorts).lower(a, b).as_text())
+    first, second = (single_op_module(op, program.module) for op in program.module.walk() if op.name == "stablehlo.sort")
+    assert first == second and "%result0, %result1 = " in first
+    KERNELS.clear()
+    _assert_matches(program.run(a, b, target="xla:cpu"), program.run(a, b, target="cpu"))
+    assert KERNELS.compiles == 1

@@ -46,6 +46,7 @@ class CommandError(HlodbgError):
 
 
 MOVES = ("step", "step_in", "step_out", "continue_", "back", "back_in", "back_out", "reverse_continue")
+JUST_COMPUTED = "just computed"  # what the inspector says of the values the last step made
 CHANGED_LIMIT = 400  # ops highlighted as just computed after a long move
 
 
@@ -266,7 +267,7 @@ class SessionController:
             if session.finished and session.results is not None:
                 return self._program_results(session.results)
             e = self._last_completed(position)
-            return [] if e is None else self.event_values(e, "just computed")
+            return [] if e is None else self.event_values(e, JUST_COMPUTED)
         frame, op = trace.frames[position], trace.ops[position]
         earlier = op.parent.operations
         for k in range(self.place_in_block(op) - 1, -1, -1):
@@ -274,7 +275,7 @@ class SessionController:
             if before.results:
                 e = trace.event_of(frame, before)
                 if e is not None and trace.done(e) and trace.ends[e] < position:
-                    return self.event_values(e, "just computed")
+                    return self.event_values(e, JUST_COMPUTED)
         return []
 
     def place_in_block(self, op: Operation) -> int:
@@ -308,6 +309,8 @@ class SessionController:
         op = event.op
         previous = self._previous_iteration(event)
         source = value_source(session, e)  # replaying a capture: "captured" or "computed"
+        if source and why == JUST_COMPUTED:
+            why = "just now"  # not "captured (just computed)"
         views = []
         for k, value in enumerate(event.outputs):
             where = (f"event {e}" + (f", iteration {event.iteration}" if event.iteration is not None else "")

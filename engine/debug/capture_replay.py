@@ -40,6 +40,7 @@ from ..ir.core import Module, Operation
 from ..ir.opset import callee_attribute, effect_of, has_aliasing_regions, is_collective
 from ..ir.types import TensorType
 from ..machine.backend import CPU, Backend
+from ..machine.excess_precision import excess_producer
 from ..run.capture_format import PROGRAM, Capture, CaptureError, Row, frame_context, join_context, context_step, site
 
 CAPTURED = "captured"
@@ -154,6 +155,11 @@ class CaptureBackend(Backend):
         """The base's notes, and for an op the capture holds no value of, that its values here
         are not the device's (a diff that parts there parts on the emulator's own arithmetic)."""
         notes = list(self.base.numerics_notes(op, values))
+        producer = excess_producer(op)
+        if producer is not None and not notes:
+            notes.append(f"excess precision: XLA's compiled run may convert {producer.name}'s value as computed in "
+                         f"f32, not rounded to {op.operands[0].type.element} first (inside a fusion); compare "
+                         f"with --excess-precision to emulate that")
         if op.results and op.function is not None and site(op) not in self._devices_of:
             notes.append(f"{self.label} holds no value of this op: its results here are computed on "
                          f"{self.base.describe()} from the captured operands")

@@ -164,18 +164,20 @@ class DivergeSpec:
     rtol: Optional[float] = None  # None (both): the target's default_tolerances
     atol: Optional[float] = None
 
-    def tolerances(self, target: Backend) -> tuple[Optional[float], float]:
-        """(rtol, atol) to compare `target`'s run with: as given, else the target's defaults."""
+    def tolerances(self, *targets: Backend) -> tuple[Optional[float], float]:
+        """(rtol, atol) to compare the `targets`' runs with: as given, else their defaults."""
         if self.rtol is None and self.atol is None:
-            return default_tolerances(target)
+            return default_tolerances(*targets)
         return (self.rtol if self.rtol is not None else DEFAULT_RTOL, self.atol if self.atol is not None else DEFAULT_ATOL)
 
 
-def default_tolerances(target: Backend) -> tuple[Optional[float], float]:
-    """(rtol, atol) a comparison of `target`'s run uses unless told otherwise: XLA's tolerances
-    by element type (difference.py) when XLA computed its values (a capture of a real run: the
-    backend's `from_xla`), else DEFAULT_RTOL and DEFAULT_ATOL."""
-    return (XLA_TOLERANCE, 0.0) if getattr(target, "from_xla", False) else (DEFAULT_RTOL, DEFAULT_ATOL)
+def default_tolerances(*targets: Backend) -> tuple[Optional[float], float]:
+    """(rtol, atol) a comparison of the `targets`' runs uses unless told otherwise: XLA's
+    tolerances by element type (difference.py) when XLA computed one side's values (a capture of a
+    real run, an xla:* target: the backend's `from_xla`), else DEFAULT_RTOL and DEFAULT_ATOL."""
+    if any(getattr(target, "from_xla", False) for target in targets):
+        return XLA_TOLERANCE, 0.0
+    return DEFAULT_RTOL, DEFAULT_ATOL
 
 
 DIVERGE = "diverge"
@@ -246,7 +248,7 @@ def _first_divergence(session: Any, wanted: DivergeSpec) -> tuple[str, frozenset
                               f"{grid.num_replicas}x{grid.num_partitions} grid (run 'hlodbg diff' on the program: "
                               f"it names the first divergence of every device)")
     against = backend_for(wanted.against or default_against(session.backend))
-    rtol, atol = wanted.tolerances(session.backend)
+    rtol, atol = wanted.tolerances(session.backend, against)
     report = compare_runs(session.module, session.args, session.backend, against, session.entry,
                           rtol, atol, stop_at_first=True)
     first = report.first

@@ -144,6 +144,23 @@ def index_name(host: Optional[int]) -> str:
     return INDEX if host is None else f"index-host{host}.csv"
 
 
+def earlier_capture(directory: os.PathLike | str, host: Optional[int] = None) -> list[str]:
+    """The files of an earlier capture in `directory` that a new one written there by `host` would
+    mix with (its values, its index, and for host 0 or a single host the manifest, program and
+    inputs); a writer must not start over them. Other hosts' files are no obstacle: on a shared
+    disk the hosts of one run write into the same directory at the same time."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    prefix = "" if host is None else f"h{host}-"
+    values = sorted(p.name for p in directory.glob(f"{VALUES}/{prefix}*.npy"))
+    names = [index_name(host)]
+    if host in (None, 0):
+        names += [MANIFEST, INDEX, PROGRAM, INPUTS]
+    found = sorted({name for name in names if (directory / name).exists()})
+    return found + [f"{VALUES}/{name}" for name in values[:2]] + ([f"{len(values) - 2} more values"] if len(values) > 2 else [])
+
+
 class CaptureWriter:
     """Writes a capture directory: `add` each array as it comes, then `finish(manifest)`.
 
@@ -155,6 +172,7 @@ class CaptureWriter:
         self.directory = Path(directory)
         self.host = host
         self.rows: list[Row] = []
+        self.created = not self.directory.exists()  # discard() removes only a directory it made
         try:
             (self.directory / VALUES).mkdir(parents=True, exist_ok=True)
         except OSError as e:
@@ -173,6 +191,24 @@ class CaptureWriter:
                   str(value.type), tuple(array.shape), array.dtype.name, file)
         self.rows.append(row)
         return row
+
+    def discard(self) -> None:
+        """Remove what this writer wrote (its values, the one it was writing, its index, and for
+        host 0 the manifest, program and inputs), and the directory it made when that leaves it empty."""
+        prefix = "" if self.host is None else f"h{self.host}-"
+        files = [row.file for row in self.rows] + [f"{VALUES}/{prefix}{len(self.rows)}.npy", index_name(self.host)]
+        if self.host in (None, 0):
+            files += [MANIFEST, PROGRAM] + [f"{INPUTS}/{p.name}" for p in (self.directory / INPUTS).glob("arg*.npy")]
+        for name in files:
+            try:
+                (self.directory / name).unlink()
+            except OSError:
+                pass
+        for empty in (self.directory / INPUTS, self.directory / VALUES) + ((self.directory,) if self.created else ()):
+            try:
+                empty.rmdir()
+            except OSError:  # not empty (another host's files, the user's), or not there
+                pass
 
     def finish(self, manifest: Optional[dict] = None, program_text: Optional[str] = None,
                inputs: Optional[Sequence[np.ndarray]] = None) -> None:
@@ -256,7 +292,13 @@ class Capture:
             raise CaptureError(f"{directory}: no {INDEX}")
         try:
             with open(index, newline="") as handle:
-                rows = [Row.from_csv(record) for record in csv.DictReader(handle)]
+                reader = csv.DictReader(handle)
+                rows = []
+                for record in reader:
+                    if None in record.values() or None in record:  # too few or too many columns
+                        raise CaptureError(f"{index}:{reader.line_num}: a row of {len(COLUMNS)} columns "
+                                           f"({', '.join(COLUMNS)}) was expected; the index is damaged or cut short")
+                    rows.append(Row.from_csv(record))
         except (OSError, KeyError, ValueError) as e:
             raise CaptureError(f"cannot read {index}: {e}") from None
         return cls(directory, manifest, rows)
@@ -278,7 +320,7 @@ class Capture:
             try:
                 array = np.load(path, mmap_mode="r", allow_pickle=False)
             except (OSError, ValueError) as e:
-                raise CaptureError(f"cannot read {path}: {e}") from None
+                raise CaptureError(f"cannot read {path}: {_npy_problem(path, e)}") from None
             arrays.append(array if array.dtype.name == dtype else array.view(_dtype_named(dtype)))
         return arrays
 
@@ -309,13 +351,26 @@ class Capture:
         try:
             array = np.load(path, mmap_mode="r" if mapped else None, allow_pickle=False)
         except (OSError, ValueError) as e:
-            raise CaptureError(f"cannot read {path}: {e}") from None
+            raise CaptureError(f"cannot read {path}: {_npy_problem(path, e)}") from None
         if array.dtype.name != row.dtype:
             array = array.view(_dtype_named(row.dtype))
         return array
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
+
+
+def _npy_problem(path: Path, error: Exception) -> str:
+    """What is wrong with an array file numpy would not load. numpy takes a file without the .npy
+    magic for a pickle and talks of `allow_pickle`, which would only mislead here."""
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(6)
+    except OSError as e:
+        return e.strerror or str(e)
+    if magic != b"\x93NUMPY":
+        return "not a .npy array file (the capture is damaged)"
+    return str(error)
 
 
 def _dtype_named(name: str) -> np.dtype:

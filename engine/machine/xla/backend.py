@@ -110,6 +110,8 @@ def _is_true(attribute: Any) -> bool:
 class XlaBackend(Backend):
     """Ops on a real device through XLA; `platform` is "cpu", "gpu" or "tpu"."""
 
+    from_xla = True  # its values are XLA's: compared with XLA's tolerances by default (engine/debug/difference.py)
+
     def __init__(self, platform: str = "cpu", device_index: int = 0):
         self.platform = platform
         self.name = f"xla:{platform}"

@@ -96,6 +96,17 @@ def runtime(platform: str = "cpu") -> "Runtime":
         return found
 
 
+def _load_lapack() -> None:
+    """Give jaxlib's LAPACK custom calls (lapack_spotrf_ffi, ...) their routines. JAX does this when
+    it lowers a linear-algebra op; a program hlodbg reads was lowered elsewhere, and XLA on the CPU
+    runs such a call through null function pointers (a segmentation fault) until it is done."""
+    try:
+        from jax._src.lib import lapack
+        lapack._lapack.initialize()
+    except (ImportError, AttributeError):  # a jaxlib without LAPACK calls: nothing to load
+        pass
+
+
 @dataclass
 class Runtime:
     """The devices of one XLA platform and the client that compiles for them."""
@@ -114,6 +125,8 @@ class Runtime:
             local = jax.local_devices(backend=platform)
         except RuntimeError as error:
             raise XlaUnavailable(f"no {platform} devices: {_first_line(error)}") from None
+        if platform == "cpu":
+            _load_lapack()
         return cls(platform, sorted(devices, key=lambda d: d.id), sorted(local, key=lambda d: d.id), jax, xc)
 
     # -- facts ----------------------------------------------------------------------------------

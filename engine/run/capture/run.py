@@ -15,6 +15,7 @@ which is why `--values` can ask for fewer.
 """
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,7 @@ import numpy as np
 from ...ir.errors import HlodbgError
 from ...machine.memory import format_bytes
 from ...machine.xla import runtime as xla
-from ..capture_format import CaptureError, CaptureWriter, merge
+from ..capture_format import CaptureError, CaptureWriter, earlier_capture, merge
 from .decode import Decoder, Pieces
 from .transform import DEFAULT_LOOP_CAPACITY, Instrumented, Selection, instrument
 
@@ -44,6 +45,18 @@ class CaptureSummary:
     host: int = 0  # this process, on many hosts
     unmerged: str = ""  # why host 0 could not merge the hosts' indexes (no shared file system)
 
+    def memory_text(self) -> str:
+        """XLA's memory per device: the captured values are outputs (loop buffers included), so
+        what capturing costs is in the outputs more than in temp memory."""
+        memory = self.manifest.get("xla_memory", {})
+        text = (f"XLA memory per device: temp {format_bytes(memory.get('temp', 0))}, "
+                f"outputs {format_bytes(memory.get('output', 0))}")
+        baseline = self.manifest.get("baseline", {}).get("xla_memory")
+        if baseline:
+            text += (f" (uncaptured: temp {format_bytes(baseline.get('temp', 0))}, "
+                     f"outputs {format_bytes(baseline.get('output', 0))})")
+        return text
+
     def describe(self) -> str:
         s = self.seconds
         hosts = f" on {self.hosts} hosts" if self.hosts > 1 else ""
@@ -51,7 +64,7 @@ class CaptureSummary:
         return (f"{who}captured {self.values:,} value instance(s) ({format_bytes(self.bytes)}) from {self.devices} "
                 f"{self.manifest.get('platform', '')} device(s){hosts} into {self.directory}: "
                 f"instrumenting {s['instrument']:.2f}s, XLA compile {s['compile']:.2f}s, run {s['run']:.2f}s, "
-                f"write {s['write']:.2f}s; XLA temp memory {format_bytes(self.manifest.get('xla_memory', {}).get('temp', 0))}"
+                f"write {s['write']:.2f}s; {self.memory_text()}"
                 + (f"; {len(self.manifest['left_out'])} note(s) on what was left out in capture.json" if self.manifest.get("left_out") else "")
                 + (f". Not merged yet ({self.unmerged}): copy every host's values/h<k>-*.npy and index-host<k>.csv "
                    f"into {self.directory}, then run hlodbg capture --merge {self.directory}" if self.unmerged else ""))
@@ -62,11 +75,16 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
             loop_capacity: int = DEFAULT_LOOP_CAPACITY, baseline: bool = False) -> CaptureSummary:
     """Capture one run of the program `text` with `arguments` into `directory` (see the module
     docstring); `selected`/`values` say which values (None/"all": every value but constants)."""
+    rt = xla.runtime(platform)
+    host = rt.process_index if rt.process_count > 1 else None
+    earlier = earlier_capture(directory, host)
+    if earlier:  # never mix two runs' files (a reader could not tell them apart)
+        raise CaptureError(f"{directory} already holds a capture ({', '.join(earlier)}); remove it or capture into "
+                           f"another directory")
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     instrumented = instrument(text, filename, entry, selected, loop_capacity)
     seconds["instrument"] = time.perf_counter() - start
-    rt = xla.runtime(platform)
     module = instrumented.module
     replicas, partitions = module.num_replicas, module.num_partitions
     if replicas > 1 and partitions > 1:
@@ -74,33 +92,44 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
                           f"{replicas} replicas x {partitions} partitions")
     devices = rt.require(replicas * partitions)
     start = time.perf_counter()
-    executable = rt.compile(instrumented.text, devices, replicas, partitions, what=f"{filename} (instrumented for capture)")
+    executable = rt.compile(entry_named_main(instrumented.text, module, instrumented.entry), devices, replicas, partitions, what=f"{filename} (instrumented for capture)")
     seconds["compile"] = time.perf_counter() - start
 
     start = time.perf_counter()
-    decoders = _run(rt, executable, instrumented, arguments, devices, replicas, partitions)
+    try:
+        decoders = _run(rt, executable, instrumented, arguments, devices, replicas, partitions)
+    except xla.XlaError as error:
+        if "RESOURCE_EXHAUSTED" not in error.message:
+            raise
+        raise xla.XlaError(f"{error.message.rstrip('.')}; every captured value is an output XLA keeps in memory "
+                           f"(inside a while loop, --loop-capacity iterations of it): capture fewer values with "
+                           f"--values, or lower --loop-capacity") from None
     seconds["run"] = time.perf_counter() - start
 
-    host = rt.process_index if rt.process_count > 1 else None
     writer = CaptureWriter(directory, host=host)
-    start = time.perf_counter()
-    written = 0
-    left_out = list(instrumented.left_out)
-    for decoder in decoders:
-        for instance in decoder.instances():
-            output = instance.output
-            writer.add(output.op, output.result, instance.context, instance.device, instance.array)
-            written += instance.array.nbytes
-        left_out.extend(note for note in decoder.left_out() if note not in left_out)
-    seconds["write"] = time.perf_counter() - start
-    if selected is not None:
-        left_out.insert(0, f"values --values {values!r} did not select")
-    manifest = _manifest(rt, filename, instrumented, devices, replicas, partitions, values, loop_capacity,
-                         left_out, executable, seconds)
-    if baseline:
-        manifest["baseline"] = _baseline(rt, text, filename, devices, replicas, partitions)
-    first = host in (None, 0)
-    writer.finish(manifest if first else None, text if first else None, list(arguments) if first else None)
+    try:
+        start = time.perf_counter()
+        written = 0
+        left_out = list(instrumented.left_out)
+        for decoder in decoders:
+            for instance in decoder.instances():
+                output = instance.output
+                writer.add(output.op, output.result, instance.context, instance.device, instance.array)
+                written += instance.array.nbytes
+            left_out.extend(note for note in decoder.left_out() if note not in left_out)
+        seconds["write"] = time.perf_counter() - start
+        if selected is not None:
+            left_out.insert(0, f"values --values {values!r} did not select")
+        manifest = _manifest(rt, filename, instrumented, devices, replicas, partitions, values, loop_capacity,
+                             left_out, executable, seconds)
+        if baseline:
+            manifest["baseline"] = _baseline(rt, entry_named_main(text, instrumented.original, instrumented.entry), filename,
+                                             devices, replicas, partitions)
+        first = host in (None, 0)
+        writer.finish(manifest if first else None, text if first else None, list(arguments) if first else None)
+    except BaseException:  # interrupted (Ctrl-C) or failed: leave no half-written capture behind
+        writer.discard()
+        raise
     unmerged = ""
     if host is not None:
         rt.barrier("hlodbg capture written")
@@ -113,6 +142,20 @@ def capture(text: str, filename: str, arguments: Sequence[np.ndarray], directory
                           host or 0, unmerged)
 
 
+def entry_named_main(text: str, module, entry: str) -> str:
+    """`text` with its entry function called `main`, the function XLA runs (an HLO module printed
+    as StableHLO calls its entry `main.4`); the capture's names stay the program's own."""
+    if entry == "main":
+        return text
+    if "main" in module.functions:
+        raise HlodbgError(f"XLA runs a module's @main; this module has one besides @{entry}, so capture @main "
+                          f"(or move @{entry} into a module of its own)")
+    if module.function(entry).visibility.strip('"') != "public":
+        raise HlodbgError(f"@{entry} is private: XLA runs a module's public @main; capture that instead")
+    reference = re.compile(r'@(?:"' + re.escape(entry) + r'"|' + re.escape(entry) + r")(?![\w$.])")
+    return reference.sub("@main", text)
+
+
 def _run(rt, executable, instrumented: Instrumented, arguments, devices, replicas: int, partitions: int) -> list[Decoder]:
     """Run the instrumented program; a Decoder per group of devices whose results are read alike."""
     position = {d.id: i for i, d in enumerate(devices)}
@@ -121,7 +164,7 @@ def _run(rt, executable, instrumented: Instrumented, arguments, devices, replica
     extra = slice(instrumented.first_output, None)
     if replicas > 1:
         per_device = executable.run_spmd([list(arguments)] * len(devices))
-        _wait([r for results in per_device for r in results])
+        _wait([r for results in per_device for r in results], executable)
         decoders = []
         for d, results in enumerate(per_device):
             pieces = [_pieces(rt, r, position) for r in results[extra]]
@@ -132,7 +175,7 @@ def _run(rt, executable, instrumented: Instrumented, arguments, devices, replica
         results = executable.run_global(executable.put_global(list(arguments)), shapes)
     else:
         results = executable.run(list(arguments))
-    _wait(results)
+    _wait(results, executable)
     pieces = [_pieces(rt, r, position) for r in results[extra]]
     return [Decoder(outputs, pieces, [0], local)]
 
@@ -141,11 +184,16 @@ def _pieces(rt, array: Any, position: dict[int, int]) -> Pieces:
     return Pieces([(position[device.id], index, shard) for device, index, shard in rt.local_shards(array)], rt.to_host)
 
 
-def _wait(results: Sequence[Any]) -> None:
-    for result in results:
-        ready = getattr(result, "block_until_ready", None)
-        if ready is not None:
-            ready()
+def _wait(results: Sequence[Any], executable) -> None:
+    """Wait for the run; XLA reports what failed while running (out of memory) only now."""
+    try:
+        for result in results:
+            ready = getattr(result, "block_until_ready", None)
+            if ready is not None:
+                ready()
+    except Exception as error:  # noqa: BLE001 - JaxRuntimeError and friends
+        lines = (str(error).strip() or type(error).__name__).splitlines()
+        raise xla.XlaError(f"XLA ({executable.runtime.platform}) failed running {executable.what}: {lines[0]}") from None
 
 
 def _manifest(rt, filename: str, instrumented: Instrumented, devices, replicas: int, partitions: int, values: str,

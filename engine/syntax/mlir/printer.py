@@ -75,7 +75,7 @@ class Printer:
         results = op.results
         if not results:
             return ""
-        if len(results) > 1:
+        if len(results) > 1 and not all(id(v) in self.names for v in results):  # named already: keep those
             groups = [_MULTI.match(_sigiled(v.name or "")) for v in results]
             bases = {g.group(1) for g in groups if g}
             if all(groups) and len(bases) == 1 and [int(g.group(2)) for g in groups] == list(range(len(results))):
