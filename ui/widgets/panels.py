@@ -93,7 +93,7 @@ class StatusBar(Static, can_focus=False):
             text.append(f" │ {state.target}")
         if state.memory is not None and state.memory.kind == "HBM":  # an accelerator's memory
             text.append(f" │ HBM {format_bytes(state.memory.in_use)}")
-        text.append(f" │ memory {_size(state.memory_used)} of {_size(state.memory_budget)}")
+        text.append(f" │ recorded {_size(state.memory_used)} of {_size(state.memory_budget)}")  # the recording budget, not the device's memory
         if state.stop_reason:
             text.append(f" │ {state.stop_reason}", style="bold")
         if state.finished:
