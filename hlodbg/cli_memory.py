@@ -57,11 +57,37 @@ def cmd_memory(args) -> int:
     program = load_program(args)
     analysis = program.memory(backend_from_args(args), replicas=args.replicas, partitions=args.partitions,
                               entry=args.entry)
+    compiled = _xla_compiled(program, args)
     if args.json:
-        print(json.dumps(memory_json(program.name, analysis, args.top), indent=2))
+        report = memory_json(program.name, analysis, args.top)
+        if compiled is not None:
+            report["xla_compiled"] = compiled
+        print(json.dumps(report, indent=2))
     else:
         print(memory_text(program.name, analysis, args.top))
+        if compiled is not None:
+            print(_xla_compiled_text(compiled))
     return EXIT_DOES_NOT_FIT if analysis.fits is False else 0
+
+
+def _xla_compiled(program, args) -> Optional[dict]:
+    """On a real-device target (`xla:*`), XLA's own figures for the whole program compiled as it
+    is (fusions, XLA's buffer assignment), beside the per-op run's profile above; else None."""
+    target = str(getattr(args, "target", "") or "")
+    if not target.startswith("xla:"):
+        return None
+    from hlodbg.engine.run.capture.run import compiled_memory
+
+    return compiled_memory(program.source, program.module, program.name, target.split(":", 1)[1], args.entry)
+
+
+def _xla_compiled_text(compiled: dict) -> str:
+    memory = compiled["xla_memory"]
+    parts = [f"{name} {format_bytes(memory[key])}" for key, name in
+             (("argument", "arguments"), ("output", "outputs"), ("temp", "temp"), ("alias", "aliased"))
+             if memory.get(key)]
+    return ("XLA's compiled program (whole, fused; per device): " + (", ".join(parts) or "no buffers") +
+            f" (compiled in {compiled['compile_seconds']:.2f} s); the profile above is the op-by-op run's")
 
 
 # -- what the command prints -----------------------------------------------------------------------

@@ -333,3 +333,28 @@ def test_loop_buffers_too_large_found_only_when_the_run_is_awaited_are_a_clear_e
                           "-o", str(tmp_path / "r.hlocap"))
     assert done.returncode == 2, done.stderr[-2000:]
     assert "RESOURCE_EXHAUSTED" in done.stderr and "lower --loop-capacity" in done.stderr
+
+
+def test_memory_on_an_xla_target_adds_xlas_own_figures_for_the_compiled_program(tmp_path, capsys):
+    """`hlodbg memory --target xla:cpu`: beside the op-by-op profile, what XLA's buffer assignment
+    needs for the whole fused program (temp shrinks when XLA fuses: the mlp's temporaries vanish)."""
+    pytest.importorskip("jax")
+    import json
+
+    program = tmp_path / "mlp.mlir"
+    program.write_text("""
+func.func @main(%x: tensor<64x128xf32>, %w: tensor<128x128xf32>) -> tensor<64x128xf32> {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<64x128xf32>, tensor<128x128xf32>) -> tensor<64x128xf32>
+  %1 = stablehlo.tanh %0 : tensor<64x128xf32>
+  %2 = stablehlo.multiply %1, %1 : tensor<64x128xf32>
+  return %2 : tensor<64x128xf32>
+}""")
+    assert main(["memory", str(program), "--target", "xla:cpu"]) == 0
+    text = capsys.readouterr().out
+    assert "XLA's compiled program (whole, fused; per device): arguments 96.0 KiB, outputs 32.0 KiB" in text
+    assert main(["memory", str(program), "--target", "xla:cpu", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    memory = report["xla_compiled"]["xla_memory"]
+    assert memory["argument"] == (64 * 128 + 128 * 128) * 4 and memory["output"] == 64 * 128 * 4
+    assert main(["memory", str(program)]) == 0
+    assert "XLA's compiled program" not in capsys.readouterr().out  # the emulated cpu has no compiled program

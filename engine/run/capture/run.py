@@ -227,6 +227,16 @@ def _baseline(rt, text: str, filename: str, devices, replicas: int, partitions: 
     return {"compile_seconds": round(time.perf_counter() - start, 4), "xla_memory": memory_figures(executable)}
 
 
+def compiled_memory(text: str, module, filename: str, platform: str = "cpu", entry: str = "main") -> dict:
+    """XLA's figures for the program compiled as it is, on `platform`'s devices: compile seconds and
+    the memory (bytes per device) of XLA's buffer assignment for the fused program — what
+    `jax.jit(f).lower(x).compile().memory_analysis()` reports, and what decides whether it fits."""
+    rt = xla.runtime(platform)
+    replicas, partitions = module.num_replicas, module.num_partitions
+    devices = rt.require(replicas * partitions)
+    return _baseline(rt, entry_named_main(text, module, entry), filename, devices, replicas, partitions)
+
+
 def memory_figures(executable) -> dict:
     """XLA's compiled memory statistics in bytes (per device)."""
     stats = executable.memory()
