@@ -26,6 +26,8 @@ from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.core import Block, Function, Module, Operation, Value, function_list, symbol_name
 from ..ir.opset import is_foldable, is_terminator
 from ..ops import load_families
+from .fusion import fuse
+from .liveness import liveness_of
 from . import parallel  # noqa: F401  (registers interpreter.run_parallel, which runs a grid)
 from ..ops.registry import EVALUATORS, OpCall
 from ..machine.process import Grid, ProcessId
@@ -227,6 +229,9 @@ class Interpreter:
         self.expand_bodies = False
         self._compiled: dict[int, tuple[CompiledSteps, Optional[Operation]]] = {}
         self._step_of: dict[Operation, Step] = {}
+        # Plain runs run chains of elementwise ops fused (run/fusion.py); off: every op on its own.
+        self.fuse_elementwise = True
+        self._fast: dict[int, list] = {}
 
     # -- entry points ---------------------------------------------------------------------
     def entry_function(self, entry: str) -> Function:
@@ -282,6 +287,8 @@ class Interpreter:
         arguments = _block_arguments(block, args)
         if self.listeners or not self.backend.transparent_storage:
             return self._run_steps_general(steps, terminator, arguments, args, env)
+        if self.fuse_elementwise:
+            steps = self._fast_steps(block, steps)
         for value, arg in zip(arguments, args):
             env[value] = arg
         for step in steps:
@@ -343,6 +350,18 @@ class Interpreter:
         returned = [env[v] if transparent else load(env[v], v) for v in terminator.operands]
         returning(frame, terminator, returned)
         return returned
+
+    def _fast_steps(self, block: Block, steps: "CompiledSteps") -> list:
+        """The block's steps for plain runs: groups of elementwise ops fused (run/fusion.py)."""
+        fast = self._fast.get(id(block))
+        if fast is None:
+            ops = block.operations
+            function = ops[0].function if ops else None
+            fast = list(steps)
+            if function is not None and fast:
+                fast = fuse(fast, liveness_of(self.module).function(function).position)
+            self._fast[id(block)] = fast
+        return fast
 
     def _failure(self, step: Step, error: Exception) -> ExecutionError:
         op = step.call.op
