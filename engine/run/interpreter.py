@@ -187,6 +187,7 @@ class Interpreter:
         """Whether runs take the plain loop: nothing observes them (see the module doc)."""
         backend = self.backend
         return (not self.listeners and backend.transparent_storage and not self.observes_every_op
+                and not backend.reads_frames
                 and not backend.excess_precision)  # excess precision reads its producer's operands from Frame.env
 
     def call_function(self, function: Function, args: list[Any], owner: Optional[Operation] = None) -> list[Any]:
