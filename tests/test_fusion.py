@@ -9,7 +9,6 @@ import hlodbg
 from hlodbg.engine.ir.dtypes import as_value
 from hlodbg.engine.run import fusion
 from hlodbg.engine.run.interpreter import Interpreter, Listener
-from hlodbg.engine.run.liveness import liveness_of
 
 from .helpers import PROGRAMS
 
@@ -27,15 +26,25 @@ def small_blocks(monkeypatch):
 
 
 def run_both(module, args, entry="main"):
-    """(op-by-op results, fused results, the fused steps of the entry function's body)."""
-    plain = Interpreter(module)
-    plain.fuse_elementwise = False
-    unfused = plain.run(entry, args)
-    fused_interpreter = Interpreter(module)
-    fused = fused_interpreter.run(entry, args)
-    groups = [step for steps in fused_interpreter._fast.values() for step in steps
-              if isinstance(step, fusion.FusedStep)]
-    return unfused, fused, groups
+    """(op-by-op results, fused results, the fused steps of the fused run's plan)."""
+    unfused = unfused_run(module, args, entry)
+    interpreter = Interpreter(module)
+    fused = interpreter.run(entry, args)
+    return unfused, fused, fused_steps(interpreter)
+
+
+def unfused_run(module, args, entry="main"):
+    original = fusion.fuse
+    fusion.fuse = lambda steps, plan: list(steps)  # the plan's hook finds no fusion
+    try:
+        return Interpreter(module).run(entry, args)
+    finally:
+        fusion.fuse = original
+
+
+def fused_steps(interpreter):
+    return [step for fast in interpreter.plan._fast.values() for step in fast.steps
+            if isinstance(step, fusion.FusedStep)]
 
 
 def assert_same_bytes(unfused, fused):
@@ -156,9 +165,7 @@ def test_groups_never_hide_a_value_read_elsewhere_and_keep_program_order_valid(s
     module = hlodbg.load(text).module
     function = module.function("main")
     block = function.body
-    interpreter = Interpreter(module)
-    steps = list(interpreter._compile(block)[0])
-    fused = fusion.fuse(steps, liveness_of(module).function(function).position)
+    fused = Interpreter(module).plan.fast_steps(block)
     defined = set(block.arguments)
     for step in fused:
         assert all(v in defined for v in step.operands), "a step runs before a value it reads"
@@ -213,6 +220,23 @@ def test_a_member_read_by_a_later_op_before_the_group_ends_splits_the_group(smal
     assert ["%a", "%b"] in memberships and ["%c", "%d"] in memberships
 
 
+def test_a_value_a_fused_step_reads_after_its_last_reader_op_by_op_is_kept_until_then(small_blocks):
+    # Op by op, the reverse %w is the last to read %v (a plain run clears %v there, and may let
+    # the reverse write into it); the group {%a, %b} runs where %b was, after it, and reads %v.
+    module = hlodbg.load("""
+    func.func @main(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
+      %v = stablehlo.reverse %x, dims = [0] : tensor<8xf32>
+      %a = stablehlo.exponential %v : tensor<8xf32>
+      %w = stablehlo.reverse %v, dims = [0] : tensor<8xf32>
+      %b = stablehlo.add %a, %v : tensor<8xf32>
+      return %b, %w : tensor<8xf32>, tensor<8xf32>
+    }""").module
+    unfused, fused, groups = run_both(module, [np.linspace(-1, 1, 8, dtype=np.float32)])
+    assert_same_bytes(unfused, fused)
+    [group] = groups
+    assert [v.name for v in group.operands] == ["%v"]
+
+
 def test_an_error_in_a_fused_member_names_that_member(small_blocks):
     module = hlodbg.load("""
     func.func @main(%x: tensor<8xf32>, %r: tensor<8xi32>) -> tensor<8xi32> {
@@ -225,7 +249,7 @@ def test_an_error_in_a_fused_member_names_that_member(small_blocks):
     with pytest.raises(hlodbg.HlodbgError, match="stochastic_convert: the random bits must be unsigned") as caught:
         interpreter.run("main", [np.arange(8, dtype=np.float32), np.arange(8, dtype=np.int32)])
     assert caught.value.pos.line == 4
-    assert any(isinstance(step, fusion.FusedStep) for steps in interpreter._fast.values() for step in steps)
+    assert fused_steps(interpreter)
 
 
 # -- the shared programs and the debugger ---------------------------------------------------------

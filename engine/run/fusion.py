@@ -40,6 +40,7 @@ from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.opset import category_of, effect_of
 from ..ir.types import QuantizedType, TensorType
 from ..ops.registry import EVALUATORS
+from .liveness import liveness_of
 
 # Bytes of the widest operand or result in one block. Measured on a 2-core EPYC (1 MiB of L2 a
 # core) over a 12-op chain of f32 ops on 16M elements: 64 KiB blocks gained little (every member's
@@ -86,7 +87,8 @@ class FusedGroup:
     """What a fused step's evaluator needs: its members' evaluators and calls, how values flow
     between them, its shape and outputs. `op` is its last member (where the group runs)."""
 
-    __slots__ = ("members", "op", "shape", "inputs", "outputs", "program", "output_registers", "dtypes", "block")
+    __slots__ = ("members", "op", "shape", "inputs", "outputs", "program", "output_registers", "dtypes", "block",
+                 "reuse")
 
     def __init__(self, members: list[Any]):
         self.members = members
@@ -113,6 +115,7 @@ class FusedGroup:
         self.dtypes = [v.type.numpy_dtype for v in self.outputs]
         widest = max(v.type.numpy_dtype.itemsize for step in members for v in (*step.operands, *step.op.results))
         self.block = max(1, BLOCK_BYTES // widest)
+        self.reuse: tuple[int, ...] = ()  # the plain loop's OpCall.reuse: a fused step takes none
 
     @property
     def size(self) -> int:
@@ -120,10 +123,12 @@ class FusedGroup:
 
 
 class FusedStep:
-    """A fused group in the step interface of the interpreter's loop: `evaluator(call, *operands)`
-    returns the outputs' arrays (bare when there is one)."""
+    """A fused group in the step interface of the plan's plain loop (engine/run/plan.py):
+    `evaluator(call, *operands)` returns the outputs' arrays (bare when there is one), read from
+    `operand_slots` and written to `result_slots`, and `free` clears the slots it is the last to read."""
 
-    __slots__ = ("evaluator", "call", "op", "operands", "results", "single", "foldable", "folded", "members")
+    __slots__ = ("evaluator", "call", "op", "operands", "results", "single", "foldable", "folded", "members",
+                 "operand_slots", "result_slots", "free", "reuse")
 
     def __init__(self, group: FusedGroup):
         self.evaluator = run_fused
@@ -135,16 +140,45 @@ class FusedStep:
         self.foldable = False
         self.folded = None
         self.members = group.members
+        slot_of = {}
+        for member in group.members:
+            slot_of.update(zip(member.operands, member.operand_slots))
+            slot_of.update(zip(member.results, member.result_slots))
+        self.operand_slots = tuple(slot_of[v] for v in group.inputs)
+        self.result_slots = tuple(slot_of[v] for v in group.outputs)
+        self.free = tuple(dict.fromkeys(slot for member in group.members for slot in member.free))
+        self.reuse: tuple[int, ...] = ()  # members make their own arrays (the plain loop offers none)
 
 
 # -- grouping ----------------------------------------------------------------------------------
 
 
-def fuse(steps: Sequence[Any], position: dict[Operation, int]) -> list[Any]:
-    """`steps` (one block's, in program order) with each group of fusible steps replaced by one
-    fused step, placed where the group's last member was. `position` numbers the function's ops
-    as its liveness does (FunctionLiveness.position), nested ones included."""
+def fuse(steps: Sequence[Any], plan: Any) -> list[Any]:
+    """`steps` (one block's plain-run steps, in program order, with their slots: Plan.fast_block)
+    with each group of fusible steps replaced by one fused step, placed where the group's last
+    member was; every value is still cleared after the last step that now reads it."""
     steps = list(steps)
+    if not steps:
+        return steps
+    position = liveness_of(plan.module).function(steps[0].op.function).position
+    groups = fusible_groups(steps, position)
+    if not groups:
+        return steps
+    last_members = {id(members[-1]): members for members in groups}
+    fused_ops = {member.op for members in groups for member in members}
+    out: list[Any] = []
+    for step in steps:
+        if step.op not in fused_ops:
+            out.append(step)
+        elif id(step) in last_members:
+            out.append(FusedStep(FusedGroup(last_members[id(step)])))
+    _free_after_last_reads(out)
+    return out
+
+
+def fusible_groups(steps: Sequence[Any], position: dict[Operation, int]) -> list[list[Any]]:
+    """The groups of `steps` worth fusing, each a list of member steps in program order.
+    `position` numbers the function's ops as its liveness does (FunctionLiveness.position)."""
     group_of: dict[Operation, list[Any]] = {}  # member op -> its group's member steps
     for step in steps:
         if not is_fusible(step):
@@ -165,23 +199,35 @@ def fuse(steps: Sequence[Any], position: dict[Operation, int]) -> list[Any]:
         members.sort(key=lambda member: position[member.op])
         for member in members:
             group_of[member.op] = members
-    placed: dict[int, list[Any]] = {}
+    groups = []
     for members in {id(g): g for g in group_of.values()}.values():
-        if len(members) > 1 or _static_size(members[0]) >= THREADS_FROM_ELEMENTS:
-            if _static_size(members[0]) >= FUSE_FROM_ELEMENTS:
-                placed[id(members[-1])] = members
-    if not placed:
-        return steps
-    fused_ops = {member.op for members in placed.values() for member in members}
-    out: list[Any] = []
-    for step in steps:
-        if step.op not in fused_ops:
-            out.append(step)
+        size = _static_size(members[0])
+        # One op alone gains only the threads; groups too small for blocks stay op by op.
+        if (len(members) > 1 or size >= THREADS_FROM_ELEMENTS) and size >= FUSE_FROM_ELEMENTS:
+            groups.append(members)
+    return groups
+
+
+def _free_after_last_reads(steps: list[Any]) -> None:
+    """A fused step runs where its last member ran, so it may read an operand after the step that
+    was its last reader (and cleared it, or could write its result into it): the clearing moves to
+    the fused step, and that earlier step no longer offers the operand's buffer."""
+    freed_at: dict[int, int] = {}
+    for k, step in enumerate(steps):
+        for slot in step.free:
+            freed_at[slot] = k
+    for k, step in enumerate(steps):
+        if not isinstance(step, FusedStep):
             continue
-        members = group_of[step.op]
-        if step is members[-1]:
-            out.append(FusedStep(FusedGroup(members)))
-    return out
+        for slot in step.operand_slots:
+            at = freed_at.get(slot)
+            if at is None or at >= k:
+                continue
+            earlier = steps[at]
+            earlier.free = tuple(s for s in earlier.free if s != slot)
+            earlier.reuse = tuple(i for i in earlier.reuse if earlier.operand_slots[i] != slot)
+            step.free += (slot,)
+            freed_at[slot] = k
 
 
 def _static_size(step: Any) -> int:
@@ -299,4 +345,4 @@ def _pool() -> ThreadPoolExecutor:
     return _POOL
 
 
-__all__ = ["FusedGroup", "FusedStep", "fuse", "is_fusible", "run_fused"]
+__all__ = ["FusedGroup", "FusedStep", "fuse", "fusible_groups", "is_fusible", "run_fused"]
