@@ -23,6 +23,7 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(fusion, "BLOCK_BYTES", 96)
     monkeypatch.setattr(fusion, "FUSE_FROM_ELEMENTS", 1)
     monkeypatch.setattr(fusion, "THREADS_FROM_ELEMENTS", 700)
+    monkeypatch.setattr(fusion, "_workers", lambda: 3)  # threads whatever the machine has
 
 
 def run_both(module, args, entry="main"):
@@ -142,8 +143,8 @@ def test_generated_trees_fused_and_op_by_op_give_the_same_bytes(small_blocks, se
             assert groups, f"nothing fused in\n{text}"
 
 
-def test_a_chain_over_a_million_elements_is_blocked_and_threaded_with_the_real_thresholds():
-    shape = (1100, 1000)  # 1.1M elements: above the thresholds, cut into many blocks
+def test_a_chain_over_millions_of_elements_is_blocked_and_threaded_with_the_real_thresholds():
+    shape = (2100, 1000)  # 2.1M elements: above the thresholds, cut into many blocks
     assert np.prod(shape) >= max(fusion.FUSE_FROM_ELEMENTS, fusion.THREADS_FROM_ELEMENTS)
     rng = np.random.default_rng(7)
     text = generated_program(rng, shape, "f32", 10)
@@ -152,6 +153,23 @@ def test_a_chain_over_a_million_elements_is_blocked_and_threaded_with_the_real_t
             np.asarray(-1, np.float32), np.asarray(2, np.float32)]
     unfused, fused, groups = run_both(module, args)
     assert groups and len(fusion._blocks(int(np.prod(shape)), groups[0].call.block)) > 1
+    assert_same_bytes(unfused, fused)
+
+
+def test_operands_that_are_views_run_the_group_unblocked_with_the_same_bytes(small_blocks):
+    module = hlodbg.load("""
+    func.func @main(%x: tensor<40x30xf32>, %y: tensor<40x30xf32>) -> tensor<40x30xf32> {
+      %a = stablehlo.multiply %x, %y : tensor<40x30xf32>
+      %b = stablehlo.tanh %a : tensor<40x30xf32>
+      %c = stablehlo.add %b, %x : tensor<40x30xf32>
+      return %c : tensor<40x30xf32>
+    }""").module
+    rng = np.random.default_rng(3)
+    x = special_floats(rng, (30, 40), np.float32).T  # a transposed view: not C-contiguous
+    y = special_floats(rng, (40, 30), np.float32)
+    assert not x.flags.c_contiguous
+    unfused, fused, groups = run_both(module, [x, y])
+    assert groups
     assert_same_bytes(unfused, fused)
 
 

@@ -43,16 +43,17 @@ from ..ops.registry import EVALUATORS
 from .liveness import liveness_of
 
 # Bytes of the widest operand or result in one block. Measured on a 2-core EPYC (1 MiB of L2 a
-# core) over a 12-op chain of f32 ops on 16M elements: 64 KiB blocks gained little (every member's
-# evaluator costs a few microseconds of Python per block, as much as its arithmetic on 16K
-# elements), 256 KiB-1 MiB blocks ran the chain in 0.6-0.8x the time of a run op by op.
+# core, 32 MiB of L3) over a 12-op chain of f32 ops on 16M elements: 64 KiB blocks gained little
+# (every member's evaluator costs a few microseconds of Python per block, as much as its arithmetic
+# on 16K elements), 256 KiB-1 MiB blocks ran the chain in 0.7-0.8x the time of a run op by op.
 BLOCK_BYTES = 256 * 1024
-# Groups over fewer elements gain nothing from blocks (op by op, their arrays stay in the caches
-# already; a 1M-element chain ran as fast either way): they are left as steps of their own.
-FUSE_FROM_ELEMENTS = 1 << 19
+# Groups over fewer elements are left as steps of their own: op by op, their arrays stay in the
+# caches already (the same chain on 1M elements ran 1.15x slower fused, on 2M as fast, on 4M in
+# 0.8x the time).
+FUSE_FROM_ELEMENTS = 1 << 21
 # Work over at least this many elements is split over the cores (a thread's hand-off costs tens of
-# microseconds).
-THREADS_FROM_ELEMENTS = 1 << 20
+# microseconds, and each block holds the GIL for its evaluators' Python).
+THREADS_FROM_ELEMENTS = 1 << 21
 # A group stops growing at this many members (joining checks every member: this bounds the work).
 MAX_MEMBERS = 256
 
@@ -251,7 +252,9 @@ def run_fused(group: FusedGroup, *inputs: Any) -> Any:
     """The group's outputs from its inputs: members whole-array one after the other for small
     work, else block by block (over threads for large work)."""
     shape = group.shape
-    if group.size < FUSE_FROM_ELEMENTS or not all(_blockable(a, shape) for a in inputs):
+    workers = _workers() if group.size >= THREADS_FROM_ELEMENTS else 1
+    alone = len(group.program) == 1 and workers == 1  # nothing to gain from blocks
+    if alone or group.size < FUSE_FROM_ELEMENTS or not all(_blockable(a, shape) for a in inputs):
         # Small work, an operand that is not one contiguous run of memory (see _blocks), or a
         # region body run vectorised on arrays of other shapes: op by op, whole arrays.
         registers = _run_members(group, list(inputs))
@@ -260,7 +263,6 @@ def run_fused(group: FusedGroup, *inputs: Any) -> Any:
     flat_inputs = [a if a.ndim == 0 else a.reshape(-1) for a in inputs]
     outputs = [np.empty(group.size, dtype) for dtype in group.dtypes]
     blocks = _blocks(group.size, group.block)
-    workers = _workers() if group.size >= THREADS_FROM_ELEMENTS else 1
     if workers > 1 and len(blocks) > 1:
         share = -(-len(blocks) // workers)
         settings = np.geterr()  # the run's floating-point error handling, for every thread
