@@ -227,7 +227,7 @@ def test_a_plain_run_drops_each_value_after_its_last_use():
 
             def spy(call, *operands):
                 if call.op.name == "stablehlo.add":
-                    alive_at_last[how] = {name: ref() is not None for name, ref in outputs.items()}
+                    alive_at_last[how] = {name: ref() is not None for name, ref in outputs.items() if name != "%e"}
                 out = evaluate(call, *operands)
                 outputs[call.op.results[0].name] = weakref.ref(out)
                 return out
