@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from sys import getrefcount
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -35,6 +36,7 @@ from ..ops import load_families
 from . import parallel  # noqa: F401  (registers interpreter.run_parallel, which runs a grid)
 from ..ops.registry import EVALUATORS, OpCall
 from ..machine.process import Grid, ProcessId
+from .block_code import MOST_STEPS, block_function
 from .plan import SOLE_HOLDER, CompiledSteps, FastBlock, Plan, Step, failure, frozen
 from ..ir.types import QuantizedType, TensorType
 
@@ -200,7 +202,7 @@ class Interpreter:
             self.frame = Frame(function, "function", owner, None, saved, None)
             self._slots = slots
             try:
-                return self._run_fast(fast, args, slots)
+                return self._block_runner(fast)(slots, args)
             finally:
                 self.frame, self._slots = saved, saved_slots
         frame = Frame(function, "function", owner, None, self.frame, {})
@@ -217,7 +219,7 @@ class Interpreter:
             # ask where they run (a manual computation's axes, the run's root).
             self.frame = Frame(function, kind, op, iteration, parent, None)
             try:
-                return self._run_fast(self.plan.fast_block(block), args, slots)
+                return self._block_runner(self.plan.fast_block(block))(slots, args)
             finally:
                 self.frame = parent
         env = parent.env if parent is not None and parent.env is not None else {}
@@ -230,14 +232,25 @@ class Interpreter:
         function's frame, with no Frame per iteration; else as run_region does."""
         slots = self._slots
         if slots is not None and self.plain:
-            fast = self.plan.fast_block(op.regions[index].blocks[0])
-            run_fast = self._run_fast
-            return lambda args, iteration: run_fast(fast, args, slots)
+            return partial(self._block_runner(self.plan.fast_block(op.regions[index].blocks[0]), hot=True), slots)
         run_region = self.run_region
         return lambda args, iteration: run_region(op, index, args, kind, iteration)
 
     # -- machinery ------------------------------------------------------------------------
-    def _run_fast(self, fast: FastBlock, args: list[Any], slots: list) -> list[Any]:
+    def _block_runner(self, fast: FastBlock, hot: bool = False) -> Callable:
+        """`run(slots, args, iteration=None)` for `fast`: the plain loop on its first run, the
+        block compiled to a function of its own (block_code.py) from its second run on, or at once
+        when `hot` (a loop's condition and body)."""
+        code = fast.code
+        if code is not None:
+            return code
+        fast.runs += 1
+        if (hot or fast.runs > 1) and len(fast.steps) <= MOST_STEPS:
+            code = fast.code = block_function(fast, partial(_block_arguments, fast.block))
+            return code
+        return partial(self._run_fast, fast)
+
+    def _run_fast(self, fast: FastBlock, slots: list, args: list[Any], iteration: Optional[int] = None) -> list[Any]:
         """The plain loop: `fast`'s steps on the flat frame `slots`, each value dropped after its
         last use, an operand no one else holds offered to the evaluator for its result (`reuse`)."""
         arguments = fast.arguments

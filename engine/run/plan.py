@@ -28,11 +28,19 @@ interpreter per target, so a second `program.run` finds its plan ready). It hold
   right before calling the evaluator and back to `()` after; an evaluator may then write its result
   into such an operand when it owns its data, is writeable and has the result's shape and dtype.
 
+**Running the views.** The observed loop and the recorder evaluate a step through
+`Step.evaluate` (the kept constant, or the evaluator's output, kept when foldable; a failure
+located at the op). The plain loop (Interpreter._run_fast) inlines the same, and a block a plain
+run runs again and again (a loop's condition and body, any block from its second run on, up to
+block_code.MOST_STEPS steps) is compiled once into a straight-line function over the same steps
+(engine/run/block_code.py), so its per-op cost is one evaluator call and the slot stores.
+
 **The fusion hook.** `fast_block(block).steps` is `fuse(steps, plan)` when engine/run/fusion.py
 defines `fuse` (plain runs only): it may replace runs of steps by steps of its own with the same
 interface — `evaluator(call, *operands)`, `call` (with `.op` for error messages and a `reuse`
 slot), `operand_slots`, `result_slots`, `single`, `free` (slots cleared after it), `folded` (None)
-and `foldable` (False) — and must keep the frees of the steps it replaces.
+and `foldable` (False) — and must keep the frees of the steps it replaces. Both the plain loop and the compiled blocks run
+what `fuse` returns; the observed loop and the debugger never see fused steps.
 """
 from __future__ import annotations
 
@@ -202,7 +210,7 @@ class FastBlock:
     """A block as a plain run runs it: its steps with flat-frame slots, the slots its arguments go
     to, the slots its terminator hands back, and the slots to clear once they are read."""
 
-    __slots__ = ("block", "steps", "arguments", "returned", "free", "size")
+    __slots__ = ("block", "steps", "arguments", "returned", "free", "size", "runs", "code")
 
     def __init__(self, block: Block, steps: list, arguments: tuple[int, ...], returned: tuple[int, ...],
                  free: tuple[int, ...], size: int):
@@ -212,6 +220,8 @@ class FastBlock:
         self.returned = returned
         self.free = free
         self.size = size  # slots in the function's frame
+        self.runs = 0  # plain runs of it by the loop, until it is compiled
+        self.code: Optional[Callable] = None  # block_code.block_function's, once the block is hot
 
 
 class Plan:
