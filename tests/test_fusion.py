@@ -152,8 +152,29 @@ def test_a_chain_over_millions_of_elements_is_blocked_and_threaded_with_the_real
     args = [special_floats(rng, shape, np.float32), special_floats(rng, shape, np.float32),
             np.asarray(-1, np.float32), np.asarray(2, np.float32)]
     unfused, fused, groups = run_both(module, args)
-    assert groups and len(fusion._blocks(int(np.prod(shape)), groups[0].call.block)) > 1
+    assert groups and len(fusion._blocks(int(np.prod(shape)), 1, groups[0].call.block)) > 1
     assert_same_bytes(unfused, fused)
+
+
+BROADCAST_CASES = [(40 + seed, shape, dtype) for seed, (shape, dtype) in enumerate([
+    ((700, 7), "f32"), ((40, 64), "f64"), ((1000, 3), "bf16"), ((600, 5, 8), "f16"), ((513, 2), "f32"),
+])]
+
+
+@pytest.mark.parametrize("seed,shape,dtype", BROADCAST_CASES)
+def test_broadcast_operands_are_cut_by_rows_with_the_same_bytes(small_blocks, seed, shape, dtype):
+    rng = np.random.default_rng(seed)
+    np_dtype = np.dtype(FLOATS[dtype]) if dtype != "bf16" else __import__("ml_dtypes").bfloat16
+    for count in (6, 20):
+        text = generated_program(rng, shape, dtype, count)
+        module = hlodbg.load(text).module
+        row = special_floats(rng, (1,) + shape[1:], np_dtype)
+        column = special_floats(rng, shape[:1] + (1,) * (len(shape) - 1), np_dtype)
+        x, y = np.broadcast_to(row, shape), np.broadcast_to(column, shape)  # views, as broadcasts may be
+        args = [x, y, np.asarray(-2.5, np_dtype), np.asarray(4.0, np_dtype)]
+        assert fusion._cut(shape, args, 64) is not None and not fusion._cut(shape, args, 64)[0]
+        unfused, fused, groups = run_both(module, args)
+        assert_same_bytes(unfused, fused)
 
 
 def test_operands_that_are_views_run_the_group_unblocked_with_the_same_bytes(small_blocks):

@@ -14,9 +14,8 @@ whose work is not element by element). Elementwise evaluators work on arrays of 
 element from the same elements of the operands (engine/ops/elementwise.py), so running them on
 blocks computes every element with the same functions in the same order; blocks are cut where
 numpy's vector loops treat every element as they do in the whole array (see ALIGN), so results
-are bit-identical to a run op by op, NaN payloads and signs included. Operands that are not
-contiguous (a view) run the group unblocked, member after member on whole arrays: exactly a run
-op by op.
+are bit-identical to a run op by op, NaN payloads and signs included. Operands laid out otherwise (a transposed view,
+say) run the group unblocked, member after member on whole arrays: exactly a run op by op.
 
 Groups. Within a block, fusible steps of one shape joined by their values form a group; it runs
 where its last member ran, so a value a member makes that a step outside the group reads must be
@@ -30,6 +29,7 @@ op-by-op steps and sees every op's own value.
 from __future__ import annotations
 
 import os
+from math import gcd
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, Sequence
 
@@ -253,34 +253,71 @@ def run_fused(group: FusedGroup, *inputs: Any) -> Any:
     work, else block by block (over threads for large work)."""
     shape = group.shape
     workers = _workers() if group.size >= THREADS_FROM_ELEMENTS else 1
-    alone = len(group.program) == 1 and workers == 1  # nothing to gain from blocks
-    if alone or group.size < FUSE_FROM_ELEMENTS or not all(_blockable(a, shape) for a in inputs):
-        # Small work, an operand that is not one contiguous run of memory (see _blocks), or a
-        # region body run vectorised on arrays of other shapes: op by op, whole arrays.
+    cut = None
+    if group.size >= FUSE_FROM_ELEMENTS and (len(group.program) > 1 or workers > 1):
+        cut = _cut(shape, inputs, group.block)
+    if cut is None:
+        # Small work, one op on one core, operands laid out otherwise than in C order (see _cut),
+        # or a region body run vectorised on arrays of other shapes: op by op, whole arrays.
         registers = _run_members(group, list(inputs))
         outputs = [registers[r] for r in group.output_registers]
         return outputs[0] if len(outputs) == 1 else outputs
-    flat_inputs = [a if a.ndim == 0 else a.reshape(-1) for a in inputs]
-    outputs = [np.empty(group.size, dtype) for dtype in group.dtypes]
-    blocks = _blocks(group.size, group.block)
-    if workers > 1 and len(blocks) > 1:
+    flat, blocks = cut
+    if flat:
+        inputs = tuple(a if a.ndim == 0 else a.reshape(-1) for a in inputs)
+    outputs = [np.empty(group.size if flat else shape, dtype) for dtype in group.dtypes]
+    if workers > 1:
         share = -(-len(blocks) // workers)
         settings = np.geterr()  # the run's floating-point error handling, for every thread
-        pending = [_pool().submit(_run_blocks, group, flat_inputs, outputs, blocks[i:i + share], settings)
+        pending = [_pool().submit(_run_blocks, group, inputs, outputs, blocks[i:i + share], settings)
                    for i in range(share, len(blocks), share)]
         try:
-            _run_blocks(group, flat_inputs, outputs, blocks[:share], None)
+            _run_blocks(group, inputs, outputs, blocks[:share], None)
         finally:
             for future in pending:
                 future.result()
     else:
-        _run_blocks(group, flat_inputs, outputs, blocks, None)
-    outputs = [output.reshape(shape) for output in outputs]
+        _run_blocks(group, inputs, outputs, blocks, None)
+    if flat:
+        outputs = [output.reshape(shape) for output in outputs]
     return outputs[0] if len(outputs) == 1 else outputs
 
 
-def _blockable(array: Any, shape: tuple[int, ...]) -> bool:
-    return isinstance(array, np.ndarray) and (array.ndim == 0 or (array.shape == shape and array.flags.c_contiguous))
+def _cut(shape: tuple[int, ...], inputs: Sequence[Any], block: int) -> Optional[tuple[bool, list[slice]]]:
+    """How to cut the group's work into blocks: (True, slices of the flattened arrays) when every
+    operand is C-contiguous, (False, slices of the first axis) when some are broadcast views in C
+    order, or None when blocks could not follow numpy's own loops over the whole arrays (see ALIGN)
+    or there would be one block only."""
+    flat = True
+    for a in inputs:
+        if not isinstance(a, np.ndarray):
+            return None
+        if a.ndim == 0 or a.flags.c_contiguous and a.shape == shape:
+            continue
+        if a.shape != shape or not _c_ordered_broadcast(a):
+            return None
+        flat = False
+    size = int(np.prod(shape, dtype=np.int64))
+    if flat:
+        blocks = _blocks(size, 1, block)
+    elif shape[0] > 1:
+        blocks = _blocks(shape[0], size // shape[0], block)
+    else:
+        return None
+    return (flat, blocks) if len(blocks) > 1 else None
+
+
+def _c_ordered_broadcast(array: np.ndarray) -> bool:
+    """Whether `array` is a C-contiguous array seen through broadcasting (stride 0 on the axes it
+    repeats along): numpy then loops over it, and makes results from it, in C order."""
+    expected = array.itemsize
+    for length, stride in zip(reversed(array.shape), reversed(array.strides)):
+        if stride == 0 or length == 1:
+            continue
+        if stride != expected:
+            return False
+        expected *= length
+    return True
 
 
 def _run_blocks(group: FusedGroup, inputs: Sequence[Any], outputs: list[np.ndarray], blocks: list[slice],
@@ -312,20 +349,23 @@ def _run_members(group: FusedGroup, registers: list[Any]) -> list[Any]:
 
 # numpy's vectorised loops treat an array's last partial vector (and arrays shorter than a vector)
 # apart from the rest, and those paths may pick the other operand's NaN (numpy 2.4 on AVX-512: the
-# sum of two NaNs is the first one's in full vectors, the second one's in the tail). So blocks are
-# runs of the flattened arrays that start at multiples of ALIGN elements (more than any vector holds)
-# and the last one is never shorter than ALIGN: every element then goes through the same path as in
-# the whole array, whatever the arrays' addresses.
+# sum of two NaNs is the first one's in full vectors, the second one's in the tail). numpy loops
+# over C-contiguous operands as one run of their flattened elements, and over operands with
+# broadcast axes row by row (the axes it cannot merge). So blocks start at multiples of ALIGN
+# elements (more than any vector holds) and the last one is never shorter than ALIGN: every
+# element then goes through the same path as in the whole array, whatever the arrays' addresses.
 ALIGN = 256
 
 
-def _blocks(size: int, block: int) -> list[slice]:
-    """Slices cutting `size` flattened elements into runs of about `block` (see ALIGN)."""
-    step = max(ALIGN, block - block % ALIGN)
-    starts = list(range(0, size, step))
-    if len(starts) > 1 and size - starts[-1] < ALIGN:
+def _blocks(rows: int, row_size: int, block: int) -> list[slice]:
+    """Slices cutting `rows` rows of `row_size` elements into runs of about `block` elements, each
+    starting at a multiple of ALIGN elements, the last at least ALIGN long."""
+    unit = ALIGN // gcd(row_size, ALIGN)  # the fewest rows making a multiple of ALIGN elements
+    step = max(unit, block // row_size // unit * unit)
+    starts = list(range(0, rows, step))
+    if len(starts) > 1 and (rows - starts[-1]) * row_size < ALIGN:
         starts.pop()  # the short last run joins the one before it
-    ends = starts[1:] + [size]
+    ends = starts[1:] + [rows]
     return [slice(start, end) for start, end in zip(starts, ends)]
 
 
