@@ -15,17 +15,24 @@ import numpy as np
 from ..ir.dtypes import narrow, widen
 from ..machine.backend import Backend
 from .registry import OpCall, op
+from .reuse import into_dead_operand
 
 
-def _unary(call: OpCall, operand: np.ndarray, real_fn: Callable, complex_fn: Optional[Callable] = None) -> np.ndarray:
+def _unary(call: OpCall, operand: np.ndarray, real_fn: Callable, complex_fn: Optional[Callable] = None,
+           out: Optional[np.ndarray] = None) -> np.ndarray:
     x = call.backend.precise(np.asarray(operand))
     fn = complex_fn if (complex_fn is not None and x.dtype.kind == "c") else real_fn
+    if out is not None and x is operand and isinstance(fn, np.ufunc) and x.dtype == out.dtype:
+        # Evaluated in the operand's own type and rounded to itself: the ufunc can write its
+        # result over the dead operand (see reuse.py), the same bits as a fresh array.
+        return fn(x, out=out)
     return call.backend.rounded(fn(x), call.result_dtype)
 
 
 @op("stablehlo.exponential")
-def exponential(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _unary(call, operand, np.exp, _complex_exp)
+@into_dead_operand
+def exponential(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+    return _unary(call, operand, np.exp, _complex_exp, out)
 
 
 def _complex_exp(z: np.ndarray) -> np.ndarray:
@@ -55,33 +62,39 @@ def _complex_exp(z: np.ndarray) -> np.ndarray:
 
 
 @op("stablehlo.log")
-def log(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _unary(call, operand, np.log)
+@into_dead_operand
+def log(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+    return _unary(call, operand, np.log, out=out)
 
 
 @op("stablehlo.sine")
-def sine(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _unary(call, operand, np.sin)
+@into_dead_operand
+def sine(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+    return _unary(call, operand, np.sin, out=out)
 
 
 @op("stablehlo.cosine")
-def cosine(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _unary(call, operand, np.cos)
+@into_dead_operand
+def cosine(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+    return _unary(call, operand, np.cos, out=out)
 
 
 @op("stablehlo.tan")
-def tan(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _unary(call, operand, np.tan)
+@into_dead_operand
+def tan(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+    return _unary(call, operand, np.tan, out=out)
 
 
 @op("stablehlo.tanh")
-def tanh(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _unary(call, operand, np.tanh)
+@into_dead_operand
+def tanh(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+    return _unary(call, operand, np.tanh, out=out)
 
 
 @op("stablehlo.sqrt")
-def sqrt(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _unary(call, operand, np.sqrt)
+@into_dead_operand
+def sqrt(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+    return _unary(call, operand, np.sqrt, out=out)
 
 
 @op("stablehlo.rsqrt")

@@ -40,7 +40,7 @@ def evaluator_for(name: str) -> Optional[Evaluator]:
 class OpCall:
     """Everything an evaluator needs besides its operands, built once per op at load time."""
 
-    __slots__ = ("op", "attrs", "result_types", "operand_types", "interpreter", "backend", "memo")
+    __slots__ = ("op", "attrs", "result_types", "operand_types", "interpreter", "backend", "memo", "reuse")
 
     def __init__(self, op: Operation, interpreter: Any):
         self.op = op
@@ -53,6 +53,10 @@ class OpCall:
         self.backend = interpreter.backend
         # Evaluators keep derived attribute forms here (permutations, index maps), computed once.
         self.memo: dict[str, Any] = {}
+        # Operand positions whose buffers the evaluator may overwrite in this call, because the
+        # value dies at this op. Only the plain run loop sets it, right before the call; the
+        # evaluator must still check the array is writeable, owns its data and fits the result.
+        self.reuse: tuple[int, ...] = ()
 
     # -- attributes and types ---------------------------------------------------------------
     def attr(self, name: str, default: Any = None) -> Any:

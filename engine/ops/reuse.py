@@ -1,0 +1,73 @@
+"""Elementwise results written into a dead operand's buffer.
+
+The plain run loop sets `OpCall.reuse` to the operand positions whose values die at the op. An
+evaluator decorated with `@into_dead_operand` then receives `out=`, one of those operands' arrays,
+when it is safe to overwrite: a writeable array that owns its data (arguments and folded constants
+are read-only; views own nothing), has the result's dtype and the operands' broadcast shape, and
+that nothing else references — a view of it (a broadcast, a reshape) would otherwise change under
+its reader. The evaluator computes into `out` with the same numpy functions it uses otherwise, so
+the result is bit-identical; it may ignore `out` when its computation cannot use it.
+"""
+from __future__ import annotations
+
+import functools
+import sys
+from typing import Any, Callable, Optional, Sequence
+
+import numpy as np
+
+from .registry import OpCall
+
+_refcount = sys.getrefcount
+
+# The references a dead operand has in `_dead_buffer` when nothing but the call holds it: the run
+# loop's frame slot (cleared after the call returns), the argument tuple of the loop's call, the
+# wrapper's own `*operands` tuple and getrefcount's argument. One more is a view or another
+# holder, and the buffer is left alone; a caller holding more references only disables reuse.
+UNSHARED_REFERENCES = 4
+
+
+def into_dead_operand(evaluator: Callable) -> Callable:
+    """Give `evaluator` an `out=` buffer from a dead operand when `call.reuse` allows one."""
+
+    @functools.wraps(evaluator)
+    def evaluate(call: OpCall, *operands: Any) -> Any:
+        # Stand-in calls (tests, tools calling an evaluator directly) may carry no `reuse`.
+        if getattr(call, "reuse", None):
+            out = _dead_buffer(call, operands)
+            if out is not None:
+                return evaluator(call, *operands, out=out)
+        return evaluator(call, *operands)
+
+    evaluate.writes_into_dead_operand = True
+    return evaluate
+
+
+def _dead_buffer(call: OpCall, operands: Sequence[Any]) -> Optional[np.ndarray]:
+    dtype = call.result_dtype
+    shape = None
+    for i in call.reuse:
+        if i >= len(operands) or _refcount(operands[i]) > UNSHARED_REFERENCES:
+            continue
+        candidate = operands[i]
+        if type(candidate) is not np.ndarray or candidate.dtype != dtype:
+            continue
+        flags = candidate.flags
+        if not (flags.writeable and flags.owndata and flags.c_contiguous):
+            continue
+        if shape is None:
+            shape = _broadcast_shape(operands)
+        if candidate.shape == shape:
+            return candidate
+    return None
+
+
+def _broadcast_shape(operands: Sequence[Any]) -> Optional[tuple]:
+    shapes = [np.shape(o) for o in operands]
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return first
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
