@@ -53,9 +53,10 @@ class OpCall:
         self.backend = interpreter.backend
         # Evaluators keep derived attribute forms here (permutations, index maps), computed once.
         self.memo: dict[str, Any] = {}
-        # Operand positions whose buffers the evaluator may overwrite in this call, because the
-        # value dies at this op. Only the plain run loop sets it, right before the call; the
-        # evaluator must still check the array is writeable, owns its data and fits the result.
+        # The operand positions whose buffers this call may overwrite with its result (the value
+        # dies here and nothing else holds it; engine/run/plan.py): set by a plain run right
+        # before the call, () otherwise. Write into `operands[i]` only when it is writeable, owns
+        # its data and has the result's shape and dtype.
         self.reuse: tuple[int, ...] = ()
 
     # -- attributes and types ---------------------------------------------------------------
