@@ -11,6 +11,7 @@ and non-contiguous operands.
 from __future__ import annotations
 
 import itertools
+from types import SimpleNamespace
 
 import ml_dtypes
 import numpy as np
@@ -21,6 +22,7 @@ from hlodbg.engine.ops.registry import EVALUATORS
 from hlodbg.engine.ops.reduction import reduce_with_body
 from hlodbg.engine.ops.reduction_fast import reduce_single_fast
 from hlodbg.engine.ops.shape import _broadcast_in_dim
+from hlodbg.engine.run.block_code import reusing_call
 from hlodbg.engine.run.interpreter import Interpreter
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -64,8 +66,14 @@ def same_bits(got, want) -> None:
 
 
 def run_like_the_loop(evaluator, call, env: dict, names):
-    """The plain loop's call: operands come from the frame (`env`) and nothing else holds them."""
-    return evaluator(call, *[env[n] for n in names])
+    """The plain loop's call (engine/run/block_code.py `reusing_call`): operands come from the
+    frame (`env`), and the positions in `call.reuse` no other reference holds are offered."""
+    offered, call.reuse = call.reuse, ()
+    step = SimpleNamespace(call=call, evaluator=evaluator, reuse=offered)
+    try:
+        return reusing_call(step, [env[n] for n in names])
+    finally:
+        call.reuse = offered
 
 
 # -- elementwise into dead operands -----------------------------------------------------------
@@ -199,8 +207,8 @@ def test_runs_with_reuse_everywhere_keep_arguments_and_constants_intact():
     want = Interpreter(program.module).run("main", [a, b])[0]
     interpreter = Interpreter(program.module)
     for op in interpreter.entry_function("main").body.operations[:-1]:
-        # Every operand offered: the arguments and the constant must refuse by their flags.
-        interpreter.step_for(op).call.reuse = tuple(range(len(op.operands)))
+        # Every operand offered to the plain loop: arguments and the constant must stay intact.
+        interpreter.step_for(op).reuse = tuple(range(len(op.operands)))
     for _ in range(3):  # the folded constant is shared by every run: it must survive them all
         same_bits(interpreter.run("main", [a, b])[0], want)
     same_bits(a, a0)

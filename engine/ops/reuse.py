@@ -1,30 +1,22 @@
 """Elementwise results written into a dead operand's buffer.
 
-The plain run loop sets `OpCall.reuse` to the operand positions whose values die at the op. An
-evaluator decorated with `@into_dead_operand` then receives `out=`, one of those operands' arrays,
-when it is safe to overwrite: a writeable array that owns its data (arguments and folded constants
-are read-only; views own nothing), has the result's dtype and the operands' broadcast shape, and
-that nothing else references — a view of it (a broadcast, a reshape) would otherwise change under
-its reader. The evaluator computes into `out` with the same numpy functions it uses otherwise, so
-the result is bit-identical; it may ignore `out` when its computation cannot use it.
+The plain run loop (engine/run/plan.py) sets `OpCall.reuse` to the operand positions whose values
+die at the op and that nothing else references (a view of it — a broadcast, a reshape — would
+change under its reader; the loop checks that by reference count, as only it knows what it holds).
+An evaluator decorated with `@into_dead_operand` then receives `out=`, one of those operands'
+arrays, when it is safe to overwrite: a writeable, C-contiguous array that owns its data
+(arguments and folded constants are read-only; views own nothing) with the result's dtype and the
+operands' broadcast shape. The evaluator computes into `out` with the same numpy functions it uses
+otherwise, so the result is bit-identical; it may ignore `out` when its computation cannot use it.
 """
 from __future__ import annotations
 
 import functools
-import sys
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
 from .registry import OpCall
-
-_refcount = sys.getrefcount
-
-# The references a dead operand has in `_dead_buffer` when nothing but the call holds it: the run
-# loop's frame slot (cleared after the call returns), the argument tuple of the loop's call, the
-# wrapper's own `*operands` tuple and getrefcount's argument. One more is a view or another
-# holder, and the buffer is left alone; a caller holding more references only disables reuse.
-UNSHARED_REFERENCES = 4
 
 
 def into_dead_operand(evaluator: Callable) -> Callable:
@@ -47,7 +39,7 @@ def _dead_buffer(call: OpCall, operands: Sequence[Any]) -> Optional[np.ndarray]:
     dtype = call.result_dtype
     shape = None
     for i in call.reuse:
-        if i >= len(operands) or _refcount(operands[i]) > UNSHARED_REFERENCES:
+        if i >= len(operands):
             continue
         candidate = operands[i]
         if type(candidate) is not np.ndarray or candidate.dtype != dtype:
