@@ -10,14 +10,14 @@ conversions in conversion.py; the helpers they share are defined here.
 """
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
 from ..ir.dtypes import bit_width, is_narrow_float, is_narrow_int, narrow, widen
 from ..machine.backend import Backend
 from .registry import OpCall, op
-from .reuse import into_dead_operand
+from .reuse import dead_operand
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
@@ -94,38 +94,36 @@ def _extremum(a: np.ndarray, b: np.ndarray, take_max: bool) -> np.ndarray:
 # -- arithmetic ----------------------------------------------------------------------------------
 
 
-def _binary(call: OpCall, ufunc: Any, lhs: np.ndarray, rhs: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+def _binary(call: OpCall, ufunc: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """A ufunc in the compute dtype, rounded or wrapped once to the result type.
 
-    `out` (a dead operand's buffer, see reuse.py) takes the result when the ufunc computes in
-    the result type itself: the same ufunc on the same values, so the same bits.
+    A dead operand's buffer (see reuse.py) takes the result when the ufunc computes in the
+    result type itself: the same ufunc on the same values, so the same bits.
     """
     a, b = widen(lhs), widen(rhs)
+    out = dead_operand(call, (lhs, rhs))
     if out is not None and a.dtype == b.dtype == out.dtype:
         return ufunc(a, b, out=out)
     return narrow(ufunc(a, b), call.result_dtype)
 
 
 @op("stablehlo.add")
-@into_dead_operand
-def add(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+def add(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     # numpy's add on booleans is logical or, the spec's addition of i1.
-    return _binary(call, np.add, lhs, rhs, out)
+    return _binary(call, np.add, lhs, rhs)
 
 
 @op("stablehlo.subtract")
-@into_dead_operand
-def subtract(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _binary(call, np.subtract, lhs, rhs, out)
+def subtract(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _binary(call, np.subtract, lhs, rhs)
 
 
 @op("stablehlo.multiply")
-@into_dead_operand
-def multiply(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+def multiply(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if call.result_dtype == np.complex64:
         return complex64_multiply(lhs, rhs)
     # numpy's multiply on booleans is logical and, the spec's multiplication of i1.
-    return _binary(call, np.multiply, lhs, rhs, out)
+    return _binary(call, np.multiply, lhs, rhs)
 
 
 def complex64_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -148,12 +146,11 @@ def complex64_multiply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @op("stablehlo.divide")
-@into_dead_operand
-def divide(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+def divide(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     a, b = widen(lhs), widen(rhs)
     if a.dtype.kind in "iu":
         return narrow(integer_divide(a, b), call.result_dtype)
-    return _binary(call, np.divide, a, b, out)
+    return _binary(call, np.divide, a, b)
 
 
 def integer_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -267,9 +264,9 @@ def abs_(call: OpCall, operand: np.ndarray) -> np.ndarray:
 
 
 @op("stablehlo.negate")
-@into_dead_operand
-def negate(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
+def negate(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = widen(operand)
+    out = dead_operand(call, (operand,))
     if out is not None and x.dtype == out.dtype:
         return np.negative(x, out=out)
     return narrow(np.negative(x), call.result_dtype)
@@ -324,21 +321,18 @@ def imag(call: OpCall, operand: np.ndarray) -> np.ndarray:
 
 
 @op("stablehlo.and")
-@into_dead_operand
-def and_(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _binary(call, np.bitwise_and, lhs, rhs, out)
+def and_(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _binary(call, np.bitwise_and, lhs, rhs)
 
 
 @op("stablehlo.or")
-@into_dead_operand
-def or_(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _binary(call, np.bitwise_or, lhs, rhs, out)
+def or_(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _binary(call, np.bitwise_or, lhs, rhs)
 
 
 @op("stablehlo.xor")
-@into_dead_operand
-def xor(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _binary(call, np.bitwise_xor, lhs, rhs, out)
+def xor(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return _binary(call, np.bitwise_xor, lhs, rhs)
 
 
 @op("stablehlo.not")
@@ -491,11 +485,10 @@ def float_bits(x: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 @op("stablehlo.select")
-@into_dead_operand
-def select(call: OpCall, pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray,
-           out: Optional[np.ndarray] = None) -> np.ndarray:
+def select(call: OpCall, pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
     # Selection copies values, so filling a dead branch's buffer with the other branch's picks
     # gives the same bits as np.where.
+    out = dead_operand(call, (pred, on_true, on_false))
     if out is not None and out.dtype != BOOL:
         if out is on_true and np.asarray(on_false).dtype == out.dtype:
             np.copyto(out, on_false, where=np.logical_not(pred))

@@ -15,13 +15,13 @@ import numpy as np
 from ..ir.dtypes import narrow, widen
 from ..machine.backend import Backend
 from .registry import OpCall, op
-from .reuse import into_dead_operand
+from .reuse import dead_operand
 
 
-def _unary(call: OpCall, operand: np.ndarray, real_fn: Callable, complex_fn: Optional[Callable] = None,
-           out: Optional[np.ndarray] = None) -> np.ndarray:
+def _unary(call: OpCall, operand: np.ndarray, real_fn: Callable, complex_fn: Optional[Callable] = None) -> np.ndarray:
     x = call.backend.precise(np.asarray(operand))
     fn = complex_fn if (complex_fn is not None and x.dtype.kind == "c") else real_fn
+    out = dead_operand(call, (operand,))
     if out is not None and x is operand and isinstance(fn, np.ufunc) and x.dtype == out.dtype:
         # Evaluated in the operand's own type and rounded to itself: the ufunc can write its
         # result over the dead operand (see reuse.py), the same bits as a fresh array.
@@ -30,9 +30,8 @@ def _unary(call: OpCall, operand: np.ndarray, real_fn: Callable, complex_fn: Opt
 
 
 @op("stablehlo.exponential")
-@into_dead_operand
-def exponential(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _unary(call, operand, np.exp, _complex_exp, out)
+def exponential(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    return _unary(call, operand, np.exp, _complex_exp)
 
 
 def _complex_exp(z: np.ndarray) -> np.ndarray:
@@ -62,39 +61,33 @@ def _complex_exp(z: np.ndarray) -> np.ndarray:
 
 
 @op("stablehlo.log")
-@into_dead_operand
-def log(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _unary(call, operand, np.log, out=out)
+def log(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    return _unary(call, operand, np.log)
 
 
 @op("stablehlo.sine")
-@into_dead_operand
-def sine(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _unary(call, operand, np.sin, out=out)
+def sine(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    return _unary(call, operand, np.sin)
 
 
 @op("stablehlo.cosine")
-@into_dead_operand
-def cosine(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _unary(call, operand, np.cos, out=out)
+def cosine(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    return _unary(call, operand, np.cos)
 
 
 @op("stablehlo.tan")
-@into_dead_operand
-def tan(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _unary(call, operand, np.tan, out=out)
+def tan(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    return _unary(call, operand, np.tan)
 
 
 @op("stablehlo.tanh")
-@into_dead_operand
-def tanh(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _unary(call, operand, np.tanh, out=out)
+def tanh(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    return _unary(call, operand, np.tanh)
 
 
 @op("stablehlo.sqrt")
-@into_dead_operand
-def sqrt(call: OpCall, operand: np.ndarray, out: Optional[np.ndarray] = None) -> np.ndarray:
-    return _unary(call, operand, np.sqrt, out=out)
+def sqrt(call: OpCall, operand: np.ndarray) -> np.ndarray:
+    return _unary(call, operand, np.sqrt)
 
 
 @op("stablehlo.rsqrt")

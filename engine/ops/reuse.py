@@ -3,36 +3,27 @@
 The plain run loop (engine/run/plan.py) sets `OpCall.reuse` to the operand positions whose values
 die at the op and that nothing else references (a view of it — a broadcast, a reshape — would
 change under its reader; the loop checks that by reference count, as only it knows what it holds).
-An evaluator decorated with `@into_dead_operand` then receives `out=`, one of those operands'
-arrays, when it is safe to overwrite: a writeable, C-contiguous array that owns its data
+An evaluator asks `dead_operand(call, operands)` for one of those operands' arrays, which it
+gets when it is safe to overwrite: a writeable, C-contiguous array that owns its data
 (arguments and folded constants are read-only; views own nothing) with the result's dtype and the
-operands' broadcast shape. The evaluator computes into `out` with the same numpy functions it uses
-otherwise, so the result is bit-identical; it may ignore `out` when its computation cannot use it.
+operands' broadcast shape. The evaluator computes into it with the same numpy functions it uses
+otherwise, so the result is bit-identical; it ignores the buffer when its computation cannot use it.
 """
 from __future__ import annotations
 
-import functools
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
 from .registry import OpCall
 
 
-def into_dead_operand(evaluator: Callable) -> Callable:
-    """Give `evaluator` an `out=` buffer from a dead operand when `call.reuse` allows one."""
-
-    @functools.wraps(evaluator)
-    def evaluate(call: OpCall, *operands: Any) -> Any:
-        # Stand-in calls (tests, tools calling an evaluator directly) may carry no `reuse`.
-        if getattr(call, "reuse", None):
-            out = _dead_buffer(call, operands)
-            if out is not None:
-                return evaluator(call, *operands, out=out)
-        return evaluator(call, *operands)
-
-    evaluate.writes_into_dead_operand = True
-    return evaluate
+def dead_operand(call: OpCall, operands: Sequence[Any]) -> Optional[np.ndarray]:
+    """The array among `operands` (the evaluator's, in order) its result may be written into, or
+    None. Stand-in calls (tests, tools calling an evaluator directly) may carry no `reuse`."""
+    if not getattr(call, "reuse", None):
+        return None
+    return _dead_buffer(call, operands)
 
 
 def _dead_buffer(call: OpCall, operands: Sequence[Any]) -> Optional[np.ndarray]:
