@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import hlodbg
+from hlodbg.engine.ops import reuse
 from hlodbg.engine.ops.registry import EVALUATORS
 from hlodbg.engine.ops.reduction import reduce_with_body
 from hlodbg.engine.ops.reduction_fast import reduce_single_fast
@@ -77,6 +78,13 @@ def run_like_the_loop(evaluator, call, env: dict, names):
 
 
 # -- elementwise into dead operands -----------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def reuse_every_size(monkeypatch):
+    """Small test arrays take the reuse path too (by default only arrays worth it do)."""
+    monkeypatch.setattr(reuse, "REUSE_FROM_BYTES", 0)
+
 
 BINARY = ["add", "subtract", "multiply", "divide", "and", "or", "xor"]
 UNARY = ["negate", "exponential", "log", "sine", "cosine", "tan", "tanh", "sqrt"]
@@ -282,3 +290,16 @@ def test_reduce_fast_path_steps_aside_when_the_debugger_expands_bodies():
     assert reduce_single_fast(call, x, init) is not None
     call.interpreter.expand_bodies = True
     assert reduce_single_fast(call, x, init) is None
+
+
+def test_only_arrays_worth_it_are_reused_by_default(monkeypatch):
+    monkeypatch.undo()
+    small = 1024  # f32 elements: a 4 KiB array is cheaper to allocate than to check
+    big = reuse.REUSE_FROM_BYTES // 4
+    for size, taken in ((small, False), (big, True)):
+        call, add = _add_call((size,))
+        call.reuse = (0,)
+        env = {"a": np.ones(size, np.float32), "b": np.ones(size, np.float32)}
+        got = run_like_the_loop(add, call, env, "ab")
+        assert (got is env["a"]) is taken
+        same_bits(got, np.full(size, 2, np.float32))
