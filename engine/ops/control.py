@@ -19,7 +19,11 @@ from .registry import OpCall, op
 @op("stablehlo.constant", "chlo.constant")
 def constant(call: OpCall) -> np.ndarray:
     # Constants are immutable arrays shared by every execution; results are never written in place.
-    return call.cached("value", lambda: _readonly(call.attr("value").array))
+    # Decoded once per op: later calls are one dictionary lookup (no closure, no re-decoding).
+    value = call.memo.get("value")
+    if value is None:
+        value = call.memo["value"] = _readonly(call.attr("value").array)
+    return value
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
