@@ -14,8 +14,9 @@ whose work is not element by element). Elementwise evaluators work on arrays of 
 element from the same elements of the operands (engine/ops/elementwise.py), so running them on
 blocks computes every element with the same functions in the same order; blocks are cut where
 numpy's vector loops treat every element as they do in the whole array (see ALIGN), so results
-are bit-identical to a run op by op, NaN payloads and signs included. Operands laid out otherwise (a transposed view,
-say) run the group unblocked, member after member on whole arrays: exactly a run op by op.
+are bit-identical to a run op by op, NaN payloads and signs included. Operands laid out otherwise
+(a transposed view, say) run the group unblocked, member after member on whole arrays: exactly a
+run op by op.
 
 Groups. Within a block, fusible steps of one shape joined by their values form a group; it runs
 where its last member ran, so a value a member makes that a step outside the group reads must be
@@ -263,9 +264,11 @@ def run_fused(group: FusedGroup, *inputs: Any) -> Any:
         outputs = [registers[r] for r in group.output_registers]
         return outputs[0] if len(outputs) == 1 else outputs
     flat, blocks = cut
+    results = [np.empty(shape, dtype) for dtype in group.dtypes]  # owning their data (reusable later)
+    outputs = results
     if flat:
         inputs = tuple(a if a.ndim == 0 else a.reshape(-1) for a in inputs)
-    outputs = [np.empty(group.size if flat else shape, dtype) for dtype in group.dtypes]
+        outputs = [result.reshape(-1) for result in results]
     if workers > 1:
         share = -(-len(blocks) // workers)
         settings = np.geterr()  # the run's floating-point error handling, for every thread
@@ -278,9 +281,7 @@ def run_fused(group: FusedGroup, *inputs: Any) -> Any:
                 future.result()
     else:
         _run_blocks(group, inputs, outputs, blocks, None)
-    if flat:
-        outputs = [output.reshape(shape) for output in outputs]
-    return outputs[0] if len(outputs) == 1 else outputs
+    return results[0] if len(results) == 1 else results
 
 
 def _cut(shape: tuple[int, ...], inputs: Sequence[Any], block: int) -> Optional[tuple[bool, list[slice]]]:
