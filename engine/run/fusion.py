@@ -30,7 +30,9 @@ op-by-op steps and sees every op's own value.
 from __future__ import annotations
 
 import os
+from copy import copy
 from math import gcd
+from sys import getrefcount
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, Sequence
 
@@ -42,6 +44,7 @@ from ..ir.opset import category_of, effect_of
 from ..ir.types import QuantizedType, TensorType
 from ..ops.registry import EVALUATORS
 from .liveness import liveness_of
+from .plan import SOLE_HOLDER
 
 # Bytes of the widest operand or result in one block. Measured on a 2-core EPYC (1 MiB of L2 a
 # core, 32 MiB of L3) over a 12-op chain of f32 ops on 16M elements: 64 KiB blocks gained little
@@ -104,16 +107,27 @@ class FusedGroup:
                 if value not in register and value.defining_op not in inside:
                     register[value] = len(self.inputs)
                     self.inputs.append(value)
-        self.program: list[tuple[Callable, Any, tuple[int, ...], Operation]] = []
+        self.program: list[tuple[Callable, Any, tuple[int, ...], Operation, tuple[int, ...], tuple[int, ...]]] = []
         self.outputs: list[Value] = []
         self.output_registers: list[int] = []
+        reads: list[tuple[int, ...]] = []
         for step in members:
             result = step.op.results[0]
+            reads.append(tuple(register[v] for v in step.operands))
             register[result] = len(register)
-            self.program.append((step.evaluator, step.call, tuple(register[v] for v in step.operands), step.op))
             if any(user not in inside for user, _ in result.uses):
                 self.outputs.append(result)
                 self.output_registers.append(register[result])
+        # An intermediate dies at the last member reading it: its register is cleared there, and
+        # that member may write its own value into it (OpCall.reuse, engine/ops/reuse.py) when
+        # it reads it once.
+        last_reader = {r: i for i, regs in enumerate(reads) for r in regs}
+        kept = set(range(len(self.inputs))) | set(self.output_registers)
+        for i, step in enumerate(members):
+            regs = reads[i]
+            dying = tuple(r for r in dict.fromkeys(regs) if last_reader[r] == i and r not in kept)
+            reusable = tuple(j for j, r in enumerate(regs) if r in dying and regs.count(r) == 1)
+            self.program.append((step.evaluator, step.call, regs, step.op, dying, reusable))
         self.dtypes = [v.type.numpy_dtype for v in self.outputs]
         widest = max(v.type.numpy_dtype.itemsize for step in members for v in (*step.operands, *step.op.results))
         self.block = max(1, BLOCK_BYTES // widest)
@@ -327,17 +341,30 @@ def _run_blocks(group: FusedGroup, inputs: Sequence[Any], outputs: list[np.ndarr
         with np.errstate(**settings):
             return _run_blocks(group, inputs, outputs, blocks, None)
     registers_out = group.output_registers
+    calls = _own_calls(group)
     for index in blocks:
-        registers = _run_members(group, [a if a.ndim == 0 else a[index] for a in inputs])
+        registers = _run_members(group, [a if a.ndim == 0 else a[index] for a in inputs], calls)
         for output, register in zip(outputs, registers_out):
             output[index] = registers[register]
 
 
-def _run_members(group: FusedGroup, registers: list[Any]) -> list[Any]:
+def _own_calls(group: FusedGroup) -> list[Any]:
+    """The members' OpCalls for one thread's work: a copy of each that may reuse a dying
+    intermediate (its `reuse` changes with every call; the op's own OpCall keeps `()`)."""
+    return [copy(call) if reusable else call for _, call, _, _, _, reusable in group.program]
+
+
+def _run_members(group: FusedGroup, registers: list[Any], calls: Optional[list[Any]] = None) -> list[Any]:
     """Run every member on `registers` (the inputs, then each member's value as it comes)."""
-    for evaluator, call, operands, op in group.program:
+    if calls is None:
+        calls = _own_calls(group)
+    for (evaluator, _, reads, op, dying, reusable), call in zip(group.program, calls):
+        operands = [registers[i] for i in reads]
         try:
-            registers.append(evaluator(call, *[registers[i] for i in operands]))
+            if reusable:
+                # Held by its register and `operands` only (a member may return its operand itself).
+                call.reuse = tuple(j for j in reusable if getrefcount(operands[j]) <= SOLE_HOLDER)
+            registers.append(evaluator(call, *operands))
         except HlodbgError:
             raise
         except Exception as e:  # noqa: BLE001 - every failure becomes a located message, as op by op
@@ -345,6 +372,8 @@ def _run_members(group: FusedGroup, registers: list[Any]) -> list[Any]:
             if isinstance(e, MemoryError):
                 message = f"out of memory ({message})"
             raise ExecutionError(f"{op.name} failed: {message}", op.pos) from e
+        for r in dying:
+            registers[r] = None
     return registers
 
 
