@@ -44,7 +44,6 @@ from ..ir.opset import category_of, effect_of
 from ..ir.types import QuantizedType, TensorType
 from ..ops.registry import EVALUATORS
 from .liveness import liveness_of
-from .plan import SOLE_HOLDER
 
 # Bytes of the widest operand or result in one block. Measured on a 2-core EPYC (1 MiB of L2 a
 # core, 32 MiB of L3) over a 12-op chain of f32 ops on 16M elements: 64 KiB blocks gained little
@@ -346,6 +345,17 @@ def _run_blocks(group: FusedGroup, inputs: Sequence[Any], outputs: list[np.ndarr
         registers = _run_members(group, [a if a.ndim == 0 else a[index] for a in inputs], calls)
         for output, register in zip(outputs, registers_out):
             output[index] = registers[register]
+
+
+def _sole_holder_count() -> int:
+    """What sys.getrefcount says of a member's operand that only its register and the member's
+    operand list hold (the plan's SOLE_HOLDER, counted here: the plan imports this module)."""
+    registers = [np.empty(1)]
+    operands = [registers[0]]
+    return getrefcount(operands[0])
+
+
+SOLE_HOLDER = _sole_holder_count()
 
 
 def _own_calls(group: FusedGroup) -> list[Any]:
