@@ -26,7 +26,8 @@ CONSTANTS = """func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf3
     } do {
       %one = stablehlo.constant dense<1> : tensor<i64>
       %j = stablehlo.add %i, %one : tensor<i64>
-      %m = stablehlo.multiply %acc, %b : tensor<3xf32>
+      %b2 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<3xf32>
+      %m = stablehlo.multiply %acc, %b2 : tensor<3xf32>
       stablehlo.return %j, %m : tensor<i64>, tensor<3xf32>
     }
   return %r#1, %b : tensor<3xf32>, tensor<3xf32>
@@ -53,10 +54,11 @@ def test_a_second_run_reuses_the_plan_and_evaluates_no_constant_again(monkeypatc
     x = np.array([1.0, 2.0, 3.0], np.float32)
     first = program.run(x)
     plan = program._interpreters[None][2].plan
-    assert len(constants) == 4 and len(broadcasts) == 1  # the loop body's constant once, not per iteration
+    # The loop body's constant, and its broadcast of an outer constant, once: not per iteration.
+    assert len(constants) == 4 and len(broadcasts) == 2
     second = program.run(x)
     assert program._interpreters[None][2].plan is plan
-    assert len(constants) == 4 and len(broadcasts) == 1
+    assert len(constants) == 4 and len(broadcasts) == 2
     for a, b in zip(first, second):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(first[0], x * 16)
@@ -126,3 +128,37 @@ def test_the_plain_loop_gives_the_observed_loops_bits_on_conformance_files(path)
         (plain, plain_checks), (observed, observed_checks) = both_loops(module, entry, [])
         assert same_bits(plain, observed)
         assert [c.passed for c in plain_checks] == [c.passed for c in observed_checks]
+
+
+def test_a_failing_op_in_a_compiled_loop_body_is_named_at_its_place(monkeypatch):
+    load_families()
+    cosine = EVALUATORS["stablehlo.cosine"]
+    calls = []
+
+    def failing(call, x):
+        calls.append(1)
+        if len(calls) == 3:
+            raise ZeroDivisionError("the third time")
+        return cosine(call, x)
+
+    monkeypatch.setitem(EVALUATORS, "stablehlo.cosine", failing)
+    program = hlodbg.load("""func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %n = stablehlo.constant dense<5> : tensor<i64>
+  %r:2 = stablehlo.while(%i = %zero, %a = %x) : tensor<i64>, tensor<2xf32>
+    cond {
+      %p = stablehlo.compare LT, %i, %n : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %s = stablehlo.sine %a : tensor<2xf32>
+      %c = stablehlo.cosine %s : tensor<2xf32>
+      %j = stablehlo.add %i, %one : tensor<i64>
+      stablehlo.return %j, %c : tensor<i64>, tensor<2xf32>
+    }
+  return %r#1 : tensor<2xf32>
+}""")
+    with pytest.raises(hlodbg.HlodbgError) as failure:
+        program.run(np.ones(2, np.float32))
+    assert "stablehlo.cosine failed: the third time" in str(failure.value)
+    assert failure.value.pos.line == 11

@@ -132,10 +132,10 @@ def scan(call: OpCall, *operands: Any) -> list[Any]:
     steps = range(length - 1, -1, -1) if call.attr("is_reverse") else range(length)
     outputs = len(call.result_types) - inits
     slices: list[list[Any]] = [[None] * length for _ in range(outputs)]
+    body = call.interpreter.region_runner(call.op, 0, "scan.body")
     # One body run per position, in scan order: (x slices..., carries...) -> (outputs..., carries...).
     for iteration, t in enumerate(steps):
-        step = call.interpreter.run_region(call.op, 0, [np.take(x, t, axis=dimension) for x in xs] + carries,
-                                           "scan.body", iteration)
+        step = body([np.take(x, t, axis=dimension) for x in xs] + carries, iteration)
         for k in range(outputs):
             slices[k][t] = np.asarray(step[k])
         carries = list(step[outputs:])
