@@ -237,10 +237,9 @@ func.func @main(%a: tensor<3x{A}>) -> tensor<3x{C}> {{
     first = interpreter.run("main", [a])[0]
     second = interpreter.run("main", [a])[0]
     np.testing.assert_array_equal(first, second)
-    for steps, _ in interpreter._compiled.values():
-        for step in steps:
-            assert quantized_element(step.call.result_types[0]) is not None
-            assert quantized_element(step.call.operand_types[0]) is not None
+    step = interpreter.step_for(interpreter.entry_function("main").body.operations[0])
+    assert quantized_element(step.call.result_types[0]) is not None
+    assert quantized_element(step.call.operand_types[0]) is not None
 
 
 def test_bitcast_convert_reinterprets_storage_bits():
