@@ -5,7 +5,8 @@ Programs: a 12-layer transformer exported from JAX here (D=256, 64 tokens, vocab
 weight arguments, seeded); gpt_tiny and every other program of ../shared/programs (skipped when the
 directory is absent; the sharded one needs a grid: skipped); the 1M-iteration scalar loop
 (scale_programs.loop_program). For each it prints
-  hlodbg      `hlodbg.load(p).run(*args)`, the second call onwards, best of N (wall);
+  hlodbg      `hlodbg.load(p).run(*args)`, the second call onwards, best of N (wall; the CPU time too,
+              on which the loop is judged);
   XLA         the same text compiled once by XLA on one CPU device, best of N (interpreter.xla_runner);
   reference   the StableHLO reference interpreter (interpreter.reference_time), in a child process,
               'skipped' past --reference-budget seconds;
@@ -32,7 +33,6 @@ import time
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
 
 import hlodbg
 
@@ -85,6 +85,16 @@ def xla_figures(text: str, args: list, repeats: int) -> tuple[float, int, str]:
         return float("nan"), -1, f"{type(e).__name__}: {str(e).splitlines()[0][:100]}"
 
 
+def cpu_time(run, repeats: int) -> float:
+    """The least CPU time (of every thread of the process) `run()` took in `repeats` runs."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.process_time()
+        run()
+        best = min(best, time.process_time() - start)
+    return best
+
+
 def plain_peak(program, args: list) -> int:
     """Bytes a plain run allocates at once beyond its arguments and results (tracemalloc)."""
     tracemalloc.start()
@@ -98,18 +108,21 @@ def plain_peak(program, args: list) -> int:
     return max(0, peak - array_bytes(results))
 
 
-def kind_times(text: str, args: list) -> dict:
-    """{op kind: [count, seconds]} of one warm run, timed op by op, and the time outside ops."""
+def kind_times(text: str, args: list, repeats: int) -> dict:
+    """{op kind: [count, seconds]} of the fastest of `repeats` warm runs timed op by op, with the
+    time outside ops and the run's."""
     program = hlodbg.load(text)
-    profiler = Profiler()
-    interpreter = Interpreter(program.module, listeners=[profiler.listener()])
-    interpreter.run("main", args)
-    profiler = Profiler()
-    interpreter.listeners = [profiler.listener()]
-    profiler.start()
-    interpreter.run("main", args)
-    profiler.stop()
-    profile = profiler.profile()
+    interpreter = Interpreter(program.module)
+    interpreter.run("main", args)  # prepares the steps and folded constants, as a Program's first run does
+    profile = None
+    for _ in range(repeats):  # the fastest timed run: other work on the machine slows some
+        profiler = Profiler()
+        interpreter.listeners = [profiler.listener()]
+        profiler.start()
+        interpreter.run("main", args)
+        profiler.stop()
+        if profile is None or profiler.profile().run_seconds < profile.run_seconds:
+            profile = profiler.profile()
     kinds = {k.kind: [k.count, k.seconds] for k in profile.kinds}
     kinds["(outside ops)"] = [0, profile.outside_seconds]
     kinds["(run)"] = [profile.ops_executed, profile.run_seconds]
@@ -123,6 +136,7 @@ def measure(name: str, text: str, args: list, repeats: int, budget: float) -> di
     program.run(*args)
     first = time.perf_counter() - start
     ours = best_time(lambda: program.run(*args), repeats=2 if loop else repeats, budget=30)
+    cpu = cpu_time(lambda: program.run(*args), repeats=2 if loop else repeats)
     xla, temp, why_xla = xla_figures(text, args, repeats)
     if loop or (name == TRANSFORMER and budget <= 0):
         reference, why_ref = float("nan"), "skipped (not run: " + ("1M iterations" if loop else "--reference-budget 0") + ")"
@@ -130,8 +144,8 @@ def measure(name: str, text: str, args: list, repeats: int, budget: float) -> di
         reference, why_ref = reference_time(text, args, budget)
         if why_ref.startswith("over") or (reference != reference and "budget" in why_ref):
             why_ref = f"skipped ({why_ref})"
-    figures = {"ops": program.op_count, "first_s": first, "hlodbg_s": ours, "xla_s": xla, "xla_temp_bytes": temp,
-               "reference_s": reference, "peak_beyond_bytes": plain_peak(program, args) if not loop else 0,
+    figures = {"ops": program.op_count, "first_s": first, "hlodbg_s": ours, "hlodbg_cpu_s": cpu, "xla_s": xla, "xla_temp_bytes": temp,
+               "reference_s": reference, "peak_beyond_bytes": plain_peak(program, args) if not loop else None,
                "arguments_bytes": array_bytes(args)}
     if why_xla:
         figures["xla_note"] = why_xla
@@ -149,17 +163,21 @@ def verdicts(name: str, f: dict, baseline: dict) -> list[str]:
         speedup = f["reference_s"] / f["hlodbg_s"]
         target = TARGET_REFERENCE[name]
         out.append(f"{speedup:.0f}x the reference (target >= {target:.0f}x) {'PASS' if speedup >= target else 'FAIL'}")
-    if f["xla_temp_bytes"] >= 0 and not name.startswith("loop"):
+    if f["xla_temp_bytes"] >= 0 and f["peak_beyond_bytes"] is not None:
         limit = MEMORY_FACTOR * f["xla_temp_bytes"] + MEMORY_SLACK
         out.append(f"peak {f['peak_beyond_bytes'] / 1e6:.2f} MB (target <= {limit / 1e6:.2f} MB) "
                    f"{'PASS' if f['peak_beyond_bytes'] <= limit else 'FAIL'}")
     before = baseline.get("programs", {}).get(name)
     if name.startswith("loop") and before:
-        speedup = before["hlodbg_s"] / f["hlodbg_s"]
-        out.append(f"{speedup:.2f}x faster than the baseline (target >= {LOOP_SPEEDUP}x) "
+        # Judged on CPU time: one thread's loop, which other work on the machine disturbs less than its wall time.
+        speedup = before["hlodbg_cpu_s"] / f["hlodbg_cpu_s"]
+        out.append(f"{speedup:.2f}x faster than the baseline in CPU time, {f['hlodbg_cpu_s']:.2f} s against "
+                   f"{before['hlodbg_cpu_s']:.2f} s (target >= {LOOP_SPEEDUP}x) "
                    f"{'PASS' if speedup >= LOOP_SPEEDUP else 'FAIL'}")
     if before and not name.startswith("loop"):
-        out.append(f"baseline {before['hlodbg_s'] * 1e3:.2f} ms ({before['hlodbg_s'] / f['hlodbg_s']:.2f}x faster now)")
+        speed = before["hlodbg_s"] / f["hlodbg_s"]
+        change = f"now {speed:.2f}x faster" if speed >= 1 else f"now {1 / speed:.2f}x slower"
+        out.append(f"baseline {before['hlodbg_s'] * 1e3:.2f} ms ({change})")
     return out
 
 
@@ -168,13 +186,14 @@ def print_row(name: str, f: dict) -> None:
     ratio_ref = f"{f['reference_s'] / f['hlodbg_s']:>9.0f}x" if f["reference_s"] == f["reference_s"] else f"{'-':>10}"
     ratio_xla = f["hlodbg_s"] / f["xla_s"] if f["xla_s"] == f["xla_s"] else float("nan")
     temp = f"{f['xla_temp_bytes'] / 1e6:>9.3f}MB" if f["xla_temp_bytes"] >= 0 else f"{'-':>11}"
+    peak = f"{f['peak_beyond_bytes'] / 1e6:>10.2f}MB" if f["peak_beyond_bytes"] is not None else f"{'-':>12}"
     print(f"{name:<24}{f['ops']:>6}{f['hlodbg_s'] * 1e3:>11.2f}ms{f['xla_s'] * 1e3:>10.3f}ms{ref}"
-          f"{ratio_xla:>9.1f}x{ratio_ref}{f['peak_beyond_bytes'] / 1e6:>10.2f}MB{temp}")
+          f"{ratio_xla:>9.1f}x{ratio_ref}{peak}{temp}")
 
 
 def print_kinds(kinds: dict, baseline_kinds: dict) -> None:
     total = kinds["(run)"][1]
-    print(f"\n{TRANSFORMER}: wall time per op kind (one warm run timed op by op: {total * 1e3:.1f} ms, "
+    print(f"\n{TRANSFORMER}: wall time per op kind (the fastest warm run timed op by op: {total * 1e3:.1f} ms, "
           f"{kinds['(run)'][0]:,} ops executed)")
     print(f"  {'kind':<32}{'count':>7}{'ms':>9}{'share':>8}{'baseline ms':>13}")
     for kind, (count, seconds) in sorted(kinds.items(), key=lambda kv: -kv[1][1]):
@@ -183,6 +202,15 @@ def print_kinds(kinds: dict, baseline_kinds: dict) -> None:
         before = baseline_kinds.get(kind)
         then = f"{before[1] * 1e3:>13.2f}" if before else f"{'-':>13}"
         print(f"  {kind:<32}{count:>7}{seconds * 1e3:>9.2f}{seconds / total * 100:>7.1f}%{then}")
+
+
+def without_nan(figures):
+    """The figures with NaN (not measured) as null: strict JSON."""
+    if isinstance(figures, dict):
+        return {k: without_nan(v) for k, v in figures.items()}
+    if isinstance(figures, list):
+        return [without_nan(v) for v in figures]
+    return None if isinstance(figures, float) and figures != figures else figures
 
 
 def machine_facts() -> dict:
@@ -219,13 +247,13 @@ def main() -> None:
         for verdict in verdicts(name, f, baseline):
             print(f"    {verdict}")
         if name == TRANSFORMER:
-            figures["transformer_kinds"] = kind_times(text, args)
+            figures["transformer_kinds"] = kind_times(text, args, options.repeats)
     if "transformer_kinds" in figures:
         print_kinds(figures["transformer_kinds"], baseline.get("transformer_kinds", {}))
     if baseline:
         print(f"\nbaseline: commit {baseline['machine'].get('commit')} of {baseline['machine'].get('date')}")
     if options.baseline_out:
-        Path(options.baseline_out).write_text(json.dumps(figures, indent=1, default=float) + "\n")
+        Path(options.baseline_out).write_text(json.dumps(without_nan(figures), indent=1, default=float) + "\n")
         print(f"saved to {options.baseline_out}")
 
 
