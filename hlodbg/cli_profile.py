@@ -3,12 +3,15 @@
 The program runs first plainly under tracemalloc: its results are the ones reported and its peak
 is the memory figure (it also prepares the interpreter: steps, folded constants). Then it runs
 again on the same interpreter with a timing listener on every op (engine/run/profile.py), up to
-TIMED_RUNS times while that stays under a second, and the fastest of those is the profile. On a grid each run builds its devices'
+TIMED_RUNS times while that stays under a second, and the fastest of those is the profile; last,
+as many plain runs, untimed op by op, whose fastest is shown beside the profile (what the timing
+itself cost, and what a plain run takes where the plain loop frees or fuses work). On a grid each run builds its devices'
 interpreters anew, so the timed run includes that preparation; its figures are summed over the
 devices.
 """
 from __future__ import annotations
 
+import time
 from typing import Any, Callable, Optional
 
 from hlodbg.engine import ExecutionError
@@ -62,6 +65,14 @@ class ProfiledRun:
             spent += profile.run_seconds
             if spent > TIMED_BUDGET_SECONDS:
                 break
+        plain = []
+        for _ in range(TIMED_RUNS):  # the same run untimed, for comparison: the timing's own cost
+            start = time.perf_counter()
+            run(None)
+            plain.append(time.perf_counter() - start)
+            if sum(plain) > TIMED_BUDGET_SECONDS:
+                break
+        self.profile.plain_run_seconds = min(plain)
         return results
 
     def json(self) -> dict:

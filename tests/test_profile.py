@@ -83,6 +83,7 @@ def test_profile_names_real_op_kinds_and_counts_every_execution(program_file, ca
     assert counts["stablehlo.compare"] == ITERATIONS + 1
     assert counts["stablehlo.add"] == ITERATIONS + 1  # the body's counter and @twice's add
     assert profile["ops_executed"] == sum(counts.values())
+    assert profile["plain_run_seconds"] > 0
     assert_sums_to_the_run(profile)
 
 

@@ -139,6 +139,7 @@ class RunProfile:
     devices: int = 1  # figures summed over this many devices
     memory: Optional[MemoryPeak] = None
     per_device_seconds: dict = field(default_factory=dict)  # device -> its charged seconds
+    plain_run_seconds: Optional[float] = None  # the same run without timing, when measured
 
     @property
     def ops_executed(self) -> int:
@@ -158,6 +159,7 @@ class RunProfile:
             "run_seconds": self.run_seconds,
             "outside_ops_seconds": self.outside_seconds,
             "outside_ops_share": _share(self.outside_seconds, self.run_seconds),
+            "plain_run_seconds": self.plain_run_seconds,
             "ops_executed": self.ops_executed,
             "devices": self.devices,
             "summed_over_devices": self.devices > 1,
@@ -256,7 +258,8 @@ def format_profile(profile: RunProfile, top_kinds: int = 12, top_ops: int = 10) 
     """The lines `hlodbg run --profile` prints after the results."""
     total = profile.run_seconds
     where = f", summed over {profile.devices} devices" if profile.devices > 1 else ""
-    lines = [f"profile: {_ms(total)} in {profile.ops_executed:,} op runs (a warm run, every op timed{where})"]
+    plain = f"; untimed, a plain run takes {_ms(profile.plain_run_seconds)}" if profile.plain_run_seconds else ""
+    lines = [f"profile: {_ms(total)} in {profile.ops_executed:,} op runs (a warm run, every op timed{where}{plain})"]
     lines.append(f"  {'op kind':<34}{'count':>9}{'time':>12}{'share':>8}")
     shown = profile.kinds[:top_kinds]
     for k in shown:
@@ -269,7 +272,7 @@ def format_profile(profile: RunProfile, top_kinds: int = 12, top_ops: int = 10) 
     lines.append(f"  {'outside ops (loop, frames, timing)':<34}{'':>9}{_ms(profile.outside_seconds):>12}"
                  f"{_pct(_share(profile.outside_seconds, total)):>8}")
     if profile.ops:
-        lines.append(f"  top ops:")
+        lines.append("  top ops:")
         for o in profile.ops[:top_ops]:
             lines.append(f"  {o.describe()[:40]:<40} {o.location:<28}{o.count:>7,}{_ms(o.seconds):>11}{_pct(o.share):>8}")
     m = profile.memory
