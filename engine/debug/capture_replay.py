@@ -116,6 +116,7 @@ class CaptureBackend(Backend):
 
     name = "capture"
     from_xla = True  # compared with XLA's tolerances by default (difference.py)
+    reads_frames = True  # a captured value is found by its op instance's loop iterations
 
     def __init__(self, capture: Capture, base: Backend = CPU, device: int = 0):
         self.capture = capture

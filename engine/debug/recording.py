@@ -17,7 +17,7 @@ import greenlet
 import numpy as np
 
 from ..ir.errors import ExecutionError, HlodbgError
-from ..run.interpreter import Frame, Interpreter, _block_arguments, _frozen
+from ..run.interpreter import Frame, Interpreter, _block_arguments
 from ..ir.core import Block
 from ..ir.opset import has_aliasing_regions
 from .trace import FrameRecord, Trace
@@ -65,8 +65,10 @@ class Gate:
 class RecordingInterpreter(Interpreter):
     """An interpreter that records every event into `self.trace` and pauses at the gate.
 
-    Every block runs in its own recording loop (`_record_block`), every call and region body is
-    recorded as a frame; it takes no listeners."""
+    Every block runs in its own recording loop (`_record_block`) over the plan's op-by-op steps,
+    every call and region body is recorded as a frame; it takes no listeners."""
+
+    observes_every_op = True
 
     def __init__(self, module, store, execution: Optional["Execution"] = None, **kwargs):
         super().__init__(module, **kwargs)
@@ -139,7 +141,7 @@ class RecordingInterpreter(Interpreter):
 
     # -- the recording loop: one event per op instance -------------------------------------------
     def _record_block(self, record: FrameRecord, steps, terminator, arguments, args: list, env: dict) -> list[Any]:
-        """The interpreter's observed loop (Interpreter._run_steps_general) with the recording
+        """The interpreter's observed loop (Interpreter._run_observed) with the recording
         done in it rather than in listener hooks, since it runs once per op of the program: each
         op is appended to the trace when it is about to run and finished when its results are
         there, the block's terminator is an event of its own, and the gate is asked whether to
@@ -174,16 +176,7 @@ class RecordingInterpreter(Interpreter):
                 self._arrive(eid, operands)
             running.append(eid)
             starts.append(clock() - self.parked_seconds)
-            out = step.folded
-            if out is None:
-                try:
-                    out = step.evaluator(step.call, *operands)
-                except HlodbgError:
-                    raise
-                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
-                    raise self._failure(step, e) from e
-                if step.foldable:
-                    step.folded = _frozen(out)
+            out = step.evaluate(operands)
             if step.single:
                 env[step.results[0]] = out if transparent else keep(out, step.results[0])
             elif step.results:

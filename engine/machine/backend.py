@@ -57,6 +57,9 @@ class Backend:
     vectorized_reduction_size = 4096
     # True when store/load are the identity, so the interpreter may skip calling them.
     transparent_storage = True
+    # Whether evaluators it wraps read the interpreter's frames (which loop iteration an op runs
+    # in): runs on such a backend keep a Frame for every region run (the observed loop).
+    reads_frames = False
     # Skip the rounding of a narrow-float result that is converted straight to a wider float, as
     # XLA does (see the module docstring); off: round every result, as the spec says.
     excess_precision = False

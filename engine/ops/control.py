@@ -37,15 +37,18 @@ def call_(call: OpCall, *args: Any) -> list[Any]:
 
 @op("stablehlo.while")
 def while_(call: OpCall, *state: Any) -> list[Any]:
+    # The runners are prepared once per while op run: in a plain run an iteration is then two calls
+    # straight into the plan's steps (engine/run/interpreter.py region_runner).
     interpreter = call.interpreter
-    op_ = call.op
+    condition_of = interpreter.region_runner(call.op, 0, "while.cond")
+    body = interpreter.region_runner(call.op, 1, "while.body")
     values = list(state)
     iteration = 0
     while True:
-        (condition,) = interpreter.run_region(op_, 0, values, "while.cond", iteration)
-        if not bool(np.asarray(condition)):
+        (condition,) = condition_of(values, iteration)
+        if not condition:  # a 0-d boolean array
             return call.results(values)
-        values = interpreter.run_region(op_, 1, values, "while.body", iteration)
+        values = body(values, iteration)
         iteration += 1
 
 

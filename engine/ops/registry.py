@@ -40,7 +40,7 @@ def evaluator_for(name: str) -> Optional[Evaluator]:
 class OpCall:
     """Everything an evaluator needs besides its operands, built once per op at load time."""
 
-    __slots__ = ("op", "attrs", "result_types", "operand_types", "interpreter", "backend", "memo")
+    __slots__ = ("op", "attrs", "result_types", "operand_types", "interpreter", "backend", "memo", "reuse")
 
     def __init__(self, op: Operation, interpreter: Any):
         self.op = op
@@ -53,6 +53,11 @@ class OpCall:
         self.backend = interpreter.backend
         # Evaluators keep derived attribute forms here (permutations, index maps), computed once.
         self.memo: dict[str, Any] = {}
+        # The operand positions whose buffers this call may overwrite with its result (the value
+        # dies here and nothing else holds it; engine/run/plan.py): set by a plain run right
+        # before the call, () otherwise. Write into `operands[i]` only when it is writeable, owns
+        # its data and has the result's shape and dtype.
+        self.reuse: tuple[int, ...] = ()
 
     # -- attributes and types ---------------------------------------------------------------
     def attr(self, name: str, default: Any = None) -> Any:

@@ -1,18 +1,26 @@
 """The execution machine: runs functions op by op through the evaluator registry.
 
-Each block is compiled once into steps (evaluator, prepared OpCall, operand and result values),
-slice by slice as runs reach them (CompiledSteps), so running an op costs a dict lookup per
-operand and one Python call. There are two loops over a block's steps: a fast one for a plain
-run, and an observed one when listeners are attached or the backend keeps values in a form of its own. Listeners get `before_op`/`after_op`
-for every op, `returning` for every block's terminator and `enter_frame`/`exit_frame` for every
-function call and region body (the debugger's recorder, engine/debug/recording.py, runs a
-recording loop of its own instead). Frames form a stack: function calls, while condition/body iterations, if/case branches
-and reducer bodies.
+Every op's step (evaluator, prepared OpCall) is made once and kept in the interpreter's `Plan`
+(engine/run/plan.py), so later runs reuse decoded attributes and constants. There are two loops
+over a block's steps, both running the plan's Step objects:
+
+- the **plain loop** (`_run_fast`), when nothing observes the run (no listener, a backend whose
+  storage is the numpy value itself, not the debugger's recorder): values live in a flat frame
+  per function call (a list; a region body runs in its function's frame), each value is dropped
+  after its last use, and while loops run their regions through `region_runner` with no Frame
+  object per iteration;
+- the **observed loop** (`_run_observed`), otherwise: values kept by Value in each Frame's `env`
+  for the whole block, and listeners get `before_op`/`after_op` for every op, `returning` for every
+  block's terminator and `enter_frame`/`exit_frame` for every function call and region body (the
+  debugger's recorder, engine/debug/recording.py, runs a recording loop of its own over the same
+  steps instead). Frames form a stack: function calls, while condition/body iterations, if/case
+  branches and reducer bodies.
 """
 from __future__ import annotations
 
-import os
+from sys import getrefcount
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -24,11 +32,12 @@ from ..ir.dtypes import as_value
 from .arguments import read_only
 from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.core import Block, Function, Module, Operation, Value, function_list, symbol_name
-from ..ir.opset import is_foldable, is_terminator
 from ..ops import load_families
 from . import parallel  # noqa: F401  (registers interpreter.run_parallel, which runs a grid)
 from ..ops.registry import EVALUATORS, OpCall
 from ..machine.process import Grid, ProcessId
+from .block_code import MOST_STEPS, block_function
+from .plan import SOLE_HOLDER, CompiledSteps, FastBlock, Plan, Step, failure, frozen
 from ..ir.types import QuantizedType, TensorType
 
 
@@ -118,88 +127,12 @@ def _fan_out(listeners: Sequence[Listener], frame: Frame) -> tuple[Callable, Cal
     return before, finished, returning
 
 
-class Step:
-    """One op of a compiled block. `foldable` steps compute a constant: their value is kept."""
-
-    __slots__ = ("evaluator", "call", "op", "operands", "results", "single", "foldable", "folded")
-
-    def __init__(self, evaluator: Callable, call: OpCall, operands: list[Value], results: list[Value]):
-        self.evaluator = evaluator
-        self.call = call
-        self.op = call.op
-        self.operands = operands
-        self.results = results
-        self.single = len(results) == 1
-        self.foldable = False
-        self.folded: Any = None
-
-
-class CompiledSteps:
-    """A block's steps, compiled in program order as a run reaches them, a slice at a time.
-
-    A 100k-op function starts at once (its first state needs one step, not 100k); iterating the
-    steps compiles the next slice whenever the run gets past the compiled ones, so every run sees
-    the same steps. Constant-folding marks only look back (an op is constant when every operand
-    came from an earlier constant op), so marking slice by slice marks exactly what marking the
-    whole block would."""
-
-    __slots__ = ("_ops", "_steps", "_make", "_step_of", "_constant", "_complete")
-
-    SLICE = 256  # ops compiled at a time: a small loop body in one slice, a big block step by step
-
-    def __init__(self, ops: Sequence[Operation], make: Callable[[Operation], Step], step_of: dict):
-        self._ops = ops
-        self._steps: list[Step] = []
-        self._make = make
-        self._step_of = step_of  # the interpreter's op -> step, filled as slices are compiled
-        self._constant: set = set()
-        self._complete = not ops
-
-    def __len__(self) -> int:
-        return len(self._ops)
-
-    def __iter__(self):
-        if self._complete:
-            return iter(self._steps)
-        return self._growing()
-
-    def __getitem__(self, index: int) -> Step:
-        if index < 0:
-            index += len(self._ops)
-        while index >= len(self._steps) and self._compile_slice():
-            pass
-        return self._steps[index]
-
-    def _growing(self):
-        steps = self._steps
-        i = 0
-        while i < len(steps) or self._compile_slice():
-            yield steps[i]
-            i += 1
-
-    def reach(self, op: Operation) -> Optional[Step]:
-        """The step of `op`, compiling up to it; None when `op` is not one of these steps."""
-        step_of = self._step_of
-        while op not in step_of and self._compile_slice():
-            pass
-        return step_of.get(op)
-
-    def _compile_slice(self) -> bool:
-        """Compile the next slice of steps; False when every step is compiled already."""
-        steps, ops = self._steps, self._ops
-        start = len(steps)
-        if start >= len(ops):
-            return False
-        made = [self._make(op) for op in ops[start:start + self.SLICE]]
-        _mark_constant_steps(made, self._constant)
-        self._step_of.update((step.op, step) for step in made)
-        steps.extend(made)
-        self._complete = len(steps) == len(ops)
-        return True
-
-
 class Interpreter:
     """Runs one process's view of a module: `Interpreter(module).run("main", args)`."""
+
+    # Whether every op is observed by a loop of the subclass's own (the debugger's recorder): such
+    # an interpreter never takes the plain loop.
+    observes_every_op = False
 
     def __init__(
         self,
@@ -225,8 +158,8 @@ class Interpreter:
         # When set, reducer bodies always run as regions (no ufunc shortcut for a recognised
         # single-op body), so the debugger can show them evaluated; results may round differently.
         self.expand_bodies = False
-        self._compiled: dict[int, tuple[CompiledSteps, Optional[Operation]]] = {}
-        self._step_of: dict[Operation, Step] = {}
+        self.plan = Plan(module, self._step)
+        self._slots: Optional[list] = None  # the flat frame of the function a plain run is in
 
     # -- entry points ---------------------------------------------------------------------
     def entry_function(self, entry: str) -> Function:
@@ -246,11 +179,32 @@ class Interpreter:
         function = self.entry_function(entry)
         values = entry_arguments(function, args)
         with np.errstate(all="ignore"):
-            return self.call_function(function, values)
+            results = self.call_function(function, values)
+        # A kept constant (or a read-only argument) returned is copied: what a run returns is never
+        # shared with a later run, nor is it the caller's own data.
+        return [r.copy() if isinstance(r, np.ndarray) and not r.flags.writeable else r for r in results]
+
+    @property
+    def plain(self) -> bool:
+        """Whether runs take the plain loop: nothing observes them (see the module doc)."""
+        backend = self.backend
+        return (not self.listeners and backend.transparent_storage and not self.observes_every_op
+                and not backend.reads_frames
+                and not backend.excess_precision)  # excess precision reads its producer's operands from Frame.env
 
     def call_function(self, function: Function, args: list[Any], owner: Optional[Operation] = None) -> list[Any]:
         if function.is_declaration:
             raise ExecutionError(f"@{function.sym_name} is only declared; it has no body to run", function.pos)
+        if self.plain:
+            fast = self.plan.fast_block(function.body)
+            saved, saved_slots = self.frame, self._slots
+            slots = [None] * fast.size
+            self.frame = Frame(function, "function", owner, None, saved, None)
+            self._slots = slots
+            try:
+                return self._block_runner(fast)(slots, args)
+            finally:
+                self.frame, self._slots = saved, saved_slots
         frame = Frame(function, "function", owner, None, self.frame, {})
         return self._run_frame(frame, function.body, args)
 
@@ -258,11 +212,86 @@ class Interpreter:
         """Run region `index` of `op` in a child frame that sees the enclosing values."""
         parent = self.frame
         function = parent.function if parent is not None else op.function
-        env = parent.env if parent is not None else {}
+        block = op.regions[index].blocks[0]
+        slots = self._slots
+        if slots is not None and self.plain:
+            # The region's values are slots of its function's frame; the Frame is for the ops that
+            # ask where they run (a manual computation's axes, the run's root).
+            self.frame = Frame(function, kind, op, iteration, parent, None)
+            try:
+                return self._block_runner(self.plan.fast_block(block))(slots, args)
+            finally:
+                self.frame = parent
+        env = parent.env if parent is not None and parent.env is not None else {}
         frame = Frame(function, kind, op, iteration, parent, env)
-        return self._run_frame(frame, op.regions[index].blocks[0], args)
+        return self._run_frame(frame, block, args)
+
+    def region_runner(self, op: Operation, index: int, kind: str) -> Callable[[list, int], list[Any]]:
+        """`run(args, iteration) -> results` running region `index` of `op` again and again (a
+        loop's condition and body): in a plain run, straight on the plan's steps in the current
+        function's frame, with no Frame per iteration; else as run_region does."""
+        slots = self._slots
+        if slots is not None and self.plain:
+            return partial(self._block_runner(self.plan.fast_block(op.regions[index].blocks[0]), hot=True), slots)
+        run_region = self.run_region
+        return lambda args, iteration: run_region(op, index, args, kind, iteration)
 
     # -- machinery ------------------------------------------------------------------------
+    def _block_runner(self, fast: FastBlock, hot: bool = False) -> Callable:
+        """`run(slots, args, iteration=None)` for `fast`: the plain loop on its first run, the
+        block compiled to a function of its own (block_code.py) from its second run on, or at once
+        when `hot` (a loop's condition and body)."""
+        code = fast.code
+        if code is not None:
+            return code
+        fast.runs += 1
+        if (hot or fast.runs > 1) and len(fast.steps) <= MOST_STEPS:
+            code = fast.code = block_function(fast, partial(_block_arguments, fast.block))
+            return code
+        return partial(self._run_fast, fast)
+
+    def _run_fast(self, fast: FastBlock, slots: list, args: list[Any], iteration: Optional[int] = None) -> list[Any]:
+        """The plain loop: `fast`'s steps on the flat frame `slots`, each value dropped after its
+        last use, an operand no one else holds offered to the evaluator for its result (`reuse`)."""
+        arguments = fast.arguments
+        if len(args) != len(arguments):
+            _block_arguments(fast.block, args)  # says what is wrong
+        for slot, arg in zip(arguments, args):
+            slots[slot] = arg
+        for step in fast.steps:
+            out = step.folded
+            if out is None:
+                reuse = step.reuse
+                try:
+                    if reuse:
+                        operands = [slots[i] for i in step.operand_slots]
+                        call = step.call
+                        # Held by its slot and `operands` only: nothing else can see it written.
+                        call.reuse = tuple(i for i in reuse if getrefcount(operands[i]) <= SOLE_HOLDER)
+                        try:
+                            out = step.evaluator(call, *operands)
+                        finally:
+                            call.reuse = ()
+                    else:
+                        out = step.evaluator(step.call, *[slots[i] for i in step.operand_slots])
+                except HlodbgError:
+                    raise
+                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
+                    raise failure(step, e) from e
+                if step.foldable:
+                    step.folded = frozen(out)
+            if step.single:
+                slots[step.result_slots[0]] = out
+            elif step.result_slots:
+                for slot, result in zip(step.result_slots, out):
+                    slots[slot] = result
+            for slot in step.free:
+                slots[slot] = None
+        returned = [slots[i] for i in fast.returned]
+        for slot in fast.free:
+            slots[slot] = None
+        return returned
+
     def _run_frame(self, frame: Frame, block: Block, args: list[Any]) -> list[Any]:
         saved = self.frame
         self.frame = frame
@@ -270,41 +299,16 @@ class Interpreter:
         try:
             for listener in listeners:
                 listener.enter_frame(frame, args)
-            results = self._run_block(block, args, frame.env)
+            steps, terminator = self.plan.steps(block)
+            arguments = _block_arguments(block, args)
+            results = self._run_observed(steps, terminator, arguments, args, frame.env)
             for listener in listeners:
                 listener.exit_frame(frame, results)
             return results
         finally:
             self.frame = saved
 
-    def _run_block(self, block: Block, args: list[Any], env: dict) -> list[Any]:
-        steps, terminator = self._compile(block)
-        arguments = _block_arguments(block, args)
-        if self.listeners or not self.backend.transparent_storage:
-            return self._run_steps_general(steps, terminator, arguments, args, env)
-        for value, arg in zip(arguments, args):
-            env[value] = arg
-        for step in steps:
-            out = step.folded
-            if out is None:
-                try:
-                    out = step.evaluator(step.call, *[env[v] for v in step.operands])
-                except HlodbgError:
-                    raise
-                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
-                    raise self._failure(step, e) from e
-                if step.foldable:
-                    step.folded = _frozen(out)
-            if step.single:
-                env[step.results[0]] = out
-            elif step.results:
-                for value, result in zip(step.results, out):
-                    env[value] = result
-        if terminator is None:
-            return []
-        return [env[v] for v in terminator.operands]
-
-    def _run_steps_general(self, steps: "CompiledSteps", terminator, arguments, args, env: dict) -> list[Any]:
+    def _run_observed(self, steps: "CompiledSteps", terminator, arguments, args, env: dict) -> list[Any]:
         """The observed loop: the same steps, announced to the listeners before and after each op
         and before the terminator hands its values back (Listener.observe), and values kept in the
         backend's form when its storage is not transparent."""
@@ -322,16 +326,7 @@ class Interpreter:
                 operands = [load(env[v], v) for v in step.operands]
             op = step.op
             before_op(frame, op, operands)
-            out = step.folded
-            if out is None:
-                try:
-                    out = step.evaluator(step.call, *operands)
-                except HlodbgError:
-                    raise
-                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
-                    raise self._failure(step, e) from e
-                if step.foldable:
-                    step.folded = _frozen(out)
+            out = step.evaluate(operands)
             if step.single:
                 env[step.results[0]] = out if transparent else store(out, step.results[0])
             elif step.results:
@@ -345,35 +340,19 @@ class Interpreter:
         return returned
 
     def _failure(self, step: Step, error: Exception) -> ExecutionError:
-        op = step.call.op
-        if os.environ.get("HLODBG_DEBUG"):
-            import traceback
-
-            traceback.print_exception(error)
-        message = str(error) or type(error).__name__
-        if isinstance(error, MemoryError):
-            message = f"out of memory ({message})"
-        return ExecutionError(f"{op.name} failed: {message}", op.pos)
+        return failure(step, error)
 
     def _compile(self, block: Block) -> tuple["CompiledSteps", Optional[Operation]]:
-        key = id(block)
-        compiled = self._compiled.get(key)
-        if compiled is not None:
-            return compiled
-        ops = block.operations
-        terminator = ops[-1] if ops and is_terminator(ops[-1].name) else None
-        body = ops[:-1] if terminator is not None else ops
-        self._compiled[key] = compiled = (CompiledSteps(body, self._step, self._step_of), terminator)
-        return compiled
+        """The block's op-by-op steps and its terminator (Plan.steps)."""
+        return self.plan.steps(block)
+
+    @property
+    def _step_of(self) -> dict:
+        return self.plan.step_of
 
     def step_for(self, op: Operation) -> Step:
         """The compiled step of `op` (its block compiled up to it on first use)."""
-        step = self._step_of.get(op)
-        if step is None:
-            step = self._compile(op.parent)[0].reach(op)
-        if step is not None:
-            return step
-        raise ExecutionError(f"{op.name} is not a step of its block (a terminator?)", op.pos)
+        return self.plan.step_for(op)
 
     def _step(self, op: Operation) -> Step:
         call = OpCall(op, self)
@@ -436,27 +415,7 @@ def _block_arguments(block: Block, args: list[Any]) -> list[Value]:
     return arguments
 
 
-def _frozen(out: Any) -> Any:
-    """A kept value is shared by every later run: make sure nothing can write to it."""
-    for array in out if isinstance(out, list) else (out,):
-        if isinstance(array, np.ndarray):
-            array.flags.writeable = False
-    return out
-
-
-def _mark_constant_steps(steps: list[Step], constant: set) -> None:
-    """Mark pure region-free ops fed only by constants: they compute the same value every run.
-
-    JAX programs broadcast and convert many constants; computing each once makes repeated runs
-    (loops, the debugger's replays) cheaper. Listeners still see every op with its value.
-    `constant` holds the values of the block's earlier constant steps and gains these steps' own.
-    """
-    for step in steps:
-        op = step.call.op
-        pure = is_foldable(op.name, bool(op.regions))
-        if pure and op.results and all(v in constant for v in step.operands):
-            step.foldable = True
-            constant.update(step.results)
+_frozen = frozen  # the recorder's name for it
 
 
 def _has_quantized_types(op: Operation) -> bool:

@@ -1,0 +1,128 @@
+"""The prepared plan (engine/run/plan.py): made once per Program and backend, reused by later runs
+(constants are evaluated once), never sharing what a run returns, and giving the plain loop the
+same results, bit for bit, as the observed loop that runs the same steps."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hlodbg
+from hlodbg.engine.ops import load_families
+from hlodbg.engine.ops.registry import EVALUATORS
+from hlodbg.engine.run.checking import entry_points
+from hlodbg.engine.run.interpreter import Interpreter, Listener
+
+from .helpers import CONFORMANCE, PROGRAMS, corpus_files
+
+CONSTANTS = """func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf32>) {
+  %c = stablehlo.constant dense<2.0> : tensor<f32>
+  %b = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<3xf32>
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %n = stablehlo.constant dense<4> : tensor<i64>
+  %r:2 = stablehlo.while(%i = %zero, %acc = %x) : tensor<i64>, tensor<3xf32>
+    cond {
+      %p = stablehlo.compare LT, %i, %n : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i64>
+      %j = stablehlo.add %i, %one : tensor<i64>
+      %m = stablehlo.multiply %acc, %b : tensor<3xf32>
+      stablehlo.return %j, %m : tensor<i64>, tensor<3xf32>
+    }
+  return %r#1, %b : tensor<3xf32>, tensor<3xf32>
+}"""
+
+
+def counting(monkeypatch, name: str) -> list:
+    calls: list = []
+    load_families()
+    evaluate = EVALUATORS[name]
+
+    def counted(call, *operands):
+        calls.append(call.op)
+        return evaluate(call, *operands)
+
+    monkeypatch.setitem(EVALUATORS, name, counted)
+    return calls
+
+
+def test_a_second_run_reuses_the_plan_and_evaluates_no_constant_again(monkeypatch):
+    constants = counting(monkeypatch, "stablehlo.constant")
+    broadcasts = counting(monkeypatch, "stablehlo.broadcast_in_dim")
+    program = hlodbg.load(CONSTANTS)
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    first = program.run(x)
+    plan = program._interpreters[None][2].plan
+    assert len(constants) == 4 and len(broadcasts) == 1  # the loop body's constant once, not per iteration
+    second = program.run(x)
+    assert program._interpreters[None][2].plan is plan
+    assert len(constants) == 4 and len(broadcasts) == 1
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(first[0], x * 16)
+
+
+def test_a_returned_constant_is_the_callers_own_array():
+    interpreter = Interpreter(hlodbg.load(CONSTANTS).module)
+    x = np.ones(3, np.float32)
+    first = interpreter.run("main", [x])[1]
+    assert first.flags.writeable
+    first[:] = -1.0  # the caller may write what it was given
+    second = interpreter.run("main", [x])[1]
+    np.testing.assert_array_equal(second, np.full(3, 2.0, np.float32))
+    assert not np.shares_memory(first, second)
+
+
+def test_a_returned_argument_is_a_copy_the_caller_may_write():
+    interpreter = Interpreter(hlodbg.load("""func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  return %x : tensor<2xf32>
+}""").module)
+    x = np.array([1.0, 2.0], np.float32)
+    (out,) = interpreter.run("main", [x])
+    out[0] = 5.0
+    assert x[0] == 1.0
+
+
+def same_bits(a, b) -> bool:
+    if isinstance(a, (tuple, list)):
+        return len(a) == len(b) and all(same_bits(p, q) for p, q in zip(a, b))
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def both_loops(module, entry: str, args: list):
+    plain = Interpreter(module)
+    observed = Interpreter(module, listeners=[Listener()])
+    assert plain.plain and not observed.plain
+    return (plain.run(entry, args), plain.checks), (observed.run(entry, args), observed.checks)
+
+
+SHARED_PROGRAMS = sorted(p.stem for p in PROGRAMS.glob("*.mlir") if (PROGRAMS / f"{p.stem}.inputs.npz").exists()) \
+    if PROGRAMS.is_dir() else []
+
+
+@pytest.mark.skipif(not SHARED_PROGRAMS, reason="../shared/programs is not present")
+@pytest.mark.parametrize("name", SHARED_PROGRAMS or ["<none>"])
+def test_the_plain_loop_gives_the_observed_loops_bits_on_the_shared_programs(name):
+    program = hlodbg.load(PROGRAMS / f"{name}.mlir")
+    inputs = np.load(PROGRAMS / f"{name}.inputs.npz")
+    args = [inputs[f"arg{i}"] for i in range(len(inputs.files))]
+    try:
+        (plain, _), (observed, _) = both_loops(program.module, "main", args)
+    except hlodbg.HlodbgError as e:  # a program only a grid runs
+        pytest.skip(f"{name} does not run on one device: {e}")
+    assert same_bits(plain, observed)
+
+
+# Every 50th conformance file: all op families, a fixed sample.
+SAMPLE = [p for p in corpus_files() if CONFORMANCE in p.parents][::50]
+
+
+@pytest.mark.skipif(not SAMPLE, reason="../shared/conformance is not present")
+@pytest.mark.parametrize("path", SAMPLE or ["<none>"], ids=lambda p: getattr(p, "stem", str(p)))
+def test_the_plain_loop_gives_the_observed_loops_bits_on_conformance_files(path):
+    module = hlodbg.load(path).module
+    for entry in entry_points(module):
+        (plain, plain_checks), (observed, observed_checks) = both_loops(module, entry, [])
+        assert same_bits(plain, observed)
+        assert [c.passed for c in plain_checks] == [c.passed for c in observed_checks]
