@@ -117,12 +117,12 @@ def test_text_output_after_the_results_shares_sum_to_the_run(program_file, capsy
     results_end = out.index("result1:")
     profile_start = out.index("profile:")
     assert results_end < profile_start
-    table = out[profile_start:out.index("  top ops:")]
+    table = out[profile_start:out.index("  top ops")]
     shares = [float(s) for s in re.findall(r"(\d+\.\d)%", table)]
     rows = len(shares)
     assert sum(shares) == pytest.approx(100.0, abs=0.05 * rows + 1e-9)  # each share rounded to 0.1%
     assert "stablehlo.dot_general" in table and "outside ops" in table
-    assert re.search(r"%d = stablehlo\.dot_general\s+\S*prog\.mlir:2:\d+", out)
+    assert re.search(r"%d = stablehlo\.dot_general\s+\S*prog\.mlir:2:\d+ +1 ", out)
     assert "memory: a plain run allocated at most" in out and "beside arguments of 32.0 KiB" in out
 
 
@@ -168,6 +168,9 @@ def test_profile_on_a_grid_is_summed_over_the_devices(tmp_path, capsys):
     assert counts["stablehlo.all_reduce"] == 4 and counts["stablehlo.replica_id"] == 4
     assert_sums_to_the_run(profile)
     assert len(payload["devices"]) == 4  # the per-device results are still there
+    devices = profile["device_seconds"]
+    assert [d["device"] for d in devices] == ["0,0", "1,0", "2,0", "3,0"]
+    assert sum(d["seconds"] for d in devices) == pytest.approx(profile["run_seconds"], rel=1e-9)
     assert main(["run", str(RING), "--args", str(args), "--profile"]) == 0
     out = capsys.readouterr().out
     assert "summed over 4 devices" in out and out.index("device 3") < out.index("profile:")

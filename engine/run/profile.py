@@ -39,11 +39,11 @@ class _Clock:
     """The one clock every listener of a run reads: the time of the last event, and the time
     charged outside ops."""
 
-    __slots__ = ("last", "outside", "started", "stopped")
+    __slots__ = ("last", "last_by", "started", "stopped")
 
     def __init__(self) -> None:
         self.last = self.started = self.stopped = 0.0
-        self.outside = 0.0
+        self.last_by: Optional["TimingListener"] = None  # the listener of the last event
 
 
 class TimingListener(Listener):
@@ -73,6 +73,7 @@ class TimingListener(Listener):
             t = now()
             charge_enclosing(t - clock.last)
             clock.last = t
+            clock.last_by = self
             open_ops.append(op)
 
         def finished(frame, op, operands, out) -> None:
@@ -84,11 +85,13 @@ class TimingListener(Listener):
             entry[0] += 1
             entry[1] += t - clock.last
             clock.last = t
+            clock.last_by = self
 
         def returning(frame, op, values) -> None:
             t = now()
             charge_enclosing(t - clock.last)
             clock.last = t
+            clock.last_by = self
 
         return before_op, finished, returning
 
@@ -163,6 +166,7 @@ class RunProfile:
             "ops_executed": self.ops_executed,
             "devices": self.devices,
             "summed_over_devices": self.devices > 1,
+            "device_seconds": [{"device": _device_name(d), "seconds": s} for d, s in self.per_device_seconds.items()],
             "kinds": [{"kind": k.kind, "count": k.count, "seconds": k.seconds, "share": k.share} for k in self.kinds],
             "top_ops": [{"op": o.op.name, "results": [v.name for v in o.op.results], "location": o.location,
                          "line": o.op.pos.line if o.op.pos is not None else None,
@@ -189,8 +193,8 @@ class Profiler:
 
     def stop(self) -> None:
         t = self.clock.stopped = time.perf_counter()
-        # The time after the last event: outside ops, on the device that finished last.
-        last = self.listeners[-1] if self.listeners else None
+        # The time after the last event: outside ops, on the device whose event was last.
+        last = self.clock.last_by or (self.listeners[-1] if self.listeners else None)
         if last is not None:
             last.outside += t - self.clock.last
         self.clock.last = t
@@ -218,6 +222,13 @@ class Profiler:
             memory=memory,
             per_device_seconds={l.device: l.outside + sum(s for _, s in l.times.values()) for l in self.listeners},
         )
+
+
+def _device_name(device: Any) -> str:
+    """`r,p` for a ProcessId, as --device and the grid's results name devices."""
+    if hasattr(device, "replica_id"):
+        return f"{device.replica_id},{device.partition_id}"
+    return str(device)
 
 
 def _share(seconds: float, total: float) -> float:
@@ -272,9 +283,13 @@ def format_profile(profile: RunProfile, top_kinds: int = 12, top_ops: int = 10) 
     lines.append(f"  {'outside ops (loop, frames, timing)':<34}{'':>9}{_ms(profile.outside_seconds):>12}"
                  f"{_pct(_share(profile.outside_seconds, total)):>8}")
     if profile.ops:
-        lines.append("  top ops:")
-        for o in profile.ops[:top_ops]:
-            lines.append(f"  {o.describe()[:40]:<40} {o.location:<28}{o.count:>7,}{_ms(o.seconds):>11}{_pct(o.share):>8}")
+        shown_ops = profile.ops[:top_ops]
+        described = [o.describe()[:48] for o in shown_ops]
+        width = max(len(text) for text in described)
+        place = max(len(o.location) for o in shown_ops)
+        lines.append(f"  {'top ops':<{width}}  {'location':<{place}}{'count':>7}{'time':>11}{'share':>8}")
+        for o, text in zip(shown_ops, described):
+            lines.append(f"  {text:<{width}}  {o.location:<{place}}{o.count:>7,}{_ms(o.seconds):>11}{_pct(o.share):>8}")
     m = profile.memory
     if m is not None:
         lines.append(f"memory: a plain run allocated at most {format_bytes(m.peak_bytes)} at once ({m.measured_by}; "
