@@ -26,7 +26,8 @@ CONSTANTS = """func.func @main(%x: tensor<3xf32>) -> (tensor<3xf32>, tensor<3xf3
     } do {
       %one = stablehlo.constant dense<1> : tensor<i64>
       %j = stablehlo.add %i, %one : tensor<i64>
-      %m = stablehlo.multiply %acc, %b : tensor<3xf32>
+      %b2 = stablehlo.broadcast_in_dim %c, dims = [] : (tensor<f32>) -> tensor<3xf32>
+      %m = stablehlo.multiply %acc, %b2 : tensor<3xf32>
       stablehlo.return %j, %m : tensor<i64>, tensor<3xf32>
     }
   return %r#1, %b : tensor<3xf32>, tensor<3xf32>
@@ -53,10 +54,11 @@ def test_a_second_run_reuses_the_plan_and_evaluates_no_constant_again(monkeypatc
     x = np.array([1.0, 2.0, 3.0], np.float32)
     first = program.run(x)
     plan = program._interpreters[None][2].plan
-    assert len(constants) == 4 and len(broadcasts) == 1  # the loop body's constant once, not per iteration
+    # The loop body's constant, and its broadcast of an outer constant, once: not per iteration.
+    assert len(constants) == 4 and len(broadcasts) == 2
     second = program.run(x)
     assert program._interpreters[None][2].plan is plan
-    assert len(constants) == 4 and len(broadcasts) == 1
+    assert len(constants) == 4 and len(broadcasts) == 2
     for a, b in zip(first, second):
         np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(first[0], x * 16)

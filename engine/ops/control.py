@@ -19,7 +19,11 @@ from .registry import OpCall, op
 @op("stablehlo.constant", "chlo.constant")
 def constant(call: OpCall) -> np.ndarray:
     # Constants are immutable arrays shared by every execution; results are never written in place.
-    return call.cached("value", lambda: _readonly(call.attr("value").array))
+    # Decoded once per op: later calls are one dictionary lookup (no closure, no re-decoding).
+    value = call.memo.get("value")
+    if value is None:
+        value = call.memo["value"] = _readonly(call.attr("value").array)
+    return value
 
 
 def _readonly(array: np.ndarray) -> np.ndarray:
@@ -128,10 +132,10 @@ def scan(call: OpCall, *operands: Any) -> list[Any]:
     steps = range(length - 1, -1, -1) if call.attr("is_reverse") else range(length)
     outputs = len(call.result_types) - inits
     slices: list[list[Any]] = [[None] * length for _ in range(outputs)]
+    body = call.interpreter.region_runner(call.op, 0, "scan.body")
     # One body run per position, in scan order: (x slices..., carries...) -> (outputs..., carries...).
     for iteration, t in enumerate(steps):
-        step = call.interpreter.run_region(call.op, 0, [np.take(x, t, axis=dimension) for x in xs] + carries,
-                                           "scan.body", iteration)
+        step = body([np.take(x, t, axis=dimension) for x in xs] + carries, iteration)
         for k in range(outputs):
             slices[k][t] = np.asarray(step[k])
         carries = list(step[outputs:])

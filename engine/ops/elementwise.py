@@ -17,6 +17,7 @@ import numpy as np
 from ..ir.dtypes import bit_width, is_narrow_float, is_narrow_int, narrow, widen
 from ..machine.backend import Backend
 from .registry import OpCall, op
+from .reuse import dead_operand
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
@@ -94,8 +95,16 @@ def _extremum(a: np.ndarray, b: np.ndarray, take_max: bool) -> np.ndarray:
 
 
 def _binary(call: OpCall, ufunc: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    """A ufunc in the compute dtype, rounded or wrapped once to the result type."""
-    return narrow(ufunc(widen(lhs), widen(rhs)), call.result_dtype)
+    """A ufunc in the compute dtype, rounded or wrapped once to the result type.
+
+    A dead operand's buffer (see reuse.py) takes the result when the ufunc computes in the
+    result type itself: the same ufunc on the same values, so the same bits.
+    """
+    a, b = widen(lhs), widen(rhs)
+    out = dead_operand(call, (lhs, rhs))
+    if out is not None and a.dtype == b.dtype == out.dtype:
+        return ufunc(a, b, out=out)
+    return narrow(ufunc(a, b), call.result_dtype)
 
 
 @op("stablehlo.add")
@@ -141,7 +150,7 @@ def divide(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     a, b = widen(lhs), widen(rhs)
     if a.dtype.kind in "iu":
         return narrow(integer_divide(a, b), call.result_dtype)
-    return narrow(np.divide(a, b), call.result_dtype)
+    return _binary(call, np.divide, a, b)
 
 
 def integer_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -256,7 +265,11 @@ def abs_(call: OpCall, operand: np.ndarray) -> np.ndarray:
 
 @op("stablehlo.negate")
 def negate(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return narrow(np.negative(widen(operand)), call.result_dtype)
+    x = widen(operand)
+    out = dead_operand(call, (operand,))
+    if out is not None and x.dtype == out.dtype:
+        return np.negative(x, out=out)
+    return narrow(np.negative(x), call.result_dtype)
 
 
 @op("stablehlo.sign")
@@ -473,4 +486,14 @@ def float_bits(x: np.ndarray) -> tuple[np.ndarray, int]:
 
 @op("stablehlo.select")
 def select(call: OpCall, pred: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
+    # Selection copies values, so filling a dead branch's buffer with the other branch's picks
+    # gives the same bits as np.where.
+    out = dead_operand(call, (pred, on_true, on_false))
+    if out is not None and out.dtype != BOOL:
+        if out is on_true and np.asarray(on_false).dtype == out.dtype:
+            np.copyto(out, on_false, where=np.logical_not(pred))
+            return out
+        if out is on_false and np.asarray(on_true).dtype == out.dtype:
+            np.copyto(out, on_true, where=pred)
+            return out
     return np.asarray(np.where(pred, on_true, on_false), call.result_dtype)

@@ -15,11 +15,17 @@ import numpy as np
 from ..ir.dtypes import narrow, widen
 from ..machine.backend import Backend
 from .registry import OpCall, op
+from .reuse import dead_operand
 
 
 def _unary(call: OpCall, operand: np.ndarray, real_fn: Callable, complex_fn: Optional[Callable] = None) -> np.ndarray:
     x = call.backend.precise(np.asarray(operand))
     fn = complex_fn if (complex_fn is not None and x.dtype.kind == "c") else real_fn
+    out = dead_operand(call, (operand,))
+    if out is not None and x is operand and isinstance(fn, np.ufunc) and x.dtype == out.dtype:
+        # Evaluated in the operand's own type and rounded to itself: the ufunc can write its
+        # result over the dead operand (see reuse.py), the same bits as a fresh array.
+        return fn(x, out=out)
     return call.backend.rounded(fn(x), call.result_dtype)
 
 

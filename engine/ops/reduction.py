@@ -336,7 +336,10 @@ def fold_last(call: OpCall, region_index: int, kind: Optional[str], values: np.n
     # numpy's complex64 product rounds differently from XLA's (see complex64_multiply).
     if kind is not None and valid is None and not (kind == "multiply" and values.dtype == np.complex64):
         dtype = values.dtype
-        seeded = np.concatenate([np.broadcast_to(init, batch + (1,)), values], axis=-1)
+        # init followed by the values, filled in place (cheaper than broadcast_to + concatenate).
+        seeded = np.empty(batch + (values.shape[-1] + 1,), np.result_type(dtype, np.asarray(init).dtype))
+        seeded[..., 0] = init
+        seeded[..., 1:] = values
         fn = ufunc_for(kind, dtype)
         if is_narrow_float(dtype):
             return np.array(fn.accumulate(seeded, axis=-1)[..., -1])
@@ -360,6 +363,10 @@ def reduce(call: OpCall, *operands: np.ndarray) -> Any:
     for x in inputs[1:]:
         if x.shape != shape:
             raise call.error(f"inputs have different shapes: {shape} vs {x.shape}")
+    if count == 1:
+        result = reduce_single_fast(call, inputs[0], inits[0])
+        if result is not None:
+            return result
     axes = tuple(call.attr("dimensions", ()))
     for a in axes:
         if not 0 <= a < len(shape):
@@ -472,3 +479,7 @@ def reduce_reach(q: ProvenanceQuery, operand: int, index: tuple, device) -> list
 def map_provenance(q: ProvenanceQuery):
     """map applies its body element by element: the inputs its body's result reads, at the same index."""
     return elementwise_provenance(q, used=body_dependencies(q.op.regions[0])[q.result])
+
+
+# The fast path of reduce builds on the helpers above, so it is imported after them.
+from .reduction_fast import reduce_single_fast  # noqa: E402

@@ -69,13 +69,34 @@ def _broadcast_in_dim(call: OpCall, operand: np.ndarray, dims: Sequence[int], sh
 @op("stablehlo.broadcast_in_dim")
 def broadcast_in_dim(call: OpCall, operand: np.ndarray) -> np.ndarray:
     plan = call.memo.get("plan")
-    if plan is None or plan[0] != operand.shape:
+    if plan is None or plan[0] != operand.shape or plan[1] != operand.dtype:
         shape = call.result_shape
         dims = call.attr("broadcast_dimensions")
-        plan = call.memo["plan"] = (operand.shape, shape, *_broadcast_plan(call, operand.shape, dims, shape))
-    _, shape, order, expanded = plan
+        order, expanded = _broadcast_plan(call, operand.shape, dims, shape)
+        plan = call.memo["plan"] = (operand.shape, operand.dtype, shape, order, expanded,
+                                    _view_strides(operand, dims, shape))
+    _, _, shape, order, expanded, strides = plan
+    if strides is not None and type(operand) is np.ndarray and operand.flags.c_contiguous:
+        # The same read-only view np.broadcast_to makes, built straight from the strides: a
+        # contiguous operand's element i along dims[i] steps by its stride, new axes by 0.
+        view = np.ndarray(shape, operand.dtype, operand, 0, strides)
+        view.flags.writeable = False
+        return view
     arranged = operand if order is None else np.transpose(operand, order)
     return np.broadcast_to(arranged.reshape(expanded), shape)
+
+
+def _view_strides(operand: np.ndarray, dims: Sequence[int], shape: tuple[int, ...]):
+    """The result strides of a broadcast view of a C-contiguous `operand`, or None when the
+    direct construction does not apply (empty arrays, dtypes numpy cannot share as a buffer)."""
+    if not isinstance(operand, np.ndarray) or not operand.dtype.isbuiltin or operand.size == 0 or 0 in shape:
+        return None
+    contiguous = np.empty(operand.shape, operand.dtype).strides  # the strides a C-contiguous operand has
+    strides = [0] * len(shape)
+    for axis, d in enumerate(dims):
+        if operand.shape[axis] == shape[int(d)] and operand.shape[axis] != 1:
+            strides[int(d)] = contiguous[axis]
+    return tuple(strides)
 
 
 @op("stablehlo.dynamic_broadcast_in_dim")

@@ -9,7 +9,8 @@ interpreter per target, so a second `program.run` finds its plan ready). It hold
   run's state, such as its frames, lives on the interpreter for the length of the run), so the
   steps are safely shared by every run of it; another interpreter (the debugger's recorder, a
   grid's other processes) builds a plan of its own.
-- **constants**: a step whose operands all come from constant steps of its block is `foldable`;
+- **constants**: a step whose operands all come from constant steps (of its block or, in a region,
+  of the blocks around it) is `foldable`;
   its value is computed by the first run and kept read-only in `step.folded` (`frozen`), and no
   later run evaluates it again. A run never returns a kept value itself (Interpreter.run copies it).
 - **two views of a block's steps**: `steps(block)` the op-by-op steps, compiled as a run reaches
@@ -134,12 +135,15 @@ class CompiledSteps:
 
     SLICE = 256  # ops compiled at a time: a small loop body in one slice, a big block step by step
 
-    def __init__(self, ops: Sequence[Operation], make: Callable[[Operation], Step], step_of: dict):
+    def __init__(self, ops: Sequence[Operation], make: Callable[[Operation], Step], step_of: dict,
+                 constant: Optional[set] = None):
         self._ops = ops
         self._steps: list[Step] = []
         self._make = make
         self._step_of = step_of  # the plan's op -> step, filled as slices are compiled
-        self._constant: set = set()
+        # The constant values this block sees: its own constant steps' and, for a region, those of
+        # the enclosing blocks (the same set: a region reads only values defined before its owner).
+        self._constant: set = set() if constant is None else constant
         self._complete = not ops
 
     def __len__(self) -> int:
@@ -244,7 +248,11 @@ class Plan:
         ops = block.operations
         terminator = ops[-1] if ops and is_terminator(ops[-1].name) else None
         body = ops[:-1] if terminator is not None else ops
-        self._compiled[key] = compiled = (CompiledSteps(body, self._make_step, self.step_of), terminator)
+        owner = block.parent.parent if block.parent is not None else None
+        enclosing = None
+        if owner is not None and not isinstance(owner, Function) and owner.parent is not None:
+            enclosing = self.steps(owner.parent)[0]._constant  # a loop body's op fed by outer constants is one too
+        self._compiled[key] = compiled = (CompiledSteps(body, self._make_step, self.step_of, enclosing), terminator)
         return compiled
 
     def step_for(self, op: Operation) -> Step:
