@@ -7,6 +7,7 @@ import pytest
 
 import hlodbg
 from hlodbg.engine.ir.dtypes import as_value
+from hlodbg.engine.ops import reuse
 from hlodbg.engine.run import fusion
 from hlodbg.engine.run.interpreter import Interpreter, Listener
 
@@ -24,6 +25,7 @@ def small_blocks(monkeypatch):
     monkeypatch.setattr(fusion, "FUSE_FROM_ELEMENTS", 1)
     monkeypatch.setattr(fusion, "THREADS_FROM_ELEMENTS", 700)
     monkeypatch.setattr(fusion, "_workers", lambda: 3)  # threads whatever the machine has
+    monkeypatch.setattr(reuse, "REUSE_FROM_BYTES", 0)  # members write into dying intermediates
 
 
 def run_both(module, args, entry="main"):

@@ -238,7 +238,9 @@ def test_broadcast_views_match_broadcast_to_and_are_read_only(dtype):
             f"  %0 = stablehlo.broadcast_in_dim %a, dims = {dims} : ({t_in}) -> {t_out}\n  return %0 : {t_out}\n}}")
         x = values(operand_shape, dtype, rng)
         strided = np.asarray(np.ascontiguousarray(np.stack([x, x], axis=-1))[..., 0]) if x.ndim else x
-        for operand in (x, strided):
+        read_only = np.array(x, copy=True)
+        read_only.flags.writeable = False  # an argument, a folded constant
+        for operand in (x, strided, read_only):
             got = evaluator(call, operand)
             same_bits(got, _broadcast_in_dim(call, operand, dims, shape))
             assert not got.flags.writeable

@@ -128,3 +128,37 @@ def test_the_plain_loop_gives_the_observed_loops_bits_on_conformance_files(path)
         (plain, plain_checks), (observed, observed_checks) = both_loops(module, entry, [])
         assert same_bits(plain, observed)
         assert [c.passed for c in plain_checks] == [c.passed for c in observed_checks]
+
+
+def test_a_failing_op_in_a_compiled_loop_body_is_named_at_its_place(monkeypatch):
+    load_families()
+    cosine = EVALUATORS["stablehlo.cosine"]
+    calls = []
+
+    def failing(call, x):
+        calls.append(1)
+        if len(calls) == 3:
+            raise ZeroDivisionError("the third time")
+        return cosine(call, x)
+
+    monkeypatch.setitem(EVALUATORS, "stablehlo.cosine", failing)
+    program = hlodbg.load("""func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %n = stablehlo.constant dense<5> : tensor<i64>
+  %r:2 = stablehlo.while(%i = %zero, %a = %x) : tensor<i64>, tensor<2xf32>
+    cond {
+      %p = stablehlo.compare LT, %i, %n : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %s = stablehlo.sine %a : tensor<2xf32>
+      %c = stablehlo.cosine %s : tensor<2xf32>
+      %j = stablehlo.add %i, %one : tensor<i64>
+      stablehlo.return %j, %c : tensor<i64>, tensor<2xf32>
+    }
+  return %r#1 : tensor<2xf32>
+}""")
+    with pytest.raises(hlodbg.HlodbgError) as failure:
+        program.run(np.ones(2, np.float32))
+    assert "stablehlo.cosine failed: the third time" in str(failure.value)
+    assert failure.value.pos.line == 11

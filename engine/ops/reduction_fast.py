@@ -51,8 +51,9 @@ def reduce_single_fast(call: OpCall, x: Any, init: Any) -> Optional[np.ndarray]:
     elif path == "vectorised":  # XLA's vector loop, numpy's pairwise order standing in for it
         result = fn(fn.reduce(moved, axis=axes, dtype=x.dtype), init)
     else:  # XLA's tree schedule, planned once per shape by xla_tree_reduce itself
-        result = xla_tree_reduce(call, 0, kind, moved, init, len(axes))
-    return np.array(result)
+        return np.array(xla_tree_reduce(call, 0, kind, moved, init, len(axes)))
+    # A ufunc's fresh result is the caller's own already; a 0-d one comes back as a numpy scalar.
+    return result if type(result) is np.ndarray else np.array(result)
 
 
 def _plan(call: OpCall, x: np.ndarray, init: np.ndarray) -> Optional[tuple]:

@@ -14,8 +14,9 @@ whose work is not element by element). Elementwise evaluators work on arrays of 
 element from the same elements of the operands (engine/ops/elementwise.py), so running them on
 blocks computes every element with the same functions in the same order; blocks are cut where
 numpy's vector loops treat every element as they do in the whole array (see ALIGN), so results
-are bit-identical to a run op by op, NaN payloads and signs included. Operands laid out otherwise (a transposed view,
-say) run the group unblocked, member after member on whole arrays: exactly a run op by op.
+are bit-identical to a run op by op, NaN payloads and signs included. Operands laid out otherwise
+(a transposed view, say) run the group unblocked, member after member on whole arrays: exactly a
+run op by op.
 
 Groups. Within a block, fusible steps of one shape joined by their values form a group; it runs
 where its last member ran, so a value a member makes that a step outside the group reads must be
@@ -29,7 +30,9 @@ op-by-op steps and sees every op's own value.
 from __future__ import annotations
 
 import os
+from copy import copy
 from math import gcd
+from sys import getrefcount
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, Sequence
 
@@ -103,16 +106,27 @@ class FusedGroup:
                 if value not in register and value.defining_op not in inside:
                     register[value] = len(self.inputs)
                     self.inputs.append(value)
-        self.program: list[tuple[Callable, Any, tuple[int, ...], Operation]] = []
+        self.program: list[tuple[Callable, Any, tuple[int, ...], Operation, tuple[int, ...], tuple[int, ...]]] = []
         self.outputs: list[Value] = []
         self.output_registers: list[int] = []
+        reads: list[tuple[int, ...]] = []
         for step in members:
             result = step.op.results[0]
+            reads.append(tuple(register[v] for v in step.operands))
             register[result] = len(register)
-            self.program.append((step.evaluator, step.call, tuple(register[v] for v in step.operands), step.op))
             if any(user not in inside for user, _ in result.uses):
                 self.outputs.append(result)
                 self.output_registers.append(register[result])
+        # An intermediate dies at the last member reading it: its register is cleared there, and
+        # that member may write its own value into it (OpCall.reuse, engine/ops/reuse.py) when
+        # it reads it once.
+        last_reader = {r: i for i, regs in enumerate(reads) for r in regs}
+        kept = set(range(len(self.inputs))) | set(self.output_registers)
+        for i, step in enumerate(members):
+            regs = reads[i]
+            dying = tuple(r for r in dict.fromkeys(regs) if last_reader[r] == i and r not in kept)
+            reusable = tuple(j for j, r in enumerate(regs) if r in dying and regs.count(r) == 1)
+            self.program.append((step.evaluator, step.call, regs, step.op, dying, reusable))
         self.dtypes = [v.type.numpy_dtype for v in self.outputs]
         widest = max(v.type.numpy_dtype.itemsize for step in members for v in (*step.operands, *step.op.results))
         self.block = max(1, BLOCK_BYTES // widest)
@@ -263,9 +277,11 @@ def run_fused(group: FusedGroup, *inputs: Any) -> Any:
         outputs = [registers[r] for r in group.output_registers]
         return outputs[0] if len(outputs) == 1 else outputs
     flat, blocks = cut
+    results = [np.empty(shape, dtype) for dtype in group.dtypes]  # owning their data (reusable later)
+    outputs = results
     if flat:
         inputs = tuple(a if a.ndim == 0 else a.reshape(-1) for a in inputs)
-    outputs = [np.empty(group.size if flat else shape, dtype) for dtype in group.dtypes]
+        outputs = [result.reshape(-1) for result in results]
     if workers > 1:
         share = -(-len(blocks) // workers)
         settings = np.geterr()  # the run's floating-point error handling, for every thread
@@ -278,9 +294,7 @@ def run_fused(group: FusedGroup, *inputs: Any) -> Any:
                 future.result()
     else:
         _run_blocks(group, inputs, outputs, blocks, None)
-    if flat:
-        outputs = [output.reshape(shape) for output in outputs]
-    return outputs[0] if len(outputs) == 1 else outputs
+    return results[0] if len(results) == 1 else results
 
 
 def _cut(shape: tuple[int, ...], inputs: Sequence[Any], block: int) -> Optional[tuple[bool, list[slice]]]:
@@ -326,17 +340,41 @@ def _run_blocks(group: FusedGroup, inputs: Sequence[Any], outputs: list[np.ndarr
         with np.errstate(**settings):
             return _run_blocks(group, inputs, outputs, blocks, None)
     registers_out = group.output_registers
+    calls = _own_calls(group)
     for index in blocks:
-        registers = _run_members(group, [a if a.ndim == 0 else a[index] for a in inputs])
+        registers = _run_members(group, [a if a.ndim == 0 else a[index] for a in inputs], calls)
         for output, register in zip(outputs, registers_out):
             output[index] = registers[register]
 
 
-def _run_members(group: FusedGroup, registers: list[Any]) -> list[Any]:
+def _sole_holder_count() -> int:
+    """What sys.getrefcount says of a member's operand that only its register and the member's
+    operand list hold (the plan's SOLE_HOLDER, counted here: the plan imports this module)."""
+    registers = [np.empty(1)]
+    operands = [registers[0]]
+    return getrefcount(operands[0])
+
+
+SOLE_HOLDER = _sole_holder_count()
+
+
+def _own_calls(group: FusedGroup) -> list[Any]:
+    """The members' OpCalls for one thread's work: a copy of each that may reuse a dying
+    intermediate (its `reuse` changes with every call; the op's own OpCall keeps `()`)."""
+    return [copy(call) if reusable else call for _, call, _, _, _, reusable in group.program]
+
+
+def _run_members(group: FusedGroup, registers: list[Any], calls: Optional[list[Any]] = None) -> list[Any]:
     """Run every member on `registers` (the inputs, then each member's value as it comes)."""
-    for evaluator, call, operands, op in group.program:
+    if calls is None:
+        calls = _own_calls(group)
+    for (evaluator, _, reads, op, dying, reusable), call in zip(group.program, calls):
+        operands = [registers[i] for i in reads]
         try:
-            registers.append(evaluator(call, *[registers[i] for i in operands]))
+            if reusable:
+                # Held by its register and `operands` only (a member may return its operand itself).
+                call.reuse = tuple(j for j in reusable if getrefcount(operands[j]) <= SOLE_HOLDER)
+            registers.append(evaluator(call, *operands))
         except HlodbgError:
             raise
         except Exception as e:  # noqa: BLE001 - every failure becomes a located message, as op by op
@@ -344,6 +382,8 @@ def _run_members(group: FusedGroup, registers: list[Any]) -> list[Any]:
             if isinstance(e, MemoryError):
                 message = f"out of memory ({message})"
             raise ExecutionError(f"{op.name} failed: {message}", op.pos) from e
+        for r in dying:
+            registers[r] = None
     return registers
 
 
