@@ -18,7 +18,8 @@ XLA CPU's schedule wherever that is affordable, so results match it bit for bit:
 
 `combine(call, kind, a, b)` and `reduce_with_body(call, region, arrays, inits, axes)` are the
 public entry points for other families (all_reduce, reduce_scatter, windows, scatter), with
-`fold_last` and `tree_reduce_last` for reductions along one axis.
+`fold_last` and `tree_reduce_last` for reductions along one axis. The reduce evaluator itself is
+in reduction_fast.py, beside the fast path it tries first.
 """
 from __future__ import annotations
 
@@ -355,26 +356,6 @@ def fold_last(call: OpCall, region_index: int, kind: Optional[str], values: np.n
     return np.array(acc)
 
 
-@op("stablehlo.reduce")
-def reduce(call: OpCall, *operands: np.ndarray) -> Any:
-    count = len(operands) // 2
-    inputs, inits = operands[:count], operands[count:]
-    shape = inputs[0].shape
-    for x in inputs[1:]:
-        if x.shape != shape:
-            raise call.error(f"inputs have different shapes: {shape} vs {x.shape}")
-    if count == 1:
-        result = reduce_single_fast(call, inputs[0], inits[0])
-        if result is not None:
-            return result
-    axes = tuple(call.attr("dimensions", ()))
-    for a in axes:
-        if not 0 <= a < len(shape):
-            raise call.error(f"dimension {a} is out of range for an input of rank {len(shape)}")
-    results = reduce_with_body(call, 0, inputs, inits, axes)
-    return call.results([np.array(r) for r in results])
-
-
 @op("stablehlo.map")
 def map_(call: OpCall, *operands: np.ndarray) -> Any:
     # `dimensions` must list every axis in order (spec C3), so the body applies elementwise to
@@ -479,7 +460,3 @@ def reduce_reach(q: ProvenanceQuery, operand: int, index: tuple, device) -> list
 def map_provenance(q: ProvenanceQuery):
     """map applies its body element by element: the inputs its body's result reads, at the same index."""
     return elementwise_provenance(q, used=body_dependencies(q.op.regions[0])[q.result])
-
-
-# The fast path of reduce builds on the helpers above, so it is imported after them.
-from .reduction_fast import reduce_single_fast  # noqa: E402

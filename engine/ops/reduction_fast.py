@@ -1,6 +1,6 @@
-"""The per-run fast path of a single-input reduce with a recognised body (JAX's sums, means,
-maxima): the same numpy calls `reduce_with_body` makes on that path, in the same order on the
-same arrays, so the same bits, without re-deciding the schedule on every run.
+"""The reduce evaluator, and its fast path for a single-input reduce with a recognised body
+(JAX's sums, means, maxima): the same numpy calls `reduce_with_body` makes on that path, in the
+same order on the same arrays, so the same bits, without re-deciding the schedule on every run.
 
 Which path applies depends on the input's shape and dtype, the init value and the backend only;
 it is decided once per op and kept in the call's memo (`reduce_with_body` decides it anew each
@@ -16,11 +16,31 @@ from typing import Any, Optional
 import numpy as np
 
 from ..ir.dtypes import compute_dtype
-from .reduction import _order_free, _reduced_zero_fix, _signed_zero_fix, ufunc_for, xla_tree_reduce
-from .registry import OpCall
+from .reduction import _order_free, _reduced_zero_fix, _signed_zero_fix, reduce_with_body, ufunc_for, xla_tree_reduce
+from .registry import OpCall, op
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
+
+
+@op("stablehlo.reduce")
+def reduce(call: OpCall, *operands: np.ndarray) -> Any:
+    count = len(operands) // 2
+    inputs, inits = operands[:count], operands[count:]
+    shape = inputs[0].shape
+    for x in inputs[1:]:
+        if x.shape != shape:
+            raise call.error(f"inputs have different shapes: {shape} vs {x.shape}")
+    if count == 1:
+        result = reduce_single_fast(call, inputs[0], inits[0])
+        if result is not None:
+            return result
+    axes = tuple(call.attr("dimensions", ()))
+    for a in axes:
+        if not 0 <= a < len(shape):
+            raise call.error(f"dimension {a} is out of range for an input of rank {len(shape)}")
+    results = reduce_with_body(call, 0, inputs, inits, axes)
+    return call.results([np.array(r) for r in results])
 
 
 def reduce_single_fast(call: OpCall, x: Any, init: Any) -> Optional[np.ndarray]:
