@@ -7,7 +7,8 @@ directory is absent; the sharded one needs a grid: skipped); the 1M-iteration sc
 (scale_programs.loop_program). For each it prints
   hlodbg      `hlodbg.load(p).run(*args)`, the second call onwards, best of N (wall; the CPU time too,
               on which the loop is judged);
-  XLA         the same text compiled once by XLA on one CPU device, best of N (interpreter.xla_runner);
+  XLA         the same text compiled once by XLA on one CPU device, best of N, run in turns with
+              hlodbg's so both see the same load of a shared machine;
   reference   the StableHLO reference interpreter (interpreter.reference_time), in a child process,
               'skipped' past --reference-budget seconds;
   peak        bytes a plain run allocates at once beyond its arguments and results (tracemalloc),
@@ -38,7 +39,7 @@ import hlodbg
 
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
-from interpreter import best_time, reference_time, shared_programs, transformer  # noqa: E402
+from interpreter import reference_time, shared_programs, transformer  # noqa: E402
 from scale_programs import loop_program  # noqa: E402
 
 from hlodbg.engine.run.interpreter import Interpreter  # noqa: E402
@@ -65,8 +66,8 @@ def cases(only: set) -> list[tuple[str, str, list]]:
     return found
 
 
-def xla_figures(text: str, args: list, repeats: int) -> tuple[float, int, str]:
-    """(best seconds, temp bytes, why not) of the whole program compiled once by XLA."""
+def xla_program(text: str, args: list) -> tuple[object, int, str]:
+    """(a callable running the whole program compiled once by XLA, its temp bytes, why not)."""
     try:
         import jax
         from jax._src.lib import xla_client as xc
@@ -80,9 +81,29 @@ def xla_figures(text: str, args: list, repeats: int) -> tuple[float, int, str]:
             for output in executable.execute(device_args):
                 output.block_until_ready()
 
-        return best_time(run, repeats=repeats), temp, ""
+        run()
+        return run, temp, ""
     except Exception as e:  # noqa: BLE001 - reported in the table and the run goes on
-        return float("nan"), -1, f"{type(e).__name__}: {str(e).splitlines()[0][:100]}"
+        return None, -1, f"{type(e).__name__}: {str(e).splitlines()[0][:100]}"
+
+
+def interleaved_best(ours, xla, repeats: int, budget: float = 30.0) -> tuple[float, float]:
+    """Best wall seconds of `ours()` and `xla()` run in turns, so that both see the same load of a
+    shared machine; `xla` may be None (nan)."""
+    best_ours = best_xla = float("inf")
+    spent = 0.0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        ours()
+        elapsed = time.perf_counter() - start
+        best_ours, spent = min(best_ours, elapsed), spent + elapsed
+        if xla is not None:
+            start = time.perf_counter()
+            xla()
+            best_xla = min(best_xla, time.perf_counter() - start)
+        if spent > budget:
+            break
+    return best_ours, best_xla if xla is not None else float("nan")
 
 
 def cpu_time(run, repeats: int) -> float:
@@ -135,9 +156,9 @@ def measure(name: str, text: str, args: list, repeats: int, budget: float) -> di
     start = time.perf_counter()
     program.run(*args)
     first = time.perf_counter() - start
-    ours = best_time(lambda: program.run(*args), repeats=2 if loop else repeats, budget=30)
+    run_xla, temp, why_xla = xla_program(text, args)
+    ours, xla = interleaved_best(lambda: program.run(*args), run_xla, repeats=2 if loop else repeats)
     cpu = cpu_time(lambda: program.run(*args), repeats=2 if loop else repeats)
-    xla, temp, why_xla = xla_figures(text, args, repeats)
     if loop or (name == TRANSFORMER and budget <= 0):
         reference, why_ref = float("nan"), "skipped (not run: " + ("1M iterations" if loop else "--reference-budget 0") + ")"
     else:
