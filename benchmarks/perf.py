@@ -6,9 +6,9 @@ weight arguments, seeded); gpt_tiny and every other program of ../shared/program
 directory is absent; the sharded one needs a grid: skipped); the 1M-iteration scalar loop
 (scale_programs.loop_program). For each it prints
   hlodbg      `hlodbg.load(p).run(*args)`, the second call onwards, best of N (wall; the CPU time too,
-              on which the loop is judged);
+              on which the loop is judged), alone as the baseline was measured (compared with it);
   XLA         the same text compiled once by XLA on one CPU device, best of N, run in turns with
-              hlodbg's so both see the same load of a shared machine;
+              hlodbg's (again) so both see the same load of a shared machine: /XLA is that pair's ratio;
   reference   the StableHLO reference interpreter (interpreter.reference_time), in a child process,
               'skipped' past --reference-budget seconds;
   peak        bytes a plain run allocates at once beyond its arguments and results (tracemalloc),
@@ -157,7 +157,9 @@ def measure(name: str, text: str, args: list, repeats: int, budget: float) -> di
     program.run(*args)
     first = time.perf_counter() - start
     run_xla, temp, why_xla = xla_program(text, args)
-    ours, xla = interleaved_best(lambda: program.run(*args), run_xla, repeats=2 if loop else repeats)
+    times = 2 if loop else repeats
+    ours, _ = interleaved_best(lambda: program.run(*args), None, repeats=times)  # alone, as the baseline was
+    ours_in_turns, xla = interleaved_best(lambda: program.run(*args), run_xla, repeats=times)
     cpu = cpu_time(lambda: program.run(*args), repeats=2 if loop else repeats)
     if loop or (name == TRANSFORMER and budget <= 0):
         reference, why_ref = float("nan"), "skipped (not run: " + ("1M iterations" if loop else "--reference-budget 0") + ")"
@@ -165,7 +167,8 @@ def measure(name: str, text: str, args: list, repeats: int, budget: float) -> di
         reference, why_ref = reference_time(text, args, budget)
         if why_ref.startswith("over") or (reference != reference and "budget" in why_ref):
             why_ref = f"skipped ({why_ref})"
-    figures = {"ops": program.op_count, "first_s": first, "hlodbg_s": ours, "hlodbg_cpu_s": cpu, "xla_s": xla, "xla_temp_bytes": temp,
+    figures = {"ops": program.op_count, "first_s": first, "hlodbg_s": ours, "hlodbg_in_turns_s": ours_in_turns,
+               "hlodbg_cpu_s": cpu, "xla_s": xla, "xla_temp_bytes": temp,
                "reference_s": reference, "peak_beyond_bytes": plain_peak(program, args) if not loop else None,
                "arguments_bytes": array_bytes(args)}
     if why_xla:
@@ -175,9 +178,14 @@ def measure(name: str, text: str, args: list, repeats: int, budget: float) -> di
     return figures
 
 
+def xla_ratio(f: dict) -> float:
+    """hlodbg's time over XLA's, both from the runs taken in turns."""
+    return f["hlodbg_in_turns_s"] / f["xla_s"] if f["xla_s"] == f["xla_s"] else float("nan")
+
+
 def verdicts(name: str, f: dict, baseline: dict) -> list[str]:
     out = []
-    ratio = f["hlodbg_s"] / f["xla_s"] if f["xla_s"] == f["xla_s"] else float("nan")
+    ratio = xla_ratio(f)
     if name in TARGET_XLA:
         out.append(f"{ratio:.1f}x XLA (target <= {TARGET_XLA[name]}x) {'PASS' if ratio <= TARGET_XLA[name] else 'FAIL'}")
     if name in TARGET_REFERENCE and f["reference_s"] == f["reference_s"]:
@@ -205,7 +213,7 @@ def verdicts(name: str, f: dict, baseline: dict) -> list[str]:
 def print_row(name: str, f: dict) -> None:
     ref = f"{f['reference_s'] * 1e3:>10.1f}ms" if f["reference_s"] == f["reference_s"] else f"{'skipped':>12}"
     ratio_ref = f"{f['reference_s'] / f['hlodbg_s']:>9.0f}x" if f["reference_s"] == f["reference_s"] else f"{'-':>10}"
-    ratio_xla = f["hlodbg_s"] / f["xla_s"] if f["xla_s"] == f["xla_s"] else float("nan")
+    ratio_xla = xla_ratio(f)
     temp = f"{f['xla_temp_bytes'] / 1e6:>9.3f}MB" if f["xla_temp_bytes"] >= 0 else f"{'-':>11}"
     peak = f"{f['peak_beyond_bytes'] / 1e6:>10.2f}MB" if f["peak_beyond_bytes"] is not None else f"{'-':>12}"
     print(f"{name:<24}{f['ops']:>6}{f['hlodbg_s'] * 1e3:>11.2f}ms{f['xla_s'] * 1e3:>10.3f}ms{ref}"
@@ -247,7 +255,7 @@ def machine_facts() -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=10)
+    parser.add_argument("--repeats", type=int, default=30)
     parser.add_argument("--reference-budget", type=float, default=30.0,
                         help="skip the reference interpreter past this many seconds on a program (0: not on the transformer)")
     parser.add_argument("--only", default="", help="comma-separated names: transformer, loop, or shared program stems")
