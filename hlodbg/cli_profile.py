@@ -1,11 +1,12 @@
 """`hlodbg run PROG --profile`: where the run's time goes and its peak memory, after the results.
 
-The program runs first plainly under tracemalloc: its results are the ones reported and its peak
-is the memory figure (it also prepares the interpreter: steps, folded constants). Then it runs
-again on the same interpreter with a timing listener on every op (engine/run/profile.py), up to
+The program runs first plainly: its results are the ones reported, and it prepares the interpreter
+(steps, folded constants, kept for later runs). Then it runs again on the same interpreter with a timing listener on every op (engine/run/profile.py), up to
 TIMED_RUNS times while that stays under a second, and the fastest of those is the profile; last,
 as many plain runs, untimed op by op, whose fastest is shown beside the profile (what the timing
-itself cost, and what a plain run takes where the plain loop frees or fuses work). On a grid each run builds its devices'
+itself cost, and what a plain run takes where the plain loop frees or fuses work); last, one more
+plain run under tracemalloc gives the memory figure: what a warm run allocates (the prepared plan
+compiles a block's code on its second plain run, allocating once). On a grid each run builds its devices'
 interpreters anew, so the timed run includes that preparation; its figures are summed over the
 devices.
 """
@@ -30,7 +31,7 @@ def add_profile_option(run) -> None:
     run.add_argument("--profile", action="store_true",
                      help="after the results, where the time went (op kinds and single ops: count, time, share of "
                           "the run; the time outside ops) and the run's peak memory beside its arguments' size "
-                          "(the program runs twice: a plain run for results and memory, then a timed one)")
+                          "(the program runs several times: a plain run for the results, timed runs, a traced run for memory)")
 
 
 def check_profile_options(args) -> None:
@@ -52,14 +53,14 @@ class ProfiledRun:
     def run(self, run: Callable[[Optional[Callable]], Any], arguments: Any) -> Any:
         """`run(listeners_for)` runs the program once, giving each process's interpreter the
         listeners `listeners_for(process)` (none for None). Returns the plain run's results."""
-        results, memory = peak_memory(lambda: run(None), arguments)
+        results = run(None)  # prepares the interpreter: its steps, folded constants (kept, not the run's)
         spent = 0.0
         for _ in range(TIMED_RUNS):
             profiler = Profiler()
             profiler.start()
             run(lambda process: [profiler.listener(process)])
             profiler.stop()
-            profile = profiler.profile(memory)
+            profile = profiler.profile()
             if self.profile is None or profile.run_seconds < self.profile.run_seconds:
                 self.profile = profile
             spent += profile.run_seconds
@@ -73,6 +74,8 @@ class ProfiledRun:
             if sum(plain) > TIMED_BUDGET_SECONDS:
                 break
         self.profile.plain_run_seconds = min(plain)
+        # Last, warm: a plan compiles a block's code on its second plain run, which allocates once.
+        _, self.profile.memory = peak_memory(lambda: run(None), arguments)
         return results
 
     def json(self) -> dict:
