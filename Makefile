@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/long_loop.py
 	$(BIN)/python benchmarks/layout_crossover.py
 	$(BIN)/python benchmarks/xla.py
+	$(BIN)/python benchmarks/perf.py --baseline benchmarks/baseline_issue22.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -17,8 +17,11 @@ def grid_size(module, args) -> tuple[int, int]:
     return grid_shape(module, args.replicas, args.partitions)
 
 
-def run_on_grid(args, program, function, values, randomised, backend=None) -> int:
+def run_on_grid(args, program, function, values, randomised, backend=None, profiling=None) -> int:
+    """Run on the grid and report the results; `profiling` (cli_profile.ProfiledRun) times the run
+    and adds its profile after the results."""
     module = program.module
+    run_with = (profiling.run if profiling is not None else lambda run, arguments: run(None))
     replicas, partitions = grid_size(module, args)
     if args.probe:
         raise ExecutionError(f"--probe records one process; on a {replicas}x{partitions} grid open the program in the debugger (hlodbg PROG) or run with --replicas 1 --partitions 1")
@@ -26,15 +29,20 @@ def run_on_grid(args, program, function, values, randomised, backend=None) -> in
     if is_global_program(module):
         if args.break_on:
             return _break_on_grid(args, program, values, replicas, partitions, backend)
-        results = run_global(module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions,
-                             backend=backend_for(backend))
+        results = run_with(lambda listeners_for: run_global(
+            module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions,
+            backend=backend_for(backend), listeners_for=listeners_for), values)
         print(f"note: global results of a sharded program run on {replicas * partitions} emulated devices", file=sys.stderr)
-        report_results(args, program, results, result_types, randomised, {"devices": replicas * partitions})
+        report_results(args, program, results, result_types, randomised,
+                       {"devices": replicas * partitions, **(profiling.json() if profiling is not None else {})})
+        if profiling is not None:
+            profiling.print(args)
         return 0
     if args.break_on:
         return _break_on_grid(args, program, values, replicas, partitions, backend)
-    per_device = run_grid(module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions,
-                          backend=backend_for(backend))
+    per_device = run_with(lambda listeners_for: run_grid(
+        module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions,
+        backend=backend_for(backend), listeners_for=listeners_for), values)
     order = sorted(per_device, key=lambda p: (p.replica_id, p.partition_id))
     if args.out:
         arrays = {}
@@ -46,7 +54,8 @@ def run_on_grid(args, program, function, values, randomised, backend=None) -> in
                     "results": [dict(name=f"result{i}@{p.replica_id},{p.partition_id}", type=str(t), **summarize(v)) for i, (v, t) in enumerate(zip(per_device[p], result_types))]}
                    for p in order]
         print(json.dumps({"program": program.name, "entry": args.entry, "grid": [replicas, partitions],
-                          "target": target_name(args), "random_arguments": randomised, "devices": devices}, indent=2))
+                          "target": target_name(args), "random_arguments": randomised, "devices": devices,
+                          **(profiling.json() if profiling is not None else {})}, indent=2))
     elif not args.out:
         for process in order:
             print(f"device {process.replica_id * partitions + process.partition_id} (replica {process.replica_id}, partition {process.partition_id}):")
@@ -54,6 +63,8 @@ def run_on_grid(args, program, function, values, randomised, backend=None) -> in
                 print("  " + format_result(i, value, t).replace(f"result{i}:", f"result{i}@{process.replica_id},{process.partition_id}:", 1))
     else:
         print(f"saved the results of {len(order)} devices to {args.out} (result0@r,p, ...)")
+    if profiling is not None:
+        profiling.print(args)
     return 0
 
 

@@ -6,6 +6,7 @@ import sys
 
 from hlodbg.cli_grid import grid_size, run_on_grid
 from hlodbg.cli_elided import add_fill_elided_option, load_program
+from hlodbg.cli_profile import ProfiledRun, add_profile_option, check_profile_options, run_profiled
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
@@ -62,6 +63,7 @@ def add_parsers(sub) -> None:
     from hlodbg.cli_replay import add_capture_option
 
     add_capture_option(run)
+    add_profile_option(run)
 
     check = sub.add_parser("check", help="run self-checking programs (check dialect, @check.* custom calls)")
     check.set_defaults(handler=cmd_check)
@@ -80,6 +82,8 @@ def cmd_run(args) -> int:
     from hlodbg.cli_session import check_memory
 
     check_memory(args.memory)  # refused even when nothing is recorded: a typo is not ignored
+    check_profile_options(args)
+    profiling = ProfiledRun() if args.profile else None
     backend = backend_from_args(args)
     program = load_program(args)
     from hlodbg.cli_replay import capture_arguments, capture_backend
@@ -111,7 +115,7 @@ def cmd_run(args) -> int:
             args.break_on = None  # nothing diverged: the grid's results, as a run without --break-on
             return run_on_grid(args, program, function, values, randomised, backend)
     elif grid != (1, 1):
-        return run_on_grid(args, program, function, values, randomised, backend)
+        return run_on_grid(args, program, function, values, randomised, backend, profiling)
     elif args.break_on and not args.probe and args.break_on.strip().lower() in VALUE_TESTS:
         from hlodbg.cli_session import scan_break_on
 
@@ -142,13 +146,19 @@ def cmd_run(args) -> int:
         printed = session.printed
     else:
         interpreter = Interpreter(program.module, backend=backend.for_device(ProcessId(0, 0)))
-        results = interpreter.run(args.entry, values)
+        if profiling is not None:
+            results = run_profiled(interpreter, args.entry, values, profiling)
+        else:
+            results = interpreter.run(args.entry, values)
         printed = interpreter.printed
     for line in printed:
         print(line, file=sys.stderr if args.json else sys.stdout)
     for note in backend.run_notes(program.module):
         print(f"note: {note}", file=sys.stderr)
-    report_results(args, program, results, function.function_type.results, randomised)
+    report_results(args, program, results, function.function_type.results, randomised,
+                   profiling.json() if profiling is not None else None)
+    if profiling is not None:
+        profiling.print(args)
     return 0
 
 

@@ -26,16 +26,18 @@ from ..ops.spmd import SPMD_CUSTOM_CALLS
 
 def run_grid(module: Module, args: ArgsLike = (), entry: str = "main", num_replicas: Optional[int] = None,
              num_partitions: Optional[int] = None, infeed: Sequence[Any] = (), interpreter_factory=None,
-             backend: Backend = CPU) -> dict[ProcessId, list]:
+             backend: Backend = CPU, listeners_for=None) -> dict[ProcessId, list]:
     """Run `entry` on every process of the grid; results per process.
 
     `args` is one argument list for every process, or {ProcessId: args} per process. The grid is
     the module's mhlo.num_replicas x mhlo.num_partitions unless given. Each device computes with
-    its own instance of `backend` (Backend.for_device)."""
+    its own instance of `backend` (Backend.for_device). `listeners_for(process)`: the listeners
+    of that process's interpreter (a profile's timing listeners), none when not given."""
     replicas, partitions = grid_shape(module, num_replicas, num_partitions)
     grid = ScheduledGrid(replicas, partitions, infeed=deque(infeed))
     factory = interpreter_factory or (
-        lambda process: Interpreter(module, backend=backend.for_device(process, grid), process=process, grid=grid))
+        lambda process: Interpreter(module, backend=backend.for_device(process, grid), process=process, grid=grid,
+                                    listeners=listeners_for(process) if listeners_for is not None else ()))
     tasks = {}
     for process in grid.processes():
         process_args = args[process] if isinstance(args, dict) else args
@@ -59,12 +61,12 @@ def is_global_program(module: Module) -> bool:
 
 
 def run_global(module: Module, args: ArgsLike = (), entry: str = "main", num_replicas: Optional[int] = None,
-               num_partitions: Optional[int] = None, backend: Backend = CPU) -> list:
+               num_partitions: Optional[int] = None, backend: Backend = CPU, listeners_for=None) -> list:
     """Run `entry` on every device of the grid with the same arguments; the devices' common results.
 
     The grid is the module's mhlo.num_replicas x mhlo.num_partitions unless given. Raises
     ExecutionError when the devices end with different results."""
-    per_process = run_grid(module, args, entry, num_replicas, num_partitions, backend=backend)
+    per_process = run_grid(module, args, entry, num_replicas, num_partitions, backend=backend, listeners_for=listeners_for)
     processes = sorted(per_process, key=lambda p: (p.replica_id, p.partition_id))
     first = per_process[processes[0]]
     differing: list[str] = []
