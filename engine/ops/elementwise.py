@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.dtypes import bit_width, is_narrow_float, is_narrow_int, narrow, widen
+from ..ir.dtypes import bit_width, compute_dtype, is_narrow_float, is_narrow_int, narrow, widen
 from ..machine.backend import Backend
 from .registry import OpCall, op
 from .reuse import dead_operand
@@ -100,11 +100,29 @@ def _binary(call: OpCall, ufunc: Any, lhs: np.ndarray, rhs: np.ndarray) -> np.nd
     A dead operand's buffer (see reuse.py) takes the result when the ufunc computes in the
     result type itself: the same ufunc on the same values, so the same bits.
     """
+    memo = getattr(call, "memo", None)  # stand-in calls (tools, tests) carry none: the general path
+    native = memo.get("native", None) if memo is not None else False
+    if native is None:
+        native = memo["native"] = _native_types(call)
+    if native and lhs.dtype is rhs.dtype and not getattr(call, "reuse", None):
+        # Operands and result of one type arithmetic is done in (f32, i32, f64...): widen and
+        # narrow would do nothing. The same ufunc on the same arrays, so the same bits; a 0-d
+        # result comes back from numpy as a scalar and is kept an array.
+        out = ufunc(lhs, rhs)
+        return out if type(out) is np.ndarray else np.asarray(out)
     a, b = widen(lhs), widen(rhs)
     out = dead_operand(call, (lhs, rhs))
     if out is not None and a.dtype == b.dtype == out.dtype:
         return ufunc(a, b, out=out)
     return narrow(ufunc(a, b), call.result_dtype)
+
+
+def _native_types(call: OpCall) -> bool:
+    """Whether `call`'s operands and result all have one element type that is its own compute
+    type, and the op's ufunc keeps it (division of integers makes floats: not native)."""
+    dtype = call.result_dtype
+    same = all(getattr(t, "numpy_dtype", None) == dtype for t in call.operand_types)
+    return same and compute_dtype(dtype) == dtype and call.op.name != "stablehlo.divide"
 
 
 @op("stablehlo.add")
@@ -420,6 +438,13 @@ def leading_zeros(bits: np.ndarray, width: int) -> np.ndarray:
 
 @op("stablehlo.compare")
 def compare(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    memo = getattr(call, "memo", None)  # stand-in calls (tools, tests) carry none: the general path
+    plain = memo.get("plain_compare") if memo is not None else None
+    if plain is not None and type(lhs) is np.ndarray and lhs.dtype is rhs.dtype:
+        # Decided once per op: a real type compared as it is (not TOTALORDER, not widened):
+        # the ufunc the general path below would call, on the same arrays.
+        out = plain(lhs, rhs)
+        return out if type(out) is np.ndarray else np.asarray(out)
     direction = call.attr("comparison_direction")
     compare_type = call.attr("compare_type")
     ufunc = _COMPARISONS.get(str(direction))
@@ -428,6 +453,10 @@ def compare(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     lhs, rhs = np.asarray(lhs), np.asarray(rhs)
     if lhs.dtype.kind == "c":
         return complex_compare(str(direction), lhs, rhs)
+    if memo is not None and "plain_compare" not in memo:
+        as_is = compute_dtype(lhs.dtype) == lhs.dtype and not (
+            compare_type is not None and str(compare_type) == "TOTALORDER" and is_floating(lhs.dtype))
+        memo["plain_compare"] = ufunc if as_is and lhs.dtype == rhs.dtype else None
     return np.asarray(ufunc(_comparable(lhs, compare_type), _comparable(rhs, compare_type)))
 
 
