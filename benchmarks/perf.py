@@ -40,6 +40,7 @@ import hlodbg
 BENCHMARKS = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCHMARKS))
 from interpreter import reference_time, shared_programs, transformer  # noqa: E402
+from long_loop import cpu_time  # noqa: E402
 from scale_programs import loop_program  # noqa: E402
 
 from hlodbg.engine.run.interpreter import Interpreter  # noqa: E402
@@ -104,16 +105,6 @@ def interleaved_best(ours, xla, repeats: int, budget: float = 30.0) -> tuple[flo
         if spent > budget:
             break
     return best_ours, best_xla if xla is not None else float("nan")
-
-
-def cpu_time(run, repeats: int) -> float:
-    """The least CPU time (of every thread of the process) `run()` took in `repeats` runs."""
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.process_time()
-        run()
-        best = min(best, time.process_time() - start)
-    return best
 
 
 def plain_peak(program, args: list) -> int:
