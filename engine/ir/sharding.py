@@ -16,8 +16,10 @@ from .named_sharding import named_sharding
 # Custom-call targets that mark how a global program is partitioned (GSPMD's and Shardy's HLO
 # spelling): they are not computations of their own, so only a run of the whole grid gives them a
 # meaning (engine/ops/spmd.py cuts and gathers tiles there), never a single-op kernel.
-PARTITIONER_CUSTOM_CALLS = frozenset({"Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape",
-                                      "xla.sdy.FuncResultSharding"})
+# GSPMD's conversions between a global value and each device's tile (engine/ops/spmd.py runs them;
+# engine/run/spmd.py finds the manual regions they bound).
+SPMD_CONVERSIONS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
+PARTITIONER_CUSTOM_CALLS = SPMD_CONVERSIONS | {"Sharding", "xla.sdy.FuncResultSharding"}
 
 
 @dataclass(frozen=True)

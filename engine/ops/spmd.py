@@ -20,6 +20,7 @@ import numpy as np
 
 from ..ir.attributes import SdyDimSharding, SdyMesh, SdySharding, SdyShardingPerValue, SymbolRef
 from ..ir.sharding import (
+    SPMD_CONVERSIONS,
     HloSharding,
     ShardingSyntaxError,
     device_tile,
@@ -452,4 +453,4 @@ CUSTOM_CALL_TARGETS.update({
     "xla.sdy.FuncResultSharding": result_sharding_marker,
 })
 
-SPMD_CUSTOM_CALLS = frozenset({"SPMDFullToShardShape", "SPMDShardToFullShape"})
+SPMD_CUSTOM_CALLS = SPMD_CONVERSIONS
