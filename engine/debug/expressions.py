@@ -19,8 +19,9 @@ FUNCTIONS and the array attributes/methods of ARRAY_ATTRIBUTES. Anything else (l
 comprehensions, f-strings, dict/set displays, `:=`, `*`-unpacking, other attributes, names that
 start with `_`) is refused when the expression is compiled. Evaluation runs without builtins and
 sees every value through a read-only view, so an expression cannot import, open files, reach
-Python internals or modify the values it inspects. It does not bound the work an expression
-asks for: `10**10**10` is allowed and slow.
+Python internals or modify the values it inspects. Its operators and calls run through the guards
+of expression_bounds.py: `10**10**10` or `'a' * 10**10` is refused before it starts, one evaluation
+stops after a time bound, and an interrupt (Escape in the debugger) stops it at its next step.
 
 Narrow ml_dtypes values (bfloat16, float8, int4, ...) are widened to their compute dtype before
 functions and reducing methods see them, so `result.mean()` is right for int4 and bf16 arrays;
@@ -41,6 +42,7 @@ import numpy as np
 from ..ir.dtypes import widen
 from ..ir.errors import HlodbgError
 from ..machine.xla.device_values import is_device_array, to_host
+from . import expression_bounds as bounds
 from .expression_shapes import quick_comparison, reads_every_value
 
 
@@ -82,6 +84,8 @@ ARRAY_ATTRIBUTES = _LAYOUT_ATTRIBUTES | _NUMERIC_METHODS
 
 _VALUE = "__hlodbg_value"  # generated call that fetches an SSA reference
 _ATTRIBUTE = "__hlodbg_attribute"  # generated call that replaces every attribute access
+_BINARY = "__hlodbg_binary"  # generated call that replaces every binary operator (bounds.binary)
+_CALL = "__hlodbg_call"  # generated call that wraps every call (bounds.call)
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$.")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _WORD = re.compile(r"\w+")
@@ -185,7 +189,7 @@ FUNCTIONS: dict[str, Any] = {
 def _attribute(obj: Any, name: str) -> Any:
     if name in _NUMERIC_METHODS:
         obj = _wide(obj)
-    return getattr(obj, name)
+    return bounds.method(obj, name, getattr(obj, name))
 
 
 # numpy's C code imports helpers lazily (e.g. `ndarray.any` -> numpy._core._methods) through the
@@ -194,6 +198,8 @@ def _attribute(obj: Any, name: str) -> Any:
 _GLOBALS: dict[str, Any] = {
     "__builtins__": {"__import__": builtins.__import__},
     _ATTRIBUTE: _attribute,
+    _BINARY: bounds.binary,
+    _CALL: bounds.call,
     **FUNCTIONS,
 }
 
@@ -259,10 +265,14 @@ class Expression:
         if self.values:
             scope[_VALUE] = self._fetcher(lookup)
         try:
-            with np.errstate(all="ignore"):
+            with np.errstate(all="ignore"), bounds.bounded():
                 return eval(self._code, _GLOBALS, scope)
         except ExpressionError:
             raise
+        except bounds.EvaluationLimit as exc:
+            raise ExpressionError(f"{self.text}: {exc.message}", self.text) from None
+        except MemoryError:
+            raise ExpressionError(f"{self.text}: there is not enough memory for what it asks", self.text) from None
         except Exception as exc:
             raise ExpressionError(f"{self.text}: {_in_words(exc)}", self.text) from exc
 
@@ -355,7 +365,7 @@ def _compile(text: str) -> Expression:
         tree = ast.parse(source, mode="eval")
         columns = _validate(tree, locate)
         strict = reads_every_value(tree)
-        tree = ast.fix_missing_locations(_rewrite_attributes(tree))
+        tree = ast.fix_missing_locations(_rewrite(tree))
         code = compile(tree, "<expression>", "eval")
     except SyntaxError as exc:
         offset = locate.syntax_error(exc)
@@ -567,21 +577,38 @@ def _attribute_offset(node: ast.Attribute, locate: _Locator) -> int:
     return dot + 1 if dot >= 0 else end
 
 
-def _rewrite_attributes(tree: ast.Expression) -> ast.Expression:
-    """`x.mean` -> `__hlodbg_attribute(x, 'mean')`, so narrow dtypes are widened for numeric methods.
+def _rewrite(tree: ast.Expression) -> ast.Expression:
+    """`x.mean` -> `__hlodbg_attribute(x, 'mean')`, so narrow dtypes are widened for numeric
+    methods; `a ** b` -> `__hlodbg_binary('**', a, b)` and `f(x)` -> `__hlodbg_call(f, x)`, so
+    expression_bounds checks each step before it runs.
 
     Iterative (children before parents) so long chains like `a + a + ... + a` do not recurse.
     """
     for node in reversed(list(ast.walk(tree))):
         for field, child in ast.iter_fields(node):
-            if isinstance(child, ast.Attribute):
-                setattr(node, field, _attribute_call(child))
+            if isinstance(child, ast.AST):
+                setattr(node, field, _guarded(child))
             elif isinstance(child, list):
-                child[:] = [_attribute_call(c) if isinstance(c, ast.Attribute) else c for c in child]
+                child[:] = [_guarded(c) if isinstance(c, ast.AST) else c for c in child]
     return tree
 
 
-def _attribute_call(node: ast.Attribute) -> ast.Call:
-    call = ast.Call(func=ast.Name(id=_ATTRIBUTE, ctx=ast.Load()), args=[node.value, ast.Constant(node.attr)],
-                    keywords=[])
+_OPERATOR_SYMBOLS = {
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**",
+    ast.LShift: "<<", ast.RShift: ">>", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^", ast.MatMult: "@",
+}
+
+
+def _guarded(node: ast.AST) -> ast.AST:
+    if isinstance(node, ast.Attribute):
+        return _generated_call(_ATTRIBUTE, [node.value, ast.Constant(node.attr)], [], node)
+    if isinstance(node, ast.BinOp):
+        return _generated_call(_BINARY, [ast.Constant(_OPERATOR_SYMBOLS[type(node.op)]), node.left, node.right], [], node)
+    if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id.startswith("__hlodbg")):
+        return _generated_call(_CALL, [node.func, *node.args], node.keywords, node)
+    return node
+
+
+def _generated_call(name: str, args: list, keywords: list, node: ast.AST) -> ast.Call:
+    call = ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=keywords)
     return ast.copy_location(call, node)

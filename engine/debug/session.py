@@ -25,6 +25,7 @@ import numpy as np
 from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver, surely_finite
 from ..machine.backend import CPU, Backend
 from ..ir.errors import ExecutionError, HlodbgError
+from .expression_bounds import interrupt as interrupt_expressions
 from .expressions import ExpressionError, compile_expression
 from ..run.interpreter import Interpreter, entry_arguments, entry_function
 from ..ir.core import Module, Operation
@@ -100,8 +101,10 @@ class Session:
         self.timeline.main.execution.abandon()
 
     def interrupt(self) -> None:
-        """From another thread: make a running control stop before the next op."""
+        """From another thread: make a running control stop before the next op (and an expression
+        being evaluated, a `print` or a condition, stop at its next step)."""
         self.timeline.main.execution.interrupt()
+        interrupt_expressions()
 
     @property
     def execution(self) -> Execution:
