@@ -74,6 +74,10 @@ def _parser() -> argparse.ArgumentParser:
     serve_cmd.add_argument("--lessons", nargs="?", const=True, default=False, metavar="DIR",
                            help="serve the lesson picker instead of PROG: each browser tab picks and works through its own "
                                 "lesson (hlodbg's own, or the lessons in DIR: NAME.mlir + NAME.toml)")
+    serve_cmd.add_argument("--no-token", action="store_true", help="serve without the secret token in the link: only on a "
+                           "network where everyone who can reach the server may use it")
+    serve_cmd.add_argument("--max-sessions", type=int, default=40, metavar="N",
+                           help="browser sessions at once; more are turned away (default: 40)")
     _add_session_options(serve_cmd)
 
     verify_cmd = sub.add_parser("verify", help="parse and verify programs")

@@ -1,6 +1,7 @@
 """Wires the command line into the Textual app (hlodbg is the only layer that sees both)."""
 from __future__ import annotations
 
+import os
 import shlex
 import sys
 from pathlib import Path
@@ -83,8 +84,20 @@ def run_ui(args) -> int:
     return run_app(build_app(args))
 
 
+# Set by `hlodbg serve` for each session it starts: the folder that session may write into.
+SESSION_FOLDER = "HLODBG_SESSION_DIR"
+
+
 def run_app(app) -> int:
-    """Run the app; without a terminal an error is printed instead of drawn."""
+    """Run the app; without a terminal an error is printed instead of drawn. A session `hlodbg
+    serve` started writes its files only into the folder the server made for it."""
+    folder = os.environ.get(SESSION_FOLDER)
+    if folder:
+        from hlodbg.ui.session_files import SessionFiles
+
+        app.files = SessionFiles(Path(folder))
+        app.run()
+        return 0 if app.error is None else 2
     if not sys.stdout.isatty() and app.error is not None:
         print(app.error.render(), file=sys.stderr)  # no terminal to draw the error screen on
         return 2
@@ -181,8 +194,9 @@ def _check_lesson_folder(lessons) -> None:
 
 
 def serve_ui(args) -> int:
-    """`hlodbg serve PROG`: each browser session runs `hlodbg open PROG ...` through textual-serve."""
-    from textual_serve.server import Server
+    """`hlodbg serve PROG`: each browser session runs `hlodbg open PROG ...` (see hlodbg/serve.py)."""
+    from hlodbg.serve import WorkshopServer, new_token
+    from hlodbg.serve_zygote import Zygote
 
     # What every browser session would open, checked once now: a missing program, bad arguments
     # or a wrong --target/--layout is an error here (exit 2), not in every browser.
@@ -191,8 +205,36 @@ def serve_ui(args) -> int:
     error = None if args.lessons else build_app(args).error
     if error is not None:
         raise error
+    if args.max_sessions < 1:
+        raise CliError(f"--max-sessions must be at least 1, got {args.max_sessions}")
     options, lines = server_options(args)
+    token = None if args.no_token else new_token()
+    session_argv = shlex.split(options["command"])[3:]  # after `python -m hlodbg`
+    zygote = Zygote.start(lambda: warm_session(args), lambda: _run_session(session_argv))
+    server = WorkshopServer(token=token, max_sessions=args.max_sessions, zygote=zygote, **options)
+    lines[0] = f"serving hlodbg on {server.link} (Ctrl-C stops)"
+    if token is None:
+        lines.append("--no-token: anyone who reaches this address can use the debugger")
     for line in lines:
         print(line, file=sys.stderr)
-    Server(**options).serve()
+    try:
+        server.serve()
+    finally:
+        zygote.close()
     return 0
+
+
+def warm_session(args) -> None:
+    """What every session needs before its first frame, done once in the zygote (serve_zygote.py):
+    the app's modules imported and the served program loaded and checked."""
+    import hlodbg.ui.screens.main  # noqa: F401 - imported for the sessions forked from here
+    import hlodbg.ui.served_driver  # noqa: F401
+
+    if not args.lessons:
+        build_app(args)
+
+
+def _run_session(argv: list[str]) -> int:
+    from hlodbg.cli import main
+
+    return main(argv)

@@ -52,21 +52,33 @@ def test_serve_rejects_a_public_url_that_is_not_one(capsys):
 
 
 def test_serve_builds_the_server_with_the_public_url(monkeypatch, capsys):
-    import textual_serve.server as server_module
+    import hlodbg.serve as serve_module
+    import hlodbg.serve_zygote as zygote_module
 
     built = {}
 
     class FakeServer:
         def __init__(self, **options):
             built.update(options)
+            self.link = f"{options['public_url']}/?token={options['token']}"
 
         def serve(self):
             built["served"] = True
 
-    monkeypatch.setattr(server_module, "Server", FakeServer)
+    class FakeZygote:
+        @classmethod
+        def start(cls, warm, run):
+            return cls()
+
+        def close(self):
+            built["zygote closed"] = True
+
+    monkeypatch.setattr(serve_module, "WorkshopServer", FakeServer)
+    monkeypatch.setattr(zygote_module, "Zygote", FakeZygote)
     assert main(["serve", str(NAN_PROGRAM), "--host", "0.0.0.0", "--port", "8766", "--public-url", "http://10.1.2.3:8766"]) == 0
     assert built["served"] and built["public_url"] == "http://10.1.2.3:8766" and built["host"] == "0.0.0.0"
-    assert "http://10.1.2.3:8766" in capsys.readouterr().err
+    assert built["zygote closed"] and built["max_sessions"] == 40 and len(built["token"]) >= 32
+    assert f"http://10.1.2.3:8766/?token={built['token']}" in capsys.readouterr().err
 
 
 def test_every_browser_session_keeps_its_own_breakpoints():

@@ -10,6 +10,7 @@ from hlodbg.engine.ir.errors import HlodbgError
 
 from .keymap import load_keymap
 from .screens.error import ErrorScreen
+from .session_files import SessionFiles
 
 
 class HlodbgApp(App):
@@ -22,8 +23,12 @@ class HlodbgApp(App):
     def __init__(self, program=None, error: Optional[HlodbgError] = None, args: Optional[Sequence] = None, seed: int = 0,
                  entry: str = "main", break_on: Optional[str] = None, memory=None, persist: bool = True,
                  keymap_path: Optional[Path] = None, replicas: Optional[int] = None, partitions: Optional[int] = None,
-                 device=None, backend=None, explain: bool = False, lesson=None, lessons=None, **kwargs):
+                 device=None, backend=None, explain: bool = False, lesson=None, lessons=None,
+                 downloads: Optional[Path] = None, **kwargs):
         super().__init__(**kwargs)
+        # A served session (`downloads`: its own folder) writes files only there and offers them
+        # to the browser; a local one writes where its user says.
+        self.files = SessionFiles(downloads)
         self.program = program
         self.error = error
         self.options = dict(args=args, seed=seed, entry=entry, memory=memory, persist=persist, replicas=replicas, partitions=partitions, device=device,
@@ -67,7 +72,7 @@ class HlodbgApp(App):
         self.controller = controller
         for message in controller.session.breakpoints.messages:
             self.notify(message, severity="warning", timeout=10)
-        screen = MainScreen(program, None, controller, self.break_on, explain=self.explain)
+        screen = MainScreen(program, None, controller, self.break_on, explain=self.explain, files=self.files)
         self.push_screen(screen)
         if self.lesson is not None:
             self.call_after_refresh(self._add_lesson_panel, screen)

@@ -19,6 +19,7 @@ from hlodbg.engine.ir.phrases import LANGUAGE_NAMES, LANGUAGES
 from hlodbg.engine.run.arguments import parse_device
 
 from .controller import CommandError, SessionController
+from .session_files import SessionFiles
 from .state import DebugState
 
 HELP = """commands (abbreviations in brackets):
@@ -49,6 +50,7 @@ class CommandResult:
     overlay: Optional[dict] = None  # graph node -> (level, fill, badge) to colour the graph with; {} clears it
     explain: Optional["ExplainRequest"] = None  # open the explain pane on this
     language: str = ""  # the language the explain pane and the provenance view speak from now on
+    deliver: str = ""  # a file the session wrote, to offer to a served session's browser as a download
 
 
 @dataclass(frozen=True)
@@ -67,15 +69,17 @@ def format_value(value: Any, limit: int = 2000) -> str:
         with np.printoptions(threshold=200, edgeitems=4, linewidth=100, precision=6):
             text = f"{np.array2string(shown)}  ({value.dtype.name}{list(value.shape)})"
         return text if len(text) <= limit else text[: limit - 1] + "…"
-    return str(value)
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"  # a long string fills no console
 
 
 class CommandRunner:
     """Parses and runs one command line. Called in the session thread."""
 
-    def __init__(self, controller: SessionController, program_name: str):
+    def __init__(self, controller: SessionController, program_name: str, files: Optional[SessionFiles] = None):
         self.controller = controller
         self.program_name = program_name
+        self.files = files or SessionFiles()
         self.find_ops = controller.find_ops
         self._search: tuple[str, list[Operation], int] = ("", [], -1)
 
@@ -208,7 +212,11 @@ class CommandRunner:
                 collapse = options.pop(0)
             else:
                 raise CommandError(f"unknown export option '{flag}' (--overlay nan|range|padding, --collapse calls|regions|none)")
-        return CommandResult(self.controller.export(path, overlay, collapse, self.program_name))
+        path = self.files.place(path)
+        report = self.controller.export(path, overlay, collapse, self.program_name)
+        if self.files.served:
+            return CommandResult(f"{report}; your browser downloads it", deliver=path)
+        return CommandResult(report)
 
     def cmd_overlay(self, rest: str) -> CommandResult:
         if rest == "none":

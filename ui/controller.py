@@ -104,6 +104,7 @@ class SessionController:
         return len(self.session.trace)
 
     def close(self) -> None:
+        self.interrupt()  # a move still running parks at its next op, so the close below gets a turn
         try:
             self.submit(self.target.close).result(timeout=5)
         except Exception:  # closing is best effort: the process is leaving anyway

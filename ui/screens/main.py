@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import shlex
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +32,7 @@ from hlodbg.layouts.op_facts import fact_lines
 
 from ..commands import CommandResult, CommandRunner, ExplainRequest
 from ..controller import SessionController
+from ..session_files import SessionFiles
 from ..keymap import BINDING_GROUPS, DEBUGGER_BINDINGS, key_label
 from ..state import DebugState, short_note
 from ..widgets.explain_pane import ExplainPane
@@ -63,12 +65,13 @@ class MainScreen(TeachingPanes, Screen):
     AUTO_FOCUS = ""  # the debugger's keys work with nothing focused; `:` focuses the command line
 
     def __init__(self, program, graph: Optional[DataflowGraph], controller: SessionController, break_on: Optional[str] = None,
-                 explain: bool = False, **kwargs):
+                 explain: bool = False, files: Optional[SessionFiles] = None, **kwargs):
         super().__init__(**kwargs)
         self.program = program
         self.graph = graph
         self.controller = controller
-        self.runner = CommandRunner(controller, program.name)
+        self.files = files or SessionFiles()
+        self.runner = CommandRunner(controller, program.name, self.files)
         self.break_on = break_on
         self.state: Optional[DebugState] = None
         self.selected_op: Optional[Operation] = None
@@ -374,6 +377,8 @@ class MainScreen(TeachingPanes, Screen):
         finally:
             self.busy = ""
         self.show_result(result)
+        if result.deliver:
+            self.app.deliver_binary(result.deliver)
         if result.overlay is not None:
             self.query_one(GraphCanvas).set_overlay(result.overlay)
         if result.state is not None or result.breakpoints_changed:
@@ -495,8 +500,9 @@ class MainScreen(TeachingPanes, Screen):
         self.query_one(SourceView).refresh()
 
     def action_export_svg(self) -> None:
-        path = Path.cwd() / f"{Path(self.program.name).stem}.svg"
-        self.run_command(f"export {path} --overlay nan")
+        name = f"{Path(self.program.name).stem}.svg"
+        path = name if self.files.served else str(Path.cwd() / name)
+        self.run_command(f"export {shlex.quote(path)} --overlay nan")
 
     def log_line(self, text: str, error: bool = False, dim: bool = False) -> None:
         style = "bold red" if error else "dim" if dim else ""
