@@ -16,6 +16,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -139,6 +140,19 @@ def session_environment(folder: str) -> dict[str, str]:
             "HLODBG_STATE_DIR": os.path.join(folder, ".state"), "OPENBLAS_NUM_THREADS": "1"}
 
 
+class _HideToken(logging.Filter):
+    """The access log shows who joined, not the token they joined with."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = _TOKEN_IN_URL.sub("token=…", str(record.msg))
+        if record.args:
+            record.args = tuple(_TOKEN_IN_URL.sub("token=…", a) if isinstance(a, str) else a for a in record.args)
+        return True
+
+
+_TOKEN_IN_URL = re.compile(r"token=[\w-]+")
+
+
 class WorkshopServer(Server):
     def __init__(self, command: str, *, token: Optional[str], max_sessions: int = DEFAULT_MAX_SESSIONS,
                  zygote=None, **options):
@@ -182,6 +196,10 @@ class WorkshopServer(Server):
             # The page's scripts, its WebSocket and its downloads carry the token from here on.
             response.set_cookie(self.cookie, self.token, httponly=True, samesite="Strict", path="/")
         return response
+
+    def initialize_logging(self) -> None:
+        super().initialize_logging()
+        logging.getLogger("aiohttp.access").addFilter(_HideToken())
 
     async def on_startup(self, app: web.Application) -> None:
         """textual-serve's banner, and its copy of the URL without the token, stay out."""
