@@ -175,7 +175,7 @@ def _cmd_open(args) -> int:
 def _cmd_serve(args) -> int:
     from hlodbg.ui_entry import serve_ui
 
-    return serve_ui(args)
+    return serve_ui(args, main)  # each session runs its own command line through main()
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

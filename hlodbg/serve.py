@@ -28,7 +28,7 @@ from aiohttp import WSMsgType, web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 
-from hlodbg.ui_entry import SESSION_FOLDER
+from hlodbg.ui.session_files import SESSION_FOLDER
 
 log = logging.getLogger("textual-serve")
 

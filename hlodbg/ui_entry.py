@@ -84,13 +84,11 @@ def run_ui(args) -> int:
     return run_app(build_app(args))
 
 
-# Set by `hlodbg serve` for each session it starts: the folder that session may write into.
-SESSION_FOLDER = "HLODBG_SESSION_DIR"
-
-
 def run_app(app) -> int:
     """Run the app; without a terminal an error is printed instead of drawn. A session `hlodbg
     serve` started writes its files only into the folder the server made for it."""
+    from hlodbg.ui.session_files import SESSION_FOLDER
+
     folder = os.environ.get(SESSION_FOLDER)
     if folder:
         from hlodbg.ui.session_files import SessionFiles
@@ -193,8 +191,9 @@ def _check_lesson_folder(lessons) -> None:
         raise CliError(f"serve --lessons {lessons}: the folder holds no lesson (a lesson is NAME.mlir with its NAME.toml)")
 
 
-def serve_ui(args) -> int:
-    """`hlodbg serve PROG`: each browser session runs `hlodbg open PROG ...` (see hlodbg/serve.py)."""
+def serve_ui(args, run_command) -> int:
+    """`hlodbg serve PROG`: each browser session runs `hlodbg open PROG ...` (see hlodbg/serve.py),
+    through `run_command(argv)` (the command line's main) in a process forked for it."""
     from hlodbg.serve import WorkshopServer, new_token
     from hlodbg.serve_zygote import Zygote
 
@@ -210,7 +209,7 @@ def serve_ui(args) -> int:
     options, lines = server_options(args)
     token = None if args.no_token else new_token()
     session_argv = shlex.split(options["command"])[3:]  # after `python -m hlodbg`
-    zygote = Zygote.start(lambda: warm_session(args), lambda: _run_session(session_argv))
+    zygote = Zygote.start(lambda: warm_session(args), lambda: run_command(session_argv))
     server = WorkshopServer(token=token, max_sessions=args.max_sessions, zygote=zygote, **options)
     lines[0] = f"serving hlodbg on {server.link} (Ctrl-C stops)"
     if token is None:
@@ -232,9 +231,3 @@ def warm_session(args) -> None:
 
     if not args.lessons:
         build_app(args)
-
-
-def _run_session(argv: list[str]) -> int:
-    from hlodbg.cli import main
-
-    return main(argv)

@@ -105,17 +105,25 @@ def test_this_machines_address_is_a_name_or_address_others_can_use():
     (["--target", "tpu", "--against", "cpu"], "add --break-on diverge"),
 ])
 def test_serve_refuses_bad_target_options_before_serving(monkeypatch, capsys, argv, message):
-    import textual_serve.server as server_module
+    import hlodbg.serve as serve_module
 
-    monkeypatch.setattr(server_module, "Server", lambda **options: pytest.fail("served"))
+    monkeypatch.setattr(serve_module, "WorkshopServer", lambda **options: pytest.fail("served"))
     assert main(["serve", str(NAN_PROGRAM), *argv]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
 
 
 def test_serve_refuses_a_program_it_cannot_open_before_serving(monkeypatch, capsys, tmp_path):
-    import textual_serve.server as server_module
+    import hlodbg.serve as serve_module
 
-    monkeypatch.setattr(server_module, "Server", lambda **options: pytest.fail("served"))
+    monkeypatch.setattr(serve_module, "WorkshopServer", lambda **options: pytest.fail("served"))
     assert main(["serve", str(tmp_path / "missing.mlir")]) == 2
     assert "no such file" in capsys.readouterr().err
+
+
+def test_serve_refuses_no_sessions_at_all(monkeypatch, capsys):
+    import hlodbg.serve as serve_module
+
+    monkeypatch.setattr(serve_module, "WorkshopServer", lambda **options: pytest.fail("served"))
+    assert main(["serve", str(NAN_PROGRAM), "--max-sessions", "0"]) == 2
+    assert "--max-sessions must be at least 1" in capsys.readouterr().err

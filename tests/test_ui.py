@@ -259,20 +259,31 @@ def test_open_builds_the_app_with_arguments_and_breakpoint(tmp_path):
 
 
 def test_serve_runs_the_same_app_per_browser_tab(monkeypatch):
-    import textual_serve.server as server_module
+    import hlodbg.serve as serve_module
+    import hlodbg.serve_zygote as zygote_module
 
     from hlodbg.cli import main
 
     served = {}
 
     class FakeServer:
-        def __init__(self, command, host, port, title, public_url=None):
+        def __init__(self, command, host, port, title, public_url=None, token=None, max_sessions=None, zygote=None):
             served.update(command=command, host=host, port=port, title=title)
+            self.link = public_url
 
         def serve(self):
             served["serving"] = True
 
-    monkeypatch.setattr(server_module, "Server", FakeServer)
+    class FakeZygote:
+        @classmethod
+        def start(cls, warm, run):
+            return cls()
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(serve_module, "WorkshopServer", FakeServer)
+    monkeypatch.setattr(zygote_module, "Zygote", FakeZygote)
     assert main(["serve", str(NAN_PROGRAM), "--port", "8123", "--break-on", "nan"]) == 0
     assert served["serving"] and served["port"] == 8123 and served["title"] == "hlodbg"
     assert "-m hlodbg open" in served["command"] and str(NAN_PROGRAM) in served["command"] and "--break-on nan" in served["command"]

@@ -11,6 +11,7 @@ import re
 from pathlib import Path, PurePosixPath
 from typing import Optional
 
+SESSION_FOLDER = "HLODBG_SESSION_DIR"  # set by `hlodbg serve` for each session: the folder it may write into
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]{0,127}")
 
 
