@@ -1,8 +1,9 @@
 """A workshop's thirty tabs opening at once on `hlodbg serve` (issue 32).
 
 Starts `hlodbg serve` on 127.0.0.1 with a free port, then:
-1. opens one session and times it until the debugger's first screen arrives (the command line's
-   placeholder, which only the main screen draws), with the CPU its process spent until then;
+1. opens one session as the server starts, then another, and times each until the debugger's
+   first screen arrives (the command line's placeholder, which only the main screen draws), with
+   the CPU its process spent until then;
 2. opens SESSIONS WebSocket clients together and times each the same way, then sums the resident
    memory of the server's whole process tree (RSS from /proc, and PSS, which counts the pages the
    forked sessions share once).
@@ -154,6 +155,10 @@ def main() -> int:
         token = re.search(r"token=([\w-]+)", link.group(1)).group(1)
         url = f"ws://127.0.0.1:{port}/ws?width=160&height=48&token={token}"
         wait_listening(port)
+        first, cpu = asyncio.run(open_session(url, time.perf_counter(), server.pid))
+        print(f"the first session, as the server starts (its sessions' zygote still loading): "
+              f"first screen after {first:.2f} s, {cpu:.2f} s of CPU in its process")
+        time.sleep(STOP_SETTLE)
         one, cpu = asyncio.run(open_session(url, time.perf_counter(), server.pid))
         print(f"one served session: first screen after {one:.2f} s, {cpu:.2f} s of CPU in its process")
         time.sleep(STOP_SETTLE)
