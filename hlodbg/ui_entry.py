@@ -122,9 +122,10 @@ def serve_command(args) -> list[str]:
     command = [sys.executable, "-m", "hlodbg", "open"]
     if args.program:
         command.append(args.program)
+    memory = args.memory or session_memory(getattr(args, "max_sessions", 1))
     for flag, value in (("--chunk", args.chunk), ("--args", args.args), ("--args-per-device", args.args_per_device),
                         ("--break-on", args.break_on),
-                        ("--against", args.against), ("--memory", args.memory), ("--replicas", args.replicas),
+                        ("--against", args.against), ("--memory", memory), ("--replicas", args.replicas),
                         ("--partitions", args.partitions), ("--device", args.device), ("--target", args.target),
                         ("--capture", getattr(args, "capture", None)),
                         ("--fill-elided", getattr(args, "fill_elided", None))):
@@ -138,6 +139,14 @@ def serve_command(args) -> list[str]:
         if on:
             command.append(flag)
     return command + ["--entry", args.entry, "--seed", str(args.seed), "--no-save"]
+
+
+def session_memory(sessions: int) -> str:
+    """Each served session's budget for recorded values unless --memory says otherwise: half this
+    machine's memory shared by the sessions it may run at once (a session alone would take a
+    quarter of it, and forty of them ten times the machine)."""
+    total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return f"{max(64, total // 2 // max(sessions, 1) // 2**20)}M"
 
 
 def machine_address() -> str:

@@ -2,6 +2,7 @@
 given, and breakpoints given at launch that are not saved with the program."""
 from __future__ import annotations
 
+import os
 import shlex
 from pathlib import Path
 
@@ -127,3 +128,11 @@ def test_serve_refuses_no_sessions_at_all(monkeypatch, capsys):
     monkeypatch.setattr(serve_module, "WorkshopServer", lambda **options: pytest.fail("served"))
     assert main(["serve", str(NAN_PROGRAM), "--max-sessions", "0"]) == 2
     assert "--max-sessions must be at least 1" in capsys.readouterr().err
+
+
+def test_served_sessions_share_half_the_memory_unless_told():
+    command = shlex.split(_options("--max-sessions", "8")[0]["command"])
+    budget = command[command.index("--memory") + 1]
+    assert budget.endswith("M") and 64 <= int(budget[:-1]) <= (os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) // 16 // 2**20 + 1
+    command = shlex.split(_options("--memory", "2G")[0]["command"])
+    assert command[command.index("--memory") + 1] == "2G"
