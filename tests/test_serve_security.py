@@ -278,3 +278,43 @@ def test_resizes_are_bounded_too():
                         download_manager=None)
     asyncio.run(session.set_terminal_size(20000, 20000))
     assert sent == [{"type": "resize", "width": MAX_COLUMNS, "height": MAX_ROWS}]
+
+
+async def test_the_e_key_of_a_served_session_exports_into_its_folder(tmp_path, monkeypatch, private_hlodbg_dirs):
+    import shutil
+
+    import numpy as np
+
+    import hlodbg
+    from hlodbg.ui.app import HlodbgApp
+
+    from .pilot import console_text, press, settle, type_command
+
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "session"
+    folder.mkdir()
+    program = hlodbg.load(Path(__file__).parent / "data" / "nan_in_loop.mlir")
+    app = HlodbgApp(program, args=[np.full(4, 100, np.float32)], memory="1G", persist=False, downloads=folder)
+    delivered = []
+    monkeypatch.setattr(app, "deliver_binary", lambda path, **options: delivered.append(path))
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(app, pilot)
+        if shutil.which("dot") is None:  # SVG needs Graphviz: where `e` writes is what is checked here
+            exported = []
+            real_export = app.controller.export
+            monkeypatch.setattr(app.controller, "export", lambda path, *rest: exported.append(path) or
+                                real_export(str(Path(path).with_suffix(".dot")), *rest))
+        await press(app, pilot, "e")
+        await settle(app, pilot)
+        if shutil.which("dot") is None:
+            assert exported == [str(folder / "nan_in_loop.svg")] and delivered == [str(folder / "nan_in_loop.svg")]
+            assert (folder / "nan_in_loop.dot").exists()
+        else:
+            assert delivered == [str(folder / "nan_in_loop.svg")] and (folder / "nan_in_loop.svg").exists()
+        await type_command(app, pilot, "export ../x.dot")
+        await settle(app, pilot)
+        assert delivered[-1] == str(folder / "x.dot") and (folder / "x.dot").read_text().startswith(("digraph", "strict"))
+        await type_command(app, pilot, "print 10**10**10")
+        await settle(app, pilot)
+        assert "integer of about 10,000,000,000 digits" in console_text(app.screen)
+    assert not list(tmp_path.glob("*.svg")) and not list(tmp_path.glob("*.dot"))
