@@ -53,12 +53,11 @@ def origin_of(url: str) -> str:
 
 
 def allowed_origins(public_url: str, host: str, port: int) -> frozenset[str]:
-    """The pages that may open a session: the server's own, by its public URL and, when it
-    listens on this machine only, by the loopback names a browser here may use for it."""
-    origins = {origin_of(public_url)}
-    if host in ("localhost", "127.0.0.1", "::1"):
-        origins |= {f"http://localhost:{port}", f"http://127.0.0.1:{port}", f"http://[::1]:{port}"}
-    elif host not in ("0.0.0.0", "::", ""):
+    """The pages that may open a session: the server's own, by its public URL, by the address it
+    listens on, and by the loopback names a browser on this machine may use for it (only this
+    server answers on its port there)."""
+    origins = {origin_of(public_url), f"http://localhost:{port}", f"http://127.0.0.1:{port}", f"http://[::1]:{port}"}
+    if host not in ("0.0.0.0", "::", ""):
         origins.add(origin_of(f"http://{'[' + host + ']' if ':' in host else host}:{port}"))
     return frozenset(origins)
 
@@ -169,13 +168,29 @@ class WorkshopServer(Server):
         """The address to hand out: with the token, when there is one."""
         return f"{self.public_url}/?token={self.token}" if self.token else f"{self.public_url}/"
 
+    def _token_given(self, request: web.Request) -> Optional[str]:
+        return request.match_info.get("token") or request.query.get("token") or request.cookies.get(self.cookie)
+
     async def _make_app(self) -> web.Application:
         app = await super()._make_app()
         app.middlewares.append(self._guard)
+        # The page's WebSocket carries the token in its path (the page's script appends its own
+        # query), so it reaches the server by whatever name --public-url gives, cookie or not.
+        app.router.add_get("/ws/{token}", self.handle_websocket, name="session")
         return app
 
-    def _token_given(self, request: web.Request) -> Optional[str]:
-        return request.query.get("token") or request.cookies.get(self.cookie)
+    async def handle_index(self, request: web.Request) -> web.StreamResponse:
+        response = await super().handle_index(request)
+        if self.token is not None:
+            plain = f'data-session-websocket-url="{self._websocket_url()}"'
+            with_token = f'data-session-websocket-url="{self._websocket_url()}/{self.token}"'
+            response.text = response.text.replace(plain, with_token)
+        return response
+
+    def _websocket_url(self) -> str:
+        """The page's WebSocket address, as textual-serve writes it into the page."""
+        scheme = "wss" if self.public_url.startswith("https") else "ws"
+        return f"{scheme}:{self.public_url.split(':', 1)[1]}/ws"
 
     @web.middleware
     async def _guard(self, request: web.Request, handler):
@@ -185,10 +200,11 @@ class WorkshopServer(Server):
                 return web.Response(status=403, text="hlodbg serve: open the link with the token that the server "
                                                      "printed when it started (…/?token=…)\n")
         origin = request.headers.get("Origin")
-        if request.path == "/ws" and origin is not None and origin.rstrip("/").lower() not in self.origins:
+        is_session = request.path == "/ws" or request.path.startswith("/ws/")
+        if is_session and origin is not None and origin.rstrip("/").lower() not in self.origins:
             return web.Response(status=403, text=f"hlodbg serve: sessions open only from this server's own page, "
                                                  f"not from {origin}\n")
-        if request.path in ("/", "/ws") and len(self.sessions) >= self.max_sessions:
+        if (is_session or request.path == "/") and len(self.sessions) >= self.max_sessions:
             return web.Response(status=503, text=f"hlodbg serve: all {self.max_sessions} sessions are taken; "
                                                  "try again when someone closes theirs\n")
         response = await handler(request)

@@ -118,6 +118,8 @@ def test_a_foreign_page_without_the_token_is_refused(served):
 
 def test_a_foreign_page_with_the_token_is_refused_too(served):
     assert asyncio.run(_refused(served.ws(), Origin=FOREIGN)) == 403
+    assert asyncio.run(_refused(f"ws://127.0.0.1:{served.port}/ws/{served.token}", Origin=FOREIGN)) == 403
+    assert asyncio.run(_refused(f"ws://127.0.0.1:{served.port}/ws/wrong-token")) == 403
 
 
 def test_the_servers_own_page_needs_the_token(served):
@@ -129,6 +131,7 @@ def test_the_servers_own_page_needs_the_token(served):
                 assert without.status == 403
             async with http.get(f"{served.origin}/?token={served.token}") as page:
                 assert page.status == 200 and "hlodbg_token" in page.headers.get("Set-Cookie", "")
+                assert f'data-session-websocket-url="ws://127.0.0.1:{served.port}/ws/{served.token}"' in await page.text()
             async with http.get(f"{served.origin}/static/css/xterm.css") as styles:  # the cookie carries the token
                 assert styles.status == 200
 
@@ -138,7 +141,9 @@ def test_the_servers_own_page_needs_the_token(served):
 def test_with_the_token_and_its_own_origin_a_tab_gets_the_debugger(served):
     async def tab():
         async with aiohttp.ClientSession() as http:
-            async with http.ws_connect(served.ws(), headers={"Origin": served.origin}) as ws:
+            # as the page opens it: the token in the path, the page's own query after it
+            url = f"ws://127.0.0.1:{served.port}/ws/{served.token}?width=120&height=40"
+            async with http.ws_connect(url, headers={"Origin": served.origin}) as ws:
                 await _read_until(ws, FIRST_SCREEN)
 
     asyncio.run(tab())
@@ -251,7 +256,9 @@ def test_the_server_stops_on_sigterm_with_its_sessions(served):
 def test_origins_a_session_may_come_from():
     assert allowed_origins("http://127.0.0.1:8000", "127.0.0.1", 8000) >= {"http://127.0.0.1:8000", "http://localhost:8000"}
     public = allowed_origins("https://dbg.example.org", "0.0.0.0", 8000)
-    assert public == {"https://dbg.example.org"}
+    assert "https://dbg.example.org" in public and "http://evil.example" not in public
+    assert all(origin.startswith(("https://dbg.example.org", "http://localhost:8000", "http://127.0.0.1:8000",
+                                  "http://[::1]:8000")) for origin in public)
 
 
 def test_a_served_session_writes_only_plain_names_into_its_folder(tmp_path):
