@@ -325,3 +325,39 @@ async def test_the_e_key_of_a_served_session_exports_into_its_folder(tmp_path, m
         await settle(app, pilot)
         assert "integer of about 10,000,000,000 digits" in console_text(app.screen)
     assert not list(tmp_path.glob("*.svg")) and not list(tmp_path.glob("*.dot"))
+
+
+def test_a_session_that_does_not_leave_is_killed_with_what_it_started(monkeypatch):
+    import hlodbg.serve as serve_module
+
+    monkeypatch.setattr(serve_module, "STOP_GRACE", 0.5)
+
+    async def stuck_session():
+        # a session process that ignores the quit it is sent, with a child of its own
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", "import signal, subprocess, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "subprocess.Popen(['sleep', '300']); time.sleep(300)", start_new_session=True)
+        session = serve_module.SessionService("true", folder="/nonexistent", write_bytes=None, write_str=None,
+                                              close=None, download_manager=_NoDownloads())
+        session.pid = process.pid
+        session._task = asyncio.ensure_future(process.wait())  # "its output ends" only when it has gone
+        await session.stop()
+        return process.returncode
+
+    assert asyncio.run(stuck_session()) == -signal.SIGKILL
+
+
+class _NoDownloads:
+    async def cancel_app_downloads(self, app_service_id):
+        pass
+
+
+async def test_without_a_token_only_the_origin_is_checked():
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from hlodbg.serve import WorkshopServer
+
+    server = WorkshopServer("true", token=None, max_sessions=1, host="127.0.0.1", port=8123)
+    async with TestClient(TestServer(await server._make_app())) as client:
+        assert (await client.get("/")).status == 200
+        assert (await client.get("/ws", headers={"Origin": FOREIGN})).status == 403
