@@ -21,6 +21,9 @@ from hlodbg.engine.debug.expressions import ExpressionError, compile_expression
     ("x.reshape(-1, 1) @ x.reshape(1, -1)", "'@' would make"),
     ("x.astype('U100000')", ".astype() would make"),
     ("where(x[:, None] > 0, x, x[:, None])", "where() would make"),
+    ("'%0999999999d' % 1", "pads to at most 10,000 characters"),
+    ("'%.999999999f' % 1.0", "not 999999999"),
+    ("'%*d' % (10**8, 1)", "no '*' widths"),
 ])
 def test_an_expression_past_its_bounds_is_refused_in_words(text, words):
     with pytest.raises(ExpressionError) as caught:
@@ -32,6 +35,8 @@ def test_expressions_within_the_bounds_still_work():
     x = np.arange(10.0)
     assert compile_expression("2**100").evaluate({}) == 2**100
     assert compile_expression("'ab' * 3 + 'c'").evaluate({}) == "abababc"
+    assert compile_expression("'%5.2f|%s' % (3.14159, 'x')").evaluate({}) == " 3.14|x"
+    assert compile_expression("x % 4").evaluate({"x": 10}) == 2
     assert compile_expression("(x[:, None] * x[None, :]).sum()").evaluate({"x": x}) == 2025.0
     assert compile_expression("max(x, 3).min() + x @ x").evaluate({"x": x}) == 288.0
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 import sys
 import threading
 import time
@@ -142,10 +143,29 @@ def _check_binary(op: str, left: Any, right: Any) -> None:
                 size = _sequence_bytes(seq, count)
                 if size > MAX_OBJECT_BYTES:
                     raise _too_big("'*'", size, MAX_OBJECT_BYTES)
+    elif op == "%" and isinstance(left, str):
+        _check_formatting(left, right)
     elif op == "+" and isinstance(left, (str, bytes, list, tuple)) and type(left) is type(right):
         size = _sequence_bytes(left, 1) + _sequence_bytes(right, 1)
         if size > MAX_OBJECT_BYTES:
             raise _too_big("'+'", size, MAX_OBJECT_BYTES)
+
+
+_CONVERSION = re.compile(r"%[#0 +-]*(\*|\d+)?(?:\.(\*|\d+))?")
+MAX_FIELD = 10_000  # characters one `%` conversion may pad to
+
+
+def _check_formatting(text: str, values: Any) -> None:
+    """`'%0999999999d' % 1` pads to a gigabyte inside one C call: widths and precisions are bounded."""
+    for width, precision in _CONVERSION.findall(text):
+        for field in (width, precision):
+            if field == "*" or (field and int(field) > MAX_FIELD):
+                raise EvaluationLimit(f"'%' formatting pads to at most {MAX_FIELD:,} characters a field "
+                                      f"(and takes no '*' widths), not {field}")
+    items = values if isinstance(values, tuple) else (values,)
+    size = len(text) + sum(len(item) if isinstance(item, str) else 64 for item in items)
+    if size > MAX_OBJECT_BYTES:
+        raise _too_big("'%'", size, MAX_OBJECT_BYTES)
 
 
 def _check_matmul(left: Any, right: Any) -> None:
