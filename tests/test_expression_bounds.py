@@ -72,3 +72,13 @@ def test_an_evaluation_stops_at_its_time_bound(monkeypatch):
     monkeypatch.setattr(expression_bounds, "MAX_SECONDS", -1.0)  # every step is past the deadline
     with pytest.raises(ExpressionError, match="took longer than"):
         compile_expression("x + 1").evaluate({"x": 1})
+
+
+def test_printing_a_huge_nested_result_shows_its_first_items():
+    from hlodbg.ui.commands import format_value
+
+    value = compile_expression("[[0] * 10**6] * 10**6").evaluate({})  # 8 MB: within the bounds
+    text = format_value(value)
+    assert len(text) <= 2000 and text.startswith("((0, 0, 0")
+    assert format_value("a" * 10**7, limit=120) == "a" * 119 + "…"
+    assert format_value([1, (2, 3)]) == "(1, (2, 3))"

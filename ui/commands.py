@@ -63,7 +63,17 @@ def format_value(value: Any, limit: int = 2000) -> str:
     if isinstance(value, Token):
         return "token"
     if isinstance(value, (tuple, list)):
-        return "(" + ", ".join(format_value(v, limit // max(1, len(value))) for v in value) + ")"
+        # Items until the text is long enough: a list of a million lists of a million is shown
+        # by its first few, not formatted whole.
+        parts, length = [], 0
+        for index, item in enumerate(value):
+            if length > limit:
+                parts.append(f"… {len(value) - index:,} more")
+                break
+            parts.append(format_value(item, max(16, limit // max(1, len(value)))))
+            length += len(parts[-1]) + 2
+        text = "(" + ", ".join(parts) + ")"
+        return text if len(text) <= limit else text[: limit - 1] + "…"
     if isinstance(value, np.ndarray):
         shown = widen(value) if value.dtype.kind == "V" or value.dtype.name in ("bfloat16",) or "float8" in value.dtype.name or value.dtype.name in ("int4", "uint4", "int2", "uint2") else value
         with np.printoptions(threshold=200, edgeitems=4, linewidth=100, precision=6):

@@ -531,7 +531,7 @@ def value_name(typed: str) -> str:
 def _short(value) -> str:
     from ..commands import format_value
 
-    text = format_value(value, limit=120) if not isinstance(value, str) else value
+    text = format_value(value, limit=120)
     return text.replace("\n", " ")
 
 
