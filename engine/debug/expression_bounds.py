@@ -94,6 +94,15 @@ def _is_array(x: Any) -> bool:
     return isinstance(x, (np.ndarray, np.generic))
 
 
+def _elements(x: Any) -> int:
+    """How many elements numpy sees in `x` (an upper bound on its share of a broadcast)."""
+    if type(x) is np.ndarray:
+        return x.size
+    if isinstance(x, (int, float, complex, np.generic)):
+        return 1
+    return int(np.size(x))
+
+
 def _sequence_bytes(seq: Any, count: int) -> int:
     if isinstance(seq, (list, tuple)):
         per_item = _POINTER
@@ -134,7 +143,7 @@ def _check_binary(op: str, left: Any, right: Any) -> None:
     if _is_array(left) or _is_array(right):
         if op == "@":
             _check_matmul(left, right)
-        else:
+        elif _elements(left) * _elements(right) * _WIDEST_ITEM > MAX_ARRAY_BYTES:  # else no broadcast can be too big
             _check_array_result(f"'{op}'", [np.shape(left), np.shape(right)])
         return
     if op == "*":
