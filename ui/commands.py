@@ -36,7 +36,8 @@ HELP = """commands (abbreviations in brackets):
   note                       the full note of a replayed or vectorised body's frame
   explain [%12] [--at 1,0,2] the explain pane on an op (the one in view) and an element of its result
   lang en|ja|hi              the language of the explain pane and the provenance view
-  help"""
+  help | quit [q]            this list; leave hlodbg (the q key too)"""
+QUIT_WORDS = ("quit", "q")
 
 
 @dataclass
@@ -49,6 +50,7 @@ class CommandResult:
     overlay: Optional[dict] = None  # graph node -> (level, fill, badge) to colour the graph with; {} clears it
     explain: Optional["ExplainRequest"] = None  # open the explain pane on this
     language: str = ""  # the language the explain pane and the provenance view speak from now on
+    quit: bool = False  # leave hlodbg
 
 
 @dataclass(frozen=True)
@@ -99,6 +101,7 @@ class CommandRunner:
             "f": lambda r: self.move("step_out"), "finish": lambda r: self.move("step_out"),
             "c": lambda r: self.move("continue_"), "continue": lambda r: self.move("continue_"),
             "back": lambda r: self.move("back"), "restart": lambda r: self.move("restart"),
+            **{word: self.cmd_quit for word in QUIT_WORDS},
         }.get(name)
         if handler is None:
             return CommandResult(f"unknown command '{name}' (help lists them)", error=True)
@@ -139,6 +142,11 @@ class CommandRunner:
         if target.multi_device:
             where = f" on device {target.device_id(device)}" if device is not None else f" on all {len(bps)} devices"
         return CommandResult(f"breakpoint {bp.describe()}{where}" + (f" ({bp.note})" if bp.note else ""), breakpoints_changed=True)
+
+    def cmd_quit(self, rest: str) -> CommandResult:
+        if rest:
+            raise CommandError(f"quit takes nothing after it, not '{rest}'")
+        return CommandResult(quit=True)
 
     def cmd_device(self, rest: str) -> CommandResult:
         target = self.controller.target
@@ -266,6 +274,12 @@ class CommandRunner:
         return CommandResult(f"match {index + 1} of {len(matches)}: {op_label(op)}" + (f"  line {op.pos.line}" if op.pos else ""), select=op)
 
 
+def quits(line: str) -> bool:
+    """Whether the command line asks to leave (`quit`, `q`): done at once, even while a move runs."""
+    word, _, rest = line.strip().partition(" ")
+    return word in QUIT_WORDS and not rest.strip()
+
+
 def parse_element(text: str) -> tuple[int, ...]:
     """`1,0,2` (or `[1, 0, 2]`, `()` for a scalar) as an element index."""
     inner = text.strip().strip("[]()")
@@ -275,4 +289,4 @@ def parse_element(text: str) -> tuple[int, ...]:
         raise CommandError(f"an element is written as numbers separated by commas (1,0,2), not '{text}'") from None
 
 
-__all__ = ["CommandRunner", "CommandResult", "ExplainRequest", "HELP", "format_value", "parse_element"]
+__all__ = ["CommandRunner", "CommandResult", "ExplainRequest", "HELP", "format_value", "parse_element", "quits"]

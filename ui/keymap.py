@@ -43,7 +43,7 @@ RUN_BINDINGS = [
     _b("colon", "command('')", "command line", "command_line"),
     _b("e", "export_svg", "export the graph as SVG", "export", True),
     _b("question_mark", "help", "help", "help", True),
-    _b("q", "quit", "quit", "quit", True),
+    _b("q", "app.quit", "quit", "quit", True),  # the app's action: the screen has none of that name
     _b("escape", "interrupt", "interrupt a running move", "interrupt"),
     _b("ctrl+c", "interrupt", "interrupt a running move", "interrupt_ctrl_c"),
     _b("T", "toggle_theme", "light / dark theme", "theme"),

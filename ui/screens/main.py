@@ -29,7 +29,7 @@ from hlodbg.engine.debug.target import move_words
 from hlodbg.layouts.graph import DataflowGraph, build_graph
 from hlodbg.layouts.op_facts import fact_lines
 
-from ..commands import CommandResult, CommandRunner, ExplainRequest
+from ..commands import CommandResult, CommandRunner, ExplainRequest, quits
 from ..controller import SessionController
 from ..keymap import BINDING_GROUPS, DEBUGGER_BINDINGS, key_label
 from ..state import DebugState, short_note
@@ -114,7 +114,7 @@ class MainScreen(TeachingPanes, Screen):
         self._side_title()
         ops, functions = self.program.op_count, len(self.program.functions)
         self.log_line(f"{self.program.name}: {ops} op{'s' * (ops != 1)} in {functions} function{'s' * (functions != 1)}. "
-                      "n/s/f step, c continue, ? help, : commands")
+                      "n/s/f step, c continue, ? help, : commands, q quit")
         self.start()
 
     @work(exclusive=True, group="session")
@@ -358,6 +358,9 @@ class MainScreen(TeachingPanes, Screen):
         if not message.command:
             return
         self.log_line(f": {echo_of(message.command)}", dim=True)
+        if quits(message.command):  # like the q key: at once, a running move or not
+            self.app.exit()
+            return
         if self.busy:
             self.notify("still running: Escape interrupts it", severity="warning")
             return
@@ -374,6 +377,9 @@ class MainScreen(TeachingPanes, Screen):
         finally:
             self.busy = ""
         self.show_result(result)
+        if result.quit:
+            self.app.exit()
+            return
         if result.overlay is not None:
             self.query_one(GraphCanvas).set_overlay(result.overlay)
         if result.state is not None or result.breakpoints_changed:
