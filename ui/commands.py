@@ -203,7 +203,7 @@ class CommandRunner:
         return result
 
     def cmd_export(self, rest: str) -> CommandResult:
-        words = shlex.split(rest)
+        words = split_words(rest)
         if not words:
             raise CommandError("export needs a file name, e.g. export graph.svg")
         path, options = words[0], words[1:]
@@ -272,6 +272,14 @@ class CommandRunner:
         from hlodbg.layouts.labels import op_display as op_label
 
         return CommandResult(f"match {index + 1} of {len(matches)}: {op_label(op)}" + (f"  line {op.pos.line}" if op.pos else ""), select=op)
+
+
+def split_words(text: str) -> list[str]:
+    """A command's words as a shell splits them ("my graph.svg" is one word)."""
+    try:
+        return shlex.split(text)
+    except ValueError as e:  # shlex says "No closing quotation" / "No escaped character"
+        raise CommandError(f"{str(e)[0].lower()}{str(e)[1:]} in {text!r}: close the quote, or write \\ for a backslash") from None
 
 
 def quits(line: str) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Optional
 
 from rich.text import Text
-from textual import events, work
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
@@ -43,6 +43,7 @@ from ..widgets.provenance_view import ProvenanceView
 from ..widgets.source_view import SourceView
 from .help import HelpScreen
 from .teaching_panes import TeachingPanes
+from .workers import ReportsWorkerErrors, pane_work
 
 PROGRESS_INTERVAL = 0.1
 LAUNCH_ERROR_SECONDS = 600  # an error in the command line's options stays until read (a click closes it)
@@ -58,7 +59,7 @@ class ConsoleLog(RichLog, can_focus=False):
     """What commands and stops said; takes no focus for the same reason."""
 
 
-class MainScreen(TeachingPanes, Screen):
+class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
     BINDINGS = DEBUGGER_BINDINGS
     AUTO_FOCUS = ""  # the debugger's keys work with nothing focused; `:` focuses the command line
 
@@ -117,7 +118,7 @@ class MainScreen(TeachingPanes, Screen):
                       "n/s/f step, c continue, ? help, : commands, q quit")
         self.start()
 
-    @work(exclusive=True, group="session")
+    @pane_work(exclusive=True, group="session")
     async def start(self) -> None:
         if self.break_on:
             # The run to the breakpoint may be long: the graph is built meanwhile, not after it.
@@ -142,7 +143,7 @@ class MainScreen(TeachingPanes, Screen):
             return
         self.move(name)
 
-    @work(exclusive=True, group="session")
+    @pane_work(exclusive=True, group="session")
     async def move(self, name: str, *args) -> None:
         await self._run_move(name, *args)
 
@@ -219,7 +220,7 @@ class MainScreen(TeachingPanes, Screen):
     def on_grid_view_device_selected(self, message: GridView.DeviceSelected) -> None:
         self.inspect_device(message.device)
 
-    @work(group="inspect", exclusive=True)
+    @pane_work(group="inspect", exclusive=True)
     async def inspect_device(self, device: int) -> None:
         """The op the devices pane shows, as this device has it."""
         shown = self.state.grid_op if self.state is not None else None
@@ -235,7 +236,7 @@ class MainScreen(TeachingPanes, Screen):
     def action_toggle_lockstep(self) -> None:
         self.lockstep()
 
-    @work(exclusive=True, group="session")
+    @pane_work(exclusive=True, group="session")
     async def lockstep(self) -> None:
         try:
             state = await self.controller.call(self.controller.toggle_lockstep)
@@ -245,7 +246,7 @@ class MainScreen(TeachingPanes, Screen):
         self.log_line("other devices follow the focused one (lock-step)" if state.stop_reason == "lock-step" else "other devices wait where they are; the focused one moves alone")
         await self._apply(state)
 
-    @work(exclusive=True, group="session")
+    @pane_work(exclusive=True, group="session")
     async def focus_next_device(self) -> None:
         try:
             device = await self.controller.call(self.controller.focus_next_device)
@@ -282,7 +283,7 @@ class MainScreen(TeachingPanes, Screen):
             self.query_one(SourceView).select_line(op.pos.line)
         self.inspect(op)
 
-    @work(group="inspect", exclusive=True)
+    @pane_work(group="inspect", exclusive=True)
     async def inspect(self, op: Operation) -> None:
         await self._inspect(op)
         self._refresh_explanation()
@@ -310,7 +311,7 @@ class MainScreen(TeachingPanes, Screen):
             return
         self.toggle_breakpoint(op)
 
-    @work(group="breakpoints")
+    @pane_work(group="breakpoints")
     async def toggle_breakpoint(self, op: Operation) -> None:
         try:
             self.log_line(await self.controller.call(self.controller.toggle_breakpoint, op))
@@ -366,7 +367,7 @@ class MainScreen(TeachingPanes, Screen):
             return
         self.run_command(message.command)
 
-    @work(exclusive=True, group="session")
+    @pane_work(exclusive=True, group="session")
     async def run_command(self, command: str) -> None:
         if command.split(" ", 1)[0] in ("show", "g"):
             self.show_value(command.split(" ", 1)[1].strip() if " " in command else "")
@@ -463,7 +464,12 @@ class MainScreen(TeachingPanes, Screen):
         waiting = f"cannot be counted: {error}" if error else "computing the memory profile…"
         pane.show_memory(state.memory if state is not None else None, waiting)
 
-    @work(group="memory", exclusive=True)
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        if group == "memory":  # the profile is worked out once: its failure stays said in the pane
+            self.controller.memory_error = f"{type(error).__name__}: {error} (a bug in hlodbg)"
+            self._show_memory(self.state)
+
+    @pane_work(group="memory", exclusive=True)
     async def compute_memory(self) -> None:
         """The run's memory profile, once, off the UI and session threads; then every pane that
         shows memory (this one, the grid's cells, the status bar) gets its figures."""
