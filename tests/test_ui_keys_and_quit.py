@@ -10,6 +10,7 @@ import pytest
 import hlodbg
 from hlodbg.cli_lesson import open_lesson
 from hlodbg.ui.app import HlodbgApp
+from hlodbg.ui.keymap import load_keymap
 from hlodbg.ui.widgets.lesson_panel import LessonPanel
 from hlodbg.ui.widgets.panels import CommandLine
 
@@ -134,3 +135,87 @@ async def test_the_memory_pane_on_a_1000_deep_call_chain_never_takes_the_debugge
         pane = str(app.screen.query_one("#memory").render())
         assert "cannot be counted" in pane or "peak" in pane  # the figures, or why there are none
         assert app.return_code is None
+
+
+# -- keys.toml -----------------------------------------------------------------------------------
+
+def write_keys(tmp_path, text) -> Path:
+    config = tmp_path / "config"
+    config.mkdir(exist_ok=True)
+    path = config / "keys.toml"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def test_every_problem_of_a_keys_file_is_said_with_its_line_and_entry(tmp_path):
+    path = write_keys(tmp_path, '[keys]\nstep = ",,,"\nstep_in = "m"\nnot_a_binding = "x"\ncontinue = "ctrl+bogus, hyper+y"\n'
+                                'restart = "n"\nzoom_in = 5\nback = "nxt"\nback_out = ["B", "f13"]\n')
+    keymap, problems = load_keymap(path)
+    assert keymap == {"step_in": "m", "restart": "n", "back_out": "B,f13"}
+    assert [str(p) for p in problems] == [
+        f"{path}:2: step = \",,,\": an empty key (a comma with no key before or after it); step keeps its default keys",
+        f"{path}:3: step_in = \"m\": m is also memory's key: it does step_in, no longer memory (it has no key left: give it one in [keys])",
+        f"{path}:4: not_a_binding = \"x\": no binding has the id 'not_a_binding' (? lists the ids)",
+        f"{path}:5: continue = \"ctrl+bogus, hyper+y\": 'ctrl+bogus' is not a key name (a character such as n or ?, f1-f24, up, "
+        "pageup, escape, space, ctrl+n, ...); continue keeps its default keys",
+        f"{path}:6: restart = \"n\": n is also step's key: it does restart, no longer step (it has no key left: give it one in [keys])",
+        f"{path}:7: zoom_in = 5: the keys must be a string like \"n,f10\"",
+        f"{path}:8: back = \"nxt\": 'nxt' is not a key name (a character such as n or ?, f1-f24, up, pageup, escape, space, "
+        "ctrl+n, ...); back keeps its default keys",
+    ]
+
+
+def test_two_remapped_bindings_on_one_key_and_a_key_taken_from_a_binding_with_others_left(tmp_path):
+    path = write_keys(tmp_path, '[keys]\nhelp = "h"\nback = "X"\nback_in = "X"\n')
+    keymap, problems = load_keymap(path)
+    assert keymap == {"help": "h", "back": "X", "back_in": "X"}
+    assert [p.short() for p in problems] == [
+        "line 2: help = \"h\": h is also pan_left's key: it does help, no longer pan_left (still on ←)",
+        "line 3: back = \"X\": X is also back_in's key: it does back, no longer back_in (it has no key left: give it one in [keys])",
+    ]
+
+
+@pytest.mark.parametrize("text,said", [
+    (b'[keys]\nstep = "\xff"\n', "line 2: not UTF-8 text (byte 0xff at column 9); using the default keys"),
+    (b'[keys\nstep = "n"\n', "cannot read it (Expected ']' at the end of a table declaration (at line 1, column 6)); using the default keys"),
+    (b'keys = 5\n', '[keys] must be a table of binding id = "keys"; using the default keys'),
+])
+async def test_an_unreadable_keys_file_is_said_and_the_default_keys_work(tmp_path, text, said):
+    path = write_keys(tmp_path, text)
+    app = nan_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        (notice,) = [n for n in app._notifications if n.severity == "warning"]
+        assert notice.title == f"{path}: not as written" and notice.message == said
+        await press(app, pilot, "n")
+        assert app.screen.state.position == 1
+
+
+async def test_the_problems_of_a_keys_file_are_one_notice_and_the_good_entries_apply(tmp_path):
+    path = write_keys(tmp_path, '[keys]\nstep = ",,,"\nstep_in = "m"\n')
+    app = nan_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        (notice,) = [n for n in app._notifications if n.severity == "warning"]
+        assert notice.title == f"{path}: not as written"
+        assert notice.message.splitlines() == [
+            'line 2: step = ",,,": an empty key (a comma with no key before or after it); step keeps its default keys',
+            "line 3: step_in = \"m\": m is also memory's key: it does step_in, no longer memory (it has no key left: give it one in [keys])"]
+        await press(app, pilot, "n")  # step kept n
+        assert app.screen.state.position == 1
+
+
+async def test_the_full_stop_key_toggles_follow():
+    """A terminal's "." reaches Textual as "full_stop" (its Unicode name), never as "period"."""
+    from hlodbg.ui.widgets.graph_canvas import GraphCanvas
+
+    app = nan_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        canvas = app.screen.query_one(GraphCanvas)
+        assert canvas.follow
+        await press(app, pilot, ".")
+        assert not canvas.follow
+        await press(app, pilot, "question_mark")
+        rows = {binding_id: keys for keys, _, binding_id in app.screen.rows}
+        assert rows["follow"] == "."

@@ -12,6 +12,9 @@ from .keymap import load_keymap
 from .screens.error import ErrorScreen
 
 
+KEYS_PROBLEMS_SECONDS = 30
+
+
 class HlodbgApp(App):
     """hlodbg's window. Give it a loaded Program (anything with `module`, `name`, `source` and
     `debug(...)`, which builds the debugging target), or the error that stopped loading one."""
@@ -41,8 +44,9 @@ class HlodbgApp(App):
         keymap, problems = load_keymap(self.keymap_path)
         if keymap:
             self.set_keymap(keymap)
-        for problem in problems:
-            self.notify(problem, severity="warning", timeout=10)
+        if problems:  # one notice for the file, read before the defaults it kept are a surprise
+            self.notify("\n".join(problem.short() for problem in problems), title=f"{problems[0].path}: not as written",
+                        severity="warning", timeout=KEYS_PROBLEMS_SECONDS, markup=False)
         if self.lessons is not None and self.program is None and self.error is None:
             from .screens.lesson_picker import LessonPickerScreen
 
