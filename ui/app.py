@@ -68,9 +68,7 @@ class HlodbgApp(App):
             self.error = e  # the exit status says so too (hlodbg open exits 2)
             self.push_screen(ErrorScreen(f"hlodbg could not start a run of {program.name}", e.render()))
             return
-        self.controller = controller
-        for message in controller.session.breakpoints.messages:
-            self.notify(message, severity="warning", timeout=10)
+        self.controller = controller  # what reading the saved breakpoints said: with the first state shown
         screen = MainScreen(program, None, controller, self.break_on, explain=self.explain)
         self.push_screen(screen)
         if self.lesson is not None:

@@ -47,6 +47,7 @@ from .workers import ReportsWorkerErrors, pane_work
 
 PROGRESS_INTERVAL = 0.1
 LAUNCH_ERROR_SECONDS = 600  # an error in the command line's options stays until read (a click closes it)
+BREAKPOINT_FILE_SECONDS = 20
 NARROW = 150  # narrower screens make room for the explain pane and the provenance view by hiding a pane
 
 
@@ -212,10 +213,20 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
             self.log_line("interrupted; the session is intact")
         if state.error:
             self.log_line(state.error, error=True)
+        self._say_breakpoint_file()
         self.selected_op = shown if shown is not None else self.selected_op
         self._explain_request = None
         self._refresh_explanation()
         self.call_after_refresh(canvas.start_building)  # only the first call builds
+
+    def _say_breakpoint_file(self) -> None:
+        """Problems reading or saving the saved breakpoints, as they happen: a notice and a console line."""
+        messages = self.controller.take_messages()
+        if messages:
+            self.notify("\n".join(messages), title="saved breakpoints", severity="warning", timeout=BREAKPOINT_FILE_SECONDS,
+                        markup=False)
+            for message in messages:
+                self.log_line(message, error=True)
 
     def on_grid_view_device_selected(self, message: GridView.DeviceSelected) -> None:
         self.inspect_device(message.device)
