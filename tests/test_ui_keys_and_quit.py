@@ -219,3 +219,21 @@ async def test_the_full_stop_key_toggles_follow():
         await press(app, pilot, "question_mark")
         rows = {binding_id: keys for keys, _, binding_id in app.screen.rows}
         assert rows["follow"] == "."
+
+
+async def test_keys_typed_right_after_A_go_to_the_lesson_answer_not_to_quit():
+    """`A` then `q2x` in one burst (fast typing, a paste): the answer box has focus only once A's
+    binding has run, and the keys after it must be typed there, not lost or taken as bindings."""
+    from textual import events
+
+    program, run, inputs = open_lesson("dynamic_slice")
+    app = HlodbgApp(program, args=inputs, explain=True, lesson=run, persist=False, memory="1G")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(app, pilot)
+        for ch in "Aq2x":  # all queued at once, as a terminal delivers them
+            event = events.Key(ch, ch)
+            event.set_sender(app)
+            app._driver.send_message(event)
+        await settle(app, pilot)
+        assert app.return_code is None
+        assert app.screen.query_one(LessonPanel).query_one("#lesson-answer").value == "q2x"

@@ -341,29 +341,31 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         """Keys typed right after ':', 'g' or '/' (fast typing, a paste) reach the screen before
         that key's binding has run (bindings run once a key has passed the screen), so they
         would run as bindings ('b' sets a breakpoint, 'c' continues the run). Here the key that
-        opens the command line opens it at once, and what follows it is typed into it; Enter
-        reaches the command line's own binding by itself."""
-        command = self.query_one(CommandLine)
-        if self.focused is command:
+        opens the command line (or the lesson's answer box, `A`) opens it at once, and what follows
+        it is typed into it (`A` then `q`: q is typed, not taken as quit); Enter reaches the box's
+        own binding by itself."""
+        if isinstance(self.focused, Input):
             if event.is_printable and event.character:
-                command.insert_text_at_cursor(event.character)
+                self.focused.insert_text_at_cursor(event.character)
                 event.stop()
                 event.prevent_default()
             return
-        if not isinstance(self.focused, Input):
-            prefill = self._command_prefill(event.key)
-            if prefill is not None:
-                self.action_command(prefill)
-                event.stop()
-                event.prevent_default()
+        action = self._bound_action(event.key)
+        if action.startswith("command("):
+            self.action_command(ast.literal_eval(action[len("command("):-1]))
+        elif action == "answer_lesson":
+            self.action_answer_lesson()
+        else:
+            return
+        event.stop()
+        event.prevent_default()
 
-    def _command_prefill(self, key: str) -> Optional[str]:
-        """What the command line starts with when `key` is bound (after keys.toml) to open it."""
+    def _bound_action(self, key: str) -> str:
+        """The action `key` is bound to (after keys.toml) on this screen, or ""."""
         for _, bindings in self._binding_chain:
             for binding in bindings.key_to_bindings.get(key, []):
-                if binding.action.startswith("command("):
-                    return ast.literal_eval(binding.action[len("command("):-1])
-        return None
+                return binding.action
+        return ""
 
     async def on_command_line_submitted(self, message: CommandLine.Submitted) -> None:
         self.set_focus(None)
