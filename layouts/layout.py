@@ -263,6 +263,8 @@ def _read_cache(key: str) -> Optional[Layout]:
         return None
     path = folder / f"{key}.json"
     try:
+        if not path.is_file():  # missing, or not a file to read (a FIFO would block)
+            return None
         return Layout.from_json(json.loads(path.read_text()))
     except (OSError, ValueError, RecursionError):
         return None  # missing or damaged (from_json checks every field): lay out again and overwrite

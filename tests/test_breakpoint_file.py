@@ -64,6 +64,17 @@ def test_a_file_of_another_form_is_said_and_left_as_it_is(state_dir, content, sa
     assert path.read_bytes() == content
 
 
+def test_a_breakpoint_file_that_is_a_fifo_is_said_not_waited_on(state_dir):
+    import os
+
+    path = saved_file(state_dir)
+    path.unlink()
+    os.mkfifo(path)
+    again = session()
+    assert again.breakpoints.messages == [f"ignored {path}: not a breakpoint file (not a regular file); it is left as it is"]
+    again.close()
+
+
 @pytest.mark.parametrize("bad,said", [
     ({"spec": "nan", "ignore": -1}, '"ignore" must be a whole number of hits from 0 to 9223372036854775807, not -1'),
     ({"spec": "nan", "ignore": 2.5}, '"ignore" must be a whole number of hits from 0 to 9223372036854775807, not 2.5'),

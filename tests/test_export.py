@@ -237,3 +237,13 @@ def test_a_damaged_layout_cache_entry_is_a_miss_and_is_rewritten(damage, tmp_pat
         clear_memory_cache()
     assert "internal error" not in capsys.readouterr().err
     assert json.loads(entry.read_bytes()) == json.loads(good)  # rewritten with the layout
+
+
+def test_a_layout_cache_entry_that_is_not_a_file_is_a_miss(tmp_path):
+    out = str(tmp_path / "g.svg")
+    assert main(["export", str(NAN_PROGRAM), "--engine", "layered", "-o", out]) == 0
+    (entry,) = (tmp_path / "cache" / "layouts").glob("*.json")
+    entry.unlink()
+    os.mkfifo(entry)  # read, it would block the export for ever
+    clear_memory_cache()
+    assert main(["export", str(NAN_PROGRAM), "--engine", "layered", "-o", out]) == 0

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import stat
 import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -54,6 +55,8 @@ def read(path: Path) -> Optional[Contents]:
     """The file's contents; None when there is no file. BreakpointFileError (with what is wrong)
     when it is not a breakpoint file."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):  # a FIFO would block the open, a device never end
+            raise BreakpointFileError("not a regular file")
         with open(path, "rb") as handle:
             raw = handle.read(FILE_LIMIT + 1)
     except FileNotFoundError:
