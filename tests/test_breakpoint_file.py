@@ -114,6 +114,21 @@ def test_a_saved_breakpoint_that_no_longer_resolves_is_kept_shown_and_deletable(
     assert json.loads(path.read_text())["breakpoints"] == [entry("nan"), entry("inf")]
 
 
+def test_a_breakpoint_read_in_another_spelling_is_kept_as_written_and_deleted_for_good(state_dir):
+    path = saved_file(state_dir)
+    written = [{"spec": " while if iteration == 1"}, {"spec": "nan", "ignore": 0}, {"spec": "nan", "ignore": 0}]
+    path.write_text(json.dumps({"version": 1, "breakpoints": written}))
+    again = session()
+    assert [bp.describe() for bp in again.breakpoints.breakpoints] == ["#1 while if iteration == 1", "#2 nan"]
+    again.break_at("inf")
+    assert json.loads(path.read_text())["breakpoints"] == [*written, entry("inf")]  # as written, duplicates too
+    again.breakpoints.remove(1)
+    again.breakpoints.remove(2)
+    again.close()
+    assert json.loads(path.read_text())["breakpoints"] == [entry("inf")]
+    assert again.breakpoints.messages == []  # no other session was here
+
+
 def test_two_sessions_on_one_program_keep_each_others_breakpoints(state_dir):
     path = saved_file(state_dir)  # holds nan
     first, second = session(), session()

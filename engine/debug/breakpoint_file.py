@@ -122,13 +122,12 @@ def save(path: Path, before: Contents, ours: Contents) -> tuple[Contents, bool]:
         now = read(path) or Contents()
         result = merged(now, before, ours)
         _replace(path, json.dumps(result.to_json(), indent=1))
-    changed_elsewhere = [_key(e) for e in now.breakpoints] != [_key(e) for e in before.breakpoints] \
-        or [_key(e) for e in now.watches] != [_key(e) for e in before.watches]
+    changed_elsewhere = _keys(now.breakpoints) != _keys(before.breakpoints) or _keys(now.watches) != _keys(before.watches)
     return result, changed_elsewhere
 
 
 def _merged_list(now: list, before: list, ours: list) -> list:
-    mine, had = {_key(e) for e in ours}, {_key(e) for e in before}
+    mine, had = _keys(ours), _keys(before)
     removed = had - mine
     kept = [e for e in now if _key(e) not in removed]
     present = {_key(e) for e in kept}
@@ -139,6 +138,10 @@ def _merged_list(now: list, before: list, ours: list) -> list:
             added.append(entry)
             present.add(key)
     return kept + added
+
+
+def _keys(entries: list) -> set[str]:
+    return {_key(e) for e in entries}
 
 
 def _key(entry: Any) -> str:

@@ -326,7 +326,7 @@ class BreakpointTable:
         self.messages: list[str] = []  # problems met loading or saving the file, in order
         self._next_id = 1
         self._unreadable = Contents()  # entries of the file that are no breakpoint or watch: kept as they are
-        self._read_as: dict[int, dict] = {}  # breakpoint id -> the entry it was read from
+        self._read_as: dict[int, tuple[dict, dict]] = {}  # breakpoint id -> (the entry it was read from, its to_json then)
         self._file = Contents()  # this session's part of the file, as last read or written (breakpoint_file.merged)
         self._said_shared = False
         if path is not None:
@@ -473,8 +473,8 @@ class BreakpointTable:
         breakpoints = []
         for bp in self.breakpoints:
             if bp.saved:
-                read_as = self._read_as.get(bp.id)
-                breakpoints.append(read_as if read_as is not None and _fields(read_as) == bp.to_json() else bp.to_json())
+                read_as, as_read = self._read_as.get(bp.id, (None, None))
+                breakpoints.append(read_as if as_read == bp.to_json() else bp.to_json())
         breakpoints += [u.entry for u in self.unresolved] + self._unreadable.breakpoints
         return Contents(breakpoints, self.watches + self._unreadable.watches)
 
@@ -497,7 +497,7 @@ class BreakpointTable:
                 continue
             try:
                 bp = self.add(entry["spec"], entry.get("condition"), entry.get("ignore", 0), entry.get("enabled", True), save=False)
-                self._read_as.setdefault(bp.id, entry)
+                self._read_as.setdefault(bp.id, (entry, bp.to_json()))
             except BreakpointError as e:
                 self.unresolved.append(UnresolvedBreakpoint(self._next_id, entry, e.message))
                 self.messages.append(f"saved breakpoint '{entry['spec']}' no longer applies: {e.message} "
@@ -516,13 +516,7 @@ class BreakpointTable:
                 continue
             if text not in self.watches:
                 self.watches.append(text)
-        self._file = self._ours()
-
-
-def _fields(entry: dict) -> dict:
-    """A file's breakpoint entry as Breakpoint.to_json writes it (the fields it leaves out filled in)."""
-    return {"spec": entry["spec"], "condition": entry.get("condition"), "ignore": entry.get("ignore", 0),
-            "enabled": entry.get("enabled", True)}
+        self._file = contents  # every entry in it is this session's: what it removes leaves the file
 
 
 def _looks_like_expression(spec: str) -> bool:
