@@ -63,7 +63,7 @@ class SessionController:
         self._places: dict[int, tuple[object, dict]] = {}  # id(block) -> (block, id(op) -> its place)
         self.memory = None  # the run's static memory profile, once compute_memory() has run
         self.memory_error = ""
-        self._messages_said = 0  # of the breakpoint table's messages (loading and saving its file)
+        self._messages_said: dict[int, int] = {}  # id(breakpoint table) -> its messages said (loading and saving its file)
 
     @property
     def target_name(self) -> str:
@@ -164,9 +164,10 @@ class SessionController:
     def take_messages(self) -> list[str]:
         """What the breakpoint file's reading and saving said since the last call (a save that
         failed, another session's changes kept, entries that no longer resolve)."""
-        messages = self.session.breakpoints.messages
-        new, self._messages_said = messages[self._messages_said:], len(messages)
-        return new
+        table = self.session.breakpoints  # on a grid, the focused device's
+        said = self._messages_said.get(id(table), 0)
+        self._messages_said[id(table)] = len(table.messages)
+        return table.messages[said:]
 
     def _add_caught(self, state: DebugState, stop) -> None:
         """The op whose results a breakpoint caught (the stop is just after it), with its line,
