@@ -221,7 +221,8 @@ def _clashes(keymap: dict[str, str]) -> list[tuple[str, str]]:
 
 
 def _canonical(key: str) -> str:
-    """A key as Textual names it once a keymap is applied: "?" -> "question_mark"."""
+    """A key as Textual names it once a keymap is applied: "?" -> "question_mark" (App.set_keymap
+    normalizes with this same function; Textual exports no public name for it)."""
     return _normalize_key_list(key)
 
 
