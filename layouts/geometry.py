@@ -6,8 +6,9 @@ the SVG writer and terminal scenes draw either the same way.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Any, Optional
 
 FONT = "Arimo"  # metric-compatible with Arial; bundled with graphviz-pure
 NODE_FONT_SIZE = 10.0
@@ -71,14 +72,72 @@ class Layout:
         }
 
     @classmethod
-    def from_json(cls, data: dict) -> "Layout":
-        if data.get("version") != LAYOUT_FORMAT_VERSION:
-            raise ValueError("layout format version")
-        out = cls(data["width"], data["height"], engine=data.get("engine", "graphviz"))
-        out.nodes = {k: NodeBox(*v) for k, v in data["nodes"].items()}
-        out.edges = [EdgeRoute(t, h, k, [tuple(p) for p in pts], tuple(a) if a else None, tuple(lp) if lp else None) for t, h, k, pts, a, lp in data["edges"]]
-        out.clusters = {k: ClusterBox(x0, y0, x1, y1, tuple(lp) if lp else None) for k, (x0, y0, x1, y1, lp) in data["clusters"].items()}
+    def from_json(cls, data: Any) -> "Layout":
+        """The layout `to_json` gave; ValueError for anything else (a cache file of another
+        version, truncated, edited or `null`): every field is checked, so a damaged file is a
+        cache miss and never a layout that fails later, in the middle of drawing."""
+        if not isinstance(data, dict) or data.get("version") != LAYOUT_FORMAT_VERSION:
+            raise ValueError("not a layout of this format version")
+        try:
+            engine = data.get("engine", "graphviz")
+            if engine not in ("graphviz", "layered"):
+                raise ValueError(f"unknown layout engine {engine!r}")
+            out = cls(_number(data["width"]), _number(data["height"]), engine=engine)
+            out.nodes = {_name(k): NodeBox(*_numbers(v, 4)) for k, v in _table(data["nodes"]).items()}
+            out.edges = [EdgeRoute(_name(t), _name(h), _edge_key(k), [_point(p) for p in _list(pts)], _optional_point(a), _optional_point(lp))
+                         for t, h, k, pts, a, lp in (_list(e, 6) for e in _list(data["edges"]))]
+            out.clusters = {_name(k): _cluster(v) for k, v in _table(data["clusters"]).items()}
+        except (KeyError, TypeError) as e:
+            raise ValueError(f"a damaged layout ({type(e).__name__}: {e})") from None
         return out
+
+
+def _cluster(value: Any) -> ClusterBox:
+    x0, y0, x1, y1, label_pos = _list(value, 5)
+    return ClusterBox(*_numbers([x0, y0, x1, y1], 4), _optional_point(label_pos))
+
+
+def _number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"expected a coordinate, got {str(value)[:40]!r}")
+    return value
+
+
+def _numbers(values: Any, count: int) -> list[float]:
+    return [_number(v) for v in _list(values, count)]
+
+
+def _point(value: Any) -> Point:
+    x, y = _numbers(value, 2)
+    return (x, y)
+
+
+def _optional_point(value: Any) -> Optional[Point]:
+    return None if value is None else _point(value)
+
+
+def _list(value: Any, count: Optional[int] = None) -> list:
+    if not isinstance(value, list) or (count is not None and len(value) != count):
+        raise ValueError(f"expected a list{f' of {count}' if count is not None else ''}, got {str(value)[:40]!r}")
+    return value
+
+
+def _table(value: Any) -> dict:
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a table, got {str(value)[:40]!r}")
+    return value
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a name, got {str(value)[:40]!r}")
+    return value
+
+
+def _edge_key(value: Any) -> object:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ValueError(f"expected an edge key, got {str(value)[:40]!r}")
+    return value
 
 
 def terminal_box(label: list[str]) -> tuple[int, int]:

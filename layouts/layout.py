@@ -234,6 +234,8 @@ def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool 
     key = hashlib.sha256(f"{LAYOUT_FORMAT_VERSION}\n{maker}\n{source}".encode("utf-8")).hexdigest()
     if use_cache:
         found = _memory_cache.get(key) or _read_cache(key)
+        if found is not None and not all(node in found.nodes for node in view.graph.nodes):
+            found = None  # a file of the right form that is not this view's layout: damaged too
         if found is not None:
             _memory_cache[key] = found
             found.cached = True
@@ -261,9 +263,11 @@ def _read_cache(key: str) -> Optional[Layout]:
         return None
     path = folder / f"{key}.json"
     try:
+        if not path.is_file():  # missing, or not a file to read (a FIFO would block)
+            return None
         return Layout.from_json(json.loads(path.read_text()))
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # missing or unreadable: lay out again and overwrite
+    except (OSError, ValueError, RecursionError):
+        return None  # missing or damaged (from_json checks every field): lay out again and overwrite
 
 
 def _write_cache(key: str, layout: Layout) -> None:

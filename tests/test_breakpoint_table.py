@@ -168,7 +168,7 @@ def test_a_file_holding_one_copy_per_launch_loads_each_breakpoint_once(state_dir
     again.close()
 
 
-def test_a_bad_saved_entry_is_reported_in_words(state_dir):
+def test_a_bad_saved_entry_is_reported_in_words_and_kept_in_the_file(state_dir):
     session = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])
     session.break_at("nan")
     session.close()
@@ -176,9 +176,12 @@ def test_a_bad_saved_entry_is_reported_in_words(state_dir):
     path.write_text(json.dumps({"version": 1, "breakpoints": [{"spec": "%gone"}, {"where": 3}], "watches": []}))
     again = hlodbg.load(NAN_PROGRAM).session([HUNDREDS])
     first, second = again.breakpoints.messages
-    assert first == "saved breakpoint '%gone' no longer applies: no value %gone in any function"
-    assert second.startswith("ignored an unreadable entry in ") and "{'" not in second
+    assert first == "saved breakpoint '%gone' no longer applies: no value %gone in any function (kept in the file as #1, unresolved)"
+    assert second == f"kept an unreadable entry of {path} as it is: \"spec\" must be the place, such as \"%12\" or \"nan\", not null"
+    again.break_at("inf")
     again.close()
+    assert json.loads(path.read_text())["breakpoints"] == [
+        {"spec": "%gone"}, {"where": 3}, {"spec": "inf", "condition": None, "ignore": 0, "enabled": True}]
 
 
 async def test_the_debugger_launched_three_times_with_break_on_saves_nothing(state_dir):

@@ -213,3 +213,37 @@ def test_focus_inside_collapsed_regions_and_unwritable_output(tmp_path, capsys):
     assert compute_layout(view).nodes.keys() == set(view.graph.nodes)
     assert main(["export", str(NAN_PROGRAM), "-o", str(tmp_path / "missing" / "g.svg")]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("damage", [
+    b"null", b"[]", b"5", b'{"version": 2}', b"\xff\xfe not text",
+    b"[" * 100_000 + b"]" * 100_000,  # nested past what json.loads may recurse
+    json.dumps({"version": 2, "width": 1, "height": 1, "nodes": {"n0": "abcd"}, "edges": [], "clusters": {}}).encode(),
+    json.dumps({"version": 2, "width": "wide", "height": 1, "nodes": {}, "edges": [], "clusters": {}}).encode(),
+    json.dumps({"version": 2, "width": 1, "height": 1, "nodes": {}, "edges": [[1, 2]], "clusters": {}}).encode(),
+    json.dumps({"version": 2, "width": 1, "height": 1, "nodes": {}, "edges": [], "clusters": {}}).encode(),
+    json.dumps({"version": 2, "width": 1, "height": 1, "nodes": {}, "edges": [], "clusters": {"c": [1, 2, 3, 4, [1]]}}).encode(),
+], ids=["null", "list", "number", "fields-missing", "not-utf8", "nested", "node-not-numbers", "width-text", "edge-short",
+        "no-nodes", "cluster-label-short"])
+def test_a_damaged_layout_cache_entry_is_a_miss_and_is_rewritten(damage, tmp_path, capsys):
+    out = str(tmp_path / "g.svg")
+    assert main(["export", str(NAN_PROGRAM), "--engine", "layered", "-o", out]) == 0
+    (entry,) = (tmp_path / "cache" / "layouts").glob("*.json")
+    good = entry.read_bytes()
+    entry.write_bytes(damage)
+    clear_memory_cache()
+    for _ in range(2):  # every later export works, not only the first one after the damage
+        assert main(["export", str(NAN_PROGRAM), "--engine", "layered", "-o", out]) == 0
+        clear_memory_cache()
+    assert "internal error" not in capsys.readouterr().err
+    assert json.loads(entry.read_bytes()) == json.loads(good)  # rewritten with the layout
+
+
+def test_a_layout_cache_entry_that_is_not_a_file_is_a_miss(tmp_path):
+    out = str(tmp_path / "g.svg")
+    assert main(["export", str(NAN_PROGRAM), "--engine", "layered", "-o", out]) == 0
+    (entry,) = (tmp_path / "cache" / "layouts").glob("*.json")
+    entry.unlink()
+    os.mkfifo(entry)  # read, it would block the export for ever
+    clear_memory_cache()
+    assert main(["export", str(NAN_PROGRAM), "--engine", "layered", "-o", out]) == 0

@@ -99,6 +99,29 @@ def test_values_and_counts():
             parse(bad)
 
 
+def test_a_long_answer_is_refused_unread_and_an_unreadable_one_is_quoted_short():
+    _, run, _ = open_lesson("control_flow")
+    shape_q = run.lesson.questions[2]
+    verdict = run.check(shape_q, "1xa" * 13_000 + "?")  # read in 8 s before answers were bounded
+    assert not verdict.correct
+    assert verdict.message == "An answer is at most 1,000 characters long; this one has 39,001."
+    assert run.check(shape_q, "2 " * 500).message == "The result has 0 dimension(s); you gave 500."  # at the limit: read
+    message = run.check(shape_q, "two by " * 100).message
+    assert message.startswith("Cannot read 'two by two by") and len(message) < 200
+
+
+@pytest.mark.parametrize("typed", ["1xa" * 300 + "?", "1x a" * 249 + "?", "tensor<" + "1x" * 490 + "f32!?>"])
+def test_shapes_that_almost_end_in_an_element_type_are_unreadable(typed):
+    with pytest.raises(ValueError):
+        parse_shape(typed)
+
+
+def test_indices_separated_by_long_runs_of_spaces_are_read():
+    assert parse_indices("1" + " " * 500 + "2") == frozenset({((1, 2), None)})
+    with pytest.raises(ValueError):
+        parse_indices("1" + " " * 500 + "a")
+
+
 def test_answers_agree_within_float_tolerance_and_on_devices():
     assert answers_agree("value", 2.7, 2.700000047683716) and not answers_agree("value", 2.8, 2.7)
     assert answers_agree("value", [1.0, 2.0], [[1, 2]]) and not answers_agree("value", [1.0], [[1, 2]])

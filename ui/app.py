@@ -13,6 +13,9 @@ from .screens.error import ErrorScreen
 from .session_files import SessionFiles
 
 
+KEYS_PROBLEMS_SECONDS = 30
+
+
 class HlodbgApp(App):
     """hlodbg's window. Give it a loaded Program (anything with `module`, `name`, `source` and
     `debug(...)`, which builds the debugging target), or the error that stopped loading one."""
@@ -46,8 +49,9 @@ class HlodbgApp(App):
         keymap, problems = load_keymap(self.keymap_path)
         if keymap:
             self.set_keymap(keymap)
-        for problem in problems:
-            self.notify(problem, severity="warning", timeout=10)
+        if problems:  # one notice for the file, read before the defaults it kept are a surprise
+            self.notify("\n".join(problem.short() for problem in problems), title=f"{problems[0].path}: not as written",
+                        severity="warning", timeout=KEYS_PROBLEMS_SECONDS, markup=False)
         if self.lessons is not None and self.program is None and self.error is None:
             from .screens.lesson_picker import LessonPickerScreen
 
@@ -69,9 +73,7 @@ class HlodbgApp(App):
             self.error = e  # the exit status says so too (hlodbg open exits 2)
             self.push_screen(ErrorScreen(f"hlodbg could not start a run of {program.name}", e.render()))
             return
-        self.controller = controller
-        for message in controller.session.breakpoints.messages:
-            self.notify(message, severity="warning", timeout=10)
+        self.controller = controller  # what reading the saved breakpoints said: with the first state shown
         screen = MainScreen(program, None, controller, self.break_on, explain=self.explain, files=self.files)
         self.push_screen(screen)
         if self.lesson is not None:

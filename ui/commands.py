@@ -37,7 +37,8 @@ HELP = """commands (abbreviations in brackets):
   note                       the full note of a replayed or vectorised body's frame
   explain [%12] [--at 1,0,2] the explain pane on an op (the one in view) and an element of its result
   lang en|ja|hi              the language of the explain pane and the provenance view
-  help"""
+  help | quit [q]            this list; leave hlodbg (the q key too)"""
+QUIT_WORDS = ("quit", "q")
 
 
 @dataclass
@@ -51,6 +52,7 @@ class CommandResult:
     explain: Optional["ExplainRequest"] = None  # open the explain pane on this
     language: str = ""  # the language the explain pane and the provenance view speak from now on
     deliver: str = ""  # a file the session wrote, to offer to a served session's browser as a download
+    quit: bool = False  # leave hlodbg
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,7 @@ class CommandRunner:
             "f": lambda r: self.move("step_out"), "finish": lambda r: self.move("step_out"),
             "c": lambda r: self.move("continue_"), "continue": lambda r: self.move("continue_"),
             "back": lambda r: self.move("back"), "restart": lambda r: self.move("restart"),
+            **{word: self.cmd_quit for word in QUIT_WORDS},
         }.get(name)
         if handler is None:
             return CommandResult(f"unknown command '{name}' (help lists them)", error=True)
@@ -153,6 +156,11 @@ class CommandRunner:
         if target.multi_device:
             where = f" on device {target.device_id(device)}" if device is not None else f" on all {len(bps)} devices"
         return CommandResult(f"breakpoint {bp.describe()}{where}" + (f" ({bp.note})" if bp.note else ""), breakpoints_changed=True)
+
+    def cmd_quit(self, rest: str) -> CommandResult:
+        if rest:
+            raise CommandError(f"quit takes nothing after it, not '{rest}'")
+        return CommandResult(quit=True)
 
     def cmd_device(self, rest: str) -> CommandResult:
         target = self.controller.target
@@ -209,7 +217,7 @@ class CommandRunner:
         return result
 
     def cmd_export(self, rest: str) -> CommandResult:
-        words = shlex.split(rest)
+        words = split_words(rest)
         if not words:
             raise CommandError("export needs a file name, e.g. export graph.svg")
         path, options = words[0], words[1:]
@@ -284,6 +292,20 @@ class CommandRunner:
         return CommandResult(f"match {index + 1} of {len(matches)}: {op_label(op)}" + (f"  line {op.pos.line}" if op.pos else ""), select=op)
 
 
+def split_words(text: str) -> list[str]:
+    """A command's words as a shell splits them ("my graph.svg" is one word)."""
+    try:
+        return shlex.split(text)
+    except ValueError as e:  # shlex says "No closing quotation" / "No escaped character"
+        raise CommandError(f"{str(e)[0].lower()}{str(e)[1:]} in {text!r}: close the quote, or write \\ for a backslash") from None
+
+
+def quits(line: str) -> bool:
+    """Whether the command line asks to leave (`quit`, `q`): done at once, even while a move runs."""
+    word, _, rest = line.strip().partition(" ")
+    return word in QUIT_WORDS and not rest.strip()
+
+
 def parse_element(text: str) -> tuple[int, ...]:
     """`1,0,2` (or `[1, 0, 2]`, `()` for a scalar) as an element index."""
     inner = text.strip().strip("[]()")
@@ -293,4 +315,4 @@ def parse_element(text: str) -> tuple[int, ...]:
         raise CommandError(f"an element is written as numbers separated by commas (1,0,2), not '{text}'") from None
 
 
-__all__ = ["CommandRunner", "CommandResult", "ExplainRequest", "HELP", "format_value", "parse_element"]
+__all__ = ["CommandRunner", "CommandResult", "ExplainRequest", "HELP", "format_value", "parse_element", "quits"]

@@ -63,6 +63,7 @@ class SessionController:
         self._places: dict[int, tuple[object, dict]] = {}  # id(block) -> (block, id(op) -> its place)
         self.memory = None  # the run's static memory profile, once compute_memory() has run
         self.memory_error = ""
+        self._messages_said: dict[int, int] = {}  # id(breakpoint table) -> its messages said (loading and saving its file)
 
     @property
     def target_name(self) -> str:
@@ -147,7 +148,7 @@ class SessionController:
             message = "; ".join(h.describe() for h in stop.hits) + (f" ({message})" if message else "")
         state = DebugState(position, len(session.trace), session.finished, op, frames, operands, results, changed,
                            session.note or message, error, session.memory_used, session.memory_budget, reason,
-                           breakpoints=self.target.breakpoints, watches=self.target.watches(),
+                           breakpoints=[*self.target.breakpoints, *session.breakpoints.unresolved], watches=self.target.watches(),
                            device=self.target.describe_focus(), target=self.target_name)
         if self.memory is not None:
             process = session.process
@@ -160,6 +161,14 @@ class SessionController:
         if self.target.multi_device:
             self._add_devices(state)
         return state
+
+    def take_messages(self) -> list[str]:
+        """What the breakpoint file's reading and saving said since the last call (a save that
+        failed, another session's changes kept, entries that no longer resolve)."""
+        table = self.session.breakpoints  # on a grid, the focused device's
+        said = self._messages_said.get(id(table), 0)
+        self._messages_said[id(table)] = len(table.messages)
+        return table.messages[said:]
 
     def _add_caught(self, state: DebugState, stop) -> None:
         """The op whose results a breakpoint caught (the stop is just after it), with its line,

@@ -6,17 +6,20 @@
     step = "n,f10"          # binding id = comma-separated keys
     step_in = "s,f11"
 
-Unknown ids and unreadable files are reported, never fatal: the defaults stay.
+Unknown ids, key names Textual does not know, keys two bindings would share and unreadable files
+are reported (file:line, the entry, what is wrong), never fatal: the defaults stay.
 """
 from __future__ import annotations
 
 import os
+import re
 import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
 from textual.binding import Binding
-from textual.keys import format_key
+from textual.keys import REPLACED_KEYS, Keys, _normalize_key_list, format_key, key_to_character
 
 
 def _b(key: str, action: str, description: str, id: str, show: bool = False) -> Binding:
@@ -43,7 +46,7 @@ RUN_BINDINGS = [
     _b("colon", "command('')", "command line", "command_line"),
     _b("e", "export_svg", "export the graph as SVG", "export", True),
     _b("question_mark", "help", "help", "help", True),
-    _b("q", "quit", "quit", "quit", True),
+    _b("q", "app.quit", "quit", "quit", True),  # the app's action: the screen has none of that name
     _b("escape", "interrupt", "interrupt a running move", "interrupt"),
     _b("ctrl+c", "interrupt", "interrupt a running move", "interrupt_ctrl_c"),
     _b("T", "toggle_theme", "light / dark theme", "theme"),
@@ -61,7 +64,7 @@ GRAPH_BINDINGS = [
     _b("J", "select_neighbour('down')", "select the op below", "select_down"),
     _b("plus,equals_sign", "zoom(1)", "zoom in", "zoom_in"),
     _b("minus", "zoom(-1)", "zoom out", "zoom_out"),
-    _b("period", "toggle_follow", "follow the current op", "follow"),
+    _b("full_stop", "toggle_follow", "follow the current op", "follow"),  # ".": Textual names it by its Unicode name
     _b("z", "toggle_focus", "focus mode: the neighbourhood of the selected op", "focus"),
     _b("enter,o", "open_selected", "open the selected loop, region or call", "open"),
     _b("u,backspace", "go_up", "back to the enclosing cluster", "up"),
@@ -96,14 +99,10 @@ BINDING_GROUPS = (("run", RUN_BINDINGS), ("graph", GRAPH_BINDINGS), ("values", I
                   ("teaching", TEACHING_BINDINGS))
 DEBUGGER_BINDINGS = [binding for _, group in BINDING_GROUPS for binding in group]
 
-# Keys whose Textual name format_key leaves as a word although they print a character.
-PRINTED_KEYS = {"period": "."}
-
-
 def key_label(key: str) -> str:
     """A key as printed on the keyboard: "/" for slash, "]" for right_square_bracket, "ctrl+c"."""
     *modifiers, name = key.split("+")
-    return "+".join([*modifiers, PRINTED_KEYS.get(name) or format_key(name)])
+    return "+".join([*modifiers, format_key(name)])
 
 
 def config_path() -> Path:
@@ -114,28 +113,130 @@ def config_path() -> Path:
     return Path(base) / "hlodbg" / "keys.toml"
 
 
-def load_keymap(path: Optional[Path] = None) -> tuple[dict[str, str], list[str]]:
-    """(binding id -> keys, problems) from the user's keys.toml; missing file: nothing to change."""
+KEYS_FILE_LIMIT = 1 << 20  # bytes: a keys file is a few lines
+MODIFIERS = ("ctrl", "shift", "alt", "meta", "super", "hyper")
+# Textual's names of keys that print nothing (f1, pageup, escape, ...), and its short names of
+# characters (slash, plus, minus, at, ...); any other character goes by its Unicode name
+# (question_mark, left_square_bracket) or as itself.
+NAMED_KEYS = frozenset(k.value for k in Keys if "+" not in k.value and not k.value.startswith("<"))
+CHARACTER_NAMES = frozenset(REPLACED_KEYS)
+
+
+@dataclass(frozen=True)
+class KeyProblem:
+    """Something wrong in keys.toml: at `line` (None: the whole file), `text` says what."""
+
+    path: Path
+    line: Optional[int]
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.path}{f':{self.line}' if self.line else ''}: {self.text}"
+
+    def short(self) -> str:
+        """Without the file's name (said once, above a list of problems)."""
+        return f"line {self.line}: {self.text}" if self.line else self.text
+
+
+def load_keymap(path: Optional[Path] = None) -> tuple[dict[str, str], list[KeyProblem]]:
+    """(binding id -> keys, problems) from the user's keys.toml; missing file: nothing to change.
+    Every problem names the file, the line of the entry, the entry and what is wrong with it; an
+    entry with a problem is left out (its binding keeps its default keys), and a key one entry
+    takes from another binding is said too."""
     path = path or config_path()
     if not path.is_file():
         return {}, []
     try:
-        data = tomllib.loads(path.read_text())
+        with open(path, "rb") as handle:
+            raw = handle.read(KEYS_FILE_LIMIT + 1)
+        if len(raw) > KEYS_FILE_LIMIT:
+            return {}, [KeyProblem(path, None, f"larger than {KEYS_FILE_LIMIT:,} bytes, not a keys file; using the default keys")]
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
+    except UnicodeDecodeError as e:
+        line_start = raw.rfind(b"\n", 0, e.start) + 1
+        return {}, [KeyProblem(path, raw.count(b"\n", 0, e.start) + 1,
+                               f"not UTF-8 text (byte {raw[e.start]:#04x} at column {e.start - line_start + 1}); using the default keys")]
     except (OSError, tomllib.TOMLDecodeError) as e:
-        return {}, [f"{path}: cannot read it ({e}); using the default keys"]
+        return {}, [KeyProblem(path, None, f"cannot read it ({e}); using the default keys")]
     table = data.get("keys", {})
     if not isinstance(table, dict):
-        return {}, [f"{path}: [keys] must be a table of binding id = \"keys\""]
+        return {}, [KeyProblem(path, None, "[keys] must be a table of binding id = \"keys\"; using the default keys")]
     known = {b.id for b in DEBUGGER_BINDINGS}
     keymap, problems = {}, []
     for binding_id, keys in table.items():
+        line, entry = _line_of(text, binding_id), f"{binding_id} = {_toml_text(keys)}"
         if binding_id not in known:
-            problems.append(f"{path}: unknown binding id '{binding_id}' (see ? for the ids)")
-        elif not isinstance(keys, str) or not keys.strip():
-            problems.append(f"{path}: keys for '{binding_id}' must be a string like \"n,f10\"")
-        else:
-            keymap[binding_id] = keys.replace(" ", "")
-    return keymap, problems
+            problems.append(KeyProblem(path, line, f"{entry}: no binding has the id '{binding_id}' (? lists the ids)"))
+            continue
+        if isinstance(keys, list) and keys and all(isinstance(k, str) for k in keys):
+            keys = ",".join(keys)
+        if not isinstance(keys, str) or not keys.strip():
+            problems.append(KeyProblem(path, line, f"{entry}: the keys must be a string like \"n,f10\""))
+            continue
+        names = [key.strip() for key in keys.split(",")]
+        wrong = list(dict.fromkeys(problem for problem in map(key_problem, names) if problem))
+        if wrong:
+            problems.append(KeyProblem(path, line, f"{entry}: {'; '.join(wrong)}; {binding_id} keeps its default keys"))
+            continue
+        keymap[binding_id] = ",".join(names)
+    problems += [KeyProblem(path, _line_of(text, taker), f"{taker} = {_toml_text(keymap[taker])}: {clash}")
+                 for taker, clash in _clashes(keymap)]
+    return keymap, sorted(problems, key=lambda problem: problem.line or 0)
 
 
-__all__ = ["BINDING_GROUPS", "DEBUGGER_BINDINGS", "config_path", "key_label", "load_keymap"]
+def key_problem(key: str) -> Optional[str]:
+    """What is wrong with one key of a keys.toml entry ("ctrl+n", "f10", "?", "question_mark"), or None."""
+    if not key:
+        return "an empty key (a comma with no key before or after it)"
+    *modifiers, base = key.split("+")
+    unknown = [m for m in modifiers if m not in MODIFIERS]
+    if unknown:
+        return f"'{key}': {unknown[0]!r} is not a modifier ({', '.join(MODIFIERS)})"
+    if not base:
+        return f"'{key}': no key after '+'"
+    if (len(base) == 1 and base.isprintable()) or base in NAMED_KEYS or base in CHARACTER_NAMES or key_to_character(base):
+        return None
+    return f"'{key}' is not a key name (a character such as n or ?, f1-f24, up, pageup, escape, space, ctrl+n, ...)"
+
+
+def _clashes(keymap: dict[str, str]) -> list[tuple[str, str]]:
+    """(the entry that takes the key, what happens) for each key two bindings would share once
+    `keymap` is applied: the remapped binding takes it (as Textual's keymap does; of two remapped
+    ones the first in the help's order), and the other goes on with the keys it has left, or none."""
+    keys_of = {b.id: [_canonical(k) for k in keymap.get(b.id, b.key).split(",")] for b in DEBUGGER_BINDINGS}
+    said = []
+    holder: dict[str, str] = {}
+    for binding in DEBUGGER_BINDINGS:
+        for key in keys_of[binding.id]:
+            first = holder.setdefault(key, binding.id)
+            if first == binding.id:
+                continue
+            # the id the user remapped is the one that takes the key, as Textual's keymap does
+            taker, loser = (binding.id, first) if first not in keymap else (first, binding.id)
+            left = [key_label(k) for k in keys_of[loser] if k != key]
+            rest = f"still on {', '.join(left)}" if left else "it has no key left: give it one in [keys]"
+            said.append((taker, f"{key_label(key)} is also {loser}'s key: it does {taker}, no longer {loser} ({rest})"))
+    return said
+
+
+def _canonical(key: str) -> str:
+    """A key as Textual names it once a keymap is applied: "?" -> "question_mark" (App.set_keymap
+    normalizes with this same function; Textual exports no public name for it)."""
+    return _normalize_key_list(key)
+
+
+def _line_of(text: str, binding_id: str) -> int:
+    """The line of `binding_id = ...` in the file (1 when it cannot be found)."""
+    pattern = re.compile(rf"^\s*[\"']?{re.escape(binding_id)}[\"']?\s*=", re.MULTILINE)
+    found = pattern.search(text)
+    return text.count("\n", 0, found.start()) + 1 if found else 1
+
+
+def _toml_text(value) -> str:
+    """An entry's value as it is written in the file, shortened."""
+    text = f'"{value}"' if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+__all__ = ["BINDING_GROUPS", "DEBUGGER_BINDINGS", "KeyProblem", "config_path", "key_label", "key_problem", "load_keymap"]

@@ -21,7 +21,6 @@ Breakpoints and watch expressions are saved per program in a small JSON file.
 from __future__ import annotations
 
 import hashlib
-import json
 import math
 import os
 import re
@@ -31,6 +30,8 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from . import breakpoint_file
+from .breakpoint_file import BreakpointFileError, Contents, entry_problem
 from .expressions import CaretError, Expression, ExpressionError, compile_expression
 from ..ir.core import Module, Operation, function_list
 from ..ir.locations import user_frame
@@ -141,6 +142,24 @@ class Breakpoint:
 
     def same_place(self, spec: str, condition: Optional[str], ignore: int) -> bool:
         return (self.spec, self.condition, self.ignore) == (spec, condition, ignore)
+
+
+@dataclass
+class UnresolvedBreakpoint:
+    """A saved breakpoint that points nowhere in the program as it is now (a value renamed, a line
+    moved): kept in the file, as it was, for the program it was set on; shown, and deletable."""
+
+    id: int
+    entry: dict  # as the file holds it
+    reason: str
+    # Read like a Breakpoint by whoever lists breakpoints: never enabled, on no op.
+    enabled = False
+    ops = frozenset()
+    note = ""
+
+    def describe(self) -> str:
+        condition = self.entry.get("condition")
+        return f"#{self.id} {self.entry['spec']}" + (f" if {condition}" if condition else "") + f" [unresolved: {self.reason}]"
 
 
 def _compile_test(text: str, what: str) -> tuple[Callable, bool]:
@@ -303,8 +322,13 @@ class BreakpointTable:
         self.path = path
         self.breakpoints: list[Breakpoint] = []
         self.watches: list[str] = []
-        self.messages: list[str] = []  # problems met loading the saved file
+        self.unresolved: list[UnresolvedBreakpoint] = []  # saved ones this program no longer has a place for
+        self.messages: list[str] = []  # problems met loading or saving the file, in order
         self._next_id = 1
+        self._unreadable = Contents()  # entries of the file that are no breakpoint or watch: kept as they are
+        self._read_as: dict[int, tuple[dict, dict]] = {}  # breakpoint id -> (the entry it was read from, its to_json then)
+        self._file = Contents()  # this session's part of the file, as last read or written (breakpoint_file.merged)
+        self._said_shared = False
         if path is not None:
             self._load()
 
@@ -373,15 +397,24 @@ class BreakpointTable:
         for bp in self.breakpoints:
             if bp.id == id:
                 return bp
-        known = ", ".join(f"#{b.id}" for b in self.breakpoints) or "none"
+        for unresolved in self.unresolved:
+            if unresolved.id == id:
+                raise BreakpointError(f"breakpoint #{id} ({unresolved.entry['spec']}) points nowhere in this program "
+                                      f"({unresolved.reason}): delete it, or set it again")
+        known = ", ".join(f"#{b.id}" for b in [*self.breakpoints, *self.unresolved]) or "none"
         raise BreakpointError(f"no breakpoint #{id} (breakpoints: {known})")
 
     def remove(self, id: int) -> None:
-        self.breakpoints.remove(self.get(id))
+        unresolved = [u for u in self.unresolved if u.id == id]
+        if unresolved:
+            self.unresolved.remove(unresolved[0])
+        else:
+            self.breakpoints.remove(self.get(id))
         self.save()
 
     def clear(self) -> None:
         self.breakpoints.clear()
+        self.unresolved.clear()
         self.save()
 
     def enable(self, id: int, enabled: bool = True) -> None:
@@ -414,48 +447,76 @@ class BreakpointTable:
 
     # -- persistence --------------------------------------------------------------------------
     def save(self) -> None:
+        """Merge this session's changes into the file (breakpoint_file.save): another session's
+        breakpoints stay; a failure is added to `messages`, and the next change tries again."""
         if self.path is None:
             return
-        kept = [bp.to_json() for bp in self.breakpoints if bp.saved]
-        data = {"version": 1, "breakpoints": kept, "watches": self.watches}
+        ours = self._ours()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self.path.with_suffix(".tmp")
-            temporary.write_text(json.dumps(data, indent=1))
-            os.replace(temporary, self.path)
+            _, shared = breakpoint_file.save(self.path, self._file, ours)
+        except BreakpointFileError as e:
+            self.messages.append(f"did not save breakpoints to {self.path}: it is no longer a breakpoint file ({e}); "
+                                 "it is left as it is")
+            return
         except OSError as e:
-            self.messages.append(f"could not save breakpoints to {self.path}: {e.strerror}")
+            self.messages.append(f"could not save breakpoints to {self.path}: {e.strerror or e}")
+            return
+        self._file = ours
+        if shared and not self._said_shared:
+            self._said_shared = True
+            self.messages.append(f"another session changed {self.path} too: its breakpoints and watches stay in the "
+                                 "file beside this session's")
+
+    def _ours(self) -> Contents:
+        """This session's part of the file: its saved breakpoints (as they were read, when unchanged),
+        the saved ones that no longer resolve and the entries it could not read, as they were."""
+        breakpoints = []
+        for bp in self.breakpoints:
+            if bp.saved:
+                read_as, as_read = self._read_as.get(bp.id, (None, None))
+                breakpoints.append(read_as if as_read == bp.to_json() else bp.to_json())
+        breakpoints += [u.entry for u in self.unresolved] + self._unreadable.breakpoints
+        return Contents(breakpoints, self.watches + self._unreadable.watches)
 
     def _load(self) -> None:
         try:
-            data = json.loads(self.path.read_text())
-        except FileNotFoundError:
-            return
-        except (OSError, ValueError) as e:
-            self.messages.append(f"ignored {self.path}: not a breakpoint file ({e})")
+            contents = breakpoint_file.read(self.path)
+        except BreakpointFileError as e:
+            self.messages.append(f"ignored {self.path}: not a breakpoint file ({e}); it is left as it is")
             self.path = None  # keep the user's file as it is
             return
-        if not isinstance(data, dict):
-            self.messages.append(f"ignored {self.path}: not a breakpoint file")
-            self.path = None
+        if contents is None:
             return
         # Files written before launch breakpoints were kept apart hold one copy per launch:
         # identical entries load once (add() returns the one already there).
-        for entry in data.get("breakpoints", []):
+        for entry in contents.breakpoints:
+            problem = entry_problem(entry)
+            if problem:
+                self._unreadable.breakpoints.append(entry)
+                self.messages.append(f"kept an unreadable entry of {self.path} as it is: {problem}")
+                continue
             try:
-                self.add(str(entry["spec"]), entry.get("condition"), int(entry.get("ignore", 0)),
-                         bool(entry.get("enabled", True)), save=False)
+                bp = self.add(entry["spec"], entry.get("condition"), entry.get("ignore", 0), entry.get("enabled", True), save=False)
+                self._read_as.setdefault(bp.id, (entry, bp.to_json()))
             except BreakpointError as e:
-                self.messages.append(f"saved breakpoint '{entry.get('spec')}' no longer applies: {e.message}")
-            except (AttributeError, KeyError, TypeError, ValueError):
-                self.messages.append(f"ignored an unreadable entry in {self.path}: {json.dumps(entry)[:80]}")
-        for text in data.get("watches", []):
+                self.unresolved.append(UnresolvedBreakpoint(self._next_id, entry, e.message))
+                self.messages.append(f"saved breakpoint '{entry['spec']}' no longer applies: {e.message} "
+                                     f"(kept in the file as #{self._next_id}, unresolved)")
+                self._next_id += 1
+        for text in contents.watches:
+            if not isinstance(text, str):
+                self._unreadable.watches.append(text)
+                self.messages.append(f"kept an unreadable watch of {self.path} as it is: a watch is an expression in a string")
+                continue
             try:
-                compile_expression(str(text))
-                if str(text) not in self.watches:
-                    self.watches.append(str(text))
+                compile_expression(text)
             except ExpressionError as e:
-                self.messages.append(f"saved watch '{text}' no longer applies: {e.message}")
+                self._unreadable.watches.append(text)
+                self.messages.append(f"saved watch '{text}' no longer applies: {e.message} (kept in the file)")
+                continue
+            if text not in self.watches:
+                self.watches.append(text)
+        self._file = contents  # every entry in it is this session's: what it removes leaves the file
 
 
 def _looks_like_expression(spec: str) -> bool:

@@ -54,6 +54,7 @@ KINDS = ("shape", "provenance", "value", "runs")
 CORRECT = Phrase("Correct.")
 WRONG = Phrase("Not quite. Try again, or ask for a hint.")
 UNREADABLE = Phrase("Cannot read '{text}' as {expected}.")
+TOO_LONG = Phrase("An answer is at most {limit} characters long; this one has {length}.")
 EXPECT_SHAPE = Phrase("a shape, such as 2x3 or [2, 3] (scalar for a scalar)")
 EXPECT_INDICES = Phrase("one or more indices, such as [1, 0] or (1, 0) (1, 2); add @r,p for a device's element")
 EXPECT_VALUE = Phrase("a number such as 3 or -1.5 (true/false for booleans), or a list such as [1, 2]")
@@ -169,21 +170,41 @@ _BRACKETED = re.compile(r"[(\[]([^()\[\]]*)[)\]]\s*(?:@\s*(\d+)(?:\s*,\s*(\d+))?
 _NUMBER = r"[-+]?(?:\d+\.?\d*(?:e[-+]?\d+)?|\.\d+(?:e[-+]?\d+)?|inf|nan)"
 
 
+# Typed answers are read in one pass each (no pattern here backtracks over what it has read), and
+# no longer than this: hlodbg's own lessons' answers are under 60 characters.
+ANSWER_LIMIT = 1000
+ECHOED = 60  # characters of an unreadable answer repeated back to the student
+_ELEMENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789_.!:<>, -")
+_ELEMENT_TYPE = re.compile(r"[a-z!][a-z0-9_.!:<>, -]*")
+_TRAILING_ELEMENT_TYPE = re.compile(r"(?<=\d)\s*x\s*[a-z!][a-z0-9_.!:<>, -]*$")
+
+
 def parse_shape(text: str) -> tuple[int, ...]:
     """'2x3', '[2, 3]', '(2,3)', '2 3', 'tensor<2x3xf32>' -> (2, 3); 'scalar', '()', '[]' -> ()."""
     t = text.strip().lower()
     inner = re.fullmatch(r"tensor<(.*)>", t)
     if inner:
-        t = inner.group(1)
-        if not re.sub(r"(^|x)\s*[a-z!][a-z0-9_.!:<>, -]*$", "", t):  # tensor<f32>: a scalar
+        t = inner.group(1).strip()
+        if _ELEMENT_TYPE.fullmatch(t):  # tensor<f32>: a scalar
             return ()
     if t in ("scalar", "()", "[]"):
         return ()
-    t = re.sub(r"(?<=\d)\s*x\s*[a-z!][a-z0-9_.!:<>, -]*$", "", t)  # 2x3xf32 -> 2x3
+    t = _without_element_type(t)  # 2x3xf32 -> 2x3
     t = re.sub(r"(?<=\d)\s*x\s*(?=\d)", " ", t)  # 2x3 -> 2 3
     if re.search(r"[^\d\s,()\[\]]", t) or not re.search(r"\d", t):
         raise ValueError(text)
     return tuple(int(n) for n in re.findall(r"\d+", t))
+
+
+def _without_element_type(t: str) -> str:
+    """`t` without the `x<element type>` that ends it. The element type lies in the run of its
+    characters that ends the text, so the pattern is tried there only: tried from every digit of a
+    long answer, it would read the rest of the text again from each (40k characters: 10 s)."""
+    start = len(t)
+    while start and t[start - 1] in _ELEMENT_CHARS:
+        start -= 1
+    found = _TRAILING_ELEMENT_TYPE.search(t, start)
+    return t[:found.start()] if found else t
 
 
 def parse_indices(text: str) -> frozenset:
@@ -203,7 +224,7 @@ def parse_indices(text: str) -> frozenset:
     rest = _BRACKETED.sub(" ", t).replace(";", " ").strip()
     if not found:
         head, _, device_text = t.partition("@")
-        if re.fullmatch(r"\d+(\s*[, ]\s*\d+)*", head.strip()):
+        if re.fullmatch(r"\d+(?:\s*,\s*\d+|\s+\d+)*", head.strip()):  # one way to read each separator
             device = None
             if device_text:
                 parts = re.findall(r"\d+", device_text)
@@ -367,8 +388,10 @@ class LessonRun:
         """Whether the typed answer to `q` is right, with a nudge when it is not."""
         try:
             given = parse_answer(q.kind, typed)
+        except AnswerTooLong:
+            return Verdict(False, TOO_LONG.say(lang, limit=f"{ANSWER_LIMIT:,}", length=f"{len(typed):,}"))
         except ValueError:
-            return Verdict(False, UNREADABLE.say(lang, text=typed.strip(), expected=EXPECTED[q.kind].say(lang)))
+            return Verdict(False, UNREADABLE.say(lang, text=echo(typed), expected=EXPECTED[q.kind].say(lang)))
         truth = self.truth(q)
         if answers_agree(q.kind, given, truth, self._device(q) if q.device is not None else None):
             return Verdict(True, CORRECT.say(lang))
@@ -387,8 +410,21 @@ _PARSERS = {"shape": parse_shape, "provenance": parse_indices, "value": parse_va
 
 
 def parse_answer(kind: str, text: str) -> Any:
-    """A typed answer of a question of `kind`; ValueError when it cannot be read."""
+    """A typed answer of a question of `kind`; ValueError when it cannot be read (AnswerTooLong
+    past ANSWER_LIMIT characters)."""
+    if len(text) > ANSWER_LIMIT:
+        raise AnswerTooLong(text)
     return _PARSERS[kind](text)
+
+
+class AnswerTooLong(ValueError):
+    """A typed answer longer than any answer (ANSWER_LIMIT): not read at all."""
+
+
+def echo(typed: str) -> str:
+    """What the student typed, as repeated back in a message: its start when it is long."""
+    typed = typed.strip()
+    return typed if len(typed) <= ECHOED else typed[:ECHOED - 1] + "…"
 
 
 def answers_agree(kind: str, given: Any, truth: Any, device: Optional[ProcessId] = None) -> bool:

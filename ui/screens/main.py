@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Optional
 
 from rich.text import Text
-from textual import events, work
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
@@ -30,7 +30,7 @@ from hlodbg.engine.debug.target import move_words
 from hlodbg.layouts.graph import DataflowGraph, build_graph
 from hlodbg.layouts.op_facts import fact_lines
 
-from ..commands import CommandResult, CommandRunner, ExplainRequest
+from ..commands import CommandResult, CommandRunner, ExplainRequest, quits
 from ..controller import SessionController
 from ..session_files import SessionFiles
 from ..keymap import BINDING_GROUPS, DEBUGGER_BINDINGS, key_label
@@ -45,9 +45,11 @@ from ..widgets.provenance_view import ProvenanceView
 from ..widgets.source_view import SourceView
 from .help import HelpScreen
 from .teaching_panes import TeachingPanes
+from .workers import ReportsWorkerErrors, pane_work
 
 PROGRESS_INTERVAL = 0.1
 LAUNCH_ERROR_SECONDS = 600  # an error in the command line's options stays until read (a click closes it)
+BREAKPOINT_FILE_SECONDS = 20
 NARROW = 150  # narrower screens make room for the explain pane and the provenance view by hiding a pane
 
 
@@ -60,7 +62,7 @@ class ConsoleLog(RichLog, can_focus=False):
     """What commands and stops said; takes no focus for the same reason."""
 
 
-class MainScreen(TeachingPanes, Screen):
+class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
     BINDINGS = DEBUGGER_BINDINGS
     AUTO_FOCUS = ""  # the debugger's keys work with nothing focused; `:` focuses the command line
 
@@ -117,10 +119,10 @@ class MainScreen(TeachingPanes, Screen):
         self._side_title()
         ops, functions = self.program.op_count, len(self.program.functions)
         self.log_line(f"{self.program.name}: {ops} op{'s' * (ops != 1)} in {functions} function{'s' * (functions != 1)}. "
-                      "n/s/f step, c continue, ? help, : commands")
+                      "n/s/f step, c continue, ? help, : commands, q quit")
         self.start()
 
-    @work(exclusive=True, group="session")
+    @pane_work(exclusive=True, group="session")
     async def start(self) -> None:
         if self.break_on:
             # The run to the breakpoint may be long: the graph is built meanwhile, not after it.
@@ -145,7 +147,7 @@ class MainScreen(TeachingPanes, Screen):
             return
         self.move(name)
 
-    @work(exclusive=True, group="session")
+    @pane_work(exclusive=True, group="session")
     async def move(self, name: str, *args) -> None:
         await self._run_move(name, *args)
 
@@ -214,15 +216,25 @@ class MainScreen(TeachingPanes, Screen):
             self.log_line("interrupted; the session is intact")
         if state.error:
             self.log_line(state.error, error=True)
+        self._say_breakpoint_file()
         self.selected_op = shown if shown is not None else self.selected_op
         self._explain_request = None
         self._refresh_explanation()
         self.call_after_refresh(canvas.start_building)  # only the first call builds
 
+    def _say_breakpoint_file(self) -> None:
+        """Problems reading or saving the saved breakpoints, as they happen: a notice and a console line."""
+        messages = self.controller.take_messages()
+        if messages:
+            self.notify("\n".join(messages), title="saved breakpoints", severity="warning", timeout=BREAKPOINT_FILE_SECONDS,
+                        markup=False)
+            for message in messages:
+                self.log_line(message, error=True)
+
     def on_grid_view_device_selected(self, message: GridView.DeviceSelected) -> None:
         self.inspect_device(message.device)
 
-    @work(group="inspect", exclusive=True)
+    @pane_work(group="inspect", exclusive=True)
     async def inspect_device(self, device: int) -> None:
         """The op the devices pane shows, as this device has it."""
         shown = self.state.grid_op if self.state is not None else None
@@ -238,7 +250,7 @@ class MainScreen(TeachingPanes, Screen):
     def action_toggle_lockstep(self) -> None:
         self.lockstep()
 
-    @work(exclusive=True, group="session")
+    @pane_work(exclusive=True, group="session")
     async def lockstep(self) -> None:
         try:
             state = await self.controller.call(self.controller.toggle_lockstep)
@@ -248,7 +260,7 @@ class MainScreen(TeachingPanes, Screen):
         self.log_line("other devices follow the focused one (lock-step)" if state.stop_reason == "lock-step" else "other devices wait where they are; the focused one moves alone")
         await self._apply(state)
 
-    @work(exclusive=True, group="session")
+    @pane_work(exclusive=True, group="session")
     async def focus_next_device(self) -> None:
         try:
             device = await self.controller.call(self.controller.focus_next_device)
@@ -285,7 +297,7 @@ class MainScreen(TeachingPanes, Screen):
             self.query_one(SourceView).select_line(op.pos.line)
         self.inspect(op)
 
-    @work(group="inspect", exclusive=True)
+    @pane_work(group="inspect", exclusive=True)
     async def inspect(self, op: Operation) -> None:
         await self._inspect(op)
         self._refresh_explanation()
@@ -313,7 +325,7 @@ class MainScreen(TeachingPanes, Screen):
             return
         self.toggle_breakpoint(op)
 
-    @work(group="breakpoints")
+    @pane_work(group="breakpoints")
     async def toggle_breakpoint(self, op: Operation) -> None:
         try:
             self.log_line(await self.controller.call(self.controller.toggle_breakpoint, op))
@@ -332,41 +344,46 @@ class MainScreen(TeachingPanes, Screen):
         """Keys typed right after ':', 'g' or '/' (fast typing, a paste) reach the screen before
         that key's binding has run (bindings run once a key has passed the screen), so they
         would run as bindings ('b' sets a breakpoint, 'c' continues the run). Here the key that
-        opens the command line opens it at once, and what follows it is typed into it; Enter
-        reaches the command line's own binding by itself."""
-        command = self.query_one(CommandLine)
-        if self.focused is command:
+        opens the command line (or the lesson's answer box, `A`) opens it at once, and what follows
+        it is typed into it (`A` then `q`: q is typed, not taken as quit); Enter reaches the box's
+        own binding by itself."""
+        if isinstance(self.focused, Input):
             if event.is_printable and event.character:
-                command.insert_text_at_cursor(event.character)
+                self.focused.insert_text_at_cursor(event.character)
                 event.stop()
                 event.prevent_default()
             return
-        if not isinstance(self.focused, Input):
-            prefill = self._command_prefill(event.key)
-            if prefill is not None:
-                self.action_command(prefill)
-                event.stop()
-                event.prevent_default()
+        action = self._bound_action(event.key)
+        if action.startswith("command("):
+            self.action_command(ast.literal_eval(action[len("command("):-1]))
+        elif action == "answer_lesson":
+            self.action_answer_lesson()
+        else:
+            return
+        event.stop()
+        event.prevent_default()
 
-    def _command_prefill(self, key: str) -> Optional[str]:
-        """What the command line starts with when `key` is bound (after keys.toml) to open it."""
+    def _bound_action(self, key: str) -> str:
+        """The action `key` is bound to (after keys.toml) on this screen, or ""."""
         for _, bindings in self._binding_chain:
             for binding in bindings.key_to_bindings.get(key, []):
-                if binding.action.startswith("command("):
-                    return ast.literal_eval(binding.action[len("command("):-1])
-        return None
+                return binding.action
+        return ""
 
     async def on_command_line_submitted(self, message: CommandLine.Submitted) -> None:
         self.set_focus(None)
         if not message.command:
             return
         self.log_line(f": {echo_of(message.command)}", dim=True)
+        if quits(message.command):  # like the q key: at once, a running move or not
+            self.app.exit()
+            return
         if self.busy:
             self.notify("still running: Escape interrupts it", severity="warning")
             return
         self.run_command(message.command)
 
-    @work(exclusive=True, group="session")
+    @pane_work(exclusive=True, group="session")
     async def run_command(self, command: str) -> None:
         if command.split(" ", 1)[0] in ("show", "g"):
             self.show_value(command.split(" ", 1)[1].strip() if " " in command else "")
@@ -377,6 +394,9 @@ class MainScreen(TeachingPanes, Screen):
         finally:
             self.busy = ""
         self.show_result(result)
+        if result.quit:
+            self.app.exit()
+            return
         if result.deliver:
             self.app.deliver_binary(result.deliver)
         if result.overlay is not None:
@@ -462,7 +482,12 @@ class MainScreen(TeachingPanes, Screen):
         waiting = f"cannot be counted: {error}" if error else "computing the memory profile…"
         pane.show_memory(state.memory if state is not None else None, waiting)
 
-    @work(group="memory", exclusive=True)
+    def worker_failed(self, group: str, error: BaseException) -> None:
+        if group == "memory":  # the profile is worked out once: its failure stays said in the pane
+            self.controller.memory_error = f"{type(error).__name__}: {error} (a bug in hlodbg)"
+            self._show_memory(self.state)
+
+    @pane_work(group="memory", exclusive=True)
     async def compute_memory(self) -> None:
         """The run's memory profile, once, off the UI and session threads; then every pane that
         shows memory (this one, the grid's cells, the status bar) gets its figures."""

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-from textual import work
-
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.layouts.labels import op_display as op_label
@@ -22,6 +20,7 @@ from ..widgets.graph_canvas import GraphCanvas
 from ..widgets.inspector import TensorInspector
 from ..widgets.provenance_view import ProvenanceView
 from ..widgets.source_view import SourceView
+from .workers import pane_work
 
 
 class TeachingPanes:
@@ -42,7 +41,7 @@ class TeachingPanes:
         if origin is not None and index is not None:
             self.trace_element(origin, index)
 
-    @work(group="provenance", exclusive=True)
+    @pane_work(group="provenance", exclusive=True)
     async def trace_element(self, origin: ValueOrigin, index: tuple) -> None:
         pane = self.query_one(ProvenanceView)
         pane.show(None, self.lang)
@@ -97,7 +96,7 @@ class TeachingPanes:
         pane.explained = (op, origin, at, result, self.lang)
         self.explain(op, origin, at, result)
 
-    @work(group="explain", exclusive=True)
+    @pane_work(group="explain", exclusive=True)
     async def explain(self, op: Operation, origin: Optional[ValueOrigin], at: Optional[tuple], result: int) -> None:
         pane = self.query_one(ExplainPane)
         pane.show(None, self.lang)
