@@ -25,6 +25,17 @@ class GivenOnce(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def seed_value(text: str) -> int:
+    """--seed's value: a whole number, 0 or more (numpy's generators take no other)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed: give a whole number, 0 or more")
+    return seed
+
+
 def add_argument_options(cmd, entry_help: str) -> None:
     """--entry, --args, --arg, --seed: which function runs on which arguments (run, open, serve)."""
     cmd.add_argument("--entry", default="main", help=f"{entry_help} (default: main)")
@@ -34,7 +45,7 @@ def add_argument_options(cmd, entry_help: str) -> None:
     cmd.add_argument("--args-per-device", metavar="DIR", help="on a grid: DIR/device_R_P.npz holds device R,P's own "
                      "arguments (all or some; the others come from --args/--arg or are random)")
     cmd.add_argument("--arg", action="append", default=[], metavar="N=FILE.npy", help="argument N from an .npy file (repeatable)")
-    cmd.add_argument("--seed", type=int, default=0, help="seed for arguments not given (default: 0)")
+    cmd.add_argument("--seed", type=seed_value, default=0, help="seed for arguments not given (default: 0)")
 
 
 def add_parsers(sub) -> None:

@@ -16,7 +16,7 @@ import numpy as np
 
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.ir.dtypes import Token, is_float_dtype, widen
-from hlodbg.engine.run.arguments import DeviceArguments, device_arguments
+from hlodbg.engine.run.arguments import DeviceArguments, device_arguments, parameter_shardings
 from hlodbg.argument_files import add_device_directory, add_directory, add_npz, load_npy, note_copies, save_npz
 from hlodbg.engine.debug.summary import count_text, summarize as summarize_value
 from hlodbg.engine.ir.types import TensorType, Type
@@ -36,15 +36,16 @@ def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = Fal
     if npz_path and Path(npz_path).is_dir():
         add_directory(given, npz_path, function)
     elif npz_path:
-        add_npz(given, npz_path)
+        add_npz(given, npz_path, function, grid=grid)
     for spec in arg_specs:
         index, sep, path = spec.partition("=")
         if not sep or not index.strip().isdigit():
             raise ExecutionError(f"--arg expects N=FILE.npy, got {spec!r}")
         given.give(None, int(index), load_npy(path), f"--arg {spec}")
     if per_device:
-        add_device_directory(given, per_device)
-    values, randomised = device_arguments(function.function_type.inputs, given, *grid, seed=seed)
+        add_device_directory(given, per_device, function)
+    values, randomised = device_arguments(function.function_type.inputs, given, *grid, seed=seed,
+                                          shardings=parameter_shardings(function))
     if not quiet:
         note_copies(given, values)
     if randomised and not quiet:

@@ -163,7 +163,14 @@ def as_value(data: Any, t: Type) -> Any:
     if not isinstance(t, TensorType):
         raise ValueError(f"cannot build a value of type {t}")
     dtype = element_dtype(t)
-    array = np.asarray(data)
+    try:
+        array = np.asarray(data)
+    except (ValueError, TypeError):  # ragged nesting, objects numpy cannot hold in one array
+        raise ValueError(f"expected {t} but got {type(data).__name__} data that is not one rectangular array "
+                         "of numbers") from None
+    unusable = not_numbers(array.dtype)
+    if unusable:
+        raise ValueError(f"expected {t} but got {unusable}; hlodbg takes arrays of numbers")
     if array.dtype != dtype:
         if array.dtype.kind == "f" and dtype.kind in "iub" and not isinstance(t.element, QuantizedType):
             raise ValueError(f"expected {t} but got floating-point data ({array.dtype})")
@@ -181,6 +188,20 @@ def as_value(data: Any, t: Type) -> Any:
             else:
                 raise ValueError(f"expected {t} but got shape {_shape_text(array.shape)}")
     return array
+
+
+def not_numbers(dtype: np.dtype) -> str:
+    """What an array of `dtype` holds when it is not numbers an argument can be made of (records,
+    text, Python objects, dates, raw bytes), in words; "" for numbers. numpy would turn text into
+    floats where it parses and a record into its first field: an argument never is either."""
+    if dtype.names is not None:
+        return f"a structured array (fields {', '.join(dtype.names)})"
+    words = {"S": "byte strings", "U": "strings", "O": "Python objects", "M": "dates", "m": "time spans"}
+    if dtype.kind in words:
+        return f"{words[dtype.kind]} ({dtype})"
+    if dtype.type is np.void:  # plain bytes; the ml_dtypes types (bf16 ...) have their own scalar type
+        return f"raw bytes ({dtype.str})"
+    return ""
 
 
 def _cast_fitting(array: np.ndarray, dtype: np.dtype, t: Type) -> np.ndarray:
