@@ -7,16 +7,12 @@ from pathlib import Path
 from typing import Optional, Union
 
 from hlodbg.engine import Function, Module, Operation, ParseError
-from hlodbg.engine.machine.files import read_bounded
+from hlodbg.engine.machine.files import PROGRAM_BYTES_LIMIT, read_bounded
 from hlodbg.engine.syntax import Frontend, frontend_for, looks_like_program
 from hlodbg.engine.syntax.frontend import program_text
 from hlodbg.engine.syntax.frontend import no_module_error
 
 PathOrText = Union[str, os.PathLike]
-
-# The most of a program file hlodbg reads: its parsed form takes many times the text's size, and a
-# link to /dev/zero must not be read until memory runs out (FIFOs and devices are refused outright).
-MAX_PROGRAM_BYTES = 2 << 30
 
 
 class Program:
@@ -230,7 +226,7 @@ def _read(path_or_text: PathOrText) -> tuple[str, str, Optional[Path]]:
     ):
         path = Path(path_or_text)
         try:
-            data = read_bounded(path, MAX_PROGRAM_BYTES, "a program")
+            data = read_bounded(path, PROGRAM_BYTES_LIMIT, "a program")
         except FileNotFoundError:
             raise ParseError(f"no such file: {path}") from None
         except IsADirectoryError:

@@ -11,11 +11,16 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from pathlib import Path
 from typing import BinaryIO, Union
 
 from .memory import format_bytes
 
 PathLike = Union[str, "os.PathLike[str]"]
+
+# The most of a program file hlodbg reads: its parsed form takes many times the text's size, and a
+# file that only claims a size (in /proc) must not be read until memory runs out.
+PROGRAM_BYTES_LIMIT = 2 << 30
 
 _KINDS = ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISCHR, "a character device"),
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
@@ -73,4 +78,17 @@ def read_bounded(path: PathLike, limit: int, what: str = "such a file") -> bytes
         return data
 
 
-__all__ = ["SpecialFileError", "check_regular", "open_regular", "read_bounded", "special_kind"]
+def inside(root: PathLike, name: str) -> Path:
+    """`name`, a path a directory's own index gives relative to it, as a real path inside `root`;
+    ValueError when it is absolute or leads out of `root` (`..`, or a symlink to elsewhere)."""
+    if not name or Path(name).is_absolute():
+        raise ValueError(f"{name!r} is not a path relative to {root}")
+    real_root = Path(root).resolve()
+    path = (real_root / name).resolve()
+    if not path.is_relative_to(real_root):
+        raise ValueError(f"{name!r} leads out of {root}")
+    return path
+
+
+__all__ = ["PROGRAM_BYTES_LIMIT", "SpecialFileError", "check_regular", "inside", "open_regular", "read_bounded",
+           "special_kind"]
