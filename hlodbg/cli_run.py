@@ -10,7 +10,7 @@ from hlodbg.cli_profile import ProfiledRun, add_profile_option, check_profile_op
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
-from hlodbg.execution import PROGRAM_HELP, gather_arguments, report_results
+from hlodbg.execution import PROGRAM_HELP, gather_arguments, npz_output, report_results
 
 EXIT_CHECK_FAILED = 1
 
@@ -90,9 +90,13 @@ def cmd_run(args) -> int:
     from hlodbg.engine.debug.divergence import parse_diverge_spec
     from hlodbg.engine.machine.process import ProcessId
     from hlodbg.engine.run.interpreter import Interpreter, entry_function
-    from hlodbg.cli_session import check_memory
+    from hlodbg.cli_session import check_memory, check_probe_directory
 
     check_memory(args.memory)  # refused even when nothing is recorded: a typo is not ignored
+    if args.out:
+        npz_output(args.out)  # before the run, which may be long: nowhere to save is said at once
+    if args.probe:
+        check_probe_directory(args.probe)
     check_profile_options(args)
     profiling = ProfiledRun() if args.profile else None
     backend = backend_from_args(args)
