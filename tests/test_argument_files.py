@@ -223,3 +223,9 @@ def test_a_global_array_the_sharding_does_not_explain_says_how_to_give_tiles(tmp
     err = _refused(DATA / "shard_post.hlo", capsys, "--args", str(args))
     assert "expected tensor<2x16xf32> but got shape 5x5" in err
     assert "arg0@R,P" in err and "--args-per-device" in err
+
+
+def test_an_arg_past_the_last_argument_names_the_option(subtract, tmp_path, capsys):
+    np.save(tmp_path / "x.npy", X)
+    err = _refused(subtract, capsys, "--arg", f"5={tmp_path / 'x.npy'}")
+    assert f"--arg 5={tmp_path / 'x.npy'}: argument 5 given, but the function takes 2 argument(s)" in err

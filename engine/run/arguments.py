@@ -91,7 +91,9 @@ def build_arguments(
     given = dict(given or {})
     extra = sorted(k for k in given if not 0 <= k < len(input_types))
     if extra:
-        raise ExecutionError(f"argument {extra[0]} given, but the function takes {len(input_types)} argument(s)")
+        where = (origins or {}).get(extra[0], "")
+        raise ExecutionError(f"{where + ': ' if where and where != f'argument {extra[0]}' else ''}argument {extra[0]} "
+                             f"given, but the function takes {len(input_types)} argument(s)")
     args, randomised = [], []
     for i, t in enumerate(input_types):
         if i in given:
