@@ -144,7 +144,7 @@ def _target_divergence(program, args):
     from hlodbg.engine.run.interpreter import entry_function
 
     function = entry_function(program.module, args.entry)
-    values, _ = gather_arguments(function, args.values, [], args.seed)
+    values, _ = gather_arguments(function, args.values, [], args.seed, grid=grid_shape(program.module))
     target, against = backends(args)
     # Every device of the program's grid: an op's colour is its largest divergence on any of them.
     report = compare_runs(program.module, values, target, against, entry=args.entry, grid=grid_shape(program.module))
