@@ -7,6 +7,10 @@ uncompressed (`numpy.savez`; a stored member is a plain `.npy` file inside the z
 offset) when its elements are aligned there, never when it is compressed (`numpy.savez_compressed`).
 A member that cannot be mapped is read into memory, with a note when it is large. Maps are
 read-only: a run never writes its arguments.
+
+A member's key, or a file's NAME, names its argument (engine/run/arguments.py: ArgumentNames),
+never its place in the file; every member's .npy header is checked against its argument's type
+before its data is mapped, read or inflated. Only regular files are opened (engine/machine/files.py).
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ import numpy as np
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.ir.dtypes import element_dtype, not_numbers
 from hlodbg.engine.ir.types import TensorType
-from hlodbg.engine.machine.files import SpecialFileError, open_regular
+from hlodbg.engine.machine.files import open_regular
 from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.run.arguments import (ArgumentNames, DeviceArguments, parameter_shardings, per_device_hint,
                                          shape_fits)

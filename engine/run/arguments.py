@@ -14,7 +14,7 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from ..ir.dtypes import as_value, element_dtype, not_numbers, random_value
+from ..ir.dtypes import as_value, element_dtype, random_value
 from ..ir.errors import ExecutionError
 from ..ir.locations import NameLoc
 from ..ir.sharding import (HloSharding, ShardingSyntaxError, device_tile, pad_tile, parse_hlo_sharding, tile_bounds,

@@ -354,7 +354,7 @@ def _read_index(directory: Path, name: str) -> list[Row]:
                     if _known_dtype(row.dtype) is None:
                         raise CaptureError(f"{where}: {row.dtype!r} is no dtype hlodbg knows; the index is damaged")
                     known.add(row.dtype)
-                if not row.file or Path(row.file).is_absolute() or ".." in Path(row.file).parts:
+                if not row.file or os.path.isabs(row.file) or ".." in row.file.replace("\\", "/").split("/"):
                     raise CaptureError(f"{where}: the file {row.file!r} lies outside the capture; a capture's files "
                                        "are inside its directory (the capture is damaged or was made to read other files)")
                 rows.append(row)
