@@ -89,7 +89,7 @@ def load_npy(path: str, option: str = "--arg") -> np.ndarray:
 
     def read() -> np.ndarray:
         array = np.load(path, mmap_mode="r", allow_pickle=False)
-        if not array.flags.aligned:  # numpy pads its headers to 64 bytes; an odd writer may not (see _stored_member)
+        if not array.flags.aligned:  # numpy pads its headers to 64 bytes; an odd writer may not (see _mapped_member)
             return _read_only(np.load(path, allow_pickle=False))
         return array
 
