@@ -27,6 +27,7 @@ from .types import (
 )
 
 F32 = np.dtype(np.float32)
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 BOOL = np.dtype(np.bool_)
 
 _NARROW_INTS = {
@@ -216,6 +217,12 @@ def _cast_fitting(array: np.ndarray, dtype: np.dtype, t: Type) -> np.ndarray:
         if smallest < low or largest > high:
             value = smallest if smallest < low else largest
             raise ValueError(f"expected {t} but got {array.dtype} data holding {value}, outside {t.element}'s range {low}..{high}")
+    if dtype == _BF16 and array.dtype == F32:
+        bits = array.view(np.uint32)
+        if not (bits & 0xFFFF).any():
+            # Every element is a bf16 exactly (a bf16 widened, as `run --out` stores one): its top
+            # half is the bf16, NaN payloads included, which a rounding cast would not keep.
+            return (bits >> 16).astype(np.uint16).view(dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         cast = array.astype(dtype)
     if dtype.kind in "fV" and not integer and array.dtype.kind in "iuf" and array.size:
