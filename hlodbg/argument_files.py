@@ -15,6 +15,7 @@ before its data is mapped, read or inflated. Only regular files are opened (engi
 from __future__ import annotations
 
 import io
+import math
 import re
 import struct
 import sys
@@ -114,7 +115,7 @@ class Member:
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        return math.prod(self.shape) * self.dtype.itemsize  # Python ints: a header may claim past int64
 
 
 def _read_header(handle) -> tuple[tuple[int, ...], bool, np.dtype]:

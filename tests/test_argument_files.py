@@ -178,6 +178,10 @@ def test_an_argument_too_large_to_make_at_random_is_said_so(tmp_path, capsys, sh
     err = _refused(program, capsys)
     assert "argument 0: tensor<" in err and "so it cannot be made at random; pass it with --arg 0=FILE.npy" in err
     assert "Maximum allowed dimension" not in err and "arr.size" not in err
+    scalar = tmp_path / "scalar.npy"
+    np.save(scalar, np.float32(1))
+    assert f"argument 0: expected tensor<{shape}xf32> but got shape scalar" in _refused(program, capsys, "--arg",
+                                                                                       f"0={scalar}")
 
 
 # -- a compressed member is checked before it is inflated ---------------------------------------

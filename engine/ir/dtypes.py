@@ -8,6 +8,7 @@ and wrapped back to their width.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import ml_dtypes
@@ -184,7 +185,7 @@ def as_value(data: Any, t: Type) -> Any:
             if array.ndim != len(shape) or any(d is not None and d >= 0 and d != a for d, a in zip(shape, array.shape)):
                 raise ValueError(f"expected {t} but got shape {_shape_text(array.shape)}")
         elif array.shape != shape:
-            if array.size == int(np.prod(shape, dtype=np.int64)) and array.ndim == 0:
+            if array.ndim == 0 and math.prod(shape) == 1:  # Python ints: a dimension may pass int64
                 array = array.reshape(shape)
             else:
                 raise ValueError(f"expected {t} but got shape {_shape_text(array.shape)}")

@@ -7,6 +7,7 @@ way and fails with the same message.
 """
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -269,7 +270,7 @@ def shape_fits(shape: Sequence[int], t: Type, sharding: Optional[HloSharding] = 
     shape, wanted = tuple(shape), tuple(t.shape)
     if any(d is None or d < 0 for d in wanted):
         return len(shape) == len(wanted) and all(d is None or d < 0 or d == a for d, a in zip(wanted, shape))
-    if shape == wanted or (shape == () and int(np.prod(wanted, dtype=np.int64)) == 1):
+    if shape == wanted or (shape == () and math.prod(wanted) == 1):
         return True
     return sharded_shape_fits(shape, t, sharding)
 
