@@ -7,27 +7,38 @@ uncompressed (`numpy.savez`; a stored member is a plain `.npy` file inside the z
 offset) when its elements are aligned there, never when it is compressed (`numpy.savez_compressed`).
 A member that cannot be mapped is read into memory, with a note when it is large. Maps are
 read-only: a run never writes its arguments.
+
+A member's key, or a file's NAME, names its argument (engine/run/arguments.py: ArgumentNames),
+never its place in the file; every member's .npy header is checked against its argument's type
+before its data is mapped, read or inflated. Only regular files are opened (engine/machine/files.py).
 """
 from __future__ import annotations
 
 import io
+import math
 import re
 import struct
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional
 
 import numpy as np
 
 from hlodbg.engine import ExecutionError
+from hlodbg.engine.ir.dtypes import element_dtype, not_numbers
+from hlodbg.engine.ir.types import TensorType
+from hlodbg.engine.machine.files import open_regular
 from hlodbg.engine.machine.process import ProcessId
-from hlodbg.engine.run.arguments import DeviceArguments, split_device_key
+from hlodbg.engine.run.arguments import (ArgumentNames, DeviceArguments, parameter_shardings, per_device_hint,
+                                         shape_fits)
 
 ZIP_SIGNATURE = b"PK\x03\x04"  # an .npz file is a zip archive of .npy files
+EMPTY_ZIP_SIGNATURE = b"PK\x05\x06"  # a zip of nothing (numpy.savez(path) with no arrays) is its end record alone
 NPY_SIGNATURE = b"\x93NUMPY"
-NPZ_HOW = ("an .npz file holds the arguments as arg0, arg1, ... (numpy.savez writes one); "
-           "arg0@R,P is device R,P's own value on a grid")
+NPZ_HOW = ("an .npz file holds the arguments as arg0, arg1, ..., by their names in the program, or as numpy.savez's "
+           "positional arr_0, arr_1, ... (numpy.savez writes one); NAME@R,P is device R,P's own value on a grid")
 DIRECTORY_HOW = ("a directory of arguments holds one NAME.npy per argument, NAME being arg0, arg1, ... or the "
                  "argument's name in the program (NAME@R,P.npy: device R,P's own value on a grid)")
 
@@ -40,7 +51,7 @@ _LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, (version .. sizes), name
 def _signature(path: str, option: str) -> bytes:
     """The first bytes of an argument file; a clear error if it cannot be read at all."""
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:  # a FIFO or a device is refused, not waited on
             return handle.read(8)
     except FileNotFoundError:
         raise ExecutionError(f"{option}: no such file: {path}") from None
@@ -79,7 +90,7 @@ def load_npy(path: str, option: str = "--arg") -> np.ndarray:
 
     def read() -> np.ndarray:
         array = np.load(path, mmap_mode="r", allow_pickle=False)
-        if not array.flags.aligned:  # numpy pads its headers to 64 bytes; an odd writer may not (see _stored_member)
+        if not array.flags.aligned:  # numpy pads its headers to 64 bytes; an odd writer may not (see _mapped_member)
             return _read_only(np.load(path, allow_pickle=False))
         return array
 
@@ -91,41 +102,78 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def _stored_member(path: str, info: zipfile.ZipInfo) -> tuple[Optional[np.ndarray], str]:
-    """A stored (uncompressed) .npy member of a zip, memory-mapped where it lies in the file, and
-    why not when it cannot be: (array or None, reason). Elements must be aligned in the file as in
-    memory: numpy computes on unaligned data through buffers, which changes the order of a sum's
-    additions and so its rounding, and a run must not depend on where a file put its bytes. An
-    unaligned member is read straight from the file into an aligned array (one copy); None when
-    zipfile must read it (an empty array, an .npy format version numpy reads no other way)."""
-    with open(path, "rb") as handle:
-        handle.seek(info.header_offset)
-        signature, name_length, extra_length = _LOCAL_HEADER.unpack(handle.read(_LOCAL_HEADER.size))
-        if signature != ZIP_SIGNATURE:
-            raise zipfile.BadZipFile("no local header")
-        start = info.header_offset + _LOCAL_HEADER.size + name_length + extra_length
-        handle.seek(start)
-        version = np.lib.format.read_magic(handle)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
-        else:
-            return None, f".npy format {version[0]}.{version[1]}"
-        _refuse_objects(dtype)
-        data = handle.tell()
-        size = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-        if data - start + size != info.file_size:
+@dataclass(frozen=True)
+class Member:
+    """One array of an .npz file, known from its .npy header before its data is read."""
+
+    key: str
+    info: zipfile.ZipInfo
+    shape: tuple[int, ...]
+    dtype: np.dtype
+    fortran: bool
+    data_offset: Optional[int]  # where a stored member's data starts in the file; None when compressed
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize  # Python ints: a header may claim past int64
+
+
+def _read_header(handle) -> tuple[tuple[int, ...], bool, np.dtype]:
+    version = np.lib.format.read_magic(handle)
+    if version == (1, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_1_0(handle)
+    elif version == (2, 0):
+        shape, fortran, dtype = np.lib.format.read_array_header_2_0(handle)
+    else:  # 3.0 is for field names beyond latin-1: a structured array, never an argument
+        raise ValueError(f".npy format {version[0]}.{version[1]}")
+    _refuse_objects(dtype)
+    return tuple(int(d) for d in shape), bool(fortran), dtype
+
+
+def _member(path: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Member:
+    """A member's header: from the file where it is stored (uncompressed), else from the first
+    inflated bytes only, so a member claiming gigabytes is checked before it is inflated."""
+    key = info.filename[:-len(".npy")]
+    if info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 0x1:  # stored, not encrypted
+        with open_regular(path) as handle:
+            handle.seek(info.header_offset)
+            signature, name_length, extra_length = _LOCAL_HEADER.unpack(handle.read(_LOCAL_HEADER.size))
+            if signature != ZIP_SIGNATURE:
+                raise zipfile.BadZipFile("no local header")
+            start = info.header_offset + _LOCAL_HEADER.size + name_length + extra_length
+            handle.seek(start)
+            shape, fortran, dtype = _read_header(handle)
+            data = handle.tell()
+        member = Member(key, info, shape, dtype, fortran, data)
+        if data - start + member.nbytes != info.file_size:
             raise zipfile.BadZipFile("member size does not match its header")
-        if size == 0:
-            return None, "empty"
-        order = "F" if fortran else "C"
-        if data % dtype.alignment == 0:
-            return np.memmap(path, dtype=dtype, mode="r", offset=data, shape=shape, order=order), ""
-        raw = np.empty(size, np.uint8)  # numpy allocates aligned for every dtype
+        return member
+    with archive.open(info) as stream:
+        shape, fortran, dtype = _read_header(stream)
+    return Member(key, info, shape, dtype, fortran, None)
+
+
+def _mapped_member(path: str, member: Member) -> tuple[Optional[np.ndarray], str]:
+    """A stored member memory-mapped where it lies in the file, and why not when it cannot be:
+    (array or None, reason). Elements must be aligned in the file as in memory: numpy computes on
+    unaligned data through buffers, which changes the order of a sum's additions and so its
+    rounding, and a run must not depend on where a file put its bytes. An unaligned member is read
+    straight from the file into an aligned array (one copy); None when zipfile must read it (an
+    empty array, a compressed member)."""
+    if member.data_offset is None:
+        return None, "it is compressed"
+    size, dtype, data = member.nbytes, member.dtype, member.data_offset
+    if size == 0:
+        return None, "empty"
+    order = "F" if member.fortran else "C"
+    if data % dtype.alignment == 0:
+        return np.memmap(path, dtype=dtype, mode="r", offset=data, shape=member.shape, order=order), ""
+    raw = np.empty(size, np.uint8)  # numpy allocates aligned for every dtype
+    with open_regular(path) as handle:
+        handle.seek(data)
         if handle.readinto(memoryview(raw)) != size:
             raise EOFError("member cut short")
-    array = raw.view(dtype).reshape(shape, order=order)
+    array = raw.view(dtype).reshape(member.shape, order=order)
     return _read_only(array), f"its {dtype} elements start at byte {data}, not a multiple of {dtype.alignment}"
 
 
@@ -134,35 +182,46 @@ def _read_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
         return _read_only(np.lib.format.read_array(member, allow_pickle=False))
 
 
-def read_npz(path: str, option: str = "--args") -> dict[str, np.ndarray]:
-    """The arrays of an .npz file by key, in file order; stored members memory-mapped, compressed
-    ones read (with a note when large); a clear error for anything else."""
+def _open_npz(path: str, option: str) -> Optional[zipfile.ZipFile]:
+    """The archive of an .npz file, None when it holds nothing (numpy.savez(path) of no arrays);
+    a clear error for a file of another kind."""
     head = _signature(path, option)
     if head.startswith(NPY_SIGNATURE):
         raise ExecutionError(f"{option}: {path} holds a single array (.npy): give it with --arg N={path}; {NPZ_HOW}")
-    if not head.startswith(ZIP_SIGNATURE):
+    if not head.startswith((ZIP_SIGNATURE, EMPTY_ZIP_SIGNATURE)):
         kind = "is empty" if not head else "is not an .npz file"
         raise ExecutionError(f"{option}: {path} {kind}; {NPZ_HOW}")
     archive = _array(lambda: zipfile.ZipFile(path), path, option, "the archive")
-    arrays: dict[str, np.ndarray] = {}
-    with archive:
-        for info in archive.infolist():
-            name = info.filename
-            if not name.endswith(".npy"):
-                raise ExecutionError(f"{option}: {path}: {name} is not an array (.npy) but some other file; {NPZ_HOW}")
-            key = name[:-len(".npy")]
-            array, why = None, "it is compressed"
-            if info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 0x1:  # stored, not encrypted
-                array, why = _array(lambda: _stored_member(path, info), path, option, key)
-            if why and info.file_size >= READ_NOTE_BYTES:
-                print(f"note: {option}: {path}: {key} is read into memory ({info.file_size / 2**20:,.0f} MiB), "
-                      f"not mapped from the file: {why}; {MAPPED_HOW}", file=sys.stderr)
-            if array is None:
-                array = _array(lambda: _read_member(archive, info), path, option, key)
-            arrays[key] = array
-    if not arrays:
-        raise ExecutionError(f"{option}: {path} holds no arrays; {NPZ_HOW}")
-    return arrays
+    return archive
+
+
+def npz_members(path: str, archive: zipfile.ZipFile, option: str = "--args") -> list[Member]:
+    """The arrays of an open .npz file as their headers tell them, in file order."""
+    members = []
+    for info in archive.infolist():
+        if not info.filename.endswith(".npy"):
+            raise ExecutionError(f"{option}: {path}: {info.filename} is not an array (.npy) but some other file; {NPZ_HOW}")
+        key = info.filename[:-len(".npy")]
+        members.append(_array(lambda: _member(path, archive, info), path, option, key))
+    return members
+
+
+def read_member(path: str, archive: zipfile.ZipFile, member: Member, option: str = "--args") -> np.ndarray:
+    """A member's array: a stored one memory-mapped, a compressed one read (with a note when large)."""
+    array, why = _array(lambda: _mapped_member(path, member), path, option, member.key)
+    if why and member.info.file_size >= READ_NOTE_BYTES:
+        print(f"note: {option}: {path}: {member.key} is read into memory ({member.info.file_size / 2**20:,.0f} MiB), "
+              f"not mapped from the file: {why}; {MAPPED_HOW}", file=sys.stderr)
+    if array is None:
+        array = _array(lambda: _read_member(archive, member.info), path, option, member.key)
+    return array
+
+
+def read_npz(path: str, option: str = "--args") -> dict[str, np.ndarray]:
+    """The arrays of an .npz file by key, in file order; stored members memory-mapped, compressed
+    ones read (with a note when large); a clear error for anything else."""
+    with _open_npz(path, option) as archive:
+        return {member.key: read_member(path, archive, member, option) for member in npz_members(path, archive, option)}
 
 
 # An extra field readers skip (zip's "unknown id" rule), whose padding puts a member's data on a
@@ -201,55 +260,75 @@ def save_npz(path: str, arrays: dict[str, np.ndarray]) -> None:
                         member.write(chunk.tobytes("C"))
 
 
-def _positions(names: Sequence[str]) -> dict[str, int]:
-    """Argument positions of .npz names: arg0, arg1, ... by number; any other names in file order."""
-    distinct = list(dict.fromkeys(names))
-    if all(n.startswith("arg") and n[3:].isdigit() for n in distinct):
-        return {n: int(n[3:]) for n in distinct}
-    return {n: i for i, n in enumerate(distinct)}
+def _dtype_problem(member: Member, t) -> str:
+    """Why a member's elements cannot be an argument of type `t`, from its header, or ""."""
+    if not isinstance(t, TensorType):
+        return ""
+    raw_of_its_type = member.dtype.type is np.void and member.dtype.names is None and \
+        member.dtype.itemsize == element_dtype(t).itemsize  # numpy.savez of bf16 and the like: its bytes
+    unusable = "" if raw_of_its_type else not_numbers(member.dtype)
+    return f"expected {t} but got {unusable}; hlodbg takes arrays of numbers" if unusable else ""
 
 
-def add_npz(given: DeviceArguments, path: str, option: str = "--args", device: Optional[ProcessId] = None) -> None:
-    """The arguments of an .npz file into `given`: `NAME` for every device, `NAME@R,P` for device R,P;
-    with `device`, the file is that device's own (plain keys only)."""
-    arrays = read_npz(path, option)
-    keys = [split_device_key(key, f"{option}: {path}") for key in arrays]
-    if device is not None:
-        for key, (_, named) in zip(arrays, keys):
-            if named is not None:
-                raise ExecutionError(f"{option}: {path}: key '{key}' names a device, but the file is device "
+def _shape_problem(member: Member, t, sharding, grid: tuple[int, int]) -> str:
+    """Why a member's shape cannot be an argument of type `t` (or, cut by the parameter's
+    `sharding`, every device's on `grid`), from its header, or ""."""
+    if shape_fits(member.shape, t, sharding):
+        return ""
+    shape = "x".join(map(str, member.shape)) or "scalar"
+    size = f" ({member.nbytes / 2**20:,.0f} MiB, left unread)" if member.nbytes >= READ_NOTE_BYTES else ""
+    return f"expected {t} but got shape {shape}{size}" + (per_device_hint(*grid) if grid != (1, 1) else "")
+
+
+def add_npz(given: DeviceArguments, path: str, function, option: str = "--args",
+            device: Optional[ProcessId] = None, grid: tuple[int, int] = (1, 1)) -> None:
+    """The arguments of an .npz file into `given`, each member keyed by its argument's name, argN
+    or arr_N (ArgumentNames), never by its place in the file; `KEY@R,P` is device R,P's own value.
+    With `device`, the file is that device's own (plain keys only). Every key and every member's
+    header is checked before any data is read (a global array for a partitioned parameter is one
+    its sharding cuts into the parameter's tiles on the `grid`)."""
+    names = ArgumentNames(function)
+    inputs = function.function_type.inputs
+    shardings = parameter_shardings(function)
+    archive = _open_npz(path, option)
+    with archive:
+        members = npz_members(path, archive, option)
+        if not members and names.count:
+            raise ExecutionError(f"{option}: {path} holds no arrays, but @{names.function} takes {names.count} "
+                                 f"argument(s): {names.describe()}; {NPZ_HOW}")
+        places = names.positions([m.key for m in members], f"{option} {path}")
+        for member in members:
+            position, named = places[member.key]
+            if device is not None and named is not None:
+                raise ExecutionError(f"{option}: {path}: key '{member.key}' names a device, but the file is device "
                                      f"{device.replica_id},{device.partition_id}'s own: write plain keys (arg0, arg1, ...)")
-    positions = _positions([name for name, _ in keys])
-    for (key, value), (name, named) in zip(arrays.items(), keys):
-        given.give(device if device is not None else named, positions[name], value, f"{option} {path} key '{key}'")
-
-
-def argument_names(function) -> dict[str, int]:
-    """What a file in an arguments directory may be called, by position: `argN` and the argument's
-    own name in the program text (`w` for `%w`)."""
-    names = {f"arg{i}": i for i in range(len(function.function_type.inputs))}
-    for i, argument in enumerate(function.body.arguments if not function.is_declaration else ()):
-        own = (argument.name or "").lstrip("%")
-        if own and not own.isdigit():
-            names[own] = i  # the program's own name wins over a positional argN spelled the same
-    return names
+            owner = device if device is not None else named
+            t = inputs[position]
+            problem = _dtype_problem(member, t) or (
+                _shape_problem(member, t, shardings[position], grid) if owner is None else
+                _shape_problem(member, t, None, (1, 1)))  # a device's own value is its tile already
+            if problem:
+                which = (f"argument {position}" if owner is None else
+                         f"(argument {position} of device {owner.replica_id},{owner.partition_id})")
+                raise ExecutionError(f"{option} {path} key '{member.key}'{':' if owner is None else ''} {which}: {problem}")
+        for member in members:
+            position, named = places[member.key]
+            given.give(device if device is not None else named, position, read_member(path, archive, member, option),
+                       f"{option} {path} key '{member.key}'")
 
 
 def add_directory(given: DeviceArguments, directory: str, function, option: str = "--args") -> None:
-    """Every `DIR/NAME.npy` as an argument (memory-mapped): NAME is `argN` or the argument's name;
-    `NAME@R,P.npy` is device R,P's own value. A file naming no argument is refused by name."""
+    """Every `DIR/NAME.npy` as an argument (memory-mapped): NAME is the argument's name, `argN` or
+    `arr_N`; `NAME@R,P.npy` is device R,P's own value. A file naming no argument is refused by name."""
     folder = Path(directory)
     files = sorted(p for p in folder.iterdir() if p.suffix == ".npy")
     if not files:
         raise ExecutionError(f"{option}: {directory} holds no .npy files; {DIRECTORY_HOW}")
-    names = argument_names(function)
+    places = ArgumentNames(function).positions([path.stem for path in files], f"{option} {directory}",
+                                               lambda stem: f"{option} {folder / stem}.npy")
     for path in files:
-        name, device = split_device_key(path.stem, f"{option}: {path}")
-        if name not in names:
-            known = ", ".join(list(names)[:12]) + (", ..." if len(names) > 12 else "")
-            raise ExecutionError(f"{option}: {path} names no argument of @{function.sym_name} (its arguments: "
-                                 f"{known}); {DIRECTORY_HOW}")
-        given.give(device, names[name], load_npy(str(path), option), f"{option} {path}")
+        position, device = places[path.stem]
+        given.give(device, position, load_npy(str(path), option), f"{option} {path}")
 
 
 def note_copies(given: DeviceArguments, values) -> None:
@@ -274,7 +353,7 @@ _DEVICE_FILE = re.compile(r"^device_(\d+)_(\d+)\.npz$")
 DEVICE_FILES_HOW = "it holds one device_R_P.npz per device (device_1_0.npz: replica 1, partition 0)"
 
 
-def add_device_directory(given: DeviceArguments, directory: str, option: str = "--args-per-device") -> None:
+def add_device_directory(given: DeviceArguments, directory: str, function, option: str = "--args-per-device") -> None:
     """Every `DIR/device_R_P.npz` as device R,P's own arguments (each may hold all or some of them)."""
     folder = Path(directory)
     if not folder.is_dir():
@@ -287,7 +366,7 @@ def add_device_directory(given: DeviceArguments, directory: str, option: str = "
         match = _DEVICE_FILE.match(path.name)
         if match is None:
             raise ExecutionError(f"{option}: {path} is not named device_R_P.npz; {DEVICE_FILES_HOW}")
-        add_npz(given, str(path), option, ProcessId(int(match[1]), int(match[2])))
+        add_npz(given, str(path), function, option, ProcessId(int(match[1]), int(match[2])))
         found += 1
     if not found:
         raise ExecutionError(f"{option}: {directory} holds no .npz files; {DEVICE_FILES_HOW}")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import sys
 
+from hlodbg.cli_run import seed_value
 from hlodbg.execution import PROGRAM_HELP
 
 OVERLAYS = ("nan", "range", "divergence", "padding")
@@ -31,7 +32,7 @@ def add_parser(sub) -> None:
                         "or by how much the --target's layouts pad their results (padding: physical / logical bytes; no run)")
     export.add_argument("--against", metavar="TARGET|REF.npz", help="for --overlay divergence: another target "
                         "(e.g. tpu-v5e: the same arguments run there) or the arguments of a reference run")
-    export.add_argument("--seed", type=int, default=0, help="seed for arguments --values does not give (default: 0)")
+    export.add_argument("--seed", type=seed_value, default=0, help="seed for arguments --values does not give (default: 0)")
     export.add_argument("--entry", default="main", help="function the run for --values/--overlay starts at (default: main)")
     export.add_argument("--title", help="a title line above the drawing (SVG)")
     export.add_argument("--chunk", type=int, default=None, help="module to export in a '// -----' split file")
@@ -143,7 +144,7 @@ def _target_divergence(program, args):
     from hlodbg.engine.run.interpreter import entry_function
 
     function = entry_function(program.module, args.entry)
-    values, _ = gather_arguments(function, args.values, [], args.seed)
+    values, _ = gather_arguments(function, args.values, [], args.seed, grid=grid_shape(program.module))
     target, against = backends(args)
     # Every device of the program's grid: an op's colour is its largest divergence on any of them.
     report = compare_runs(program.module, values, target, against, entry=args.entry, grid=grid_shape(program.module))

@@ -10,7 +10,8 @@ from hlodbg.engine.run.arguments import parse_device
 from hlodbg.engine.machine.targets import backend_for
 from hlodbg.engine.run.grid import grid_shape
 from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
-from hlodbg.execution import format_result, report_results, result_arrays, save_arrays, summarize, target_name
+from hlodbg.execution import (format_result, report_results, result_arrays, save_arrays, saved_text, summarize,
+                              target_name)
 
 
 def grid_size(module, args) -> tuple[int, int]:
@@ -44,11 +45,12 @@ def run_on_grid(args, program, function, values, randomised, backend=None, profi
         module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions,
         backend=backend_for(backend), listeners_for=listeners_for), values)
     order = sorted(per_device, key=lambda p: (p.replica_id, p.partition_id))
+    saved = None
     if args.out:
         arrays = {}
         for process in order:
             arrays.update(result_arrays(per_device[process], f"@{process.replica_id},{process.partition_id}"))
-        save_arrays(args.out, arrays)
+        saved = save_arrays(args.out, arrays)
     if args.json:
         devices = [{"replica": p.replica_id, "partition": p.partition_id,
                     "results": [dict(name=f"result{i}@{p.replica_id},{p.partition_id}", type=str(t), **summarize(v)) for i, (v, t) in enumerate(zip(per_device[p], result_types))]}
@@ -62,7 +64,7 @@ def run_on_grid(args, program, function, values, randomised, backend=None, profi
             for i, (value, t) in enumerate(zip(per_device[process], result_types)):
                 print("  " + format_result(i, value, t).replace(f"result{i}:", f"result{i}@{process.replica_id},{process.partition_id}:", 1))
     else:
-        print(f"saved the results of {len(order)} devices to {args.out} (result0@r,p, ...)")
+        print(saved_text(f"the results of {len(order)} devices (result0@r,p, ...)", *saved))
     if profiling is not None:
         profiling.print(args)
     return 0

@@ -10,7 +10,7 @@ from hlodbg.cli_profile import ProfiledRun, add_profile_option, check_profile_op
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
-from hlodbg.execution import PROGRAM_HELP, gather_arguments, report_results
+from hlodbg.execution import PROGRAM_HELP, gather_arguments, npz_output, report_results
 
 EXIT_CHECK_FAILED = 1
 
@@ -25,16 +25,28 @@ class GivenOnce(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def seed_value(text: str) -> int:
+    """--seed's value: a whole number, 0 or more (numpy's generators take no other)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        seed = -1
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a seed: give a whole number, 0 or more")
+    return seed
+
+
 def add_argument_options(cmd, entry_help: str) -> None:
     """--entry, --args, --arg, --seed: which function runs on which arguments (run, open, serve)."""
     cmd.add_argument("--entry", default="main", help=f"{entry_help} (default: main)")
-    cmd.add_argument("--args", metavar="IN.npz|DIR", help="arguments as arg0, arg1, ... in an .npz file, or a "
-                     "directory of NAME.npy files (NAME: argN or the argument's name); memory-mapped where the "
-                     "file allows (on a grid, arg0@R,P is device R,P's own value)")
+    cmd.add_argument("--args", metavar="IN.npz|DIR", help="arguments in an .npz file keyed by name (the argument's "
+                     "name in the program, argN, or numpy.savez's arr_N), or a directory of NAME.npy files; "
+                     "memory-mapped where the file allows (on a grid, arg0@R,P is device R,P's own value, and a "
+                     "global array for a partitioned parameter is cut by its sharding)")
     cmd.add_argument("--args-per-device", metavar="DIR", help="on a grid: DIR/device_R_P.npz holds device R,P's own "
                      "arguments (all or some; the others come from --args/--arg or are random)")
     cmd.add_argument("--arg", action="append", default=[], metavar="N=FILE.npy", help="argument N from an .npy file (repeatable)")
-    cmd.add_argument("--seed", type=int, default=0, help="seed for arguments not given (default: 0)")
+    cmd.add_argument("--seed", type=seed_value, default=0, help="seed for arguments not given (default: 0)")
 
 
 def add_parsers(sub) -> None:
@@ -42,7 +54,9 @@ def add_parsers(sub) -> None:
     run.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     run.set_defaults(handler=cmd_run)
     add_argument_options(run, "function to run")
-    run.add_argument("--out", metavar="OUT.npz", help="save results as result0, result1, ... in an .npz file")
+    run.add_argument("--out", metavar="OUT.npz", help="save results as result0, result1, ... in an .npz file (in a "
+                     "directory that exists); bf16, f8 and int4 results are stored widened to f32/i32, exactly, so "
+                     "numpy reads them, and --args reads them back as they were")
     run.add_argument("--json", action="store_true", help="print a JSON summary of the results")
     run.add_argument("--chunk", type=int, default=None, help="module to run in a '// -----' split file")
     run.add_argument("--break-on", action=GivenOnce, metavar="nan|inf|EXPR", help="stop at the first op whose result holds NaN / Inf, "
@@ -52,7 +66,8 @@ def add_parsers(sub) -> None:
     from hlodbg.divergence_report import add_against_option
 
     add_against_option(run)
-    run.add_argument("--probe", metavar="DIR", help="write every value the run produces as DIR/*.npy plus DIR/index.csv")
+    run.add_argument("--probe", metavar="DIR", help="write every value the run produces as DIR/*.npy plus DIR/index.csv "
+                     "(DIR new or empty)")
     run.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
     run.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
     run.add_argument("--device", metavar="R,P", help="with --break-on on a grid: the device to report when several stop at once (default 0,0)")
@@ -79,9 +94,13 @@ def cmd_run(args) -> int:
     from hlodbg.engine.debug.divergence import parse_diverge_spec
     from hlodbg.engine.machine.process import ProcessId
     from hlodbg.engine.run.interpreter import Interpreter, entry_function
-    from hlodbg.cli_session import check_memory
+    from hlodbg.cli_session import check_memory, check_probe_directory
 
     check_memory(args.memory)  # refused even when nothing is recorded: a typo is not ignored
+    if args.out:
+        npz_output(args.out)  # before the run, which may be long: nowhere to save is said at once
+    if args.probe:
+        check_probe_directory(args.probe)
     check_profile_options(args)
     profiling = ProfiledRun() if args.profile else None
     backend = backend_from_args(args)

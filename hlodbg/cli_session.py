@@ -132,8 +132,23 @@ def _summary(value: Any) -> str:
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 
 
+def check_probe_directory(directory: str) -> None:
+    """--probe writes into a new or empty directory only: an earlier probe's index.csv and values
+    (or anything else there) are never overwritten or mixed with this run's."""
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise ExecutionError(f"--probe {directory}: it is a file, not a directory; name a new directory")
+    if out.is_dir():
+        held = sorted(p.name for p in out.iterdir())[:4]
+        if held:
+            raise ExecutionError(f"--probe {directory} already holds files ({', '.join(held)}"
+                                 f"{', ...' if len(held) == 4 else ''}); remove them or probe into another directory")
+
+
 def probe(session, directory: str) -> int:
-    """Write every value the run produced as .npy files plus index.csv; returns their count."""
+    """Write every value the run produced as .npy files plus index.csv into a new or empty
+    `directory`; returns their count."""
+    check_probe_directory(directory)
     stop = session.continue_()
     out = Path(directory)
     try:

@@ -15,8 +15,8 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.ir.dtypes import Token, is_float_dtype, widen
-from hlodbg.engine.run.arguments import DeviceArguments, device_arguments
+from hlodbg.engine.ir.dtypes import Token, compute_dtype, is_float_dtype, widen
+from hlodbg.engine.run.arguments import DeviceArguments, device_arguments, parameter_shardings
 from hlodbg.argument_files import add_device_directory, add_directory, add_npz, load_npy, note_copies, save_npz
 from hlodbg.engine.debug.summary import count_text, summarize as summarize_value
 from hlodbg.engine.ir.types import TensorType, Type
@@ -36,15 +36,16 @@ def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = Fal
     if npz_path and Path(npz_path).is_dir():
         add_directory(given, npz_path, function)
     elif npz_path:
-        add_npz(given, npz_path)
+        add_npz(given, npz_path, function, grid=grid)
     for spec in arg_specs:
         index, sep, path = spec.partition("=")
         if not sep or not index.strip().isdigit():
             raise ExecutionError(f"--arg expects N=FILE.npy, got {spec!r}")
         given.give(None, int(index), load_npy(path), f"--arg {spec}")
     if per_device:
-        add_device_directory(given, per_device)
-    values, randomised = device_arguments(function.function_type.inputs, given, *grid, seed=seed)
+        add_device_directory(given, per_device, function)
+    values, randomised = device_arguments(function.function_type.inputs, given, *grid, seed=seed,
+                                          shardings=parameter_shardings(function))
     if not quiet:
         note_copies(given, values)
     if randomised and not quiet:
@@ -132,14 +133,58 @@ def result_arrays(results: Sequence[Any], suffix: str = "") -> dict:
     return arrays
 
 
-def save_arrays(path: str, arrays: dict) -> None:
-    """An .npz whose members `--args` maps when it is given back (argument_files.save_npz)."""
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
-    save_npz(path, arrays)
+def npz_output(path: str, option: str = "--out") -> str:
+    """The file `--out PATH` writes (PATH.npz when PATH does not end in .npz, as numpy.savez
+    does), checked before the run: its directory must exist (a typo must not create one) and
+    the file be one that can be replaced."""
+    real = Path(path if str(path).endswith(".npz") else f"{path}.npz")
+    parent = real.parent
+    if not parent.is_dir():
+        what = "does not exist" if not parent.exists() else "is not a directory"
+        raise ExecutionError(f"{option} {path}: the directory {parent} {what}; create it first or save elsewhere")
+    if real.is_dir():
+        raise ExecutionError(f"{option} {path}: {real} is a directory; name a file to save the results in")
+    if real.exists() and not real.is_file():
+        raise ExecutionError(f"{option} {path}: {real} is not a regular file; name a file to save the results in")
+    return str(real)
 
 
-def save_results(path: str, results: Sequence[Any]) -> None:
-    save_arrays(path, result_arrays(results))
+def _numpy_reads_back(dtype: np.dtype) -> bool:
+    """Whether numpy alone reads an .npy of `dtype` back as `dtype`: bf16, the f8/f6/f4 family and
+    int2/int4 (ml_dtypes) are stored by their bytes (`|V2`), which numpy cannot tell apart."""
+    try:
+        return np.dtype(np.lib.format.dtype_to_descr(dtype)) == dtype
+    except (TypeError, ValueError):
+        return False
+
+
+def save_arrays(path: str, arrays: dict, option: str = "--out") -> tuple[str, str]:
+    """`arrays` in an .npz whose members `--args` maps when it is given back
+    (argument_files.save_npz), every one readable by numpy alone: an array of a type numpy does
+    not know (bf16, f8, int4) is stored widened to the type it is computed in (f32, i32), which
+    holds every one of its values exactly, and `--args` narrows it back to the argument's type.
+    Returns the file written and a sentence on what was widened ("" when nothing was)."""
+    real = npz_output(path, option)
+    stored, widened = {}, {}
+    for key, array in arrays.items():
+        array = np.asarray(array)
+        if not _numpy_reads_back(array.dtype):
+            widened.setdefault(f"{array.dtype} as {compute_dtype(array.dtype)}", []).append(key)
+            array = widen(array)
+        stored[key] = array
+    try:
+        save_npz(real, stored)
+    except OSError as e:
+        raise ExecutionError(f"{option}: cannot write {real}: {e.strerror or e}") from None
+    if not widened:
+        return real, ""
+    kinds = "; ".join(f"{', '.join(keys[:4])}{', ...' if len(keys) > 4 else ''}: {kind}" for kind, keys in widened.items())
+    return real, (f"stored widened, exactly, so numpy reads them ({kinds}); --args reads them back as they were, "
+                  "and numpy's astype(ml_dtypes.<type>) narrows them again")
+
+
+def save_results(path: str, results: Sequence[Any]) -> tuple[str, str]:
+    return save_arrays(path, result_arrays(results))
 
 
 def target_name(args) -> str:
@@ -151,8 +196,7 @@ def target_name(args) -> str:
 
 def report_results(args, program, results, result_types, randomised, extra: dict | None = None) -> None:
     """Results as --out (npz), --json, or one summary line each."""
-    if args.out:
-        save_results(args.out, results)
+    saved = save_results(args.out, results) if args.out else None
     if args.json:
         from hlodbg.engine.run.interpreter import entry_function
 
@@ -170,4 +214,9 @@ def report_results(args, program, results, result_types, randomised, extra: dict
         for i, (value, t) in enumerate(zip(results, result_types)):
             print(format_result(i, value, t))
     else:
-        print(f"saved {len(results)} result(s) to {args.out}")
+        print(saved_text(f"{len(results)} result(s)", *saved))
+
+
+def saved_text(what: str, path: str, widened: str) -> str:
+    """`saved 2 result(s) to out.npz`, and what was stored widened."""
+    return f"saved {what} to {path}" + (f"; {widened}" if widened else "")

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Optional, Union
 
 from hlodbg.engine import Function, Module, Operation, ParseError
+from hlodbg.engine.machine.files import PROGRAM_BYTES_LIMIT, read_bounded
 from hlodbg.engine.syntax import Frontend, frontend_for, looks_like_program
 from hlodbg.engine.syntax.frontend import program_text
 from hlodbg.engine.syntax.frontend import no_module_error
@@ -90,7 +92,8 @@ class Program:
         "tpu-v5p", "tpu-v6e", "tpu7x" or "tpu", real devices through JAX ("xla:cpu", "xla:gpu",
         "xla:tpu"; their results come to the host here), or a Backend (hlodbg.engine.machine.targets).
 
-        Missing trailing arguments are filled with reproducible random values from `seed`. The
+        `args` are the arguments in order, or one mapping whose keys name them as `--args` files
+        do (the argument's name, argN or arr_N; `run(numpy.load("in.npz"))`). Missing trailing arguments are filled with reproducible random values from `seed`. The
         program runs on the grid its module asks for (mhlo.num_replicas x mhlo.num_partitions):
         a sharded JAX program (Shardy or GSPMD) returns its global results, checked to agree on
         every device; any other program on several devices returns {ProcessId: results}. The
@@ -100,7 +103,7 @@ class Program:
         {ProcessId or (replica, partition): a sequence of arrays or {position: array}}, a device's
         own arguments on a grid (the others get `args`), so each device can hold different data.
         """
-        from hlodbg.engine.run.arguments import device_arguments, given_arguments
+        from hlodbg.engine.run.arguments import ArgumentNames, device_arguments, given_arguments, parameter_shardings
         from hlodbg.engine.run.grid import grid_shape
         from hlodbg.engine.machine.process import ProcessId
         from hlodbg.engine.machine.targets import backend_for
@@ -109,6 +112,8 @@ class Program:
 
         if fill_elided is not None:
             self.fill_elided(fill_elided, seed)
+        if len(args) == 1 and isinstance(args[0], Mapping):  # run(numpy.load("in.npz")): by key
+            args = args[0]
         key = target if isinstance(target, (str, type(None))) else id(target)
         held = self._interpreters.get(key)
         if held is None or held[0] is not target:
@@ -116,8 +121,9 @@ class Program:
             held = self._interpreters[key] = (target, backend, Interpreter(self.module, backend=backend.for_device(ProcessId(0, 0))))
         _, backend, interpreter = held
         function = interpreter.entry_function(entry)
-        values, _ = device_arguments(function.function_type.inputs, given_arguments(args, per_device),
-                                     *grid_shape(self.module), seed=seed)
+        values, _ = device_arguments(function.function_type.inputs,
+                                     given_arguments(args, per_device, ArgumentNames(function)),
+                                     *grid_shape(self.module), seed=seed, shardings=parameter_shardings(function))
         if grid_shape(self.module) == (1, 1):
             return to_host(interpreter.run(entry, values))
         from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
@@ -220,7 +226,7 @@ def _read(path_or_text: PathOrText) -> tuple[str, str, Optional[Path]]:
     ):
         path = Path(path_or_text)
         try:
-            data = path.read_bytes()
+            data = read_bounded(path, PROGRAM_BYTES_LIMIT, "a program")
         except FileNotFoundError:
             raise ParseError(f"no such file: {path}") from None
         except IsADirectoryError:

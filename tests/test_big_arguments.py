@@ -132,7 +132,7 @@ def test_args_directory_errors_name_the_file(program, tmp_path, capsys):
     np.save(folder / "weights.npy", WEIGHTS)
     assert main(["run", str(program), "--args", str(folder)]) == 2
     err = capsys.readouterr().err
-    assert "weights.npy names no argument of @main (its arguments: arg0, arg1, w, i)" in err
+    assert "weights.npy names no argument of @main (its arguments: arg0 (w), arg1 (i))" in err
     (folder / "weights.npy").unlink()
     np.save(folder / "w.npy", np.zeros((3, 3), np.float32))
     assert main(["run", str(program), "--args", str(folder)]) == 2
@@ -178,16 +178,18 @@ def test_a_large_member_that_cannot_be_mapped_says_why(tmp_path, capsys, monkeyp
     assert capsys.readouterr().err == ""  # mapped: nothing to say
 
 
-def test_per_device_files_are_mapped_too(tmp_path):
+def test_per_device_files_are_mapped_too(program, tmp_path):
     from hlodbg.argument_files import add_device_directory
     from hlodbg.engine.machine.process import ProcessId
     from hlodbg.engine.run.arguments import DeviceArguments
 
-    save_npz(str(tmp_path / "device_0_1.npz"), {"arg0": WEIGHTS})
+    folder = tmp_path / "devices"
+    folder.mkdir()
+    save_npz(str(folder / "device_0_1.npz"), {"arg0": WEIGHTS})
     given = DeviceArguments()
-    add_device_directory(given, str(tmp_path))
+    add_device_directory(given, str(folder), entry_function(hlodbg.load(program).module, "main"))
     own = given.own[ProcessId(0, 1)][0]
-    assert _mapped_from(own, tmp_path / "device_0_1.npz") and not own.flags.writeable
+    assert _mapped_from(own, folder / "device_0_1.npz") and not own.flags.writeable
 
 
 def test_unaligned_stored_members_of_any_layout_read_back_exactly(tmp_path):

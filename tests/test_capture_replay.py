@@ -353,7 +353,7 @@ def test_a_capture_of_another_program_is_refused_naming_both_files(tmp_path, cap
     ("index", "no index.csv"),
     ("value file", "cannot read"),
     ("value shape", "where the program has tensor<4xf32>"),
-    ("value dtype", "cannot read it as float99"),
+    ("value dtype", "'float99' is no dtype hlodbg knows; the index is damaged"),
 ])
 def test_a_missing_or_corrupt_capture_gets_a_clear_message(tmp_path, capsys, damage, message):
     directory = loop_capture(tmp_path)

@@ -84,7 +84,7 @@ def test_bad_per_device_input_gets_a_clear_message(program_file, tmp_path, capsy
         "syntax": ({"arg0@1": A}, "key 'arg0@1' does not name a device: write NAME@REPLICA,PARTITION"),
         "shape": ({"arg0@1,0": np.zeros(3, np.float32)},
                   "key 'arg0@1,0' (argument 0 of device 1,0)"),
-        "position": ({"arg5@1,0": A}, "key 'arg5@1,0' is argument 5, but the function takes 2 argument(s)"),
+        "position": ({"arg5@1,0": A}, "key 'arg5@1,0' is argument 5, but @main takes 2 argument(s)"),
     }
     for name, (arrays, message) in cases.items():
         path = tmp_path / f"{name}.npz"

@@ -11,7 +11,7 @@ from typing import Any, Optional, Union
 from ..ir.core import Module
 from ..machine.backend import CPU, Backend
 from ..machine.process import ProcessId
-from ..run.arguments import device_arguments, given_arguments, parse_size
+from ..run.arguments import ArgumentNames, device_arguments, given_arguments, parameter_shardings, parse_size
 from ..run.grid import grid_shape
 from ..run.interpreter import entry_function
 from .breakpoints import BreakpointTable, Resolver, state_path
@@ -39,7 +39,8 @@ def open_target(module: Module, args: ArgsLike = None, *, entry: str = "main", s
     """
     function = entry_function(module, entry)
     replicas, partitions = grid_shape(module, replicas, partitions)
-    values, _ = device_arguments(function.function_type.inputs, given_arguments(args), replicas, partitions, seed)
+    values, _ = device_arguments(function.function_type.inputs, given_arguments(args, names=ArgumentNames(function)),
+                                 replicas, partitions, seed, shardings=parameter_shardings(function))
     budget = parse_size(memory) if isinstance(memory, str) else memory
     if replicas * partitions == 1:
         if focus not in (None, ProcessId(0, 0)):

@@ -8,6 +8,7 @@ and wrapped back to their width.
 """
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import ml_dtypes
@@ -27,6 +28,7 @@ from .types import (
 )
 
 F32 = np.dtype(np.float32)
+_BF16 = np.dtype(ml_dtypes.bfloat16)
 BOOL = np.dtype(np.bool_)
 
 _NARROW_INTS = {
@@ -163,7 +165,14 @@ def as_value(data: Any, t: Type) -> Any:
     if not isinstance(t, TensorType):
         raise ValueError(f"cannot build a value of type {t}")
     dtype = element_dtype(t)
-    array = np.asarray(data)
+    try:
+        array = np.asarray(data)
+    except (ValueError, TypeError):  # ragged nesting, objects numpy cannot hold in one array
+        raise ValueError(f"expected {t} but got {type(data).__name__} data that is not one rectangular array "
+                         "of numbers") from None
+    unusable = not_numbers(array.dtype)
+    if unusable:
+        raise ValueError(f"expected {t} but got {unusable}; hlodbg takes arrays of numbers")
     if array.dtype != dtype:
         if array.dtype.kind == "f" and dtype.kind in "iub" and not isinstance(t.element, QuantizedType):
             raise ValueError(f"expected {t} but got floating-point data ({array.dtype})")
@@ -176,11 +185,25 @@ def as_value(data: Any, t: Type) -> Any:
             if array.ndim != len(shape) or any(d is not None and d >= 0 and d != a for d, a in zip(shape, array.shape)):
                 raise ValueError(f"expected {t} but got shape {_shape_text(array.shape)}")
         elif array.shape != shape:
-            if array.size == int(np.prod(shape, dtype=np.int64)) and array.ndim == 0:
+            if array.ndim == 0 and math.prod(shape) == 1:  # Python ints: a dimension may pass int64
                 array = array.reshape(shape)
             else:
                 raise ValueError(f"expected {t} but got shape {_shape_text(array.shape)}")
     return array
+
+
+def not_numbers(dtype: np.dtype) -> str:
+    """What an array of `dtype` holds when it is not numbers an argument can be made of (records,
+    text, Python objects, dates, raw bytes), in words; "" for numbers. numpy would turn text into
+    floats where it parses and a record into its first field: an argument never is either."""
+    if dtype.names is not None:
+        return f"a structured array (fields {', '.join(dtype.names)})"
+    words = {"S": "byte strings", "U": "strings", "O": "Python objects", "M": "dates", "m": "time spans"}
+    if dtype.kind in words:
+        return f"{words[dtype.kind]} ({dtype})"
+    if dtype.type is np.void:  # plain bytes; the ml_dtypes types (bf16 ...) have their own scalar type
+        return f"raw bytes ({dtype.str})"
+    return ""
 
 
 def _cast_fitting(array: np.ndarray, dtype: np.dtype, t: Type) -> np.ndarray:
@@ -195,6 +218,12 @@ def _cast_fitting(array: np.ndarray, dtype: np.dtype, t: Type) -> np.ndarray:
         if smallest < low or largest > high:
             value = smallest if smallest < low else largest
             raise ValueError(f"expected {t} but got {array.dtype} data holding {value}, outside {t.element}'s range {low}..{high}")
+    if dtype == _BF16 and array.dtype == F32:
+        bits = array.view(np.uint32)
+        if not (bits & 0xFFFF).any():
+            # Every element is a bf16 exactly (a bf16 widened, as `run --out` stores one): its top
+            # half is the bf16, NaN payloads included, which a rounding cast would not keep.
+            return (bits >> 16).astype(np.uint16).view(dtype)
     with np.errstate(over="ignore", invalid="ignore"):
         cast = array.astype(dtype)
     if dtype.kind in "fV" and not integer and array.dtype.kind in "iuf" and array.size:

@@ -250,3 +250,13 @@ def tile_holder(sharding: HloSharding, tile: tuple[int, ...], device: int) -> in
 def tile_shape(shape: tuple[int, ...], tiles: tuple[int, ...]) -> tuple[int, ...]:
     """The shape every tile has: each dim split `tiles` ways, rounded up (short tiles are padded)."""
     return tuple(-(-size // count) for size, count in zip(shape, tiles))
+
+
+def pad_tile(piece: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """A tile cut from a global value, padded with zeros to the common tile `shape` (with uneven
+    tiling the last tiles are short, and XLA pads them)."""
+    if tuple(piece.shape) == tuple(shape):
+        return piece
+    padded = np.zeros(shape, piece.dtype)
+    padded[tuple(slice(0, n) for n in piece.shape)] = piece
+    return padded

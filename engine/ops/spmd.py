@@ -25,6 +25,7 @@ from ..ir.sharding import (
     ShardingSyntaxError,
     device_tile,
     manual_peers,
+    pad_tile,
     parse_hlo_sharding,
     tile_bounds,
     tile_holder,
@@ -381,13 +382,7 @@ def full_to_shard(call: OpCall, operand: np.ndarray) -> np.ndarray:
     if plan is None:
         return operand
     slices, shape = plan
-    piece = _tile_of(operand, slices)
-    if piece.shape == shape:
-        return piece
-    # Uneven tiling: the last tiles are short; they are padded with zeros to the common shape.
-    padded = np.zeros(shape, piece.dtype)
-    padded[tuple(slice(0, n) for n in piece.shape)] = piece
-    return padded
+    return pad_tile(_tile_of(operand, slices), shape)
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ not captured and why (a loop past its capacity, values a --values spec did not s
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 from collections import OrderedDict
@@ -41,6 +42,7 @@ import numpy as np
 
 from ..ir.core import Function, Operation
 from ..ir.errors import HlodbgError
+from ..machine.files import PROGRAM_BYTES_LIMIT, inside, open_regular, read_bounded
 
 FORMAT_VERSION = 1
 SUFFIX = ".hlocap"
@@ -50,6 +52,9 @@ INPUTS = "inputs"
 INDEX = "index.csv"
 VALUES = "values"
 COLUMNS = ("context", "site", "result", "device", "function", "op", "value", "type", "shape", "dtype", "file")
+# Bounds on what a manifest may claim, so a damaged one drives no endless loop: more devices than
+# any machine has (a TPU v5p pod has 8,960 chips), more hosts than devices.
+MOST_DEVICES = 1 << 16
 
 
 class CaptureError(HlodbgError):
@@ -236,38 +241,130 @@ def merge(directory: os.PathLike | str) -> int:
     are done); returns the number of rows. Checks every host the manifest names wrote its index."""
     directory = Path(directory)
     manifest = read_manifest(directory)
-    hosts = int(manifest.get("hosts", 1))
-    rows: list[dict] = []
-    missing = []
-    for host in range(hosts):
-        path = directory / index_name(host)
-        if not path.exists():
-            missing.append(host)
-            continue
-        with open(path, newline="") as handle:
-            rows.extend(csv.DictReader(handle))
+    hosts = manifest.get("hosts", 1)
+    missing = [host for host in range(hosts) if not (directory / index_name(host)).exists()]
     if missing:
-        raise CaptureError(f"{directory}: host(s) {', '.join(map(str, missing))} of {hosts} wrote no index yet "
-                           f"(expected {', '.join(index_name(h) for h in missing)})")
-    rows.sort(key=lambda r: (int(r["device"]), r["context"], r["site"], int(r["result"])))
+        shown = missing[:8]
+        more = f" and {len(missing) - len(shown)} more" if len(missing) > len(shown) else ""
+        raise CaptureError(f"{directory}: host(s) {', '.join(map(str, shown))}{more} of {hosts} wrote no index yet "
+                           f"(expected {', '.join(index_name(h) for h in shown)}{more})")
+    rows: list[Row] = []
+    for host in range(hosts):
+        rows.extend(_read_index(directory, index_name(host)))
+    rows.sort(key=lambda r: (r.device, r.context, r.site, r.result))
     with open(directory / INDEX, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(row.as_csv() for row in rows)
     return len(rows)
+
+
+def capture_file(directory: os.PathLike | str, name: str) -> Path:
+    """The real path of file `name` of a capture, which must lie inside it: an index naming
+    `../x.npy` or an absolute path, or a symlink out of the capture, is refused."""
+    try:
+        return inside(directory, name)
+    except ValueError:
+        raise CaptureError(f"{directory}: {name!r} lies outside the capture; a capture's files are inside its "
+                           "directory (the capture is damaged or was made to read other files)") from None
+
+
+def _read_bytes(directory: os.PathLike | str, name: str, limit: int = PROGRAM_BYTES_LIMIT) -> bytes:
+    path = capture_file(directory, name)
+    try:
+        return read_bounded(path, limit, f"a capture's {name}")
+    except OSError as e:
+        if isinstance(e, FileNotFoundError):
+            raise
+        raise CaptureError(f"cannot read {Path(directory) / name}: {e.strerror or e}") from None
 
 
 def read_manifest(directory: os.PathLike | str) -> dict:
     path = Path(directory) / MANIFEST
     try:
-        manifest = json.loads(path.read_text())
+        manifest = json.loads(_read_bytes(directory, MANIFEST, 64 << 20))
     except FileNotFoundError:
         raise CaptureError(f"{directory} is not a capture: it has no {MANIFEST} (make one with `hlodbg capture`)") from None
-    except (OSError, ValueError) as e:
-        raise CaptureError(f"cannot read {path}: {e}") from None
+    except (ValueError, RecursionError) as e:
+        raise CaptureError(f"cannot read {path}: it is not JSON ({e})") from None
+    if not isinstance(manifest, dict):
+        raise CaptureError(f"cannot read {path}: a manifest is a JSON object, not {type(manifest).__name__}")
     if manifest.get("format") != FORMAT_VERSION:
         raise CaptureError(f"{path}: capture format {manifest.get('format')!r}; this hlodbg reads format {FORMAT_VERSION}")
+    _check_manifest(manifest, path)
     return manifest
+
+
+def _count(value: Any, low: int, high: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def _check_manifest(manifest: dict, path: Path) -> None:
+    """Every field a reader acts on has the form `hlodbg capture` writes, or a CaptureError says
+    which does not."""
+    def bad(field: str, wanted: str) -> CaptureError:
+        shown = json.dumps(manifest[field])
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        return CaptureError(f"{path}: \"{field}\" is {shown}; {wanted} (the capture is damaged)")
+
+    grid = manifest.get("grid", [1, 1])
+    if not (isinstance(grid, list) and len(grid) == 2 and all(_count(n, 1, MOST_DEVICES) for n in grid)
+            and grid[0] * grid[1] <= MOST_DEVICES):
+        raise bad("grid", f"it is [replicas, partitions], whole numbers from 1 (at most {MOST_DEVICES:,} devices)")
+    if not _count(manifest.get("hosts", 1), 1, MOST_DEVICES):
+        raise bad("hosts", f"it is how many hosts wrote the capture, a whole number from 1 to {MOST_DEVICES:,}")
+    dtypes = manifest.get("input_dtypes", [])
+    if not (isinstance(dtypes, list) and len(dtypes) <= MOST_DEVICES and all(isinstance(d, str) for d in dtypes)):
+        raise bad("input_dtypes", "it is a list of dtype names such as \"float32\", one per input")
+    for name in dtypes:
+        if _known_dtype(name) is None:
+            raise bad("input_dtypes", f"{name!r} is no dtype hlodbg knows")
+    devices = manifest.get("devices", [])
+    if not (isinstance(devices, list) and len(devices) <= MOST_DEVICES
+            and all(isinstance(d, dict) and _count(d.get("id"), 0, MOST_DEVICES) for d in devices)):
+        raise bad("devices", "it is a list of {\"id\": N, \"kind\": ..., \"host\": N}, one per device")
+    for field in ("program", "entry", "target", "platform"):
+        if field in manifest and not isinstance(manifest[field], str):
+            raise bad(field, "it is text")
+
+
+def _read_index(directory: Path, name: str) -> list[Row]:
+    """The rows of index `name` of a capture, each checked: its columns, numbers, dtype, and a
+    file inside the capture."""
+    index = directory / name
+    try:
+        with open_regular(capture_file(directory, name)) as raw:
+            handle = io.TextIOWrapper(raw, encoding="utf-8", newline="")
+            reader = csv.DictReader(handle)
+            rows = []
+            known: set[str] = set()
+            for record in reader:
+                where = f"{index}:{reader.line_num}"
+                if None in record.values() or None in record:  # too few or too many columns
+                    raise CaptureError(f"{where}: a row of {len(COLUMNS)} columns ({', '.join(COLUMNS)}) was expected; "
+                                       "the index is damaged or cut short")
+                try:
+                    row = Row.from_csv(record)
+                except (KeyError, ValueError):
+                    raise CaptureError(f"{where}: result, device and shape are whole numbers (shape as 2x3); "
+                                       "the index is damaged") from None
+                if row.result < 0 or row.device < 0 or any(d < 0 for d in row.shape):
+                    raise CaptureError(f"{where}: result, device and shape are never negative; the index is damaged")
+                if row.dtype not in known:
+                    if _known_dtype(row.dtype) is None:
+                        raise CaptureError(f"{where}: {row.dtype!r} is no dtype hlodbg knows; the index is damaged")
+                    known.add(row.dtype)
+                if not row.file or os.path.isabs(row.file) or ".." in row.file.replace("\\", "/").split("/"):
+                    raise CaptureError(f"{where}: the file {row.file!r} lies outside the capture; a capture's files "
+                                       "are inside its directory (the capture is damaged or was made to read other files)")
+                rows.append(row)
+    except FileNotFoundError:
+        raise CaptureError(f"{directory}: no {name}") from None
+    except UnicodeDecodeError:
+        raise CaptureError(f"cannot read {index}: it is not UTF-8 text") from None
+    except (OSError, csv.Error) as e:
+        raise CaptureError(f"cannot read {index}: {getattr(e, 'strerror', None) or e}") from None
+    return rows
 
 
 class Capture:
@@ -285,44 +382,42 @@ class Capture:
     def open(cls, directory: os.PathLike | str) -> "Capture":
         directory = Path(directory)
         manifest = read_manifest(directory)
-        index = directory / INDEX
-        if not index.exists():
+        if not (directory / INDEX).exists():
             if any(directory.glob("index-host*.csv")):
                 raise CaptureError(f"{directory}: the hosts' indexes are not merged yet; run `hlodbg capture --merge {directory}`")
             raise CaptureError(f"{directory}: no {INDEX}")
-        try:
-            with open(index, newline="") as handle:
-                reader = csv.DictReader(handle)
-                rows = []
-                for record in reader:
-                    if None in record.values() or None in record:  # too few or too many columns
-                        raise CaptureError(f"{index}:{reader.line_num}: a row of {len(COLUMNS)} columns "
-                                           f"({', '.join(COLUMNS)}) was expected; the index is damaged or cut short")
-                    rows.append(Row.from_csv(record))
-        except (OSError, KeyError, ValueError) as e:
-            raise CaptureError(f"cannot read {index}: {e}") from None
-        return cls(directory, manifest, rows)
+        return cls(directory, manifest, _read_index(directory, INDEX))
 
     # -- what is there ------------------------------------------------------------------------
     @property
     def program_text(self) -> str:
         try:
-            return (self.directory / PROGRAM).read_text()
-        except OSError as e:
-            raise CaptureError(f"cannot read {self.directory / PROGRAM}: {e.strerror or e}") from None
+            return _read_bytes(self.directory, PROGRAM).decode("utf-8")
+        except FileNotFoundError:
+            raise CaptureError(f"cannot read {self.directory / PROGRAM}: it is not there") from None
+        except UnicodeDecodeError:
+            raise CaptureError(f"cannot read {self.directory / PROGRAM}: it is not UTF-8 text") from None
+
+    def _array(self, name: str, dtype: str, mapped: bool = True) -> np.ndarray:
+        """Array file `name` of the capture, read-only, viewed as `dtype` (narrow types are stored as
+        their bytes); only a regular file inside the capture is opened."""
+        path = self.directory / name
+        try:
+            real = capture_file(self.directory, name)
+            open_regular(real).close()  # a FIFO would block numpy's open; a device never ends
+            array = np.load(real, mmap_mode="r" if mapped else None, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as e:
+            raise CaptureError(f"cannot read {path}: {_npy_problem(path, e)}") from None
+        if array.dtype.name == dtype:
+            return array
+        wanted = _known_dtype(dtype)
+        if wanted is None or wanted.itemsize != array.dtype.itemsize or array.dtype.names is not None:
+            raise CaptureError(f"{path}: cannot read it as {dtype} (it holds {array.dtype}); the capture is damaged")
+        return array.view(wanted)
 
     def inputs(self) -> list[np.ndarray]:
         """The run's arguments (memory-mapped, read-only), in order."""
-        dtypes = self.manifest.get("input_dtypes", [])
-        arrays = []
-        for i, dtype in enumerate(dtypes):
-            path = self.directory / INPUTS / f"arg{i}.npy"
-            try:
-                array = np.load(path, mmap_mode="r", allow_pickle=False)
-            except (OSError, ValueError) as e:
-                raise CaptureError(f"cannot read {path}: {_npy_problem(path, e)}") from None
-            arrays.append(array if array.dtype.name == dtype else array.view(_dtype_named(dtype)))
-        return arrays
+        return [self._array(f"{INPUTS}/arg{i}.npy", dtype) for i, dtype in enumerate(self.manifest.get("input_dtypes", []))]
 
     @property
     def devices(self) -> list[dict]:
@@ -347,14 +442,7 @@ class Capture:
     def load(self, row: Row, mapped: bool = True) -> np.ndarray:
         """`row`'s array, memory-mapped read-only (or read into memory: `mapped=False`, for small
         arrays a reader keeps many of, as each mapping holds a file descriptor)."""
-        path = self.directory / row.file
-        try:
-            array = np.load(path, mmap_mode="r" if mapped else None, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise CaptureError(f"cannot read {path}: {_npy_problem(path, e)}") from None
-        if array.dtype.name != row.dtype:
-            array = array.view(_dtype_named(row.dtype))
-        return array
+        return self._array(row.file, row.dtype, mapped)
 
     def __iter__(self) -> Iterator[Row]:
         return iter(self.rows)
@@ -363,23 +451,29 @@ class Capture:
 def _npy_problem(path: Path, error: Exception) -> str:
     """What is wrong with an array file numpy would not load. numpy takes a file without the .npy
     magic for a pickle and talks of `allow_pickle`, which would only mislead here."""
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             magic = handle.read(6)
     except OSError as e:
         return e.strerror or str(e)
     if magic != b"\x93NUMPY":
         return "not a .npy array file (the capture is damaged)"
-    return str(error)
+    return "a damaged .npy array file (the capture is damaged)"
 
 
-def _dtype_named(name: str) -> np.dtype:
+def _known_dtype(name: str) -> Optional[np.dtype]:
+    """The dtype an index or manifest names (numpy's names, and ml_dtypes' for bf16 and the
+    narrow types), or None for anything else (records, objects and text are not values)."""
+    import ml_dtypes
+
+    found = getattr(ml_dtypes, name, None) if name.isidentifier() else None
     try:
-        return np.dtype(name)
-    except TypeError:
-        import ml_dtypes
-
-        return np.dtype(getattr(ml_dtypes, name))
+        dtype = np.dtype(found if found is not None else name)
+    except (TypeError, ValueError, SyntaxError):
+        return None
+    return dtype if dtype.kind in "biufcV" and dtype.names is None and dtype.type is not np.void else None
 
 
 __all__ = ["COLUMNS", "Capture", "CaptureError", "CaptureWriter", "FORMAT_VERSION", "Row", "SUFFIX", "context_step",
