@@ -110,9 +110,11 @@ def create_token(call: OpCall) -> Any:
 
 @op("stablehlo.async_start")
 def async_start(call: OpCall, *operands: Any) -> Future:
-    # The body's one op reads the operands itself; running it now is an allowed schedule
-    # ("the asynchrony is not guaranteed"), and its frame is what the debugger steps into.
-    return Future(call.interpreter.run_region(call.op, 0, [], "async_start"))
+    # The body's one op reads the operands, as the enclosing values or as the block's arguments;
+    # running it now is an allowed schedule ("the asynchrony is not guaranteed"), and its frame
+    # is what the debugger steps into.
+    takes_arguments = bool(call.op.regions[0].blocks[0].arguments)
+    return Future(call.interpreter.run_region(call.op, 0, list(operands) if takes_arguments else [], "async_start"))
 
 
 @op("stablehlo.async_done")
