@@ -233,13 +233,16 @@ define(
     results="*",
     category=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="split"
 )
+# With `has_dynamic_root` the last operand holds, per reduced operand, its root's index in the
+# process group; without it the root is each group's first process.
 define(
     "stablehlo.collective_reduce",
     "operands*",
-    _GROUPS,
+    _GROUPS + " has_dynamic_root:unit?",
     regions="computation",
     results="*",
-    category=_COLL, effect="not_replayable", collective=True, process_groups="reduction", expandable_body=True
+    category=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="reduction",
+    expandable_body=True
 )
 define(
     "stablehlo.collective_permute",
