@@ -121,6 +121,18 @@ def element_compatible(a: Type, b: Type) -> bool:
     return False
 
 
+def hlo_element_compatible(a: Type, b: Type) -> bool:
+    """The element types StableHLO's CompatibleOperandsAndResultElementType trait accepts together:
+    equal types, or two quantized types that differ only in scales and zero points (the same
+    storage type and range, expressed type and granularity); never a quantized and a plain type."""
+    if a == b:
+        return True
+    if not (is_quant_e(a) and is_quant_e(b)):
+        return False
+    return (a.storage == b.storage and a.effective_min == b.effective_min and a.effective_max == b.effective_max
+            and a.expressed == b.expressed and (a.quantized_dimension is None) == (b.quantized_dimension is None))
+
+
 def is_promotable(src: Type, dst: Type) -> bool:
     """The spec's is_promotable(src, dst): whether a body over `dst` may take values of `src`.
 
