@@ -177,7 +177,8 @@ def _all_to_all(op: Operation, ctx: _Context) -> None:
     if count <= 0:
         fail(f"split_count = {count} must be positive", "C4")
     groups = _group_array(op)
-    if groups is not None and groups.ndim == 2 and groups.size and groups.shape[1] != count:
+    # Empty groups are no exception at head (all_to_all_c8): there is nothing to split among.
+    if groups is not None and groups.ndim == 2 and groups.shape[1] != count:
         fail(f"replica groups have {groups.shape[1]} processes each, but split_count is {count}", "C8")
     # The results' types follow from the operands' (the op infers them): C9 compares them.
     for x, r in _pairs(op, "C9"):
@@ -251,6 +252,26 @@ def _check_payload_then_token(op: Operation, nonempty_c: str, tensors_c: str, to
 @_register("stablehlo.infeed")
 def _infeed(op: Operation, ctx: _Context) -> None:
     _check_payload_then_token(op, "C1", "C2", "C3")
+    _check_infeed_layout(op)
+
+
+def _check_infeed_layout(op: Operation) -> None:
+    """The optional `layout` the op definition carries (the spec does not name it): one list of
+    integers (a minor-to-major order) per result before the token, as StableHLO's verifier has it."""
+    layout = op.attributes.get("layout")
+    if layout is None:
+        return
+    if not isinstance(layout, A.ArrayAttr):
+        fail(f"layout must be an array of one layout per result, got {layout}", "layout")
+    if len(layout) != len(op.results) - 1:
+        fail(f"layout has {len(layout)} entries but there are {len(op.results) - 1} results before the token",
+             "layout")
+    for i, entry in enumerate(layout):
+        if not isinstance(entry, A.ArrayAttr):
+            fail(f"layout entry #{i} must be an array of integers, got {entry}", "layout")
+        for leaf in entry:
+            if not isinstance(leaf, A.IntegerAttr):
+                fail(f"layout entry #{i} must hold integers, got {leaf}", "layout")
 
 
 @_register("stablehlo.recv")

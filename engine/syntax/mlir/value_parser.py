@@ -163,6 +163,9 @@ class ValueParser(Lexer):
             return self.type_aliases[name]
         if "." not in name:
             self.error(f"undefined type alias {name}", start)
+        if name.startswith("!stablehlo."):
+            self.error(f"unknown stablehlo type {name}: StableHLO's types are !stablehlo.token and "
+                       "!stablehlo.future<...>", start)
         if self.accept("<"):
             self.balanced("<", ">")
         return OpaqueType(self.text[start:self.pos])
