@@ -77,6 +77,21 @@ func.func @main(%x: tensor<1x2xf32>, %init: tensor<f32>) -> tensor<1xf32> {
   }) {dimensions = array<i64: 1>} : (tensor<1x2xf32>, tensor<f32>) -> tensor<1xf32>
   return %0 : tensor<1xf32>
 }""",
+    "reshape_to_one_bounded_dimension": _main(
+        "%x: tensor<?x4xf32, #stablehlo.bounds<3, ?>>",
+        "  %0 = stablehlo.reshape %x : (tensor<?x4xf32, #stablehlo.bounds<3, ?>>) -> "
+        "tensor<?xf32, #stablehlo.bounds<12>>\n  return"),
+    # The quant dialect's unsigned storage, and a storage range that is the whole type (no range).
+    "quantized_unsigned_storage_and_full_range": _main(
+        "%x: tensor<2x!quant.uniform<u8:f32, 0.5:3>>, %y: tensor<2x!quant.uniform<i8<-128:127>:f32, 1.0:17>>",
+        "  %0 = stablehlo.transpose %y, dims = [0] : (tensor<2x!quant.uniform<i8<-128:127>:f32, 1.0:17>>) -> "
+        "tensor<2x!quant.uniform<i8:f32, 1.0:17>>\n  return"),
+    # An op of a dialect hlodbg does not model keeps a constant of its own element type verbatim.
+    "unregistered_op_with_a_constant_of_strings": """
+func.func @main() -> tensor<!tf_type.string> {
+  %0 = "tf.Const"() {value = dense<"hello"> : tensor<!tf_type.string>} : () -> tensor<!tf_type.string>
+  return %0 : tensor<!tf_type.string>
+}""",
     "dynamic_reshape_to_what_its_constant_shape_says": """
 func.func @main(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %s = stablehlo.constant dense<[3, 2]> : tensor<2xi64>
@@ -187,6 +202,25 @@ func.func @main(%x: tensor<3xi64>) -> () {
   return"""), "replica groups have 2 processes each, but split_count is 4", "C8", "stablehlo.all_to_all"),
     ("transpose_changing_per_axis_scales", _main("%x: tensor<2x2x!quant.uniform<i8:f32:0, {0.1:-30, 0.2:-30}>>", """  %0 = stablehlo.transpose %x, dims = [1, 0] : (tensor<2x2x!quant.uniform<i8:f32:0, {0.1:-30, 0.2:-30}>>) -> tensor<2x2x!quant.uniform<i8:f32:1, {0.1:-30, 0.3:-30}>>
   return"""), "operand and result must have the same element type", "C1", "stablehlo.transpose"),
+    ("add_result_past_the_operands_bound", _main(
+        "%x: tensor<?xf32, #stablehlo.bounds<4>>",
+        "  %0 = stablehlo.add %x, %x : (tensor<?xf32, #stablehlo.bounds<4>>, tensor<?xf32, #stablehlo.bounds<4>>) "
+        "-> tensor<5xf32>\n  return"),
+     "tensor<5xf32>", "C1", "stablehlo.add"),
+    ("broadcast_in_dim_to_an_unbounded_dynamic_result", _main("%x: tensor<3xi32>", """  %0 = stablehlo.broadcast_in_dim %x, dims = [1] : (tensor<3xi32>) -> tensor<?x3xi32>
+  return"""), "result must be statically shaped or have one dynamic dimension with a bound", "O1", "broadcast_in_dim"),
+    ("reshape_to_two_bounded_dimensions", _main("%x: tensor<?x?xf32, #stablehlo.bounds<5, 5>>", """  %0 = stablehlo.reshape %x : (tensor<?x?xf32, #stablehlo.bounds<5, 5>>) -> tensor<?x?xf32, #stablehlo.bounds<5, 5>>
+  return"""), "one dynamic dimension with a bound", "O1", "stablehlo.reshape"),
+    ("all_gather_over_a_mesh_the_module_lacks", _main("%x: tensor<16x8xf32>", """  %0 = "stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @missing, axes = [#stablehlo.axis_ref<name = "a">]>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>} : (tensor<16x8xf32>) -> tensor<16x16xf32>
+  return"""), "replica_groups name the mesh @missing, which the module does not define", "I3", "stablehlo.all_gather"),
+    ("all_gather_group_padded_with_minus_one", _main("%x: tensor<8x2xf32>", """  %0 = "stablehlo.all_gather"(%x) {all_gather_dim = 1 : i64, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>, replica_groups = dense<[[0, 2, 4, 6], [1, 3, 5, -1]]> : tensor<2x4xi64>} : (tensor<8x2xf32>) -> tensor<8x8xf32>
+  return"""), "replica_groups hold -1", "C4", "stablehlo.all_gather"),
+    ("irfft_of_a_spectrum_that_does_not_fit_fft_length", _main("%x: tensor<?x8xcomplex<f32>>", """  %0 = "stablehlo.fft"(%x) {fft_length = array<i64: 16>, fft_type = #stablehlo<fft_type IRFFT>} : (tensor<?x8xcomplex<f32>>) -> tensor<?x?xf32>
+  return"""), "IRFFT of fft_length [16] needs an operand ending in 9", "C5", "stablehlo.fft"),
+    ("quantized_scale_past_the_expressed_type", _main("%x: tensor<2x!quant.uniform<i4:f16, 1.0e+05>>", """  %0 = stablehlo.add %x, %x : tensor<2x!quant.uniform<i4:f16, 1.0e+05>>
+  return"""), "scale 100000 is not a value of f16", "C4", "func.func"),
+    ("quantized_scale_below_the_expressed_type", _main("%x: tensor<2x!quant.uniform<i4:f16, 4.0e-08>>", """  %0 = stablehlo.add %x, %x : tensor<2x!quant.uniform<i4:f16, 4.0e-08>>
+  return"""), "scale 4e-08 is not a value of f16", "C4", "func.func"),
     ("reshape_changing_per_axis_zero_points", _main("%x: tensor<1x2x2x!quant.uniform<i8:f32:0, {1.0:17}>>", """  %0 = stablehlo.reshape %x : (tensor<1x2x2x!quant.uniform<i8:f32:0, {1.0:17}>>) -> tensor<1x2x2x!quant.uniform<i8:f32:0, {1.0:18}>>
   return"""), "operand and result must have the same element type", "C1", "stablehlo.reshape"),
 ]
@@ -211,6 +245,29 @@ def test_an_unknown_stablehlo_type_is_a_parse_error_naming_the_types():
     with pytest.raises(hlodbg.ParseError, match=r"unknown stablehlo type !stablehlo.foobar: .*!stablehlo.token") as info:
         parse_module("func.func private @f() -> !stablehlo.foobar\n", "prog.mlir")
     assert (info.value.pos.line, info.value.pos.col) == (1, 27)
+
+
+@pytest.mark.parametrize("tensor, message, column", [
+    ("tensor<?x?xf32, #stablehlo.type_extensions<bounds = [3]>>", r"1 bound\(s\) for a tensor of rank 2", 42),
+    ("tensor<3xf32, #stablehlo.bounds<3>>", r"dimension 0 is static \(3\) and cannot have a bound", 40),
+])
+def test_bounds_that_do_not_fit_the_tensor_are_a_parse_error(tensor, message, column):
+    with pytest.raises(hlodbg.ParseError, match=message) as info:
+        parse_module(f"func.func private @f(%a: {tensor})\n", "prog.mlir")
+    assert (info.value.pos.line, info.value.pos.col) == (1, column)
+
+
+def test_a_stablehlo_constant_of_strings_is_refused_at_its_value():
+    text = _main("", '  %0 = stablehlo.constant dense<"hi"> : tensor<!tf_type.string>\n  return')
+    with pytest.raises(hlodbg.ParseError, match="takes a dense elements value") as info:
+        parse_module(text, "prog.mlir")
+    assert info.value.pos.line == 2
+
+
+def test_quantized_types_print_as_the_quant_dialect_does():
+    module = parse_module(VALID["quantized_unsigned_storage_and_full_range"], "prog.mlir")
+    printed = print_module(module)
+    assert "!quant.uniform<u8:f32, 0.5:3>" in printed and "<-128:127>" not in printed
 
 
 # -- semantics ------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from .shape_inference import (
     shape_of,
     shapes_compatible,
     types_compatible,
+    within_bounds,
 )
 from ..ir.types import TensorType, Type
 
@@ -377,7 +378,8 @@ def _padding(op: Operation, name: str, rank: int, constraint: str) -> list[tuple
 
 
 def _same_shape(a: Type, b: Type, message: str, constraint: Optional[str]) -> None:
-    if not shapes_compatible(shape_of(a), shape_of(b)):
+    bounded = isinstance(a, TensorType) and isinstance(b, TensorType)
+    if not shapes_compatible(shape_of(a), shape_of(b)) or (bounded and not within_bounds(a, b)):
         fail(f"{message}: {a} vs {b}", constraint)
 
 

@@ -81,6 +81,7 @@ def _broadcast_in_dim(op: Operation, ctx: _Context) -> None:
     same_element_but_axis(x, r, "C1", scales_may_differ=True)
     dims = _ints(op, "broadcast_dimensions")
     check_broadcast_dims(x, r, dims, ("C2", "C3", "C4", "C5", "C6"))
+    static_or_single_bounded(r)
 
 
 def check_broadcast_dims(x, r, dims, labels) -> None:
@@ -140,6 +141,22 @@ def _reshape(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
     check_reshape(x, r, ("C1", "C2", "C3"))
+    static_or_single_bounded(r)
+
+
+def static_or_single_bounded(r: TensorType) -> None:
+    """broadcast_in_dim's and reshape's result is static, or dynamic in one dimension only, which
+    has a bound (the op definitions' HLO_StaticShapeTensorPerAxisQuantizedTensorOrBoundedTensor; the
+    dynamic forms of the ops are for the rest)."""
+    if r.shape is None:
+        fail(f"result must be a ranked tensor, got {r}", "O1")
+    dynamic = [d for d, size in enumerate(r.shape) if size is None]
+    if not dynamic:
+        return
+    bounds = getattr(r.encoding, "bounds", None) or ()
+    bounded = [d for d, bound in enumerate(bounds) if bound is not None]
+    if len(dynamic) != 1 or bounded != dynamic:
+        fail(f"result must be statically shaped or have one dynamic dimension with a bound, got {r}", "O1")
 
 
 def check_reshape(x, r, labels) -> None:

@@ -24,7 +24,7 @@ from .shape_inference import element_compatible, fail, is_int_e
 
 @_register("stablehlo.collective_broadcast")
 def _collective_broadcast(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "I2", "C1", None, None)
+    _check_groups(op, ctx, "I2", "C1", None, None)
     dynamic = isinstance(op.attributes.get("has_dynamic_root"), A.UnitAttr)
     data = list(op.operands[:-1] if dynamic else op.operands)
     if not data:
@@ -55,7 +55,7 @@ def _check_root(op: Operation, count: int) -> None:
 
 @_register("stablehlo.collective_reduce")
 def _collective_reduce(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "I2", "C1", None, "I3")
+    _check_groups(op, ctx, "I2", "C1", None, "I3")
     dynamic = isinstance(op.attributes.get("has_dynamic_root"), A.UnitAttr)
     data = list(op.operands[:-1] if dynamic else op.operands)
     if not data:

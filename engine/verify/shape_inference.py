@@ -185,9 +185,29 @@ def shapes_compatible(a: Shape, b: Shape) -> bool:
     return len(a) == len(b) and all(dim_eq(x, y) for x, y in zip(a, b))
 
 
+def _bounds(t: TensorType) -> Optional[tuple]:
+    encoding = t.encoding
+    return getattr(encoding, "bounds", None) if encoding is not None else None
+
+
+def within_bounds(a: TensorType, b: TensorType) -> bool:
+    """No static dimension of one exceeds the bound the other gives that dimension (StableHLO's
+    isCompatibleForHloTypeInference on bounded dynamism)."""
+    if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
+        return True
+    for x, y in ((a, b), (b, a)):
+        bounds = _bounds(x)
+        if bounds is None or len(bounds) != len(y.shape):
+            continue
+        if any(bound is not None and size is not None and size > bound for bound, size in zip(bounds, y.shape)):
+            return False
+    return True
+
+
 def types_compatible(a: Type, b: Type) -> bool:
     if isinstance(a, TensorType) and isinstance(b, TensorType):
-        return shapes_compatible(a.shape, b.shape) and element_compatible(a.element, b.element)
+        return (shapes_compatible(a.shape, b.shape) and within_bounds(a, b)
+                and element_compatible(a.element, b.element))
     if isinstance(a, TupleType) and isinstance(b, TupleType):
         return len(a.types) == len(b.types) and all(types_compatible(x, y) for x, y in zip(a.types, b.types))
     return a == b
