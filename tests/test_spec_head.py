@@ -320,3 +320,21 @@ def test_running_a_shift_of_floats_is_an_error_at_the_op():
     with pytest.raises(ExecutionError, match="shifts integers; its operands are tensor<2xf64>") as info:
         interpret(VALID["chlo_shift_of_floats"], np.ones(2), np.ones(2))
     assert info.value.pos.line == 2
+
+
+def test_a_reduce_over_non_scalar_bodies_prints_its_body_in_full():
+    # Not valid by the spec (I2: 0-dimensional init values), but printed, it must still say what
+    # was read: the compact `applies` form stands for a body over 0-dimensional tensors.
+    text = """
+func.func @main(%x: tensor<4x4xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "stablehlo.reduce"(%x, %init) ({
+  ^bb0(%a: tensor<4xf32>, %b: tensor<4xf32>):
+    %s = stablehlo.add %a, %b : tensor<4xf32>
+    stablehlo.return %s : tensor<4xf32>
+  }) {dimensions = array<i64: 0>} : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""
+    module = parse_module(text, "prog.mlir")
+    printed = print_module(module)
+    assert "applies" not in printed
+    assert structural_key(parse_module(printed, "printed.mlir")) == structural_key(module)

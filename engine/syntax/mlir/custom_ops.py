@@ -288,6 +288,8 @@ def _compact_reducer(op: Operation, with_locations: bool) -> Optional[str]:
     data, init = op.operands[0].type, op.operands[1].type
     if init != body_type or getattr(data, "element", None) != getattr(body_type, "element", None):
         return None
+    if getattr(body_type, "shape", None) != ():
+        return None  # the compact form re-parses with a body over 0-dimensional tensors (StableHLO's E3)
     return inner.name
 
 
