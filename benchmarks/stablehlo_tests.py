@@ -27,6 +27,9 @@ verify those ops, so neither success nor failure there says anything about Stabl
 Round trip: hlodbg's printed text parses and verifies again, prints identically, and is the same
 module (engine's `structural_key`: ops, attributes, types, regions and use-def edges; not SSA
 names, attribute order or locations, which stablehlo-opt does not print either).
+With jaxlib installed, a second round-trip figure asks MLIR itself (jaxlib's C++ parser, whose
+StableHLO is older than the head): of the valid chunks it parses, hlodbg's printed text must
+parse there too and give the same module, MLIR's generic form of both being equal.
 Each failure is listed under a category (the stage and the first words of the message).
 """
 from __future__ import annotations
@@ -59,6 +62,10 @@ _FOREIGN_DIALECTS = ("tensor", "arith", "shape", "sparse_tensor", "math", "scf",
 _FOREIGN = re.compile(
     r'(?<![\w.$%@#!"])"?(' + "|".join(_FOREIGN_DIALECTS) + r')\.[a-z_]+\b'
     r'|[#!](' + "|".join(_FOREIGN_DIALECTS) + r')\.')
+
+
+# An op's name where an op starts: `"dialect.op"(` (generic) or `= dialect.op` / a line's first word.
+_OP_NAME = re.compile(r'"([a-z_][\w$]*\.[\w.$]+)"\s*\(|(?:=|^)\s*([a-z_][\w$]*\.[a-z_][\w.$]*)\b', re.M)
 
 
 class Source:
@@ -225,6 +232,60 @@ def check_valid(chunk: Chunk, accepted: Tally, round_trip: Tally) -> None:
     round_trip.passed += 1
 
 
+class MlirOracle:
+    """jaxlib's MLIR (StableHLO, CHLO, func; unregistered dialects allowed), when installed."""
+
+    def __init__(self):
+        try:
+            from jax._src.interpreters import mlir as jax_mlir
+            from jaxlib.mlir import ir
+        except ImportError:
+            self.ir = None
+            return
+        self.ir = ir
+        self.context = jax_mlir.make_ir_context()
+        self.context.allow_unregistered_dialects = True
+
+    def generic(self, text: str, through_pretty: bool = False):
+        """MLIR's generic form of `text`, or None if MLIR does not parse it. `through_pretty`: of
+        MLIR's own pretty print of it, read again (which drops attributes at their default value,
+        as any printer of the pretty form does)."""
+        try:
+            with self.context:
+                module = self.ir.Module.parse(text)
+                if through_pretty:
+                    module = self.ir.Module.parse(module.operation.get_asm())
+                return module.operation.get_asm(print_generic_op_form=True)
+        except Exception:  # noqa: BLE001 - MLIR reports every parse failure as some exception
+            return None
+
+    def registers_every_op_of(self, text: str) -> bool:
+        """Whether jaxlib knows each op `text` names: an op of a dialect it does not register keeps
+        its inherent attributes as plain ones, so its generic form says nothing about hlodbg's."""
+        names = {generic or pretty for generic, pretty in _OP_NAME.findall(text)}
+        with self.context:
+            return all(self.context.is_registered_operation(name) for name in names)
+
+
+def check_with_mlir(chunk: Chunk, oracle: MlirOracle, tally: Tally) -> None:
+    original = oracle.generic(chunk.text, through_pretty=True)
+    if original is None or not oracle.registers_every_op_of(chunk.text):
+        return  # a construct jaxlib's StableHLO predates, one MLIR rejects, or an unregistered op
+    tally.total += 1
+    try:
+        printed = print_module(parse_module(chunk.text, chunk.where.split(":")[0]))
+    except Exception as error:  # noqa: BLE001
+        tally.fail(_category("parse", error), chunk.where, _message(error))
+        return
+    again = oracle.generic(printed)
+    if again is None:
+        tally.fail("MLIR does not parse hlodbg's printed text", chunk.where, "")
+    elif again != original:
+        tally.fail("MLIR reads another module from hlodbg's printed text", chunk.where, "")
+    else:
+        tally.passed += 1
+
+
 def check_invalid(chunk: Chunk, caught: Tally) -> None:
     caught.total += 1
     try:
@@ -264,6 +325,8 @@ def main() -> int:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     kinds: dict[str, list[tuple[str, str]]] = defaultdict(list)
     tallies = {group: (Tally(), Tally(), Tally()) for group in ("read", "pass input", "foreign")}
+    oracle = MlirOracle()
+    mlir_round_trip = Tally()
     for name in source.files():
         if args.only not in name:
             continue
@@ -280,6 +343,8 @@ def main() -> int:
                     check_invalid(chunk, caught)
                 continue  # a pass's expected-error says nothing about verifying
             check_valid(chunk, accepted, round_trip)
+            if group == "read" and oracle.ir is not None:
+                check_with_mlir(chunk, oracle, mlir_round_trip)
     print(f"StableHLO's tests at {source.commit()} ({args.path}); "
           f"{time.perf_counter() - started:.1f} s; dialects hlodbg defines: "
           + ", ".join(sorted({n.split('.')[0] for n in opdefs.OPS})))
@@ -292,6 +357,8 @@ def main() -> int:
     report("valid accepted", accepted, args.failures)
     report("round trip", round_trip, args.failures)
     report("invalid caught", caught, args.failures)
+    if oracle.ir is not None:
+        report("round trip (MLIR)", mlir_round_trip, args.failures)
     print("\ninputs of passes (valid programs only):")
     report("valid accepted", tallies["pass input"][0], args.failures)
     report("round trip", tallies["pass input"][1], args.failures)
