@@ -49,6 +49,12 @@ func.func @main(%x: tensor<3xi64>) -> (tensor<3xi64>, tensor<3xi64>) {
     "chlo_shift_of_floats": _main(
         "%x: tensor<2xf64>, %y: tensor<2xf64>",
         "  %0 = chlo.broadcast_shift_left %x, %y : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>\n  return"),
+    # Operands of one rank broadcast numpy's way; broadcast_dimensions are for a lower-rank one.
+    "chlo_compare_of_one_rank_with_broadcast_dimensions": """
+func.func @main(%x: tensor<2x3xf64>, %y: tensor<2x3xf64>) -> tensor<2x3xi1> {
+  %0 = chlo.broadcast_compare %x, %y {comparison_direction = #chlo<comparison_direction LT>, broadcast_dimensions = array<i64: 1>} : (tensor<2x3xf64>, tensor<2x3xf64>) -> tensor<2x3xi1>
+  return %0 : tensor<2x3xi1>
+}""",
     "chlo_add_of_quantized_operands_with_other_scales": _main(
         "%x: tensor<2x!quant.uniform<i8:f32, 2.0:15>>, %y: tensor<2x!quant.uniform<i8:f32, 3.0:15>>",
         "  %0 = chlo.broadcast_add %x, %y : (tensor<2x!quant.uniform<i8:f32, 2.0:15>>, "
@@ -338,3 +344,9 @@ func.func @main(%x: tensor<4x4xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
     printed = print_module(module)
     assert "applies" not in printed
     assert structural_key(parse_module(printed, "printed.mlir")) == structural_key(module)
+
+
+def test_a_chlo_compare_of_one_rank_compares_element_by_element():
+    x, y = np.arange(6.0).reshape(2, 3), np.full((2, 3), 2.5)
+    (result,) = interpret(VALID["chlo_compare_of_one_rank_with_broadcast_dimensions"], x, y)
+    assert result.tolist() == (x < y).tolist()

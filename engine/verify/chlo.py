@@ -115,8 +115,10 @@ def _numpy_broadcast(shapes: Sequence[tuple]) -> tuple:
 
 def _broadcast_shape(x: tuple, y: tuple, dims: Optional[Sequence[int]]) -> tuple:
     """The result shape of a binary broadcasting op; with broadcast_dimensions the lower-rank
-    operand's dimension i lines up with dimension dims[i] of the other."""
-    if dims is None:
+    operand's dimension i lines up with dimension dims[i] of the other. Operands of one rank
+    broadcast numpy's way whatever broadcast_dimensions say, as the evaluator and StableHLO's
+    legalization have it (its C++ inference infers no shape from dimensions that do not fit)."""
+    if dims is None or len(x) == len(y):
         return _numpy_broadcast([x, y])
     large, small = (x, y) if len(x) > len(y) else (y, x)
     if len(dims) != len(small):
