@@ -21,7 +21,8 @@ lines do with the input:
 A file whose RUN lines lack -split-input-file is one chunk; otherwise it is split at `// -----`.
 A chunk that uses ops, types or attributes of an MLIR dialect hlodbg does not claim (tensor,
 arith, shape, sparse_tensor, ...: stablehlo-opt registers them, hlodbg only passes generic
-unregistered ops through) is counted apart as **foreign**, with its own figures: hlodbg cannot
+unregistered ops through), other than the few ops of theirs hlodbg defines (arith.constant,
+tensor.cast), is counted apart as **foreign**, with its own figures: hlodbg cannot
 verify those ops, so neither success nor failure there says anything about StableHLO.
 
 Round trip: hlodbg's printed text parses and verifies again, prints identically, and is the same
@@ -60,7 +61,7 @@ _TOOL = re.compile(r"\b(stablehlo-opt|stablehlo-translate)\b([^|]*)")
 _FOREIGN_DIALECTS = ("tensor", "arith", "shape", "sparse_tensor", "math", "scf", "cf", "memref",
                      "linalg", "vector", "bufferization", "index", "complex", "ub")
 _FOREIGN = re.compile(
-    r'(?<![\w.$%@#!"])"?(' + "|".join(_FOREIGN_DIALECTS) + r')\.[a-z_]+\b'
+    r'(?<![\w.$%@#!"])"?((' + "|".join(_FOREIGN_DIALECTS) + r')\.[a-z_]+)\b'
     r'|[#!](' + "|".join(_FOREIGN_DIALECTS) + r')\.')
 
 
@@ -166,8 +167,8 @@ def chunks_of(name: str, text: str) -> list[Chunk]:
         body = "\n".join(line for line in piece.splitlines() if not line.lstrip().startswith("//"))
         if not body.strip():
             continue
-        foreign = _FOREIGN.search(body)
-        dialect = (foreign.group(1) or foreign.group(2)) if foreign else ""
+        dialect = next((m.group(2) or m.group(3) for m in _FOREIGN.finditer(body)
+                        if m.group(1) not in opdefs.OPS), "")
         found.append(Chunk(f"{name}:{offset + 1}", "\n" * offset + piece,
                            "expected-error" in piece, dialect))
     return found

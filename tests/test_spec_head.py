@@ -98,6 +98,14 @@ func.func @main() -> tensor<!tf_type.string> {
   %0 = "tf.Const"() {value = dense<"hello"> : tensor<!tf_type.string>} : () -> tensor<!tf_type.string>
   return %0 : tensor<!tf_type.string>
 }""",
+    # MLIR's own tensor constant and cast, as StableHLO's tests write them among StableHLO ops.
+    "arith_constant_and_tensor_cast": """
+func.func @main(%x: tensor<4xi32>) -> tensor<?xi32> {
+  %c = arith.constant dense<[1, 2, 3, 4]> : tensor<4xi32>
+  %0 = stablehlo.add %x, %c : tensor<4xi32>
+  %1 = tensor.cast %0 : tensor<4xi32> to tensor<?xi32>
+  return %1 : tensor<?xi32>
+}""",
     "dynamic_reshape_to_what_its_constant_shape_says": """
 func.func @main(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %s = stablehlo.constant dense<[3, 2]> : tensor<2xi64>
@@ -227,6 +235,12 @@ func.func @main(%x: tensor<3xi64>) -> () {
   return"""), "scale 100000 is not a value of f16", "C4", "func.func"),
     ("quantized_scale_below_the_expressed_type", _main("%x: tensor<2x!quant.uniform<i4:f16, 4.0e-08>>", """  %0 = stablehlo.add %x, %x : tensor<2x!quant.uniform<i4:f16, 4.0e-08>>
   return"""), "scale 4e-08 is not a value of f16", "C4", "func.func"),
+    ("tensor_cast_to_another_element_type", _main("%x: tensor<4xi32>", """  %0 = tensor.cast %x : tensor<4xi32> to tensor<?xf32>
+  return"""), "cannot cast tensor<4xi32> to tensor<?xf32>", "inferred", "tensor.cast"),
+    ("tensor_cast_to_another_size", _main("%x: tensor<4xi32>", """  %0 = tensor.cast %x : tensor<4xi32> to tensor<5xi32>
+  return"""), "cannot cast tensor<4xi32> to tensor<5xi32>", "inferred", "tensor.cast"),
+    ("arith_constant_of_another_type", _main("", """  %0 = "arith.constant"() <{value = dense<1> : tensor<2xi32>}> : () -> tensor<3xi32>
+  return"""), "value has type tensor<2xi32> but the result is tensor<3xi32>", "inferred", "arith.constant"),
     ("reshape_changing_per_axis_zero_points", _main("%x: tensor<1x2x2x!quant.uniform<i8:f32:0, {1.0:17}>>", """  %0 = stablehlo.reshape %x : (tensor<1x2x2x!quant.uniform<i8:f32:0, {1.0:17}>>) -> tensor<1x2x2x!quant.uniform<i8:f32:0, {1.0:18}>>
   return"""), "operand and result must have the same element type", "C1", "stablehlo.reshape"),
 ]
@@ -350,3 +364,8 @@ def test_a_chlo_compare_of_one_rank_compares_element_by_element():
     x, y = np.arange(6.0).reshape(2, 3), np.full((2, 3), 2.5)
     (result,) = interpret(VALID["chlo_compare_of_one_rank_with_broadcast_dimensions"], x, y)
     assert result.tolist() == (x < y).tolist()
+
+
+def test_arith_constant_and_tensor_cast_run():
+    (result,) = interpret(VALID["arith_constant_and_tensor_cast"], np.array([10, 20, 30, 40], np.int32))
+    assert result.tolist() == [11, 22, 33, 44]

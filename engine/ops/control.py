@@ -16,7 +16,7 @@ from ..ir.opset.chlo import scan_groups
 from .registry import OpCall, op
 
 
-@op("stablehlo.constant", "chlo.constant")
+@op("stablehlo.constant", "chlo.constant", "arith.constant")
 def constant(call: OpCall) -> np.ndarray:
     # Constants are immutable arrays shared by every execution; results are never written in place.
     # Decoded once per op: later calls are one dictionary lookup (no closure, no re-decoding).

@@ -442,6 +442,24 @@ def _bitcast_convert(op: Operation, ctx: _Context) -> None:
         _expect_shape(r, xs[:-1], "C1")
 
 
+@_register("arith.constant")
+def _arith_constant(op: Operation, ctx: _Context) -> None:
+    """MLIR's arith.constant: the result has the value's type."""
+    value = op.attributes["value"]
+    if value.type != op.result_types[0]:
+        fail(f"value has type {value.type} but the result is {op.result_types[0]}", "inferred")
+
+
+@_register("tensor.cast")
+def _tensor_cast(op: Operation, ctx: _Context) -> None:
+    """MLIR's tensor.cast: between tensor types of one element type whose shapes agree where both
+    are known (static, dynamic or bounded: a cast only says more or less about the shape)."""
+    x = _tensor(op.operand_types[0], "source")
+    r = _tensor(op.result_types[0], "dest")
+    if x.element != r.element or not shapes_compatible(x.shape, r.shape):
+        fail(f"cannot cast {x} to {r}: the element types must be equal and the shapes compatible", "inferred")
+
+
 @_register("stablehlo.constant")
 def _constant(op: Operation, ctx: _Context) -> None:
     value = op.attributes["value"]

@@ -88,6 +88,7 @@ class ConstantSyntax(Syntax):
 
 
 mlir_syntax("stablehlo.constant", ConstantSyntax())
+mlir_syntax("arith.constant", ConstantSyntax())
 
 
 # -- stablehlo.while ------------------------------------------------------------------------------
@@ -472,6 +473,7 @@ class CallSyntax(Syntax):
 
 mlir_syntax("func.call", CallSyntax())
 mlir_syntax("func.return", Format("$operands attr-dict %operand_types"))
+mlir_syntax("tensor.cast", Format("$source attr-dict : %cast"))
 
 
 # -- Shardy ---------------------------------------------------------------------------------------
