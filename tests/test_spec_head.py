@@ -106,6 +106,26 @@ func.func @main(%x: tensor<4xi32>) -> tensor<?xi32> {
   %1 = tensor.cast %0 : tensor<4xi32> to tensor<?xi32>
   return %1 : tensor<?xi32>
 }""",
+    "chlo_top_k_unstable": """
+func.func @main(%x: tensor<5xf32>) -> (tensor<2xf32>, tensor<2xi32>) {
+  %v, %i = chlo.top_k(%x, k = 2, is_stable = false) : tensor<5xf32> -> (tensor<2xf32>, tensor<2xi32>)
+  return %v, %i : tensor<2xf32>, tensor<2xi32>
+}""",
+    # A scan without inputs says how many steps it takes.
+    "chlo_scan_of_a_given_size": """
+func.func @main(%c: tensor<f32>) -> (tensor<3xf32>, tensor<f32>) {
+  %0, %1 = chlo.scan () inits (%c) dimension = 0 attributes {scan_dim_size = 3 : i64} {
+  ^bb0(%carry: tensor<f32>):
+    %one = stablehlo.constant dense<1.0> : tensor<f32>
+    %2 = stablehlo.add %carry, %one : tensor<f32>
+    stablehlo.return %2, %2 : tensor<f32>, tensor<f32>
+  } : (tensor<f32>) -> (tensor<3xf32>, tensor<f32>)
+  return %0, %1 : tensor<3xf32>, tensor<f32>
+}""",
+    "custom_call_with_result_tilings": _main(
+        "%x: tensor<4xf32>",
+        '  %0 = "stablehlo.custom_call"(%x) {call_target_name = "foo", result_tilings = [[dense<[8, 128]> : '
+        'tensor<2xindex>]]} : (tensor<4xf32>) -> tensor<4xf32>\n  return'),
     "dynamic_reshape_to_what_its_constant_shape_says": """
 func.func @main(%x: tensor<2x3xf32>) -> tensor<3x2xf32> {
   %s = stablehlo.constant dense<[3, 2]> : tensor<2xi64>
@@ -241,6 +261,12 @@ func.func @main(%x: tensor<3xi64>) -> () {
   return"""), "cannot cast tensor<4xi32> to tensor<5xi32>", "inferred", "tensor.cast"),
     ("arith_constant_of_another_type", _main("", """  %0 = "arith.constant"() <{value = dense<1> : tensor<2xi32>}> : () -> tensor<3xi32>
   return"""), "value has type tensor<2xi32> but the result is tensor<3xi32>", "inferred", "arith.constant"),
+    ("chlo_scan_of_another_size_than_its_input", _main("%x: tensor<2x3xf32>, %c: tensor<3xf32>", """  %0, %1 = chlo.scan (%x) inits (%c) dimension = 0 attributes {scan_dim_size = 3 : i64} {
+  ^bb0(%input: tensor<3xf32>, %carry: tensor<3xf32>):
+    %2 = stablehlo.add %input, %carry : tensor<3xf32>
+    stablehlo.return %2, %2 : tensor<3xf32>, tensor<3xf32>
+  } : (tensor<2x3xf32>, tensor<3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>)
+  return"""), "scan_dim_size is 3 but input #0 tensor<2x3xf32> has 2 along dimension 0", "scan", "chlo.scan"),
     ("reshape_changing_per_axis_zero_points", _main("%x: tensor<1x2x2x!quant.uniform<i8:f32:0, {1.0:17}>>", """  %0 = stablehlo.reshape %x : (tensor<1x2x2x!quant.uniform<i8:f32:0, {1.0:17}>>) -> tensor<1x2x2x!quant.uniform<i8:f32:0, {1.0:18}>>
   return"""), "operand and result must have the same element type", "C1", "stablehlo.reshape"),
 ]
@@ -369,3 +395,13 @@ def test_a_chlo_compare_of_one_rank_compares_element_by_element():
 def test_arith_constant_and_tensor_cast_run():
     (result,) = interpret(VALID["arith_constant_and_tensor_cast"], np.array([10, 20, 30, 40], np.int32))
     assert result.tolist() == [11, 22, 33, 44]
+
+
+def test_a_scan_without_inputs_takes_scan_dim_size_steps():
+    outputs, last = interpret(VALID["chlo_scan_of_a_given_size"], np.float32(0.5))
+    assert outputs.tolist() == [1.5, 2.5, 3.5] and float(last) == 3.5
+
+
+def test_result_tilings_are_the_custom_calls_own_attribute():
+    generic = print_module(parse_module(VALID["custom_call_with_result_tilings"], "prog.mlir"), generic=True)
+    assert "<{call_target_name = \"foo\", result_tilings = [[dense<[8, 128]> : tensor<2xindex>]]" in generic

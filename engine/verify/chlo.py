@@ -304,7 +304,11 @@ def _chlo_scan(op: Operation, ctx: _Context) -> None:
     if outputs < 0:
         fail(f"has {inits} inits but only {len(op.results)} results", "scan")
     d = _int(op, "dimension")
-    length = None
+    given = op.attributes.get("scan_dim_size")
+    given = None if given is None else int(given)
+    if given is not None and given < 0:
+        fail(f"scan_dim_size {given} must be non-negative", "scan")
+    length = given
     slice_types = []
     for i, x in enumerate(xs):
         if x.shape is None:
@@ -312,6 +316,8 @@ def _chlo_scan(op: Operation, ctx: _Context) -> None:
             continue
         if not 0 <= d < len(x.shape):
             fail(f"dimension {d} is out of range for input #{i} {x}", "scan")
+        if given is not None and x.shape[d] not in (None, given):
+            fail(f"scan_dim_size is {given} but input #{i} {x} has {x.shape[d]} along dimension {d}", "scan")
         if length is not None and x.shape[d] not in (None, length):
             fail(f"inputs must have the same size along dimension {d}: {length} vs {x.shape[d]} (input #{i})", "scan")
         length = x.shape[d] if length is None else length

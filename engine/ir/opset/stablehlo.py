@@ -277,7 +277,8 @@ define(
     "stablehlo.custom_call",
     "inputs*",
     "call_target_name:str has_side_effect:bool=false backend_config:any? api_version:any? "
-    "called_computations:symbols=[] operand_layouts:any? result_layouts:any? output_operand_aliases:aliases=[]",
+    "called_computations:symbols=[] operand_layouts:any? result_layouts:any? output_operand_aliases:aliases=[] "
+    "result_tilings:any?",
     results="*",
     category="custom_call", effect="not_replayable"
 )
