@@ -99,6 +99,19 @@ def test_dynamic_root_broadcast_reports_the_root_index():
     check_grid_provenance(text, inputs, 3, 1, held=(1,))
 
 
+def test_dynamic_root_reduce_reports_the_root_it_delivers_to():
+    text = ("func.func @main(%x: tensor<2xf32>, %root: tensor<1xi32>) -> tensor<2xf32> {\n"
+            "  %r = \"stablehlo.collective_reduce\"(%x, %root) ({\n"
+            "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n    %c = stablehlo.add %a, %b : tensor<f32>\n"
+            "    stablehlo.return %c : tensor<f32>\n"
+            f"  }}) {{replica_groups = {dense([[0, 1, 2]])}, has_dynamic_root}}"
+            " : (tensor<2xf32>, tensor<1xi32>) -> tensor<2xf32>\n  return %r : tensor<2xf32>\n}\n")
+    inputs = per_device(3, 1, (2,))
+    for p in inputs:
+        inputs[p].append(np.array([2], np.int32))
+    check_grid_provenance(text, inputs, 3, 1, held=(1,))
+
+
 def answer_on_grid(text, replicas, partitions, process, index, shapes):
     program_ = hlodbg.load(text)
     op = op_under_test(program_)

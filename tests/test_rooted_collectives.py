@@ -105,12 +105,12 @@ func.func @main(%x: {I2}) -> {I2} {{
 }}""", "root[0] = 2 is not an index into a process group of 2 processes", "C5"),
     ("reduce_groups_not_unique", reduce_program(f"replica_groups = {dense([[1, 1]])}"), "must be unique", "C1"),
     ("reduce_global_ids_without_channel", reduce_program(f"{GROUPS}, use_global_device_ids"),
-     "use_global_device_ids needs a channel_handle with a positive handle", "C4"),
+     "use_global_device_ids needs a channel_handle with a positive handle", "I3"),
     ("reduce_body_on_other_elements", reduce_program(GROUPS, element="f32"),
-     "computation argument #0 has element type f32, which cannot hold input element type i64", "C5"),
+     "computation argument #0 has element type f32, which cannot hold input element type i64", "C4"),
     ("reduce_result_shape", reduce_program(GROUPS).replace(f"-> ({I2})", "-> (tensor<3xi64>)")
      .replace(f"return %r#0 : {I2}", "return %r#0 : tensor<3xi64>").replace(f"-> ({I2}) {{", "-> (tensor<3xi64>) {"),
-     "result #0 must have the shape of operand #0", "C6"),
+     "result #0 must have the shape of operand #0", "C3"),
 ]
 
 

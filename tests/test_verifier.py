@@ -368,8 +368,8 @@ VALID = [
     ("dynamic_dimensions", """
         func.func @main(%a: tensor<?x3xf32>, %b: tensor<2x3xf32>) -> tensor<?x3xf32> {
           %0 = "stablehlo.add"(%a, %b) : (tensor<?x3xf32>, tensor<2x3xf32>) -> tensor<?x3xf32>
-          %1 = stablehlo.broadcast_in_dim %0, dims = [0, 1] : (tensor<?x3xf32>) -> tensor<?x3xf32>
-          return %1 : tensor<?x3xf32>
+          %1 = stablehlo.broadcast_in_dim %0, dims = [0, 1] : (tensor<?x3xf32>) -> tensor<2x3xf32>
+          return %1 : tensor<2x3xf32>
         }"""),
     ("dot_general_batch", """
         func.func @main(%a: tensor<4x2x3xbf16>, %b: tensor<4x3x5xbf16>) -> tensor<4x2x5xf32> {

@@ -168,7 +168,8 @@ class QuantizedType(Type):
     storage_max: Optional[int] = None
 
     def __str__(self) -> str:
-        storage = str(self.storage)
+        # The quant dialect spells unsigned storage `u8` (and signed or signless `i8`).
+        storage = f"u{self.storage.width}" if self.storage.signedness == "unsigned" else str(self.storage)
         if self.storage_min is not None or self.storage_max is not None:
             storage += f"<{self.effective_min}:{self.effective_max}>"
         head = f"{storage}:{self.expressed}"

@@ -389,7 +389,23 @@ def chlo_broadcast_provenance(q: ProvenanceQuery):
     return q.answer(sources, steps)
 
 
+def _integer_shift(base: Callable) -> Callable:
+    """A shift runs on integers. chlo.md lets its operands be any tensor, so the verifier accepts
+    floats, but what shifting them means is nowhere defined (their legalization, to a stablehlo
+    shift, needs integers): running one is an error, not a guess."""
+    def shift(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        if np.asarray(lhs).dtype.kind not in "iub":
+            raise call.error(f"shifts integers; its operands are {call.op.operand_types[0]}, which a shift "
+                             "has no meaning for (chlo.md admits the type, StableHLO's shifts do not)")
+        return base(call, lhs, rhs)
+
+    return shift
+
+
 def _broadcasting(name: str, base: Callable) -> Callable:
+    if name.startswith("shift_"):
+        base = _integer_shift(base)
+
     def evaluate(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
         lhs, rhs = _align(call, lhs, rhs)
         return base(call, lhs, rhs)

@@ -335,7 +335,7 @@ def _all_reduce(call: OpCall, operands: Sequence[np.ndarray], groups: Groups) ->
 
     def reduce_all() -> list[np.ndarray]:
         results = []
-        for i, operand_type in enumerate(call.operand_types):
+        for i, operand_type in enumerate(call.operand_types[:len(operands)]):
             values = [convert(np.asarray(c[i]), operand_type, body_type) for c in contributions]
             results.append(_reduce_contributions(call, values, body_type))
         return results
@@ -450,16 +450,23 @@ def collective_broadcast(call: OpCall, *operands: np.ndarray) -> Any:
 @op("stablehlo.collective_reduce")
 @real_collective
 def collective_reduce(call: OpCall, *operands: np.ndarray) -> Any:
-    # all_reduce's groups and reduction, delivered to each group's first process only (its root);
-    # the other members, and processes in no group, get zeros (stablehlo/tests/interpret).
+    # all_reduce's groups and reduction, each result delivered to its root only: the group's first
+    # process, or with `has_dynamic_root` the member the last operand names for that result; the
+    # other members, and processes in no group, get zeros (stablehlo/tests/interpret).
     groups = _groups(call, reduction_groups, call.interpreter.module)
     group, index = _index_in(groups, call.process)
     if group is None:
         return _nothing_received(call)
-    reduced = _all_reduce(call, operands, groups)
-    if index != 0:
-        return _nothing_received(call)
-    return call.results(reduced)
+    dynamic = call.attr("has_dynamic_root") is not None
+    data = operands[:-1] if dynamic else operands
+    reduced = _all_reduce(call, data, groups)
+    roots = [int(r) for r in np.asarray(operands[-1]).reshape(-1)] if dynamic else [0] * len(data)
+    for k, root in enumerate(roots):
+        if not 0 <= root < len(group):
+            raise call.error(f"root[{k}] = {root} is not an index into the process group "
+                             f"[{', '.join(map(str, group))}] of {len(group)} processes (C3)")
+    return call.results([value if roots[k] == index else _zeros(call.result_types[k])
+                         for k, value in enumerate(reduced)])
 
 
 @op("stablehlo.collective_permute")

@@ -42,6 +42,8 @@ IN_NO_GROUP = Phrase("device {device} {process} is in no process group: its resu
 REDUCED = Phrase("result{index} = the body combining operand{operand} of devices {devices}, in group order")
 NOT_ROOT = Phrase("collective_reduce delivers only to the group's first device; device {device} is member {member}: "
                   "its result is zeros")
+NOT_DYNAMIC_ROOT = Phrase("root[{operand}] = {root}: collective_reduce delivers result {operand} only to member {root} "
+                          "of the group; device {device} is member {member}: its result is zeros")
 SCATTERED = Phrase("scatter_dimension {dimension}: member {member} keeps part {member} of size {size}, so result "
                    "index {position} reads position {member}·{size}+{position} = {source} of the reduced operand")
 GATHERED_FROM = Phrase("all_gather_dim {dimension}: position {position} = {member}·{size}+{offset}: member {member}, "
@@ -119,9 +121,17 @@ def all_reduce_provenance(q: ProvenanceQuery):
     grid, process, group, member, steps = _group(q)
     if group is None:
         return q.answer([], steps)
-    if q.op.name == "stablehlo.collective_reduce" and member != 0:
-        steps.append((NOT_ROOT, {"device": grid.device_id(process), "member": member}))
-        return q.answer([], steps)
+    if q.op.name == "stablehlo.collective_reduce":
+        if q.attr("has_dynamic_root") is not None:
+            # The last operand names each result's root within the group.
+            root = int(q.operand_value(len(q.op.operands) - 1).reshape(-1)[q.result])
+            if member != root:
+                steps.append((NOT_DYNAMIC_ROOT, {"operand": q.result, "root": root,
+                                                 "device": grid.device_id(process), "member": member}))
+                return q.answer([], steps)
+        elif member != 0:
+            steps.append((NOT_ROOT, {"device": grid.device_id(process), "member": member}))
+            return q.answer([], steps)
     return _reduced(q, group, grid, q.result, q.index, steps)
 
 

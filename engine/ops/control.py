@@ -16,7 +16,7 @@ from ..ir.opset.chlo import scan_groups
 from .registry import OpCall, op
 
 
-@op("stablehlo.constant", "chlo.constant")
+@op("stablehlo.constant", "chlo.constant", "arith.constant")
 def constant(call: OpCall) -> np.ndarray:
     # Constants are immutable arrays shared by every execution; results are never written in place.
     # Decoded once per op: later calls are one dictionary lookup (no closure, no re-decoding).
@@ -110,9 +110,11 @@ def create_token(call: OpCall) -> Any:
 
 @op("stablehlo.async_start")
 def async_start(call: OpCall, *operands: Any) -> Future:
-    # The body's one op reads the operands itself; running it now is an allowed schedule
-    # ("the asynchrony is not guaranteed"), and its frame is what the debugger steps into.
-    return Future(call.interpreter.run_region(call.op, 0, [], "async_start"))
+    # The body's one op reads the operands, as the enclosing values or as the block's arguments;
+    # running it now is an allowed schedule ("the asynchrony is not guaranteed"), and its frame
+    # is what the debugger steps into.
+    takes_arguments = bool(call.op.regions[0].blocks[0].arguments)
+    return Future(call.interpreter.run_region(call.op, 0, list(operands) if takes_arguments else [], "async_start"))
 
 
 @op("stablehlo.async_done")
@@ -128,7 +130,7 @@ def scan(call: OpCall, *operands: Any) -> list[Any]:
     inputs, inits = call.cached("groups", lambda: _scan_groups(call))
     xs, carries = [np.asarray(x) for x in operands[:inputs]], list(operands[inputs:])
     dimension = int(call.attr("dimension"))
-    length = xs[0].shape[dimension] if xs else 0
+    length = _scan_length(call, xs, inits, dimension)
     steps = range(length - 1, -1, -1) if call.attr("is_reverse") else range(length)
     outputs = len(call.result_types) - inits
     slices: list[list[Any]] = [[None] * length for _ in range(outputs)]
@@ -143,6 +145,17 @@ def scan(call: OpCall, *operands: Any) -> list[Any]:
                else np.zeros(t.shape, t.numpy_dtype)
                for parts, t in zip(slices, call.result_types)]
     return results + carries
+
+
+def _scan_length(call: OpCall, xs: list, inits: int, dimension: int) -> int:
+    """Steps of a scan: the inputs' size along `dimension`, else `scan_dim_size`, else the outputs'."""
+    if xs:
+        return xs[0].shape[dimension]
+    given = call.attr("scan_dim_size")
+    if given is not None:
+        return int(given)
+    outputs = call.result_types[:len(call.result_types) - inits]
+    return outputs[0].shape[dimension] if outputs else 0
 
 
 def _scan_groups(call: OpCall) -> tuple[int, int]:

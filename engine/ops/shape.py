@@ -120,6 +120,12 @@ def reshape(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return operand.reshape(call.result_shape)
 
 
+@op("tensor.cast")
+def tensor_cast(call: OpCall, source: np.ndarray) -> np.ndarray:
+    # Only what the type says of the shape changes; the elements are the source's.
+    return source
+
+
 @op("stablehlo.dynamic_reshape")
 def dynamic_reshape(call: OpCall, operand: np.ndarray, output_shape: np.ndarray) -> np.ndarray:
     shape = _check_shape(call, _ints(output_shape), "output_shape")

@@ -36,6 +36,7 @@ from .shape_inference import (
     fail,
     fmt_shape,
     fmt_types,
+    hlo_element_compatible,
     is_bool_e,
     is_complex_e,
     is_float_e,
@@ -114,8 +115,10 @@ def _numpy_broadcast(shapes: Sequence[tuple]) -> tuple:
 
 def _broadcast_shape(x: tuple, y: tuple, dims: Optional[Sequence[int]]) -> tuple:
     """The result shape of a binary broadcasting op; with broadcast_dimensions the lower-rank
-    operand's dimension i lines up with dimension dims[i] of the other."""
-    if dims is None:
+    operand's dimension i lines up with dimension dims[i] of the other. Operands of one rank
+    broadcast numpy's way whatever broadcast_dimensions say, as the evaluator and StableHLO's
+    legalization have it (its C++ inference infers no shape from dimensions that do not fit)."""
+    if dims is None or len(x) == len(y):
         return _numpy_broadcast([x, y])
     large, small = (x, y) if len(x) > len(y) else (y, x)
     if len(dims) != len(small):
@@ -133,23 +136,25 @@ def _broadcast_shape(x: tuple, y: tuple, dims: Optional[Sequence[int]]) -> tuple
 
 
 _BOOL_OR_INT = ("and", "or", "xor")
-_INT = ("shift_left", "shift_right_arithmetic", "shift_right_logical")
+# chlo.md's operand table of the shifts is any tensor (HLO_Tensor), floats included; the element
+# type is the stablehlo shift's business once the op is legalized (and the run's, here).
+_SHIFTS = ("shift_left", "shift_right_arithmetic", "shift_right_logical")
 
 
 @_register(*(f"chlo.broadcast_{n}" for n in (
     "add", "atan2", "divide", "maximum", "minimum", "multiply", "next_after", "polygamma", "power",
-    "remainder", "subtract", "zeta", "compare", "complex") + _BOOL_OR_INT + _INT))
+    "remainder", "subtract", "zeta", "compare", "complex") + _BOOL_OR_INT + _SHIFTS))
 def _chlo_broadcast_binary(op: Operation, ctx: _Context) -> None:
     name = op.name[len("chlo.broadcast_"):]
     lhs, rhs = (_tensor(t, w) for t, w in zip(op.operand_types, ("lhs", "rhs")))
     r = _tensor(op.result_types[0], "result")
     if name in _BOOL_OR_INT:
         _element_kind(lhs, lambda e: is_bool_e(e) or is_int_e(e), "lhs", "boolean or integer")
-    elif name in _INT:
-        _element_kind(lhs, is_int_e, "lhs", "integer")
     elif name == "complex":
         _element_kind(lhs, is_float_e, "lhs", "floating-point")
-    if not element_compatible(lhs.element, rhs.element):
+    # CHLO_BroadcastBinaryElementwiseOp's element types agree as StableHLO's type inference has it:
+    # quantized operands may differ in scales and zero points only (and so may the result).
+    if not hlo_element_compatible(lhs.element, rhs.element):
         fail(f"lhs and rhs must have the same element type: {lhs} vs {rhs}", "same-element")
     if name == "compare":
         element = IntegerType(1)
@@ -157,7 +162,7 @@ def _chlo_broadcast_binary(op: Operation, ctx: _Context) -> None:
         element = ComplexType(lhs.element)
     else:
         element = lhs.element
-    if not element_compatible(r.element, element):
+    if not hlo_element_compatible(r.element, element):
         fail(f"result element type must be {element}, got {r}", "inferred")
     if lhs.shape is not None and rhs.shape is not None:
         dims = op.attributes.get("broadcast_dimensions")
@@ -299,7 +304,11 @@ def _chlo_scan(op: Operation, ctx: _Context) -> None:
     if outputs < 0:
         fail(f"has {inits} inits but only {len(op.results)} results", "scan")
     d = _int(op, "dimension")
-    length = None
+    given = op.attributes.get("scan_dim_size")
+    given = None if given is None else int(given)
+    if given is not None and given < 0:
+        fail(f"scan_dim_size {given} must be non-negative", "scan")
+    length = given
     slice_types = []
     for i, x in enumerate(xs):
         if x.shape is None:
@@ -307,6 +316,8 @@ def _chlo_scan(op: Operation, ctx: _Context) -> None:
             continue
         if not 0 <= d < len(x.shape):
             fail(f"dimension {d} is out of range for input #{i} {x}", "scan")
+        if given is not None and x.shape[d] not in (None, given):
+            fail(f"scan_dim_size is {given} but input #{i} {x} has {x.shape[d]} along dimension {d}", "scan")
         if length is not None and x.shape[d] not in (None, length):
             fail(f"inputs must have the same size along dimension {d}: {length} vs {x.shape[d]} (input #{i})", "scan")
         length = x.shape[d] if length is None else length

@@ -54,19 +54,24 @@ def group_size(op: Operation) -> Optional[int]:
     return int(array.shape[1])
 
 
-def _check_groups(op: Operation, groups_input: str, unique_c: str, range_c: Optional[str],
-                  channel_c: Optional[str]) -> None:
+def _check_groups(op: Operation, ctx: _Context, groups_input: str, unique_c: str, range_c: Optional[str],
+                  channel_c: Optional[str], equal_sizes: bool = False) -> None:
     """`replica_groups` is a 2-dimensional tensor (the Inputs row `groups_input`),
     `is_unique(replica_groups)`, `0 <= replica_groups < size(replica_groups)` (without `range_c`
     the groups may leave processes out, as collective_broadcast's may, so the bound is the grid's,
     known at run time) and, where the op has it, `use_global_device_ids = true` needs
     `channel_id > 0`. Groups of unequal size are padded with -1 (HLO's convention), which is not
-    an id."""
+    an id; where every group has one size (`equal_sizes`: all_gather, all_to_all, reduce_scatter)
+    there is no padding, and a -1 breaks the range constraint."""
+    _check_mesh_symbol(op, ctx, groups_input)
     array = _group_array(op)
     if array is not None and array.ndim != 2:
         fail(f"replica_groups must be a 2-dimensional tensor, got {op.attributes['replica_groups'].type}",
              groups_input)
     if array is not None:
+        if equal_sizes and range_c and (array == -1).any():
+            fail("replica_groups hold -1, which pads groups of unequal size; this op's groups all have one "
+                 "size and -1 is no process id", range_c)
         values = [int(v) for v in array.reshape(-1) if int(v) != -1]
         check_unique(values, "replica_groups values", unique_c)
         for v in values if range_c else ():
@@ -77,6 +82,16 @@ def _check_groups(op: Operation, groups_input: str, unique_c: str, range_c: Opti
         handle = op.attributes.get("channel_handle")
         if handle is None or handle.handle <= 0:
             fail("use_global_device_ids needs a channel_handle with a positive handle", channel_c)
+
+
+def _check_mesh_symbol(op: Operation, ctx: _Context, groups_input: str) -> None:
+    """Groups named by mesh axes (the mesh-axes replica groups RFC) name a mesh the module defines."""
+    groups = op.attributes.get("replica_groups")
+    mesh = getattr(groups, "mesh", None) if isinstance(groups, A.ReplicaGroupMeshAxes) else None
+    if not isinstance(mesh, A.SymbolRef):
+        return
+    if not any(str(top.attributes.get("sym_name", "")) == mesh.name for top in ctx.module.operations):
+        fail(f"replica_groups name the mesh @{mesh.name}, which the module does not define", groups_input)
 
 
 def _pairs(op: Operation, result_c: str) -> list[tuple[TensorType, TensorType]]:
@@ -106,7 +121,7 @@ def _computation(op: Operation, inputs: Sequence[TensorType], constraint: str) -
 
 @_register("stablehlo.all_gather")
 def _all_gather(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "I3", "C2", "C4", "C5")
+    _check_groups(op, ctx, "I3", "C2", "C4", "C5", equal_sizes=True)
     d = _int(op, "all_gather_dim")
     size = group_size(op)
     for x, r in _pairs(op, "C6"):
@@ -136,7 +151,7 @@ def _expect_multiple(big: TensorType, big_name: str, d: int, unit: Optional[int]
 
 @_register("stablehlo.all_reduce")
 def _all_reduce(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "I2", "C1", "C3", "C4")
+    _check_groups(op, ctx, "I2", "C1", "C3", "C4")
     pairs = _pairs(op, "C6")
     e = _computation(op, [x for x, _ in pairs], "C5")
     for i, (x, r) in enumerate(pairs):
@@ -147,7 +162,7 @@ def _all_reduce(op: Operation, ctx: _Context) -> None:
 
 @_register("stablehlo.reduce_scatter")
 def _reduce_scatter(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "I3", "C3", "C5", "C6")
+    _check_groups(op, ctx, "I3", "C3", "C5", "C6", equal_sizes=True)
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
     d = _int(op, "scatter_dimension")
@@ -172,12 +187,13 @@ def _reduce_scatter(op: Operation, ctx: _Context) -> None:
 
 @_register("stablehlo.all_to_all")
 def _all_to_all(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "I5", "C5", "C7", None)
+    _check_groups(op, ctx, "I5", "C5", "C7", None, equal_sizes=True)
     split, concat, count = (_int(op, n) for n in ("split_dimension", "concat_dimension", "split_count"))
     if count <= 0:
         fail(f"split_count = {count} must be positive", "C4")
     groups = _group_array(op)
-    if groups is not None and groups.ndim == 2 and groups.size and groups.shape[1] != count:
+    # Empty groups are no exception at head (all_to_all_c8): there is nothing to split among.
+    if groups is not None and groups.ndim == 2 and groups.shape[1] != count:
         fail(f"replica groups have {groups.shape[1]} processes each, but split_count is {count}", "C8")
     # The results' types follow from the operands' (the op infers them): C9 compares them.
     for x, r in _pairs(op, "C9"):
@@ -251,6 +267,26 @@ def _check_payload_then_token(op: Operation, nonempty_c: str, tensors_c: str, to
 @_register("stablehlo.infeed")
 def _infeed(op: Operation, ctx: _Context) -> None:
     _check_payload_then_token(op, "C1", "C2", "C3")
+    _check_infeed_layout(op)
+
+
+def _check_infeed_layout(op: Operation) -> None:
+    """The optional `layout` the op definition carries (the spec does not name it): one list of
+    integers (a minor-to-major order) per result before the token, as StableHLO's verifier has it."""
+    layout = op.attributes.get("layout")
+    if layout is None:
+        return
+    if not isinstance(layout, A.ArrayAttr):
+        fail(f"layout must be an array of one layout per result, got {layout}", "layout")
+    if len(layout) != len(op.results) - 1:
+        fail(f"layout has {len(layout)} entries but there are {len(op.results) - 1} results before the token",
+             "layout")
+    for i, entry in enumerate(layout):
+        if not isinstance(entry, A.ArrayAttr):
+            fail(f"layout entry #{i} must be an array of integers, got {entry}", "layout")
+        for leaf in entry:
+            if not isinstance(leaf, A.IntegerAttr):
+                fail(f"layout entry #{i} must hold integers, got {leaf}", "layout")
 
 
 @_register("stablehlo.recv")

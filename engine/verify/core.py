@@ -22,6 +22,7 @@ from .shape_inference import (
     shape_of,
     shapes_compatible,
     types_compatible,
+    within_bounds,
 )
 from ..ir.types import TensorType, Type
 
@@ -267,16 +268,19 @@ def _check_function(fn: Function, ctx: _Context) -> None:
         fail(f"@{name} declares inputs {fmt_types(ftype.inputs)} but its body takes "
              f"{fmt_types(a.type for a in block.arguments)}", "signature")
     term = block.terminator
-    if term is None or term.name != "func.return":
+    if term is None or term.name not in _FUNCTION_TERMINATORS:
         found = "nothing" if term is None else term.name
         fail(f"the body of @{name} must end in func.return, found {found}", "terminator")
 
 
-@_register("func.return")
-def _func_return(op: Operation, ctx: _Context) -> None:
+# func.func's own verifier does not ask for func.return: stablehlo-opt accepts (and prints) a body
+# that ends in stablehlo.return, and it hands its operands back as func.return does.
+_FUNCTION_TERMINATORS = ("func.return", "stablehlo.return")
+
+
+def _function_results(op: Operation) -> None:
+    """A function's terminator returns values of the function's declared result types."""
     fn = op.parent_op
-    if not isinstance(fn, Function):
-        return
     declared = fn.function_type.results
     got = op.operand_types
     if len(got) != len(declared):
@@ -285,12 +289,21 @@ def _func_return(op: Operation, ctx: _Context) -> None:
     for i, (g, d) in enumerate(zip(got, declared)):
         if not types_compatible(g, d):
             fail(f"return value #{i} has type {g} but @{fn.sym_name} declares result type {d}", "signature")
+
+
+@_register("func.return")
+def _func_return(op: Operation, ctx: _Context) -> None:
+    if not isinstance(op.parent_op, Function):
+        return
+    _function_results(op)
     if op.parent is not None and op.parent.operations[-1] is not op:
         fail("func.return must be the last op of its block", "terminator")
 
 
 @_register("stablehlo.return")
 def _stablehlo_return(op: Operation, ctx: _Context) -> None:
+    if isinstance(op.parent_op, Function):
+        _function_results(op)
     if op.parent is not None and op.parent.operations[-1] is not op:
         fail("stablehlo.return must be the last op of its block", "terminator")
 
@@ -365,7 +378,8 @@ def _padding(op: Operation, name: str, rank: int, constraint: str) -> list[tuple
 
 
 def _same_shape(a: Type, b: Type, message: str, constraint: Optional[str]) -> None:
-    if not shapes_compatible(shape_of(a), shape_of(b)):
+    bounded = isinstance(a, TensorType) and isinstance(b, TensorType)
+    if not shapes_compatible(shape_of(a), shape_of(b)) or (bounded and not within_bounds(a, b)):
         fail(f"{message}: {a} vs {b}", constraint)
 
 

@@ -35,6 +35,7 @@ from ..ir.types import TensorType, TupleType, Type
 from .core import (
     _Context,
     _check_reducer,
+    _constant_array,
     _expect_shape,
     _int,
     _ints,
@@ -57,16 +58,18 @@ def _same_exact_type(a: Type, b: Type, message: str, constraint: str) -> None:
         fail(f"{message}: {a} vs {b}", constraint)
 
 
-def same_element_but_axis(x: Type, r: Type, constraint: str) -> None:
+def same_element_but_axis(x: Type, r: Type, constraint: str, scales_may_differ: bool = False) -> None:
     """The element types are equal, except that a per-axis quantized operand's quantization
-    dimension, scales and zero points may differ from the result's (broadcast_in_dim, reshape,
-    transpose and their dynamic forms)."""
+    dimension may differ from the result's (reshape, transpose and their dynamic forms) and, for
+    broadcast_in_dim and its dynamic form (`scales_may_differ`), its scales and zero points too."""
     if elem(x) == elem(r):
         return
     if is_per_axis(x) and is_quant_e(elem(r)):
         a, b = elem(x), elem(r)
-        if (a.storage, a.expressed, a.effective_min, a.effective_max) == \
-                (b.storage, b.expressed, b.effective_min, b.effective_max):
+        same = [(t.storage, t.expressed, t.effective_min, t.effective_max) for t in (a, b)]
+        if not scales_may_differ:
+            same = [key + (t.scales, t.zero_points) for key, t in zip(same, (a, b))]
+        if same[0] == same[1]:
             return
     fail(f"operand and result must have the same element type: {x} vs {r}", constraint)
 
@@ -75,9 +78,10 @@ def same_element_but_axis(x: Type, r: Type, constraint: str) -> None:
 def _broadcast_in_dim(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    same_element_but_axis(x, r, "C1")
+    same_element_but_axis(x, r, "C1", scales_may_differ=True)
     dims = _ints(op, "broadcast_dimensions")
     check_broadcast_dims(x, r, dims, ("C2", "C3", "C4", "C5", "C6"))
+    static_or_single_bounded(r)
 
 
 def check_broadcast_dims(x, r, dims, labels) -> None:
@@ -137,6 +141,22 @@ def _reshape(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
     check_reshape(x, r, ("C1", "C2", "C3"))
+    static_or_single_bounded(r)
+
+
+def static_or_single_bounded(r: TensorType) -> None:
+    """broadcast_in_dim's and reshape's result is static, or dynamic in one dimension only, which
+    has a bound (the op definitions' HLO_StaticShapeTensorPerAxisQuantizedTensorOrBoundedTensor; the
+    dynamic forms of the ops are for the rest)."""
+    if r.shape is None:
+        fail(f"result must be a ranked tensor, got {r}", "O1")
+    dynamic = [d for d, size in enumerate(r.shape) if size is None]
+    if not dynamic:
+        return
+    bounds = getattr(r.encoding, "bounds", None) or ()
+    bounded = [d for d, bound in enumerate(bounds) if bound is not None]
+    if len(dynamic) != 1 or bounded != dynamic:
+        fail(f"result must be statically shaped or have one dynamic dimension with a bound, got {r}", "O1")
 
 
 def check_reshape(x, r, labels) -> None:
@@ -323,8 +343,11 @@ def _dynamic_gather(op: Operation, ctx: _Context) -> None:
     operand = x.shape if x.shape is not None else implied_gather_operand(dn)
     if sizes.shape is not None and not dim_eq(sizes.shape[0], len(operand)):
         fail(f"slice_sizes has {sizes.shape[0]} entries but the operand has rank {len(operand)}", "C11")
+    # slice_sizes given by a constant are checked as gather's attribute is.
+    given = _constant_array(op.operands[2])
+    known = [int(v) for v in given.reshape(-1)] if given is not None and given.size == len(operand) else None
     try:
-        _expect_shape(r, infer_gather(operand, idx.shape, dn, [None] * len(operand)), "C22")
+        _expect_shape(r, infer_gather(operand, idx.shape, dn, known or [None] * len(operand)), "C22")
     except Fail as f:
         raise Fail(f.message, _DYNAMIC_GATHER_LABELS.get(f.constraint, f.constraint)) from None
 
@@ -339,6 +362,15 @@ def _dynamic_pad(op: Operation, ctx: _Context) -> None:
             fail(f"{name} has {t.shape[0]} entries but the operand has rank {rank}", "C2")
     if rank is not None and rank_of(r) is not None and rank_of(r) != rank:
         fail(f"result {r} must have the operand's rank {rank}", "C4")
+    # Paddings given by constants decide C3 and C4 statically, as pad's attributes do.
+    low, high, interior = (_constant_array(v) for v in op.operands[2:5])
+    if interior is not None and (interior < 0).any():
+        fail(f"interior_padding must be non-negative, got {interior.reshape(-1).tolist()}", "C3")
+    if rank is None or x.shape is None or any(a is None or a.size != rank for a in (low, high, interior)):
+        return
+    expected = tuple(None if d is None else int(lo) + max(d - 1, 0) * int(i) + d + int(hi)
+                     for d, lo, hi, i in zip(x.shape, low.reshape(-1), high.reshape(-1), interior.reshape(-1)))
+    _expect_shape(r, expected, "C4")
 
 
 @_register("stablehlo.scatter")
@@ -408,6 +440,24 @@ def _bitcast_convert(op: Operation, ctx: _Context) -> None:
             fail(f"bitcasting {x.element} to the wider {r.element} needs an operand whose last dimension "
                  f"is {b // a}, got {x}", "C1")
         _expect_shape(r, xs[:-1], "C1")
+
+
+@_register("arith.constant")
+def _arith_constant(op: Operation, ctx: _Context) -> None:
+    """MLIR's arith.constant: the result has the value's type."""
+    value = op.attributes["value"]
+    if value.type != op.result_types[0]:
+        fail(f"value has type {value.type} but the result is {op.result_types[0]}", "inferred")
+
+
+@_register("tensor.cast")
+def _tensor_cast(op: Operation, ctx: _Context) -> None:
+    """MLIR's tensor.cast: between tensor types of one element type whose shapes agree where both
+    are known (static, dynamic or bounded: a cast only says more or less about the shape)."""
+    x = _tensor(op.operand_types[0], "source")
+    r = _tensor(op.result_types[0], "dest")
+    if x.element != r.element or not shapes_compatible(x.shape, r.shape):
+        fail(f"cannot cast {x} to {r}: the element types must be equal and the shapes compatible", "inferred")
 
 
 @_register("stablehlo.constant")

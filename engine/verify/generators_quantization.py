@@ -1,6 +1,8 @@
 """Verifier checks: Random numbers, quantization, shapes."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..ir.core import Operation
 from .shape_inference import (
     check_range,
@@ -122,6 +124,9 @@ def _get_dimension_size(op: Operation, ctx: _Context) -> None:
 def _set_dimension_size(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
+    size = _tensor(op.operand_types[1], "size")
+    if size.shape is not None and size.shape != ():
+        fail(f"size must be a 0-dimensional tensor, got {size}", None)
     _same_elem(x, r, "operand and result must have the same element type", None)
     d = _int(op, "dimension")
     if x.shape is not None:
@@ -134,10 +139,15 @@ def _set_dimension_size(op: Operation, ctx: _Context) -> None:
 def _dynamic_broadcast_in_dim(op: Operation, ctx: _Context) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    data_movement.same_element_but_axis(x, r, "C1")
+    data_movement.same_element_but_axis(x, r, "C1", scales_may_differ=True)
     dims = _ints(op, "broadcast_dimensions")
     data_movement.check_broadcast_dims(x, r, dims, ("C2", "C3", "C4", "C5", "C6"))
     _check_output_size(op.operand_types[1], r, "output_dimensions", "C7")
+    shape = constant_shape(op, 1, r, "output_dimensions", "C7")
+    if shape is not None and x.shape is not None and len(dims) == len(x.shape):
+        for d, (size, to) in enumerate(zip(x.shape, dims)):
+            if size is not None and 0 <= to < len(shape) and size not in (1, shape[to]):
+                fail(f"dim(operand, {d}) = {size} must be 1 or output_dimensions[{to}] = {shape[to]}", "C5")
     expanding = _ints(op, "known_expanding_dimensions", [])
     nonexpanding = _ints(op, "known_nonexpanding_dimensions", [])
     check_unique(expanding + nonexpanding, "known_expanding_dimensions and known_nonexpanding_dimensions", "C8")
@@ -145,9 +155,28 @@ def _dynamic_broadcast_in_dim(op: Operation, ctx: _Context) -> None:
     check_range(nonexpanding, rank_of(x), "known_nonexpanding_dimensions entry", "C10")
 
 
-def _check_output_size(shape_type, r, what: str, constraint: str) -> None:
-    """A 1-dimensional shape operand has one entry per result dimension."""
+def constant_shape(op: Operation, index: int, r, what: str, constraint: str):
+    """The sizes a constant shape operand gives the result (None if it is no constant): each
+    non-negative, and the result type's static dimensions equal to them."""
+    values = _constant_array(op.operands[index])
+    if values is None or values.ndim != 1:
+        return None
+    sizes = tuple(int(v) for v in values)
+    if any(v < 0 for v in sizes):
+        fail(f"{what} {list(sizes)} holds a negative size", constraint)
+    if r.shape is not None and len(r.shape) == len(sizes):
+        for d, (got, want) in enumerate(zip(r.shape, sizes)):
+            if got is not None and got != want:
+                fail(f"{what} is {list(sizes)} but the result type is {r} (dimension {d})", constraint)
+    return sizes
+
+
+def _check_output_size(shape_type, r, what: str, constraint: str, operand_label: str = "I2") -> None:
+    """A 1-dimensional shape operand, of a static size (the op definitions' HLO_StaticDimensionTensor),
+    has one entry per result dimension."""
     shape = _tensor(shape_type, what)
+    if shape.shape is not None and (len(shape.shape) != 1 or shape.shape[0] is None):
+        fail(f"{what} must be a statically shaped 1-dimensional tensor, got {shape}", operand_label)
     if shape.shape is not None and len(shape.shape) == 1 and r.shape is not None:
         if not dim_eq(shape.shape[0], len(r.shape)):
             fail(f"{what} has {shape.shape[0]} entries but the result has rank {len(r.shape)}", constraint)
@@ -159,6 +188,11 @@ def _dynamic_reshape(op: Operation, ctx: _Context) -> None:
     r = _tensor(op.result_types[0], "result")
     data_movement.check_reshape(x, r, ("C1", "C2", "C3"))
     _check_output_size(op.operand_types[1], r, "output_shape", "C4")
+    shape = constant_shape(op, 1, r, "output_shape", "C4")
+    if shape is not None and x.shape is not None and None not in x.shape:
+        if int(np.prod(x.shape, dtype=object)) != int(np.prod(shape, dtype=object)):
+            fail(f"output_shape {list(shape)} has {int(np.prod(shape, dtype=object))} elements but the operand "
+                 f"{x} has {int(np.prod(x.shape, dtype=object))}", "C2")
 
 
 @_register("stablehlo.dynamic_iota")
@@ -169,7 +203,8 @@ def _dynamic_iota(op: Operation, ctx: _Context) -> None:
     size = shape.shape[0] if shape.shape is not None and len(shape.shape) == 1 else None
     if d < 0 or (size is not None and d >= size):
         fail(f"iota_dimension {d} is out of range [0, {'?' if size is None else size})", "C1")
-    _check_output_size(shape, r, "output_shape", "C2")
+    _check_output_size(shape, r, "output_shape", "C2", "I1")
+    constant_shape(op, 0, r, "output_shape", "C2")
     e = r.element
     if not (is_int_e(e) or is_float_e(e) or is_complex_e(e) or is_quant_e(e)):
         fail(f"result must have integer, floating-point, complex or quantized element type, got {r}", "O1")

@@ -36,7 +36,23 @@ def _fft(op: Operation, ctx: _Context) -> None:
         tail = t.shape[len(t.shape) - len(length):]
         if len(tail) < len(length) or not all(dim_eq(a, b) for a, b in zip(tail, length)):
             fail(f"the trailing dimensions of the real {name} {t} must equal fft_length {list(length)}", "C4")
+    if kind == "IRFFT":
+        _check_irfft_spectrum(x, length)
     _check_fft_shapes(kind, x, r)
+
+
+def _check_irfft_spectrum(x, length) -> None:
+    """IRFFT's result ends in fft_length (C4) and is the operand's shape but for the last dimension
+    (C5): the operand's own trailing dimensions follow from fft_length, whatever the result type
+    leaves dynamic."""
+    if x.shape is None or len(length) > len(x.shape):
+        return
+    tail = x.shape[len(x.shape) - len(length):]
+    n = length[-1]
+    expected = list(length[:-1]) + [0 if n == 0 else n // 2 + 1]
+    if not all(dim_eq(got, want) for got, want in zip(tail, expected)):
+        fail(f"IRFFT of fft_length {list(length)} needs an operand ending in {fmt_shape(tuple(expected))}, "
+             f"got {x}", "C5")
 
 
 def _check_fft_shapes(kind: str, x, r) -> None:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+import numpy as np
+
 from ..ir import attributes as A
 from ..ir.core import Operation
 from ..ir.opset import OPS
@@ -205,6 +207,19 @@ def check_quantized_type_rules(op: Operation) -> None:
             _check_quantized_tensor_type(t, q)
 
 
+def _check_scale_is_expressed(what: str, scale: float, expressed) -> None:
+    """type(scales...) = expressed_type: a scale is a value of the expressed type, which one too
+    large or too small to be held by it (inf or 0 there) is not."""
+    try:
+        info = np.finfo(expressed.numpy_dtype)
+    except (AttributeError, TypeError, ValueError):
+        return  # a float type numpy cannot describe: nothing to compare against
+    smallest = float(info.smallest_subnormal)
+    if not smallest <= scale <= float(info.max):
+        fail(f"{what}: scale {scale:g} is not a value of {expressed}, whose positive values lie in "
+             f"[{smallest:g}, {float(info.max):g}] (quantized element type rule)", "C4")
+
+
 def _check_quantized_tensor_type(t: TensorType, q: QuantizedType) -> None:
     what = f"quantized type {t}"
     low, high = q.storage.min_value, q.storage.max_value
@@ -216,6 +231,7 @@ def _check_quantized_tensor_type(t: TensorType, q: QuantizedType) -> None:
             fail(f"{what}: scale {scale} must be positive (quantized element type rule)", "C5")
         if scale == float("inf"):
             fail(f"{what}: scale {scale} must be finite (quantized element type rule)", "C6")
+        _check_scale_is_expressed(what, scale, q.expressed)
     for zero_point in q.zero_points:
         if not q.effective_min <= zero_point <= q.effective_max:
             fail(f"{what}: zero point {zero_point} is outside the storage range [{q.effective_min}, "

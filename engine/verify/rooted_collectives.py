@@ -6,22 +6,25 @@ openxla/stablehlo's head: with `has_dynamic_root` the last operand is `root`, on
 operand into its process group (C4), each within the group (C5; here when the root is a constant
 and the group size is fixed by the program, otherwise at run time).
 
-collective_reduce's operands, body and results follow all_reduce's rules (stablehlo's reference
-tests and its C++ verifier treat it as an all_reduce whose result lands on each group's root), so
-it is checked by all_reduce's check and its errors carry all_reduce's constraint numbers.
+collective_reduce follows its section at head (C1-C4): an all_reduce whose result lands on each
+group's root; with `has_dynamic_root` the last operand holds one root index per data operand
+(C3) and the results are the data operands' (rank-1 `si32` root as the C++ verifier has it). The
+groups may leave processes out (they get zeros), so their bound, num_replicas or num_partitions
+(C2), is the run's to check.
 """
 from __future__ import annotations
 
 from ..ir import attributes as A
 from ..ir.core import Operation
-from .collectives import _check_groups, group_size
-from .core import CHECKS, _Context, _constant_array, _register, _same_type, _tensor
-from .shape_inference import fail, is_int_e
+from ..ir.types import IntegerType
+from .collectives import _check_groups, _computation, group_size
+from .core import _Context, _constant_array, _register, _same_shape, _same_type, _tensor
+from .shape_inference import element_compatible, fail, is_int_e
 
 
 @_register("stablehlo.collective_broadcast")
 def _collective_broadcast(op: Operation, ctx: _Context) -> None:
-    _check_groups(op, "I2", "C1", None, None)
+    _check_groups(op, ctx, "I2", "C1", None, None)
     dynamic = isinstance(op.attributes.get("has_dynamic_root"), A.UnitAttr)
     data = list(op.operands[:-1] if dynamic else op.operands)
     if not data:
@@ -50,4 +53,27 @@ def _check_root(op: Operation, count: int) -> None:
             fail(f"root[{k}] = {index} is not an index into a process group of {size} processes", "C5")
 
 
-CHECKS["stablehlo.collective_reduce"] = CHECKS["stablehlo.all_reduce"]
+@_register("stablehlo.collective_reduce")
+def _collective_reduce(op: Operation, ctx: _Context) -> None:
+    _check_groups(op, ctx, "I2", "C1", None, "I3")
+    dynamic = isinstance(op.attributes.get("has_dynamic_root"), A.UnitAttr)
+    data = list(op.operands[:-1] if dynamic else op.operands)
+    if not data:
+        fail("needs at least one operand to reduce" + (" before the root" if dynamic else ""), "C3")
+    if dynamic:
+        root = _tensor(op.operands[-1].type, "root", "C3")
+        if root.shape is not None and (len(root.shape) != 1 or root.shape[0] not in (None, len(data))):
+            fail(f"root must be a 1-dimensional tensor with one index per reduced operand "
+                 f"(tensor<{len(data)}xi32>), got {root}", "C3")
+        if not (isinstance(root.element, IntegerType) and root.element.width == 32
+                and root.element.signedness != "unsigned"):
+            fail(f"root must hold si32 indices, got {root}", "C3")
+    if len(data) != len(op.results):
+        fail(f"has {len(data)} operand(s) to reduce but {len(op.results)} result(s)", "C3")
+    inputs = [_tensor(x.type, f"operand #{i}") for i, x in enumerate(data)]
+    e = _computation(op, inputs, "C4")
+    for i, (x, r) in enumerate(zip(inputs, op.result_types)):
+        r = _tensor(r, f"result #{i}")
+        _same_shape(x, r, f"result #{i} must have the shape of operand #{i}", "C3")
+        if not element_compatible(r.element, e):
+            fail(f"result #{i} has type {r} but the computation produces {e}", "C4")

@@ -121,6 +121,18 @@ def element_compatible(a: Type, b: Type) -> bool:
     return False
 
 
+def hlo_element_compatible(a: Type, b: Type) -> bool:
+    """The element types StableHLO's CompatibleOperandsAndResultElementType trait accepts together:
+    equal types, or two quantized types that differ only in scales and zero points (the same
+    storage type and range, expressed type and granularity); never a quantized and a plain type."""
+    if a == b:
+        return True
+    if not (is_quant_e(a) and is_quant_e(b)):
+        return False
+    return (a.storage == b.storage and a.effective_min == b.effective_min and a.effective_max == b.effective_max
+            and a.expressed == b.expressed and (a.quantized_dimension is None) == (b.quantized_dimension is None))
+
+
 def is_promotable(src: Type, dst: Type) -> bool:
     """The spec's is_promotable(src, dst): whether a body over `dst` may take values of `src`.
 
@@ -173,9 +185,29 @@ def shapes_compatible(a: Shape, b: Shape) -> bool:
     return len(a) == len(b) and all(dim_eq(x, y) for x, y in zip(a, b))
 
 
+def _bounds(t: TensorType) -> Optional[tuple]:
+    encoding = t.encoding
+    return getattr(encoding, "bounds", None) if encoding is not None else None
+
+
+def within_bounds(a: TensorType, b: TensorType) -> bool:
+    """No static dimension of one exceeds the bound the other gives that dimension (StableHLO's
+    isCompatibleForHloTypeInference on bounded dynamism)."""
+    if a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
+        return True
+    for x, y in ((a, b), (b, a)):
+        bounds = _bounds(x)
+        if bounds is None or len(bounds) != len(y.shape):
+            continue
+        if any(bound is not None and size is not None and size > bound for bound, size in zip(bounds, y.shape)):
+            return False
+    return True
+
+
 def types_compatible(a: Type, b: Type) -> bool:
     if isinstance(a, TensorType) and isinstance(b, TensorType):
-        return shapes_compatible(a.shape, b.shape) and element_compatible(a.element, b.element)
+        return (shapes_compatible(a.shape, b.shape) and within_bounds(a, b)
+                and element_compatible(a.element, b.element))
     if isinstance(a, TupleType) and isinstance(b, TupleType):
         return len(a.types) == len(b.types) and all(types_compatible(x, y) for x, y in zip(a.types, b.types))
     return a == b

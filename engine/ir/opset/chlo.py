@@ -34,7 +34,7 @@ define(
 define("chlo.broadcast_select", "pred on_true on_false", category="chlo")
 define("chlo.constant", "", "value:elements", category="chlo")
 define("chlo.constant_like", "operand", "value:any", category="chlo")
-define("chlo.top_k", "operand", "k:i64", results="2", category="chlo")
+define("chlo.top_k", "operand", "k:i64 is_stable:bool?", results="2", category="chlo")
 define(
     "chlo.ragged_dot",
     "lhs rhs group_sizes",
@@ -44,10 +44,12 @@ define(
 define("chlo.mulhi", "lhs rhs", category="chlo")
 # scan: `inputs` are sliced along `dimension`, `inits` are the carries; the body maps (slices...,
 # carries...) to (outputs..., carries...), one step per index, so the debugger steps it as a loop.
+# `scan_dim_size` gives the number of steps (what a scan without inputs has no other way to say).
 define(
     "chlo.scan",
     "inputs* inits*",
-    "dimension:i64 is_reverse:bool? is_associative:bool? operandSegmentSizes:any? resultSegmentSizes:any?",
+    "dimension:i64 scan_dim_size:i64? is_reverse:bool? is_associative:bool? operandSegmentSizes:any? "
+    "resultSegmentSizes:any?",
     regions="body",
     results="*",
     category="chlo",

@@ -233,13 +233,16 @@ define(
     results="*",
     category=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="split"
 )
+# With `has_dynamic_root` the last operand holds, per reduced operand, its root's index in the
+# process group; without it the root is each group's first process.
 define(
     "stablehlo.collective_reduce",
     "operands*",
-    _GROUPS,
+    _GROUPS + " has_dynamic_root:unit?",
     regions="computation",
     results="*",
-    category=_COLL, effect="not_replayable", collective=True, process_groups="reduction", expandable_body=True
+    category=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="reduction",
+    expandable_body=True
 )
 define(
     "stablehlo.collective_permute",
@@ -274,7 +277,8 @@ define(
     "stablehlo.custom_call",
     "inputs*",
     "call_target_name:str has_side_effect:bool=false backend_config:any? api_version:any? "
-    "called_computations:symbols=[] operand_layouts:any? result_layouts:any? output_operand_aliases:aliases=[]",
+    "called_computations:symbols=[] operand_layouts:any? result_layouts:any? output_operand_aliases:aliases=[] "
+    "result_tilings:any?",
     results="*",
     category="custom_call", effect="not_replayable"
 )

@@ -53,6 +53,10 @@ define(
     results="*",
     category="collective", effect="not_replayable", grid_layout=True
 )
+# MLIR's own tensor constant and cast, which StableHLO's tests (not JAX) write among StableHLO
+# ops: `arith.constant dense<...> : T` and `tensor.cast %x : T to U` between compatible types.
+define("arith.constant", "", "value:elements", category="constant")
+define("tensor.cast", "source", category="data_movement")
 # MLIR dialects JAX and XLA still print in some programs: their block terminators.
 define("mhlo.return", "results*", results="0", category="structural", terminator=True)
 define("sdy.return", "results*", results="0", category="structural", terminator=True, effect="not_replayable")

@@ -30,7 +30,7 @@ for _name in (
 mlir_syntax("chlo.broadcast_compare", Format("$lhs, $rhs attr-dict : %functional"))
 mlir_syntax("chlo.broadcast_select", Format("$pred, $on_true, $on_false attr-dict : %functional"))
 mlir_syntax("chlo.constant", ConstantSyntax())
-mlir_syntax("chlo.top_k", Format("($operand, k = $k) attr-dict : %operands_arrow"))
+mlir_syntax("chlo.top_k", Format("($operand, k = $k{?, is_stable = $is_stable?}) attr-dict : %operands_arrow"))
 
 
 # -- chlo.scan --------------------------------------------------------------------------------------

@@ -88,6 +88,7 @@ class ConstantSyntax(Syntax):
 
 
 mlir_syntax("stablehlo.constant", ConstantSyntax())
+mlir_syntax("arith.constant", ConstantSyntax())
 
 
 # -- stablehlo.while ------------------------------------------------------------------------------
@@ -134,6 +135,11 @@ class WhileSyntax(Syntax):
 
     def print(self, pr, op):
         cond, body = op.regions
+        # The loop variables are declared with the operands' types; regions that take them as
+        # other (compatible, less static) types print generically, which keeps those types.
+        for region in (cond, body):
+            if region.blocks and [a.type for a in region.blocks[0].arguments] != list(op.operand_types):
+                return None
         cond_args = cond.blocks[0].arguments if cond.blocks else []
         names = [pr.name(a) for a in cond_args]
         for arg, arg_name in zip(body.blocks[0].arguments if body.blocks else [], names):
@@ -229,7 +235,7 @@ class ReduceSyntax(Syntax):
         pairs = ", ".join(f"({pr.name(a)} init: {pr.name(b)})" for a, b in zip(inputs, inits))
         rest = {k: v for k, v in op.attributes.items() if k != "dimensions"}
         dims = "[" + ", ".join(str(d) for d in op.attributes["dimensions"]) + "]"
-        compact = _compact_reducer(op)
+        compact = _compact_reducer(op, pr.debug_info)
         text = pairs
         if compact is not None:
             text += f" applies {compact}"
@@ -252,7 +258,11 @@ class ReduceSyntax(Syntax):
         return text
 
 
-def _compact_reducer(op: Operation) -> Optional[str]:
+def _compact_reducer(op: Operation, with_locations: bool) -> Optional[str]:
+    """The op the compact `applies` form names, if the body is one it can spell. Printed with its
+    locations, a body whose op has one prints in full, so as not to lose it; printed without, the
+    location goes either way and the form must not depend on it (else the printed text, parsed
+    again without locations, prints another way)."""
     if len(op.operands) != 2 or len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
         return None
     block = op.regions[0].blocks[0]
@@ -269,7 +279,7 @@ def _compact_reducer(op: Operation) -> Optional[str]:
         or ret.operands != inner.results
         or inner.results[0].type != block.arguments[0].type
         or block.arguments[1].type != block.arguments[0].type
-        or inner.location is not None
+        or (with_locations and inner.location is not None)
     ):
         return None
     # The compact form re-parses with a body over the init value's type; a body of another type
@@ -279,6 +289,8 @@ def _compact_reducer(op: Operation) -> Optional[str]:
     data, init = op.operands[0].type, op.operands[1].type
     if init != body_type or getattr(data, "element", None) != getattr(body_type, "element", None):
         return None
+    if getattr(body_type, "shape", None) != ():
+        return None  # the compact form re-parses with a body over 0-dimensional tensors (StableHLO's E3)
     return inner.name
 
 
@@ -461,6 +473,7 @@ class CallSyntax(Syntax):
 
 mlir_syntax("func.call", CallSyntax())
 mlir_syntax("func.return", Format("$operands attr-dict %operand_types"))
+mlir_syntax("tensor.cast", Format("$source attr-dict : %cast"))
 
 
 # -- Shardy ---------------------------------------------------------------------------------------

@@ -214,6 +214,19 @@ def _parse_operand_list(state: ParseState) -> None:
     state.result_types = []
 
 
+def _parse_cast(state: ParseState) -> None:
+    """`T to U`: the operand's type, then the result's (tensor.cast)."""
+    _start_types(state)
+    p = state.p
+    state.check_operand_types([p.parse_type("the type cast from")])
+    p.expect_keyword("to", "between the types cast from and to")
+    state.result_types = [p.parse_type("the type cast to")]
+
+
+def _print_cast(op: Operation) -> str:
+    return f"{op.operand_types[0]} to {op.result_types[0]}"
+
+
 def _parse_no_results(state: ParseState) -> None:
     """Nothing to read: operand types are known from the values, and there are no results."""
     state.result_types = []
@@ -233,4 +246,5 @@ TYPE_DIRECTIVES: dict[str, tuple[Callable, Callable]] = {
     "operands_same": (_parse_operands_same, _print_operands_same),
     "operand_list": (_parse_operand_list, _print_pairwise),
     "no_results": (_parse_no_results, lambda op: ""),
+    "cast": (_parse_cast, _print_cast),
 }

@@ -13,6 +13,7 @@ from ...ir import attributes as A
 from .dense import DenseFormatError, parse_dense_literal, parse_hex_digits, splat_array
 from ...ir.errors import ParseError
 from .lexer import Lexer
+from .quant_type import check_bounds, parse_quant_uniform
 from ...ir.locations import CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc, OpaqueLoc, UnknownLoc
 from ...ir.types import (
     ComplexType,
@@ -139,7 +140,11 @@ class ValueParser(Lexer):
             self.error(f"{element} cannot be a tensor element type", start)
         encoding = None
         if self.accept(","):
+            self.skip_ws()
+            encoding_at = self.pos
             encoding = self.parse_attribute()
+            if isinstance(encoding, A.TypeExtensions):
+                check_bounds(self, shape, encoding.bounds, encoding_at)
         self.expect(">", "to close tensor<...>")
         return TensorType(shape, element, encoding)
 
@@ -153,7 +158,7 @@ class ValueParser(Lexer):
             return self._future(start)
         if self.text.startswith("!quant.uniform<", start):
             self.pos = start + len("!quant.uniform<")
-            return self._quant_uniform(start)
+            return parse_quant_uniform(self, start)
         m = _ALIAS_NAME.match(self.text, start)
         if m is None:
             self.expected("a type")
@@ -163,6 +168,9 @@ class ValueParser(Lexer):
             return self.type_aliases[name]
         if "." not in name:
             self.error(f"undefined type alias {name}", start)
+        if name.startswith("!stablehlo."):
+            self.error(f"unknown stablehlo type {name}: StableHLO's types are !stablehlo.token and "
+                       "!stablehlo.future<...>", start)
         if self.accept("<"):
             self.balanced("<", ">")
         return OpaqueType(self.text[start:self.pos])
@@ -176,49 +184,6 @@ class ValueParser(Lexer):
                 self.error(f"a future holds tensors, not {t}", start)
         self.expect(">", "to close !stablehlo.future<...>")
         return FutureType(tuple(types))
-
-    def _quant_uniform(self, start: int) -> QuantizedType:
-        storage = self.parse_type("a storage integer type")
-        if not isinstance(storage, IntegerType):
-            self.error("quantized storage type must be an integer type", start)
-        storage_min = storage_max = None
-        if self.accept("<"):
-            storage_min = self.integer("storage minimum")
-            self.expect(":")
-            storage_max = self.integer("storage maximum")
-            self.expect(">")
-        self.expect(":", "before the expressed type")
-        expressed = self.parse_type("an expressed float type")
-        if not isinstance(expressed, FloatType):
-            self.error("quantized expressed type must be a float type", start)
-        axis = None
-        if self.accept(":"):
-            axis = self.integer("quantized dimension")
-        self.expect(",")
-        scales: list[float] = []
-        zero_points: list[int] = []
-        if axis is not None:
-            self.expect("{", "to start per-axis scales")
-            while True:
-                scale, zp = self._scale_zero_point()
-                scales.append(scale)
-                zero_points.append(zp)
-                if not self.accept(","):
-                    break
-            self.expect("}")
-        else:
-            scale, zp = self._scale_zero_point()
-            scales.append(scale)
-            zero_points.append(zp)
-        self.expect(">", "to close !quant.uniform<...>")
-        return QuantizedType(storage, expressed, tuple(scales), tuple(zero_points), axis, storage_min, storage_max)
-
-    def _scale_zero_point(self) -> tuple[float, int]:
-        scale = float(self.number("a scale"))
-        zp = 0
-        if self.accept(":"):
-            zp = self.integer("a zero point")
-        return scale, zp
 
     def parse_function_type(self) -> FunctionType:
         # Signatures repeat throughout a program: look simple ones up by their exact text.
@@ -364,6 +329,10 @@ class ValueParser(Lexer):
         t = self.parse_type("a tensor type for the dense literal")
         if not isinstance(t, TensorType):
             self.error(f"dense literal needs a tensor type, not {t}", type_pos)
+        if isinstance(t.element, OpaqueType):
+            # Elements of a dialect hlodbg does not model (`dense<"a"> : tensor<!tf_type.string>`):
+            # kept verbatim, as the attribute of an op hlodbg passes through unread.
+            return A.OpaqueAttr(self.text[start:self.pos])
         try:
             array = parse_dense_literal(body, t) if hex_span is None else parse_hex_digits(self.text, *hex_span, t)
         except DenseFormatError as e:

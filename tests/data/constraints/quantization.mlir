@@ -252,10 +252,11 @@ func.func @main(%a: tensor<1x!quant.uniform<i8:f32:0, {0.5:0}>>, %s: tensor<2xi6
 // -----
 
 // expect-error: stablehlo.transpose C4
-// C4: quantization_dimension(operand) = permutation[quantization_dimension(result)] = 1.
-func.func @main(%a: tensor<2x3x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>) -> tensor<3x2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0, 0.5:0}>> {
-  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x3x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>) -> tensor<3x2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0, 0.5:0}>>
-  return %0 : tensor<3x2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0, 0.5:0}>>
+// C4: quantization_dimension(operand) = permutation[quantization_dimension(result)] = 1. (The
+// scales are the operand's: C1 lets only the quantization dimension differ.)
+func.func @main(%a: tensor<2x2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>) -> tensor<2x2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>> {
+  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<2x2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>) -> tensor<2x2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>
+  return %0 : tensor<2x2x!quant.uniform<i8:f32:0, {0.5:0, 0.25:0}>>
 }
 
 // -----
