@@ -71,7 +71,7 @@ def run_on_grid(args, program, function, values, randomised, backend=None, profi
 
 
 def _break_on_grid(args, program, values, replicas: int, partitions: int, backend=None) -> int:
-    from hlodbg.cli_session import EXIT_BREAK, report
+    from hlodbg.cli_session import EXIT_BREAK, check_evaluated, report
     from hlodbg.engine.debug.breakpoints import BreakpointError
 
     focus = parse_device(args.device) if args.device else None
@@ -88,6 +88,7 @@ def _break_on_grid(args, program, values, replicas: int, partitions: int, backen
                 raise grid.error
             return 0
         device = grid.device_id(grid.focus)
+        check_evaluated(grid.session, stop.hits[0], args.break_on, args.program)
         print(f"device {device} {grid.focus} of {replicas}x{partitions}:")
         print(report(grid.session, stop.hits[0], args.break_on, args.program))
         return EXIT_BREAK
