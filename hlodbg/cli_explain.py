@@ -63,10 +63,10 @@ def add_parser(sub) -> None:
     cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
     cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
     cmd.add_argument("--json", action="store_true", help="print the explanation as JSON")
-    cmd.add_argument("--width", type=int, default=100, help="wrap plain text at this width (default 100)")
-    cmd.add_argument("--timeout", type=float, default=20.0, metavar="SECONDS",
-                     help="stop the run that gathers the op's values after this long (default 20): a loop that never "
-                          "ends is still explained, without values")
+    cmd.add_argument("--width", type=_width, default=100, help="wrap plain text at this width (default 100)")
+    cmd.add_argument("--timeout", type=_seconds, default=20.0, metavar="SECONDS",
+                     help="stop the run that gathers the op's values after this long (default 20; inf: no limit): a "
+                          "loop that never ends is still explained, without values")
     from hlodbg.cli_elided import add_fill_elided_option
 
     add_fill_elided_option(cmd)
@@ -308,6 +308,36 @@ class _TimedOut(KeyboardInterrupt):
     a KeyboardInterrupt, so the greenlets of the grid's devices give up as they do on Ctrl-C."""
 
 
+# Longer than a timer counts (setitimer's range ends near 1e9-1e10 s): as good as no limit.
+_NO_LIMIT_FROM = 1e9
+
+
+def _seconds(text: str) -> Optional[float]:
+    """--timeout's value: seconds above 0, or None (no limit) for inf or anything past a timer's range."""
+    import argparse
+    import math
+
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, or inf for no limit (got {text!r})") from None
+    if math.isnan(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, or inf for no limit (got {text!r})")
+    return None if seconds >= _NO_LIMIT_FROM else seconds
+
+
+def _width(text: str) -> int:
+    import argparse
+
+    try:
+        width = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of columns (got {text!r})") from None
+    if width < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of columns, 1 or more (got {text!r})")
+    return width
+
+
 class _Deadline:
     """After `seconds`: interrupts every device's run of the attached target (the runs stop before
     their next op), or raises _TimedOut into the target being made. The alarm is a signal where
@@ -315,14 +345,16 @@ class _Deadline:
 
     REFIRE = 0.05
 
-    def __init__(self, seconds: float):
+    def __init__(self, seconds: Optional[float]):
         import signal
         import threading
 
         self.fired = False
         self._target = None
         self._signal = None
-        seconds = max(seconds, 0.001)
+        self._timer = None
+        if seconds is None:  # --timeout inf: no alarm at all
+            return
         if hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread():
             self._signal = signal
             self._previous = signal.signal(signal.SIGALRM, lambda *_: self._fire(raising=True))
@@ -352,7 +384,7 @@ class _Deadline:
             self._signal.setitimer(self._signal.ITIMER_REAL, 0)
             self._signal.signal(self._signal.SIGALRM, self._previous if self._previous is not None else self._signal.SIG_DFL)
             self._signal = None
-        else:
+        elif self._timer is not None:
             self._timer.cancel()
 
 

@@ -35,7 +35,8 @@ def run_on_grid(args, program, function, values, randomised, backend=None, profi
             backend=backend_for(backend), listeners_for=listeners_for), values)
         print(f"note: global results of a sharded program run on {replicas * partitions} emulated devices", file=sys.stderr)
         report_results(args, program, results, result_types, randomised,
-                       {"devices": replicas * partitions, **(profiling.json() if profiling is not None else {})})
+                       {"devices": replicas * partitions, "numerics": backend_for(backend).numerics_mode(),
+                        **(profiling.json() if profiling is not None else {})})
         if profiling is not None:
             profiling.print(args)
         return 0
@@ -56,7 +57,8 @@ def run_on_grid(args, program, function, values, randomised, backend=None, profi
                     "results": [dict(name=f"result{i}@{p.replica_id},{p.partition_id}", type=str(t), **summarize(v)) for i, (v, t) in enumerate(zip(per_device[p], result_types))]}
                    for p in order]
         print(json.dumps({"program": program.name, "entry": args.entry, "grid": [replicas, partitions],
-                          "target": target_name(args), "random_arguments": randomised, "devices": devices,
+                          "target": target_name(args), "numerics": backend_for(backend).numerics_mode(),
+                          "random_arguments": randomised, "devices": devices,
                           **(profiling.json() if profiling is not None else {})}, indent=2))
     elif not args.out:
         for process in order:
@@ -71,7 +73,7 @@ def run_on_grid(args, program, function, values, randomised, backend=None, profi
 
 
 def _break_on_grid(args, program, values, replicas: int, partitions: int, backend=None) -> int:
-    from hlodbg.cli_session import EXIT_BREAK, report
+    from hlodbg.cli_session import EXIT_BREAK, check_evaluated, report
     from hlodbg.engine.debug.breakpoints import BreakpointError
 
     focus = parse_device(args.device) if args.device else None
@@ -88,6 +90,7 @@ def _break_on_grid(args, program, values, replicas: int, partitions: int, backen
                 raise grid.error
             return 0
         device = grid.device_id(grid.focus)
+        check_evaluated(grid.session, stop.hits[0], args.break_on, args.program)
         print(f"device {device} {grid.focus} of {replicas}x{partitions}:")
         print(report(grid.session, stop.hits[0], args.break_on, args.program))
         return EXIT_BREAK

@@ -42,7 +42,7 @@ def capture_backend(args, program):
 
 def emulator_backend(args, against=None):
     """The emulator a capture is compared with: --against (default cpu) shaped by the target
-    options the command line gives (--excess-precision; --layout and --allow-f64 for a TPU),
+    options the command line gives (--per-op-rounding; --layout and --allow-f64 for a TPU),
     which with --capture apply to it, the capture's own values being fixed."""
     from argparse import Namespace
 

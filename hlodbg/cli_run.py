@@ -175,7 +175,7 @@ def cmd_run(args) -> int:
     for note in backend.run_notes(program.module):
         print(f"note: {note}", file=sys.stderr)
     report_results(args, program, results, function.function_type.results, randomised,
-                   profiling.json() if profiling is not None else None)
+                   {"numerics": backend.numerics_mode(), **(profiling.json() if profiling is not None else {})})
     if profiling is not None:
         profiling.print(args)
     return 0

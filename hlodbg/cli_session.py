@@ -67,8 +67,23 @@ def break_on(session, spec: str, program_name: str) -> int:
     if stop.reason != "breakpoint":
         return 0
     hit = stop.hits[0]
+    check_evaluated(session, hit, spec, program_name)
     print(report(session, hit, spec, program_name))
     return EXIT_BREAK
+
+
+def check_evaluated(session, hit, spec: str, program_name: str) -> None:
+    """A stop where the breakpoint's test or condition failed to evaluate is no hit: it is said
+    as an error (exit status 2, the spec cannot work as given), with the op it failed at."""
+    if not hit.failure:
+        return
+    from hlodbg.engine.debug.breakpoints import BreakpointError
+
+    op = session.event(hit.event).op
+    where = f" ({program_name}:{op.pos.line}:{op.pos.col})" if op.pos is not None else ""
+    when = "after" if hit.after else "before"
+    raise BreakpointError(f"--break-on {spec!r} stopped the run {when} event {hit.event}, {op_label(op)}{where}: "
+                          f"{hit.failure}")
 
 
 def report(session, hit, spec: str, program_name: str) -> str:

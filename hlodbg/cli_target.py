@@ -15,9 +15,13 @@ def add_target_options(cmd, what: str = "runs") -> None:
                           "result0=0,1:T(4,128) (repeatable)")
     cmd.add_argument("--allow-f64", action="store_true",
                      help="TPU: emulate f64/c128 in 64 bits instead of refusing them (TPUs have no 64-bit floats)")
-    cmd.add_argument("--excess-precision", action="store_true",
-                     help="skip the rounding of a bf16/f8 result that is converted straight to f32, as XLA does "
-                          "(default: round every op's result, the StableHLO semantics)")
+    numerics = cmd.add_mutually_exclusive_group()
+    numerics.add_argument("--per-op-rounding", dest="excess_precision", action="store_const", const=False,
+                          default=None,
+                          help="round every op's result to its type, as the StableHLO spec says (default: excess "
+                               "precision, as XLA: a bf16/f8 result converted straight to f32 is not rounded first)")
+    numerics.add_argument("--excess-precision", dest="excess_precision", action="store_const", const=True,
+                          help="XLA's excess precision (the default of cpu and tpu-*; kept for older command lines)")
 
 
 def target_options(args) -> dict:
@@ -35,8 +39,9 @@ def target_options(args) -> dict:
         options["layouts"] = layouts
     if getattr(args, "allow_f64", False):
         options["allow_f64"] = True
-    if getattr(args, "excess_precision", False):
-        options["excess_precision"] = True
+    excess_precision = getattr(args, "excess_precision", None)
+    if excess_precision is not None:
+        options["excess_precision"] = excess_precision
     return options
 
 
@@ -44,6 +49,8 @@ def target_options(args) -> dict:
 TPU_ONLY_OPTIONS = {"layouts": "--layout", "allow_f64": "--allow-f64"}
 # The options of the emulated machines (the XLA targets compute as XLA does and take none).
 EMULATION_OPTIONS = {**TPU_ONLY_OPTIONS, "excess_precision": "--excess-precision"}
+# The flag that sets an option to each of its values, where two flags set one option.
+_FLAGS_BY_VALUE = {"excess_precision": {True: "--excess-precision", False: "--per-op-rounding"}}
 
 
 def backend_from_args(args):
@@ -54,6 +61,9 @@ def backend_from_args(args):
     if is_xla_target(name):
         for option, flag in EMULATION_OPTIONS.items():
             if option in options:
+                flags = _FLAGS_BY_VALUE.get(option)
+                if flags is not None:
+                    flag = flags[options[option]]
                 from hlodbg.engine.machine.targets import TargetError
 
                 raise TargetError(f"{flag} applies to the emulated targets (cpu, tpu-*), not {name}: "

@@ -17,7 +17,7 @@ def add_against_option(cmd) -> None:
 def backends(args, default_against: Optional[str] = None):
     """(target backend, against backend) the command line names; --against defaults by target.
     The options that shape a TPU (--layout, --allow-f64) go to each side that is one: `diff PROG
-    --against tpu-v5e --allow-f64` compares the CPU with a TPU emulating f64. --excess-precision
+    --against tpu-v5e --allow-f64` compares the CPU with a TPU emulating f64. --per-op-rounding
     stays with --target."""
     from hlodbg.cli_target import TPU_ONLY_OPTIONS, backend_from_args, target_options
     from hlodbg.engine.debug.divergence import default_against as fallback

@@ -135,9 +135,10 @@ def serve_command(args) -> list[str]:
         command += ["--arg", spec]
     for spec in args.layout:
         command += ["--layout", spec]
-    for flag, on in (("--allow-f64", args.allow_f64), ("--excess-precision", args.excess_precision)):
-        if on:
-            command.append(flag)
+    if args.allow_f64:
+        command.append("--allow-f64")
+    if args.excess_precision is not None:
+        command.append("--excess-precision" if args.excess_precision else "--per-op-rounding")
     return command + ["--entry", args.entry, "--seed", str(args.seed), "--no-save"]
 
 

@@ -251,3 +251,19 @@ def test_break_on_given_twice_is_refused_not_half_ignored(command):
     result = _hlodbg(command, str(NAN_PROGRAM), "--break-on", "nan", "--break-on", "inf")
     assert result.returncode == 2 and "--break-on is given more than once" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_break_on_a_condition_that_fails_to_evaluate_says_so_and_stops(tmp_path, capsys):
+    program = tmp_path / "short.mlir"
+    program.write_text("""func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %x, %x : tensor<4xf32>
+  %1 = stablehlo.multiply %0, %x : tensor<4xf32>
+  return %1 : tensor<4xf32>
+}
+""")
+    assert main(["run", str(program), "--break-on", "%1 if result[100] > 0"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "result0" not in err
+    assert "--break-on '%1 if result[100] > 0' stopped the run after event 1, %1 = stablehlo.multiply" in err
+    assert f"{program}:3:3" in err and "its condition could not be evaluated" in err and "index 100" in err
+    assert main(["run", str(program), "--break-on", "%1 if %0.max() > 1e30"]) == 0  # holds nowhere: no error

@@ -461,9 +461,9 @@ func.func @main(%x: tensor<3xf64>) -> tensor<3xf64> {
     from hlodbg.cli import _parser
     from hlodbg.divergence_report import backends
 
-    args = _parser().parse_args(["diff", str(prog), "--against", "tpu", "--layout", "arg0=0", "--excess-precision"])
+    args = _parser().parse_args(["diff", str(prog), "--against", "tpu", "--layout", "arg0=0", "--per-op-rounding"])
     target, against = backends(args)
-    assert target.describe() == "cpu" and target.excess_precision and not against.excess_precision
+    assert target.describe() == "cpu" and not target.excess_precision and against.excess_precision
     assert against.layout_options == {"arg0": "0"}
     assert main(["diff", str(prog), "--against", "cpu", "--layout", "arg0=0"]) == 2
     assert "--layout applies to TPU targets" in capsys.readouterr().err

@@ -349,6 +349,27 @@ def test_an_op_in_an_hlo_conditional_branch_sees_its_branch_operand(tmp_path, ca
     assert "value: [7., 8., 9.]" in out and "operand #0 operand at (0) = 7\n" in out
 
 
+def test_timeout_inf_is_no_limit_and_bad_numbers_are_refused(tmp_path, capsys):
+    program = _count_to_three(tmp_path)
+    for no_limit in ("inf", "1e400", "1e12"):  # past a timer's range: as good as no limit
+        code, out, err = _explain(capsys, program, "%5", "--timeout", no_limit, "--arg", f"0={tmp_path / 'x.npy'}")
+        assert code == 0 and "internal error" not in err, err
+        assert "did not finish" not in out
+    for bad in ("nan", "-1", "0", "soon"):
+        try:
+            code = main(["explain", str(program), "%5", "--timeout", bad])
+        except SystemExit as exit:
+            code = exit.code
+        err = capsys.readouterr().err
+        assert code == 2 and "argument --timeout: expected a number of seconds" in err and "inf for no limit" in err
+    for bad in ("0", "-5"):
+        try:
+            code = main(["explain", str(program), "%5", "--width", bad])
+        except SystemExit as exit:
+            code = exit.code
+        assert code == 2 and "argument --width: expected a number of columns, 1 or more" in capsys.readouterr().err
+
+
 def test_a_loop_that_never_ends_is_explained_without_values_after_the_timeout(capsys):
     code, out, err = _explain(capsys, DATA / "endless.mlir", "%r", "--timeout", "0.2", "--at", "()")
     assert code == 0, err

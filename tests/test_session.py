@@ -557,3 +557,43 @@ def test_values_deep_in_a_long_loop_come_back_under_a_small_budget():
     small.event(sines[291]).outputs
     assert store.recomputed - before < 40
     full.close(), small.close()
+
+
+SHORT = """
+func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %x, %x : tensor<4xf32>
+  %1 = stablehlo.multiply %0, %x : tensor<4xf32>
+  %2 = stablehlo.add %1, %x : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+"""
+
+
+def test_a_condition_that_fails_to_evaluate_stops_once_and_says_why():
+    session = hlodbg.load(SHORT).session([HUNDREDS], persist=False)
+    try:
+        bp = session.break_at("%1", condition="result[100] > 0")
+        stop = session.continue_()
+        assert stop.reason == "breakpoint" and stop.hits[0].event == 1
+        assert "condition could not be evaluated" in stop.hits[0].failure
+        assert "index 100" in stop.hits[0].failure and "index 100" in stop.hits[0].describe()
+        assert "not tested again" in bp.note
+        assert session.continue_().reason == "end"  # said once: the next failures stop nothing
+    finally:
+        session.close()
+
+
+def test_an_expression_breakpoint_that_fails_to_evaluate_stops_but_one_naming_a_value_not_yet_computed_waits():
+    session = hlodbg.load(SHORT).session([HUNDREDS], persist=False)
+    try:
+        session.break_at("result[100] > 0")
+        stop = session.continue_()
+        assert stop.reason == "breakpoint" and "test could not be evaluated" in stop.hits[0].failure
+    finally:
+        session.close()
+    session = hlodbg.load(SHORT).session([HUNDREDS], persist=False)
+    try:
+        session.break_at("%2.max() > 1e9")  # %2 is not computed at %0 and %1: that is no failure
+        assert session.continue_().reason == "end"
+    finally:
+        session.close()

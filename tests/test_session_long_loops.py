@@ -259,3 +259,47 @@ def test_a_ledger_keeps_the_times_a_breakpoint_was_met_compactly():
     for time in [TimePoint(0, 0, -1), *points, TimePoint(9, 0, 4).just_after(), TimePoint.before(9),
                  TimePoint(40, 0, 0)]:
         assert met.count_before(time) == sum(p < time for p in points), time
+
+
+# A loop whose carried state (4 KiB) is larger than the whole recording budget below.
+BIG_STATE_LOOP = """
+func.func @main(%x: tensor<1024xf32>) -> tensor<1024xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %n = stablehlo.constant dense<ITERATIONS> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %v = %x) : tensor<i32>, tensor<1024xf32>
+    cond {
+      %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    } do {
+      %i2 = stablehlo.add %i, %c1 : tensor<i32>
+      %v2 = stablehlo.sine %v : tensor<1024xf32>
+      %v3 = stablehlo.add %v2, %x : tensor<1024xf32>
+      stablehlo.return %i2, %v3 : tensor<i32>, tensor<1024xf32>
+    }
+  return %r#1 : tensor<1024xf32>
+}
+"""
+
+
+def _recomputations(iterations: int) -> int:
+    """Values the store recomputes for an expression breakpoint tested at every iteration of the
+    loop above, under a 1 KiB budget (`hlodbg run --memory 1K --break-on '%v3.max() > 1e30'`)."""
+    program = hlodbg.load(BIG_STATE_LOOP.replace("ITERATIONS", str(iterations)))
+    session = program.session([np.linspace(-1, 1, 1024, dtype=np.float32)], memory="1K", persist=False)
+    try:
+        session.break_at("%v3.max() > 1e30")
+        assert session.continue_().reason == "end"
+        store = session._recorder.store
+        assert store.evicted > iterations  # the budget really is too small to keep a loop state
+        return store.recomputed
+    finally:
+        session.close()
+
+
+def test_a_tiny_budget_keeps_an_expression_breakpoint_linear_in_the_iterations():
+    """Every test reads %v3, dropped at once; replaying it must start from a nearby iteration,
+    not from the loop's start (which made 10k iterations take over 300 s)."""
+    short, long = _recomputations(100), _recomputations(200)
+    assert short <= 12 * 100  # a few ops of at most FIRST_CHECKPOINT_STRIDE iterations per test
+    assert long <= 2 * short + 50  # twice the iterations, twice the work

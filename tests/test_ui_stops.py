@@ -226,3 +226,18 @@ async def test_a_stop_scrolls_its_op_into_view_when_its_scene_is_the_first_one_s
         await settle(app, pilot)
         assert canvas.op_of(canvas.current_node).name == "stablehlo.sqrt"
         assert canvas.offset_of(canvas.current_node) is not None, (canvas.scroll_x, canvas.scroll_y)
+
+
+async def test_a_condition_that_fails_to_evaluate_stops_and_says_why():
+    program = hlodbg.load(DATA / "call_names.mlir")
+    app = HlodbgApp(program, args=[np.arange(4, dtype=np.float32)], memory="256M", persist=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        await type_command(app, pilot, "break func.call if result[100] > 0")
+        await press(app, pilot, "c")
+        assert screen.state.stop_reason == "breakpoint"  # right after the call (its condition reads results)
+        shown = screen.state.note + console_text(screen)
+        assert "condition could not be evaluated" in shown and "index 100" in shown, shown
+        await press(app, pilot, "c")  # said once: the run goes on to its end
+        assert screen.state.finished

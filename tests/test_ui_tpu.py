@@ -149,7 +149,7 @@ async def test_on_the_cpu_values_are_dense_and_memory_is_the_machines():
         await press(app, pilot, "m")
         shown = text(app, MemoryPanel)
         assert "· cpu" in shown and "peak" in shown and "%h tensor<16x32xbf16> 1.0 KiB" in shown
-        assert "│ cpu │" in text(app, "#status")
+        assert "│ cpu · excess precision │" in text(app, "#status")  # XLA's rounding, the default
 
 
 async def test_the_grid_cells_show_each_devices_hbm_in_use():
@@ -317,7 +317,7 @@ async def test_hlodbg_open_with_target_tpu_shows_a_shared_programs_bf16_value_ph
         peak = hlodbg.load(program).memory("tpu-v5e").devices[0].peak_bytes
         assert f"peak {format_bytes(peak)} at %5 = stablehlo.multiply in @main (mixed_bf16.mlir:9)" in memory
         assert "of 16.0 GiB" in memory and "%3 tensor<16x32xbf16> 4.0 KiB 4.0x {1,0:T(8,128)(2,1)} default" in memory
-        assert "│ tpu-v5e │" in text(app, "#status")
+        assert "│ tpu-v5e · excess precision │" in text(app, "#status")
 
 
 RECURSIVE = """
@@ -472,3 +472,11 @@ async def test_a_run_that_cannot_start_leaves_the_error_for_the_exit_status():
         assert isinstance(app.screen, ErrorScreen) and "nosuch" in app.screen.message
         assert app.error is not None
         await pilot.press("q")
+
+
+async def test_the_status_bar_says_which_rounding_is_in_force():
+    program = hlodbg.load(BF16_PROGRAM)
+    app = HlodbgApp(program, args=[X, Y], persist=False, backend=backend_for("cpu", excess_precision=False))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert "│ cpu · per-op rounding │" in text(app, "#status")

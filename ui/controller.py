@@ -149,7 +149,8 @@ class SessionController:
         state = DebugState(position, len(session.trace), session.finished, op, frames, operands, results, changed,
                            session.note or message, error, session.memory_used, session.memory_budget, reason,
                            breakpoints=[*self.target.breakpoints, *session.breakpoints.unresolved], watches=self.target.watches(),
-                           device=self.target.describe_focus(), target=self.target_name)
+                           device=self.target.describe_focus(), target=self.target_name,
+                           numerics=session.backend.numerics_mode())
         if self.memory is not None:
             process = session.process
             label = f"device {self.target.device_id(process)}"

@@ -188,6 +188,7 @@ class DebugState:
     caught_title: str = ""
     caught_values: list[ValueView] = field(default_factory=list)
     target: str = ""  # the machine every device runs on: "cpu", "tpu-v5e"
+    numerics: str = ""  # the rounding in force on it (Backend.numerics_mode): excess precision or per-op rounding
     memory: Optional[MemoryView] = None  # once the memory profile is computed (a worker does it)
 
 

@@ -123,6 +123,7 @@ class Breakpoint:
     note: str = ""  # how the spec was resolved (e.g. "line 41 has no op: using line 43")
     nonfinite_only: bool = False  # its test can only hold where a result holds NaN or Inf
     saved: bool = True  # kept with the program; False: for this session only (--break-on, serve)
+    failure: str = ""  # why its test or condition failed to evaluate, once it did (said once: see Timeline)
     test: Optional[Callable] = field(default=None, repr=False)  # value test or expression
     expression: Optional[Expression] = field(default=None, repr=False)  # the test, when an expression
     condition_test: Optional[Callable] = field(default=None, repr=False)

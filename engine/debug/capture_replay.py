@@ -146,6 +146,13 @@ class CaptureBackend(Backend):
     def describe(self) -> str:
         return self.label
 
+    @property
+    def excess_precision(self) -> bool:  # the ops it computes, it computes as its base does
+        return self.base.excess_precision
+
+    def numerics_mode(self) -> str:
+        return f"captured values; computed ones with {self.base.numerics_mode()}"
+
     def prepare(self, module: Any) -> None:
         self.base.prepare(module)
 
@@ -157,10 +164,10 @@ class CaptureBackend(Backend):
         are not the device's (a diff that parts there parts on the emulator's own arithmetic)."""
         notes = list(self.base.numerics_notes(op, values))
         producer = excess_producer(op)
-        if producer is not None and not notes:
+        if producer is not None:  # about the captured value, whatever the base does when it computes one
             notes.append(f"excess precision: XLA's compiled run may convert {producer.name}'s value as computed in "
-                         f"f32, not rounded to {op.operands[0].type.element} first (inside a fusion); compare "
-                         f"with --excess-precision to emulate that")
+                         f"f32, not rounded to {op.operands[0].type.element} first (inside a fusion); the emulator "
+                         f"does the same unless --per-op-rounding")
         if op.results and op.function is not None and site(op) not in self._devices_of:
             notes.append(f"{self.label} holds no value of this op: its results here are computed on "
                          f"{self.base.describe()} from the captured operands")

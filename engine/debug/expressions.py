@@ -74,6 +74,11 @@ class ExpressionError(CaretError):
     """An expression that cannot be compiled or evaluated; the message says what and where."""
 
 
+class NotComputedHere(ExpressionError):
+    """A `%value` the expression names is not computed at the point it is evaluated at: there the
+    expression does not apply (a breakpoint does not hold), which is no fault of the expression."""
+
+
 # Attributes that only describe or re-lay-out an array: they must see the stored dtype.
 _LAYOUT_ATTRIBUTES = frozenset(
     "shape dtype size ndim T real imag astype reshape ravel flatten transpose nonzero item tolist".split()
@@ -337,7 +342,7 @@ class Expression:
             except ExpressionError:
                 raise
             except KeyError:
-                raise ExpressionError(f"unknown value %{name} at column {column}", self.text, column) from None
+                raise NotComputedHere(f"unknown value %{name} at column {column}", self.text, column) from None
             except Exception as exc:
                 raise ExpressionError(f"looking up %{name} failed: {exc}", self.text, column) from exc
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from .expressions import ExpressionError
+from .expressions import NotComputedHere
 from .trace import ResultRef
 from .views import View, as_list
 
@@ -25,7 +25,7 @@ def lookup_value(view: View, position: int, name: str, include_own: bool) -> Any
             break
         position, view, include_own = view.base, view.parent, False
     refs = visible_refs(*first)
-    raise ExpressionError(f"{name} is not computed at this point (visible: {_some_names(refs)})")
+    raise NotComputedHere(f"{name} is not computed at this point (visible: {_some_names(refs)})")
 
 
 def find_ref(view: View, position: int, name: str, include_own: bool) -> Optional[tuple]:

@@ -24,11 +24,16 @@ class Hit:
     event: int
     after: bool  # met when the event finished (it looked at results), not before it started
     hit: int = 0  # how many times this breakpoint has been met up to here (1 = first)
+    # Not a hit but the breakpoint's test or condition failing to evaluate here: why (it stops
+    # the run once, so that a condition that can never hold is not silently never met).
+    failure: str = ""
 
     def describe(self) -> str:
         if self.breakpoint is None:
             return f"reached event {self.event}"
         when = "after" if self.after else "before"
+        if self.failure:
+            return f"breakpoint {self.breakpoint.describe()} {when} event {self.event}: {self.failure}"
         return f"breakpoint {self.breakpoint.describe()} (hit {self.hit}) {when} event {self.event}"
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Optional
 
 from ..ir.errors import HlodbgError
+from .expressions import NotComputedHere
 from .breakpoints import Breakpoint, surely_finite
 from .stops import Hit
 from .trace import Trace
@@ -209,8 +210,8 @@ class Timeline:
         return frozenset(watched), screen
 
     def _test(self, view: View, bp: Breakpoint, e: int, operands, at_end: bool) -> bool:
-        """Whether `bp`'s own test (a value test or expression) holds at event e; a test that
-        fails to evaluate does not hold."""
+        """Whether `bp`'s own test (a value test or expression) holds at event e; it does not
+        where a value it names is not computed. Any other failure to evaluate is raised."""
         if bp.test is None:
             return True
         if bp.nonfinite_only and at_end and surely_finite(view.store.output(e)):
@@ -218,8 +219,28 @@ class Timeline:
         try:
             names = self._names(view, e, include_results=at_end, operands=operands)
             return bool(bp.test(names, self._lookup_at(view, e, at_end)))
+        except NotComputedHere:
+            return False
+
+    def _holds(self, view: View, bp: Breakpoint, e: int, at_end: bool) -> bool:
+        """`_test` for counting hits: a failure counts as not met (the scan that reaches it says so)."""
+        try:
+            return self._test(view, bp, e, None, at_end)
         except HlodbgError:
             return False
+
+    @staticmethod
+    def _failed(bp: Breakpoint, what: str, error: HlodbgError, e: int, at_end: bool) -> Optional[Hit]:
+        """The stop for `bp`'s `what` ("test" or "condition") failing to evaluate at event e: the
+        first failure stops the run and says why; later ones say nothing more (the breakpoint
+        keeps the reason, and its note shows it)."""
+        if bp.failure:
+            return None
+        message = getattr(error, "message", None) or str(error)
+        bp.failure = f"its {what} could not be evaluated: {message}"
+        bp.note = f"{bp.note}; " if bp.note else ""
+        bp.note += f"{bp.failure} (event {e}); not tested again until it is changed"
+        return Hit(bp, e, at_end, 0, failure=bp.failure)
 
     def _lookup_at(self, view: View, e: int, at_end: bool):
         return lambda name: self._lookup(view, e, "%" + name, include_own=at_end)
@@ -227,8 +248,13 @@ class Timeline:
     def _met(self, view: View, bp: Breakpoint, e: int, time: TimePoint, operands, at_end: bool) -> Optional[Hit]:
         """The hit if `bp` stops at event e; None if it is not met there, ignored or its
         condition is false. `hit` counts the times the op and test were met, condition aside."""
-        if not self._test(view, bp, e, operands, at_end):
-            return None
+        if bp.failure:
+            return None  # said once already (Timeline._failed)
+        try:
+            if not self._test(view, bp, e, operands, at_end):
+                return None
+        except HlodbgError as error:
+            return self._failed(bp, "test", error, e, at_end)
         number = self.hit_number(bp, time)
         ledger = self.ledgers[bp.id]
         if ledger.checked_until <= time:
@@ -241,8 +267,10 @@ class Timeline:
                 names = self._names(view, e, include_results=at_end, operands=operands, hit=number)
                 if not bp.condition_test(names, self._lookup_at(view, e, at_end)):
                     return None
-            except HlodbgError:
+            except NotComputedHere:
                 return None
+            except HlodbgError as error:
+                return self._failed(bp, "condition", error, e, at_end)
         return Hit(bp, e, at_end, number)
 
     def ledgers_at_frontier(self, breakpoints) -> list[Ledger]:
@@ -298,12 +326,11 @@ class Timeline:
                 if point >= time:
                     break
                 if kind == "start":
-                    met = not bp.after and trace.ops[index] in bp.ops and \
-                        self._test(main, bp, index, None, False)
+                    met = not bp.after and trace.ops[index] in bp.ops and self._holds(main, bp, index, False)
                 else:
                     op = trace.ops[index]
                     met = bp.after and bool(op.results) and (reach is None or op in reach) and \
-                        self._test(main, bp, index, None, True)
+                        self._holds(main, bp, index, True)
                 if met:
                     ledger.met.append(point)
                 ledger.checked_until = point.just_after()

@@ -7,7 +7,11 @@ operands, so a replayed value is bit-identical to the recorded one. What cannot 
 never dropped: the entry arguments, random numbers, queues and collectives (and ops whose regions
 or callees hold such ops). The state a while loop carries is kept at every K-th iteration as a
 checkpoint, so replaying a value late in a long loop starts from a nearby iteration instead of
-the beginning; K doubles whenever checkpoints would take more than half the budget.
+the beginning; K doubles whenever checkpoints would take more than half the budget. Each running
+loop also keeps its latest FIRST_CHECKPOINT_STRIDE-th iteration's state (the *frontier*, one loop
+state per loop, whatever the budget): a breakpoint tested at every op reads values near the end of
+the run, and without it a budget smaller than one loop state (`--memory 1K`) thinned every
+checkpoint away, so each such read replayed the loop from its start (quadratic in the iterations).
 """
 from __future__ import annotations
 
@@ -102,6 +106,8 @@ class ValueStore:
         self._hold: set = set()
         self._checkpoint_stride = FIRST_CHECKPOINT_STRIDE
         self._checkpoints: dict[int, list[int]] = {}  # body frame id -> events kept for it
+        self._checkpointed: set = set()  # the events of _checkpoints
+        self._frontier: dict[int, list[int]] = {}  # while event -> the events of its latest loop state kept
         self._checkpoint_bytes = 0
         self._make_interpreter = interpreter_factory
         self._quiet: Optional[Interpreter] = None
@@ -168,29 +174,52 @@ class ValueStore:
             self.bytes += size
 
     def frame_finished(self, record: FrameRecord) -> None:
-        """Keep the state a loop carries at every K-th iteration (a replay checkpoint)."""
-        if record.kind != "while.body" or record.iteration % self._checkpoint_stride:
+        """Keep the state a loop carries at every K-th iteration (a replay checkpoint), and at
+        every FIRST_CHECKPOINT_STRIDE-th as the loop's frontier."""
+        if record.kind != "while.body" or record.iteration % FIRST_CHECKPOINT_STRIDE:
             return
-        kept = []
+        state = []
         for k in range(len(self.trace.ops[record.last].operands)):
             ref = self.trace.operand_ref(record.last, k)
-            if isinstance(ref, ResultRef) and ref.event not in self._pinned:
-                self._pinned.add(ref.event)
-                kept.append(ref.event)
-                self._checkpoint_bytes += self.sizes.get(ref.event, 0)
+            if isinstance(ref, ResultRef):
+                state.append(ref.event)
+        self._advance_frontier(record.owner, state)
+        if record.iteration % self._checkpoint_stride:
+            return
+        kept = [e for e in state if e not in self._checkpointed]
+        self._checkpointed.update(kept)
+        self._pinned.update(kept)
+        self._checkpoint_bytes += sum(self.sizes.get(e, 0) for e in kept)
         self._checkpoints[record.id] = kept
         if self._checkpoint_bytes > self.budget // 2:
             self._thin_checkpoints()
+
+    def _advance_frontier(self, loop: int, state: list[int]) -> None:
+        """`state` becomes the frontier of the while op at event `loop`; the one it replaces, and
+        those of loops that have finished, are let go (unless a checkpoint keeps them)."""
+        ends = self.trace.ends
+        for other in [o for o in self._frontier if o == loop or ends[o] >= 0]:
+            self._release(self._frontier.pop(other))
+        self._frontier[loop] = state
+        self._pinned.update(state)
+
+    def _release(self, events: list[int]) -> None:
+        """Unpin `events` that no checkpoint or frontier keeps, so eviction may drop them."""
+        kept = self._checkpointed.union(*self._frontier.values()) if self._frontier else self._checkpointed
+        for e in events:
+            if e in self._pinned and e not in kept:
+                self._pinned.discard(e)
+                self._later.append(e)
 
     def _thin_checkpoints(self) -> None:
         self._checkpoint_stride *= 2
         records = self.trace.frame_records
         for frame_id in list(self._checkpoints):
             if records[frame_id].iteration % self._checkpoint_stride:
-                for e in self._checkpoints.pop(frame_id):
-                    self._pinned.discard(e)
-                    self._later.append(e)
-                    self._checkpoint_bytes -= self.sizes.get(e, 0)
+                events = self._checkpoints.pop(frame_id)
+                self._checkpointed.difference_update(events)
+                self._checkpoint_bytes -= sum(self.sizes.get(e, 0) for e in events)
+                self._release(events)
 
     def evict(self, target: Optional[int] = None) -> None:
         """Drop the oldest droppable values until at most `target` bytes (¾ budget) are kept.

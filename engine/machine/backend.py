@@ -20,10 +20,12 @@ Per op, a backend may wrap the evaluator the interpreter runs (`wrap_evaluator`,
 op when its block is compiled: a TPU flushes subnormals and refuses f64 there) and explain why an
 op's result may differ on it (`numerics_notes`).
 
-Excess precision (`excess_precision=True`, CLI `--excess-precision`): by default every op's
-result is rounded to its type, as StableHLO specifies; with the switch on, a bf16 result converted
-straight to f32 is not rounded first, as XLA does (machine/excess_precision.py): the default
-matches the spec, the switch matches XLA on the CPU bit for bit where that rule decides.
+Excess precision (`excess_precision`, on by default; CLI `--per-op-rounding` turns it off): XLA
+allows itself more precision than an op's type (flag `xla_allow_excess_precision`, on by default),
+and on the CPU that means a bf16/f8 result converted straight to f32 is not rounded first
+(machine/excess_precision.py). The CPU target is "XLA on the CPU", so by default it does the same
+and matches `jax.jit` bit for bit where that rule decides; off, every op's result is rounded to its
+type, as StableHLO specifies (`numerics_mode` names the one in force).
 """
 from __future__ import annotations
 
@@ -35,6 +37,10 @@ import numpy as np
 from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
 from ..ir.core import Value
 from ..ir.types import TensorType, Type
+
+# The two numerics modes of the emulated machines (Backend.numerics_mode).
+EXCESS_PRECISION = "excess precision"  # XLA's default
+PER_OP_ROUNDING = "per-op rounding"  # the StableHLO spec's
 
 # Complex contractions at most this long are summed in order, one rounded product at a time.
 _SEQUENTIAL_COMPLEX_K = 8
@@ -61,8 +67,8 @@ class Backend:
     # in): runs on such a backend keep a Frame for every region run (the observed loop).
     reads_frames = False
     # Skip the rounding of a narrow-float result that is converted straight to a wider float, as
-    # XLA does (see the module docstring); off: round every result, as the spec says.
-    excess_precision = False
+    # XLA does by default (see the module docstring); off: round every result, as the spec says.
+    excess_precision = True
 
     def configured(self, **options: Any) -> "Backend":
         """A copy of this backend with `options` (`excess_precision`) set; unknown options are
@@ -97,6 +103,10 @@ class Backend:
                 return [f"excess precision: converts {producer.name}'s f32 value, not rounded to "
                         f"{op.operands[0].type.element} first (as XLA does)"]
         return []
+
+    def numerics_mode(self) -> str:
+        """Which rounding is in force, as the status bar, `run` and reports say it."""
+        return EXCESS_PRECISION if self.excess_precision else PER_OP_ROUNDING
 
     def store(self, value: Any, ir_value: Value) -> Any:
         """The representation kept for `value`, the run-time value of SSA value `ir_value`
@@ -137,8 +147,11 @@ class Backend:
 
     def run_notes(self, module: Any) -> list[str]:
         """What a user should know about running `module` on this machine as a whole (printed
-        once per run, e.g. types the machine only emulates); nothing on the CPU."""
-        return []
+        once per run, e.g. types the machine only emulates): on the CPU, the rounding in force
+        when the module has a conversion it decides."""
+        from .excess_precision import mode_note
+
+        return mode_note(module, self.excess_precision)
 
     def describe(self) -> str:
         """The target as the status bar and reports name it: `cpu`, `tpu-v5e`."""
@@ -281,4 +294,4 @@ class CpuBackend(Backend):
 
 CPU = CpuBackend()
 
-__all__ = ["Backend", "CPU", "CpuBackend"]
+__all__ = ["Backend", "CPU", "CpuBackend", "EXCESS_PRECISION", "PER_OP_ROUNDING"]

@@ -1,7 +1,8 @@
 """Excess precision: the one rounding XLA skips when a narrow-float result is widened right away.
 
-StableHLO rounds every op's result to its type, and that is what hlodbg does by default on every
-backend. XLA (flag `xla_allow_excess_precision`, on by default) may keep more precision. What XLA
+StableHLO rounds every op's result to its type (hlodbg's `--per-op-rounding`). XLA (flag
+`xla_allow_excess_precision`, on by default) may keep more precision, and so do the emulated
+targets by default (they are "XLA on the CPU", "XLA on a TPU"). What XLA
 on the CPU does, measured with `jax.jit` (jaxlib on the CPU, 2026) rather than read from its
 passes:
 
@@ -15,7 +16,8 @@ passes:
 
 `keep_excess_precision` wraps such a convert so that it evaluates its producer again in f32 from
 the producer's operands (cheap: one element-wise op or dot, only when the switch is on) and
-converts that. A TPU does the same inside a fusion (tpu.md §4.6); which ops XLA:TPU fuses is not
+converts that (the interpreter leaves its plain loop for a module that has such a conversion, as
+the wrapper reads the producer's operands from the frame). A TPU does the same inside a fusion (tpu.md §4.6); which ops XLA:TPU fuses is not
 public, so there the switch applies the CPU's rule (approximate).
 """
 from __future__ import annotations
@@ -68,6 +70,26 @@ def excess_producer(op: Operation) -> Optional[Operation]:
     return producer
 
 
+def excess_conversions(module: Any) -> list[Operation]:
+    """The conversions of `module` excess precision changes, in program order."""
+    return [op for op in module.walk() if excess_producer(op) is not None]
+
+
+def mode_note(module: Any, excess_precision: bool) -> list[str]:
+    """What a run of `module` should be told about the rounding in force: nothing when no
+    conversion of it depends on it, else how many do and what the other mode would do."""
+    changed = excess_conversions(module)
+    if not changed:
+        return []
+    first = changed[0]
+    where = f" (first at line {first.pos.line})" if first.pos is not None else ""
+    if excess_precision:
+        return [f"excess precision, as XLA: {len(changed)} conversion(s) to f32 take their bf16/f8 producer's "
+                f"f32 value unrounded{where}; --per-op-rounding rounds it first, as the StableHLO spec says"]
+    return [f"per-op rounding (--per-op-rounding), as the StableHLO spec says: {len(changed)} conversion(s) to f32 "
+            f"take their producer's value rounded to bf16/f8 first{where}, which XLA does not"]
+
+
 def keep_excess_precision(op: Operation, evaluator: Callable, backend: Any) -> Callable:
     """`evaluator` of `op`, converting its producer's f32 value instead of the rounded one when
     `op` is a widening conversion with an excess-precision producer; `evaluator` itself otherwise."""
@@ -104,4 +126,4 @@ def _f32_call(call: Any) -> Any:
     return wide
 
 
-__all__ = ["excess_producer", "keep_excess_precision"]
+__all__ = ["excess_conversions", "excess_producer", "keep_excess_precision", "mode_note"]

@@ -91,6 +91,8 @@ class StatusBar(Static, can_focus=False):
         text.append(f" │ {device}")
         if state.target and state.target != device:  # one device is named by its target already
             text.append(f" │ {state.target}")
+        if state.numerics:
+            text.append(f" · {state.numerics}")
         if state.memory is not None and state.memory.kind == "HBM":  # an accelerator's memory
             text.append(f" │ HBM {format_bytes(state.memory.in_use)}")
         text.append(f" │ recorded {_size(state.memory_used)} of {_size(state.memory_budget)}")  # the recording budget, not the device's memory

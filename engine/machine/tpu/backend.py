@@ -71,11 +71,15 @@ class TpuBackend(Backend):
     transparent_storage = False
 
     def __init__(self, generation: TpuGeneration, layouts: Optional[Mapping[str, str]] = None,
-                 allow_f64: bool = False, excess_precision: bool = False, physical_storage: bool = True):
+                 allow_f64: bool = False, excess_precision: bool = True, physical_storage: bool = True):
         self.generation = generation
         self.name = generation.name
         self.layout_options = dict(layouts or {})  # --layout NAME=SPEC
         self.allow_f64 = allow_f64
+        # On by default as on the CPU: xla_allow_excess_precision is XLA's default on every
+        # platform (tpu.md §4.6), and inside a TPU fusion it skips at least the rounding the CPU
+        # skips; which further roundings a TPU fusion skips is not public, so the CPU's rule is
+        # the emulation's (approximate, like every fusion-dependent choice here).
         self.excess_precision = excess_precision
         self.physical_storage = physical_storage
         self._module: Any = None
@@ -225,19 +229,21 @@ class TpuBackend(Backend):
         return None, None
 
     def run_notes(self, module: Any) -> list[str]:
-        """`--allow-f64` said once per run when the program does use 64-bit floats."""
+        """The rounding in force (as on the CPU), and `--allow-f64` said once per run when the
+        program does use 64-bit floats."""
+        notes = super().run_notes(module)
         if not self.allow_f64:
-            return []
+            return notes
         # The ops a TPU would refuse without the option (not the terminators, calls and loops
         # that only hand the values on; a function is not a step).
         wide = [op for op in module.walk() if not isinstance(op, Function) and not is_terminator(op.name)
                 and op_numerics.f64_refusal(op, self.name) is not None]
         if not wide:
-            return []
+            return notes
         first = wide[0]
         where = f" (first: {first.name} at line {first.pos.line})" if first.pos is not None else ""
-        return [f"{len(wide)} op(s) computed in f64 because of --allow-f64{where}: {self.name} has no 64-bit "
-                "floating point, a real TPU refuses them"]
+        return notes + [f"{len(wide)} op(s) computed in f64 because of --allow-f64{where}: {self.name} has no 64-bit "
+                        "floating point, a real TPU refuses them"]
 
     def numerics_notes(self, op: Operation, values: Optional[Sequence[Any]] = None) -> list[str]:
         """Why `op`'s results may differ on this TPU from XLA on the CPU (with `values`, the
@@ -261,9 +267,10 @@ class TpuBackend(Backend):
             notes.append("reduction order: the TPU's is not public; XLA CPU's order here (approximate)")
         narrow = [str(v.type.element) for v in op.results if isinstance(v.type, TensorType)
                   and str(v.type.element) == "bf16"]
-        if narrow and is_float_math(op.name) and not self.excess_precision:
-            notes.append("bf16 computed in f32 and rounded after the op; inside a TPU fusion XLA may skip "
-                         "that rounding (--excess-precision)")
+        if narrow and is_float_math(op.name):
+            # Said in both modes: excess precision here skips only the rounding the CPU skips.
+            notes.append("bf16 computed in f32 and rounded after the op; inside a TPU fusion XLA may skip that "
+                         "rounding (emulated only before a convert to f32, unless --per-op-rounding)")
         return notes
 
 

@@ -111,6 +111,9 @@ class XlaBackend(Backend):
     """Ops on a real device through XLA; `platform` is "cpu", "gpu" or "tpu"."""
 
     from_xla = True  # its values are XLA's: compared with XLA's tolerances by default (engine/debug/difference.py)
+    # Each op is compiled and run alone, so every result is rounded to its type before the next op
+    # sees it; the emulators' excess-precision switch has nothing to change here.
+    excess_precision = False
 
     def __init__(self, platform: str = "cpu", device_index: int = 0):
         self.platform = platform
@@ -147,6 +150,9 @@ class XlaBackend(Backend):
 
     def describe(self) -> str:
         return self.name
+
+    def numerics_mode(self) -> str:
+        return "XLA, op by op"
 
     # -- collectives ----------------------------------------------------------------------------
     runs_collectives = True
