@@ -3,7 +3,7 @@ language, in the right script, naming exactly the operands and attributes of its
 files parse and agree with each other; the loader falls back to English per field.
 
 Checked dialects (every op definition of each): stablehlo, chlo, hlo, check, interpreter, func, sdy,
-mhlo — every dialect engine/ir/opset defines ops of.
+mhlo, arith and tensor (the two ops StableHLO's own tests use) — every dialect engine/ir/opset defines ops of.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from hlodbg.engine.debug.explain.words import (
 from hlodbg.engine.ir.opdefs import OPS
 from hlodbg.engine.ir.phrases import LANGUAGES
 
-CHECKED_DIALECTS = ("stablehlo", "chlo", "hlo", "check", "interpreter", "func", "sdy", "mhlo")
+CHECKED_DIALECTS = ("stablehlo", "chlo", "hlo", "check", "interpreter", "func", "sdy", "mhlo", "arith", "tensor")
 CHECKED_OPS = sorted(name for name in OPS if name.split(".")[0] in CHECKED_DIALECTS)
 
 # What each language's prose must contain: kana or kanji for Japanese, Devanagari for Hindi.

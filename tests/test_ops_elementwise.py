@@ -349,10 +349,15 @@ def test_convert(source):
     check([x], [unary("stablehlo.convert", x, t) for t in targets])
 
 
-def test_convert_rounds_through_f32_like_xla():
-    # f64 -> bf16 and f64 -> f16 round twice (through f32) in XLA: 1 + 2^-8 + 2^-30 -> 1.0.
-    x = np.array([1 + 2**-8 + 2**-30, 1 + 2**-11 + 2**-40, 2.0**24 + 1], np.float64)
-    check([x], [unary("stablehlo.convert", x, BF16), unary("stablehlo.convert", x, np.float16)])
+def test_convert_from_f64_rounds_as_xla_does():
+    # XLA rounds f64 -> bf16 twice (through f32: 1 + 2^-8 + 2^-30 -> 1.0) but f64 -> f16 and the
+    # f8 types once (1 + 2^-11 + 2^-40 -> f16's 1.001): each value sits just past a halfway point
+    # that the f32 step erases.
+    x = np.array([1 + 2**-8 + 2**-30, 1 + 2**-11 + 2**-40, 1 + 2**-4 + 2**-30, 1 + 2**-3 + 2**-30, 2.0**24 + 1],
+                 np.float64)
+    check([x], [unary("stablehlo.convert", x, BF16), unary("stablehlo.convert", x, np.float16),
+                unary("stablehlo.convert", x, ml_dtypes.float8_e4m3fn),
+                unary("stablehlo.convert", x, ml_dtypes.float8_e5m2)])
 
 
 BITCASTS = [

@@ -32,6 +32,7 @@ from __future__ import annotations
 import copy
 from typing import Any, Callable, Optional, Sequence
 
+import ml_dtypes
 import numpy as np
 
 from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
@@ -48,6 +49,7 @@ _SEQUENTIAL_COMPLEX_K = 8
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
+BF16 = np.dtype(ml_dtypes.bfloat16)
 C128 = np.dtype(np.complex128)
 # Floats XLA CPU computes in their own width; bf16 and the f8 family compute in f32.
 _NATIVE_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, np.complex64, np.complex128))
@@ -242,6 +244,20 @@ class Backend:
         if is_narrow_float(dtype) and value.dtype != F32:
             value = value.astype(F32)
         return value.astype(dtype)
+
+    @classmethod
+    def converted(cls, value: Any, dtype: np.dtype) -> np.ndarray:
+        """A float `value` converted to the float `dtype` as XLA's convert does it.
+
+        Implementation-defined in the spec; XLA on the CPU (jaxlib 0.10) rounds an f64 operand
+        straight to f16 and to every f8/f4 type (1 + 2^-11 + 2^-40 becomes f16's 1.001), but takes
+        bf16 through f32, rounding twice (1 + 2^-8 + 2^-30 becomes bf16's 1.0). Every other
+        source is exact in f32 first, so `rounded`'s path gives the same bits.
+        """
+        value = np.asarray(value)
+        if value.dtype == F64 and is_narrow_float(dtype) and dtype != BF16:
+            return value.astype(dtype)
+        return cls.rounded(value, dtype)
 
     @staticmethod
     def stage_dtype(dtype: np.dtype) -> np.dtype:

@@ -2,8 +2,8 @@
 
 convert follows XLA on the CPU where the spec leaves it to the implementation: float to integer
 truncates toward zero, saturates out-of-range values and sends NaN to 0; complex to a real type
-(bool included) takes the real part; conversions to floats narrower than f32 round through f32,
-as XLA's do (f64 -> bf16 rounds twice). bitcast_convert reinterprets little-endian bit patterns,
+(bool included) takes the real part; an f64 operand is rounded straight to f16 and the f8/f4
+types but through f32 to bf16 (rounding twice), as XLA's CPU backend does (Backend.converted). bitcast_convert reinterprets little-endian bit patterns,
 splitting or joining the last dimension when the widths differ.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ def convert_array(backend: Backend, x: np.ndarray, dtype: np.dtype) -> np.ndarra
     if dtype.kind == "c":
         return value.astype(dtype)
     if is_floating(dtype):
-        return backend.rounded(value, dtype)
+        return backend.converted(value, dtype)
     if is_floating(value.dtype):
         return float_to_integer(value, dtype)
     return narrow(value, dtype) if is_narrow_int(dtype) else value.astype(dtype)
