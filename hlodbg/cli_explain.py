@@ -25,7 +25,7 @@ from hlodbg.engine.ir.opdefs import is_terminator, lookup
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
 from hlodbg.engine.ir.types import TensorType, TupleType
 from hlodbg.engine.ops.provenance import ProvenanceError
-from hlodbg.execution import PROGRAM_HELP
+from hlodbg.cli_options import PROGRAM_HELP
 
 _INSTRUCTION_NAME = re.compile(r"[A-Za-z_][\w-]*\.\d+")
 
@@ -45,9 +45,7 @@ ON_DEVICE = Phrase("the values shown are those of device (replica {replica}, par
 BATCHED = Phrase("the run evaluates this body for {count} elements at once: the values shown are those of the first")
 
 
-def add_parser(sub) -> None:
-    cmd = sub.add_parser("explain", help="explain one op: what it does, its attributes decoded, its result shape "
-                         "derived, and with --at where an element comes from (en, ja, hi)")
+def add_options(cmd) -> None:
     cmd.set_defaults(handler=cmd_explain)
     cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     cmd.add_argument("op", metavar="OP", help="the op: %%12, @fn:%%12, an HLO instruction name (%%fusion.3 or "
