@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 
 from hlodbg import __version__
 from hlodbg.cli_options import PROGRAM_HELP
-from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.ir.errors import HlodbgError, printable
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -142,7 +142,7 @@ def _cmd_verify(args) -> int:
             continue
         for program in programs:
             label = path if len(programs) == 1 else f"{path}#{program.chunk}"
-            print(f"{label}: ok ({_count(program.op_count, 'op')}, {_count(len(program.functions), 'function')})")
+            print(f"{printable(label)}: ok ({_count(program.op_count, 'op')}, {_count(len(program.functions), 'function')})")
     return status
 
 
@@ -208,7 +208,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if os.environ.get("HLODBG_DEBUG"):
             raise
         print(
-            f"hlodbg: internal error: {type(e).__name__}: {e}\n"
+            f"hlodbg: internal error: {type(e).__name__}: {printable(str(e))}\n"
             "This is a bug in hlodbg; rerun with HLODBG_DEBUG=1 for the traceback and report it.",
             file=sys.stderr,
         )

@@ -19,6 +19,7 @@ import numpy as np
 
 from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
+from hlodbg.engine.ir.errors import printable
 from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
 from hlodbg.engine.ir.core import Function, Operation, symbol_name
 from hlodbg.engine.ir.opdefs import is_terminator, lookup
@@ -438,4 +439,4 @@ def _write_svg(path: str, op, run: OpValues, found, lang: str) -> None:
             out.write(svg)
     except OSError as e:
         raise HlodbgError(f"--svg: cannot write {path}: {e.strerror}") from None
-    print(f"wrote {path}", file=sys.stderr)
+    print(f"wrote {printable(path)}", file=sys.stderr)
