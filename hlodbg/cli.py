@@ -10,11 +10,17 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 from typing import Optional, Sequence
 
 from hlodbg import __version__
 from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.engine.ir.errors import HlodbgError, printable
+
+# numpy's words for a floating-point exception ("overflow encountered in multiply"): hlodbg
+# computes on the program's values on purpose, and an Inf or NaN there is a result it shows
+# (statistics, --break-on nan/inf), never a RuntimeWarning for stderr.
+NUMPY_FLOATING_POINT_NEWS = r"(overflow|underflow|invalid value|divide by zero) encountered in"
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -196,7 +202,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command is None:
         args = _parser("open").parse_args(["open", *argv])
     try:
-        return args.handler(args)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", NUMPY_FLOATING_POINT_NEWS, RuntimeWarning)
+            return args.handler(args)
     except HlodbgError as e:
         print(e.render(), file=sys.stderr)
         return EXIT_BAD_INPUT
