@@ -34,6 +34,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/layout_crossover.py
 	$(BIN)/python benchmarks/xla.py
 	$(BIN)/python benchmarks/perf.py --baseline benchmarks/baseline_issue22.json
+	$(BIN)/python benchmarks/startup.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
