@@ -10,6 +10,7 @@ file, line and column (`.filename`, `.line`, `.col`) and render like a compiler 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
@@ -31,6 +32,9 @@ __all__ = ["HlodbgError", "ParseError", "Program", "VerifyError", "__version__",
 def __getattr__(name: str):
     home = _HOMES.get(name)
     if home is None:
+        # `hlodbg.engine.ExecutionError` after a bare `import hlodbg`, as when the engine loaded eagerly.
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            return importlib.import_module(f"{__name__}.{name}")
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value  # later lookups skip this function

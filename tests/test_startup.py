@@ -41,6 +41,7 @@ def test_version_and_help_import_nothing_heavy(argv):
 
 def test_import_hlodbg_is_light_and_its_api_loads_on_use():
     code = ("import sys, hlodbg; light = not {'numpy', 'ml_dtypes'} & set(sys.modules); "
+            "assert hlodbg.engine.ExecutionError.__name__ == 'ExecutionError'; "  # a subpackage on first use too
             "from hlodbg import ParseError, load; import hlodbg.engine as e; "
             "print(light, e.ParseError is ParseError is hlodbg.ParseError, load is hlodbg.load, "
             "hlodbg.VerifyError.__name__, e.Module.__name__)")
