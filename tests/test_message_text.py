@@ -53,13 +53,16 @@ def test_control_characters_of_the_quoted_line_are_escaped_and_the_caret_still_p
 
 def test_a_deep_dense_constant_gives_a_message_of_sane_width(tmp_path, capsys):
     depth = 5000
+    wrong = f"tensor<{'1x' * (depth - 1)}2xf32>"  # 10 KB of type text the message quotes
     path = tmp_path / "deep.mlir"
-    path.write_text("func.func @main() -> tensor<f32> {\n"
-                    f"  %0 = stablehlo.constant dense<{'[' * depth}1.0{']' * depth}> : tensor<f32>\n"
-                    "  return %0 : tensor<f32>\n}\n")
+    path.write_text(f"func.func @main() -> {wrong} {{\n"
+                    f"  %0 = stablehlo.constant dense<{'[' * depth}1.0{']' * depth}> : {wrong}\n"
+                    f"  return %0 : {wrong}\n}}\n")
     assert main(["verify", str(path)]) == 2
     lines = _output(capsys).splitlines()
-    assert "literal of shape [1, 1" in lines[0] and "..." in lines[0]
+    assert "literal of shape [1, 1, 1, ..., 1, 1] (rank 5000) does not match tensor<1x1x" in lines[0]
+    quoted_type = lines[0].split(" does not match ")[1]
+    assert "..." in quoted_type and quoted_type.endswith("1x2xf32>")  # clipped in the middle, its end kept
     assert max(map(len, lines)) <= len(str(path)) + len(":2:33: error: ") + MESSAGE_WIDTH
 
 

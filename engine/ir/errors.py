@@ -12,9 +12,10 @@ from typing import Optional
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
-# The widest line a message prints: what it quotes from the input (a shape of a 5,000-deep
-# constant, an attribute's text) is clipped in the middle so the line stays readable.
-MESSAGE_WIDTH = 300
+# The widest line a message prints: what it quotes from the input (the type of a 5,000-deep
+# constant, an attribute's text) is clipped in the middle, so no line runs to kilobytes; wide
+# enough for the long file paths messages name.
+MESSAGE_WIDTH = 1000
 
 
 def clipped(text: str, width: int = MESSAGE_WIDTH) -> str:
