@@ -18,8 +18,10 @@ venv: $(STAMP)
 run: $(STAMP)
 	$(BIN)/hlodbg $(ARGS)
 
+# Two workers: CI machines have two cores, and the tests keep their files apart (tmp_path,
+# per-worker session fixtures). PYTEST_ARGS='-n 0' runs them in one process.
 test: $(STAMP)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse.py
@@ -34,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/layout_crossover.py
 	$(BIN)/python benchmarks/xla.py
 	$(BIN)/python benchmarks/perf.py --baseline benchmarks/baseline_issue22.json
+	$(BIN)/python benchmarks/startup.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -7,9 +7,39 @@
 `load` raises only `hlodbg.ParseError` or `hlodbg.VerifyError` for bad input; both carry the
 file, line and column (`.filename`, `.line`, `.col`) and render like a compiler diagnostic.
 """
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from typing import TYPE_CHECKING
+
 __version__ = "0.1.0"
 
-from hlodbg.engine import HlodbgError, ParseError, VerifyError  # noqa: E402
-from hlodbg.program import Program, load, load_all  # noqa: E402
+if TYPE_CHECKING:
+    from hlodbg.engine.ir.errors import HlodbgError, ParseError, VerifyError
+    from hlodbg.program import Program, load, load_all
+
+# The public API, imported on first use: `import hlodbg` (and so every `hlodbg` command, before
+# it knows what it will do) costs no parser, numpy or ml_dtypes.
+_HOMES = {
+    **dict.fromkeys(("HlodbgError", "ParseError", "VerifyError"), "hlodbg.engine.ir.errors"),
+    **dict.fromkeys(("Program", "load", "load_all"), "hlodbg.program"),
+}
 
 __all__ = ["HlodbgError", "ParseError", "Program", "VerifyError", "__version__", "load", "load_all"]
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        # `hlodbg.engine.ExecutionError` after a bare `import hlodbg`, as when the engine loaded eagerly.
+        if not name.startswith("_") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+            return importlib.import_module(f"{__name__}.{name}")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})

@@ -7,13 +7,20 @@ line and a caret, and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
+import warnings
 from typing import Optional, Sequence
 
 from hlodbg import __version__
-from hlodbg.engine import HlodbgError
-from hlodbg.execution import PROGRAM_HELP
+from hlodbg.cli_options import PROGRAM_HELP
+from hlodbg.engine.ir.errors import HlodbgError, printable
+
+# numpy's words for a floating-point exception ("overflow encountered in multiply"): hlodbg
+# computes on the program's values on purpose, and an Inf or NaN there is a result it shows
+# (statistics, --break-on nan/inf), never a RuntimeWarning for stderr.
+NUMPY_FLOATING_POINT_NEWS = r"(overflow|underflow|invalid value|divide by zero) encountered in"
 
 EXIT_OK = 0
 EXIT_INTERNAL = 1
@@ -48,7 +55,32 @@ def _add_session_options(cmd) -> None:
                      "(do not load or save the program's; serve uses it for every browser session)")
 
 
-def _parser() -> argparse.ArgumentParser:
+# Every command in `hlodbg --help`'s order: its line there, and the function that adds its options
+# and handler ("module:function"). Only the command being run has its options built, so `hlodbg
+# --help`, `--version` and each command import no other command's code (nor numpy, ml_dtypes or
+# the UI unless that command needs them).
+COMMANDS = {
+    "open": ("open a program in the debugger (the default command)", "hlodbg.cli:_open_options"),
+    "serve": ("serve the debugger in a web browser (textual-serve), e.g. for workshops", "hlodbg.cli:_serve_options"),
+    "verify": ("parse and verify programs", "hlodbg.cli:_verify_options"),
+    "print": ("print a program (pretty form unless --generic)", "hlodbg.cli:_print_options"),
+    "run": ("run a program and print or save its results", "hlodbg.cli_run:add_run_options"),
+    "check": ("run self-checking programs (check dialect, @check.* custom calls)", "hlodbg.cli_run:add_check_options"),
+    "export": ("export the dataflow graph as SVG, PNG, DOT or JSON", "hlodbg.cli_export:add_options"),
+    "memory": ("peak memory per device, the buffers live there and whether it fits "
+               "(static: from types and layouts, nothing runs)", "hlodbg.cli_memory:add_options"),
+    "diff": ("run a program on two targets and name the first op whose result diverges", "hlodbg.cli_diff:add_options"),
+    "explain": ("explain one op: what it does, its attributes decoded, its result shape "
+                "derived, and with --at where an element comes from (en, ja, hi)", "hlodbg.cli_explain:add_options"),
+    "lesson": ("list the lessons, or open one in the debugger with its questions", "hlodbg.cli_lesson:add_options"),
+    "capture": ("run a program compiled by XLA (jax) on real devices and keep its values "
+                "(RUN.hlocap, for the debugger's --capture)", "hlodbg.cli_capture:add_options"),
+}
+
+
+def _parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The command line's parser: with `command`, only that command's options are built (what
+    `main` parses with); without, every command's (for tests and documentation)."""
     parser = argparse.ArgumentParser(
         prog="hlodbg",
         description="Visual graph inspector and step-through debugger for StableHLO and XLA HLO programs. "
@@ -58,13 +90,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"hlodbg {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (line, options) in COMMANDS.items():
+        cmd = sub.add_parser(name, help=line)
+        if command is None or command == name:
+            module, function = options.split(":")
+            getattr(importlib.import_module(module), function)(cmd)
+    return parser
 
-    open_cmd = sub.add_parser("open", help="open a program in the debugger (the default command)")
-    open_cmd.set_defaults(handler=_cmd_open)
-    open_cmd.add_argument("program", nargs="?", help=f"{PROGRAM_HELP} (default: the embedded sample)")
-    _add_session_options(open_cmd)
 
-    serve_cmd = sub.add_parser("serve", help="serve the debugger in a web browser (textual-serve), e.g. for workshops")
+def _open_options(cmd) -> None:
+    cmd.set_defaults(handler=_cmd_open)
+    cmd.add_argument("program", nargs="?", help=f"{PROGRAM_HELP} (default: the embedded sample)")
+    _add_session_options(cmd)
+
+
+def _serve_options(serve_cmd) -> None:
     serve_cmd.set_defaults(handler=_cmd_serve)
     serve_cmd.add_argument("program", nargs="?", help=f"{PROGRAM_HELP} (default: the embedded sample)")
     serve_cmd.add_argument("--host", default="localhost", help="address to listen on (default: localhost)")
@@ -80,11 +120,13 @@ def _parser() -> argparse.ArgumentParser:
                            help="browser sessions at once; more are turned away (default: 40)")
     _add_session_options(serve_cmd)
 
-    verify_cmd = sub.add_parser("verify", help="parse and verify programs")
+
+def _verify_options(verify_cmd) -> None:
     verify_cmd.set_defaults(handler=_cmd_verify)
     verify_cmd.add_argument("programs", nargs="+", metavar="PROG", help=PROGRAM_HELP)
 
-    print_cmd = sub.add_parser("print", help="print a program (pretty form unless --generic)")
+
+def _print_options(print_cmd) -> None:
     print_cmd.set_defaults(handler=_cmd_print)
     print_cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     print_cmd.add_argument("--to", choices=PRINT_TARGETS, default=None,
@@ -95,29 +137,6 @@ def _parser() -> argparse.ArgumentParser:
     print_cmd.add_argument("--generic", action="store_true", help='print every op in generic form ("op"(...))')
     print_cmd.add_argument("--debug-info", action="store_true", help="print loc(...) locations")
     print_cmd.add_argument("--chunk", type=int, default=None, help="module to print in a '// -----' split file")
-    from hlodbg.cli_run import add_parsers
-
-    add_parsers(sub)
-    from hlodbg.cli_export import add_parser as add_export_parser
-
-    add_export_parser(sub)
-    from hlodbg.cli_memory import add_parser as add_memory_parser
-
-    add_memory_parser(sub)
-    from hlodbg.cli_diff import add_parser as add_diff_parser
-
-    add_diff_parser(sub)
-    from hlodbg.cli_explain import add_parser as add_explain_parser
-
-    add_explain_parser(sub)
-    from hlodbg.cli_lesson import add_parser as add_lesson_parser
-
-    add_lesson_parser(sub)
-    from hlodbg.cli_capture import add_parser as add_capture_parser
-
-    add_capture_parser(sub)
-    parser.set_defaults(commands=frozenset(sub.choices))  # for main() to tell a command from a PROG
-    return parser
 
 
 def _cmd_verify(args) -> int:
@@ -133,7 +152,7 @@ def _cmd_verify(args) -> int:
             continue
         for program in programs:
             label = path if len(programs) == 1 else f"{path}#{program.chunk}"
-            print(f"{label}: ok ({_count(program.op_count, 'op')}, {_count(len(program.functions), 'function')})")
+            print(f"{printable(label)}: ok ({_count(program.op_count, 'op')}, {_count(len(program.functions), 'function')})")
     return status
 
 
@@ -180,15 +199,16 @@ def _cmd_serve(args) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = _parser()
     # `hlodbg prog.mlir` means `hlodbg open prog.mlir`.
-    if not argv or (argv[0] not in parser.get_default("commands") and not argv[0].startswith("-")):
+    if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")):
         argv = ["open", *argv]
-    args = parser.parse_args(argv)
+    args = _parser(argv[0]).parse_args(argv)
     if args.command is None:
-        args = parser.parse_args(["open", *argv])
+        args = _parser("open").parse_args(["open", *argv])
     try:
-        return args.handler(args)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", NUMPY_FLOATING_POINT_NEWS, RuntimeWarning)
+            return args.handler(args)
     except HlodbgError as e:
         print(e.render(), file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -200,7 +220,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if os.environ.get("HLODBG_DEBUG"):
             raise
         print(
-            f"hlodbg: internal error: {type(e).__name__}: {e}\n"
+            f"hlodbg: internal error: {type(e).__name__}: {printable(str(e))}\n"
             "This is a bug in hlodbg; rerun with HLODBG_DEBUG=1 for the traceback and report it.",
             file=sys.stderr,
         )

@@ -23,9 +23,7 @@ from hlodbg.engine import HlodbgError
 TARGETS = ("xla:cpu", "xla:gpu", "xla:tpu")
 
 
-def add_parser(sub) -> None:
-    cmd = sub.add_parser("capture", help="run a program compiled by XLA (jax) on real devices and keep its values "
-                         "(RUN.hlocap, for the debugger's --capture)")
+def add_options(cmd) -> None:
     cmd.set_defaults(handler=cmd_capture)
     cmd.add_argument("program", nargs="?", metavar="PROG", help="StableHLO MLIR (.mlir), as jax.jit(f).lower(...).as_text() prints it")
     from hlodbg.cli_run import add_argument_options

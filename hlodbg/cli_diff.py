@@ -11,18 +11,17 @@ import json
 
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.difference import DEFAULT_ATOL, DEFAULT_RTOL
-from hlodbg.execution import PROGRAM_HELP
+from hlodbg.cli_options import PROGRAM_HELP
 
 EXIT_DIVERGED = 1
 
 
-def add_parser(sub) -> None:
+def add_options(diff) -> None:
     from hlodbg.cli_run import add_argument_options
     from hlodbg.cli_target import add_target_options
 
-    diff = sub.add_parser(
-        "diff", help="run a program on two targets and name the first op whose result diverges",
-        description="Run PROG on --target and on --against in lockstep and name the first op instance whose "
+    diff.description = (
+        "Run PROG on --target and on --against in lockstep and name the first op instance whose "
         "result differs beyond the tolerance: both values' summaries, the largest absolute and relative errors and "
         "where, whether the op's operands still agreed (then this op is where the targets part) and the numerics "
         "reason the targets give. With --capture RUN.hlocap the first run is the captured real run (on its "

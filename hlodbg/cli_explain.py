@@ -19,13 +19,14 @@ import numpy as np
 
 from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
+from hlodbg.engine.ir.errors import printable
 from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
 from hlodbg.engine.ir.core import Function, Operation, symbol_name
 from hlodbg.engine.ir.opdefs import is_terminator, lookup
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
 from hlodbg.engine.ir.types import TensorType, TupleType
 from hlodbg.engine.ops.provenance import ProvenanceError
-from hlodbg.execution import PROGRAM_HELP
+from hlodbg.cli_options import PROGRAM_HELP
 
 _INSTRUCTION_NAME = re.compile(r"[A-Za-z_][\w-]*\.\d+")
 
@@ -45,9 +46,7 @@ ON_DEVICE = Phrase("the values shown are those of device (replica {replica}, par
 BATCHED = Phrase("the run evaluates this body for {count} elements at once: the values shown are those of the first")
 
 
-def add_parser(sub) -> None:
-    cmd = sub.add_parser("explain", help="explain one op: what it does, its attributes decoded, its result shape "
-                         "derived, and with --at where an element comes from (en, ja, hi)")
+def add_options(cmd) -> None:
     cmd.set_defaults(handler=cmd_explain)
     cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     cmd.add_argument("op", metavar="OP", help="the op: %%12, @fn:%%12, an HLO instruction name (%%fusion.3 or "
@@ -472,4 +471,4 @@ def _write_svg(path: str, op, run: OpValues, found, lang: str) -> None:
             out.write(svg)
     except OSError as e:
         raise HlodbgError(f"--svg: cannot write {path}: {e.strerror}") from None
-    print(f"wrote {path}", file=sys.stderr)
+    print(f"wrote {printable(path)}", file=sys.stderr)

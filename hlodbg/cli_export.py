@@ -3,19 +3,15 @@ from __future__ import annotations
 
 import sys
 
+from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.cli_run import seed_value
-from hlodbg.execution import PROGRAM_HELP
 
 OVERLAYS = ("nan", "range", "divergence", "padding")
 
 
-def add_parser(sub) -> None:
-    export = sub.add_parser(
-        "export",
-        help="export the dataflow graph as SVG, PNG, DOT or JSON",
-        description="Draw PROG's dataflow graph with Graphviz (the system `dot`, else graphviz-pure). "
-        "SVG and JSON reuse cached layouts, so a re-export (or a recoloured one) costs no layout.",
-    )
+def add_options(export) -> None:
+    export.description = ("Draw PROG's dataflow graph with Graphviz (the system `dot`, else graphviz-pure). "
+                          "SVG and JSON reuse cached layouts, so a re-export (or a recoloured one) costs no layout.")
     export.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     export.set_defaults(handler=cmd_export)
     export.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.svg, OUT.png, OUT.dot or OUT.json ('-' with --format: standard output)")

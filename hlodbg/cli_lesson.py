@@ -15,10 +15,9 @@ from typing import Optional
 from hlodbg.engine import HlodbgError
 
 
-def add_parser(sub) -> None:
-    lesson = sub.add_parser("lesson", help="list the lessons, or open one in the debugger with its questions",
-                            description="Lessons: one small annotated program per op family, with questions that "
-                            "hlodbg checks. Without NAME: the list.")
+def add_options(lesson) -> None:
+    lesson.description = ("Lessons: one small annotated program per op family, with questions that hlodbg checks. "
+                          "Without NAME: the list.")
     lesson.set_defaults(handler=cmd_lesson)
     lesson.add_argument("name", nargs="?", metavar="NAME", help="the lesson to open (see the list)")
     lesson.add_argument("--questions", action="store_true", help="print the lesson's questions with hlodbg's answers instead of opening it")

@@ -15,7 +15,7 @@ from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import user_frame
 from hlodbg.engine.machine.memory import format_bytes
 from hlodbg.engine.run.memory_profile import MODULE_LAYOUT
-from hlodbg.execution import PROGRAM_HELP
+from hlodbg.cli_options import PROGRAM_HELP
 
 VMEM = 1  # XLA's generic fast memory space, S(1): a TPU's VMEM
 
@@ -23,11 +23,8 @@ EXIT_DOES_NOT_FIT = 4
 DEFAULT_TOP = 10
 
 
-def add_parser(sub) -> None:
-    cmd = sub.add_parser("memory", help="peak memory per device, the buffers live there and whether it fits "
-                                        "(static: from types and layouts, nothing runs)",
-                         epilog=f"exit status: 0 when every device fits, {EXIT_DOES_NOT_FIT} when one does not, "
-                                f"2 for bad input")
+def add_options(cmd) -> None:
+    cmd.epilog = f"exit status: 0 when every device fits, {EXIT_DOES_NOT_FIT} when one does not, 2 for bad input"
     cmd.set_defaults(handler=cmd_memory)
     cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     cmd.add_argument("--entry", default="main", help="function to analyse (default: main)")

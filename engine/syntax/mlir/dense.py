@@ -66,13 +66,20 @@ def parse_dense_literal(body: str, ttype: TensorType) -> np.ndarray:
     values = _convert_leaves(leaves, element, dtype)
     if literal_shape == () or (len(leaves) == 1 and literal_shape in ((), (1,)) and not shape == (1,)):
         if literal_shape != ():
-            raise DenseFormatError(f"literal of shape {list(literal_shape)} does not fit {ttype}")
+            raise DenseFormatError(f"literal of shape {_shape_words(literal_shape)} does not fit {ttype}")
         return splat_array(values[0], shape, dtype)
     if literal_shape != shape:
         raise DenseFormatError(
-            f"literal of shape [{', '.join(map(str, literal_shape))}] does not match {ttype}"
+            f"literal of shape {_shape_words(literal_shape)} does not match {ttype}"
         )
     return values.reshape(shape)
+
+
+def _shape_words(shape: tuple[int, ...]) -> str:
+    """`[2, 3]`; a deep literal's shape (5,000 nested brackets) as its ends and its rank."""
+    if len(shape) <= 8:
+        return f"[{', '.join(map(str, shape))}]"
+    return f"[{', '.join(map(str, shape[:3]))}, ..., {', '.join(map(str, shape[-2:]))}] (rank {len(shape)})"
 
 
 def splat_array(value, shape, dtype: np.dtype) -> np.ndarray:
