@@ -2,6 +2,7 @@
 never hide a value something else reads, and the debugger still sees every op's own value."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -354,3 +355,34 @@ def test_listeners_and_the_debugger_see_every_fused_ops_own_value(small_blocks):
         assert shown["%b"] == (a + x).tobytes()
     finally:
         session.close()
+
+
+EXCESS_CHAIN = """func.func @main(%a: tensor<3000xbf16>, %b: tensor<3000xbf16>) -> (tensor<3000xf32>, tensor<3000xbf16>) {
+  %0 = stablehlo.multiply %a, %b : tensor<3000xbf16>
+  %1 = stablehlo.convert %0 : (tensor<3000xbf16>) -> tensor<3000xf32>
+  %2 = stablehlo.add %0, %a : tensor<3000xbf16>
+  return %1, %2 : tensor<3000xf32>, tensor<3000xbf16>
+}
+"""
+
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+def test_excess_precision_holds_fused_in_threaded_blocks_and_on_the_plain_loop(small_blocks):
+    # The convert takes the multiply's f32 value (XLA's excess precision) however the run is cut:
+    # op by op, fused in blocks on three threads, and observed by a listener.
+    module = hlodbg.load(EXCESS_CHAIN).module
+    rng = np.random.default_rng(3)
+    a, b = (rng.standard_normal(3000).astype(np.float32).astype(BF16) for _ in range(2))
+    want = a.astype(np.float32) * b.astype(np.float32)
+    assert (want.astype("bfloat16").astype(np.float32) != want).any()  # rounding would show
+    interpreter = Interpreter(module)
+    assert interpreter.plain
+    unfused, fused, steps = unfused_run(module, [a, b]), interpreter.run("main", [a, b]), fused_steps(interpreter)
+    observed = Interpreter(module, listeners=[Listener()]).run("main", [a, b])
+    assert steps
+    for results in (unfused, fused, observed):
+        assert np.asarray(results[0]).tobytes() == want.tobytes()
+    assert_same_bytes(unfused, fused)
+    assert_same_bytes(unfused, observed)

@@ -14,14 +14,19 @@ passes:
   program itself chains (`convert(convert(x : f32 -> bf16) : bf16 -> f32)`) round;
 - f16 ops are computed in f16 on the CPU: nothing to skip.
 
-`keep_excess_precision` wraps such a convert so that it evaluates its producer again in f32 from
-the producer's operands (cheap: one element-wise op or dot, only when the switch is on) and
-converts that (the interpreter leaves its plain loop for a module that has such a conversion, as
-the wrapper reads the producer's operands from the frame). A TPU does the same inside a fusion (tpu.md §4.6); which ops XLA:TPU fuses is not
+`keep_excess_precision` wraps both ops of such a pair. The producer also evaluates itself with
+f32 results (one more element-wise op or dot, only when the switch is on) and leaves that value,
+beside the rounded one it returns, for its conversion on the same thread; the conversion converts
+it when the rounded value it was handed is bit for bit that one (a replay that starts between the
+two, or a value recomputed alone, finds no such value and evaluates the producer again from the
+frame's operands, or rounds as usual outside a frame). Every loop (the plain one, generated block
+code, fused blocks, the observed and recording loops) runs the same wrapped evaluators, so all
+agree. A TPU does the same inside a fusion (tpu.md §4.6); which ops XLA:TPU fuses is not
 public, so there the switch applies the CPU's rule (approximate).
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from typing import Any, Callable, Optional
 
@@ -90,23 +95,75 @@ def mode_note(module: Any, excess_precision: bool) -> list[str]:
             f"take their producer's value rounded to bf16/f8 first{where}, which XLA does not"]
 
 
+# Per thread (fused blocks run on several): producer op -> (its rounded result, its f32 result), the
+# last evaluation's, taken by the conversion that reads it.
+_UNROUNDED = threading.local()
+
+
+def _unrounded() -> dict:
+    values = getattr(_UNROUNDED, "values", None)
+    if values is None:
+        values = _UNROUNDED.values = {}
+    return values
+
+
+def _feeds_excess_conversion(op: Operation) -> bool:
+    return len(op.results) == 1 and any(excess_producer(user) is op for user in op.results[0].users)
+
+
 def keep_excess_precision(op: Operation, evaluator: Callable, backend: Any) -> Callable:
-    """`evaluator` of `op`, converting its producer's f32 value instead of the rounded one when
-    `op` is a widening conversion with an excess-precision producer; `evaluator` itself otherwise."""
+    """`evaluator` of `op`, wrapped when `op` is one of an excess-precision pair: a widening
+    conversion converts its producer's f32 value instead of the rounded one, and the producer
+    leaves that f32 value for it; `evaluator` itself for every other op."""
     producer = excess_producer(op)
-    if producer is None:
-        return evaluator
+    if producer is not None:
+        return _convert_unrounded(producer, evaluator, backend)
+    if _feeds_excess_conversion(op):
+        return _keep_f32_value(op, evaluator)
+    return evaluator
+
+
+def _keep_f32_value(producer: Operation, evaluator: Callable) -> Callable:
+    wide_calls: dict = {}
+
+    def evaluate_keeping_f32(call: Any, *operands: Any) -> Any:
+        wide_call = wide_calls.get(id(call))
+        if wide_call is None or wide_call[0] is not call:
+            wide_call = wide_calls[id(call)] = (call, _f32_call(call))
+        # The f32 evaluation first: the rounded one may write its result into a dying operand.
+        wide = np.asarray(evaluator(wide_call[1], *operands))
+        result = evaluator(call, *operands)
+        _unrounded()[producer] = (np.asarray(result), wide)
+        return result
+
+    return evaluate_keeping_f32
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    unsigned = np.dtype(f"u{a.dtype.itemsize}")
+    return bool(np.array_equal(np.ascontiguousarray(a).view(unsigned), np.ascontiguousarray(b).view(unsigned)))
+
+
+def _convert_unrounded(producer: Operation, evaluator: Callable, backend: Any) -> Callable:
     load = backend.load
     widened: dict = {}
 
     def convert_unrounded(call: Any, operand: Any) -> Any:
+        kept = _unrounded().pop(producer, None)
+        operand_array = np.asarray(operand)
+        if kept is not None and _same_bits(kept[0], operand_array):
+            return evaluator(call, kept[1])
+        # No value of this evaluation of the producer (a replay or recomputation starting here):
+        # evaluate it again from the frame's operands.
         interpreter = call.interpreter
         frame = getattr(interpreter, "frame", None)
         try:
             env = frame.env
             inputs = [load(env[v], v) for v in producer.operands]
-        except (AttributeError, KeyError):
-            return evaluator(call, operand)  # run outside a frame (a replay): round as usual
+        except (AttributeError, KeyError, TypeError):
+            return evaluator(call, operand)  # run outside a frame: round as usual
         step = interpreter.step_for(producer)
         wide_call = widened.get("call")
         if wide_call is None or wide_call.op is not producer:
@@ -123,6 +180,7 @@ def _f32_call(call: Any) -> Any:
         setattr(wide, name, getattr(call, name))
     wide.result_types = [replace(t, element=_F32_TYPE) if isinstance(t, TensorType) else t for t in call.result_types]
     wide.memo = {}
+    wide.reuse = ()  # its result never goes into an operand's buffer: the rounded evaluation reads them next
     return wide
 
 

@@ -160,7 +160,6 @@ class Interpreter:
         self.expand_bodies = False
         self.plan = Plan(module, self._step)
         self._slots: Optional[list] = None  # the flat frame of the function a plain run is in
-        self._excess_conversions: Optional[bool] = None  # _has_excess_conversions, once asked
 
     # -- entry points ---------------------------------------------------------------------
     def entry_function(self, entry: str) -> Function:
@@ -190,19 +189,7 @@ class Interpreter:
         """Whether runs take the plain loop: nothing observes them (see the module doc)."""
         backend = self.backend
         return (not self.listeners and backend.transparent_storage and not self.observes_every_op
-                and not backend.reads_frames
-                # excess precision reads its producer's operands from Frame.env: only a module with
-                # a conversion it changes (a bf16 op's result widened to f32) leaves the plain loop
-                and not (backend.excess_precision and self._has_excess_conversions()))
-
-    def _has_excess_conversions(self) -> bool:
-        """Whether the module has a conversion excess precision changes (worked out once)."""
-        known = self._excess_conversions
-        if known is None:
-            from ..machine.excess_precision import excess_conversions
-
-            known = self._excess_conversions = bool(excess_conversions(self.module))
-        return known
+                and not backend.reads_frames)
 
     def call_function(self, function: Function, args: list[Any], owner: Optional[Operation] = None) -> list[Any]:
         if function.is_declaration:
