@@ -112,35 +112,34 @@ class CallGraph:
                     cursors.append(iter(self.sites[site.callee]))
         return found
 
-    def depth(self, entry: str) -> int:
-        """The deepest nesting a run of `entry` can reach: each call counts one level and each
-        region around the call (or around an op) one more. Assumes no recursion (the verifier
-        rejects it); a cycle is counted once round."""
+    def depths(self) -> dict[str, int]:
+        """Function -> the deepest nesting a run of it can reach: each call counts one level and
+        each region around the call (or around an op) one more. Assumes no recursion (the
+        verifier rejects it); a cycle is counted once round."""
         depth: dict[str, int] = {}
-        on_path: set[str] = set()
-        stack: list[tuple[str, bool]] = [(entry, False)]
-        while stack:
-            name, callees_done = stack.pop()
-            if name in depth:
-                continue
-            if callees_done:
-                on_path.discard(name)
-                depth[name] = max([self.deepest_region[name]]
-                                  + [site.nesting + 1 + depth.get(site.callee, 0) for site in self.sites[name]])
-                continue
-            on_path.add(name)
-            stack.append((name, True))
-            stack.extend((site.callee, False) for site in self.sites[name]
-                         if site.callee not in depth and site.callee not in on_path)
-        return depth.get(entry, 0)
+        started: set[str] = set()
+        for root in self.functions:
+            stack: list[tuple[str, bool]] = [(root, False)]
+            while stack:
+                name, callees_done = stack.pop()
+                if name in depth:
+                    continue
+                if callees_done:
+                    depth[name] = max([self.deepest_region[name]]
+                                      + [site.nesting + 1 + depth.get(site.callee, 0) for site in self.sites[name]])
+                    continue
+                started.add(name)
+                stack.append((name, True))
+                stack.extend((site.callee, False) for site in self.sites[name] if site.callee not in started)
+        return depth
 
 
 def call_depth(module: Module, entry: Optional[str] = None) -> int:
-    """`CallGraph(module).depth(entry)`; with no entry, the deepest of any function."""
-    graph = CallGraph(module)
+    """The depth of `entry` (CallGraph.depths); with no entry, the deepest of any function."""
+    depths = CallGraph(module).depths()
     if entry is not None:
         try:
-            return graph.depth(module.function(entry).sym_name)
+            return depths[module.function(entry).sym_name]
         except KeyError:
             return 0
-    return max((graph.depth(name) for name in graph.functions), default=0)
+    return max(depths.values(), default=0)
