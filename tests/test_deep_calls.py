@@ -281,3 +281,39 @@ def test_every_cycle_is_reported_once():
     assert [e.message.split(":")[0] for e in errors] == ["func.call", "func.call"]
     assert sum("@f -> @g -> @f" in e.message for e in errors) == 1
     assert sum("@k -> @k" in e.message for e in errors) == 1
+
+
+# -- regions nest as deep as the text does, up to a limit said plainly ----------------------------
+
+def nested_ifs(depth: int) -> str:
+    """`depth` stablehlo.if ops, each in the true branch of the one before."""
+    lines = [f"func.func @main(%a: {T}, %p: tensor<i1>) -> {T} {{"]
+    lines += [f'%r{k} = "stablehlo.if"(%p) ({{' for k in range(depth, 0, -1)]
+    lines += [f"%r0 = stablehlo.add %a, %a : {T}", f"stablehlo.return %r0 : {T}"]
+    for k in range(1, depth + 1):
+        lines += ["}, {", f"stablehlo.return %a : {T}", f"}}) : (tensor<i1>) -> {T}",
+                  f"{'return' if k == depth else 'stablehlo.return'} %r{k} : {T}"]
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def test_regions_nested_to_the_limit_work_everywhere(tmp_path, capsys):
+    from hlodbg.engine.syntax.mlir.parser import MAX_REGION_NESTING
+
+    path = tmp_path / "nested.mlir"
+    path.write_text("module {\n" + nested_ifs(MAX_REGION_NESTING) + "}\n")
+    for argv in (["verify"], ["print"], ["run", "--seed", "1"], ["memory"],
+                 ["export", "--collapse", "none", "--engine", "layered", "--no-cache", "-o", str(tmp_path / "g.json")]):
+        run_cli(capsys, *argv, str(path))
+    truth = np.array(True)
+    np.testing.assert_array_equal(hlodbg.load(str(path)).run(A, truth)[0], A + A)
+
+
+def test_regions_nested_past_the_limit_are_a_parse_error(tmp_path, capsys):
+    from hlodbg.engine.syntax.mlir.parser import MAX_REGION_NESTING
+
+    path = tmp_path / "nested.mlir"
+    path.write_text(nested_ifs(MAX_REGION_NESTING + 1))
+    assert main(["verify", str(path)]) != 0
+    out, err = capsys.readouterr()
+    line = MAX_REGION_NESTING + 2  # the innermost if's line
+    assert f"{path}:{line}:" in err and f"regions nest more than {MAX_REGION_NESTING} deep" in err, err
