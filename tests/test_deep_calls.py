@@ -317,3 +317,28 @@ def test_regions_nested_past_the_limit_are_a_parse_error(tmp_path, capsys):
     out, err = capsys.readouterr()
     line = MAX_REGION_NESTING + 2  # the innermost if's line
     assert f"{path}:{line}:" in err and f"regions nest more than {MAX_REGION_NESTING} deep" in err, err
+
+
+def reduce_bodies_in_bodies(depth: int) -> str:
+    """HLO whose computation c{i} reduces with c{i-1} as its body: flat text, regions `depth` deep."""
+    lines = ["HloModule m", "", "c0 {", "  a = f32[] parameter(0)", "  b = f32[] parameter(1)",
+             "  ROOT s = f32[] add(a, b)", "}", ""]
+    for i in range(1, depth):
+        lines += [f"c{i} {{", "  a = f32[] parameter(0)", "  b = f32[] parameter(1)",
+                  "  v = f32[2] broadcast(a), dimensions={}",
+                  f"  ROOT r = f32[] reduce(v, b), dimensions={{0}}, to_apply=c{i - 1}", "}", ""]
+    lines += ["ENTRY main {", "  p = f32[2] parameter(0)", "  z = f32[] constant(0)",
+              f"  ROOT r = f32[] reduce(p, z), dimensions={{0}}, to_apply=c{depth - 1}", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def test_hlo_bodies_nested_to_the_limit_and_past_it(tmp_path, capsys):
+    from hlodbg.engine.syntax.frontend import MAX_REGION_NESTING
+
+    program = hlodbg.load(reduce_bodies_in_bodies(MAX_REGION_NESTING))  # (running it takes 2**100 steps)
+    assert len(program.module.functions) == 1
+    path = tmp_path / "nested.hlo"
+    path.write_text(reduce_bodies_in_bodies(MAX_REGION_NESTING + 1))
+    assert main(["verify", str(path)]) != 0
+    out, err = capsys.readouterr()
+    assert f"nested more than {MAX_REGION_NESTING} deep" in err and "internal error" not in err, err

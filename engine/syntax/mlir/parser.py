@@ -23,6 +23,7 @@ from .op_syntax import PRETTY_PARSERS
 from .op_templates import LineShape, OpTemplates
 from ...ir.types import FunctionType, Type
 from ...ir.locations import NameLoc
+from ..frontend import MAX_REGION_NESTING
 from .value_parser import LocRef, ValueParser, storage_dtype
 
 _RESULT_NAME = re.compile(r"(%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+))(?::(\d+))?")
@@ -523,9 +524,6 @@ class Parser(ValueParser):
             object.__setattr__(attr, "array", array)
 
 
-# Regions inside regions (a while's body holding an if holding a reduce ...) that a program may
-# nest; what reads and prints the IR walks regions with Python's own recursion, as deep as this.
-MAX_REGION_NESTING = 100
 _NESTING = " nesting"  # a scope's key (no value name has a space) for how deep its region nests
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
