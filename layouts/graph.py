@@ -41,6 +41,8 @@ from .palette import node_category
 class _Builder:
     def __init__(self, module: Module, inline: bool, grouping: bool):
         self.module = module
+        self.functions = module.functions  # once: Module.function builds the table on every call
+        self.expanding: set[str] = set()  # the functions being drawn, caller to callee (no recursion)
         self.inline = inline
         self.grouping = grouping
         self.graph = nx.MultiDiGraph()
@@ -111,7 +113,26 @@ class _Builder:
             keyed = graph._succ[tail][target] = graph._pred[target][tail] = {}
         keyed[operand] = data
 
-    def function(self, function: Function, prefix: str, cluster: str, inputs: Optional[list[tuple[str, int]]], stack: tuple[str, ...]) -> Optional[str]:
+    # The walk over functions, blocks and ops is a set of generators run by `walk` with a stack of
+    # its own: each yields the walk it needs done (a region's block, a callee inlined into a call)
+    # and is sent back what that walk returned. A chain of calls is as deep as the program makes
+    # it, and `--collapse none` draws every level inside its caller.
+    def walk(self, function: Function, prefix: str, cluster: str) -> Optional[str]:
+        """Add `function` (and, inline, everything it calls); returns its return node."""
+        pending = [self.function(function, prefix, cluster, None)]
+        sent = None
+        while pending:
+            try:
+                needed = pending[-1].send(sent)
+            except StopIteration as done:
+                pending.pop()
+                sent = done.value
+                continue
+            pending.append(needed)
+            sent = None
+        return sent
+
+    def function(self, function: Function, prefix: str, cluster: str, inputs: Optional[list[tuple[str, int]]]):
         """Add a function instance; `inputs` feed its arguments (inline calls). Returns its return node."""
         env: dict[int, tuple[str, int]] = {}
         name = function.sym_name
@@ -121,9 +142,13 @@ class _Builder:
             env[id(arg)] = (nid, 0)
             if inputs is not None:
                 self.add_edge(inputs[j], nid, j, arg)
-        return self.block(function.body, function, prefix, cluster, env, stack)
+        self.expanding.add(name)
+        try:
+            return (yield self.block(function.body, function, prefix, cluster, env))
+        finally:
+            self.expanding.discard(name)
 
-    def block(self, block: Block, function: Function, prefix: str, cluster: str, env: dict, stack: tuple[str, ...]) -> Optional[str]:
+    def block(self, block: Block, function: Function, prefix: str, cluster: str, env: dict):
         ops = block.operations
         marked = [_marked_for_folding(op) for op in ops]
         body = ops[:-1] if ops and self._traits(ops[-1].name)[0] else ops
@@ -135,11 +160,16 @@ class _Builder:
                 self._place_group(group, cluster, function.sym_name, placement, drawn, homes)
             self._move_arguments(block, cluster, env, homes)
         returned = None
+        traits = self._traits
         for k, op in enumerate(ops):
             if marked[k] and self._fold(op, env):
                 continue
-            node = self.op(op, function, prefix, placement.get(k, cluster), env, stack)
-            if self._traits(op.name)[0]:
+            terminator, attribute = traits(op.name)[:2]
+            if op.regions or attribute is not None:
+                node = yield self.op(op, function, prefix, placement.get(k, cluster), env)
+            else:
+                node = self.plain_op(op, function, prefix, placement.get(k, cluster), env)
+            if terminator:
                 returned = node
         return returned
 
@@ -190,28 +220,22 @@ class _Builder:
 
     def _callee(self, op: Operation) -> Optional[Function]:
         attribute = self._traits(op.name)[1]
-        callee = self.module.functions.get(symbol_name(op.attr(attribute))) if attribute is not None else None
+        callee = self.functions.get(symbol_name(op.attr(attribute))) if attribute is not None else None
         return callee if callee is not None and not callee.is_declaration else None
 
-    def op(self, op: Operation, function: Function, prefix: str, cluster: str, env: dict, stack: tuple[str, ...]) -> str:
+    def _node_id(self, op: Operation, function: Function, prefix: str) -> str:
         fname, places = self._facts(function)
-        nid = f"{prefix}{fname}#{places[id(op)]}"
-        terminator, attribute, owns, category = self._traits(op.name)
-        callee = self._callee(op) if attribute is not None else None
-        if callee is not None and callee.sym_name not in stack:
-            if owns:
-                return self._owning_call(op, callee, nid, function, cluster, env, stack)
-            if self.inline:
-                call_cluster = self.add_cluster(f"call:{nid}", "call", f"{op_title(op)} {op.attr('callee')}", cluster, fname, op=op)
-                inputs = [env[id(v)] for v in op.operands]
-                returned = self.function(callee, nid + "/", call_cluster, inputs, (*stack, callee.sym_name))
-                for k, result in enumerate(op.results):
-                    env[id(result)] = (returned, k)
-                return returned
-        home = cluster
-        if op.regions and any(r.blocks for r in op.regions):
-            home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)
-        self.add_op_node(nid, home, "return" if terminator else "op", op, fname, category)
+        return f"{prefix}{fname}#{places[id(op)]}"
+
+    def plain_op(self, op: Operation, function: Function, prefix: str, cluster: str, env: dict) -> str:
+        """An op with no regions and no callee: its node and its edges."""
+        nid = self._node_id(op, function, prefix)
+        terminator, _, _, category = self._traits(op.name)
+        self._box(op, nid, cluster, function.sym_name, "return" if terminator else "op", category, env)
+        return nid
+
+    def _box(self, op: Operation, nid: str, cluster: str, fname: str, kind: str, category: str, env: dict) -> None:
+        self.add_op_node(nid, cluster, kind, op, fname, category)
         add_edge = self.add_edge
         for i, operand in enumerate(op.operands):
             source = env.get(id(operand))
@@ -219,6 +243,26 @@ class _Builder:
                 add_edge(source, nid, i, operand)
         for k, result in enumerate(op.results):
             env[id(result)] = (nid, k)
+
+    def op(self, op: Operation, function: Function, prefix: str, cluster: str, env: dict):
+        fname = function.sym_name
+        nid = self._node_id(op, function, prefix)
+        terminator, attribute, owns, category = self._traits(op.name)
+        callee = self._callee(op) if attribute is not None else None
+        if callee is not None and callee.sym_name not in self.expanding:
+            if owns:
+                return (yield self._owning_call(op, callee, nid, function, cluster, env))
+            if self.inline:
+                call_cluster = self.add_cluster(f"call:{nid}", "call", f"{op_title(op)} {op.attr('callee')}", cluster, fname, op=op)
+                inputs = [env[id(v)] for v in op.operands]
+                returned = yield self.function(callee, nid + "/", call_cluster, inputs)
+                for k, result in enumerate(op.results):
+                    env[id(result)] = (returned, k)
+                return returned
+        home = cluster
+        if op.regions and any(r.blocks for r in op.regions):
+            home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)
+        self._box(op, nid, home, fname, "return" if terminator else "op", category, env)
         names = _region_names(op) if op.regions else []
         for r, region in enumerate(op.regions):
             if not region.blocks:
@@ -229,10 +273,10 @@ class _Builder:
                     aid = f"{nid}.{r}.{b}.arg{j}"
                     self.add_argument_node(aid, region_cluster, arg, fname, location="")
                     env[id(arg)] = (aid, 0)
-                self.block(block, function, prefix, region_cluster, env, stack)
+                yield self.block(block, function, prefix, region_cluster, env)
         return nid
 
-    def _owning_call(self, op: Operation, callee: Function, nid: str, function: Function, cluster: str, env: dict, stack: tuple[str, ...]) -> str:
+    def _owning_call(self, op: Operation, callee: Function, nid: str, function: Function, cluster: str, env: dict):
         """A fusion-like op: one cluster holding its own copy of the callee and the op's node, data
         flowing as it runs: operands into the callee's arguments, the callee's results into the
         op's node, which hands them on (folded, the cluster reads as the op with the count of ops
@@ -240,7 +284,7 @@ class _Builder:
         fname = function.sym_name
         home = self.add_cluster(f"op:{nid}", "op", op_title(op), cluster, fname, node=nid, op=op)
         prefix = nid + "/"
-        returned = self.function(callee, prefix, home, None, (*stack, callee.sym_name))
+        returned = yield self.function(callee, prefix, home, None)
         for i, operand in enumerate(op.operands):
             source = env.get(id(operand))
             argument = f"{prefix}{callee.sym_name}#arg{i}"
@@ -321,7 +365,7 @@ def _build_graph(module: Module, function: Optional[str], inline_calls: bool, gr
         if fn.is_declaration or (fn.sym_name in owned and fn.sym_name != root and fn is not module.entry):
             continue
         cluster = builder.add_cluster(f"fn:{fn.sym_name}", "function", f"func @{fn.sym_name}", None, fn.sym_name, op=fn)
-        builder.function(fn, "", cluster, None, (fn.sym_name,))
+        builder.walk(fn, "", cluster)
     if not inline_calls:
         _add_call_edges(builder)
     graph = DataflowGraph(builder.graph, builder.clusters, module, root, inline_calls)

@@ -58,6 +58,11 @@ def cluster_names(view: DataflowGraph) -> dict[str, str]:
     return {cid: f"cluster_{i}" for i, cid in enumerate(view.clusters)}
 
 
+# Nesting levels of DOT text indented; deeper clusters (a long chain of calls drawn inline) are
+# indented no further.
+MAX_INDENT = 32
+
+
 def dot_source(view: DataflowGraph, terminal: bool = False, decorate=None, extra_graph: Optional[dict] = None) -> str:
     """DOT text for the view. `decorate(kind, id, data) -> dict` adds style attributes (colours,
     tooltips) for exports; layout DOT leaves it None. `terminal` sizes boxes in character cells."""
@@ -85,22 +90,29 @@ def dot_source(view: DataflowGraph, terminal: bool = False, decorate=None, extra
             attrs.update(decorate("node", node, data))
         return f"{indent}{quote(node)} {_attrs(attrs)};"
 
-    def cluster_lines(cid: str, depth: int) -> None:
-        cluster = view.clusters[cid]
-        indent = "  " * depth
-        lines.append(f"{indent}subgraph {names[cid]} {{")
-        attrs: dict = {"label": cluster.label}
-        if decorate is not None:
-            attrs.update(decorate("cluster", cid, cluster))
-        lines.append(f"{indent}  graph {_attrs(attrs)};")
-        for node in cluster.nodes:
-            lines.append(node_line(node, indent + "  "))
-        for child in cluster.children:
-            cluster_lines(child, depth + 1)
-        lines.append(f"{indent}}}")
+    def cluster_lines(top: str) -> None:
+        # Clusters nest as deep as calls do (`--collapse none`): a stack of our own, and an indent
+        # that stops growing where nobody reads it any more.
+        pending: list[tuple[str, int, bool]] = [(top, 1, False)]
+        while pending:
+            cid, depth, closing = pending.pop()
+            indent = "  " * min(depth, MAX_INDENT)
+            if closing:
+                lines.append(f"{indent}}}")
+                continue
+            cluster = view.clusters[cid]
+            lines.append(f"{indent}subgraph {names[cid]} {{")
+            attrs: dict = {"label": cluster.label}
+            if decorate is not None:
+                attrs.update(decorate("cluster", cid, cluster))
+            lines.append(f"{indent}  graph {_attrs(attrs)};")
+            for node in cluster.nodes:
+                lines.append(node_line(node, indent + "  "))
+            pending.append((cid, depth, True))
+            pending.extend((child, depth + 1, False) for child in reversed(cluster.children))
 
     for cid in view.top_clusters():
-        cluster_lines(cid, 1)
+        cluster_lines(cid)
     for node, data in view.graph.nodes(data=True):
         if data.get("cluster") not in view.clusters:
             lines.append(node_line(node, "  "))

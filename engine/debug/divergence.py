@@ -34,6 +34,7 @@ from ..ir.locations import describe as describe_location
 from ..ir.opset import is_collective
 from ..machine.backend import Backend
 from ..machine.process import ProcessId
+from ..run.deep_stack import run_with_room
 from .breakpoints import Breakpoint, BreakpointError, compile_condition
 from .difference import DEFAULT_ATOL, DEFAULT_RTOL, XLA_TOLERANCE, Difference, combine, compare_values
 from .lockstep import FrameStep, Side, Step, describe_frames
@@ -273,6 +274,14 @@ def compare_runs(module: Module, args: Union[Sequence[Any], dict], target: Backe
     A run that fails raises its error, naming the target."""
     if (rtol is not None and rtol < 0) or atol < 0:
         raise ExecutionError(f"tolerances must be 0 or more (rtol {rtol}, atol {atol})")
+    # Both runs' greenlets live on one thread with room for the program's deepest calls.
+    return run_with_room(module, lambda: _compare_runs(module, args, target, against, entry, rtol, atol,
+                                                       stop_at_first, grid))
+
+
+def _compare_runs(module: Module, args: Union[Sequence[Any], dict], target: Backend, against: Backend,
+                  entry: str, rtol: Optional[float], atol: float, stop_at_first: bool,
+                  grid: tuple[int, int]) -> DiffReport:
     report = DiffReport(target.describe(), against.describe(), rtol, atol, devices=grid[0] * grid[1], partitions=grid[1])
     ours = Side(report.target, module, target, entry, args, grid)
     theirs = Side(report.against, module, against, entry, args, grid)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..ir.errors import ExecutionError, HlodbgError
 from ..run.interpreter import Frame, Interpreter, _block_arguments
+from ..run.deep_stack import StackThread, stack_thread_for
 from ..ir.core import Block
 from ..ir.opset import has_aliasing_regions
 from .trace import FrameRecord, Trace
@@ -255,6 +256,9 @@ class Execution:
         self.error: Optional[HlodbgError] = None
         self._greenlet: Optional[greenlet.greenlet] = None
         self._thread: Optional[int] = None  # the thread the run started in
+        # Where the greenlet lives when the program nests calls deeper than that thread has room
+        # for (engine/run/deep_stack.py): every switch to it happens there.
+        self._stack: Optional[StackThread] = None
 
     @property
     def done(self) -> bool:
@@ -266,11 +270,28 @@ class Execution:
             return
         if self.state == "ready":
             self._thread = threading.get_ident()
-            self._greenlet = greenlet.greenlet(self._main)
+            self._stack = stack_thread_for(self.interpreter.module)
         self._check_thread()
+        self._on_stack(self._advance)
+
+    def _advance(self) -> None:
+        if self._greenlet is None:
+            self._greenlet = greenlet.greenlet(self._main)
         self._greenlet.parent = greenlet.getcurrent()
         self.state = "running"
         self._greenlet.switch()
+
+    def _on_stack(self, work) -> None:
+        """`work()` where the greenlet lives; the stack thread ends with the run."""
+        stack = self._stack
+        if stack is None:
+            work()
+            return
+        try:
+            stack.call(work)
+        finally:
+            if self.done:
+                stack.close()
 
     def fail(self, error: Optional[HlodbgError]) -> None:
         """End a run that cannot go on (a grid's process parked at a rendezvous that will never
@@ -289,8 +310,11 @@ class Execution:
         elif self.state == "parked":
             self._check_thread()
             self.state = "abandoned"
-            self._greenlet.parent = greenlet.getcurrent()
-            self._greenlet.switch()
+            self._on_stack(self._unwind)
+
+    def _unwind(self) -> None:
+        self._greenlet.parent = greenlet.getcurrent()
+        self._greenlet.switch()
 
     def _check_thread(self) -> None:
         if threading.get_ident() != self._thread:

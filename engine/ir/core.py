@@ -255,15 +255,33 @@ class Module:
         self.pos: "Optional[SourcePos]" = None
         self.source = None  # SourceText the module was parsed from
         self.resources: dict[str, dict[str, Any]] = {}
+        # (the operations list as it was, the table made from it): a call names its callee by
+        # symbol, and rebuilding the table per lookup is quadratic in a long chain of calls.
+        self._function_table: tuple[list[Operation], dict[str, Function]] = ([], {})
 
     @property
     def functions(self) -> dict[str, Function]:
-        return {op.sym_name: op for op in self.operations if isinstance(op, Function)}
+        return dict(self._functions())
+
+    def _functions(self) -> dict[str, Function]:
+        """The function table, remade whenever the operations list has changed (a list comparison
+        is by identity first, at C speed)."""
+        seen, table = self._function_table
+        if seen != self.operations:
+            table = {op.sym_name: op for op in self.operations if isinstance(op, Function)}
+            self._function_table = (list(self.operations), table)
+        return table
 
     def function(self, name: str) -> Function:
         """The function named `name`. `main`, the default entry everywhere, also names the module's
         entry function when no function is called main (an HLO module's ENTRY is `main.3`)."""
-        functions = self.functions
+        functions = self._functions()
+        found = functions.get(name)
+        if found is not None:
+            if found.sym_name == name:
+                return found
+            self._function_table = ([], {})  # a function renamed in place
+            functions = self._functions()
         if name == "main" and name not in functions and self.entry is not None:
             return self.entry
         if name not in functions:

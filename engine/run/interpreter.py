@@ -37,6 +37,7 @@ from . import parallel  # noqa: F401  (registers interpreter.run_parallel, which
 from ..ops.registry import EVALUATORS, OpCall
 from ..machine.process import Grid, ProcessId
 from .block_code import MOST_STEPS, block_function
+from .deep_stack import run_with_room
 from .plan import SOLE_HOLDER, CompiledSteps, FastBlock, Plan, Step, failure, frozen
 from ..ir.types import QuantizedType, TensorType
 
@@ -178,8 +179,14 @@ class Interpreter:
     def run(self, entry: str = "main", args: Sequence[Any] = ()) -> list[Any]:
         function = self.entry_function(entry)
         values = entry_arguments(function, args)
-        with np.errstate(all="ignore"):
-            results = self.call_function(function, values)
+
+        def run() -> list[Any]:
+            with np.errstate(all="ignore"):
+                return self.call_function(function, values)
+
+        # Calls nest Python frames: a chain of calls deeper than this thread has room for runs on a
+        # thread with room for it (deep_stack.py).
+        results = run_with_room(self.module, run)
         # A kept constant (or a read-only argument) returned is copied: what a run returns is never
         # shared with a later run, nor is it the caller's own data.
         return [r.copy() if isinstance(r, np.ndarray) and not r.flags.writeable else r for r in results]

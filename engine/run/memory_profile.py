@@ -359,42 +359,56 @@ def function_memories(module: Module, backend: Backend, entry: str,
     """The memory of `entry` and of every function it calls (callees first), on one backend."""
     liveness = liveness or liveness_of(module)
     done: dict[str, FunctionMemory] = {}
-    active: list[str] = []
+    functions = module.functions  # once: Module.function builds the table on every call
 
-    def memory_of(function: Function, is_entry: bool) -> FunctionMemory:
-        name = function.sym_name
-        if name in active:
-            chain = " -> ".join("@" + n for n in (*active[active.index(name):], name))
-            raise ExecutionError(f"@{name} calls itself ({chain}): a recursive program's memory has no static bound",
-                                 function.pos)
-        found = done.get(name)
-        if found is not None and not is_entry:
-            return found
-        active.append(name)
-        try:
-            memory = FunctionMemory(liveness.function(function), backend, is_entry, callee_of)
-        finally:
-            active.pop()
-        if not is_entry:
-            done[name] = memory
-        return memory
-
-    def callee_of(op: Operation) -> Optional[FunctionMemory]:
+    def called(op: Operation) -> Optional[Function]:
         attribute = callee_attribute(op.name)
         if attribute is None or attribute not in op.attributes:
             return None
         name = symbol_name(op.attributes[attribute])
         try:
-            function = module.function(name)
+            function = functions.get(name) or module.function(name)
         except KeyError:
             raise ExecutionError(f"{op.name}: no function @{name} in the module", op.pos) from None
         if function.is_declaration:
             raise ExecutionError(f"{op.name}: @{name} is only declared; its memory cannot be counted", op.pos)
-        return memory_of(function, False)
+        return function
+
+    def callee_of(op: Operation) -> Optional[FunctionMemory]:
+        function = called(op)
+        return None if function is None else done[function.sym_name]
 
     from .interpreter import entry_function
 
-    top = memory_of(entry_function(module, entry), True)
+    # Callees before their callers, walked with a stack of our own: a chain of calls is as deep as
+    # the program makes it.
+    top_function = entry_function(module, entry)
+    path: list[Function] = [top_function]
+    on_path = {top_function.sym_name}
+    cursors = [iter(liveness.function(top_function).ops)]
+    while cursors:
+        op = next(cursors[-1], None)
+        if op is None:
+            cursors.pop()
+            function = path.pop()
+            on_path.discard(function.sym_name)
+            if cursors:
+                done[function.sym_name] = FunctionMemory(liveness.function(function), backend, False, callee_of)
+            continue
+        function = called(op)
+        if function is None or function.sym_name in done:
+            continue
+        name = function.sym_name
+        if name in on_path:
+            names = [f.sym_name for f in path]
+            names = names[names.index(name):]
+            chain = " -> ".join("@" + n for n in (*names, name))
+            raise ExecutionError(f"@{name} calls itself ({chain}): a recursive program's memory has no static bound",
+                                 function.pos)
+        path.append(function)
+        on_path.add(name)
+        cursors.append(iter(liveness.function(function).ops))
+    top = FunctionMemory(liveness.function(top_function), backend, True, callee_of)
     return {**done, entry: top}
 
 

@@ -18,6 +18,11 @@ from typing import Protocol
 from ..ir.core import Module
 from ..ir.errors import ParseError
 
+# Regions inside regions (a while's body holding an if holding a reduce ...) a program may nest,
+# in any language; what reads and prints the IR walks regions with Python's own recursion, as deep
+# as this. Calls to other functions are not regions: they chain to any depth.
+MAX_REGION_NESTING = 100
+
 
 class Frontend(Protocol):
     name: str

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..ir import attributes as A
 from ..syntax.mlir import attribute_text as T
+from ..ir.call_graph import CallGraph, Recursion
 from ..ir.collector import collector_paused
 from ..ir.errors import VerifyError
 from ..ir.core import Block, Function, Module, Operation, function_list
@@ -77,11 +78,22 @@ def verify_all(module: Module) -> list[VerifyError]:
 
 def _errors(module: Module) -> Iterator[VerifyError]:
     ctx = _Context(module)
+    recursive_calls = {id(r.site.op): r for r in CallGraph(module).recursions()}
     for top in module.operations:
         for op in top.walk():
             error = _verify_op(op, ctx)
+            if error is None and id(op) in recursive_calls:
+                error = _recursion_error(recursive_calls[id(op)])
             if error is not None:
                 yield error
+
+
+def _recursion_error(recursion: Recursion) -> VerifyError:
+    """A call that closes a cycle of calls: StableHLO has no recursion (a function may not call
+    itself, directly or through others), and XLA's call graphs are acyclic."""
+    op = recursion.site.op
+    return VerifyError(f"{op.name}: calls @{recursion.site.callee} recursively ({recursion.describe()}); "
+                       "a function may not call itself, directly or through other functions (callee)", op.pos)
 
 
 def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:

@@ -20,6 +20,7 @@ from ...ir.types import FunctionType, IntegerType, TupleType, Type
 from . import attr_values, literals
 from .adapters import Field, Info
 from .async_sugar import desugar_async
+from ..frontend import MAX_REGION_NESTING
 from .facts import GENERIC, generic_facts, location, shape_fact
 from .forms import (
     implicit_get_tuple_element, lower_operands, pack_values, packed_result_types, smallest_first, tuple_all_to_all,
@@ -179,6 +180,10 @@ class ModuleLowering:
         if comp.name in self.cloning:
             chain = " -> ".join([*self.cloning, comp.name])
             raise ParseError(f"computation '{comp.name}' uses itself as a region ({chain})", comp.pos)
+        if len(self.cloning) >= MAX_REGION_NESTING:
+            raise ParseError(f"computation '{comp.name}' would be a region nested more than {MAX_REGION_NESTING} "
+                             f"deep (used as a body by {self.cloning[-1]}, itself one {len(self.cloning)} deep); "
+                             f"hlodbg reads programs whose regions nest at most that deep", comp.pos)
         self.cloning.append(comp.name)
         try:
             block = Block()

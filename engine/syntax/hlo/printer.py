@@ -158,21 +158,30 @@ class ModulePrinter:
         out: list[Computation] = []
         done: set[str] = set()
 
-        def visit(comp: Computation, path: tuple[str, ...]) -> None:
-            if comp.name in done:
-                return
-            if comp.name in path:
-                raise HloPrintError(f"computation '{comp.name}' calls itself; HLO computations cannot recurse")
-            for name in comp.calls:
+        # Depth first with a stack of our own: a chain of calls is as deep as the program makes it.
+        for root in by_text:
+            if root.name in done:
+                continue
+            path, on_path, cursors = [root], {root.name}, [iter(root.calls)]
+            while cursors:
+                name = next(cursors[-1], None)
+                if name is None:
+                    cursors.pop()
+                    comp = path.pop()
+                    on_path.discard(comp.name)
+                    done.add(comp.name)
+                    out.append(comp)
+                    continue
                 callee = self.computations.get(name)
                 if callee is None:
-                    raise HloPrintError(f"computation '{comp.name}' calls '{name}', which the module does not define")
-                visit(callee, path + (comp.name,))
-            done.add(comp.name)
-            out.append(comp)
-
-        for comp in by_text:
-            visit(comp, ())
+                    raise HloPrintError(f"computation '{path[-1].name}' calls '{name}', which the module does not define")
+                if name in done:
+                    continue
+                if name in on_path:
+                    raise HloPrintError(f"computation '{name}' calls itself; HLO computations cannot recurse")
+                path.append(callee)
+                on_path.add(name)
+                cursors.append(iter(callee.calls))
         return out
 
     def name_prefix(self) -> str:

@@ -23,6 +23,7 @@ from .op_syntax import PRETTY_PARSERS
 from .op_templates import LineShape, OpTemplates
 from ...ir.types import FunctionType, Type
 from ...ir.locations import NameLoc
+from ..frontend import MAX_REGION_NESTING
 from .value_parser import LocRef, ValueParser, storage_dtype
 
 _RESULT_NAME = re.compile(r"(%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+))(?::(\d+))?")
@@ -288,9 +289,17 @@ class Parser(ValueParser):
 
     def parse_region(self, arguments: Optional[list[tuple[str, Type, int]]] = None, isolated: bool = False) -> Region:
         """`{ ops }` or `{ ^bb0(%a: T): ops ^bb1: ... }`; `arguments` pre-declares entry args."""
+        start = self.pos
         self.expect("{", "to start a region")
+        # An isolated region is a function's body: regions nest from there.
+        nesting = 0 if isolated else self.scopes[-1].get(_NESTING, 0) + 1 if self.scopes else 1
+        if nesting > MAX_REGION_NESTING:
+            self.error(f"regions nest more than {MAX_REGION_NESTING} deep here; hlodbg reads programs whose "
+                       "regions (loop bodies, branches, reducers) nest at most that deep (calls to other "
+                       "functions may chain to any depth)", start)
         region = Region()
         scope: dict[str, Any] = {"": True} if isolated else {}
+        scope[_NESTING] = nesting
         self.scopes.append(scope)
         try:
             if self.accept("}"):
@@ -514,6 +523,8 @@ class Parser(ValueParser):
             array = np.frombuffer(payload, dtype=dtype).reshape(attr.type.shape).copy()
             object.__setattr__(attr, "array", array)
 
+
+_NESTING = " nesting"  # a scope's key (no value name has a space) for how deep its region nests
 
 SPLIT_MARKER = re.compile(r"^// -----\s*$", re.MULTILINE)
 
