@@ -31,7 +31,7 @@ HBM), and exact for what each buffer takes in its layout.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -39,6 +39,7 @@ from ..ir.core import Block, Function, Module, Operation, Value, symbol_name
 from ..ir.errors import ExecutionError
 from ..ir.opset import callee_attribute, has_aliasing_regions, has_expandable_body
 from ..ir.types import TensorType
+from ..ir.walks import callees_first
 from ..machine.backend import Backend
 from ..machine.memory import format_bytes, physical_memory
 from ..machine.xla_shapes import layout_text_of
@@ -380,34 +381,23 @@ def function_memories(module: Module, backend: Backend, entry: str,
 
     from .interpreter import entry_function
 
-    # Callees before their callers, walked with a stack of our own: a chain of calls is as deep as
-    # the program makes it.
+    def callees(function: Function) -> Iterator[Function]:
+        for op in liveness.function(function).ops:
+            callee = called(op)
+            if callee is not None:
+                yield callee
+
+    def recursive(path: list[Function], function: Function) -> None:
+        names = [f.sym_name for f in path]
+        chain = " -> ".join("@" + n for n in (*names[names.index(function.sym_name):], function.sym_name))
+        raise ExecutionError(f"@{function.sym_name} calls itself ({chain}): a recursive program's memory has no "
+                             "static bound", function.pos)
+
+    # Callees before their callers, each profiled once (the entry last, as the top of the run).
     top_function = entry_function(module, entry)
-    path: list[Function] = [top_function]
-    on_path = {top_function.sym_name}
-    cursors = [iter(liveness.function(top_function).ops)]
-    while cursors:
-        op = next(cursors[-1], None)
-        if op is None:
-            cursors.pop()
-            function = path.pop()
-            on_path.discard(function.sym_name)
-            if cursors:
-                done[function.sym_name] = FunctionMemory(liveness.function(function), backend, False, callee_of)
-            continue
-        function = called(op)
-        if function is None or function.sym_name in done:
-            continue
-        name = function.sym_name
-        if name in on_path:
-            names = [f.sym_name for f in path]
-            names = names[names.index(name):]
-            chain = " -> ".join("@" + n for n in (*names, name))
-            raise ExecutionError(f"@{name} calls itself ({chain}): a recursive program's memory has no static bound",
-                                 function.pos)
-        path.append(function)
-        on_path.add(name)
-        cursors.append(iter(liveness.function(function).ops))
+    for function in callees_first(top_function, callees, lambda f: f.sym_name, recursive):
+        if function is not top_function:
+            done[function.sym_name] = FunctionMemory(liveness.function(function), backend, False, callee_of)
     top = FunctionMemory(liveness.function(top_function), backend, True, callee_of)
     return {**done, entry: top}
 

@@ -21,12 +21,13 @@ one is a located error naming it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Iterator, Optional
 
 from ...ir.attributes import ArrayAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Value
 from ...ir.errors import HlodbgError
 from ...ir.types import IntegerType, TupleType, element_type
+from ...ir.walks import callees_first
 from .ir_types import hlo_shape_text
 from .literal_text import literal_text
 from .print_facts import MANUAL, argument_facts, is_implicit, pack_source, xla_shape_of
@@ -158,30 +159,18 @@ class ModulePrinter:
         out: list[Computation] = []
         done: set[str] = set()
 
-        # Depth first with a stack of our own: a chain of calls is as deep as the program makes it.
-        for root in by_text:
-            if root.name in done:
-                continue
-            path, on_path, cursors = [root], {root.name}, [iter(root.calls)]
-            while cursors:
-                name = next(cursors[-1], None)
-                if name is None:
-                    cursors.pop()
-                    comp = path.pop()
-                    on_path.discard(comp.name)
-                    done.add(comp.name)
-                    out.append(comp)
-                    continue
+        def callees(comp: Computation) -> Iterator[Computation]:
+            for name in comp.calls:
                 callee = self.computations.get(name)
                 if callee is None:
-                    raise HloPrintError(f"computation '{path[-1].name}' calls '{name}', which the module does not define")
-                if name in done:
-                    continue
-                if name in on_path:
-                    raise HloPrintError(f"computation '{name}' calls itself; HLO computations cannot recurse")
-                path.append(callee)
-                on_path.add(name)
-                cursors.append(iter(callee.calls))
+                    raise HloPrintError(f"computation '{comp.name}' calls '{name}', which the module does not define")
+                yield callee
+
+        def recursive(path: list[Computation], callee: Computation) -> None:
+            raise HloPrintError(f"computation '{callee.name}' calls itself; HLO computations cannot recurse")
+
+        for root in by_text:
+            out.extend(callees_first(root, callees, lambda c: c.name, recursive, done))
         return out
 
     def name_prefix(self) -> str:
