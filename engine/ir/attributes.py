@@ -6,13 +6,15 @@ that remember their MLIR type, so evaluators use them as numbers and the printer
 """
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
 import numpy as np
 
-from .types import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type, format_float
+from .types import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type, format_float, mlir_float
 
 I64 = IntegerType(64)
 F64 = FloatType("f64")
@@ -46,7 +48,7 @@ class FloatAttr(float):
         return self
 
     def __repr__(self) -> str:
-        return f"{format_float(self)} : {self.type}"
+        return f"{mlir_float(float(self), self.type if isinstance(self.type, FloatType) else None) if math.isfinite(self) else format_float(self)} : {self.type}"
 
     def __reduce__(self):
         return (FloatAttr, (float(self), self.type))
@@ -255,8 +257,7 @@ class GatherDimensionNumbers(StructAttr):
     operand_batching_dims: tuple[int, ...] = ()
     start_indices_batching_dims: tuple[int, ...] = ()
     start_index_map: tuple[int, ...] = ()
-    index_vector_dim: int = 0
-    always_print = ("index_vector_dim",)
+    index_vector_dim: int = 0  # printed only when not 0, as StableHLO's printStruct does
 
 
 @dataclass(frozen=True)
@@ -267,8 +268,7 @@ class ScatterDimensionNumbers(StructAttr):
     input_batching_dims: tuple[int, ...] = ()
     scatter_indices_batching_dims: tuple[int, ...] = ()
     scatter_dims_to_operand_dims: tuple[int, ...] = ()
-    index_vector_dim: int = 0
-    always_print = ("index_vector_dim",)
+    index_vector_dim: int = 0  # printed only when not 0, as StableHLO's printStruct does
 
 
 @dataclass(frozen=True)
@@ -375,6 +375,11 @@ class ReplicaGroupMeshAxes(StructAttr):
     axes: tuple = ()
     mesh: Any = None  # StableHLO's own tests spell it `mesh = @m`
     always_print = ("axes",)
+
+    def params(self) -> list[tuple[str, Any]]:
+        # StableHLO declares `mesh` before `axes` and prints them in that order.
+        found = super().params()
+        return sorted(found, key=lambda item: item[0] != "mesh")
 
 
 STRUCT_ATTRS: dict[str, type[StructAttr]] = {

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ...ir import attributes as A
+from ...ir.types import mlir_float
 from ...ir.opset import OPS
 from . import attribute_text as T
 from .parse_state import ParseState
@@ -38,6 +39,9 @@ class Syntax:
     """Base: something that can parse an op's pretty form and print it back."""
 
     opdef: Any = None
+    # False: a form hlodbg reads (as other tools write it) that stablehlo-opt does not print, so
+    # neither does hlodbg; the op prints in generic form.
+    printed: bool = True
 
     def bind(self, opdef) -> "Syntax":
         self.opdef = opdef
@@ -307,7 +311,7 @@ def format_pretty_attr(value: Any, kind: str) -> str:
     if kind.startswith("enum."):
         return str(value)
     if kind == "f64":
-        return repr(float(value))
+        return mlir_float(float(value))
     return T.format_attribute(value)
 
 

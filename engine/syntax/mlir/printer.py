@@ -123,7 +123,7 @@ class Printer:
         prefix = self._result_prefix(op)
         body = None
         syntax = FORMATS.get(op.name)
-        if not self.generic and syntax is not None and self._pretty_ok(op, syntax):
+        if not self.generic and syntax is not None and syntax.printed and self._pretty_ok(op, syntax):
             body = self._pretty_body(op, syntax)
         if body is None:
             body = self._generic(op)
