@@ -219,6 +219,7 @@ class StructAttr:
     mnemonic: str = ""
     dialect: str = "stablehlo"
     always_print: tuple[str, ...] = ()
+    omitted_when_zero: tuple[str, ...] = ()
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> "StructAttr":
@@ -245,6 +246,8 @@ class StructAttr:
             value = getattr(self, f.name)
             if f.name not in self.always_print and (value == () or value is None):
                 continue
+            if f.name in self.omitted_when_zero and value == 0:
+                continue
             out.append((f.name, value))
         return out
 
@@ -257,7 +260,8 @@ class GatherDimensionNumbers(StructAttr):
     operand_batching_dims: tuple[int, ...] = ()
     start_indices_batching_dims: tuple[int, ...] = ()
     start_index_map: tuple[int, ...] = ()
-    index_vector_dim: int = 0  # printed only when not 0, as StableHLO's printStruct does
+    index_vector_dim: int = 0
+    omitted_when_zero = ("index_vector_dim",)  # as StableHLO's printStruct prints it
 
 
 @dataclass(frozen=True)
@@ -268,7 +272,8 @@ class ScatterDimensionNumbers(StructAttr):
     input_batching_dims: tuple[int, ...] = ()
     scatter_indices_batching_dims: tuple[int, ...] = ()
     scatter_dims_to_operand_dims: tuple[int, ...] = ()
-    index_vector_dim: int = 0  # printed only when not 0, as StableHLO's printStruct does
+    index_vector_dim: int = 0
+    omitted_when_zero = ("index_vector_dim",)  # as StableHLO's printStruct prints it
 
 
 @dataclass(frozen=True)
