@@ -36,7 +36,10 @@ printed output (pretty form: no -mlir-print-op-generic, -mlir-print-debuginfo) i
 printed by hlodbg's printer (what `hlodbg print` writes) and its CHECK lines (with the prefixes
 those RUN lines name) are matched against that text by benchmarks/filecheck.py, chunk by chunk.
 Chunks without such CHECK lines are not counted; chunks hlodbg does not read count as failures.
-A failure's category is the op (or first word) of the CHECK line that did not match.
+A failure's category is the op (or first word) of the CHECK line that did not match. The figure is
+given for `hlodbg print` (the program's own SSA names) and `hlodbg print --renumber` (MLIR's).
+With jaxlib, "text as MLIR prints it" compares `hlodbg print --renumber` with jaxlib's own print of
+each valid chunk it reads, character for character (its category: the first line that differs).
 Each failure is listed under a category (the stage and the first words of the message).
 """
 from __future__ import annotations
@@ -321,6 +324,31 @@ class MlirOracle:
             return all(self.context.is_registered_operation(name) for name in names)
 
 
+def check_text_with_mlir(chunk: Chunk, oracle: MlirOracle, tally: Tally) -> None:
+    """Whether `hlodbg print --renumber` writes, character for character, what MLIR prints."""
+    if not oracle.registers_every_op_of(chunk.text):
+        return
+    try:
+        with oracle.context:
+            expected = str(oracle.ir.Module.parse(chunk.text))
+    except Exception:  # noqa: BLE001 - a construct jaxlib's older StableHLO does not read
+        return
+    tally.total += 1
+    try:
+        printed = print_module(parse_module(chunk.text, chunk.where.split(":")[0]), renumber=True)
+    except Exception as error:  # noqa: BLE001
+        tally.fail("not read: " + _category("parse", error), chunk.where, _message(error))
+        return
+    if printed == expected:
+        tally.passed += 1
+        return
+    ours, theirs = printed.splitlines(), expected.splitlines()
+    line = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+    mine = ours[line].strip() if line < len(ours) else "(end)"
+    other = theirs[line].strip() if line < len(theirs) else "(end)"
+    tally.fail(_print_category("x: " + other), chunk.where, f"hlodbg: {mine[:150]} | MLIR: {other[:150]}")
+
+
 def check_with_mlir(chunk: Chunk, oracle: MlirOracle, tally: Tally) -> None:
     original = oracle.generic(chunk.text, through_pretty=True)
     if original is None or not oracle.registers_every_op_of(chunk.text):
@@ -340,7 +368,7 @@ def check_with_mlir(chunk: Chunk, oracle: MlirOracle, tally: Tally) -> None:
         tally.passed += 1
 
 
-def check_printed(chunk: Chunk, checks_run: list[PrintedCheck], tally: Tally) -> None:
+def check_printed(chunk: Chunk, checks_run: list[PrintedCheck], tally: Tally, renumber: bool = False) -> None:
     """Whether hlodbg prints the chunk as its CHECK lines say stablehlo-opt prints it."""
     checks = "\n".join(line for line in chunk.text.splitlines() if line.lstrip().startswith("//"))
     checks_run = [run for run in checks_run if directives(checks, run.prefixes)]
@@ -353,7 +381,7 @@ def check_printed(chunk: Chunk, checks_run: list[PrintedCheck], tally: Tally) ->
         tally.fail("not read: " + _category("parse", error), chunk.where, _message(error))
         return
     for run in checks_run:
-        printed = print_module(module, debug_info=run.debug_info)
+        printed = print_module(module, debug_info=run.debug_info, renumber=renumber)
         mismatch = filecheck(checks, printed, run.prefixes)
         if mismatch:
             tally.fail(_print_category(mismatch), chunk.where, mismatch[:200])
@@ -412,7 +440,7 @@ def main() -> int:
     tallies = {group: (Tally(), Tally(), Tally()) for group in ("read", "pass input", "foreign", "read+foreign")}
     oracle = MlirOracle()
     mlir_round_trip = Tally()
-    printed_as_opt = Tally()
+    printed_as_opt, renumbered_as_opt, text_as_mlir = Tally(), Tally(), Tally()
     for name in source.files():
         if args.only not in name:
             continue
@@ -436,8 +464,10 @@ def main() -> int:
             # Valid chunks only: jaxlib's verifiers can crash the process (SIGFPE) on invalid ones.
             if group == "read" and not chunk.invalid and oracle.ir is not None:
                 check_with_mlir(chunk, oracle, mlir_round_trip)
+                check_text_with_mlir(chunk, oracle, text_as_mlir)
             if group == "read" and not chunk.invalid and prefix_sets:
                 check_printed(chunk, prefix_sets, printed_as_opt)
+                check_printed(chunk, prefix_sets, renumbered_as_opt, renumber=True)
     print(f"StableHLO's tests at {source.commit()} ({args.path}); "
           f"{time.perf_counter() - started:.1f} s; dialects hlodbg defines: "
           + ", ".join(sorted({n.split('.')[0] for n in opdefs.OPS})))
@@ -453,6 +483,9 @@ def main() -> int:
     if oracle.ir is not None:
         report("round trip (MLIR)", mlir_round_trip, args.failures)
     report("prints as stablehlo-opt", printed_as_opt, args.failures)
+    report("  the same, --renumber", renumbered_as_opt, args.failures)
+    if oracle.ir is not None:
+        report("text as MLIR prints it", text_as_mlir, args.failures)
     print("\nthe same files, chunks of other dialects included:")
     for title, tally in zip(("valid accepted", "round trip", "invalid caught"), tallies["read+foreign"]):
         report(title, tally, 0)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from ..opdefs import define
 
-define("stablehlo.constant", "", "value:elements", category="constant")
+define("stablehlo.constant", "", "value:elements", category="constant", result_names="c", float_result_names="cst")
 
 
-define("stablehlo.while", "operand*", regions="cond body", results="*", category="control_flow", aliasing_regions=True)
+define("stablehlo.while", "operand*", regions="cond body", results="*", category="control_flow", aliasing_regions=True,
+       entry_argument_name="iterArg")
 
 
 define(

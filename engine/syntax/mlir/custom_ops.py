@@ -252,7 +252,8 @@ class ReduceSyntax(Syntax):
                 groups.append(
                     f"({pr.name(a)}: {a.type}{pr.location_suffix(a)}, {pr.name(b)}: {b.type}{pr.location_suffix(b)})"
                 )
-            text += "\n" + pr.indent_text() + " reducer" + " ".join(groups) + " " + pr.region(
+            # As StableHLO's printReduceOp: each pair is followed by a space, then one more.
+            text += "\n" + pr.indent_text() + " reducer" + "".join(g + " " for g in groups) + " " + pr.region(
                 op.regions[0], print_entry_args=False
             )
         return text

@@ -1,0 +1,98 @@
+"""`print --renumber`: SSA names as MLIR's printer (stablehlo-opt) gives them; the default print
+keeps the program's own names. Expected texts are what jaxlib's MLIR prints for the same input."""
+import pytest
+
+from hlodbg.engine import parse_module, print_module, structural_key
+from hlodbg.engine.verify import verify
+
+PROGRAM = """func.func @f(%s: tensor<2xui64>, %x: tensor<4xf32>, %b: tensor<i1>) -> tensor<4xf32> {
+  %o:2 = stablehlo.rng_bit_generator %s, algorithm = DEFAULT : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xf32>)
+  %w:2 = stablehlo.while(%i = %x, %j = %x) : tensor<4xf32>, tensor<4xf32>
+   cond {
+    %t = stablehlo.constant dense<true> : tensor<i1>
+    %q = stablehlo.constant dense<1.0> : tensor<4xf32>
+    stablehlo.return %t : tensor<i1>
+  } do {
+    %t = stablehlo.constant dense<1.0> : tensor<4xf32>
+    stablehlo.return %i, %j : tensor<4xf32>, tensor<4xf32>
+  }
+  %c = stablehlo.constant dense<1> : tensor<i32>
+  %z = stablehlo.constant dense<(1.0, 2.0)> : tensor<complex<f32>>
+  %e = "stablehlo.case"(%c) ({
+    %k = stablehlo.constant dense<2.0> : tensor<4xf32>
+    stablehlo.return %k : tensor<4xf32>
+  }, {
+    stablehlo.return %x : tensor<4xf32>
+  }) : (tensor<i32>) -> tensor<4xf32>
+  return %w#1 : tensor<4xf32>
+}
+"""
+
+# jaxlib's MLIR prints PROGRAM so (regions numbered after their parent region, sibling regions
+# from the same point, `_N` suffixes from one counter, named results of rng_bit_generator).
+AS_MLIR_PRINTS_IT = """module {
+  func.func @f(%arg0: tensor<2xui64>, %arg1: tensor<4xf32>, %arg2: tensor<i1>) -> tensor<4xf32> {
+    %output_state, %output = stablehlo.rng_bit_generator %arg0, algorithm = DEFAULT : (tensor<2xui64>) -> (tensor<2xui64>, tensor<4xf32>)
+    %0:2 = stablehlo.while(%iterArg = %arg1, %iterArg_0 = %arg1) : tensor<4xf32>, tensor<4xf32>
+    cond {
+      %c_1 = stablehlo.constant dense<true> : tensor<i1>
+      %cst_2 = stablehlo.constant dense<1.000000e+00> : tensor<4xf32>
+      stablehlo.return %c_1 : tensor<i1>
+    } do {
+      %cst_1 = stablehlo.constant dense<1.000000e+00> : tensor<4xf32>
+      stablehlo.return %iterArg, %iterArg_0 : tensor<4xf32>, tensor<4xf32>
+    }
+    %c = stablehlo.constant dense<1> : tensor<i32>
+    %cst = stablehlo.constant dense<(1.000000e+00,2.000000e+00)> : tensor<complex<f32>>
+    %1 = "stablehlo.case"(%c) ({
+      %cst_0 = stablehlo.constant dense<2.000000e+00> : tensor<4xf32>
+      stablehlo.return %cst_0 : tensor<4xf32>
+    }, {
+      stablehlo.return %arg1 : tensor<4xf32>
+    }) : (tensor<i32>) -> tensor<4xf32>
+    return %0#1 : tensor<4xf32>
+  }
+}
+"""
+
+TOP_K = """func.func @top(%arg : tensor<16x16xi32>) -> (tensor<16x8xi32>, tensor<16x8xi32>) {
+  %1:2 = chlo.top_k(%arg, k=8) : tensor<16x16xi32> -> (tensor<16x8xi32>, tensor<16x8xi32>)
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %r = "stablehlo.reduce"(%1#0, %c) ({
+  ^bb0(%a: tensor<i32>, %b: tensor<i32>):
+    %s = stablehlo.maximum %a, %b : tensor<i32>
+    %m = stablehlo.minimum %s, %b : tensor<i32>
+    stablehlo.return %m : tensor<i32>
+  }) {dimensions = array<i64: 1>} : (tensor<16x8xi32>, tensor<i32>) -> tensor<16xi32>
+  return %1#0, %1#1 : tensor<16x8xi32>, tensor<16x8xi32>
+}
+"""
+
+
+def test_renumbered_names_are_mlirs():
+    assert print_module(parse_module(PROGRAM), renumber=True) == AS_MLIR_PRINTS_IT
+
+
+def test_default_print_keeps_the_programs_names():
+    printed = print_module(parse_module(PROGRAM))
+    assert "%o:2 = stablehlo.rng_bit_generator %s" in printed and "%w:2 = stablehlo.while(%i = %x, %j = %x)" in printed
+
+
+@pytest.mark.parametrize("text", [PROGRAM, TOP_K])
+def test_renumbered_text_reads_back_to_the_same_module_and_prints_the_same(text):
+    module = parse_module(text)
+    printed = print_module(module, renumber=True)
+    again = parse_module(printed)
+    verify(again)
+    assert structural_key(again) == structural_key(module)
+    assert print_module(again, renumber=True) == printed
+
+
+@pytest.mark.parametrize("text", [PROGRAM, TOP_K])
+def test_renumbered_print_equals_jaxlibs_mlir(text):
+    jax_mlir = pytest.importorskip("jax._src.interpreters.mlir")
+    from jaxlib.mlir import ir
+
+    with jax_mlir.make_ir_context():
+        expected = str(ir.Module.parse(text))
+    assert print_module(parse_module(text), renumber=True) == expected
