@@ -68,6 +68,33 @@ TOP_K = """func.func @top(%arg : tensor<16x16xi32>) -> (tensor<16x8xi32>, tensor
 }
 """
 
+CALLS = """func.func @g(%x: tensor<i32>) -> tensor<i32> { return %x : tensor<i32> }
+func.func @f(%x: tensor<i32>) -> tensor<i32> {
+  %a = func.call @g(%x) : (tensor<i32>) -> tensor<i32>
+  %z = stablehlo.after_all : !stablehlo.token
+  %d = arith.constant dense<3> : tensor<i32>
+  %w = stablehlo.while(%i = %x) : tensor<i32>
+   cond {
+    %t = stablehlo.compare LT, %i, %i : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %t : tensor<i1>
+  } do {
+    %b = func.call @g(%i) : (tensor<i32>) -> tensor<i32>
+    stablehlo.return %b : tensor<i32>
+  }
+  return %a : tensor<i32>
+}
+"""
+
+
+def test_calls_and_empty_operand_lists_print_as_mlir_does():
+    printed = print_module(parse_module(CALLS), renumber=True)
+    # `call` directly in a function body (func is the default dialect there), `func.call` deeper;
+    # an empty operand list keeps the space before it.
+    assert "    %0 = call @g(%arg0) : (tensor<i32>) -> tensor<i32>\n" in printed
+    assert "      %3 = func.call @g(%iterArg) : (tensor<i32>) -> tensor<i32>\n" in printed
+    assert "    %1 = stablehlo.after_all  : !stablehlo.token\n" in printed
+    assert "    %cst = arith.constant dense<3> : tensor<i32>\n" in printed
+
 
 def test_renumbered_names_are_mlirs():
     assert print_module(parse_module(PROGRAM), renumber=True) == AS_MLIR_PRINTS_IT
@@ -78,7 +105,7 @@ def test_default_print_keeps_the_programs_names():
     assert "%o:2 = stablehlo.rng_bit_generator %s" in printed and "%w:2 = stablehlo.while(%i = %x, %j = %x)" in printed
 
 
-@pytest.mark.parametrize("text", [PROGRAM, TOP_K])
+@pytest.mark.parametrize("text", [PROGRAM, TOP_K, CALLS])
 def test_renumbered_text_reads_back_to_the_same_module_and_prints_the_same(text):
     module = parse_module(text)
     printed = print_module(module, renumber=True)
@@ -88,7 +115,7 @@ def test_renumbered_text_reads_back_to_the_same_module_and_prints_the_same(text)
     assert print_module(again, renumber=True) == printed
 
 
-@pytest.mark.parametrize("text", [PROGRAM, TOP_K])
+@pytest.mark.parametrize("text", [PROGRAM, TOP_K, CALLS])
 def test_renumbered_print_equals_jaxlibs_mlir(text):
     jax_mlir = pytest.importorskip("jax._src.interpreters.mlir")
     from jaxlib.mlir import ir

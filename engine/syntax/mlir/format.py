@@ -194,6 +194,10 @@ class Format(Syntax):
                 self._print_tokens(pr, op, token.group, inner, spelled)
                 text = "".join(inner).lstrip()
             if text == "":
+                # MLIR's generated printers write the space before an operand list even when it is
+                # empty (`stablehlo.after_all  : !stablehlo.token`).
+                if token.space and (kind == "operand" or (kind == "directive" and token.text == "operands")):
+                    out.append(" ")
                 continue
             out.append((" " + text) if token.space else text)
 

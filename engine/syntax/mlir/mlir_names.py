@@ -93,3 +93,4 @@ def _result_names(op: Operation) -> tuple[str, ...]:
         if not isinstance(element, IntegerType):
             names = opdef.float_result_names
     return names if len(names) == len(op.results) else ()
+

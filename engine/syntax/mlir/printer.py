@@ -160,6 +160,8 @@ class Printer:
         name = op.name
         if name == "func.return":
             name = "return"  # only ever directly in a function body, where func is the default dialect
+        elif name == "func.call" and isinstance(op.parent_op, Function):
+            name = "call"  # directly in a function body func is the default dialect, as for return
         return name + text
 
     def _generic(self, op: Operation) -> str:
