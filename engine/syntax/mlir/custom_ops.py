@@ -472,7 +472,8 @@ class CallSyntax(Syntax):
 
 
 mlir_syntax("func.call", CallSyntax())
-mlir_syntax("func.return", Format("$operands attr-dict %operand_types"))
+# func's format is `attr-dict ($operands^ : type($operands))?`: no space for no operands.
+mlir_syntax("func.return", Format("$operands attr-dict %operand_types", space_before_empty_operands=False))
 mlir_syntax("tensor.cast", Format("$source attr-dict : %cast"))
 
 

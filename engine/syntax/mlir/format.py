@@ -70,9 +70,13 @@ def mlir_syntax(name: str, syntax: Syntax) -> Syntax:
 
 
 class Format(Syntax):
-    def __init__(self, text: str):
+    def __init__(self, text: str, space_before_empty_operands: bool = True):
         self.text = text
         self.tokens: list[Token] = []
+        # MLIR's generated printers write the space before an operand list even when it is empty
+        # (`stablehlo.after_all  : !stablehlo.token`, `stablehlo.return `), unless the format
+        # holds the operands in an optional group (func.return's).
+        self.space_before_empty_operands = space_before_empty_operands
 
     def bind(self, opdef) -> "Format":
         self.opdef = opdef
@@ -194,9 +198,8 @@ class Format(Syntax):
                 self._print_tokens(pr, op, token.group, inner, spelled)
                 text = "".join(inner).lstrip()
             if text == "":
-                # MLIR's generated printers write the space before an operand list even when it is
-                # empty (`stablehlo.after_all  : !stablehlo.token`).
-                if token.space and (kind == "operand" or (kind == "directive" and token.text == "operands")):
+                if token.space and self.space_before_empty_operands and (
+                        kind == "operand" or (kind == "directive" and token.text == "operands")):
                     out.append(" ")
                 continue
             out.append((" " + text) if token.space else text)
