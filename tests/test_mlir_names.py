@@ -85,6 +85,23 @@ func.func @f(%x: tensor<i32>) -> tensor<i32> {
 }
 """
 
+SCAN = """func.func @scan(%arg0: tensor<2x3xf32>, %arg1: tensor<3xf32>, %arg2: tensor<2x3xi32>, %arg3: tensor<3xi32>) -> (tensor<2x3xf32>, tensor<2x3xi32>) {
+  %0:4 = chlo.scan(%arg0, %arg2) inits (%arg1, %arg3) dimension = 0 {
+  ^bb0(%arg4: tensor<3xf32>, %arg5: tensor<3xi32>, %arg6: tensor<3xf32>, %arg7: tensor<3xi32>):
+    %1 = stablehlo.add %arg4, %arg6 : tensor<3xf32>
+    %2 = stablehlo.add %arg5, %arg7 : tensor<3xi32>
+    stablehlo.return %1, %2, %1, %2 : tensor<3xf32>, tensor<3xi32>, tensor<3xf32>, tensor<3xi32>
+  } : (tensor<2x3xf32>, tensor<2x3xi32>, tensor<3xf32>, tensor<3xi32>) -> (tensor<2x3xf32>, tensor<2x3xi32>, tensor<3xf32>, tensor<3xi32>)
+  func.return %0#0, %0#1 : tensor<2x3xf32>, tensor<2x3xi32>
+}
+"""
+
+
+def test_scan_arguments_are_named_input_and_carry_by_operand_segment():
+    printed = print_module(parse_module(SCAN), renumber=True)
+    assert "^bb0(%input: tensor<3xf32>, %input_0: tensor<3xi32>, %carry: tensor<3xf32>, %carry_1: tensor<3xi32>):" in printed
+    assert "chlo.scan(%arg0, %arg2) inits (%arg1, %arg3) dimension=0  {" in printed
+
 
 def test_calls_and_empty_operand_lists_print_as_mlir_does():
     printed = print_module(parse_module(CALLS), renumber=True)
@@ -105,7 +122,7 @@ def test_default_print_keeps_the_programs_names():
     assert "%o:2 = stablehlo.rng_bit_generator %s" in printed and "%w:2 = stablehlo.while(%i = %x, %j = %x)" in printed
 
 
-@pytest.mark.parametrize("text", [PROGRAM, TOP_K, CALLS])
+@pytest.mark.parametrize("text", [PROGRAM, TOP_K, CALLS, SCAN])
 def test_renumbered_text_reads_back_to_the_same_module_and_prints_the_same(text):
     module = parse_module(text)
     printed = print_module(module, renumber=True)
@@ -115,7 +132,7 @@ def test_renumbered_text_reads_back_to_the_same_module_and_prints_the_same(text)
     assert print_module(again, renumber=True) == printed
 
 
-@pytest.mark.parametrize("text", [PROGRAM, TOP_K, CALLS])
+@pytest.mark.parametrize("text", [PROGRAM, TOP_K, CALLS, SCAN])
 def test_renumbered_print_equals_jaxlibs_mlir(text):
     jax_mlir = pytest.importorskip("jax._src.interpreters.mlir")
     from jaxlib.mlir import ir

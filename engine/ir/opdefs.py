@@ -96,7 +96,9 @@ class OpDef:
     # `float_result_names` instead when the result's element type is not an integer.
     result_names: tuple[str, ...] = ()
     float_result_names: tuple[str, ...] = ()
-    entry_argument_name: Optional[str] = None  # the name its regions give their arguments (`iterArg`)
+    # The names its regions give their arguments (getAsmBlockArgumentNames): one for all
+    # (`iterArg`), or one per operand segment (chlo.scan's `input`s then `carry`s).
+    entry_argument_names: tuple[str, ...] = ()
 
     @property
     def min_operands(self) -> int:
@@ -213,7 +215,7 @@ def define(
     grid_layout: bool = False,
     result_names: str = "",
     float_result_names: str = "",
-    entry_argument_name: Optional[str] = None,
+    entry_argument_names: str = "",
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -243,7 +245,7 @@ def define(
         grid_layout,
         tuple(result_names.split()),
         tuple(float_result_names.split()),
-        entry_argument_name,
+        tuple(entry_argument_names.split()),
     )
     OPS[name] = opdef
     return opdef

@@ -53,6 +53,7 @@ define(
     regions="body",
     results="*",
     category="chlo",
+    entry_argument_names="input carry",
 )
 define("chlo.return", "results*", results="0", category="structural", terminator=True)
 

@@ -8,7 +8,7 @@ define("stablehlo.constant", "", "value:elements", category="constant", result_n
 
 
 define("stablehlo.while", "operand*", regions="cond body", results="*", category="control_flow", aliasing_regions=True,
-       entry_argument_name="iterArg")
+       entry_argument_names="iterArg")
 
 
 define(

@@ -49,20 +49,31 @@ def mlir_value_names(module: Module) -> dict[int, str]:
 
 
 def _number_region(region: Region, owner: Operation, counters: _Counters, names: dict[int, str]) -> None:
-    opdef = OPS.get(owner.name)
-    argument_name = opdef.entry_argument_name if opdef is not None else None
+    argument_names = _entry_argument_names(owner, len(region.blocks[0].arguments) if region.blocks else 0)
     for index, block in enumerate(region.blocks):
-        for argument in block.arguments:
+        for position, argument in enumerate(block.arguments):
             if index > 0:
                 names[id(argument)] = f"%{counters.value}"
                 counters.value += 1
-            elif argument_name:
-                names[id(argument)] = "%" + counters.unique(argument_name)
+            elif argument_names:
+                names[id(argument)] = "%" + counters.unique(argument_names[position])
             else:
                 names[id(argument)] = "%" + counters.unique(f"arg{counters.argument}")
                 counters.argument += 1
         for op in block.operations:
             _number_results(op, counters, names)
+
+
+def _entry_argument_names(owner: Operation, count: int) -> list[str]:
+    """The name of each entry argument its op gives it, or [] for `%argN`."""
+    opdef = OPS.get(owner.name)
+    given = opdef.entry_argument_names if opdef is not None else ()
+    if len(given) == 1:
+        return [given[0]] * count
+    segments = owner.attributes.get("operandSegmentSizes")
+    if not given or segments is None or len(segments) != len(given) or sum(segments) != count:
+        return []
+    return [name for name, size in zip(given, segments) for _ in range(int(size))]
 
 
 def _number_results(op: Operation, counters: _Counters, names: dict[int, str]) -> None:
