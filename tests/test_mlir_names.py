@@ -102,6 +102,22 @@ def test_scan_arguments_are_named_input_and_carry_by_operand_segment():
     assert "^bb0(%input: tensor<3xf32>, %input_0: tensor<3xi32>, %carry: tensor<3xf32>, %carry_1: tensor<3xi32>):" in printed
     assert "chlo.scan(%arg0, %arg2) inits (%arg1, %arg3) dimension=0  {" in printed
 
+OPAQUE = """func.func @f(%x: tensor<4xi32>) -> tensor<?xi32> {
+  %0 = tensor.cast %x : tensor<4xi32> to tensor<?xi32>
+  %1 = "stablehlo.custom_call"(%0) {call_target_name = "t", other = #foo.bar<
+      a = [0],
+      b = "two  spaces"
+    >} : (tensor<?xi32>) -> tensor<?xi32>
+  return %1 : tensor<?xi32>
+}
+"""
+
+
+def test_attributes_hlodbg_does_not_model_print_compact_as_mlir_reprints_them():
+    printed = print_module(parse_module(OPAQUE), renumber=True)
+    assert 'other = #foo.bar<a = [0], b = "two  spaces">' in printed
+    assert "%cast = tensor.cast %arg0 : tensor<4xi32> to tensor<?xi32>" in printed
+
 
 def test_calls_and_empty_operand_lists_print_as_mlir_does():
     printed = print_module(parse_module(CALLS), renumber=True)

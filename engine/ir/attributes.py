@@ -199,12 +199,44 @@ class ElidedElements(DenseElements):
 
 @dataclass(frozen=True)
 class OpaqueAttr:
-    """An attribute of a dialect hlodbg does not model, kept verbatim (e.g. `#foo.bar<...>`)."""
+    """An attribute of a dialect hlodbg does not model, kept as text (e.g. `#foo.bar<...>`), its
+    layout whitespace made MLIR's (one space, none inside brackets), as MLIR reprints it."""
 
     text: str
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", compact_attribute_text(self.text))
+
     def __str__(self) -> str:
         return self.text
+
+
+def compact_attribute_text(text: str) -> str:
+    """`#x<\n  a = [1, 2],\n  b = 3\n>` -> `#x<a = [1, 2], b = 3>`; string literals untouched."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            end = i + 1
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            out.append(text[i:end + 1])
+            i = end + 1
+            continue
+        if c.isspace():
+            end = i
+            while end < n and text[end].isspace():
+                end += 1
+            before = out[-1][-1] if out and out[-1] else ""
+            after = text[end] if end < n else ""
+            if before and after and before not in "<[({" and after not in ">]),}":
+                out.append(" ")
+            i = end
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -57,7 +57,7 @@ define(
 # MLIR's own tensor constant and cast, which StableHLO's tests (not JAX) write among StableHLO
 # ops: `arith.constant dense<...> : T` and `tensor.cast %x : T to U` between compatible types.
 define("arith.constant", "", "value:elements", category="constant", result_names="cst")  # tensors only: MLIR names those %cst
-define("tensor.cast", "source", category="data_movement")
+define("tensor.cast", "source", category="data_movement", result_names="cast")
 # MLIR dialects JAX and XLA still print in some programs: their block terminators.
 define("mhlo.return", "results*", results="0", category="structural", terminator=True)
 define("sdy.return", "results*", results="0", category="structural", terminator=True, effect="not_replayable")
