@@ -156,3 +156,11 @@ def test_renumbered_print_equals_jaxlibs_mlir(text):
     with jax_mlir.make_ir_context():
         expected = str(ir.Module.parse(text))
     assert print_module(parse_module(text), renumber=True) == expected
+
+
+def test_strings_are_escaped_as_mlir_escapes_them():
+    # llvm::printEscapedString: `"` and control characters as two hex digits, `\` doubled.
+    text = 'func.func @f() attributes {x = "a\\"b\\\\c\\nd"} {\n  return\n}\n'
+    printed = print_module(parse_module(text))
+    assert 'attributes {x = "a\\22b\\\\c\\0Ad"}' in printed
+    assert parse_module(printed).operations[0].attributes["x"] == 'a"b\\c\nd'
