@@ -164,3 +164,25 @@ def test_strings_are_escaped_as_mlir_escapes_them():
     printed = print_module(parse_module(text))
     assert 'attributes {x = "a\\22b\\\\c\\0Ad"}' in printed
     assert parse_module(printed).operations[0].attributes["x"] == 'a"b\\c\nd'
+
+
+ARRAYS = """func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = "stablehlo.custom_call"(%x) {call_target_name = "t", a = [[0, 1], [0]], b = [1 : i32, 2.5, 2.5 : f32, true]} : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+"""
+
+
+def test_array_elements_leave_out_the_i64_and_f64_types_as_mlir_does():
+    printed = print_module(parse_module(ARRAYS), renumber=True)
+    assert "{a = [[0, 1], [0]], b = [1 : i32, 2.500000e+00, 2.500000e+00 : f32, true]}" in printed
+    assert structural_key(parse_module(printed)) == structural_key(parse_module(ARRAYS))
+
+
+def test_array_elements_print_as_jaxlibs_mlir():
+    jax_mlir = pytest.importorskip("jax._src.interpreters.mlir")
+    from jaxlib.mlir import ir
+
+    with jax_mlir.make_ir_context():
+        expected = str(ir.Module.parse(ARRAYS))
+    assert print_module(parse_module(ARRAYS), renumber=True) == expected

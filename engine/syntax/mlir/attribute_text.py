@@ -6,6 +6,7 @@ with metadata prints MLIR wherever it is asked for.
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -57,7 +58,7 @@ def format_attribute(attr: Any) -> str:
             return f"array<{attr.element}>"
         return f"array<{attr.element}: {', '.join(_dense_array_item(v, attr.element) for v in attr)}>"
     if isinstance(attr, ArrayAttr):
-        return "[" + ", ".join(format_attribute(a) for a in attr) + "]"
+        return "[" + ", ".join(_array_element(a) for a in attr) + "]"
     if isinstance(attr, dict):
         return format_attr_dict(attr)
     if isinstance(attr, DenseElements):
@@ -71,8 +72,22 @@ def format_attribute(attr: Any) -> str:
     if isinstance(attr, float):
         return f"{mlir_float(attr)} : f64"
     if isinstance(attr, (tuple, list)):
-        return "[" + ", ".join(format_attribute(a) for a in attr) + "]"
+        return "[" + ", ".join(_array_element(a) for a in attr) + "]"
     raise TypeError(f"cannot print attribute {attr!r}")
+
+
+def _array_element(attr: Any) -> str:
+    """An array element: MLIR leaves out the type of an i64 integer or f64 float there (`[0, 1]`),
+    the types a bare number reads as."""
+    if isinstance(attr, bool) or (isinstance(attr, IntegerAttr) and str(attr.type) != "i64"):
+        return format_attribute(attr)
+    if isinstance(attr, int):
+        return str(int(attr))
+    if isinstance(attr, FloatAttr) and str(attr.type) != "f64":
+        return format_attribute(attr)
+    if isinstance(attr, float):
+        return _float_text(float(attr), None) if math.isfinite(attr) else format_attribute(attr).split(" : ")[0]
+    return format_attribute(attr)
 
 
 def _float_attr_text(attr: FloatAttr) -> str:
