@@ -31,6 +31,15 @@ names, attribute order or locations, which stablehlo-opt does not print either).
 With jaxlib installed, a second round-trip figure asks MLIR itself (jaxlib's C++ parser, whose
 StableHLO is older than the head): of the valid chunks it parses, hlodbg's printed text must
 parse there too and give the same module, MLIR's generic form of both being equal.
+Prints as stablehlo-opt: a valid chunk of a read file whose RUN lines pipe stablehlo-opt's
+printed output (pretty form: no -mlir-print-op-generic, -mlir-print-debuginfo) into FileCheck is
+printed by hlodbg's printer (what `hlodbg print` writes) and its CHECK lines (with the prefixes
+those RUN lines name) are matched against that text by benchmarks/filecheck.py, chunk by chunk.
+Chunks without such CHECK lines are not counted; chunks hlodbg does not read count as failures.
+A failure's category is the op (or first word) of the CHECK line that did not match. The figure is
+given for `hlodbg print` (the program's own SSA names) and `hlodbg print --renumber` (MLIR's).
+With jaxlib, "text as MLIR prints it" compares `hlodbg print --renumber` with jaxlib's own print of
+each valid chunk it reads, character for character (its category: the first line that differs).
 Each failure is listed under a category (the stage and the first words of the message).
 """
 from __future__ import annotations
@@ -43,6 +52,9 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from filecheck import directives, filecheck  # noqa: E402  (benchmarks/ is not a package)
 
 from hlodbg.engine import HlodbgError, parse_module, print_module, split_chunks, structural_key
 from hlodbg.engine.ir import opdefs
@@ -149,6 +161,50 @@ def classify_file(name: str, text: str) -> tuple[str, str]:
     if passes:
         return "pass input", "runs " + " ".join(sorted(set(passes))[:3])
     return "read", ""
+
+
+# Flags that change how stablehlo-opt prints. `-mlir-print-debuginfo -mlir-print-local-scope` (locations
+# written inline) is what `hlodbg print --debug-info` writes; the others have no hlodbg counterpart.
+_DEBUG_INFO = {"-mlir-print-debuginfo", "--mlir-print-debuginfo"}
+_LOCAL_SCOPE = {"-mlir-print-local-scope", "--mlir-print-local-scope"}
+_OTHER_PRINTING = re.compile(r"^--?(mlir-print-op-generic|mlir-print-assume-verified|debug-only=[\w-]+)$")
+
+
+@dataclass(frozen=True)
+class PrintedCheck:
+    prefixes: tuple[str, ...]
+    debug_info: bool    # the output carries locations (inline)
+
+
+def printed_check_prefixes(text: str) -> list[PrintedCheck]:
+    """Each RUN line's CHECK prefixes that pipe stablehlo-opt's pretty print into FileCheck."""
+    found = []
+    for command in run_lines(text):
+        if "%if" in command or "2>&1" in command:
+            continue  # these check diagnostics on stderr
+        stages = [stage.split() for stage in command.split("|")]
+        if len(stages) < 2 or not stages[-1] or stages[-1][0] != "FileCheck":
+            continue
+        readers = stages[:-1]
+        if any(not words or words[0] != "stablehlo-opt" for words in readers) or "%s" not in readers[0]:
+            continue
+        flags = [w for words in readers for w in words[1:] if w != "%s"]
+        if not all(_READING_FLAGS.match(w) and not _OTHER_PRINTING.match(w) for w in flags):
+            continue
+        # What the last stage prints; locations survive only if every stage prints them.
+        printing = [set(words[1:]) for words in readers]
+        debug_info = bool(printing[-1] & _DEBUG_INFO)
+        if debug_info and (not printing[-1] & _LOCAL_SCOPE or not all(p & _DEBUG_INFO for p in printing)):
+            continue  # location aliases (`#loc1 = ...`), which hlodbg does not print
+        prefixes: tuple[str, ...] = ("CHECK",)
+        for word in stages[-1][1:]:
+            m = re.match(r"--?check-prefix(?:es)?=(\S+)", word)
+            if m:
+                prefixes = tuple(m.group(1).split(","))
+        check = PrintedCheck(prefixes, debug_info)
+        if check not in found:
+            found.append(check)
+    return found
 
 
 @dataclass
@@ -268,6 +324,31 @@ class MlirOracle:
             return all(self.context.is_registered_operation(name) for name in names)
 
 
+def check_text_with_mlir(chunk: Chunk, oracle: MlirOracle, tally: Tally) -> None:
+    """Whether `hlodbg print --renumber` writes, character for character, what MLIR prints."""
+    if not oracle.registers_every_op_of(chunk.text):
+        return
+    try:
+        with oracle.context:
+            expected = str(oracle.ir.Module.parse(chunk.text))
+    except Exception:  # noqa: BLE001 - a construct jaxlib's older StableHLO does not read
+        return
+    tally.total += 1
+    try:
+        printed = print_module(parse_module(chunk.text, chunk.where.split(":")[0]), renumber=True)
+    except Exception as error:  # noqa: BLE001
+        tally.fail("not read: " + _category("parse", error), chunk.where, _message(error))
+        return
+    if printed == expected:
+        tally.passed += 1
+        return
+    ours, theirs = printed.splitlines(), expected.splitlines()
+    line = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+    mine = ours[line].strip() if line < len(ours) else "(end)"
+    other = theirs[line].strip() if line < len(theirs) else "(end)"
+    tally.fail(_print_category("x: " + other), chunk.where, f"hlodbg: {mine[:150]} | MLIR: {other[:150]}")
+
+
 def check_with_mlir(chunk: Chunk, oracle: MlirOracle, tally: Tally) -> None:
     original = oracle.generic(chunk.text, through_pretty=True)
     if original is None or not oracle.registers_every_op_of(chunk.text):
@@ -285,6 +366,37 @@ def check_with_mlir(chunk: Chunk, oracle: MlirOracle, tally: Tally) -> None:
         tally.fail("MLIR reads another module from hlodbg's printed text", chunk.where, "")
     else:
         tally.passed += 1
+
+
+def check_printed(chunk: Chunk, checks_run: list[PrintedCheck], tally: Tally, renumber: bool = False) -> None:
+    """Whether hlodbg prints the chunk as its CHECK lines say stablehlo-opt prints it."""
+    checks = "\n".join(line for line in chunk.text.splitlines() if line.lstrip().startswith("//"))
+    checks_run = [run for run in checks_run if directives(checks, run.prefixes)]
+    if not checks_run:
+        return
+    tally.total += 1
+    try:
+        module = parse_module(chunk.text, chunk.where.split(":")[0])
+    except Exception as error:  # noqa: BLE001
+        tally.fail("not read: " + _category("parse", error), chunk.where, _message(error))
+        return
+    for run in checks_run:
+        printed = print_module(module, debug_info=run.debug_info, renumber=renumber)
+        mismatch = filecheck(checks, printed, run.prefixes)
+        if mismatch:
+            tally.fail(_print_category(mismatch), chunk.where, mismatch[:200])
+            return
+    tally.passed += 1
+
+
+def _print_category(mismatch: str) -> str:
+    """The op (or the first word) of the CHECK line that did not match."""
+    pattern = mismatch.split(": ", 2)[-1]
+    op = re.search(r"\b((?:stablehlo|chlo|func|quant|tensor)\.[a-z_]+)", pattern)
+    if op:
+        return "prints differently: " + op.group(1)
+    word = re.sub(r"\{\{.*?\}\}|\[\[.*?\]\]", "_", pattern).split()
+    return "prints differently: " + (" ".join(word[:2]) if word else "(empty)")
 
 
 def check_invalid(chunk: Chunk, caught: Tally) -> None:
@@ -328,6 +440,7 @@ def main() -> int:
     tallies = {group: (Tally(), Tally(), Tally()) for group in ("read", "pass input", "foreign", "read+foreign")}
     oracle = MlirOracle()
     mlir_round_trip = Tally()
+    printed_as_opt, renumbered_as_opt, text_as_mlir = Tally(), Tally(), Tally()
     for name in source.files():
         if args.only not in name:
             continue
@@ -336,6 +449,7 @@ def main() -> int:
         kinds[kind].append((name, why))
         if kind == "skipped":
             continue
+        prefix_sets = printed_check_prefixes(text) if kind == "read" else []
         for chunk in chunks_of(name, text):
             group = "foreign" if chunk.foreign else kind
             # Each chunk counts in its group and, from a read file, in the read files' total.
@@ -350,6 +464,10 @@ def main() -> int:
             # Valid chunks only: jaxlib's verifiers can crash the process (SIGFPE) on invalid ones.
             if group == "read" and not chunk.invalid and oracle.ir is not None:
                 check_with_mlir(chunk, oracle, mlir_round_trip)
+                check_text_with_mlir(chunk, oracle, text_as_mlir)
+            if group == "read" and not chunk.invalid and prefix_sets:
+                check_printed(chunk, prefix_sets, printed_as_opt)
+                check_printed(chunk, prefix_sets, renumbered_as_opt, renumber=True)
     print(f"StableHLO's tests at {source.commit()} ({args.path}); "
           f"{time.perf_counter() - started:.1f} s; dialects hlodbg defines: "
           + ", ".join(sorted({n.split('.')[0] for n in opdefs.OPS})))
@@ -364,6 +482,10 @@ def main() -> int:
     report("invalid caught", caught, args.failures)
     if oracle.ir is not None:
         report("round trip (MLIR)", mlir_round_trip, args.failures)
+    report("prints as stablehlo-opt", printed_as_opt, args.failures)
+    report("  the same, --renumber", renumbered_as_opt, args.failures)
+    if oracle.ir is not None:
+        report("text as MLIR prints it", text_as_mlir, args.failures)
     print("\nthe same files, chunks of other dialects included:")
     for title, tally in zip(("valid accepted", "round trip", "invalid caught"), tallies["read+foreign"]):
         report(title, tally, 0)

@@ -136,6 +136,9 @@ def _print_options(print_cmd) -> None:
                            help="HLO text in XLA's short parsable form (no %%, signatures or metadata)")
     print_cmd.add_argument("--generic", action="store_true", help='print every op in generic form ("op"(...))')
     print_cmd.add_argument("--debug-info", action="store_true", help="print loc(...) locations")
+    print_cmd.add_argument("--renumber", action="store_true",
+                           help="name values as stablehlo-opt does (%%arg0, %%0, %%c, %%cst, ...) instead of "
+                                "keeping the program's names, which breakpoints and the debugger use")
     print_cmd.add_argument("--chunk", type=int, default=None, help="module to print in a '// -----' split file")
 
 
@@ -167,13 +170,13 @@ def _cmd_print(args) -> int:
     if args.short and target != "hlo":
         raise HlodbgError(f"--short is XLA's short HLO printing; it goes with --to hlo, not {target}")
     if target == "hlo":
-        if args.generic or args.debug_info:
-            raise HlodbgError("--generic and --debug-info are MLIR printing options; HLO text has neither")
+        if args.generic or args.debug_info or args.renumber:
+            raise HlodbgError("--generic, --debug-info and --renumber are MLIR printing options; HLO text has none of them")
         from hlodbg.engine.syntax.hlo.printer import print_module
 
         sys.stdout.write(print_module(program.module, short=args.short))
         return EXIT_OK
-    from hlodbg.engine.syntax import MLIR
+    from hlodbg.engine.syntax.mlir.printer import print_module
 
     module, notes = program.module, []
     if target == "stablehlo":
@@ -181,7 +184,7 @@ def _cmd_print(args) -> int:
 
         module, notes = convert_to_stablehlo(module)
     sys.stdout.write("".join(f"// {note}\n" for note in notes))
-    sys.stdout.write(MLIR.print(module, generic=args.generic, debug_info=args.debug_info))
+    sys.stdout.write(print_module(module, generic=args.generic, debug_info=args.debug_info, renumber=args.renumber))
     return EXIT_OK
 
 

@@ -115,7 +115,7 @@ func.func @main(%a: tensor<5x2xf64>, %b: tensor<5x3xf64>, %c: tensor<4xf64>) -> 
 @pytest.mark.parametrize("text", [cumsum(""), cumsum(" attributes {is_reverse = true}"), MIXED])
 def test_scan_prints_in_its_pretty_form_and_parses_back(text):
     printed = _round_trip(text)
-    assert "chlo.scan(" in printed and " inits(" in printed and " dimension=" in printed
+    assert "chlo.scan(" in printed and " inits (" in printed and " dimension=" in printed
     generic = print_module(parse_module(text), generic=True)
     assert "operandSegmentSizes = array<i32:" in generic and "resultSegmentSizes = array<i32:" in generic
 

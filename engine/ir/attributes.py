@@ -6,13 +6,15 @@ that remember their MLIR type, so evaluators use them as numbers and the printer
 """
 from __future__ import annotations
 
+import math
+
 import re
 from dataclasses import dataclass, field, fields
 from typing import Any, Optional
 
 import numpy as np
 
-from .types import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type, format_float
+from .types import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type, format_float, mlir_float
 
 I64 = IntegerType(64)
 F64 = FloatType("f64")
@@ -46,7 +48,7 @@ class FloatAttr(float):
         return self
 
     def __repr__(self) -> str:
-        return f"{format_float(self)} : {self.type}"
+        return f"{mlir_float(float(self), self.type if isinstance(self.type, FloatType) else None) if math.isfinite(self) else format_float(self)} : {self.type}"
 
     def __reduce__(self):
         return (FloatAttr, (float(self), self.type))
@@ -197,12 +199,44 @@ class ElidedElements(DenseElements):
 
 @dataclass(frozen=True)
 class OpaqueAttr:
-    """An attribute of a dialect hlodbg does not model, kept verbatim (e.g. `#foo.bar<...>`)."""
+    """An attribute of a dialect hlodbg does not model, kept as text (e.g. `#foo.bar<...>`), its
+    layout whitespace made MLIR's (one space, none inside brackets), as MLIR reprints it."""
 
     text: str
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", compact_attribute_text(self.text))
+
     def __str__(self) -> str:
         return self.text
+
+
+def compact_attribute_text(text: str) -> str:
+    """`#x<\n  a = [1, 2],\n  b = 3\n>` -> `#x<a = [1, 2], b = 3>`; string literals untouched."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            end = i + 1
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            out.append(text[i:end + 1])
+            i = end + 1
+            continue
+        if c.isspace():
+            end = i
+            while end < n and text[end].isspace():
+                end += 1
+            before = out[-1][-1] if out and out[-1] else ""
+            after = text[end] if end < n else ""
+            if before and after and before not in "<[({" and after not in ">]),}":
+                out.append(" ")
+            i = end
+            continue
+        out.append(c)
+        i += 1
+    return "".join(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -217,6 +251,7 @@ class StructAttr:
     mnemonic: str = ""
     dialect: str = "stablehlo"
     always_print: tuple[str, ...] = ()
+    omitted_when_zero: tuple[str, ...] = ()
 
     @classmethod
     def from_params(cls, params: dict[str, Any]) -> "StructAttr":
@@ -243,6 +278,8 @@ class StructAttr:
             value = getattr(self, f.name)
             if f.name not in self.always_print and (value == () or value is None):
                 continue
+            if f.name in self.omitted_when_zero and value == 0:
+                continue
             out.append((f.name, value))
         return out
 
@@ -256,7 +293,7 @@ class GatherDimensionNumbers(StructAttr):
     start_indices_batching_dims: tuple[int, ...] = ()
     start_index_map: tuple[int, ...] = ()
     index_vector_dim: int = 0
-    always_print = ("index_vector_dim",)
+    omitted_when_zero = ("index_vector_dim",)  # as StableHLO's printStruct prints it
 
 
 @dataclass(frozen=True)
@@ -268,7 +305,7 @@ class ScatterDimensionNumbers(StructAttr):
     scatter_indices_batching_dims: tuple[int, ...] = ()
     scatter_dims_to_operand_dims: tuple[int, ...] = ()
     index_vector_dim: int = 0
-    always_print = ("index_vector_dim",)
+    omitted_when_zero = ("index_vector_dim",)  # as StableHLO's printStruct prints it
 
 
 @dataclass(frozen=True)
@@ -375,6 +412,11 @@ class ReplicaGroupMeshAxes(StructAttr):
     axes: tuple = ()
     mesh: Any = None  # StableHLO's own tests spell it `mesh = @m`
     always_print = ("axes",)
+
+    def params(self) -> list[tuple[str, Any]]:
+        # StableHLO declares `mesh` before `axes` and prints them in that order.
+        found = super().params()
+        return sorted(found, key=lambda item: item[0] != "mesh")
 
 
 STRUCT_ATTRS: dict[str, type[StructAttr]] = {
@@ -506,16 +548,14 @@ class SdyManualAxes:
 
 
 def quote_string(text: str) -> str:
+    """A string literal as MLIR writes it (llvm::printEscapedString): `\\` for a backslash, two
+    hex digits for `"` and control characters (`\\22`, `\\0A`); other characters as they are."""
     out = ['"']
     for ch in text:
         code = ord(ch)
-        if ch == '"' or ch == "\\":
-            out.append("\\" + ch)
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif code < 0x20 or code == 0x7F:
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"' or code < 0x20 or code == 0x7F:
             out.append(f"\\{code:02X}")
         else:
             out.append(ch)

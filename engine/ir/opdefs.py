@@ -91,6 +91,14 @@ class OpDef:
     float_math: bool = False  # see the module docstring
     owns_callee: bool = False  # see the module docstring
     grid_layout: bool = False  # see the module docstring
+    # The names stablehlo-opt gives the results (ODS names of a fixed group of results, or an
+    # op's getAsmResultNames: `%output_state, %output = stablehlo.rng_bit_generator ...`);
+    # `float_result_names` instead when the result's element type is not an integer.
+    result_names: tuple[str, ...] = ()
+    float_result_names: tuple[str, ...] = ()
+    # The names its regions give their arguments (getAsmBlockArgumentNames): one for all
+    # (`iterArg`), or one per operand segment (chlo.scan's `input`s then `carry`s).
+    entry_argument_names: tuple[str, ...] = ()
 
     @property
     def min_operands(self) -> int:
@@ -205,6 +213,9 @@ def define(
     float_math: bool = False,
     owns_callee: bool = False,
     grid_layout: bool = False,
+    result_names: str = "",
+    float_result_names: str = "",
+    entry_argument_names: str = "",
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -232,6 +243,9 @@ def define(
         float_math,
         owns_callee,
         grid_layout,
+        tuple(result_names.split()),
+        tuple(float_result_names.split()),
+        tuple(entry_argument_names.split()),
     )
     OPS[name] = opdef
     return opdef

@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from typing import Optional
 
 import ml_dtypes
+import math
+
 import numpy as np
 
 from .notation import attribute_text
@@ -199,7 +201,7 @@ class QuantizedType(Type):
 
 
 def _scale_zp(scale: float, zero_point: int) -> str:
-    text = format_float(scale)
+    text = mlir_float(scale)
     return text if zero_point == 0 else f"{text}:{zero_point}"
 
 
@@ -211,6 +213,93 @@ def format_float(value: float) -> str:
     if "e" in text or "." in text:
         return text
     return text + ".0"
+
+
+def mlir_float(value: float, element: "FloatType | None" = None) -> str:
+    """A finite float as MLIR's printer writes it (AsmPrinter's printFloatValue): `1.000000e+01`
+    (six decimals of scientific notation) when that reads back to the same value of `element`'s
+    type (f64 if none), else APFloat's natural-precision form (`0.100000001`, `9.99999974E-6`),
+    and if that has no point (`123456789`), the bit pattern in hexadecimal (`0x419D6F3454000000`)."""
+    dtype = np.dtype(np.float64) if element is None else element.numpy_dtype
+    if not math.isfinite(value):
+        return _hex_bits(value, dtype)
+    mantissa_bits = 53 if element is None else _mantissa_bits(element)
+    scientific = _apfloat_text(value, 6, 0, mantissa_bits)
+    if _reads_back(scientific, value, element):
+        return scientific
+    natural = _apfloat_text(value, 0, 3, mantissa_bits)
+    if "." in natural:
+        return natural
+    return _hex_bits(value, dtype)
+
+
+def _hex_bits(value: float, dtype: np.dtype) -> str:
+    with np.errstate(over="ignore", invalid="ignore"):
+        scalar = np.array(value).astype(dtype)
+    bits = scalar.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[scalar.itemsize])
+    return f"0x{int(bits):X}"
+
+
+def _mantissa_bits(element: "FloatType") -> int:
+    import ml_dtypes
+
+    return int(ml_dtypes.finfo(element.numpy_dtype).nmant) + 1
+
+
+def _reads_back(text: str, value: float, element: "FloatType | None") -> bool:
+    if element is None:
+        return float(text) == value
+    dtype = element.numpy_dtype
+    with np.errstate(over="ignore"):  # text past the type's range reads back as inf: not the same
+        return bool(np.array(float(text)).astype(dtype) == np.array(value).astype(dtype))
+
+
+def _apfloat_text(value: float, precision: int, max_padding: int, mantissa_bits: int) -> str:
+    """LLVM's APFloat::toString(precision, max_padding, truncate_zero = precision == 0)."""
+    import decimal
+
+    truncate_zero = precision == 0
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        if max_padding:
+            return sign + "0"
+        return sign + ("0.0E+0" if truncate_zero else "0." + "0" * max(precision, 1) + "e+00")
+    if precision == 0:
+        precision = 2 + mantissa_bits * 59 // 196
+    exact = decimal.Decimal(abs(value))
+    # Round the exact decimal expansion half up to `precision` significant digits, then drop
+    # trailing zeros: `digits` times 10**`exp`.
+    with decimal.localcontext() as context:
+        context.prec = precision
+        context.rounding = decimal.ROUND_HALF_UP
+        rounded = +exact
+    sign_bit, digit_tuple, exp = rounded.as_tuple()
+    digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
+    exp += len(digit_tuple) - len(digits)
+    count = len(digits)
+    if not max_padding:
+        use_scientific = True
+    elif exp >= 0:
+        use_scientific = exp > max_padding or count + exp > precision
+    else:
+        most_significant = exp + count - 1
+        use_scientific = most_significant < 0 and -most_significant > max_padding
+    if use_scientific:
+        exp += count - 1
+        text = digits[0] + "." + ("0" if count == 1 and truncate_zero else digits[1:])
+        if not truncate_zero and precision > count - 1:
+            text += "0" * (precision - count + 1)
+        text += ("E" if truncate_zero else "e") + ("+" if exp >= 0 else "-")
+        power = str(abs(exp))
+        if not truncate_zero and len(power) < 2:
+            power = "0" + power
+        return sign + text + power
+    if exp >= 0:
+        return sign + digits + "0" * exp
+    whole = exp + count
+    if whole > 0:
+        return sign + digits[:whole] + "." + digits[whole:]
+    return sign + "0." + "0" * (-whole) + digits
 
 
 ElementType = IntegerType | FloatType | ComplexType | IndexType | QuantizedType

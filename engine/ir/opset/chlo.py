@@ -34,7 +34,7 @@ define(
 define("chlo.broadcast_select", "pred on_true on_false", category="chlo")
 define("chlo.constant", "", "value:elements", category="chlo")
 define("chlo.constant_like", "operand", "value:any", category="chlo")
-define("chlo.top_k", "operand", "k:i64 is_stable:bool?", results="2", category="chlo")
+define("chlo.top_k", "operand", "k:i64 is_stable:bool?", results="2", category="chlo", result_names="values indices")
 define(
     "chlo.ragged_dot",
     "lhs rhs group_sizes",
@@ -53,6 +53,7 @@ define(
     regions="body",
     results="*",
     category="chlo",
+    entry_argument_names="input carry",
 )
 define("chlo.return", "results*", results="0", category="structural", terminator=True)
 

@@ -61,7 +61,7 @@ define(
     "stablehlo.rng_bit_generator",
     "initial_state",
     "rng_algorithm:enum.rng_algorithm",
-    results="2",
+    results="2", result_names="output_state output",
     category="constant", effect="not_replayable"
 )
 
@@ -154,7 +154,7 @@ define(
     "stablehlo.batch_norm_grad",
     "operand scale mean variance grad_output",
     "epsilon:f32 feature_index:i64",
-    results="3",
+    results="3", result_names="grad_operand grad_scale grad_offset",
     category=_RED, float_math=True,
 )
 define(
@@ -167,7 +167,7 @@ define(
     "stablehlo.batch_norm_training",
     "operand scale offset",
     "epsilon:f32 feature_index:i64",
-    results="3",
+    results="3", result_names="output batch_mean batch_var",
     category=_RED, float_math=True,
 )
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from ..opdefs import define
 
-define("stablehlo.constant", "", "value:elements", category="constant")
+define("stablehlo.constant", "", "value:elements", category="constant", result_names="c", float_result_names="cst")
 
 
-define("stablehlo.while", "operand*", regions="cond body", results="*", category="control_flow", aliasing_regions=True)
+define("stablehlo.while", "operand*", regions="cond body", results="*", category="control_flow", aliasing_regions=True,
+       entry_argument_names="iterArg")
 
 
 define(
@@ -55,8 +56,8 @@ define(
 )
 # MLIR's own tensor constant and cast, which StableHLO's tests (not JAX) write among StableHLO
 # ops: `arith.constant dense<...> : T` and `tensor.cast %x : T to U` between compatible types.
-define("arith.constant", "", "value:elements", category="constant")
-define("tensor.cast", "source", category="data_movement")
+define("arith.constant", "", "value:elements", category="constant", result_names="cst")  # tensors only: MLIR names those %cst
+define("tensor.cast", "source", category="data_movement", result_names="cast")
 # MLIR dialects JAX and XLA still print in some programs: their block terminators.
 define("mhlo.return", "results*", results="0", category="structural", terminator=True)
 define("sdy.return", "results*", results="0", category="structural", terminator=True, effect="not_replayable")

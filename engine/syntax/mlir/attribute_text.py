@@ -6,6 +6,7 @@ with metadata prints MLIR wherever it is asked for.
 """
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -29,8 +30,8 @@ from ...ir.attributes import (
     UnitAttr,
     quote_string,
 )
-from ...ir.types import IntegerType, Type, format_float
-from .dense import format_dense
+from ...ir.types import FloatType, IntegerType, Type, mlir_float
+from .dense import format_dense, format_float_element
 from .dialect_attrs import format_conv_dims
 
 
@@ -45,7 +46,7 @@ def format_attribute(attr: Any) -> str:
             return "true" if attr else "false"
         return f"{int(attr)} : {attr.type}"
     if isinstance(attr, FloatAttr):
-        return f"{format_float(attr)} : {attr.type}"
+        return f"{_float_attr_text(attr)} : {attr.type}"
     if isinstance(attr, str):
         if isinstance(attr, EnumAttr):
             return format_enum(attr)
@@ -57,7 +58,7 @@ def format_attribute(attr: Any) -> str:
             return f"array<{attr.element}>"
         return f"array<{attr.element}: {', '.join(_dense_array_item(v, attr.element) for v in attr)}>"
     if isinstance(attr, ArrayAttr):
-        return "[" + ", ".join(format_attribute(a) for a in attr) + "]"
+        return "[" + ", ".join(_array_element(a) for a in attr) + "]"
     if isinstance(attr, dict):
         return format_attr_dict(attr)
     if isinstance(attr, DenseElements):
@@ -69,17 +70,39 @@ def format_attribute(attr: Any) -> str:
     if isinstance(attr, int):
         return f"{attr} : i64"
     if isinstance(attr, float):
-        return f"{format_float(attr)} : f64"
+        return f"{mlir_float(attr)} : f64"
     if isinstance(attr, (tuple, list)):
-        return "[" + ", ".join(format_attribute(a) for a in attr) + "]"
+        return "[" + ", ".join(_array_element(a) for a in attr) + "]"
     raise TypeError(f"cannot print attribute {attr!r}")
+
+
+def _array_element(attr: Any) -> str:
+    """An array element: MLIR leaves out the type of an i64 integer or f64 float there (`[0, 1]`),
+    the types a bare number reads as."""
+    if isinstance(attr, bool) or (isinstance(attr, IntegerAttr) and str(attr.type) != "i64"):
+        return format_attribute(attr)
+    if isinstance(attr, int):
+        return str(int(attr))
+    if isinstance(attr, FloatAttr) and str(attr.type) != "f64":
+        return format_attribute(attr)
+    if isinstance(attr, float):
+        return _float_text(float(attr), None) if math.isfinite(attr) else format_attribute(attr).split(" : ")[0]
+    return format_attribute(attr)
+
+
+def _float_attr_text(attr: FloatAttr) -> str:
+    return _float_text(float(attr), attr.type if isinstance(attr.type, FloatType) else None)
+
+
+def _float_text(value: float, element) -> str:
+    return format_float_element(value, element) if element is not None else mlir_float(value)
 
 
 def _dense_array_item(value, element: str) -> str:
     if element == "i1":
         return "true" if value else "false"
     if element.startswith("f") or element == "bf16":
-        return format_float(value)
+        return _float_text(float(value), FloatType(element))
     return str(int(value))
 
 
@@ -115,9 +138,9 @@ def _format_param(value: Any) -> str:
     if isinstance(value, EnumAttr):
         return format_enum(value)
     if isinstance(value, float) and not isinstance(value, FloatAttr):
-        return format_float(value)
+        return mlir_float(value)
     if isinstance(value, FloatAttr):
-        return format_float(value)
+        return _float_attr_text(value)
     if isinstance(value, IntegerAttr):
         return str(int(value))
     if isinstance(value, int):
@@ -133,8 +156,9 @@ def format_attr_key(name: str) -> str:
 
 
 def format_attr_dict(attrs: dict) -> str:
+    """`{a = 1, b}`, sorted by name as MLIR keeps (and prints) every attribute dictionary."""
     parts = []
-    for name, value in attrs.items():
+    for name, value in sorted(attrs.items()):
         if isinstance(value, UnitAttr):
             parts.append(format_attr_key(name))
         else:

@@ -40,7 +40,7 @@ _SEGMENTS = ("operandSegmentSizes", "resultSegmentSizes")
 
 
 class ScanSyntax(Syntax):
-    """`chlo.scan(%x, ...) inits(%c, ...) dimension=0 attributes {is_reverse = true}? { ^bb0(...): ... }
+    """`chlo.scan(%x, ...) inits (%c, ...) dimension=0 attributes {is_reverse = true}? { ^bb0(...): ... }
     : (inputs..., inits...) -> (outputs..., carries...)`"""
 
     def parse(self, p, name, names, pos):
@@ -74,8 +74,10 @@ class ScanSyntax(Syntax):
     def print(self, pr, op):
         inputs, inits = scan_groups(op)
         shown = {k: v for k, v in op.attributes.items() if k not in ("dimension", *_SEGMENTS)}
-        text = (f"({pr.operands(op.operands[:inputs])}) inits({pr.operands(op.operands[inputs:inputs + inits])})"
-                f" dimension={int(op.attributes['dimension'])}")
+        # Spaced as StableHLO's ScanOp::print: `inits (`, and a space both before and after the
+        # optional ` attributes {...}`.
+        text = (f"({pr.operands(op.operands[:inputs])}) inits ({pr.operands(op.operands[inputs:inputs + inits])})"
+                f" dimension={int(op.attributes['dimension'])} ")
         if shown:
             text += " attributes " + T.format_attr_dict(shown)
         return text + " " + pr.region(op.regions[0]) + " : " + TYPE_DIRECTIVES["functional"][1](op)

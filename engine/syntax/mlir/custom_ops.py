@@ -235,7 +235,7 @@ class ReduceSyntax(Syntax):
         pairs = ", ".join(f"({pr.name(a)} init: {pr.name(b)})" for a, b in zip(inputs, inits))
         rest = {k: v for k, v in op.attributes.items() if k != "dimensions"}
         dims = "[" + ", ".join(str(d) for d in op.attributes["dimensions"]) + "]"
-        compact = _compact_reducer(op, pr.debug_info)
+        compact = _compact_reducer(op)
         text = pairs
         if compact is not None:
             text += f" applies {compact}"
@@ -252,17 +252,18 @@ class ReduceSyntax(Syntax):
                 groups.append(
                     f"({pr.name(a)}: {a.type}{pr.location_suffix(a)}, {pr.name(b)}: {b.type}{pr.location_suffix(b)})"
                 )
-            text += "\n" + pr.indent_text() + " reducer" + " ".join(groups) + " " + pr.region(
+            # As StableHLO's printReduceOp: each pair is followed by a space, then one more.
+            text += "\n" + pr.indent_text() + " reducer" + "".join(g + " " for g in groups) + " " + pr.region(
                 op.regions[0], print_entry_args=False
             )
         return text
 
 
-def _compact_reducer(op: Operation, with_locations: bool) -> Optional[str]:
-    """The op the compact `applies` form names, if the body is one it can spell. Printed with its
-    locations, a body whose op has one prints in full, so as not to lose it; printed without, the
-    location goes either way and the form must not depend on it (else the printed text, parsed
-    again without locations, prints another way)."""
+def _compact_reducer(op: Operation) -> Optional[str]:
+    """The op the compact `applies` form names, if the body is one it can spell (StableHLO's
+    criteria E1-E5). Locations do not count, as in stablehlo-opt: the form must not depend on them
+    (else the printed text, parsed again without locations, prints another way); the compact form
+    read back gives the inner op the reduce's location."""
     if len(op.operands) != 2 or len(op.regions) != 1 or len(op.regions[0].blocks) != 1:
         return None
     block = op.regions[0].blocks[0]
@@ -279,7 +280,6 @@ def _compact_reducer(op: Operation, with_locations: bool) -> Optional[str]:
         or ret.operands != inner.results
         or inner.results[0].type != block.arguments[0].type
         or block.arguments[1].type != block.arguments[0].type
-        or (with_locations and inner.location is not None)
     ):
         return None
     # The compact form re-parses with a body over the init value's type; a body of another type
@@ -472,7 +472,8 @@ class CallSyntax(Syntax):
 
 
 mlir_syntax("func.call", CallSyntax())
-mlir_syntax("func.return", Format("$operands attr-dict %operand_types"))
+# func's format is `attr-dict ($operands^ : type($operands))?`: no space for no operands.
+mlir_syntax("func.return", Format("$operands attr-dict %operand_types", space_before_empty_operands=False))
 mlir_syntax("tensor.cast", Format("$source attr-dict : %cast"))
 
 

@@ -21,7 +21,7 @@ from ...ir.types import (
     QuantizedType,
     TensorType,
     Type,
-    format_float,
+    mlir_float,
 )
 
 
@@ -343,7 +343,7 @@ def _format_scalar(value, element) -> str:
 
 
 def format_float_element(value, element: FloatType) -> str:
-    """Shortest decimal that reads back to the same element, or the bit pattern if not finite."""
+    """As MLIR prints it (types.mlir_float), or the bit pattern if not finite."""
     scalar = np.array(value, dtype=element.numpy_dtype)
     with np.errstate(invalid="ignore"):  # a signalling NaN (nan(0x1)) raises the flag on widening
         as_double = float(scalar.astype(np.float64))
@@ -351,17 +351,6 @@ def format_float_element(value, element: FloatType) -> str:
         bits = scalar.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[scalar.itemsize])
         width = scalar.itemsize * 2
         return f"0x{int(bits):0{width}X}"
-    text = str(scalar[()]) if element.name not in ("f64",) else repr(as_double)
-    try:
-        if float(text) != as_double:
-            text = repr(as_double)
-    except ValueError:
-        text = repr(as_double)
-    return format_float(float(text)) if "e" not in text and "." not in text else _ensure_point(text)
+    return mlir_float(as_double, element)
 
 
-def _ensure_point(text: str) -> str:
-    if "." in text:
-        return text
-    mantissa, _, exponent = text.partition("e")
-    return f"{mantissa}.0e{exponent}"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ...ir import attributes as A
+from ...ir.types import mlir_float
 from ...ir.opset import OPS
 from . import attribute_text as T
 from .parse_state import ParseState
@@ -38,6 +39,9 @@ class Syntax:
     """Base: something that can parse an op's pretty form and print it back."""
 
     opdef: Any = None
+    # False: a form hlodbg reads (as other tools write it) that stablehlo-opt does not print, so
+    # neither does hlodbg; the op prints in generic form.
+    printed: bool = True
 
     def bind(self, opdef) -> "Syntax":
         self.opdef = opdef
@@ -66,9 +70,13 @@ def mlir_syntax(name: str, syntax: Syntax) -> Syntax:
 
 
 class Format(Syntax):
-    def __init__(self, text: str):
+    def __init__(self, text: str, space_before_empty_operands: bool = True):
         self.text = text
         self.tokens: list[Token] = []
+        # MLIR's generated printers write the space before an operand list even when it is empty
+        # (`stablehlo.after_all  : !stablehlo.token`, `stablehlo.return `), unless the format
+        # holds the operands in an optional group (func.return's).
+        self.space_before_empty_operands = space_before_empty_operands
 
     def bind(self, opdef) -> "Format":
         self.opdef = opdef
@@ -190,6 +198,9 @@ class Format(Syntax):
                 self._print_tokens(pr, op, token.group, inner, spelled)
                 text = "".join(inner).lstrip()
             if text == "":
+                if token.space and self.space_before_empty_operands and (
+                        kind == "operand" or (kind == "directive" and token.text == "operands")):
+                    out.append(" ")
                 continue
             out.append((" " + text) if token.space else text)
 
@@ -307,7 +318,7 @@ def format_pretty_attr(value: Any, kind: str) -> str:
     if kind.startswith("enum."):
         return str(value)
     if kind == "f64":
-        return repr(float(value))
+        return mlir_float(float(value))
     return T.format_attribute(value)
 
 

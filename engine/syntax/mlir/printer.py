@@ -2,7 +2,9 @@
 
 The output reads back to an equal IR (`parse(print(m))` has the same structural key as `m`), so
 generic-form input can be shown in readable form. SSA names are kept from the source where they
-are unique and made unique otherwise.
+are unique and made unique otherwise (they are how breakpoints and the debugger name values);
+`renumber=True` names them as MLIR's printer does instead (mlir_names.py), so that the text is
+stablehlo-opt's.
 """
 from __future__ import annotations
 
@@ -26,9 +28,11 @@ def _sigiled(name: str) -> str:
 
 
 class Printer:
-    def __init__(self, generic: bool = False, debug_info: bool = False, indent: str = "  "):
+    def __init__(self, generic: bool = False, debug_info: bool = False, indent: str = "  ",
+                 renumber: bool = False):
         self.generic = generic
         self.debug_info = debug_info
+        self.renumber = renumber
         self.unit = indent
         self.depth = 0
         self.names: dict[int, str] = {}
@@ -75,6 +79,12 @@ class Printer:
         results = op.results
         if not results:
             return ""
+        named = [self.names.get(id(v)) for v in results]
+        if len(results) > 1 and all(named):
+            groups = [_MULTI.match(n) for n in named]
+            if all(groups) and len({g.group(1) for g in groups}) == 1 \
+                    and [int(g.group(2)) for g in groups] == list(range(len(results))):
+                return f"{groups[0].group(1)}:{len(results)} = "  # one name for the group: `%0:2`
         if len(results) > 1 and not all(id(v) in self.names for v in results):  # named already: keep those
             groups = [_MULTI.match(_sigiled(v.name or "")) for v in results]
             bases = {g.group(1) for g in groups if g}
@@ -123,7 +133,7 @@ class Printer:
         prefix = self._result_prefix(op)
         body = None
         syntax = FORMATS.get(op.name)
-        if not self.generic and syntax is not None and self._pretty_ok(op, syntax):
+        if not self.generic and syntax is not None and syntax.printed and self._pretty_ok(op, syntax):
             body = self._pretty_body(op, syntax)
         if body is None:
             body = self._generic(op)
@@ -150,6 +160,8 @@ class Printer:
         name = op.name
         if name == "func.return":
             name = "return"  # only ever directly in a function body, where func is the default dialect
+        elif name == "func.call" and isinstance(op.parent_op, Function):
+            name = "call"  # directly in a function body func is the default dialect, as for return
         return name + text
 
     def _generic(self, op: Operation) -> str:
@@ -202,7 +214,7 @@ class Printer:
         return "\n".join(lines)
 
     def _block_header(self, block: Block, index: int) -> str:
-        label = block.label or f"^bb{index}"
+        label = f"^bb{index}" if self.renumber else block.label or f"^bb{index}"
         args = ", ".join(f"{self.name(a)}: {a.type}{self.location_suffix(a)}" for a in block.arguments)
         head = f"{label}({args}):" if block.arguments else f"{label}:"
         return self.unit * (self.depth - 1) + head
@@ -210,6 +222,10 @@ class Printer:
     # -- module ------------------------------------------------------------------------------
 
     def module(self, module: Module) -> str:
+        if self.renumber:
+            from .mlir_names import mlir_value_names
+
+            self.names.update(mlir_value_names(module))
         head = "module"
         if module.name:
             head += f" {A.SymbolRef(module.name)}"
@@ -249,8 +265,8 @@ def _resource_trailer(module: Module) -> str:
     return "\n".join(lines)
 
 
-def print_module(module: Module, generic: bool = False, debug_info: bool = False) -> str:
-    return Printer(generic=generic, debug_info=debug_info).module(module)
+def print_module(module: Module, generic: bool = False, debug_info: bool = False, renumber: bool = False) -> str:
+    return Printer(generic=generic, debug_info=debug_info, renumber=renumber).module(module)
 
 
 def print_op(op: Operation, generic: bool = False) -> str:

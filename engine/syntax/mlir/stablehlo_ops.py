@@ -104,9 +104,12 @@ mlir_syntax(
 mlir_syntax("stablehlo.dot", Format("$lhs, $rhs%precision attr-dict : %functional"))
 mlir_syntax("stablehlo.dot_general", Format("$lhs, $rhs, %dot_dims%precision attr-dict : %functional"))
 # dynamic_conv's pretty form is convolution's; its padding is the third operand, not a window key.
+# StableHLO defines no pretty form for it (stablehlo-opt prints it generic): read, not printed.
 _CONVOLUTION_FORMAT = "(%operands) dim_numbers = %conv_dims, window = {%window} attr-dict : %functional"
 mlir_syntax("stablehlo.convolution", Format(_CONVOLUTION_FORMAT))
-mlir_syntax("stablehlo.dynamic_conv", Format(_CONVOLUTION_FORMAT))
+_DYNAMIC_CONV = Format(_CONVOLUTION_FORMAT)
+_DYNAMIC_CONV.printed = False
+mlir_syntax("stablehlo.dynamic_conv", _DYNAMIC_CONV)
 mlir_syntax("stablehlo.einsum", Format("$lhs, $rhs, config = $einsum_config attr-dict : %functional"))
 mlir_syntax("stablehlo.unary_einsum", Format("$operand, config = $einsum_config attr-dict : %functional"))
 mlir_syntax(
