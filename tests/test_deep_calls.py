@@ -5,6 +5,7 @@ printer, the graph builder), and a program whose calls form a cycle is refused b
 from __future__ import annotations
 
 import json
+import threading
 
 import numpy as np
 import pytest
@@ -342,3 +343,19 @@ def test_hlo_bodies_nested_to_the_limit_and_past_it(tmp_path, capsys):
     assert main(["verify", str(path)]) != 0
     out, err = capsys.readouterr()
     assert f"nested more than {MAX_REGION_NESTING} deep" in err and "internal error" not in err, err
+
+
+def test_the_recursion_limit_is_the_ordinary_one_again_once_deep_runs_end():
+    # Other threads' stacks are sized for the ordinary limit: a raised one left behind would let a
+    # deeply nested file (json, toml) overflow the C stack instead of raising RecursionError.
+    import sys
+
+    from hlodbg.engine.run import deep_stack
+
+    program = hlodbg.load(call_chain(1000))
+    np.testing.assert_array_equal(program.run(A, B)[0], A + B)
+    for _ in range(100):  # the stack thread finishes just after handing its result over
+        if sys.getrecursionlimit() == deep_stack._ORDINARY_LIMIT:
+            break
+        threading.Event().wait(0.05)
+    assert sys.getrecursionlimit() == deep_stack._ORDINARY_LIMIT

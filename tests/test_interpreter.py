@@ -358,7 +358,7 @@ def test_check_dialect_pretty_forms_parse_print_and_run():
     program = hlodbg.load(PRETTY_CHECKS)
     text = program.to_text()
     assert "check.expect_close %a, %b, max_ulp_difference = 3, min_ulp_difference = 0 : tensor<2xf32>, tensor<2xf32>" in text
-    assert "check.expect_almost_eq %a, %b, tolerance = 0.001 : tensor<2xf32>" in text
+    assert "check.expect_almost_eq %a, %b, tolerance = 1.000000e-03 : tensor<2xf32>" in text  # MLIR spells f64 so
     for module in (program.module, hlodbg.load(text).module):
         outcome = check_module(module)
         assert [c.passed for c in outcome.checks] == [True, True, True, False, True]

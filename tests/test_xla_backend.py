@@ -211,7 +211,7 @@ module {
     reduce = next(op for op in program.module.walk() if op.name == "stablehlo.reduce")
     assert how_xla_backend_runs(add) == "kernel"
     text = single_op_module(add, program.module)
-    assert '"sdy.mesh"() <{sym_name = "mesh"' in text and "func.func public @main(%arg0: tensor<16x8xf32>, %arg1: tensor<16x8xf32>)" in text
+    assert '"sdy.mesh"() <{mesh = #sdy.mesh<["x"=1]>, sym_name = "mesh"}>' in text and "func.func public @main(%arg0: tensor<16x8xf32>, %arg1: tensor<16x8xf32>)" in text
     (captured,) = captured_values(reduce)
     assert captured is program.module.function("main").arguments[1]
     assert how_xla_backend_runs(reduce) == "host"  # XLA refuses to export such a body

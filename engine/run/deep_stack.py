@@ -67,12 +67,28 @@ def has_room(frames: int) -> bool:
     return _frames_in_use() + frames <= room
 
 
+_deep_threads = 0  # stack threads alive: while any is, the recursion limit is theirs
+
+
 def _raise_recursion_limit(frames: int) -> None:
-    # Process-wide, and never lowered: a parked run deeper than a lowered limit would fail at its
-    # next call when resumed.
+    # Process-wide (Python 3.11 has one limit), kept while any stack thread lives: a parked run
+    # deeper than a lowered limit would fail at its next call when resumed.
+    global _deep_threads
     with _limit_lock:
+        _deep_threads += 1
         if sys.getrecursionlimit() < frames:
             sys.setrecursionlimit(frames)
+
+
+def _restore_recursion_limit() -> None:
+    # The last stack thread gone, the ordinary limit again: other threads' stacks were sized for
+    # it, and a deeply nested file read by one of them must meet a RecursionError, not overflow
+    # the C stack.
+    global _deep_threads
+    with _limit_lock:
+        _deep_threads -= 1
+        if _deep_threads == 0:
+            sys.setrecursionlimit(_ORDINARY_LIMIT)
 
 
 def _start_thread(target: Callable[[], None], frames: int, name: str) -> threading.Thread:
@@ -82,7 +98,10 @@ def _start_thread(target: Callable[[], None], frames: int, name: str) -> threadi
 
     def with_room() -> None:
         _room.frames = frames
-        target()
+        try:
+            target()
+        finally:
+            _restore_recursion_limit()
 
     with _stack_size_lock:
         previous = threading.stack_size()
@@ -90,6 +109,9 @@ def _start_thread(target: Callable[[], None], frames: int, name: str) -> threadi
         try:
             thread = threading.Thread(target=with_room, name=name, daemon=True)
             thread.start()
+        except BaseException:
+            _restore_recursion_limit()
+            raise
         finally:
             threading.stack_size(previous)
     return thread
