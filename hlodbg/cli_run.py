@@ -10,6 +10,7 @@ from hlodbg.cli_profile import ProfiledRun, add_profile_option, check_profile_op
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
+from hlodbg.engine.ir.errors import printable
 from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.execution import gather_arguments, npz_output, report_results
 
@@ -155,7 +156,7 @@ def cmd_run(args) -> int:
                     return status
             if args.probe:
                 count = probe(session, args.probe)
-                print(f"wrote {count} value(s) to {args.probe}/ (index.csv lists them)", file=sys.stderr)
+                print(f"wrote {count} value(s) to {printable(args.probe)}/ (index.csv lists them)", file=sys.stderr)
             else:
                 session.continue_()
             if session.error is not None:

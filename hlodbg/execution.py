@@ -15,6 +15,7 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from hlodbg.engine import ExecutionError
+from hlodbg.engine.ir.errors import printable
 from hlodbg.engine.ir.dtypes import Token, compute_dtype, is_float_dtype, widen
 from hlodbg.engine.run.arguments import DeviceArguments, device_arguments, parameter_shardings
 from hlodbg.argument_files import add_device_directory, add_directory, add_npz, load_npy, note_copies, save_npz
@@ -216,4 +217,4 @@ def report_results(args, program, results, result_types, randomised, extra: dict
 
 def saved_text(what: str, path: str, widened: str) -> str:
     """`saved 2 result(s) to out.npz`, and what was stored widened."""
-    return f"saved {what} to {path}" + (f"; {widened}" if widened else "")
+    return f"saved {what} to {printable(str(path))}" + (f"; {widened}" if widened else "")

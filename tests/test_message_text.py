@@ -36,6 +36,17 @@ def test_a_file_name_with_a_terminal_escape_is_printed_escaped(tmp_path, capsys)
     assert out.count("\\x1b[31m") == 3 and "good\\x1b[31m.mlir: ok" in out and "bad\\x1b[31m.mlir:2:8: error:" in out
 
 
+def test_the_files_a_run_writes_are_named_escaped(tmp_path, capsys):
+    program = tmp_path / "p.mlir"
+    program.write_text(GOOD)
+    out, probe = tmp_path / f"out{ESCAPE}.npz", tmp_path / f"probe{ESCAPE}"
+    assert main(["run", str(program), "--out", str(out)]) == 0
+    assert main(["run", str(program), "--probe", str(probe)]) == 0
+    said = _output(capsys)
+    assert out.is_file() and probe.is_dir()
+    assert "\x1b" not in said and "out\\x1b[31m.npz" in said and "probe\\x1b[31m/" in said
+
+
 def test_control_characters_of_the_quoted_line_are_escaped_and_the_caret_still_points():
     text = "func.func @main() {\n  \"x\x07y\" = stablehlo.bogus\r\n}\n"
     with pytest.raises(ParseError) as info:
