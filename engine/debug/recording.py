@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import traceback
 from time import perf_counter
-from typing import Any, Literal, Optional, Sequence
+from typing import Any, Callable, Literal, Optional, Sequence
 
 import greenlet
 import numpy as np
@@ -19,9 +19,10 @@ import numpy as np
 from ..ir.errors import ExecutionError, HlodbgError
 from ..run.interpreter import Frame, Interpreter, _block_arguments
 from ..run.deep_stack import StackThread, stack_thread_for
-from ..ir.core import Block
+from ..ir.core import Block, Function
+from ..run.liveness import liveness_of
 from ..ir.opset import has_aliasing_regions
-from .trace import FrameRecord, Trace
+from .trace import FrameRecord, ResultRef, Trace
 from .values import ARRAY_OVERHEAD
 
 NEVER = float("inf")
@@ -86,6 +87,12 @@ class RecordingInterpreter(Interpreter):
         self._last_child: dict[int, FrameRecord] = {}
         # Time spent parked, left out of the clock events are timed with.
         self.parked_seconds = 0.0
+        # The frames running, outermost first, each with the values it holds (a region's frame
+        # shares its function's): what a checkpoint keeps (ValueStore.checkpoint).
+        self._stack: list[tuple[FrameRecord, dict]] = []
+        self.next_checkpoint = store.checkpoint_seconds
+        self._last_uses: dict[Function, Callable] = {}  # function -> op -> the values dying at op
+        self._unused_arguments: dict[Function, Callable] = {}  # function -> block -> arguments no op reads
 
     def reset_recording(self, store) -> None:
         """Record a new run into `store`, keeping the compiled program (the previous run must
@@ -99,6 +106,8 @@ class RecordingInterpreter(Interpreter):
         self._running = []
         self._last_child = {}
         self.parked_seconds = 0.0
+        self._stack = []
+        self.next_checkpoint = store.checkpoint_seconds
 
     def now(self) -> float:
         return perf_counter() - self.parked_seconds
@@ -128,11 +137,46 @@ class RecordingInterpreter(Interpreter):
         saved = self.frame
         self.frame = frame
         self._record = record
+        stack = self._stack
+        stack.append((record, frame.env))
         try:
             return self._record_block(record, steps, terminator, arguments, args, frame.env)
         finally:
+            stack.pop()
             self.frame = saved
             self._record = parent
+
+    def _dying(self, function: Function) -> Callable:
+        """`last_uses(op)` of `function`'s liveness: the values a run may let go once `op` is done
+        (engine/run/liveness.py), or nothing to let go where the analysis does not apply."""
+        found = self._last_uses.get(function)
+        if found is None:
+            try:
+                liveness = liveness_of(self.module).function(function)
+                found = liveness.last_uses
+                unused = liveness.unused_arguments
+            except HlodbgError:
+                found, unused = (lambda op: ()), (lambda block: ())
+            self._last_uses[function] = found
+            self._unused_arguments[function] = unused
+        return found
+
+    def _checkpoint(self, now: float) -> None:
+        """Hand the store the values every running frame holds now (ValueStore.checkpoint)."""
+        trace = self.trace
+        transparent = self.backend.transparent_storage
+        live, seen = [], set()
+        for record, env in reversed(self._stack):  # innermost first: the frame that sees a value
+            if id(env) in seen:
+                continue
+            seen.add(id(env))
+            for value, held in env.items():
+                ref = trace.ref(record, value)
+                if isinstance(ref, ResultRef):
+                    single = len(trace.ops[ref.event].results) == 1
+                    live.append((ref.event, held if transparent and single else None))
+        self.store.checkpoint(live)
+        self.next_checkpoint = now + self.store.checkpoint_seconds
 
     def _aliasing(self, op) -> bool:
         known = self._aliasing_ops.get(op)
@@ -160,8 +204,12 @@ class RecordingInterpreter(Interpreter):
         held_bytes = store.held_bytes
         clock = perf_counter
         ndarray = np.ndarray
+        function = record.function
+        dying = self._last_uses.get(function) or self._dying(function)
         for value, arg in zip(arguments, args):
             env[value] = arg if transparent else keep(arg, value)
+        for value in self._unused_arguments[function](record.block):
+            env.pop(value, None)
         for step in steps:
             if transparent:
                 operands = [env[v] for v in step.operands]
@@ -176,13 +224,19 @@ class RecordingInterpreter(Interpreter):
             if eid >= gate.pause_at or op in gate.stop_ops:
                 self._arrive(eid, operands)
             running.append(eid)
-            starts.append(clock() - self.parked_seconds)
+            now = clock() - self.parked_seconds
+            starts.append(now)
+            if now >= self.next_checkpoint:
+                self._checkpoint(now)
             out = step.evaluate(operands)
             if step.single:
                 env[step.results[0]] = out if transparent else keep(out, step.results[0])
             elif step.results:
                 for value, result in zip(step.results, out):
                     env[value] = result if transparent else keep(result, value)
+            # The run lets a value go after its last use (the trace keeps it while the budget allows).
+            for value in dying(op):
+                env.pop(value, None)
             running.pop()
             results[eid] = out  # as the evaluator gave it: the value for one result, a list for several
             ends[eid] = len(ops) - 1
@@ -208,6 +262,8 @@ class RecordingInterpreter(Interpreter):
         if terminator is None:
             return []
         returned = [env[v] if transparent else load(env[v], v) for v in terminator.operands]
+        for value in dying(terminator):
+            env.pop(value, None)
         # A block's terminator is an event of its own: the place to stop before leaving it.
         eid = len(ops)
         ops.append(terminator)

@@ -31,7 +31,7 @@ from ..run.interpreter import Interpreter, entry_arguments, entry_function
 from ..ir.core import Module, Operation
 from ..machine.process import Grid, ProcessId
 from .recording import NEVER, Execution, RecordingInterpreter
-from .values import ValueStore, replay_frame_of
+from .values import ValueStore, argument_bytes, replay_frame_of
 from .summary import ValueSummary, summarize
 from .stops import FrameInfo, Hit, Stop
 from .timeline import TimePoint, Timeline
@@ -68,7 +68,7 @@ class Session:
         return Interpreter(self.module, backend=self.backend, process=self.process, grid=self.grid)
 
     def _start(self) -> None:
-        store = ValueStore(self.module, self._interpreter, self.budget)
+        store = ValueStore(self.module, self._interpreter, self.budget, arguments_bytes=argument_bytes(self.args))
         recorder = self._recorder
         if recorder is None:
             recorder = RecordingInterpreter(self.module, store, backend=self.backend, process=self.process, grid=self.grid)

@@ -38,10 +38,22 @@ class FrameArgs(NamedTuple):
     frame: int
 
 
-def default_budget() -> int:
-    """A quarter of the machine's memory."""
+# A session's budget without `--memory`: half of what the entry's arguments hold (a training step's
+# session then stays within 1.5x its arguments and results), never less than SMALLEST_DEFAULT_BUDGET
+# (a small program keeps every value) nor more than a quarter of the machine's memory.
+SMALLEST_DEFAULT_BUDGET = 256 << 20
+
+# Compute time between two checkpoints of the live state, at first; it doubles whenever the
+# checkpoints would hold more than half the budget. Going back to any event re-runs at most about
+# this much of the program (ValueStore.checkpoint).
+FIRST_CHECKPOINT_SECONDS = 0.2
+
+
+def default_budget(arguments_bytes: int = 0) -> int:
+    """The budget for recorded values when the user gives none (see SMALLEST_DEFAULT_BUDGET)."""
     memory = physical_memory()
-    return memory // 4 if memory else 4 << 30
+    most = memory // 4 if memory else 4 << 30
+    return min(most, max(SMALLEST_DEFAULT_BUDGET, arguments_bytes // 2))
 
 
 def memory_owner(array: np.ndarray) -> Any:
@@ -62,6 +74,17 @@ def nbytes(out: Any, overhead: int = 0) -> int:
     if isinstance(out, np.ndarray):
         return out.nbytes + overhead if out.base is None else 0
     return device_bytes(out) + overhead if is_device_array(out) else 0
+
+
+def argument_bytes(args: list) -> int:
+    """The bytes of a run's arguments (views and memory-mapped files included; tuples flattened)."""
+    total = 0
+    for arg in args:
+        if isinstance(arg, (list, tuple)):
+            total += argument_bytes(list(arg))
+        elif isinstance(arg, np.ndarray):
+            total += arg.nbytes
+    return total
 
 
 # What keeping an array costs beyond its elements: numpy's object, shape and strides. A loop over
@@ -92,10 +115,10 @@ class _CaptureFrameArgs(Listener):
 class ValueStore:
     """Recorded values of one run, within `budget` bytes, recomputed on demand when dropped."""
 
-    def __init__(self, module: Module, interpreter_factory, budget: Optional[int] = None):
+    def __init__(self, module: Module, interpreter_factory, budget: Optional[int] = None, arguments_bytes: int = 0):
         self._module = module
         self.trace = Trace()
-        self.budget = default_budget() if budget is None else max(0, int(budget))
+        self.budget = default_budget(arguments_bytes) if budget is None else max(0, int(budget))
         self.bytes = 0  # bytes of recorded values currently kept (the recording loop adds to it)
         self.evicted = 0  # values dropped so far
         self.recomputed = 0  # values recomputed so far
@@ -109,6 +132,11 @@ class ValueStore:
         self._checkpointed: set = set()  # the events of _checkpoints
         self._frontier: dict[int, list[int]] = {}  # while event -> the events of its latest loop state kept
         self._checkpoint_bytes = 0
+        # Checkpoints of the live state (ValueStore.checkpoint), oldest first, and how many of them
+        # hold each event.
+        self.checkpoint_seconds = FIRST_CHECKPOINT_SECONDS
+        self._live_checkpoints: list[list[int]] = []
+        self._held_live: dict[int, int] = {}
         self._make_interpreter = interpreter_factory
         self._quiet: Optional[Interpreter] = None
         self._replayable: dict[int, bool] = {}
@@ -194,6 +222,56 @@ class ValueStore:
         if self._checkpoint_bytes > self.budget // 2:
             self._thin_checkpoints()
 
+    def checkpoint(self, live: list[tuple[int, Any]]) -> None:
+        """Keep the values live at this point of the run (`live`: each one's event, and its array
+        when the run still holds it): a checkpoint of the run's state.
+
+        Why it bounds going back: a value computed after this point reads only values computed
+        after it or values live at it, so recomputing any later value (values.py's replay) stops
+        at this checkpoint's values instead of running back to the program's start. A value the
+        budget dropped while the run still held it is kept again from the run's own array (no
+        recomputation). The values are shared with the run (arrays are never written once made),
+        so a checkpoint costs only what it keeps alive after the run lets it go; when checkpoints
+        would hold more than half the budget, every other one is let go and they are taken half
+        as often."""
+        results, sizes, held = self.trace.results, self.sizes, self._held_live
+        kept = []
+        live_now = {event for event, _ in live}
+        for event, array in live:
+            if results[event] is EVICTED:
+                if array is None:
+                    continue
+                results[event] = array
+                self._requeue(event, self.held_bytes(array))
+            held[event] = held.get(event, 0) + 1
+            kept.append(event)
+        self._pinned.update(kept)
+        self._live_checkpoints.append(kept)
+        # What checkpoints cost is what they keep that the run no longer holds itself.
+        while len(self._live_checkpoints) > 1 and self._kept_beyond(live_now) > self.budget // 2:
+            self._thin_live_checkpoints()
+
+    def _kept_beyond(self, live_now: set) -> int:
+        """Bytes the checkpoints of the live state keep beyond `live_now`, the run's own values."""
+        sizes = self.sizes
+        return sum(sizes.get(event, 0) for event in self._held_live if event not in live_now)
+
+    def _thin_live_checkpoints(self) -> None:
+        """Let every other checkpoint of the live state go (the newest stays) and take them half as
+        often from now on."""
+        self.checkpoint_seconds = max(2 * self.checkpoint_seconds, 1e-4)
+        checkpoints = self._live_checkpoints
+        let_go = [events for i, events in enumerate(checkpoints) if i % 2 == len(checkpoints) % 2]
+        self._live_checkpoints = [events for i, events in enumerate(checkpoints) if i % 2 != len(checkpoints) % 2]
+        held, released = self._held_live, []
+        for events in let_go:
+            for event in events:
+                held[event] -= 1
+                if held[event] == 0:
+                    del held[event]
+                    released.append(event)
+        self._release(released)
+
     def _advance_frontier(self, loop: int, state: list[int]) -> None:
         """`state` becomes the frontier of the while op at event `loop`; the one it replaces, and
         those of loops that have finished, are let go (unless a checkpoint keeps them)."""
@@ -206,8 +284,9 @@ class ValueStore:
     def _release(self, events: list[int]) -> None:
         """Unpin `events` that no checkpoint or frontier keeps, so eviction may drop them."""
         kept = self._checkpointed.union(*self._frontier.values()) if self._frontier else self._checkpointed
+        held = self._held_live
         for e in events:
-            if e in self._pinned and e not in kept:
+            if e in self._pinned and e not in kept and e not in held:
                 self._pinned.discard(e)
                 self._later.append(e)
 

@@ -1,0 +1,52 @@
+"""Time travel by checkpoints and re-execution (issue 33): a session keeps a window of recent
+values and checkpoints of the live state; any earlier value is recomputed from the nearest
+checkpoint, and every move lands on the values, events and frames a plain run has."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import hlodbg
+from hlodbg.engine.debug import values as values_module
+from hlodbg.engine.debug.values import SMALLEST_DEFAULT_BUDGET, default_budget
+
+
+def chain_program(length: int, size: int = 1000) -> str:
+    """A straight line of `length` elementwise ops, each reading the one before and the argument:
+    only two values are live at any point, so a checkpoint keeps little."""
+    lines = [f"func.func @main(%a: tensor<{size}xf32>) -> tensor<{size}xf32> {{", f"  %v0 = stablehlo.sine %a : tensor<{size}xf32>"]
+    for i in range(1, length):
+        op = ("add", "multiply", "subtract")[i % 3]
+        lines.append(f"  %v{i} = stablehlo.{op} %v{i - 1}, %a : tensor<{size}xf32>")
+    lines += [f"  return %v{length - 1} : tensor<{size}xf32>", "}"]
+    return "\n".join(lines)
+
+
+ARG = np.linspace(-1, 1, 1000, dtype=np.float32)
+
+
+def test_a_value_far_back_is_recomputed_from_the_nearest_checkpoint_not_from_the_start(monkeypatch):
+    program = hlodbg.load(chain_program(1000))
+    full = program.session([ARG], persist=False)
+    full.continue_()
+    monkeypatch.setattr(values_module, "FIRST_CHECKPOINT_SECONDS", 1e-7)  # a checkpoint at (almost) every op
+    small = program.session([ARG], persist=False, memory=64 * 1024)
+    small.continue_()
+    store = small.timeline.main.store
+    assert store.evicted > 900 and store.bytes <= store.budget + 8192
+    before = store.recomputed
+    assert small.event(900).outputs[0].tobytes() == full.event(900).outputs[0].tobytes()
+    # Without checkpoints the read replays the chain from its start (900 ops).
+    assert store.recomputed - before < 500
+    for event in (3, 450, 899, 998, 17):
+        assert small.event(event).outputs[0].tobytes() == full.event(event).outputs[0].tobytes()
+    full.close(), small.close()
+
+
+def test_the_default_budget_follows_the_arguments():
+    assert default_budget(0) == SMALLEST_DEFAULT_BUDGET
+    assert default_budget(4 * SMALLEST_DEFAULT_BUDGET) == 2 * SMALLEST_DEFAULT_BUDGET
+    # a view of an argument counts its bytes: the arguments a session is given are read-only views
+    session = hlodbg.load(chain_program(3, size=1 << 20)).session([np.zeros(1 << 20, np.float32)], persist=False)
+    assert session.memory_budget == default_budget(4 << 20)
+    session.close()
