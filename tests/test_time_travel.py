@@ -50,3 +50,30 @@ def test_the_default_budget_follows_the_arguments():
     session = hlodbg.load(chain_program(3, size=1 << 20)).session([np.zeros(1 << 20, np.float32)], persist=False)
     assert session.memory_budget == default_budget(4 << 20)
     session.close()
+
+
+def test_a_call_result_is_recomputed_from_inside_the_call_not_by_running_the_call_again(monkeypatch):
+    """A call's result is what its frame returned: recomputing it recomputes that value from the
+    checkpoints inside the callee (opdefs `results_from`), so a dropped layer output costs a few
+    ops, not the whole layer."""
+    body = chain_program(400).replace("@main", "@layer")
+    text = body + """
+func.func @main(%a: tensor<1000xf32>) -> tensor<1000xf32> {
+  %0 = func.call @layer(%a) : (tensor<1000xf32>) -> tensor<1000xf32>
+  %1 = func.call @layer(%0) : (tensor<1000xf32>) -> tensor<1000xf32>
+  return %1 : tensor<1000xf32>
+}"""
+    monkeypatch.setattr(values_module, "FIRST_CHECKPOINT_SECONDS", 1e9)  # nothing kept but the window
+    program = hlodbg.load(text)
+    full = program.session([ARG], persist=False)
+    full.continue_()
+    small = program.session([ARG], persist=False, memory=64 * 1024)
+    small.continue_()
+    calls = [e.id for e in small.events if e.op.name == "func.call"]
+    returns = [e.id for e in small.events if e.op.name == "func.return" and e.frame.owner in calls]
+    store = small.timeline.main.store
+    assert store.sizes.get(calls[0]) is None  # dropped
+    first = small.event(calls[0]).outputs[0]
+    assert first.tobytes() == full.event(calls[0]).outputs[0].tobytes()
+    assert first is small.event(returns[0]).inputs[0]  # the callee's own value, not a second run's
+    full.close(), small.close()

@@ -24,7 +24,7 @@ import numpy as np
 from ..machine.memory import physical_memory
 from ..machine.xla.device_values import device_bytes, is_device_array
 from ..ir.errors import ExecutionError
-from ..ir.opset import callee_attribute, is_replayable
+from ..ir.opset import callee_attribute, is_replayable, results_from
 from ..run.interpreter import Frame, Interpreter, Listener
 from ..ir.core import Module, Operation, Value, symbol_name
 from .trace import EVICTED, FrameRecord, ResultRef, Trace, ValueRef
@@ -367,7 +367,36 @@ class ValueStore:
         trace = self.trace
         if isinstance(item, FrameArgs):
             # Frame arguments come from replaying the op that opened the frame: its inputs.
-            return self._dependencies(trace.frame_records[item.frame].owner)
+            return self._replay_dependencies(trace.frame_records[item.frame].owner)
+        inner = self._inner_refs(item)
+        if inner is not None:
+            return [ref.event if isinstance(ref, ResultRef) else FrameArgs(ref.frame) for ref in inner]
+        return self._replay_dependencies(item)
+
+    def _inner_refs(self, event: int) -> Optional[list]:
+        """Where the results of a call, branch or loop event live inside the last frame it ran
+        (opdefs `results_from`), or None for any other event: recomputing such a result recomputes
+        those values, from the checkpoints inside that frame, rather than running the op whole."""
+        trace = self.trace
+        op = trace.ops[event]
+        kind = results_from(op.name)
+        end = trace.ends[event]
+        if not kind or end <= event:
+            return None
+        frame = trace.frames[end]
+        while frame is not None and frame.owner != event:
+            frame = frame.parent
+        if frame is None or frame.last < 0:
+            return None
+        if kind == "returned":
+            refs = [trace.operand_ref(frame.last, k) for k in range(len(op.results))]
+        else:
+            refs = [trace.arg_ref(frame, k) for k in range(len(op.results))]
+        return None if any(ref is None for ref in refs) else refs
+
+    def _replay_dependencies(self, item: int) -> list:
+        """The values replaying event `item`'s op needs: its operands and its regions' free values."""
+        trace = self.trace
         op, frame = trace.ops[item], trace.frames[item]
         refs = [trace.ref(frame, v) for v in op.operands] + [trace.ref(frame, v) for v in self.free_values(op)]
         deps = []
@@ -403,6 +432,14 @@ class ValueStore:
 
     def _recompute(self, item: Any) -> None:
         trace = self.trace
+        inner = None if isinstance(item, FrameArgs) else self._inner_refs(item)
+        if inner is not None:
+            values = [self.value(ref) for ref in inner]
+            out = values[0] if len(values) == 1 else values
+            trace.results[item] = out
+            self._requeue(item, self.held_bytes(out))
+            self.recomputed += 1
+            return
         event = trace.frame_records[item.frame].owner if isinstance(item, FrameArgs) else item
         op, frame = trace.ops[event], trace.frames[event]
         operands = [self.value(trace.ref(frame, v)) for v in op.operands]

@@ -18,6 +18,11 @@ colours, and the traits below. Each input language keeps its own spelling of the
 - `is_collective`: a rendezvous of the processes of a group (the grid meets there).
 - `aliasing_regions`: its regions' arguments are the op's own operands or carried values (calls,
   loops, branches), so a frame's arguments need not be kept apart from the owner's values.
+- `results_from`: where the op's results come from when its regions or callee run as frames:
+  "returned", the values its last frame returns (calls, branches, fusions); "carried", the
+  arguments of its last frame (a while loop's final condition sees the final state). The debugger
+  recomputes such a result from inside that frame, where its checkpoints are, instead of running
+  the op again whole.
 - `expandable_body`: a combiner body the interpreter applies to whole arrays at once, which the
   debugger can replay as a region to show it element by element.
 - `grid_layout`: says how a global value is laid out over the grid's devices (Shardy's manual
@@ -99,6 +104,7 @@ class OpDef:
     # The names its regions give their arguments (getAsmBlockArgumentNames): one for all
     # (`iterArg`), or one per operand segment (chlo.scan's `input`s then `carry`s).
     entry_argument_names: tuple[str, ...] = ()
+    results_from: str = ""  # "", "returned" or "carried" (see the module docstring)
 
     @property
     def min_operands(self) -> int:
@@ -216,9 +222,12 @@ def define(
     result_names: str = "",
     float_result_names: str = "",
     entry_argument_names: str = "",
+    results_from: str = "",
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
+    if results_from not in ("", "returned", "carried"):
+        raise ValueError(f"op {name}: results_from is 'returned', 'carried' or empty, not {results_from!r}")
     if effect not in EFFECTS:
         raise ValueError(f"op {name}: unknown effect {effect!r} (one of {', '.join(EFFECTS)})")
     opdef = OpDef(
@@ -246,6 +255,7 @@ def define(
         tuple(result_names.split()),
         tuple(float_result_names.split()),
         tuple(entry_argument_names.split()),
+        results_from,
     )
     OPS[name] = opdef
     return opdef
@@ -318,6 +328,11 @@ def has_aliasing_regions(name: str) -> bool:
     return _trait(name, "aliasing_regions", False)
 
 
+def results_from(name: str) -> str:
+    """"returned", "carried" or "" (see the module docstring)."""
+    return _trait(name, "results_from", "")
+
+
 def has_expandable_body(name: str) -> bool:
     return _trait(name, "expandable_body", False)
 
@@ -347,6 +362,6 @@ def category_of(name: str) -> str:
 
 __all__ = [
     "AttrSpec", "CATEGORIES", "DIALECT_EFFECTS", "EFFECTS", "OPS", "OpDef", "callee_attribute", "category_of",
-    "define", "effect_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_float_math",
+    "define", "effect_of", "has_aliasing_regions", "results_from", "has_expandable_body", "is_collective", "is_float_math",
     "is_foldable", "is_replayable", "is_terminator", "lays_out_on_grid", "lookup", "owns_callee",
 ]

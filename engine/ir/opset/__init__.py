@@ -26,6 +26,7 @@ from ..opdefs import (
     may_run_async,
     owns_callee,
     process_groups_of,
+    results_from,
 )
 
 # Dialects whose every op hlodbg defines: an op name of theirs it does not know is a typo or an op
@@ -36,4 +37,5 @@ __all__ = [
     "AttrSpec", "CATEGORIES", "CLOSED_DIALECTS", "OPS", "OpDef", "callee_attribute", "category_of",
     "effect_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_commutative",
     "is_float_math", "is_foldable", "is_replayable", "is_terminator", "lookup", "may_run_async", "owns_callee", "process_groups_of",
+    "results_from",
 ]

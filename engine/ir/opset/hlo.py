@@ -13,13 +13,13 @@ from ..opdefs import define
 # fusion: the compiler's fused computation, run like a call (the debugger steps into its frame);
 # `kind` (kLoop, kInput, kOutput, kCustom) is shown, never changes what it computes.
 define("hlo.fusion", "operands*", "callee:symbol kind:str?", results="*", category="structural",
-       effect="impure", aliasing_regions=True, callee_attr="callee", owns_callee=True)
+       effect="impure", aliasing_regions=True, callee_attr="callee", owns_callee=True, results_from="returned")
 
 # conditional: operand 0 selects the branch (pred: true -> region 0, false -> region 1; s32 index:
 # out of range -> the last region); operand 1+i is the one argument of region i. Not
 # aliasing_regions: a region's argument k is not the op's operand k (the debugger keeps it).
 define("hlo.conditional", "selector branch_operands*", regions="branches*", results="*",
-       category="control_flow")
+       category="control_flow", results_from="returned")
 
 # The one op whose indexing is physical: the operand's bytes in its layout, re-read in the result's.
 define("hlo.bitcast", "operand", category="data_movement")

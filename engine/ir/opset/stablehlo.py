@@ -200,8 +200,10 @@ define(
 
 # -- control flow -----------------------------------------------------------------------------------
 
-define("stablehlo.if", "pred", regions="true_branch false_branch", results="*", category="control_flow", aliasing_regions=True)
-define("stablehlo.case", "index", regions="branches*", results="*", category="control_flow", aliasing_regions=True)
+define("stablehlo.if", "pred", regions="true_branch false_branch", results="*", category="control_flow", aliasing_regions=True,
+       results_from="returned")
+define("stablehlo.case", "index", regions="branches*", results="*", category="control_flow", aliasing_regions=True,
+       results_from="returned")
 define("stablehlo.return", "results*", results="0", category="structural", terminator=True)
 
 # -- collectives and communication ------------------------------------------------------------------
@@ -288,7 +290,8 @@ define(
     "name:str composite_attributes:dict={} decomposition:symbol version:i32=0",
     regions="composite_regions*",
     results="*",
-    category="structural", effect="impure", aliasing_regions=True, callee_attr="decomposition"
+    category="structural", effect="impure", aliasing_regions=True, callee_attr="decomposition",
+    results_from="returned"
 )
 
 # -- quantization: ops whose Inputs/Outputs tables allow per-tensor quantized tensors only --------

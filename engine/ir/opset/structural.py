@@ -8,7 +8,7 @@ define("stablehlo.constant", "", "value:elements", category="constant", result_n
 
 
 define("stablehlo.while", "operand*", regions="cond body", results="*", category="control_flow", aliasing_regions=True,
-       entry_argument_names="iterArg")
+       entry_argument_names="iterArg", results_from="carried")
 
 
 define(
@@ -39,7 +39,8 @@ define(
 )
 
 
-define("func.call", "operands*", "callee:symbol", results="*", category="structural", effect="impure", aliasing_regions=True, callee_attr="callee")
+define("func.call", "operands*", "callee:symbol", results="*", category="structural", effect="impure", aliasing_regions=True, callee_attr="callee",
+       results_from="returned")
 define("func.return", "operands*", results="0", category="structural", terminator=True)
 
 
