@@ -77,3 +77,37 @@ func.func @main(%a: tensor<1000xf32>) -> tensor<1000xf32> {
     assert first.tobytes() == full.event(calls[0]).outputs[0].tobytes()
     assert first is small.event(returns[0]).inputs[0]  # the callee's own value, not a second run's
     full.close(), small.close()
+
+
+ARGMAX = """
+func.func @main(%x: tensor<4x10xf32>) -> tensor<4xi32> {
+  %0 = stablehlo.iota dim = 1 : tensor<4x10xi32>
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %1:2 = stablehlo.reduce(%x init: %cst), (%0 init: %c) across dimensions = [1] : (tensor<4x10xf32>, tensor<4x10xi32>, tensor<f32>, tensor<i32>) -> (tensor<4xf32>, tensor<4xi32>)
+   reducer(%a: tensor<f32>, %b: tensor<f32>) (%i: tensor<i32>, %j: tensor<i32>)  {
+    %2 = stablehlo.compare GT, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    %3 = stablehlo.select %2, %a, %b : tensor<i1>, tensor<f32>
+    %4 = stablehlo.select %2, %i, %j : tensor<i1>, tensor<i32>
+    stablehlo.return %3, %4 : tensor<f32>, tensor<i32>
+  }
+  return %1#1 : tensor<4xi32>
+}"""
+
+
+def test_a_reducer_body_whose_arguments_were_dropped_reads_its_own_arguments_again(monkeypatch):
+    """A reducer's body frames keep their own arguments (pairs of elements, not the reduce's
+    operands); once the budget dropped them, reading the body's values must recompute those
+    arguments, never take the reduce's operands for them (as a loop's or a call's frame would)."""
+    x = np.random.default_rng(0).standard_normal((4, 10)).astype(np.float32)
+    program = hlodbg.load(ARGMAX)
+    full = program.session([x], persist=False)
+    full.continue_()
+    small = program.session([x], persist=False, memory=256)
+    small.continue_()
+    assert small.timeline.main.store.evicted
+    for event in small.events:
+        if event.op.results:
+            assert all(a.tobytes() == b.tobytes() and a.shape == b.shape
+                       for a, b in zip(event.outputs, full.event(event.id).outputs)), event.describe()
+    full.close(), small.close()

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple, Optional, Union
 
 from ..run.interpreter import describe_frame
 from ..ir.core import Block, Function, Operation, Value
+from ..ir.opset import has_aliasing_regions
 
 # Marks a result that has not been computed yet, or that the value store dropped to stay under
 # its memory budget (it is recomputed on demand).
@@ -176,9 +177,12 @@ class Trace:
     def arg_ref(self, frame: FrameRecord, k: int) -> Optional["ArgRef"]:
         """Block argument `k` of `frame`, followed through calls and loop iterations."""
         while True:
-            if frame.args is not None or frame.owner is None:
+            if frame.owner is None:
                 return ArgRef(frame.id, k)
             owner_op = self.ops[frame.owner]
+            if not has_aliasing_regions(owner_op.name):
+                # Its own arguments, kept with the frame (or dropped and recomputed: values.py).
+                return ArgRef(frame.id, k)
             previous = frame.previous
             if owner_op.name == "stablehlo.while" and previous is not None:
                 if previous.kind == "while.cond":
