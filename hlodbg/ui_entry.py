@@ -144,7 +144,7 @@ def serve_command(args) -> list[str]:
 
 def session_memory(sessions: int) -> str:
     """Each served session's budget for recorded values unless --memory says otherwise: half this
-    machine's memory shared by the sessions it may run at once (a session alone would take a
+    machine's memory shared by the sessions it may run at once (a session alone may take up to a
     quarter of it, and forty of them ten times the machine)."""
     total = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     return f"{max(64, total // 2 // max(sessions, 1) // 2**20)}M"

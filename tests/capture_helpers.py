@@ -30,7 +30,7 @@ class _Collector(Listener):
         self.alter = alter
         self.grid = grid
 
-    def after_op(self, frame, op, operands, results) -> None:
+    def after_op(self, event, frame, op, operands, results) -> None:
         kinds = []
         f = frame
         while f is not None:

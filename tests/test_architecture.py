@@ -233,3 +233,63 @@ def test_every_package_is_in_the_distribution():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
     packages = {module for module, (_, is_package) in module_files().items() if is_package}
     assert packages - listed == set(), f"packages missing from pyproject.toml: {sorted(packages - listed)}"
+
+
+# -- one execution core ------------------------------------------------------------------------
+# Where a step's evaluator may be called in a loop over steps: the interpreter's two loops (plain
+# and observed), the plain loop's compiled form, and a fused group's members inside one fused step.
+# Anywhere else an evaluator is called for one op (recomputing a dropped value, replaying one op's
+# body for display, a backend wrapping an evaluator), never in a loop: a second op loop would have
+# to be kept bit-identical and in step with these, as four of them once were.
+EXECUTION_CORE = {"hlodbg.engine.run.interpreter", "hlodbg.engine.run.block_code", "hlodbg.engine.run.fusion"}
+# Loops over a region's ops that are no run of it, each with its reason.
+OTHER_EVALUATOR_LOOPS = {
+    # sort's comparator read as a sort key: the few ops that map one operand to its key, applied to
+    # the whole operand at once (a run of the comparator would compare pairs of elements).
+    "hlodbg.engine.ops.sorting",
+}
+
+
+def evaluator_calls_in_loops(tree: ast.AST) -> Iterator[int]:
+    """Lines where an evaluator (`x.evaluator(...)`, `x.evaluate(...)`, `evaluator(...)`) is called
+    inside a for or while loop (comprehensions included) of the same function."""
+
+    def calls_evaluator(node: ast.Call) -> bool:
+        function = node.func
+        if isinstance(function, ast.Name):
+            return function.id == "evaluator"
+        if not isinstance(function, ast.Attribute):
+            return False
+        receiver = function.value.id if isinstance(function.value, ast.Name) else ""
+        return function.attr == "evaluator" or (function.attr == "evaluate" and "step" in receiver)
+
+    def visit(node: ast.AST, in_loop: bool) -> Iterator[int]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                yield from visit(child, False)
+                continue
+            looping = in_loop or isinstance(child, (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp,
+                                                    ast.DictComp, ast.GeneratorExp))
+            if looping and isinstance(child, ast.Call) and calls_evaluator(child):
+                yield child.lineno
+            yield from visit(child, looping)
+
+    yield from visit(tree, False)
+
+
+def test_evaluators_run_in_a_loop_only_in_the_execution_core():
+    found = []
+    for module, (path, _) in module_files().items():
+        if module in EXECUTION_CORE or module in OTHER_EVALUATOR_LOOPS:
+            continue
+        tree = ast.parse(path.read_text(), str(path))
+        found += [where(module, line) for line in evaluator_calls_in_loops(tree)]
+    assert not found, "a loop calling evaluators outside the execution core (engine/run/interpreter.py):\n" + "\n".join(found)
+
+
+def test_the_loop_finder_finds_an_op_loop():
+    text = "def run(steps, env):\n    for step in steps:\n        env[step] = step.evaluator(step.call)\n"
+    assert list(evaluator_calls_in_loops(ast.parse(text))) == [3]
+    assert list(evaluator_calls_in_loops(ast.parse("def one(step):\n    return step.evaluate([])\n"))) == []
+    assert list(evaluator_calls_in_loops(ast.parse("outs = [step.evaluate(x) for step in steps]\n"))) == [1]
+    assert list(evaluator_calls_in_loops(ast.parse("while True:\n    evaluator(call)\n"))) == [2]

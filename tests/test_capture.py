@@ -39,7 +39,7 @@ class Instances(Listener):
         self.seen = seen
         self.device = device
 
-    def after_op(self, frame, op, operands, results):
+    def after_op(self, event, frame, op, operands, results):
         for i, value in enumerate(results):
             if isinstance(value, np.ndarray) or np.isscalar(value):
                 self.seen[(frame_context(frame), site(op), i, self.device)] = np.array(value)

@@ -322,7 +322,7 @@ class Seen(Listener):
     def __init__(self):
         self.ops = []
 
-    def after_op(self, frame, op, operands, results):
+    def after_op(self, event, frame, op, operands, results):
         self.ops.append((op.results[0].name if op.results else op.name, np.asarray(results[0]).tobytes()))
 
 

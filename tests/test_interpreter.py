@@ -57,10 +57,10 @@ class Recorder(Listener):
     def __init__(self):
         self.events = []
 
-    def before_op(self, frame, op, operands):
+    def before_op(self, event, frame, op, operands):
         self.events.append(("before", op.name, frame.describe()))
 
-    def after_op(self, frame, op, operands, results):
+    def after_op(self, event, frame, op, operands, results):
         self.events.append(("after", op.name, [np.asarray(r).tolist() for r in results]))
 
     def enter_frame(self, frame, args):

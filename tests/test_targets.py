@@ -62,7 +62,7 @@ def test_program_run_on_a_tpu_stores_physical_buffers_and_gives_the_cpu_answer_f
     stored = []
 
     class Keep(Listener):  # a listener sees logical operands; the frame's env holds what the device keeps
-        def before_op(self, frame, op, operands):
+        def before_op(self, event, frame, op, operands):
             stored.extend(frame.env[v] for v in op.operands)
 
     Interpreter(program.module, backend=backend_for("tpu-v5e"), listeners=[Keep()]).run("main", _args())

@@ -111,3 +111,29 @@ def test_a_reducer_body_whose_arguments_were_dropped_reads_its_own_arguments_aga
             assert all(a.tobytes() == b.tobytes() and a.shape == b.shape
                        for a, b in zip(event.outputs, full.event(event.id).outputs)), event.describe()
     full.close(), small.close()
+
+
+def test_loop_state_passed_on_unchanged_for_many_iterations_is_found_without_recursion():
+    """A value a loop hands on untouched is the loop's operand at every iteration: finding it goes
+    back through every iteration, in a loop rather than two Python calls per iteration."""
+    text = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %n = stablehlo.constant dense<3000> : tensor<i32>
+  %r:2 = stablehlo.while(%i = %c0, %keep = %x) : tensor<i32>, tensor<4xf32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %next = stablehlo.add %i, %one : tensor<i32>
+      stablehlo.return %next, %keep : tensor<i32>, tensor<4xf32>
+    }
+  %y = stablehlo.negate %r#1 : tensor<4xf32>
+  return %y : tensor<4xf32>
+}"""
+    x = np.arange(4, dtype=np.float32)
+    session = hlodbg.load(text).session([x], persist=False)
+    session.continue_()
+    negate = next(e for e in session.events if e.op.name == "stablehlo.negate")
+    assert negate.inputs[0].tobytes() == x.tobytes()
+    session.close()

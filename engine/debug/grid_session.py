@@ -20,7 +20,7 @@ from ..ir.core import Module, Operation
 from ..ir.opset import is_collective, process_groups_of
 from ..machine.backend import CPU, Backend
 from ..machine.process import ProcessId
-from .values import default_budget
+from .values import argument_bytes, default_budget
 from .session import Session
 from .stops import Stop
 from .target import MOVES, DeviceValue, TargetBase, TargetError
@@ -41,11 +41,13 @@ class GridSession(TargetBase):
         self.processes = self.grid.processes()
         if focus not in self.processes:
             raise GridError(f"device {focus} is not on the {replicas}x{partitions} grid")
-        budget = (memory or default_budget()) // len(self.processes)
         function = entry_function(module, entry)
+        arguments = {process: entry_arguments(function, args[process] if isinstance(args, dict) else args)
+                     for process in self.processes}
+        total = memory or default_budget(sum(argument_bytes(values) for values in arguments.values()))
+        budget = total // len(self.processes)
         self.sessions: dict[ProcessId, Session] = {}
-        for process in self.processes:
-            values = entry_arguments(function, args[process] if isinstance(args, dict) else args)
+        for process, values in arguments.items():
             table = BreakpointTable(Resolver(module, entry, path))
             self.sessions[process] = Session(module, values, entry=entry, memory=budget, breakpoints=table,
                                              process=process, grid=self.grid, path=path,

@@ -267,7 +267,7 @@ class _Recorder(Listener):
     def __init__(self, watched: set, process: ProcessId, store: dict, counts: dict):
         self.watched, self.process, self.store, self.counts = watched, process, store, counts
 
-    def after_op(self, frame, op, operands, results) -> None:
+    def after_op(self, event, frame, op, operands, results) -> None:
         if op in self.watched:
             self.store[(op, self.process)] = (list(operands), list(results))
             self.counts[(op, self.process)] = self.counts.get((op, self.process), 0) + 1

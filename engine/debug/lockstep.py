@@ -137,50 +137,25 @@ class Side:
 
 
 class _Device(Listener):
-    """One device of a Side: its event numbers, and the hand-over of each compared op instance."""
+    """One device of a Side: the hand-over of each compared op instance, with the interpreter's
+    event number. Ops in a reducer body are not handed over: how often and on what a backend
+    applies a body is its own affair; the owning op is compared."""
 
     def __init__(self, side: Side, process: ProcessId):
         self.side = side
         self.process = process
-        self.events = 0
         self.instances: dict[Operation, int] = {}
-        self._hooks: dict[bool, tuple] = {}
 
-    def observe(self, frame: Frame):
-        in_body = _in_body(frame)
-        hooks = self._hooks.get(in_body)
-        if hooks is None:
-            hooks = self._hooks[in_body] = self._make_hooks(in_body)
-        return hooks
-
-    def _make_hooks(self, in_body: bool):
-        """Ops in a reducer body are counted (for event numbers) but not handed over: how often
-        and on what a backend applies a body is its own affair; the owning op is compared."""
-        running: list[int] = []  # event numbers of the ops whose evaluators are running
+    def after_op(self, event: int, frame: Frame, op: Operation, operands: list, results: list) -> None:
         instances = self.instances
+        instances[op] = instances.get(op, 0) + 1
+        if not results or _in_body(frame):
+            return
         side = self.side
-        process = self.process
-
-        def before_op(frame: Frame, op: Operation, operands: list) -> None:
-            running.append(self.events)
-            self.events += 1
-
-        def finished(frame: Frame, op: Operation, operands: list, out: Any) -> None:
-            event = running.pop()
-            instance = instances[op] = instances.get(op, 0) + 1
-            count = len(op.results)
-            if in_body or not count:
-                return
-            outputs = [out] if count == 1 else list(out)
-            side.waiting = greenlet.getcurrent()
-            reply = side.home.switch(Step(process, op, _frames(frame), event, instance, list(operands), outputs))
-            if reply is _STOP:
-                raise Stopped()
-
-        def returning(frame: Frame, op: Operation, values: list) -> None:
-            self.events += 1
-
-        return before_op, finished, returning
+        side.waiting = greenlet.getcurrent()
+        reply = side.home.switch(Step(self.process, op, _frames(frame), event, instances[op], list(operands), list(results)))
+        if reply is _STOP:
+            raise Stopped()
 
 
 def _in_body(frame: Optional[Frame]) -> bool:

@@ -1,8 +1,8 @@
 """Recording execution for the debugger: a run that keeps every value and can pause before any op.
 
-`RecordingInterpreter` is the interpreter with a recording loop of its own: it appends each op
-instance to a `Trace` (op, frame, result, start time) and asks a `Gate` whether to pause before an
-op starts or after it finishes. `Execution` runs it in a greenlet that parks at those pauses, so
+`RecordingInterpreter` is the interpreter listening to its own observed loop: it appends each event
+(op instance, and block terminator) to a `Trace` (op, frame, result, start time) and asks a `Gate`
+whether to pause before an op starts or after it finishes. `Execution` runs it in a greenlet that parks at those pauses, so
 the session can step forward lazily through a program of any length (including one that never
 ends) while every value it has seen stays recorded.
 """
@@ -11,16 +11,14 @@ from __future__ import annotations
 import threading
 import traceback
 from time import perf_counter
-from typing import Any, Callable, Literal, Optional, Sequence
+from typing import Any, Literal, Optional, Sequence
 
 import greenlet
 import numpy as np
 
 from ..ir.errors import ExecutionError, HlodbgError
-from ..run.interpreter import Frame, Interpreter, _block_arguments
+from ..run.interpreter import Frame, Interpreter, Listener
 from ..run.deep_stack import StackThread, stack_thread_for
-from ..ir.core import Block, Function
-from ..run.liveness import liveness_of
 from ..ir.opset import has_aliasing_regions
 from .trace import FrameRecord, ResultRef, Trace
 from .values import ARRAY_OVERHEAD
@@ -64,19 +62,16 @@ class Gate:
         self.skip_output = None
 
 
-class RecordingInterpreter(Interpreter):
-    """An interpreter that records every event into `self.trace` and pauses at the gate.
-
-    Every block runs in its own recording loop (`_record_block`) over the plan's op-by-op steps,
-    every call and region body is recorded as a frame; it takes no listeners."""
-
-    observes_every_op = True
+class RecordingInterpreter(Interpreter, Listener):
+    """An interpreter that records every event into `self.trace` and pauses at the gate: the
+    observed loop (Interpreter._run_observed) with itself as its one listener, so the events it
+    records are the loop's own, numbered by the loop's clock. Every call and region body is
+    recorded as a frame; it takes no other listeners."""
 
     def __init__(self, module, store, execution: Optional["Execution"] = None, **kwargs):
         super().__init__(module, **kwargs)
-        self.listeners = []
+        self.listeners = [self]
         self._aliasing_ops: dict = {}  # op -> whether its regions alias its operands (no frame args kept)
-        self._blocks: dict = {}  # block -> (steps, terminator, arguments): looked up once per frame
         self.trace: Trace = store.trace
         self.store = store
         self.gate = Gate()
@@ -91,8 +86,6 @@ class RecordingInterpreter(Interpreter):
         # shares its function's): what a checkpoint keeps (ValueStore.checkpoint).
         self._stack: list[tuple[FrameRecord, dict]] = []
         self.next_checkpoint = store.checkpoint_seconds
-        self._last_uses: dict[Function, Callable] = {}  # function -> op -> the values dying at op
-        self._unused_arguments: dict[Function, Callable] = {}  # function -> block -> arguments no op reads
 
     def reset_recording(self, store) -> None:
         """Record a new run into `store`, keeping the compiled program (the previous run must
@@ -102,6 +95,7 @@ class RecordingInterpreter(Interpreter):
         self.gate.reset()
         self.execution = None
         self.frame = None
+        self.events = 0
         self._record = None
         self._running = []
         self._last_child = {}
@@ -112,54 +106,99 @@ class RecordingInterpreter(Interpreter):
     def now(self) -> float:
         return perf_counter() - self.parked_seconds
 
-    def _run_frame(self, frame: Frame, block: Block, args: list[Any]) -> list[Any]:
+    def _aliasing(self, op) -> bool:
+        known = self._aliasing_ops.get(op)
+        if known is None:
+            known = self._aliasing_ops[op] = has_aliasing_regions(op.name)
+        return known
+
+    # -- recording: the loop's events, one per op instance and terminator -------------------------
+    def enter_frame(self, frame: Frame, args: list) -> None:
         running = self._running
         owner = running[-1] if running else None
-        parent = self._record
         trace = self.trace
         owner_op = frame.owner
         keep_args = owner is None or owner_op is None or not self._aliasing(owner_op)
         previous = self._last_child.get(owner) if owner is not None else None
         records = trace.frame_records
-        record = FrameRecord(len(records), frame.kind, frame.function, block, owner, frame.iteration,
-                             parent, previous, len(trace.ops), list(args) if keep_args else None)
+        record = FrameRecord(len(records), frame.kind, frame.function, frame.block, owner, frame.iteration,
+                             self._record, previous, len(trace.ops), list(args) if keep_args else None)
         records.append(record)
         if owner is not None:
             self._last_child[owner] = record
         if keep_args:
             self.store.add_frame_args(record)
-        compiled = self._blocks.get(block)
-        if compiled is None:
-            compiled = self._blocks[block] = (*self._compile(block), block.arguments)
-        steps, terminator, arguments = compiled
-        if len(args) != len(arguments):
-            _block_arguments(block, args)  # says what is wrong
-        saved = self.frame
-        self.frame = frame
         self._record = record
-        stack = self._stack
-        stack.append((record, frame.env))
-        try:
-            return self._record_block(record, steps, terminator, arguments, args, frame.env)
-        finally:
-            stack.pop()
-            self.frame = saved
-            self._record = parent
+        self._stack.append((record, frame.env))
 
-    def _dying(self, function: Function) -> Callable:
-        """`last_uses(op)` of `function`'s liveness: the values a run may let go once `op` is done
-        (engine/run/liveness.py), or nothing to let go where the analysis does not apply."""
-        found = self._last_uses.get(function)
-        if found is None:
-            try:
-                liveness = liveness_of(self.module).function(function)
-                found = liveness.last_uses
-                unused = liveness.unused_arguments
-            except HlodbgError:
-                found, unused = (lambda op: ()), (lambda block: ())
-            self._last_uses[function] = found
-            self._unused_arguments[function] = unused
-        return found
+    def exit_frame(self, frame: Frame, results: Optional[list]) -> None:
+        record, _ = self._stack.pop()
+        self._record = record.parent
+
+    def before_op(self, event: int, frame: Frame, op, operands: list) -> None:
+        """An op is about to run: it becomes event `event` of the trace; the gate may park here."""
+        trace = self.trace
+        trace.ops.append(op)
+        trace.frames.append(self._record)
+        trace.ends.append(-1)
+        trace.results.append(None)
+        gate = self.gate
+        if event >= gate.pause_at or op in gate.stop_ops:
+            self._arrive(event, operands)
+        self._running.append(event)
+        now = perf_counter() - self.parked_seconds
+        trace.starts.append(now)
+        if now >= self.next_checkpoint:
+            self._checkpoint(now)
+
+    def after_op(self, event: int, frame: Frame, op, operands: list, results: list) -> None:
+        """The op of event `event` has its results: record them (as the evaluator gave them: the
+        value for one result, the list for several), count their memory, ask the gate."""
+        self._running.pop()
+        trace = self.trace
+        out = results[0] if len(results) == 1 else results
+        trace.results[event] = out
+        trace.ends[event] = len(trace.ops) - 1
+        trace.completed.append(event)
+        store = self.store
+        # ValueStore.account, inlined: this runs once per op of the program.
+        if type(out) is np.ndarray and out.base is None:
+            size = out.nbytes + ARRAY_OVERHEAD
+        else:
+            size = store.held_bytes(out, operands)
+        if size:
+            store.sizes[event] = size
+            store.bytes += size
+            if store.bytes > store.budget:
+                store.evict()
+        gate = self.gate
+        check = gate.check_after
+        if check is not None:
+            watched, skip = gate.watched, gate.skip_output
+            if watched is not None and op in watched:
+                if check(event):
+                    gate.pause_at = len(trace.ops)
+            elif (skip is None or not skip(out)) and (watched is None or skip is not None) and check(event):
+                gate.pause_at = len(trace.ops)
+
+    def returning(self, event: int, frame: Frame, op, values: list) -> None:
+        """A block's terminator is an event of its own: the place to stop before leaving it."""
+        trace = self.trace
+        trace.ops.append(op)
+        record = self._record
+        trace.frames.append(record)
+        trace.ends.append(event)
+        trace.results.append(None)
+        gate = self.gate
+        if event >= gate.pause_at or op in gate.stop_ops:
+            self._arrive(event, values)
+        trace.starts.append(perf_counter() - self.parked_seconds)
+        record.last = event
+        trace.completed.append(event)
+        if record.kind == "while.body":
+            self.store.frame_finished(record)
+        if gate.check_after is not None and gate.skip_output is None and gate.watched is None and gate.check_after(event):
+            gate.pause_at = len(trace.ops)
 
     def _checkpoint(self, now: float) -> None:
         """Hand the store the values every running frame holds now (ValueStore.checkpoint)."""
@@ -177,109 +216,6 @@ class RecordingInterpreter(Interpreter):
                     live.append((ref.event, held if transparent and single else None))
         self.store.checkpoint(live)
         self.next_checkpoint = now + self.store.checkpoint_seconds
-
-    def _aliasing(self, op) -> bool:
-        known = self._aliasing_ops.get(op)
-        if known is None:
-            known = self._aliasing_ops[op] = has_aliasing_regions(op.name)
-        return known
-
-    # -- the recording loop: one event per op instance -------------------------------------------
-    def _record_block(self, record: FrameRecord, steps, terminator, arguments, args: list, env: dict) -> list[Any]:
-        """The interpreter's observed loop (Interpreter._run_observed) with the recording
-        done in it rather than in listener hooks, since it runs once per op of the program: each
-        op is appended to the trace when it is about to run and finished when its results are
-        there, the block's terminator is an event of its own, and the gate is asked whether to
-        pause before an event starts or after it finishes."""
-        trace = self.trace
-        ops, frames, ends, results, starts, completed = (trace.ops, trace.frames, trace.ends, trace.results,
-                                                         trace.starts, trace.completed)
-        gate = self.gate
-        running = self._running
-        store = self.store
-        sizes = store.sizes
-        backend = self.backend
-        transparent = backend.transparent_storage
-        keep, load = backend.store, backend.load
-        held_bytes = store.held_bytes
-        clock = perf_counter
-        ndarray = np.ndarray
-        function = record.function
-        dying = self._last_uses.get(function) or self._dying(function)
-        for value, arg in zip(arguments, args):
-            env[value] = arg if transparent else keep(arg, value)
-        for value in self._unused_arguments[function](record.block):
-            env.pop(value, None)
-        for step in steps:
-            if transparent:
-                operands = [env[v] for v in step.operands]
-            else:
-                operands = [load(env[v], v) for v in step.operands]
-            op = step.op
-            eid = len(ops)
-            ops.append(op)
-            frames.append(record)
-            ends.append(-1)
-            results.append(None)
-            if eid >= gate.pause_at or op in gate.stop_ops:
-                self._arrive(eid, operands)
-            running.append(eid)
-            now = clock() - self.parked_seconds
-            starts.append(now)
-            if now >= self.next_checkpoint:
-                self._checkpoint(now)
-            out = step.evaluate(operands)
-            if step.single:
-                env[step.results[0]] = out if transparent else keep(out, step.results[0])
-            elif step.results:
-                for value, result in zip(step.results, out):
-                    env[value] = result if transparent else keep(result, value)
-            # The run lets a value go after its last use (the trace keeps it while the budget allows).
-            for value in dying(op):
-                env.pop(value, None)
-            running.pop()
-            results[eid] = out  # as the evaluator gave it: the value for one result, a list for several
-            ends[eid] = len(ops) - 1
-            completed.append(eid)
-            # ValueStore.account, inlined: this runs once per op of the program.
-            if type(out) is ndarray and out.base is None:
-                size = out.nbytes + ARRAY_OVERHEAD
-            else:
-                size = held_bytes(out, operands)
-            if size:
-                sizes[eid] = size
-                store.bytes += size
-                if store.bytes > store.budget:
-                    store.evict()
-            check = gate.check_after
-            if check is not None:
-                watched, skip = gate.watched, gate.skip_output
-                if watched is not None and op in watched:
-                    if check(eid):
-                        gate.pause_at = len(ops)
-                elif (skip is None or not skip(out)) and (watched is None or skip is not None) and check(eid):
-                    gate.pause_at = len(ops)
-        if terminator is None:
-            return []
-        returned = [env[v] if transparent else load(env[v], v) for v in terminator.operands]
-        for value in dying(terminator):
-            env.pop(value, None)
-        # A block's terminator is an event of its own: the place to stop before leaving it.
-        eid = len(ops)
-        ops.append(terminator)
-        frames.append(record)
-        ends.append(eid)
-        results.append(None)
-        if eid >= gate.pause_at or terminator in gate.stop_ops:
-            self._arrive(eid, returned)
-        starts.append(clock() - self.parked_seconds)
-        record.last = eid
-        completed.append(eid)
-        if record.kind == "while.body":
-            store.frame_finished(record)
-        if gate.check_after is not None and gate.skip_output is None and gate.watched is None and gate.check_after(eid):
-            gate.pause_at = len(ops)
-        return returned
 
     def _arrive(self, eid: int, operands: list) -> None:
         gate = self.gate

@@ -4,8 +4,8 @@ A session records every value so that it can step back; a run that only asks whe
 NaN/Inf appears needs none of that. `find_first_nonfinite` runs the plain interpreter with one
 listener that screens each op's output (breakpoints.surely_finite, one dot product) and stops
 the run at the first op whose result holds what the test looks for, keeping what a report needs:
-the op, its event number (the one a session gives the same op instance: one per op and one per
-block terminator, in the order they start), its frames, operands and outputs.
+the op, its event number (the interpreter's event clock, so the one a session gives the same op
+instance), its frames, operands and outputs.
 """
 from __future__ import annotations
 
@@ -54,40 +54,17 @@ class _FirstNonfinite(Listener):
     def __init__(self, test: str):
         self.holds = value_test(test)
         self.hit: Optional[FirstHit] = None
-        self._hooks = None
 
-    def observe(self, frame: Frame):
-        if self._hooks is None:
-            self._hooks = self._make_hooks()
-        return self._hooks
-
-    def _make_hooks(self):
-        running: list[int] = []  # event numbers of the ops whose evaluators are running
-        push, pop = running.append, running.pop
-        count = [0]
-        holds = self.holds
-
-        def before_op(frame: Frame, op: Operation, operands: list) -> None:
-            push(count[0])
-            count[0] += 1
-
-        def finished(frame: Frame, op: Operation, operands: list, out: Any) -> None:
-            event = pop()
-            if surely_finite(out) or not op.results:
-                return
-            outputs = [out] if len(op.results) == 1 else list(out)
-            if holds(outputs):
-                frames = []
-                while frame is not None:
-                    frames.append(frame)
-                    frame = frame.parent
-                self.hit = FirstHit(event, op, frames[::-1], list(operands), outputs)
-                raise _Found()
-
-        def returning(frame: Frame, op: Operation, values: list) -> None:
-            count[0] += 1
-
-        return before_op, finished, returning
+    def after_op(self, event: int, frame: Frame, op: Operation, operands: list, results: list) -> None:
+        if not results or all(surely_finite(out) for out in results):
+            return
+        if self.holds(results):
+            frames = []
+            while frame is not None:
+                frames.append(frame)
+                frame = frame.parent
+            self.hit = FirstHit(event, op, frames[::-1], list(operands), list(results))
+            raise _Found()
 
 
 def find_first_nonfinite(module: Module, args: Sequence[Any], test: str, entry: str = "main",

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple, Optional, Union
 
 from ..run.interpreter import describe_frame
 from ..ir.core import Block, Function, Operation, Value
-from ..ir.opset import has_aliasing_regions
+from ..ir.opset import has_aliasing_regions, results_from
 
 # Marks a result that has not been computed yet, or that the value store dropped to stay under
 # its memory budget (it is recomputed on demand).
@@ -175,7 +175,8 @@ class Trace:
         return ResultRef(e, value.index)
 
     def arg_ref(self, frame: FrameRecord, k: int) -> Optional["ArgRef"]:
-        """Block argument `k` of `frame`, followed through calls and loop iterations."""
+        """Block argument `k` of `frame`, followed through calls and loop iterations (in a loop, not
+        by recursion: state a loop passes on unchanged goes back through every iteration)."""
         while True:
             if frame.owner is None:
                 return ArgRef(frame.id, k)
@@ -184,14 +185,20 @@ class Trace:
                 # Its own arguments, kept with the frame (or dropped and recomputed: values.py).
                 return ArgRef(frame.id, k)
             previous = frame.previous
-            if owner_op.name == "stablehlo.while" and previous is not None:
+            if results_from(owner_op.name) == "carried" and previous is not None:
                 if previous.kind == "while.cond":
                     frame = previous  # body #i starts from the state cond #i saw
                     continue
-                # cond #i+1 starts from what body #i returned
-                terminator = previous.last
-                return self.operand_ref(terminator, k)
-            return self.operand_ref(frame.owner, k)
+                event = previous.last  # cond #i+1 starts from what body #i returned
+            else:
+                event = frame.owner  # the call's (or first iteration's) operand k
+            value = self.ops[event].operands[k]
+            if not isinstance(value.owner, Block):
+                return self.ref(self.frames[event], value)
+            home = self.frame_of_block(self.frames[event], value.owner)
+            if home is None:
+                return None
+            frame, k = home, value.index
 
     def operand_ref(self, event: int, k: int) -> Optional[tuple]:
         return self.ref(self.frames[event], self.ops[event].operands[k])

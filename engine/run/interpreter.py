@@ -1,20 +1,25 @@
 """The execution machine: runs functions op by op through the evaluator registry.
 
 Every op's step (evaluator, prepared OpCall) is made once and kept in the interpreter's `Plan`
-(engine/run/plan.py), so later runs reuse decoded attributes and constants. There are two loops
-over a block's steps, both running the plan's Step objects:
+(engine/run/plan.py), so later runs reuse decoded attributes and constants. A block's steps run
+in one of two forms of the same algorithm — evaluate each step on its operands, keep its results,
+let every value go after its last use (engine/run/liveness.py) — and nowhere else
+(tests/test_architecture.py checks that no other module calls an evaluator in a loop of its own):
 
-- the **plain loop** (`_run_fast`), when nothing observes the run (no listener, a backend whose
-  storage is the numpy value itself, not the debugger's recorder): values live in a flat frame
-  per function call (a list; a region body runs in its function's frame), each value is dropped
-  after its last use, and while loops run their regions through `region_runner` with no Frame
-  object per iteration;
+- the **plain loop** (`_run_fast`, and its compiled form for hot blocks, block_code.py), when nothing
+  observes the run (no listener, a backend whose storage is the numpy value itself): values live in
+  a flat frame per function call (a list of slots; a region body runs in its function's frame),
+  runs of elementwise steps may be fused (fusion.py), and while loops run their regions through
+  `region_runner` with no Frame object per iteration;
 - the **observed loop** (`_run_observed`), otherwise: values kept by Value in each Frame's `env`
-  for the whole block, and listeners get `before_op`/`after_op` for every op, `returning` for every
-  block's terminator and `enter_frame`/`exit_frame` for every function call and region body (the
-  debugger's recorder, engine/debug/recording.py, runs a recording loop of its own over the same
-  steps instead). Frames form a stack: function calls, while condition/body iterations, if/case
-  branches and reducer bodies.
+  (in the backend's own form when its storage is not transparent), and the run's one `Listener`
+  (several are fanned out) told of every frame entered and left and of every **event**: each op
+  before and after it runs and each block's terminator as it hands values back, numbered by the
+  interpreter's event clock (`events`) in the order they start. The debugger's recorder
+  (engine/debug/recording.py), the NaN scan, lockstep comparison, lessons and `--profile` are all
+  listeners of this loop, so an event number means the same op instance to all of them. Frames
+  form a stack: function calls, while condition/body iterations, if/case branches and reducer
+  bodies.
 """
 from __future__ import annotations
 
@@ -38,9 +43,14 @@ from ..ops.registry import EVALUATORS, OpCall
 from ..machine.process import Grid, ProcessId
 from .block_code import MOST_STEPS, block_function
 from .deep_stack import run_with_room
+from .liveness import liveness_of
 from .plan import SOLE_HOLDER, CompiledSteps, FastBlock, Plan, Step, failure, frozen
 from ..ir.types import QuantizedType, TensorType
 
+
+
+# Functions longer than this run observed without letting values go early (Interpreter._values_dying).
+LIVENESS_UP_TO = 30_000
 
 
 @dataclass
@@ -53,6 +63,7 @@ class Frame:
     iteration: Optional[int] = None
     parent: Optional["Frame"] = None
     env: dict = field(default_factory=dict, repr=False)
+    block: Optional[Block] = field(default=None, repr=False)  # the block it runs (observed runs)
 
     @property
     def depth(self) -> int:
@@ -73,67 +84,64 @@ def describe_frame(function: str, kind: str, iteration: Optional[int], with_func
 
 
 class Listener:
-    """Hooks called around every op and frame. Subclass and override what you need."""
-
-    def before_op(self, frame: Frame, op: Operation, operands: list) -> None:
-        pass
-
-    def after_op(self, frame: Frame, op: Operation, operands: list, results: list) -> None:
-        pass
+    """What the observed loop tells about a run; subclass and override what you need. `event` is
+    the interpreter's event number (ops and block terminators, in the order they start);
+    `results` a list with one entry per result of `op`."""
 
     def enter_frame(self, frame: Frame, args: list) -> None:
         pass
 
-    def exit_frame(self, frame: Frame, results: list) -> None:
+    def exit_frame(self, frame: Frame, results: Optional[list]) -> None:
+        """`frame` is left: with its results, or None when an error unwinds it."""
         pass
 
-    def returning(self, frame: Frame, op: Operation, values: list) -> None:
+    def before_op(self, event: int, frame: Frame, op: Operation, operands: list) -> None:
+        pass
+
+    def after_op(self, event: int, frame: Frame, op: Operation, operands: list, results: list) -> None:
+        pass
+
+    def returning(self, event: int, frame: Frame, op: Operation, values: list) -> None:
         """The block's terminator `op` is about to hand `values` to the block's owner."""
         pass
 
-    def observe(self, frame: Frame) -> tuple[Callable, Callable, Callable]:
-        """The observed loop's hooks for one run of a block in `frame`: (before_op(frame, op,
-        operands), finished(frame, op, operands, out), returning(frame, op, values)), where `out`
-        is what the evaluator returned (the value for one result, a sequence for several). A
-        listener called for every op may return closures prepared for the block instead."""
-        after_op = self.after_op
 
-        def finished(frame: Frame, op: Operation, operands: list, out: Any) -> None:
-            count = len(op.results)
-            after_op(frame, op, operands, [out] if count == 1 else list(out) if count else [])
+class _FanOut(Listener):
+    """Several listeners heard as one, in order."""
 
-        return self.before_op, finished, self.returning
+    def __init__(self, listeners: Sequence[Listener]):
+        self.listeners = list(listeners)
+
+    def enter_frame(self, frame, args):
+        for listener in self.listeners:
+            listener.enter_frame(frame, args)
+
+    def exit_frame(self, frame, results):
+        for listener in self.listeners:
+            listener.exit_frame(frame, results)
+
+    def before_op(self, event, frame, op, operands):
+        for listener in self.listeners:
+            listener.before_op(event, frame, op, operands)
+
+    def after_op(self, event, frame, op, operands, results):
+        for listener in self.listeners:
+            listener.after_op(event, frame, op, operands, results)
+
+    def returning(self, event, frame, op, values):
+        for listener in self.listeners:
+            listener.returning(event, frame, op, values)
 
 
-def _fan_out(listeners: Sequence[Listener], frame: Frame) -> tuple[Callable, Callable, Callable]:
-    """(before_op, after_op, returning) calling every listener; one listener's own hooks when
-    there is only one (the debugger's case), so the observed loop pays one call per hook."""
-    if len(listeners) == 1:
-        return listeners[0].observe(frame)
+_SILENT = Listener()  # an observed run no one listens to (a backend with storage of its own)
 
-    hooks = [listener.observe(frame) for listener in listeners]
 
-    def before(frame, op, operands):
-        for hook in hooks:
-            hook[0](frame, op, operands)
-
-    def finished(frame, op, operands, out):
-        for hook in hooks:
-            hook[1](frame, op, operands, out)
-
-    def returning(frame, op, values):
-        for hook in hooks:
-            hook[2](frame, op, values)
-
-    return before, finished, returning
+def _no_values(_: Any) -> tuple:
+    return ()
 
 
 class Interpreter:
     """Runs one process's view of a module: `Interpreter(module).run("main", args)`."""
-
-    # Whether every op is observed by a loop of the subclass's own (the debugger's recorder): such
-    # an interpreter never takes the plain loop.
-    observes_every_op = False
 
     def __init__(
         self,
@@ -161,6 +169,9 @@ class Interpreter:
         self.expand_bodies = False
         self.plan = Plan(module, self._step)
         self._slots: Optional[list] = None  # the flat frame of the function a plain run is in
+        # The event clock of observed runs: the number the next event gets (Listener).
+        self.events = 0
+        self._dying: dict[Function, tuple] = {}  # function -> (op -> values dying there, block -> unused arguments)
 
     # -- entry points ---------------------------------------------------------------------
     def entry_function(self, entry: str) -> Function:
@@ -179,6 +190,7 @@ class Interpreter:
     def run(self, entry: str = "main", args: Sequence[Any] = ()) -> list[Any]:
         function = self.entry_function(entry)
         values = entry_arguments(function, args)
+        self.events = 0
 
         def run() -> list[Any]:
             with np.errstate(all="ignore"):
@@ -195,8 +207,7 @@ class Interpreter:
     def plain(self) -> bool:
         """Whether runs take the plain loop: nothing observes them (see the module doc)."""
         backend = self.backend
-        return (not self.listeners and backend.transparent_storage and not self.observes_every_op
-                and not backend.reads_frames)
+        return not self.listeners and backend.transparent_storage and not backend.reads_frames
 
     def call_function(self, function: Function, args: list[Any], owner: Optional[Operation] = None) -> list[Any]:
         if function.is_declaration:
@@ -211,7 +222,7 @@ class Interpreter:
                 return self._block_runner(fast)(slots, args)
             finally:
                 self.frame, self._slots = saved, saved_slots
-        frame = Frame(function, "function", owner, None, self.frame, {})
+        frame = Frame(function, "function", owner, None, self.frame, {}, function.body)
         return self._run_frame(frame, function.body, args)
 
     def run_region(self, op: Operation, index: int, args: list[Any], kind: str = "body", iteration: Optional[int] = None) -> list[Any]:
@@ -229,7 +240,7 @@ class Interpreter:
             finally:
                 self.frame = parent
         env = parent.env if parent is not None and parent.env is not None else {}
-        frame = Frame(function, kind, op, iteration, parent, env)
+        frame = Frame(function, kind, op, iteration, parent, env, block)
         return self._run_frame(frame, block, args)
 
     def region_runner(self, op: Operation, index: int, kind: str) -> Callable[[list, int], list[Any]]:
@@ -302,48 +313,81 @@ class Interpreter:
         saved = self.frame
         self.frame = frame
         listeners = self.listeners
+        listener = listeners[0] if len(listeners) == 1 else _FanOut(listeners) if listeners else _SILENT
         try:
-            for listener in listeners:
-                listener.enter_frame(frame, args)
-            steps, terminator = self.plan.steps(block)
-            arguments = _block_arguments(block, args)
-            results = self._run_observed(steps, terminator, arguments, args, frame.env)
-            for listener in listeners:
+            listener.enter_frame(frame, args)
+            results = None
+            try:
+                steps, terminator = self.plan.steps(block)
+                arguments = _block_arguments(block, args)
+                results = self._run_observed(listener, block, steps, terminator, arguments, args, frame.env)
+                return results
+            finally:
                 listener.exit_frame(frame, results)
-            return results
         finally:
             self.frame = saved
 
-    def _run_observed(self, steps: "CompiledSteps", terminator, arguments, args, env: dict) -> list[Any]:
-        """The observed loop: the same steps, announced to the listeners before and after each op
-        and before the terminator hands its values back (Listener.observe), and values kept in the
-        backend's form when its storage is not transparent."""
+    def _run_observed(self, listener: Listener, block: Block, steps: "CompiledSteps", terminator, arguments, args,
+                      env: dict) -> list[Any]:
+        """The observed loop: the block's steps, each event told to `listener` with its number,
+        values kept by Value in `env` (in the backend's form when its storage is not transparent)
+        and let go after their last use."""
         frame = self.frame
         backend = self.backend
         transparent = backend.transparent_storage
         store, load = backend.store, backend.load
-        before_op, finished, returning = _fan_out(self.listeners, frame)
+        before_op, after_op, returning = listener.before_op, listener.after_op, listener.returning
+        dying, unused = self._values_dying(frame.function)
         for value, arg in zip(arguments, args):
             env[value] = arg if transparent else store(arg, value)
+        for value in unused(block):
+            env.pop(value, None)
         for step in steps:
             if transparent:
                 operands = [env[v] for v in step.operands]
             else:
                 operands = [load(env[v], v) for v in step.operands]
             op = step.op
-            before_op(frame, op, operands)
+            event = self.events
+            self.events = event + 1
+            before_op(event, frame, op, operands)
             out = step.evaluate(operands)
             if step.single:
                 env[step.results[0]] = out if transparent else store(out, step.results[0])
-            elif step.results:
-                for value, result in zip(step.results, out):
-                    env[value] = result if transparent else store(result, value)
-            finished(frame, op, operands, out)
+                after_op(event, frame, op, operands, [out])
+            else:
+                if step.results:
+                    for value, result in zip(step.results, out):
+                        env[value] = result if transparent else store(result, value)
+                after_op(event, frame, op, operands, list(out) if step.results else [])
+            for value in dying(op):
+                env.pop(value, None)
         if terminator is None:
             return []
         returned = [env[v] if transparent else load(env[v], v) for v in terminator.operands]
-        returning(frame, terminator, returned)
+        for value in dying(terminator):
+            env.pop(value, None)
+        event = self.events
+        self.events = event + 1
+        returning(event, frame, terminator, returned)
         return returned
+
+    def _values_dying(self, function: Function) -> tuple[Callable, Callable]:
+        """(op -> the values an observed run lets go once `op` is done, block -> its arguments no op
+        reads), from the function's liveness; nothing to let go in a function with more than
+        LIVENESS_UP_TO ops, whose analysis would cost more than the first steps of a debugging
+        session may (its values then stay until its frame ends)."""
+        found = self._dying.get(function)
+        if found is None:
+            found = (_no_values, _no_values)
+            if len(function.ops) <= LIVENESS_UP_TO:
+                try:
+                    liveness = liveness_of(self.module).function(function)
+                    found = (liveness.last_uses, liveness.unused_arguments)
+                except HlodbgError:
+                    pass  # a region of several blocks: keep every value
+            self._dying[function] = found
+        return found
 
     def _failure(self, step: Step, error: Exception) -> ExecutionError:
         return failure(step, error)

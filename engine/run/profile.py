@@ -65,35 +65,32 @@ class TimingListener(Listener):
         else:
             self.outside += seconds
 
-    def observe(self, frame) -> tuple[Callable, Callable, Callable]:
-        clock, open_ops, times, charge_enclosing = self.clock, self.open, self.times, self._charge_enclosing
-        now = time.perf_counter
+    def before_op(self, event, frame, op, operands) -> None:
+        clock = self.clock
+        t = time.perf_counter()
+        self._charge_enclosing(t - clock.last)
+        clock.last = t
+        clock.last_by = self
+        self.open.append(op)
 
-        def before_op(frame, op, operands) -> None:
-            t = now()
-            charge_enclosing(t - clock.last)
-            clock.last = t
-            clock.last_by = self
-            open_ops.append(op)
+    def after_op(self, event, frame, op, operands, results) -> None:
+        clock = self.clock
+        t = time.perf_counter()
+        self.open.pop()
+        entry = self.times.get(op)
+        if entry is None:
+            entry = self.times[op] = [0, 0.0]
+        entry[0] += 1
+        entry[1] += t - clock.last
+        clock.last = t
+        clock.last_by = self
 
-        def finished(frame, op, operands, out) -> None:
-            t = now()
-            open_ops.pop()
-            entry = times.get(op)
-            if entry is None:
-                entry = times[op] = [0, 0.0]
-            entry[0] += 1
-            entry[1] += t - clock.last
-            clock.last = t
-            clock.last_by = self
-
-        def returning(frame, op, values) -> None:
-            t = now()
-            charge_enclosing(t - clock.last)
-            clock.last = t
-            clock.last_by = self
-
-        return before_op, finished, returning
+    def returning(self, event, frame, op, values) -> None:
+        clock = self.clock
+        t = time.perf_counter()
+        self._charge_enclosing(t - clock.last)
+        clock.last = t
+        clock.last_by = self
 
 
 @dataclass
