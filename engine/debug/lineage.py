@@ -1,0 +1,635 @@
+"""Where one element of a value came from, over the whole recorded run.
+
+`trace_element(session, "%loss")` (or with `at=(3, 7)`, or `first_nonfinite(session)` for the
+first NaN/Inf the run makes) walks back from that element op by op: each op's element
+provenance (engine/ops/provenance.py) names the operand elements that make it, and the trace of
+the run (trace.py) says which event made each operand, through calls, branches and loop
+iterations (a call's result is what its function returned, a function's argument what the call
+passed in). The answer is a `Lineage`:
+
+- `steps`: one path back from the element, an op instance a step, with the element's value and
+  the operand elements each step reads, summarised per operand ("%w[3, :] (768 elements)"). For
+  a NaN or Inf element the path follows a non-finite operand element first and ends at the
+  *origin*: the first op that made a non-finite element from finite ones. Otherwise it follows
+  the first operand element made by an op.
+- `leaves`: what the element depends on in all: the entry function's arguments (by the names
+  ArgumentNames gives them) and constants, with the elements read, and where the walk had to
+  stop (a collective's operand on another device, an op hlodbg cannot trace).
+
+A loop's carried state is answered by value: the element of a while's result (or of its state in
+some iteration) comes from the last iteration whose body changed it ("when did this value last
+change"); the iterations after it passed it on unchanged. So a NaN made in iteration 3 of a
+million is found without walking the million.
+
+Element paths fan out (an element of a dot reads a whole row and a whole column), so the work is
+bounded: LINEAGE_ELEMENT_LIMIT elements for the leaves, LINEAGE_PATH_LIMIT steps for the path,
+LINEAGE_LOOP_LIMIT loop iterations looked at; a question that passes a bound is answered as far
+as it got, with a sentence saying which bound stopped it.
+
+Values come only through the session's value store (`store.value(ref)`, `store.output(e)`),
+which recomputes whatever it dropped, and the trace's structure; nothing here re-runs ops.
+"""
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ..ir.core import Block, Value
+from ..ir.dtypes import widen
+from ..ir.errors import HlodbgError
+from ..ir.locations import describe as describe_location
+from ..ir.opdefs import has_aliasing_regions
+from ..ops.provenance import ProvenanceError, explainer_for, provenance
+from ..run.arguments import ArgumentNames
+from .trace import ArgRef, FrameRecord, ResultRef, Trace
+from .views import as_list
+
+LINEAGE_ELEMENT_LIMIT = 50_000  # elements the search for leaves may visit
+LINEAGE_PATH_LIMIT = 2_000  # steps of the path
+LINEAGE_LOOP_LIMIT = 1 << 20  # loop iterations looked at for "when did it last change"
+
+# A value node: ("result", event, k), ("state", cond frame id, k) — a while's carried state k as
+# the condition of that iteration sees it — or ("argument", frame id, k), an argument the frame
+# holds itself (the entry function's). An element node is (value node, index).
+
+
+class LineageError(HlodbgError):
+    """A trace question that cannot be asked (no such value or element, a run that has not made it)."""
+
+
+@dataclass(frozen=True)
+class Fanin:
+    """The elements of one operand a step reads."""
+
+    operand: int  # position among the op's operands
+    name: str  # the operand's SSA name
+    role: str  # what the elements do ("element at the same index", "lhs row element"...)
+    count: int
+    region: str  # `[3, :]`, or `within [0:2, 5]` when the elements do not fill their box
+    nonfinite: int  # how many of them are NaN or Inf
+
+    def describe(self) -> str:
+        count = f" ({self.count:,} elements)" if self.count != 1 else ""
+        bad = f", {self.nonfinite:,} non-finite" if self.nonfinite else ""
+        region = self.region if self.region.startswith("[") or not self.region else " " + self.region
+        return f"{self.name}{region}{count}: {self.role}{bad}"
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    """One op instance on the path: its element and what it reads."""
+
+    event: Optional[int]  # the event to go to (None for an argument of the entry function)
+    kind: str  # "op", "loop", "call", "argument", "constant", "peer", "opaque"
+    value: str  # the SSA name of the value this step is about
+    index: tuple[int, ...]
+    element: str  # the element's value as text
+    op: str  # the op's name ("" for an argument)
+    line: Optional[int]  # line in the program text
+    source: str  # the op's source location (`model.py:42 (jit(f)/dot_general)`), "" if none
+    frame: str  # the frame it ran in (`@main`, `@main while.body #3`)
+    note: str = ""  # what the step says beyond its reads (the loop iteration that changed it...)
+    fanin: tuple[Fanin, ...] = ()
+    origin: bool = False  # the first op that made a non-finite element from finite ones
+    peer_reads: int = 0  # elements of a collective's operands on other devices (not traced further)
+
+    def describe(self) -> str:
+        where = f" line {self.line}" if self.line else ""
+        source = f" ({self.source})" if self.source else ""
+        at = f"[{', '.join(map(str, self.index))}]"
+        event = f"[{self.event}] " if self.event is not None else ""
+        what = f"{self.op} " if self.op else ""
+        return f"{event}{self.value}{at} = {self.element}: {what}in {self.frame}{where}{source}"
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """Something the element depends on that is not made from other elements of the run."""
+
+    kind: str  # "argument", "constant", "peer", "opaque"
+    name: str  # `arg0 (x)`, `%c (stablehlo.constant line 4)`
+    count: int  # elements of it read
+    region: str
+    event: Optional[int] = None
+    note: str = ""
+
+    def describe(self) -> str:
+        count = f" ({self.count:,} elements)" if self.count != 1 else ""
+        note = f": {self.note}" if self.note else ""
+        region = f" at {self.region}" if self.region.startswith("[") else f" {self.region}" if self.region else ""
+        return f"{self.kind} {self.name}{region}{count}{note}"
+
+
+@dataclass
+class Lineage:
+    """The answer to "where did this element come from" (see the module docstring)."""
+
+    value: str
+    index: tuple[int, ...]
+    element: str
+    event: int
+    steps: list[TraceStep]
+    leaves: list[Leaf]
+    origin: Optional[int] = None  # position in `steps` of the NaN/Inf origin
+    complete: bool = True  # whether every leaf was found within the bounds
+    notes: list[str] = field(default_factory=list)  # which bound stopped what
+    elements_visited: int = 0
+
+    def text(self) -> str:
+        at = f"[{', '.join(map(str, self.index))}]"
+        out = [f"trace of {self.value}{at} = {self.element} (event {self.event})", ""]
+        if self.origin is not None:
+            out.append(f"origin: step {self.origin + 1}, the first op to make a non-finite element from finite ones")
+            out.append("")
+        out.append("path:")
+        for i, step in enumerate(self.steps):
+            mark = "  <- origin" if step.origin else ""
+            out.append(f"  {i + 1:>3}. {step.describe()}{mark}")
+            if step.note:
+                out.append(f"       {step.note}")
+            for fanin in step.fanin:
+                out.append(f"       reads {fanin.describe()}")
+        out += ["", "depends on:" if self.complete else "depends on (as far as the bounds let the search go):"]
+        out += [f"  {leaf.describe()}" for leaf in self.leaves] or ["  nothing but the ops above"]
+        out += [f"note: {note}" for note in self.notes]
+        return "\n".join(out) + "\n"
+
+    def to_dict(self) -> dict:
+        def step(s: TraceStep) -> dict:
+            return {"event": s.event, "kind": s.kind, "value": s.value, "index": list(s.index), "element": s.element,
+                    "op": s.op, "line": s.line, "source": s.source, "frame": s.frame, "note": s.note,
+                    "origin": s.origin, "reads": [dict(vars(f)) for f in s.fanin]}
+
+        return {"value": self.value, "index": list(self.index), "element": self.element, "event": self.event,
+                "origin": self.origin, "complete": self.complete, "notes": list(self.notes),
+                "elements_visited": self.elements_visited, "steps": [step(s) for s in self.steps],
+                "leaves": [dict(vars(leaf)) for leaf in self.leaves]}
+
+
+# -- the questions -------------------------------------------------------------------------------
+
+
+def trace_element(session, value: str, at: Optional[Sequence[int]] = None, event: Optional[int] = None, *,
+                  element_limit: int = LINEAGE_ELEMENT_LIMIT, path_limit: int = LINEAGE_PATH_LIMIT,
+                  loop_limit: int = LINEAGE_LOOP_LIMIT) -> Lineage:
+    """Where element `at` of `value` (`%loss`, `%412`, `%5#1`) came from. The value is the one
+    the session's position sees (the run's end once it has finished), else the latest run of the
+    op making it so far; `event` names the op instance instead. `at` may be omitted for a value
+    of one element."""
+    walker = _Walker(session, element_limit, path_limit, loop_limit)
+    node, label = walker.value_named(value, event)
+    array = walker.array(node)
+    index = _element_index(value, array, at)
+    return walker.lineage(node, index, label)
+
+
+def first_nonfinite(session, kind: str = "nan", advance=None) -> tuple[str, int, tuple[int, ...]]:
+    """(value name, event, index) of the first element the run makes NaN (`kind` "nan") or
+    infinite ("inf") after the session's position, running forward to find it (with `advance`,
+    a callable that continues the run and returns its Stop — a grid target's move — else
+    `session.continue_`)."""
+    if kind not in ("nan", "inf"):
+        raise LineageError(f"expected nan or inf, not {kind!r}")
+    advance = advance or session.continue_
+    bp = session.break_at(kind, saved=False)
+    try:
+        while True:
+            stop = advance()
+            hits = [h for h in stop.hits if h.breakpoint is bp]
+            if hits:
+                e = hits[0].event
+                break
+            if stop.reason in ("end", "error", "interrupted"):
+                why = f": the run failed first ({stop.message})" if stop.reason == "error" else ""
+                raise LineageError(f"the run made no {'NaN' if kind == 'nan' else 'Inf'} element{why}")
+    finally:
+        session.breakpoints.remove(bp.id)
+    trace = session.timeline.main.trace
+    op = trace.ops[e]
+    outputs = as_list(session.timeline.main.store.output(e), len(op.results))
+    test = np.isnan if kind == "nan" else np.isinf
+    for k, out in enumerate(outputs):
+        wide = widen(np.asarray(out)) if isinstance(out, np.ndarray) or np.isscalar(out) else None
+        if wide is not None and wide.dtype.kind in "fc":
+            bad = np.argwhere(test(wide))
+            if len(bad):
+                return op.results[k].name, e, tuple(int(i) for i in bad[0])
+    raise LineageError(f"event {e} ({op.name}) stopped at a {kind} breakpoint but its results hold no such element")
+
+
+# -- the walk --------------------------------------------------------------------------------------
+
+
+class _Walker:
+    def __init__(self, session, element_limit: int, path_limit: int, loop_limit: int):
+        view = session.timeline.main
+        self.session = session
+        self.trace: Trace = view.trace
+        self.store = view.store
+        self.process = session.process
+        self.element_limit = element_limit
+        self.path_limit = path_limit
+        self.loop_budget = loop_limit
+        self.notes: list[str] = []
+        self._arrays: dict[tuple, Any] = {}
+        self._expanded: dict[tuple, tuple] = {}
+        self._argument_names = None
+
+    # -- naming the value asked about ------------------------------------------------------------
+    def value_named(self, name: str, event: Optional[int]) -> tuple[tuple, str]:
+        from .scope import find_ref
+
+        text = name.strip()
+        if not text.startswith("%"):
+            raise LineageError(f"expected a value name such as %loss or %12, not {name!r}")
+        trace = self.trace
+        if event is not None:
+            if not 0 <= event < len(trace) or not trace.done(event):
+                raise LineageError(f"event {event} has not run (the run so far holds {len(trace)} events)")
+            for k, result in enumerate(trace.ops[event].results):
+                if result.name in (text, text + "#0"):
+                    return ("result", event, k), result.name
+            raise LineageError(f"event {event} ({trace.ops[event].name}) does not make {text}")
+        position = min(self.session.timeline.main.position, len(trace))
+        for spelled in (text, text + "#0"):
+            ref = find_ref(self.session.timeline.main, position, spelled, True)
+            if ref is not None:
+                return self._node_of_ref(ref), spelled
+        for e in range(min(position, len(trace) - 1), -1, -1):  # the latest run so far, at any depth
+            if trace.done(e):
+                for k, result in enumerate(trace.ops[e].results):
+                    if result.name in (text, text + "#0"):
+                        return ("result", e, k), result.name
+        raise LineageError(f"{text} has not been made by the run so far (run further, or check the name)")
+
+    def _node_of_ref(self, ref) -> tuple:
+        if isinstance(ref, ResultRef):
+            return ("result", ref.event, ref.index)
+        frame = self.trace.frame_records[ref.frame]
+        return self._argument_node(frame, ref.index)
+
+    # -- where a value lives ------------------------------------------------------------------------
+    def node_of(self, frame: FrameRecord, value: Value) -> tuple:
+        """The value node of `value` as `frame` sees it."""
+        owner = value.owner
+        if isinstance(owner, Block):
+            home = self.trace.frame_of_block(frame, owner)
+            if home is None:
+                raise LineageError(f"{value.name} is not visible in {frame.describe()}")
+            return self._argument_node(home, value.index)
+        ref = self.trace.ref(frame, value)
+        if ref is None:
+            raise LineageError(f"{value.name} has not been made in {frame.describe()}")
+        return ("result", ref.event, ref.index)
+
+    def _argument_node(self, frame: FrameRecord, k: int) -> tuple:
+        """Argument `k` of `frame`, followed out through calls (a loop's state stays a state node)."""
+        trace = self.trace
+        while True:
+            if frame.owner is None or frame.args is not None:
+                return ("argument", frame.id, k)
+            if frame.kind == "while.body":  # body #i starts from the state cond #i saw
+                return ("state", frame.previous.id, k)
+            if frame.kind == "while.cond":
+                return ("state", frame.id, k)
+            outer, value = trace.frames[frame.owner], trace.ops[frame.owner].operands[k]
+            if not isinstance(value.owner, Block):
+                return self.node_of(outer, value)
+            frame, k = trace.frame_of_block(outer, value.owner), value.index
+
+    # -- values ------------------------------------------------------------------------------------
+    def array(self, node: tuple) -> Any:
+        found = self._arrays.get(node)
+        if found is None:
+            kind, where, k = node
+            if kind == "result":
+                op = self.trace.ops[where]
+                found = as_list(self.store.output(where), len(op.results))[k]
+            elif kind == "argument":
+                found = self.store.value(ArgRef(where, k))
+            else:
+                found = self.array(self._state_source(self.trace.frame_records[where], k))
+            self._arrays[node] = found
+        return found
+
+    def element(self, node: tuple, index: tuple) -> Any:
+        return np.asarray(self.array(node))[index]
+
+    def _state_source(self, cond: FrameRecord, k: int) -> tuple:
+        """The value node holding state `k` at `cond` (through bodies that pass it on as it is)."""
+        trace = self.trace
+        while True:
+            body = cond.previous
+            if body is None:  # the first condition sees the loop's operands
+                return self.node_of(trace.frames[cond.owner], trace.ops[cond.owner].operands[k])
+            returned = trace.ops[body.last].operands[k]
+            if isinstance(returned.owner, Block) and returned.owner is body.block:
+                cond, k = body.previous, returned.index
+                continue
+            return self.node_of(body, returned)
+
+    # -- one step back ---------------------------------------------------------------------------------
+    def expand(self, node: tuple, index: tuple) -> tuple:
+        """(step, children): the step this element node is, and the element nodes it reads."""
+        key = (node, index)
+        found = self._expanded.get(key)
+        if found is None:
+            kind = node[0]
+            found = (self._expand_result if kind == "result" else self._expand_state if kind == "state"
+                     else self._expand_argument)(node, index)
+            self._expanded[key] = found
+        return found
+
+    def _step(self, node, index, kind: str, event: Optional[int], note: str = "", fanin=(), peers: int = 0) -> TraceStep:
+        trace = self.trace
+        if event is None:
+            frame = trace.frame_records[node[1]]
+            op_name, line, source, name = "", None, "", self._argument_label(frame, node[2])
+        else:
+            op = trace.ops[event]
+            frame = trace.frames[event]
+            op_name, line = op.name, op.pos.line if op.pos is not None else None
+            source = describe_location(op.location)
+            name = op.results[node[2]].name if node[0] == "result" else f"{op.results[node[2]].name}"
+        return TraceStep(event, kind, name, index, _text(self.element(node, index)), op_name, line, source,
+                         self._where(frame, event), note, tuple(fanin), peer_reads=peers)
+
+    def _where(self, frame: FrameRecord, event: Optional[int]) -> str:
+        """`@f`, `@main while.body #3`, or `@update (iteration 3)` for a frame inside a loop."""
+        iterations = self.trace.enclosing_iterations(event) if event is not None else ()
+        if iterations and frame.iteration is None:
+            return f"{frame.describe()} (iteration {', '.join(map(str, iterations))})"
+        return frame.describe()
+
+    def _expand_argument(self, node, index) -> tuple:
+        return self._step(node, index, "argument", None), []
+
+    def _expand_result(self, node, index) -> tuple:
+        trace = self.trace
+        _, e, k = node
+        op = trace.ops[e]
+        if trace.ends[e] > e and has_aliasing_regions(op.name):
+            last = trace.frames[trace.ends[e]]
+            if last.kind == "while.cond":
+                child = ("state", last.id, k)
+                note = (f"the loop's result is its state {last.block.arguments[k].name} after {last.iteration or 0} "
+                        "iteration(s)")
+                return self._step(node, index, "loop", e, note), [(child, index)]
+            returned = trace.ops[last.last].operands[k]
+            child = self.node_of(last, returned)
+            return self._step(node, index, "call", e, f"returned by {last.describe()}"), [(child, index)]
+        if explainer_for(op.name) is None:
+            note = f"hlodbg cannot trace {op.name}'s elements back to its operands"
+            return self._step(node, index, "opaque", e, note), []
+        inputs = [self.array(self.node_of(trace.frames[e], v)) for v in op.operands]
+        outputs = as_list(self.store.output(e), len(op.results))
+        try:
+            answer = provenance(op, index, result=k, operands=inputs, results=outputs, process=self.process)
+        except ProvenanceError as cannot:
+            return self._step(node, index, "opaque", e, cannot.message), []
+        groups: dict[int, list] = {}
+        peers: list = []
+        for source in answer.sources:
+            if source.device is not None and source.device != self.process:
+                peers.append(source)
+            else:
+                groups.setdefault(source.operand, []).append(source)
+        children, fanin = [], []
+        for j, sources in groups.items():
+            child = self.node_of(trace.frames[e], op.operands[j])
+            indices = [s.index for s in sources]
+            children += [(child, i) for i in indices]
+            fanin.append(Fanin(j, op.operands[j].name, sources[0].role.say(), len(indices),
+                               _region(indices, np.shape(inputs[j])), _nonfinite(inputs[j], indices)))
+        note = "; ".join(_clipped(line) for line in answer.lines()[:2])
+        if peers:
+            devices = sorted({(p.device.replica_id, p.device.partition_id) for p in peers})
+            note = (note + "; " if note else "") + (f"also reads {len(peers):,} element(s) of the operands on device(s) "
+                                                     f"{', '.join(map(str, devices))}: traced within this device only")
+        if not children and not peers:  # a constant, an iota, a dimension size: no element makes it
+            return self._step(node, index, "constant", e, note), []
+        return self._step(node, index, "op", e, note, fanin, len(peers)), children
+
+    def _expand_state(self, node, index) -> tuple:
+        """The last iteration before this state whose body changed the element."""
+        trace = self.trace
+        _, cond_id, k = node
+        asked = cond = trace.frame_records[cond_id]
+        owner = cond.owner
+        current = self.element(node, index)
+        looked, event = 0, owner
+        while True:
+            if looked >= self.loop_budget:
+                raise _TooBig(f"looking for the iteration that last changed {trace.ops[owner].results[k].name}"
+                              f"{list(index)} took more than {LINEAGE_LOOP_LIMIT:,} loop iterations")
+            looked += 1
+            body = cond.previous
+            if body is None:
+                child = self.node_of(trace.frames[owner], trace.ops[owner].operands[k])
+                note = "no iteration before this one changed it: it is the loop's initial value"
+                break
+            returned = trace.ops[body.last].operands[k]
+            if isinstance(returned.owner, Block) and returned.owner is body.block:
+                cond, k = body.previous, returned.index  # passed on as it is
+                continue
+            before = self.element(("state", body.previous.id, k), index)
+            if _same(before, current):
+                cond = body.previous
+                continue
+            child, event = self.node_of(body, returned), body.last
+            note = (f"last changed in iteration {body.iteration} (from {_text(before)} to {_text(current)})"
+                    + (f"; the {looked - 1:,} later iteration(s) left it as it was" if looked > 1 else ""))
+            break
+        self.loop_budget -= looked
+        op = trace.ops[owner]
+        step = TraceStep(event, "loop", asked.block.arguments[node[2]].name, index, _text(current), op.name,
+                         op.pos.line if op.pos is not None else None, describe_location(op.location),
+                         asked.describe(), note)
+        return step, [(child, index)]
+
+    # -- the two walks ----------------------------------------------------------------------------------
+    def lineage(self, node: tuple, index: tuple, label: str) -> Lineage:
+        event = node[1] if node[0] == "result" else -1
+        steps: list[TraceStep] = []
+        origin = None
+        current = (node, index)
+        nonfinite = not _finite(self.element(*current))
+        try:
+            while True:
+                if len(steps) >= self.path_limit:
+                    self.notes.append(f"the path is longer than {self.path_limit:,} steps: it stops there")
+                    break
+                step, children = self.expand(*current)
+                if nonfinite:
+                    bad = [c for c in children if not _finite(self.element(*c))]
+                    if not bad and step.kind in ("op", "loop", "call", "constant"):
+                        if step.kind == "op" or step.kind == "constant":
+                            step = _as_origin(step)
+                            origin = len(steps)
+                        steps.append(step)
+                        break
+                    children = bad or children
+                steps.append(step)
+                if not children:
+                    break
+                made = [c for c in children if c[0][0] != "argument" and not self._is_constant(c[0])]
+                current = (made or children)[0]
+        except _TooBig as big:
+            self.notes.append(f"{big}: the path stops there")
+        leaves, complete, visited = self._leaves(node, index)
+        return Lineage(label, index, _text(self.element(node, index)), event, steps, leaves, origin, complete,
+                       self.notes, visited)
+
+    def _is_constant(self, node: tuple) -> bool:
+        return node[0] == "result" and not self.trace.ops[node[1]].operands
+
+    def _leaves(self, node: tuple, index: tuple) -> tuple[list[Leaf], bool, int]:
+        """Breadth first over every element the element reads, to the leaves, within the bound."""
+        seen = {(node, index)}
+        queue = deque([(node, index)])
+        found: dict[tuple, tuple] = {}  # (kind, what it is in the program) -> (its first node, indices)
+        reasons: dict[tuple, str] = {}
+        complete = True
+        while queue:
+            current = queue.popleft()
+            try:
+                step, children = self.expand(*current)
+            except _TooBig as big:
+                self.notes.append(f"{big}: leaves beyond it are not listed")
+                complete = False
+                continue
+            if not children and step.kind != "loop" and step.kind != "call":
+                key = (step.kind, self._leaf_key(current[0]))
+                found.setdefault(key, (current[0], []))[1].append(current[1])
+                if step.kind == "opaque":
+                    reasons[key] = step.note
+            if step.peer_reads:
+                key = ("peer", self._leaf_key(current[0]))
+                found.setdefault(key, (current[0], []))[1].append(current[1])
+                reasons[key] = f"reads {step.peer_reads:,} element(s) of operands on other devices"
+            for child in children:
+                if child in seen:
+                    continue
+                if len(seen) >= self.element_limit:
+                    complete = False
+                    queue.clear()
+                    self.notes.append(f"the element depends on more than {self.element_limit:,} elements: the "
+                                      "leaves listed are those found among the first ones (the path is complete)")
+                    break
+                seen.add(child)
+                queue.append(child)
+        leaves = []
+        for key, (where, indices) in found.items():
+            kind = key[0]
+            shape = np.shape(self.array(where))
+            unique = list(dict.fromkeys(indices))
+            event = where[1] if where[0] == "result" else None
+            leaves.append(Leaf(kind, self._leaf_name(kind, where), len(unique), _region(unique, shape), event,
+                               reasons.get(key, "")))
+        order = {"argument": 0, "constant": 1, "peer": 2, "opaque": 3}
+        leaves.sort(key=lambda leaf: (order.get(leaf.kind, 4), leaf.name))
+        return leaves, complete, len(seen)
+
+    def _leaf_key(self, node: tuple) -> tuple:
+        """What a leaf is in the program: a constant every iteration of a loop makes is one leaf,
+        listed with the first of its runs the search met."""
+        if node[0] == "result":
+            return self.trace.ops[node[1]], node[2]
+        return node
+
+    def _leaf_name(self, kind: str, where: tuple) -> str:
+        if where[0] == "argument":
+            return self._argument_label(self.trace.frame_records[where[1]], where[2])
+        op = self.trace.ops[where[1]]
+        name = op.results[where[2]].name
+        line = f" line {op.pos.line}" if op.pos is not None else ""
+        return f"{name} ({op.name}{line})"
+
+    def _argument_label(self, frame: FrameRecord, k: int) -> str:
+        if frame.owner is None:
+            if self._argument_names is None:
+                self._argument_names = ArgumentNames(frame.function)
+            names = [n for n in self._argument_names.by_position[k] if n != f"arg{k}"]
+            return f"arg{k}" + (f" ({', '.join(names)})" if names else "")
+        return f"{frame.block.arguments[k].name} (argument {k} of {frame.describe()})"
+
+
+class _TooBig(Exception):
+    """A bound was passed (the message says which); caught by the walk that met it."""
+
+
+# -- small helpers -----------------------------------------------------------------------------------
+
+
+def _element_index(name: str, array: Any, at: Optional[Sequence[int]]) -> tuple[int, ...]:
+    shape = np.shape(array)
+    if at is None:
+        if int(np.prod(shape, dtype=np.int64)) != 1:
+            raise LineageError(f"{name} has shape {list(shape)}: name one element of it (e.g. --at "
+                               f"{','.join('0' for _ in shape)})")
+        return (0,) * len(shape)
+    index = tuple(int(i) for i in at)
+    if len(index) != len(shape) or any(not 0 <= i < n for i, n in zip(index, shape)):
+        raise LineageError(f"{list(index)} is not an element of {name} (shape {list(shape)})")
+    return index
+
+
+def _finite(value: Any) -> bool:
+    wide = widen(np.asarray(value))
+    return wide.dtype.kind not in "fc" or bool(np.isfinite(wide).all())
+
+
+def _nonfinite(array: Any, indices: list) -> int:
+    wide = widen(np.asarray(array))
+    if wide.dtype.kind not in "fc" or not indices:
+        return 0
+    if not wide.shape:
+        return 0 if np.isfinite(wide) else len(indices)
+    picked = wide[tuple(np.array(indices).T)]
+    return int((~np.isfinite(picked)).sum())
+
+
+def _same(a: Any, b: Any) -> bool:
+    x, y = widen(np.asarray(a)), widen(np.asarray(b))
+    if x.tobytes() == y.tobytes():
+        return True
+    return x.dtype.kind in "fc" and bool(np.isnan(x).all() and np.isnan(y).all())
+
+
+def _text(value: Any) -> str:
+    wide = widen(np.asarray(value))
+    if wide.dtype.kind == "b":
+        return "true" if bool(wide) else "false"
+    if wide.dtype.kind == "f":
+        return f"{float(wide):.6g}"
+    return str(wide.item()) if wide.ndim == 0 else str(wide)
+
+
+def _region(indices: list, shape: tuple) -> str:
+    """`[3, 7]`, `[3, :]` (a whole row), `[0:4, 2]`, or `within [0:4, 0:9]` when the elements do
+    not fill their bounding box."""
+    if not shape:
+        return ""
+    box = np.array(indices)
+    low, high = box.min(axis=0), box.max(axis=0)
+    parts = []
+    for lo, hi, n in zip(low.tolist(), high.tolist(), shape):
+        parts.append(str(lo) if lo == hi else ":" if lo == 0 and hi == n - 1 else f"{lo}:{hi + 1}")
+    filled = int(np.prod(high - low + 1)) == len(indices)
+    return f"[{', '.join(parts)}]" if filled else f"within [{', '.join(parts)}]"
+
+
+def _clipped(line: str, width: int = 160) -> str:
+    return line if len(line) <= width else line[:width - 1] + "…"
+
+
+def _as_origin(step: TraceStep) -> TraceStep:
+    return TraceStep(step.event, step.kind, step.value, step.index, step.element, step.op, step.line, step.source,
+                     step.frame, step.note, step.fanin, origin=True)
+
+
+__all__ = ["Fanin", "LINEAGE_ELEMENT_LIMIT", "LINEAGE_LOOP_LIMIT", "LINEAGE_PATH_LIMIT", "Leaf", "Lineage",
+           "LineageError", "TraceStep", "first_nonfinite", "trace_element"]
