@@ -95,6 +95,7 @@ class TraceStep:
     fanin: tuple[Fanin, ...] = ()
     origin: bool = False  # the first op that made a non-finite element from finite ones
     peer_reads: int = 0  # elements of a collective's operands on other devices (not traced further)
+    changed_in: Optional[int] = None  # a loop's state: the last iteration (before it) whose body changed it
 
     def describe(self) -> str:
         where = f" line {self.line}" if self.line else ""
@@ -138,12 +139,26 @@ class Lineage:
     notes: list[str] = field(default_factory=list)  # which bound stopped what
     elements_visited: int = 0
 
+    @property
+    def last_change(self) -> Optional[int]:
+        """For a loop's result (or state): the last iteration whose body changed the element."""
+        for step in self.steps:
+            if step.kind != "loop":
+                return None
+            if step.changed_in is not None:
+                return step.changed_in
+        return None
+
     def text(self) -> str:
         at = f"[{', '.join(map(str, self.index))}]"
         out = [f"trace of {self.value}{at} = {self.element} (event {self.event})", ""]
+        last = self.steps[-1] if self.steps else None
         if self.origin is not None:
-            out.append(f"origin: step {self.origin + 1}, the first op to make a non-finite element from finite ones")
-            out.append("")
+            out += [f"origin: step {self.origin + 1}, the first op to make a non-finite element from finite ones", ""]
+        elif last is not None and last.kind in ("argument", "constant") and not _finite_text(last.element):
+            what = "argument" if last.kind == "argument" else "constant"
+            out += [f"origin: no op made it non-finite: it comes in with {what} {last.value}"
+                    f"[{', '.join(map(str, last.index))}] = {last.element}", ""]
         out.append("path:")
         for i, step in enumerate(self.steps):
             mark = "  <- origin" if step.origin else ""
@@ -232,7 +247,7 @@ class _Walker:
         self.process = session.process
         self.element_limit = element_limit
         self.path_limit = path_limit
-        self.loop_budget = loop_limit
+        self.loop_limit = self.loop_budget = loop_limit
         self.notes: list[str] = []
         self._arrays: dict[tuple, Any] = {}
         self._expanded: dict[tuple, tuple] = {}
@@ -424,7 +439,7 @@ class _Walker:
         while True:
             if looked >= self.loop_budget:
                 raise _TooBig(f"looking for the iteration that last changed {trace.ops[owner].results[k].name}"
-                              f"{list(index)} took more than {LINEAGE_LOOP_LIMIT:,} loop iterations")
+                              f"{list(index)} took more than {self.loop_limit:,} loop iterations")
             looked += 1
             body = cond.previous
             if body is None:
@@ -447,7 +462,7 @@ class _Walker:
         op = trace.ops[owner]
         step = TraceStep(event, "loop", asked.block.arguments[node[2]].name, index, _text(current), op.name,
                          op.pos.line if op.pos is not None else None, describe_location(op.location),
-                         asked.describe(), note)
+                         asked.describe(), note, changed_in=body.iteration if body is not None else None)
         return step, [(child, index)]
 
     # -- the two walks ----------------------------------------------------------------------------------
@@ -475,13 +490,22 @@ class _Walker:
                 steps.append(step)
                 if not children:
                     break
-                made = [c for c in children if c[0][0] != "argument" and not self._is_constant(c[0])]
-                current = (made or children)[0]
+                current = self._followed(current, children)
         except _TooBig as big:
             self.notes.append(f"{big}: the path stops there")
         leaves, complete, visited = self._leaves(node, index)
         return Lineage(label, index, _text(self.element(node, index)), event, steps, leaves, origin, complete,
                        self.notes, visited)
+
+    def _followed(self, current: tuple, children: list) -> tuple:
+        """The element the path goes on with: the first that holds the value itself (a select's
+        chosen value, a gathered element, a copy), else the first made by an op, else the first."""
+        value = self.element(*current)
+        for child in children:
+            if _same(self.element(*child), value):
+                return child
+        made = [c for c in children if c[0][0] != "argument" and not self._is_constant(c[0])]
+        return (made or children)[0]
 
     def _is_constant(self, node: tuple) -> bool:
         return node[0] == "result" and not self.trace.ops[node[1]].operands
@@ -580,6 +604,10 @@ def _element_index(name: str, array: Any, at: Optional[Sequence[int]]) -> tuple[
 def _finite(value: Any) -> bool:
     wide = widen(np.asarray(value))
     return wide.dtype.kind not in "fc" or bool(np.isfinite(wide).all())
+
+
+def _finite_text(text: str) -> bool:
+    return text not in ("nan", "inf", "-inf") and "nan" not in text and "inf" not in text
 
 
 def _nonfinite(array: Any, indices: list) -> int:
