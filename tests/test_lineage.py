@@ -131,12 +131,14 @@ def test_a_loop_result_comes_from_the_iteration_that_last_changed_it():
     assert [s.kind for s in found.steps[:3]] == ["loop", "loop", "op"]
     state = found.steps[1]
     assert state.value == "%acc" and state.changed_in == 3 and found.last_change == 3
-    assert state.note == "last changed in iteration 3 (from 2 to 12); the 2 later iteration(s) left it as it was"
+    assert state.note == ("as while.cond #6 sees it: last changed in iteration 3 (from 2 to 12); the 2 later "
+                          "iteration(s) left it as it was")
     assert found.steps[2].value == "%new" and found.steps[2].frame == "@main while.body #3"
     # The select's chosen value is %more = %acc + 10: the state before iteration 3, which no
     # earlier iteration changed, so the loop's initial value: the argument.
     assert [s.value for s in found.steps[3:]] == ["%more", "%acc", "arg0 (x)"]
-    assert found.steps[4].note == "no iteration before this one changed it: it is the loop's initial value"
+    assert found.steps[4].note == ("as while.cond #3 sees it: no iteration before this one changed it: it is the "
+                                   "loop's initial value")
     assert ("argument", "arg0 (x)", "[1]", 1) in leaves_of(found)
     # the loop counter changes on every iteration: its last change is the last one
     counter = trace_element(session, "%r#0")

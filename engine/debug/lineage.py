@@ -100,7 +100,7 @@ class TraceStep:
     def describe(self) -> str:
         where = f" line {self.line}" if self.line else ""
         source = f" ({self.source})" if self.source else ""
-        at = f"[{', '.join(map(str, self.index))}]"
+        at = _at(self.index)
         event = f"[{self.event}] " if self.event is not None else ""
         what = f"{self.op} " if self.op else ""
         return f"{event}{self.value}{at} = {self.element}: {what}in {self.frame}{where}{source}"
@@ -150,15 +150,15 @@ class Lineage:
         return None
 
     def text(self) -> str:
-        at = f"[{', '.join(map(str, self.index))}]"
+        at = _at(self.index)
         out = [f"trace of {self.value}{at} = {self.element} (event {self.event})", ""]
         last = self.steps[-1] if self.steps else None
         if self.origin is not None:
             out += [f"origin: step {self.origin + 1}, the first op to make a non-finite element from finite ones", ""]
         elif last is not None and last.kind in ("argument", "constant") and not _finite_text(last.element):
             what = "argument" if last.kind == "argument" else "constant"
-            out += [f"origin: no op made it non-finite: it comes in with {what} {last.value}"
-                    f"[{', '.join(map(str, last.index))}] = {last.element}", ""]
+            out += [f"origin: no op made it non-finite: it comes in with {what} {last.value}{_at(last.index)} = "
+                    f"{last.element}", ""]
         out.append("path:")
         for i, step in enumerate(self.steps):
             mark = "  <- origin" if step.origin else ""
@@ -462,7 +462,8 @@ class _Walker:
         op = trace.ops[owner]
         step = TraceStep(event, "loop", asked.block.arguments[node[2]].name, index, _text(current), op.name,
                          op.pos.line if op.pos is not None else None, describe_location(op.location),
-                         asked.describe(), note, changed_in=body.iteration if body is not None else None)
+                         self._where(trace.frames[event], event), f"as {asked.describe(False)} sees it: {note}",
+                         changed_in=body.iteration if body is not None else None)
         return step, [(child, index)]
 
     # -- the two walks ----------------------------------------------------------------------------------
@@ -604,6 +605,11 @@ def _element_index(name: str, array: Any, at: Optional[Sequence[int]]) -> tuple[
 def _finite(value: Any) -> bool:
     wide = widen(np.asarray(value))
     return wide.dtype.kind not in "fc" or bool(np.isfinite(wide).all())
+
+
+def _at(index: tuple) -> str:
+    """`[3, 7]`, or nothing for the one element of a scalar."""
+    return f"[{', '.join(map(str, index))}]" if index else ""
 
 
 def _finite_text(text: str) -> bool:
