@@ -192,6 +192,11 @@ def test_a_question_past_the_bounds_says_which_bound_stopped_it():
     assert "depends on (as far as the bounds let the search go):" in found.text()
     short = trace_element(session, "%loss", path_limit=2)
     assert len(short.steps) == 2 and short.notes[0] == "the path is longer than 2 steps: it stops there"
+    asked = trace_element(session, "%loss", question_limit=2)
+    assert not asked.complete and asked.notes == [
+        "the element depends on elements of more than 2 op instances: the leaves listed are those found before (the "
+        "path is complete)"]
+    assert [s.value for s in asked.steps] == [s.value for s in found.steps]  # the path is not bounded by it
     looped = trace_element(finished(LOOP, np.array([1, 2], np.float32)), "%r#1", (0,), loop_limit=2)
     assert any("took more than 2 loop iterations" in note for note in looped.notes)
 

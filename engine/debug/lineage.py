@@ -22,7 +22,7 @@ change"); the iterations after it passed it on unchanged. So a NaN made in itera
 million is found without walking the million.
 
 Element paths fan out (an element of a dot reads a whole row and a whole column), so the work is
-bounded: LINEAGE_ELEMENT_LIMIT elements for the leaves, LINEAGE_PATH_LIMIT steps for the path,
+bounded: LINEAGE_ELEMENT_LIMIT elements and LINEAGE_QUESTION_LIMIT provenance questions for the leaves, LINEAGE_PATH_LIMIT steps for the path,
 LINEAGE_LOOP_LIMIT loop iterations looked at; a question that passes a bound is answered as far
 as it got, with a sentence saying which bound stopped it.
 
@@ -32,7 +32,7 @@ which recomputes whatever it dropped, and the trace's structure; nothing here re
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -45,9 +45,11 @@ from ..ir.opdefs import has_aliasing_regions
 from ..ops.provenance import ProvenanceError, explainer_for, provenance
 from ..run.arguments import ArgumentNames
 from .trace import ArgRef, FrameRecord, ResultRef, Trace
+from .lineage_answer import Fanin, Leaf, Lineage, TraceStep, value_text
 from .views import as_list
 
 LINEAGE_ELEMENT_LIMIT = 50_000  # elements the search for leaves may visit
+LINEAGE_QUESTION_LIMIT = 3_000  # op instances' provenance it may ask (a convolution's answer is a window)
 LINEAGE_PATH_LIMIT = 2_000  # steps of the path
 LINEAGE_LOOP_LIMIT = 1 << 20  # loop iterations looked at for "when did it last change"
 
@@ -60,141 +62,17 @@ class LineageError(HlodbgError):
     """A trace question that cannot be asked (no such value or element, a run that has not made it)."""
 
 
-@dataclass(frozen=True)
-class Fanin:
-    """The elements of one operand a step reads."""
-
-    operand: int  # position among the op's operands
-    name: str  # the operand's SSA name
-    role: str  # what the elements do ("element at the same index", "lhs row element"...)
-    count: int
-    region: str  # `[3, :]`, or `within [0:2, 5]` when the elements do not fill their box
-    nonfinite: int  # how many of them are NaN or Inf
-
-    def describe(self) -> str:
-        count = f" ({self.count:,} elements)" if self.count != 1 else ""
-        bad = f", {self.nonfinite:,} non-finite" if self.nonfinite else ""
-        region = self.region if self.region.startswith("[") or not self.region else " " + self.region
-        return f"{self.name}{region}{count}: {self.role}{bad}"
-
-
-@dataclass(frozen=True)
-class TraceStep:
-    """One op instance on the path: its element and what it reads."""
-
-    event: Optional[int]  # the event to go to (None for an argument of the entry function)
-    kind: str  # "op", "loop", "call", "argument", "constant", "peer", "opaque"
-    value: str  # the SSA name of the value this step is about
-    index: tuple[int, ...]
-    element: str  # the element's value as text
-    op: str  # the op's name ("" for an argument)
-    line: Optional[int]  # line in the program text
-    source: str  # the op's source location (`model.py:42 (jit(f)/dot_general)`), "" if none
-    frame: str  # the frame it ran in (`@main`, `@main while.body #3`)
-    note: str = ""  # what the step says beyond its reads (the loop iteration that changed it...)
-    fanin: tuple[Fanin, ...] = ()
-    origin: bool = False  # the first op that made a non-finite element from finite ones
-    peer_reads: int = 0  # elements of a collective's operands on other devices (not traced further)
-    changed_in: Optional[int] = None  # a loop's state: the last iteration (before it) whose body changed it
-
-    def describe(self) -> str:
-        where = f" line {self.line}" if self.line else ""
-        source = f" ({self.source})" if self.source else ""
-        at = _at(self.index)
-        event = f"[{self.event}] " if self.event is not None else ""
-        what = f"{self.op} " if self.op else ""
-        return f"{event}{self.value}{at} = {self.element}: {what}in {self.frame}{where}{source}"
-
-
-@dataclass(frozen=True)
-class Leaf:
-    """Something the element depends on that is not made from other elements of the run."""
-
-    kind: str  # "argument", "constant", "peer", "opaque"
-    name: str  # `arg0 (x)`, `%c (stablehlo.constant line 4)`
-    count: int  # elements of it read
-    region: str
-    event: Optional[int] = None
-    note: str = ""
-
-    def describe(self) -> str:
-        count = f" ({self.count:,} elements)" if self.count != 1 else ""
-        note = f": {self.note}" if self.note else ""
-        region = f" at {self.region}" if self.region.startswith("[") else f" {self.region}" if self.region else ""
-        return f"{self.kind} {self.name}{region}{count}{note}"
-
-
-@dataclass
-class Lineage:
-    """The answer to "where did this element come from" (see the module docstring)."""
-
-    value: str
-    index: tuple[int, ...]
-    element: str
-    event: int
-    steps: list[TraceStep]
-    leaves: list[Leaf]
-    origin: Optional[int] = None  # position in `steps` of the NaN/Inf origin
-    complete: bool = True  # whether every leaf was found within the bounds
-    notes: list[str] = field(default_factory=list)  # which bound stopped what
-    elements_visited: int = 0
-
-    @property
-    def last_change(self) -> Optional[int]:
-        """For a loop's result (or state): the last iteration whose body changed the element."""
-        for step in self.steps:
-            if step.kind != "loop":
-                return None
-            if step.changed_in is not None:
-                return step.changed_in
-        return None
-
-    def text(self) -> str:
-        at = _at(self.index)
-        out = [f"trace of {self.value}{at} = {self.element} (event {self.event})", ""]
-        last = self.steps[-1] if self.steps else None
-        if self.origin is not None:
-            out += [f"origin: step {self.origin + 1}, the first op to make a non-finite element from finite ones", ""]
-        elif last is not None and last.kind in ("argument", "constant") and not _finite_text(last.element):
-            what = "argument" if last.kind == "argument" else "constant"
-            out += [f"origin: no op made it non-finite: it comes in with {what} {last.value}{_at(last.index)} = "
-                    f"{last.element}", ""]
-        out.append("path:")
-        for i, step in enumerate(self.steps):
-            mark = "  <- origin" if step.origin else ""
-            out.append(f"  {i + 1:>3}. {step.describe()}{mark}")
-            if step.note:
-                out.append(f"       {step.note}")
-            for fanin in step.fanin:
-                out.append(f"       reads {fanin.describe()}")
-        out += ["", "depends on:" if self.complete else "depends on (as far as the bounds let the search go):"]
-        out += [f"  {leaf.describe()}" for leaf in self.leaves] or ["  nothing but the ops above"]
-        out += [f"note: {note}" for note in self.notes]
-        return "\n".join(out) + "\n"
-
-    def to_dict(self) -> dict:
-        def step(s: TraceStep) -> dict:
-            return {"event": s.event, "kind": s.kind, "value": s.value, "index": list(s.index), "element": s.element,
-                    "op": s.op, "line": s.line, "source": s.source, "frame": s.frame, "note": s.note,
-                    "origin": s.origin, "reads": [dict(vars(f)) for f in s.fanin]}
-
-        return {"value": self.value, "index": list(self.index), "element": self.element, "event": self.event,
-                "origin": self.origin, "complete": self.complete, "notes": list(self.notes),
-                "elements_visited": self.elements_visited, "steps": [step(s) for s in self.steps],
-                "leaves": [dict(vars(leaf)) for leaf in self.leaves]}
-
-
 # -- the questions -------------------------------------------------------------------------------
 
 
 def trace_element(session, value: str, at: Optional[Sequence[int]] = None, event: Optional[int] = None, *,
                   element_limit: int = LINEAGE_ELEMENT_LIMIT, path_limit: int = LINEAGE_PATH_LIMIT,
-                  loop_limit: int = LINEAGE_LOOP_LIMIT) -> Lineage:
+                  loop_limit: int = LINEAGE_LOOP_LIMIT, question_limit: int = LINEAGE_QUESTION_LIMIT) -> Lineage:
     """Where element `at` of `value` (`%loss`, `%412`, `%5#1`) came from. The value is the one
     the session's position sees (the run's end once it has finished), else the latest run of the
     op making it so far; `event` names the op instance instead. `at` may be omitted for a value
     of one element."""
-    walker = _Walker(session, element_limit, path_limit, loop_limit)
+    walker = _Walker(session, element_limit, path_limit, loop_limit, question_limit)
     node, label = walker.value_named(value, event)
     array = walker.array(node)
     index = _element_index(value, array, at)
@@ -239,7 +117,7 @@ def first_nonfinite(session, kind: str = "nan", advance=None) -> tuple[str, int,
 
 
 class _Walker:
-    def __init__(self, session, element_limit: int, path_limit: int, loop_limit: int):
+    def __init__(self, session, element_limit: int, path_limit: int, loop_limit: int, question_limit: int):
         view = session.timeline.main
         self.session = session
         self.trace: Trace = view.trace
@@ -248,6 +126,8 @@ class _Walker:
         self.element_limit = element_limit
         self.path_limit = path_limit
         self.loop_limit = self.loop_budget = loop_limit
+        self.question_limit = question_limit
+        self.questions_left: Optional[int] = None  # for the leaves' search (the path is bounded by its length)
         self.notes: list[str] = []
         self._arrays: dict[tuple, Any] = {}
         self._expanded: dict[tuple, tuple] = {}
@@ -347,8 +227,8 @@ class _Walker:
             return self.node_of(body, returned)
 
     # -- one step back ---------------------------------------------------------------------------------
-    def expand(self, node: tuple, index: tuple) -> tuple:
-        """(step, children): the step this element node is, and the element nodes it reads."""
+    def expand(self, node: tuple, index: tuple) -> "_Reads":
+        """What the element node reads (its children), and how to describe it as a step."""
         key = (node, index)
         found = self._expanded.get(key)
         if found is None:
@@ -368,9 +248,10 @@ class _Walker:
             frame = trace.frames[event]
             op_name, line = op.name, op.pos.line if op.pos is not None else None
             source = describe_location(op.location)
-            name = op.results[node[2]].name if node[0] == "result" else f"{op.results[node[2]].name}"
-        return TraceStep(event, kind, name, index, _text(self.element(node, index)), op_name, line, source,
-                         self._where(frame, event), note, tuple(fanin), peer_reads=peers)
+            name = op.results[node[2]].name
+        element = self.element(node, index)
+        return TraceStep(event, kind, name, index, value_text(element), op_name, line, source,
+                         self._where(frame, event), note, tuple(fanin), peer_reads=peers, finite=_finite(element))
 
     def _where(self, frame: FrameRecord, event: Optional[int]) -> str:
         """`@f`, `@main while.body #3`, or `@update (iteration 3)` for a frame inside a loop."""
@@ -379,32 +260,36 @@ class _Walker:
             return f"{frame.describe()} (iteration {', '.join(map(str, iterations))})"
         return frame.describe()
 
-    def _expand_argument(self, node, index) -> tuple:
-        return self._step(node, index, "argument", None), []
+    def _expand_argument(self, node, index) -> "_Reads":
+        return _Reads("argument", [], lambda: self._step(node, index, "argument", None))
 
-    def _expand_result(self, node, index) -> tuple:
+    def _expand_result(self, node, index) -> "_Reads":
         trace = self.trace
         _, e, k = node
         op = trace.ops[e]
         if trace.ends[e] > e and has_aliasing_regions(op.name):
             last = trace.frames[trace.ends[e]]
             if last.kind == "while.cond":
-                child = ("state", last.id, k)
                 note = (f"the loop's result is its state {last.block.arguments[k].name} after {last.iteration or 0} "
                         "iteration(s)")
-                return self._step(node, index, "loop", e, note), [(child, index)]
-            returned = trace.ops[last.last].operands[k]
-            child = self.node_of(last, returned)
-            return self._step(node, index, "call", e, f"returned by {last.describe()}"), [(child, index)]
+                return _Reads("loop", [(("state", last.id, k), index)], lambda: self._step(node, index, "loop", e, note))
+            child = self.node_of(last, trace.ops[last.last].operands[k])
+            return _Reads("call", [(child, index)],
+                          lambda: self._step(node, index, "call", e, f"returned by {last.describe()}"))
         if explainer_for(op.name) is None:
             note = f"hlodbg cannot trace {op.name}'s elements back to its operands"
-            return self._step(node, index, "opaque", e, note), []
+            return _Reads("opaque", [], lambda: self._step(node, index, "opaque", e, note), reason=note)
+        if self.questions_left is not None:
+            if self.questions_left <= 0:
+                raise _TooBig(f"the element depends on elements of more than {self.question_limit:,} op instances")
+            self.questions_left -= 1
         inputs = [self.array(self.node_of(trace.frames[e], v)) for v in op.operands]
         outputs = as_list(self.store.output(e), len(op.results))
         try:
             answer = provenance(op, index, result=k, operands=inputs, results=outputs, process=self.process)
         except ProvenanceError as cannot:
-            return self._step(node, index, "opaque", e, cannot.message), []
+            return _Reads("opaque", [], lambda: self._step(node, index, "opaque", e, cannot.message),
+                          reason=cannot.message)
         groups: dict[int, list] = {}
         peers: list = []
         for source in answer.sources:
@@ -412,23 +297,29 @@ class _Walker:
                 peers.append(source)
             else:
                 groups.setdefault(source.operand, []).append(source)
-        children, fanin = [], []
+        children = []
         for j, sources in groups.items():
             child = self.node_of(trace.frames[e], op.operands[j])
-            indices = [s.index for s in sources]
-            children += [(child, i) for i in indices]
-            fanin.append(Fanin(j, op.operands[j].name, sources[0].role.say(), len(indices),
-                               _region(indices, np.shape(inputs[j])), _nonfinite(inputs[j], indices)))
-        note = "; ".join(_clipped(line) for line in answer.lines()[:2])
-        if peers:
-            devices = sorted({(p.device.replica_id, p.device.partition_id) for p in peers})
-            note = (note + "; " if note else "") + (f"also reads {len(peers):,} element(s) of the operands on device(s) "
-                                                     f"{', '.join(map(str, devices))}: traced within this device only")
-        if not children and not peers:  # a constant, an iota, a dimension size: no element makes it
-            return self._step(node, index, "constant", e, note), []
-        return self._step(node, index, "op", e, note, fanin, len(peers)), children
+            children += [(child, s.index) for s in sources]
 
-    def _expand_state(self, node, index) -> tuple:
+        def step() -> TraceStep:
+            fanin = []
+            for j, sources in groups.items():
+                indices = [s.index for s in sources]
+                fanin.append(Fanin(j, op.operands[j].name, sources[0].role.say(), len(indices),
+                                   _region(indices, np.shape(inputs[j])), _nonfinite(inputs[j], indices)))
+            note = "; ".join(_clipped(line) for line in answer.lines()[:2])
+            if peers:
+                devices = sorted({(p.device.replica_id, p.device.partition_id) for p in peers})
+                note = (note + "; " if note else "") + (f"also reads {len(peers):,} element(s) of the operands on "
+                                                         f"device(s) {', '.join(map(str, devices))}: traced within "
+                                                         "this device only")
+            return self._step(node, index, "op" if children or peers else "constant", e, note, fanin, len(peers))
+
+        # No element makes a constant, an iota or a dimension size.
+        return _Reads("op" if children or peers else "constant", children, step, peers=len(peers))
+
+    def _expand_state(self, node, index) -> "_Reads":
         """The last iteration before this state whose body changed the element."""
         trace = self.trace
         _, cond_id, k = node
@@ -455,16 +346,19 @@ class _Walker:
                 cond = body.previous
                 continue
             child, event = self.node_of(body, returned), body.last
-            note = (f"last changed in iteration {body.iteration} (from {_text(before)} to {_text(current)})"
+            note = (f"last changed in iteration {body.iteration} (from {value_text(before)} to {value_text(current)})"
                     + (f"; the {looked - 1:,} later iteration(s) left it as it was" if looked > 1 else ""))
             break
         self.loop_budget -= looked
         op = trace.ops[owner]
-        step = TraceStep(event, "loop", asked.block.arguments[node[2]].name, index, _text(current), op.name,
-                         op.pos.line if op.pos is not None else None, describe_location(op.location),
-                         self._where(trace.frames[event], event), f"as {asked.describe(False)} sees it: {note}",
-                         changed_in=body.iteration if body is not None else None)
-        return step, [(child, index)]
+
+        def step() -> TraceStep:
+            return TraceStep(event, "loop", asked.block.arguments[node[2]].name, index, value_text(current), op.name,
+                             op.pos.line if op.pos is not None else None, describe_location(op.location),
+                             self._where(trace.frames[event], event), f"as {asked.describe(False)} sees it: {note}",
+                             changed_in=body.iteration if body is not None else None, finite=_finite(current))
+
+        return _Reads("loop", [(child, index)], step)
 
     # -- the two walks ----------------------------------------------------------------------------------
     def lineage(self, node: tuple, index: tuple, label: str) -> Lineage:
@@ -478,7 +372,8 @@ class _Walker:
                 if len(steps) >= self.path_limit:
                     self.notes.append(f"the path is longer than {self.path_limit:,} steps: it stops there")
                     break
-                step, children = self.expand(*current)
+                reads = self.expand(*current)
+                step, children = reads.step(), reads.children
                 if nonfinite:
                     bad = [c for c in children if not _finite(self.element(*c))]
                     if not bad and step.kind in ("op", "loop", "call", "constant"):
@@ -495,7 +390,7 @@ class _Walker:
         except _TooBig as big:
             self.notes.append(f"{big}: the path stops there")
         leaves, complete, visited = self._leaves(node, index)
-        return Lineage(label, index, _text(self.element(node, index)), event, steps, leaves, origin, complete,
+        return Lineage(label, index, value_text(self.element(node, index)), event, steps, leaves, origin, complete,
                        self.notes, visited)
 
     def _followed(self, current: tuple, children: list) -> tuple:
@@ -515,27 +410,28 @@ class _Walker:
         """Breadth first over every element the element reads, to the leaves, within the bound."""
         seen = {(node, index)}
         queue = deque([(node, index)])
+        self.questions_left = self.question_limit
         found: dict[tuple, tuple] = {}  # (kind, what it is in the program) -> (its first node, indices)
         reasons: dict[tuple, str] = {}
         complete = True
         while queue:
             current = queue.popleft()
             try:
-                step, children = self.expand(*current)
+                reads = self.expand(*current)
             except _TooBig as big:
-                self.notes.append(f"{big}: leaves beyond it are not listed")
+                self.notes.append(f"{big}: the leaves listed are those found before (the path is complete)")
                 complete = False
-                continue
-            if not children and step.kind != "loop" and step.kind != "call":
-                key = (step.kind, self._leaf_key(current[0]))
+                break
+            if not reads.children and reads.kind != "loop" and reads.kind != "call":
+                key = (reads.kind, self._leaf_key(current[0]))
                 found.setdefault(key, (current[0], []))[1].append(current[1])
-                if step.kind == "opaque":
-                    reasons[key] = step.note
-            if step.peer_reads:
+                if reads.reason:
+                    reasons[key] = reads.reason
+            if reads.peers:
                 key = ("peer", self._leaf_key(current[0]))
                 found.setdefault(key, (current[0], []))[1].append(current[1])
-                reasons[key] = f"reads {step.peer_reads:,} element(s) of operands on other devices"
-            for child in children:
+                reasons[key] = f"reads {reads.peers:,} element(s) of operands on other devices"
+            for child in reads.children:
                 if child in seen:
                     continue
                 if len(seen) >= self.element_limit:
@@ -582,6 +478,22 @@ class _Walker:
         return f"{frame.block.arguments[k].name} (argument {k} of {frame.describe()})"
 
 
+class _Reads:
+    """One element node's expansion: its kind, the element nodes it reads, and its step for the
+    path (built only for the nodes on the path: the search for leaves needs no words)."""
+
+    __slots__ = ("kind", "children", "peers", "reason", "_build", "_step")
+
+    def __init__(self, kind: str, children: list, build, peers: int = 0, reason: str = ""):
+        self.kind, self.children, self.peers, self.reason = kind, children, peers, reason
+        self._build, self._step = build, None
+
+    def step(self) -> TraceStep:
+        if self._step is None:
+            self._step = self._build()
+        return self._step
+
+
 class _TooBig(Exception):
     """A bound was passed (the message says which); caught by the walk that met it."""
 
@@ -607,15 +519,6 @@ def _finite(value: Any) -> bool:
     return wide.dtype.kind not in "fc" or bool(np.isfinite(wide).all())
 
 
-def _at(index: tuple) -> str:
-    """`[3, 7]`, or nothing for the one element of a scalar."""
-    return f"[{', '.join(map(str, index))}]" if index else ""
-
-
-def _finite_text(text: str) -> bool:
-    return text not in ("nan", "inf", "-inf") and "nan" not in text and "inf" not in text
-
-
 def _nonfinite(array: Any, indices: list) -> int:
     wide = widen(np.asarray(array))
     if wide.dtype.kind not in "fc" or not indices:
@@ -631,15 +534,6 @@ def _same(a: Any, b: Any) -> bool:
     if x.tobytes() == y.tobytes():
         return True
     return x.dtype.kind in "fc" and bool(np.isnan(x).all() and np.isnan(y).all())
-
-
-def _text(value: Any) -> str:
-    wide = widen(np.asarray(value))
-    if wide.dtype.kind == "b":
-        return "true" if bool(wide) else "false"
-    if wide.dtype.kind == "f":
-        return f"{float(wide):.6g}"
-    return str(wide.item()) if wide.ndim == 0 else str(wide)
 
 
 def _region(indices: list, shape: tuple) -> str:
@@ -665,5 +559,5 @@ def _as_origin(step: TraceStep) -> TraceStep:
                      step.frame, step.note, step.fanin, origin=True)
 
 
-__all__ = ["Fanin", "LINEAGE_ELEMENT_LIMIT", "LINEAGE_LOOP_LIMIT", "LINEAGE_PATH_LIMIT", "Leaf", "Lineage",
-           "LineageError", "TraceStep", "first_nonfinite", "trace_element"]
+__all__ = ["Fanin", "LINEAGE_ELEMENT_LIMIT", "LINEAGE_LOOP_LIMIT", "LINEAGE_PATH_LIMIT", "LINEAGE_QUESTION_LIMIT",
+           "Leaf", "Lineage", "LineageError", "TraceStep", "first_nonfinite", "trace_element"]
