@@ -132,6 +132,7 @@ class _Walker:
         self._arrays: dict[tuple, Any] = {}
         self._expanded: dict[tuple, tuple] = {}
         self._argument_names = None
+        self._offsets: dict = {}  # op -> its event's offset from its frame's first event, last seen
 
     # -- naming the value asked about ------------------------------------------------------------
     def value_named(self, name: str, event: Optional[int]) -> tuple[tuple, str]:
@@ -175,9 +176,20 @@ class _Walker:
             if home is None:
                 raise LineageError(f"{value.name} is not visible in {frame.describe()}")
             return self._argument_node(home, value.index)
-        ref = self.trace.ref(frame, value)
+        trace = self.trace
+        if owner.parent is frame.block:
+            # Each iteration of a loop body runs its ops in the same order: the offset of the op's
+            # event in the last frame it was looked up in is checked first (trace.ref scans the
+            # frame's events once per frame, which a search through a long loop cannot afford).
+            guess = frame.first + self._offsets.get(owner, -1)
+            if frame.first <= guess < len(trace.ops) and trace.ops[guess] is owner and trace.frames[guess] is frame:
+                if trace.ends[guess] >= 0:
+                    return ("result", guess, value.index)
+        ref = trace.ref(frame, value)
         if ref is None:
             raise LineageError(f"{value.name} has not been made in {frame.describe()}")
+        if owner.parent is frame.block:
+            self._offsets[owner] = ref.event - frame.first
         return ("result", ref.event, ref.index)
 
     def _argument_node(self, frame: FrameRecord, k: int) -> tuple:
@@ -225,6 +237,16 @@ class _Walker:
                 cond, k = body.previous, returned.index
                 continue
             return self.node_of(body, returned)
+
+    def _state_element(self, cond: FrameRecord, k: int, index: tuple) -> Any:
+        """`element(("state", cond.id, k), index)` without keeping the value: a search through a
+        million iterations reads one element of each."""
+        node = self._state_source(cond, k)
+        if node[0] != "result" or node in self._arrays:
+            return self.element(node, index)
+        e = node[1]
+        out = self.store.output(e)
+        return np.asarray(out if len(self.trace.ops[e].results) == 1 else out[node[2]])[index]
 
     # -- one step back ---------------------------------------------------------------------------------
     def expand(self, node: tuple, index: tuple) -> "_Reads":
@@ -341,7 +363,7 @@ class _Walker:
             if isinstance(returned.owner, Block) and returned.owner is body.block:
                 cond, k = body.previous, returned.index  # passed on as it is
                 continue
-            before = self.element(("state", body.previous.id, k), index)
+            before = self._state_element(body.previous, k, index)
             if _same(before, current):
                 cond = body.previous
                 continue
@@ -530,6 +552,8 @@ def _nonfinite(array: Any, indices: list) -> int:
 
 
 def _same(a: Any, b: Any) -> bool:
+    if type(a) is type(b) and isinstance(a, np.floating) and (a == b or (a != a and b != b)):
+        return True  # the common case, answered without making arrays (once per loop iteration)
     x, y = widen(np.asarray(a)), widen(np.asarray(b))
     if x.tobytes() == y.tobytes():
         return True
