@@ -280,3 +280,16 @@ def test_gpt_tiny_output_element_is_traced_to_a_bounded_answer():
     first = trace_element(session, name, at, event)
     assert first.steps[-1].kind == "argument" and first.steps[-1].element == "inf"
     assert first.steps[-1].index == (token, 5)
+
+
+@pytest.mark.skipif(not (SHARED / "sharded_mlp_4x2.mlir").exists(), reason="../shared/programs is not here")
+def test_on_a_grid_a_collectives_elements_from_other_devices_are_named_not_followed(capsys):
+    program = str(SHARED / "sharded_mlp_4x2.mlir")
+    inputs = str(SHARED / "sharded_mlp_4x2.inputs.npz")
+    assert main(["trace", program, "--args", inputs, "--value", "%7", "--at", "3,4", "--device", "0,2", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    peers = {leaf["name"]: leaf for leaf in found["leaves"] if leaf["kind"] == "peer"}
+    assert set(peers) == {"%2 (stablehlo.all_reduce line 6)", "%3 (stablehlo.all_gather line 11)",
+                          "%4 (stablehlo.collective_permute line 12)"}
+    assert peers["%4 (stablehlo.collective_permute line 12)"]["region"] == "[3, 4]"
+    assert found["steps"][-1]["kind"] == "peer" and found["steps"][-1]["op"] == "stablehlo.all_gather"

@@ -42,6 +42,7 @@ from ..ir.dtypes import widen
 from ..ir.errors import HlodbgError
 from ..ir.locations import describe as describe_location
 from ..ir.opdefs import has_aliasing_regions
+from ..ops.collectives_provenance import GridValues
 from ..ops.provenance import ProvenanceError, explainer_for, provenance
 from ..run.arguments import ArgumentNames
 from .trace import ArgRef, FrameRecord, ResultRef, Trace
@@ -52,6 +53,8 @@ LINEAGE_ELEMENT_LIMIT = 50_000  # elements the search for leaves may visit
 LINEAGE_QUESTION_LIMIT = 3_000  # op instances' provenance it may ask (a convolution's answer is a window)
 LINEAGE_PATH_LIMIT = 2_000  # steps of the path
 LINEAGE_LOOP_LIMIT = 1 << 20  # loop iterations looked at for "when did it last change"
+
+PEER_NOTE = "made with elements of its operands on other devices, which the trace of one device's run does not follow"
 
 # A value node: ("result", event, k), ("state", cond frame id, k) — a while's carried state k as
 # the condition of that iteration sees it — or ("argument", frame id, k), an argument the frame
@@ -238,6 +241,14 @@ class _Walker:
                 continue
             return self.node_of(body, returned)
 
+    def _grid_values(self, inputs: list, outputs: list):
+        """On a grid, what a collective's provenance needs to know the groups: the grid, and this
+        device's own values (the trace stays within this device's run)."""
+        grid = self.session.grid
+        if grid is None:
+            return None
+        return GridValues(grid, {self.process: (inputs, outputs)}, self.session.module)
+
     def _state_element(self, cond: FrameRecord, k: int, index: tuple) -> Any:
         """`element(("state", cond.id, k), index)` without keeping the value: a search through a
         million iterations reads one element of each."""
@@ -308,10 +319,11 @@ class _Walker:
         inputs = [self.array(self.node_of(trace.frames[e], v)) for v in op.operands]
         outputs = as_list(self.store.output(e), len(op.results))
         try:
-            answer = provenance(op, index, result=k, operands=inputs, results=outputs, process=self.process)
+            answer = provenance(op, index, result=k, operands=inputs, results=outputs, process=self.process,
+                                peer_values=self._grid_values(inputs, outputs))
         except ProvenanceError as cannot:
-            return _Reads("opaque", [], lambda: self._step(node, index, "opaque", e, cannot.message),
-                          reason=cannot.message)
+            reason = cannot.message
+            return _Reads("opaque", [], lambda: self._step(node, index, "opaque", e, reason), reason=reason)
         groups: dict[int, list] = {}
         peers: list = []
         for source in answer.sources:
@@ -336,10 +348,12 @@ class _Walker:
                 note = (note + "; " if note else "") + (f"also reads {len(peers):,} element(s) of the operands on "
                                                          f"device(s) {', '.join(map(str, devices))}: traced within "
                                                          "this device only")
-            return self._step(node, index, "op" if children or peers else "constant", e, note, fanin, len(peers))
+            return self._step(node, index, kind, e, note, fanin, len(peers))
 
-        # No element makes a constant, an iota or a dimension size.
-        return _Reads("op" if children or peers else "constant", children, step, peers=len(peers))
+        # No element makes a constant, an iota or a dimension size; a collective's element may come
+        # from other devices only (then the walk stops at it).
+        kind = "op" if children else "peer" if peers else "constant"
+        return _Reads(kind, children, step, peers=len(peers))
 
     def _expand_state(self, node, index) -> "_Reads":
         """The last iteration before this state whose body changed the element."""
@@ -444,15 +458,11 @@ class _Walker:
                 self.notes.append(f"{big}: the leaves listed are those found before (the path is complete)")
                 complete = False
                 break
-            if not reads.children and reads.kind != "loop" and reads.kind != "call":
-                key = (reads.kind, self._leaf_key(current[0]))
+            if reads.peers or reads.kind in ("argument", "constant", "opaque"):
+                key = ("peer" if reads.peers else reads.kind, self._leaf_key(current[0]))
                 found.setdefault(key, (current[0], []))[1].append(current[1])
-                if reads.reason:
-                    reasons[key] = reads.reason
-            if reads.peers:
-                key = ("peer", self._leaf_key(current[0]))
-                found.setdefault(key, (current[0], []))[1].append(current[1])
-                reasons[key] = f"reads {reads.peers:,} element(s) of operands on other devices"
+                if reads.reason or reads.peers:
+                    reasons[key] = reads.reason or PEER_NOTE
             for child in reads.children:
                 if child in seen:
                     continue
