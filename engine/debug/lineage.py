@@ -46,7 +46,7 @@ from ..ops.collectives_provenance import GridValues
 from ..ops.provenance import ProvenanceError, explainer_for, provenance
 from ..run.arguments import ArgumentNames
 from .trace import ArgRef, FrameRecord, ResultRef, Trace
-from .lineage_answer import Fanin, Leaf, Lineage, TraceStep, value_text
+from .lineage_answer import Fanin, Leaf, Lineage, TraceStep, clipped, nonfinite_count, region_text, value_text
 from .views import as_list
 
 LINEAGE_ELEMENT_LIMIT = 50_000  # elements the search for leaves may visit
@@ -341,8 +341,8 @@ class _Walker:
             for j, sources in groups.items():
                 indices = [s.index for s in sources]
                 fanin.append(Fanin(j, op.operands[j].name, sources[0].role.say(), len(indices),
-                                   _region(indices, np.shape(inputs[j])), _nonfinite(inputs[j], indices)))
-            note = "; ".join(_clipped(line) for line in answer.lines()[:2])
+                                   region_text(indices, np.shape(inputs[j])), nonfinite_count(inputs[j], indices)))
+            note = "; ".join(clipped(line) for line in answer.lines()[:2])
             if peers:
                 devices = sorted({(p.device.replica_id, p.device.partition_id) for p in peers})
                 note = (note + "; " if note else "") + (f"also reads {len(peers):,} element(s) of the operands on "
@@ -480,7 +480,7 @@ class _Walker:
             shape = np.shape(self.array(where))
             unique = list(dict.fromkeys(indices))
             event = where[1] if where[0] == "result" else None
-            leaves.append(Leaf(kind, self._leaf_name(kind, where), len(unique), _region(unique, shape), event,
+            leaves.append(Leaf(kind, self._leaf_name(kind, where), len(unique), region_text(unique, shape), event,
                                reasons.get(key, "")))
         order = {"argument": 0, "constant": 1, "peer": 2, "opaque": 3}
         leaves.sort(key=lambda leaf: (order.get(leaf.kind, 4), leaf.name))
@@ -551,16 +551,6 @@ def _finite(value: Any) -> bool:
     return wide.dtype.kind not in "fc" or bool(np.isfinite(wide).all())
 
 
-def _nonfinite(array: Any, indices: list) -> int:
-    wide = widen(np.asarray(array))
-    if wide.dtype.kind not in "fc" or not indices:
-        return 0
-    if not wide.shape:
-        return 0 if np.isfinite(wide) else len(indices)
-    picked = wide[tuple(np.array(indices).T)]
-    return int((~np.isfinite(picked)).sum())
-
-
 def _same(a: Any, b: Any) -> bool:
     if type(a) is type(b) and isinstance(a, np.floating) and (a == b or (a != a and b != b)):
         return True  # the common case, answered without making arrays (once per loop iteration)
@@ -568,24 +558,6 @@ def _same(a: Any, b: Any) -> bool:
     if x.tobytes() == y.tobytes():
         return True
     return x.dtype.kind in "fc" and bool(np.isnan(x).all() and np.isnan(y).all())
-
-
-def _region(indices: list, shape: tuple) -> str:
-    """`[3, 7]`, `[3, :]` (a whole row), `[0:4, 2]`, or `within [0:4, 0:9]` when the elements do
-    not fill their bounding box."""
-    if not shape:
-        return ""
-    box = np.array(indices)
-    low, high = box.min(axis=0), box.max(axis=0)
-    parts = []
-    for lo, hi, n in zip(low.tolist(), high.tolist(), shape):
-        parts.append(str(lo) if lo == hi else ":" if lo == 0 and hi == n - 1 else f"{lo}:{hi + 1}")
-    filled = int(np.prod(high - low + 1)) == len(indices)
-    return f"[{', '.join(parts)}]" if filled else f"within [{', '.join(parts)}]"
-
-
-def _clipped(line: str, width: int = 160) -> str:
-    return line if len(line) <= width else line[:width - 1] + "…"
 
 
 def _as_origin(step: TraceStep) -> TraceStep:

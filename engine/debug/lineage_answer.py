@@ -150,4 +150,33 @@ def value_text(value: Any) -> str:
     return str(wide.item()) if wide.ndim == 0 else str(wide)
 
 
-__all__ = ["Fanin", "Leaf", "Lineage", "TraceStep", "element_index_text", "value_text"]
+def nonfinite_count(array: Any, indices: list) -> int:
+    wide = widen(np.asarray(array))
+    if wide.dtype.kind not in "fc" or not indices:
+        return 0
+    if not wide.shape:
+        return 0 if np.isfinite(wide) else len(indices)
+    picked = wide[tuple(np.array(indices).T)]
+    return int((~np.isfinite(picked)).sum())
+
+
+def region_text(indices: list, shape: tuple) -> str:
+    """`[3, 7]`, `[3, :]` (a whole row), `[0:4, 2]`, or `within [0:4, 0:9]` when the elements do
+    not fill their bounding box."""
+    if not shape:
+        return ""
+    box = np.array(indices)
+    low, high = box.min(axis=0), box.max(axis=0)
+    parts = []
+    for lo, hi, n in zip(low.tolist(), high.tolist(), shape):
+        parts.append(str(lo) if lo == hi else ":" if lo == 0 and hi == n - 1 else f"{lo}:{hi + 1}")
+    filled = int(np.prod(high - low + 1)) == len(indices)
+    return f"[{', '.join(parts)}]" if filled else f"within [{', '.join(parts)}]"
+
+
+def clipped(line: str, width: int = 160) -> str:
+    return line if len(line) <= width else line[:width - 1] + "…"
+
+
+__all__ = ["Fanin", "Leaf", "Lineage", "TraceStep", "clipped", "element_index_text", "nonfinite_count", "region_text",
+           "value_text"]
