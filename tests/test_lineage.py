@@ -293,3 +293,18 @@ def test_on_a_grid_a_collectives_elements_from_other_devices_are_named_not_follo
                           "%4 (stablehlo.collective_permute line 12)"}
     assert peers["%4 (stablehlo.collective_permute line 12)"]["region"] == "[3, 4]"
     assert found["steps"][-1]["kind"] == "peer" and found["steps"][-1]["op"] == "stablehlo.all_gather"
+
+
+def test_hlo_tuples_are_followed_part_by_part_through_a_loop_and_branches():
+    text = (DATA / "hlo_printer" / "control_flow.hlo").read_text()
+    session = finished(text, np.array([1, 2, 3, 4], np.float32), np.int32(0), np.bool_(True))
+    found = trace_element(session, "%first", (1,))
+    assert [s.value for s in found.steps] == [
+        "%first", "%both part 0", "%tt part 0", "%plus", "%t0", "%pair part 0", "%sel", "%n0", "%wx", "%w part 1",
+        "%t part 1", "%t.2 part 1", "%grown", "%x", "%t part 1", "%t.2 part 1", "%grown", "%x", "%t part 1",
+        "%t.2 part 1", "%grown", "%x", "%t part 1", "%init part 1", "%f", "%neg", "arg0 (x.0)"]
+    assert found.element == "18.5"  # -(-x[1] doubled three times) + c[1]
+    assert [s.changed_in for s in found.steps if s.value == "%t part 1"] == [2, 1, 0, None]
+    assert found.steps[7].frame == "@main case.0" and found.steps[3].frame == "@main if.true"
+    with pytest.raises(LineageError, match="%w is a tuple of 2 values, not a tensor"):
+        trace_element(session, "%w", (0,))

@@ -22,12 +22,16 @@ change"); the iterations after it passed it on unchanged. So a NaN made in itera
 million is found without walking the million.
 
 Element paths fan out (an element of a dot reads a whole row and a whole column), so the work is
-bounded: LINEAGE_ELEMENT_LIMIT elements and LINEAGE_QUESTION_LIMIT provenance questions for the leaves, LINEAGE_PATH_LIMIT steps for the path,
-LINEAGE_LOOP_LIMIT loop iterations looked at; a question that passes a bound is answered as far
-as it got, with a sentence saying which bound stopped it.
+bounded: LINEAGE_ELEMENT_LIMIT elements and LINEAGE_QUESTION_LIMIT provenance questions for the
+leaves, LINEAGE_PATH_LIMIT steps for the path, LINEAGE_LOOP_LIMIT loop iterations looked at; a
+question that passes a bound is answered as far as it got, with a sentence saying which bound
+stopped it. Tuples (XLA HLO's loop state, a call's several results) are followed part by part
+(lineage_values.py names the values a walk goes through; lineage_answer.py words the answer).
 
 Values come only through the session's value store (`store.value(ref)`, `store.output(e)`),
 which recomputes whatever it dropped, and the trace's structure; nothing here re-runs ops.
+On a grid the walk stays within the session's device: a collective's elements that come from
+other devices are named ("peer" leaves), not followed.
 """
 from __future__ import annotations
 
@@ -37,16 +41,13 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from ..ir.core import Block, Value
+from ..ir.core import Block
 from ..ir.dtypes import widen
-from ..ir.errors import HlodbgError
 from ..ir.locations import describe as describe_location
-from ..ir.opdefs import has_aliasing_regions
-from ..ops.collectives_provenance import GridValues
 from ..ops.provenance import ProvenanceError, explainer_for, provenance
-from ..run.arguments import ArgumentNames
-from .trace import ArgRef, FrameRecord, ResultRef, Trace
 from .lineage_answer import Fanin, Leaf, Lineage, TraceStep, clipped, nonfinite_count, region_text, value_text
+from .lineage_values import MAKES_TUPLE, READS_TUPLE, LineageError, RunValues, part_of
+from .trace import FrameRecord, ResultRef
 from .views import as_list
 
 LINEAGE_ELEMENT_LIMIT = 50_000  # elements the search for leaves may visit
@@ -55,15 +56,6 @@ LINEAGE_PATH_LIMIT = 2_000  # steps of the path
 LINEAGE_LOOP_LIMIT = 1 << 20  # loop iterations looked at for "when did it last change"
 
 PEER_NOTE = "made with elements of its operands on other devices, which the trace of one device's run does not follow"
-
-# A value node: ("result", event, k), ("state", cond frame id, k) — a while's carried state k as
-# the condition of that iteration sees it — or ("argument", frame id, k), an argument the frame
-# holds itself (the entry function's). An element node is (value node, index).
-
-
-class LineageError(HlodbgError):
-    """A trace question that cannot be asked (no such value or element, a run that has not made it)."""
-
 
 # -- the questions -------------------------------------------------------------------------------
 
@@ -119,23 +111,18 @@ def first_nonfinite(session, kind: str = "nan", advance=None) -> tuple[str, int,
 # -- the walk --------------------------------------------------------------------------------------
 
 
-class _Walker:
+class _Walker(RunValues):
+    """The two walks back from an element: the path, and the search for leaves."""
+
     def __init__(self, session, element_limit: int, path_limit: int, loop_limit: int, question_limit: int):
-        view = session.timeline.main
-        self.session = session
-        self.trace: Trace = view.trace
-        self.store = view.store
-        self.process = session.process
+        super().__init__(session)
         self.element_limit = element_limit
         self.path_limit = path_limit
         self.loop_limit = self.loop_budget = loop_limit
         self.question_limit = question_limit
         self.questions_left: Optional[int] = None  # for the leaves' search (the path is bounded by its length)
         self.notes: list[str] = []
-        self._arrays: dict[tuple, Any] = {}
         self._expanded: dict[tuple, tuple] = {}
-        self._argument_names = None
-        self._offsets: dict = {}  # op -> its event's offset from its frame's first event, last seen
 
     # -- naming the value asked about ------------------------------------------------------------
     def value_named(self, name: str, event: Optional[int]) -> tuple[tuple, str]:
@@ -170,118 +157,36 @@ class _Walker:
         frame = self.trace.frame_records[ref.frame]
         return self._argument_node(frame, ref.index)
 
-    # -- where a value lives ------------------------------------------------------------------------
-    def node_of(self, frame: FrameRecord, value: Value) -> tuple:
-        """The value node of `value` as `frame` sees it."""
-        owner = value.owner
-        if isinstance(owner, Block):
-            home = self.trace.frame_of_block(frame, owner)
-            if home is None:
-                raise LineageError(f"{value.name} is not visible in {frame.describe()}")
-            return self._argument_node(home, value.index)
-        trace = self.trace
-        if owner.parent is frame.block:
-            # Each iteration of a loop body runs its ops in the same order: the offset of the op's
-            # event in the last frame it was looked up in is checked first (trace.ref scans the
-            # frame's events once per frame, which a search through a long loop cannot afford).
-            guess = frame.first + self._offsets.get(owner, -1)
-            if frame.first <= guess < len(trace.ops) and trace.ops[guess] is owner and trace.frames[guess] is frame:
-                if trace.ends[guess] >= 0:
-                    return ("result", guess, value.index)
-        ref = trace.ref(frame, value)
-        if ref is None:
-            raise LineageError(f"{value.name} has not been made in {frame.describe()}")
-        if owner.parent is frame.block:
-            self._offsets[owner] = ref.event - frame.first
-        return ("result", ref.event, ref.index)
-
-    def _argument_node(self, frame: FrameRecord, k: int) -> tuple:
-        """Argument `k` of `frame`, followed out through calls (a loop's state stays a state node)."""
-        trace = self.trace
-        while True:
-            if frame.owner is None or frame.args is not None:
-                return ("argument", frame.id, k)
-            if frame.kind == "while.body":  # body #i starts from the state cond #i saw
-                return ("state", frame.previous.id, k)
-            if frame.kind == "while.cond":
-                return ("state", frame.id, k)
-            outer, value = trace.frames[frame.owner], trace.ops[frame.owner].operands[k]
-            if not isinstance(value.owner, Block):
-                return self.node_of(outer, value)
-            frame, k = trace.frame_of_block(outer, value.owner), value.index
-
-    # -- values ------------------------------------------------------------------------------------
-    def array(self, node: tuple) -> Any:
-        found = self._arrays.get(node)
-        if found is None:
-            kind, where, k = node
-            if kind == "result":
-                op = self.trace.ops[where]
-                found = as_list(self.store.output(where), len(op.results))[k]
-            elif kind == "argument":
-                found = self.store.value(ArgRef(where, k))
-            else:
-                found = self.array(self._state_source(self.trace.frame_records[where], k))
-            self._arrays[node] = found
-        return found
-
-    def element(self, node: tuple, index: tuple) -> Any:
-        return np.asarray(self.array(node))[index]
-
-    def _state_source(self, cond: FrameRecord, k: int) -> tuple:
-        """The value node holding state `k` at `cond` (through bodies that pass it on as it is)."""
-        trace = self.trace
-        while True:
-            body = cond.previous
-            if body is None:  # the first condition sees the loop's operands
-                return self.node_of(trace.frames[cond.owner], trace.ops[cond.owner].operands[k])
-            returned = trace.ops[body.last].operands[k]
-            if isinstance(returned.owner, Block) and returned.owner is body.block:
-                cond, k = body.previous, returned.index
-                continue
-            return self.node_of(body, returned)
-
-    def _grid_values(self, inputs: list, outputs: list):
-        """On a grid, what a collective's provenance needs to know the groups: the grid, and this
-        device's own values (the trace stays within this device's run)."""
-        grid = self.session.grid
-        if grid is None:
-            return None
-        return GridValues(grid, {self.process: (inputs, outputs)}, self.session.module)
-
-    def _state_element(self, cond: FrameRecord, k: int, index: tuple) -> Any:
-        """`element(("state", cond.id, k), index)` without keeping the value: a search through a
-        million iterations reads one element of each."""
-        node = self._state_source(cond, k)
-        if node[0] != "result" or node in self._arrays:
-            return self.element(node, index)
-        e = node[1]
-        out = self.store.output(e)
-        return np.asarray(out if len(self.trace.ops[e].results) == 1 else out[node[2]])[index]
-
     # -- one step back ---------------------------------------------------------------------------------
     def expand(self, node: tuple, index: tuple) -> "_Reads":
         """What the element node reads (its children), and how to describe it as a step."""
         key = (node, index)
         found = self._expanded.get(key)
         if found is None:
-            kind = node[0]
-            found = (self._expand_result if kind == "result" else self._expand_state if kind == "state"
-                     else self._expand_argument)(node, index)
+            base = node[1] if node[0] == "part" else node
+            kind = base[0]
+            if kind == "state":
+                found = self._expand_state(node, index)
+            elif kind == "argument":
+                found = self._expand_argument(node, index)
+            elif node[0] == "part":
+                found = self._expand_part(node, index)
+            else:
+                found = self._expand_result(node, index)
             self._expanded[key] = found
         return found
 
     def _step(self, node, index, kind: str, event: Optional[int], note: str = "", fanin=(), peers: int = 0) -> TraceStep:
         trace = self.trace
+        name = self._label(node)
         if event is None:
-            frame = trace.frame_records[node[1]]
-            op_name, line, source, name = "", None, "", self._argument_label(frame, node[2])
+            frame = trace.frame_records[(node[1] if node[0] == "part" else node)[1]]
+            op_name, line, source = "", None, ""
         else:
             op = trace.ops[event]
             frame = trace.frames[event]
             op_name, line = op.name, op.pos.line if op.pos is not None else None
             source = describe_location(op.location)
-            name = op.results[node[2]].name
         element = self.element(node, index)
         return TraceStep(event, kind, name, index, value_text(element), op_name, line, source,
                          self._where(frame, event), note, tuple(fanin), peer_reads=peers, finite=_finite(element))
@@ -300,15 +205,15 @@ class _Walker:
         trace = self.trace
         _, e, k = node
         op = trace.ops[e]
-        if trace.ends[e] > e and has_aliasing_regions(op.name):
-            last = trace.frames[trace.ends[e]]
-            if last.kind == "while.cond":
-                note = (f"the loop's result is its state {last.block.arguments[k].name} after {last.iteration or 0} "
-                        "iteration(s)")
-                return _Reads("loop", [(("state", last.id, k), index)], lambda: self._step(node, index, "loop", e, note))
-            child = self.node_of(last, trace.ops[last.last].operands[k])
-            return _Reads("call", [(child, index)],
-                          lambda: self._step(node, index, "call", e, f"returned by {last.describe()}"))
+        followed = self._through_frames(e, k)
+        if followed is not None:
+            kind, child, note = followed
+            return _Reads(kind, [(child, index)], lambda: self._step(node, index, kind, e, note))
+        if op.name == READS_TUPLE:
+            part = int(op.attributes["index"])
+            child = part_of(self.node_of(trace.frames[e], op.operands[0]), (part,))
+            note = f"part {part} of the tuple {op.operands[0].name}"
+            return _Reads("op", [(child, index)], lambda: self._step(node, index, "op", e, note))
         if explainer_for(op.name) is None:
             note = f"hlodbg cannot trace {op.name}'s elements back to its operands"
             return _Reads("opaque", [], lambda: self._step(node, index, "opaque", e, note), reason=note)
@@ -355,33 +260,51 @@ class _Walker:
         kind = "op" if children else "peer" if peers else "constant"
         return _Reads(kind, children, step, peers=len(peers))
 
+    def _expand_part(self, node, index) -> "_Reads":
+        """A part of a tuple an op made: the tuple op's operand, or the part of what a loop, call
+        or branch returned."""
+        trace = self.trace
+        _, (_, e, k), path = node
+        op = trace.ops[e]
+        if op.name == MAKES_TUPLE:
+            child = part_of(self.node_of(trace.frames[e], op.operands[path[0]]), path[1:])
+            note = f"part {path[0]} of the tuple is {op.operands[path[0]].name}"
+            return _Reads("op", [(child, index)], lambda: self._step(node, index, "op", e, note))
+        followed = self._through_frames(e, k)
+        if followed is not None:
+            kind, child, note = followed
+            return _Reads(kind, [(part_of(child, path), index)], lambda: self._step(node, index, kind, e, note))
+        note = f"hlodbg cannot trace the parts of {op.name}'s tuple back to its operands"
+        return _Reads("opaque", [], lambda: self._step(node, index, "opaque", e, note), reason=note)
+
     def _expand_state(self, node, index) -> "_Reads":
         """The last iteration before this state whose body changed the element."""
         trace = self.trace
-        _, cond_id, k = node
+        path = node[2] if node[0] == "part" else ()
+        _, cond_id, k = node[1] if node[0] == "part" else node
         asked = cond = trace.frame_records[cond_id]
         owner = cond.owner
         current = self.element(node, index)
         looked, event = 0, owner
         while True:
             if looked >= self.loop_budget:
-                raise _TooBig(f"looking for the iteration that last changed {trace.ops[owner].results[k].name}"
+                raise _TooBig(f"looking for the iteration that last changed {self._label(node)}"
                               f"{list(index)} took more than {self.loop_limit:,} loop iterations")
             looked += 1
             body = cond.previous
             if body is None:
-                child = self.node_of(trace.frames[owner], trace.ops[owner].operands[k])
+                child = part_of(self.node_of(trace.frames[owner], trace.ops[owner].operands[k]), path)
                 note = "no iteration before this one changed it: it is the loop's initial value"
                 break
             returned = trace.ops[body.last].operands[k]
             if isinstance(returned.owner, Block) and returned.owner is body.block:
                 cond, k = body.previous, returned.index  # passed on as it is
                 continue
-            before = self._state_element(body.previous, k, index)
+            before = self._state_element(body.previous, k, path, index)
             if _same(before, current):
                 cond = body.previous
                 continue
-            child, event = self.node_of(body, returned), body.last
+            child, event = part_of(self.node_of(body, returned), path), body.last
             note = (f"last changed in iteration {body.iteration} (from {value_text(before)} to {value_text(current)})"
                     + (f"; the {looked - 1:,} later iteration(s) left it as it was" if looked > 1 else ""))
             break
@@ -389,7 +312,7 @@ class _Walker:
         op = trace.ops[owner]
 
         def step() -> TraceStep:
-            return TraceStep(event, "loop", asked.block.arguments[node[2]].name, index, value_text(current), op.name,
+            return TraceStep(event, "loop", self._label(node), index, value_text(current), op.name,
                              op.pos.line if op.pos is not None else None, describe_location(op.location),
                              self._where(trace.frames[event], event), f"as {asked.describe(False)} sees it: {note}",
                              changed_in=body.iteration if body is not None else None, finite=_finite(current))
@@ -491,24 +414,17 @@ class _Walker:
         listed with the first of its runs the search met."""
         if node[0] == "result":
             return self.trace.ops[node[1]], node[2]
+        if node[0] == "part":
+            return self._leaf_key(node[1]), node[2]
         return node
 
     def _leaf_name(self, kind: str, where: tuple) -> str:
-        if where[0] == "argument":
-            return self._argument_label(self.trace.frame_records[where[1]], where[2])
-        op = self.trace.ops[where[1]]
-        name = op.results[where[2]].name
+        base = where[1] if where[0] == "part" else where
+        if base[0] != "result":
+            return self._label(where)
+        op = self.trace.ops[base[1]]
         line = f" line {op.pos.line}" if op.pos is not None else ""
-        return f"{name} ({op.name}{line})"
-
-    def _argument_label(self, frame: FrameRecord, k: int) -> str:
-        if frame.owner is None:
-            if self._argument_names is None:
-                self._argument_names = ArgumentNames(frame.function)
-            names = [n for n in self._argument_names.by_position[k] if n != f"arg{k}"]
-            return f"arg{k}" + (f" ({', '.join(names)})" if names else "")
-        return f"{frame.block.arguments[k].name} (argument {k} of {frame.describe()})"
-
+        return f"{self._label(where)} ({op.name}{line})"
 
 class _Reads:
     """One element node's expansion: its kind, the element nodes it reads, and its step for the
@@ -534,6 +450,11 @@ class _TooBig(Exception):
 
 
 def _element_index(name: str, array: Any, at: Optional[Sequence[int]]) -> tuple[int, ...]:
+    if isinstance(array, (tuple, list)):
+        raise LineageError(f"{name} is a tuple of {len(array)} values, not a tensor: trace one of its parts (the "
+                           "get_tuple_element that reads it)")
+    if not isinstance(array, np.ndarray) and not np.isscalar(array):
+        raise LineageError(f"{name} is a {type(array).__name__}, not a tensor: it has no elements to trace")
     shape = np.shape(array)
     if at is None:
         if int(np.prod(shape, dtype=np.int64)) != 1:
@@ -561,8 +482,7 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _as_origin(step: TraceStep) -> TraceStep:
-    return TraceStep(step.event, step.kind, step.value, step.index, step.element, step.op, step.line, step.source,
-                     step.frame, step.note, step.fanin, origin=True)
+    return replace(step, origin=True)
 
 
 __all__ = ["Fanin", "LINEAGE_ELEMENT_LIMIT", "LINEAGE_LOOP_LIMIT", "LINEAGE_PATH_LIMIT", "LINEAGE_QUESTION_LIMIT",
