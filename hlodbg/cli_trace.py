@@ -72,20 +72,24 @@ def cmd_trace(args) -> int:
                                replicas=args.replicas, partitions=args.partitions)
         timer.attach(target)
         session = target.session
+        late = HlodbgError(f"the run did not get there within {args.timeout:g} s (a loop that never ends?); "
+                           "--timeout gives it longer")
         if args.nonfinite is not None:
-            name, event, at = first_nonfinite(session, args.nonfinite, lambda: target.move("continue_"))
+            try:
+                name, event, at = first_nonfinite(session, args.nonfinite, lambda: target.move("continue_"))
+            except HlodbgError:
+                if timer.fired:
+                    raise late from None
+                raise
         else:
             name, event, at = args.value.strip(), args.event, None
             if args.at is not None:
                 at = _element(args.at)
             stop = target.move("continue_")
             if timer.fired:
-                raise HlodbgError(f"the run did not finish within {args.timeout:g} s (a loop that never ends?); "
-                                  "--timeout gives it longer")
+                raise late
             if stop.reason == "error" and event is None:
                 print(f"note: the run failed ({stop.message}); tracing the value as far as the run got", file=sys.stderr)
-        if timer.fired:
-            raise HlodbgError(f"the run was stopped after {args.timeout:g} s; --timeout gives it longer")
         found = trace_element(session, name, at, event)
     finally:
         timer.cancel()

@@ -308,3 +308,24 @@ def test_hlo_tuples_are_followed_part_by_part_through_a_loop_and_branches():
     assert found.steps[7].frame == "@main case.0" and found.steps[3].frame == "@main if.true"
     with pytest.raises(LineageError, match="%w is a tuple of 2 values, not a tensor"):
         trace_element(session, "%w", (0,))
+
+
+def test_cli_trace_of_a_run_that_never_ends_stops_at_its_timeout(tmp_path, capsys):
+    program = tmp_path / "endless.mlir"
+    program.write_text("""
+func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %r = stablehlo.while(%a = %x) : tensor<f32>
+    cond {
+      %t = stablehlo.constant dense<true> : tensor<i1>
+      stablehlo.return %t : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1.0> : tensor<f32>
+      %b = stablehlo.add %a, %one : tensor<f32>
+      stablehlo.return %b : tensor<f32>
+    }
+  return %r : tensor<f32>
+}
+""")
+    for which in (["--nan"], ["--value", "%r"]):
+        assert main(["trace", str(program), *which, "--timeout", "0.3"]) == 2
+        assert "the run did not get there within 0.3 s (a loop that never ends?)" in capsys.readouterr().err

@@ -90,9 +90,12 @@ def first_nonfinite(session, kind: str = "nan", advance=None) -> tuple[str, int,
             if hits:
                 e = hits[0].event
                 break
-            if stop.reason in ("end", "error", "interrupted"):
+            what = "NaN" if kind == "nan" else "Inf"
+            if stop.reason == "interrupted":
+                raise LineageError(f"the run was interrupted before it made a {what} element")
+            if stop.reason in ("end", "error"):
                 why = f": the run failed first ({stop.message})" if stop.reason == "error" else ""
-                raise LineageError(f"the run made no {'NaN' if kind == 'nan' else 'Inf'} element{why}")
+                raise LineageError(f"the run made no {what} element{why}")
     finally:
         session.breakpoints.remove(bp.id)
     trace = session.timeline.main.trace
