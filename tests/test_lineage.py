@@ -329,3 +329,16 @@ func.func @main(%x: tensor<f32>) -> tensor<f32> {
     for which in (["--nan"], ["--value", "%r"]):
         assert main(["trace", str(program), *which, "--timeout", "0.3"]) == 2
         assert "the run did not get there within 0.3 s (a loop that never ends?)" in capsys.readouterr().err
+
+
+def test_a_nan_constant_is_where_the_nan_comes_in_not_an_origin():
+    session = finished("""
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %c = stablehlo.constant dense<[1.0, 0x7FC00000]> : tensor<2xf32>
+  %s = stablehlo.add %x, %c : tensor<2xf32>
+  return %s : tensor<2xf32>
+}
+""", np.ones(2, np.float32))
+    found = trace_element(session, "%s", (1,))
+    assert found.origin is None and [(s.kind, s.value) for s in found.steps] == [("op", "%s"), ("constant", "%c")]
+    assert "origin: no op made it non-finite: it comes in with constant %c[1] = nan" in found.text()

@@ -338,11 +338,9 @@ class _Walker(RunValues):
                 step, children = reads.step(), reads.children
                 if nonfinite:
                     bad = [c for c in children if not _finite(self.element(*c))]
-                    if not bad and step.kind in ("op", "loop", "call", "constant"):
-                        if step.kind == "op" or step.kind == "constant":
-                            step = _as_origin(step)
-                            origin = len(steps)
-                        steps.append(step)
+                    if not bad and step.kind == "op":
+                        origin = len(steps)
+                        steps.append(_as_origin(step))
                         break
                     children = bad or children
                 steps.append(step)

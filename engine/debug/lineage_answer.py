@@ -107,9 +107,11 @@ class Lineage:
         if self.origin is not None:
             out += [f"origin: step {self.origin + 1}, the first op to make a non-finite element from finite ones", ""]
         elif last is not None and last.kind in ("argument", "constant") and not last.finite:
-            what = "argument" if last.kind == "argument" else "constant"
-            out += [f"origin: no op made it non-finite: it comes in with {what} {last.value}"
+            out += [f"origin: no op made it non-finite: it comes in with {last.kind} {last.value}"
                     f"{element_index_text(last.index)} = {last.element}", ""]
+        elif last is not None and not last.finite:
+            why = "which hlodbg cannot trace further" if last.kind == "opaque" else "made on other devices"
+            out += [f"origin: not found: the path stops at step {len(self.steps)} ({last.op}), {why}", ""]
         out.append("path:")
         for i, step in enumerate(self.steps):
             mark = "  <- origin" if step.origin else ""
