@@ -23,7 +23,7 @@ def add_options(cmd) -> None:
     cmd.set_defaults(handler=cmd_trace)
     cmd.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     which = cmd.add_mutually_exclusive_group()
-    which.add_argument("--value", metavar="%%V", help="the value to trace: %%loss, %%12, %%5#1")
+    which.add_argument("--value", metavar="%V", help="the value to trace: %%loss, %%12, %%5#1")
     which.add_argument("--nan", action="store_const", const="nan", dest="nonfinite",
                        help="trace the first NaN element the run makes, to the op that made it")
     which.add_argument("--inf", action="store_const", const="inf", dest="nonfinite",
