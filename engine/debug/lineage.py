@@ -11,7 +11,8 @@ passed in). The answer is a `Lineage`:
   the operand elements each step reads, summarised per operand ("%w[3, :] (768 elements)"). For
   a NaN or Inf element the path follows a non-finite operand element first and ends at the
   *origin*: the first op that made a non-finite element from finite ones. Otherwise it follows
-  the first operand element made by an op.
+  the operand element that holds the value itself (a select's chosen value, a gathered element,
+  a copy) where there is one, else the first one made by an op.
 - `leaves`: what the element depends on in all: the entry function's arguments (by the names
   ArgumentNames gives them) and constants, with the elements read, and where the walk had to
   stop (a collective's operand on another device, an op hlodbg cannot trace).
@@ -47,6 +48,7 @@ from ..ir.locations import describe as describe_location
 from ..ops.provenance import ProvenanceError, explainer_for, provenance
 from .lineage_answer import Fanin, Leaf, Lineage, TraceStep, clipped, nonfinite_count, region_text, value_text
 from .lineage_values import MAKES_TUPLE, READS_TUPLE, LineageError, RunValues, part_of
+from .scope import find_ref
 from .trace import FrameRecord, ResultRef
 from .views import as_list
 
@@ -129,8 +131,6 @@ class _Walker(RunValues):
 
     # -- naming the value asked about ------------------------------------------------------------
     def value_named(self, name: str, event: Optional[int]) -> tuple[tuple, str]:
-        from .scope import find_ref
-
         text = name.strip()
         if not text.startswith("%"):
             raise LineageError(f"expected a value name such as %loss or %12, not {name!r}")
@@ -244,12 +244,13 @@ class _Walker(RunValues):
             child = self.node_of(trace.frames[e], op.operands[j])
             children += [(child, s.index) for s in sources]
 
-        def step() -> TraceStep:
+        def step() -> TraceStep:  # read again when asked: an expansion kept for the search holds no values
             fanin = []
             for j, sources in groups.items():
                 indices = [s.index for s in sources]
+                read = self.array(self.node_of(trace.frames[e], op.operands[j]))
                 fanin.append(Fanin(j, op.operands[j].name, sources[0].role.say(), len(indices),
-                                   region_text(indices, np.shape(inputs[j])), nonfinite_count(inputs[j], indices)))
+                                   region_text(indices, np.shape(read)), nonfinite_count(read, indices)))
             note = "; ".join(clipped(line) for line in answer.lines()[:2])
             if peers:
                 devices = sorted({(p.device.replica_id, p.device.partition_id) for p in peers})

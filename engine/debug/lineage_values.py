@@ -9,6 +9,7 @@ path[1] of that... An element node is (value node, index).
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any, Optional
 
 import numpy as np
@@ -20,6 +21,8 @@ from ..ops.collectives_provenance import GridValues
 from ..run.arguments import ArgumentNames
 from .trace import ArgRef, FrameRecord, Trace
 from .views import as_list
+
+KEPT_VALUES = 64  # values a walk keeps at hand (the value store holds the run's)
 
 # The ops that make and read tuples: their results are followed part by part (a Source names an
 # element of a tensor operand, so their provenance is the tuple's structure, not a family's).
@@ -40,7 +43,9 @@ class RunValues:
         self.trace: Trace = view.trace
         self.store = view.store
         self.process = session.process
-        self._arrays: dict[tuple, Any] = {}
+        # The values read last, by node: a walk reads many elements of one value in a row. Kept
+        # few, so that values the store dropped to stay in its budget are not all held here.
+        self._arrays: OrderedDict[tuple, Any] = OrderedDict()
         self._argument_names = None
         self._offsets: dict = {}  # op -> its event's offset from its frame's first event, last seen
 
@@ -110,6 +115,10 @@ class RunValues:
             else:
                 found = self.array(self._state_source(self.trace.frame_records[where], k))
             self._arrays[node] = found
+            if len(self._arrays) > KEPT_VALUES:
+                self._arrays.popitem(last=False)
+        else:
+            self._arrays.move_to_end(node)
         return found
 
     def element(self, node: tuple, index: tuple) -> Any:
