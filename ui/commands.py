@@ -275,6 +275,7 @@ class CommandRunner:
         """`trace %v[i,j]` (the value as the cursor sees it), or `trace nan|inf`: the first NaN/Inf
         from the cursor on (the run moves there)."""
         from hlodbg.engine.debug.lineage import first_nonfinite, trace_element
+        from hlodbg.engine.debug.lineage_answer import element_index_text
 
         text = rest.strip()
         state = None
@@ -291,8 +292,8 @@ class CommandRunner:
             raise CommandError("trace takes a value and an element, %12[1,0] (or %loss for one element), or nan / inf")
         found = trace_element(self.session, name, at, event)
         origin = f"; origin: step {found.origin + 1}" if found.origin is not None else ""
-        return CommandResult(f"trace of {found.value}{list(found.index)}: {len(found.steps)} step(s){origin}",
-                             state=state, trace=found)
+        return CommandResult(f"trace of {found.value}{element_index_text(found.index)}: {len(found.steps)} step(s)"
+                             f"{origin}", state=state, trace=found)
 
     def cmd_lang(self, rest: str) -> CommandResult:
         if rest not in LANGUAGES:
