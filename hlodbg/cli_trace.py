@@ -34,8 +34,10 @@ def add_options(cmd) -> None:
                      "(default: the last run that made it)")
     add_argument_options(cmd, "function to run")
     cmd.add_argument("--device", metavar="R,P", help="on a grid: the device whose run is traced (default 0,0)")
-    cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
-    cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
+    cmd.add_argument("--replicas", type=int, metavar="R",
+                     help="grid replicas (default: the module's mhlo.num_replicas)")
+    cmd.add_argument("--partitions", type=int, metavar="P",
+                     help="grid partitions (default: the module's mhlo.num_partitions)")
     cmd.add_argument("--json", action="store_true", help="print the trace as JSON")
     cmd.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
                      help="stop the run after this long (default 60; inf: no limit)")
@@ -89,7 +91,8 @@ def cmd_trace(args) -> int:
             if timer.fired:
                 raise late
             if stop.reason == "error" and event is None:
-                print(f"note: the run failed ({stop.message}); tracing the value as far as the run got", file=sys.stderr)
+                print(f"note: the run failed ({stop.message}); tracing the value as far as the run got",
+                      file=sys.stderr)
         found = trace_element(session, name, at, event)
     finally:
         timer.cancel()

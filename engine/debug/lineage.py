@@ -179,7 +179,8 @@ class _Walker(RunValues):
             self._expanded[key] = found
         return found
 
-    def _step(self, node, index, kind: str, event: Optional[int], note: str = "", fanin=(), peers: int = 0) -> TraceStep:
+    def _step(self, node, index, kind: str, event: Optional[int], note: str = "", fanin=(),
+              peers: int = 0) -> TraceStep:
         trace = self.trace
         name = self._label(node)
         if event is None:

@@ -133,7 +133,8 @@ class Lineage:
                     "reads": [dict(vars(f)) for f in s.fanin]}
 
         return {"value": self.value, "index": list(self.index), "element": self.element, "event": self.event,
-                "origin": self.origin, "last_change": self.last_change, "complete": self.complete, "notes": list(self.notes),
+                "origin": self.origin, "last_change": self.last_change, "complete": self.complete,
+                "notes": list(self.notes),
                 "elements_visited": self.elements_visited, "steps": [step(s) for s in self.steps],
                 "leaves": [dict(vars(leaf)) for leaf in self.leaves]}
 

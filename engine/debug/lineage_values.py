@@ -167,7 +167,8 @@ class RunValues:
         last = trace.frames[trace.ends[e]]
         op = trace.ops[e]
         if last.kind == "while.cond":
-            note = f"the loop's result is its state {last.block.arguments[k].name} after {last.iteration or 0} iteration(s)"
+            state, iterations = last.block.arguments[k].name, last.iteration or 0
+            note = f"the loop's result is its state {state} after {iterations} iteration(s)"
             return "loop", ("state", last.id, k), note
         if not has_aliasing_regions(op.name) and not self._passed_operands(last):
             return None  # a reducer's body run on whole arrays: the op's own provenance answers
