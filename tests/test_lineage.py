@@ -342,3 +342,14 @@ func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
     found = trace_element(session, "%s", (1,))
     assert found.origin is None and [(s.kind, s.value) for s in found.steps] == [("op", "%s"), ("constant", "%c")]
     assert "origin: no op made it non-finite: it comes in with constant %c[1] = nan" in found.text()
+
+
+def test_a_loops_state_asked_about_inside_the_body_says_when_it_last_changed():
+    session = hlodbg.load(LOOP).session([np.array([1, 2], np.float32)], persist=False)
+    session.continue_()
+    body5 = next(r for r in session.trace.frame_records if r.kind == "while.body" and r.iteration == 5)
+    session.goto(body5.first)
+    found = trace_element(session, "%acc", (0,))
+    assert found.element == "11" and found.last_change == 3
+    assert found.steps[0].kind == "loop" and found.steps[0].note.startswith("as while.cond #5 sees it: last changed in "
+                                                                           "iteration 3 (from 1 to 11)")

@@ -143,6 +143,9 @@ class _Walker(RunValues):
                     return ("result", event, k), result.name
             raise LineageError(f"event {event} ({trace.ops[event].name}) does not make {text}")
         position = min(self.session.timeline.main.position, len(trace))
+        argument = self._argument_named(text, position)
+        if argument is not None:
+            return argument, text
         for spelled in (text, text + "#0"):
             ref = find_ref(self.session.timeline.main, position, spelled, True)
             if ref is not None:
@@ -153,6 +156,20 @@ class _Walker(RunValues):
                     if result.name in (text, text + "#0"):
                         return ("result", e, k), result.name
         raise LineageError(f"{text} has not been made by the run so far (run further, or check the name)")
+
+    def _argument_named(self, name: str, position: int) -> Optional[tuple]:
+        """An argument of the frame at `position` or of a frame around it (within its function)
+        named `name`: a loop's state is a state node, so that the walk says when it last changed."""
+        trace = self.trace
+        frame = trace.frames[position] if position < len(trace) else None
+        while frame is not None:
+            for argument in frame.block.arguments:
+                if argument.name == name:
+                    return self._argument_node(frame, argument.index)
+            if frame.kind == "function" or frame.owner is None:
+                return None
+            frame = trace.frames[frame.owner]
+        return None
 
     def _node_of_ref(self, ref) -> tuple:
         if isinstance(ref, ResultRef):
