@@ -289,9 +289,12 @@ def test_on_a_grid_a_collectives_elements_from_other_devices_are_named_not_follo
     assert main(["trace", program, "--args", inputs, "--value", "%7", "--at", "3,4", "--device", "0,2", "--json"]) == 0
     found = json.loads(capsys.readouterr().out)
     peers = {leaf["name"]: leaf for leaf in found["leaves"] if leaf["kind"] == "peer"}
-    assert set(peers) == {"%2 (stablehlo.all_reduce line 6)", "%3 (stablehlo.all_gather line 11)",
-                          "%4 (stablehlo.collective_permute line 12)"}
-    assert peers["%4 (stablehlo.collective_permute line 12)"]["region"] == "[3, 4]"
+    device = "of device (replica 0, partition {}), read by"
+    assert set(peers) == {
+        f"%1 {device.format(3)} %2 (stablehlo.all_reduce line 6)",  # its pair in the reduction group
+        *(f"%2 {device.format(p)} %3 (stablehlo.all_gather line 11)" for p in (0, 4, 6)),  # the other members
+        f"%2 {device.format(0)} %4 (stablehlo.collective_permute line 12)"}  # the source of device 2's pair
+    assert peers[f"%2 {device.format(0)} %4 (stablehlo.collective_permute line 12)"]["region"] == "[3, 4]"
     assert found["steps"][-1]["kind"] == "peer" and found["steps"][-1]["op"] == "stablehlo.all_gather"
 
 

@@ -57,7 +57,7 @@ LINEAGE_QUESTION_LIMIT = 3_000  # op instances' provenance it may ask (a convolu
 LINEAGE_PATH_LIMIT = 2_000  # steps of the path
 LINEAGE_LOOP_LIMIT = 1 << 20  # loop iterations looked at for "when did it last change"
 
-PEER_NOTE = "made with elements of its operands on other devices, which the trace of one device's run does not follow"
+PEER_NOTE = "on another device: the trace of one device's run stops there"
 
 # -- the questions -------------------------------------------------------------------------------
 
@@ -280,7 +280,7 @@ class _Walker(RunValues):
         # No element makes a constant, an iota or a dimension size; a collective's element may come
         # from other devices only (then the walk stops at it).
         kind = "op" if children else "peer" if peers else "constant"
-        return _Reads(kind, children, step, peers=len(peers))
+        return _Reads(kind, children, step, peers=[(p.device, p.operand, p.index) for p in peers])
 
     def _expand_part(self, node, index) -> "_Reads":
         """A part of a tuple an op made: the tuple op's operand, or the part of what a loop, call
@@ -401,11 +401,15 @@ class _Walker(RunValues):
                 self.notes.append(f"{big}: the leaves listed are those found before (the path is complete)")
                 complete = False
                 break
-            if reads.peers or reads.kind in ("argument", "constant", "opaque"):
-                key = ("peer" if reads.peers else reads.kind, self._leaf_key(current[0]))
+            if reads.kind in ("argument", "constant", "opaque"):
+                key = (reads.kind, self._leaf_key(current[0]))
                 found.setdefault(key, (current[0], []))[1].append(current[1])
-                if reads.reason or reads.peers:
-                    reasons[key] = reads.reason or PEER_NOTE
+                if reads.reason:
+                    reasons[key] = reads.reason
+            for device, operand, at in reads.peers:  # named where the walk stops, not followed
+                key = ("peer", self.trace.ops[current[0][1]], operand, device)
+                found.setdefault(key, (current[0], []))[1].append(at)
+                reasons[key] = PEER_NOTE
             for child in reads.children:
                 if child in seen:
                     continue
@@ -420,11 +424,16 @@ class _Walker(RunValues):
         leaves = []
         for key, (where, indices) in found.items():
             kind = key[0]
-            shape = np.shape(self.array(where))
             unique = list(dict.fromkeys(indices))
             event = where[1] if where[0] == "result" else None
-            leaves.append(Leaf(kind, self._leaf_name(kind, where), len(unique), region_text(unique, shape), event,
-                               reasons.get(key, "")))
+            if kind == "peer":
+                _, op, operand, device = key
+                name = (f"{op.operands[operand].name} of device (replica {device.replica_id}, partition "
+                        f"{device.partition_id}), read by {self._leaf_name(kind, where)}")
+                shape = tuple(op.operands[operand].type.shape)
+            else:
+                name, shape = self._leaf_name(kind, where), np.shape(self.array(where))
+            leaves.append(Leaf(kind, name, len(unique), region_text(unique, shape), event, reasons.get(key, "")))
         order = {"argument": 0, "constant": 1, "peer": 2, "opaque": 3}
         leaves.sort(key=lambda leaf: (order.get(leaf.kind, 4), leaf.name))
         return leaves, complete, len(seen)
@@ -452,7 +461,7 @@ class _Reads:
 
     __slots__ = ("kind", "children", "peers", "reason", "_build", "_step")
 
-    def __init__(self, kind: str, children: list, build, peers: int = 0, reason: str = ""):
+    def __init__(self, kind: str, children: list, build, peers: Sequence = (), reason: str = ""):
         self.kind, self.children, self.peers, self.reason = kind, children, peers, reason
         self._build, self._step = build, None
 
