@@ -37,6 +37,10 @@ async def test_trace_lists_the_path_and_enter_on_a_step_goes_to_its_event():
         main = app.screen
         assert main.state.position == 1 and main.state.op.name == "stablehlo.divide"
         assert "trace of %d[2]: 3 step(s); origin: step 3" in console_text(main)
+        await type_command(app, pilot, "trace")  # the list again, at the step gone to: walk on from there
+        assert isinstance(app.screen, TraceScreen) and app.screen.query_one(OptionList).highlighted == 2
+        await press(app, pilot, "up", "enter")
+        assert main.state.position == 3 and main.state.op.name == "stablehlo.multiply"
 
 
 async def test_trace_nan_runs_to_the_first_nan_and_escape_closes_the_list():
@@ -57,7 +61,9 @@ async def test_trace_bad_input_says_so_in_the_console():
         await press(app, pilot, "c")
         await type_command(app, pilot, "trace %d[7]")
         await type_command(app, pilot, "trace d")
+        await type_command(app, pilot, "trace")
         text = console_text(app.screen)
         assert "trace: [7] is not an element of %d (shape [4])" in text
+        assert "alone, it shows the last trace again" in text
         assert "trace takes a value and an element" in text
         assert not isinstance(app.screen, TraceScreen)

@@ -37,7 +37,8 @@ HELP = """commands (abbreviations in brackets):
   note                       the full note of a replayed or vectorised body's frame
   explain [%12] [--at 1,0,2] the explain pane on an op (the one in view) and an element of its result
   trace %12[1,0] | trace nan|inf   where that element came from, op by op through the run (Enter on a
-                             step goes there); nan/inf: the run's first NaN/Inf, to the op that made it
+                             step goes there); nan/inf: the run's first NaN/Inf, to the op that made it;
+                             trace alone: the last one again, at the step last gone to
   lang en|ja|hi              the language of the explain pane and the provenance view
   help | quit [q]            this list; leave hlodbg (the q key too)"""
 QUIT_WORDS = ("quit", "q")
@@ -97,6 +98,8 @@ class CommandRunner:
         self.files = files or SessionFiles()
         self.find_ops = controller.find_ops
         self._search: tuple[str, list[Operation], int] = ("", [], -1)
+        self.last_trace = None  # the Lineage :trace showed last, for `trace` alone to show again
+        self.last_trace_step = 0  # the step of it the user went to last
 
     def run(self, line: str) -> CommandResult:
         line = line.strip()
@@ -279,6 +282,11 @@ class CommandRunner:
 
         text = rest.strip()
         state = None
+        if not text:
+            if self.last_trace is None:
+                raise CommandError("trace takes a value and an element, %12[1,0] (or %loss for one element), or nan / "
+                                   "inf; alone, it shows the last trace again")
+            return CommandResult(trace=self.last_trace)
         if text in ("nan", "inf"):
             before = self.session.position
             name, event, at = first_nonfinite(self.session, text, lambda: self.controller.target.move("continue_"))
@@ -291,6 +299,7 @@ class CommandRunner:
         else:
             raise CommandError("trace takes a value and an element, %12[1,0] (or %loss for one element), or nan / inf")
         found = trace_element(self.session, name, at, event)
+        self.last_trace, self.last_trace_step = found, 0
         origin = f"; origin: step {found.origin + 1}" if found.origin is not None else ""
         return CommandResult(f"trace of {found.value}{element_index_text(found.index)}: {len(found.steps)} step(s)"
                              f"{origin}", state=state, trace=found)

@@ -413,12 +413,14 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         elif result.select is not None:
             self.select_op(result.select)
         if result.trace is not None:
-            self.app.push_screen(TraceScreen(result.trace), self._walk_trace)
+            self.app.push_screen(TraceScreen(result.trace, self.runner.last_trace_step), self._walk_trace)
 
-    def _walk_trace(self, event: Optional[int]) -> None:
-        """A step chosen in :trace's list: the cursor goes to its event."""
-        if event is not None:
-            self.run_command(f"goto {event}")
+    def _walk_trace(self, step: Optional[int]) -> None:
+        """A step chosen in :trace's list: the cursor goes to its event (`:trace` alone shows the
+        list again there, to walk on)."""
+        if step is not None:
+            self.runner.last_trace_step = step
+            self.run_command(f"goto {self.runner.last_trace.steps[step].event}")
 
     def show_result(self, result: CommandResult) -> None:
         if result.output:

@@ -16,11 +16,11 @@ from textual.widgets.option_list import Option
 
 from hlodbg.engine.debug.lineage import Lineage
 
-WALK = "Enter goes to the step's event; Escape closes."
+WALK = "Enter goes to the step's event (:trace alone shows this list again); Escape closes."
 
 
 class TraceScreen(ModalScreen):
-    """Dismissed with the event of the chosen step, or None."""
+    """Dismissed with the position of the chosen step in `lineage.steps`, or None."""
 
     DEFAULT_CSS = """
     TraceScreen { align: center middle; }
@@ -30,9 +30,10 @@ class TraceScreen(ModalScreen):
     """
     BINDINGS = [Binding("escape,q", "dismiss_none", "close", id="trace.close")]
 
-    def __init__(self, lineage: Lineage, **kwargs):
+    def __init__(self, lineage: Lineage, highlighted: int = 0, **kwargs):
         super().__init__(**kwargs)
         self.lineage = lineage
+        self.highlighted = highlighted
 
     def compose(self) -> ComposeResult:
         found = self.lineage
@@ -56,12 +57,13 @@ class TraceScreen(ModalScreen):
             yield Static(Text("\n".join(leaves)), id="trace-leaves")
 
     def on_mount(self) -> None:
-        self.query_one(OptionList).focus()
+        steps = self.query_one(OptionList)
+        steps.focus()
+        steps.highlighted = min(self.highlighted, max(0, steps.option_count - 1))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        step = self.lineage.steps[int(event.option.id.split("-", 1)[1])]
-        self.dismiss(step.event)
+        self.dismiss(int(event.option.id.split("-", 1)[1]))
 
     def action_dismiss_none(self) -> None:
         self.dismiss(None)
