@@ -175,6 +175,7 @@ class CommandRunner:
         # a device off the grid is refused by the target, with the grid's range or shape
         process = target.process_of(int(rest)) if rest.isdigit() else parse_device(rest)
         state = self.controller.set_focus(process)
+        self.last_trace = None  # its events are another device's
         return CommandResult(f"focus on device {target.device_id(process)}", state=state)
 
     def _id(self, rest: str) -> int:
