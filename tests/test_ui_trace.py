@@ -64,6 +64,6 @@ async def test_trace_bad_input_says_so_in_the_console():
         await type_command(app, pilot, "trace")
         text = console_text(app.screen)
         assert "trace: [7] is not an element of %d (shape [4])" in text
-        assert "alone, it shows the last trace again" in text
+        assert "alone, it shows the last trace (of this device's run) again" in text
         assert "trace takes a value and an element" in text
         assert not isinstance(app.screen, TraceScreen)

@@ -99,6 +99,7 @@ class CommandRunner:
         self.find_ops = controller.find_ops
         self._search: tuple[str, list[Operation], int] = ("", [], -1)
         self.last_trace = None  # the Lineage :trace showed last, for `trace` alone to show again
+        self._traced_session = None  # the session it is of (on a grid, one device's)
         self.last_trace_step = 0  # the step of it the user went to last
 
     def run(self, line: str) -> CommandResult:
@@ -175,7 +176,6 @@ class CommandRunner:
         # a device off the grid is refused by the target, with the grid's range or shape
         process = target.process_of(int(rest)) if rest.isdigit() else parse_device(rest)
         state = self.controller.set_focus(process)
-        self.last_trace = None  # its events are another device's
         return CommandResult(f"focus on device {target.device_id(process)}", state=state)
 
     def _id(self, rest: str) -> int:
@@ -284,9 +284,9 @@ class CommandRunner:
         text = rest.strip()
         state = None
         if not text:
-            if self.last_trace is None:
+            if self.last_trace is None or self._traced_session is not self.session:
                 raise CommandError("trace takes a value and an element, %12[1,0] (or %loss for one element), or nan / "
-                                   "inf; alone, it shows the last trace again")
+                                   "inf; alone, it shows the last trace (of this device's run) again")
             return CommandResult(trace=self.last_trace)
         if text in ("nan", "inf"):
             before = self.session.position
@@ -300,7 +300,7 @@ class CommandRunner:
         else:
             raise CommandError("trace takes a value and an element, %12[1,0] (or %loss for one element), or nan / inf")
         found = trace_element(self.session, name, at, event)
-        self.last_trace, self.last_trace_step = found, 0
+        self.last_trace, self.last_trace_step, self._traced_session = found, 0, self.session
         origin = f"; origin: step {found.origin + 1}" if found.origin is not None else ""
         return CommandResult(f"trace of {found.value}{element_index_text(found.index)}: {len(found.steps)} step(s)"
                              f"{origin}", state=state, trace=found)
