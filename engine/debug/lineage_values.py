@@ -177,8 +177,8 @@ class RunValues:
     def _passed_operands(self, frame: FrameRecord) -> list[Optional[int]]:
         """For a frame that holds its arguments (a branch of hlo.conditional): which operand of the
         op that opened it each argument is (the very array passed in), None where none is."""
-        if frame.args is None or frame.owner is None:
-            return []
+        if frame.args is None or frame.owner is None or frame.is_vectorised_body:
+            return []  # a reducer's body holds slices of many elements at once, never the operands
         e = frame.owner
         inputs = [self.array(self.node_of(self.trace.frames[e], v)) for v in self.trace.ops[e].operands]
         passed = [next((j for j, x in enumerate(inputs) if x is arg), None) for arg in frame.args]
