@@ -356,3 +356,22 @@ def test_a_loops_state_asked_about_inside_the_body_says_when_it_last_changed():
     assert found.element == "11" and found.last_change == 3
     assert found.steps[0].kind == "loop" and found.steps[0].note.startswith("as while.cond #5 sees it: last changed in "
                                                                            "iteration 3 (from 1 to 11)")
+
+
+def test_an_if_result_is_what_the_branch_that_ran_returned():
+    session = finished("""
+func.func @main(%p: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
+  %r = "stablehlo.if"(%p) ({
+    %a = stablehlo.negate %x : tensor<2xf32>
+    stablehlo.return %a : tensor<2xf32>
+  }, {
+    %b = stablehlo.abs %x : tensor<2xf32>
+    stablehlo.return %b : tensor<2xf32>
+  }) : (tensor<i1>) -> tensor<2xf32>
+  return %r : tensor<2xf32>
+}
+""", np.bool_(True), np.array([3, -5], np.float32))
+    found = trace_element(session, "%r", (1,))
+    assert [(s.kind, s.value, s.frame, s.element) for s in found.steps] == [
+        ("call", "%r", "@main", "5"), ("op", "%a", "@main if.true", "5"), ("argument", "arg1 (x)", "@main", "-5")]
+    assert found.steps[0].note == "returned by @main if.true"
