@@ -67,3 +67,17 @@ async def test_trace_bad_input_says_so_in_the_console():
         assert "alone, it shows the last trace (of this device's run) again" in text
         assert "trace takes a value and an element" in text
         assert not isinstance(app.screen, TraceScreen)
+
+
+async def test_trace_inside_a_replayed_body_asks_to_leave_it_first():
+    from .test_lineage import DOT
+
+    app = app_on(DOT, np.ones((2, 3), np.float32), np.ones((3, 4), np.float32))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await type_command(app, pilot, "goto 2")
+        await press(app, pilot, "s")  # into the reduce's body, replayed as a region
+        assert app.screen.controller.session.in_replay
+        await type_command(app, pilot, "trace %d[0,0]")
+        assert "trace follows the run itself: leave the replayed body first" in console_text(app.screen)
+        assert not isinstance(app.screen, TraceScreen)

@@ -283,6 +283,8 @@ class CommandRunner:
 
         text = rest.strip()
         state = None
+        if self.session.in_replay:  # its steps are events of the run, which `goto` inside a replay does not reach
+            raise CommandError("trace follows the run itself: leave the replayed body first (f steps out)")
         if not text:
             if self.last_trace is None or self._traced_session is not self.session:
                 raise CommandError("trace takes a value and an element, %12[1,0] (or %loss for one element), or nan / "
