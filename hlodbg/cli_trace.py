@@ -38,6 +38,11 @@ def add_options(cmd) -> None:
                      help="grid replicas (default: the module's mhlo.num_replicas)")
     cmd.add_argument("--partitions", type=int, metavar="P",
                      help="grid partitions (default: the module's mhlo.num_partitions)")
+    cmd.add_argument("--memory", metavar="SIZE", help="budget for the run's recorded values (2G, 512M; default a "
+                     "quarter of RAM): older values are dropped and recomputed when the trace reads them")
+    from hlodbg.cli_target import add_target_options
+
+    add_target_options(cmd, "runs")
     cmd.add_argument("--json", action="store_true", help="print the trace as JSON")
     cmd.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
                      help="stop the run after this long (default 60; inf: no limit)")
@@ -49,7 +54,7 @@ def add_options(cmd) -> None:
 
 def cmd_trace(args) -> int:
     from hlodbg.cli_elided import load_program
-    from hlodbg.cli_explain import parse_at
+    from hlodbg.cli_target import backend_from_args
     from hlodbg.engine.debug.lineage import first_nonfinite, trace_element
     from hlodbg.engine.machine.process import ProcessId
     from hlodbg.engine.run.arguments import parse_device
@@ -70,8 +75,9 @@ def cmd_trace(args) -> int:
     timer = _Deadline(args.timeout)
     target = None
     try:
-        target = program.debug(values, seed=args.seed, entry=args.entry, persist=False, focus=focus,
-                               replicas=args.replicas, partitions=args.partitions)
+        target = program.debug(values, seed=args.seed, entry=args.entry, memory=args.memory, persist=False,
+                               focus=focus, replicas=args.replicas, partitions=args.partitions,
+                               backend=backend_from_args(args))
         timer.attach(target)
         session = target.session
         late = HlodbgError(f"the run did not get there within {args.timeout:g} s (a loop that never ends?); "

@@ -375,3 +375,22 @@ func.func @main(%p: tensor<i1>, %x: tensor<2xf32>) -> tensor<2xf32> {
     assert [(s.kind, s.value, s.frame, s.element) for s in found.steps] == [
         ("call", "%r", "@main", "5"), ("op", "%a", "@main if.true", "5"), ("argument", "arg1 (x)", "@main", "-5")]
     assert found.steps[0].note == "returned by @main if.true"
+
+
+def test_the_answer_is_the_same_when_the_run_kept_almost_no_values():
+    x = np.array([1, 2], np.float32)
+    answers = []
+    for memory in (None, "1K"):  # 1K: the store drops nearly every value and recomputes what trace reads
+        session = hlodbg.load(LOOP).session([x], memory=memory, persist=False)
+        session.continue_()
+        answers.append(trace_element(session, "%r#1", (1,)).to_dict())
+    assert answers[0] == answers[1]
+
+
+def test_cli_trace_takes_the_target_and_memory_options(nan_chain, capsys):
+    program, inputs = nan_chain
+    assert main(["trace", program, "--args", inputs, "--value", "%d", "--at", "2", "--target", "tpu-v5e",
+                 "--memory", "1K", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["origin"] == 2
+    assert main(["trace", program, "--args", inputs, "--value", "%d", "--at", "2", "--target", "nope"]) == 2
+    assert "unknown target 'nope'" in capsys.readouterr().err
