@@ -18,15 +18,19 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from hlodbg.engine.ir.errors import HlodbgError, ParseError, VerifyError
     from hlodbg.program import Program, load, load_all
+    from hlodbg.engine.debug.lineage import Lineage, LineageError, first_nonfinite, trace_element
 
 # The public API, imported on first use: `import hlodbg` (and so every `hlodbg` command, before
 # it knows what it will do) costs no parser, numpy or ml_dtypes.
 _HOMES = {
     **dict.fromkeys(("HlodbgError", "ParseError", "VerifyError"), "hlodbg.engine.ir.errors"),
     **dict.fromkeys(("Program", "load", "load_all"), "hlodbg.program"),
+    # Where an element of a session's run came from (`hlodbg trace`, `:trace`).
+    **dict.fromkeys(("Lineage", "LineageError", "first_nonfinite", "trace_element"), "hlodbg.engine.debug.lineage"),
 }
 
-__all__ = ["HlodbgError", "ParseError", "Program", "VerifyError", "__version__", "load", "load_all"]
+__all__ = ["HlodbgError", "Lineage", "LineageError", "ParseError", "Program", "VerifyError", "__version__",
+           "first_nonfinite", "load", "load_all", "trace_element"]
 
 
 def __getattr__(name: str):

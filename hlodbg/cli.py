@@ -72,6 +72,8 @@ COMMANDS = {
     "diff": ("run a program on two targets and name the first op whose result diverges", "hlodbg.cli_diff:add_options"),
     "explain": ("explain one op: what it does, its attributes decoded, its result shape "
                 "derived, and with --at where an element comes from (en, ja, hi)", "hlodbg.cli_explain:add_options"),
+    "trace": ("where one element of a value came from, op by op through the run, to the arguments and constants "
+              "it depends on; --nan / --inf: to the op that first made it", "hlodbg.cli_trace:add_options"),
     "lesson": ("list the lessons, or open one in the debugger with its questions", "hlodbg.cli_lesson:add_options"),
     "capture": ("run a program compiled by XLA (jax) on real devices and keep its values "
                 "(RUN.hlocap, for the debugger's --capture)", "hlodbg.cli_capture:add_options"),

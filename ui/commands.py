@@ -36,6 +36,9 @@ HELP = """commands (abbreviations in brackets):
   search TEXT [/TEXT]        ops by name, kind or location; again for the next match
   note                       the full note of a replayed or vectorised body's frame
   explain [%12] [--at 1,0,2] the explain pane on an op (the one in view) and an element of its result
+  trace %12[1,0] | trace nan|inf   where that element came from, op by op through the run (Enter on a
+                             step goes there); nan/inf: the run's first NaN/Inf, to the op that made it;
+                             trace alone: the last one again, at the step last gone to
   lang en|ja|hi              the language of the explain pane and the provenance view
   help | quit [q]            this list; leave hlodbg (the q key too)"""
 QUIT_WORDS = ("quit", "q")
@@ -50,6 +53,7 @@ class CommandResult:
     error: bool = False
     overlay: Optional[dict] = None  # graph node -> (level, fill, badge) to colour the graph with; {} clears it
     explain: Optional["ExplainRequest"] = None  # open the explain pane on this
+    trace: Optional[Any] = None  # a Lineage (engine/debug/lineage.py) to show as steps to walk
     language: str = ""  # the language the explain pane and the provenance view speak from now on
     deliver: str = ""  # a file the session wrote, to offer to a served session's browser as a download
     quit: bool = False  # leave hlodbg
@@ -94,6 +98,9 @@ class CommandRunner:
         self.files = files or SessionFiles()
         self.find_ops = controller.find_ops
         self._search: tuple[str, list[Operation], int] = ("", [], -1)
+        self.last_trace = None  # the Lineage :trace showed last, for `trace` alone to show again
+        self._traced_session = None  # the session it is of (on a grid, one device's)
+        self.last_trace_step = 0  # the step of it the user went to last
 
     def run(self, line: str) -> CommandResult:
         line = line.strip()
@@ -107,7 +114,7 @@ class CommandRunner:
             "b": self.cmd_break, "break": self.cmd_break, "delete": self.cmd_delete, "d": self.cmd_delete,
             "disable": self.cmd_disable, "enable": self.cmd_enable, "watch": self.cmd_watch, "unwatch": self.cmd_unwatch,
             "p": self.cmd_print, "print": self.cmd_print, "goto": self.cmd_goto, "export": self.cmd_export,
-            "overlay": self.cmd_overlay, "explain": self.cmd_explain, "lang": self.cmd_lang,
+            "overlay": self.cmd_overlay, "explain": self.cmd_explain, "lang": self.cmd_lang, "trace": self.cmd_trace,
             "note": lambda r: CommandResult(self.controller.notes() or "no frame here has a note"),
             "search": lambda r: self.search(r), "device": self.cmd_device, "help": lambda r: CommandResult(HELP), "h": lambda r: CommandResult(HELP),
             "s": lambda r: self.move("step_in"), "step": lambda r: self.move("step_in"),
@@ -267,6 +274,38 @@ class CommandRunner:
             else:
                 raise CommandError(f"explain takes [%op] [--at i,j,k], not '{word}'")
         return CommandResult(explain=ExplainRequest(op, at), select=op)
+
+    def cmd_trace(self, rest: str) -> CommandResult:
+        """`trace %v[i,j]` (the value as the cursor sees it), or `trace nan|inf`: the first NaN/Inf
+        from the cursor on (the run moves there)."""
+        from hlodbg.engine.debug.lineage import first_nonfinite, trace_element
+        from hlodbg.engine.debug.lineage_answer import element_index_text
+
+        text = rest.strip()
+        state = None
+        if self.session.in_replay:  # its steps are events of the run, which `goto` inside a replay does not reach
+            raise CommandError("trace follows the run itself: leave the replayed body first (f steps out)")
+        if not text:
+            if self.last_trace is None or self._traced_session is not self.session:
+                raise CommandError("trace takes a value and an element, %12[1,0] (or %loss for one element), or nan / "
+                                   "inf; alone, it shows the last trace (of this device's run) again")
+            return CommandResult(trace=self.last_trace)
+        if text in ("nan", "inf"):
+            before = self.session.position
+            name, event, at = first_nonfinite(self.session, text, lambda: self.controller.target.move("continue_"))
+            state = self.controller.state("breakpoint", before)
+        elif text.startswith("%"):
+            name, bracket, element = text.partition("[")
+            if bracket and not element.endswith("]"):
+                raise CommandError(f"trace: write the element in brackets, %v[1,0], not '{text}'")
+            name, event, at = name.strip(), None, parse_element(element[:-1]) if bracket else None
+        else:
+            raise CommandError("trace takes a value and an element, %12[1,0] (or %loss for one element), or nan / inf")
+        found = trace_element(self.session, name, at, event)
+        self.last_trace, self.last_trace_step, self._traced_session = found, 0, self.session
+        origin = f"; origin: step {found.origin + 1}" if found.origin is not None else ""
+        return CommandResult(f"trace of {found.value}{element_index_text(found.index)}: {len(found.steps)} step(s)"
+                             f"{origin}", state=state, trace=found)
 
     def cmd_lang(self, rest: str) -> CommandResult:
         if rest not in LANGUAGES:

@@ -45,6 +45,7 @@ from ..widgets.provenance_view import ProvenanceView
 from ..widgets.source_view import SourceView
 from .help import HelpScreen
 from .teaching_panes import TeachingPanes
+from .trace import TraceScreen
 from .workers import ReportsWorkerErrors, pane_work
 
 PROGRESS_INTERVAL = 0.1
@@ -411,6 +412,15 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
             await self._open_explanation(result.explain)
         elif result.select is not None:
             self.select_op(result.select)
+        if result.trace is not None:
+            self.app.push_screen(TraceScreen(result.trace, self.runner.last_trace_step), self._walk_trace)
+
+    def _walk_trace(self, step: Optional[int]) -> None:
+        """A step chosen in :trace's list: the cursor goes to its event (`:trace` alone shows the
+        list again there, to walk on)."""
+        if step is not None:
+            self.runner.last_trace_step = step
+            self.run_command(f"goto {self.runner.last_trace.steps[step].event}")
 
     def show_result(self, result: CommandResult) -> None:
         if result.output:
