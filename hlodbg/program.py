@@ -143,7 +143,7 @@ class Program:
         `args`: a sequence of arrays, or a dict {position: array}; on a grid, keys ProcessId (or
         (replica, partition)) give a device its own arguments (a sequence or {position: array});
         missing ones are reproducible random values from `seed`. `memory`: the budget for recorded values in bytes or as text
-        ("2G", "512M"; default half the arguments' size, at least 256 MiB, at most a quarter of RAM). With `persist`, breakpoints and watches are
+        ("2G", "512M"; default the arguments' size, at least 256 MiB, at most a quarter of RAM). With `persist`, breakpoints and watches are
         kept in a per-program JSON file (see hlodbg.engine.debug.breakpoints.state_path). `target`
         (a name as for `run`) or `backend` (a Backend): the numerics and storage every device
         computes with (default the CPU's); each device gets its own instance. `fill_elided`:

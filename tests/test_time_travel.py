@@ -45,7 +45,7 @@ def test_a_value_far_back_is_recomputed_from_the_nearest_checkpoint_not_from_the
 
 def test_the_default_budget_follows_the_arguments():
     assert default_budget(0) == SMALLEST_DEFAULT_BUDGET
-    assert default_budget(4 * SMALLEST_DEFAULT_BUDGET) == 2 * SMALLEST_DEFAULT_BUDGET
+    assert default_budget(4 * SMALLEST_DEFAULT_BUDGET) == 4 * SMALLEST_DEFAULT_BUDGET
     # a view of an argument counts its bytes: the arguments a session is given are read-only views
     session = hlodbg.load(chain_program(3, size=1 << 20)).session([np.zeros(1 << 20, np.float32)], persist=False)
     assert session.memory_budget == default_budget(4 << 20)

@@ -197,10 +197,13 @@ class RecordingInterpreter(Interpreter, Listener):
         trace.completed.append(event)
         if record.kind == "while.body":
             self.store.frame_finished(record)
+        elif record.owner is None and record.parent is None:
+            # The run's results: kept (the caller holds them anyway), so the end is never recomputed.
+            self._checkpoint(perf_counter() - self.parked_seconds, final=True)
         if gate.check_after is not None and gate.skip_output is None and gate.watched is None and gate.check_after(event):
             gate.pause_at = len(trace.ops)
 
-    def _checkpoint(self, now: float) -> None:
+    def _checkpoint(self, now: float, final: bool = False) -> None:
         """Hand the store the values every running frame holds now (ValueStore.checkpoint)."""
         trace = self.trace
         transparent = self.backend.transparent_storage
@@ -214,7 +217,7 @@ class RecordingInterpreter(Interpreter, Listener):
                 if isinstance(ref, ResultRef):
                     single = len(trace.ops[ref.event].results) == 1
                     live.append((ref.event, held if transparent and single else None))
-        self.store.checkpoint(live)
+        self.store.checkpoint(live, final)
         self.next_checkpoint = now + self.store.checkpoint_seconds
 
     def _arrive(self, eid: int, operands: list) -> None:

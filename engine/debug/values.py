@@ -38,9 +38,10 @@ class FrameArgs(NamedTuple):
     frame: int
 
 
-# A session's budget without `--memory`: half of what the entry's arguments hold (a training step's
-# session then stays within 1.5x its arguments and results), never less than SMALLEST_DEFAULT_BUDGET
-# (a small program keeps every value) nor more than a quarter of the machine's memory.
+# A session's budget without `--memory`: what the entry's arguments hold (a training step's values
+# live at its checkpoints — activations, gradients — are of that order, and its session then stays
+# within 1.5x its arguments and results), never less than SMALLEST_DEFAULT_BUDGET (a small program
+# keeps every value) nor more than a quarter of the machine's memory.
 SMALLEST_DEFAULT_BUDGET = 256 << 20
 
 # Compute time between two checkpoints of the live state, at first; it doubles whenever the
@@ -53,7 +54,7 @@ def default_budget(arguments_bytes: int = 0) -> int:
     """The budget for recorded values when the user gives none (see SMALLEST_DEFAULT_BUDGET)."""
     memory = physical_memory()
     most = memory // 4 if memory else 4 << 30
-    return min(most, max(SMALLEST_DEFAULT_BUDGET, arguments_bytes // 2))
+    return min(most, max(SMALLEST_DEFAULT_BUDGET, arguments_bytes))
 
 
 def memory_owner(array: np.ndarray) -> Any:
@@ -222,7 +223,7 @@ class ValueStore:
         if self._checkpoint_bytes > self.budget // 2:
             self._thin_checkpoints()
 
-    def checkpoint(self, live: list[tuple[int, Any]]) -> None:
+    def checkpoint(self, live: list[tuple[int, Any]], final: bool = False) -> None:
         """Keep the values live at this point of the run (`live`: each one's event, and its array
         when the run still holds it): a checkpoint of the run's state.
 
@@ -233,7 +234,7 @@ class ValueStore:
         recomputation). The values are shared with the run (arrays are never written once made),
         so a checkpoint costs only what it keeps alive after the run lets it go; when checkpoints
         would hold more than half the budget, every other one is let go and they are taken half
-        as often."""
+        as often. `final`: the values the run ends with."""
         results, sizes, held = self.trace.results, self.sizes, self._held_live
         kept = []
         live_now = {event for event, _ in live}
@@ -247,8 +248,10 @@ class ValueStore:
             kept.append(event)
         self._pinned.update(kept)
         self._live_checkpoints.append(kept)
-        # What checkpoints cost is what they keep that the run no longer holds itself.
-        while len(self._live_checkpoints) > 1 and self._kept_beyond(live_now) > self.budget // 2:
+        # What checkpoints cost is what they keep that the run no longer holds itself. The run's
+        # results (`final`) are held by its caller: their checkpoint costs nothing, and the ones
+        # before it are what going back needs.
+        while not final and len(self._live_checkpoints) > 1 and self._kept_beyond(live_now) > self.budget // 2:
             self._thin_live_checkpoints()
 
     def _kept_beyond(self, live_now: set) -> int:

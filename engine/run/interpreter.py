@@ -365,11 +365,11 @@ class Interpreter:
         if terminator is None:
             return []
         returned = [env[v] if transparent else load(env[v], v) for v in terminator.operands]
-        for value in dying(terminator):
-            env.pop(value, None)
         event = self.events
         self.events = event + 1
         returning(event, frame, terminator, returned)
+        for value in dying(terminator):
+            env.pop(value, None)
         return returned
 
     def _values_dying(self, function: Function) -> tuple[Callable, Callable]:
