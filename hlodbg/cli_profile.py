@@ -1,10 +1,11 @@
 """`hlodbg run PROG --profile`: where the run's time goes and its peak memory, after the results.
 
 The program runs first plainly: its results are the ones reported, and it prepares the interpreter
-(steps, folded constants, kept for later runs). Then it runs again on the same interpreter with a timing listener on every op (engine/run/profile.py), up to
+(steps, folded constants, kept for later runs). Then it runs again on the same interpreter with a timing listener on every step of the plain
+loop (engine/run/profile.py), up to
 TIMED_RUNS times while that stays under a second, and the fastest of those is the profile; last,
-as many plain runs, untimed op by op, whose fastest is shown beside the profile (what the timing
-itself cost, and what a plain run takes where the plain loop frees or fuses work); last, one more
+as many plain runs, untimed step by step, whose fastest is shown beside the profile (what the
+timing itself cost, the compiled blocks of a warm plain run aside); last, one more
 plain run under tracemalloc gives the memory figure: what a warm run allocates (the prepared plan
 compiles a block's code on its second plain run, allocating once). On a grid each run builds its devices'
 interpreters anew, so the timed run includes that preparation; its figures are summed over the

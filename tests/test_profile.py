@@ -214,3 +214,31 @@ def test_profile_of_gpt_tiny_names_its_heaviest_kinds(capsys):
     assert {"stablehlo.dot_general", "stablehlo.reduce", "stablehlo.broadcast_in_dim"} <= kinds
     assert_sums_to_the_run(profile)
     assert profile["memory"]["peak_bytes"] >= 16 * 128 * 4  # its result, tensor<16x128xf32>
+
+
+def test_the_profile_times_the_plain_loop_with_its_fused_groups(monkeypatch):
+    """`--profile` times the run users run: the plain loop (no observed loop), where a fused group
+    of elementwise ops is one step whose time its ops share, each counted once per run."""
+    from hlodbg.engine.run import fusion
+
+    monkeypatch.setattr(fusion, "FUSE_FROM_ELEMENTS", 1)
+    text = """func.func @main(%x: tensor<256xf32>, %y: tensor<256xf32>) -> tensor<256xf32> {
+  %a = stablehlo.add %x, %y : tensor<256xf32>
+  %b = stablehlo.multiply %a, %x : tensor<256xf32>
+  %c = stablehlo.subtract %b, %y : tensor<256xf32>
+  return %c : tensor<256xf32>
+}"""
+    program = hlodbg.load(text)
+    profiler = Profiler()
+    interpreter = Interpreter(program.module, listeners=[profiler.listener()])
+    assert interpreter.plain  # a timing listener leaves the run plain
+    steps = interpreter.plan.fast_steps(program.module.function("main").body)
+    assert len(steps) == 1 and len(steps[0].members) == 3  # fused into one step
+    x = np.linspace(0, 1, 256, dtype=np.float32)
+    profiler.start()
+    interpreter.run("main", [x, x])
+    profiler.stop()
+    by_kind = {k.kind: k for k in profiler.profile().kinds}
+    assert {kind: k.count for kind, k in by_kind.items()} == {"stablehlo.add": 1, "stablehlo.multiply": 1, "stablehlo.subtract": 1}
+    shares = {k.seconds for k in by_kind.values()}
+    assert len(shares) == 1  # the group's time, shared evenly

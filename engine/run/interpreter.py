@@ -7,7 +7,8 @@ let every value go after its last use (engine/run/liveness.py) — and nowhere e
 (tests/test_architecture.py checks that no other module calls an evaluator in a loop of its own):
 
 - the **plain loop** (`_run_fast`, and its compiled form for hot blocks, block_code.py), when nothing
-  observes the run (no listener, a backend whose storage is the numpy value itself): values live in
+  observes the run (no listener but step timers, `--profile`'s; a backend whose storage is the
+  numpy value itself): values live in
   a flat frame per function call (a list of slots; a region body runs in its function's frame),
   runs of elementwise steps may be fused (fusion.py), and while loops run their regions through
   `region_runner` with no Frame object per iteration;
@@ -103,6 +104,17 @@ class Listener:
 
     def returning(self, event: int, frame: Frame, op: Operation, values: list) -> None:
         """The block's terminator `op` is about to hand `values` to the block's owner."""
+        pass
+
+    # A listener that `times_steps` needs no events: it leaves a run plain (fused, compiled code
+    # aside) and is told of each step of the plain loop instead — a fused group is one step, with
+    # its `members` — as well as of the events when something else makes the run observed.
+    times_steps = False
+
+    def step_started(self, step: Any) -> None:
+        pass
+
+    def step_finished(self, step: Any) -> None:
         pass
 
 
@@ -205,9 +217,11 @@ class Interpreter:
 
     @property
     def plain(self) -> bool:
-        """Whether runs take the plain loop: nothing observes them (see the module doc)."""
+        """Whether runs take the plain loop: nothing observes them but step timers (see the module
+        doc)."""
         backend = self.backend
-        return not self.listeners and backend.transparent_storage and not backend.reads_frames
+        return (backend.transparent_storage and not backend.reads_frames
+                and all(listener.times_steps for listener in self.listeners))
 
     def call_function(self, function: Function, args: list[Any], owner: Optional[Operation] = None) -> list[Any]:
         if function.is_declaration:
@@ -257,7 +271,9 @@ class Interpreter:
     def _block_runner(self, fast: FastBlock, hot: bool = False) -> Callable:
         """`run(slots, args, iteration=None)` for `fast`: the plain loop on its first run, the
         block compiled to a function of its own (block_code.py) from its second run on, or at once
-        when `hot` (a loop's condition and body)."""
+        when `hot` (a loop's condition and body); always the loop while steps are timed."""
+        if self.listeners:
+            return partial(self._run_fast, fast)
         code = fast.code
         if code is not None:
             return code
@@ -275,9 +291,12 @@ class Interpreter:
             _block_arguments(fast.block, args)  # says what is wrong
         for slot, arg in zip(arguments, args):
             slots[slot] = arg
+        timers = self.listeners
         for step in fast.steps:
             out = step.folded
             if out is None:
+                for timer in timers:
+                    timer.step_started(step)
                 reuse = step.reuse
                 try:
                     if reuse:
@@ -297,6 +316,8 @@ class Interpreter:
                     raise failure(step, e) from e
                 if step.foldable:
                     step.folded = frozen(out)
+                for timer in timers:
+                    timer.step_finished(step)
             if step.single:
                 slots[step.result_slots[0]] = out
             elif step.result_slots:

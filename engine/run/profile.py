@@ -1,9 +1,12 @@
 """Where a run's time goes: wall time per op kind and per op, and the run's peak memory.
 
-How it times: a timing listener on the interpreter's observed loop (the loop the debugger uses,
-which announces every op, including the ops of region bodies and called functions). One clock is
-shared by every listener of a run; each event (an op starting, an op finishing, a block returning)
-reads it once and charges the time since the previous event to one place:
+How it times: a timing listener on the run users run, the interpreter's plain loop (fused groups,
+values freed at their last use; its compiled form aside, whose steps cannot be told apart), told
+of every step of every block, region bodies and called functions included; where a run is
+observed anyway (a backend keeping values in a form of its own, a TPU's), of every event of the
+observed loop instead. One clock is shared by every listener of a run; each event (a step or op
+starting, finishing, a block returning) reads it once and charges the time since the previous
+event to one place:
   - an op finishing: to that op (its own work: the evaluator, plus the timing's own bookkeeping);
   - an op starting or a block returning: to the op whose region or callee is running (a while's
     own share is its loop machinery between the ops of its body), or, at the top, to the run's
@@ -13,7 +16,8 @@ op holding a region (while, call, reduce with a body) counts only its own time, 
 On a grid the devices run one at a time on this machine (engine/run/grid.py), so the same rule
 charges each interval to the device whose event ends it, and the figures are summed over the
 devices (a collective's time is its own completion work; the waiting is other devices' ops).
-Fused or freed-early work of a plain run is not what is timed: the observed loop runs op by op.
+A fused group of elementwise ops (engine/run/fusion.py) is one step: its time is shared evenly by
+its ops, each counted once.
 
 Peak memory is measured apart, on a plain run under tracemalloc (which sees numpy's allocations):
 the most bytes allocated at once during the run, on top of what existed before (the arguments).
@@ -65,7 +69,22 @@ class TimingListener(Listener):
         else:
             self.outside += seconds
 
+    times_steps = True
+
+    def step_started(self, step) -> None:
+        self._started(step.op)
+
+    def step_finished(self, step) -> None:
+        members = getattr(step, "members", None)
+        self._finished([member.op for member in members] if members else [step.op])
+
     def before_op(self, event, frame, op, operands) -> None:
+        self._started(op)
+
+    def after_op(self, event, frame, op, operands, results) -> None:
+        self._finished([op])
+
+    def _started(self, op) -> None:
         clock = self.clock
         t = time.perf_counter()
         self._charge_enclosing(t - clock.last)
@@ -73,15 +92,18 @@ class TimingListener(Listener):
         clock.last_by = self
         self.open.append(op)
 
-    def after_op(self, event, frame, op, operands, results) -> None:
+    def _finished(self, ops: list) -> None:
+        """The op (or fused ops) that started last is done: its time, shared evenly."""
         clock = self.clock
         t = time.perf_counter()
         self.open.pop()
-        entry = self.times.get(op)
-        if entry is None:
-            entry = self.times[op] = [0, 0.0]
-        entry[0] += 1
-        entry[1] += t - clock.last
+        share = (t - clock.last) / len(ops)
+        for op in ops:
+            entry = self.times.get(op)
+            if entry is None:
+                entry = self.times[op] = [0, 0.0]
+            entry[0] += 1
+            entry[1] += share
         clock.last = t
         clock.last_by = self
 
@@ -155,7 +177,7 @@ class RunProfile:
                       "measured_by": m.measured_by}
         return {
             "schema": PROFILE_SCHEMA,
-            "timing": "observed loop with a timing listener; a run after a plain one",
+            "timing": "plain loop with a timing listener (a fused group's time shared by its ops); a run after a plain one",
             "run_seconds": self.run_seconds,
             "outside_ops_seconds": self.outside_seconds,
             "outside_ops_share": _share(self.outside_seconds, self.run_seconds),
@@ -267,7 +289,7 @@ def format_profile(profile: RunProfile, top_kinds: int = 12, top_ops: int = 10) 
     total = profile.run_seconds
     where = f", summed over {profile.devices} devices" if profile.devices > 1 else ""
     plain = f"; untimed, a plain run takes {_ms(profile.plain_run_seconds)}" if profile.plain_run_seconds else ""
-    lines = [f"profile: {_ms(total)} in {profile.ops_executed:,} op runs (a warm run, every op timed{where}{plain})"]
+    lines = [f"profile: {_ms(total)} in {profile.ops_executed:,} op runs (a warm plain run, every step timed{where}{plain})"]
     lines.append(f"  {'op kind':<34}{'count':>9}{'time':>12}{'share':>8}")
     shown = profile.kinds[:top_kinds]
     for k in shown:
