@@ -52,3 +52,26 @@ def test_nodes_of_every_op_come_from_one_index():
             continue
         nodes = graph.nodes_of(op)
         assert all(graph.graph.nodes[n]["op"] is op or op in graph.graph.nodes[n].get("folded", ()) for n in nodes)
+
+
+def test_a_state_summarises_a_bounded_number_of_elements_before_it_is_shown():
+    """A training step's return hands back hundreds of weight matrices: a state summarises the
+    first EAGER_SUMMARY_ELEMENTS elements' worth of them and leaves the rest to the inspector
+    (which summarises a value when it is shown), so a step there stays quick."""
+    from hlodbg.ui import controller as controller_module
+
+    count, size = 12, 1 << 18  # 3M elements in all, against a 1M budget
+    results = ", ".join(f"tensor<{size}xf32>" for _ in range(count))
+    body = "\n".join(f"  %r{i} = stablehlo.add %x, %x : tensor<{size}xf32>" for i in range(count))
+    text = (f"func.func @main(%x: tensor<{size}xf32>) -> ({results}) {{\n{body}\n"
+            f"  return {', '.join(f'%r{i}' for i in range(count))} : {results}\n}}")
+    controller = _controller(load(text))
+    try:
+        controller.submit(lambda: controller.move("continue_")).result()
+        state = controller.submit(lambda: controller.move("back")).result()  # at the return: 12 operands
+        summarised = [view.summary is not None for view in state.operands]
+        assert len(summarised) == count
+        budget = controller_module.EAGER_SUMMARY_ELEMENTS
+        assert summarised == [i < budget // size for i in range(count)]
+    finally:
+        controller.close()

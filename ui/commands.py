@@ -36,9 +36,8 @@ HELP = """commands (abbreviations in brackets):
   search TEXT [/TEXT]        ops by name, kind or location; again for the next match
   note                       the full note of a replayed or vectorised body's frame
   explain [%12] [--at 1,0,2] the explain pane on an op (the one in view) and an element of its result
-  trace %12[1,0] | trace nan|inf   where that element came from, op by op through the run (Enter on a
-                             step goes there); nan/inf: the run's first NaN/Inf, to the op that made it;
-                             trace alone: the last one again, at the step last gone to
+  trace %12[1,0] | nan | inf where the element came from, op by op through the run (Enter goes to a step);
+                             nan/inf: from the first NaN/Inf to the op that made it; alone: the last trace
   lang en|ja|hi              the language of the explain pane and the provenance view
   help | quit [q]            this list; leave hlodbg (the q key too)"""
 QUIT_WORDS = ("quit", "q")

@@ -48,6 +48,10 @@ class CommandError(HlodbgError):
 MOVES = ("step", "step_in", "step_out", "continue_", "back", "back_in", "back_out", "reverse_continue")
 JUST_COMPUTED = "just computed"  # what the inspector says of the values the last step made
 CHANGED_LIMIT = 400  # ops highlighted as just computed after a long move
+# Elements whose statistics one state computes before it is shown; the rest are summarised by the
+# inspector when (and if) their value is looked at: a training step's return hands back hundreds
+# of weight matrices, and summarising them all made one step back take 2 s.
+EAGER_SUMMARY_ELEMENTS = 1 << 20
 
 
 class SessionController:
@@ -64,6 +68,7 @@ class SessionController:
         self.memory = None  # the run's static memory profile, once compute_memory() has run
         self.memory_error = ""
         self._messages_said: dict[int, int] = {}  # id(breakpoint table) -> its messages said (loading and saving its file)
+        self._eager_left = EAGER_SUMMARY_ELEMENTS  # of the elements the current state may summarise now
 
     @property
     def target_name(self) -> str:
@@ -127,6 +132,7 @@ class SessionController:
 
     def state(self, reason: str = "", before: Optional[int] = None, message: str = "", stop=None) -> DebugState:
         session = self.session
+        self._eager_left = EAGER_SUMMARY_ELEMENTS
         position = session.position
         op = session.op
         frames = [FrameView(info.function, replace(info, note="").frame_text(), op_label(info.op) if info.op is not None else "",
@@ -328,7 +334,8 @@ class SessionController:
                      + (f", {source}" if source else "") + (f" ({why})" if why else ""))
             name = (op.results[k].name if k < len(op.results) else "") or f"result {k}"  # body ops printed short have no names
             prior = previous[k] if previous is not None and k < len(previous) else None
-            views.append(self._view(name, op.results[k], value, session.summary(e, k), prior, where,
+            summary = session.summary(e, k) if self._summarise_now(value) else None
+            views.append(self._view(name, op.results[k], value, summary, prior, where,
                                     origin=ValueOrigin(op, e, "result", k)))
         return views
 
@@ -467,12 +474,21 @@ class SessionController:
         """The full notes of the frames on the stack (`:note`): why a body's values hold whole arrays."""
         return "\n".join(f"{replace(info, note='').frame_text()}: {info.note}" for info in self.session.stack if info.note)
 
+    def _summarise_now(self, value: Any) -> bool:
+        """Whether the state being made may summarise `value` before it is shown (the first
+        EAGER_SUMMARY_ELEMENTS elements' worth; the inspector summarises the rest when shown)."""
+        count = _elements(value)
+        if count > self._eager_left:
+            return False
+        self._eager_left -= count
+        return True
+
     def _view(self, label: str, ir_value: Any, value: Any, summary=None, previous=None, where: str = "",
               backend=None, origin: Optional[ValueOrigin] = None) -> ValueView:
         """A value for the inspector; `ir_value` is its SSA Value (or only its type, for a value
         the program text does not name), whose layout on the device (`backend`, by default the
         focused one's) the physical view shows."""
-        if summary is None and value is not None and not isinstance(value, Token):
+        if summary is None and value is not None and not isinstance(value, Token) and self._summarise_now(value):
             summary = summarize(value)  # a big device array's summary is computed on its device
         # The inspector shows the elements: a device array (xla:* targets) comes to the host here.
         value, previous = to_host(value), to_host(previous)
@@ -482,6 +498,12 @@ class SessionController:
             where = f"{filled}  {where}" if where else filled
         storage = storage_of(backend or self.session.backend, ir_value, value)
         return ValueView(label, _type_text(type_, value), value, summary, previous, where, storage, origin)
+
+
+def _elements(value: Any) -> int:
+    if isinstance(value, tuple):
+        return sum(_elements(element) for element in value)
+    return int(getattr(value, "size", 1))
 
 
 def _operand_label(i: int, operand) -> str:

@@ -248,6 +248,11 @@ class ValueStore:
             kept.append(event)
         self._pinned.update(kept)
         self._live_checkpoints.append(kept)
+        if final:
+            # The caller holds the run's results from now on, as it holds its arguments: keeping
+            # them costs the recording nothing.
+            for event in kept:
+                self.bytes -= sizes.pop(event, 0)
         # What checkpoints cost is what they keep that the run no longer holds itself. The run's
         # results (`final`) are held by its caller: their checkpoint costs nothing, and the ones
         # before it are what going back needs.
