@@ -9,7 +9,8 @@ from hlodbg.engine import ExecutionError
 from hlodbg.engine.run.arguments import parse_device
 from hlodbg.engine.machine.targets import backend_for
 from hlodbg.engine.run.grid import grid_shape
-from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
+from hlodbg.engine.run.request import RunRequest, Runner
+from hlodbg.engine.run.spmd import is_global_program
 from hlodbg.execution import (format_result, report_results, result_arrays, save_arrays, saved_text, summarize,
                               target_name)
 
@@ -22,17 +23,20 @@ def run_on_grid(args, program, function, values, randomised, backend=None, profi
     """Run on the grid and report the results; `profiling` (cli_profile.ProfiledRun) times the run
     and adds its profile after the results."""
     module = program.module
-    run_with = (profiling.run if profiling is not None else lambda run, arguments: run(None))
     replicas, partitions = grid_size(module, args)
+    request, runner = RunRequest(module, values, args.entry, backend_for(backend), replicas, partitions), Runner()
+
+    def run_with_listeners(listeners_for):
+        return runner.run(request, listeners_for)
+
+    outcome = (profiling.run if profiling is not None else lambda run, arguments: run(None))
     if args.probe:
         raise ExecutionError(f"--probe records one process; on a {replicas}x{partitions} grid open the program in the debugger (hlodbg PROG) or run with --replicas 1 --partitions 1")
     result_types = function.function_type.results
     if is_global_program(module):
         if args.break_on:
             return _break_on_grid(args, program, values, replicas, partitions, backend)
-        results = run_with(lambda listeners_for: run_global(
-            module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions,
-            backend=backend_for(backend), listeners_for=listeners_for), values)
+        results = outcome(run_with_listeners, values).results
         print(f"note: global results of a sharded program run on {replicas * partitions} emulated devices", file=sys.stderr)
         report_results(args, program, results, result_types, randomised,
                        {"devices": replicas * partitions, "numerics": backend_for(backend).numerics_mode(),
@@ -42,9 +46,7 @@ def run_on_grid(args, program, function, values, randomised, backend=None, profi
         return 0
     if args.break_on:
         return _break_on_grid(args, program, values, replicas, partitions, backend)
-    per_device = run_with(lambda listeners_for: run_grid(
-        module, values, entry=args.entry, num_replicas=replicas, num_partitions=partitions,
-        backend=backend_for(backend), listeners_for=listeners_for), values)
+    per_device = outcome(run_with_listeners, values).per_device
     order = sorted(per_device, key=lambda p: (p.replica_id, p.partition_id))
     saved = None
     if args.out:

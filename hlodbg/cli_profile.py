@@ -52,8 +52,9 @@ class ProfiledRun:
         self.profile: Optional[RunProfile] = None
 
     def run(self, run: Callable[[Optional[Callable]], Any], arguments: Any) -> Any:
-        """`run(listeners_for)` runs the program once, giving each process's interpreter the
-        listeners `listeners_for(process)` (none for None). Returns the plain run's results."""
+        """`run(listeners_for)` runs the program once (a Runner's RunOutcome, engine/run/request.py),
+        giving each process's interpreter the listeners `listeners_for(process)` (none for None).
+        Returns the plain run's outcome."""
         results = run(None)  # prepares the interpreter: its steps, folded constants (kept, not the run's)
         spent = 0.0
         for _ in range(TIMED_RUNS):
@@ -76,7 +77,7 @@ class ProfiledRun:
                 break
         self.profile.plain_run_seconds = min(plain)
         # Last, warm: a plan compiles a block's code on its second plain run, which allocates once.
-        _, self.profile.memory = peak_memory(lambda: run(None), arguments)
+        _, self.profile.memory = peak_memory(lambda: _values(run(None)), arguments)
         return results
 
     def json(self) -> dict:
@@ -90,21 +91,9 @@ class ProfiledRun:
             print(line)
 
 
-def run_profiled(interpreter, entry: str, values: list, profiling: ProfiledRun) -> list:
-    """One process's run for --profile: the plain run, then the timed one on the same (now
-    prepared) interpreter; `print` output is kept from the plain run only."""
-
-    def run(listeners_for):
-        interpreter.listeners = listeners_for(interpreter.process) if listeners_for is not None else []
-        printed = len(interpreter.printed)
-        try:
-            return interpreter.run(entry, values)
-        finally:
-            if listeners_for is not None:
-                del interpreter.printed[printed:]
-            interpreter.listeners = []
-
-    return profiling.run(run, values)
+def _values(outcome: Any) -> Any:
+    """The arrays a run's outcome holds: its results, or every device's."""
+    return outcome.results if outcome.results is not None else outcome.per_device
 
 
-__all__ = ["ProfiledRun", "add_profile_option", "check_profile_options", "run_profiled"]
+__all__ = ["ProfiledRun", "add_profile_option", "check_profile_options"]

@@ -6,7 +6,7 @@ import sys
 
 from hlodbg.cli_grid import grid_size, run_on_grid
 from hlodbg.cli_elided import add_fill_elided_option, load_program
-from hlodbg.cli_profile import ProfiledRun, add_profile_option, check_profile_options, run_profiled
+from hlodbg.cli_profile import ProfiledRun, add_profile_option, check_profile_options
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
@@ -94,8 +94,8 @@ def add_check_options(check) -> None:
 
 def cmd_run(args) -> int:
     from hlodbg.engine.debug.divergence import parse_diverge_spec
-    from hlodbg.engine.machine.process import ProcessId
-    from hlodbg.engine.run.interpreter import Interpreter, entry_function
+    from hlodbg.engine.run.interpreter import entry_function
+    from hlodbg.engine.run.request import RunRequest, Runner
     from hlodbg.cli_session import check_memory, check_probe_directory
 
     check_memory(args.memory)  # refused even when nothing is recorded: a typo is not ignored
@@ -166,12 +166,12 @@ def cmd_run(args) -> int:
             session.close()
         printed = session.printed
     else:
-        interpreter = Interpreter(program.module, backend=backend.for_device(ProcessId(0, 0)))
+        request, runner = RunRequest(program.module, values, args.entry, backend), Runner()
         if profiling is not None:
-            results = run_profiled(interpreter, args.entry, values, profiling)
+            outcome = profiling.run(lambda listeners_for: runner.run(request, listeners_for), values)
         else:
-            results = interpreter.run(args.entry, values)
-        printed = interpreter.printed
+            outcome = runner.run(request)
+        results, printed = outcome.results, outcome.printed
     for line in printed:
         print(line, file=sys.stderr if args.json else sys.stdout)
     for note in backend.run_notes(program.module):

@@ -23,7 +23,8 @@ class Program:
         self.path = path
         self.chunk = chunk
         self.frontend = frontend if frontend is not None else frontend_for("")
-        self._interpreters: dict = {}  # per target: prepared on the first run and kept
+        self._backends: dict = {}  # per target: (target, its backend), whose prepared interpreter the runner keeps
+        self._runner = None  # engine/run/request.py's Runner, made on the first run
         self._memory: dict = {}  # memory profiles by (target, replicas, partitions, entry)
         self._filled: Optional[tuple[str, int, int]] = None  # (mode, seed, count) of the last fill_elided
         self._op_count: Optional[int] = None
@@ -39,7 +40,7 @@ class Program:
 
         count = fill_elided(self.module, mode, seed)
         self._filled = (mode, seed, count)
-        self._interpreters.clear()  # they keep constants' values
+        self._runner = None  # its interpreters keep constants' values
         return count
 
     @property
@@ -105,33 +106,49 @@ class Program:
         """
         from hlodbg.engine.run.arguments import ArgumentNames, device_arguments, given_arguments, parameter_shardings
         from hlodbg.engine.run.grid import grid_shape
-        from hlodbg.engine.machine.process import ProcessId
-        from hlodbg.engine.machine.targets import backend_for
-        from hlodbg.engine.run.interpreter import Interpreter
+        from hlodbg.engine.run.interpreter import entry_function
+        from hlodbg.engine.run.request import RunRequest
         from hlodbg.engine.machine.xla.device_values import to_host
 
         if fill_elided is not None:
             self.fill_elided(fill_elided, seed)
         if len(args) == 1 and isinstance(args[0], Mapping):  # run(numpy.load("in.npz")): by key
             args = args[0]
-        key = target if isinstance(target, (str, type(None))) else id(target)
-        held = self._interpreters.get(key)
-        if held is None or held[0] is not target:
-            backend = backend_for(target)
-            held = self._interpreters[key] = (target, backend, Interpreter(self.module, backend=backend.for_device(ProcessId(0, 0))))
-        _, backend, interpreter = held
-        function = interpreter.entry_function(entry)
+        function = entry_function(self.module, entry)
+        replicas, partitions = grid_shape(self.module)
         values, _ = device_arguments(function.function_type.inputs,
                                      given_arguments(args, per_device, ArgumentNames(function)),
-                                     *grid_shape(self.module), seed=seed, shardings=parameter_shardings(function))
-        if grid_shape(self.module) == (1, 1):
-            return to_host(interpreter.run(entry, values))
-        from hlodbg.engine.run.spmd import is_global_program, run_global, run_grid
+                                     replicas, partitions, seed=seed, shardings=parameter_shardings(function))
+        outcome = self._run_request(RunRequest(self.module, values, entry, self._backend(target), replicas, partitions))
+        if outcome.per_device is not None:
+            return {process: to_host(results) for process, results in outcome.per_device.items()}
+        return to_host(outcome.results)
 
-        if is_global_program(self.module):
-            return to_host(run_global(self.module, values, entry=entry, backend=backend))
-        return {process: to_host(results)
-                for process, results in run_grid(self.module, values, entry=entry, backend=backend).items()}
+    def _backend(self, target):
+        """The backend runs on `target` compute with, made once per target (so the runner's prepared
+        interpreter for it is found again)."""
+        from hlodbg.engine.machine.targets import backend_for
+
+        key = target if isinstance(target, (str, type(None))) else id(target)
+        held = self._backends.get(key)
+        if held is None or held[0] is not target:
+            held = self._backends[key] = (target, backend_for(target))
+        return held[1]
+
+    def _run_request(self, request, listeners_for=None):
+        from hlodbg.engine.run.request import Runner
+
+        if self._runner is None:
+            self._runner = Runner()
+        return self._runner.run(request, listeners_for)
+
+    def _interpreter(self, target=None, entry: str = "main"):
+        """The prepared one-device interpreter runs on `target` use (made now if no run made it)."""
+        from hlodbg.engine.run.request import RunRequest, Runner
+
+        if self._runner is None:
+            self._runner = Runner()
+        return self._runner.interpreter(RunRequest(self.module, [], entry, self._backend(target)))
 
     def debug(self, args=None, *, seed: int = 0, entry: str = "main", memory=None, persist: bool = True,
               replicas: Optional[int] = None, partitions: Optional[int] = None, focus=None, backend=None,

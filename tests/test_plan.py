@@ -53,11 +53,11 @@ def test_a_second_run_reuses_the_plan_and_evaluates_no_constant_again(monkeypatc
     program = hlodbg.load(CONSTANTS)
     x = np.array([1.0, 2.0, 3.0], np.float32)
     first = program.run(x)
-    plan = program._interpreters[None][2].plan
+    plan = program._interpreter(None).plan
     # The loop body's constant, and its broadcast of an outer constant, once: not per iteration.
     assert len(constants) == 4 and len(broadcasts) == 2
     second = program.run(x)
-    assert program._interpreters[None][2].plan is plan
+    assert program._interpreter(None).plan is plan
     assert len(constants) == 4 and len(broadcasts) == 2
     for a, b in zip(first, second):
         np.testing.assert_array_equal(a, b)

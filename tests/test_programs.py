@@ -64,9 +64,9 @@ def test_a_program_keeps_its_prepared_interpreter_between_runs():
     inputs = np.load(PROGRAMS / "gpt_tiny.inputs.npz")
     args = [inputs[f"arg{i}"] for i in range(len(inputs.files))]
     first = program.run(*args)
-    prepared = program._interpreters[None][2]
+    prepared = program._interpreter(None)
     second = program.run(*args)
-    assert program._interpreters[None][2] is prepared
+    assert program._interpreter(None) is prepared
     for a, b in zip(first, second):
         np.testing.assert_array_equal(a, b)
 

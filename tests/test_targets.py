@@ -58,7 +58,7 @@ def test_program_run_on_a_tpu_stores_physical_buffers_and_gives_the_cpu_answer_f
     got = program.run(*_args(), target="tpu-v5e")
     for e, g in zip(expected, got):
         assert e.dtype == g.dtype and e.tobytes() == g.tobytes()
-    assert isinstance(program._interpreters["tpu-v5e"][2].backend, TpuBackend)
+    assert isinstance(program._interpreter("tpu-v5e").backend, TpuBackend)
     stored = []
 
     class Keep(Listener):  # a listener sees logical operands; the frame's env holds what the device keeps

@@ -137,3 +137,26 @@ def test_loop_state_passed_on_unchanged_for_many_iterations_is_found_without_rec
     negate = next(e for e in session.events if e.op.name == "stablehlo.negate")
     assert negate.inputs[0].tobytes() == x.tobytes()
     session.close()
+
+
+def test_program_run_and_the_cli_run_through_one_runner(tmp_path, capsys):
+    """One place turns a request into a run (engine/run/request.py): Program.run, `hlodbg run`
+    and the NaN scan hand their runs to a Runner, which keeps a one-device interpreter prepared."""
+    from hlodbg.cli import main
+    from hlodbg.engine.run.request import RunRequest, Runner
+
+    text = chain_program(4, size=8)
+    program = hlodbg.load(text)
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    expected = program.run(x)[0]
+    runner = Runner()
+    request = RunRequest(program.module, [x])
+    assert runner.run(request).results[0].tobytes() == expected.tobytes()
+    assert runner.interpreter(request) is runner.interpreter(RunRequest(program.module, [x]))  # prepared once
+    path = tmp_path / "chain.mlir"
+    path.write_text(text)
+    np.savez(tmp_path / "x.npz", arg0=x)
+    out = tmp_path / "out.npz"
+    assert main(["run", str(path), "--args", str(tmp_path / "x.npz"), "--out", str(out)]) == 0
+    with np.load(out) as saved:
+        assert saved["result0"].tobytes() == expected.tobytes()

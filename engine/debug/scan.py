@@ -15,7 +15,8 @@ from typing import Any, Optional, Sequence
 from ..ir.core import Module, Operation
 from ..ir.locations import describe as describe_location
 from ..machine.backend import CPU, Backend
-from ..run.interpreter import Frame, Interpreter, Listener, describe_frame
+from ..run.interpreter import Frame, Listener, describe_frame
+from ..run.request import RunRequest, Runner
 from .breakpoints import VALUE_TESTS, surely_finite, value_test
 
 
@@ -74,12 +75,12 @@ def find_first_nonfinite(module: Module, args: Sequence[Any], test: str, entry: 
     if test not in VALUE_TESTS:
         raise ValueError(f"test must be one of {', '.join(VALUE_TESTS)}, not {test!r}")
     listener = _FirstNonfinite(test)
-    interpreter = Interpreter(module, backend=backend, listeners=[listener])
+    runner, request = Runner(), RunRequest(module, list(args), entry, backend)
     try:
-        results = interpreter.run(entry, args)
+        outcome = runner.run(request, lambda process: [listener])
     except _Found:
-        return ScanResult(listener.hit, None, interpreter.printed)
-    return ScanResult(None, results, interpreter.printed)
+        return ScanResult(listener.hit, None, runner.interpreter(request).printed)
+    return ScanResult(None, outcome.results, outcome.printed)
 
 
 __all__ = ["FirstHit", "ScanResult", "find_first_nonfinite"]
