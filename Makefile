@@ -37,6 +37,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/xla.py
 	$(BIN)/python benchmarks/perf.py --baseline benchmarks/baseline_issue22.json
 	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/time_travel.py --quick --only gpt_tiny,grid,gpt2
 
 clean:
 	rm -rf $(VENV) build *.egg-info
