@@ -18,8 +18,10 @@ moves, which the UI and `Program.session` use), so the script measures whatever 
                 /proc/self/clear_refs, less VmRSS before), against the arguments + results
   back          one step back from the end, then one more, each reading the op's outputs as the UI does
   goto          to the middle event and to event 1, reading the outputs there; restart
-  budgeted      last, the session and the moves again within 1.5x the arguments + results (at least
-                64 KiB): what the GPT-2 step's session may hold, so the moves reach values it dropped
+  budgeted      the session, its resident-set growth and the moves again within 1.5x the arguments +
+                results (at least 64 KiB): what the GPT-2 step's session may hold, so the moves reach
+                values it dropped; the first thing a second subprocess runs, so its heap is fresh
+                (and its time, which includes preparing the program, is not judged)
   break-on      a session with a `nan` value breakpoint on every device, its hits ignored (so it
                 tests every value to the end: JAX programs hold NaN and -inf constants), against the
                 plain run; and `hlodbg run --args IN --break-on nan` (the CLI's scan path) against
@@ -135,15 +137,36 @@ def move(target, name: str, *args):
     return time.perf_counter() - wall, stop
 
 
-def measure_child(path: str, inputs: str | None, repeats: int) -> None:
+def loaded(path: str, inputs: str | None):
+    """(the Program, its arguments in order)."""
     import hlodbg
-    from hlodbg.cli import main as cli_main
 
     program = hlodbg.load(path)
     arguments = []
     if inputs:
         stored = np.load(inputs)
         arguments = [stored[f"arg{i}"] for i in range(len(stored.files))]
+    return program, arguments
+
+
+def session_run(program, arguments, breakpoint: str | None = None, memory: int | None = None):
+    """(the target, wall and CPU seconds from opening it to its first stop, the stop): opening is
+    timed too, as a grid session may run there. `memory`: its budget (default the engine's)."""
+    def run():
+        target = program.debug(arguments, persist=False, memory=memory)
+        if breakpoint:  # on every device, each hit ignored: the values are tested to the end
+            for session in target.sessions.values():
+                session.break_at(breakpoint, ignore=IGNORE_HITS, saved=False)
+        return target, target.move("continue_")
+
+    wall, cpu, (target, stop) = clocked(run)
+    return target, wall, cpu, stop
+
+
+def measure_child(path: str, inputs: str | None, repeats: int) -> None:
+    from hlodbg.cli import main as cli_main
+
+    program, arguments = loaded(path, inputs)
     emit(ops=program.op_count, functions=len(program.functions), arguments_bytes=array_bytes(arguments))
 
     wall, cpu, results = clocked(lambda: program.run(*arguments))
@@ -151,22 +174,9 @@ def measure_child(path: str, inputs: str | None, repeats: int) -> None:
     plain_s, plain_cpu_s = best(lambda: clocked(lambda: program.run(*arguments))[:2], repeats)
     emit(plain_s=plain_s, plain_cpu_s=plain_cpu_s)
 
-    def session_run(breakpoint: str | None = None, memory: int | None = None):
-        """(the target, wall and CPU seconds from opening it to its first stop, the stop): opening
-        is timed too, as a grid session may run there. `memory`: its budget (default the engine's)."""
-        def run():
-            target = program.debug(arguments, persist=False, memory=memory)
-            if breakpoint:  # on every device, each hit ignored: the values are tested to the end
-                for session in target.sessions.values():
-                    session.break_at(breakpoint, ignore=IGNORE_HITS, saved=False)
-            return target, target.move("continue_")
-
-        wall, cpu, (target, stop) = clocked(run)
-        return target, wall, cpu, stop
-
     resident = proc_status("VmRSS")
     reset_peak()
-    target, first_wall, first_cpu, stop = session_run()
+    target, first_wall, first_cpu, stop = session_run(program, arguments)
     emit(recorded_first_s=first_wall, recorded_first_cpu_s=first_cpu, events=target.session.position, recorded_stop=stop.reason,
          session_memory_bytes=sum(s.memory_used for s in target.sessions.values()),
          rss_growth_bytes=proc_status("VmHWM") - resident)
@@ -176,14 +186,14 @@ def measure_child(path: str, inputs: str | None, repeats: int) -> None:
     del target
 
     def again(breakpoint: str | None = None):
-        target, wall, cpu, _ = session_run(breakpoint)
+        target, wall, cpu, _ = session_run(program, arguments, breakpoint)
         target.close()
         return wall, cpu
 
     recorded_s, recorded_cpu_s = best(again, max(1, repeats - 1))
     emit(recorded_s=min(recorded_s, first_wall), recorded_cpu_s=min(recorded_cpu_s, first_cpu))
 
-    target, wall, cpu, stop = session_run(VALUE_TEST)
+    target, wall, cpu, stop = session_run(program, arguments, VALUE_TEST)
     emit(break_session_s=wall, break_session_cpu_s=cpu, break_session_stop=f"{stop.reason} at event {target.session.position}")
     target.close()
     del target
@@ -204,13 +214,18 @@ def measure_child(path: str, inputs: str | None, repeats: int) -> None:
     emit(cli_break_s=min(r[0] for r in cli_break), cli_break_cpu_s=min(r[1] for r in cli_break),
          cli_break_status=cli_break[0][2], peak_rss_bytes=proc_status("VmHWM"))
 
-    # Last, as it may be slow today: a session within the memory the issue allows the GPT-2 step
-    # (1.5x arguments + results), where the moves must reach values it no longer holds.
-    budget = max(SMALLEST_BUDGET, int(MEMORY_FACTOR * (array_bytes(arguments) + array_bytes(results))))
+
+def measure_budgeted_child(path: str, inputs: str | None, budget: int) -> None:
+    """A session within `budget` bytes, where the moves must reach values it no longer holds; the
+    first thing a process of its own runs, so that its resident set grows from a fresh heap."""
+    program, arguments = loaded(path, inputs)
     emit(budget_bytes=budget)
-    target, wall, cpu, stop = session_run(memory=budget)
+    resident = proc_status("VmRSS")
+    reset_peak()
+    target, wall, cpu, stop = session_run(program, arguments, memory=budget)
     emit(budgeted_s=wall, budgeted_cpu_s=cpu, budgeted_stop=stop.reason,
-         budgeted_memory_bytes=sum(s.memory_used for s in target.sessions.values()))
+         budgeted_memory_bytes=sum(s.memory_used for s in target.sessions.values()),
+         budgeted_rss_growth_bytes=proc_status("VmHWM") - resident)
     moves(target, "budgeted_")
     target.close()
 
@@ -258,7 +273,19 @@ def case_files(name: str, workdir: Path, shape: gpt2_step.Shape) -> tuple[str, s
 
 
 def run_case(name: str, files: tuple[str, str | None], repeats: int, timeout: float) -> dict:
-    command = [sys.executable, __file__, "--child", files[0], "--repeats", str(repeats)]
+    """The figures of both subprocesses of a case (the second's keys start with "budget")."""
+    figures = run_child(files, ["--child", files[0], "--repeats", str(repeats)], timeout)
+    if "results_bytes" not in figures:
+        return figures
+    # What the issue allows the GPT-2 step's session to hold: 1.5x its arguments + results.
+    budget = max(SMALLEST_BUDGET, int(MEMORY_FACTOR * (figures["arguments_bytes"] + figures["results_bytes"])))
+    budgeted = run_child(files, ["--child-budgeted", files[0], "--child-budget", str(budget)], timeout)
+    outcome = figures["outcome"] if figures["outcome"] != "ok" else budgeted["outcome"]
+    return {**budgeted, **figures, "case_s": figures["case_s"] + budgeted["case_s"], "outcome": outcome}
+
+
+def run_child(files: tuple[str, str | None], options: list[str], timeout: float) -> dict:
+    command = [sys.executable, __file__, *options]
     if files[1]:
         command += ["--child-inputs", files[1]]
     started = time.perf_counter()
@@ -288,10 +315,11 @@ def seconds(value: float) -> str:
     return f"{value * 1e3:.2f} ms" if value < 1 else f"{value:.2f} s" if value < 10 else f"{value:.1f} s"
 
 
-def early(judged: tuple[str, str, bool], stopped_early: bool) -> tuple[str, str, object]:
-    """A ratio of a run that stopped at a hit before the end: printed, not judged."""
+def early(judged: tuple[str, str, bool], stopped_early: bool, why: str = "stopped early") -> tuple[str, str, object]:
+    """A ratio of a run that stopped at a hit before the end (or is not comparable, `why`):
+    printed, not judged."""
     text, target, verdict = judged
-    return (text + ", stopped early", target, None) if stopped_early else judged
+    return (f"{text.replace(', judged', '')}, {why}", target, None) if stopped_early else judged
 
 
 def rows(f: dict, name: str) -> list[tuple[str, str, str | None, object]]:
@@ -340,10 +368,12 @@ def rows(f: dict, name: str) -> list[tuple[str, str, str | None, object]]:
     for label, key in (("goto middle", "goto_middle_s"), ("goto event 1", "goto_first_s"), ("restart", "restart_s")):
         out.append((label, s(key), f"<= {GOTO:g} s" if gpt2 else None, within(key, GOTO, gpt2)))
     # The same within 1.5x arguments + results (what the GPT-2 step's session may hold).
-    out += [("budgeted session", (f"{f['budget_bytes'] / MB:.1f} MB budget: " if "budget_bytes" in f else "")
+    out += [("budgeted session", (f"{f['budget_bytes'] / MB:.1f} MB budget, first of its process: " if "budget_bytes" in f else "")
              + s("budgeted_s", "budgeted_cpu_s") + f" ({f.get('budgeted_stop', '?')}), holds "
              + (f"{f['budgeted_memory_bytes'] / MB:.1f} MB" if "budgeted_memory_bytes" in f else missing), None, None),
-            ("budgeted / plain", *x("budgeted_s", "plain_s", "budgeted_cpu_s", "plain_cpu_s"))]
+            ("  RSS growth", f"{f['budgeted_rss_growth_bytes'] / MB:.1f} MB" if "budgeted_rss_growth_bytes" in f else missing,
+             f"<= {MEMORY_FACTOR}x args+results" if gpt2 else None, within("budgeted_rss_growth_bytes", budget, gpt2)),
+            ("budgeted / plain", *early(x("budgeted_s", "plain_s", "budgeted_cpu_s", "plain_cpu_s"), True, "not judged: a first session"))]
     for label, key in (("  step back from the end", "budgeted_back_s"), ("  step back again", "budgeted_back_again_s")):
         out.append((label, s(key), f"<= {STEP_BACK * 1e3:.0f} ms", within(key, STEP_BACK)))
     for label, key in (("  goto middle", "budgeted_goto_middle_s"), ("  goto event 1", "budgeted_goto_first_s"),
@@ -397,10 +427,15 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, help="a saved run to print beside this one")
     parser.add_argument("--baseline-out", type=Path, help="save this run's figures and the machine's facts here")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--child-budgeted", help=argparse.SUPPRESS)
     parser.add_argument("--child-inputs", help=argparse.SUPPRESS)
+    parser.add_argument("--child-budget", type=int, help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.child:
         measure_child(options.child, options.child_inputs, options.repeats)
+        return 0
+    if options.child_budgeted:
+        measure_budgeted_child(options.child_budgeted, options.child_inputs, options.child_budget)
         return 0
 
     only = [n.strip() for n in options.only.split(",")] if options.only else list(CASES)
