@@ -12,7 +12,9 @@ For each, through the public API only (hlodbg.load, Program.run, Program.debug a
 moves, which the UI and `Program.session` use), so the script measures whatever engine is installed:
   plain         `program.run(args)`: the first run, and the best of --repeats warm runs (wall, CPU)
   recorded      a new debugging session (`program.debug(args)`, one process or the grid) run to its
-                end with `continue`: the first one and the best of --repeats; x = recorded / plain
+                end with `continue`: the first one and the best of --repeats; x = recorded / plain.
+                Plain runs, sessions and break-on sessions are timed in turns, so that each kind
+                sees the same load of a shared machine (and the CLI's two runs likewise)
   memory        what the sessions say they hold (`memory_used`, summed over devices) and the growth of
                 the process's resident set around the first session (VmHWM after, reset through
                 /proc/self/clear_refs, less VmRSS before), against the arguments + results
@@ -73,7 +75,7 @@ VALUE_TEST = "nan"
 SMALLEST_BUDGET = 64 * 1024  # the budgeted session's, for programs of a few bytes (the loop)
 IGNORE_HITS = 10**12
 THREADED = 1.1  # a plain run whose CPU time passes its wall time this much ran on several threads
-BUDGET = 60.0  # seconds of timed runs per figure, past which fewer than --repeats are taken
+ROUNDS_BUDGET = 240.0  # seconds of timed runs in turns, past which fewer than --repeats rounds are taken
 
 
 # --- the measured subprocess -------------------------------------------------------------------
@@ -115,18 +117,6 @@ def clocked(action):
     wall, cpu = time.perf_counter(), time.process_time()
     result = action()
     return time.perf_counter() - wall, time.process_time() - cpu, result
-
-
-def best(measure, repeats: int) -> tuple[float, float]:
-    """(best wall, best CPU) of up to `repeats` calls of `measure` -> (wall, CPU), within BUDGET."""
-    walls, cpus = [], []
-    for _ in range(repeats):
-        wall, cpu = measure()
-        walls.append(wall)
-        cpus.append(cpu)
-        if sum(walls) > BUDGET:
-            break
-    return min(walls), min(cpus)
 
 
 def move(target, name: str, *args):
@@ -171,8 +161,6 @@ def measure_child(path: str, inputs: str | None, repeats: int) -> None:
 
     wall, cpu, results = clocked(lambda: program.run(*arguments))
     emit(plain_first_s=wall, results_bytes=array_bytes(results))
-    plain_s, plain_cpu_s = best(lambda: clocked(lambda: program.run(*arguments))[:2], repeats)
-    emit(plain_s=plain_s, plain_cpu_s=plain_cpu_s)
 
     resident = proc_status("VmRSS")
     reset_peak()
@@ -180,23 +168,25 @@ def measure_child(path: str, inputs: str | None, repeats: int) -> None:
     emit(recorded_first_s=first_wall, recorded_first_cpu_s=first_cpu, events=target.session.position, recorded_stop=stop.reason,
          session_memory_bytes=sum(s.memory_used for s in target.sessions.values()),
          rss_growth_bytes=proc_status("VmHWM") - resident)
-
     moves(target)
     target.close()
     del target
 
-    def again(breakpoint: str | None = None):
-        target, wall, cpu, _ = session_run(program, arguments, breakpoint)
+    def plain():
+        return clocked(lambda: program.run(*arguments))[:2]
+
+    def recorded(breakpoint: str | None = None):
+        target, wall, cpu, stop = session_run(program, arguments, breakpoint)
+        where = f"{stop.reason} at event {target.session.position}"
         target.close()
-        return wall, cpu
+        return wall, cpu, where
 
-    recorded_s, recorded_cpu_s = best(again, max(1, repeats - 1))
-    emit(recorded_s=min(recorded_s, first_wall), recorded_cpu_s=min(recorded_cpu_s, first_cpu))
-
-    target, wall, cpu, stop = session_run(program, arguments, VALUE_TEST)
-    emit(break_session_s=wall, break_session_cpu_s=cpu, break_session_stop=f"{stop.reason} at event {target.session.position}")
-    target.close()
-    del target
+    # In turns, so that each kind of run sees the same load of a shared machine; the best of each.
+    plains, sessions, breaks = in_turns([plain, recorded, lambda: recorded(VALUE_TEST)], repeats)
+    emit(plain_s=min(r[0] for r in plains), plain_cpu_s=min(r[1] for r in plains),
+         recorded_s=min(r[0] for r in sessions), recorded_cpu_s=min(r[1] for r in sessions),
+         break_session_s=min(r[0] for r in breaks), break_session_cpu_s=min(r[1] for r in breaks),
+         break_session_stop=breaks[0][2], rounds=len(plains))
 
     # The CLI's own paths, as `hlodbg run` takes them (scan_break_on for a value test on one process).
     def cli(*extra: str):
@@ -206,13 +196,24 @@ def measure_child(path: str, inputs: str | None, repeats: int) -> None:
             wall, cpu, status = clocked(lambda: cli_main(command))
         return wall, cpu, status
 
-    cli_runs = max(1, min(repeats, 3))
-    cli_plain = [cli() for _ in range(cli_runs)]
+    cli_plain, cli_break = in_turns([cli, lambda: cli("--break-on", VALUE_TEST)], min(repeats, 3))
     emit(cli_plain_s=min(r[0] for r in cli_plain), cli_plain_cpu_s=min(r[1] for r in cli_plain),
-         cli_plain_status=cli_plain[0][2])
-    cli_break = [cli("--break-on", VALUE_TEST) for _ in range(cli_runs)]
-    emit(cli_break_s=min(r[0] for r in cli_break), cli_break_cpu_s=min(r[1] for r in cli_break),
-         cli_break_status=cli_break[0][2], peak_rss_bytes=proc_status("VmHWM"))
+         cli_plain_status=cli_plain[0][2], cli_break_s=min(r[0] for r in cli_break),
+         cli_break_cpu_s=min(r[1] for r in cli_break), cli_break_status=cli_break[0][2],
+         peak_rss_bytes=proc_status("VmHWM"))
+
+
+def in_turns(measures: list, rounds: int) -> list[list]:
+    """Each measure's results -> (wall, CPU, ...), the measures called in turn for up to `rounds`
+    rounds (at least one) while they take less than ROUNDS_BUDGET seconds."""
+    results: list[list] = [[] for _ in measures]
+    started = time.perf_counter()
+    for _ in range(max(1, rounds)):
+        for measure, kept in zip(measures, results):
+            kept.append(measure())
+        if time.perf_counter() - started > ROUNDS_BUDGET:
+            break
+    return results
 
 
 def measure_budgeted_child(path: str, inputs: str | None, budget: int) -> None:
