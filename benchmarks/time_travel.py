@@ -47,7 +47,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import datetime
+import gc
 import io
 import json
 import os
@@ -112,6 +114,17 @@ def materialised(value) -> None:
         np.asarray(value)
 
 
+def closed(target) -> None:
+    """Close a target and give its memory back to the system: glibc keeps freed heap memory, and
+    what a GPT-2 step's sessions left behind piled up to 21 GB over a few sessions and plain runs
+    between them (a shared machine's other work needs it; the next session's growth is then
+    measured from a trimmed heap)."""
+    target.close()
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
 def clocked(action):
     """(wall seconds, CPU seconds of this process, action's result)."""
     wall, cpu = time.perf_counter(), time.process_time()
@@ -169,7 +182,7 @@ def measure_child(path: str, inputs: str | None, repeats: int) -> None:
          session_memory_bytes=sum(s.memory_used for s in target.sessions.values()),
          rss_growth_bytes=proc_status("VmHWM") - resident)
     moves(target)
-    target.close()
+    closed(target)
     del target
 
     def plain():
@@ -178,7 +191,7 @@ def measure_child(path: str, inputs: str | None, repeats: int) -> None:
     def recorded(breakpoint: str | None = None):
         target, wall, cpu, stop = session_run(program, arguments, breakpoint)
         where = f"{stop.reason} at event {target.session.position}"
-        target.close()
+        closed(target)
         return wall, cpu, where
 
     # In turns, so that each kind of run sees the same load of a shared machine; the best of each.
@@ -186,7 +199,8 @@ def measure_child(path: str, inputs: str | None, repeats: int) -> None:
     emit(plain_s=min(r[0] for r in plains), plain_cpu_s=min(r[1] for r in plains),
          recorded_s=min(r[0] for r in sessions), recorded_cpu_s=min(r[1] for r in sessions),
          break_session_s=min(r[0] for r in breaks), break_session_cpu_s=min(r[1] for r in breaks),
-         break_session_stop=breaks[0][2], rounds=len(plains))
+         break_session_stop=breaks[0][2], rounds=len(plains),
+         samples={"plain": plains, "recorded": [r[:2] for r in sessions], "break_session": [r[:2] for r in breaks]})
 
     # The CLI's own paths, as `hlodbg run` takes them (scan_break_on for a value test on one process).
     def cli(*extra: str):
