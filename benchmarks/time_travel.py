@@ -472,7 +472,7 @@ def main() -> int:
             print(f"{name}: {files[0]} (time limit {timeout:g} s)", flush=True)
             results[name] = run_case(name, files, options.repeats, timeout)
             results[name]["program"] = files[0]
-    if baseline and baseline.get("gpt2_shape") != shape.__dict__:
+    if baseline and "gpt2" in only and baseline.get("gpt2_shape") != shape.__dict__:
         print(f"note: the baseline's GPT-2 step has another shape, {baseline.get('gpt2_shape')}")
     failures = print_table(results, baseline)
     facts["load_average_after"] = os.getloadavg()
