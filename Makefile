@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/perf.py --baseline benchmarks/baseline_issue22.json
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/trace_nan.py
+	$(BIN)/python benchmarks/time_travel.py --quick --only gpt_tiny,grid,gpt2
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -30,16 +30,32 @@ SCENE_NODES = 200
 
 
 def transformer_text(layers: int, nested: bool = True, width: int = 64, tokens: int = 16, heads: int = 4,
-                     training: bool = False, compile: bool = True) -> tuple[str, float]:
-    """(MLIR text with locations, seconds XLA took to compile it, NaN without `compile`) of a
-    decoder-only transformer; `nested` jits each layer (calls of one @block), else every layer is
-    inlined into @main.
+                     training: bool = False, compile: bool = True, vocabulary: int = 128,
+                     update: str = "adamw") -> tuple[str, float]:
+    """(MLIR text with locations, seconds XLA took to compile it, NaN without `compile`) of
+    `transformer_lowered`'s program."""
+    lowered, _ = transformer_lowered(layers, nested, width, tokens, heads, training, vocabulary, update)
+    text = lowered.as_text(debug_info=True)
+    if not compile:
+        return text, float("nan")
+    started = time.perf_counter()
+    lowered.compile()
+    return text, time.perf_counter() - started
+
+
+def transformer_lowered(layers: int, nested: bool = True, width: int = 64, tokens: int = 16, heads: int = 4,
+                        training: bool = False, vocabulary: int = 128, update: str = "adamw") -> tuple[object, list]:
+    """(JAX's lowered program, its arguments flattened in parameter order, seeded) of a decoder-only
+    transformer; `nested` jits each layer (calls of one @block), else every layer is inlined into
+    @main.
 
     `training` lowers a whole training step instead of the forward pass, as a real one is written:
-    token embedding, the layers (each rematerialised with jax.checkpoint), a tied output head and
-    cross-entropy loss, `jax.value_and_grad` of it, clipping by global norm and an AdamW update of
-    every parameter. Unrolled (nested=False) 12 layers are about 11,000 ops / 1.4 MB; backward
-    ops carry JAX's name stacks (`transpose(jvp(layer_3))/attn/...`)."""
+    token embedding (`vocabulary` rows), the layers (each rematerialised with jax.checkpoint), a
+    tied output head and cross-entropy loss, `jax.value_and_grad` of it, then the `update`:
+    "adamw" clips by global norm and updates every parameter with AdamW (arguments: weights, both
+    moments, the step number, tokens, targets); "sgd" is params - lr * grad (arguments: weights,
+    tokens, targets). Unrolled (nested=False) 12 layers with AdamW are about 11,000 ops / 1.4 MB;
+    backward ops carry JAX's name stacks (`transpose(jvp(layer_3))/attn/...`)."""
     import jax
     import jax.numpy as jnp
 
@@ -93,6 +109,11 @@ def transformer_text(layers: int, nested: bool = True, width: int = 64, tokens: 
             update = lambda p, m, v: p - rate * ((m / (1 - b1 ** step)) / (jnp.sqrt(v / (1 - b2 ** step)) + 1e-8) + decay * p)
             return value, jax.tree.map(update, params, m, v), m, v
 
+    def sgd_step(params, tokens_in, targets):
+        value, grads = jax.value_and_grad(loss)(params, tokens_in, targets)
+        with jax.named_scope("sgd"):
+            return value, jax.tree.map(lambda p, g: p - 1e-3 * g, params, grads)
+
     rng = np.random.default_rng(0)
     normal = lambda *shape: (rng.standard_normal(shape) * 0.05).astype(np.float32)
     params = [
@@ -102,19 +123,21 @@ def transformer_text(layers: int, nested: bool = True, width: int = 64, tokens: 
         for _ in range(layers)
     ]
     if training:
-        vocabulary = 128
         weights = {"embed": normal(vocabulary, width), "layers": params}
-        zeros = jax.tree.map(np.zeros_like, weights)
         token_ids = np.arange(tokens, dtype=np.int32) % vocabulary
-        lowered = jax.jit(train_step).lower(weights, zeros, zeros, np.float32(1), token_ids, np.roll(token_ids, -1))
+        if update == "sgd":
+            arguments = (weights, token_ids, np.roll(token_ids, -1))
+            step = sgd_step
+        elif update == "adamw":
+            zeros = jax.tree.map(np.zeros_like, weights)
+            arguments = (weights, zeros, zeros, np.float32(1), token_ids, np.roll(token_ids, -1))
+            step = train_step
+        else:
+            raise ValueError(f"update is 'adamw' or 'sgd', not {update!r}")
     else:
-        lowered = jax.jit(model).lower(normal(tokens, width), params)
-    text = lowered.as_text(debug_info=True)
-    if not compile:
-        return text, float("nan")
-    started = time.perf_counter()
-    lowered.compile()
-    return text, time.perf_counter() - started
+        arguments, step = (normal(tokens, width), params), model
+    # The program's parameters are the leaves of its arguments in JAX's order (dict keys sorted).
+    return jax.jit(step).lower(*arguments), [np.asarray(leaf) for leaf in jax.tree.leaves(arguments)]
 
 
 def timed(action):
