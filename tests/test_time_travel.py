@@ -160,3 +160,36 @@ def test_program_run_and_the_cli_run_through_one_runner(tmp_path, capsys):
     assert main(["run", str(path), "--args", str(tmp_path / "x.npz"), "--out", str(out)]) == 0
     with np.load(out) as saved:
         assert saved["result0"].tobytes() == expected.tobytes()
+
+
+NAN_FILL = """func.func @main(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %fill = stablehlo.constant dense<0x7FC00000> : tensor<f32>
+  %nans = stablehlo.broadcast_in_dim %fill, dims = [] : (tensor<f32>) -> tensor<4xf32>
+  %start = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<4xf32>
+  %lt = stablehlo.compare LT, %x, %zero : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xi1>
+  %picked = stablehlo.select %lt, %nans, %x : tensor<4xi1>, tensor<4xf32>
+  %root = stablehlo.sqrt %x : tensor<4xf32>
+  return %picked, %root : tensor<4xf32>, tensor<4xf32>
+}"""
+
+
+@pytest.mark.parametrize("kind", ["nan", "nonfinite"])
+def test_nan_breakpoints_look_at_computed_values_not_constant_fill_values(kind, tmp_path, capsys):
+    """JAX programs hold NaN fill values and -inf reduction starts as constants: a NaN breakpoint
+    stops where the run computes a NaN (the select that picks the fill, the sqrt of a negative),
+    never at the constants or their broadcasts."""
+    from hlodbg.cli import main
+
+    x = np.array([1.0, -4.0, 9.0, 16.0], np.float32)
+    session = hlodbg.load(NAN_FILL).session([x], persist=False)
+    session.break_at(kind)
+    stop = session.continue_()
+    assert stop.reason == "breakpoint" and session.trace.ops[stop.hits[0].event].name == "stablehlo.select"
+    assert session.trace.ops[session.continue_().hits[0].event].name == "stablehlo.sqrt"
+    session.close()
+    path = tmp_path / "fill.mlir"
+    path.write_text(NAN_FILL)
+    np.savez(tmp_path / "x.npz", arg0=x)
+    assert main(["run", str(path), "--args", str(tmp_path / "x.npz"), "--break-on", kind]) == 3
+    assert "stablehlo.select" in capsys.readouterr().out

@@ -8,7 +8,8 @@ A breakpoint is written the way people think of a place in a program:
     model.py:42               the ops JAX lowered from line 42 of model.py (producer location)
     stablehlo.all_reduce   while   func.call     every op of a kind
     fusion   dot   get-tuple-element   every op an HLO opcode became
-    nan   inf   nonfinite     any op whose result holds NaN / ±Inf / either
+    nan   inf   nonfinite     any op whose result holds NaN / ±Inf / either (constants as written,
+                              such as JAX's NaN fill values and their broadcasts, excepted)
     diverge [against TARGET]  the first op instance whose results differ on another target
                               (divergence.py; a session of one process only)
     abs(result).max() > 1e3   any op for which the expression holds (see expressions.py)

@@ -5,7 +5,9 @@ NaN/Inf appears needs none of that. `find_first_nonfinite` runs the plain interp
 listener that screens each op's output (breakpoints.surely_finite, one dot product) and stops
 the run at the first op whose result holds what the test looks for, keeping what a report needs:
 the op, its event number (the interpreter's event clock, so the one a session gives the same op
-instance), its frames, operands and outputs.
+instance), its frames, operands and outputs. As a session's NaN/Inf breakpoints do, it looks at
+the values the run computes: a constant as written (a JAX program's NaN fill value, a reduction's
+-inf start, broadcast) is not a hit (`literal_constant`).
 """
 from __future__ import annotations
 
@@ -16,7 +18,9 @@ from ..ir.core import Module, Operation
 from ..ir.locations import describe as describe_location
 from ..machine.backend import CPU, Backend
 from ..run.interpreter import Frame, Listener, describe_frame
+from ..run.plan import Plan
 from ..run.request import RunRequest, Runner
+from ..ir.opset import is_float_math
 from .breakpoints import VALUE_TESTS, surely_finite, value_test
 
 
@@ -51,13 +55,24 @@ class _Found(BaseException):
     """Ends the run at the hit: not an Exception, so no evaluator turns it into an op failure."""
 
 
+def literal_constant(plan: Plan, op: Operation) -> bool:
+    """Whether `op`'s value is one of the program's constants as written: a constant, or moved or
+    tested from constants alone (a broadcast of a NaN fill value), no arithmetic on them. NaN/Inf
+    value breakpoints and the scan pass over these: every JAX program holds NaN fill values and
+    -inf reduction starts, which are not what a user chasing a NaN looks for; an overflow the
+    program computes from constants (`1e38 * 1e38`) is still met."""
+    step = plan.step_of.get(op)
+    return step is not None and step.foldable and not is_float_math(op.name)
+
+
 class _FirstNonfinite(Listener):
-    def __init__(self, test: str):
+    def __init__(self, test: str, plan: Plan):
         self.holds = value_test(test)
+        self.plan = plan
         self.hit: Optional[FirstHit] = None
 
     def after_op(self, event: int, frame: Frame, op: Operation, operands: list, results: list) -> None:
-        if not results or all(surely_finite(out) for out in results):
+        if not results or all(surely_finite(out) for out in results) or literal_constant(self.plan, op):
             return
         if self.holds(results):
             frames = []
@@ -74,8 +89,8 @@ def find_first_nonfinite(module: Module, args: Sequence[Any], test: str, entry: 
     looks for; the hit, or the program's results when none did."""
     if test not in VALUE_TESTS:
         raise ValueError(f"test must be one of {', '.join(VALUE_TESTS)}, not {test!r}")
-    listener = _FirstNonfinite(test)
     runner, request = Runner(), RunRequest(module, list(args), entry, backend)
+    listener = _FirstNonfinite(test, runner.interpreter(request).plan)
     try:
         outcome = runner.run(request, lambda process: [listener])
     except _Found:

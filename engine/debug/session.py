@@ -38,6 +38,7 @@ from .timeline import TimePoint, Timeline
 from .views import EventView, OpStatistics, View, same_outputs, vectorised_note
 from .trace import FrameRecord, Trace
 from .scope import expression_names, lookup_value, ops_seeing, visible_refs
+from .scan import literal_constant
 from ..ir.opset import has_expandable_body
 
 
@@ -57,11 +58,16 @@ class Session:
         self.grid = grid
         self.breakpoints = breakpoints if breakpoints is not None else BreakpointTable(Resolver(module, entry, path))
         self._recorder: Optional[RecordingInterpreter] = None
-        self.timeline = Timeline(expression_names, lookup_value, lambda names: ops_seeing(module.functions.values(), names))
+        self.timeline = Timeline(expression_names, lookup_value, lambda names: ops_seeing(module.functions.values(), names),
+                                 self._literal)
         self._stats: dict[tuple, ValueSummary] = {}
         # Arguments are checked now, in the caller, not when the run first moves.
         self.args = entry_arguments(entry_function(module, entry), self.args)
         self._start()
+
+    def _literal(self, op: Operation) -> bool:
+        """Whether the run's value of `op` is a constant of the program as written (literal_constant)."""
+        return self._recorder is not None and literal_constant(self._recorder.plan, op)
 
     # -- lifecycle ----------------------------------------------------------------------------
     def _interpreter(self) -> Interpreter:

@@ -101,10 +101,15 @@ class Timeline:
     """The views a session navigates (`main`, the run; `view`, where the cursor is: the run or
     an op's replayed bodies) and the breakpoint ledgers of the run."""
 
-    def __init__(self, names: NamesAt, lookup: LookupAt, reach: Callable[[tuple], frozenset] = None):
+    def __init__(self, names: NamesAt, lookup: LookupAt, reach: Callable[[tuple], frozenset] = None,
+                 constant: Callable[[Any], bool] = lambda op: False):
         self._names = names
         self._lookup = lookup
         self._reach_of = reach
+        # Whether an op's value is folded from the program's constants alone (no run computes it):
+        # NaN/Inf value breakpoints look at what the run computes, not at a JAX program's NaN fill
+        # values or a reduction's -inf start, which every such program holds.
+        self._constant = constant
         self._reach: dict[int, Optional[frozenset]] = {}
         self.main: Optional[View] = None
         self.view: Optional[View] = None
@@ -214,7 +219,7 @@ class Timeline:
         where a value it names is not computed. Any other failure to evaluate is raised."""
         if bp.test is None:
             return True
-        if bp.nonfinite_only and at_end and surely_finite(view.store.output(e)):
+        if bp.nonfinite_only and at_end and (self._constant(view.trace.ops[e]) or surely_finite(view.store.output(e))):
             return False
         try:
             names = self._names(view, e, include_results=at_end, operands=operands)
