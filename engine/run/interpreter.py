@@ -25,7 +25,6 @@ let every value go after its last use (engine/run/liveness.py) — and nowhere e
 from __future__ import annotations
 
 from sys import getrefcount
-from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable, Optional, Sequence
 
@@ -54,17 +53,21 @@ from ..ir.types import QuantizedType, TensorType
 LIVENESS_UP_TO = 30_000
 
 
-@dataclass
 class Frame:
-    """One level of the execution stack."""
+    """One level of the execution stack (a class with slots: an observed loop makes two a
+    iteration)."""
 
-    function: Function
-    kind: str  # "function" | "while.cond" | "while.body" | "if.true" | "case.2" | "body" ...
-    owner: Optional[Operation] = None  # the call/while/if/reduce op that opened this frame
-    iteration: Optional[int] = None
-    parent: Optional["Frame"] = None
-    env: dict = field(default_factory=dict, repr=False)
-    block: Optional[Block] = field(default=None, repr=False)  # the block it runs (observed runs)
+    __slots__ = ("function", "kind", "owner", "iteration", "parent", "env", "block")
+
+    def __init__(self, function: Function, kind: str, owner: Optional[Operation] = None, iteration: Optional[int] = None,
+                 parent: Optional["Frame"] = None, env: Optional[dict] = None, block: Optional[Block] = None):
+        self.function = function
+        self.kind = kind  # "function" | "while.cond" | "while.body" | "if.true" | "case.2" | "body" ...
+        self.owner = owner  # the call/while/if/reduce op that opened this frame
+        self.iteration = iteration
+        self.parent = parent
+        self.env = env  # values by Value (observed runs; None in plain runs, whose values are slots)
+        self.block = block  # the block it runs (observed runs)
 
     @property
     def depth(self) -> int:
@@ -72,6 +75,9 @@ class Frame:
 
     def describe(self) -> str:
         return describe_frame(self.function.sym_name, self.kind, self.iteration)
+
+    def __repr__(self) -> str:
+        return f"Frame({self.describe()})"
 
 
 def describe_frame(function: str, kind: str, iteration: Optional[int], with_function: bool = True, note: str = "") -> str:
@@ -148,7 +154,7 @@ class _FanOut(Listener):
 _SILENT = Listener()  # an observed run no one listens to (a backend with storage of its own)
 
 
-def _no_values(_: Any) -> tuple:
+def _no_values(_: Any, default: tuple = ()) -> tuple:
     return ()
 
 
@@ -335,18 +341,20 @@ class Interpreter:
         self.frame = frame
         listeners = self.listeners
         listener = listeners[0] if len(listeners) == 1 else _FanOut(listeners) if listeners else _SILENT
+        entered, results = False, None
         try:
             listener.enter_frame(frame, args)
-            results = None
-            try:
-                steps, terminator = self.plan.steps(block)
-                arguments = _block_arguments(block, args)
-                results = self._run_observed(listener, block, steps, terminator, arguments, args, frame.env)
-                return results
-            finally:
-                listener.exit_frame(frame, results)
+            entered = True
+            steps, terminator = self.plan.steps(block)
+            arguments = block.arguments
+            if len(args) != len(arguments):
+                _block_arguments(block, args)  # says what is wrong
+            results = self._run_observed(listener, block, steps, terminator, arguments, args, frame.env)
+            return results
         finally:
             self.frame = saved
+            if entered:
+                listener.exit_frame(frame, results)
 
     def _run_observed(self, listener: Listener, block: Block, steps: "CompiledSteps", terminator, arguments, args,
                       env: dict) -> list[Any]:
@@ -381,7 +389,7 @@ class Interpreter:
                     for value, result in zip(step.results, out):
                         env[value] = result if transparent else store(result, value)
                 after_op(event, frame, op, operands, list(out) if step.results else [])
-            for value in dying(op):
+            for value in dying(op, ()):
                 env.pop(value, None)
         if terminator is None:
             return []
@@ -389,13 +397,13 @@ class Interpreter:
         event = self.events
         self.events = event + 1
         returning(event, frame, terminator, returned)
-        for value in dying(terminator):
+        for value in dying(terminator, ()):
             env.pop(value, None)
         return returned
 
     def _values_dying(self, function: Function) -> tuple[Callable, Callable]:
-        """(op -> the values an observed run lets go once `op` is done, block -> its arguments no op
-        reads), from the function's liveness; nothing to let go in a function with more than
+        """(`dying(op, ())`: the values an observed run lets go once `op` is done, block -> its
+        arguments no op reads), from the function's liveness; nothing to let go in a function with more than
         LIVENESS_UP_TO ops, whose analysis would cost more than the first steps of a debugging
         session may (its values then stay until its frame ends)."""
         found = self._dying.get(function)
@@ -404,7 +412,7 @@ class Interpreter:
             if len(function.ops) <= LIVENESS_UP_TO:
                 try:
                     liveness = liveness_of(self.module).function(function)
-                    found = (liveness.last_uses, liveness.unused_arguments)
+                    found = (liveness.last_uses_table.get, liveness.unused_arguments)
                 except HlodbgError:
                     pass  # a region of several blocks: keep every value
             self._dying[function] = found

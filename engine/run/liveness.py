@@ -67,6 +67,11 @@ class FunctionLiveness:
     def size(self) -> int:
         return len(self.ops)
 
+    @property
+    def last_uses_table(self) -> dict[Operation, tuple[Value, ...]]:
+        """op -> last_uses(op), for a loop that looks it up once per op (an op absent: nothing dies there)."""
+        return self._last_uses
+
     def last_uses(self, op: Operation) -> tuple[Value, ...]:
         """The values of `op`'s block whose last use is `op` (its own unused results included): a
         run may drop them once `op` completes. Values of enclosing blocks never end inside a region."""
