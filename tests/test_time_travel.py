@@ -193,3 +193,32 @@ def test_nan_breakpoints_look_at_computed_values_not_constant_fill_values(kind, 
     np.savez(tmp_path / "x.npz", arg0=x)
     assert main(["run", str(path), "--args", str(tmp_path / "x.npz"), "--break-on", kind]) == 3
     assert "stablehlo.select" in capsys.readouterr().out
+
+
+def test_a_new_session_of_a_program_takes_the_closed_sessions_prepared_recorder():
+    """Preparing every op's step was most of what a new session's run cost on an op-bound
+    program: a closed session hands its recorder (steps, folded constants) to the next session of
+    the same program, which records the same events and values; the closed one keeps its record
+    and printed lines, and interrupting it no longer reaches the recorder."""
+    text = """func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = stablehlo.sine %x : tensor<4xf32>
+  "interpreter.print"(%y) : (tensor<4xf32>) -> ()
+  %z = stablehlo.add %y, %x : tensor<4xf32>
+  return %z : tensor<4xf32>
+}"""
+    program = hlodbg.load(text)
+    x = np.arange(4, dtype=np.float32)
+    first = program.session([x], persist=False)
+    first.continue_()
+    recorder, printed = first._recorder, list(first.printed)
+    first.close()
+    assert first.printed == printed and len(printed) == 1
+    second = program.session([x + 1], persist=False)
+    assert second._recorder is recorder and second.printed == []
+    first.interrupt()  # the closed session's run has ended: the shared recorder is not told
+    second.continue_()
+    assert second.finished and len(second.printed) == 1
+    assert second.results[0].tobytes() == program.run(x + 1)[0].tobytes()
+    assert [e.op.name for e in second.events] == [e.op.name for e in first.events]
+    assert first.event(2).outputs[0].tobytes() == program.run(x)[0].tobytes()  # the closed record stays
+    second.close()

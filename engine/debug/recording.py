@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import traceback
+import weakref
 from time import perf_counter
 from typing import Any, Literal, Optional, Sequence
 
@@ -102,6 +103,19 @@ class RecordingInterpreter(Interpreter, Listener):
         self.parked_seconds = 0.0
         self._stack = []
         self.next_checkpoint = store.checkpoint_seconds
+
+    def release(self) -> None:
+        """Forget the run recorded last (its trace, values, execution and printed lines), keeping
+        the prepared steps."""
+        self.trace = self.store = None
+        self.execution = None
+        self.frame = None
+        self.gate.reset()
+        self.printed = []
+        self._record = None
+        self._running = []
+        self._last_child = {}
+        self._stack = []
 
     def now(self) -> float:
         return perf_counter() - self.parked_seconds
@@ -230,6 +244,29 @@ class RecordingInterpreter(Interpreter, Listener):
             self.execution.park(eid)
 
 
+# The prepared recorder of a session that has ended, per program (module), backend and process:
+# the next session of the same program takes it (Session._start), so it does not prepare every op's
+# step again (on a 12-layer transformer that was most of what a new session's run to its end cost).
+_IDLE_RECORDERS: "weakref.WeakKeyDictionary[Any, dict]" = weakref.WeakKeyDictionary()
+
+
+def give_back_recorder(recorder: RecordingInterpreter) -> None:
+    """`recorder`'s run has ended and its session will not run it again: keep it, without the
+    run it recorded, for the next session of its program."""
+    recorder.release()
+    _IDLE_RECORDERS.setdefault(recorder.module, {})[recorder.process] = recorder
+
+
+def take_idle_recorder(module: Any, backend: Any, process: Any) -> Optional[RecordingInterpreter]:
+    """A recorder a closed session of `module` gave back, on this very backend and process."""
+    idle = _IDLE_RECORDERS.get(module)
+    recorder = idle.get(process) if idle is not None else None
+    if recorder is None or recorder.backend is not backend:
+        return None
+    del idle[process]
+    return recorder
+
+
 class Execution:
     """Runs a RecordingInterpreter in a greenlet that parks at the gate's pauses.
 
@@ -295,8 +332,10 @@ class Execution:
         self.error = error
 
     def interrupt(self) -> None:
-        """Make a running execution park before its next op (safe from any thread)."""
-        self.interpreter.gate.pause_at = 0
+        """Make a running execution park before its next op (safe from any thread); nothing once
+        it has ended (its recorder may record another session's run by then)."""
+        if not self.done:
+            self.interpreter.gate.pause_at = 0
 
     def abandon(self) -> None:
         """End the run for good; a parked one is unwound (its frames' cleanup runs)."""

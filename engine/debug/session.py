@@ -30,7 +30,7 @@ from .expressions import ExpressionError, compile_expression
 from ..run.interpreter import Interpreter, entry_arguments, entry_function
 from ..ir.core import Module, Operation
 from ..machine.process import Grid, ProcessId
-from .recording import NEVER, Execution, RecordingInterpreter
+from .recording import NEVER, Execution, RecordingInterpreter, give_back_recorder, take_idle_recorder
 from .values import ValueStore, argument_bytes, replay_frame_of
 from .summary import ValueSummary, summarize
 from .stops import FrameInfo, Hit, Stop
@@ -58,6 +58,7 @@ class Session:
         self.grid = grid
         self.breakpoints = breakpoints if breakpoints is not None else BreakpointTable(Resolver(module, entry, path))
         self._recorder: Optional[RecordingInterpreter] = None
+        self._printed: list[str] = []  # the run's `interpreter.print` output (kept past close())
         self.timeline = Timeline(expression_names, lookup_value, lambda names: ops_seeing(module.functions.values(), names),
                                  self._literal)
         self._stats: dict[tuple, ValueSummary] = {}
@@ -76,9 +77,12 @@ class Session:
     def _start(self) -> None:
         store = ValueStore(self.module, self._interpreter, self.budget, arguments_bytes=argument_bytes(self.args))
         recorder = self._recorder
+        if recorder is None and self.grid is None:
+            recorder = take_idle_recorder(self.module, self.backend, self.process)
         if recorder is None:
             recorder = RecordingInterpreter(self.module, store, backend=self.backend, process=self.process, grid=self.grid)
-            self._recorder = recorder
+        self._recorder = recorder
+        self._printed = recorder.printed
         recorder.reset_recording(store)
         execution = Execution(recorder, self.entry, self.args)
         self.timeline.reset(View(store, execution))
@@ -103,8 +107,14 @@ class Session:
         return Stop("start", 0)
 
     def close(self) -> None:
-        """Stop the background run (a parked one is unwound); restart() can start another."""
+        """Stop the background run (a parked one is unwound); restart() can start another. The
+        recorded run stays to be looked at; the recorder, with every op's prepared step, goes to
+        the next session of this program (recording.give_back_recorder)."""
         self.timeline.main.execution.abandon()
+        recorder = self._recorder
+        if recorder is not None and self.grid is None and self.timeline.main.execution.done:
+            self._recorder = None
+            give_back_recorder(recorder)
 
     def interrupt(self) -> None:
         """From another thread: make a running control stop before the next op (and an expression
@@ -125,7 +135,7 @@ class Session:
     @property
     def printed(self) -> list[str]:
         """What `interpreter.print` ops of this run printed so far, in order."""
-        return self._recorder.printed if self._recorder is not None else []
+        return self._printed
 
     # -- where we are -------------------------------------------------------------------------
     @property
