@@ -22,7 +22,6 @@ from ..run.interpreter import Frame, Interpreter, Listener
 from ..run.deep_stack import StackThread, stack_thread_for
 from ..ir.opset import has_aliasing_regions
 from .trace import FrameRecord, ResultRef, Trace
-from .values import ARRAY_OVERHEAD
 
 NEVER = float("inf")
 
@@ -174,17 +173,7 @@ class RecordingInterpreter(Interpreter, Listener):
         trace.results[event] = out
         trace.ends[event] = len(trace.ops) - 1
         trace.completed.append(event)
-        store = self.store
-        # ValueStore.account, inlined: this runs once per op of the program.
-        if type(out) is np.ndarray and out.base is None:
-            size = out.nbytes + ARRAY_OVERHEAD
-        else:
-            size = store.held_bytes(out, operands)
-        if size:
-            store.sizes[event] = size
-            store.bytes += size
-            if store.bytes > store.budget:
-                store.evict()
+        self.store.account(event, out, operands)
         gate = self.gate
         check = gate.check_after
         if check is not None:

@@ -57,7 +57,7 @@ class Frame:
     """One level of the execution stack (a class with slots: an observed loop makes two a
     iteration)."""
 
-    __slots__ = ("function", "kind", "owner", "iteration", "parent", "env", "block")
+    __slots__ = ("function", "kind", "owner", "iteration", "parent", "env", "block", "__weakref__")
 
     def __init__(self, function: Function, kind: str, owner: Optional[Operation] = None, iteration: Optional[int] = None,
                  parent: Optional["Frame"] = None, env: Optional[dict] = None, block: Optional[Block] = None):
