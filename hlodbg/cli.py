@@ -204,8 +204,9 @@ def _cmd_serve(args) -> int:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    # `hlodbg prog.mlir` means `hlodbg open prog.mlir`.
-    if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")):
+    # `hlodbg prog.mlir` means `hlodbg open prog.mlir`, and `hlodbg --no-save` (an option of `open`,
+    # not one of hlodbg's own: --help, --version) `hlodbg open --no-save`.
+    if not argv or (argv[0] not in COMMANDS and argv[0] not in ("-h", "--help", "--version")):
         argv = ["open", *argv]
     args = _parser(argv[0]).parse_args(argv)
     if args.command is None:

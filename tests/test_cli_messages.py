@@ -108,3 +108,15 @@ def test_a_split_file_names_the_option_to_pick_a_module(tmp_path, capsys):
 def test_moves_are_named_as_people_say_them():
     assert move_words("continue_") == "continue" and move_words("step_in") == "step in"
     assert all("_" not in move_words(name) for name in MOVES)
+
+
+def test_an_option_of_open_first_opens_as_the_program_would(tmp_path, capsys):
+    """`hlodbg --no-save prog.mlir` is `hlodbg open --no-save prog.mlir`, as `hlodbg prog.mlir` is
+    `hlodbg open prog.mlir`; hlodbg's own --version and --help stay its own."""
+    missing = tmp_path / "missing.mlir"
+    assert main(["--no-save", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert "missing.mlir" in err and "unrecognized arguments" not in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and "hlodbg" in capsys.readouterr().out
