@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple, Optional, Sequence, Union
 
 from .breakpoints import BreakpointTable, Resolver
-from ..ir.errors import HlodbgError
+from ..ir.errors import ExecutionError, HlodbgError
 from ..run.grid import GridError, GridScheduler, ScheduledGrid, grid_shape
 from ..run.interpreter import entry_arguments, entry_function
 from ..ir.core import Module, Operation
@@ -21,7 +21,7 @@ from ..ir.opset import is_collective, process_groups_of
 from ..machine.backend import CPU, Backend
 from ..machine.process import ProcessId
 from .values import argument_bytes, default_budget
-from .session import Session
+from .session import Session, memory_full_message
 from .stops import Stop
 from .target import MOVES, DeviceValue, TargetBase, TargetError
 
@@ -67,6 +67,12 @@ class GridSession(TargetBase):
             GridScheduler(self.grid, tasks).run()
         except HlodbgError as e:
             self.error = e  # the traces up to the failure stay steppable
+        for session in self.sessions.values():
+            if session._recorder.history_full:
+                # Recording every device up front: a device whose history filled its share of the
+                # budget ends the recording there (its peers then wait for it at a collective).
+                self.error = ExecutionError(f"device {session.process}: {memory_full_message(session.timeline.main.store)}")
+                break
         for session in self.sessions.values():
             execution = session.execution
             if not execution.done:

@@ -25,6 +25,11 @@ from .trace import FrameRecord, ResultRef, Trace
 
 NEVER = float("inf")
 
+# How often (in events) the recording asks the value store whether its history still fits: often
+# enough that a loop of small ops passes its budget by under a megabyte, rarely enough to cost
+# nothing per op.
+HISTORY_CHECK_EVENTS = 4096
+
 # ready -> running <-> parked -> finished | failed | abandoned
 ExecutionState = Literal["ready", "running", "parked", "finished", "failed", "abandoned"]
 
@@ -86,6 +91,10 @@ class RecordingInterpreter(Interpreter, Listener):
         # shares its function's): what a checkpoint keeps (ValueStore.checkpoint).
         self._stack: list[tuple[FrameRecord, dict]] = []
         self.next_checkpoint = store.checkpoint_seconds
+        self.next_history_check = HISTORY_CHECK_EVENTS
+        # Set when the run parked because its history filled the store's budget; the session
+        # reads and clears it (Session._forward: a "memory" stop).
+        self.history_full = False
 
     def reset_recording(self, store) -> None:
         """Record a new run into `store`, keeping the compiled program (the previous run must
@@ -102,6 +111,8 @@ class RecordingInterpreter(Interpreter, Listener):
         self.parked_seconds = 0.0
         self._stack = []
         self.next_checkpoint = store.checkpoint_seconds
+        self.next_history_check = HISTORY_CHECK_EVENTS
+        self.history_full = False
 
     def release(self) -> None:
         """Forget the run recorded last (its trace, values, execution and printed lines), keeping
@@ -156,6 +167,8 @@ class RecordingInterpreter(Interpreter, Listener):
         trace.ends.append(-1)
         trace.results.append(None)
         gate = self.gate
+        if event >= self.next_history_check:
+            self._check_history(event)
         if event >= gate.pause_at or op in gate.stop_ops:
             self._arrive(event, operands)
         self._running.append(event)
@@ -222,6 +235,15 @@ class RecordingInterpreter(Interpreter, Listener):
                     live.append((ref.event, held if transparent and single else None))
         self.store.checkpoint(live, final)
         self.next_checkpoint = now + self.store.checkpoint_seconds
+
+    def _check_history(self, event: int) -> None:
+        """Every HISTORY_CHECK_EVENTS events: when the history no longer fits the store's budget,
+        park before this event (the session reports a "memory" stop), so that a run that never
+        ends holds bounded memory under `continue`."""
+        self.next_history_check = event + HISTORY_CHECK_EVENTS
+        if self.store.history_grew():
+            self.history_full = True
+            self.gate.pause_at = min(self.gate.pause_at, event)
 
     def _arrive(self, eid: int, operands: list) -> None:
         gate = self.gate

@@ -43,6 +43,17 @@ from ..ir.opset import has_expandable_body
 
 
 
+def memory_full_message(store: ValueStore) -> str:
+    """Why a run stopped with its history filling the store's budget, and the ways on."""
+    trace = store.trace
+    mib = 1 << 20
+    return (f"the recording holds its memory budget: {len(trace):,} events of history "
+            f"({trace.history_bytes() / mib:.0f} MiB) and {store.bytes / mib:.0f} MiB of values, of "
+            f"{(store.history_budget + store.allowance) / mib:.0f} MiB; it stopped here rather than grow. "
+            f"Going on lets it grow by {store.history_budget / 8 / mib:.0f} MiB at a time; "
+            f"restart with a larger --memory to record further in one go")
+
+
 class Session:
     """Step through one run of `entry` on `args`. Build one with `Program.session()`."""
 
@@ -313,11 +324,24 @@ class Session:
 
     @property
     def memory_used(self) -> int:
+        """What the recording's values hold (recording_bytes adds its history)."""
         return self.timeline.main.store.bytes
 
     @property
     def memory_budget(self) -> int:
         return self.timeline.main.store.budget
+
+    @property
+    def recording_bytes(self) -> int:
+        """What the recording holds: its values and its history (the trace)."""
+        store = self.timeline.main.store
+        return store.bytes + store.trace.history_bytes()
+
+    @property
+    def recording_budget(self) -> int:
+        """What the recording may hold before the run stops with "memory" (values.py)."""
+        store = self.timeline.main.store
+        return store.history_budget + store.allowance
 
     # -- breakpoints --------------------------------------------------------------------------
     def break_at(self, spec: str, condition: Optional[str] = None, ignore: int = 0, saved: bool = True) -> Breakpoint:
@@ -478,6 +502,9 @@ class Session:
              breakpoints: Sequence[Breakpoint] = (), extra_ops: frozenset = frozenset()) -> list[Hit]:
         """Let the background run go until it parks; returns the breakpoint hits that parked it."""
         recorder = self._recorder
+        if recorder.history_full:
+            recorder.history_full = False  # a move past a "memory" stop: its history may grow a little
+            view.store.grant_more_history()
         gate = recorder.gate
         gate.reset()
         gate.pause_at = pause_at
@@ -560,6 +587,8 @@ class Session:
         if hits:
             return Stop("breakpoint" if any(h.breakpoint for h in hits) else "step", view.position, tuple(hits))
         reached = target is not None and view.position >= target
+        if self._recorder.history_full and not reached:
+            return Stop("memory", view.position, message=memory_full_message(view.store))
         return Stop("step" if reached or after_event is not None else "interrupted", view.position)
 
     def _backward(self, target: int, through_views: bool = False) -> Stop:

@@ -12,8 +12,8 @@ from .breakpoints import Breakpoint
 
 # step: a move ended where it meant to; breakpoint: a hit stopped it; start / end: the run's
 # first op / past its last; error: the run failed there; interrupted: interrupt() stopped it;
-# goto: a jump to an event.
-StopReason = Literal["step", "breakpoint", "end", "error", "start", "interrupted", "goto"]
+# goto: a jump to an event; memory: the recording's history filled its budget (values.py).
+StopReason = Literal["step", "breakpoint", "end", "error", "start", "interrupted", "goto", "memory"]
 
 
 @dataclass

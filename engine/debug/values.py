@@ -50,6 +50,14 @@ SMALLEST_DEFAULT_BUDGET = 256 << 20
 FIRST_CHECKPOINT_SECONDS = 0.2
 
 
+# What the run's history (its trace: every event and frame record, values aside) may hold. Everything
+# a session holds counts against an explicit `--memory`, except that the history may always take
+# this much, so that a budget small enough to make values be dropped (`--memory 1K`) still records
+# a program. Without `--memory` the history may take a quarter of the machine's memory (about 7M
+# iterations of a small loop on 24 GiB). Past it the run stops ("memory") rather than grow.
+SMALLEST_HISTORY_BUDGET = 64 << 20
+
+
 def default_budget(arguments_bytes: int = 0) -> int:
     """The budget for recorded values when the user gives none (see SMALLEST_DEFAULT_BUDGET)."""
     memory = physical_memory()
@@ -120,6 +128,14 @@ class ValueStore:
         self._module = module
         self.trace = Trace()
         self.budget = default_budget(arguments_bytes) if budget is None else max(0, int(budget))
+        if budget is None:
+            memory = physical_memory()
+            self.history_budget = max(self.budget, memory // 4 if memory else 4 << 30)
+        else:
+            self.history_budget = max(self.budget, SMALLEST_HISTORY_BUDGET)
+        # What values may keep now: the budget, less what the history takes of it (history_grew).
+        self.limit = self.budget
+        self.allowance = 0  # history_budget's growth granted by moves after a "memory" stop
         self.bytes = 0  # bytes of recorded values currently kept (the recording loop adds to it)
         self.evicted = 0  # values dropped so far
         self.recomputed = 0  # values recomputed so far
@@ -182,8 +198,25 @@ class ValueStore:
         if size:
             self.sizes[eid] = size
             self.bytes += size
-            if self.bytes > self.budget:
+            if self.bytes > self.limit:
                 self.evict()
+
+    def history_grew(self) -> bool:
+        """The trace has grown (the recording loop says so every few thousand events): values
+        may keep less (`limit`: never under a quarter of the budget, so that stepping back near
+        the end is not all recomputation). True when the history and what values must keep pass
+        the history budget: the recording is full and the run should stop."""
+        history = self.trace.history_bytes()
+        room = self.history_budget + self.allowance - history
+        self.limit = max(self.budget // 4, min(self.budget, room))
+        if self.bytes > self.limit:
+            self.evict()
+        return history + self.bytes > self.history_budget + self.allowance
+
+    def grant_more_history(self) -> None:
+        """A move asked to go on past a "memory" stop: let the history grow by an eighth of its
+        budget more (each such move is the user's choice; the run stops again after that)."""
+        self.allowance += max(1, self.history_budget // 8)
 
     def add_frame_args(self, record: FrameRecord) -> None:
         key = FrameArgs(record.id)
@@ -314,7 +347,7 @@ class ValueStore:
         Oldest means first finished: the trace's completion list is the queue, so recording
         needs no queue of its own; recomputed values and frame arguments wait in `_later`.
         """
-        target = self.budget * 3 // 4 if target is None else target
+        target = self.limit * 3 // 4 if target is None else target
         sizes, trace, completed, later = self.sizes, self.trace, self.trace.completed, self._later
         skipped = []
         while self.bytes > target:
@@ -418,7 +451,7 @@ class ValueStore:
         """Recompute `targets` and whatever dropped values they need, oldest first, iteratively."""
         # Make room first: what this call recomputes stays until the next one, so callers can
         # read it even when the budget is smaller than the value.
-        if self.bytes > self.budget:
+        if self.bytes > self.limit:
             self.evict()
         stack = list(targets)
         hold = self._hold
