@@ -22,7 +22,6 @@ Breakpoints and watch expressions are saved per program in a small JSON file.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from ..ir.core import Module, Operation, function_list
 from ..ir.locations import user_frame
 from ..ir.opset import is_terminator, lookup
 from ..machine.xla.device_values import looked_at_on_device, nonfinite_counts, to_host
+from ..run.screen import surely_finite  # noqa: F401 - the debugger's NaN screen is the plain run's
 from ..syntax.hlo.opcodes import TABLE as HLO_OPCODES, ops_of_opcode
 
 VALUE_TESTS = ("nan", "inf", "nonfinite")
@@ -84,29 +84,6 @@ def _count(value: Any, test: str) -> int:
 
 def value_test(name: str) -> Callable[[list], bool]:
     return lambda results: any(_count(r, name) for r in results)
-
-
-_BLAS_FLOATS = "fd"  # float32, float64: dot products of these are fast and exact enough to screen
-
-
-def surely_finite(output: Any) -> bool:
-    """True when an op's raw output (one array) certainly holds no NaN or Inf. It runs once per
-    op while a value breakpoint watches the run, so it is a screen, not a count: False only
-    means "look closer" (several results, narrow floats, a dropped value, overflow).
-
-    For float32/float64 it uses x·x: a NaN makes it NaN and an Inf makes it +Inf (squares are
-    never negative, so no Inf - Inf), while finite elements give a finite sum unless it
-    overflows, which only sends the op to the exact check."""
-    if type(output) is not np.ndarray:
-        if looked_at_on_device(output):
-            return not any(nonfinite_counts(output))
-        output = to_host(output)  # an XLA CPU device's array
-        if type(output) is not np.ndarray:
-            return False
-    if output.dtype.char in _BLAS_FLOATS:
-        flat = output if output.ndim == 1 else output.ravel()
-        return math.isfinite(flat.dot(flat))
-    return output.dtype.kind in "biu"
 
 
 @dataclass

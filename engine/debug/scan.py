@@ -1,9 +1,10 @@
 """A run that only looks for the first NaN or Inf: `hlodbg run PROG --break-on nan|inf|nonfinite`.
 
 A session records every value so that it can step back; a run that only asks where the first
-NaN/Inf appears needs none of that. `find_first_nonfinite` runs the plain interpreter with one
-listener that screens each op's output (breakpoints.surely_finite, one dot product) and stops
-the run at the first op whose result holds what the test looks for, keeping what a report needs:
+NaN/Inf appears needs none of that. `find_first_nonfinite` runs the plain interpreter screening
+each op's output (engine/run/screen.py: one dot product), and only when an op's output holds
+what the test looks for runs again with one listener that stops the run at that op, keeping what
+a report needs:
 the op, its event number (the interpreter's event clock, so the one a session gives the same op
 instance), its frames, operands and outputs. As a session's NaN/Inf breakpoints do, it looks at
 the values the run computes: a constant as written (a JAX program's NaN fill value, a reduction's
@@ -18,9 +19,8 @@ from ..ir.core import Module, Operation
 from ..ir.locations import describe as describe_location
 from ..machine.backend import CPU, Backend
 from ..run.interpreter import Frame, Listener, describe_frame
-from ..run.plan import Plan
+from ..run.plan import Plan, written_constant
 from ..run.request import RunRequest, Runner
-from ..ir.opset import is_float_math
 from .breakpoints import VALUE_TESTS, surely_finite, value_test
 
 
@@ -56,13 +56,9 @@ class _Found(BaseException):
 
 
 def literal_constant(plan: Plan, op: Operation) -> bool:
-    """Whether `op`'s value is one of the program's constants as written: a constant, or moved or
-    tested from constants alone (a broadcast of a NaN fill value), no arithmetic on them. NaN/Inf
-    value breakpoints and the scan pass over these: every JAX program holds NaN fill values and
-    -inf reduction starts, which are not what a user chasing a NaN looks for; an overflow the
-    program computes from constants (`1e38 * 1e38`) is still met."""
+    """Whether `op`'s value is one of the program's constants as written (plan.written_constant)."""
     step = plan.step_of.get(op)
-    return step is not None and step.foldable and not is_float_math(op.name)
+    return step is not None and written_constant(step)
 
 
 class _FirstNonfinite(Listener):
@@ -86,10 +82,33 @@ class _FirstNonfinite(Listener):
 def find_first_nonfinite(module: Module, args: Sequence[Any], test: str, entry: str = "main",
                          backend: Backend = CPU) -> ScanResult:
     """Run `entry` on `args` until an op's result holds what `test` (nan, inf or nonfinite)
-    looks for; the hit, or the program's results when none did."""
+    looks for; the hit, or the program's results when none did.
+
+    Two passes: a screened plain run (engine/run/screen.py: the plain loop's speed, one dot
+    product per float result) says whether any op makes such a value; only if one does, an
+    observed run from the start finds which op instance, its event number and frames (runs are
+    deterministic: it meets the same value). A backend whose runs are never plain (TPU storage)
+    takes the observed run at once."""
     if test not in VALUE_TESTS:
         raise ValueError(f"test must be one of {', '.join(VALUE_TESTS)}, not {test!r}")
-    runner, request = Runner(), RunRequest(module, list(args), entry, backend)
+    request = RunRequest(module, list(args), entry, backend)
+    screened = Runner()
+    interpreter = screened.interpreter(request)
+    if interpreter.plain:
+        holds = value_test(test)
+
+        def screen(step, value) -> None:
+            if holds([value]):
+                raise _Found()
+
+        interpreter.screen_results(screen)
+        try:
+            outcome = screened.run(request)
+        except _Found:
+            pass  # where: the observed run below
+        else:
+            return ScanResult(None, outcome.results, outcome.printed)
+    runner = Runner()
     listener = _FirstNonfinite(test, runner.interpreter(request).plan)
     try:
         outcome = runner.run(request, lambda process: [listener])

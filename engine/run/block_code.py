@@ -12,10 +12,11 @@ goes through `Step`'s reuse check (`reusing_call`), a failing step is named as t
 from __future__ import annotations
 
 from sys import getrefcount
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from ..ir.errors import HlodbgError
 from .plan import SOLE_HOLDER, FastBlock, failure, frozen
+from .screen import surely_finite
 
 # Blocks longer than this stay with the loop: compiling source costs more than it saves there.
 MOST_STEPS = 2000
@@ -32,10 +33,14 @@ def reusing_call(step: Any, operands: list) -> Any:
         call.reuse = ()
 
 
-def block_function(fast: FastBlock, check_arguments: Callable[[list], None]) -> Callable[[list, list], list]:
-    """`run(slots, args, iteration=None) -> returned`, doing what the plain loop does on `fast`."""
+def block_function(fast: FastBlock, check_arguments: Callable[[list], None],
+                   screen: Optional[Callable[[Any, Any], None]] = None) -> Callable[[list, list], list]:
+    """`run(slots, args, iteration=None) -> returned`, doing what the plain loop does on `fast`
+    (with `screen`, a screened run's: each computed step's screened values that surely_finite
+    does not clear go to `screen(step, value)`, as Interpreter._run_fast does)."""
     names: dict[str, Any] = {"HlodbgError": HlodbgError, "failure": failure, "frozen": frozen,
-                             "reusing_call": reusing_call, "check_arguments": check_arguments, "STEPS": fast.steps}
+                             "reusing_call": reusing_call, "check_arguments": check_arguments, "STEPS": fast.steps,
+                             "FINITE": surely_finite, "SCREEN": screen}
     lines = ["def run(slots, args, iteration=None):",
              f"    if len(args) != {len(fast.arguments)}:",
              "        check_arguments(args)"]
@@ -54,13 +59,23 @@ def block_function(fast: FastBlock, check_arguments: Callable[[list], None]) -> 
             call = f"reusing_call(S{k}, [{operands}])"
         else:
             call = f"E{k}(C{k}, {operands})"
+        # A screened value is looked at where it is computed (a folded one once, when it is made).
+        screened = step.screened if screen is not None else ()
+        if step.single:
+            looks = [f"if not FINITE(slots[{step.result_slots[0]}]):", f"    SCREEN(S{k}, slots[{step.result_slots[0]}])"]
+        else:
+            looks = [line for j in screened for line in (f"if not FINITE(out[{j}]):", f"    SCREEN(S{k}, out[{j}])")]
+        looks = looks if screened else []
         if step.foldable:
             target = f"slots[{step.result_slots[0]}]" if step.single else "out"
             body += [f"{target} = S{k}.folded", f"if {target} is None:", f"    {target} = S{k}.folded = {call}"]
+            body += ["    " + line for line in looks]
         elif step.single:
             body.append(f"slots[{step.result_slots[0]}] = {call}")
+            body += looks
         else:
             body.append(f"out = {call}")
+            body += looks
         if not step.single:
             body += [f"slots[{slot}] = out[{j}]" for j, slot in enumerate(step.result_slots)]
             body.append("out = None")

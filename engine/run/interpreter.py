@@ -45,6 +45,7 @@ from .block_code import MOST_STEPS, block_function
 from .deep_stack import run_with_room
 from .liveness import liveness_of
 from .plan import SOLE_HOLDER, CompiledSteps, FastBlock, Plan, Step, failure, frozen
+from .screen import screen_step
 from ..ir.types import QuantizedType, TensorType
 
 
@@ -186,6 +187,9 @@ class Interpreter:
         # single-op body), so the debugger can show them evaluated; results may round differently.
         self.expand_bodies = False
         self.plan = Plan(module, self._step)
+        # When set, plain runs screen every step's results for NaN/Inf (screen.py): the hook is
+        # called with the step and a value surely_finite did not clear.
+        self.screen: Optional[Callable[[Any, Any], None]] = None
         self._slots: Optional[list] = None  # the flat frame of the function a plain run is in
         # The event clock of observed runs: the number the next event gets (Listener).
         self.events = 0
@@ -203,7 +207,16 @@ class Interpreter:
         other.probe_dir = self.probe_dir
         other.probe_counts = self.probe_counts
         other.expand_bodies = self.expand_bodies
+        if self.screen is not None:
+            other.screen_results(self.screen)
         return other
+
+    def screen_results(self, hook: Callable[[Any, Any], None]) -> None:
+        """From now on, plain runs screen every step's values for NaN/Inf and call `hook(step,
+        value)` with each one surely_finite does not clear (screen.py). Their blocks are not
+        fused, so that every op's value exists to be screened."""
+        self.screen = hook
+        self.plan.unfused()
 
     def run(self, entry: str = "main", args: Sequence[Any] = ()) -> list[Any]:
         function = self.entry_function(entry)
@@ -285,7 +298,7 @@ class Interpreter:
             return code
         fast.runs += 1
         if (hot or fast.runs > 1) and len(fast.steps) <= MOST_STEPS:
-            code = fast.code = block_function(fast, partial(_block_arguments, fast.block))
+            code = fast.code = block_function(fast, partial(_block_arguments, fast.block), self.screen)
             return code
         return partial(self._run_fast, fast)
 
@@ -298,6 +311,7 @@ class Interpreter:
         for slot, arg in zip(arguments, args):
             slots[slot] = arg
         timers = self.listeners
+        screen = self.screen
         for step in fast.steps:
             out = step.folded
             if out is None:
@@ -322,6 +336,8 @@ class Interpreter:
                     raise failure(step, e) from e
                 if step.foldable:
                     step.folded = frozen(out)
+                if screen is not None and step.screened:
+                    screen_step(screen, step, out)
                 for timer in timers:
                     timer.step_finished(step)
             if step.single:

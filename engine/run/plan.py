@@ -52,10 +52,11 @@ import numpy as np
 
 from ..ir.core import Block, Function, Module, Operation, Value
 from ..ir.errors import ExecutionError, HlodbgError
-from ..ir.opset import is_foldable, is_terminator
+from ..ir.opset import is_float_math, is_foldable, is_terminator
 from ..ir.types import TupleType
 from ..ops.registry import OpCall
 from .liveness import liveness_of
+from .screen import screened_results
 
 
 class Step:
@@ -65,7 +66,7 @@ class Step:
     constant: their value is kept in `folded`."""
 
     __slots__ = ("evaluator", "call", "op", "operands", "results", "single", "foldable", "folded",
-                 "operand_slots", "result_slots", "free", "reuse")
+                 "operand_slots", "result_slots", "free", "reuse", "screened")
 
     def __init__(self, evaluator: Callable, call: OpCall, operands: list[Value], results: list[Value]):
         self.evaluator = evaluator
@@ -80,6 +81,9 @@ class Step:
         self.result_slots: tuple[int, ...] = ()
         self.free: tuple[int, ...] = ()
         self.reuse: tuple[int, ...] = ()
+        # Results a screened plain run looks at for NaN/Inf (screen.py): none for a constant as
+        # written (a JAX program's NaN fill value is no hit), else those of float types.
+        self.screened: tuple[int, ...] = ()
 
     def evaluate(self, operands: Sequence[Any]) -> Any:
         """The step's output for `operands` (the value for one result, a sequence for several):
@@ -237,6 +241,12 @@ class Plan:
         self._compiled: dict[int, tuple[CompiledSteps, Optional[Operation]]] = {}
         self.step_of: dict[Operation, Step] = {}
         self._fast: dict[int, FastBlock] = {}
+        self.fuses = True  # whether plain runs fuse (not when they screen values: screen.py)
+
+    def unfused(self) -> None:
+        """Plain runs from now on run every op as a step of its own (blocks made again)."""
+        self.fuses = False
+        self._fast.clear()
 
     # -- the op-by-op view -----------------------------------------------------------------------
     def steps(self, block: Block) -> tuple[CompiledSteps, Optional[Operation]]:
@@ -293,11 +303,21 @@ class Plan:
             dying = liveness.last_uses(op)
             step.free = tuple(index[v] for v in dying)
             step.reuse = _reusable(op, dying)
+            step.screened = () if written_constant(step) else screened_results(op)
         returned = tuple(index[v] for v in terminator.operands) if terminator is not None else ()
         free = tuple(index[v] for v in liveness.last_uses(terminator)) if terminator is not None else ()
         free += tuple(index[v] for v in liveness.unused_arguments(block))
-        fast_steps = _fuse(list(steps), self)
+        fast_steps = _fuse(list(steps), self) if self.fuses else list(steps)
         return FastBlock(block, fast_steps, tuple(index[v] for v in block.arguments), returned, free, len(liveness.values))
+
+
+def written_constant(step: Step) -> bool:
+    """Whether `step`'s value is one of the program's constants as written: a constant, or moved or
+    tested from constants alone (a broadcast of a NaN fill value), no arithmetic on them. NaN/Inf
+    value breakpoints and the scan pass over these: every JAX program holds NaN fill values and
+    -inf reduction starts, which are not what a user chasing a NaN looks for; an overflow the
+    program computes from constants (`1e38 * 1e38`) is still met."""
+    return step.foldable and not is_float_math(step.op.name)
 
 
 def _reusable(op: Operation, dying: Sequence[Value]) -> tuple[int, ...]:
