@@ -116,3 +116,20 @@ def test_a_grid_recording_that_fills_its_budget_says_so(small_history):
     target = hlodbg.load(text).debug(memory=128 << 10, persist=False)
     assert target.error is not None and "memory budget" in str(target.error) and "--memory" in str(target.error)
     assert target.continue_().reason in ("end", "error")
+
+
+def test_a_pinned_value_is_never_dropped_and_counts_against_the_budget():
+    session = hlodbg.load(loop(3_000)).session(persist=False, memory=4 << 10)
+    session.step_in()
+    while session.frame.kind != "while.body" or session.op.name != "stablehlo.return":
+        session.step_in()  # into the loop, to the first body's return: past its adds
+    event = session.pin("%a")
+    store = session.timeline.main.store
+    value = store.trace.results[event]
+    session.continue_()
+    assert store.evicted > 100 and store.trace.results[event] is value  # kept: the very array
+    assert session.pinned == [event]
+    session.unpin(event)
+    assert session.pinned == []
+    with pytest.raises(hlodbg.HlodbgError, match="not an op's result"):
+        session.pin("%zero_is_not_a_name")

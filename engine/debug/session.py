@@ -36,7 +36,7 @@ from .summary import ValueSummary, summarize
 from .stops import FrameInfo, Hit, Stop
 from .timeline import TimePoint, Timeline
 from .views import EventView, OpStatistics, View, same_outputs, vectorised_note
-from .trace import FrameRecord, Trace
+from .trace import FrameRecord, ResultRef, Trace
 from .scope import expression_names, lookup_value, ops_seeing, visible_refs
 from .scan import literal_constant
 from ..ir.opset import has_expandable_body
@@ -277,6 +277,37 @@ class Session:
 
     def watch(self, text: str) -> None:
         self.breakpoints.add_watch(text)
+
+    def pin(self, name: Optional[str] = None) -> int:
+        """Keep the value of `name` (`%x` as seen here; the current op's first result without
+        one) recorded however far the run goes, so that reading it never recomputes it; it
+        counts against `--memory`. Returns the event whose value is pinned."""
+        event = self._pinned_event(name)
+        self.timeline.main.store.pin(event)
+        return event
+
+    def unpin(self, event: int) -> None:
+        """Let the value `pin` kept (its event) be dropped again when the budget needs room."""
+        self.timeline.main.store.unpin(event)
+
+    @property
+    def pinned(self) -> list[int]:
+        """The events whose values are pinned."""
+        return sorted(self.timeline.main.store.user_pins)
+
+    def _pinned_event(self, name: Optional[str]) -> int:
+        view = self.timeline.view
+        if view is not self.timeline.main:
+            raise ExecutionError("values inside a replayed body cannot be pinned; step out of it first")
+        here = self._here()
+        if name is None:
+            if not self.trace.done(here):
+                raise ExecutionError("the current op has not run yet: step over it, or name a value (pin %x)")
+            return here
+        ref = visible_refs(view, here, include_own=False).get(name)
+        if not isinstance(ref, ResultRef):
+            raise ExecutionError(f"{name} is not an op's result computed at this point (an argument is always kept)")
+        return ref.event
 
     def unwatch(self, index: int) -> None:
         self.breakpoints.remove_watch(index)

@@ -144,6 +144,7 @@ class ValueStore:
         self._later: deque = deque()  # recomputed values, frame arguments, unpinned checkpoints
         self._pinned: set = set()
         self._hold: set = set()
+        self.user_pins: set = set()  # events whose values the user asked to keep (pin)
         self._checkpoint_stride = FIRST_CHECKPOINT_STRIDE
         self._checkpoints: dict[int, list[int]] = {}  # body frame id -> events kept for it
         self._checkpointed: set = set()  # the events of _checkpoints
@@ -361,7 +362,7 @@ class ValueStore:
             size = sizes.get(key)
             if size is None:
                 continue
-            if key in self._pinned or key in self._hold or not self._droppable(key):
+            if key in self._pinned or key in self._hold or key in self.user_pins or not self._droppable(key):
                 if key not in self._pinned:
                     skipped.append(key)  # held for now: droppable later
                 continue
@@ -382,6 +383,19 @@ class ValueStore:
         return trace.ends[key] >= 0 and self._op_replayable(trace.ops[key])
 
     # -- reading side -------------------------------------------------------------------------
+    def pin(self, eid: int) -> None:
+        """Keep event `eid`'s value from now on (recomputed first if it had been dropped): a value
+        the user watches is read at once however far the run goes. It counts against the budget."""
+        self.output(eid)
+        self.user_pins.add(eid)
+
+    def unpin(self, eid: int) -> None:
+        """Let a pinned value be dropped again, oldest first, when the budget needs room."""
+        if eid in self.user_pins:
+            self.user_pins.discard(eid)
+            if eid in self.sizes:
+                self._later.append(eid)
+
     def output(self, eid: int) -> Any:
         """What event `eid`'s evaluator returned (recomputed if it had been dropped)."""
         out = self.trace.results[eid]
