@@ -75,6 +75,11 @@ class SessionController:
         """The machine the devices run on: `cpu`, `tpu-v5e`."""
         return self.session.backend.describe()
 
+    @property
+    def device_memory(self) -> MemoryCapacity:
+        """The memory of one device of the target (its size, its name in the status bar)."""
+        return self.session.backend.device_memory()
+
     def compute_memory(self):
         """Work out the memory profile of the run on every device (static; a worker thread calls
         this, as a big program takes a while). Afterwards every state() carries the memory pane's
@@ -225,13 +230,14 @@ class SessionController:
             state.error = state.error or grid.error.render()
 
     def _device_memory_text(self, process: ProcessId, session) -> str:
-        """`HBM 1.2 MiB` (`mem` on the CPU): what the device holds at its op, once profiled."""
+        """`HBM 1.2 MiB` (`mem` on the CPU, Backend.device_memory's short name): what the device
+        holds at its op, once profiled."""
         if self.memory is None:
             return ""
         used = bytes_in_use(self.memory.device(process), site_ops(session.stack))
         if used is None:
             return ""
-        return f"{'HBM' if getattr(session.backend, 'generation', None) is not None else 'mem'} {format_bytes(used)}"
+        return f"{session.backend.device_memory().short_name} {format_bytes(used)}"
 
     def _last_completed(self, position: int) -> Optional[int]:
         """The op instance with results that finished last before `position`."""

@@ -93,8 +93,8 @@ class StatusBar(Static, can_focus=False):
             text.append(f" │ {state.target}")
         if state.numerics:
             text.append(f" · {state.numerics}")
-        if state.memory is not None and state.memory.kind == "HBM":  # an accelerator's memory
-            text.append(f" │ HBM {format_bytes(state.memory.in_use)}")
+        if state.memory is not None and state.memory.on_accelerator:
+            text.append(f" │ {state.memory.kind} {format_bytes(state.memory.in_use)}")
         text.append(f" │ recorded {_size(state.memory_used)} of {_size(state.memory_budget)}")  # the recording budget, not the device's memory
         if state.stop_reason:
             text.append(f" │ {state.stop_reason}", style="bold")
