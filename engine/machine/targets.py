@@ -14,7 +14,7 @@ optional `hlodbg[xla]` extra); they take none of the emulated machines' options.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Union
+from typing import Any, Callable, Optional, Union
 
 from ..ir.errors import HlodbgError
 from .backend import CPU, Backend
@@ -107,12 +107,19 @@ def target_names() -> list[str]:
     return [*(t.name for t in _TARGETS.values()), *(a for t in _TARGETS.values() for a in t.aliases)]
 
 
-def find_target(name: str) -> Target:
-    """The registry's entry for a name or alias (any case, spaces around ignored)."""
+def registered_target(name: str) -> Optional[Target]:
+    """The registry's entry for a name or alias (any case, spaces around ignored); None for a
+    machine no name picks (a capture being replayed)."""
     key = _NAMES.get(name.strip().lower())
-    if key is None:
+    return _TARGETS[key] if key is not None else None
+
+
+def find_target(name: str) -> Target:
+    """The registry's entry for a name or alias; an unknown name is a TargetError listing them."""
+    target = registered_target(name)
+    if target is None:
         raise TargetError(f"unknown target {name!r}; choose one of: {', '.join(target_names())}")
-    return _TARGETS[key]
+    return target
 
 
 def canonical_target(name: str) -> str:
@@ -172,4 +179,4 @@ for _platform in ("cpu", "gpu", "tpu"):  # runtime.PLATFORMS, spelled here to ke
                            refuses_options_because="XLA decides its own layouts and numerics"))
 
 __all__ = ["DEFAULT_TARGET", "OPTIONS", "Target", "TargetError", "TargetOption", "backend_for", "canonical_target",
-           "find_target", "is_default_target", "register_target", "target_names", "targets"]
+           "find_target", "is_default_target", "register_target", "registered_target", "target_names", "targets"]

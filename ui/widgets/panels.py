@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from hlodbg.engine.machine.memory import format_bytes
+from hlodbg.engine.machine.targets import registered_target
 
 from ..state import DebugState, FrameView, short_note
 
@@ -91,6 +92,8 @@ class StatusBar(Static, can_focus=False):
         text.append(f" │ {device}")
         if state.target and state.target != device:  # one device is named by its target already
             text.append(f" │ {state.target}")
+        registered = registered_target(state.target) if state.target else None
+        self.tooltip = f"{registered.name}: {registered.help}" if registered is not None else state.target or None
         if state.numerics:
             text.append(f" · {state.numerics}")
         if state.memory is not None and state.memory.on_accelerator:
