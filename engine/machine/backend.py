@@ -21,13 +21,12 @@ op when its block is compiled: a TPU flushes subnormals and refuses f64 there) a
 op's result may differ on it (`numerics_notes`).
 
 What the machine is, the rest of hlodbg asks the backend and never probes for (CPU defaults here,
-overridden by the TPU, XLA and capture backends): the memory of a device (`device_memory`), the
-layout it assigns a value (`layout_for`), the TPU generation it emulates (`generation`), the target
-a run on it is compared with by default (`default_against`), whether its values are XLA's own
-(`from_xla`) and on which XLA platform its values live on real devices (`xla_platform`), and
-whether it replays a capture and which values of a run came from it (`replays_capture`,
-`value_source`). Which targets there are, and the options
-each takes, is machine/targets.py's registry.
+overridden by the TPU, XLA and capture backends): the memory of a device (`device_memory`,
+`fast_memory_bytes`), the layout it assigns a value (`layout_for`), the TPU generation it emulates
+(`generation`), the target a run on it is compared with by default (`default_against`), whether its
+values are XLA's own (`from_xla`), the XLA platform whose devices hold them (`xla_platform`), and
+whether it replays a capture and which values came from it (`replays_capture`, `value_source`).
+Which targets there are, and the options each takes, is machine/targets.py's registry.
 
 Excess precision (`excess_precision`, on by default; CLI `--per-op-rounding` turns it off): XLA
 allows itself more precision than an op's type (flag `xla_allow_excess_precision`, on by default),
@@ -115,8 +114,8 @@ class Backend:
         return None
 
     def default_against(self) -> str:
-        """The target a run on this machine is compared with when none is named (`diverge`,
-        `diff`): the CPU, the reference every other machine is checked against."""
+        """The target a run on this machine is compared with when none is named (`:break diverge`,
+        `--break-on diverge`): the CPU, the reference every other machine is checked against."""
         return "cpu"
 
     # Whether it replays a capture's values (engine/debug/capture_replay.py): then `value_source`

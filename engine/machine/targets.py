@@ -60,6 +60,8 @@ class Target:
         """Why `option` (spelled as the user gave it: `--layout`) does not apply to this target;
         `pick` is how the user names a target (`--target ` on the command line)."""
         spelled = spelled or option
+        if option not in OPTIONS:
+            return f"{self.name} takes no option {spelled}; its options: {', '.join(sorted(self.options)) or 'none'}"
         if not self.options:
             takers = ", ".join(t.name for t in targets() if t.options)
             because = f": {self.refuses_options_because}" if self.refuses_options_because else ""
