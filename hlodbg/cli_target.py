@@ -54,7 +54,7 @@ def target_options(args) -> dict:
 OPTION_FLAGS = {"layouts": "--layout", "allow_f64": "--allow-f64", "excess_precision": "--excess-precision"}
 # The options that shape a machine's storage and types (a TPU's), and their flags: in a comparison
 # they go to each side that takes them, where the numerics option stays with --target.
-TPU_ONLY_OPTIONS = {"layouts": "--layout", "allow_f64": "--allow-f64"}
+TPU_ONLY_OPTIONS = {option: OPTION_FLAGS[option] for option in ("layouts", "allow_f64")}
 # The flag that sets an option to each of its values, where two flags set one option.
 _FLAGS_BY_VALUE = {"excess_precision": {True: "--excess-precision", False: "--per-op-rounding"}}
 

@@ -234,3 +234,13 @@ def test_an_option_a_target_does_not_take_is_refused_from_its_registry_entry():
     with pytest.raises(TargetError, match="tpu-v5e takes no option nonesuch; its options: allow_f64, excess_precision, layouts"):
         backend_for("tpu", nonesuch=1)
     assert backend_for("tpu-v4", allow_f64=True).allow_f64
+
+
+def test_every_target_option_has_its_flag_and_every_target_its_help():
+    from hlodbg.cli_target import OPTION_FLAGS, target_help
+    from hlodbg.engine.machine.targets import OPTIONS, targets
+
+    assert set(OPTION_FLAGS) == set(OPTIONS)
+    text = target_help()
+    assert all(t.help and f"{t.name}" in text for t in targets())
+    assert "tpu-v5e (or tpu): one emulated TPU v5 lite chip per device" in text
