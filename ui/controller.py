@@ -26,7 +26,7 @@ from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import is_collective
-from hlodbg.engine.machine.memory import format_bytes
+from hlodbg.engine.machine.memory import MemoryCapacity, format_bytes
 from hlodbg.engine.machine.xla.device_values import to_host
 from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.run.elided import filled_note
