@@ -65,14 +65,13 @@ def option_flag(option: str, value) -> str:
     return flags[value] if flags is not None else OPTION_FLAGS[option]
 
 
-def refused_option(name: str, options: dict):
-    """The TargetError for the first of `options` target `name` does not take (its registry
-    entry says which it takes), None when it takes them all."""
+def check_target_options(name: str, options: dict) -> None:
+    """A TargetError, naming its flag and who takes it, for the first of `options` target `name`
+    does not take (its registry entry says which it takes)."""
     target = find_target(name)
     for option, value in options.items():
         if option not in target.options:
-            return TargetError(target.refusal(option, option_flag(option, value), pick="--target "))
-    return None
+            raise TargetError(target.refusal(option, option_flag(option, value), pick="--target "))
 
 
 def backend_from_args(args):
@@ -80,11 +79,9 @@ def backend_from_args(args):
     error saying which targets take it."""
     name = getattr(args, "target", None) or DEFAULT_TARGET
     options = target_options(args)
-    refused = refused_option(name, options)
-    if refused is not None:
-        raise refused
+    check_target_options(name, options)
     return backend_for(name, **options)
 
 
-__all__ = ["OPTION_FLAGS", "TPU_ONLY_OPTIONS", "add_target_options", "backend_from_args", "option_flag",
-           "refused_option", "target_help", "target_options"]
+__all__ = ["OPTION_FLAGS", "TPU_ONLY_OPTIONS", "add_target_options", "backend_from_args",
+           "check_target_options", "option_flag", "target_help", "target_options"]

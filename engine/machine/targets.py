@@ -55,6 +55,9 @@ class Target:
     aliases: tuple[str, ...] = ()
     # Why it takes none of the options (said when one is given): "XLA decides its own layouts".
     refuses_options_because: str = ""
+    # The XLA platform whose real devices it runs on (its backend's xla_platform, known without
+    # making one, which needs JAX): `hlodbg capture` offers such targets.
+    xla_platform: Optional[str] = None
 
     def refusal(self, option: str, spelled: str = "", pick: str = "target=") -> str:
         """Why `option` (spelled as the user gave it: `--layout`) does not apply to this target;
@@ -178,7 +181,7 @@ for _generation in GENERATIONS.values():
 for _platform in ("cpu", "gpu", "tpu"):  # runtime.PLATFORMS, spelled here to keep JAX unimported
     register_target(Target(f"xla:{_platform}", _xla(_platform),
                            f"real {_platform.upper()} devices through JAX's XLA runtime (the hlodbg[xla] extra)",
-                           refuses_options_because="XLA decides its own layouts and numerics"))
+                           refuses_options_because="XLA decides its own layouts and numerics", xla_platform=_platform))
 
 __all__ = ["DEFAULT_TARGET", "OPTIONS", "Target", "TargetError", "TargetOption", "backend_for", "canonical_target",
            "find_target", "is_default_target", "register_target", "registered_target", "target_names", "targets"]
