@@ -2,9 +2,10 @@
 
 One registry holds every target: its name, its aliases, the factory of its backend, the backend
 options it takes and its help text. The CLI's `--target` help and option checks
-(hlodbg/cli_target.py), `Program.run(target=...)` and error messages read it; nothing else names
-targets. A new target is a module with its Backend subclass and one `register_target` entry
-(docs/architecture.md, "Adding a target").
+(hlodbg/cli_target.py), `hlodbg capture`'s choices, `Program.run(target=...)`, the status bar and
+error messages read it; what a target's machine can do is its Backend's to say, so no code outside
+engine/machine/ compares target names (tests/test_architecture_targets.py). A new target is a module
+with its Backend subclass and one `register_target` entry (docs/architecture.md, "Adding a target").
 
 `cpu` (the default) is XLA on the CPU; `tpu-v4`, `tpu-v5e`, `tpu-v5p`, `tpu-v6e`, `tpu7x` and plain
 `tpu` (= tpu-v5e) emulate one chip of that generation per device of the grid. `xla:cpu`, `xla:gpu`
