@@ -20,7 +20,6 @@ from pathlib import Path
 
 from hlodbg.engine import HlodbgError
 
-TARGETS = ("xla:cpu", "xla:gpu", "xla:tpu")
 
 
 def add_options(cmd) -> None:
@@ -32,7 +31,10 @@ def add_options(cmd) -> None:
     for action in cmd._actions:  # the emulated grid's per-device arguments: refused by a capture, so not offered
         if action.dest == "args_per_device":
             action.help = argparse.SUPPRESS
-    cmd.add_argument("--target", default="xla:cpu", choices=TARGETS, help="the devices XLA runs on (default: xla:cpu)")
+    from hlodbg.engine.machine.targets import targets
+
+    real = [target.name for target in targets() if target.xla_platform is not None]  # the registry's real devices
+    cmd.add_argument("--target", default="xla:cpu", choices=real, help="the devices XLA runs on (default: xla:cpu)")
     cmd.add_argument("--values", default="all", metavar="SPEC",
                      help="which values to keep: all (default: every value but constants) or comma-separated breakpoint "
                           "specs (%%12, @fn:%%12, stablehlo.dot_general, line:40); fewer values change XLA's fusion less")
@@ -76,6 +78,7 @@ def cmd_capture(args) -> int:
     if program.frontend.name != "mlir":
         raise HlodbgError(f"{args.program}: capture compiles StableHLO MLIR; convert it first with "
                           f"hlodbg print --to stablehlo {args.program}")
+    from hlodbg.engine.machine.targets import find_target
     from hlodbg.engine.run.interpreter import entry_function
 
     function = entry_function(program.module, args.entry)
@@ -83,7 +86,7 @@ def cmd_capture(args) -> int:
         raise HlodbgError("--args-per-device is for the emulated grid; a capture's arguments are global arrays")
     values, _ = gather_arguments(function, args.args, args.arg, args.seed)
     sites = selected_sites(program, args.values, args.entry)
-    summary = capture(program.source, str(args.program), values, args.out, platform=args.target.split(":", 1)[1],
+    summary = capture(program.source, str(args.program), values, args.out, platform=find_target(args.target).xla_platform,
                       entry=args.entry, selected=None if sites is None else _selection(sites), values=args.values,
                       loop_capacity=DEFAULT_LOOP_CAPACITY if args.loop_capacity is None else args.loop_capacity, baseline=args.baseline)
     print(summary.describe())

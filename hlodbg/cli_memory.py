@@ -52,9 +52,9 @@ def _count(text: str) -> int:
 
 def cmd_memory(args) -> int:
     program = load_program(args)
-    analysis = program.memory(backend_from_args(args), replicas=args.replicas, partitions=args.partitions,
-                              entry=args.entry)
-    compiled = _xla_compiled(program, args)
+    backend = backend_from_args(args)
+    analysis = program.memory(backend, replicas=args.replicas, partitions=args.partitions, entry=args.entry)
+    compiled = _xla_compiled(program, backend, args.entry)
     if args.json:
         report = memory_json(program.name, analysis, args.top)
         if compiled is not None:
@@ -67,15 +67,15 @@ def cmd_memory(args) -> int:
     return EXIT_DOES_NOT_FIT if analysis.fits is False else 0
 
 
-def _xla_compiled(program, args) -> Optional[dict]:
-    """On a real-device target (`xla:*`), XLA's own figures for the whole program compiled as it
-    is (fusions, XLA's buffer assignment), beside the per-op run's profile above; else None."""
-    target = str(getattr(args, "target", "") or "")
-    if not target.startswith("xla:"):
+def _xla_compiled(program, backend, entry: str) -> Optional[dict]:
+    """On a real-device target (`xla:*`, Backend.xla_platform), XLA's own figures for the whole
+    program compiled as it is (fusions, XLA's buffer assignment), beside the per-op run's profile
+    above; else None."""
+    if backend.xla_platform is None:
         return None
     from hlodbg.engine.run.capture.run import compiled_memory
 
-    return compiled_memory(program.source, program.module, program.name, target.split(":", 1)[1], args.entry)
+    return compiled_memory(program.source, program.module, program.name, backend.xla_platform, entry)
 
 
 def _xla_compiled_text(compiled: dict) -> str:
@@ -189,10 +189,10 @@ def memory_text(name: str, analysis, top: int = DEFAULT_TOP) -> str:
 def _other_memories(device, other: dict) -> str:
     """`VMEM S(1) 4.0 KiB (of 128 MiB)`, for each memory space beside the main one."""
     backend = device.backend
-    vmem = getattr(getattr(backend, "generation", None), "vmem_bytes", None)
     parts = []
     for space, count in sorted(other.items()):
-        of = f" (of {format_bytes(vmem)})" if space == VMEM and vmem else ""
+        vmem = backend.fast_memory_bytes() if space == VMEM else None
+        of = f" (of {format_bytes(vmem)})" if vmem else ""
         parts.append(f"{backend.memory_space_label(space)} {format_bytes(count)}{of}")
     return ", ".join(parts)
 

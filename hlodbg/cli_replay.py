@@ -25,9 +25,9 @@ def capture_backend(args, program):
     if not path:
         return None
     from hlodbg.engine.debug.capture_replay import open_replay
-    from hlodbg.engine.machine.targets import DEFAULT_TARGET, canonical_target
+    from hlodbg.engine.machine.targets import DEFAULT_TARGET, is_default_target
 
-    if canonical_target(getattr(args, "target", None) or DEFAULT_TARGET) != DEFAULT_TARGET:
+    if not is_default_target(getattr(args, "target", None) or DEFAULT_TARGET):
         raise CaptureOptionError(f"--capture replays {path}'s values (ops it left out are computed on the numpy "
                                  f"backend); leave out --target {args.target} (diff --against names the emulator)")
     backend = open_replay(path, program.module, program.source, args.program)
@@ -47,15 +47,14 @@ def emulator_backend(args, against=None):
     from argparse import Namespace
 
     from hlodbg.cli_target import TPU_ONLY_OPTIONS, backend_from_args, target_options
-    from hlodbg.engine.machine.targets import canonical_target
+    from hlodbg.engine.machine.targets import DEFAULT_TARGET, OPTIONS, find_target
 
-    name = canonical_target(against or getattr(args, "against", None) or "cpu")
-    if name == "cpu":
-        for option, flag in TPU_ONLY_OPTIONS.items():
-            if option in target_options(args):
-                raise CaptureOptionError(f"{flag} shapes a TPU emulator; with --capture add --against tpu-v5e "
-                                         "(or another TPU)")
-    return backend_from_args(Namespace(**{**vars(args), "target": name}))
+    emulator = find_target(against or getattr(args, "against", None) or DEFAULT_TARGET)
+    for option, flag in TPU_ONLY_OPTIONS.items():
+        if option in target_options(args) and option not in emulator.options:
+            raise CaptureOptionError(f"{flag} shapes a TPU emulator; with --capture add --against "
+                                     f"{OPTIONS[option].instead}")
+    return backend_from_args(Namespace(**{**vars(args), "target": emulator.name}))
 
 
 def capture_arguments(args, backend, function):

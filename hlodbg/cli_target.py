@@ -2,13 +2,20 @@
 program (run, open, serve, export, check, memory, diff)."""
 from __future__ import annotations
 
-from hlodbg.engine.machine.targets import DEFAULT_TARGET, backend_for, canonical_target, is_xla_target, target_names
+from hlodbg.engine.machine.targets import DEFAULT_TARGET, TargetError, backend_for, find_target, targets
+
+
+def target_help(what: str = "runs") -> str:
+    """`--target`'s help: every target of the registry, with its aliases and what it is."""
+    described = []
+    for target in targets():
+        also = f" (or {', '.join(target.aliases)})" if target.aliases else ""
+        described.append(f"{target.name}{also}: {target.help}")
+    return f"the machine every device {what} on (default: {DEFAULT_TARGET}): {'; '.join(described)}".replace("%", "%%")
 
 
 def add_target_options(cmd, what: str = "runs") -> None:
-    cmd.add_argument("--target", default=DEFAULT_TARGET, metavar="NAME",
-                     help=f"the machine every device {what} on: {', '.join(target_names())} "
-                          f"(default: {DEFAULT_TARGET}; tpu = tpu-v5e; xla:* run on real devices through JAX)")
+    cmd.add_argument("--target", default=DEFAULT_TARGET, metavar="NAME", help=target_help(what))
     cmd.add_argument("--layout", action="append", default=[], metavar="NAME=SPEC",
                      help="TPU: the layout of an argument (arg0, or its name: %%x) or result (result0) in XLA's "
                           "syntax, braces optional (the shell expands unquoted ones): arg0=1,0:T(8,128) or "
@@ -31,8 +38,6 @@ def target_options(args) -> dict:
     for item in getattr(args, "layout", None) or []:
         name, sep, spec = item.partition("=")
         if not sep or not name.strip() or not spec.strip():
-            from hlodbg.engine.machine.targets import TargetError
-
             raise TargetError(f"--layout {item!r}: expected NAME=SPEC, e.g. arg0=1,0:T(8,128)")
         layouts[name.strip()] = spec.strip()
     if layouts:
@@ -45,36 +50,38 @@ def target_options(args) -> dict:
     return options
 
 
-# The backend options only a TPU takes, and their flags.
-TPU_ONLY_OPTIONS = {"layouts": "--layout", "allow_f64": "--allow-f64"}
-# The options of the emulated machines (the XLA targets compute as XLA does and take none).
-EMULATION_OPTIONS = {**TPU_ONLY_OPTIONS, "excess_precision": "--excess-precision"}
+# The flag that sets each backend option (engine/machine/targets.py's OPTIONS).
+OPTION_FLAGS = {"layouts": "--layout", "allow_f64": "--allow-f64", "excess_precision": "--excess-precision"}
+# The options that shape a machine's storage and types (a TPU's), and their flags: in a comparison
+# they go to each side that takes them, where the numerics option stays with --target.
+TPU_ONLY_OPTIONS = {option: OPTION_FLAGS[option] for option in ("layouts", "allow_f64")}
 # The flag that sets an option to each of its values, where two flags set one option.
 _FLAGS_BY_VALUE = {"excess_precision": {True: "--excess-precision", False: "--per-op-rounding"}}
 
 
+def option_flag(option: str, value) -> str:
+    """The flag the command line set backend option `option` to `value` with."""
+    flags = _FLAGS_BY_VALUE.get(option)
+    return flags[value] if flags is not None else OPTION_FLAGS[option]
+
+
+def check_target_options(name: str, options: dict) -> None:
+    """A TargetError, naming its flag and who takes it, for the first of `options` target `name`
+    does not take (its registry entry says which it takes)."""
+    target = find_target(name)
+    for option, value in options.items():
+        if option not in target.options:
+            raise TargetError(target.refusal(option, option_flag(option, value), pick="--target "))
+
+
 def backend_from_args(args):
-    """The Backend `--target` and its options name. TPU-only options on the CPU, and any emulation
-    option on an XLA target, are an error."""
-    name = canonical_target(getattr(args, "target", None) or DEFAULT_TARGET)
+    """The Backend `--target` and its options name; an option the target does not take is an
+    error saying which targets take it."""
+    name = getattr(args, "target", None) or DEFAULT_TARGET
     options = target_options(args)
-    if is_xla_target(name):
-        for option, flag in EMULATION_OPTIONS.items():
-            if option in options:
-                flags = _FLAGS_BY_VALUE.get(option)
-                if flags is not None:
-                    flag = flags[options[option]]
-                from hlodbg.engine.machine.targets import TargetError
-
-                raise TargetError(f"{flag} applies to the emulated targets (cpu, tpu-*), not {name}: "
-                                  f"XLA decides its own layouts and numerics")
-    if name == "cpu":
-        for tpu_only, flag in TPU_ONLY_OPTIONS.items():
-            if tpu_only in options:
-                from hlodbg.engine.machine.targets import TargetError
-
-                raise TargetError(f"{flag} applies to TPU targets; add --target tpu-v5e (or another TPU)")
+    check_target_options(name, options)
     return backend_for(name, **options)
 
 
-__all__ = ["EMULATION_OPTIONS", "TPU_ONLY_OPTIONS", "add_target_options", "backend_from_args", "target_options"]
+__all__ = ["OPTION_FLAGS", "TPU_ONLY_OPTIONS", "add_target_options", "backend_from_args",
+           "check_target_options", "option_flag", "target_help", "target_options"]

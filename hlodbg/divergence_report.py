@@ -16,22 +16,21 @@ def add_against_option(cmd) -> None:
 
 def backends(args, default_against: Optional[str] = None):
     """(target backend, against backend) the command line names; --against defaults by target.
-    The options that shape a TPU (--layout, --allow-f64) go to each side that is one: `diff PROG
-    --against tpu-v5e --allow-f64` compares the CPU with a TPU emulating f64. --per-op-rounding
-    stays with --target."""
-    from hlodbg.cli_target import TPU_ONLY_OPTIONS, backend_from_args, target_options
+    The options that shape a TPU (--layout, --allow-f64) go to each side whose target takes them
+    (its registry entry): `diff PROG --against tpu-v5e --allow-f64` compares the CPU with a TPU
+    emulating f64. --per-op-rounding stays with --target."""
+    from hlodbg.cli_target import TPU_ONLY_OPTIONS, check_target_options, target_options
     from hlodbg.engine.debug.divergence import default_against as fallback
-    from hlodbg.engine.machine.targets import DEFAULT_TARGET, backend_for, canonical_target
+    from hlodbg.engine.machine.targets import DEFAULT_TARGET, backend_for, find_target
 
     options = target_options(args)
-    tpu_options = {key: options[key] for key in TPU_ONLY_OPTIONS if key in options}
-    target_name = canonical_target(getattr(args, "target", None) or DEFAULT_TARGET)
-    name = canonical_target(getattr(args, "against", None) or default_against or fallback(backend_for(target_name)))
-    if target_name == "cpu" and name != "cpu":
-        target = backend_for("cpu", **{key: value for key, value in options.items() if key not in tpu_options})
-    else:
-        target = backend_from_args(args)
-    return target, backend_for(name, **(tpu_options if name != "cpu" else {}))
+    target = find_target(getattr(args, "target", None) or DEFAULT_TARGET)
+    against = find_target(getattr(args, "against", None) or default_against or fallback(target.backend()))
+    to_against = {key: value for key, value in options.items() if key in TPU_ONLY_OPTIONS and key in against.options}
+    # The target takes the rest, and a shaping option neither side takes (refused as the target's).
+    to_target = {key: value for key, value in options.items() if key in target.options or key not in to_against}
+    check_target_options(target.name, to_target)
+    return backend_for(target.name, **to_target), backend_for(against.name, **to_against)
 
 
 # -- text -------------------------------------------------------------------------------------------

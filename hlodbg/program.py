@@ -212,12 +212,12 @@ class Program:
         `analysis.devices[d].site([call, ..., op])` the moment `op` runs inside the callees of the
         calls on the way (a debugger's frames), and `peak_site()` the peak's.
         """
-        from hlodbg.engine.machine.targets import backend_for, canonical_target
+        from hlodbg.engine.machine.targets import DEFAULT_TARGET, backend_for, canonical_target
         from hlodbg.engine.run.memory_profile import MemoryAnalysis
 
         if target is not None and not isinstance(target, str):
             return MemoryAnalysis(self.module, backend_for(target), entry=entry, replicas=replicas, partitions=partitions)
-        key = (canonical_target(target or "cpu"), replicas, partitions, entry)
+        key = (canonical_target(target or DEFAULT_TARGET), replicas, partitions, entry)
         found = self._memory.get(key)
         if found is None:  # kept: a memory pane asks again at every step
             found = self._memory[key] = MemoryAnalysis(self.module, backend_for(key[0]), entry=entry,

@@ -289,11 +289,8 @@ def _buffers_padding(values, backend) -> "tuple[int, int, list[str]] | None":
             continue
         low, high = backend.buffer_bytes(result)
         logical, physical = logical + low, physical + high
-        layout_for = getattr(backend, "layout_for", None)
-        layout = ""
-        if layout_for is not None:
-            assigned = layout_for(result)
-            layout = f" {assigned.layout} ({assigned.source})"
+        assigned = backend.layout_for(result)
+        layout = f" {assigned.layout} ({assigned.source})" if assigned is not None else ""
         lines.append(f"{result.name or 'result'}: {type_}{layout}: {low:,} B logical, {high:,} B physical")
     return (logical, physical, lines) if lines else None
 

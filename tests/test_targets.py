@@ -222,3 +222,25 @@ def test_run_json_names_the_target(tmp_path, capsys):
     grid.write_text(ON_TWO_DEVICES)
     assert main(["run", str(grid), "--target", "tpu-v6e", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["target"] == "tpu-v6e"
+
+
+def test_an_option_a_target_does_not_take_is_refused_from_its_registry_entry():
+    with pytest.raises(TargetError, match=r"layouts applies to TPU targets, not cpu; add target=tpu-v5e"):
+        backend_for("cpu", layouts={"arg0": "0"})
+    # checked before the backend is made: no JAX needed to hear it
+    with pytest.raises(TargetError, match=r"allow_f64 applies to the emulated targets \(cpu, tpu-v4, .*\), not xla:gpu: "
+                                          r"XLA decides its own layouts and numerics"):
+        backend_for("xla:gpu", allow_f64=True)
+    with pytest.raises(TargetError, match="tpu-v5e takes no option nonesuch; its options: allow_f64, excess_precision, layouts"):
+        backend_for("tpu", nonesuch=1)
+    assert backend_for("tpu-v4", allow_f64=True).allow_f64
+
+
+def test_every_target_option_has_its_flag_and_every_target_its_help():
+    from hlodbg.cli_target import OPTION_FLAGS, target_help
+    from hlodbg.engine.machine.targets import OPTIONS, targets
+
+    assert set(OPTION_FLAGS) == set(OPTIONS)
+    text = target_help()
+    assert all(t.help and f"{t.name}" in text for t in targets())
+    assert "tpu-v5e (or tpu): one emulated TPU v5 lite chip per device" in text

@@ -26,7 +26,7 @@ from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import is_collective
-from hlodbg.engine.machine.memory import format_bytes
+from hlodbg.engine.machine.memory import MemoryCapacity, format_bytes
 from hlodbg.engine.machine.xla.device_values import to_host
 from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.run.elided import filled_note
@@ -74,6 +74,11 @@ class SessionController:
     def target_name(self) -> str:
         """The machine the devices run on: `cpu`, `tpu-v5e`."""
         return self.session.backend.describe()
+
+    @property
+    def device_memory(self) -> MemoryCapacity:
+        """The memory of one device of the target (its size, its name in the status bar)."""
+        return self.session.backend.device_memory()
 
     def compute_memory(self):
         """Work out the memory profile of the run on every device (static; a worker thread calls
@@ -225,13 +230,14 @@ class SessionController:
             state.error = state.error or grid.error.render()
 
     def _device_memory_text(self, process: ProcessId, session) -> str:
-        """`HBM 1.2 MiB` (`mem` on the CPU): what the device holds at its op, once profiled."""
+        """`HBM 1.2 MiB` (`mem` on the CPU, Backend.device_memory's short name): what the device
+        holds at its op, once profiled."""
         if self.memory is None:
             return ""
         used = bytes_in_use(self.memory.device(process), site_ops(session.stack))
         if used is None:
             return ""
-        return f"{'HBM' if getattr(session.backend, 'generation', None) is not None else 'mem'} {format_bytes(used)}"
+        return f"{session.backend.device_memory().short_name} {format_bytes(used)}"
 
     def _last_completed(self, position: int) -> Optional[int]:
         """The op instance with results that finished last before `position`."""

@@ -37,12 +37,11 @@ def storage_of(backend: Any, ir_value: Any, value: Any) -> Optional[StorageView]
     if not isinstance(type_, TensorType) or not type_.is_static or tuple(type_.shape) != value.shape:
         return None
     shape, dtype = tuple(type_.shape), type_.element.numpy_dtype
-    layout_for = getattr(backend, "layout_for", None)
     try:
-        if layout_for is None:
+        assigned = backend.layout_for(ir_value)
+        if assigned is None:
             layout, source = _dense_layout(len(shape), np.dtype(dtype)), ""
         else:
-            assigned = layout_for(ir_value)
             layout, source = assigned.layout, assigned.source
         logical, physical = backend.buffer_bytes(ir_value)
     except (HlodbgError, LayoutError, KeyError, RuntimeError):
@@ -123,8 +122,9 @@ def memory_view(analysis: MemoryAnalysis, process: Any, device_label: str, ops: 
             layout = f"{b.layout} {b.layout_source}" if b.layout else ""
             buffers.append(BufferView(name, b.type, layout, b.logical_bytes, b.physical_bytes))
         where = f"{'after' if finished else 'at'} {op_label(site.op)}{_location(site.op)}"
+    capacity = device.backend.device_memory()
     return MemoryView(device_label, analysis.target, in_use, logical, device.capacity_bytes, device.capacity_label,
-                      device.peak_bytes, peak_where, buffers, where)
+                      device.peak_bytes, peak_where, buffers, where, capacity.short_name, capacity.on_accelerator)
 
 
 def _location(op: Operation) -> str:

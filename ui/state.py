@@ -123,11 +123,8 @@ class MemoryView:
     peak_where: str  # "%3 = stablehlo.select in @_where (gpt_tiny.mlir:266)"
     buffers: list[BufferView] = field(default_factory=list)  # live now, largest first
     where: str = ""  # the op the figures are at
-
-    @property
-    def kind(self) -> str:
-        """`HBM` for an accelerator's memory, `mem` for this machine's (the CPU, a CPU capture)."""
-        return "HBM" if " HBM " in f" {self.capacity_label} " else "mem"
+    kind: str = "mem"  # "HBM": the memory's short name (Backend.device_memory), "mem" for this machine's
+    on_accelerator: bool = False  # an accelerator's own memory, which the status bar shows
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,7 @@ class CaptureBackend(Backend):
 
     name = "capture"
     from_xla = True  # compared with XLA's tolerances by default (difference.py)
+    replays_capture = True
     reads_frames = True  # a captured value is found by its op instance's loop iterations
 
     def __init__(self, capture: Capture, base: Backend = CPU, device: int = 0):
@@ -183,7 +184,7 @@ class CaptureBackend(Backend):
         device = self.device if self.device in devices or devices != {0} else 0
         return self.capture.row(context, site_text, result, device)
 
-    def source(self, context: str, op: Operation) -> str:
+    def value_source(self, context: str, op: Operation) -> str:
         """CAPTURED when every result of this op instance came from the capture, else COMPUTED."""
         if not op.results:
             return COMPUTED
@@ -279,9 +280,9 @@ def frames_context(frames: Sequence[Any]) -> str:
 def source_in(backend: Any, frames: Sequence[Any], op: Operation) -> Optional[str]:
     """CAPTURED or COMPUTED for an op instance run in `frames` by `backend`; None when the backend
     does not replay a capture."""
-    if not isinstance(backend, CaptureBackend):
+    if not backend.replays_capture:
         return None
-    return backend.source(frames_context(frames), op)
+    return backend.value_source(frames_context(frames), op)
 
 
 def record_context(trace: Any, record: Any) -> str:
@@ -298,11 +299,10 @@ def record_context(trace: Any, record: Any) -> str:
 def value_source(session: Any, event: int) -> Optional[str]:
     """CAPTURED or COMPUTED for an op instance of a session replaying a capture; None for a
     session that is not."""
-    backend = session.backend
-    if not isinstance(backend, CaptureBackend):
+    if not session.backend.replays_capture:
         return None
     trace = session.trace
-    return backend.source(record_context(trace, trace.frames[event]), trace.ops[event])
+    return session.backend.value_source(record_context(trace, trace.frames[event]), trace.ops[event])
 
 
 __all__ = ["CAPTURED", "COMPUTED", "CaptureBackend", "check_program", "describe_capture", "open_capture", "open_replay",

@@ -145,13 +145,11 @@ class DiffReport:
 
 
 def numerics_notes(backends: Sequence[Backend], op: Operation, values: Optional[Sequence[Any]] = None) -> list[str]:
-    """What the backends say about how they compute `op` (Backend.numerics_notes; a backend
-    without it says nothing), each note once; with `values` (the operands and results both runs
-    saw), only the reasons that apply to them."""
+    """What the backends say about how they compute `op` (Backend.numerics_notes), each note once;
+    with `values` (the operands and results both runs saw), only the reasons that apply to them."""
     notes: list[str] = []
     for backend in backends:
-        notes_of = getattr(backend, "numerics_notes", None)
-        for note in (notes_of(op, values) if callable(notes_of) else []):
+        for note in backend.numerics_notes(op, values):
             if note not in notes:
                 notes.append(note)
     return notes
@@ -176,7 +174,7 @@ def default_tolerances(*targets: Backend) -> tuple[Optional[float], float]:
     """(rtol, atol) a comparison of the `targets`' runs uses unless told otherwise: XLA's
     tolerances by element type (difference.py) when XLA computed one side's values (a capture of a
     real run, an xla:* target: the backend's `from_xla`), else DEFAULT_RTOL and DEFAULT_ATOL."""
-    if any(getattr(target, "from_xla", False) for target in targets):
+    if any(target.from_xla for target in targets):
         return XLA_TOLERANCE, 0.0
     return DEFAULT_RTOL, DEFAULT_ATOL
 
@@ -211,9 +209,9 @@ def parse_diverge_spec(spec: str) -> Optional[DivergeSpec]:
 
 
 def default_against(target: Backend) -> str:
-    """The target a run is compared with when none is named: the CPU for an accelerator, the
-    default TPU for the CPU."""
-    return "tpu-v5e" if target.describe() == "cpu" else "cpu"
+    """The target a run is compared with when none is named (Backend.default_against): the CPU
+    for an accelerator, the default TPU for the CPU."""
+    return target.default_against()
 
 
 def divergence_breakpoint(session: Any, wanted: DivergeSpec, condition: Optional[str] = None) -> Breakpoint:

@@ -20,6 +20,14 @@ Per op, a backend may wrap the evaluator the interpreter runs (`wrap_evaluator`,
 op when its block is compiled: a TPU flushes subnormals and refuses f64 there) and explain why an
 op's result may differ on it (`numerics_notes`).
 
+What the machine is, the rest of hlodbg asks the backend and never probes for (CPU defaults here,
+overridden by the TPU, XLA and capture backends): the memory of a device (`device_memory`,
+`fast_memory_bytes`), the layout it assigns a value (`layout_for`), the TPU generation it emulates
+(`generation`), the target a run on it is compared with by default (`default_against`), whether its
+values are XLA's own (`from_xla`), the XLA platform whose devices hold them (`xla_platform`), and
+whether it replays a capture and which values came from it (`replays_capture`, `value_source`).
+Which targets there are, and the options each takes, is machine/targets.py's registry.
+
 Excess precision (`excess_precision`, on by default; CLI `--per-op-rounding` turns it off): XLA
 allows itself more precision than an op's type (flag `xla_allow_excess_precision`, on by default),
 and on the CPU that means a bf16/f8 result converted straight to f32 is not rounded first
@@ -30,7 +38,7 @@ type, as StableHLO specifies (`numerics_mode` names the one in force).
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
 import ml_dtypes
 import numpy as np
@@ -38,6 +46,11 @@ import numpy as np
 from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
 from ..ir.core import Value
 from ..ir.types import TensorType, Type
+from .memory import MemoryCapacity, host_memory
+
+if TYPE_CHECKING:
+    from .tpu.assignment import AssignedLayout
+    from .tpu.generations import TpuGeneration
 
 # The two numerics modes of the emulated machines (Backend.numerics_mode).
 EXCESS_PRECISION = "excess precision"  # XLA's default
@@ -71,6 +84,49 @@ class Backend:
     # Skip the rounding of a narrow-float result that is converted straight to a wider float, as
     # XLA does by default (see the module docstring); off: round every result, as the spec says.
     excess_precision = True
+
+    # -- what the machine is --------------------------------------------------------------------
+    # The TPU generation it emulates (tpu/generations.py); None for a machine that emulates none.
+    generation: Optional[TpuGeneration] = None
+    # Whether its values are XLA's own (a real device's, a capture of a real run): a comparison
+    # with it uses XLA's tolerances by default (engine/debug/difference.py).
+    from_xla = False
+    # The XLA platform ("cpu", "gpu", "tpu") whose real devices hold its values between ops; None
+    # for a machine hlodbg emulates, whose values are numpy arrays on this host.
+    xla_platform: Optional[str] = None
+
+    def device_memory(self) -> MemoryCapacity:
+        """The main memory of one device, which a run's peak is checked against: the HBM of the
+        generation it emulates, else (the CPU) this machine's memory."""
+        generation = self.generation
+        if generation is None:
+            return host_memory()
+        return MemoryCapacity(generation.hbm_bytes, generation.hbm_label, "HBM", on_accelerator=True)
+
+    def fast_memory_bytes(self) -> Optional[int]:
+        """The fast memory of one core beside the main one (memory space S(1): a TPU's VMEM), which
+        reports give values kept there against; None for a machine without one (the CPU)."""
+        return self.generation.vmem_bytes if self.generation is not None else None
+
+    def layout_for(self, ir_value: Value) -> Optional[AssignedLayout]:
+        """The layout the machine assigned to tensor value `ir_value` of the prepared module, with
+        where it came from; None on a machine that keeps every value row-major and unpadded (the CPU)."""
+        return None
+
+    def default_against(self) -> str:
+        """The target a run on this machine is compared with when none is named (`:break diverge`,
+        `--break-on diverge`): the CPU, the reference every other machine is checked against."""
+        return "cpu"
+
+    # Whether it replays a capture's values (engine/debug/capture_replay.py): then `value_source`
+    # says where each op instance's values came from.
+    replays_capture = False
+
+    def value_source(self, context: str, op: Any) -> Optional[str]:
+        """Where the values of one instance of `op` (run in capture context `context`) come from
+        when the machine replays a capture: CAPTURED or COMPUTED; None for a machine that computes
+        every value."""
+        return None
 
     def configured(self, **options: Any) -> "Backend":
         """A copy of this backend with `options` (`excess_precision`) set; unknown options are
@@ -306,6 +362,11 @@ class CpuBackend(Backend):
     """XLA on the CPU with plain numpy storage: the default backend."""
 
     name = "cpu"
+
+    def default_against(self) -> str:
+        """The default TPU: a run on the reference itself is compared with the machine it is
+        most often ported to."""
+        return "tpu-v5e"
 
 
 CPU = CpuBackend()

@@ -4,6 +4,7 @@ kernel's out-of-memory killer ends the whole process instead)."""
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from functools import cache
 from typing import Optional
 
@@ -17,6 +18,25 @@ def physical_memory() -> Optional[int]:
         return None
 
 
+@dataclass(frozen=True)
+class MemoryCapacity:
+    """The main memory of one device of a target (Backend.device_memory): what a run's peak is
+    checked against and how reports name it."""
+
+    bytes: Optional[int]  # None where the system does not say
+    label: str  # "16 GiB HBM of tpu-v5e", "31.2 GiB memory of this machine"
+    short_name: str = "mem"  # "HBM": how the status bar names the bytes in use
+    # An accelerator's own memory, not this machine's: the debugger opens its memory pane at once.
+    on_accelerator: bool = False
+
+
+def host_memory() -> MemoryCapacity:
+    """This machine's memory: the device memory of the CPU target."""
+    memory = physical_memory()
+    label = f"{format_bytes(memory)} memory of this machine" if memory is not None else "this machine's memory"
+    return MemoryCapacity(memory, label)
+
+
 def format_bytes(count: float) -> str:
     """`78.1 GiB`, `512.0 MiB`, `12 B`, `4.0 EiB`."""
     for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
@@ -26,4 +46,4 @@ def format_bytes(count: float) -> str:
     raise AssertionError("unreachable")
 
 
-__all__ = ["format_bytes", "physical_memory"]
+__all__ = ["MemoryCapacity", "format_bytes", "host_memory", "physical_memory"]

@@ -41,7 +41,6 @@ from ..ir.opset import callee_attribute, has_aliasing_regions, has_expandable_bo
 from ..ir.types import TensorType
 from ..ir.walks import callees_first
 from ..machine.backend import Backend
-from ..machine.memory import format_bytes, physical_memory
 from ..machine.xla_shapes import layout_text_of
 from .liveness import FunctionLiveness, Liveness, liveness_of, reads_built_tuple
 
@@ -183,11 +182,10 @@ class FunctionMemory:
     def _buffer(self, i: int) -> Buffer:
         value = self.liveness.values[i]
         layout = source = origin = None
-        layout_for = getattr(self.backend, "layout_for", None)
-        if layout_for is not None and isinstance(value.type, TensorType):
-            assigned = layout_for(value)
+        assigned = self.backend.layout_for(value) if isinstance(value.type, TensorType) else None
+        if assigned is not None:
             layout, source = str(assigned.layout), assigned.source
-            origin = getattr(assigned, "origin", source)
+            origin = getattr(assigned, "origin", source)  # a stand-in machine's layout may not say
         elif isinstance(value.type, TensorType):  # a machine without layouts: the module's, for reference
             layout = layout_text_of(value)
             if layout is not None:
@@ -345,14 +343,10 @@ class DeviceMemory:
 
 
 def device_capacity(backend: Backend) -> tuple[Optional[int], str]:
-    """(bytes, label) of the memory a device of `backend` has: a TPU generation's HBM, else the
-    memory of this machine (None when the system does not say)."""
-    generation = getattr(backend, "generation", None)
-    if generation is not None:
-        return generation.hbm_bytes, generation.hbm_label
-    memory = physical_memory()
-    label = f"{format_bytes(memory)} memory of this machine" if memory is not None else "this machine's memory"
-    return memory, label
+    """(bytes, label) of the memory a device of `backend` has (Backend.device_memory): a TPU
+    generation's HBM, the memory of this machine on the CPU (None when the system does not say)."""
+    memory = backend.device_memory()
+    return memory.bytes, memory.label
 
 
 def function_memories(module: Module, backend: Backend, entry: str,

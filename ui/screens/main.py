@@ -115,7 +115,7 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         self.query_one("#provenance").border_title = "provenance"
         self.set_class(self._explain_open, "-explaining")
         self.query_one(MemoryPanel).display = False
-        if self.controller.target_name != "cpu":  # a TPU's memory is what its users come to see
+        if self.controller.device_memory.on_accelerator:  # an accelerator's memory is what its users come to see
             self.action_toggle_memory()
         self._side_title()
         ops, functions = self.program.op_count, len(self.program.functions)

@@ -10,6 +10,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from hlodbg.engine.machine.memory import format_bytes
+from hlodbg.engine.machine.targets import registered_target
 
 from ..state import DebugState, FrameView, short_note
 
@@ -91,10 +92,12 @@ class StatusBar(Static, can_focus=False):
         text.append(f" │ {device}")
         if state.target and state.target != device:  # one device is named by its target already
             text.append(f" │ {state.target}")
+        registered = registered_target(state.target) if state.target else None
+        self.tooltip = f"{registered.name}: {registered.help}" if registered is not None else state.target or None
         if state.numerics:
             text.append(f" · {state.numerics}")
-        if state.memory is not None and state.memory.kind == "HBM":  # an accelerator's memory
-            text.append(f" │ HBM {format_bytes(state.memory.in_use)}")
+        if state.memory is not None and state.memory.on_accelerator:
+            text.append(f" │ {state.memory.kind} {format_bytes(state.memory.in_use)}")
         text.append(f" │ recorded {_size(state.memory_used)} of {_size(state.memory_budget)}")  # the recording budget, not the device's memory
         if state.stop_reason:
             text.append(f" │ {state.stop_reason}", style="bold")

@@ -37,6 +37,7 @@ from .numerics import F32, flush_subnormals, mxu_matmul
 
 if TYPE_CHECKING:
     from ..layout import Layout, SlotMap
+    from .assignment import AssignedLayout
 
 
 # XLA's memory spaces as TPU HLO uses them: 0 (not printed) is HBM, 1 XLA's "generic fast memory"
@@ -116,7 +117,7 @@ class TpuBackend(Backend):
             prepared.assignment = LayoutAssignment(self._module, self.generation, self.layout_options)
         return prepared.assignment
 
-    def layout_for(self, ir_value: Value):
+    def layout_for(self, ir_value: Value) -> AssignedLayout:
         """The AssignedLayout (layout, source "given" / "option" / "default") of a tensor value of
         the prepared module."""
         return self._assignment().layout_for(ir_value)

@@ -117,6 +117,7 @@ class XlaBackend(Backend):
 
     def __init__(self, platform: str = "cpu", device_index: int = 0):
         self.platform = platform
+        self.xla_platform = platform
         self.name = f"xla:{platform}"
         self.device_index = device_index
         self.runtime = runtime(platform)  # XlaUnavailable now, not at the first op
