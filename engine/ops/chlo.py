@@ -33,12 +33,6 @@ def _special():
     return scipy.special
 
 
-def elementwise_op(name: str) -> Callable:
-    """@op(name) for an evaluator that works element by element (same shapes), with its provenance."""
-    explains(name)(elementwise_provenance)
-    return op(name)
-
-
 def _real(call: OpCall, operand: np.ndarray, fn: Callable) -> np.ndarray:
     return call.backend.rounded(fn(call.backend.precise(np.asarray(operand))), call.result_dtype)
 
@@ -46,52 +40,52 @@ def _real(call: OpCall, operand: np.ndarray, fn: Callable) -> np.ndarray:
 # -- trigonometric and hyperbolic -----------------------------------------------------------------
 
 
-@elementwise_op("chlo.acos")
+@op("chlo.acos")
 def acos(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arccos)
 
 
-@elementwise_op("chlo.acosh")
+@op("chlo.acosh")
 def acosh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arccosh)
 
 
-@elementwise_op("chlo.asin")
+@op("chlo.asin")
 def asin(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arcsin)
 
 
-@elementwise_op("chlo.asinh")
+@op("chlo.asinh")
 def asinh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arcsinh)
 
 
-@elementwise_op("chlo.atan")
+@op("chlo.atan")
 def atan(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arctan)
 
 
-@elementwise_op("chlo.atanh")
+@op("chlo.atanh")
 def atanh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arctanh)
 
 
-@elementwise_op("chlo.cosh")
+@op("chlo.cosh")
 def cosh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.cosh)
 
 
-@elementwise_op("chlo.sinh")
+@op("chlo.sinh")
 def sinh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.sinh)
 
 
-@elementwise_op("chlo.tan")
+@op("chlo.tan")
 def tan(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.tan)
 
 
-@elementwise_op("chlo._asin_acos_kernel")
+@op("chlo._asin_acos_kernel")
 def asin_acos_kernel(call: OpCall, operand: np.ndarray) -> np.ndarray:
     if np.asarray(operand).dtype.kind != "c":
         raise call.error(f"operates on complex tensors, not {call.operand_types[0]}")
@@ -136,29 +130,29 @@ def asin_acos_w(z: np.ndarray) -> np.ndarray:
 # -- special functions ------------------------------------------------------------------------------
 
 
-@elementwise_op("chlo.erf")
+@op("chlo.erf")
 def erf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, _special().erf)
 
 
-@elementwise_op("chlo.erfc")
+@op("chlo.erfc")
 def erfc(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, _special().erfc)
 
 
-@elementwise_op("chlo.erf_inv")
+@op("chlo.erf_inv")
 def erf_inv(call: OpCall, operand: np.ndarray) -> np.ndarray:
     # XLA returns -0.0 for -0.0 (scipy returns +0.0).
     return _real(call, operand, lambda x: np.where(x == 0, x, _special().erfinv(x)))
 
 
-@elementwise_op("chlo.bessel_i1e")
+@op("chlo.bessel_i1e")
 def bessel_i1e(call: OpCall, operand: np.ndarray) -> np.ndarray:
     # i1e is odd: XLA keeps the sign of zero (scipy returns +0.0 for -0.0).
     return _real(call, operand, lambda x: np.where(x == 0, x, _special().i1e(x)))
 
 
-@elementwise_op("chlo.lgamma")
+@op("chlo.lgamma")
 def lgamma(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, log_gamma)
 
@@ -168,7 +162,7 @@ def log_gamma(x: np.ndarray) -> np.ndarray:
     return np.where(np.isinf(x), np.inf, _special().gammaln(x))
 
 
-@elementwise_op("chlo.digamma")
+@op("chlo.digamma")
 def digamma(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, digamma_f64)
 
@@ -179,7 +173,7 @@ def digamma_f64(x: np.ndarray) -> np.ndarray:
     return np.where(pole, np.nan, _special().psi(x))
 
 
-@elementwise_op("chlo.zeta")
+@op("chlo.zeta")
 def zeta(call: OpCall, x: np.ndarray, q: np.ndarray) -> np.ndarray:
     return call.backend.rounded(hurwitz_zeta(call.backend.precise(np.asarray(x)), call.backend.precise(np.asarray(q))), call.result_dtype)
 
@@ -203,7 +197,7 @@ def hurwitz_zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.where(x == 1, np.inf, value)
 
 
-@elementwise_op("chlo.polygamma")
+@op("chlo.polygamma")
 def polygamma(call: OpCall, n: np.ndarray, x: np.ndarray) -> np.ndarray:
     return call.backend.rounded(polygamma_f64(call.backend.precise(np.asarray(n)), call.backend.precise(np.asarray(x))), call.result_dtype)
 
@@ -220,28 +214,28 @@ def polygamma_f64(n: np.ndarray, x: np.ndarray) -> np.ndarray:
 # -- classification, construction and simple arithmetic --------------------------------------------
 
 
-@elementwise_op("chlo.is_inf")
+@op("chlo.is_inf")
 def is_inf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.asarray(np.isinf(widen(operand)))
 
 
-@elementwise_op("chlo.is_pos_inf")
+@op("chlo.is_pos_inf")
 def is_pos_inf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.asarray(widen(operand) == np.inf)
 
 
-@elementwise_op("chlo.is_neg_inf")
+@op("chlo.is_neg_inf")
 def is_neg_inf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.asarray(widen(operand) == -np.inf)
 
 
-@elementwise_op("chlo.conj")
+@op("chlo.conj")
 def conj(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = np.asarray(operand)
     return np.conj(x).astype(call.result_dtype) if x.dtype.kind == "c" else x
 
 
-@elementwise_op("chlo.square")
+@op("chlo.square")
 def square(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = widen(np.asarray(operand))
     if x.dtype.kind != "c":
@@ -291,7 +285,7 @@ def _splat_value(call: OpCall) -> np.ndarray:
     return value.reshape(()).astype(call.result_dtype)
 
 
-@elementwise_op("chlo.next_after")
+@op("chlo.next_after")
 def next_after(call: OpCall, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return next_representable(np.asarray(x), np.asarray(y), call.result_dtype)
 
@@ -435,7 +429,7 @@ def broadcast_select(call: OpCall, pred: np.ndarray, on_true: np.ndarray, on_fal
 explains("chlo.broadcast_select")(select_provenance)  # numpy-style: its default index mapping
 
 
-@elementwise_op("chlo.mulhi")
+@op("chlo.mulhi")
 def mulhi(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The high half of each full 2N-bit product of N-bit integers (signed or unsigned)."""
     x, y = np.asarray(lhs), np.asarray(rhs)
