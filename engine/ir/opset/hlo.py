@@ -42,7 +42,8 @@ define("hlo.add_dependency", "operand token", family="structural", hlo="add-depe
 
 # stochastic_convert(x, random_bits): rounds x to the narrower float type up or down, by comparing
 # the random bits with the bits x loses.
-define("hlo.stochastic_convert", "operand random", family="elementwise", float_math=True, hlo="stochastic-convert", types=NO_TYPE_RULE)
+define("hlo.stochastic_convert", "operand random", family="elementwise", float_math=True, exact=True,
+       hlo="stochastic-convert", types=NO_TYPE_RULE)
 # set_dimension_size(x, size): marks dimension `dimension` of x as holding `size` elements.
 define("hlo.set_dimension_size", "operand size", "dimension:i64", family="data_movement", hlo="set-dimension-size", types=NO_TYPE_RULE)
 # The RNG state of a module: returns the counter (u64[2]) and advances it by `delta`.
