@@ -1,8 +1,10 @@
 """CHLO element-wise ops (docs/generated/chlo.md): trigonometric and special functions, float
 classification, next_after, and the broadcasting binary ops.
 
-Special functions come from scipy.special, evaluated in f64 for f32 and narrower types (XLA's
-decompositions upcast f16 and bf16 to f32) and rounded once. Where XLA's decomposition defines a
+Special functions come from numpy and scipy.special, evaluated in the precision the backend's
+`precise` gives (machine/backend.py): f32 in f32 (their float32 loops), f16 and bf16 widened to
+f32 as XLA's decompositions upcast them, f64 in f64, complex64 in complex128; then rounded once to
+the result type. Where XLA's decomposition defines a
 value at a special point differently from scipy, XLA's value is used and the rule is written out
 below: digamma is NaN at its poles, lgamma(-inf) is +inf, zeta and polygamma follow XLA's domain
 rules, erf_inv and bessel_i1e keep the sign of zero. chlo.constant is evaluated in control.py.
@@ -164,10 +166,10 @@ def log_gamma(x: np.ndarray) -> np.ndarray:
 
 @op("chlo.digamma")
 def digamma(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _real(call, operand, digamma_f64)
+    return _real(call, operand, digamma_with_xla_poles)
 
 
-def digamma_f64(x: np.ndarray) -> np.ndarray:
+def digamma_with_xla_poles(x: np.ndarray) -> np.ndarray:
     """psi(x), NaN at the poles 0, -1, -2, ... (XLA's rule; scipy gives +-inf at 0)."""
     pole = (x <= 0) & (x == np.floor(x))
     return np.where(pole, np.nan, _special().psi(x))
@@ -199,14 +201,14 @@ def hurwitz_zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
 
 @op("chlo.polygamma")
 def polygamma(call: OpCall, n: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return call.backend.rounded(polygamma_f64(call.backend.precise(np.asarray(n)), call.backend.precise(np.asarray(x))), call.result_dtype)
+    return call.backend.rounded(polygamma_of_naturals(call.backend.precise(np.asarray(n)), call.backend.precise(np.asarray(x))), call.result_dtype)
 
 
-def polygamma_f64(n: np.ndarray, x: np.ndarray) -> np.ndarray:
+def polygamma_of_naturals(n: np.ndarray, x: np.ndarray) -> np.ndarray:
     """psi^(n)(x) = (-1)^(n+1) n! zeta(n+1, x) for natural n >= 1, digamma for n = 0, else NaN."""
     sign = 2.0 * np.fmod(n, 2.0) - 1.0
     result = sign * _special().gamma(n + 1.0) * hurwitz_zeta(n + 1.0, x)
-    result = np.where(n == 0, digamma_f64(x), result)
+    result = np.where(n == 0, digamma_with_xla_poles(x), result)
     natural = (n == np.floor(n)) & (n >= 0)
     return np.where(natural, result, np.nan)
 
