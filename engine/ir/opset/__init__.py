@@ -43,7 +43,8 @@ CLOSED_DIALECTS = ("stablehlo", "chlo", "hlo")
 
 __all__ = [
     "AttrSpec", "CATEGORIES", "CLOSED_DIALECTS", "ELEMENT_TYPES", "FAMILIES", "NO_HLO", "NO_TYPE_RULE", "OPS",
-    "OWN_TYPE_RULE", "OpDef", "callee_attribute", "category_of", "effect_of", "family_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_commutative",
-    "is_float_math", "is_foldable", "is_replayable", "is_terminator", "lookup", "may_run_async", "owns_callee", "process_groups_of",
-    "is_transcendental", "results_from", "when_defined",
+    "OWN_TYPE_RULE", "OpDef", "callee_attribute", "category_of", "effect_of", "family_of", "has_aliasing_regions",
+    "has_expandable_body", "is_collective", "is_commutative", "is_float_math", "is_foldable", "is_replayable",
+    "is_terminator", "is_transcendental", "lookup", "may_run_async", "owns_callee", "process_groups_of",
+    "results_from", "when_defined",
 ]

@@ -8,9 +8,12 @@ _CHECK = "check"
 _RECORDS = "impure"  # a check records its outcome: never folded away, harmless to run again
 
 define("check.expect_eq", "lhs rhs", results="0", family=_CHECK, effect=_RECORDS, hlo=NO_HLO, types=NO_TYPE_RULE)
-define("check.expect_eq_const", "lhs", "value:elements", results="0", family=_CHECK, effect=_RECORDS, hlo=NO_HLO, types=NO_TYPE_RULE)
-define("check.expect_almost_eq", "lhs rhs", "tolerance:f64?", results="0", family=_CHECK, effect=_RECORDS, hlo=NO_HLO, types=NO_TYPE_RULE)
-define("check.expect_almost_eq_const", "lhs", "value:elements tolerance:f64?", results="0", family=_CHECK, effect=_RECORDS, hlo=NO_HLO, types=NO_TYPE_RULE)
+define("check.expect_eq_const", "lhs", "value:elements", results="0", family=_CHECK, effect=_RECORDS, hlo=NO_HLO,
+       types=NO_TYPE_RULE)
+define("check.expect_almost_eq", "lhs rhs", "tolerance:f64?", results="0", family=_CHECK, effect=_RECORDS, hlo=NO_HLO,
+       types=NO_TYPE_RULE)
+define("check.expect_almost_eq_const", "lhs", "value:elements tolerance:f64?", results="0", family=_CHECK,
+       effect=_RECORDS, hlo=NO_HLO, types=NO_TYPE_RULE)
 define(
     "check.expect_close",
     "actual expected",
@@ -19,9 +22,13 @@ define(
     family=_CHECK, effect=_RECORDS,
     hlo=NO_HLO, types=NO_TYPE_RULE,
 )
-define("check.expect_serialized_eq", "expected", "probe_id:str iteration:i64?", results="0", family=_CHECK, effect=_RECORDS, hlo=NO_HLO, types=NO_TYPE_RULE)
+define("check.expect_serialized_eq", "expected", "probe_id:str iteration:i64?", results="0", family=_CHECK,
+       effect=_RECORDS, hlo=NO_HLO, types=NO_TYPE_RULE)
 define("check.eq", "lhs", "value:elements", results="0", family=_CHECK, effect=_RECORDS, hlo=NO_HLO, types=NO_TYPE_RULE)
-define("check.almost_eq", "lhs", "value:elements", results="0", family=_CHECK, effect=_RECORDS, hlo=NO_HLO, types=NO_TYPE_RULE)
+define("check.almost_eq", "lhs", "value:elements", results="0", family=_CHECK, effect=_RECORDS, hlo=NO_HLO,
+       types=NO_TYPE_RULE)
 
-define("interpreter.probe", "operand", "probe_id:str", family=_CHECK, effect="not_replayable", hlo=NO_HLO, types=NO_TYPE_RULE)
-define("interpreter.print", "operand", results="0", family=_CHECK, effect="not_replayable", hlo=NO_HLO, types=NO_TYPE_RULE)
+define("interpreter.probe", "operand", "probe_id:str", family=_CHECK, effect="not_replayable", hlo=NO_HLO,
+       types=NO_TYPE_RULE)
+define("interpreter.print", "operand", results="0", family=_CHECK, effect="not_replayable", hlo=NO_HLO,
+       types=NO_TYPE_RULE)

@@ -13,7 +13,8 @@ from ..opdefs import NO_TYPE_RULE, define
 # fusion: the compiler's fused computation, run like a call (the debugger steps into its frame);
 # `kind` (kLoop, kInput, kOutput, kCustom) is shown, never changes what it computes.
 define("hlo.fusion", "operands*", "callee:symbol kind:str?", results="*", family="structural",
-       effect="impure", aliasing_regions=True, callee_attr="callee", owns_callee=True, results_from="returned", hlo="fusion")
+       effect="impure", aliasing_regions=True, callee_attr="callee", owns_callee=True, results_from="returned",
+       hlo="fusion")
 
 # conditional: operand 0 selects the branch (pred: true -> region 0, false -> region 1; s32 index:
 # out of range -> the last region); operand 1+i is the one argument of region i. Not
@@ -45,9 +46,11 @@ define("hlo.add_dependency", "operand token", family="structural", hlo="add-depe
 define("hlo.stochastic_convert", "operand random", family="elementwise", float_math=True, exact=True,
        hlo="stochastic-convert", types=NO_TYPE_RULE)
 # set_dimension_size(x, size): marks dimension `dimension` of x as holding `size` elements.
-define("hlo.set_dimension_size", "operand size", "dimension:i64", family="data_movement", hlo="set-dimension-size", types=NO_TYPE_RULE)
+define("hlo.set_dimension_size", "operand size", "dimension:i64", family="data_movement", hlo="set-dimension-size",
+       types=NO_TYPE_RULE)
 # The RNG state of a module: returns the counter (u64[2]) and advances it by `delta`.
-define("hlo.rng_get_and_update_state", "", "delta:i64", family="constant", effect="not_replayable", hlo="rng-get-and-update-state")
+define("hlo.rng_get_and_update_state", "", "delta:i64", family="constant", effect="not_replayable",
+       hlo="rng-get-and-update-state")
 define("hlo.mulhi", "lhs rhs", family="elementwise", commutative=True, hlo="mulhi", types=NO_TYPE_RULE)
 # shuffle (XLA HEAD), mode "rotate": each of `dimensions` rotated left by its entry of `shifts`
 # (result[i] = operand[(i + shift) mod size]; xla/hlo/transforms/expanders/shuffle_expander.cc).
@@ -68,7 +71,8 @@ define(
 # send -> (data, u32 context, token) and send_done -> token; recv -> (data, u32 context, token)
 # and recv_done -> (data, token). The transfer happens at send and recv; the -done ops pass it on.
 _CHANNEL = "channel_handle:channel is_host_transfer:bool=false"
-define("hlo.send", "operand token", _CHANNEL, family="collective", effect="not_replayable", hlo="send", types=NO_TYPE_RULE)
+define("hlo.send", "operand token", _CHANNEL, family="collective", effect="not_replayable", hlo="send",
+       types=NO_TYPE_RULE)
 define("hlo.send_done", "operand", family="collective", effect="impure", hlo="send-done", types=NO_TYPE_RULE)
 define("hlo.recv", "token", _CHANNEL, family="collective", effect="not_replayable", hlo="recv", types=NO_TYPE_RULE)
 define("hlo.recv_done", "operand", family="collective", effect="impure", hlo="recv-done", types=NO_TYPE_RULE)

@@ -83,19 +83,26 @@ _elementwise("clamp", "min operand max", "own", "$min, $operand, $max attr-dict 
              per_tensor_quantized=True)
 _elementwise("reduce_precision", "operand", "own", "$operand, format = %expmant attr-dict : %same",
              "exponent_bits:i32 mantissa_bits:i32", float_math=True, exact=True, per_tensor_quantized=True)
-define("stablehlo.bitcast_convert", "operand", family="data_movement", hlo="bitcast-convert", syntax="%operands attr-dict : %functional")
-define("stablehlo.map", "inputs*", "dimensions:i64s", regions="computation", expandable_body=True, hlo="map", per_tensor_quantized=True)
+define("stablehlo.bitcast_convert", "operand", family="data_movement", hlo="bitcast-convert",
+       syntax="%operands attr-dict : %functional")
+define("stablehlo.map", "inputs*", "dimensions:i64s", regions="computation", expandable_body=True, hlo="map",
+       per_tensor_quantized=True)
 
 # -- quantization ------------------------------------------------------------------------------
 
 define("stablehlo.uniform_quantize", "operand", family="quantization", hlo=NO_HLO, syntax="$operand attr-dict : %same")
-define("stablehlo.uniform_dequantize", "operand", family="quantization", hlo=NO_HLO, syntax="$operand attr-dict : %same")
+define("stablehlo.uniform_dequantize", "operand", family="quantization", hlo=NO_HLO,
+       syntax="$operand attr-dict : %same")
 
 # -- constants and generators --------------------------------------------------------------------
 
-define("stablehlo.iota", "", "iota_dimension:i64", family="constant", hlo="iota", per_tensor_quantized=True, syntax="dim = $iota_dimension attr-dict : %results")
-define("stablehlo.dynamic_iota", "output_shape", "iota_dimension:i64", family="constant", hlo=NO_HLO, per_tensor_quantized=True, syntax="$output_shape, dim = $iota_dimension attr-dict : %functional")
-define("stablehlo.rng", "a b shape", "rng_distribution:enum.rng_distribution", family="constant", effect="not_replayable", hlo="rng", syntax="$a, $b, $shape, distribution = $rng_distribution attr-dict : %functional")
+define("stablehlo.iota", "", "iota_dimension:i64", family="constant", hlo="iota", per_tensor_quantized=True,
+       syntax="dim = $iota_dimension attr-dict : %results")
+define("stablehlo.dynamic_iota", "output_shape", "iota_dimension:i64", family="constant", hlo=NO_HLO,
+       per_tensor_quantized=True, syntax="$output_shape, dim = $iota_dimension attr-dict : %functional")
+define("stablehlo.rng", "a b shape", "rng_distribution:enum.rng_distribution", family="constant",
+       effect="not_replayable", hlo="rng",
+       syntax="$a, $b, $shape, distribution = $rng_distribution attr-dict : %functional")
 define(
     "stablehlo.rng_bit_generator",
     "initial_state",
@@ -108,8 +115,10 @@ define(
 # -- data movement -----------------------------------------------------------------------------
 
 _MOVE = "data_movement"
-define("stablehlo.broadcast_in_dim", "operand", "broadcast_dimensions:i64s", family=_MOVE, hlo="broadcast", syntax="$operand, dims = $broadcast_dimensions attr-dict : %functional")
-define("stablehlo.broadcast", "operand", "broadcast_sizes:i64s", family=_MOVE, hlo=NO_HLO, syntax="$operand, sizes = $broadcast_sizes attr-dict : %functional")
+define("stablehlo.broadcast_in_dim", "operand", "broadcast_dimensions:i64s", family=_MOVE, hlo="broadcast",
+       syntax="$operand, dims = $broadcast_dimensions attr-dict : %functional")
+define("stablehlo.broadcast", "operand", "broadcast_sizes:i64s", family=_MOVE, hlo=NO_HLO,
+       syntax="$operand, sizes = $broadcast_sizes attr-dict : %functional")
 define(
     "stablehlo.dynamic_broadcast_in_dim",
     "operand output_dimensions",
@@ -117,17 +126,23 @@ define(
     family=_MOVE,
     hlo=NO_HLO, syntax="$operand, $output_dimensions, dims = $broadcast_dimensions attr-dict : %functional",
 )
-define("stablehlo.transpose", "operand", "permutation:i64s", family=_MOVE, hlo="transpose", syntax="$operand, dims = $permutation attr-dict : %functional")
-define("stablehlo.reverse", "operand", "dimensions:i64s", family=_MOVE, hlo="reverse", per_tensor_quantized=True, syntax="$operand, dims = $dimensions attr-dict : %same")
+define("stablehlo.transpose", "operand", "permutation:i64s", family=_MOVE, hlo="transpose",
+       syntax="$operand, dims = $permutation attr-dict : %functional")
+define("stablehlo.reverse", "operand", "dimensions:i64s", family=_MOVE, hlo="reverse", per_tensor_quantized=True,
+       syntax="$operand, dims = $dimensions attr-dict : %same")
 define("stablehlo.reshape", "operand", family=_MOVE, hlo="reshape", syntax="%operands attr-dict : %functional")
-define("stablehlo.dynamic_reshape", "operand output_shape", family=_MOVE, hlo="dynamic-reshape", syntax="%operands attr-dict : %functional")
-define("stablehlo.concatenate", "inputs*", "dimension:i64", family=_MOVE, hlo="concatenate", per_tensor_quantized=True, syntax="$inputs, dim = $dimension attr-dict : %functional")
+define("stablehlo.dynamic_reshape", "operand output_shape", family=_MOVE, hlo="dynamic-reshape",
+       syntax="%operands attr-dict : %functional")
+define("stablehlo.concatenate", "inputs*", "dimension:i64", family=_MOVE, hlo="concatenate", per_tensor_quantized=True,
+       syntax="$inputs, dim = $dimension attr-dict : %functional")
 define(
     "stablehlo.pad",
     "operand padding_value",
     "edge_padding_low:i64s edge_padding_high:i64s interior_padding:i64s",
     family=_MOVE,
-    hlo="pad", per_tensor_quantized=True, syntax="$operand, $padding_value, low = $edge_padding_low, high = $edge_padding_high, interior = $interior_padding attr-dict : %functional",
+    hlo="pad", per_tensor_quantized=True,
+    syntax="$operand, $padding_value, low = $edge_padding_low, high = $edge_padding_high, "
+           "interior = $interior_padding attr-dict : %functional",
 )
 define(
     "stablehlo.dynamic_pad",
@@ -135,10 +150,15 @@ define(
     family=_MOVE,
     hlo=NO_HLO, per_tensor_quantized=True, syntax="%operands attr-dict : %functional",
 )
-define("stablehlo.slice", "operand", "start_indices:i64s limit_indices:i64s strides:i64s", family=_MOVE, may_run_async=True, hlo="slice", per_tensor_quantized=True, syntax="$operand %slice attr-dict : %functional")
-define("stablehlo.real_dynamic_slice", "operand start_indices limit_indices strides", family=_MOVE, hlo=NO_HLO, types=NO_TYPE_RULE, syntax="%operands attr-dict : %functional")
-define("stablehlo.dynamic_slice", "operand start_indices*", "slice_sizes:i64s", family=_MOVE, may_run_async=True, hlo="dynamic-slice", per_tensor_quantized=True, syntax="$operand, $start_indices, sizes = $slice_sizes attr-dict : %functional")
-define("stablehlo.dynamic_update_slice", "operand update start_indices*", family=_MOVE, may_run_async=True, hlo="dynamic-update-slice", per_tensor_quantized=True, syntax="%operands attr-dict : %functional")
+define("stablehlo.slice", "operand", "start_indices:i64s limit_indices:i64s strides:i64s", family=_MOVE,
+       may_run_async=True, hlo="slice", per_tensor_quantized=True, syntax="$operand %slice attr-dict : %functional")
+define("stablehlo.real_dynamic_slice", "operand start_indices limit_indices strides", family=_MOVE, hlo=NO_HLO,
+       types=NO_TYPE_RULE, syntax="%operands attr-dict : %functional")
+define("stablehlo.dynamic_slice", "operand start_indices*", "slice_sizes:i64s", family=_MOVE, may_run_async=True,
+       hlo="dynamic-slice", per_tensor_quantized=True,
+       syntax="$operand, $start_indices, sizes = $slice_sizes attr-dict : %functional")
+define("stablehlo.dynamic_update_slice", "operand update start_indices*", family=_MOVE, may_run_async=True,
+       hlo="dynamic-update-slice", per_tensor_quantized=True, syntax="%operands attr-dict : %functional")
 define(
     "stablehlo.gather",
     "operand start_indices",
@@ -153,7 +173,8 @@ define(
     family=_MOVE,
     hlo=NO_HLO, per_tensor_quantized=True,
 )
-define("stablehlo.torch_index_select", "operand index", "dim:i64 batch_dims:i64", family=_MOVE, hlo=NO_HLO, types=NO_TYPE_RULE)
+define("stablehlo.torch_index_select", "operand index", "dim:i64 batch_dims:i64", family=_MOVE, hlo=NO_HLO,
+       types=NO_TYPE_RULE)
 define(
     "stablehlo.scatter",
     "inputs* scatter_indices updates*",
@@ -164,10 +185,13 @@ define(
     same_variadic_size=True, expandable_body=True,
     hlo="scatter", per_tensor_quantized=True,
 )
-define("stablehlo.get_tuple_element", "operand", "index:i32", family="structural", hlo="get-tuple-element", syntax="$operand[$index] attr-dict : %functional")
+define("stablehlo.get_tuple_element", "operand", "index:i32", family="structural", hlo="get-tuple-element",
+       syntax="$operand[$index] attr-dict : %functional")
 define("stablehlo.tuple", "val*", family="structural", hlo="tuple", syntax="$val attr-dict : %tuple")
-define("stablehlo.get_dimension_size", "operand", "dimension:i64", family="structural", hlo="get-dimension-size", syntax="$operand, dim = $dimension attr-dict : %functional")
-define("stablehlo.set_dimension_size", "operand size", "dimension:i64", family="structural", hlo=NO_HLO, syntax="$operand, $size, dim = $dimension attr-dict : %functional")
+define("stablehlo.get_dimension_size", "operand", "dimension:i64", family="structural", hlo="get-dimension-size",
+       syntax="$operand, dim = $dimension attr-dict : %functional")
+define("stablehlo.set_dimension_size", "operand size", "dimension:i64", family="structural", hlo=NO_HLO,
+       syntax="$operand, $size, dim = $dimension attr-dict : %functional")
 
 # -- reductions ----------------------------------------------------------------------------------
 
@@ -226,7 +250,8 @@ define(
 # -- contractions ----------------------------------------------------------------------------------
 
 _DOT = "contraction"
-define("stablehlo.dot", "lhs rhs", "precision_config:precision?", family=_DOT, float_math=True, hlo=NO_HLO, syntax="$lhs, $rhs%precision attr-dict : %functional")
+define("stablehlo.dot", "lhs rhs", "precision_config:precision?", family=_DOT, float_math=True, hlo=NO_HLO,
+       syntax="$lhs, $rhs%precision attr-dict : %functional")
 define(
     "stablehlo.dot_general",
     "lhs rhs",
@@ -238,12 +263,17 @@ _CONV_ATTRS = (
     "window_strides:i64s? lhs_dilation:i64s? rhs_dilation:i64s? window_reversal:bools? "
     "dimension_numbers:conv feature_group_count:i64 batch_group_count:i64 precision_config:precision?"
 )
-define("stablehlo.convolution", "lhs rhs", "padding:elements? " + _CONV_ATTRS, family=_DOT, float_math=True, hlo="convolution", syntax="(%operands) dim_numbers = %conv_dims, window = {%window} attr-dict : %functional")
+define("stablehlo.convolution", "lhs rhs", "padding:elements? " + _CONV_ATTRS, family=_DOT, float_math=True,
+       hlo="convolution", syntax="(%operands) dim_numbers = %conv_dims, window = {%window} attr-dict : %functional")
 define("stablehlo.dynamic_conv", "lhs rhs padding", _CONV_ATTRS, family=_DOT, float_math=True, hlo=NO_HLO)
-define("stablehlo.einsum", "lhs rhs", "einsum_config:str", family=_DOT, float_math=True, hlo=NO_HLO, types=NO_TYPE_RULE, syntax="$lhs, $rhs, config = $einsum_config attr-dict : %functional")
-define("stablehlo.unary_einsum", "operand", "einsum_config:str", family=_DOT, float_math=True, hlo=NO_HLO, types=NO_TYPE_RULE, syntax="$operand, config = $einsum_config attr-dict : %functional")
-define("stablehlo.fft", "operand", "fft_type:enum.fft_type fft_length:i64s", family=_DOT, float_math=True, hlo="fft", syntax="$operand, type = $fft_type, length = $fft_length attr-dict : %functional")
-define("stablehlo.cholesky", "a", "lower:bool=false", family=_DOT, float_math=True, hlo="cholesky", per_tensor_quantized=True, syntax="$a{?, lower = $lower?} attr-dict : %same")
+define("stablehlo.einsum", "lhs rhs", "einsum_config:str", family=_DOT, float_math=True, hlo=NO_HLO,
+       types=NO_TYPE_RULE, syntax="$lhs, $rhs, config = $einsum_config attr-dict : %functional")
+define("stablehlo.unary_einsum", "operand", "einsum_config:str", family=_DOT, float_math=True, hlo=NO_HLO,
+       types=NO_TYPE_RULE, syntax="$operand, config = $einsum_config attr-dict : %functional")
+define("stablehlo.fft", "operand", "fft_type:enum.fft_type fft_length:i64s", family=_DOT, float_math=True, hlo="fft",
+       syntax="$operand, type = $fft_type, length = $fft_length attr-dict : %functional")
+define("stablehlo.cholesky", "a", "lower:bool=false", family=_DOT, float_math=True, hlo="cholesky",
+       per_tensor_quantized=True, syntax="$a{?, lower = $lower?} attr-dict : %same")
 define(
     "stablehlo.triangular_solve",
     "a b",
@@ -254,18 +284,24 @@ define(
 
 # -- control flow -----------------------------------------------------------------------------------
 
-define("stablehlo.if", "pred", regions="true_branch false_branch", results="*", family="control_flow", aliasing_regions=True,
+define("stablehlo.if", "pred", regions="true_branch false_branch", results="*", family="control_flow",
+       aliasing_regions=True,
        results_from="returned", hlo=NO_HLO)
 define("stablehlo.case", "index", regions="branches*", results="*", family="control_flow", aliasing_regions=True,
        results_from="returned", hlo=NO_HLO)
-define("stablehlo.return", "results*", results="0", family="structural", terminator=True, hlo=NO_HLO, syntax="$results attr-dict %operand_types")
+define("stablehlo.return", "results*", results="0", family="structural", terminator=True, hlo=NO_HLO,
+       syntax="$results attr-dict %operand_types")
 
 # -- collectives and communication ------------------------------------------------------------------
 
 _COLL = "collective"
 _GROUPS = "replica_groups:groups channel_handle:channel? use_global_device_ids:unit?"
-define("stablehlo.all_gather", "operands*", "all_gather_dim:i64 " + _GROUPS, results="*", family=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="reduction", hlo="all-gather", per_tensor_quantized=True)
-define("stablehlo.all_reduce", "operands*", _GROUPS, regions="computation", results="*", family=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="reduction", expandable_body=True, hlo="all-reduce", per_tensor_quantized=True)
+define("stablehlo.all_gather", "operands*", "all_gather_dim:i64 " + _GROUPS, results="*", family=_COLL,
+       effect="not_replayable", may_run_async=True, collective=True, process_groups="reduction", hlo="all-gather",
+       per_tensor_quantized=True)
+define("stablehlo.all_reduce", "operands*", _GROUPS, regions="computation", results="*", family=_COLL,
+       effect="not_replayable", may_run_async=True, collective=True, process_groups="reduction", expandable_body=True,
+       hlo="all-reduce", per_tensor_quantized=True)
 define(
     "stablehlo.reduce_scatter",
     "operand",
@@ -311,7 +347,8 @@ define(
     family=_COLL, effect="not_replayable", may_run_async=True, collective=True, process_groups="pairs",
     hlo="collective-permute", per_tensor_quantized=True,
 )
-define("stablehlo.cross-replica-sum", "operand", "replica_groups:elements", family=_COLL, effect="not_replayable", collective=True, process_groups="reduction", hlo=NO_HLO, types=NO_TYPE_RULE)
+define("stablehlo.cross-replica-sum", "operand", "replica_groups:elements", family=_COLL, effect="not_replayable",
+       collective=True, process_groups="reduction", hlo=NO_HLO, types=NO_TYPE_RULE)
 define("stablehlo.replica_id", "", family=_COLL, effect="impure", hlo="replica-id", syntax="attr-dict : %results")
 define("stablehlo.partition_id", "", family=_COLL, effect="impure", hlo="partition-id", syntax="attr-dict : %results")
 define(
@@ -329,9 +366,12 @@ define(
     family=_COLL, effect="not_replayable",
     hlo=NO_HLO,
 )
-define("stablehlo.infeed", "token", "infeed_config:str='' layout:any?", results="*", family=_COLL, effect="not_replayable", hlo="infeed")
-define("stablehlo.outfeed", "inputs* token", "outfeed_config:str=''", family=_COLL, effect="not_replayable", hlo="outfeed")
-define("stablehlo.after_all", "inputs*", family="structural", effect="impure", hlo="after-all", syntax="$inputs attr-dict : %variadic_same")
+define("stablehlo.infeed", "token", "infeed_config:str='' layout:any?", results="*", family=_COLL,
+       effect="not_replayable", hlo="infeed")
+define("stablehlo.outfeed", "inputs* token", "outfeed_config:str=''", family=_COLL, effect="not_replayable",
+       hlo="outfeed")
+define("stablehlo.after_all", "inputs*", family="structural", effect="impure", hlo="after-all",
+       syntax="$inputs attr-dict : %variadic_same")
 define("stablehlo.create_token", "", family="structural", effect="impure", hlo=NO_HLO, syntax="attr-dict : %results")
 
 # -- escape hatches ----------------------------------------------------------------------------------
