@@ -19,10 +19,12 @@ tests/test_op_completeness.py fails when an op lacks one of them:
   syntax class of its own (syntax/mlir registers those).
 - `hlo`: the HLO opcode that becomes it (syntax/hlo/opcodes.py; plain element-wise opcodes are
   derived from this fact), or "none": a decision every op must make.
-- `transcendental` / `exact`: the numerics of a float element-wise op. Transcendental: each device
-  approximates the function with its own polynomial (a TPU's results differ by a few ULP); exact:
-  IEEE arithmetic, the correctly rounded result, the same on every device (a square, a sum, a
-  rounding). An element-wise op with `float_math` is one of the two.
+- `transcendental` / `exact`: the numerics of a float element-wise op. Transcendental: a function
+  each implementation approximates its own way (XLA's polynomials, numpy's kernels), so results
+  differ by a few ULP between them and a TPU backend says so; exact: IEEE arithmetic, the one
+  correctly rounded value of the exact result (a square, a sum, a rounding, a comparison), which
+  hlodbg computes bit for bit as XLA on the CPU does (a TPU may still approximate a division:
+  README's TPU table). An element-wise op with `float_math` is one of the two.
 
 Traits:
 
