@@ -74,3 +74,18 @@ def test_family_and_colour_are_apart():
     erf = OPS["chlo.erf"]
     assert (erf.dialect, erf.family, erf.colour) == ("chlo", "elementwise", "chlo")
     assert (OPS["chlo.ragged_dot"].family, OPS["stablehlo.add"].colour) == ("contraction", "elementwise")
+
+
+@pytest.mark.parametrize("facts, message", [
+    (dict(family="elementwis"), "unknown family 'elementwis'"),
+    (dict(types="floats"), "types is one of any, "),
+    (dict(family="data_movement", types="int"), "a shared element type rule \\(int\\) is for element-wise ops"),
+    (dict(float_math=True, transcendental=True, exact=True), "transcendental or exact, not both"),
+    (dict(exact=True), "transcendental and exact describe float math"),
+])
+def test_a_definition_whose_facts_disagree_is_refused_where_it_is_written(facts, message):
+    from hlodbg.engine.ir.opdefs import define
+
+    with pytest.raises(ValueError, match=f"op stablehlo.toy: {message}"):
+        define("stablehlo.toy", "operand", hlo=NO_HLO, **facts)
+    assert "stablehlo.toy" not in OPS
