@@ -80,7 +80,7 @@ def test_family_and_colour_are_apart():
     (dict(family="elementwis"), "unknown family 'elementwis'"),
     (dict(types="floats"), "types is one of any, "),
     (dict(family="data_movement", types="int"), "a shared element type rule \\(int\\) is for element-wise ops"),
-    (dict(float_math=True, transcendental=True, exact=True), "transcendental or exact, not both"),
+    (dict(float_math=True, transcendental=True, exact=True), "an op is transcendental or exact, not both"),
     (dict(exact=True), "transcendental and exact describe float math"),
 ])
 def test_a_definition_whose_facts_disagree_is_refused_where_it_is_written(facts, message):
