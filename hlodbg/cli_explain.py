@@ -434,7 +434,7 @@ def _why_not_run(op: Operation, target, lang: str) -> str:
     if not any(dv.outputs for dv in target.values_of(owner)):
         return OWNER_NOT_REACHED.say(lang, **where)
     definition = lookup(owner.name)
-    if definition is not None and definition.category == "control_flow":
+    if definition is not None and definition.family == "control_flow":
         return NOT_ENTERED.say(lang, **where)  # a loop of no iteration, a branch not taken
     return IN_BODY.say(lang, **where)
 

@@ -245,6 +245,26 @@ def test_only_elementwise_ops_of_one_shape_join_and_constants_stay_folded(small_
     assert [v.name for v in group.operands] == ["%x", "%c2", "%b"]
 
 
+def test_chlo_functions_fuse_as_their_family_says(small_blocks):
+    # Their family is element-wise whatever their dialect (their colour is CHLO's): they join a group.
+    module = hlodbg.load("""
+    func.func @main(%x: tensor<700xf32>, %y: tensor<700xf32>) -> tensor<700xf32> {
+      %a = chlo.erf %x : tensor<700xf32> -> tensor<700xf32>
+      %b = chlo.square %a : tensor<700xf32> -> tensor<700xf32>
+      %c = stablehlo.add %b, %y : tensor<700xf32>
+      %d = chlo.broadcast_atan2 %c, %y : (tensor<700xf32>, tensor<700xf32>) -> tensor<700xf32>
+      %e = chlo.lgamma %d : tensor<700xf32> -> tensor<700xf32>
+      return %e : tensor<700xf32>
+    }""").module
+    rng = np.random.default_rng(7)
+    args = [rng.normal(size=700).astype(np.float32), rng.normal(size=700).astype(np.float32)]
+    unfused, fused, groups = run_both(module, args)
+    assert_same_bytes(unfused, fused)
+    [group] = groups
+    assert [m.op.name for m in group.members] == ["chlo.erf", "chlo.square", "stablehlo.add", "chlo.broadcast_atan2",
+                                                 "chlo.lgamma"]
+
+
 def test_a_member_read_by_a_later_op_before_the_group_ends_splits_the_group(small_blocks):
     # %a feeds the reverse, whose value feeds %c: %a and %c cannot run as one step.
     module = hlodbg.load("""

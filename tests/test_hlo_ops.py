@@ -279,6 +279,20 @@ func.func @main(%a: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
         interpret(text, a, np.array(5, np.int32))
 
 
+def test_stablehlo_set_dimension_size_runs_as_hlos_does():
+    # It had provenance and a definition but no evaluator (tests/test_op_completeness.py found it).
+    text = """
+func.func @main(%a: tensor<4xf32>, %n: tensor<i32>) -> tensor<4xf32> {
+  %0 = stablehlo.set_dimension_size %a, %n, dim = 0 : (tensor<4xf32>, tensor<i32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+}"""
+    a = np.arange(4, dtype=np.float32)
+    (got,) = _run(text, a, np.array(2, np.int32))
+    np.testing.assert_array_equal(got, a)
+    with pytest.raises(ExecutionError, match="size 5 does not fit dimension 0 \\(bound 4\\)"):
+        interpret(text, a, np.array(5, np.int32))
+
+
 RNG_STATE = """
 func.func @main() -> (tensor<2xui64>, tensor<2xui64>) {
   %0 = "hlo.rng_get_and_update_state"() {delta = 7 : i64} : () -> tensor<2xui64>

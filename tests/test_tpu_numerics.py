@@ -478,6 +478,21 @@ func.func @main(%a: tensor<2x2xf32>, %b: tensor<2x2xbf16>) -> (tensor<2x2xf32>, 
     assert all(CPU.numerics_notes(op) == [] for op in ops.values())
 
 
+def test_a_chlo_square_is_exact_and_its_functions_are_not():
+    """The polynomial note comes from the op's definition (transcendental), not from its dialect
+    and operand count: a square is one IEEE multiplication, the same on a TPU as on the CPU."""
+    ops = ops_of("""
+func.func @main(%a: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %s = chlo.square %a : tensor<4xf32> -> tensor<4xf32>
+  %e = chlo.erf %a : tensor<4xf32> -> tensor<4xf32>
+  return %s, %e : tensor<4xf32>, tensor<4xf32>
+}""")
+    backend = tpu()
+    assert backend.numerics_notes(ops["chlo.square"]) == ["subnormal inputs/results flushed to zero"]
+    assert "erf: numpy in f32 here, the TPU's own polynomial differs (approximate, a few ULP)" in (
+        backend.numerics_notes(ops["chlo.erf"]))
+
+
 # -- excess precision ------------------------------------------------------------------------------------
 
 EXCESS = """

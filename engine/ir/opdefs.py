@@ -1,10 +1,32 @@
 """What each known op is, whatever language spelled it: operands, attributes (kind, default),
-regions, results, a category for colours, and its traits.
+regions, results, and every fact the rest of hlodbg asks about it.
 
-One OpDef per op, registered by the dialect modules of ir/opset/ (`define(...)`), answers every
-question the engine asks about an op: the verifier's arity and attribute checks, the graph's
-colours, and the traits below. Each input language keeps its own spelling of the op apart
-(syntax/mlir registers a pretty format per op name). Traits:
+One OpDef per op, registered by the dialect modules of ir/opset/ (`define(...)`), is the single
+source of an op's facts; the tables elsewhere are derived from it or registered against it, and
+tests/test_op_completeness.py fails when an op lacks one of them:
+
+- `dialect`: the part of its name before the dot.
+- `family`: what the op does, which provenance (ops/provenance.py's `explains_family`), fusion
+  (run/fusion.py: "elementwise" ops fuse) and the numerics of a backend ask: one of FAMILIES.
+- `colour`: the palette entry views draw it with (CATEGORIES): its family, except CHLO's ops, which
+  are drawn in CHLO's own colour whatever they do.
+- `types`: the rule its operand and result types follow. One of ELEMENT_TYPES (an element-wise op:
+  its operands have that kind of element type, its result has the operands' type; the verifier
+  checks it with one shared rule, verify/elementwise.py), "own" (the verifier registers a rule of
+  the op's own: a missing one is an error, never a silently skipped check) or "none" (no type
+  rule: the generic arity and attribute checks are all).
+- `syntax`: its pretty MLIR format (syntax/mlir/format.py's language), "" when it has none or a
+  syntax class of its own (syntax/mlir registers those).
+- `hlo`: the HLO opcode that becomes it (syntax/hlo/opcodes.py; plain element-wise opcodes are
+  derived from this fact), or "none": a decision every op must make.
+- `transcendental` / `exact`: the numerics of a float element-wise op. Transcendental: a function
+  each implementation approximates its own way (XLA's polynomials, numpy's kernels), so results
+  differ by a few ULP between them and a TPU backend says so; exact: IEEE arithmetic, the one
+  correctly rounded value of the exact result (a square, a sum, a rounding, a comparison), which
+  hlodbg computes bit for bit as XLA on the CPU does (a TPU may still approximate a division:
+  README's TPU table). An element-wise op with `float_math` is one of the two.
+
+Traits:
 
 - `is_terminator`: ends a block and hands its operands to the block's owner.
 - `effect`: what running the op depends on besides its operands.
@@ -42,9 +64,9 @@ hlodbg does not know still get a clear error from the run, not a wrong answer fr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-# Categories shared by the graph colours and the UI legend.
+# The colours of the graph and the UI legend (an op's `colour`).
 CATEGORIES = (
     "elementwise",
     "data_movement",
@@ -58,6 +80,26 @@ CATEGORIES = (
     "quantization",
     "structural",
 )
+
+# What ops do (an op's `family`): the colours, less CHLO's (a dialect, not a family), plus the test
+# dialects' checks.
+FAMILIES = tuple(c for c in CATEGORIES if c != "chlo") + ("check",)
+
+# The element types an element-wise op with a shared type rule takes (its `types`).
+ELEMENT_TYPES = (
+    "any",
+    "bool_or_int",
+    "int",
+    "float_or_quantized",
+    "float_complex_quantized",
+    "int_float_complex_quantized",
+    "signed_int_float_complex_quantized",
+)
+# `types` of an op whose verifier rule is its own, and of an op without a type rule.
+OWN_TYPE_RULE = "own"
+NO_TYPE_RULE = "none"
+# `hlo` of an op no HLO opcode becomes.
+NO_HLO = "none"
 
 
 @dataclass(frozen=True)
@@ -74,7 +116,7 @@ class OpDef:
     attrs: dict[str, AttrSpec]
     regions: tuple[str, ...]  # a trailing "*" on the last name means any number of regions
     results: str  # "1", "0", "*" or a fixed count such as "3"
-    category: str
+    family: str  # see the module docstring
     is_terminator: bool = False
     summary: str = ""
     same_variadic_size: bool = False  # variadic operand groups split the operands evenly
@@ -105,6 +147,21 @@ class OpDef:
     # (`iterArg`), or one per operand segment (chlo.scan's `input`s then `carry`s).
     entry_argument_names: tuple[str, ...] = ()
     results_from: str = ""  # "", "returned" or "carried" (see the module docstring)
+    colour: str = ""  # the palette colour (see the module docstring)
+    types: str = OWN_TYPE_RULE  # see the module docstring
+    syntax: str = ""  # the pretty MLIR format, "" for none
+    hlo: Optional[str] = None  # the HLO opcode, NO_HLO, or None while undecided
+    transcendental: bool = False
+    exact: bool = False
+
+    @property
+    def dialect(self) -> str:
+        return self.name.partition(".")[0]
+
+    @property
+    def category(self) -> str:
+        """The palette colour (its older name): ask `family` what the op does."""
+        return self.colour
 
     @property
     def min_operands(self) -> int:
@@ -203,7 +260,7 @@ def define(
     attrs: str = "",
     regions: str = "",
     results: str = "1",
-    category: str = "elementwise",
+    family: str = "elementwise",
     terminator: bool = False,
     summary: str = "",
     same_variadic_size: bool = False,
@@ -223,6 +280,12 @@ def define(
     float_result_names: str = "",
     entry_argument_names: str = "",
     results_from: str = "",
+    colour: str = "",
+    types: str = OWN_TYPE_RULE,
+    syntax: str = "",
+    hlo: Optional[str] = None,
+    transcendental: bool = False,
+    exact: bool = False,
 ) -> OpDef:
     if name in OPS:
         raise ValueError(f"op {name} is defined twice")
@@ -230,13 +293,15 @@ def define(
         raise ValueError(f"op {name}: results_from is 'returned', 'carried' or empty, not {results_from!r}")
     if effect not in EFFECTS:
         raise ValueError(f"op {name}: unknown effect {effect!r} (one of {', '.join(EFFECTS)})")
+    _check_facts(name, family, colour or family, types, len(_parse_operands(operands)), float_math, transcendental,
+                 exact)
     opdef = OpDef(
         name,
         _parse_operands(operands),
         _parse_attrs(attrs),
         tuple(regions.split()),
         results,
-        category,
+        family,
         terminator,
         summary,
         same_variadic_size,
@@ -256,9 +321,49 @@ def define(
         tuple(float_result_names.split()),
         tuple(entry_argument_names.split()),
         results_from,
+        colour or family,
+        types,
+        syntax,
+        hlo,
+        transcendental,
+        exact,
     )
     OPS[name] = opdef
+    for listener in _LISTENERS:
+        listener(opdef)
     return opdef
+
+
+def _check_facts(name: str, family: str, colour: str, types: str, operand_count: int, float_math: bool,
+                 transcendental: bool, exact: bool) -> None:
+    """The facts of one definition agree with each other (a typo is an error where it is written)."""
+    if family not in FAMILIES:
+        raise ValueError(f"op {name}: unknown family {family!r} (one of {', '.join(FAMILIES)})")
+    if colour not in CATEGORIES + ("check",):
+        raise ValueError(f"op {name}: unknown colour {colour!r} (one of {', '.join(CATEGORIES)})")
+    if types not in ELEMENT_TYPES + (OWN_TYPE_RULE, NO_TYPE_RULE):
+        raise ValueError(f"op {name}: types is one of {', '.join(ELEMENT_TYPES)}, "
+                         f"{OWN_TYPE_RULE!r} or {NO_TYPE_RULE!r}, not {types!r}")
+    if types in ELEMENT_TYPES and (family != "elementwise" or operand_count not in (1, 2)):
+        raise ValueError(f"op {name}: a shared element type rule ({types}) is for element-wise ops of one or two "
+                         "operands")
+    if transcendental and exact:
+        raise ValueError(f"op {name}: an op is transcendental or exact, not both")
+    if (transcendental or exact) and not float_math:
+        raise ValueError(f"op {name}: transcendental and exact describe float math (float_math=True)")
+
+
+# Called with every definition, those made so far and those made later (see `when_defined`).
+_LISTENERS: list[Callable[[OpDef], None]] = []
+
+
+def when_defined(listener: Callable[[OpDef], None]) -> None:
+    """Call `listener` with every op definition: each one made so far, then each new one as it is
+    made. The layers above register what they derive from a definition this way (a pretty
+    format, an HLO opcode), so an op defined after they were imported gets it as well."""
+    _LISTENERS.append(listener)
+    for opdef in list(OPS.values()):
+        listener(opdef)
 
 
 def _trait(name: str, field: str, absent: Any) -> Any:
@@ -351,17 +456,32 @@ def lays_out_on_grid(name: str) -> bool:
     return _trait(name, "grid_layout", False)
 
 
-def category_of(name: str) -> str:
+def family_of(name: str) -> str:
+    """What the op does (one of FAMILIES); an op without a definition is "custom_call" or "structural"."""
     opdef = OPS.get(name)
     if opdef is not None:
-        return opdef.category
+        return opdef.family
+    return "custom_call" if "custom" in name else "structural"
+
+
+def is_transcendental(name: str) -> bool:
+    """Whether each device approximates the op's function with its own polynomial."""
+    return _trait(name, "transcendental", False)
+
+
+def category_of(name: str) -> str:
+    """The palette colour of op `name` (one of CATEGORIES, or "check")."""
+    opdef = OPS.get(name)
+    if opdef is not None:
+        return opdef.colour
     if name.startswith("chlo."):
         return "chlo"
     return "custom_call" if "custom" in name else "structural"
 
 
 __all__ = [
-    "AttrSpec", "CATEGORIES", "DIALECT_EFFECTS", "EFFECTS", "OPS", "OpDef", "callee_attribute", "category_of",
-    "define", "effect_of", "has_aliasing_regions", "results_from", "has_expandable_body", "is_collective", "is_float_math",
+    "AttrSpec", "CATEGORIES", "DIALECT_EFFECTS", "EFFECTS", "ELEMENT_TYPES", "FAMILIES", "NO_HLO", "NO_TYPE_RULE",
+    "OPS", "OWN_TYPE_RULE", "OpDef", "callee_attribute", "category_of", "define", "family_of", "is_transcendental",
+    "when_defined", "effect_of", "has_aliasing_regions", "results_from", "has_expandable_body", "is_collective", "is_float_math",
     "is_foldable", "is_replayable", "is_terminator", "lays_out_on_grid", "lookup", "owns_callee",
 ]

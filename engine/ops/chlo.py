@@ -1,8 +1,10 @@
 """CHLO element-wise ops (docs/generated/chlo.md): trigonometric and special functions, float
 classification, next_after, and the broadcasting binary ops.
 
-Special functions come from scipy.special, evaluated in f64 for f32 and narrower types (XLA's
-decompositions upcast f16 and bf16 to f32) and rounded once. Where XLA's decomposition defines a
+Special functions come from numpy and scipy.special, evaluated in the precision the backend's
+`precise` gives (machine/backend.py): f32 in f32 (their float32 loops), f16 and bf16 widened to
+f32 as XLA's decompositions upcast them, f64 in f64, complex64 in complex128; then rounded once to
+the result type. Where XLA's decomposition defines a
 value at a special point differently from scipy, XLA's value is used and the rule is written out
 below: digamma is NaN at its poles, lgamma(-inf) is +inf, zeta and polygamma follow XLA's domain
 rules, erf_inv and bessel_i1e keep the sign of zero. chlo.constant is evaluated in control.py.
@@ -19,7 +21,7 @@ from ..ir.types import TensorType
 from . import elementwise as ew
 from .elementwise import UNSIGNED_OF_SIZE, float_bits
 from .elementwise_math import atan2
-from .elementwise_provenance import (broadcast_source, combine_step, elementwise_provenance, operand_names,
+from .elementwise_provenance import (broadcast_source, combine_step, operand_names,
                                      select_provenance, short_name, trailing_dims, value_at)
 from .provenance import ProvenanceQuery, explains
 from .registry import OpCall, op
@@ -33,12 +35,6 @@ def _special():
     return scipy.special
 
 
-def elementwise_op(name: str) -> Callable:
-    """@op(name) for an evaluator that works element by element (same shapes), with its provenance."""
-    explains(name)(elementwise_provenance)
-    return op(name)
-
-
 def _real(call: OpCall, operand: np.ndarray, fn: Callable) -> np.ndarray:
     return call.backend.rounded(fn(call.backend.precise(np.asarray(operand))), call.result_dtype)
 
@@ -46,52 +42,52 @@ def _real(call: OpCall, operand: np.ndarray, fn: Callable) -> np.ndarray:
 # -- trigonometric and hyperbolic -----------------------------------------------------------------
 
 
-@elementwise_op("chlo.acos")
+@op("chlo.acos")
 def acos(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arccos)
 
 
-@elementwise_op("chlo.acosh")
+@op("chlo.acosh")
 def acosh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arccosh)
 
 
-@elementwise_op("chlo.asin")
+@op("chlo.asin")
 def asin(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arcsin)
 
 
-@elementwise_op("chlo.asinh")
+@op("chlo.asinh")
 def asinh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arcsinh)
 
 
-@elementwise_op("chlo.atan")
+@op("chlo.atan")
 def atan(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arctan)
 
 
-@elementwise_op("chlo.atanh")
+@op("chlo.atanh")
 def atanh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.arctanh)
 
 
-@elementwise_op("chlo.cosh")
+@op("chlo.cosh")
 def cosh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.cosh)
 
 
-@elementwise_op("chlo.sinh")
+@op("chlo.sinh")
 def sinh(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.sinh)
 
 
-@elementwise_op("chlo.tan")
+@op("chlo.tan")
 def tan(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, np.tan)
 
 
-@elementwise_op("chlo._asin_acos_kernel")
+@op("chlo._asin_acos_kernel")
 def asin_acos_kernel(call: OpCall, operand: np.ndarray) -> np.ndarray:
     if np.asarray(operand).dtype.kind != "c":
         raise call.error(f"operates on complex tensors, not {call.operand_types[0]}")
@@ -136,29 +132,29 @@ def asin_acos_w(z: np.ndarray) -> np.ndarray:
 # -- special functions ------------------------------------------------------------------------------
 
 
-@elementwise_op("chlo.erf")
+@op("chlo.erf")
 def erf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, _special().erf)
 
 
-@elementwise_op("chlo.erfc")
+@op("chlo.erfc")
 def erfc(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, _special().erfc)
 
 
-@elementwise_op("chlo.erf_inv")
+@op("chlo.erf_inv")
 def erf_inv(call: OpCall, operand: np.ndarray) -> np.ndarray:
     # XLA returns -0.0 for -0.0 (scipy returns +0.0).
     return _real(call, operand, lambda x: np.where(x == 0, x, _special().erfinv(x)))
 
 
-@elementwise_op("chlo.bessel_i1e")
+@op("chlo.bessel_i1e")
 def bessel_i1e(call: OpCall, operand: np.ndarray) -> np.ndarray:
     # i1e is odd: XLA keeps the sign of zero (scipy returns +0.0 for -0.0).
     return _real(call, operand, lambda x: np.where(x == 0, x, _special().i1e(x)))
 
 
-@elementwise_op("chlo.lgamma")
+@op("chlo.lgamma")
 def lgamma(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return _real(call, operand, log_gamma)
 
@@ -168,18 +164,18 @@ def log_gamma(x: np.ndarray) -> np.ndarray:
     return np.where(np.isinf(x), np.inf, _special().gammaln(x))
 
 
-@elementwise_op("chlo.digamma")
+@op("chlo.digamma")
 def digamma(call: OpCall, operand: np.ndarray) -> np.ndarray:
-    return _real(call, operand, digamma_f64)
+    return _real(call, operand, digamma_with_xla_poles)
 
 
-def digamma_f64(x: np.ndarray) -> np.ndarray:
+def digamma_with_xla_poles(x: np.ndarray) -> np.ndarray:
     """psi(x), NaN at the poles 0, -1, -2, ... (XLA's rule; scipy gives +-inf at 0)."""
     pole = (x <= 0) & (x == np.floor(x))
     return np.where(pole, np.nan, _special().psi(x))
 
 
-@elementwise_op("chlo.zeta")
+@op("chlo.zeta")
 def zeta(call: OpCall, x: np.ndarray, q: np.ndarray) -> np.ndarray:
     return call.backend.rounded(hurwitz_zeta(call.backend.precise(np.asarray(x)), call.backend.precise(np.asarray(q))), call.result_dtype)
 
@@ -203,16 +199,16 @@ def hurwitz_zeta(x: np.ndarray, q: np.ndarray) -> np.ndarray:
     return np.where(x == 1, np.inf, value)
 
 
-@elementwise_op("chlo.polygamma")
+@op("chlo.polygamma")
 def polygamma(call: OpCall, n: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return call.backend.rounded(polygamma_f64(call.backend.precise(np.asarray(n)), call.backend.precise(np.asarray(x))), call.result_dtype)
+    return call.backend.rounded(polygamma_of_naturals(call.backend.precise(np.asarray(n)), call.backend.precise(np.asarray(x))), call.result_dtype)
 
 
-def polygamma_f64(n: np.ndarray, x: np.ndarray) -> np.ndarray:
+def polygamma_of_naturals(n: np.ndarray, x: np.ndarray) -> np.ndarray:
     """psi^(n)(x) = (-1)^(n+1) n! zeta(n+1, x) for natural n >= 1, digamma for n = 0, else NaN."""
     sign = 2.0 * np.fmod(n, 2.0) - 1.0
     result = sign * _special().gamma(n + 1.0) * hurwitz_zeta(n + 1.0, x)
-    result = np.where(n == 0, digamma_f64(x), result)
+    result = np.where(n == 0, digamma_with_xla_poles(x), result)
     natural = (n == np.floor(n)) & (n >= 0)
     return np.where(natural, result, np.nan)
 
@@ -220,28 +216,28 @@ def polygamma_f64(n: np.ndarray, x: np.ndarray) -> np.ndarray:
 # -- classification, construction and simple arithmetic --------------------------------------------
 
 
-@elementwise_op("chlo.is_inf")
+@op("chlo.is_inf")
 def is_inf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.asarray(np.isinf(widen(operand)))
 
 
-@elementwise_op("chlo.is_pos_inf")
+@op("chlo.is_pos_inf")
 def is_pos_inf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.asarray(widen(operand) == np.inf)
 
 
-@elementwise_op("chlo.is_neg_inf")
+@op("chlo.is_neg_inf")
 def is_neg_inf(call: OpCall, operand: np.ndarray) -> np.ndarray:
     return np.asarray(widen(operand) == -np.inf)
 
 
-@elementwise_op("chlo.conj")
+@op("chlo.conj")
 def conj(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = np.asarray(operand)
     return np.conj(x).astype(call.result_dtype) if x.dtype.kind == "c" else x
 
 
-@elementwise_op("chlo.square")
+@op("chlo.square")
 def square(call: OpCall, operand: np.ndarray) -> np.ndarray:
     x = widen(np.asarray(operand))
     if x.dtype.kind != "c":
@@ -291,7 +287,7 @@ def _splat_value(call: OpCall) -> np.ndarray:
     return value.reshape(()).astype(call.result_dtype)
 
 
-@elementwise_op("chlo.next_after")
+@op("chlo.next_after")
 def next_after(call: OpCall, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return next_representable(np.asarray(x), np.asarray(y), call.result_dtype)
 
@@ -435,7 +431,7 @@ def broadcast_select(call: OpCall, pred: np.ndarray, on_true: np.ndarray, on_fal
 explains("chlo.broadcast_select")(select_provenance)  # numpy-style: its default index mapping
 
 
-@elementwise_op("chlo.mulhi")
+@op("chlo.mulhi")
 def mulhi(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The high half of each full 2N-bit product of N-bit integers (signed or unsigned)."""
     x, y = np.asarray(lhs), np.asarray(rhs)

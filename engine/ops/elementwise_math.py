@@ -1,8 +1,9 @@
 """Element-wise transcendental functions, rounding and classification of floats.
 
-Real functions of f32 and narrower floats are evaluated in f64 and rounded (through f32 for the
-narrow types, as XLA computes them in f32): the result is the correctly rounded value, which XLA's
-own approximations are within a few ULP of. Complex functions are evaluated in complex128.
+Functions are evaluated in the precision the backend's `precise` gives (machine/backend.py): f32
+in f32 with numpy's vectorised kernels (within a few ULP, as XLA's own f32 approximations are),
+f16 and bf16 widened to f32 and rounded once to their type (XLA computes them in f32), f64 in f64,
+and complex64 in complex128 (numpy's accurate complex kernels), rounded once to complex64.
 Where XLA expands an op into several rounded steps (logistic, exponential_minus_one) the steps
 are reproduced with the same roundings, because the expansion's error is part of the result.
 """

@@ -1,9 +1,9 @@
 """Element provenance of element-wise ops: result[i] is made from the elements at index i.
 
-Every op whose definition has the category "elementwise" is answered here (elementwise.py,
-elementwise_math.py, conversion.py's convert and reduce_precision, map...), and the other
-element-wise ops (CHLO's unary functions, hlo.copy, the quantize ops) register the same function
-beside their evaluators. A rank-0 operand (select's pred, clamp's min and max) is shared by every
+Every op whose definition is of the family "elementwise" is answered here, whatever its dialect
+(elementwise.py, elementwise_math.py, CHLO's functions, conversion.py's convert and
+reduce_precision, map...), and the other element-wise ops (hlo.copy, the quantize ops) register the
+same function beside their evaluators. A rank-0 operand (select's pred, clamp's min and max) is shared by every
 result element and is reported with the index (). select is data-dependent: its predicate picks
 the one branch element that makes the result. The broadcasting rule here is numpy's (trailing
 dimensions line up, size-1 dimensions read index 0), which for same-shape operands and scalars is
@@ -21,7 +21,7 @@ import numpy as np
 from ..ir.core import Operation, Region
 from ..ir.opdefs import lookup
 from ..ir.phrases import Phrase, field_text
-from .provenance import ProvenanceQuery, Source, explains, explains_category
+from .provenance import ProvenanceQuery, Source, explains, explains_family
 
 SAME_INDEX = Phrase("element at the same index")
 BROADCAST_ELEMENT = Phrase("broadcast element")
@@ -120,10 +120,10 @@ def combine_step(q: ProvenanceQuery, inputs: Sequence[tuple[str, tuple, Optional
     return RESULT_COMBINES_VALUE, {"index": q.index, "op": op_text, "inputs": text, "value": result}
 
 
-# -- the category ------------------------------------------------------------------------------
+# -- the family --------------------------------------------------------------------------------
 
 
-@explains_category("elementwise")
+@explains_family("elementwise")
 def elementwise_provenance(q: ProvenanceQuery, used: Optional[set[int]] = None):
     """result[i] = f(operand_0[i], operand_1[i], ...), rank-0 operands read at ()."""
     names = operand_names(q.op)

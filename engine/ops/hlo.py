@@ -145,7 +145,7 @@ def stochastic_convert(call: OpCall, operand: np.ndarray, random: np.ndarray) ->
 # -- set_dimension_size, rng_get_and_update_state -----------------------------------------------
 
 
-@op("hlo.set_dimension_size")
+@op("hlo.set_dimension_size", "stablehlo.set_dimension_size")
 def set_dimension_size(call: OpCall, operand: np.ndarray, size: np.ndarray) -> np.ndarray:
     # With static shapes the array keeps every element; the size is a run-time fact that only
     # must fit the dimension's bound (XLA: elements past it are padding).

@@ -7,8 +7,8 @@ index arithmetic that led there, as `Step`s with this op's own numbers ("clamp(5
 are listed in the order the op combines them (scatter's updates in the order they land).
 
 Each op family answers in a pure function beside the evaluator it explains, registered with
-`@explains("stablehlo.gather")` (or `@explains_category("elementwise")` for a whole category of
-op definitions); it receives a `ProvenanceQuery` and returns `query.answer(sources, steps)`.
+`@explains("stablehlo.gather")` (or `@explains_family("elementwise")` for every op whose definition
+is of that family); it receives a `ProvenanceQuery` and returns `query.answer(sources, steps)`.
 Data-dependent families (gather's indices, scatter's, sort's keys, select_and_scatter's windows)
 read the op's values through the query; shape-only families need none. The contract every
 function keeps, and tests/provenance_harness.py checks against the evaluator: changing exactly the
@@ -148,7 +148,7 @@ Explainer = Callable[[ProvenanceQuery], Provenance]
 Inverse = Callable[[ProvenanceQuery, int, tuple, Optional[ProcessId]], list[Reached]]
 
 EXPLAINERS: dict[str, Explainer] = {}
-CATEGORY_EXPLAINERS: dict[str, Explainer] = {}
+FAMILY_EXPLAINERS: dict[str, Explainer] = {}
 INVERSES: dict[str, Inverse] = {}
 
 
@@ -165,13 +165,14 @@ def explains(*names: str) -> Callable[[Explainer], Explainer]:
     return register
 
 
-def explains_category(category: str) -> Callable[[Explainer], Explainer]:
-    """Register the provenance of every op whose definition has `category` and no function of its own."""
+def explains_family(family: str) -> Callable[[Explainer], Explainer]:
+    """Register the provenance of every op whose definition is of `family` (OpDef.family), whatever
+    its dialect, and has no function of its own."""
 
     def register(fn: Explainer) -> Explainer:
-        if category in CATEGORY_EXPLAINERS:
-            raise ValueError(f"provenance for category {category} registered twice")
-        CATEGORY_EXPLAINERS[category] = fn
+        if family in FAMILY_EXPLAINERS:
+            raise ValueError(f"provenance for family {family} registered twice")
+        FAMILY_EXPLAINERS[family] = fn
         return fn
 
     return register
@@ -194,7 +195,7 @@ def explainer_for(op_name: str) -> Optional[Explainer]:
     if fn is None:
         definition = lookup(op_name)
         if definition is not None:
-            fn = CATEGORY_EXPLAINERS.get(definition.category)
+            fn = FAMILY_EXPLAINERS.get(definition.family)
     return fn
 
 

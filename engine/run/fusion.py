@@ -6,8 +6,8 @@ over 16M floats reads and writes 64 MB ten times. A fused step runs the same cha
 time (a few tens of KiB per operand, so the intermediates stay in the core's cache) and writes only
 the values somebody outside the chain reads.
 
-Which ops. An op is fusible when its definition says it is elementwise (category "elementwise"),
-pure and region-free, it has one result of a static shape, its operands have that shape or are
+Which ops. An op is fusible when its definition says it is elementwise (family "elementwise",
+whatever its dialect: CHLO's functions fuse as StableHLO's do), pure and region-free, it has one result of a static shape, its operands have that shape or are
 0-d (select's predicate, clamp's bounds), no quantized types, and the step runs the op's own
 registered evaluator (not one a backend wrapped to run it elsewhere or read it from a capture,
 whose work is not element by element). Elementwise evaluators work on arrays of any shape, each
@@ -40,7 +40,7 @@ import numpy as np
 
 from ..ir.core import Operation, Value
 from ..ir.errors import ExecutionError, HlodbgError
-from ..ir.opset import category_of, effect_of
+from ..ir.opset import effect_of, family_of
 from ..ir.types import QuantizedType, TensorType
 from ..ops.registry import EVALUATORS
 from .liveness import liveness_of
@@ -66,7 +66,7 @@ def is_fusible(step: Any) -> bool:
     op: Operation = step.op
     if getattr(step, "foldable", False) or len(op.results) != 1 or op.regions:
         return False
-    if category_of(op.name) != "elementwise" or effect_of(op.name) != "pure":
+    if family_of(op.name) != "elementwise" or effect_of(op.name) != "pure":
         return False
     if step.evaluator is not EVALUATORS.get(op.name):
         return False

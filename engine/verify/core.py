@@ -11,7 +11,7 @@ from ..ir.call_graph import CallGraph, Recursion
 from ..ir.collector import collector_paused
 from ..ir.errors import VerifyError
 from ..ir.core import Block, Function, Module, Operation, function_list
-from ..ir.opset import CLOSED_DIALECTS, OPS, OpDef
+from ..ir.opset import CLOSED_DIALECTS, OPS, OWN_TYPE_RULE, OpDef
 from .shape_inference import (
     Fail,
     elem,
@@ -109,6 +109,10 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
         check = CHECKS.get(op.name)
         if check is not None:
             check(op, ctx)
+        elif opdef is not None and opdef.types == OWN_TYPE_RULE:
+            # Its definition promises a rule of its own: never pass an op whose rule is missing.
+            fail("hlodbg defines this op with a type rule of its own but registers none, so it cannot be "
+                 "verified (a bug in hlodbg: register one in engine/verify or say types=NO_TYPE_RULE)")
     except Fail as f:
         suffix = f" ({f.constraint})" if f.constraint else ""
         return VerifyError(f"{op.name}: {f.message}{suffix}", op.pos, f.notes)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..ir.core import Operation
-from ..ir.opset import OPS
+from ..ir.opset import ELEMENT_TYPES, OPS, OpDef, when_defined
 from .shape_inference import (
     fail,
     fmt_types,
@@ -22,6 +22,7 @@ from .shape_inference import (
 from ..ir.types import ComplexType, FloatType, TensorType
 from .quantized_types import check_result_accuracy, is_per_axis, same_baseline, same_baseline_element
 from .core import (
+    CHECKS,
     _Context,
     _block,
     _ints,
@@ -44,18 +45,17 @@ _SFCQ = ("signed integer, floating-point, complex or quantized",
          lambda e: is_signed_int_e(e) or is_float_e(e) or is_complex_e(e) or is_quant_e(e))
 _FC = ("floating-point or complex", lambda e: is_float_e(e) or is_complex_e(e) or is_quant_e(e))
 
-_UNARY = {
-    "cbrt": _FCQ, "ceil": _FQ, "cosine": _FCQ, "count_leading_zeros": _I, "exponential": _FCQ,
-    "exponential_minus_one": _FCQ, "floor": _FQ, "log": _FCQ, "log_plus_one": _FCQ, "logistic": _FCQ,
-    "negate": _IFCQ, "not": _BI, "popcnt": _I, "round_nearest_afz": _FQ, "round_nearest_even": _FQ,
-    "rsqrt": _FCQ, "sign": _SFCQ, "sine": _FCQ, "sqrt": _FCQ, "tan": _FCQ, "tanh": _FCQ,
-    "reduce_precision": _FQ,
+# What each shared element type rule of the op definitions (OpDef.types) admits.
+ELEMENT_KINDS = {
+    "any": _ANY,
+    "bool_or_int": _BI,
+    "int": _I,
+    "float_or_quantized": _FQ,
+    "float_complex_quantized": _FCQ,
+    "int_float_complex_quantized": _IFCQ,
+    "signed_int_float_complex_quantized": _SFCQ,
 }
-_BINARY = {
-    "add": _ANY, "subtract": _IFCQ, "multiply": _ANY, "divide": _IFCQ, "remainder": _IFCQ,
-    "power": _IFCQ, "atan2": _FCQ, "maximum": _ANY, "minimum": _ANY, "and": _BI, "or": _BI,
-    "xor": _BI, "shift_left": _I, "shift_right_arithmetic": _I, "shift_right_logical": _I,
-}
+assert set(ELEMENT_KINDS) == set(ELEMENT_TYPES), "every shared element type rule has its kinds here"
 
 
 def _check_category(t: TensorType, category, what: str, constraint: Optional[str] = None) -> None:
@@ -67,25 +67,33 @@ def _check_category(t: TensorType, category, what: str, constraint: Optional[str
 _INT32 = (-(2 ** 31), 2 ** 31 - 1)
 
 
-@_register(*(f"stablehlo.{n}" for n in _UNARY))
 def _unary(op: Operation, ctx: _Context) -> None:
+    """An element-wise op of one operand under a shared type rule (its definition's `types`)."""
+    _same_typed_unary(op, ELEMENT_KINDS[OPS[op.name].types])
+
+
+def _same_typed_unary(op: Operation, kinds) -> None:
     x = _tensor(op.operand_types[0], "operand")
     r = _tensor(op.result_types[0], "result")
-    _check_category(x, _UNARY[op.mnemonic], "operand", "I1")
+    _check_category(x, kinds, "operand", "I1")
     _same_shape(x, r, "operand and result must have the same shape", "C1")
     if not same_baseline_element(x, r):
         fail(f"operand and result must have the same element type: {x} vs {r}", "C1")
     if "result_accuracy" in OPS[op.name].attrs:  # the transcendental ops; their Inputs row I2
         check_result_accuracy(op, "I2")
-    if op.name == "stablehlo.reduce_precision":
-        for label, name, low in (("I2", "exponent_bits", 1), ("I3", "mantissa_bits", 0)):
-            bits = int(op.attributes[name])
-            if not _INT32[0] <= bits <= _INT32[1]:
-                fail(f"{name} = {bits} does not fit the spec's si32 type", label)
-        if int(op.attributes["exponent_bits"]) < 1:
-            fail(f"exponent_bits = {int(op.attributes['exponent_bits'])} must be at least 1", "C2")
-        if int(op.attributes["mantissa_bits"]) < 0:
-            fail(f"mantissa_bits = {int(op.attributes['mantissa_bits'])} must be non-negative", "C3")
+
+
+@_register("stablehlo.reduce_precision")
+def _reduce_precision(op: Operation, ctx: _Context) -> None:
+    _same_typed_unary(op, _FQ)
+    for label, name, low in (("I2", "exponent_bits", 1), ("I3", "mantissa_bits", 0)):
+        bits = int(op.attributes[name])
+        if not _INT32[0] <= bits <= _INT32[1]:
+            fail(f"{name} = {bits} does not fit the spec's si32 type", label)
+    if int(op.attributes["exponent_bits"]) < 1:
+        fail(f"exponent_bits = {int(op.attributes['exponent_bits'])} must be at least 1", "C2")
+    if int(op.attributes["mantissa_bits"]) < 0:
+        fail(f"mantissa_bits = {int(op.attributes['mantissa_bits'])} must be non-negative", "C3")
 
 
 _REAL_OR_COMPLEX = ("floating-point or complex", lambda e: is_float_e(e) or is_complex_e(e))
@@ -125,28 +133,37 @@ def _is_finite(op: Operation, ctx: _Context) -> None:
         fail(f"y must have element type i1, got {y}", "O1")
 
 
-# Ops whose C1 is a plain type equality (no quantized types allowed).
-_EXACT_TYPES = frozenset(("and", "or", "xor", "shift_left", "shift_right_arithmetic", "shift_right_logical"))
-
-
-@_register(*(f"stablehlo.{n}" for n in _BINARY))
 def _binary(op: Operation, ctx: _Context) -> None:
+    """An element-wise op of two operands under a shared type rule (its definition's `types`)."""
     lhs = _tensor(op.operand_types[0], "lhs")
     rhs = _tensor(op.operand_types[1], "rhs")
     r = _tensor(op.result_types[0], "result")
     _same_shape(lhs, rhs, "operands must have the same shape", "C1")
     _same_shape(lhs, r, "result must have the operands' shape", "C1")
-    if op.mnemonic == "add" and any(is_quant_e(t.element) for t in (lhs, rhs, r)):
+    if op.name == "stablehlo.add" and any(is_quant_e(t.element) for t in (lhs, rhs, r)):
         _check_quantized_add(lhs, rhs, r)
         return
-    category = _BINARY[op.mnemonic]
+    types = OPS[op.name].types
+    category = ELEMENT_KINDS[types]
     _check_category(lhs, category, "lhs", "I1")
     _check_category(rhs, category, "rhs", "I2")
-    same = (lambda a, b: a.element == b.element) if op.mnemonic in _EXACT_TYPES else same_baseline_element
+    # Where no quantized type is allowed, C1 is a plain type equality.
+    exact = types in ("bool_or_int", "int")
+    same = (lambda a, b: a.element == b.element) if exact else same_baseline_element
     if not same(lhs, rhs):
         fail(f"operands must have the same element type: {lhs} vs {rhs}", "C1")
     if not same(lhs, r):
         fail(f"result must have the operands' element type: {lhs} vs {r}", "C1")
+
+
+def _shared_type_rule(opdef: OpDef) -> None:
+    """Every op whose definition names a shared element type rule is checked by it (ops defined
+    now or later)."""
+    if opdef.types in ELEMENT_TYPES:
+        CHECKS[opdef.name] = _unary if len(opdef.operands) == 1 else _binary
+
+
+when_defined(_shared_type_rule)
 
 
 def _check_quantized_add(lhs: TensorType, rhs: TensorType, r: TensorType) -> None:

@@ -143,9 +143,9 @@ def derive_shape(op: Operation, lang: str) -> list[str]:
 
 
 def _elementwise(op: Operation) -> bool:
-    """An elementwise op (chlo's own included) whose operands and results all have one shape."""
+    """An elementwise op (of any dialect) whose operands and results all have one shape."""
     definition = lookup(op.name)
-    if definition is None or definition.category not in ("elementwise", "chlo"):
+    if definition is None or definition.family != "elementwise":
         return False
     shapes = {v.type.shape for v in (*op.operands, *op.results) if isinstance(v.type, TensorType)}
     return bool(op.operands) and bool(op.results) and len(shapes) == 1 and all(

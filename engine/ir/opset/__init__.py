@@ -8,12 +8,18 @@ from __future__ import annotations
 from . import check, chlo, hlo, interpreter, stablehlo, structural  # noqa: F401  (each registers its ops)
 from ..opdefs import (
     CATEGORIES,
+    ELEMENT_TYPES,
+    FAMILIES,
+    NO_HLO,
+    NO_TYPE_RULE,
     OPS,
+    OWN_TYPE_RULE,
     AttrSpec,
     OpDef,
     callee_attribute,
     category_of,
     effect_of,
+    family_of,
     has_aliasing_regions,
     has_expandable_body,
     is_collective,
@@ -22,11 +28,13 @@ from ..opdefs import (
     is_foldable,
     is_replayable,
     is_terminator,
+    is_transcendental,
     lookup,
     may_run_async,
     owns_callee,
     process_groups_of,
     results_from,
+    when_defined,
 )
 
 # Dialects whose every op hlodbg defines: an op name of theirs it does not know is a typo or an op
@@ -34,8 +42,9 @@ from ..opdefs import (
 CLOSED_DIALECTS = ("stablehlo", "chlo", "hlo")
 
 __all__ = [
-    "AttrSpec", "CATEGORIES", "CLOSED_DIALECTS", "OPS", "OpDef", "callee_attribute", "category_of",
-    "effect_of", "has_aliasing_regions", "has_expandable_body", "is_collective", "is_commutative",
-    "is_float_math", "is_foldable", "is_replayable", "is_terminator", "lookup", "may_run_async", "owns_callee", "process_groups_of",
-    "results_from",
+    "AttrSpec", "CATEGORIES", "CLOSED_DIALECTS", "ELEMENT_TYPES", "FAMILIES", "NO_HLO", "NO_TYPE_RULE", "OPS",
+    "OWN_TYPE_RULE", "OpDef", "callee_attribute", "category_of", "effect_of", "family_of", "has_aliasing_regions",
+    "has_expandable_body", "is_collective", "is_commutative", "is_float_math", "is_foldable", "is_replayable",
+    "is_terminator", "is_transcendental", "lookup", "may_run_async", "owns_callee", "process_groups_of",
+    "results_from", "when_defined",
 ]

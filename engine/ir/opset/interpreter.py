@@ -8,13 +8,14 @@ the check dialect in check.py.)
 """
 from __future__ import annotations
 
-from ..opdefs import define
+from ..opdefs import NO_HLO, define
 
 define(
     "interpreter.run_parallel",
     "inputs*",
     "programs:symbols infeed:symbols?",
     results="*",
-    category="collective",
-    summary="runs a grid of processes, one function each, and returns their results in process order", effect="impure"
+    family="collective",
+    summary="runs a grid of processes, one function each, and returns their results in process order", effect="impure",
+    hlo=NO_HLO,
 )

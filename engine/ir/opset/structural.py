@@ -2,13 +2,14 @@
 (sdy) mesh, manual computation and sharding ops."""
 from __future__ import annotations
 
-from ..opdefs import define
+from ..opdefs import NO_HLO, NO_TYPE_RULE, define
 
-define("stablehlo.constant", "", "value:elements", category="constant", result_names="c", float_result_names="cst")
+define("stablehlo.constant", "", "value:elements", family="constant", result_names="c", float_result_names="cst",
+       hlo="constant")
 
 
-define("stablehlo.while", "operand*", regions="cond body", results="*", category="control_flow", aliasing_regions=True,
-       entry_argument_names="iterArg", results_from="carried")
+define("stablehlo.while", "operand*", regions="cond body", results="*", family="control_flow", aliasing_regions=True,
+       entry_argument_names="iterArg", results_from="carried", hlo="while")
 
 
 define(
@@ -17,16 +18,18 @@ define(
     "dimensions:i64s",
     regions="body",
     results="*",
-    category="reduction",
-    same_variadic_size=True, expandable_body=True, per_tensor_quantized=True
+    family="reduction",
+    same_variadic_size=True, expandable_body=True, per_tensor_quantized=True,
+    hlo="reduce",
 )
 
 
-define("stablehlo.optimization_barrier", "operand*", results="*", category="structural", per_tensor_quantized=True)
+define("stablehlo.optimization_barrier", "operand*", results="*", family="structural", per_tensor_quantized=True,
+       hlo="opt-barrier")
 # async_start runs its body (one collective or slice op) and returns a future of the op's results;
 # the rendezvous, if any, is the collective inside, so async_start itself is not a collective.
-define("stablehlo.async_start", "operands*", regions="body", category="collective")
-define("stablehlo.async_done", "futures*", results="*", category="collective")
+define("stablehlo.async_start", "operands*", regions="body", family="collective", hlo=NO_HLO)
+define("stablehlo.async_done", "futures*", results="*", family="collective", hlo=NO_HLO)
 
 
 define(
@@ -35,16 +38,19 @@ define(
     "sym_name:str function_type:type sym_visibility:str? arg_attrs:any? res_attrs:any?",
     regions="body",
     results="0",
-    category="structural",
+    family="structural",
+    hlo=NO_HLO, types=NO_TYPE_RULE,
 )
 
 
-define("func.call", "operands*", "callee:symbol", results="*", category="structural", effect="impure", aliasing_regions=True, callee_attr="callee",
-       results_from="returned")
-define("func.return", "operands*", results="0", category="structural", terminator=True)
+define("func.call", "operands*", "callee:symbol", results="*", family="structural", effect="impure",
+       aliasing_regions=True, callee_attr="callee",
+       results_from="returned", hlo="call")
+define("func.return", "operands*", results="0", family="structural", terminator=True, hlo=NO_HLO)
 
 
-define("sdy.mesh", "", "sym_name:str mesh:any", results="0", category="structural", effect="not_replayable")
+define("sdy.mesh", "", "sym_name:str mesh:any", results="0", family="structural", effect="not_replayable", hlo=NO_HLO,
+       types=NO_TYPE_RULE)
 
 
 define(
@@ -53,16 +59,21 @@ define(
     "in_shardings:any out_shardings:any manual_axes:any",
     regions="body",
     results="*",
-    category="collective", effect="not_replayable", grid_layout=True
+    family="collective", effect="not_replayable", grid_layout=True,
+    hlo=NO_HLO, types=NO_TYPE_RULE,
 )
 # MLIR's own tensor constant and cast, which StableHLO's tests (not JAX) write among StableHLO
 # ops: `arith.constant dense<...> : T` and `tensor.cast %x : T to U` between compatible types.
-define("arith.constant", "", "value:elements", category="constant", result_names="cst")  # tensors only: MLIR names those %cst
-define("tensor.cast", "source", category="data_movement", result_names="cast")
+define("arith.constant", "", "value:elements", family="constant", result_names="cst",
+       hlo=NO_HLO)  # tensors only: MLIR names those %cst
+define("tensor.cast", "source", family="data_movement", result_names="cast", hlo=NO_HLO)
 # MLIR dialects JAX and XLA still print in some programs: their block terminators.
-define("mhlo.return", "results*", results="0", category="structural", terminator=True)
-define("sdy.return", "results*", results="0", category="structural", terminator=True, effect="not_replayable")
+define("mhlo.return", "results*", results="0", family="structural", terminator=True, hlo=NO_HLO, types=NO_TYPE_RULE)
+define("sdy.return", "results*", results="0", family="structural", terminator=True, effect="not_replayable",
+       hlo=NO_HLO, types=NO_TYPE_RULE)
 
 
-define("sdy.sharding_constraint", "input", "sharding:any", category="collective", effect="not_replayable", grid_layout=True)
-define("sdy.reshard", "input", "sharding:any", category="collective", effect="not_replayable", grid_layout=True)
+define("sdy.sharding_constraint", "input", "sharding:any", family="collective", effect="not_replayable",
+       grid_layout=True, hlo=NO_HLO, types=NO_TYPE_RULE)
+define("sdy.reshard", "input", "sharding:any", family="collective", effect="not_replayable", grid_layout=True,
+       hlo=NO_HLO, types=NO_TYPE_RULE)

@@ -15,7 +15,8 @@ import numpy as np
 
 from ...ir.core import Operation, Value
 from ...ir.errors import ExecutionError
-from ...ir.opset import callee_attribute, category_of, has_aliasing_regions, has_expandable_body, is_float_math, lookup
+from ...ir.opset import (callee_attribute, family_of, has_aliasing_regions, has_expandable_body, is_float_math,
+                         is_transcendental, lookup)
 from ...ir.types import ComplexType, TensorType, TupleType, Type
 from .numerics import BF16, PASS_PLANS, flush_subnormals, flushes
 
@@ -179,13 +180,13 @@ def may_hold_subnormals(value: Value, depth: int = 0) -> bool:
         return False
     if depth >= _PROOF_DEPTH:
         return True
-    category = category_of(owner.name)
-    if category == "data_movement" and not owner.regions and owner.operands:
+    family = family_of(owner.name)
+    if family == "data_movement" and not owner.regions and owner.operands:
         element = _tensor_element(value)
         if element is None or element != _tensor_element(owner.operands[0]):
             return True  # a bitcast_convert from another type makes new bit patterns
         return any(may_hold_subnormals(v, depth + 1) for v in owner.operands if _tensor_element(v) == element)
-    if category == "constant" and not owner.operands:
+    if family == "constant" and not owner.operands:
         try:
             literal = getattr(owner.attributes.get("value"), "array", None)
         except Exception:  # noqa: BLE001 - a literal that does not decode fails where the constant runs
@@ -244,7 +245,7 @@ def contraction_note(op: Operation, mxu_width: int) -> Optional[str]:
     """Why a float contraction's result differs on a TPU, or None when `op` is no float contraction
     (or its algorithm is refused: the run says so)."""
     opdef = lookup(op.name)
-    if opdef is None or opdef.category not in ("contraction", "chlo") or not is_float_math(op.name):
+    if opdef is None or opdef.family != "contraction" or not is_float_math(op.name):
         return None
     dtypes = [getattr(v.type, "numpy_dtype", None) for v in op.operands[:2]]
     if len(dtypes) < 2 or any(d is None or np.dtype(d).kind != "f" and not is_bf16_exact(np.dtype(d)) for d in dtypes):
@@ -270,12 +271,9 @@ def contraction_note(op: Operation, mxu_width: int) -> Optional[str]:
 
 
 def transcendental(op: Operation) -> bool:
-    """An op whose result a TPU computes with its own polynomial: the ops that take a
-    result_accuracy, and CHLO's one-operand float functions."""
-    opdef = lookup(op.name)
-    if opdef is None or not opdef.float_math:
-        return False
-    return "result_accuracy" in opdef.attrs or (opdef.category == "chlo" and len(opdef.operands) == 1)
+    """An op whose result a TPU computes with its own polynomial (its definition says it is
+    transcendental; an exact op such as chlo.square rounds its IEEE result as the CPU does)."""
+    return is_transcendental(op.name)
 
 
 __all__ = [

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...ir.core import Region, Value
 from ...ir.errors import ParseError, SourcePos
+from ...ir.opset import ELEMENT_TYPES, NO_HLO, OpDef, when_defined
 from ...ir.types import ComplexType, IntegerType, TensorType, TokenType, TupleType, Type
 from .ir_types import HLO_NAMES
 from .tree import HloShape
@@ -170,12 +171,10 @@ def _one_or_tuple(types: list[Type]) -> Type:
 
 Rule = Callable[..., Type]
 RULES: dict[str, Rule] = {
+    # (The element-wise ops with a shared type rule are added from their definitions below.)
     **{name: _same for name in (
-        "abs ceil floor sign negate not popcnt cosine sine tan tanh exponential exponential-minus-one log "
-        "log-plus-one logistic sqrt rsqrt cbrt round-nearest-afz round-nearest-even count-leading-zeros erf acos "
-        "acosh asin asinh atan atanh cosh sinh add subtract multiply divide remainder power atan2 maximum "
-        "minimum and or xor shift-left shift-right-arithmetic shift-right-logical copy domain add-dependency "
-        "opt-barrier reverse cholesky set-dimension-size select-and-scatter while").split()},
+        "abs erf acos acosh asin asinh atan atanh cosh sinh copy domain add-dependency opt-barrier reverse cholesky "
+        "set-dimension-size select-and-scatter while").split()},
     "real": _real, "imag": _real, "complex": _complex, "is-finite": _predicate, "compare": _predicate,
     "select": _operand(1), "clamp": _operand(1), "triangular-solve": _operand(1),
     "tuple": _tuple, "get-tuple-element": _element,
@@ -186,6 +185,15 @@ RULES: dict[str, Rule] = {
     "reduce": _reduce, "reduce-window": _reduce_window, "map": _map, "sort": _operands, "scatter": _scatter,
     "conditional": _first_region, "call": _callee,
 }
+
+
+def _same_type_rule(opdef: OpDef) -> None:
+    """An element-wise op under a shared type rule (OpDef.types) has its operands' type."""
+    if opdef.types in ELEMENT_TYPES and opdef.hlo not in (None, NO_HLO):
+        RULES.setdefault(opdef.hlo, _same)
+
+
+when_defined(_same_type_rule)
 
 
 def infer_result_type(opcode: str, name: str, operands: list[Value], attrs: dict, regions: list[Region],

@@ -1,6 +1,8 @@
 """The opcode table: every HLO opcode (hlo_text.md §8, 136 at XLA HEAD) → the IR op it becomes and
 how its attributes, operands and called computations map. The lowering (HLO → IR) reads it one
-way and the printer (IR → HLO) the other way, so there is one list, never two.
+way and the printer (IR → HLO) the other way, so there is one list, never two. Which opcode an op
+comes from is a fact of its definition (`OpDef.hlo`): the rows below add how attributes and
+operands map where that takes more than the name, and the plain rows come from the definitions.
 
 An entry says:
 - `op`: the IR op name (`stablehlo.*` for the `=` rows, `chlo.*`, `func.call`, or an own `hlo.*`);
@@ -28,6 +30,7 @@ from .adapters import (
     WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, RaggedDotAdapter, SliceAdapter,
 )
 from ...ir.attributes import EnumAttr
+from ...ir.opset import NO_HLO, OpDef, when_defined
 
 
 @dataclass(frozen=True)
@@ -51,29 +54,24 @@ class Opcode:
 
 
 TABLE: dict[str, Opcode] = {}
+# The IR ops that several opcodes share are told apart by their `hlo.opcode` marker.
+BY_OP: dict[tuple[str, Optional[str]], Opcode] = {}
+
+
+def _enter(entry: Opcode) -> None:
+    TABLE[entry.hlo] = entry
+    BY_OP.setdefault((entry.op, entry.marker), entry)
 
 
 def _add(hlo: str, op: Optional[str] = None, *adapters, **kw) -> None:
     if hlo in TABLE:
         raise ValueError(f"opcode {hlo} listed twice")
-    TABLE[hlo] = Opcode(hlo, op or "stablehlo." + hlo.replace("-", "_"), tuple(adapters), **kw)
+    _enter(Opcode(hlo, op or "stablehlo." + hlo.replace("-", "_"), tuple(adapters), **kw))
 
 
-# -- element-wise: same name with `-` → `_` ---------------------------------------------------------
-for _name in (
-    "abs ceil floor sign negate not popcnt real imag is-finite count-leading-zeros round-nearest-afz "
-    "round-nearest-even add subtract multiply divide remainder power atan2 maximum minimum and or xor "
-    "complex shift-left shift-right-arithmetic shift-right-logical select clamp convert bitcast-convert"
-).split():
-    _add(_name)
-# The transcendental ones may say how accurate they must be (StableHLO's result_accuracy).
-for _name in ("sqrt rsqrt cbrt tan tanh logistic cosine sine exponential exponential-minus-one log "
-              "log-plus-one").split():
-    _add(_name, None, Field("result_accuracy", "result_accuracy", RESULT_ACCURACY))
-for _name in ("erf", "acos", "acosh", "asin", "asinh", "atan", "atanh", "cosh", "sinh"):
-    _add(_name, "chlo." + _name)
-_add("mulhi", "hlo.mulhi")
-
+# -- element-wise ----------------------------------------------------------------------------------
+# The plain element-wise opcodes (`add`, `sqrt`, `erf`, ...) are facts of their ops' definitions
+# (`OpDef.hlo`), read at the end of this file; these take attributes of their own.
 _add("compare", None, CompareAdapter())
 _add("reduce-precision", None, Field("exponent_bits", "exponent_bits", INT32),
      Field("mantissa_bits", "mantissa_bits", INT32))
@@ -186,17 +184,23 @@ _add("shuffle", "hlo.shuffle", Field("dimensions", "dimensions", INTS), Field("m
 # the opcode), the done reads the start's result (an identity hlo.copy, marked likewise).
 for _base in ("all-reduce", "all-gather", "collective-permute"):
     _start = TABLE[_base]
-    TABLE[f"{_base}-start"] = Opcode(f"{_base}-start", _start.op, _start.adapters, _start.regions,
-                                     results="one" if _base == "all-reduce" else "async_pack",
-                                     marker=f"{_base}-start")
+    _enter(Opcode(f"{_base}-start", _start.op, _start.adapters, _start.regions,
+                  results="one" if _base == "all-reduce" else "async_pack", marker=f"{_base}-start"))
     # all-reduce-start's value is the result itself; the others' are tuples holding it at index 1.
-    TABLE[f"{_base}-done"] = Opcode(f"{_base}-done", "hlo.copy" if _base == "all-reduce" else "hlo.async_done",
-                                    marker=f"{_base}-done")
+    _enter(Opcode(f"{_base}-done", "hlo.copy" if _base == "all-reduce" else "hlo.async_done",
+                  marker=f"{_base}-done"))
 
-# The IR ops that several opcodes share are told apart by their `hlo.opcode` marker.
-BY_OP: dict[tuple[str, Optional[str]], Opcode] = {}
-for _entry in TABLE.values():
-    BY_OP.setdefault((_entry.op, _entry.marker), _entry)
+
+def _plain_opcode(opdef: OpDef) -> None:
+    """The row of an op whose definition names its opcode and that has no row above: its HLO
+    attributes are at most the result_accuracy a transcendental op may carry."""
+    if opdef.hlo in (None, NO_HLO) or opdef.hlo in TABLE:
+        return
+    accuracy = (Field("result_accuracy", "result_accuracy", RESULT_ACCURACY),) if "result_accuracy" in opdef.attrs else ()
+    _add(opdef.hlo, opdef.name, *accuracy)
+
+
+when_defined(_plain_opcode)
 
 
 def opcode_of(op_name: str, marker: Optional[str] = None) -> Optional[Opcode]:
