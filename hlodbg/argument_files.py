@@ -31,8 +31,7 @@ from hlodbg.engine.ir.dtypes import element_dtype, not_numbers
 from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.machine.files import open_regular
 from hlodbg.engine.machine.process import ProcessId
-from hlodbg.engine.run.arguments import (ArgumentNames, DeviceArguments, parameter_shardings, per_device_hint,
-                                         shape_fits)
+from hlodbg.engine.run.arguments import ArgumentNames, DeviceArguments, parameter_shardings, per_device_hint, shape_fits
 
 ZIP_SIGNATURE = b"PK\x03\x04"  # an .npz file is a zip archive of .npy files
 EMPTY_ZIP_SIGNATURE = b"PK\x05\x06"  # a zip of nothing (numpy.savez(path) with no arrays) is its end record alone

@@ -41,7 +41,7 @@ from ..ir.opset import callee_attribute, effect_of, has_aliasing_regions, is_col
 from ..ir.types import TensorType
 from ..machine.backend import CPU, Backend
 from ..machine.excess_precision import excess_producer
-from ..run.capture_format import PROGRAM, Capture, CaptureError, Row, frame_context, join_context, context_step, site
+from ..run.capture_format import PROGRAM, Capture, CaptureError, Row, context_step, frame_context, join_context, site
 
 CAPTURED = "captured"
 COMPUTED = "computed"

@@ -16,11 +16,11 @@ from typing import Any, Optional, Sequence
 
 from ..ir.core import Module, Operation
 from ..ir.locations import describe as describe_location
+from ..ir.opset import is_float_math
 from ..machine.backend import CPU, Backend
 from ..run.interpreter import Frame, Listener, describe_frame
 from ..run.plan import Plan
-from ..run.request import RunRequest, Runner
-from ..ir.opset import is_float_math
+from ..run.request import Runner, RunRequest
 from .breakpoints import VALUE_TESTS, surely_finite, value_test
 
 

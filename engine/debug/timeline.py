@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Optional
 
 from ..ir.errors import HlodbgError
-from .expressions import NotComputedHere
 from .breakpoints import Breakpoint, surely_finite
+from .expressions import NotComputedHere
 from .stops import Hit
 from .trace import Trace
 from .views import View

@@ -16,9 +16,9 @@ import bisect
 from array import array
 from typing import Any, NamedTuple, Optional, Union
 
-from ..run.interpreter import describe_frame
 from ..ir.core import Block, Function, Operation, Value
 from ..ir.opset import has_aliasing_regions, results_from
+from ..run.interpreter import describe_frame
 
 # Marks a result that has not been computed yet, or that the value store dropped to stay under
 # its memory budget (it is recomputed on demand).

@@ -35,8 +35,8 @@ from typing import Any, Callable, Optional, Sequence
 import ml_dtypes
 import numpy as np
 
-from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
 from ..ir.core import Value
+from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
 from ..ir.types import TensorType, Type
 
 # The two numerics modes of the emulated machines (Backend.numerics_mode).

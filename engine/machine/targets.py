@@ -39,7 +39,7 @@ def canonical_target(name: str) -> str:
     raise TargetError(f"unknown target {name!r}; choose one of: {', '.join(target_names())}")
 
 
-def backend_for(target: Union[None, str, Backend] = None, **options) -> Backend:
+def backend_for(target: Union[str, Backend, None] = None, **options) -> Backend:
     """The backend of a target name (a Backend is returned as it is; None is the CPU).
 
     `options` go to the TPU backend (tpu/backend.py: `layouts`, `allow_f64`, `excess_precision`);

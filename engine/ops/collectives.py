@@ -33,11 +33,11 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from ..ir.attributes import ChannelHandle, DenseElements, ReplicaGroupMeshAxes, SdyMesh, SymbolRef
-from ..ir.mesh_groups import mesh_axis_groups
 from ..ir.dtypes import TOKEN, as_value
-from ..machine.process import Grid, ProcessId
+from ..ir.mesh_groups import mesh_axis_groups
 from ..ir.opset import process_groups_of
 from ..ir.types import TensorType
+from ..machine.process import Grid, ProcessId
 from .quantization import convert, quantize, quantized_element
 from .reduction import combine, tree_reduce_last
 from .registry import OpCall, op

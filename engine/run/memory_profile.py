@@ -45,7 +45,6 @@ from ..machine.memory import format_bytes, physical_memory
 from ..machine.xla_shapes import layout_text_of
 from .liveness import FunctionLiveness, Liveness, liveness_of, reads_built_tuple
 
-
 # Buffer.layout_source of a layout an HLO module gives a value on a machine that does not use
 # layouts (the CPU keeps every array row-major and unpadded): shown, never counted.
 MODULE_LAYOUT = "module"
@@ -437,9 +436,8 @@ class MemoryAnalysis:
                  partitions: Optional[int] = None):
         from ..machine.process import ProcessId
         from .grid import grid_shape
-        from .spmd import is_global_program
-
         from .interpreter import entry_function
+        from .spmd import is_global_program
 
         self.module = module
         self.entry = entry_function(module, entry).sym_name  # `main` stands for an HLO module's `main.68`

@@ -92,7 +92,7 @@ class Step:
                 out = self.evaluator(self.call, *operands)
             except HlodbgError:
                 raise
-            except Exception as e:  # noqa: BLE001 - every failure becomes a located message
+            except Exception as e:
                 raise failure(self, e) from e
             if self.foldable:
                 self.folded = frozen(out)

@@ -6,12 +6,13 @@ from typing import Callable, Iterator, Optional, Sequence
 import numpy as np
 
 from ..ir import attributes as A
-from ..syntax.mlir import attribute_text as T
 from ..ir.call_graph import CallGraph, Recursion
 from ..ir.collector import collector_paused
-from ..ir.errors import VerifyError
 from ..ir.core import Block, Function, Module, Operation, function_list
+from ..ir.errors import VerifyError
 from ..ir.opset import CLOSED_DIALECTS, OPS, OpDef
+from ..ir.types import TensorType, Type
+from ..syntax.mlir import attribute_text as T
 from .shape_inference import (
     Fail,
     elem,
@@ -25,7 +26,6 @@ from .shape_inference import (
     types_compatible,
     within_bounds,
 )
-from ..ir.types import TensorType, Type
 
 CHECKS: dict[str, Callable[[Operation, "_Context"], None]] = {}
 

@@ -4,6 +4,21 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..ir.core import Operation
+from ..ir.types import TensorType, TupleType, Type
+from .core import (
+    _check_reducer,
+    _constant_array,
+    _Context,
+    _expect_shape,
+    _int,
+    _ints,
+    _register,
+    _same_elem,
+    _same_shape,
+    _same_type,
+    _tensor,
+)
+from .quantized_types import is_per_axis
 from .shape_inference import (
     Fail,
     check_range,
@@ -14,8 +29,8 @@ from .shape_inference import (
     element_compatible,
     fail,
     fmt_shape,
-    infer_concatenate,
     implied_gather_operand,
+    infer_concatenate,
     infer_gather,
     infer_pad,
     infer_slice,
@@ -29,21 +44,6 @@ from .shape_inference import (
     shape_of,
     shapes_compatible,
     types_compatible,
-)
-from .quantized_types import is_per_axis
-from ..ir.types import TensorType, TupleType, Type
-from .core import (
-    _Context,
-    _check_reducer,
-    _constant_array,
-    _expect_shape,
-    _int,
-    _ints,
-    _register,
-    _same_elem,
-    _same_shape,
-    _same_type,
-    _tensor,
 )
 
 

@@ -5,6 +5,18 @@ from typing import Optional
 
 from ..ir.core import Operation
 from ..ir.opset import OPS
+from ..ir.types import ComplexType, FloatType, TensorType
+from .core import (
+    _block,
+    _Context,
+    _ints,
+    _is_scalar_of,
+    _register,
+    _returned,
+    _same_shape,
+    _tensor,
+)
+from .quantized_types import check_result_accuracy, is_per_axis, same_baseline, same_baseline_element
 from .shape_inference import (
     fail,
     fmt_types,
@@ -19,19 +31,6 @@ from .shape_inference import (
     real_part_type,
     shapes_compatible,
 )
-from ..ir.types import ComplexType, FloatType, TensorType
-from .quantized_types import check_result_accuracy, is_per_axis, same_baseline, same_baseline_element
-from .core import (
-    _Context,
-    _block,
-    _ints,
-    _is_scalar_of,
-    _register,
-    _returned,
-    _same_shape,
-    _tensor,
-)
-
 
 _ANY = ("any", lambda e: True)
 _BI = ("boolean or integer", lambda e: is_bool_e(e) or is_int_e(e))

@@ -6,9 +6,8 @@ its block is compiled (TpuBackend.wrap_evaluator); nothing names individual ops.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import re
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
@@ -247,7 +246,7 @@ def contraction_note(op: Operation, mxu_width: int) -> Optional[str]:
     if opdef is None or opdef.category not in ("contraction", "chlo") or not is_float_math(op.name):
         return None
     dtypes = [getattr(v.type, "numpy_dtype", None) for v in op.operands[:2]]
-    if len(dtypes) < 2 or any(d is None or np.dtype(d).kind != "f" and not is_bf16_exact(np.dtype(d)) for d in dtypes):
+    if len(dtypes) < 2 or any(d is None or (np.dtype(d).kind != "f" and not is_bf16_exact(np.dtype(d))) for d in dtypes):
         return None
     if not {"precision_config", "algorithm", "einsum_config"} & set(opdef.attrs):
         return None  # contractions that do not multiply matrices on the MXU (fft, cholesky, ...)

@@ -20,14 +20,42 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .adapters import (
-    ALGORITHM, API_VERSION, BOOL, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
-    PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, SHUFFLE_MODE, STRING,
-    TRANSPOSE,
-    GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
-    WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, RaggedDotAdapter, SliceAdapter,
-)
 from ...ir.attributes import EnumAttr
+from .adapters import (
+    ALGORITHM,
+    API_VERSION,
+    BOOL,
+    DISTRIBUTION,
+    F32,
+    FFT_TYPE,
+    GATHER_DIMS,
+    INT,
+    INT32,
+    INTS,
+    ONE_OF_INTS,
+    PRECISIONS,
+    REDUCE_WINDOW,
+    RESULT_ACCURACY,
+    RNG_ALGORITHM,
+    SCATTER_DIMS,
+    SELECT_AND_SCATTER,
+    SHUFFLE_MODE,
+    STRING,
+    TRANSPOSE,
+    WORD,
+    AliasesAdapter,
+    AllToAllAdapter,
+    CompareAdapter,
+    ConvolutionAdapter,
+    DotAdapter,
+    Field,
+    GroupsAdapter,
+    Info,
+    PadAdapter,
+    PairsAdapter,
+    RaggedDotAdapter,
+    SliceAdapter,
+)
 
 
 @dataclass(frozen=True)

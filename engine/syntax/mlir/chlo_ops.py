@@ -6,7 +6,7 @@ from ...ir.core import Operation
 from ...ir.opset.chlo import scan_groups
 from . import attribute_text as T
 from .custom_ops import ConstantSyntax
-from .format import Format, ParseState, Syntax, TYPE_DIRECTIVES, mlir_syntax
+from .format import TYPE_DIRECTIVES, Format, ParseState, Syntax, mlir_syntax
 
 for _name in (
     "acos", "acosh", "asin", "asinh", "atan", "atanh", "bessel_i1e", "conj", "cosh", "sinh", "tan",

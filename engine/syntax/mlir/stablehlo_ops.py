@@ -5,7 +5,6 @@ from __future__ import annotations
 from . import custom_directives  # noqa: F401  (registers the %directives used below)
 from .format import Format, mlir_syntax
 
-
 _BINARY = "$lhs, $rhs attr-dict : %same"
 
 # -- element-wise ------------------------------------------------------------------------------
