@@ -89,4 +89,4 @@ def cmd_diff(args) -> int:
     return EXIT_DIVERGED if report.diverged or report.parted else 0
 
 
-__all__ = ["EXIT_DIVERGED", "add_parser", "cmd_diff"]
+__all__ = ["EXIT_DIVERGED", "add_options", "cmd_diff"]

@@ -256,5 +256,5 @@ def memory_json(name: str, analysis, top: int = DEFAULT_TOP) -> dict:
     }
 
 
-__all__ = ["EXIT_DOES_NOT_FIT", "add_parser", "cmd_memory", "memory_json", "memory_text", "op_location",
+__all__ = ["EXIT_DOES_NOT_FIT", "add_options", "cmd_memory", "memory_json", "memory_text", "op_location",
            "op_reference", "verdict"]

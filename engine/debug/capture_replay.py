@@ -146,9 +146,16 @@ class CaptureBackend(Backend):
     def describe(self) -> str:
         return self.label
 
+    # The ops it computes, it computes as its base does: the setting is the base's, read here and
+    # set through configured() (a read-only property where Backend has a plain attribute).
     @property
-    def excess_precision(self) -> bool:  # the ops it computes, it computes as its base does
+    def excess_precision(self) -> bool:  # type: ignore[override]
         return self.base.excess_precision
+
+    def configured(self, **options: Any) -> "CaptureBackend":
+        other = copy.copy(self)
+        other.base = self.base.configured(**options)
+        return other
 
     def numerics_mode(self) -> str:
         return f"captured values; computed ones with {self.base.numerics_mode()}"
