@@ -55,6 +55,7 @@ from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.opset import is_foldable, is_terminator
 from ..ir.types import TupleType
 from ..ops.registry import OpCall
+from .fusion import fuse
 from .liveness import liveness_of
 
 
@@ -296,7 +297,7 @@ class Plan:
         returned = tuple(index[v] for v in terminator.operands) if terminator is not None else ()
         free = tuple(index[v] for v in liveness.last_uses(terminator)) if terminator is not None else ()
         free += tuple(index[v] for v in liveness.unused_arguments(block))
-        fast_steps = _fuse(list(steps), self)
+        fast_steps = fuse(list(steps), self)  # F's fused groups (engine/run/fusion.py)
         return FastBlock(block, fast_steps, tuple(index[v] for v in block.arguments), returned, free, len(liveness.values))
 
 
@@ -318,15 +319,6 @@ def _reusable(op: Operation, dying: Sequence[Value]) -> tuple[int, ...]:
             continue
         positions.append(i)
     return tuple(positions)
-
-
-def _fuse(steps: list, plan: Plan) -> list:
-    """`steps` with F's fused groups (engine/run/fusion.py's `fuse`), or as they are without it."""
-    try:
-        from .fusion import fuse
-    except ImportError:
-        return steps
-    return fuse(steps, plan)
 
 
 def _sole_holder_count() -> int:

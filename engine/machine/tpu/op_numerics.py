@@ -91,8 +91,8 @@ def _signature(op: Operation) -> tuple[Type, ...]:
 
 @lru_cache(maxsize=4096)
 def _signature_facts(types: tuple[Type, ...]) -> tuple[Optional[str], Optional[str], bool]:
-    """(first 64-bit float type, first 64-bit integer type, whether any is f32 or bf16, the flushed types) of an op
-    with these operand and result types: worked out once per signature (a program has few), since
+    """(first 64-bit float type, first 64-bit integer type, whether any has its subnormals flushed:
+    f32 or bf16) of an op with these operand and result types: worked out once per signature (a program has few), since
     every op of every session asks when its step is compiled."""
     wide_float = wide_int = None
     flushed = False

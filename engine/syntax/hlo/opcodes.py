@@ -12,7 +12,7 @@ An entry says:
 - `results`: "one" when the instruction's value is the op's single result (tuples included),
   "pack" when a tuple-shaped instruction is the op's several results packed by a
   `stablehlo.tuple` marked `hlo.packs_results` (the contract's pack rule);
-- `operands`: how HLO operands become IR operands when they differ (see lower_forms.py);
+- `operands`: how HLO operands become IR operands when they differ (see forms.py);
 - `marker`: for an IR op that several opcodes share, the value of its `hlo.opcode` attribute.
 """
 from __future__ import annotations
