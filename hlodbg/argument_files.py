@@ -21,6 +21,7 @@ import struct
 import sys
 import zipfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -201,7 +202,7 @@ def npz_members(path: str, archive: zipfile.ZipFile, option: str = "--args") -> 
         if not info.filename.endswith(".npy"):
             raise ExecutionError(f"{option}: {path}: {info.filename} is not an array (.npy) but some other file; {NPZ_HOW}")
         key = info.filename[:-len(".npy")]
-        members.append(_array(lambda: _member(path, archive, info), path, option, key))
+        members.append(_array(partial(_member, path, archive, info), path, option, key))
     return members
 
 

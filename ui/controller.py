@@ -114,7 +114,7 @@ class SessionController:
         self.interrupt()  # a move still running parks at its next op, so the close below gets a turn
         try:
             self.submit(self.target.close).result(timeout=5)
-        except Exception:  # closing is best effort: the process is leaving anyway
+        except Exception:  # noqa: BLE001 - closing is best effort: the process is leaving anyway
             pass
         self._executor.shutdown(wait=False, cancel_futures=True)
         self._teaching.shutdown(wait=False, cancel_futures=True)

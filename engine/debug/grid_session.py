@@ -267,7 +267,7 @@ def _epochs(session: Session) -> list[int]:
     """For each event, how many collectives the process finished before it (a shared clock)."""
     out, count = [], 0
     trace = session.trace
-    for e, op in enumerate(trace.ops):
+    for op in trace.ops:
         out.append(count)
         if is_collective(op.name):
             count += 1

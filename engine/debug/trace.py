@@ -73,7 +73,7 @@ class FrameRecord:
         self.first = first  # id of the frame's first event
         self.last = -1  # id of its terminator event once the frame has finished
         self.args = args  # arrays of non-aliasing frames (entry arguments, body operands)
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self._index: Optional[dict[Operation, int]] = None  # made when first asked (event_of)
         self._scanned = first
 

@@ -143,7 +143,8 @@ def permute_groups(process: ProcessId, grid: Grid, attributes: dict) -> Groups:
 
 
 # The group forms an op's `process_groups` trait names (ir/opdefs.py).
-GROUP_FORMS = {"reduction": reduction_groups, "split": split_groups, "pairs": permute_groups}
+# Called as form(process, grid, attributes[, module]); "pairs" gives (source, target) pairs, not groups.
+GROUP_FORMS: dict[str, Callable[..., Any]] = {"reduction": reduction_groups, "split": split_groups, "pairs": permute_groups}
 
 
 def axis_groups(grid: Grid, strategy: str) -> Groups:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 
@@ -150,6 +150,8 @@ Inverse = Callable[[ProvenanceQuery, int, tuple, Optional[ProcessId]], list[Reac
 EXPLAINERS: dict[str, Explainer] = {}
 CATEGORY_EXPLAINERS: dict[str, Explainer] = {}
 INVERSES: dict[str, Inverse] = {}
+# A registered explainer keeps its own signature (elementwise_provenance's `used`, for its callers).
+_Registered = TypeVar("_Registered", bound=Explainer)
 
 
 def explains(*names: str) -> Callable[[Explainer], Explainer]:
@@ -165,10 +167,10 @@ def explains(*names: str) -> Callable[[Explainer], Explainer]:
     return register
 
 
-def explains_category(category: str) -> Callable[[Explainer], Explainer]:
+def explains_category(category: str) -> Callable[[_Registered], _Registered]:
     """Register the provenance of every op whose definition has `category` and no function of its own."""
 
-    def register(fn: Explainer) -> Explainer:
+    def register(fn: _Registered) -> _Registered:
         if category in CATEGORY_EXPLAINERS:
             raise ValueError(f"provenance for category {category} registered twice")
         CATEGORY_EXPLAINERS[category] = fn

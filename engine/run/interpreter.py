@@ -526,7 +526,7 @@ def _result_beyond_memory(op: Operation, backend: Backend) -> Optional[Callable]
                        f"{format_bytes(memory)} of memory this machine has")
 
             def evaluator(call: OpCall, *operands: Any) -> Any:
-                raise ExecutionError(message, op.pos)
+                raise ExecutionError(message, op.pos)  # noqa: B023 - returned at once, the loop ends here
 
             return evaluator
     return None

@@ -126,7 +126,7 @@ class FunctionMemory:
         self.timeline = self._sum(self.main) + self.extra
         self.logical_timeline = self._sum(np.where(self.space == 0, self.logical, 0))
         self.peak_position = int(np.argmax(self.timeline)) if liveness.size else 0
-        self.peak_bytes = int(self.timeline[self.peak_position]) if liveness.size else 0
+        self.peak_bytes: int = int(self.timeline[self.peak_position]) if liveness.size else 0
 
     def _argument_owns_buffer(self, block: Block) -> bool:
         """The entry function's arguments are buffers; a callee's are its caller's operands, and the

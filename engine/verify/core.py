@@ -112,7 +112,7 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
     except Fail as f:
         suffix = f" ({f.constraint})" if f.constraint else ""
         return VerifyError(f"{op.name}: {f.message}{suffix}", op.pos, f.notes)
-    except Exception as e:  # malformed IR that a check did not anticipate
+    except Exception as e:  # noqa: BLE001 - malformed IR that a check did not anticipate
         return VerifyError(f"{op.name}: cannot verify this op ({type(e).__name__}: {e})", op.pos)
     return None
 
@@ -199,7 +199,7 @@ _KIND_TEXT = {
 def _attr_text(value) -> str:
     try:
         return T.format_attribute(value)
-    except Exception:
+    except Exception:  # noqa: BLE001 - an attribute the printer cannot show is shown as Python shows it
         return repr(value)
 
 

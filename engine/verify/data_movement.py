@@ -170,7 +170,10 @@ def check_reshape(x, r, labels) -> None:
         fail(f"operand {x} has {a} elements but result {r} has {b}", c2)
     if is_per_axis(x) and is_per_axis(r):
         qx, qr = x.element.quantized_dimension, r.element.quantized_dimension
-        parts = lambda s, q: (product(s[:q]), s[q], product(s[q + 1:]))
+
+        def parts(s, q):
+            return product(s[:q]), s[q], product(s[q + 1:])
+
         if any(u is not None and v is not None and u != v
                for u, v in zip(parts(x.shape, qx), parts(r.shape, qr))):
             fail(f"a per-axis quantized reshape must keep the quantization dimension and the element "

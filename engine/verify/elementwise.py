@@ -77,7 +77,7 @@ def _unary(op: Operation, ctx: _Context) -> None:
     if "result_accuracy" in OPS[op.name].attrs:  # the transcendental ops; their Inputs row I2
         check_result_accuracy(op, "I2")
     if op.name == "stablehlo.reduce_precision":
-        for label, name, low in (("I2", "exponent_bits", 1), ("I3", "mantissa_bits", 0)):
+        for label, name in (("I2", "exponent_bits"), ("I3", "mantissa_bits")):
             bits = int(op.attributes[name])
             if not _INT32[0] <= bits <= _INT32[1]:
                 fail(f"{name} = {bits} does not fit the spec's si32 type", label)

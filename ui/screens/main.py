@@ -161,7 +161,7 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         except HlodbgError as e:  # e.g. an event that does not exist: the session is unchanged
             self.log_line(f"{move_words(name)}: {e.message}", error=True)
             return
-        except Exception as e:  # a bug in a move must not take the session down
+        except Exception as e:  # noqa: BLE001 - a bug in a move must not take the session down
             self.log_line(f"internal error during {move_words(name)}: {type(e).__name__}: {e}", error=True)
             return
         finally:

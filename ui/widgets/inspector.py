@@ -410,7 +410,7 @@ class TensorInspector(Widget, can_focus=False):
     def _summarize(entry: SliceEntry) -> tuple[SliceEntry, Optional[ValueSummary], str]:
         try:
             return entry, summarize(entry.view.value, exact=entry.exact), ""
-        except Exception as error:  # shown in place of the statistics rather than ending the app
+        except Exception as error:  # noqa: BLE001 - shown in place of the statistics rather than ending the app
             return entry, None, str(error) or type(error).__name__
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

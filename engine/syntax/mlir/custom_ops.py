@@ -405,7 +405,7 @@ class FuncSyntax(Syntax):
         try:
             p.parse_type_list_parens()
             return p.peek("->")
-        except Exception:
+        except Exception:  # noqa: BLE001 - a look-ahead: whatever fails to parse is not a signature
             return False
         finally:
             p.pos = save
