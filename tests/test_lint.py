@@ -5,6 +5,7 @@ exists, so the words do not go stale when a module is renamed or split.
 """
 from __future__ import annotations
 
+import importlib
 import os
 import re
 import shutil
@@ -77,3 +78,25 @@ def test_every_python_file_the_code_and_docs_name_exists():
         if missing:
             stale[name] = missing
     assert not stale, f"files named that do not exist: {stale}"
+
+
+def _module_names() -> list[str]:
+    """The import name of every module of the linted folders, as pyproject.toml's package-dir maps them."""
+    names = []
+    for path in sorted(_tree_files()):
+        parts = Path(path).with_suffix("").parts
+        if path.endswith(".py") and parts[0] in LINTED and path != "hlodbg/__main__.py":
+            parts = parts[:-1] if parts[-1] == "__init__" else parts
+            names.append(".".join(parts if parts[0] == "hlodbg" else ("hlodbg", *parts)))
+    return names
+
+
+def test_every_name_a_module_exports_exists():
+    """`from hlodbg.cli_diff import *` once failed: its __all__ named a function it does not have."""
+    missing = {}
+    for name in _module_names():
+        module = importlib.import_module(name)
+        absent = [n for n in getattr(module, "__all__", ()) if not hasattr(module, n)]
+        if absent:
+            missing[name] = absent
+    assert not missing, missing
