@@ -25,7 +25,7 @@ test: $(STAMP)
 
 # ruff and mypy over the code that ships (settings and the reasons for them: pyproject.toml).
 # mypy reads the package as it is installed (hlodbg.engine is engine/, hlodbg.ui is ui/, ...), so
-# it runs over a tree of links laid out that way. After a merge, `$(BIN)/ruff check --fix` sorts
+# it runs over a tree of links laid out that way (its messages name the files as they are here). After a merge, `$(BIN)/ruff check --fix` sorts
 # imports and drops unused ones; what it cannot fix it lists.
 LINT_PATHS := engine layouts hlodbg ui
 LINT_TREE := $(VENV)/lint-tree
@@ -34,8 +34,9 @@ lint: $(STAMP)
 	rm -rf $(LINT_TREE) && mkdir -p $(LINT_TREE)/hlodbg
 	ln -s $(CURDIR)/hlodbg/*.py $(LINT_TREE)/hlodbg/
 	for d in engine layouts ui sample_programs; do ln -s $(CURDIR)/$$d $(LINT_TREE)/hlodbg/$$d; done
-	cd $(LINT_TREE) && $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
-		--cache-dir $(CURDIR)/$(VENV)/mypy-cache -p hlodbg
+	cd $(LINT_TREE) && { $(CURDIR)/$(BIN)/mypy --config-file $(CURDIR)/pyproject.toml \
+		--cache-dir $(CURDIR)/$(VENV)/mypy-cache -p hlodbg > mypy.out; status=$$?; \
+		sed -E 's#^hlodbg/(engine|layouts|ui|sample_programs)/#\1/#' mypy.out; exit $$status; }
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse.py
