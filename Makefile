@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test venv bench clean
+.PHONY: run test lint typecheck venv bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,26 @@ run: $(STAMP)
 # per-worker session fixtures). PYTEST_ARGS='-n 0' runs them in one process.
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+# ruff and mypy over the code that ships (settings and the reasons for them: pyproject.toml).
+# mypy reads the package as it is installed (hlodbg.engine is engine/, hlodbg.ui is ui/, ...), so
+# it runs over a tree of links laid out that way (its messages name the files as they are here).
+# After a merge, `$(BIN)/ruff check --fix $(LINT_PATHS)` sorts imports and drops unused ones;
+# what it cannot fix it lists.
+LINT_PATHS := engine layouts hlodbg ui
+LINT_TREE := $(VENV)/lint-tree
+lint: $(STAMP)
+	$(BIN)/ruff check $(LINT_PATHS)
+	$(MAKE) --no-print-directory typecheck
+
+# mypy alone, with the tools of BIN (tests/test_lint.py runs it with the suite's Python's).
+typecheck:
+	rm -rf $(LINT_TREE) && mkdir -p $(LINT_TREE)/hlodbg
+	ln -s $(CURDIR)/hlodbg/*.py $(LINT_TREE)/hlodbg/
+	for d in engine layouts ui sample_programs; do ln -s $(CURDIR)/$$d $(LINT_TREE)/hlodbg/$$d; done
+	cd $(LINT_TREE) && { $(abspath $(BIN))/mypy --config-file $(CURDIR)/pyproject.toml \
+		--cache-dir $(CURDIR)/$(VENV)/mypy-cache -p hlodbg > mypy.out; status=$$?; \
+		sed -E 's#^hlodbg/(engine|layouts|ui|sample_programs)/#\1/#' mypy.out; exit $$status; }
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/parse.py

@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from hlodbg.engine.debug.lineage import Lineage, LineageError, first_nonfinite, trace_element
     from hlodbg.engine.ir.errors import HlodbgError, ParseError, VerifyError
     from hlodbg.program import Program, load, load_all
-    from hlodbg.engine.debug.lineage import Lineage, LineageError, first_nonfinite, trace_element
 
 # The public API, imported on first use: `import hlodbg` (and so every `hlodbg` command, before
 # it knows what it will do) costs no parser, numpy or ml_dtypes.

@@ -21,6 +21,7 @@ import struct
 import sys
 import zipfile
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -31,8 +32,7 @@ from hlodbg.engine.ir.dtypes import element_dtype, not_numbers
 from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.machine.files import open_regular
 from hlodbg.engine.machine.process import ProcessId
-from hlodbg.engine.run.arguments import (ArgumentNames, DeviceArguments, parameter_shardings, per_device_hint,
-                                         shape_fits)
+from hlodbg.engine.run.arguments import ArgumentNames, DeviceArguments, parameter_shardings, per_device_hint, shape_fits
 
 ZIP_SIGNATURE = b"PK\x03\x04"  # an .npz file is a zip archive of .npy files
 EMPTY_ZIP_SIGNATURE = b"PK\x05\x06"  # a zip of nothing (numpy.savez(path) with no arrays) is its end record alone
@@ -202,7 +202,7 @@ def npz_members(path: str, archive: zipfile.ZipFile, option: str = "--args") -> 
         if not info.filename.endswith(".npy"):
             raise ExecutionError(f"{option}: {path}: {info.filename} is not an array (.npy) but some other file; {NPZ_HOW}")
         key = info.filename[:-len(".npy")]
-        members.append(_array(lambda: _member(path, archive, info), path, option, key))
+        members.append(_array(partial(_member, path, archive, info), path, option, key))
     return members
 
 

@@ -174,9 +174,9 @@ def _cmd_print(args) -> int:
     if target == "hlo":
         if args.generic or args.debug_info or args.renumber:
             raise HlodbgError("--generic, --debug-info and --renumber are MLIR printing options; HLO text has none of them")
-        from hlodbg.engine.syntax.hlo.printer import print_module
+        from hlodbg.engine.syntax.hlo.printer import print_module as print_hlo_module
 
-        sys.stdout.write(print_module(program.module, short=args.short))
+        sys.stdout.write(print_hlo_module(program.module, short=args.short))
         return EXIT_OK
     from hlodbg.engine.syntax.mlir.printer import print_module
 

@@ -21,7 +21,6 @@ from pathlib import Path
 from hlodbg.engine import HlodbgError
 
 
-
 def add_options(cmd) -> None:
     cmd.set_defaults(handler=cmd_capture)
     cmd.add_argument("program", nargs="?", metavar="PROG", help="StableHLO MLIR (.mlir), as jax.jit(f).lower(...).as_text() prints it")

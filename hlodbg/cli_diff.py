@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 
+from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.difference import DEFAULT_ATOL, DEFAULT_RTOL
-from hlodbg.cli_options import PROGRAM_HELP
 
 EXIT_DIVERGED = 1
 
@@ -53,13 +53,13 @@ def add_options(diff) -> None:
 
 
 def cmd_diff(args) -> int:
+    from hlodbg.cli_elided import load_program
     from hlodbg.cli_grid import grid_size
+    from hlodbg.cli_replay import capture_arguments, capture_backend, emulator_backend
     from hlodbg.divergence_report import backends, report_json, report_text
     from hlodbg.engine.debug.divergence import DivergeSpec, compare_runs
     from hlodbg.engine.run.interpreter import entry_function
     from hlodbg.execution import gather_arguments
-    from hlodbg.cli_elided import load_program
-    from hlodbg.cli_replay import capture_arguments, capture_backend, emulator_backend
 
     for flag, value in (("--rtol", args.rtol), ("--atol", args.atol)):
         if value is not None and not value >= 0:
@@ -89,4 +89,4 @@ def cmd_diff(args) -> int:
     return EXIT_DIVERGED if report.diverged or report.parted else 0
 
 
-__all__ = ["EXIT_DIVERGED", "add_parser", "cmd_diff"]
+__all__ = ["EXIT_DIVERGED", "add_options", "cmd_diff"]

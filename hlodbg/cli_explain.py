@@ -17,16 +17,16 @@ from typing import Optional
 
 import numpy as np
 
+from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
-from hlodbg.engine.ir.errors import printable
 from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
 from hlodbg.engine.ir.core import Function, Operation, symbol_name
+from hlodbg.engine.ir.errors import printable
 from hlodbg.engine.ir.opdefs import is_terminator, lookup
 from hlodbg.engine.ir.phrases import LANGUAGES, Phrase, check_language, language_from_environment
 from hlodbg.engine.ir.types import TensorType, TupleType
 from hlodbg.engine.ops.provenance import ProvenanceError
-from hlodbg.cli_options import PROGRAM_HELP
 
 _INSTRUCTION_NAME = re.compile(r"[A-Za-z_][\w-]*\.\d+")
 

@@ -44,8 +44,8 @@ def add_options(export) -> None:
 
 
 def cmd_export(args) -> int:
-    from hlodbg.layouts.export import export_graph, format_of, graph_view
     from hlodbg.cli_elided import load_program
+    from hlodbg.layouts.export import export_graph, format_of, graph_view
 
     program = load_program(args)
     if args.output == "-" and not args.format:
@@ -105,8 +105,8 @@ def _overlay(program, view, args):
 def _finished_session(program, entry: str, npz_path, seed: int, backend=None):
     """A session run to its end (an error stops it where it happened: values so far still count)."""
     from hlodbg.cli_session import open_session
-    from hlodbg.execution import gather_arguments
     from hlodbg.engine.run.interpreter import entry_function
+    from hlodbg.execution import gather_arguments
 
     function = entry_function(program.module, entry)
     values, _ = gather_arguments(function, npz_path, [], seed)
@@ -135,9 +135,9 @@ def _target_divergence(program, args):
     every device of the program's grid)."""
     from hlodbg.divergence_report import backends
     from hlodbg.engine.debug.divergence import compare_runs
-    from hlodbg.execution import gather_arguments
     from hlodbg.engine.run.grid import grid_shape
     from hlodbg.engine.run.interpreter import entry_function
+    from hlodbg.execution import gather_arguments
 
     function = entry_function(program.module, args.entry)
     values, _ = gather_arguments(function, args.values, [], args.seed, grid=grid_shape(program.module))

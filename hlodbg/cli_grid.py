@@ -6,13 +6,20 @@ import json
 import sys
 
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.run.arguments import parse_device
 from hlodbg.engine.machine.targets import backend_for
+from hlodbg.engine.run.arguments import parse_device
 from hlodbg.engine.run.grid import grid_shape
-from hlodbg.engine.run.request import RunRequest, Runner
+from hlodbg.engine.run.request import Runner, RunRequest
 from hlodbg.engine.run.spmd import is_global_program
-from hlodbg.execution import (format_result, report_results, result_arrays, save_arrays, saved_text, summarize,
-                              target_name)
+from hlodbg.execution import (
+    format_result,
+    report_results,
+    result_arrays,
+    save_arrays,
+    saved_text,
+    summarize,
+    target_name,
+)
 
 
 def grid_size(module, args) -> tuple[int, int]:

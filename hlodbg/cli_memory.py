@@ -10,12 +10,12 @@ import json
 from typing import Optional
 
 from hlodbg.cli_elided import add_fill_elided_option, load_program
+from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.locations import user_frame
 from hlodbg.engine.machine.memory import format_bytes
 from hlodbg.engine.run.memory_profile import MODULE_LAYOUT
-from hlodbg.cli_options import PROGRAM_HELP
 
 VMEM = 1  # XLA's generic fast memory space, S(1): a TPU's VMEM
 
@@ -256,5 +256,5 @@ def memory_json(name: str, analysis, top: int = DEFAULT_TOP) -> dict:
     }
 
 
-__all__ = ["EXIT_DOES_NOT_FIT", "add_parser", "cmd_memory", "memory_json", "memory_text", "op_location",
+__all__ = ["EXIT_DOES_NOT_FIT", "add_options", "cmd_memory", "memory_json", "memory_text", "op_location",
            "op_reference", "verdict"]

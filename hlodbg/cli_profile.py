@@ -60,7 +60,7 @@ class ProfiledRun:
         for _ in range(TIMED_RUNS):
             profiler = Profiler()
             profiler.start()
-            run(lambda process: [profiler.listener(process)])
+            run(lambda process: [profiler.listener(process)])  # noqa: B023 - run() calls it before the loop goes on
             profiler.stop()
             profile = profiler.profile()
             if self.profile is None or profile.run_seconds < self.profile.run_seconds:

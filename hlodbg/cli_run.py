@@ -4,14 +4,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hlodbg.cli_grid import grid_size, run_on_grid
 from hlodbg.cli_elided import add_fill_elided_option, load_program
+from hlodbg.cli_grid import grid_size, run_on_grid
+from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.cli_profile import ProfiledRun, add_profile_option, check_profile_options
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.breakpoints import VALUE_TESTS
 from hlodbg.engine.ir.errors import printable
-from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.execution import gather_arguments, npz_output, report_results
 
 EXIT_CHECK_FAILED = 1
@@ -93,10 +93,10 @@ def add_check_options(check) -> None:
 
 
 def cmd_run(args) -> int:
+    from hlodbg.cli_session import check_memory, check_probe_directory
     from hlodbg.engine.debug.divergence import parse_diverge_spec
     from hlodbg.engine.run.interpreter import entry_function
-    from hlodbg.engine.run.request import RunRequest, Runner
-    from hlodbg.cli_session import check_memory, check_probe_directory
+    from hlodbg.engine.run.request import Runner, RunRequest
 
     check_memory(args.memory)  # refused even when nothing is recorded: a typo is not ignored
     if args.out:

@@ -10,10 +10,10 @@ from typing import Any, Optional
 import numpy as np
 
 from hlodbg.engine import ExecutionError
-from hlodbg.engine.ir.dtypes import Token
-from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.engine.debug.capture_replay import source_in, value_source
 from hlodbg.engine.debug.summary import summarize
+from hlodbg.engine.ir.dtypes import Token
+from hlodbg.layouts.labels import op_display as op_label
 
 EXIT_BREAK = 3
 

@@ -14,13 +14,14 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from hlodbg.engine import ExecutionError
-from hlodbg.engine.ir.errors import printable
-from hlodbg.engine.ir.dtypes import Token, compute_dtype, is_float_dtype, widen
-from hlodbg.engine.run.arguments import DeviceArguments, device_arguments, parameter_shardings
 from hlodbg.argument_files import add_device_directory, add_directory, add_npz, load_npy, note_copies, save_npz
-from hlodbg.engine.debug.summary import count_text, summarize as summarize_value
-from hlodbg.engine.ir.types import TensorType, Type
+from hlodbg.engine import ExecutionError
+from hlodbg.engine.debug.summary import count_text
+from hlodbg.engine.debug.summary import summarize as summarize_value
+from hlodbg.engine.ir.dtypes import Token, compute_dtype, is_float_dtype, widen
+from hlodbg.engine.ir.errors import printable
+from hlodbg.engine.ir.types import Type
+from hlodbg.engine.run.arguments import DeviceArguments, device_arguments, parameter_shardings
 
 
 # What every command's program argument may be (the frontend is picked from the text).

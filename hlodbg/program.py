@@ -9,8 +9,7 @@ from typing import Optional, Union
 from hlodbg.engine import Function, Module, Operation, ParseError
 from hlodbg.engine.machine.files import PROGRAM_BYTES_LIMIT, read_bounded
 from hlodbg.engine.syntax import Frontend, frontend_for, looks_like_program
-from hlodbg.engine.syntax.frontend import program_text
-from hlodbg.engine.syntax.frontend import no_module_error
+from hlodbg.engine.syntax.frontend import no_module_error, program_text
 
 PathOrText = Union[str, os.PathLike]
 
@@ -104,11 +103,11 @@ class Program:
         {ProcessId or (replica, partition): a sequence of arrays or {position: array}}, a device's
         own arguments on a grid (the others get `args`), so each device can hold different data.
         """
+        from hlodbg.engine.machine.xla.device_values import to_host
         from hlodbg.engine.run.arguments import ArgumentNames, device_arguments, given_arguments, parameter_shardings
         from hlodbg.engine.run.grid import grid_shape
         from hlodbg.engine.run.interpreter import entry_function
         from hlodbg.engine.run.request import RunRequest
-        from hlodbg.engine.machine.xla.device_values import to_host
 
         if fill_elided is not None:
             self.fill_elided(fill_elided, seed)
@@ -144,7 +143,7 @@ class Program:
 
     def _interpreter(self, target=None, entry: str = "main"):
         """The prepared one-device interpreter runs on `target` use (made now if no run made it)."""
-        from hlodbg.engine.run.request import RunRequest, Runner
+        from hlodbg.engine.run.request import Runner, RunRequest
 
         if self._runner is None:
             self._runner = Runner()

@@ -265,7 +265,7 @@ class WorkshopServer(Server):
         except asyncio.CancelledError:
             session.kill()
             await websocket.close()
-        except Exception as error:  # noqa: BLE001 - one session's failure must not stop the server
+        except Exception as error:
             log.exception(error)
             session.kill()
         finally:

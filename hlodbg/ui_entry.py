@@ -13,10 +13,9 @@ def build_app(args):
     """The app for `hlodbg [open] PROG ...`: the debugger, or the error screen for a bad program
     or bad arguments (a terminal user sees the diagnostic there, never a traceback)."""
     from hlodbg.cli_elided import load_program
+    from hlodbg.cli_session import check_memory
     from hlodbg.samples import default_sample_path
     from hlodbg.ui.app import HlodbgApp
-
-    from hlodbg.cli_session import check_memory
 
     path = args.program or str(default_sample_path())
     try:
@@ -24,9 +23,9 @@ def build_app(args):
         program = load_program(args, path)
         values = None
         if args.args or args.arg or args.args_per_device:
-            from hlodbg.execution import gather_arguments
             from hlodbg.engine.run.grid import grid_shape
             from hlodbg.engine.run.interpreter import entry_function
+            from hlodbg.execution import gather_arguments
 
             function = entry_function(program.module, args.entry)
             values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True,
@@ -236,7 +235,7 @@ def serve_ui(args, run_command) -> int:
 def warm_session(args) -> None:
     """What every session needs before its first frame, done once in the zygote (serve_zygote.py):
     the app's modules imported and the served program loaded and checked."""
-    import hlodbg.ui.screens.main  # noqa: F401 - imported for the sessions forked from here
+    import hlodbg.ui.screens.main
     import hlodbg.ui.served_driver  # noqa: F401
 
     if not args.lessons:

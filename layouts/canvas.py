@@ -7,11 +7,10 @@ borders where no edge runs, then boxes on top. A tag says what a cell shows (("b
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
-
-from dataclasses import dataclass
 
 from .scene import Cell, Scene, SceneBox, SceneCluster, SceneEdge, segment_cells
 

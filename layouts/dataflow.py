@@ -11,8 +11,8 @@ from typing import Any, Iterable, Optional
 
 import networkx as nx
 
-from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Module, Operation, symbol_name
+from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import owns_callee
 

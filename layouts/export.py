@@ -15,8 +15,8 @@ from hlodbg.engine.ir.core import Module
 from hlodbg.engine.ir.opset import owns_callee
 
 from .graph import DataflowGraph, GraphError, build_graph
-from .labels import node_tooltip, short_type
 from .graphviz import LayoutLimitError
+from .labels import node_tooltip, short_type
 from .layout import Layout, check_layout_size, compute_layout, dot_source, layout_engine, quote
 from .overlay import Overlay
 from .palette import CATEGORIES, CLUSTER_FILLS, style_of

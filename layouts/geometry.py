@@ -94,7 +94,8 @@ class Layout:
 
 def _cluster(value: Any) -> ClusterBox:
     x0, y0, x1, y1, label_pos = _list(value, 5)
-    return ClusterBox(*_numbers([x0, y0, x1, y1], 4), _optional_point(label_pos))
+    x0, y0, x1, y1 = _numbers([x0, y0, x1, y1], 4)
+    return ClusterBox(x0, y0, x1, y1, _optional_point(label_pos))
 
 
 def _number(value: Any) -> float:

@@ -26,9 +26,9 @@ from typing import Optional
 
 import networkx as nx
 
+from hlodbg.engine.ir.attributes import UnitAttr
 from hlodbg.engine.ir.collector import build_long_lived
 from hlodbg.engine.ir.core import Block, Function, Module, Operation, Value, symbol_name
-from hlodbg.engine.ir.attributes import UnitAttr
 from hlodbg.engine.ir.opset import callee_attribute, is_terminator, lookup, owns_callee
 
 from .dataflow import IMPLICIT, MAX_NODES, PACKS_RESULTS, Cluster, DataflowGraph, GraphError, call_graph

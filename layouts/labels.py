@@ -19,11 +19,11 @@ from hlodbg.engine.ir.attributes import (
     SymbolRef,
     UnitAttr,
 )
-from hlodbg.engine.syntax.hlo.opcodes import opcode_of
-from hlodbg.engine.syntax.mlir.attribute_text import format_attribute
 from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.types import TensorType, TupleType, Type
 from hlodbg.engine.run.elided import filled_note
+from hlodbg.engine.syntax.hlo.opcodes import opcode_of
+from hlodbg.engine.syntax.mlir.attribute_text import format_attribute
 
 INLINE_CONSTANT_ELEMENTS = 8
 MAX_LABEL_CHARS = 40
@@ -232,7 +232,7 @@ def key_attributes(op: Operation) -> list[str]:
             pass  # a malformed attribute still gets a generic label below
     lines = []
     for name, attr in op.attributes.items():
-        if name in QUIET_ATTRIBUTES or isinstance(attr, DenseElements) and attr.type.num_elements > INLINE_CONSTANT_ELEMENTS:
+        if name in QUIET_ATTRIBUTES or (isinstance(attr, DenseElements) and attr.type.num_elements > INLINE_CONSTANT_ELEMENTS):
             continue
         text = f"{name}={short_attribute(attr)}"
         if len(text) <= 28:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+
 from .geometry import Layout
 from .graph import DataflowGraph
 from .layered_model import ENTRY, LONG_SPAN, SVG_SPACING, TERMINAL_SPACING, Block, Chain, Problem, Spacing

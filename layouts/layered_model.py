@@ -95,7 +95,7 @@ class Problem:
         self.size: list[tuple[float, float]] = []
         self.kind: list[str] = []
         self.home: list[int] = []  # each item's container
-        for name, data in view.graph.nodes(data=True):
+        for _, data in view.graph.nodes(data=True):
             width, height = node_size(data["label"], data["kind"], spacing.integral)
             self.size.append((width / spacing.scale_x, height / spacing.scale_y))
             self.kind.append(data["kind"])

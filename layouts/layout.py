@@ -14,7 +14,21 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-from .geometry import CELL_HEIGHT, CELL_WIDTH, CLUSTER_FONT_SIZE, EDGE_FONT_SIZE, FONT, LAYOUT_FORMAT_VERSION, NODE_FONT_SIZE, ClusterBox, EdgeRoute, Layout, NodeBox, Point, terminal_box
+from .geometry import (
+    CELL_HEIGHT,
+    CELL_WIDTH,
+    CLUSTER_FONT_SIZE,
+    EDGE_FONT_SIZE,
+    FONT,
+    LAYOUT_FORMAT_VERSION,
+    NODE_FONT_SIZE,
+    ClusterBox,
+    EdgeRoute,
+    Layout,
+    NodeBox,
+    Point,
+    terminal_box,
+)
 from .graph import DataflowGraph, GraphError
 from .graphviz import GIVE_UP_NOTE, LayoutLimitError, find_graphviz, graphviz_version, layout_timeout, run_graphviz
 from .layered import layered_layout

@@ -21,9 +21,19 @@ from hlodbg.engine.ir.phrases import Phrase, check_language
 from hlodbg.engine.ops.provenance import Provenance
 
 from . import op_diagram_ops  # noqa: F401  (its @draws registrations)
-from .op_diagram_collective import collective, is_drawn_as_devices
 from .op_diagram_base import DRAWERS, HIDDEN_SOURCES, Scene, generic
-from .op_diagram_canvas import FONT_SIZE, HEADING_SIZE, TITLE_SIZE, Column, Legend, Lines, bold_width, document, text_width
+from .op_diagram_canvas import (
+    FONT_SIZE,
+    HEADING_SIZE,
+    TITLE_SIZE,
+    Column,
+    Legend,
+    Lines,
+    bold_width,
+    document,
+    text_width,
+)
+from .op_diagram_collective import collective, is_drawn_as_devices
 
 TITLE = Phrase("{op}: its operands and result")
 TITLE_AT = Phrase("{op}: where result{index} comes from")

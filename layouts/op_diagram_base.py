@@ -21,7 +21,18 @@ from hlodbg.engine.ir.phrases import Phrase
 from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.ops.provenance import Provenance, Source
 
-from .op_diagram_canvas import SELECTED, Block, Colour, Column, LegendEntry, RoleColours, Row, arrow, link_ends, link_under
+from .op_diagram_canvas import (
+    SELECTED,
+    Block,
+    Colour,
+    Column,
+    LegendEntry,
+    RoleColours,
+    Row,
+    arrow,
+    link_ends,
+    link_under,
+)
 from .op_diagram_grid import NUMBER_BAND, Mark, TensorPanel
 
 RESULT = Phrase("result")

@@ -14,7 +14,18 @@ from typing import Callable, Optional, Sequence
 
 import numpy as np
 
-from .op_diagram_canvas import FONT_SIZE, HEADING_SIZE, LINE, SELECTED, SMALL_SIZE, Block, Box, Colour, bold_width, text_width
+from .op_diagram_canvas import (
+    FONT_SIZE,
+    HEADING_SIZE,
+    LINE,
+    SELECTED,
+    SMALL_SIZE,
+    Block,
+    Box,
+    Colour,
+    bold_width,
+    text_width,
+)
 from .svg import escape_text, number
 
 MAX_CELLS = 8  # per dimension; longer ones are windowed

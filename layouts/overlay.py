@@ -154,7 +154,7 @@ def range_overlay(view, statistics: dict) -> Overlay:
 def _decade(value: float) -> int:
     import math
 
-    return int(math.floor(math.log10(value)))
+    return math.floor(math.log10(value))
 
 
 def _largest(summaries) -> "float | None":

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Optional
 
 from hlodbg.engine.ir.errors import HlodbgError
+
 from .graph import DataflowGraph
 from .graphviz import LayoutLimitError
 from .scene import COLLAPSED_PREFIX, Scene, SceneBuilder

@@ -86,6 +86,13 @@ def test_replaying_an_unaltered_capture_gives_the_run_and_every_value_is_capture
     assert value_source(program.debug([X], persist=False).session, 0) is None  # not a capture: no word
 
 
+def test_a_capture_backend_takes_the_options_of_the_backend_computing_what_it_did_not_capture(tmp_path):
+    capture = open_capture(loop_capture(tmp_path))
+    configured = CaptureBackend(capture).configured(excess_precision=False)
+    assert configured.excess_precision is False and configured.base.excess_precision is False
+    assert CaptureBackend(capture).excess_precision is True  # the original is left as it was
+
+
 def test_the_python_api_debugs_a_capture(tmp_path):
     directory = loop_capture(tmp_path, nan_at(5))
     program = hlodbg.load(LOOP)

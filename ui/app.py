@@ -12,7 +12,6 @@ from .keymap import load_keymap
 from .screens.error import ErrorScreen
 from .session_files import SessionFiles
 
-
 KEYS_PROBLEMS_SECONDS = 30
 
 

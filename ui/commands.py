@@ -11,11 +11,10 @@ from typing import Any, Optional
 
 import numpy as np
 
+from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.dtypes import Token, widen
 from hlodbg.engine.ir.errors import HlodbgError
-from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.phrases import LANGUAGE_NAMES, LANGUAGES
-
 from hlodbg.engine.run.arguments import parse_device
 
 from .controller import CommandError, SessionController

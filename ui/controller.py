@@ -10,29 +10,29 @@ from __future__ import annotations
 
 import asyncio
 import math
-from dataclasses import replace
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from typing import Any, Callable, Optional
 
 import numpy as np
 
-from hlodbg.layouts.labels import op_display as op_label
-from hlodbg.engine.debug.summary import summarize
 from hlodbg.engine.debug.capture_replay import value_source
+from hlodbg.engine.debug.summary import summarize
 from hlodbg.engine.debug.target import DebugTarget
 from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.dtypes import Token
-from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.opset import is_collective
+from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.machine.memory import MemoryCapacity, format_bytes
-from hlodbg.engine.machine.xla.device_values import to_host
 from hlodbg.engine.machine.process import ProcessId
+from hlodbg.engine.machine.xla.device_values import to_host
 from hlodbg.engine.run.elided import filled_note
 from hlodbg.layouts import overlay as overlays
 from hlodbg.layouts.export import export_graph, graph_view
 from hlodbg.layouts.graph import DataflowGraph, GraphError
+from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.layouts.labels import op_title
 from hlodbg.layouts.op_facts import device_shard
 
@@ -40,6 +40,7 @@ from .device_memory import bytes_in_use, memory_analysis, memory_view, site_ops,
 from .state import DebugState, FrameView, GridCellView, ValueOrigin, ValueView
 from .teaching import OpValues
 from .widgets.tensor_text import format_cells
+
 
 class CommandError(HlodbgError):
     """A command or request the user got wrong: said in the console, never an internal error."""
@@ -118,7 +119,7 @@ class SessionController:
         self.interrupt()  # a move still running parks at its next op, so the close below gets a turn
         try:
             self.submit(self.target.close).result(timeout=5)
-        except Exception:  # closing is best effort: the process is leaving anyway
+        except Exception:  # noqa: BLE001 - closing is best effort: the process is leaving anyway
             pass
         self._executor.shutdown(wait=False, cancel_futures=True)
         self._teaching.shutdown(wait=False, cancel_futures=True)

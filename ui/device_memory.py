@@ -13,7 +13,6 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from hlodbg.engine.debug.stops import FrameInfo
-from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.dtypes import bit_width
 from hlodbg.engine.ir.errors import HlodbgError
@@ -21,6 +20,7 @@ from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.machine.layout import Layout, LayoutError
 from hlodbg.engine.run.memory_profile import DeviceMemory, MemoryAnalysis
+from hlodbg.layouts.labels import op_display as op_label
 
 from .state import BufferView, MemoryView, StorageView
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
-from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.debug.summary import ValueSummary
+from hlodbg.engine.ir.core import Operation
 
 
 @dataclass(frozen=True)

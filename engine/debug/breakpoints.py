@@ -30,15 +30,16 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
-from . import breakpoint_file
-from .breakpoint_file import BreakpointFileError, Contents, entry_problem
-from .expressions import CaretError, Expression, ExpressionError, compile_expression
 from ..ir.core import Module, Operation, function_list
 from ..ir.locations import user_frame
 from ..ir.opset import is_terminator, lookup
 from ..machine.xla.device_values import looked_at_on_device, nonfinite_counts, to_host
 from ..run.screen import surely_finite  # noqa: F401 - the debugger's NaN screen is the plain run's
-from ..syntax.hlo.opcodes import TABLE as HLO_OPCODES, ops_of_opcode
+from ..syntax.hlo.opcodes import TABLE as HLO_OPCODES
+from ..syntax.hlo.opcodes import ops_of_opcode
+from . import breakpoint_file
+from .breakpoint_file import BreakpointFileError, Contents, entry_problem
+from .expressions import CaretError, Expression, ExpressionError, compile_expression
 
 VALUE_TESTS = ("nan", "inf", "nonfinite")
 RESULT_NAMES = frozenset({"result", "results"})

@@ -41,7 +41,7 @@ from ..ir.opset import callee_attribute, effect_of, has_aliasing_regions, is_col
 from ..ir.types import TensorType
 from ..machine.backend import CPU, Backend
 from ..machine.excess_precision import excess_producer
-from ..run.capture_format import PROGRAM, Capture, CaptureError, Row, frame_context, join_context, context_step, site
+from ..run.capture_format import PROGRAM, Capture, CaptureError, Row, context_step, frame_context, join_context, site
 
 CAPTURED = "captured"
 COMPUTED = "computed"
@@ -147,9 +147,16 @@ class CaptureBackend(Backend):
     def describe(self) -> str:
         return self.label
 
+    # The ops it computes, it computes as its base does: the setting is the base's, read here and
+    # set through configured() (a read-only property where Backend has a plain attribute).
     @property
-    def excess_precision(self) -> bool:  # the ops it computes, it computes as its base does
+    def excess_precision(self) -> bool:  # type: ignore[override]
         return self.base.excess_precision
+
+    def configured(self, **options: Any) -> "CaptureBackend":
+        other = copy.copy(self)
+        other.base = self.base.configured(**options)
+        return other
 
     def numerics_mode(self) -> str:
         return f"captured values; computed ones with {self.base.numerics_mode()}"

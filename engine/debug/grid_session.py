@@ -9,22 +9,20 @@ stops at the earliest hit of any process — by rendezvous epoch, then event —
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 from typing import Any, NamedTuple, Optional, Sequence, Union
 
-from .breakpoints import BreakpointTable, Resolver
-from ..ir.errors import ExecutionError, HlodbgError
-from ..run.grid import GridError, GridScheduler, ScheduledGrid, grid_shape
-from ..run.interpreter import entry_arguments, entry_function
 from ..ir.core import Module, Operation
+from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.opset import is_collective, process_groups_of
 from ..machine.backend import CPU, Backend
 from ..machine.process import ProcessId
-from .values import argument_bytes, default_budget
+from ..run.grid import GridError, GridScheduler, ScheduledGrid, grid_shape
+from ..run.interpreter import entry_arguments, entry_function
+from .breakpoints import BreakpointTable, Resolver
 from .session import Session, memory_full_message
 from .stops import Stop
 from .target import MOVES, DeviceValue, TargetBase, TargetError
-
+from .values import argument_bytes, default_budget
 
 
 class GridSession(TargetBase):
@@ -275,7 +273,7 @@ def _epochs(session: Session) -> list[int]:
     """For each event, how many collectives the process finished before it (a shared clock)."""
     out, count = [], 0
     trace = session.trace
-    for e, op in enumerate(trace.ops):
+    for op in trace.ops:
         out.append(count)
         if is_collective(op.name):
             count += 1

@@ -6,7 +6,7 @@ same way (run/arguments.py) and gets the same kind of target for the same progra
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
 from ..ir.core import Module
 from ..machine.backend import CPU, Backend
@@ -23,7 +23,7 @@ ArgsLike = Union[None, list, tuple, dict]
 
 
 def open_target(module: Module, args: ArgsLike = None, *, entry: str = "main", seed: int = 0,
-                memory: Union[None, int, str] = None, persist: bool = False, path: Optional[str] = None,
+                memory: Union[int, str, None] = None, persist: bool = False, path: Optional[str] = None,
                 source: str = "", replicas: Optional[int] = None, partitions: Optional[int] = None,
                 focus: Optional[ProcessId] = None, backend: Backend = CPU) -> DebugTarget:
     """A target on one run of `entry`.

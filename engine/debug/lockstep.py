@@ -14,6 +14,7 @@ op and one per block terminator, in the order they start: the numbering of scan.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Optional, Sequence, Union
 
 import greenlet
@@ -118,7 +119,7 @@ class Side:
             tasks = {}
             for process in grid.processes():
                 interpreter = self._interpreter(process, grid)
-                tasks[process] = (lambda i=interpreter, a=self._args(process): i.run(self.entry, a))
+                tasks[process] = partial(interpreter.run, self.entry, self._args(process))
             return ("done", GridScheduler(grid, tasks).run())
         except Stopped:
             return ("stopped", None)

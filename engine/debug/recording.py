@@ -18,9 +18,9 @@ import greenlet
 import numpy as np
 
 from ..ir.errors import ExecutionError, HlodbgError
-from ..run.interpreter import Frame, Interpreter, Listener
-from ..run.deep_stack import StackThread, stack_thread_for
 from ..ir.opset import has_aliasing_regions
+from ..run.deep_stack import StackThread, stack_thread_for
+from ..run.interpreter import Frame, Interpreter, Listener
 from .trace import FrameRecord, ResultRef, Trace
 
 NEVER = float("inf")

@@ -20,7 +20,7 @@ from ..ir.locations import describe as describe_location
 from ..machine.backend import CPU, Backend
 from ..run.interpreter import Frame, Listener, describe_frame
 from ..run.plan import Plan, written_constant
-from ..run.request import RunRequest, Runner
+from ..run.request import Runner, RunRequest
 from .breakpoints import VALUE_TESTS, surely_finite, value_test
 
 

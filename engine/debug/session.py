@@ -22,25 +22,24 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver, surely_finite
-from ..machine.backend import CPU, Backend
+from ..ir.core import Module, Operation
 from ..ir.errors import ExecutionError, HlodbgError
+from ..ir.opset import has_expandable_body
+from ..machine.backend import CPU, Backend
+from ..machine.process import Grid, ProcessId
+from ..run.interpreter import Interpreter, entry_arguments, entry_function
+from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver, surely_finite
 from .expression_bounds import interrupt as interrupt_expressions
 from .expressions import ExpressionError, compile_expression
-from ..run.interpreter import Interpreter, entry_arguments, entry_function
-from ..ir.core import Module, Operation
-from ..machine.process import Grid, ProcessId
 from .recording import NEVER, Execution, RecordingInterpreter, give_back_recorder, take_idle_recorder
-from .values import ValueStore, argument_bytes, replay_frame_of
-from .summary import ValueSummary, summarize
-from .stops import FrameInfo, Hit, Stop
-from .timeline import TimePoint, Timeline
-from .views import EventView, OpStatistics, View, same_outputs, vectorised_note
-from .trace import FrameRecord, ResultRef, Trace
-from .scope import expression_names, lookup_value, ops_seeing, visible_refs
 from .scan import literal_constant
-from ..ir.opset import has_expandable_body
-
+from .scope import expression_names, lookup_value, ops_seeing, visible_refs
+from .stops import FrameInfo, Hit, Stop
+from .summary import ValueSummary, summarize
+from .timeline import Timeline, TimePoint
+from .trace import FrameRecord, ResultRef, Trace
+from .values import ValueStore, argument_bytes, replay_frame_of
+from .views import EventView, OpStatistics, View, same_outputs, vectorised_note
 
 
 def memory_full_message(store: ValueStore) -> str:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, NamedTuple, Optional
 
 from ..ir.errors import HlodbgError
-from .expressions import NotComputedHere
 from .breakpoints import Breakpoint, surely_finite
+from .expressions import NotComputedHere
 from .stops import Hit
 from .trace import Trace
 from .views import View
@@ -101,7 +101,7 @@ class Timeline:
     """The views a session navigates (`main`, the run; `view`, where the cursor is: the run or
     an op's replayed bodies) and the breakpoint ledgers of the run."""
 
-    def __init__(self, names: NamesAt, lookup: LookupAt, reach: Callable[[tuple], frozenset] = None,
+    def __init__(self, names: NamesAt, lookup: LookupAt, reach: Optional[Callable[[tuple], frozenset]] = None,
                  constant: Callable[[Any], bool] = lambda op: False):
         self._names = names
         self._lookup = lookup
@@ -248,7 +248,7 @@ class Timeline:
         return Hit(bp, e, at_end, 0, failure=bp.failure)
 
     def _lookup_at(self, view: View, e: int, at_end: bool):
-        return lambda name: self._lookup(view, e, "%" + name, include_own=at_end)
+        return lambda name: self._lookup(view, e, "%" + name, at_end)  # the last: include_own
 
     def _met(self, view: View, bp: Breakpoint, e: int, time: TimePoint, operands, at_end: bool) -> Optional[Hit]:
         """The hit if `bp` stops at event e; None if it is not met there, ignored or its

@@ -16,9 +16,9 @@ import bisect
 from array import array
 from typing import Any, NamedTuple, Optional, Union
 
-from ..run.interpreter import describe_frame
 from ..ir.core import Block, Function, Operation, Value
 from ..ir.opset import has_aliasing_regions, results_from
+from ..run.interpreter import describe_frame
 
 # Marks a result that has not been computed yet, or that the value store dropped to stay under
 # its memory budget (it is recomputed on demand).
@@ -81,7 +81,7 @@ class FrameRecord:
         self.first = first  # id of the frame's first event
         self.last = -1  # id of its terminator event once the frame has finished
         self.args = args  # arrays of non-aliasing frames (entry arguments, body operands)
-        self.depth = 0 if parent is None else parent.depth + 1
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self._index: Optional[dict[Operation, int]] = None  # made when first asked (event_of)
         self._scanned = first
 

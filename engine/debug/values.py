@@ -21,12 +21,12 @@ from typing import Any, NamedTuple, Optional
 
 import numpy as np
 
-from ..machine.memory import physical_memory
-from ..machine.xla.device_values import device_bytes, is_device_array
+from ..ir.core import Module, Operation, Value, symbol_name
 from ..ir.errors import ExecutionError
 from ..ir.opset import callee_attribute, is_replayable, results_from
+from ..machine.memory import physical_memory
+from ..machine.xla.device_values import device_bytes, is_device_array
 from ..run.interpreter import Frame, Interpreter, Listener
-from ..ir.core import Module, Operation, Value, symbol_name
 from .trace import EVICTED, FrameRecord, ResultRef, Trace, ValueRef
 
 FIRST_CHECKPOINT_STRIDE = 8

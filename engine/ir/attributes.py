@@ -7,7 +7,6 @@ that remember their MLIR type, so evaluators use them as numbers and the printer
 from __future__ import annotations
 
 import math
-
 import re
 from dataclasses import dataclass, fields
 from typing import Any, Optional
@@ -16,7 +15,12 @@ import numpy as np
 
 from .quoting import quote_string
 from .sdy_attributes import (  # noqa: F401  (Shardy's attributes, read from here too)
-    SdyAxisRef, SdyDimSharding, SdyManualAxes, SdyMesh, SdySharding, SdyShardingPerValue,
+    SdyAxisRef,
+    SdyDimSharding,
+    SdyManualAxes,
+    SdyMesh,
+    SdySharding,
+    SdyShardingPerValue,
 )
 from .types import ComplexType, FloatType, IntegerType, QuantizedType, TensorType, Type, format_float, mlir_float
 
@@ -115,7 +119,7 @@ class EnumAttr(str):
         return self
 
     def __repr__(self) -> str:
-        return f"#{self.dialect}<{self.kind} {str(self)}>"
+        return f"#{self.dialect}<{self.kind} {self!s}>"
 
     def __reduce__(self):
         return (EnumAttr, (str(self), self.kind, self.dialect))

@@ -5,12 +5,11 @@ all share one spelling.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional
 
 import ml_dtypes
-import math
-
 import numpy as np
 
 from .notation import attribute_text

@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 import ml_dtypes
 import numpy as np
 
-from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
 from ..ir.core import Value
+from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
 from ..ir.types import TensorType, Type
 from .memory import MemoryCapacity, host_memory
 

@@ -31,9 +31,16 @@ from typing import Optional, Sequence
 import numpy as np
 
 from ..ir.dtypes import bit_width
-from .layout_text import (COMBINE, LayoutError, TextReader, layout_text, read_layout_fields, read_shape_head,
-                          shape_text, tile_text)
-
+from .layout_text import (
+    COMBINE,
+    LayoutError,
+    TextReader,
+    layout_text,
+    read_layout_fields,
+    read_shape_head,
+    shape_text,
+    tile_text,
+)
 
 # Arrays of at most this many elements are stored and loaded through a cached slot map (one
 # numpy scatter/gather): for them numpy's per-call overhead, not the copying, is the cost.

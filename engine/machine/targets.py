@@ -137,7 +137,7 @@ def is_default_target(name: str) -> bool:
     return find_target(name).name == DEFAULT_TARGET
 
 
-def backend_for(target: Union[None, str, Backend] = None, **options: Any) -> Backend:
+def backend_for(target: Union[str, Backend, None] = None, **options: Any) -> Backend:
     """The backend of a target name (a Backend is returned as it is; None is the CPU).
 
     `options` are the backend options the target takes (its registry entry: a TPU takes `layouts`,

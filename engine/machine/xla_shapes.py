@@ -16,8 +16,8 @@ from typing import Any, Optional
 
 from ..ir.core import Function, Module, Operation, Value
 from ..ir.types import TensorType
-from .layout import Layout, LayoutError
 from ..ir.xla_shape_text import tuple_shape_elements
+from .layout import Layout, LayoutError
 from .layout_text import TextReader, read_layout_fields, read_shape_head
 
 XLA_SHAPE = "xla_shape"
@@ -157,7 +157,7 @@ def entry_layouts(module: Module, entry: Function) -> tuple[list[Optional[str]],
     result = body[arrow + 2:].strip()
     results = split_tuple(result)
     returned = len(entry.body.terminator.operands) if entry.body.terminator is not None else 0
-    if results is None or returned == 1 and len(results) != 1:
+    if results is None or (returned == 1 and len(results) != 1):
         results = [result]
     return parameters, results
 

@@ -14,8 +14,8 @@ from typing import Any, Optional
 import ml_dtypes
 import numpy as np
 
-from ..ir.dtypes import bit_width, is_float_dtype
 from ..ir.core import Operation
+from ..ir.dtypes import bit_width, is_float_dtype
 from ..ir.phrases import Phrase
 from ..ir.types import TensorType
 from .elementwise_provenance import SAME_INDEX

@@ -21,8 +21,15 @@ from ..ir.types import TensorType
 from . import elementwise as ew
 from .elementwise import UNSIGNED_OF_SIZE, float_bits
 from .elementwise_math import atan2
-from .elementwise_provenance import (broadcast_source, combine_step, operand_names,
-                                     select_provenance, short_name, trailing_dims, value_at)
+from .elementwise_provenance import (
+    broadcast_source,
+    combine_step,
+    operand_names,
+    select_provenance,
+    short_name,
+    trailing_dims,
+    value_at,
+)
 from .provenance import ProvenanceQuery, explains
 from .registry import OpCall, op
 

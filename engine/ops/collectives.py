@@ -33,11 +33,11 @@ from typing import Any, Callable, Optional, Sequence
 import numpy as np
 
 from ..ir.attributes import ChannelHandle, DenseElements, ReplicaGroupMeshAxes, SdyMesh, SymbolRef
-from ..ir.mesh_groups import mesh_axis_groups
 from ..ir.dtypes import TOKEN, as_value
-from ..machine.process import Grid, ProcessId
+from ..ir.mesh_groups import mesh_axis_groups
 from ..ir.opset import process_groups_of
 from ..ir.types import TensorType
+from ..machine.process import Grid, ProcessId
 from .quantization import convert, quantize, quantized_element
 from .reduction import combine, tree_reduce_last
 from .registry import OpCall, op
@@ -143,7 +143,8 @@ def permute_groups(process: ProcessId, grid: Grid, attributes: dict) -> Groups:
 
 
 # The group forms an op's `process_groups` trait names (ir/opdefs.py).
-GROUP_FORMS = {"reduction": reduction_groups, "split": split_groups, "pairs": permute_groups}
+# Called as form(process, grid, attributes[, module]); "pairs" gives (source, target) pairs, not groups.
+GROUP_FORMS: dict[str, Callable[..., Any]] = {"reduction": reduction_groups, "split": split_groups, "pairs": permute_groups}
 
 
 def axis_groups(grid: Grid, strategy: str) -> Groups:

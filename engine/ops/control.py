@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from ..ir.dtypes import TOKEN, Future
 from ..ir.core import symbol_name
+from ..ir.dtypes import TOKEN, Future
 from ..ir.opset.chlo import scan_groups
 from .registry import OpCall, op
 

@@ -14,10 +14,11 @@ import numpy as np
 from ..ir.dtypes import bit_width, element_dtype, integer_bounds, is_narrow_int, narrow, widen
 from ..ir.phrases import Phrase
 from ..ir.types import TensorType
-from .elementwise import BOOL, F32, F64, UNSIGNED_OF_SIZE, is_floating
 from ..machine.backend import Backend
+from .elementwise import BOOL, F32, F64, UNSIGNED_OF_SIZE, is_floating
 from .provenance import ProvenanceQuery, Source, explains
 from .registry import OpCall, op
+
 
 @op("stablehlo.convert")
 def convert(call: OpCall, operand: np.ndarray) -> np.ndarray:

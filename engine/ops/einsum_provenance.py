@@ -10,8 +10,17 @@ from __future__ import annotations
 import itertools
 
 from ..ir.phrases import Phrase
-from .contraction import (DOT_MORE_TERMS, DOT_TERM, DOT_TERM_NUMBERS, DOT_TERMS_SHOWN, DOT_TOTAL, LHS_FACTOR,
-                          RHS_FACTOR, _ellipsis_rank, _expand_ellipsis)
+from .contraction import (
+    DOT_MORE_TERMS,
+    DOT_TERM,
+    DOT_TERM_NUMBERS,
+    DOT_TERMS_SHOWN,
+    DOT_TOTAL,
+    LHS_FACTOR,
+    RHS_FACTOR,
+    _ellipsis_rank,
+    _expand_ellipsis,
+)
 from .provenance import ProvenanceQuery, Source, explains
 
 SUMMED_ELEMENT = Phrase("summed element")

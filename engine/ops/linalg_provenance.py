@@ -140,7 +140,7 @@ def triangular_solve_provenance(q: ProvenanceQuery):
     batch = tuple(batch)
     i, c = (row, column) if left else (column, row)  # x is a column system: x[i, c]
     m = q.operand_shape(0)[-1]
-    rows = range(0, i + 1) if m_lower else range(i, m)
+    rows = range(i + 1) if m_lower else range(i, m)
 
     def a_at(r: int, k: int) -> tuple:
         return batch + ((k, r) if transposed else (r, k))

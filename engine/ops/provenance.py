@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence, TypeVar
 
 import numpy as np
 
@@ -150,6 +150,8 @@ Inverse = Callable[[ProvenanceQuery, int, tuple, Optional[ProcessId]], list[Reac
 EXPLAINERS: dict[str, Explainer] = {}
 FAMILY_EXPLAINERS: dict[str, Explainer] = {}
 INVERSES: dict[str, Inverse] = {}
+# A registered explainer keeps its own signature (elementwise_provenance's `used`, for its callers).
+_Registered = TypeVar("_Registered", bound=Explainer)
 
 
 def explains(*names: str) -> Callable[[Explainer], Explainer]:
@@ -165,11 +167,11 @@ def explains(*names: str) -> Callable[[Explainer], Explainer]:
     return register
 
 
-def explains_family(family: str) -> Callable[[Explainer], Explainer]:
+def explains_family(family: str) -> Callable[[_Registered], _Registered]:
     """Register the provenance of every op whose definition is of `family` (OpDef.family), whatever
     its dialect, and has no function of its own."""
 
-    def register(fn: Explainer) -> Explainer:
+    def register(fn: _Registered) -> _Registered:
         if family in FAMILY_EXPLAINERS:
             raise ValueError(f"provenance for family {family} registered twice")
         FAMILY_EXPLAINERS[family] = fn

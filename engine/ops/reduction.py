@@ -30,10 +30,10 @@ import numpy as np
 
 from ..ir.dtypes import element_dtype, is_float_dtype, is_narrow_float, is_narrow_int, narrow, widen
 from ..ir.phrases import Phrase, field_text
+from .elementwise import complex64_multiply
 from .elementwise_provenance import body_dependencies, elementwise_provenance, operand_names
 from .provenance import ProvenanceQuery, Reached, Source, explains, reaches
 from .registry import OpCall, op
-from .elementwise import complex64_multiply
 
 # A general body costs one region call per sequential step; past this many steps in one fold,
 # reductions switch to the ordered pairwise tree (log2(n) calls, a different rounding order).

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Sequence
 
-from ..ir.errors import ExecutionError
 from ..ir.core import Operation, Region
+from ..ir.errors import ExecutionError
 from ..ir.types import QuantizedType, TensorType, Type
 
 Evaluator = Callable[..., Any]

@@ -17,7 +17,6 @@ import numpy as np
 
 from .registry import OpCall
 
-
 # Smaller arrays are cheaper to allocate afresh than to check (numpy keeps a cache of small
 # blocks); measured on a 2-core x86 machine, writing into a dead f32 operand breaks even between
 # 64 KiB and 256 KiB. Small temporaries add little to a run's peak memory either.

@@ -13,8 +13,8 @@ from typing import Sequence
 import numpy as np
 
 from ..ir.dtypes import element_dtype
-from ..ir.types import TensorType
 from ..ir.phrases import Phrase
+from ..ir.types import TensorType
 from .provenance import ProvenanceQuery, Source, explains
 from .registry import OpCall, op
 

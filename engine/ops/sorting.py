@@ -29,8 +29,8 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from ..ir.attributes import attribute_key
-from ..ir.dtypes import element_dtype, is_narrow_float, is_narrow_int, widen
 from ..ir.core import Operation, Region, Value
+from ..ir.dtypes import element_dtype, is_narrow_float, is_narrow_int, widen
 from ..ir.phrases import Phrase
 from .provenance import Source, explains
 from .reduction import run_body

@@ -106,7 +106,7 @@ class Geometry:
         forward scan or (0, n-1 or n) for a reverse one (n: an exclusive scan).
         """
         found = None
-        for d, n in enumerate(self.shape):
+        for d in range(len(self.shape)):
             trivial = (self.window[d] == 1 and self.strides[d] == 1 and self.padding[d] == (0, 0)
                        and self.base_dilations[d] == 1 and self.window_dilations[d] == 1)
             if trivial:

@@ -18,8 +18,15 @@ import numpy as np
 from ..ir.dtypes import as_value, element_dtype, random_value
 from ..ir.errors import ExecutionError
 from ..ir.locations import NameLoc
-from ..ir.sharding import (HloSharding, ShardingSyntaxError, device_tile, pad_tile, parse_hlo_sharding, tile_bounds,
-                           tile_shape)
+from ..ir.sharding import (
+    HloSharding,
+    ShardingSyntaxError,
+    device_tile,
+    pad_tile,
+    parse_hlo_sharding,
+    tile_bounds,
+    tile_shape,
+)
 from ..ir.types import TensorType, Type
 from ..machine.memory import format_bytes, physical_memory
 from ..machine.process import ProcessId

@@ -8,10 +8,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Iterator, Optional
 
-from ..ir.errors import HlodbgError
-from .interpreter import Interpreter
 from ..ir.core import Module
+from ..ir.errors import HlodbgError
 from ..machine.backend import CPU, Backend
+from .interpreter import Interpreter
 
 
 @dataclass

@@ -17,7 +17,7 @@ import queue
 import sys
 import threading
 import weakref
-from typing import Any, Callable, Optional, TypeVar
+from typing import Callable, Optional, TypeVar
 
 from ..ir.call_graph import call_depth
 from ..ir.core import Module

@@ -49,7 +49,7 @@ def fill_elided(module: Module, mode: str, seed: int = 0) -> int:
     count = 0
     for op in module.walk():
         value = op.attributes.get("value")
-        if not (isinstance(value, ElidedElements) or filled_mode(op) is not None and isinstance(value, DenseElements)):
+        if not (isinstance(value, ElidedElements) or (filled_mode(op) is not None and isinstance(value, DenseElements))):
             continue
         array = _values(value.type, mode, np.random.default_rng([seed, _STREAM, count]))
         op.attributes["value"] = DenseElements(value.type, array)

@@ -30,10 +30,10 @@ op-by-op steps and sees every op's own value.
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 from copy import copy
 from math import gcd
 from sys import getrefcount
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
@@ -306,7 +306,7 @@ def _cut(shape: tuple[int, ...], inputs: Sequence[Any], block: int) -> Optional[
     for a in inputs:
         if not isinstance(a, np.ndarray):
             return None
-        if a.ndim == 0 or a.flags.c_contiguous and a.shape == shape:
+        if a.ndim == 0 or (a.flags.c_contiguous and a.shape == shape):
             continue
         if a.shape != shape or not _c_ordered_broadcast(a):
             return None
@@ -377,7 +377,7 @@ def _run_members(group: FusedGroup, registers: list[Any], calls: Optional[list[A
             registers.append(evaluator(call, *operands))
         except HlodbgError:
             raise
-        except Exception as e:  # noqa: BLE001 - every failure becomes a located message, as op by op
+        except Exception as e:
             message = str(e) or type(e).__name__
             if isinstance(e, MemoryError):
                 message = f"out of memory ({message})"

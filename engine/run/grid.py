@@ -15,8 +15,8 @@ from typing import Any, Callable, Optional, Sequence, Union
 
 from greenlet import GreenletExit, greenlet
 
-from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.core import Module, Operation
+from ..ir.errors import ExecutionError, HlodbgError
 from ..machine.process import Grid, ProcessId
 
 MAX_DEVICES = 4096

@@ -24,31 +24,29 @@ let every value go after its last use (engine/run/liveness.py) — and nowhere e
 """
 from __future__ import annotations
 
-from sys import getrefcount
 from functools import partial
+from sys import getrefcount
 from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from ..ir.core import Block, Function, Module, Operation, Value, function_list, symbol_name
+from ..ir.dtypes import as_value
+from ..ir.errors import ExecutionError, HlodbgError
+from ..ir.types import QuantizedType, TensorType
 from ..machine.allocator import keep_freed_memory
 from ..machine.backend import CPU, Backend
 from ..machine.memory import format_bytes, physical_memory
-from ..ir.dtypes import as_value
-from .arguments import read_only
-from ..ir.errors import ExecutionError, HlodbgError
-from ..ir.core import Block, Function, Module, Operation, Value, function_list, symbol_name
-from ..ops import load_families
-from . import parallel  # noqa: F401  (registers interpreter.run_parallel, which runs a grid)
-from ..ops.registry import EVALUATORS, OpCall
 from ..machine.process import Grid, ProcessId
+from ..ops import load_families
+from ..ops.registry import EVALUATORS, OpCall
+from . import parallel  # noqa: F401  (registers interpreter.run_parallel, which runs a grid)
+from .arguments import read_only
 from .block_code import MOST_STEPS, block_function
 from .deep_stack import run_with_room
 from .liveness import liveness_of
 from .plan import SOLE_HOLDER, CompiledSteps, FastBlock, Plan, Step, failure, frozen
 from .screen import screen_step
-from ..ir.types import QuantizedType, TensorType
-
-
 
 # Functions longer than this run observed without letting values go early (Interpreter._values_dying).
 LIVENESS_UP_TO = 30_000
@@ -101,7 +99,6 @@ class Listener:
 
     def exit_frame(self, frame: Frame, results: Optional[list]) -> None:
         """`frame` is left: with its results, or None when an error unwinds it."""
-        pass
 
     def before_op(self, event: int, frame: Frame, op: Operation, operands: list) -> None:
         pass
@@ -111,7 +108,6 @@ class Listener:
 
     def returning(self, event: int, frame: Frame, op: Operation, values: list) -> None:
         """The block's terminator `op` is about to hand `values` to the block's owner."""
-        pass
 
     # A listener that `times_steps` needs no events: it leaves a run plain (fused, compiled code
     # aside) and is told of each step of the plain loop instead — a fused group is one step, with
@@ -332,7 +328,7 @@ class Interpreter:
                         out = step.evaluator(step.call, *[slots[i] for i in step.operand_slots])
                 except HlodbgError:
                     raise
-                except Exception as e:  # noqa: BLE001 - every failure becomes a located message
+                except Exception as e:
                     raise failure(step, e) from e
                 if step.foldable:
                     step.folded = frozen(out)
@@ -546,7 +542,7 @@ def _result_beyond_memory(op: Operation, backend: Backend) -> Optional[Callable]
                        f"{format_bytes(memory)} of memory this machine has")
 
             def evaluator(call: OpCall, *operands: Any) -> Any:
-                raise ExecutionError(message, op.pos)
+                raise ExecutionError(message, op.pos)  # noqa: B023 - returned at once, the loop ends here
 
             return evaluator
     return None

@@ -44,7 +44,6 @@ from ..machine.backend import Backend
 from ..machine.xla_shapes import layout_text_of
 from .liveness import FunctionLiveness, Liveness, liveness_of, reads_built_tuple
 
-
 # Buffer.layout_source of a layout an HLO module gives a value on a machine that does not use
 # layouts (the CPU keeps every array row-major and unpadded): shown, never counted.
 MODULE_LAYOUT = "module"
@@ -126,7 +125,7 @@ class FunctionMemory:
         self.timeline = self._sum(self.main) + self.extra
         self.logical_timeline = self._sum(np.where(self.space == 0, self.logical, 0))
         self.peak_position = int(np.argmax(self.timeline)) if liveness.size else 0
-        self.peak_bytes = int(self.timeline[self.peak_position]) if liveness.size else 0
+        self.peak_bytes: int = int(self.timeline[self.peak_position]) if liveness.size else 0
 
     def _argument_owns_buffer(self, block: Block) -> bool:
         """The entry function's arguments are buffers; a callee's are its caller's operands, and the
@@ -431,9 +430,8 @@ class MemoryAnalysis:
                  partitions: Optional[int] = None):
         from ..machine.process import ProcessId
         from .grid import grid_shape
-        from .spmd import is_global_program
-
         from .interpreter import entry_function
+        from .spmd import is_global_program
 
         self.module = module
         self.entry = entry_function(module, entry).sym_name  # `main` stands for an HLO module's `main.68`

@@ -21,13 +21,14 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..ir.errors import ExecutionError, HlodbgError
-from .grid import MAX_DEVICES, GridScheduler, ScheduledGrid
 from ..ir.core import Function, Module, Operation
+from ..ir.errors import ExecutionError, HlodbgError
 from ..machine.process import ProcessId
+from ..ops.registry import OpCall, op
 from ..verify.interpreter import OP_NAME, check_signatures, infeed_functions, program_grid
 from ..verify.shape_inference import Fail
-from ..ops.registry import OpCall, op
+from .grid import MAX_DEVICES, GridScheduler, ScheduledGrid
+
 
 @dataclass(frozen=True)
 class Placement:

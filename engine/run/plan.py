@@ -55,6 +55,7 @@ from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.opset import is_float_math, is_foldable, is_terminator
 from ..ir.types import TupleType
 from ..ops.registry import OpCall
+from .fusion import fuse
 from .liveness import liveness_of
 from .screen import screened_results
 
@@ -96,7 +97,7 @@ class Step:
                 out = self.evaluator(self.call, *operands)
             except HlodbgError:
                 raise
-            except Exception as e:  # noqa: BLE001 - every failure becomes a located message
+            except Exception as e:
                 raise failure(self, e) from e
             if self.foldable:
                 self.folded = frozen(out)
@@ -307,7 +308,8 @@ class Plan:
         returned = tuple(index[v] for v in terminator.operands) if terminator is not None else ()
         free = tuple(index[v] for v in liveness.last_uses(terminator)) if terminator is not None else ()
         free += tuple(index[v] for v in liveness.unused_arguments(block))
-        fast_steps = _fuse(list(steps), self) if self.fuses else list(steps)
+        # F's fused groups (engine/run/fusion.py), unless the run screens every op's value.
+        fast_steps = fuse(list(steps), self) if self.fuses else list(steps)
         return FastBlock(block, fast_steps, tuple(index[v] for v in block.arguments), returned, free, len(liveness.values))
 
 
@@ -338,15 +340,6 @@ def _reusable(op: Operation, dying: Sequence[Value]) -> tuple[int, ...]:
             continue
         positions.append(i)
     return tuple(positions)
-
-
-def _fuse(steps: list, plan: Plan) -> list:
-    """`steps` with F's fused groups (engine/run/fusion.py's `fuse`), or as they are without it."""
-    try:
-        from .fusion import fuse
-    except ImportError:
-        return steps
-    return fuse(steps, plan)
 
 
 def _sole_holder_count() -> int:

@@ -8,20 +8,19 @@ results. `run_global` returns them once, after checking the devices agree.
 """
 from __future__ import annotations
 
+from collections import deque
 from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from ..ir.core import Module
 from ..ir.dtypes import Token, widen
 from ..ir.errors import ExecutionError
-from collections import deque
-
+from ..machine.backend import CPU, Backend
+from ..machine.process import ProcessId
+from ..ops.spmd import SPMD_CUSTOM_CALLS
 from .grid import ArgsLike, GridScheduler, ScheduledGrid, grid_shape
 from .interpreter import Interpreter
-from ..machine.process import ProcessId
-from ..ir.core import Module
-from ..machine.backend import CPU, Backend
-from ..ops.spmd import SPMD_CUSTOM_CALLS
 
 
 def run_grid(module: Module, args: ArgsLike = (), entry: str = "main", num_replicas: Optional[int] = None,

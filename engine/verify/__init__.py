@@ -13,9 +13,23 @@ element types follow the spec's rules (baseline types, per-tensor-only operands;
 Each error cites the spec's constraint (C1, C2, ...) or, for a rule of an op's Inputs/Outputs
 table, that row (I1, O1, ...); tests/data/constraints/ holds one program per constraint.
 """
-from . import chlo, collectives, contractions, control_flow, convolution, custom_call, data_movement  # noqa: F401
-from . import elementwise, generators_quantization, interpreter, linalg, reductions  # noqa: F401  (each registers its checks)
-from . import asynchronous, hlo_ops, rooted_collectives  # noqa: F401
+from . import (  # noqa: F401  (each registers its checks)
+    asynchronous,
+    chlo,
+    collectives,
+    contractions,
+    control_flow,
+    convolution,
+    custom_call,
+    data_movement,
+    elementwise,
+    generators_quantization,
+    hlo_ops,
+    interpreter,
+    linalg,
+    reductions,
+    rooted_collectives,
+)
 from .core import CHECKS, verify, verify_all
 
 __all__ = ["CHECKS", "verify", "verify_all"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from ..ir.core import Operation
 from ..ir.opset import OPS, may_run_async
 from ..ir.types import FutureType
-from .core import _Context, _block, _register
+from .core import _block, _Context, _register
 from .shape_inference import fail, fmt_types
 
 

@@ -27,7 +27,16 @@ from ..ir.opset.chlo import scan_groups
 from ..ir.types import ComplexType, IntegerType, TensorType, Type
 from .contractions import infer_dot_general
 from .core import (
-    _Context, _block, _expect_shape, _int, _register, _returned, _same_elem, _same_shape, _same_type, _tensor,
+    _block,
+    _Context,
+    _expect_shape,
+    _int,
+    _register,
+    _returned,
+    _same_elem,
+    _same_shape,
+    _same_type,
+    _tensor,
 )
 from .shape_inference import (
     Fail,

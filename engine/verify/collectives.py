@@ -13,13 +13,13 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 import numpy as np
+
 from ..ir import attributes as A
 from ..ir.core import Operation
-from .shape_inference import check_unique, element_compatible, fail, fmt_shape, is_promotable, is_token
 from ..ir.types import IntegerType, TensorType, Type
 from .core import (
-    _Context,
     _check_reducer,
+    _Context,
     _expect_shape,
     _int,
     _is_scalar_of,
@@ -29,6 +29,7 @@ from .core import (
     _same_type,
     _tensor,
 )
+from .shape_inference import check_unique, element_compatible, fail, fmt_shape, is_promotable, is_token
 
 # `#stablehlo.channel_handle<type = N>`: the ChannelType enum of the StableHLO dialect.
 DEVICE_TO_DEVICE, DEVICE_TO_HOST, HOST_TO_DEVICE = 1, 2, 3

@@ -9,9 +9,9 @@ import re
 from typing import Sequence
 
 from ..ir.core import Operation
-from .shape_inference import fail, fmt_types, types_compatible
 from ..ir.types import IntegerType, TensorType, Type
-from .core import _Context, _block, _is_scalar_of, _register, _returned
+from .core import _block, _Context, _is_scalar_of, _register, _returned
+from .shape_inference import fail, fmt_types, types_compatible
 
 
 def _compare_types(got: Sequence[Type], want: Sequence[Type], what: str, constraint: str) -> None:

@@ -11,9 +11,8 @@ from typing import Optional, Sequence
 from ..ir.core import Operation
 from ..ir.types import TensorType
 from .contractions import check_precision_count, uses_quantization
-from .core import _Context, _constant_array, _expect_shape, _int, _ints, _padding, _register, _tensor
+from .core import _constant_array, _Context, _expect_shape, _int, _ints, _padding, _register, _tensor
 from .shape_inference import Dim, check_range, check_unique, check_window_lists, fail, fmt_shape, shape_of, window_count
-
 
 
 def _check_window(strides: Sequence[int], lhs_dil: Sequence[int], rhs_dil: Sequence[int],

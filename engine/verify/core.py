@@ -6,12 +6,13 @@ from typing import Callable, Iterator, Optional, Sequence
 import numpy as np
 
 from ..ir import attributes as A
-from ..syntax.mlir import attribute_text as T
 from ..ir.call_graph import CallGraph, Recursion
 from ..ir.collector import collector_paused
-from ..ir.errors import VerifyError
 from ..ir.core import Block, Function, Module, Operation, function_list
+from ..ir.errors import VerifyError
 from ..ir.opset import CLOSED_DIALECTS, OPS, OWN_TYPE_RULE, OpDef
+from ..ir.types import TensorType, Type
+from ..syntax.mlir import attribute_text as T
 from .shape_inference import (
     Fail,
     elem,
@@ -25,7 +26,6 @@ from .shape_inference import (
     types_compatible,
     within_bounds,
 )
-from ..ir.types import TensorType, Type
 
 CHECKS: dict[str, Callable[[Operation, "_Context"], None]] = {}
 
@@ -116,7 +116,7 @@ def _verify_op(op: Operation, ctx: _Context) -> Optional[VerifyError]:
     except Fail as f:
         suffix = f" ({f.constraint})" if f.constraint else ""
         return VerifyError(f"{op.name}: {f.message}{suffix}", op.pos, f.notes)
-    except Exception as e:  # malformed IR that a check did not anticipate
+    except Exception as e:  # noqa: BLE001 - malformed IR that a check did not anticipate
         return VerifyError(f"{op.name}: cannot verify this op ({type(e).__name__}: {e})", op.pos)
     return None
 
@@ -203,7 +203,7 @@ _KIND_TEXT = {
 def _attr_text(value) -> str:
     try:
         return T.format_attribute(value)
-    except Exception:
+    except Exception:  # noqa: BLE001 - an attribute the printer cannot show is shown as Python shows it
         return repr(value)
 
 

@@ -4,6 +4,21 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..ir.core import Operation
+from ..ir.types import TensorType, TupleType, Type
+from .core import (
+    _check_reducer,
+    _constant_array,
+    _Context,
+    _expect_shape,
+    _int,
+    _ints,
+    _register,
+    _same_elem,
+    _same_shape,
+    _same_type,
+    _tensor,
+)
+from .quantized_types import is_per_axis
 from .shape_inference import (
     Fail,
     check_range,
@@ -14,8 +29,8 @@ from .shape_inference import (
     element_compatible,
     fail,
     fmt_shape,
-    infer_concatenate,
     implied_gather_operand,
+    infer_concatenate,
     infer_gather,
     infer_pad,
     infer_slice,
@@ -29,21 +44,6 @@ from .shape_inference import (
     shape_of,
     shapes_compatible,
     types_compatible,
-)
-from .quantized_types import is_per_axis
-from ..ir.types import TensorType, TupleType, Type
-from .core import (
-    _Context,
-    _check_reducer,
-    _constant_array,
-    _expect_shape,
-    _int,
-    _ints,
-    _register,
-    _same_elem,
-    _same_shape,
-    _same_type,
-    _tensor,
 )
 
 
@@ -170,7 +170,10 @@ def check_reshape(x, r, labels) -> None:
         fail(f"operand {x} has {a} elements but result {r} has {b}", c2)
     if is_per_axis(x) and is_per_axis(r):
         qx, qr = x.element.quantized_dimension, r.element.quantized_dimension
-        parts = lambda s, q: (product(s[:q]), s[q], product(s[q + 1:]))
+
+        def parts(s, q):
+            return product(s[:q]), s[q], product(s[q + 1:])
+
         if any(u is not None and v is not None and u != v
                for u, v in zip(parts(x.shape, qx), parts(r.shape, qr))):
             fail(f"a per-axis quantized reshape must keep the quantization dimension and the element "

@@ -5,6 +5,19 @@ from typing import Optional
 
 from ..ir.core import Operation
 from ..ir.opset import ELEMENT_TYPES, OPS, OpDef, when_defined
+from ..ir.types import ComplexType, FloatType, TensorType
+from .core import (
+    CHECKS,
+    _block,
+    _Context,
+    _ints,
+    _is_scalar_of,
+    _register,
+    _returned,
+    _same_shape,
+    _tensor,
+)
+from .quantized_types import check_result_accuracy, is_per_axis, same_baseline, same_baseline_element
 from .shape_inference import (
     fail,
     fmt_types,
@@ -19,20 +32,6 @@ from .shape_inference import (
     real_part_type,
     shapes_compatible,
 )
-from ..ir.types import ComplexType, FloatType, TensorType
-from .quantized_types import check_result_accuracy, is_per_axis, same_baseline, same_baseline_element
-from .core import (
-    CHECKS,
-    _Context,
-    _block,
-    _ints,
-    _is_scalar_of,
-    _register,
-    _returned,
-    _same_shape,
-    _tensor,
-)
-
 
 _ANY = ("any", lambda e: True)
 _BI = ("boolean or integer", lambda e: is_bool_e(e) or is_int_e(e))
@@ -86,7 +85,7 @@ def _same_typed_unary(op: Operation, kinds) -> None:
 @_register("stablehlo.reduce_precision")
 def _reduce_precision(op: Operation, ctx: _Context) -> None:
     _same_typed_unary(op, _FQ)
-    for label, name, low in (("I2", "exponent_bits", 1), ("I3", "mantissa_bits", 0)):
+    for label, name in (("I2", "exponent_bits"), ("I3", "mantissa_bits")):
         bits = int(op.attributes[name])
         if not _INT32[0] <= bits <= _INT32[1]:
             fail(f"{name} = {bits} does not fit the spec's si32 type", label)

@@ -4,6 +4,23 @@ from __future__ import annotations
 import numpy as np
 
 from ..ir.core import Operation
+from ..ir.types import IntegerType, QuantizedType
+from . import data_movement
+from .core import (
+    CROSS_CHECKS,
+    _constant_array,
+    _Context,
+    _expect_shape,
+    _int,
+    _ints,
+    _is_scalar_of,
+    _register,
+    _same_elem,
+    _same_shape,
+    _same_type,
+    _tensor,
+)
+from .quantized_types import check_quantization
 from .shape_inference import (
     check_range,
     check_unique,
@@ -18,24 +35,6 @@ from .shape_inference import (
     rank_of,
     shapes_compatible,
 )
-from ..ir.types import IntegerType, QuantizedType
-from . import data_movement
-from .quantized_types import check_quantization
-from .core import (
-    CROSS_CHECKS,
-    _Context,
-    _constant_array,
-    _expect_shape,
-    _int,
-    _ints,
-    _is_scalar_of,
-    _register,
-    _same_elem,
-    _same_shape,
-    _same_type,
-    _tensor,
-)
-
 
 CROSS_CHECKS.append(check_quantization)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..ir.core import Operation
 from ..ir.types import IntegerType, TensorType, TupleType
-from .core import _Context, _block, _callee, _func_call, _is_scalar_of, _register, _returned
+from .core import _block, _callee, _Context, _func_call, _is_scalar_of, _register, _returned
 from .shape_inference import fail, fmt_types, types_compatible
 
 # A fusion is a call of its fused computation: the same callee and signature rules.

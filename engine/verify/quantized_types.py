@@ -20,6 +20,7 @@ from ..ir.opset import OPS
 from ..ir.types import QuantizedType, TensorType, Type
 from .shape_inference import fail, shape_of, shapes_compatible
 
+
 def quant(t: Type) -> Optional[QuantizedType]:
     """The quantized element type of a tensor type (None when it is not quantized)."""
     if isinstance(t, TensorType) and isinstance(t.element, QuantizedType):

@@ -1,24 +1,12 @@
 """Verifier checks: Reductions and windows."""
 from __future__ import annotations
 
-
 from ..ir.core import Operation
-from .shape_inference import (
-    check_range,
-    check_unique,
-    check_window_lists,
-    dim_eq,
-    element_compatible,
-    fail,
-    fmt_types,
-    rank_of,
-    window_count,
-)
 from ..ir.types import IntegerType, TensorType
 from .core import (
-    _Context,
     _block,
     _check_reducer,
+    _Context,
     _expect_shape,
     _int,
     _ints,
@@ -30,6 +18,17 @@ from .core import (
     _same_shape,
     _same_type,
     _tensor,
+)
+from .shape_inference import (
+    check_range,
+    check_unique,
+    check_window_lists,
+    dim_eq,
+    element_compatible,
+    fail,
+    fmt_types,
+    rank_of,
+    window_count,
 )
 
 

@@ -18,7 +18,7 @@ from ..ir import attributes as A
 from ..ir.core import Operation
 from ..ir.types import IntegerType
 from .collectives import _check_groups, _computation, group_size
-from .core import _Context, _constant_array, _register, _same_shape, _same_type, _tensor
+from .core import _constant_array, _Context, _register, _same_shape, _same_type, _tensor
 from .shape_inference import element_compatible, fail, is_int_e
 
 

@@ -1,4 +1,4 @@
-"""Type predicates and result-shape inference used by the verifier (verifier.py).
+"""Type predicates and result-shape inference used by the verifier (core.py and the per-family checks).
 
 Shapes are tuples whose entries are ints or None (a dynamic `?` dimension); a whole shape is None
 for an unranked tensor. Unknown sizes are compatible with anything, so a dynamic program is only
@@ -11,7 +11,7 @@ Inference functions raise `Fail(message, constraint)`; the verifier adds the op 
 """
 from __future__ import annotations
 
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, NoReturn, Optional, Sequence
 
 from ..ir.types import (
     ComplexType,
@@ -40,7 +40,7 @@ class Fail(Exception):
         self.notes = tuple(notes)
 
 
-def fail(message: str, constraint: Optional[str] = None, notes: tuple[str, ...] = ()):
+def fail(message: str, constraint: Optional[str] = None, notes: tuple[str, ...] = ()) -> NoReturn:
     raise Fail(message, constraint, notes)
 
 

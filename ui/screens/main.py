@@ -21,19 +21,19 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Input, RichLog
 
-from hlodbg.engine.ir.errors import HlodbgError
+from hlodbg.engine.debug.target import move_words
 from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.phrases import language_from_environment
-from hlodbg.layouts.labels import op_display as op_label
-from hlodbg.engine.debug.target import move_words
 from hlodbg.layouts.graph import DataflowGraph, build_graph
+from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.layouts.op_facts import fact_lines
 
 from ..commands import CommandResult, CommandRunner, ExplainRequest, quits
 from ..controller import SessionController
-from ..session_files import SessionFiles
 from ..keymap import BINDING_GROUPS, DEBUGGER_BINDINGS, key_label
+from ..session_files import SessionFiles
 from ..state import DebugState, short_note
 from ..widgets.explain_pane import ExplainPane
 from ..widgets.graph_canvas import GraphCanvas
@@ -161,7 +161,7 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         except HlodbgError as e:  # e.g. an event that does not exist: the session is unchanged
             self.log_line(f"{move_words(name)}: {e.message}", error=True)
             return
-        except Exception as e:  # a bug in a move must not take the session down
+        except Exception as e:  # noqa: BLE001 - a bug in a move must not take the session down
             self.log_line(f"internal error during {move_words(name)}: {type(e).__name__}: {e}", error=True)
             return
         finally:

@@ -27,6 +27,9 @@ class TeachingPanes:
     """What MainScreen does for the two panes (a mixin: it reads the screen's controller, language,
     selected op and `_explain_open` / `_explain_request`)."""
 
+    selected_op: Optional[Operation]  # MainScreen's, declared for the type checker
+    _explain_open: bool
+
     def on_tensor_inspector_cursor_moved(self, message: TensorInspector.CursorMoved) -> None:
         """The cursor is on another element: where it comes from (a result's) or what it reaches
         (an operand's) in the provenance view, and the explain pane about its op."""
@@ -53,7 +56,7 @@ class TeachingPanes:
         lang = self.lang
         try:
             state = await self.controller.work_out(provenance_state, values, origin.kind, origin.position, index, lang)
-        except Exception as e:  # a bug in a family's answer must not take the session down: said in the pane
+        except Exception as e:  # noqa: BLE001 - a bug in a family's answer must not take the session down: said in the pane
             state = ProvenanceState(origin.op.name, error=f"internal error: {type(e).__name__}: {e}")
         pane.show(state, lang)
 
@@ -108,7 +111,7 @@ class TeachingPanes:
         lang = self.lang
         try:
             state = await self.controller.work_out(explanation_state, values, at, result, lang)
-        except Exception as e:  # as above: the pane says it, the session goes on
+        except Exception as e:  # noqa: BLE001 - as above: the pane says it, the session goes on
             state = ExplanationState(op.name, error=f"internal error: {type(e).__name__}: {e}")
         pane.show(state, lang)
 

@@ -12,9 +12,9 @@ from textual.widgets import Static
 
 from hlodbg.ui.state import ExplanationState
 
+from .panels import PaneScroll
 from .provenance_view import WORKING
 from .tensor_text import MUTED
-from .panels import PaneScroll
 
 
 class ExplainPane(Widget, can_focus=False):

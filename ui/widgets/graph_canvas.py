@@ -39,7 +39,6 @@ from hlodbg.layouts.zoom import ZOOM_LEVELS
 from .graph_paint import Highlights, category_style, message_rows, scene_rows
 
 
-
 # --- the widget -------------------------------------------------------------------------------------
 class _GraphReady(Message, bubble=False):
     """From the layout thread: the graph it built (None: it could not, `error` says why)."""

@@ -24,15 +24,15 @@ from textual.widget import Widget
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState
 
-from hlodbg.engine.ir.dtypes import Token, compute_dtype, is_float_dtype, widen
 from hlodbg.engine.debug.summary import ValueSummary, summarize
+from hlodbg.engine.ir.dtypes import Token, compute_dtype, is_float_dtype, widen
 from hlodbg.engine.machine.layout import LayoutError
 from hlodbg.ui.state import ValueView
 
+from .panels import PaneScroll
 from .physical_view import physical_lines
 from .slice_entry import SliceEntry, expand
-from .tensor_text import MUTED, format_float, changed_mask, count_changed, element_count, format_cells, histogram_line
-from .panels import PaneScroll
+from .tensor_text import MUTED, changed_mask, count_changed, element_count, format_cells, format_float, histogram_line
 
 SUMMARY_IN_THREAD = 1 << 20  # larger values are summarized in a worker thread (16M f32: ~0.2 s)
 SUMMARY_GROUP = "tensor-inspector-summary"
@@ -410,7 +410,7 @@ class TensorInspector(Widget, can_focus=False):
     def _summarize(entry: SliceEntry) -> tuple[SliceEntry, Optional[ValueSummary], str]:
         try:
             return entry, summarize(entry.view.value, exact=entry.exact), ""
-        except Exception as error:  # shown in place of the statistics rather than ending the app
+        except Exception as error:  # noqa: BLE001 - shown in place of the statistics rather than ending the app
             return entry, None, str(error) or type(error).__name__
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:

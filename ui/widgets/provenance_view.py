@@ -20,8 +20,8 @@ from textual.widgets import Static
 from hlodbg.engine.ir.phrases import Phrase
 from hlodbg.ui.state import MarkedTensor, ProvenanceState
 
-from .tensor_text import MUTED, format_cells
 from .panels import PaneScroll
+from .tensor_text import MUTED, format_cells
 
 WORKING = Phrase("working it out…")
 NO_VALUE = Phrase("no value yet")

@@ -8,8 +8,8 @@ from typing import Any, Optional
 import numpy as np
 from textual.content import Content
 
-from hlodbg.engine.ir.dtypes import Token, compute_dtype, widen
 from hlodbg.engine.debug.summary import ValueSummary
+from hlodbg.engine.ir.dtypes import Token, compute_dtype, widen
 
 HISTOGRAM_BINS = 40
 HISTOGRAM_SAMPLE = 1_000_000  # elements the histogram reads at most

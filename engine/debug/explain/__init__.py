@@ -195,7 +195,7 @@ def _operand_lines(op, lang, words, operands, results, values_note) -> list[str]
 
 
 def _value_text(value: Any, lang: str) -> str:
-    if isinstance(value, tuple) or getattr(value, "dtype", None) is None and not np.isscalar(value):
+    if isinstance(value, tuple) or (getattr(value, "dtype", None) is None and not np.isscalar(value)):
         return VALUE.say(lang, value=type(value).__name__)
     array = np.asarray(value)
     if array.size <= SMALL_VALUE:

@@ -18,11 +18,11 @@ from ...ir.core import Operation
 from ...ir.opdefs import lookup
 from ...ir.phrases import Phrase
 from ...ir.types import TensorType
-from .text import say
 from ...verify.collectives import group_size
 from ...verify.contractions import infer_dot_general
 from ...verify.convolution import convolution_result_shape
 from ...verify.shape_inference import Fail, infer_concatenate, infer_gather, infer_pad, infer_slice, window_count
+from .text import say
 
 RESULT_SHAPE = Phrase("result shape: {shape}")
 FIRST_RESULT_SHAPE = Phrase("shape of result #0: {shape}")  # an op of several results: the rule derives the first

@@ -5,7 +5,6 @@ the one place that guarantees every definition has been read.
 """
 from __future__ import annotations
 
-from . import check, chlo, hlo, interpreter, stablehlo, structural  # noqa: F401  (each registers its ops)
 from ..opdefs import (
     CATEGORIES,
     ELEMENT_TYPES,
@@ -36,6 +35,7 @@ from ..opdefs import (
     results_from,
     when_defined,
 )
+from . import check, chlo, hlo, interpreter, stablehlo, structural  # noqa: F401  (each registers its ops)
 
 # Dialects whose every op hlodbg defines: an op name of theirs it does not know is a typo or an op
 # of a newer spec, never something to pass through (other dialects' unknown ops are kept as they are).

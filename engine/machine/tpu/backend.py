@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence
 import numpy as np
 
 from ...ir.core import Function, Operation, Value
-from ...ir.errors import ExecutionError
 from ...ir.dtypes import compute_dtype, element_dtype, is_narrow_float
+from ...ir.errors import ExecutionError
 from ...ir.opset import is_float_math, is_terminator
 from ...ir.types import TensorType
 from ..backend import Backend

@@ -29,7 +29,6 @@ really lays those out is not public. f6 types (no TPU support) take one byte lik
 from __future__ import annotations
 
 from functools import lru_cache
-
 from typing import Optional, Sequence
 
 import numpy as np

@@ -6,17 +6,23 @@ its block is compiled (TpuBackend.wrap_evaluator); nothing names individual ops.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import re
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Optional
 
 import numpy as np
 
 from ...ir.core import Operation, Value
 from ...ir.errors import ExecutionError
-from ...ir.opset import (callee_attribute, family_of, has_aliasing_regions, has_expandable_body, is_float_math,
-                         is_transcendental, lookup)
+from ...ir.opset import (
+    callee_attribute,
+    family_of,
+    has_aliasing_regions,
+    has_expandable_body,
+    is_float_math,
+    is_transcendental,
+    lookup,
+)
 from ...ir.types import ComplexType, TensorType, TupleType, Type
 from .numerics import BF16, PASS_PLANS, flush_subnormals, flushes
 
@@ -93,8 +99,8 @@ def _signature(op: Operation) -> tuple[Type, ...]:
 
 @lru_cache(maxsize=4096)
 def _signature_facts(types: tuple[Type, ...]) -> tuple[Optional[str], Optional[str], bool]:
-    """(first 64-bit float type, first 64-bit integer type, whether any is f32 or bf16, the flushed types) of an op
-    with these operand and result types: worked out once per signature (a program has few), since
+    """(first 64-bit float type, first 64-bit integer type, whether any has its subnormals flushed:
+    f32 or bf16) of an op with these operand and result types: worked out once per signature (a program has few), since
     every op of every session asks when its step is compiled."""
     wide_float = wide_int = None
     flushed = False
@@ -248,7 +254,7 @@ def contraction_note(op: Operation, mxu_width: int) -> Optional[str]:
     if opdef is None or opdef.family != "contraction" or not is_float_math(op.name):
         return None
     dtypes = [getattr(v.type, "numpy_dtype", None) for v in op.operands[:2]]
-    if len(dtypes) < 2 or any(d is None or np.dtype(d).kind != "f" and not is_bf16_exact(np.dtype(d)) for d in dtypes):
+    if len(dtypes) < 2 or any(d is None or (np.dtype(d).kind != "f" and not is_bf16_exact(np.dtype(d))) for d in dtypes):
         return None
     if not {"precision_config", "algorithm", "einsum_config"} & set(opdef.attrs):
         return None  # contractions that do not multiply matrices on the MXU (fft, cholesky, ...)

@@ -42,8 +42,15 @@ import copy
 from typing import Any, Callable, Optional, Sequence
 
 from ...ir.errors import ExecutionError
-from ...ir.opdefs import (callee_attribute, effect_of, has_aliasing_regions, has_expandable_body, is_collective,
-                          is_terminator, lays_out_on_grid)
+from ...ir.opdefs import (
+    callee_attribute,
+    effect_of,
+    has_aliasing_regions,
+    has_expandable_body,
+    is_collective,
+    is_terminator,
+    lays_out_on_grid,
+)
 from ...ir.sharding import PARTITIONER_CUSTOM_CALLS
 from ...ir.types import QuantizedType, TensorType
 from ..backend import Backend

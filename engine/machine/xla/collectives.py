@@ -93,9 +93,11 @@ class GroupCollectives:
         use; None when XLA does not run the op on this platform (remembered: asked once)."""
         text = self.text(op, len(device_ids))
         if text is None:
-            return self._left(op, "its body reads values from outside the op")
+            self._left(op, "its body reads values from outside the op")
+            return None
         if text in self.refused:
-            return self._left(op, f"not as an XLA collective: {self.refused[text]}")
+            self._left(op, f"not as an XLA collective: {self.refused[text]}")
+            return None
         devices = [self.runtime.device(i) for i in device_ids]
         before = KERNELS.compiles
         try:
@@ -103,13 +105,13 @@ class GroupCollectives:
                                      what=f"{op.name} over devices {list(device_ids)}")
         except XlaError as error:
             self.refused[text] = error.message
-            return self._left(op, f"not as an XLA collective: {error.message}")
+            self._left(op, f"not as an XLA collective: {error.message}")
+            return None
         self.compiles += KERNELS.compiles - before
         return found
 
     def _left(self, op: Any, why: str) -> None:
         self._left_to_evaluator[id(op)] = (op, why)
-        return None
 
     def runner(self, op: Any, device_ids: Sequence[int]) -> Optional[Callable[[Sequence[Sequence[Any]]], list]]:
         """A function from the members' contributions (each a sequence of operands, in group

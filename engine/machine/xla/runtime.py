@@ -331,7 +331,7 @@ def _stacked(jax: Any, shards: Sequence[Any], devices: Sequence[Any]) -> Any:
     The array is declared replicated over `devices` (each holds a value of the full shape) while
     the devices' values differ: an executable reads only its device's buffer, so for a program
     that runs per device (replicas, or a manual SPMD body) that is exactly the input it needs."""
-    from jax.sharding import NamedSharding, Mesh, PartitionSpec
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
     mesh = Mesh(np.array(list(devices)), ("devices",))
     return jax.make_array_from_single_device_arrays(tuple(shards[0].shape), NamedSharding(mesh, PartitionSpec()), list(shards))

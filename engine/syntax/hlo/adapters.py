@@ -18,9 +18,22 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ...ir.attributes import (
-    UNIT, ArrayAttr, ChannelHandle, ConvDimensionNumbers, DenseArray, DenseElements, DotAlgorithm,
-    DotDimensionNumbers, EnumAttr, FloatAttr, GatherDimensionNumbers, IntegerAttr, OpaqueAttr,
-    ScatterDimensionNumbers, UnitAttr, ragged_dot_dimension_numbers,
+    UNIT,
+    ArrayAttr,
+    ChannelHandle,
+    ConvDimensionNumbers,
+    DenseArray,
+    DenseElements,
+    DotAlgorithm,
+    DotDimensionNumbers,
+    EnumAttr,
+    FloatAttr,
+    GatherDimensionNumbers,
+    IntegerAttr,
+    OpaqueAttr,
+    ScatterDimensionNumbers,
+    UnitAttr,
+    ragged_dot_dimension_numbers,
 )
 from ...ir.types import ComplexType, FloatType, IntegerType, TensorType, Type, element_type
 

@@ -13,8 +13,6 @@ from ...ir.errors import SourcePos
 from ...ir.types import FloatType
 from .attr_reader import AttrReader, read_whole
 
-
-
 # -- scalars and lists -----------------------------------------------------------------------------
 
 

@@ -20,8 +20,8 @@ import numpy as np
 
 from ...ir.errors import SourcePos
 from ...ir.mesh_groups import mesh_axis_groups
-from .attr_reader import AttrReader, read_whole
 from .attr_basic import read_int_list_list
+from .attr_reader import AttrReader, read_whole
 from .attr_records import read_metadata
 
 # A mesh or a group list larger than this is refused rather than materialised.

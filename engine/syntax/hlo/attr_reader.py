@@ -7,6 +7,7 @@ the offending character, naming what was expected there.
 """
 from __future__ import annotations
 
+import builtins
 import re
 from typing import Callable, Iterator, NoReturn, Optional, TypeVar
 
@@ -118,7 +119,7 @@ class AttrReader:
             self.expected(what)
         return float(token)
 
-    def number(self, what: str = "a number") -> int | float:
+    def number(self, what: str = "a number") -> builtins.int | builtins.float:  # `int` here is the method
         """An integer when written as one (`2`), else a float (`0.5`, `1e-3`, `inf`)."""
         start = self.mark()
         value = self.float(what)
@@ -191,7 +192,7 @@ class AttrReader:
         except UnicodeDecodeError:
             self.error(f"the string in {self.what} is not UTF-8 once its escapes are read", start)
 
-    def _escape(self, i: int, out: bytearray) -> int:
+    def _escape(self, i: builtins.int, out: bytearray) -> builtins.int:
         """Decode the escape at text[i] == '\\' into `out`; returns the index after it."""
         text = self.text
         ch = text[i + 1:i + 2]
@@ -259,7 +260,7 @@ class AttrReader:
             if not self.accept(separator):
                 self.expected(f"'{separator}' or '{close}'")
 
-    def int_list(self, open_: str = "{", close: str = "}", separator: str = ",") -> tuple[int, ...]:
+    def int_list(self, open_: str = "{", close: str = "}", separator: str = ",") -> tuple[builtins.int, ...]:
         return tuple(self.list(open_, close, self.int, separator))
 
     def _glued(self) -> bool:

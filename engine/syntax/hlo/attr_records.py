@@ -10,7 +10,6 @@ from ...ir.errors import SourcePos
 from .attr_basic import read_enum
 from .attr_reader import AttrReader, read_whole
 
-
 # -- metadata --------------------------------------------------------------------------------------
 
 METADATA_STRINGS = ("op_type", "op_name", "source_file", "deduplicated_name", "scheduling_name")

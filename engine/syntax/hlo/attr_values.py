@@ -24,8 +24,8 @@ from typing import Any, Callable
 from ...ir.errors import SourcePos
 from ...ir.sharding import is_named_sharding
 from .attr_basic import (
-    COMPARISON_DIRECTIONS,
     COLLECTIVE_MODES,
+    COMPARISON_DIRECTIONS,
     COMPARISON_TYPES,
     CUSTOM_CALL_API_VERSIONS,
     DOT_ALGORITHMS,
@@ -50,7 +50,6 @@ from .attr_basic import (
     decode_fft_type,
     decode_float,
     decode_fusion_kind,
-    decode_shuffle_mode,
     decode_instruction_names,
     decode_int,
     decode_int_list,
@@ -60,6 +59,7 @@ from .attr_basic import (
     decode_precision_list,
     decode_rng_algorithm,
     decode_rng_distribution,
+    decode_shuffle_mode,
     decode_slice,
     decode_string,
     decode_transpose,

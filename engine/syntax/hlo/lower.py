@@ -17,17 +17,22 @@ from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
 from ...ir.opset import OPS
 from ...ir.types import FunctionType, IntegerType, TupleType, Type
+from ..frontend import MAX_REGION_NESTING
 from . import attr_values, literals
 from .adapters import Field, Info
 from .async_sugar import desugar_async
-from ..frontend import MAX_REGION_NESTING
 from .facts import GENERIC, generic_facts, location, shape_fact
 from .forms import (
-    implicit_get_tuple_element, lower_operands, pack_values, packed_result_types, smallest_first, tuple_all_to_all,
+    implicit_get_tuple_element,
+    lower_operands,
+    pack_values,
+    packed_result_types,
+    smallest_first,
+    tuple_all_to_all,
 )
-from .opcodes import TABLE, Opcode
 from .infer_shape import infer_result_type, shape_of_type
 from .ir_types import ir_type, ssa_name
+from .opcodes import TABLE, Opcode
 from .shardy import import_shardy
 from .tree import HloAttr, HloComputation, HloInstruction, HloModuleText
 

@@ -14,7 +14,7 @@ An entry says:
 - `results`: "one" when the instruction's value is the op's single result (tuples included),
   "pack" when a tuple-shaped instruction is the op's several results packed by a
   `stablehlo.tuple` marked `hlo.packs_results` (the contract's pack rule);
-- `operands`: how HLO operands become IR operands when they differ (see lower_forms.py);
+- `operands`: how HLO operands become IR operands when they differ (see forms.py);
 - `marker`: for an IR op that several opcodes share, the value of its `hlo.opcode` attribute.
 """
 from __future__ import annotations
@@ -22,15 +22,43 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional
 
-from .adapters import (
-    ALGORITHM, API_VERSION, BOOL, DISTRIBUTION, F32, FFT_TYPE, INT, INT32, INTS, ONE_OF_INTS,
-    PRECISIONS, REDUCE_WINDOW, RESULT_ACCURACY, RNG_ALGORITHM, SCATTER_DIMS, SELECT_AND_SCATTER, SHUFFLE_MODE, STRING,
-    TRANSPOSE,
-    GATHER_DIMS, AliasesAdapter, AllToAllAdapter, CompareAdapter, ConvolutionAdapter, DotAdapter, Field,
-    WORD, GroupsAdapter, Info, PadAdapter, PairsAdapter, RaggedDotAdapter, SliceAdapter,
-)
 from ...ir.attributes import EnumAttr
 from ...ir.opset import NO_HLO, OpDef, when_defined
+from .adapters import (
+    ALGORITHM,
+    API_VERSION,
+    BOOL,
+    DISTRIBUTION,
+    F32,
+    FFT_TYPE,
+    GATHER_DIMS,
+    INT,
+    INT32,
+    INTS,
+    ONE_OF_INTS,
+    PRECISIONS,
+    REDUCE_WINDOW,
+    RESULT_ACCURACY,
+    RNG_ALGORITHM,
+    SCATTER_DIMS,
+    SELECT_AND_SCATTER,
+    SHUFFLE_MODE,
+    STRING,
+    TRANSPOSE,
+    WORD,
+    AliasesAdapter,
+    AllToAllAdapter,
+    CompareAdapter,
+    ConvolutionAdapter,
+    DotAdapter,
+    Field,
+    GroupsAdapter,
+    Info,
+    PadAdapter,
+    PairsAdapter,
+    RaggedDotAdapter,
+    SliceAdapter,
+)
 
 
 @dataclass(frozen=True)

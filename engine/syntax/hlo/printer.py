@@ -30,14 +30,21 @@ from ...ir.types import IntegerType, TupleType, element_type
 from ...ir.walks import callees_first
 from .ir_types import hlo_shape_text
 from .literal_text import literal_text
+from .opcodes import Opcode, opcode_of, raise_attributes
 from .print_facts import MANUAL, argument_facts, is_implicit, pack_source, xla_shape_of
-from .shardy import GRID_FROM_MESHES
 from .print_metadata import FrameIndex, stack_frame_tables
 from .print_text import (
-    frontend_attributes_text, hlo_name, indexed, indexed_shape, quoted, same_value, strip_layouts, tuple_element_texts,
+    frontend_attributes_text,
+    hlo_name,
+    indexed,
+    indexed_shape,
+    quoted,
+    same_value,
+    strip_layouts,
+    tuple_element_texts,
     xla_order,
 )
-from .opcodes import Opcode, opcode_of, raise_attributes
+from .shardy import GRID_FROM_MESHES
 
 # The header attributes the IR keeps as module attributes rather than in `hlo.header`.
 _COUNTS = (("mhlo.num_replicas", "replica_count"), ("mhlo.num_partitions", "num_partitions"))

@@ -65,9 +65,9 @@ def _dimensions(cur: Cursor) -> tuple[list, list]:
     plain = _PLAIN_DIMS.match(text, cur.pos, cur.end)
     if plain:  # the common `2,3]`: one regex step
         cur.pos = plain.end()
-        dims = [int(d) for d in plain.group(1).split(",")] if plain.group(1) else []
+        dims: list = [int(d) for d in plain.group(1).split(",")] if plain.group(1) else []
         return dims, [False] * len(dims)
-    dims: list = []
+    dims = []
     bounded: list = []
     if cur.accept("]"):
         return dims, bounded

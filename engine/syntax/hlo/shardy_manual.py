@@ -23,7 +23,14 @@ from ...ir.errors import ParseError
 from ...ir.types import TupleType
 from .forms import implicit_get_tuple_element
 from .ir_edit import (
-    clone_block, custom_call_facts, erase_unused, insert_before, instruction_name, replace_uses, unpacked, value_name,
+    clone_block,
+    custom_call_facts,
+    erase_unused,
+    insert_before,
+    instruction_name,
+    replace_uses,
+    unpacked,
+    value_name,
 )
 from .sdy_text import check_meshes, frontend_attributes, parse_sdy_value
 from .tree import HloInstruction

@@ -111,7 +111,7 @@ class Conversion:
     # -- one op -----------------------------------------------------------------------------------
 
     def convert(self, op: Operation, block: Block) -> None:
-        rule: Optional[Callable[[Operation, Block], Any]] = RULES.get(op.name)
+        rule: Optional[Callable[[Any, Operation, Block], Any]] = RULES.get(op.name)
         if op.name in _IDENTITIES:
             self.vmap[id(op.results[0])] = self.value(op.operands[0])
             return

@@ -109,8 +109,8 @@ def _dense_array_item(value, element: str) -> str:
 def format_enum(attr: EnumAttr) -> str:
     if attr.kind.startswith("."):
         # Attributes such as #stablehlo.result_accuracy_mode<DEFAULT> spell the kind after a dot.
-        return f"#{attr.dialect}{attr.kind}<{str(attr)}>"
-    return f"#{attr.dialect}<{attr.kind} {str(attr)}>"
+        return f"#{attr.dialect}{attr.kind}<{attr!s}>"
+    return f"#{attr.dialect}<{attr.kind} {attr!s}>"
 
 
 def format_struct(attr: StructAttr) -> str:

@@ -6,7 +6,7 @@ from ...ir.core import Operation
 from ...ir.opset.chlo import scan_groups
 from . import attribute_text as T
 from .custom_ops import ConstantSyntax
-from .format import ParseState, Syntax, TYPE_DIRECTIVES, mlir_syntax
+from .format import TYPE_DIRECTIVES, ParseState, Syntax, mlir_syntax
 
 # The Format-language forms are facts of the definitions (ir/opset/chlo.py); these are classes.
 mlir_syntax("chlo.constant", ConstantSyntax())

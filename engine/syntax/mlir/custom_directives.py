@@ -16,8 +16,8 @@ import re
 import numpy as np
 
 from ...ir import attributes as A
-from . import attribute_text as T
 from ...ir.types import IntegerType, TensorType
+from . import attribute_text as T
 from .dialect_attrs import format_conv_dims, parse_conv_dims, parse_params
 from .format import CUSTOM_DIRECTIVES, format_int_list, parse_bool_list, parse_int_list
 

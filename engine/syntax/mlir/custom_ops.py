@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Optional
 
 from ...ir import attributes as A
-from . import attribute_text as T
 from ...ir.core import Block, Function, Operation, Region
 from ...ir.opset import is_commutative
 from ...ir.types import FunctionType, TensorType, Type, format_result_types
+from . import attribute_text as T
 from .dialect_attrs import (
     parse_sdy_axis_names,
     parse_sdy_mesh_body,
@@ -405,7 +405,7 @@ class FuncSyntax(Syntax):
         try:
             p.parse_type_list_parens()
             return p.peek("->")
-        except Exception:
+        except Exception:  # noqa: BLE001 - a look-ahead: whatever fails to parse is not a signature
             return False
         finally:
             p.pos = save

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from ...ir import attributes as A
-from ...ir.types import mlir_float
+from ...ir.core import Operation, Value
 from ...ir.opset import OPS
+from ...ir.types import mlir_float
 from . import attribute_text as T
 from .parse_state import ParseState
 from .type_directives import TYPE_DIRECTIVES
-from ...ir.core import Operation, Value
 
 _TOKEN = re.compile(r"\s*(\{\?|\?\}|\$\w+|%\w+|attr-dict-with-keyword|attr-dict|->|[,=:()\[\]<>{}]|[A-Za-z_][\w.]*)")
 

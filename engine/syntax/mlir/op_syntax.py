@@ -7,9 +7,9 @@ the function that reads the rest of the op.
 """
 from __future__ import annotations
 
+from ...ir.opset import OpDef, when_defined
 from . import check_ops, chlo_ops, custom_ops, stablehlo_ops  # noqa: F401  (each registers its syntaxes)
 from .custom_ops import ALIASES
-from ...ir.opset import OpDef, when_defined
 from .format import FORMATS, Format, Syntax, mlir_syntax
 
 

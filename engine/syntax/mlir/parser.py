@@ -14,16 +14,16 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ...ir.collector import build_long_lived
-from ...ir.errors import ParseError, SourcePos
 from ...ir.core import Block, Function, Module, Operation, Region, Value
-from .lexer import is_blank, unescape_string
+from ...ir.errors import ParseError, SourcePos
+from ...ir.locations import NameLoc
 from ...ir.opset import CLOSED_DIALECTS, OPS
+from ...ir.types import FunctionType, Type
+from ..frontend import MAX_REGION_NESTING
 from .format import fill_defaults
+from .lexer import is_blank, unescape_string
 from .op_syntax import PRETTY_PARSERS
 from .op_templates import LineShape, OpTemplates
-from ...ir.types import FunctionType, Type
-from ...ir.locations import NameLoc
-from ..frontend import MAX_REGION_NESTING
 from .value_parser import LocRef, ValueParser, storage_dtype
 
 _RESULT_NAME = re.compile(r"(%(?:[A-Za-z_$.\-][A-Za-z0-9_$.\-]*|\d+))(?::(\d+))?")

@@ -12,12 +12,12 @@ import re
 from typing import Optional
 
 from ...ir import attributes as A
-from . import attribute_text as T
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.opset import OPS
+from ...ir.types import FunctionType
+from . import attribute_text as T
 from .format import Format, Syntax, is_set
 from .op_syntax import FORMATS
-from ...ir.types import FunctionType
 
 _MULTI = re.compile(r"(%[^#]+)#(\d+)$")
 
@@ -200,7 +200,7 @@ class Printer:
         # Names defined inside a region go out of scope after it, as in MLIR's own printer.
         outer_used = set(self.used)
         for i, block in enumerate(region.blocks):
-            show_label = i > 0 or (print_entry_args and block.arguments) or block.label and i > 0
+            show_label = i > 0 or (print_entry_args and block.arguments) or (block.label and i > 0)
             if not print_entry_args and i == 0:
                 for arg in block.arguments:
                     self.name(arg)

@@ -10,10 +10,6 @@ from typing import Any, Optional
 import numpy as np
 
 from ...ir import attributes as A
-from .dense import DenseFormatError, parse_dense_literal, parse_hex_digits, splat_array
-from ...ir.errors import ParseError
-from .lexer import Lexer
-from .quant_type import check_bounds, parse_quant_uniform
 from ...ir.locations import CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc, OpaqueLoc, UnknownLoc
 from ...ir.types import (
     ComplexType,
@@ -29,6 +25,9 @@ from ...ir.types import (
     Type,
     builtin_element_type,
 )
+from .dense import DenseFormatError, parse_dense_literal, parse_hex_digits, splat_array
+from .lexer import Lexer
+from .quant_type import check_bounds, parse_quant_uniform
 
 _SIMPLE_TENSOR = re.compile(r"tensor<((?:(?:\d+|\?)x)*)([A-Za-z][A-Za-z0-9]*)>")
 _ELEMENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
