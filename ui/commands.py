@@ -20,7 +20,7 @@ from hlodbg.engine.run.arguments import parse_device
 
 from .controller import CommandError, SessionController
 from .session_files import SessionFiles
-from .state import DebugState
+from .state import SessionState
 
 HELP = """commands (abbreviations in brackets):
   break SPEC [if COND] [on R,P] [b]   %12, @fn:%12, 42, model.py:42, while, nan, inf, or an expression;
@@ -46,7 +46,7 @@ QUIT_WORDS = ("quit", "q")
 @dataclass
 class CommandResult:
     output: str = ""
-    state: Optional[DebugState] = None
+    state: Optional[SessionState] = None
     select: Optional[Operation] = None
     breakpoints_changed: bool = False
     error: bool = False
