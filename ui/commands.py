@@ -11,6 +11,7 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from hlodbg.engine.debug.op_values import ElementIndexError, parse_element_index
 from hlodbg.engine.ir.dtypes import Token, widen
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.core import Operation
@@ -387,12 +388,12 @@ def quits(line: str) -> bool:
 
 
 def parse_element(text: str) -> tuple[int, ...]:
-    """`1,0,2` (or `[1, 0, 2]`, `()` for a scalar) as an element index."""
-    inner = text.strip().strip("[]()")
+    """`1,0,2` (or `[1, 0, 2]`, `()` for a scalar) as an element index; its shape is checked where
+    the value is known (the inspector's cursor, the trace)."""
     try:
-        return tuple(int(part) for part in inner.split(",") if part.strip())
-    except ValueError:
-        raise CommandError(f"an element is written as numbers separated by commas (1,0,2), not '{text}'") from None
+        return parse_element_index(text)
+    except ElementIndexError as e:
+        raise CommandError(e.message) from None
 
 
 __all__ = ["COMMANDS", "Command", "CommandRunner", "CommandResult", "ExplainRequest", "HELP", "help_text", "format_value", "parse_element", "quits"]

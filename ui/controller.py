@@ -19,6 +19,7 @@ import numpy as np
 from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.engine.debug.summary import summarize
 from hlodbg.engine.debug.capture_replay import value_source
+from hlodbg.engine.debug.op_values import OpValues, operand_label as _operand_label
 from hlodbg.engine.debug.target import DebugTarget
 from hlodbg.engine.ir.core import Operation, Value
 from hlodbg.engine.ir.dtypes import Token
@@ -39,7 +40,6 @@ from hlodbg.layouts.op_facts import device_shard
 from .device_memory import bytes_in_use, memory_analysis, memory_view, site_ops, storage_of
 from .state import (CaughtView, DevicesView, FrameView, GridCellView, MachineView, MarksView, MemoryState, RecordingView,
                     SessionState, StepValues, StopView, ValueOrigin, ValueView, WhereView)
-from .teaching import OpValues
 from .widgets.tensor_text import format_cells
 
 class CommandError(HlodbgError):
@@ -416,8 +416,7 @@ class SessionController:
         if target.multi_device and is_collective(op.name):  # the other devices' side of the collective
             peer_values = target.peer_values(op)
             names = {p: target.device_id(p) for p in target.processes}
-        return OpValues(op, operands, results, [_operand_label(i, o) for i, o in enumerate(op.operands)],
-                        [r.name or f"result {k}" for k, r in enumerate(op.results)], process, peer_values, names)
+        return OpValues(op, operands, results, process, peer_values, device_names=names)
 
     # --- breakpoints, search, export ----------------------------------------------------------------
     def toggle_breakpoint(self, op: Operation) -> str:
@@ -511,12 +510,6 @@ def _elements(value: Any) -> int:
     if isinstance(value, tuple):
         return sum(_elements(element) for element in value)
     return int(getattr(value, "size", 1))
-
-
-def _operand_label(i: int, operand) -> str:
-    """'operand 1: %3'; only the position for a value the text never named (the ops of a
-    reducer body printed in the short `applies` form)."""
-    return f"operand {i}: {operand.name}" if operand.name else f"operand {i}"
 
 
 def _type_text(type_: Any, value: Any) -> str:
