@@ -169,7 +169,8 @@ class SessionController:
             if self.target.error is not None:
                 error = error or self.target.error.render()
         return SessionState(
-            where=WhereView(position, len(session.trace), session.finished, op, frames, changed, self._total),
+            where=WhereView(position=position, recorded=len(session.trace), finished=session.finished, op=op, frames=frames,
+                            changed=changed, total=self._total),
             values=StepValues(tuple(operands), tuple(results)),
             stop=StopView(reason, session.note or message, error),
             machine=MachineView(self.target.describe_focus(), self.target_name, session.backend.numerics_mode()),

@@ -10,7 +10,7 @@ view, which answer the cursor) show nothing of the state: their `shows` is empty
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Optional, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Optional, Protocol
 
 from .state import SessionState
 
@@ -23,7 +23,6 @@ AREAS = ("top", "bottom", "side", "foot")
 CONCERNS = tuple(f.name for f in fields(SessionState))
 
 
-@runtime_checkable
 class StatePane(Protocol):
     """What MainScreen asks of a pane that shows part of the session state."""
 
@@ -45,6 +44,11 @@ class PaneSpec:
     make: Optional[Callable[[Any, str], "Widget"]] = None
     # Whether the screen has it at all (the devices pane only on a grid); gets the screen.
     present: Optional[Callable[[Any], bool]] = None
+
+    @property
+    def shows(self) -> tuple[str, ...]:
+        """The views of the state the pane draws; none for a pane filled otherwise."""
+        return tuple(getattr(self.widget, "shows", ()))
 
     def build(self, screen) -> "Widget":
         return self.make(screen, self.id) if self.make is not None else self.widget(id=self.id)
@@ -68,7 +72,7 @@ def register_pane(spec: PaneSpec) -> PaneSpec:
         raise PaneError(f"pane {spec.id!r}: area {spec.area!r} is not one of {', '.join(AREAS)}")
     if any(other.id == spec.id for other in PANES):
         raise PaneError(f"pane {spec.id!r} is registered already")
-    shows = getattr(spec.widget, "shows", ())
+    shows = spec.shows
     unknown = [name for name in shows if name not in CONCERNS]
     if unknown:
         raise PaneError(f"pane {spec.id!r} shows {', '.join(unknown)}, which SessionState does not have "
@@ -84,16 +88,11 @@ def unregister_pane(spec: PaneSpec) -> None:
     PANES.remove(spec)
 
 
-def panes_in(area: str, screen) -> list[PaneSpec]:
-    """The panes `screen` has in `area`, in the order they were registered."""
-    return [spec for spec in PANES if spec.area == area and spec.wanted(screen)]
-
-
 def needs_drawing(pane: StatePane, state: SessionState, drawn: Optional[SessionState]) -> bool:
     """Whether `pane` must draw `state`: the first state, or a view it shows that is not the one it
     drew (views are made anew for what changed, so identity says it)."""
     return drawn is None or any(getattr(state, name) is not getattr(drawn, name) for name in pane.shows)
 
 
-__all__ = ["AREAS", "CONCERNS", "PANES", "PaneError", "PaneSpec", "StatePane", "needs_drawing", "panes_in", "register_pane",
+__all__ = ["AREAS", "CONCERNS", "PANES", "PaneError", "PaneSpec", "StatePane", "needs_drawing", "register_pane",
            "unregister_pane"]

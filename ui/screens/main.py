@@ -34,7 +34,7 @@ from ..commands import CommandResult, CommandRunner, ExplainRequest, quits
 from ..controller import SessionController
 from ..session_files import SessionFiles
 from ..keymap import BINDING_GROUPS, DEBUGGER_BINDINGS, key_label
-from ..panes import PANES, StatePane, needs_drawing, panes_in
+from ..panes import PANES, PaneSpec, StatePane, needs_drawing
 from ..state import MemoryState, SessionState, short_note
 from ..widgets.graph_canvas import GraphCanvas
 from ..widgets.grid_view import GridView
@@ -78,7 +78,8 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         self.break_on = break_on
         self.state: Optional[SessionState] = None  # the state the panes show
         self.selected_op: Optional[Operation] = None
-        self._state_panes: list[StatePane] = []  # the panes that show part of the state, once mounted
+        self._pane_specs: list[PaneSpec] = []  # the registered panes this screen has (compose)
+        self._state_panes: list[StatePane] = []  # those of them that show part of the state, once mounted
         self.busy = ""
         self._started = 0.0
         self._note = ""  # the frame note last said in the console
@@ -100,8 +101,8 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         yield from self._build_panes("foot")
 
     def _build_panes(self, area: str) -> ComposeResult:
-        for spec in panes_in(area, self):
-            if spec in self._pane_specs:
+        for spec in self._pane_specs:
+            if spec.area == area:
                 yield spec.build(self)
 
     def on_mount(self) -> None:
@@ -109,7 +110,7 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
             pane = self.query_one(f"#{spec.id}")
             if spec.title is not None:
                 pane.border_title = spec.title
-            if getattr(spec.widget, "shows", ()):
+            if spec.shows:
                 self._state_panes.append(pane)
         self.query_one("#source").border_title = self.program.name
         self.set_class(self._explain_open, "-explaining")
