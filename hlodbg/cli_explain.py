@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
@@ -21,6 +21,7 @@ from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
 from hlodbg.engine.debug.breakpoints import BreakpointError, Resolver
+from hlodbg.engine.debug.op_values import OpValues, parse_element_index
 from hlodbg.engine.ir.core import Function, Operation, symbol_name
 from hlodbg.engine.ir.errors import printable
 from hlodbg.engine.ir.opdefs import is_terminator, lookup
@@ -167,15 +168,9 @@ def _argument_named(module, text: str) -> Optional[str]:
 
 def _same_name(op: Operation) -> list[Operation]:
     """The ops of `op`'s function whose results are named as `op`'s (regions reuse names)."""
-    function = _function_of(op)
+    function = op.function
     names = {r.name for r in op.results}
     return [o for o in function.ops if o is not op and names & {r.name for r in o.results}] if function else []
-
-
-def _function_of(op: Operation) -> Optional[Function]:
-    outermost = ([op] + list(_owners(op)))[-1]
-    function = getattr(getattr(outermost.parent, "parent", None), "parent", None)
-    return function if isinstance(function, Function) else None
 
 
 def _order(module):
@@ -198,38 +193,8 @@ def parse_at(text: str, op: Operation, result: int) -> tuple[int, ...]:
     if not isinstance(type_, TensorType) or not type_.is_static:
         hint = ": explain the get-tuple-element that reads the part you want" if isinstance(type_, TupleType) else ""
         raise HlodbgError(f"--at: result #{result} of {_label(op)} has type {type_}, not a tensor of static shape{hint}")
-    shape = tuple(type_.shape)
-    inner = text.strip()
-    if inner[:1] + inner[-1:] in ("()", "[]"):  # as explain prints an index, `(1, 0, 2)`; `()` for a scalar
-        inner = inner[1:-1].strip()
-    parts = [p.strip() for p in inner.split(",")] if inner else []
-    if not shape and parts:
-        raise HlodbgError(f"--at {text!r}: result #{result} of {_label(op)} is a scalar (type {type_}): give --at '()'")
-    if not all(p.lstrip("-").isdigit() for p in parts):
-        raise HlodbgError(f"--at {text!r}: expected {len(shape)} comma-separated integers (the result has shape "
-                          f"{list(shape)})")
-    index = tuple(int(p) for p in parts)
-    if len(index) != len(shape):
-        raise HlodbgError(f"--at {text!r} has {len(index)} index(es) but result #{result} of {_label(op)} has rank "
-                          f"{len(shape)} (shape {list(shape)}): give {len(shape)}")
-    for dim, (i, n) in enumerate(zip(index, shape)):
-        if not 0 <= i < n:
-            raise HlodbgError(f"--at {text!r}: index {i} of dimension {dim} is outside the result's shape "
-                              f"{list(shape)} (expected 0 to {n - 1})")
-    return index
-
-
-@dataclass
-class OpValues:
-    """What the op's first execution saw on the chosen device (None when it did not run, with `note`
-    saying why) and, on a grid, every device's (operands, results)."""
-
-    operands: Optional[list] = None
-    results: Optional[list] = None
-    process: Optional[object] = None  # the device asked about, on a grid
-    devices: dict = field(default_factory=dict)
-    note: Optional[str | list[str]] = None
-    peer_values: Optional["PeerValues"] = None
+    return parse_element_index(text, type_.shape, option="--at", subject=f"result #{result} of {_label(op)}",
+                               type_text=str(type_))
 
 
 @dataclass
@@ -248,7 +213,8 @@ class PeerValues:
 
 
 def _values(program, op: Operation, args, lang: str) -> OpValues:
-    """The values of the op's first execution on --device (see OpValues)."""
+    """The values of the op's first execution on --device (None when it did not run, with a note
+    saying why) and, on a grid, every device's (operands, results)."""
     from hlodbg.engine.machine.process import ProcessId
     from hlodbg.engine.run.arguments import parse_device
     from hlodbg.engine.run.grid import grid_shape
@@ -267,7 +233,7 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
                                replicas=args.replicas, partitions=args.partitions)
     except _TimedOut:
         timer.cancel()
-        return OpValues(note=TIMED_OUT.say(lang, seconds=f"{args.timeout:g}"))
+        return OpValues(op, note=TIMED_OUT.say(lang, seconds=f"{args.timeout:g}"))
     timer.attach(target)
     try:
         try:
@@ -276,27 +242,27 @@ def _values(program, op: Operation, args, lang: str) -> OpValues:
             if session.position < len(session.trace) and session.trace.ops[session.position] is op:
                 target.move("step")
         except HlodbgError as failed:
-            return OpValues(note=RUN_FAILED.say(lang, error=_first_line(failed)))
+            return OpValues(op, note=RUN_FAILED.say(lang, error=_first_line(failed)))
         session = target.session
         devices = {dv.process: dv for dv in target.values_of(op)}
         mine = devices.get(target.focus)
         if mine is None or not mine.outputs:
             if timer.fired:
-                return OpValues(note=TIMED_OUT.say(lang, seconds=f"{args.timeout:g}"))
+                return OpValues(op, note=TIMED_OUT.say(lang, seconds=f"{args.timeout:g}"))
             if session.error is not None:
-                return OpValues(note=RUN_FAILED.say(lang, error=_first_line(session.error)))
-            return OpValues(note=_why_not_run(op, target, lang))
+                return OpValues(op, note=RUN_FAILED.say(lang, error=_first_line(session.error)))
+            return OpValues(op, note=_why_not_run(op, target, lang))
         table = {p: one_execution(op, dv.inputs, dv.outputs) for p, dv in devices.items() if dv.outputs}
         operands, results, count = table[target.focus]
         note = [BATCHED.say(lang, count=count)] if count > 1 else []
         note += [why.say(lang, **fields) for why, fields in _repeated(op, program.module)]
         if len(devices) == 1:
-            return OpValues(operands, results, note=note)
+            return OpValues(op, operands, results, note=note)
         focus = target.focus
         note.append(ON_DEVICE.say(lang, replica=focus.replica_id, partition=focus.partition_id, count=len(devices)))
         table = {p: (ins, outs) for p, (ins, outs, _) in table.items()}
-        return OpValues(operands, results, target.focus, table, note=note,
-                        peer_values=PeerValues(target.grid, table, program.module))
+        return OpValues(op, operands, results, target.focus, PeerValues(target.grid, table, program.module), table,
+                        note=note)
     finally:
         timer.cancel()
         target.close()
@@ -415,7 +381,7 @@ def _repeated(op: Operation, module, seen: frozenset = frozenset()) -> list[tupl
         if owner.name == "stablehlo.while":
             return [(IN_LOOP, dict(owner=owner.results[0].name.split("#")[0] if owner.results else owner.name,
                                    line=owner.pos.line if owner.pos else "?"))]
-    function = _function_of(op)
+    function = op.function
     if function is None or function.sym_name in seen:
         return []
     calls = [o for f in module.functions.values() for o in f.ops
@@ -427,7 +393,7 @@ def _repeated(op: Operation, module, seen: frozenset = frozenset()) -> list[tupl
 
 def _why_not_run(op: Operation, target, lang: str) -> str:
     """Why a run that ended (without an error) has no values of `op`."""
-    owner = _owner(op)
+    owner = next(_owners(op), None)
     if owner is None:
         return NOT_REACHED.say(lang)
     where = dict(owner=owner.name, line=owner.pos.line if owner.pos else "?")
@@ -440,19 +406,11 @@ def _why_not_run(op: Operation, target, lang: str) -> str:
 
 
 def _owners(op: Operation):
-    """The ops whose regions hold `op`, innermost first."""
-    owner = _owner(op)
-    while owner is not None:
+    """The ops whose regions hold `op` (a reduce's body, a while's), innermost first; not its function."""
+    owner = op.parent_op
+    while owner is not None and not isinstance(owner, Function):
         yield owner
-        owner = _owner(owner)
-
-
-def _owner(op: Operation) -> Optional[Operation]:
-    """The op whose region holds `op` (a reduce's body, a while's), or None for a function's op."""
-    block = op.parent
-    region = getattr(block, "parent", None)
-    owner = getattr(region, "parent", None)
-    return owner if isinstance(owner, Operation) and not isinstance(owner, Function) else None
+        owner = owner.parent_op
 
 
 def _first_line(error: BaseException) -> str:

@@ -88,7 +88,7 @@ def check_evaluated(session, hit, spec: str, program_name: str) -> None:
 
 def report(session, hit, spec: str, program_name: str) -> str:
     event = session.event(hit.event)
-    stack = " > ".join(f.describe(with_function=f.kind == "function") for f in _frames(event))
+    stack = " > ".join(f.describe(with_function=f.kind == "function") for f in event.frame.chain())
     return _report(event.op, event.id, stack, event.producer, event.inputs, event.outputs if hit.after else None,
                    spec, program_name, value_source(session, event.id))
 
@@ -125,15 +125,6 @@ def _report(op, event_id: int, stack: str, producer: str, operands: list, output
     for value, data in zip(op.operands, operands):
         lines.append(f"    {value.name}: {_summary(data)}")
     return "\n".join(lines)
-
-
-def _frames(event) -> list:
-    frames = []
-    frame = event.frame
-    while frame is not None:
-        frames.append(frame)
-        frame = frame.parent
-    return frames[::-1]
 
 
 def _summary(value: Any) -> str:

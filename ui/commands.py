@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
+from hlodbg.engine.debug.op_values import ElementIndexError, parse_element_index
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.dtypes import Token, widen
 from hlodbg.engine.ir.errors import HlodbgError
@@ -19,33 +20,13 @@ from hlodbg.engine.run.arguments import parse_device
 
 from .controller import CommandError, SessionController
 from .session_files import SessionFiles
-from .state import DebugState
-
-HELP = """commands (abbreviations in brackets):
-  break SPEC [if COND] [on R,P] [b]   %12, @fn:%12, 42, model.py:42, while, nan, inf, or an expression;
-                             on a grid: every device, or only device R,P
-  device N | device R,P      on a grid: focus that device (D: the next one)
-  delete N | disable N | enable N        a breakpoint by number
-  watch EXPR | unwatch N     expressions shown at every stop
-  print EXPR [p]             numpy over values: %5, %5[0, :3], abs(%x).max(), iteration
-  goto N | goto %12          jump to event N, or to the last (else next) run of the op making %12
-  step | next | finish | continue | back | restart   [s n f c] the same moves as the keys
-  export FILE.svg [--overlay nan|range|padding] [--collapse calls|regions|none]   the graph, coloured by this run
-  overlay padding | overlay none   colour the graph's ops by how much their results' layouts pad them
-  search TEXT [/TEXT]        ops by name, kind or location; again for the next match
-  note                       the full note of a replayed or vectorised body's frame
-  explain [%12] [--at 1,0,2] the explain pane on an op (the one in view) and an element of its result
-  trace %12[1,0] | nan | inf where the element came from, op by op through the run (Enter goes to a step);
-                             nan/inf: from the first NaN/Inf to the op that made it; alone: the last trace
-  lang en|ja|hi              the language of the explain pane and the provenance view
-  help | quit [q]            this list; leave hlodbg (the q key too)"""
-QUIT_WORDS = ("quit", "q")
+from .state import SessionState
 
 
 @dataclass
 class CommandResult:
     output: str = ""
-    state: Optional[DebugState] = None
+    state: Optional[SessionState] = None
     select: Optional[Operation] = None
     breakpoints_changed: bool = False
     error: bool = False
@@ -107,28 +88,13 @@ class CommandRunner:
         if line.startswith("/"):
             return self.search(line[1:].strip())
         name, _, rest = line.partition(" ")
-        rest = rest.strip()
-        handler = {
-            "b": self.cmd_break, "break": self.cmd_break, "delete": self.cmd_delete, "d": self.cmd_delete,
-            "disable": self.cmd_disable, "enable": self.cmd_enable, "watch": self.cmd_watch, "unwatch": self.cmd_unwatch,
-            "p": self.cmd_print, "print": self.cmd_print, "goto": self.cmd_goto, "export": self.cmd_export,
-            "overlay": self.cmd_overlay, "explain": self.cmd_explain, "lang": self.cmd_lang, "trace": self.cmd_trace,
-            "note": lambda r: CommandResult(self.controller.notes() or "no frame here has a note"),
-            "search": lambda r: self.search(r), "device": self.cmd_device, "help": lambda r: CommandResult(HELP), "h": lambda r: CommandResult(HELP),
-            "s": lambda r: self.move("step_in"), "step": lambda r: self.move("step_in"),
-            "n": lambda r: self.move("step"), "next": lambda r: self.move("step"),
-            "f": lambda r: self.move("step_out"), "finish": lambda r: self.move("step_out"),
-            "c": lambda r: self.move("continue_"), "continue": lambda r: self.move("continue_"),
-            "back": lambda r: self.move("back"), "restart": lambda r: self.move("restart"),
-            **{word: self.cmd_quit for word in QUIT_WORDS},
-        }.get(name)
-        if handler is None:
+        command = COMMAND_NAMED.get(name)
+        if command is None:
             return CommandResult(f"unknown command '{name}' (help lists them)", error=True)
         try:
-            return handler(rest)
+            return command.run(self, rest.strip())
         except HlodbgError as e:  # the user's input: anything else is a bug and reported as one
             return CommandResult(f"{name}: {e.message}", error=True)
-
     def move(self, name: str, *args) -> CommandResult:
         return CommandResult(state=self.controller.move(name, *args))
 
@@ -329,6 +295,82 @@ class CommandRunner:
         return CommandResult(f"match {index + 1} of {len(matches)}: {op_label(op)}" + (f"  line {op.pos.line}" if op.pos else ""), select=op)
 
 
+@dataclass(frozen=True)
+class Command:
+    """One command of the command line, declared once: the dispatcher and the help read it."""
+
+    name: str
+    usage: str  # how it is written, for the help: "goto N | goto %12"
+    help: str  # what it does (lines of the help)
+    run: Callable[[CommandRunner, str], CommandResult]  # (the runner, the rest of the line)
+    aliases: tuple[str, ...] = ()  # its abbreviations
+    joins: bool = False  # listed on the help row of the command before it ("watch EXPR | unwatch N")
+
+
+def _moving(name: str) -> Callable[[CommandRunner, str], CommandResult]:
+    return lambda runner, rest: runner.move(name)
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command("break", "break SPEC [if COND] [on R,P]", "%12, @fn:%12, 42, model.py:42, while, nan, inf, or an expression;\n"
+            "on a grid: every device, or only device R,P", CommandRunner.cmd_break, ("b",)),
+    Command("device", "device N | device R,P", "on a grid: focus that device (D: the next one)", CommandRunner.cmd_device),
+    Command("delete", "delete N", "a breakpoint by number", CommandRunner.cmd_delete, ("d",)),
+    Command("disable", "disable N", "", CommandRunner.cmd_disable, joins=True),
+    Command("enable", "enable N", "", CommandRunner.cmd_enable, joins=True),
+    Command("watch", "watch EXPR", "expressions shown at every stop", CommandRunner.cmd_watch),
+    Command("unwatch", "unwatch N", "", CommandRunner.cmd_unwatch, joins=True),
+    Command("print", "print EXPR", "numpy over values: %5, %5[0, :3], abs(%x).max(), iteration", CommandRunner.cmd_print, ("p",)),
+    Command("goto", "goto N | goto %12", "jump to event N, or to the last (else next) run of the op making %12", CommandRunner.cmd_goto),
+    Command("step", "step", "the same moves as the keys", _moving("step_in"), ("s",)),
+    Command("next", "next", "", _moving("step"), ("n",), joins=True),
+    Command("finish", "finish", "", _moving("step_out"), ("f",), joins=True),
+    Command("continue", "continue", "", _moving("continue_"), ("c",), joins=True),
+    Command("back", "back", "", _moving("back"), joins=True),
+    Command("restart", "restart", "", _moving("restart"), joins=True),
+    Command("export", "export FILE.svg [--overlay nan|range|padding] [--collapse calls|regions|none]",
+            "the graph, coloured by this run", CommandRunner.cmd_export),
+    Command("overlay", "overlay padding | overlay none", "colour the graph's ops by how much their results' layouts pad them",
+            CommandRunner.cmd_overlay),
+    Command("search", "search TEXT [/TEXT]", "ops by name, kind or location; again for the next match",
+            lambda runner, rest: runner.search(rest)),
+    Command("note", "note", "the full note of a replayed or vectorised body's frame",
+            lambda runner, rest: CommandResult(runner.controller.notes() or "no frame here has a note")),
+    Command("explain", "explain [%12] [--at 1,0,2]", "the explain pane on an op (the one in view) and an element of its result",
+            CommandRunner.cmd_explain),
+    Command("trace", "trace %12[1,0] | nan | inf", "where the element came from, op by op through the run (Enter goes to a "
+            "step);\nnan/inf: from the first NaN/Inf to the op that made it; alone: the last trace", CommandRunner.cmd_trace),
+    Command("lang", "lang en|ja|hi", "the language of the explain pane and the provenance view", CommandRunner.cmd_lang),
+    Command("help", "help", "this list; leave hlodbg (the q key too)", lambda runner, rest: CommandResult(HELP), ("h",)),
+    Command("quit", "quit", "", CommandRunner.cmd_quit, ("q",), joins=True),
+)
+COMMAND_NAMED = {word: command for command in COMMANDS for word in (command.name, *command.aliases)}
+QUIT_WORDS = ("quit", *COMMAND_NAMED["quit"].aliases)
+USAGE_WIDTH = 26  # the help's first column; longer usages push their text along
+
+
+def help_text(commands: Sequence[Command] = COMMANDS) -> str:
+    """The `help` command's list (the help screen shows it too): a row per command, or per run of
+    commands joined on one row, with their abbreviations in brackets."""
+    rows: list[tuple[list[str], list[str], str]] = []  # (usages, aliases, help)
+    for command in commands:
+        if command.joins and rows:
+            rows[-1][0].append(command.usage)
+            rows[-1][1].extend(command.aliases)
+        else:
+            rows.append(([command.usage], list(command.aliases), command.help))
+    lines = ["commands (abbreviations in brackets):"]
+    for usages, aliases, text in rows:
+        usage = " | ".join(usages) + (f" [{' '.join(aliases)}]" if aliases else "")
+        first, *more = text.splitlines()
+        lines.append(f"  {usage:<{USAGE_WIDTH}} {first}" if len(usage) <= USAGE_WIDTH else f"  {usage}   {first}")
+        lines += [f"  {'':<{USAGE_WIDTH}} {line}" for line in more]
+    return "\n".join(lines)
+
+
+HELP: str = help_text()
+
+
 def split_words(text: str) -> list[str]:
     """A command's words as a shell splits them ("my graph.svg" is one word)."""
     try:
@@ -344,12 +386,12 @@ def quits(line: str) -> bool:
 
 
 def parse_element(text: str) -> tuple[int, ...]:
-    """`1,0,2` (or `[1, 0, 2]`, `()` for a scalar) as an element index."""
-    inner = text.strip().strip("[]()")
+    """`1,0,2` (or `[1, 0, 2]`, `()` for a scalar) as an element index; its shape is checked where
+    the value is known (the inspector's cursor, the trace)."""
     try:
-        return tuple(int(part) for part in inner.split(",") if part.strip())
-    except ValueError:
-        raise CommandError(f"an element is written as numbers separated by commas (1,0,2), not '{text}'") from None
+        return parse_element_index(text)
+    except ElementIndexError as e:
+        raise CommandError(e.message) from None
 
 
-__all__ = ["CommandRunner", "CommandResult", "ExplainRequest", "HELP", "format_value", "parse_element", "quits"]
+__all__ = ["COMMANDS", "Command", "CommandRunner", "CommandResult", "ExplainRequest", "HELP", "help_text", "format_value", "parse_element", "quits"]

@@ -4,7 +4,7 @@ The UI drives a DebugTarget (engine/debug/target.py) and never asks whether it h
 or a grid. A Session's run lives in a greenlet bound to the thread that first moves it, so all
 calls go through a single-thread executor; the UI awaits their futures and never blocks.
 `interrupt()` and `progress()` are the only things called from the UI thread directly. What the
-screen shows after a call comes back as a DebugState snapshot.
+screen shows after a call comes back as a SessionState snapshot.
 """
 from __future__ import annotations
 
@@ -17,6 +17,8 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from hlodbg.engine.debug.capture_replay import value_source
+from hlodbg.engine.debug.op_values import OpValues
+from hlodbg.engine.debug.op_values import operand_label as _operand_label
 from hlodbg.engine.debug.summary import summarize
 from hlodbg.engine.debug.target import DebugTarget
 from hlodbg.engine.ir.core import Operation, Value
@@ -37,8 +39,22 @@ from hlodbg.layouts.labels import op_title
 from hlodbg.layouts.op_facts import device_shard
 
 from .device_memory import bytes_in_use, memory_analysis, memory_view, site_ops, storage_of
-from .state import DebugState, FrameView, GridCellView, ValueOrigin, ValueView
-from .teaching import OpValues
+from .state import (
+    CaughtView,
+    DevicesView,
+    FrameView,
+    GridCellView,
+    MachineView,
+    MarksView,
+    MemoryState,
+    RecordingView,
+    SessionState,
+    StepValues,
+    StopView,
+    ValueOrigin,
+    ValueView,
+    WhereView,
+)
 from .widgets.tensor_text import format_cells
 
 
@@ -70,6 +86,7 @@ class SessionController:
         self.memory_error = ""
         self._messages_said: dict[int, int] = {}  # id(breakpoint table) -> its messages said (loading and saving its file)
         self._eager_left = EAGER_SUMMARY_ELEMENTS  # of the elements the current state may summarise now
+        self._total: Optional[int] = None  # the run's events, once a state has seen it finish
 
     @property
     def target_name(self) -> str:
@@ -125,7 +142,7 @@ class SessionController:
         self._teaching.shutdown(wait=False, cancel_futures=True)
 
     # --- moves (run in the session thread) ------------------------------------------------------
-    def move(self, name: str, *args) -> DebugState:
+    def move(self, name: str, *args) -> SessionState:
         session = self.session
         before = session.position
         self.running = True
@@ -136,13 +153,15 @@ class SessionController:
         session = self.session  # a breakpoint on another device moves the focus there
         return self.state(stop.reason if stop is not None else "", before, stop.message if stop is not None else "", stop)
 
-    def state(self, reason: str = "", before: Optional[int] = None, message: str = "", stop=None) -> DebugState:
+    def state(self, reason: str = "", before: Optional[int] = None, message: str = "", stop=None) -> SessionState:
         session = self.session
         self._eager_left = EAGER_SUMMARY_ELEMENTS
         position = session.position
         op = session.op
-        frames = [FrameView(info.function, replace(info, note="").frame_text(), op_label(info.op) if info.op is not None else "",
-                            info.line, info.producer, info.note) for info in session.stack]
+        if session.finished:
+            self._total = len(session.trace)
+        frames = tuple(FrameView(info.function, replace(info, note="").frame_text(), op_label(info.op) if info.op is not None else "",
+                                 info.line, info.producer, info.note) for info in session.stack)
         operands = []
         if op is not None and position < len(session.trace):
             for i, value in enumerate(session.operands()):
@@ -158,22 +177,29 @@ class SessionController:
             error = session.error.render() if hasattr(session.error, "render") else str(session.error)
         if stop is not None and stop.hits:
             message = "; ".join(h.describe() for h in stop.hits) + (f" ({message})" if message else "")
-        state = DebugState(position, len(session.trace), session.finished, op, frames, operands, results, changed,
-                           session.note or message, error, session.memory_used, session.memory_budget, reason,
-                           breakpoints=[*self.target.breakpoints, *session.breakpoints.unresolved], watches=self.target.watches(),
-                           device=self.target.describe_focus(), target=self.target_name,
-                           numerics=session.backend.numerics_mode())
+        figures = None
         if self.memory is not None:
             process = session.process
             label = f"device {self.target.device_id(process)}"
             if self.target.multi_device:
                 label += f" (replica {process.replica_id}, partition {process.partition_id})"
-            state.memory = memory_view(self.memory, process, label, site_ops(session.stack), session.finished)
-        if stop is not None and stop.reason == "breakpoint":
-            self._add_caught(state, stop)
+            figures = memory_view(self.memory, process, label, site_ops(session.stack), session.finished)
+        devices = None
         if self.target.multi_device:
-            self._add_devices(state)
-        return state
+            devices = self._devices(op)
+            if self.target.error is not None:
+                error = error or self.target.error.render()
+        return SessionState(
+            where=WhereView(position=position, recorded=len(session.trace), finished=session.finished, op=op, frames=frames,
+                            changed=changed, total=self._total),
+            values=StepValues(tuple(operands), tuple(results)),
+            stop=StopView(reason, session.note or message, error),
+            machine=MachineView(self.target.describe_focus(), self.target_name, session.backend.numerics_mode()),
+            recording=RecordingView(session.memory_used, session.memory_budget),
+            marks=MarksView((*self.target.breakpoints, *session.breakpoints.unresolved), tuple(self.target.watches())),
+            memory=MemoryState(figures, self.memory_error),
+            devices=devices,
+            caught=self._caught(stop, op) if stop is not None and stop.reason == "breakpoint" else None)
 
     def take_messages(self) -> list[str]:
         """What the breakpoint file's reading and saving said since the last call (a save that
@@ -183,32 +209,34 @@ class SessionController:
         self._messages_said[id(table)] = len(table.messages)
         return table.messages[said:]
 
-    def _add_caught(self, state: DebugState, stop) -> None:
+    def _caught(self, stop, following_op: Optional[Operation]) -> Optional[CaughtView]:
         """The op whose results a breakpoint caught (the stop is just after it), with its line,
         its results and its operands, so the stop screen shows where the NaN came from."""
         session = self.session
         hit = next((h for h in stop.hits if h.after and h.breakpoint is not None), None)
         if hit is None or hit.event >= len(session.trace) or not session.trace.done(hit.event):
-            return
+            return None
         event = session.event(hit.event)
         op = event.op
         where = f" at line {op.pos.line}" if op.pos is not None else ""
-        following = f"; next: {op_label(state.op)}" if state.op is not None else ""
-        state.caught_op = op
+        following = f"; next: {op_label(following_op)}" if following_op is not None else ""
         operands = [f"  {_operand_label(i, operand)}  {_brief([value])}" + ("" if _finite(value) else "  (not finite)")
                     for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
-        state.caught_title = "\n".join([f"caught {op_label(op)}{where} (breakpoint {hit.breakpoint.describe()}){following}", *operands])
-        state.caught_values = self.event_values(hit.event, "caught") + [
+        title = "\n".join([f"caught {op_label(op)}{where} (breakpoint {hit.breakpoint.describe()}){following}", *operands])
+        values = self.event_values(hit.event, "caught") + [
             self._view(_operand_label(i, operand), operand, value, origin=ValueOrigin(op, hit.event, "operand", i))
             for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
+        return CaughtView(op, title, tuple(values))
 
     # --- the devices ------------------------------------------------------------------------------
-    def _add_devices(self, state: DebugState) -> None:
+    def _devices(self, op: Optional[Operation]) -> DevicesView:
+        """A cell per device of the grid, with its side of the op shown: a collective about to run
+        (`op`), else the op that finished last."""
         grid = self.target
-        shown = state.op if state.op is not None and is_collective(state.op.name) else None
+        shown = op if op is not None and is_collective(op.name) else None
         if shown is None:
             last = self._last_completed(self.session.position)
-            shown = self.session.trace.ops[last] if last is not None else state.op
+            shown = self.session.trace.ops[last] if last is not None else op
         values = {dv.process: dv for dv in grid.values_of(shown)} if shown is not None else {}
         waiting = grid.waiting()
         cells = []
@@ -223,12 +251,7 @@ class SessionController:
                 dv.group if dv is not None else (), dv.sends_to if dv is not None else None, dv.receives_from if dv is not None else None,
                 waiting[process], " ".join(f"{axis}={index}" for axis, index in grid.mesh_coordinates(device)),
                 self._device_memory_text(process, session), device_shard(shown, device)))
-        state.grid = cells
-        state.grid_shape = grid.grid_shape()
-        state.grid_title = op_label(shown) if shown is not None else ""
-        state.grid_op = shown
-        if grid.error is not None:
-            state.error = state.error or grid.error.render()
+        return DevicesView(tuple(cells), grid.grid_shape(), op_label(shown) if shown is not None else "", shown)
 
     def _device_memory_text(self, process: ProcessId, session) -> str:
         """`HBM 1.2 MiB` (`mem` on the CPU, Backend.device_memory's short name): what the device
@@ -248,11 +271,11 @@ class SessionController:
             e -= 1
         return e if e >= 0 else None
 
-    def toggle_lockstep(self) -> DebugState:
+    def toggle_lockstep(self) -> SessionState:
         lockstep = self.target.toggle_lockstep()
         return self.state("lock-step" if lockstep else "independent")
 
-    def set_focus(self, process: ProcessId) -> DebugState:
+    def set_focus(self, process: ProcessId) -> SessionState:
         self.target.set_focus(process)
         return self.state("focus")
 
@@ -416,8 +439,7 @@ class SessionController:
         if target.multi_device and is_collective(op.name):  # the other devices' side of the collective
             peer_values = target.peer_values(op)
             names = {p: target.device_id(p) for p in target.processes}
-        return OpValues(op, operands, results, [_operand_label(i, o) for i, o in enumerate(op.operands)],
-                        [r.name or f"result {k}" for k, r in enumerate(op.results)], process, peer_values, names)
+        return OpValues(op, operands, results, process, peer_values, device_names=names)
 
     # --- breakpoints, search, export ----------------------------------------------------------------
     def toggle_breakpoint(self, op: Operation) -> str:
@@ -511,12 +533,6 @@ def _elements(value: Any) -> int:
     if isinstance(value, tuple):
         return sum(_elements(element) for element in value)
     return int(getattr(value, "size", 1))
-
-
-def _operand_label(i: int, operand) -> str:
-    """'operand 1: %3'; only the position for a value the text never named (the ops of a
-    reducer body printed in the short `applies` form)."""
-    return f"operand {i}: {operand.name}" if operand.name else f"operand {i}"
 
 
 def _type_text(type_: Any, value: Any) -> str:

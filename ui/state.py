@@ -157,36 +157,169 @@ class ExplanationState:
     error: str = ""
 
 
-@dataclass
-class DebugState:
+# --- the session state: one frozen view per concern -------------------------------------------------
+# A move makes a new SessionState of new views; a change that touches one concern (the memory
+# profile arriving) replaces only that view, so a pane that shows only other concerns is not
+# redrawn (MainScreen compares the views a pane declares it shows by identity).
+
+
+@dataclass(frozen=True)
+class WhereView:
+    """Where the run is: the event about to run, its op and the frames down to it."""
+
     position: int  # event about to run
     recorded: int  # events recorded so far
     finished: bool
     op: Optional[Operation]  # the op about to run (None at the end)
-    frames: list[FrameView] = field(default_factory=list)
-    operands: list[ValueView] = field(default_factory=list)
-    results: list[ValueView] = field(default_factory=list)
+    frames: tuple[FrameView, ...] = ()
     changed: frozenset = frozenset()  # ops whose values the last move computed
-    note: str = ""
-    error: str = ""
-    memory_used: int = 0
-    memory_budget: int = 0
-    stop_reason: str = ""
-    breakpoints: list = field(default_factory=list)  # the focused device's Breakpoints
-    watches: list[tuple[str, Any]] = field(default_factory=list)  # (expression, value or error text)
-    device: str = ""  # which device is in focus, for the status bar
-    grid: list[GridCellView] = field(default_factory=list)  # a cell per device; empty for one process
-    grid_shape: tuple[int, int] = (1, 1)  # rows x columns to draw the devices in
-    grid_title: str = ""  # which op's values the cells show
-    grid_op: Optional[Operation] = None  # that op
-    # A breakpoint that looked at results (nan, inf, an expression) stopped after the op that made
-    # them: that op, its line, its results and its operands, shown instead of the op about to run.
-    caught_op: Optional[Operation] = None
-    caught_title: str = ""
-    caught_values: list[ValueView] = field(default_factory=list)
+    total: Optional[int] = None  # the run's events, once it has been seen to finish
+
+
+@dataclass(frozen=True)
+class StepValues:
+    """The values around the op about to run: its operands, and what the last step made."""
+
+    operands: tuple[ValueView, ...] = ()
+    results: tuple[ValueView, ...] = ()
+
+
+@dataclass(frozen=True)
+class StopView:
+    """Why the last move stopped and what it said."""
+
+    reason: str = ""  # "breakpoint", "interrupted", "focus", ...
+    note: str = ""  # the frame's note or the move's message
+    error: str = ""  # the run's error, rendered
+
+
+@dataclass(frozen=True)
+class MachineView:
+    """What the devices run on and which of them is in focus, for the status bar."""
+
+    device: str = ""  # which device is in focus
     target: str = ""  # the machine every device runs on: "cpu", "tpu-v5e"
     numerics: str = ""  # the rounding in force on it (Backend.numerics_mode): excess precision or per-op rounding
-    memory: Optional[MemoryView] = None  # once the memory profile is computed (a worker does it)
 
 
-__all__ = ["ExplanationState", "MarkedTensor", "ProvenanceState", "ValueOrigin", "BufferView", "MemoryView", "StorageView", "ValueView", "FrameView", "GridCellView", "DebugState", "short_note"]
+@dataclass(frozen=True)
+class RecordingView:
+    """The recording's memory (the session's budget for values kept to step back), not the device's."""
+
+    used: int = 0
+    budget: int = 0
+
+
+@dataclass(frozen=True)
+class MarksView:
+    """Breakpoints and watches."""
+
+    breakpoints: tuple = ()  # the focused device's Breakpoints, unresolved ones too
+    watches: tuple[tuple[str, Any], ...] = ()  # (expression, value or error text)
+
+
+@dataclass(frozen=True)
+class DevicesView:
+    """The grid's devices (a cell per device) and the op whose values the cells show."""
+
+    cells: tuple[GridCellView, ...] = ()
+    shape: tuple[int, int] = (1, 1)  # rows x columns to draw the devices in
+    title: str = ""  # which op's values the cells show
+    op: Optional[Operation] = None  # that op
+
+
+@dataclass(frozen=True)
+class CaughtView:
+    """A breakpoint that looked at results (nan, inf, an expression) stopped after the op that made
+    them: that op, its line, its results and its operands, shown instead of the op about to run."""
+
+    op: Operation
+    title: str
+    values: tuple[ValueView, ...] = ()
+
+
+@dataclass(frozen=True)
+class MemoryState:
+    """The memory pane's figures at the current op; None while the profile is computed (a worker
+    does it) or when it cannot be counted (`error` says why)."""
+
+    figures: Optional[MemoryView] = None
+    error: str = ""
+
+    @property
+    def waiting(self) -> str:
+        """Why there are no figures."""
+        return f"cannot be counted: {self.error}" if self.error else "computing the memory profile…"
+
+
+@dataclass(frozen=True)
+class SessionState:
+    """Everything the panes show after a move, one view per concern. Built once in the session
+    thread and never changed: a change makes a new state (dataclasses.replace) with new views for
+    what changed and the same ones for the rest."""
+
+    where: WhereView
+    values: StepValues = StepValues()
+    stop: StopView = StopView()
+    machine: MachineView = MachineView()
+    recording: RecordingView = RecordingView()
+    marks: MarksView = MarksView()
+    memory: MemoryState = MemoryState()
+    devices: Optional[DevicesView] = None  # on a grid
+    caught: Optional[CaughtView] = None  # at a breakpoint on results
+
+    @property
+    def shown_op(self) -> Optional[Operation]:
+        """The op the panes centre on: at a value breakpoint the op that made the value, else the
+        op about to run."""
+        return self.caught.op if self.caught is not None else self.where.op
+
+    # Shorthands for what is asked most (tests, commands): the views hold them.
+    @property
+    def position(self) -> int:
+        return self.where.position
+
+    @property
+    def recorded(self) -> int:
+        return self.where.recorded
+
+    @property
+    def finished(self) -> bool:
+        return self.where.finished
+
+    @property
+    def op(self) -> Optional[Operation]:
+        return self.where.op
+
+    @property
+    def frames(self) -> tuple[FrameView, ...]:
+        return self.where.frames
+
+    @property
+    def operands(self) -> tuple[ValueView, ...]:
+        return self.values.operands
+
+    @property
+    def results(self) -> tuple[ValueView, ...]:
+        return self.values.results
+
+    @property
+    def stop_reason(self) -> str:
+        return self.stop.reason
+
+    @property
+    def note(self) -> str:
+        return self.stop.note
+
+    @property
+    def error(self) -> str:
+        return self.stop.error
+
+    @property
+    def breakpoints(self) -> tuple:
+        return self.marks.breakpoints
+
+
+__all__ = ["ExplanationState", "MarkedTensor", "ProvenanceState", "ValueOrigin", "BufferView", "MemoryView", "StorageView",
+           "ValueView", "FrameView", "GridCellView", "CaughtView", "DevicesView", "MachineView", "MarksView", "MemoryState",
+           "RecordingView", "SessionState", "StepValues", "StopView", "WhereView", "short_note"]

@@ -1,21 +1,20 @@
 """What the provenance view and the explain pane show, worked out from one op instance's values.
 
-The controller gathers an op instance's values in the session thread (`OpValues`); the functions
+The controller gathers an op instance's values in the session thread (`OpValues`, engine/debug/op_values.py,
+as `hlodbg explain` does); the functions
 here turn them into the panes' snapshots and only read them, so the screen runs them in a thread
 of their own (`SessionController.work_out`): tracing an element back through a big op, or
 explaining one, never holds up the session or the drawing.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from hlodbg.engine.ir.core import Operation
+from hlodbg.engine.debug.op_values import OpValues
 from hlodbg.engine.ir.errors import HlodbgError
 from hlodbg.engine.ir.phrases import Phrase
-from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.ops.provenance import provenance, reach
 
 from .state import ExplanationState, MarkedTensor, ProvenanceState
@@ -29,26 +28,6 @@ RESULTS_NOT_RUN = Phrase("the op has not run yet: its result is shown once it ha
 ON_DEVICE = Phrase("{label} on device {device}")
 
 LISTED_REACHED = 12  # reached elements written out in the sentence; the rest are counted
-
-
-@dataclass
-class OpValues:
-    """One instance of an op as a pane needs it: its values (None before it has run) and names."""
-
-    op: Operation
-    operands: Optional[list]
-    results: Optional[list]
-    operand_labels: list[str]
-    result_labels: list[str]
-    process: Optional[ProcessId] = None
-    peer_values: Optional[Callable[[ProcessId], tuple[Sequence[Any], Sequence[Any]]]] = None
-    device_names: dict = field(default_factory=dict)  # ProcessId -> device number, on a grid
-
-    def operand_type(self, i: int) -> str:
-        return str(self.op.operands[i].type)
-
-    def result_type(self, k: int) -> str:
-        return str(self.op.results[k].type)
 
 
 def provenance_state(values: OpValues, kind: str, position: int, index: tuple, lang: str) -> ProvenanceState:
@@ -136,4 +115,4 @@ def explanation_state(values: OpValues, at: Optional[tuple], result: int, lang: 
     return ExplanationState(explanation.title, [(section.heading, list(section.lines)) for section in explanation.sections])
 
 
-__all__ = ["OpValues", "explanation_state", "provenance_state"]
+__all__ = ["explanation_state", "provenance_state"]

@@ -217,21 +217,20 @@ class Session:
         position = self._here()
         while view is not None:
             trace = view.trace
-            chain = []
             if position < len(trace):
                 frame: Optional[FrameRecord] = trace.frames[position]
                 event: Optional[int] = position
             else:
                 frame, event = (trace.frame_records[0] if trace.frame_records else None), None
-            while frame is not None:
-                op = trace.ops[event] if event is not None else None
-                chain.append(FrameInfo(frame.function.sym_name, frame.kind, frame.iteration, op, event,
-                                       vectorised_note(trace, frame) if frame.is_vectorised_body and frame.args else ""))
-                event = frame.owner
-                frame = trace.frames[event] if event is not None else None
+            frames = frame.chain() if frame is not None else []
+            # Each frame is at the op that opened the next one; the innermost at `event`.
+            events = [inner.owner for inner in frames[1:]] + [event]
+            chain = [FrameInfo(f.function.sym_name, f.kind, f.iteration, trace.ops[e] if e is not None else None, e,
+                               vectorised_note(trace, f) if f.is_vectorised_body and f.args else "")
+                     for f, e in zip(frames, events)]
             if view.parent is not None:
-                chain[-1].note = view.note
-            out = chain[::-1] + out
+                chain[0].note = view.note
+            out = chain + out
             if view.parent is None:
                 break
             position = view.base

@@ -92,6 +92,17 @@ class FrameRecord:
     def describe(self, with_function: bool = True) -> str:
         return describe_frame(self.function.sym_name, self.kind, self.iteration, with_function)
 
+    def chain(self) -> list["FrameRecord"]:
+        """The frames from the entry function's down to this one (the stack a debugger shows and a
+        stop report lists: the UI's frames pane and the CLI's `in:` line both read this walk)."""
+        out: list[FrameRecord] = []
+        frame: Optional[FrameRecord] = self
+        while frame is not None:
+            out.append(frame)
+            frame = frame.parent
+        out.reverse()
+        return out
+
     def __repr__(self) -> str:
         return f"<FrameRecord {self.id} {self.describe()}>"
 
@@ -223,10 +234,4 @@ class Trace:
 
     def enclosing_iterations(self, event: int) -> tuple[int, ...]:
         """Loop iterations around `event`, outermost first."""
-        out = []
-        frame: Optional[FrameRecord] = self.frames[event]
-        while frame is not None:
-            if frame.iteration is not None:
-                out.append(frame.iteration)
-            frame = frame.parent
-        return tuple(reversed(out))
+        return tuple(frame.iteration for frame in self.frames[event].chain() if frame.iteration is not None)

@@ -2,7 +2,8 @@
 
 Every move runs in the session thread (controller.py) inside an exclusive async worker, so the UI
 keeps drawing; a long run shows its progress and Escape / Ctrl-C interrupts it. After a move one
-DebugState snapshot updates every pane.
+SessionState snapshot goes to every pane that shows what changed (ui/panes.py: the panes are
+registered in debugger_panes.py, each draws itself).
 """
 from __future__ import annotations
 
@@ -24,25 +25,24 @@ from textual.widgets import Input, RichLog
 from hlodbg.engine.debug.target import move_words
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.errors import HlodbgError
-from hlodbg.engine.ir.locations import describe
 from hlodbg.engine.ir.phrases import language_from_environment
-from hlodbg.layouts.graph import DataflowGraph, build_graph
+from hlodbg.layouts.graph import DataflowGraph
 from hlodbg.layouts.labels import op_display as op_label
 from hlodbg.layouts.op_facts import fact_lines
 
 from ..commands import CommandResult, CommandRunner, ExplainRequest, quits
 from ..controller import SessionController
 from ..keymap import BINDING_GROUPS, DEBUGGER_BINDINGS, key_label
+from ..panes import PANES, PaneSpec, StatePane, needs_drawing
 from ..session_files import SessionFiles
-from ..state import DebugState, short_note
-from ..widgets.explain_pane import ExplainPane
+from ..state import MemoryState, SessionState, short_note
 from ..widgets.graph_canvas import GraphCanvas
 from ..widgets.grid_view import GridView
 from ..widgets.inspector import TensorInspector
 from ..widgets.memory_pane import MemoryPanel
-from ..widgets.panels import BreakpointsPanel, CommandLine, FramesPanel, StatusBar
-from ..widgets.provenance_view import ProvenanceView
+from ..widgets.panels import CommandLine, StatusBar
 from ..widgets.source_view import SourceView
+from . import debugger_panes  # noqa: F401  (registers the debugger's panes)
 from .help import HelpScreen
 from .teaching_panes import TeachingPanes
 from .trace import TraceScreen
@@ -76,9 +76,10 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         self.files = files or SessionFiles()
         self.runner = CommandRunner(controller, program.name, self.files)
         self.break_on = break_on
-        self.state: Optional[DebugState] = None
+        self.state: Optional[SessionState] = None  # the state the panes show
         self.selected_op: Optional[Operation] = None
-        self.total: Optional[int] = None
+        self._pane_specs: list[PaneSpec] = []  # the registered panes this screen has (compose)
+        self._state_panes: list[StatePane] = []  # those of them that show part of the state, once mounted
         self.busy = ""
         self._started = 0.0
         self._note = ""  # the frame note last said in the console
@@ -88,31 +89,30 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
 
     # --- layout --------------------------------------------------------------------------------
     def compose(self) -> ComposeResult:
+        self._pane_specs = [spec for spec in PANES if spec.wanted(self)]  # the registry as this screen is made
         with Horizontal(id="top"):
-            # Without a graph the pane builds it on its layout thread once the first state is
-            # drawn (_apply): a big program's panes come up at once, its graph a moment later.
-            yield GraphCanvas(self.graph, build=lambda: build_graph(self.program.module), build_on_mount=False, id="graph")
-            yield SourceView(self.program.source, language=_language(self.program), id="source")
-            yield ExplainPane(id="explain")
+            yield from self._build_panes("top")
         with Horizontal(id="bottom"):
-            yield TensorInspector(id="inspector")
-            yield ProvenanceView(id="provenance")
-            if self.controller.target.multi_device:
-                yield GridView(id="grid")
+            yield from self._build_panes("bottom")
             with SidePanel(id="side"):
-                yield MemoryPanel(id="memory")
-                yield FramesPanel(id="frames")
-                yield BreakpointsPanel(id="breakpoints")
+                yield from self._build_panes("side")
         yield ConsoleLog(id="console", wrap=True, markup=False, max_lines=500)
         yield CommandLine(id="command")
-        yield StatusBar(id="status")
+        yield from self._build_panes("foot")
+
+    def _build_panes(self, area: str) -> ComposeResult:
+        for spec in self._pane_specs:
+            if spec.area == area:
+                yield spec.build(self)
 
     def on_mount(self) -> None:
-        self.query_one("#graph").border_title = "graph"
+        for spec in self._pane_specs:
+            pane = self.query_one(f"#{spec.id}")
+            if spec.title is not None:
+                pane.border_title = spec.title
+            if spec.shows:
+                self._state_panes.append(pane)
         self.query_one("#source").border_title = self.program.name
-        self.query_one("#inspector").border_title = "values"
-        self.query_one("#explain").border_title = "explain"
-        self.query_one("#provenance").border_title = "provenance"
         self.set_class(self._explain_open, "-explaining")
         self.query_one(MemoryPanel).display = False
         if self.controller.device_memory.on_accelerator:  # an accelerator's memory is what its users come to see
@@ -177,37 +177,24 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         trace = self.controller.session.trace
         current = op_label(trace.ops[-1]) if len(trace) else ""
         elapsed = time.perf_counter() - self._started
-        self.query_one(StatusBar).show_state(self.state, self.total, "", running=f"running {move_words(self.busy)}: {done:,}{of} ops recorded, {elapsed:.1f} s · {current} · Escape interrupts")
+        self.query_one(StatusBar).show_running(f"running {move_words(self.busy)}: {done:,}{of} ops recorded, {elapsed:.1f} s · {current} · Escape interrupts")
 
-    async def _apply(self, state: DebugState) -> None:
-        breakpoints = state.breakpoints
-        watches = [(text, _short(value)) for text, value in state.watches]
-        self.state = state
-        if state.finished:
-            self.total = state.recorded
-        op = state.op
-        shown = state.caught_op or op  # at a value breakpoint: the op that made the value
-        canvas = self.query_one(GraphCanvas)
-        canvas.show_current(shown)
-        canvas.set_changed(set(state.changed))
-        canvas.set_breakpoints({o for bp in breakpoints if bp.enabled for o in bp.ops})
-        source = self.query_one(SourceView)
-        source.show_current(shown.pos.line if shown is not None and shown.pos is not None else None)
-        source.set_breakpoint_lines({o.pos.line for bp in breakpoints if bp.enabled for o in bp.ops if o.pos is not None})
-        source.border_subtitle = describe(shown.location) if shown is not None else ""
-        self.query_one(FramesPanel).show_frames(state.frames)
-        self.query_one(BreakpointsPanel).show_breakpoints(breakpoints, watches)
-        if state.caught_op is not None:
-            title, values = state.caught_title, state.caught_values
-        elif op is not None:
-            title, values = f"next: {op_label(op)}", [*state.results, *state.operands]
-        else:
-            title, values = ("finished: the program's results" if not state.error else "failed"), [*state.results, *state.operands]
-        self.query_one(TensorInspector).show_values(title, values, fact_lines(shown))
-        if state.grid:
-            self.query_one(GridView).show_cells(state.grid, state.grid_shape, state.grid_title)
-        self.query_one(StatusBar).show_state(state, self.total, state.device)
-        self._show_memory(state)
+    @property
+    def total(self) -> Optional[int]:
+        """The run's events, once a state has seen it finish."""
+        return self.state.where.total if self.state is not None else None
+
+    def _show_state(self, state: SessionState) -> None:
+        """`state` becomes the one shown: each pane draws it if a view it shows changed."""
+        drawn, self.state = self.state, state
+        for pane in self._state_panes:
+            if needs_drawing(pane, state, drawn):
+                pane.show_state(state)
+
+    async def _apply(self, state: SessionState) -> None:
+        """A move's state: the panes, and what the console says of the stop."""
+        self._show_state(state)
+        shown = state.shown_op  # at a value breakpoint: the op that made the value
         if state.stop_reason == "breakpoint":
             self.log_line(f"{state.stop_reason}: {state.note}" if state.note else state.stop_reason)
         elif state.note and state.note != self._note:  # said once, in one line, on entering the frame
@@ -221,7 +208,7 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         self.selected_op = shown if shown is not None else self.selected_op
         self._explain_request = None
         self._refresh_explanation()
-        self.call_after_refresh(canvas.start_building)  # only the first call builds
+        self.call_after_refresh(self.query_one(GraphCanvas).start_building)  # only the first call builds
 
     def _say_breakpoint_file(self) -> None:
         """Problems reading or saving the saved breakpoints, as they happen: a notice and a console line."""
@@ -238,7 +225,7 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
     @pane_work(group="inspect", exclusive=True)
     async def inspect_device(self, device: int) -> None:
         """The op the devices pane shows, as this device has it."""
-        shown = self.state.grid_op if self.state is not None else None
+        shown = self.state.devices.op if self.state is not None and self.state.devices is not None else None
         if shown is None:
             return
         title, values = await self.controller.call(self.controller.device_values, device, shown)
@@ -476,7 +463,7 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         pane.display = not pane.display
         self._side_title()
         if pane.display:
-            self._show_memory(self.state)
+            self._show_memory()
             if self.controller.memory is None and not self.controller.memory_error:
                 self.compute_memory()
 
@@ -484,38 +471,48 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         shown = self.query_one(MemoryPanel).display
         self.query_one("#side").border_title = ("memory · " if shown else "") + "frames · breakpoints · watches"
 
-    def _show_memory(self, state: Optional[DebugState]) -> None:
+    def _show_memory(self) -> None:
+        """The memory pane as `m` shows it: the state shown's figures (before the first state, why
+        there are none yet)."""
         pane = self.query_one(MemoryPanel)
-        if not pane.display:
-            return
-        error = self.controller.memory_error
-        waiting = f"cannot be counted: {error}" if error else "computing the memory profile…"
-        pane.show_memory(state.memory if state is not None else None, waiting)
+        if self.state is not None:
+            pane.show_state(self.state)
+        elif pane.display:
+            pane.show_memory(None, MemoryState(error=self.controller.memory_error).waiting)
+
+    def _memory_failed(self) -> None:
+        """The profile cannot be counted: said in the pane, in place of the figures."""
+        if self.state is None:
+            self._show_memory()
+        else:
+            self._show_state(replace(self.state, memory=MemoryState(error=self.controller.memory_error)))
 
     def worker_failed(self, group: str, error: BaseException) -> None:
         if group == "memory":  # the profile is worked out once: its failure stays said in the pane
             self.controller.memory_error = f"{type(error).__name__}: {error} (a bug in hlodbg)"
-            self._show_memory(self.state)
+            self._memory_failed()
 
     @pane_work(group="memory", exclusive=True)
     async def compute_memory(self) -> None:
         """The run's memory profile, once, off the UI and session threads; then every pane that
         shows memory (this one, the grid's cells, the status bar) gets its figures."""
         await asyncio.to_thread(self.controller.compute_memory)
-        if self.controller.memory_error or self.state is None:
-            self._show_memory(self.state)
+        if self.controller.memory_error:
+            self._memory_failed()
+            return
+        if self.state is None:
+            self._show_memory()
             return
         # Only the memory figures of the state shown: a full redraw would drop what the last move
-        # said (its stop, the values a breakpoint caught).
+        # said (its stop, the values a breakpoint caught), so only the panes showing memory redraw.
         fresh = await self.controller.call(self.controller.state)
         state = self.state
-        state.memory = fresh.memory
-        by_device = {cell.device: cell.memory for cell in fresh.grid}
-        state.grid = [replace(cell, memory=by_device.get(cell.device, cell.memory)) for cell in state.grid]
-        if state.grid:
-            self.query_one(GridView).show_cells(state.grid, state.grid_shape, state.grid_title)
-        self.query_one(StatusBar).show_state(state, self.total, state.device)
-        self._show_memory(state)
+        devices = state.devices
+        if devices is not None and fresh.devices is not None:
+            by_device = {cell.device: cell.memory for cell in fresh.devices.cells}
+            devices = replace(devices, cells=tuple(replace(cell, memory=by_device.get(cell.device, cell.memory))
+                                                   for cell in devices.cells))
+        self._show_state(replace(state, memory=fresh.memory, devices=devices))
 
     # --- other ------------------------------------------------------------------------------------
     def action_help(self) -> None:
@@ -561,19 +558,6 @@ def value_name(typed: str) -> str:
         return text  # a function
     function, colon, name = text.rpartition(":") if text.startswith("@") else ("", "", text)
     return f"{function}{colon}%{name.lstrip('%')}"
-
-
-def _short(value) -> str:
-    from ..commands import format_value
-
-    text = format_value(value, limit=120)
-    return text.replace("\n", " ")
-
-
-def _language(program) -> str:
-    """The language the program was written in (its frontend's name), for the source pane."""
-    frontend = getattr(program, "frontend", None)
-    return getattr(frontend, "name", "mlir")
 
 
 __all__ = ["MainScreen", "value_name"]

@@ -36,6 +36,7 @@ from hlodbg.layouts.scene import COLLAPSED_PREFIX, Scene
 from hlodbg.layouts.scene_views import FALLBACK_NODES, SceneRequest, SceneResult, SceneViews, View
 from hlodbg.layouts.zoom import ZOOM_LEVELS
 
+from ..state import SessionState
 from .graph_paint import Highlights, category_style, message_rows, scene_rows
 
 
@@ -194,6 +195,14 @@ class GraphCanvas(ScrollView, can_focus=False):
         return cluster.op if cluster is not None and isinstance(cluster.op, Operation) else None
 
     # --- what the debugger tells it ---------------------------------------------------------------
+    shows = ("where", "caught", "marks")
+
+    def show_state(self, state: SessionState) -> None:
+        """The op in view, the ops the last move ran and the ops with a breakpoint."""
+        self.show_current(state.shown_op)
+        self.set_changed(set(state.where.changed))
+        self.set_breakpoints({op for bp in state.marks.breakpoints if bp.enabled for op in bp.ops})
+
     def show_current(self, op: Optional[Operation]) -> None:
         """Mark the op about to run; with follow on, bring it into view, its loops opened."""
         self._current_op = op

@@ -24,7 +24,7 @@ from textual.geometry import Offset
 from textual.message import Message
 from textual.widgets import Static
 
-from ..state import GridCellView
+from ..state import GridCellView, SessionState
 
 GROUP_COLOURS = ("cyan", "magenta", "green", "yellow", "blue", "red", "bright_cyan", "bright_magenta")
 MIN_CELL_LINES = 2  # text lines inside a cell's border, at least
@@ -57,6 +57,13 @@ class GridView(ScrollableContainer, can_focus=False):
 
     def compose(self) -> ComposeResult:
         yield self._body
+
+    shows = ("devices",)
+
+    def show_state(self, state: SessionState) -> None:
+        devices = state.devices
+        if devices is not None and devices.cells:
+            self.show_cells(list(devices.cells), devices.shape, devices.title)
 
     def show_cells(self, cells: list[GridCellView], shape: tuple[int, int], title: str) -> None:
         self.cells = cells

@@ -27,7 +27,9 @@ from textual.worker import Worker, WorkerState
 from hlodbg.engine.debug.summary import ValueSummary, summarize
 from hlodbg.engine.ir.dtypes import Token, compute_dtype, is_float_dtype, widen
 from hlodbg.engine.machine.layout import LayoutError
-from hlodbg.ui.state import ValueView
+from hlodbg.layouts.labels import op_display
+from hlodbg.layouts.op_facts import fact_lines
+from hlodbg.ui.state import SessionState, ValueView
 
 from .panels import PaneScroll
 from .physical_view import physical_lines
@@ -107,6 +109,19 @@ class TensorInspector(Widget, can_focus=False):
             yield self._slice
 
     # -- public API -----------------------------------------------------------------------------
+    shows = ("where", "values", "caught", "stop")
+
+    def show_state(self, state: SessionState) -> None:
+        """The values a breakpoint caught, else those around the op about to run (past the end: the
+        program's results), with the facts of the op in view."""
+        caught, op = state.caught, state.op
+        if caught is not None:
+            title, values = caught.title, list(caught.values)
+        elif op is not None:
+            title, values = f"next: {op_display(op)}", [*state.results, *state.operands]
+        else:
+            title, values = ("finished: the program's results" if not state.error else "failed"), [*state.results, *state.operands]
+        self.show_values(title, values, fact_lines(state.shown_op))
 
     def show_values(self, title: str, values: list[ValueView], facts: Sequence[str] = ()) -> None:
         """Replace the content; the first value is selected. Cheap: nothing is computed until shown.

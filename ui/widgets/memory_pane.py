@@ -9,7 +9,7 @@ from textual.widgets import Static
 
 from hlodbg.engine.machine.memory import format_bytes
 
-from ..state import MemoryView
+from ..state import MemoryView, SessionState
 
 GAUGE_WIDTH = 20
 
@@ -28,6 +28,13 @@ class MemoryPanel(Static, can_focus=False):
     DEFAULT_CSS = "MemoryPanel { height: auto; }"
 
     _shown: tuple = (None, "")
+    shows = ("memory",)
+
+    def show_state(self, state: SessionState) -> None:
+        """The figures at the state's op; hidden, nothing (the screen draws the state it is at when `m`
+        shows the pane)."""
+        if self.display:
+            self.show_memory(state.memory.figures, state.memory.waiting)
 
     def on_resize(self) -> None:
         self.show_memory(*self._shown)

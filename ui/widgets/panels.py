@@ -1,8 +1,6 @@
 """Small panes: the call stack, breakpoints and watches, the status bar and the command line."""
 from __future__ import annotations
 
-from typing import Optional
-
 from rich.text import Text
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -12,7 +10,7 @@ from textual.widgets import Input, Static
 from hlodbg.engine.machine.memory import format_bytes
 from hlodbg.engine.machine.targets import registered_target
 
-from ..state import DebugState, FrameView, short_note
+from ..state import FrameView, SessionState, short_note
 
 
 class PaneScroll(VerticalScroll, can_focus=False):
@@ -25,6 +23,10 @@ class FramesPanel(Static, can_focus=False):
     DEFAULT_CSS = "FramesPanel { height: auto; }"
 
     _frames: list[FrameView] = []
+    shows = ("where",)
+
+    def show_state(self, state: SessionState) -> None:
+        self.show_frames(state.frames)
 
     def on_resize(self) -> None:
         self.show_frames(self._frames)
@@ -55,6 +57,10 @@ class FramesPanel(Static, can_focus=False):
 
 class BreakpointsPanel(Static, can_focus=False):
     DEFAULT_CSS = "BreakpointsPanel { height: auto; }"
+    shows = ("marks",)
+
+    def show_state(self, state: SessionState) -> None:
+        self.show_breakpoints(list(state.marks.breakpoints), [(text, _short(value)) for text, value in state.marks.watches])
 
     def show_breakpoints(self, breakpoints: list, watches: list[tuple[str, str]]) -> None:
         text = Text()
@@ -79,31 +85,42 @@ class StatusBar(Static, can_focus=False):
     StatusBar { height: 1; background: $panel; color: $text; padding: 0 1; }
     """
 
-    def show_state(self, state: DebugState, total: Optional[int], device: str, running: str = "") -> None:
+    shows = ("where", "machine", "memory", "recording", "stop")
+
+    def show_running(self, running: str) -> None:
+        """What a move still running has done so far, instead of the state."""
+        self.update(Text(running, style="bold yellow"))
+
+    def show_state(self, state: SessionState) -> None:
         text = Text()
-        if running:
-            text.append(running, style="bold yellow")
-            self.update(text)
-            return
+        total, machine, figures = state.where.total, state.machine, state.memory.figures
         of = f"/{total:,}" if total is not None else ""
         text.append(f"op {state.position:,}{of}", style="bold")
         if state.frames:
             text.append(f" │ {state.frames[-1].description}")
-        text.append(f" │ {device}")
-        if state.target and state.target != device:  # one device is named by its target already
-            text.append(f" │ {state.target}")
-        registered = registered_target(state.target) if state.target else None
-        self.tooltip = f"{registered.name}: {registered.help}" if registered is not None else state.target or None
-        if state.numerics:
-            text.append(f" · {state.numerics}")
-        if state.memory is not None and state.memory.on_accelerator:
-            text.append(f" │ {state.memory.kind} {format_bytes(state.memory.in_use)}")
-        text.append(f" │ recorded {_size(state.memory_used)} of {_size(state.memory_budget)}")  # the recording budget, not the device's memory
+        text.append(f" │ {machine.device}")
+        if machine.target and machine.target != machine.device:  # one device is named by its target already
+            text.append(f" │ {machine.target}")
+        registered = registered_target(machine.target) if machine.target else None
+        self.tooltip = f"{registered.name}: {registered.help}" if registered is not None else machine.target or None
+        if machine.numerics:
+            text.append(f" · {machine.numerics}")
+        if figures is not None and figures.on_accelerator:
+            text.append(f" │ {figures.kind} {format_bytes(figures.in_use)}")
+        recording = state.recording  # the recording budget, not the device's memory
+        text.append(f" │ recorded {_size(recording.used)} of {_size(recording.budget)}")
         if state.stop_reason:
             text.append(f" │ {state.stop_reason}", style="bold")
         if state.finished:
             text.append(" │ finished" if not state.error else " │ failed", style="green" if not state.error else "bold red")
         self.update(text)
+
+
+def _short(value) -> str:
+    """A watch's value in one line."""
+    from ..commands import format_value
+
+    return format_value(value, limit=120).replace("\n", " ")
 
 
 def _size(n: int) -> str:

@@ -20,7 +20,10 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from hlodbg.engine.ir.locations import describe
+
 from ..lexer import lexer_for
+from ..state import SessionState
 
 BREAKPOINT_MARK = "●"
 MAX_LINE_CHARS = 1000  # wider than any terminal; what is cut is only scrolled past
@@ -115,6 +118,16 @@ class SourceView(ScrollView, can_focus=False):
         self.refresh()
 
     # --- what the app tells it -----------------------------------------------------------------
+    shows = ("where", "caught", "marks")
+
+    def show_state(self, state: SessionState) -> None:
+        """The line of the op in view (its place under the pane) and the lines with a breakpoint."""
+        shown = state.shown_op
+        self.show_current(shown.pos.line if shown is not None and shown.pos is not None else None)
+        self.set_breakpoint_lines({op.pos.line for bp in state.marks.breakpoints if bp.enabled for op in bp.ops
+                                   if op.pos is not None})
+        self.border_subtitle = describe(shown.location) if shown is not None else ""
+
     def show_current(self, line: Optional[int]) -> None:
         self.current_line = line
         if line is not None:
