@@ -191,6 +191,7 @@ class StopView:
     reason: str = ""  # "breakpoint", "interrupted", "focus", ...
     note: str = ""  # the frame's note or the move's message
     error: str = ""  # the run's error, rendered
+    message: str = ""  # what the move said of its stop (a "memory" stop's reason and ways on)
 
 
 @dataclass(frozen=True)
@@ -204,7 +205,8 @@ class MachineView:
 
 @dataclass(frozen=True)
 class RecordingView:
-    """The recording's memory (the session's budget for values kept to step back), not the device's."""
+    """What the recording holds (values kept to step back, and the history of events) and may hold
+    before the run stops with "memory" (engine/debug/values.py), not the device's memory."""
 
     used: int = 0
     budget: int = 0

@@ -202,6 +202,8 @@ class MainScreen(ReportsWorkerErrors, TeachingPanes, Screen):
         self._note = state.note
         if state.stop_reason == "interrupted":
             self.log_line("interrupted; the session is intact")
+        if state.stop_reason == "memory":
+            self.log_line(f"stopped: {state.stop.message}", error=True)
         if state.error:
             self.log_line(state.error, error=True)
         self._say_breakpoint_file()
