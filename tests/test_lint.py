@@ -26,6 +26,7 @@ NOT_OURS = {
     "model.py", "train.py", "mlp.py", "file.py",  # a user's JAX program in examples of source locations
     "f.py",  # the file of an example XLA stack-frame table
     "tpu_info.py",  # the TPU runtime's own tool, a source of the chip figures
+    "toy_target.py",  # the module docs/architecture.md's "Adding a target" has the reader write
 }
 
 
