@@ -49,6 +49,11 @@ from .liveness import FunctionLiveness, Liveness, liveness_of, reads_built_tuple
 # layouts (the CPU keeps every array row-major and unpadded): shown, never counted.
 MODULE_LAYOUT = "module"
 
+# What a buffer is to the run, as XLA's memory_analysis() and XProf split the bytes: the entry's
+# parameters, the values it returns, and everything else (a callee's peak counts as temporaries).
+ARGUMENTS, TEMPORARIES, OUTPUTS = "arguments", "temporaries", "outputs"
+KINDS = (ARGUMENTS, TEMPORARIES, OUTPUTS)
+
 
 @dataclass(frozen=True)
 class Buffer:
@@ -197,17 +202,38 @@ class FunctionMemory:
         index = self.liveness.index
         return sum(int(self.main[index[r]]) for r in self.liveness.ops[position].results)
 
+    def kind_of(self, value: Value) -> str:
+        """ARGUMENTS, OUTPUTS or TEMPORARIES: a parameter of the entry function, a buffer it
+        returns (a returned parameter stays an argument), or anything else."""
+        return self._kind(value, self._returned() if self.is_entry else set())
+
+    def _kind(self, value: Value, returned: set[Value]) -> str:
+        if not self.is_entry:
+            return TEMPORARIES
+        if value.is_block_argument and value.owner is self.function.body:
+            return ARGUMENTS
+        return OUTPUTS if value in returned else TEMPORARIES
+
+    def kind_timelines(self) -> dict[str, np.ndarray]:
+        """KINDS -> the physical bytes of that kind live at every position (main memory only);
+        they add up to `timeline`, a callee's peak counted as temporaries."""
+        returned = self._returned() if self.is_entry else set()
+        kinds = [self._kind(value, returned) for value in self.liveness.values]
+        arguments = self._sum(np.where([k == ARGUMENTS for k in kinds], self.main, 0))
+        outputs = self._sum(np.where([k == OUTPUTS for k in kinds], self.main, 0))
+        return {ARGUMENTS: arguments, TEMPORARIES: self.timeline - arguments - outputs, OUTPUTS: outputs}
+
+    def _returned(self) -> set[Value]:
+        terminator = self.function.body.terminator
+        return set() if terminator is None else {_buffer_owner(v) for v in terminator.operands}
+
     @property
     def argument_bytes(self) -> int:
         return sum(int(self.main[self.liveness.index[v]]) for v in self.function.arguments)
 
     @property
     def output_bytes(self) -> int:
-        terminator = self.function.body.terminator
-        if terminator is None:
-            return 0
-        returned = {_buffer_owner(v) for v in terminator.operands}
-        return sum(int(self.main[self.liveness.index[v]]) for v in returned if v in self.liveness.index)
+        return sum(int(self.main[self.liveness.index[v]]) for v in self._returned() if v in self.liveness.index)
 
 
 def _buffer_owner(value: Value) -> Value:
@@ -489,5 +515,5 @@ class MemoryAnalysis:
         return list(found.values())
 
 
-__all__ = ["Buffer", "DeviceMemory", "FunctionMemory", "MemoryAnalysis", "Site", "device_capacity",
+__all__ = ["ARGUMENTS", "Buffer", "KINDS", "OUTPUTS", "TEMPORARIES", "DeviceMemory", "FunctionMemory", "MemoryAnalysis", "Site", "device_capacity",
            "function_memories"]
