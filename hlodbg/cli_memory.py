@@ -105,12 +105,12 @@ def _picture_paths(args) -> dict[str, Path]:
         if given is None:
             continue
         path = Path(given)
+        if path.is_dir():
+            raise HlodbgError(f"--{fmt} {printable(given)} is a directory: expected a file name ending in .{fmt}")
         if path.suffix.lower() != f".{fmt}":
             other = "png" if fmt == "svg" else "svg"
             raise HlodbgError(f"--{fmt} {printable(given)}: expected a file name ending in .{fmt}"
                               + (f" (for a .{other} file use --{other})" if path.suffix.lower() == f".{other}" else ""))
-        if path.is_dir():
-            raise HlodbgError(f"--{fmt} {printable(given)} is a directory: expected a file name ending in .{fmt}")
         if not path.parent.is_dir():
             raise HlodbgError(f"--{fmt} {printable(given)}: no directory {printable(str(path.parent))} to write it in")
         paths[fmt] = path
