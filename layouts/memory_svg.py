@@ -151,9 +151,22 @@ def memory_svg(analysis: MemoryAnalysis, name: str, top: int = 10) -> str:
     ])
 
 
-_DEFS = ('<defs><pattern id="padding" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
-         '<rect width="5" height="5" fill="#f4f4f4"/><line x1="0" y1="0" x2="0" y2="5" stroke="#8c8c8c" stroke-width="2.2"/>'
-         '</pattern></defs>')
+PADDING_TINTS = {ARGUMENTS: "#e4edf8", TEMPORARIES: "#fcecdc", OUTPUTS: "#e4f2e4", None: "#f4f4f4"}
+
+
+def _padding_pattern(kind: Optional[str]) -> str:
+    """Hatching in the kind's colours (`url(#padding-arguments)`), or grey for the legend."""
+    stripe = KIND_EDGES.get(kind, "#8c8c8c")
+    return (f'<pattern id="{_padding_id(kind)}" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+            f'<rect width="5" height="5" fill="{PADDING_TINTS[kind]}"/>'
+            f'<line x1="0" y1="0" x2="0" y2="5" stroke="{stripe}" stroke-width="1.6"/></pattern>')
+
+
+def _padding_id(kind: Optional[str]) -> str:
+    return f"padding-{kind}" if kind else "padding"
+
+
+_DEFS = "<defs>" + "".join(_padding_pattern(kind) for kind in PADDING_TINTS) + "</defs>"
 
 
 def _legend(x: float, y: float, padding: bool, capacity: bool) -> tuple[str, float]:
@@ -193,11 +206,13 @@ class _Panel:
         self.buffers = [b for b in self.site.buffers() if b.physical_bytes > 0]
         self.shown = self.buffers if top == 0 else self.buffers[:top]
         self.kinds = self.memory.kind_timelines()
+        self.data = self.memory.kind_timelines(logical=True)  # the same without the layouts' padding
         self.capacity = device.capacity_bytes
         self.capacity_on_scale = self.capacity is not None and self.capacity <= CAPACITY_ON_SCALE * scale
         self.top_bytes = max(scale, self.capacity if self.capacity_on_scale else 0) * 1.08
         self.grouped = grouped
-        self.has_padding = any(b.physical_bytes > b.logical_bytes for b in self.shown)
+        self.has_padding = any(b.physical_bytes > b.logical_bytes for b in self.shown) or any(
+            (self.kinds[kind] > self.data[kind]).any() for kind in STACK)
         self.label_width = max([len(self._bar_label(b)) for b in self.shown] + [8]) * SMALL_SIZE * CHAR_WIDTH
         self.size_width = max([len(self._bar_size(b)) + 2 + len(b.type) for b in self.shown] + [10]) * SMALL_SIZE * CHAR_WIDTH
         self.bars_x = AXIS_WIDTH + PLOT_WIDTH + BAR_GAP
@@ -270,19 +285,26 @@ class _Panel:
         return [_Bucket(int(a), int(b) - 1, int(a + np.argmax(timeline[a:b]))) for a, b in zip(edges[:-1], edges[1:]) if b > a]
 
     def _areas(self) -> list[str]:
+        """Each kind's band: its data solid, its layouts' padding hatched above it."""
         buckets = self._buckets()
         positions = [b.position for b in buckets]
+        peak = self.memory.peak_position
         below = np.zeros(len(buckets), np.int64)
         parts = ['<g class="areas">']
         for kind in STACK:
+            data = below + self.data[kind][positions]
             above = below + self.kinds[kind][positions]
-            if above.max() > below.max() or kind == ARGUMENTS:
-                path = self._band(buckets, below, above)
-                most = int(self.kinds[kind].max())
-                at_peak = int(self.kinds[kind][self.memory.peak_position])
-                parts.append(f'<path class="area {kind}" d="{path}" fill="{KIND_FILLS[kind]}" stroke="{KIND_EDGES[kind]}" '
-                             f'stroke-width="0.8"><title>{kind}: {format_bytes(at_peak)} at the peak, at most '
-                             f"{format_bytes(most)}</title></path>")
+            if (above > below).any() or kind == ARGUMENTS:
+                parts.append(f'<path class="area {kind}" d="{self._band(buckets, below, data)}" fill="{KIND_FILLS[kind]}" '
+                             f'stroke="{KIND_EDGES[kind]}" stroke-width="0.8"><title>{kind}: '
+                             f"{format_bytes(int(self.kinds[kind][peak]))} at the peak, at most "
+                             f"{format_bytes(int(self.kinds[kind].max()))}</title></path>")
+            if (above > data).any():
+                padding = self.kinds[kind] - self.data[kind]
+                parts.append(f'<path class="padding {kind}" d="{self._band(buckets, data, above)}" fill="url(#{_padding_id(kind)})" '
+                             f'stroke="{KIND_EDGES[kind]}" stroke-width="0.6"><title>padding of the {kind}: '
+                             f"{format_bytes(int(padding[peak]))} at the peak, at most {format_bytes(int(padding.max()))}"
+                             "</title></path>")
             below = above
         parts.append("</g>")
         parts += self._hover_strips(buckets)
@@ -385,7 +407,7 @@ class _Panel:
                          f"<title>{title}</title></rect>")
             if physical - logical > 0:
                 parts.append(f'<rect class="padding" x="{number(bar_x + logical)}" y="{number(y)}" width="{number(physical - logical)}" '
-                             f'height="{number(BAR_HEIGHT)}" fill="url(#padding)" stroke="#8c8c8c" stroke-width="0.6">'
+                             f'height="{number(BAR_HEIGHT)}" fill="url(#{_padding_id(kind)})" stroke="{KIND_EDGES[kind]}" stroke-width="0.6">'
                              f"<title>{title}</title></rect>")
             parts.append(_text(bar_x + max(physical, 0.5) + 5, y + BAR_HEIGHT - 2, self._bar_size(buffer), SMALL_SIZE,
                                after=(buffer.type, "#777777")))

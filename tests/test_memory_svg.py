@@ -99,12 +99,15 @@ def test_top_limits_the_bars_and_says_how_many_are_left_out():
 def test_padding_is_hatched_on_a_tpu_target_and_absent_on_the_cpu():
     tpu = drawing(target="tpu-v5e", top=0)
     padding = with_class(tpu, "rect", "padding")
-    assert padding and all(p.get("fill") == "url(#padding)" for p in padding)
+    assert padding and all(p.get("fill").startswith("url(#padding-") for p in padding)
+    # the chart hatches the padding of each kind above its data: %a's and %b's among the arguments
+    [arguments] = [p for p in with_class(tpu, "path", "padding") if "arguments" in p.get("class")]
+    assert title_of(arguments).startswith("padding of the arguments: ")
     # %b: 64 bytes of data in a whole (8, 128) tile of f32: its bar is mostly padding.
     [b] = [g for g in with_class(tpu, "g", "bar") if g.get("data-name") == "%b"]
     assert b.find(f"{SVG}rect[@class='padding']") is not None and "padding" in title_of(b) and "T(" in title_of(b)
     cpu = drawing(target="cpu", top=0)
-    assert with_class(cpu, "rect", "padding") == []
+    assert with_class(cpu, "rect", "padding") == [] and with_class(cpu, "path", "padding") == []
     assert "padding" not in ET.tostring(cpu.find(f"{SVG}g[@class='legend']"), encoding="unicode")
 
 

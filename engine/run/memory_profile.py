@@ -214,14 +214,17 @@ class FunctionMemory:
             return ARGUMENTS
         return OUTPUTS if value in returned else TEMPORARIES
 
-    def kind_timelines(self) -> dict[str, np.ndarray]:
+    def kind_timelines(self, logical: bool = False) -> dict[str, np.ndarray]:
         """KINDS -> the physical bytes of that kind live at every position (main memory only);
-        they add up to `timeline`, a callee's peak counted as temporaries."""
+        they add up to `timeline`, a callee's peak counted as temporaries. `logical`: the bytes of
+        data instead, without the layouts' padding (a callee's peak still counts whole)."""
         returned = self._returned() if self.is_entry else set()
         kinds = [self._kind(value, returned) for value in self.liveness.values]
-        arguments = self._sum(np.where([k == ARGUMENTS for k in kinds], self.main, 0))
-        outputs = self._sum(np.where([k == OUTPUTS for k in kinds], self.main, 0))
-        return {ARGUMENTS: arguments, TEMPORARIES: self.timeline - arguments - outputs, OUTPUTS: outputs}
+        sizes = np.where(self.space == 0, self.logical, 0) if logical else self.main
+        total = self.logical_timeline + self.extra if logical else self.timeline
+        arguments = self._sum(np.where([k == ARGUMENTS for k in kinds], sizes, 0))
+        outputs = self._sum(np.where([k == OUTPUTS for k in kinds], sizes, 0))
+        return {ARGUMENTS: arguments, TEMPORARIES: total - arguments - outputs, OUTPUTS: outputs}
 
     def _returned(self) -> set[Value]:
         terminator = self.function.body.terminator
