@@ -262,11 +262,11 @@ class _Panel:
                  f"<title>bytes live at each op of @{escape_text(self.memory.function.sym_name)} ({size} positions, "
                  f"regions inline, a call counting its callee's peak)</title></rect>"]
         grid = ['<g class="grid"><title>bytes live</title>']
-        for value in _ticks(self.top_bytes / 1.08, bytes_unit=True):
+        for value, label in _byte_ticks(self.top_bytes / 1.08):
             y = self._y(value)
             grid.append(f'<line x1="{number(AXIS_WIDTH)}" y1="{number(y)}" x2="{number(AXIS_WIDTH + PLOT_WIDTH)}" y2="{number(y)}" stroke="{GRID_COLOUR}"/>')
-            grid.append(_text(AXIS_WIDTH - 6, y + 3.5, _byte_tick(value), SMALL_SIZE, anchor="end"))
-        for position in _ticks(size, bytes_unit=False):
+            grid.append(_text(AXIS_WIDTH - 6, y + 3.5, label, SMALL_SIZE, anchor="end"))
+        for position in _position_ticks(size):
             x = self._x(position)
             grid.append(f'<line x1="{number(x)}" y1="{number(HEADING_HEIGHT + PLOT_HEIGHT)}" x2="{number(x)}" '
                         f'y2="{number(HEADING_HEIGHT + PLOT_HEIGHT + 4)}" stroke="#9a9a9a"/>')
@@ -452,27 +452,33 @@ def _capacity_share(device: DeviceMemory) -> str:
 # -- small pieces ----------------------------------------------------------------------------------
 
 
-def _ticks(top: float, bytes_unit: bool) -> list[float]:
-    """Round values from 0 up to `top`, at most 6: steps of 1, 2, 2.5 or 5 times a power of ten
-    (for bytes, of the largest power of 1024 below `top`: 0, 256 MiB, 512 MiB...; for positions,
-    whole numbers)."""
+BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")
+
+
+def _round_steps(top: float) -> list[float]:
+    """0 and round values up to `top`, at most 6: steps of 1, 2, 2.5 or 5 times a power of ten."""
     if top <= 0:
         return [0.0]
-    unit = 1024 ** min(6, int(np.log(top) / np.log(1024))) if bytes_unit and top >= 1 else 1
-    scaled = top / unit
-    magnitude = 10 ** np.floor(np.log10(scaled))
-    step = next(magnitude * f for f in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10) if scaled / (magnitude * f) <= 5)
-    if not bytes_unit or unit == 1:
-        step = max(1.0, float(np.ceil(step)))
-    return [i * step * unit for i in range(int(scaled // step) + 1)]
+    magnitude = 10 ** np.floor(np.log10(top))
+    step = next(magnitude * f for f in (0.1, 0.2, 0.25, 0.5, 1, 2, 2.5, 5, 10) if top / (magnitude * f) <= 5)
+    return [i * step for i in range(int(top // step) + 1)]
 
 
-def _byte_tick(value: float) -> str:
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
-        if value < 1024 or unit == "EiB":
-            return f"{number(value)} {unit}"
-        value /= 1024
-    raise AssertionError("unreachable")
+def _position_ticks(size: int) -> list[int]:
+    """Whole positions from 0 to `size` at a round step."""
+    steps = _round_steps(size)
+    step = max(1, int(round(steps[1] - steps[0]))) if len(steps) > 1 else 1
+    return list(range(0, size + 1, step))
+
+
+def _byte_ticks(top: float) -> list[tuple[float, str]]:
+    """(bytes, label) of round values up to `top`, all in one unit chosen so that there are at
+    least 3 of it: 0, 250 KiB, 500 KiB, ... 1000 KiB rather than 0.2 MiB steps."""
+    power = 0
+    while power + 1 < len(BYTE_UNITS) and top / 1024 ** (power + 1) >= 3:
+        power += 1
+    unit = 1024 ** power
+    return [(value * unit, f"{number(value)} {BYTE_UNITS[power]}") for value in _round_steps(top / unit)]
 
 
 def _text(x: float, y: float, text: str, size: float, anchor: str = "start", colour: Optional[str] = None,

@@ -245,3 +245,12 @@ def test_cli_picture_of_the_sample_model(tmp_path):
     assert main(["memory", str(SAMPLES / "tiny_model.mlir"), "--svg", str(out), "--top", "0"]) in (0, 4)
     root = parse(out.read_text())
     assert len(panels(root)) == 1 and with_class(root, "g", "peak")
+
+
+def test_axis_ticks_are_round_and_in_one_unit():
+    from hlodbg.layouts.memory_svg import _byte_ticks, _position_ticks
+
+    assert [label for _, label in _byte_ticks(1106 * 1024)] == ["0 KiB", "250 KiB", "500 KiB", "750 KiB", "1000 KiB"]
+    assert [label for _, label in _byte_ticks(3.5 * 2**30)] == ["0 GiB", "1 GiB", "2 GiB", "3 GiB"]
+    assert [value for value, _ in _byte_ticks(747 * 2**20)] == [i * 200 * 2**20 for i in range(4)]
+    assert _position_ticks(1) == [0, 1] and _position_ticks(631) == [0, 200, 400, 600]
