@@ -116,7 +116,7 @@ def memory_svg(analysis: MemoryAnalysis, name: str, top: int = 10) -> str:
     buffer live at the peak)."""
     groups = analysis.groups()
     scale = max(max(group[0].peak_bytes for group in groups), 1)
-    panels = [_Panel(group, top, scale, len(groups) < len(analysis.devices)) for group in groups]
+    panels = [_Panel(group, top, scale) for group in groups]
     width = MARGIN * 2 + max(p.width for p in panels)
     out: list[str] = []
     y = MARGIN
@@ -198,7 +198,7 @@ class _Bucket:
 
 
 class _Panel:
-    def __init__(self, devices: list[DeviceMemory], top: int, scale: int, grouped: bool):
+    def __init__(self, devices: list[DeviceMemory], top: int, scale: int):
         self.devices = devices
         device = self.device = devices[0]
         self.memory = device.entry
@@ -210,7 +210,6 @@ class _Panel:
         self.capacity = device.capacity_bytes
         self.capacity_on_scale = self.capacity is not None and self.capacity <= CAPACITY_ON_SCALE * scale
         self.top_bytes = max(scale, self.capacity if self.capacity_on_scale else 0) * 1.08
-        self.grouped = grouped
         self.has_padding = any(b.physical_bytes > b.logical_bytes for b in self.shown) or any(
             (self.kinds[kind] > self.data[kind]).any() for kind in STACK)
         self.label_width = max([len(self._bar_label(b)) for b in self.shown] + [8]) * SMALL_SIZE * CHAR_WIDTH
@@ -377,11 +376,12 @@ class _Panel:
         name = buffer.name if buffer.function == self.memory.function.sym_name else f"{buffer.name} in @{buffer.function}"
         return name if len(name) <= LABEL_CHARACTERS else name[:LABEL_CHARACTERS - 1] + "…"
 
-    @staticmethod
-    def _bar_size(buffer: Buffer) -> str:
+    def _bar_size(self, buffer: Buffer) -> str:
         text = format_bytes(buffer.physical_bytes)
         if buffer.physical_bytes > buffer.logical_bytes:
             text += f" ({buffer.waste:.1f}x)"
+        if not buffer.in_main_memory:  # listed, but not counted in the peak
+            text += f" in {self.device.backend.memory_space_label(buffer.memory_space)}"
         return text
 
     def _bars(self) -> list[str]:

@@ -254,3 +254,20 @@ def test_axis_ticks_are_round_and_in_one_unit():
     assert [label for _, label in _byte_ticks(3.5 * 2**30)] == ["0 GiB", "1 GiB", "2 GiB", "3 GiB"]
     assert [value for value, _ in _byte_ticks(747 * 2**20)] == [i * 200 * 2**20 for i in range(4)]
     assert _position_ticks(1) == [0, 1] and _position_ticks(631) == [0, 200, 400, 600]
+
+
+# %0 lives in VMEM (S(1)): drawn among the buffers at the peak, but said to be outside the peak.
+VMEM = """
+func.func @main(%a: tensor<3x5xf32> {xla_shape = "f32[3,5]{1,0:T(8,128)}"}) -> tensor<3x5xf32> {
+  %0 = stablehlo.negate %a {xla_shape = "f32[3,5]{1,0:T(8,128)S(1)}"} : tensor<3x5xf32>
+  %1 = stablehlo.add %a, %0 {xla_shape = "f32[3,5]{1,0:T(8,128)}"} : tensor<3x5xf32>
+  return %1 : tensor<3x5xf32>
+}
+"""
+
+
+def test_a_buffer_outside_the_main_memory_is_labelled_so():
+    root = drawing(VMEM, target="tpu-v5e", top=0)
+    bars = {g.get("data-name"): g for g in with_class(root, "g", "bar")}
+    assert "in VMEM S(1), not counted in the peak" in title_of(bars["%0"])
+    assert "in VMEM S(1)" in "".join(bars["%0"].itertext()) and "VMEM" not in "".join(bars["%a"].itertext())
