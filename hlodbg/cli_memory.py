@@ -7,15 +7,18 @@ EXIT_DOES_NOT_FIT when one does not, 2 for bad input.
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from typing import Optional
 
 from hlodbg.cli_elided import add_fill_elided_option, load_program
 from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.cli_target import add_target_options, backend_from_args
 from hlodbg.engine.ir.core import Operation
-from hlodbg.engine.ir.locations import user_frame
+from hlodbg.engine.ir.errors import HlodbgError, printable
 from hlodbg.engine.machine.memory import format_bytes
 from hlodbg.engine.run.memory_profile import MODULE_LAYOUT
+from hlodbg.layouts.memory_svg import device_label, op_name, op_sources
 
 VMEM = 1  # XLA's generic fast memory space, S(1): a TPU's VMEM
 
@@ -34,6 +37,9 @@ def add_options(cmd) -> None:
     cmd.add_argument("--top", type=_count, default=DEFAULT_TOP, metavar="N",
                      help=f"list the N largest buffers live at the peak (default: {DEFAULT_TOP}; 0: all of them)")
     cmd.add_argument("--json", action="store_true", help="print the profile as JSON")
+    cmd.add_argument("--svg", metavar="OUT.svg", help="also draw it: bytes live in program order per device, the peak, "
+                     "the buffers live there by size (their padding hatched); hover for names, layouts, sources")
+    cmd.add_argument("--png", metavar="OUT.png", help="the same picture as PNG (made from the SVG by rsvg-convert)")
     add_target_options(cmd, "holds its buffers")
     add_fill_elided_option(cmd)
 
@@ -51,9 +57,12 @@ def _count(text: str) -> int:
 
 
 def cmd_memory(args) -> int:
+    pictures = _picture_paths(args)  # checked before the program is read: a typo costs nothing
     program = load_program(args)
     backend = backend_from_args(args)
     analysis = program.memory(backend, replicas=args.replicas, partitions=args.partitions, entry=args.entry)
+    if pictures:
+        _write_pictures(program.name, analysis, args.top, pictures)
     compiled = _xla_compiled(program, backend, args.entry)
     if args.json:
         report = memory_json(program.name, analysis, args.top)
@@ -87,23 +96,58 @@ def _xla_compiled_text(compiled: dict) -> str:
             f" (compiled in {compiled['compile_seconds']:.2f} s); the profile above is the op-by-op run's")
 
 
+def _picture_paths(args) -> dict[str, Path]:
+    """{"svg": path, "png": path} of --svg/--png, each a name with its format's suffix in a
+    directory that exists."""
+    paths = {}
+    for fmt in ("svg", "png"):
+        given = getattr(args, fmt)
+        if given is None:
+            continue
+        path = Path(given)
+        if path.is_dir():
+            raise HlodbgError(f"--{fmt} {printable(given)} is a directory: expected a file name ending in .{fmt}")
+        if path.suffix.lower() != f".{fmt}":
+            other = "png" if fmt == "svg" else "svg"
+            raise HlodbgError(f"--{fmt} {printable(given)}: expected a file name ending in .{fmt}"
+                              + (f" (for a .{other} file use --{other})" if path.suffix.lower() == f".{other}" else ""))
+        if not path.parent.is_dir():
+            raise HlodbgError(f"--{fmt} {printable(given)}: no directory {printable(str(path.parent))} to write it in")
+        paths[fmt] = path
+    if "png" in paths:
+        from hlodbg.layouts.svg_png import find_converter
+
+        find_converter()
+    return paths
+
+
+def _write_pictures(name: str, analysis, top: int, paths: dict[str, Path]) -> None:
+    from hlodbg.layouts.memory_svg import memory_svg
+
+    svg = memory_svg(analysis, name, top)
+    outputs = {"svg": svg.encode("utf-8")}
+    if "png" in paths:
+        from hlodbg.layouts.svg_png import svg_to_png
+
+        outputs["png"] = svg_to_png(svg)
+    panels = len(analysis.groups())
+    for fmt, path in paths.items():
+        try:
+            path.write_bytes(outputs[fmt])
+        except OSError as e:
+            raise HlodbgError(f"cannot write {printable(str(path))}: {e.strerror or e}") from None
+        print(f"wrote {printable(str(path))}: {panels} panel{'s' if panels != 1 else ''} "
+              f"for {len(analysis.devices)} device{'s' if len(analysis.devices) != 1 else ''}", file=sys.stderr)
+
+
 # -- what the command prints -----------------------------------------------------------------------
 
 
 def op_location(op: Operation) -> Optional[str]:
     """`model.py:88` (the producer's line, for JAX the user's Python), else the op's line in the
     program file, else None."""
-    frame = user_frame(op.location)
-    if frame is not None:
-        return frame.short()
-    if op.pos is not None:
-        return f"{op.pos.filename.rsplit('/', 1)[-1]}:{op.pos.line}"
-    return None
-
-
-def op_name(op: Operation) -> str:
-    """`%1234`: the op by its first result, or by its op name when it has none."""
-    return op.results[0].name if op.results and op.results[0].name else op.name
+    sources = op_sources(op)
+    return sources[0] if sources else None
 
 
 def op_reference(op: Operation) -> str:
@@ -129,20 +173,6 @@ def verdict(device) -> str:
     op = device.peak_site().op
     return (f"does not fit in {device.capacity_label}: needs {format_bytes(peak)}: over by "
             f"{format_bytes(peak - capacity)} at {op_reference(op)}")
-
-
-def device_label(devices) -> str:
-    """`device 3`, `devices 0-7`, `devices 0-3, 6`."""
-    ids = [d.device for d in devices]
-    if len(ids) == 1:
-        return f"device {ids[0]} (replica {devices[0].process.replica_id}, partition {devices[0].process.partition_id})"
-    runs: list[list[int]] = []
-    for i in ids:
-        if runs and runs[-1][1] == i - 1:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i])
-    return "devices " + ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs)
 
 
 def _top(buffers: list, top: int) -> list:

@@ -18,6 +18,7 @@ from .labels import node_tooltip
 from .layout import CLUSTER_FONT_SIZE, EDGE_FONT_SIZE, FONT, NODE_FONT_SIZE, Layout
 from .overlay import Overlay
 from .palette import CATEGORIES, CLUSTER_FILLS, style_of
+from .svg_text import escape_attribute, escape_text, number
 
 FONT_FAMILY = f"{FONT}, Arial, Helvetica, sans-serif"
 MARGIN = 8.0
@@ -39,27 +40,7 @@ SWATCH_HEIGHT = 10.0
 EDGE_COLOUR = "#555555"
 CLUSTER_BORDER = "#b8b8b8"
 
-# Characters XML 1.0 forbids even when escaped; MLIR strings can hold them (`"\00"`).
-_INVALID_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
 _NOT_ID_CHAR = re.compile(r"[^A-Za-z0-9_.-]")
-_TEXT_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
-_ATTRIBUTE_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
-
-
-def escape_text(text: object) -> str:
-    """Character data for an element: markup escaped, characters XML cannot hold replaced."""
-    return _INVALID_XML.sub("\ufffd", str(text)).translate(_TEXT_ESCAPES)
-
-
-def escape_attribute(text: object) -> str:
-    """A double-quoted attribute value; newlines survive as character references."""
-    return _INVALID_XML.sub("\ufffd", str(text)).translate(_ATTRIBUTE_ESCAPES)
-
-
-def number(value: float) -> str:
-    """At most two decimals and no trailing zeros: `12`, `3.5`, `-0.25`."""
-    text = f"{value:.2f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
 
 
 def _class_name(text: str) -> str:

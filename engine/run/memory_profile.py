@@ -48,6 +48,11 @@ from .liveness import FunctionLiveness, Liveness, liveness_of, reads_built_tuple
 # layouts (the CPU keeps every array row-major and unpadded): shown, never counted.
 MODULE_LAYOUT = "module"
 
+# What a buffer is to the run, as XLA's memory_analysis() and XProf split the bytes: the entry's
+# parameters, the values it returns, and everything else (a callee's peak counts as temporaries).
+ARGUMENTS, TEMPORARIES, OUTPUTS = "arguments", "temporaries", "outputs"
+KINDS = (ARGUMENTS, TEMPORARIES, OUTPUTS)
+
 
 @dataclass(frozen=True)
 class Buffer:
@@ -196,17 +201,41 @@ class FunctionMemory:
         index = self.liveness.index
         return sum(int(self.main[index[r]]) for r in self.liveness.ops[position].results)
 
+    def kind_of(self, value: Value) -> str:
+        """ARGUMENTS, OUTPUTS or TEMPORARIES: a parameter of the entry function, a buffer it
+        returns (a returned parameter stays an argument), or anything else."""
+        return self._kind(value, self._returned() if self.is_entry else set())
+
+    def _kind(self, value: Value, returned: set[Value]) -> str:
+        if not self.is_entry:
+            return TEMPORARIES
+        if value.is_block_argument and value.owner is self.function.body:
+            return ARGUMENTS
+        return OUTPUTS if value in returned else TEMPORARIES
+
+    def kind_timelines(self, logical: bool = False) -> dict[str, np.ndarray]:
+        """KINDS -> the physical bytes of that kind live at every position (main memory only);
+        they add up to `timeline`, a callee's peak counted as temporaries. `logical`: the bytes of
+        data instead, without the layouts' padding (a callee's peak still counts whole)."""
+        returned = self._returned() if self.is_entry else set()
+        kinds = [self._kind(value, returned) for value in self.liveness.values]
+        sizes = np.where(self.space == 0, self.logical, 0) if logical else self.main
+        total = self.logical_timeline + self.extra if logical else self.timeline
+        arguments = self._sum(np.where([k == ARGUMENTS for k in kinds], sizes, 0))
+        outputs = self._sum(np.where([k == OUTPUTS for k in kinds], sizes, 0))
+        return {ARGUMENTS: arguments, TEMPORARIES: total - arguments - outputs, OUTPUTS: outputs}
+
+    def _returned(self) -> set[Value]:
+        terminator = self.function.body.terminator
+        return set() if terminator is None else {_buffer_owner(v) for v in terminator.operands}
+
     @property
     def argument_bytes(self) -> int:
         return sum(int(self.main[self.liveness.index[v]]) for v in self.function.arguments)
 
     @property
     def output_bytes(self) -> int:
-        terminator = self.function.body.terminator
-        if terminator is None:
-            return 0
-        returned = {_buffer_owner(v) for v in terminator.operands}
-        return sum(int(self.main[self.liveness.index[v]]) for v in returned if v in self.liveness.index)
+        return sum(int(self.main[self.liveness.index[v]]) for v in self._returned() if v in self.liveness.index)
 
 
 def _buffer_owner(value: Value) -> Value:
@@ -487,5 +516,5 @@ class MemoryAnalysis:
         return list(found.values())
 
 
-__all__ = ["Buffer", "DeviceMemory", "FunctionMemory", "MemoryAnalysis", "Site", "device_capacity",
+__all__ = ["ARGUMENTS", "Buffer", "KINDS", "OUTPUTS", "TEMPORARIES", "DeviceMemory", "FunctionMemory", "MemoryAnalysis", "Site", "device_capacity",
            "function_memories"]

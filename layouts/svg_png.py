@@ -1,0 +1,66 @@
+"""An SVG drawing as a PNG, by librsvg's `rsvg-convert` (the converter the graph export's notes and
+tests name): for drawings hlodbg writes itself, which Graphviz cannot render.
+
+`HLODBG_RSVG` names an executable to use instead. Each run has the time and memory limits of a
+Graphviz run (graphviz.py), and is killed past either.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from typing import Optional
+
+from .graphviz import GraphvizError, _kill, _limit_memory, layout_memory_limit, layout_timeout
+
+CONVERTER = "rsvg-convert"
+PNG_ZOOM = 2.0  # pixels per SVG unit: sharp on a high-density screen, small enough for a README
+CONVERT_SECONDS = 60.0
+
+
+class SvgToPngError(GraphvizError):
+    """No converter, or it failed (a GraphvizError: the CLI reports both alike)."""
+
+
+def find_converter() -> str:
+    """The executable that turns SVG into PNG, or an SvgToPngError saying how to get one."""
+    override = os.environ.get("HLODBG_RSVG")
+    if override:
+        found = shutil.which(override)
+        if found is None:
+            raise SvgToPngError(f"HLODBG_RSVG={override} is not an executable")
+        return found
+    found = shutil.which(CONVERTER)
+    if found is None:
+        raise SvgToPngError(f"a PNG is made from the SVG by {CONVERTER} (librsvg), which was not found",
+                            notes=("install it (e.g. `apt install librsvg2-bin`, `brew install librsvg`), "
+                                   "or write the SVG (--svg OUT.svg), which any browser shows with its tooltips",))
+    return found
+
+
+def svg_to_png(svg: str, zoom: float = PNG_ZOOM, executable: Optional[str] = None, timeout: Optional[float] = None) -> bytes:
+    """The PNG of an SVG document, `zoom` pixels per SVG unit."""
+    executable = executable or find_converter()
+    seconds = layout_timeout(CONVERT_SECONDS if timeout is None else timeout)
+    try:
+        process = subprocess.Popen([executable, "--zoom", f"{zoom:g}", "--format", "png"], stdin=subprocess.PIPE,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    except OSError as e:
+        raise SvgToPngError(f"cannot run {executable}: {e.strerror or e}") from None
+    _limit_memory(process.pid, layout_memory_limit())
+    try:
+        out, err = process.communicate(svg.encode("utf-8"), timeout=seconds)
+    except subprocess.TimeoutExpired:
+        _kill(process)
+        raise SvgToPngError(f"{os.path.basename(executable)} took longer than {seconds:g} s and was stopped") from None
+    finally:
+        if process.returncode is None:  # interrupted (Ctrl-C): leave nothing running
+            _kill(process)
+    if process.returncode != 0 or not out.startswith(b"\x89PNG"):
+        message = err.decode("utf-8", "replace").strip().splitlines()
+        detail = message[-1] if message else f"exit status {process.returncode}"
+        raise SvgToPngError(f"{os.path.basename(executable)} could not convert the SVG: {detail}")
+    return out
+
+
+__all__ = ["SvgToPngError", "find_converter", "svg_to_png"]
