@@ -109,6 +109,31 @@ async def test_search_select_run_to_and_toggle_breakpoint():
         assert source.breakpoint_lines == set()
 
 
+async def test_pin_keeps_a_value_and_unpin_lets_it_go():
+    app = nan_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        await press(app, pilot, "n", "n")
+
+        async def command(text: str) -> str:
+            await pilot.press("colon")
+            for ch in text:
+                await pilot.press(ch if ch != " " else "space")
+            await pilot.press("enter")
+            await settle(app, pilot)
+            return console_text(screen).replace("\n", "")
+
+        session = app.screen.controller.session
+        assert "pinned %c0 (event 0)" in await command("pin %c0")
+        assert session.pinned == [0]
+        assert "pin takes the name of a value" in await command("pin c0")
+        assert "%lt is not an op's result computed at this point" in await command("pin %lt")
+        assert "is not pinned (pinned: 0)" in await command("unpin 7")
+        assert "unpinned event 0" in await command("unpin 0")
+        assert session.pinned == []
+
+
 async def test_command_line_print_watch_goto_and_errors(tmp_path):
     app = nan_app()
     async with app.run_test(size=SIZE) as pilot:

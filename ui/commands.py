@@ -169,6 +169,23 @@ class CommandRunner:
         self.session.unwatch(self._id(rest))
         return CommandResult(f"removed watch {rest}", breakpoints_changed=True)
 
+    def cmd_pin(self, rest: str) -> CommandResult:
+        if not rest.startswith("%"):
+            raise CommandError("pin takes the name of a value computed here, e.g. pin %acc")
+        event = self.session.pin(rest)
+        return CommandResult(f"pinned {rest} (event {event}): kept however far the run goes "
+                             f"(it counts against --memory; unpin {event} lets it go)")
+
+    def cmd_unpin(self, rest: str) -> CommandResult:
+        if not rest.isdigit():
+            pinned = ", ".join(map(str, self.session.pinned)) or "none"
+            raise CommandError(f"unpin takes the event number pin gave (pinned: {pinned})")
+        event = int(rest)
+        if event not in self.session.pinned:
+            raise CommandError(f"event {event} is not pinned (pinned: {', '.join(map(str, self.session.pinned)) or 'none'})")
+        self.session.unpin(event)
+        return CommandResult(f"unpinned event {event}")
+
     def cmd_print(self, rest: str) -> CommandResult:
         if not rest:
             raise CommandError("print needs an expression, e.g. print %5[0, :3]")
@@ -320,6 +337,9 @@ COMMANDS: tuple[Command, ...] = (
     Command("enable", "enable N", "", CommandRunner.cmd_enable, joins=True),
     Command("watch", "watch EXPR", "expressions shown at every stop", CommandRunner.cmd_watch),
     Command("unwatch", "unwatch N", "", CommandRunner.cmd_unwatch, joins=True),
+    Command("pin", "pin %x", "keep a value recorded however far the run goes (counts against --memory)",
+            CommandRunner.cmd_pin),
+    Command("unpin", "unpin N", "", CommandRunner.cmd_unpin, joins=True),
     Command("print", "print EXPR", "numpy over values: %5, %5[0, :3], abs(%x).max(), iteration", CommandRunner.cmd_print, ("p",)),
     Command("goto", "goto N | goto %12", "jump to event N, or to the last (else next) run of the op making %12", CommandRunner.cmd_goto),
     Command("step", "step", "the same moves as the keys", _moving("step_in"), ("s",)),
