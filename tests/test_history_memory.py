@@ -134,3 +134,11 @@ def test_a_pinned_value_is_never_dropped_and_counts_against_the_budget():
     assert session.pinned == []
     with pytest.raises(hlodbg.HlodbgError, match="not an op's result"):
         session.pin("%zero_is_not_a_name")
+
+
+def test_looking_for_a_nan_stops_with_the_recording_full(small_history):
+    from hlodbg.engine.debug.lineage import LineageError, first_nonfinite
+
+    session = hlodbg.load(loop(ENDLESS)).session(persist=False, memory=64 << 10)
+    with pytest.raises(LineageError, match="no NaN element before the recording filled its memory"):
+        first_nonfinite(session, "nan")

@@ -95,6 +95,8 @@ def first_nonfinite(session, kind: str = "nan", advance=None) -> tuple[str, int,
             what = "NaN" if kind == "nan" else "Inf"
             if stop.reason == "interrupted":
                 raise LineageError(f"the run was interrupted before it made a {what} element")
+            if stop.reason == "memory":
+                raise LineageError(f"no {what} element before the recording filled its memory: {stop.message}")
             if stop.reason in ("end", "error"):
                 why = f": the run failed first ({stop.message})" if stop.reason == "error" else ""
                 raise LineageError(f"the run made no {what} element{why}")
