@@ -104,14 +104,14 @@ def _overlay(program, view, args):
 
 def _finished_session(program, entry: str, npz_path, seed: int, backend=None):
     """A session run to its end (an error stops it where it happened: values so far still count)."""
-    from hlodbg.cli_session import open_session
+    from hlodbg.cli_session import continue_within_memory, open_session
     from hlodbg.engine.run.interpreter import entry_function
     from hlodbg.execution import gather_arguments
 
     function = entry_function(program.module, entry)
     values, _ = gather_arguments(function, npz_path, [], seed)
     session = open_session(program, entry, values, None, backend)
-    session.continue_()
+    continue_within_memory(session)
     if session.error is not None:
         print(f"note: the run stopped early: {session.error}", file=sys.stderr)
     return session

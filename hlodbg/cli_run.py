@@ -146,7 +146,7 @@ def cmd_run(args) -> int:
         if status:
             return status
     elif args.break_on or args.probe:
-        from hlodbg.cli_session import break_on, open_session, probe
+        from hlodbg.cli_session import break_on, continue_within_memory, open_session, probe
 
         session = open_session(program, args.entry, values, args.memory, backend)
         try:
@@ -158,7 +158,7 @@ def cmd_run(args) -> int:
                 count = probe(session, args.probe)
                 print(f"wrote {count} value(s) to {printable(args.probe)}/ (index.csv lists them)", file=sys.stderr)
             else:
-                session.continue_()
+                continue_within_memory(session)
             if session.error is not None:
                 raise session.error
             results = session.results

@@ -53,6 +53,15 @@ def scan_break_on(program, entry: str, values: list, spec: str, program_name: st
     return 0, found.results, found.printed
 
 
+def continue_within_memory(session):
+    """`session.continue_()`, an error when the recording fills its memory first (a batch run does
+    not go on past the budget the way the debugger lets a user do a step at a time)."""
+    stop = session.continue_()
+    if stop.reason == "memory":
+        raise ExecutionError(f"stopped at event {stop.position:,}: {stop.message}")
+    return stop
+
+
 def break_on(session, spec: str, program_name: str) -> int:
     """Run to the first op meeting `spec`; print where and why (exit 3), or 0 if none did."""
     from hlodbg.engine.debug.breakpoints import BreakpointError
@@ -61,7 +70,7 @@ def break_on(session, spec: str, program_name: str) -> int:
         session.break_at(spec)
     except BreakpointError as e:
         raise e.about("--break-on") from None
-    stop = session.continue_()
+    stop = continue_within_memory(session)
     if stop.reason == "error":
         raise session.error
     if stop.reason != "breakpoint":
@@ -155,7 +164,7 @@ def probe(session, directory: str) -> int:
     """Write every value the run produced as .npy files plus index.csv into a new or empty
     `directory`; returns their count."""
     check_probe_directory(directory)
-    stop = session.continue_()
+    stop = continue_within_memory(session)
     out = Path(directory)
     try:
         out.mkdir(parents=True, exist_ok=True)

@@ -142,3 +142,13 @@ def test_looking_for_a_nan_stops_with_the_recording_full(small_history):
     session = hlodbg.load(loop(ENDLESS)).session(persist=False, memory=64 << 10)
     with pytest.raises(LineageError, match="no NaN element before the recording filled its memory"):
         first_nonfinite(session, "nan")
+
+
+def test_a_batch_run_that_fills_its_recording_says_so(small_history, tmp_path, capsys):
+    from hlodbg.cli import main
+
+    path = tmp_path / "endless.mlir"
+    path.write_text(loop(ENDLESS))
+    status = main(["run", str(path), "--break-on", "%a > 1e30", "--memory", "64K"])
+    err = capsys.readouterr().err
+    assert status == 2 and "memory budget" in err and "--memory" in err and "Traceback" not in err
