@@ -109,6 +109,12 @@ def test_without_memory_the_history_may_take_a_quarter_of_the_machine():
     assert store.history_budget == max(store.budget, memory // 4 if memory else 4 << 30)
     explicit = hlodbg.load(loop(10)).session(persist=False, memory=1 << 30).timeline.main.store
     assert explicit.history_budget == 1 << 30 and explicit.budget == 1 << 30
+    # A grid's devices share it: each its part of the quarter (64 MiB at least).
+    grid_text = loop(10).replace("func.func @main", "module attributes {mhlo.num_replicas = 2 : i32} {\nfunc.func @main", 1) + "}\n"
+    grid = hlodbg.load(grid_text).debug(persist=False)
+    quarter = memory // 4 if memory else 4 << 30
+    for device in grid.sessions.values():
+        assert device.timeline.main.store.history_budget == max(64 << 20, quarter // 2, device.timeline.main.store.budget)
 
 
 def test_a_grid_recording_that_fills_its_budget_says_so(small_history):

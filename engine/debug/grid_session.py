@@ -22,7 +22,7 @@ from .breakpoints import BreakpointTable, Resolver
 from .session import Session, memory_full_message
 from .stops import Stop
 from .target import MOVES, DeviceValue, TargetBase, TargetError
-from .values import argument_bytes, default_budget
+from .values import argument_bytes, default_budget, default_history_budget
 
 
 class GridSession(TargetBase):
@@ -44,10 +44,14 @@ class GridSession(TargetBase):
                      for process in self.processes}
         total = memory or default_budget(sum(argument_bytes(values) for values in arguments.values()))
         budget = total // len(self.processes)
+        # Without --memory each device's history may take its share of a quarter of RAM, as one
+        # process's may take all of it; with --memory everything counts against that.
+        history = default_history_budget(len(self.processes)) if memory is None else None
         self.sessions: dict[ProcessId, Session] = {}
         for process, values in arguments.items():
             table = BreakpointTable(Resolver(module, entry, path))
             self.sessions[process] = Session(module, values, entry=entry, memory=budget, breakpoints=table,
+                                             history_memory=history,
                                              process=process, grid=self.grid, path=path,
                                              backend=backend.for_device(process, self.grid))
         self.focus = focus

@@ -58,11 +58,13 @@ class Session:
 
     def __init__(self, module: Module, args: Sequence[Any], entry: str = "main", memory: Optional[int] = None,
                  breakpoints: Optional[BreakpointTable] = None, backend: Backend = CPU,
-                 process: ProcessId = ProcessId(0, 0), grid: Optional[Grid] = None, path: Optional[str] = None):
+                 process: ProcessId = ProcessId(0, 0), grid: Optional[Grid] = None, path: Optional[str] = None,
+                 history_memory: Optional[int] = None):
         self.module = module
         self.entry = entry
         self.args = list(args)
         self.budget = memory
+        self.history_budget = history_memory  # what its history may hold, when not from `memory` (a grid's device)
         self.backend = backend
         self.process = process
         self.grid = grid
@@ -85,7 +87,8 @@ class Session:
         return Interpreter(self.module, backend=self.backend, process=self.process, grid=self.grid)
 
     def _start(self) -> None:
-        store = ValueStore(self.module, self._interpreter, self.budget, arguments_bytes=argument_bytes(self.args))
+        store = ValueStore(self.module, self._interpreter, self.budget, arguments_bytes=argument_bytes(self.args),
+                           history_budget=self.history_budget)
         recorder = self._recorder
         if recorder is None and self.grid is None:
             recorder = take_idle_recorder(self.module, self.backend, self.process)

@@ -58,6 +58,13 @@ FIRST_CHECKPOINT_SECONDS = 0.2
 SMALLEST_HISTORY_BUDGET = 64 << 20
 
 
+def default_history_budget(devices: int = 1) -> int:
+    """What one device's history may hold without `--memory`: its share of a quarter of the
+    machine's memory, never under SMALLEST_HISTORY_BUDGET."""
+    memory = physical_memory()
+    return max(SMALLEST_HISTORY_BUDGET, (memory // 4 if memory else 4 << 30) // devices)
+
+
 def default_budget(arguments_bytes: int = 0) -> int:
     """The budget for recorded values when the user gives none (see SMALLEST_DEFAULT_BUDGET)."""
     memory = physical_memory()
@@ -124,13 +131,15 @@ class _CaptureFrameArgs(Listener):
 class ValueStore:
     """Recorded values of one run, within `budget` bytes, recomputed on demand when dropped."""
 
-    def __init__(self, module: Module, interpreter_factory, budget: Optional[int] = None, arguments_bytes: int = 0):
+    def __init__(self, module: Module, interpreter_factory, budget: Optional[int] = None, arguments_bytes: int = 0,
+                 history_budget: Optional[int] = None):
         self._module = module
         self.trace = Trace()
         self.budget = default_budget(arguments_bytes) if budget is None else max(0, int(budget))
-        if budget is None:
-            memory = physical_memory()
-            self.history_budget = max(self.budget, memory // 4 if memory else 4 << 30)
+        if history_budget is not None:  # a device's share of a grid's (GridSession)
+            self.history_budget = max(self.budget, history_budget)
+        elif budget is None:
+            self.history_budget = max(self.budget, default_history_budget())
         else:
             self.history_budget = max(self.budget, SMALLEST_HISTORY_BUDGET)
         # What values may keep now: the budget, less what the history takes of it (history_grew).
