@@ -7,7 +7,7 @@ import numpy as np
 
 import hlodbg
 from hlodbg.argument_files import load_npy
-from hlodbg.engine.debug.values import ARRAY_OVERHEAD
+from hlodbg.engine.debug.budget import ARRAY_OVERHEAD
 
 PROGRAM = """func.func @main(%a: tensor<256x128xf32>, %b: tensor<128x64xf32>) -> tensor<64x256xf32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<256x128xf32>, tensor<128x64xf32>) -> tensor<256x64xf32>

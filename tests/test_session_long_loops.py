@@ -233,7 +233,7 @@ def test_hit_numbers_stay_right_whatever_moves_came_before(program, spec):
 
 
 def test_the_budget_counts_what_a_loop_of_scalars_really_keeps(program):
-    from hlodbg.engine.debug.values import ARRAY_OVERHEAD
+    from hlodbg.engine.debug.budget import ARRAY_OVERHEAD
 
     session = hlodbg.load(loop(2_000)).session(persist=False)
     session.continue_()

@@ -8,7 +8,7 @@ import pytest
 
 import hlodbg
 from hlodbg.engine.debug import values as values_module
-from hlodbg.engine.debug.values import SMALLEST_DEFAULT_BUDGET, default_budget
+from hlodbg.engine.debug.budget import SMALLEST_DEFAULT_BUDGET, default_budget
 
 
 def chain_program(length: int, size: int = 1000) -> str:

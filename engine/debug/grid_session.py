@@ -19,10 +19,10 @@ from ..machine.process import ProcessId
 from ..run.grid import GridError, GridScheduler, ScheduledGrid, grid_shape
 from ..run.interpreter import entry_arguments, entry_function
 from .breakpoints import BreakpointTable, Resolver
-from .session import Session, memory_full_message
+from .budget import argument_bytes, default_budget, default_history_budget, memory_full_message
+from .session import Session
 from .stops import Stop
 from .target import MOVES, DeviceValue, TargetBase, TargetError
-from .values import argument_bytes, default_budget, default_history_budget
 
 
 class GridSession(TargetBase):

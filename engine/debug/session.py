@@ -20,15 +20,14 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence, Union
 
-import numpy as np
-
 from ..ir.core import Module, Operation
 from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.opset import has_expandable_body
 from ..machine.backend import CPU, Backend
 from ..machine.process import Grid, ProcessId
 from ..run.interpreter import Interpreter, entry_arguments, entry_function
-from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver, surely_finite
+from .breakpoints import Breakpoint, BreakpointError, BreakpointTable, Resolver
+from .budget import argument_bytes, memory_full_message
 from .expression_bounds import interrupt as interrupt_expressions
 from .expressions import ExpressionError, compile_expression
 from .recording import NEVER, Execution, RecordingInterpreter, give_back_recorder, take_idle_recorder
@@ -38,19 +37,8 @@ from .stops import FrameInfo, Hit, Stop
 from .summary import ValueSummary, summarize
 from .timeline import Timeline, TimePoint
 from .trace import FrameRecord, ResultRef, Trace
-from .values import ValueStore, argument_bytes, replay_frame_of
-from .views import EventView, OpStatistics, View, same_outputs, vectorised_note
-
-
-def memory_full_message(store: ValueStore) -> str:
-    """Why a run stopped with its history filling the store's budget, and the ways on."""
-    trace = store.trace
-    mib = 1 << 20
-    return (f"the recording holds its memory budget: {len(trace):,} events of history "
-            f"({trace.history_bytes() / mib:.0f} MiB) and {store.bytes / mib:.0f} MiB of values, of "
-            f"{(store.history_budget + store.allowance) / mib:.0f} MiB; it stopped here rather than grow. "
-            f"Going on lets it grow by {store.history_budget / 8 / mib:.0f} MiB at a time; "
-            f"restart with a larger --memory to record further in one go")
+from .values import ValueStore
+from .views import EventView, OpStatistics, View, expanded_view, vectorised_note
 
 
 class Session:
@@ -538,45 +526,8 @@ class Session:
             recorder.history_full = False  # a move past a "memory" stop: its history may grow a little
             view.store.grant_more_history()
         gate = recorder.gate
-        gate.reset()
-        gate.pause_at = pause_at
-        hits: list[Hit] = []
         timeline = self.timeline
-        before = [bp for bp in breakpoints if not bp.after and bp.ops]
-        after = [bp for bp in breakpoints if bp.after]
-        carried = timeline.ledgers_at_frontier(breakpoints) if view is timeline.main else []
-        reached = timeline.reached
-        stop_ops = frozenset().union(*(bp.ops for bp in before)) | extra_ops
-        if stop_ops:
-            gate.stop_ops = stop_ops
-
-            def check_before(e: int, operands: list) -> bool:
-                time = TimePoint.start(e)
-                reached(carried, time)
-                found = timeline.hits_at_start(view, e, before, extra_ops, time, operands)
-                hits.extend(found)
-                return bool(found)
-
-            gate.check_before = check_before
-        if after or after_event is not None:
-            trace = view.trace
-            completed = trace.completed
-
-            def check_after(e: int) -> bool:
-                if after:
-                    time = TimePoint.finish(trace, e, len(completed) - 1)
-                    reached(carried, time)
-                    found = timeline.hits_at_end(view, e, after, time)
-                    hits.extend(found)
-                    if found:
-                        return True
-                return e == after_event
-
-            gate.check_after = check_after
-            if after_event is None:
-                watched, screen = timeline.watch_plan(after)
-                if watched is not None:
-                    gate.watched, gate.skip_output = watched, surely_finite if screen else None
+        hits, carried = timeline.arm_gate(gate, view, pause_at, after_event, breakpoints, extra_ops)
         try:
             view.execution.advance()
         finally:
@@ -641,34 +592,15 @@ class Session:
 
     # -- expanded bodies ----------------------------------------------------------------------
     def _expand(self, event: int, at_end: bool = False) -> Optional[Stop]:
-        """Step into an op whose body the run computed without running it as a region: replay the
-        op with its bodies run as regions on whole arrays, and show that."""
-        view = self.timeline.view
-        trace, store = view.trace, view.store
-        op, frame = trace.ops[event], trace.frames[event]
-        operands = [store.value(trace.ref(frame, v)) for v in op.operands]
-        env = {v: store.value(trace.ref(frame, v)) for v in store.free_values(op)}
-        detail_store = ValueStore(self.module, self._interpreter, self.budget)
-        recorder = RecordingInterpreter(self.module, detail_store, backend=self.backend, process=self.process, grid=self.grid)
-        recorder.expand_bodies = True
-        step = recorder.step_for(op)
-        recorder.frame = replay_frame_of(trace, frame, env)
-        try:
-            with np.errstate(all="ignore"):
-                replayed = step.evaluator(step.call, *operands)
-        except HlodbgError:
+        """Step into an op whose body the run computed without running it as a region
+        (views.expanded_view), showing that replay."""
+        recorder = RecordingInterpreter(self.module, ValueStore(self.module, self._interpreter, self.budget),
+                                        backend=self.backend, process=self.process, grid=self.grid)
+        detail = expanded_view(self.timeline.view, event, recorder, at_end)
+        if detail is None:
             return None
-        if not detail_store.trace.ops:
-            return None
-        same = same_outputs(replayed, store.output(event))
-        calls = len(detail_store.trace.frame_records)
-        note = (f"{op.name}'s body replayed as a region for display: {calls} call(s), each on whole arrays "
-                f"(all pairs at once). The run itself applied the body's single op with numpy; "
-                + ("the replay's results are identical." if same else "the replay rounds differently from the run (values here may differ in the last bits)."))
-        detail = View(detail_store, None, base=event, parent=view, note=note)
-        detail.position = len(detail.trace) - 1 if at_end else 0
         self.timeline.view = detail
-        return Stop("step", detail.position, message=note)
+        return Stop("step", detail.position, message=detail.note)
 
     def _leave_view(self, forward: bool) -> Stop:
         view = self.timeline.view

@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 from array import array
 from dataclasses import dataclass, field
-from typing import Any, Callable, NamedTuple, Optional
+from typing import Any, Callable, NamedTuple, Optional, Sequence
 
 from ..ir.errors import HlodbgError
 from .breakpoints import Breakpoint, surely_finite
@@ -277,6 +277,51 @@ class Timeline:
             except HlodbgError as error:
                 return self._failed(bp, "condition", error, e, at_end)
         return Hit(bp, e, at_end, number)
+
+    def arm_gate(self, gate: Any, view: View, pause_at: float, after_event: Optional[int],
+                 breakpoints: Sequence[Breakpoint], extra_ops: frozenset) -> tuple[list, list]:
+        """Set the recorder's `gate` for a run of `view` that parks at `pause_at`, after
+        `after_event` finishes, or where `breakpoints` (and a run_to's `extra_ops`) are met:
+        (the list the hits that park it are added to, the ledgers carried along it)."""
+        gate.reset()
+        gate.pause_at = pause_at
+        hits: list[Hit] = []
+        before = [bp for bp in breakpoints if not bp.after and bp.ops]
+        after = [bp for bp in breakpoints if bp.after]
+        carried = self.ledgers_at_frontier(breakpoints) if view is self.main else []
+        reached = self.reached
+        stop_ops = frozenset().union(*(bp.ops for bp in before)) | extra_ops
+        if stop_ops:
+            gate.stop_ops = stop_ops
+
+            def check_before(e: int, operands: list) -> bool:
+                time = TimePoint.start(e)
+                reached(carried, time)
+                found = self.hits_at_start(view, e, before, extra_ops, time, operands)
+                hits.extend(found)
+                return bool(found)
+
+            gate.check_before = check_before
+        if after or after_event is not None:
+            trace = view.trace
+            completed = trace.completed
+
+            def check_after(e: int) -> bool:
+                if after:
+                    time = TimePoint.finish(trace, e, len(completed) - 1)
+                    reached(carried, time)
+                    found = self.hits_at_end(view, e, after, time)
+                    hits.extend(found)
+                    if found:
+                        return True
+                return e == after_event
+
+            gate.check_after = check_after
+            if after_event is None:
+                watched, screen = self.watch_plan(after)
+                if watched is not None:
+                    gate.watched, gate.skip_output = watched, surely_finite if screen else None
+        return hits, carried
 
     def ledgers_at_frontier(self, breakpoints) -> list[Ledger]:
         """The ledgers of `breakpoints` checked up to the end of the recorded run (a short gap

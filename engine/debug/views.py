@@ -7,13 +7,15 @@ from typing import Any, Callable, Optional
 import numpy as np
 
 from ..ir.core import Operation
+from ..ir.errors import HlodbgError
 from ..ir.locations import describe as describe_location
 from .breakpoints import BreakpointError
+from .budget import nbytes
 from .recording import Execution
 from .stops import op_label
 from .summary import ValueSummary
 from .trace import FrameRecord, Trace
-from .values import ValueStore, nbytes
+from .values import ValueStore, replay_frame_of
 
 
 class View:
@@ -175,4 +177,36 @@ def vectorised_note(trace: Trace, frame: FrameRecord) -> str:
             f"{', '.join(declared)})")
 
 
-__all__ = ["EventView", "OpStatistics", "View", "as_list", "same_outputs", "vectorised_note"]
+
+
+def expanded_view(view: View, event: int, recorder: Any, at_end: bool = False) -> Optional[View]:
+    """The view of `event`'s op replayed with its bodies run as regions on whole arrays, by
+    `recorder` (a fresh RecordingInterpreter with its own store), for an op the run computed
+    without running its body as a region (a reducer applied with numpy); None when the replay
+    fails or runs no body."""
+    trace, store = view.trace, view.store
+    op, frame = trace.ops[event], trace.frames[event]
+    operands = [store.value(trace.ref(frame, v)) for v in op.operands]
+    env = {v: store.value(trace.ref(frame, v)) for v in store.free_values(op)}
+    recorder.expand_bodies = True
+    step = recorder.step_for(op)
+    recorder.frame = replay_frame_of(trace, frame, env)
+    try:
+        with np.errstate(all="ignore"):
+            replayed = step.evaluator(step.call, *operands)
+    except HlodbgError:
+        return None
+    detail_store = recorder.store
+    if not detail_store.trace.ops:
+        return None
+    same = same_outputs(replayed, store.output(event))
+    calls = len(detail_store.trace.frame_records)
+    note = (f"{op.name}'s body replayed as a region for display: {calls} call(s), each on whole arrays "
+            f"(all pairs at once). The run itself applied the body's single op with numpy; "
+            + ("the replay's results are identical." if same else "the replay rounds differently from the run (values here may differ in the last bits)."))
+    detail = View(detail_store, None, base=event, parent=view, note=note)
+    detail.position = len(detail.trace) - 1 if at_end else 0
+    return detail
+
+
+__all__ = ["EventView", "OpStatistics", "View", "as_list", "expanded_view", "same_outputs", "vectorised_note"]
