@@ -16,7 +16,6 @@ import numpy as np
 from ..machine.memory import physical_memory
 from ..machine.xla.device_values import device_bytes, is_device_array
 
-
 # A session's budget without `--memory`: what the entry's arguments hold (a training step's values
 # live at its checkpoints — activations, gradients — are of that order, and its session then stays
 # within 1.5x its arguments and results), never less than SMALLEST_DEFAULT_BUDGET (a small program
