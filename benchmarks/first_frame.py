@@ -1,0 +1,155 @@
+"""Issue 35 part 1: the debugger's first frame with the graph drawn, as a user's `hlodbg PROG
+--args IN.npz` gives it, from the process's start (imports included) to the graph pane showing
+boxes; then opening a folded box, steps, and the process's peak memory.
+
+Each program runs in a fresh process (`hlodbg.cli`'s parser and `ui_entry.build_app`, the app in
+Textual's headless `run_test`). Programs: a generated 100k-op program (benchmarks/scale_programs.py,
+with name-stack locations) with its arguments in an .npz written by numpy.savez, and the
+GPT-2-shaped training step of gpt2_step.py (4,676 ops, its 365 MB of weights in an .npz written
+by numpy.savez: members unaligned, so read rather than mapped). Printed per program, each as
+`first_frame <program> <figure> <value> <unit> [target ...]`:
+  imports         `import hlodbg.ui.app` and the CLI (wall);
+  args            loading the program and its arguments (build_app; wall);
+  first_frame     from the process's start to the graph pane showing boxes (wall, and CPU of the
+                  process: a quiet machine's wall time; targets 1.5 s at 100k ops, 2 s GPT-2 step);
+  open_cluster    opening a folded box of the first scene until its scene is shown (target 100 ms);
+  step_median     key press (`n`, `s` in turn) to every pane updated (target 30 ms);
+  rss_peak        the process's peak resident memory (VmHWM; target 1 GB at 100k ops).
+Run: python benchmarks/first_frame.py [--only 100k,gpt2] [--quick] [--steps N]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gpt2_step  # noqa: E402 - the benchmarks directory is put on sys.path above
+from scale_programs import inputs, layered_program  # noqa: E402
+
+TARGETS = {("100k", "first_frame"): 1.5, ("gpt2", "first_frame"): 2.0, ("100k", "rss_peak"): 1024.0,
+           (None, "open_cluster"): 0.100, (None, "step_median"): 0.030}
+TIMEOUT = 600
+
+MEASURE = r"""
+import time
+started = time.perf_counter()
+cpu_started = time.process_time()
+import asyncio, json, statistics, sys
+from hlodbg.cli import _parser
+from hlodbg.ui_entry import build_app
+from hlodbg.ui.screens.main import MainScreen
+from hlodbg.ui.widgets.graph_canvas import GraphCanvas
+figures = {"imports": time.perf_counter() - started}
+argv = sys.argv[2:]
+steps = int(sys.argv[1])
+args = _parser("open").parse_args(["open", *argv])
+app = build_app(args)
+assert app.error is None, app.error
+figures["args"] = time.perf_counter() - started - figures["imports"]
+applied = []
+original = MainScreen._apply
+
+async def timed_apply(self, collected):
+    await original(self, collected)
+    applied.append(time.perf_counter())
+
+MainScreen._apply = timed_apply
+
+async def wait_for(condition):
+    while not condition():
+        await asyncio.sleep(0.002)
+
+async def main():
+    async with app.run_test(size=(200, 60)) as pilot:
+        await wait_for(lambda: applied)
+        canvas = app.screen.query_one(GraphCanvas)
+        await wait_for(lambda: canvas.shown_scene is not None and canvas.shown_scene.boxes and not canvas.laying_out)
+        await pilot.pause()
+        figures["first_frame"] = time.perf_counter() - started
+        figures["first_frame_cpu"] = time.process_time() - cpu_started
+        latencies = []
+        for i in range(steps):
+            count = len(applied)
+            pressed = time.perf_counter()
+            await pilot.press("n" if i % 2 == 0 else "s")
+            await wait_for(lambda: len(applied) > count)
+            latencies.append(applied[-1] - pressed)
+            await pilot.pause()
+        if latencies:
+            figures["step_median"] = statistics.median(latencies)
+        folded = [b.node for b in canvas.shown_scene.boxes.values() if b.cluster is not None]
+        if folded:
+            box = folded[len(folded) // 2]
+            opened = time.perf_counter()
+            canvas.select(box)
+            canvas.open_selected()
+            cluster = canvas.shown_scene.boxes[box].cluster
+            await wait_for(lambda: canvas.scene is not None and canvas.scene.root == cluster and not canvas.laying_out)
+            await pilot.pause()
+            figures["open_cluster"] = time.perf_counter() - opened
+
+asyncio.run(main())
+hwm = next(line for line in open("/proc/self/status") if line.startswith("VmHWM:"))
+figures["rss_peak"] = int(hwm.split()[1]) / 1024
+print("FIGURES " + json.dumps(figures))
+"""
+
+
+def program_files(name: str, workdir: Path, quick: bool) -> tuple[Path, Path]:
+    if name == "gpt2":
+        return gpt2_step.files(gpt2_step.QUICK if quick else gpt2_step.Shape())
+    ops = 10_000 if quick else 100_000
+    program = workdir / f"layered_{ops}.mlir"
+    return gpt2_step.write_once(program, lambda: (layered_program(ops), inputs(ops)))
+
+
+def measure(program: Path, arguments: Path, steps: int, workdir: Path) -> dict:
+    environment = {**os.environ, "HLODBG_CACHE_DIR": tempfile.mkdtemp(prefix="cache-", dir=workdir)}  # a cold layout cache
+    done = subprocess.run([sys.executable, "-c", MEASURE, str(steps), str(program), "--args", str(arguments), "--no-save"],
+                          capture_output=True, text=True, timeout=TIMEOUT, env=environment)
+    lines = [line for line in done.stdout.splitlines() if line.startswith("FIGURES ")]
+    if done.returncode or not lines:
+        raise RuntimeError(f"{program.name}: exit {done.returncode}\n{done.stderr[-3000:]}")
+    return json.loads(lines[-1][len("FIGURES "):])
+
+
+def report(name: str, figures: dict) -> None:
+    units = {"rss_peak": "MB", "step_median": "ms", "open_cluster": "ms"}
+    for figure in ("imports", "args", "first_frame", "first_frame_cpu", "open_cluster", "step_median", "rss_peak"):
+        if figure not in figures:
+            print(f"first_frame {name} {figure} - none", flush=True)
+            continue
+        unit = units.get(figure, "s")
+        scale = 1000 if unit == "ms" else 1
+        line = f"first_frame {name} {figure} {figures[figure] * scale:.3f} {unit}"
+        target = TARGETS.get((name, figure.removesuffix("_cpu")), TARGETS.get((None, figure)))
+        if target is not None:
+            line += f" target<={target * scale:g}"
+        print(line, flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", default="100k,gpt2", help="programs, comma-separated (default 100k,gpt2)")
+    parser.add_argument("--quick", action="store_true", help="10k ops and the GPT-2 step's quick shape")
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/hlodbg-first-frame"))
+    options = parser.parse_args()
+    options.workdir.mkdir(parents=True, exist_ok=True)
+    print(f"first frame, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
+    for name in options.only.split(","):
+        program, arguments = program_files(name, options.workdir, options.quick)
+        label = f"{name}-quick" if options.quick else name
+        report(label, measure(program, arguments, options.steps, options.workdir))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
