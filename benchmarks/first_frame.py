@@ -27,8 +27,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import gpt2_step  # noqa: E402 - the benchmarks directory is put on sys.path above
 from scale_programs import inputs, layered_program  # noqa: E402
