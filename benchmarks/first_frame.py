@@ -17,16 +17,23 @@ by numpy.savez: members unaligned, so read rather than mapped). Printed per prog
   open_cluster    opening a folded box of the first scene until its scene is shown (target 100 ms);
   step_median     key press (`n`, `s` in turn) to every pane updated (target 30 ms);
   rss_peak        the process's peak resident memory (VmHWM; target 1 GB at 100k ops).
-Run: python benchmarks/first_frame.py [--only 100k,gpt2] [--quick] [--steps N]
+and, for the 100k-op program and the 12-layer transformer training step of scale.py
+(export.transformer_text(12, nested=False, training=True), about 12,500 ops; JAX writes it once),
+the folded SVG export `hlodbg export PROG -o X.svg --collapse groups` in a fresh process, median
+of 3 (wall and CPU; targets 2 s at 100k, 1 s for the transformer), as `export <program> ...`.
+Run: python benchmarks/first_frame.py [--only 100k,gpt2,export] [--quick] [--steps N]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -36,6 +43,7 @@ from scale_programs import inputs, layered_program  # noqa: E402
 TARGETS = {("100k", "first_frame"): 1.5, ("gpt2", "first_frame"): 2.0, ("100k", "rss_peak"): 1024.0,
            (None, "open_cluster"): 0.100, (None, "step_median"): 0.030}
 TIMEOUT = 600
+EXPORT_TARGETS = {"100k": 2.0, "transformer": 1.0}
 
 MEASURE = r"""
 import time
@@ -121,6 +129,30 @@ def measure(program: Path, arguments: Path, steps: int, workdir: Path) -> dict:
     return json.loads(lines[-1][len("FIGURES "):])
 
 
+def transformer_file(workdir: Path) -> Path:
+    program = workdir / "transformer_12_training.mlir"
+    if not program.is_file():
+        from export import transformer_text
+
+        program.write_text(transformer_text(12, nested=False, training=True, compile=False)[0])
+    return program
+
+
+def measure_export(program: Path, workdir: Path, repeats: int = 3) -> tuple[float, float]:
+    """Median (wall, CPU) seconds of the folded SVG export of `program` in a fresh process."""
+    walls, cpus = [], []
+    for _ in range(repeats):
+        environment = {**os.environ, "HLODBG_CACHE_DIR": tempfile.mkdtemp(prefix="cache-", dir=workdir)}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "hlodbg", "export", str(program), "-o", str(workdir / "folded.svg"),
+                        "--collapse", "groups"], check=True, capture_output=True, timeout=TIMEOUT, env=environment)
+        walls.append(time.perf_counter() - started)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
+
+
 def report(name: str, figures: dict) -> None:
     units = {"rss_peak": "MB", "step_median": "ms", "open_cluster": "ms"}
     for figure in ("imports", "args", "graph_after_load", "first_frame", "first_frame_cpu", "open_cluster", "step_median", "rss_peak"):
@@ -138,7 +170,7 @@ def report(name: str, figures: dict) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--only", default="100k,gpt2", help="programs, comma-separated (default 100k,gpt2)")
+    parser.add_argument("--only", default="100k,gpt2,export", help="what to measure, comma-separated (default 100k,gpt2,export)")
     parser.add_argument("--quick", action="store_true", help="10k ops and the GPT-2 step's quick shape")
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/hlodbg-first-frame"))
@@ -146,6 +178,14 @@ def main() -> int:
     options.workdir.mkdir(parents=True, exist_ok=True)
     print(f"first frame, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}", flush=True)
     for name in options.only.split(","):
+        if name == "export":
+            programs = {"100k": program_files("100k", options.workdir, options.quick)[0],
+                        "transformer": transformer_file(options.workdir)}
+            for label, program in programs.items():
+                wall, cpu = measure_export(program, options.workdir)
+                target = f" target<={EXPORT_TARGETS[label]:g}"
+                print(f"export {label} folded_svg {wall:.3f} s{target}\nexport {label} folded_svg_cpu {cpu:.3f} s{target}", flush=True)
+            continue
         program, arguments = program_files(name, options.workdir, options.quick)
         label = f"{name}-quick" if options.quick else name
         report(label, measure(program, arguments, options.steps, options.workdir))
