@@ -187,7 +187,7 @@ def main() -> int:
                 print(f"export {label} folded_svg {wall:.3f} s{target}\nexport {label} folded_svg_cpu {cpu:.3f} s{target}", flush=True)
             continue
         program, arguments = program_files(name, options.workdir, options.quick)
-        label = f"{name}-quick" if options.quick else name
+        label = ("10k" if name == "100k" else f"{name}-quick") if options.quick else name
         report(label, measure(program, arguments, options.steps, options.workdir))
     return 0
 
