@@ -61,3 +61,25 @@ def test_run_imports_no_ui_or_graph(tmp_path):
     imported = imported_by("run", str(default_sample_path()), "--out", str(tmp_path / "out.npz"))
     assert "numpy" in imported  # it did run
     assert not imported & {"textual", "networkx", "graphviz", "jax"}
+
+
+def test_a_program_of_wide_types_never_imports_ml_dtypes(tmp_path):
+    """ml_dtypes (about a second of start-up) is imported when a program first needs one of its
+    types (engine/ir/ml_types.py): the f32 sample is verified and run without it."""
+    assert "ml_dtypes" not in imported_by("verify", str(default_sample_path()))
+    imported = imported_by("run", str(default_sample_path()), "--out", str(tmp_path / "out.npz"))
+    assert "numpy" in imported and "ml_dtypes" not in imported
+
+
+def test_a_bf16_program_imports_ml_dtypes_when_it_needs_it(tmp_path):
+    program = tmp_path / "bf16.mlir"
+    program.write_text("func.func @main(%x: tensor<2xbf16>, %y: tensor<2xi4>) -> (tensor<2xbf16>, tensor<2xi4>) {\n"
+                       "  %0 = stablehlo.add %x, %x : tensor<2xbf16>\n"
+                       "  %1 = stablehlo.add %y, %y : tensor<2xi4>\n"
+                       "  return %0, %1 : tensor<2xbf16>, tensor<2xi4>\n}\n")
+    out = tmp_path / "out.npz"
+    assert "ml_dtypes" in imported_by("run", str(program), "--out", str(out))
+    from hlodbg.argument_files import read_npz
+
+    results = read_npz(str(out))  # written widened: f32 and i32
+    assert [a.shape for a in results.values()] == [(2,), (2,)], results

@@ -28,7 +28,7 @@ from typing import Any, Iterator, Optional, Union
 import numpy as np
 
 from ..ir.dtypes import Token, is_float_dtype, is_narrow_int, widen
-from ..ir.types import FLOAT_TYPE_NAMES, FloatType
+from ..ir.types import float_storage_names
 from ..machine.xla.device_values import float_statistics, is_device_array, summarised_on_device, to_host
 
 BLOCK = 1 << 22  # elements per block: 16 MiB of float32, 32 MiB once converted to float64
@@ -45,7 +45,7 @@ _MLIR_ELEMENT_NAMES = {
     "complex64": "complex<f32>",
     "complex128": "complex<f64>",
     # tf32 is stored as float32, which must print as f32.
-    **{str(FloatType(name).numpy_dtype): name for name in FLOAT_TYPE_NAMES if name != "tf32"},
+    **float_storage_names(),
 }
 
 

@@ -9,11 +9,11 @@ and wrapped back to their width.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Optional
 
-import ml_dtypes
 import numpy as np
 
+from .ml_types import finfo, is_bfloat16, ml_dtype
 from .types import (
     ComplexType,
     FloatType,
@@ -28,15 +28,20 @@ from .types import (
 )
 
 F32 = np.dtype(np.float32)
-_BF16 = np.dtype(ml_dtypes.bfloat16)
 BOOL = np.dtype(np.bool_)
 
-_NARROW_INTS = {
-    np.dtype(ml_dtypes.int2): (2, True),
-    np.dtype(ml_dtypes.int4): (4, True),
-    np.dtype(ml_dtypes.uint2): (2, False),
-    np.dtype(ml_dtypes.uint4): (4, False),
-}
+_NARROW_INTS: dict[np.dtype, tuple[int, bool]] = {}  # filled on first use: ml_dtypes loads late (ml_types.py)
+
+
+def _narrow_int(dtype: Any) -> Optional[tuple[int, bool]]:
+    """(width, signed) of ml_dtypes' int2/int4/uint2/uint4, None for any other dtype (only a
+    dtype of kind V can be one: ml_dtypes is not imported for the others)."""
+    if getattr(dtype, "kind", None) != "V":
+        return None
+    if not _NARROW_INTS:
+        _NARROW_INTS.update({ml_dtype("int2"): (2, True), ml_dtype("int4"): (4, True),
+                             ml_dtype("uint2"): (2, False), ml_dtype("uint4"): (4, False)})
+    return _NARROW_INTS.get(dtype)
 
 
 class Token:
@@ -72,12 +77,12 @@ def element_dtype(t: Type) -> np.dtype:
 
 
 def is_float_dtype(dtype: np.dtype) -> bool:
-    return dtype.kind == "f" or (dtype.kind == "V" and dtype not in _NARROW_INTS and _is_ml_float(dtype))
+    return dtype.kind == "f" or (dtype.kind == "V" and _narrow_int(dtype) is None and _is_ml_float(dtype))
 
 
 def _is_ml_float(dtype: np.dtype) -> bool:
     try:
-        ml_dtypes.finfo(dtype)
+        finfo(dtype)
         return True
     except (ValueError, TypeError):
         return False
@@ -85,16 +90,16 @@ def _is_ml_float(dtype: np.dtype) -> bool:
 
 def is_narrow_float(dtype: np.dtype) -> bool:
     """bf16, f16 and the f8/f6/f4 types: computed in f32, rounded once to their own type."""
-    return dtype.itemsize < 4 and dtype not in _NARROW_INTS and dtype.kind not in "iub" and dtype != BOOL
+    return dtype.itemsize < 4 and _narrow_int(dtype) is None and dtype.kind not in "iub" and dtype != BOOL
 
 
 def is_narrow_int(dtype: np.dtype) -> bool:
-    return dtype in _NARROW_INTS
+    return _narrow_int(dtype) is not None
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
     """The dtype arithmetic on `dtype` values is carried out in."""
-    if dtype in _NARROW_INTS:
+    if _narrow_int(dtype) is not None:
         return np.dtype(np.int32)
     if is_narrow_float(dtype):
         return F32
@@ -112,7 +117,7 @@ def narrow(array: Any, dtype: np.dtype) -> np.ndarray:
     array = np.asarray(array)
     if array.dtype == dtype:
         return array
-    info = _NARROW_INTS.get(dtype)
+    info = _narrow_int(dtype)
     if info is not None and array.dtype.kind in "iu":
         array = wrap_integer(array.astype(np.int64), *info)
     return array.astype(dtype)
@@ -128,7 +133,7 @@ def wrap_integer(values: np.ndarray, width: int, signed: bool) -> np.ndarray:
 
 
 def integer_bounds(dtype: np.dtype) -> tuple[int, int]:
-    info = _NARROW_INTS.get(dtype)
+    info = _narrow_int(dtype)
     if info is not None:
         width, signed = info
         return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
@@ -137,14 +142,14 @@ def integer_bounds(dtype: np.dtype) -> tuple[int, int]:
 
 
 def bit_width(dtype: np.dtype) -> int:
-    info = _NARROW_INTS.get(dtype)
+    info = _narrow_int(dtype)
     if info is not None:
         return info[0]
     if dtype == BOOL:
         return 1
     if dtype.itemsize == 1 and dtype.kind not in "iu":
         try:
-            return int(ml_dtypes.finfo(dtype).bits)
+            return int(finfo(dtype).bits)
         except (ValueError, TypeError):
             pass
     return dtype.itemsize * 8
@@ -211,14 +216,14 @@ def _cast_fitting(array: np.ndarray, dtype: np.dtype, t: Type) -> np.ndarray:
     rounding: an integer outside the element type's range (it would wrap around) or a finite
     number too large for it (it would become inf or nan), so a float64 or int64 file given for
     an f16 or i8 argument never runs on silently different values."""
-    integer = dtype.kind in "iu" or dtype in _NARROW_INTS
+    integer = dtype.kind in "iu" or _narrow_int(dtype) is not None
     if integer and array.dtype.kind in "iu" and array.size:
         low, high = integer_bounds(dtype)
         smallest, largest = int(array.min()), int(array.max())
         if smallest < low or largest > high:
             value = smallest if smallest < low else largest
             raise ValueError(f"expected {t} but got {array.dtype} data holding {value}, outside {t.element}'s range {low}..{high}")
-    if dtype == _BF16 and array.dtype == F32:
+    if is_bfloat16(dtype) and array.dtype == F32:
         bits = array.view(np.uint32)
         if not (bits & 0xFFFF).any():
             # Every element is a bf16 exactly (a bf16 widened, as `run --out` stores one): its top

@@ -9,9 +9,9 @@ import math
 from dataclasses import dataclass
 from typing import Optional
 
-import ml_dtypes
 import numpy as np
 
+from .ml_types import finfo, ml_dtype
 from .notation import attribute_text
 
 
@@ -52,7 +52,7 @@ class IntegerType(Type):
         unsigned = self.signedness == "unsigned"
         table = _UNSIGNED_INTS if unsigned else _SIGNED_INTS
         try:
-            return table[self.width]
+            return _storage(table, self.width)
         except KeyError:
             raise TypeError(f"no numpy storage for integer type {self}") from None
 
@@ -71,43 +71,58 @@ class IntegerType(Type):
         return (1 << (self.width - 1)) - 1
 
 
-_SIGNED_INTS = {
-    2: np.dtype(ml_dtypes.int2),
-    4: np.dtype(ml_dtypes.int4),
+_SIGNED_INTS: dict[int, np.dtype | str] = {
+    2: "int2",
+    4: "int4",
     8: np.dtype(np.int8),
     16: np.dtype(np.int16),
     32: np.dtype(np.int32),
     64: np.dtype(np.int64),
 }
-_UNSIGNED_INTS = {
-    2: np.dtype(ml_dtypes.uint2),
-    4: np.dtype(ml_dtypes.uint4),
+_UNSIGNED_INTS: dict[int, np.dtype | str] = {
+    2: "uint2",
+    4: "uint4",
     8: np.dtype(np.uint8),
     16: np.dtype(np.uint16),
     32: np.dtype(np.uint32),
     64: np.dtype(np.uint64),
 }
 
-# MLIR spelling -> numpy dtype. tf32 has no numpy type; it is stored as float32.
-_FLOAT_DTYPES = {
-    "f4E2M1FN": np.dtype(ml_dtypes.float4_e2m1fn),
-    "f6E2M3FN": np.dtype(ml_dtypes.float6_e2m3fn),
-    "f6E3M2FN": np.dtype(ml_dtypes.float6_e3m2fn),
-    "f8E3M4": np.dtype(ml_dtypes.float8_e3m4),
-    "f8E4M3": np.dtype(ml_dtypes.float8_e4m3),
-    "f8E4M3FN": np.dtype(ml_dtypes.float8_e4m3fn),
-    "f8E4M3FNUZ": np.dtype(ml_dtypes.float8_e4m3fnuz),
-    "f8E4M3B11FNUZ": np.dtype(ml_dtypes.float8_e4m3b11fnuz),
-    "f8E5M2": np.dtype(ml_dtypes.float8_e5m2),
-    "f8E5M2FNUZ": np.dtype(ml_dtypes.float8_e5m2fnuz),
-    "f8E8M0FNU": np.dtype(ml_dtypes.float8_e8m0fnu),
-    "bf16": np.dtype(ml_dtypes.bfloat16),
+# MLIR spelling -> numpy dtype, or the name of ml_dtypes' (made on first use, ml_types.py).
+# tf32 has no numpy type; it is stored as float32.
+_FLOAT_DTYPES: dict[str, np.dtype | str] = {
+    "f4E2M1FN": "float4_e2m1fn",
+    "f6E2M3FN": "float6_e2m3fn",
+    "f6E3M2FN": "float6_e3m2fn",
+    "f8E3M4": "float8_e3m4",
+    "f8E4M3": "float8_e4m3",
+    "f8E4M3FN": "float8_e4m3fn",
+    "f8E4M3FNUZ": "float8_e4m3fnuz",
+    "f8E4M3B11FNUZ": "float8_e4m3b11fnuz",
+    "f8E5M2": "float8_e5m2",
+    "f8E5M2FNUZ": "float8_e5m2fnuz",
+    "f8E8M0FNU": "float8_e8m0fnu",
+    "bf16": "bfloat16",
     "f16": np.dtype(np.float16),
     "tf32": np.dtype(np.float32),
     "f32": np.dtype(np.float32),
     "f64": np.dtype(np.float64),
 }
 FLOAT_TYPE_NAMES = tuple(_FLOAT_DTYPES)
+
+
+def float_storage_names() -> dict[str, str]:
+    """numpy's name of each float type's storage -> the type's MLIR spelling (tf32, stored as
+    float32, left out), without making ml_dtypes' dtypes: each one's name is the name listed."""
+    return {str(dtype): name for name, dtype in _FLOAT_DTYPES.items() if name != "tf32"}
+
+
+def _storage(table: dict, key) -> np.dtype:
+    """`table[key]` as a dtype, an ml_dtypes name made into its dtype (and kept) on first use."""
+    dtype = table[key]
+    if isinstance(dtype, str):
+        dtype = table[key] = ml_dtype(dtype)
+    return dtype
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +134,7 @@ class FloatType(Type):
 
     @property
     def numpy_dtype(self) -> np.dtype:
-        return _FLOAT_DTYPES[self.name]
+        return _storage(_FLOAT_DTYPES, self.name)
 
     @property
     def bit_width(self) -> int:
@@ -240,9 +255,7 @@ def _hex_bits(value: float, dtype: np.dtype) -> str:
 
 
 def _mantissa_bits(element: "FloatType") -> int:
-    import ml_dtypes
-
-    return int(ml_dtypes.finfo(element.numpy_dtype).nmant) + 1
+    return int(finfo(element.numpy_dtype).nmant) + 1
 
 
 def _reads_back(text: str, value: float, element: "FloatType | None") -> bool:

@@ -40,11 +40,11 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any, Callable, Optional, Sequence
 
-import ml_dtypes
 import numpy as np
 
 from ..ir.core import Value
 from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
+from ..ir.ml_types import is_bfloat16
 from ..ir.types import TensorType, Type
 from .memory import MemoryCapacity, host_memory
 
@@ -62,7 +62,6 @@ _SEQUENTIAL_COMPLEX_K = 8
 
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
-BF16 = np.dtype(ml_dtypes.bfloat16)
 C128 = np.dtype(np.complex128)
 # Floats XLA CPU computes in their own width; bf16 and the f8 family compute in f32.
 _NATIVE_FLOATS = frozenset(np.dtype(t) for t in (np.float16, np.float32, np.float64, np.complex64, np.complex128))
@@ -311,7 +310,7 @@ class Backend:
         source is exact in f32 first, so `rounded`'s path gives the same bits.
         """
         value = np.asarray(value)
-        if value.dtype == F64 and is_narrow_float(dtype) and dtype != BF16:
+        if value.dtype == F64 and is_narrow_float(dtype) and not is_bfloat16(dtype):
             return value.astype(dtype)
         return cls.rounded(value, dtype)
 

@@ -9,6 +9,7 @@ are refused by name rather than skipped, so a layout is never silently read as s
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Optional
 
 import numpy as np
@@ -30,7 +31,9 @@ class LayoutError(HlodbgError):
 
 # -- element type names ------------------------------------------------------------------------
 
-def _xla_type_names() -> dict[str, np.dtype]:
+@functools.cache
+def xla_dtypes() -> dict[str, np.dtype]:
+    """XLA's element type names -> numpy dtypes, made on first use (ml_dtypes loads late, engine/ir/ml_types.py)."""
     names: dict[str, np.dtype] = {"pred": np.dtype(np.bool_)}
     for width in (2, 4, 8, 16, 32, 64):
         names[f"s{width}"] = IntegerType(width).numpy_dtype
@@ -43,14 +46,15 @@ def _xla_type_names() -> dict[str, np.dtype]:
     return names
 
 
-XLA_DTYPES: dict[str, np.dtype] = _xla_type_names()
-_XLA_NAMES: dict[np.dtype, str] = {dtype: name for name, dtype in XLA_DTYPES.items()}
+@functools.cache
+def _xla_names() -> dict[np.dtype, str]:
+    return {dtype: name for name, dtype in xla_dtypes().items()}
 
 
 def xla_type_name(dtype) -> str:
     """XLA's name of a numpy element type: f32, bf16, s4, pred, f8e4m3fn, c64."""
     try:
-        return _XLA_NAMES[np.dtype(dtype)]
+        return _xla_names()[np.dtype(dtype)]
     except KeyError:
         raise LayoutError(f"no XLA element type for numpy dtype {np.dtype(dtype)}") from None
 
@@ -201,9 +205,9 @@ def read_shape_head(reader: TextReader) -> tuple[np.dtype, tuple[int, ...]]:
     while reader.at < len(reader.text) and reader.text[reader.at].isalnum():
         reader.at += 1
     name = reader.text[start:reader.at]
-    if name not in XLA_DTYPES:
+    if name not in xla_dtypes():
         reader.at = start
-        raise reader.error("an XLA element type (" + ", ".join(XLA_DTYPES) + ")")
+        raise reader.error("an XLA element type (" + ", ".join(xla_dtypes()) + ")")
     reader.expect("[")
     dims: tuple[int, ...] = ()
     if not reader.peek("]"):
@@ -212,7 +216,7 @@ def read_shape_head(reader: TextReader) -> tuple[np.dtype, tuple[int, ...]]:
                               "supported by hlodbg", reader.at + 1)
         dims = reader.numbers(allow_combine=False)
     reader.expect("]", "',' or ']' in the dimensions")
-    return XLA_DTYPES[name], dims
+    return xla_dtypes()[name], dims
 
 
 def shape_text(dtype, shape) -> str:
@@ -220,5 +224,5 @@ def shape_text(dtype, shape) -> str:
     return f"{xla_type_name(dtype)}[{','.join(str(int(d)) for d in shape)}]"
 
 
-__all__ = ["COMBINE", "LayoutError", "LayoutFields", "TextReader", "XLA_DTYPES", "layout_text",
+__all__ = ["COMBINE", "LayoutError", "LayoutFields", "TextReader", "layout_text", "xla_dtypes",
            "read_layout_fields", "read_shape_head", "shape_text", "tile_text", "xla_type_name"]

@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 from typing import Any, Optional
 
-import ml_dtypes
 import numpy as np
 
 from ..ir.core import Operation
 from ..ir.dtypes import bit_width, is_float_dtype
+from ..ir.ml_types import finfo
 from ..ir.phrases import Phrase
 from ..ir.types import TensorType
 from .elementwise_provenance import SAME_INDEX
@@ -140,7 +140,7 @@ def _magnitude_bits(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     storage = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
     bits = values.view(storage).astype(np.uint64)  # same item size: any strides will do
     bits &= np.uint64((1 << width) - 1)  # f4/f6 keep their encoding in the low bits of a byte
-    if float(ml_dtypes.finfo(dtype).min) > 0:  # f8E8M0FNU: no sign bit, every bit is exponent
+    if float(finfo(dtype).min) > 0:  # f8E8M0FNU: no sign bit, every bit is exponent
         return bits, np.zeros(bits.shape, bool)
     sign = np.uint64(1 << (width - 1))
     return bits & ~sign, (bits & sign) != 0

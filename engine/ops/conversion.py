@@ -8,10 +8,10 @@ splitting or joining the last dimension when the widths differ.
 """
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from ..ir.dtypes import bit_width, element_dtype, integer_bounds, is_narrow_int, narrow, widen
+from ..ir.ml_types import finfo, is_bfloat16
 from ..ir.phrases import Phrase
 from ..ir.types import TensorType
 from ..machine.backend import Backend
@@ -140,8 +140,8 @@ _LAYOUTS = {
     np.dtype(np.float64): (11, 52),
     np.dtype(np.float32): (8, 23),
     np.dtype(np.float16): (5, 10),
-    np.dtype(ml_dtypes.bfloat16): (8, 7),
 }
+BF16_LAYOUT = (8, 7)  # bf16's, not in the table: its dtype is made when ml_dtypes is first needed (ml_types.py)
 
 
 @op("stablehlo.reduce_precision")
@@ -151,7 +151,7 @@ def reduce_precision(call: OpCall, operand: np.ndarray) -> np.ndarray:
     if exponent_bits < 1 or mantissa_bits < 0:
         raise call.error(f"exponent_bits must be >= 1 and mantissa_bits >= 0, got {exponent_bits} and {mantissa_bits}")
     x = np.asarray(operand)
-    layout = _LAYOUTS.get(x.dtype)
+    layout = BF16_LAYOUT if is_bfloat16(x.dtype) else _LAYOUTS.get(x.dtype)
     if layout is not None:
         return reduce_bits(x, layout, exponent_bits, mantissa_bits)
     # f8/f6/f4 layouts differ from IEEE (no infinities, other biases), so like XLA on the CPU we
@@ -167,8 +167,8 @@ def reduce_precision(call: OpCall, operand: np.ndarray) -> np.ndarray:
 
 
 def _fits_in_f16(dtype: np.dtype) -> bool:
-    info = ml_dtypes.finfo(dtype)
-    half = ml_dtypes.finfo(np.float16)
+    info = finfo(dtype)
+    half = finfo(np.float16)
     return (info.nmant <= half.nmant and float(info.max) <= float(half.max)
             and float(info.smallest_subnormal) >= float(half.smallest_subnormal))
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import math
 
-import ml_dtypes
 import numpy as np
 
 from ...ir.attributes import DenseElements, ElidedElements
+from ...ir.ml_types import finfo, ml_dtypes
 
 ELIDED = "{...}"
 
@@ -58,7 +58,7 @@ def element_text(x, dtype: np.dtype) -> str:
 def _is_narrow_integer(dtype: np.dtype) -> bool:
     """ml_dtypes' int4/uint4/int2/... (numpy sees them as opaque 'V' types)."""
     try:
-        ml_dtypes.iinfo(dtype)
+        ml_dtypes().iinfo(dtype)
         return True
     except (TypeError, ValueError):
         return False
@@ -91,12 +91,12 @@ _WIDE = (np.dtype(np.float32), np.dtype(np.float64))
 
 def max_digits10(dtype: np.dtype) -> int:
     """ceil(1 + p·log10 2) for p significand bits: enough decimal digits to read any value back."""
-    return math.ceil(1 + (int(ml_dtypes.finfo(dtype).nmant) + 1) * math.log10(2))
+    return math.ceil(1 + (int(finfo(dtype).nmant) + 1) * math.log10(2))
 
 
 def _nan_text(value: np.ndarray, dtype: np.dtype) -> str:
     """`nan` for the default quiet NaN, `-nan` for its negation, `nan(0x..)` with another payload."""
-    info = ml_dtypes.finfo(dtype)
+    info = finfo(dtype)
     bits = int(info.bits)
     if bits < 8 or not np.isinf(np.array(np.inf).astype(dtype)):
         return "nan"  # formats without infinities have one NaN encoding and no payloads
