@@ -50,7 +50,7 @@ LAYERED_FROM_NODES = 500
 # long (ten times what 500 nodes usually take) and past it, or past its memory limit, draws the
 # view with the layered layout. An engine asked for by name is never swapped.
 AUTO_GRAPHVIZ_SECONDS = 4.0
-LAYERED_VERSION = 3  # part of a layered layout's cache key: bump when its output changes
+LAYERED_VERSION = 4  # part of a layered layout's cache key: bump when its output changes
 # Bigger layered layouts are not cached: making the cache key (the layout DOT's hash) and writing
 # the layout cost half as much as laying the view out again (at 150,000 nodes: 7 s against 12 s).
 CACHED_LAYERED_MAX_NODES = 20_000
