@@ -151,18 +151,21 @@ class _Router:
             return _edge_route(edge, [start, (tx1 + reach, start[1]), (tx1 + reach, end[1]), (tx1, end[1])], (tx1, end[1]), self.arrow, sx, sy, None)
         callee = self._callee_box(edge)
         if callee is not None:
-            return self._call(edge, (tx0, ty0, tx1, ty1), callee)
+            return self._call(edge, (tx0, ty0, tx1, ty1), *callee)
         if hy0 >= ty1:
             start, tip = ((tx0 + tx1) / 2, ty1), ((hx0 + hx1) / 2, hy0)
-        else:  # the head is above: leave from the top, arrive at the bottom
+        elif hy1 <= ty0:  # the head is above: leave from the top, arrive at the bottom
             start, tip = ((tx0 + tx1) / 2, ty0), ((hx0 + hx1) / 2, hy1)
+        else:  # side by side (functions in one row): under both, through the channel below
+            start, tip = ((tx0 + tx1) / 2, ty1), ((hx0 + hx1) / 2, hy1)
+            below = max(ty1, hy1) + self.problem.spacing.rank_gap / 2
+            return _edge_route(edge, [start, (start[0], below), (tip[0], below), tip], tip, self.arrow, sx, sy, None)
         return _edge_route(edge, [start, tip], tip, self.arrow, sx, sy, None)
 
-
     def _callee_box(self, edge):
-        """For a call edge, the box of the function it calls when the caller is outside it: the
-        edge ends on that box's border (as Graphviz's lhead does), not on an argument inside,
-        so it never runs across the callee's ops."""
+        """For a call edge, the box of the function it calls when the caller is outside it, and
+        whether that is a folded function's box: the edge ends on that box's border (as
+        Graphviz's lhead does), not on an argument inside, so it never runs across the callee's ops."""
         problem = self.problem
         if problem.view.graph.edges[edge]["kind"] != "call":
             return None
@@ -173,9 +176,13 @@ class _Router:
         container = home[problem.node_index[edge[0]]]
         while container != problem.ROOT and container != function:
             container = home[container]
-        if function == problem.ROOT or container == function:
-            return None  # no function box, or a call from inside the function it calls
-        return self.boxes[function]
+        if function == problem.ROOT:  # the callee is drawn folded: its box, if it stands apart
+            head = problem.node_index[edge[1]]
+            inside = home[problem.node_index[edge[0]]] != problem.ROOT
+            return (self.boxes[head], True) if inside and home[head] == problem.ROOT else None
+        if container == function:
+            return None  # a call from inside the function it calls
+        return self.boxes[function], False
 
     def _function_boxes(self) -> list:
         """The boxes of the functions drawn side by side at the top level."""
@@ -184,6 +191,12 @@ class _Router:
             self._functions = [self.boxes[n + k] for k, cid in enumerate(problem.cluster_ids)
                                if problem.home[n + k] == Problem.ROOT and problem.view.clusters[cid].kind == "function"]
         return self._functions
+
+    def _band_bottom(self, item: int) -> float:
+        """The bottom of the band `item` sits in: below it runs the channel, where no box is."""
+        container = self.problem.home[item]
+        block = self.blocks[container]
+        return self.origins[container][1] + block.band_bottom(block.band_of[item])
 
     def _top_function_box(self, item: int):
         """The box of the top-level function that draws `item`, if any."""
@@ -195,7 +208,7 @@ class _Router:
             container = problem.home[container]
         return None if found is None else self.boxes[found]
 
-    def _call(self, edge, tail_box, callee_box) -> EdgeRoute:
+    def _call(self, edge, tail_box, callee_box, folded: bool) -> EdgeRoute:
         """From the caller's side facing the callee to the callee's nearest border: sideways
         (leaving and arriving horizontally) when the callee is beside the caller,
         else down or up."""
@@ -220,11 +233,27 @@ class _Router:
                 y = min(max(corridor, cy0 + inset), cy1 - inset)
             tip = (cx0 if right else cx1, y)
             caller = self._top_function_box(self.problem.node_index[edge[0]])
+            if caller is not None and folded:
+                # A folded function beside the caller's: along the channel below the call's row
+                # out of the caller's box, down beside it below whatever stands between, across
+                # under the callee and up into its bottom side.
+                spacing = self.problem.spacing
+                channel = self._band_bottom(self.problem.node_index[edge[0]]) + spacing.rank_gap / 2
+                side = start[0] + (self.arrow if right else -self.arrow)
+                outside = caller[2] + spacing.node_gap / 2 if right else caller[0] - spacing.node_gap / 2
+                x = (cx0 + cx1) / 2
+                low, high = min(outside, x), max(outside, x)
+                between = [box for box in (self.boxes[item] for item in self.problem.contents[Problem.ROOT])
+                           if box is not callee_box and box is not caller and box[0] < high and box[2] > low]
+                corridor = max([channel, cy1 + spacing.rank_gap / 2] + [box[3] + spacing.rank_gap / 2 for box in between])
+                tip = (x, cy1)
+                points = [start, (side, start[1]), (side, channel), (outside, channel), (outside, corridor), (x, corridor), tip]
+                return _edge_route(edge, points, tip, self.arrow, sx, sy, None)
             if caller is not None:  # out of the caller's box first, along the channel below the
                 # call's row, where no box is (its row may hold other boxes beside it)
                 border = caller[2] if right else caller[0]
                 ahead = waypoints[1][0] if len(waypoints) > 1 else tip[0]
-                channel = ty1 + self.problem.spacing.rank_gap / 2
+                channel = self._band_bottom(self.problem.node_index[edge[0]]) + self.problem.spacing.rank_gap / 2
                 side = start[0] + (self.arrow if right else -self.arrow)
                 waypoints[1:1] = [(side, channel), ((border + ahead) / 2, channel)]
             waypoints.append((tip[0] - self.arrow if right else tip[0] + self.arrow, y))
