@@ -222,3 +222,43 @@ def test_a_program_opened_twice_lands_in_the_same_place(tmp_path):
         assert done.returncode == 0, done.stderr
         drawings.append(json.loads(done.stdout))
     assert drawings[0] == drawings[1]
+
+
+def relations(scene, nodes: list) -> dict:
+    """For each pair of boxes: which is above the other, and, for boxes sharing rows, which is
+    left of the other."""
+    out = {}
+    for k, a in enumerate(nodes):
+        for c in nodes[k + 1:]:
+            A, C = scene.boxes[a], scene.boxes[c]
+            vertical = -1 if A.y + A.height <= C.y else 1 if C.y + C.height <= A.y else 0
+            beside = -1 if A.x + A.width <= C.x else 1 if C.x + C.width <= A.x else 0
+            out[(a, c)] = (vertical, beside if vertical == 0 else None)
+    return out
+
+
+@pytest.mark.parametrize("name", ["optimized HLO (fusions as clusters)", "gpt_tiny (calls)"])
+def test_opening_and_closing_a_cluster_keeps_the_other_boxes_in_their_layers_and_order(tmp_path, name):
+    """Opening a folded box leaves every other box in the same layers and order (what is above
+    stays above, left stays left among boxes of one row); closing it again gives back the very
+    same positions, from a builder that has not seen the scene before too."""
+    view = VIEWS[name](tmp_path)
+    builder = SceneBuilder(view)
+    scene = builder.scene()
+    positions = {n: (b.x, b.y) for n, b in scene.boxes.items()}
+    folded = [b for b in scene.boxes.values() if b.cluster]
+    assert folded
+    for box in folded[:6]:
+        opened = builder.expand(box.cluster, scene)
+        others = [n for n in scene.boxes if n in opened.boxes]
+        assert len(others) == len(scene.boxes) - 1
+        before, after = relations(scene, others), relations(opened, others)
+        for pair, relation in before.items():
+            vertical, beside = relation
+            if vertical:
+                assert after[pair][0] == vertical, f"{pair} swapped above/below when {box.cluster} opened"
+            elif after[pair][0] == 0:
+                assert after[pair][1] == beside, f"{pair} swapped left/right when {box.cluster} opened"
+        fresh = SceneBuilder(VIEWS[name](tmp_path))
+        closed = fresh.collapse(box.cluster, fresh.expand(box.cluster, fresh.scene()))
+        assert {n: (b.x, b.y) for n, b in closed.boxes.items()} == positions
