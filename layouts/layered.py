@@ -301,6 +301,11 @@ def _assign_tracks(problem: Problem, blocks: dict[int, Block], block: Block) -> 
                 ends[track] = high
             block.track[(band, value)] = track
         block.tracks[band] = len(ends)
+    for item in block.band_of.keys() & problem.callers:
+        band = block.band_of[item]
+        if band not in block.call_track:
+            block.call_track[band] = block.tracks.get(band, 0)
+            block.tracks[band] = block.call_track[band] + 1
 
 
 class _Slots:

@@ -96,9 +96,14 @@ class Block:
     tips: dict = field(default_factory=dict)  # edge -> x of its arrow's tip on a node of the container
     track: dict = field(default_factory=dict)  # (band, value) -> the run's track in the channel below the band
     tracks: dict = field(default_factory=dict)  # band -> runs in the channel below it
+    call_track: dict = field(default_factory=dict)  # band -> the track call edges leave along, below the runs
 
     def band_bottom(self, band: int) -> float:
         return self.band_top[band] + self.band_height[band]
+
+    def call_y(self, band: int, spacing: Spacing) -> float:
+        """Where call edges from the band's boxes run sideways, on a track no value uses."""
+        return self.band_bottom(band) + spacing.track_offset(self.call_track.get(band, 0))
 
     def channel_y(self, band: int, value: int, spacing: Spacing) -> float:
         """Where `value` runs sideways in the channel below `band`."""
@@ -154,6 +159,7 @@ class Problem:
         self.routed: list = []  # (edge, path up, lca, path down) of edges drawn through lanes
         self.incoming: dict[int, list] = {}  # node -> its routed edges (operand, edge, producer), in operand order
         self.direct: list = []  # edges drawn straight
+        self.callers: set = set()  # nodes with a call edge: it leaves along a track of its own below their layer
         self._classify_edges()
 
     def container_depth(self, container: int) -> int:
@@ -166,6 +172,8 @@ class Problem:
             u, v = index[u_name], index[v_name]
             if data["kind"] != "data" or u == v:
                 self.direct.append(edge)
+                if data["kind"] == "call":
+                    self.callers.add(u)
                 continue
             up, down = [], []
             a, b = home[u], home[v]

@@ -192,11 +192,12 @@ class _Router:
                                if problem.home[n + k] == Problem.ROOT and problem.view.clusters[cid].kind == "function"]
         return self._functions
 
-    def _band_bottom(self, item: int) -> float:
-        """The bottom of the band `item` sits in: below it runs the channel, where no box is."""
+    def _call_y(self, item: int) -> float:
+        """Where a call edge from `item` runs sideways: its own track in the channel below the
+        band `item` sits in, where no box is and no value runs."""
         container = self.problem.home[item]
         block = self.blocks[container]
-        return self.origins[container][1] + block.band_bottom(block.band_of[item])
+        return self.origins[container][1] + block.call_y(block.band_of[item], self.problem.spacing)
 
     def _top_function_box(self, item: int):
         """The box of the top-level function that draws `item`, if any."""
@@ -238,7 +239,7 @@ class _Router:
                 # out of the caller's box, down beside it below whatever stands between, across
                 # under the callee and up into its bottom side.
                 spacing = self.problem.spacing
-                channel = self._band_bottom(self.problem.node_index[edge[0]]) + spacing.rank_gap / 2
+                channel = self._call_y(self.problem.node_index[edge[0]])
                 side = start[0] + (self.arrow if right else -self.arrow)
                 outside = caller[2] + spacing.node_gap / 2 if right else caller[0] - spacing.node_gap / 2
                 x = (cx0 + cx1) / 2
@@ -253,7 +254,7 @@ class _Router:
                 # call's row, where no box is (its row may hold other boxes beside it)
                 border = caller[2] if right else caller[0]
                 ahead = waypoints[1][0] if len(waypoints) > 1 else tip[0]
-                channel = self._band_bottom(self.problem.node_index[edge[0]]) + self.problem.spacing.rank_gap / 2
+                channel = self._call_y(self.problem.node_index[edge[0]])
                 side = start[0] + (self.arrow if right else -self.arrow)
                 waypoints[1:1] = [(side, channel), ((border + ahead) / 2, channel)]
             waypoints.append((tip[0] - self.arrow if right else tip[0] + self.arrow, y))

@@ -45,7 +45,7 @@ ENGINES = ("auto", "graphviz", "layered")
 # It is also faster (benchmarks/layout_crossover.py, CPU seconds, Graphviz | layered): gpt_tiny
 # 331 nodes 0.20 | 0.03; a 12-layer transformer inlined (1,821 nodes) 3.4 | 0.12; a flat
 # function of 1,102 boxes > 60 | 0.43. Graphviz stays available by name (`--engine graphviz`).
-LAYERED_VERSION = 4  # part of a layered layout's cache key: bump when its output changes
+LAYERED_VERSION = 5  # part of a layered layout's cache key: bump when its output changes
 # Bigger layered layouts are not cached: making the cache key (the layout DOT's hash) and writing
 # the layout cost half as much as laying the view out again (at 150,000 nodes: 7 s against 12 s).
 CACHED_LAYERED_MAX_NODES = 20_000
