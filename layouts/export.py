@@ -109,9 +109,10 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
 
             data = render_svg(view, layout, overlay=overlay, title=title).encode("utf-8")
             if fmt == "png":
-                from .svg_png import svg_to_png
+                from .svg_png import fitting_zoom, svg_to_png
 
-                data = svg_to_png(data.decode("utf-8"), timeout=timeout)
+                svg = data.decode("utf-8")
+                data = svg_to_png(svg, zoom=fitting_zoom(svg), timeout=timeout)
         else:
             data = json.dumps(graph_json(view, layout, overlay, title), indent=1, ensure_ascii=False).encode("utf-8")
     if path == "-":

@@ -177,3 +177,15 @@ def test_a_png_is_the_layered_svg_converted_and_graphviz_draws_its_own_on_reques
     err = capsys.readouterr().err
     assert "longer than 0.5 s" in err and "Traceback" not in err
     assert run_count(runs) == 1 and not (tmp_path / "gv.png").exists()
+
+
+def test_a_big_drawing_becomes_a_png_of_bounded_size():
+    """A PNG export of a tall graph (gpt_tiny: 2,000 x 11,000 pt) is converted at a lower zoom
+    rather than as a 160-megapixel image; small drawings keep the sharp default."""
+    from hlodbg.layouts.svg_png import MAX_PNG_PIXELS, PIXELS_PER_POINT, PNG_ZOOM, fitting_zoom
+
+    tall = '<?xml version="1.0"?>\n<svg width="2000pt" height="11000pt" viewBox="0 0 2000 11000">'
+    zoom = fitting_zoom(tall)
+    assert zoom < PNG_ZOOM
+    assert (2000 * zoom * PIXELS_PER_POINT) * (11000 * zoom * PIXELS_PER_POINT) == pytest.approx(MAX_PNG_PIXELS)
+    assert fitting_zoom('<svg width="300pt" height="200pt" viewBox="0 0 300 200">') == PNG_ZOOM
