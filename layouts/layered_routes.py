@@ -302,13 +302,17 @@ def _edge_route(edge, points: list, tip: Point, arrow: float, sx: float, sy: flo
 def _corners(points: list) -> list:
     """The waypoints without repeats and without the middle of three on one line."""
     out: list = []
-    for point in points:
-        if out and abs(out[-1][0] - point[0]) < 1e-6 and abs(out[-1][1] - point[1]) < 1e-6:
-            continue
-        if len(out) >= 2 and any(abs(out[-2][axis] - point[axis]) < 1e-6 and abs(out[-1][axis] - point[axis]) < 1e-6 for axis in (0, 1)):
-            out[-1] = point
-            continue
-        out.append(point)
+    for x, y in points:
+        if out:
+            px, py = out[-1]
+            if abs(px - x) < 1e-6 and abs(py - y) < 1e-6:
+                continue
+            if len(out) >= 2:
+                qx, qy = out[-2]
+                if (abs(qx - x) < 1e-6 and abs(px - x) < 1e-6) or (abs(qy - y) < 1e-6 and abs(py - y) < 1e-6):
+                    out[-1] = (x, y)
+                    continue
+        out.append((x, y))
     if len(out) == 1:
         out.append(out[0])
     return out
