@@ -1,11 +1,12 @@
-"""Where the layered layout should take over from Graphviz: both engines' time against node count.
+"""The layered layout against Graphviz: both engines' time against node count.
 
 For real-ish views — generated JAX-shaped programs (benchmarks/scale_programs.py; /tmp/scale/p*.mlir
 when present) folded to their top groups, expanded, and cut to the first N nodes in program order;
 gpt_tiny from the shared corpus; the 12-layer transformer of benchmarks/export.py when JAX is
 here — prints nodes, clusters, and each engine's CPU seconds (Graphviz's is its child process's, so
-a busy machine does not skew the comparison) and wall seconds. layout.LAYERED_FROM_NODES is set
-from these figures.
+a busy machine does not skew the comparison) and wall seconds. These figures chose the layered
+layout for large views first; it now draws every view (its edges run in lanes and through cluster
+ports, layout.py), and they show it costs nothing there.
 Run: python benchmarks/layout_crossover.py [--timeout S] [--sizes 100,200,...] [--no-transformer]
 """
 from __future__ import annotations
@@ -101,14 +102,11 @@ def main() -> int:
     args.sizes = [int(s) for s in args.sizes.split(",")]
     workdir = Path(tempfile.mkdtemp(prefix="hlodbg-crossover-"))
     os.environ["HLODBG_CACHE_DIR"] = str(workdir / "cache")
-    from hlodbg.layouts.layout import LAYERED_FROM_NODES
-
     print(f"{'view':32} {'nodes':>7} {'clusters':>8} | {'graphviz cpu':>12} {'wall':>8} | {'layered cpu':>11} {'wall':>6}")
     for name, view in views(args, workdir):
         gv_cpu, gv_wall = measure(view, "graphviz", args.timeout)
         ly_cpu, ly_wall = measure(view, "layered", args.timeout)
         print(f"{name:32} {view.node_count:7,} {len(view.clusters):8,} | {gv_cpu:>12} {gv_wall:>8} | {ly_cpu:>11} {ly_wall:>6}", flush=True)
-    print(f"LAYERED_FROM_NODES = {LAYERED_FROM_NODES}")
     return 0
 
 

@@ -10,8 +10,9 @@ OVERLAYS = ("nan", "range", "divergence", "padding")
 
 
 def add_options(export) -> None:
-    export.description = ("Draw PROG's dataflow graph with Graphviz (the system `dot`, else graphviz-pure). "
-                          "SVG and JSON reuse cached layouts, so a re-export (or a recoloured one) costs no layout.")
+    export.description = ("Draw PROG's dataflow graph: laid out in layers with edges in lanes (horizontal and vertical runs, "
+                          "into clusters through ports), or by Graphviz with --engine graphviz. "
+                          "SVG, PNG and JSON reuse cached layouts, so a re-export (or a recoloured one) costs no layout.")
     export.add_argument("program", metavar="PROG", help=PROGRAM_HELP)
     export.set_defaults(handler=cmd_export)
     export.add_argument("-o", "--output", required=True, metavar="OUT", help="OUT.svg, OUT.png, OUT.dot or OUT.json ('-' with --format: standard output)")
@@ -33,8 +34,8 @@ def add_options(export) -> None:
     export.add_argument("--title", help="a title line above the drawing (SVG)")
     export.add_argument("--chunk", type=int, default=None, help="module to export in a '// -----' split file")
     export.add_argument("--no-cache", action="store_true", help="lay out again instead of reusing a cached layout")
-    export.add_argument("--engine", choices=("auto", "graphviz", "layered"), default="auto", help="layout for SVG and JSON: Graphviz, the layered layout (linear in the graph's size), "
-                        "or auto: the layered one from 500 nodes or 500 edges on (default; HLODBG_LAYOUT_ENGINE sets it too). PNG is always drawn by Graphviz")
+    export.add_argument("--engine", choices=("auto", "graphviz", "layered"), default="auto", help="layout: the layered layout (linear in the graph's size, edges in lanes; auto, the default, is it; HLODBG_LAYOUT_ENGINE sets it too) "
+                        "or Graphviz (its splines; its PNG is Graphviz's own drawing). A PNG of the layered layout is its SVG converted by rsvg-convert")
     from hlodbg.cli_target import add_target_options
 
     add_target_options(export, "runs on for --values/--overlay")

@@ -122,7 +122,9 @@ def _trace(points: list[Cell], source: SceneBox) -> tuple[np.ndarray, np.ndarray
 def _arrow(edge: SceneEdge, target: SceneBox) -> str:
     """The arrowhead pointing from the edge's last cell into its target box."""
     side = target.side_of(edge.points[-1])
-    if side is not None:
+    x, y = edge.points[-1]
+    touching = (target.x - 1 <= x <= target.x + target.width) and (target.y - 1 <= y <= target.y + target.height)
+    if side is not None and (touching or len(edge.points) == 1):
         return ARROWS[side]
     if len(edge.points) > 1:  # inside the box (boxes that touch): follow the last segment
         (ax, ay), (bx, by) = edge.points[-2], edge.points[-1]

@@ -15,7 +15,6 @@ from hlodbg.engine.ir.core import Module
 from hlodbg.engine.ir.opset import owns_callee
 
 from .graph import DataflowGraph, GraphError, build_graph
-from .graphviz import LayoutLimitError
 from .labels import node_tooltip, short_type
 from .layout import Layout, check_layout_size, compute_layout, dot_source, layout_engine, quote
 from .overlay import Overlay
@@ -26,9 +25,6 @@ COLLAPSE_MODES = ("calls", "regions", "groups", "repeats", "none")
 # Past this many nodes, ops that own their callee (fusions) are drawn folded by default: a
 # compiled transformer has hundreds of fusions, and their insides drown the dataflow between them.
 OPEN_OWNED_CALLS_MAX_NODES = 500
-# Graphviz draws PNGs; a view past LAYERED_FROM_NODES gets this long before the export gives up.
-PNG_GRAPHVIZ_SECONDS = 30.0
-SVG_INSTEAD_NOTE = "an .svg export draws any size with the layered layout; convert it to PNG with e.g. rsvg-convert -w 1600 OUT.svg -o OUT.png"
 
 
 @dataclass
@@ -96,21 +92,27 @@ def format_of(path: str, explicit: Optional[str] = None) -> str:
 
 def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, overlay: Optional[Overlay] = None, title: Optional[str] = None, use_cache: bool = True, timeout: Optional[float] = None, engine: str = "auto") -> ExportReport:
     """Write the view to `path` ("-" for standard output) and say what was written. `engine`
-    lays out SVG and JSON (layout.compute_layout); PNG is always drawn by Graphviz."""
+    lays out SVG, PNG and JSON (layout.compute_layout); a PNG is the SVG converted by
+    rsvg-convert (svg_png.py), or with the Graphviz engine Graphviz's own drawing."""
     fmt = format_of(path, fmt)
     started = time.perf_counter()
     cached = False
     if fmt == "dot":
         data: bytes = styled_dot(view, overlay).encode("utf-8")
-    elif fmt == "png":
-        data = _graphviz_png(view, overlay, timeout, engine)
+    elif fmt == "png" and layout_engine(view, engine) == "graphviz":
+        data = _graphviz_png(view, overlay, timeout)
     else:
         layout = compute_layout(view, use_cache=use_cache, timeout=timeout, engine=engine)
         cached = layout.cached
-        if fmt == "svg":
+        if fmt in ("svg", "png"):
             from .svg import render_svg
 
             data = render_svg(view, layout, overlay=overlay, title=title).encode("utf-8")
+            if fmt == "png":
+                from .svg_png import fitting_zoom, svg_to_png
+
+                svg = data.decode("utf-8")
+                data = svg_to_png(svg, zoom=fitting_zoom(svg), timeout=timeout)
         else:
             data = json.dumps(graph_json(view, layout, overlay, title), indent=1, ensure_ascii=False).encode("utf-8")
     if path == "-":
@@ -126,23 +128,12 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
     return ExportReport(path, fmt, view.node_count, view.graph.number_of_edges(), len(view.clusters), time.perf_counter() - started, cached)
 
 
-def _graphviz_png(view: DataflowGraph, overlay: Optional[Overlay], timeout: Optional[float], engine: str) -> bytes:
-    """PNG is drawn by Graphviz. A view the layered layout would take is given Graphviz for at
-    most PNG_GRAPHVIZ_SECONDS (a 10k-op program with its repeats folded ran the full 300 s and
-    failed, when its SVG takes two); past that the error says to draw an SVG instead."""
-    from .graphviz import layout_timeout, run_graphviz
+def _graphviz_png(view: DataflowGraph, overlay: Optional[Overlay], timeout: Optional[float]) -> bytes:
+    """The PNG Graphviz draws of the styled DOT (`--engine graphviz`)."""
+    from .graphviz import run_graphviz
 
-    if engine == "layered":
-        raise GraphError("PNG is drawn by Graphviz, not the layered layout", notes=(SVG_INSTEAD_NOTE,))
     check_layout_size(view)
-    big = layout_engine(view, engine) == "layered"
-    seconds = min(layout_timeout(timeout), PNG_GRAPHVIZ_SECONDS) if big else timeout
-    try:
-        return run_graphviz(styled_dot(view, overlay), "png", timeout=seconds)
-    except LayoutLimitError as e:
-        if not big:
-            raise
-        raise LayoutLimitError(e.message, notes=(*e.notes, SVG_INSTEAD_NOTE)) from None
+    return run_graphviz(styled_dot(view, overlay), "png", timeout=timeout)
 
 
 def styled_dot(view: DataflowGraph, overlay: Optional[Overlay] = None) -> str:

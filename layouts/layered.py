@@ -67,8 +67,6 @@ def lay_out_container(problem: Problem, container: int, blocks: dict[int, Block]
         _thread_chain(problem, blocks, slots, slot_of, layer, last, value, chain)
     slots.order()
     slots.place(spacing)
-    top = spacing.pad_top if container != Problem.ROOT else spacing.pad_bottom
-    _bands(slots, block, spacing, top)
     left, right = slots.extent()
     right = _side_lanes(chains, right, spacing)
     label_width = spacing.cluster_label_width(problem.label_of(container)) if container != Problem.ROOT else 0.0
@@ -78,6 +76,7 @@ def lay_out_container(problem: Problem, container: int, blocks: dict[int, Block]
     if spacing.integral:
         shift = round(shift)
     block.width = inner + 2 * spacing.pad_x
+    block.exit_band = last + 1
     for item in items:
         block.band_of[item] = layer[item] + 1
         block.x_of[item] = slots.x[slot_of[item]] + shift
@@ -89,6 +88,10 @@ def lay_out_container(problem: Problem, container: int, blocks: dict[int, Block]
             chain.exit_x = slots.x[chain.exit_slot] + shift
         if chain.side_x is not None:
             chain.side_x += shift
+    _arrow_tips(problem, block, items)
+    _assign_tracks(problem, blocks, block)
+    top = spacing.pad_top if container != Problem.ROOT else spacing.pad_bottom
+    _bands(slots, block, spacing, top)
     if container != Problem.ROOT:
         problem.size[container] = (block.width, block.height)
     return block
@@ -230,18 +233,79 @@ def _port_offset(problem: Problem, blocks: dict[int, Block], item: int, value: i
 
 def _bands(slots: "_Slots", block: Block, spacing: Spacing, top: float) -> None:
     """Band tops and heights: a layer is as tall as its tallest item, a channel between two
-    bands; the port bands have no height, and no channel when they have no ports."""
-    y, placed = top, False
-    for band in slots.bands:
+    bands as tall as its horizontal runs need; the port bands have no height, and no channel
+    when they have no ports."""
+    y, placed = top, None
+    for b, band in enumerate(slots.bands):
         height = max((slots.height[s] for s in band), default=0.0)
         if band:
-            if placed:
-                y += spacing.rank_gap
-            placed = True
+            if placed is not None:
+                y += spacing.channel_height(block.tracks.get(placed, 0))
+            placed = b
         block.band_top.append(y)
         block.band_height.append(height)
         y += height
     block.height = y + spacing.pad_bottom
+
+
+def _arrow_tips(problem: Problem, block: Block, items: list[int]) -> None:
+    """x of each edge's arrow tip on a node of the block: spread along the node's top side in
+    operand order (on an argument's ellipse, all at the top of the curve)."""
+    integral = problem.spacing.integral
+    for item in items:
+        edges = problem.incoming.get(item)
+        if not edges:
+            continue
+        width = problem.size[item][0]
+        x0 = block.x_of[item] - width / 2
+        spread = problem.kind[item] != "argument"
+        for k, (_, edge, _) in enumerate(edges):
+            x = x0 + width * (k + 1) / (len(edges) + 1) if spread else x0 + width / 2
+            block.tips[edge] = (int(x) + 0.5) if integral else x
+
+
+def _assign_tracks(problem: Problem, blocks: dict[int, Block], block: Block) -> None:
+    """A track in each channel for every value that runs sideways there: one horizontal run per
+    value and channel (its branches to several uses share it), and runs that overlap on
+    different tracks, so that no two values ever share a stretch of line. Greedy by left end,
+    which uses as few tracks as the channel's densest point needs."""
+    spacing = problem.spacing
+    spans: dict[tuple[int, int], list[float]] = {}
+
+    def add(band: int, value: int, a: float, b: float) -> None:
+        span = spans.setdefault((band, value), [a, a])
+        span[0], span[1] = min(span[0], a, b), max(span[1], a, b)
+
+    for value, chain in block.chains.items():
+        ends = [(target, block.tips[edge]) for target in chain.targets - chain.back if target < len(problem.names)
+                for _, edge, producer in problem.incoming[target] if producer == value]
+        ends += [(target, 0.0) for target in chain.targets - chain.back if target >= len(problem.names)]
+        if chain.exits:
+            ends.append((None, 0.0))
+        for target, tip in ends:
+            legs = problem.lane_legs(blocks, block, value, target, tip)
+            for (x, _, last), (next_x, _, _) in zip(legs, legs[1:]):
+                add(last, value, x, next_x)
+    separation = 2.0 if spacing.integral else spacing.lane_gap
+    by_band: dict[int, list] = {}
+    for (band, value), (low, high) in spans.items():
+        if high - low > 1e-6:
+            by_band.setdefault(band, []).append((low, high, value))
+    for band, runs in by_band.items():
+        ends: list[float] = []  # each track's rightmost end so far
+        for low, high, value in sorted(runs):
+            track = next((t for t, end in enumerate(ends) if end + separation <= low), len(ends))
+            if track == len(ends):
+                ends.append(high)
+            else:
+                ends[track] = high
+            block.track[(band, value)] = track
+        block.tracks[band] = len(ends)
+    for item in block.band_of.keys() & problem.callers:
+        band = block.band_of[item]
+        if band not in block.call_track:
+            block.call_track[band] = block.tracks.get(band, 0)
+            block.tracks[band] = block.call_track[band] + 1
 
 
 class _Slots:

@@ -3,14 +3,16 @@
 An edge's route is a list of waypoints: from the bottom of its producer's box, down its lane in
 each container it passes (a vertical run inside each layer's band), out of clusters through their
 exit ports and into clusters through their entry ports, to the top of its consumer's box.
-Consecutive waypoints are either one above the other (a straight run) or on the two sides of a
-channel between bands, crossed by an S-shaped curve that leaves and arrives vertically. The list
-becomes the cubic-Bézier points a Layout holds (start, then control, control, end per segment).
+Between two bands an edge changes lanes in the channel: down to its value's own track there, across
+and down again (layered.py gives every value that runs sideways in a channel a track of its own),
+so every run is horizontal or vertical and no two values share a stretch of line. The runs become
+the cubic-Bézier points a Layout holds (start, then control, control, end per segment), each run a
+straight segment.
 """
 from __future__ import annotations
 
 from .geometry import EDGE_FONT_SIZE, ClusterBox, EdgeRoute, Layout, NodeBox
-from .layered_model import Block, Problem
+from .layered_model import LABEL_DEPTH, Block, Problem
 from .node_sizes import text_width
 
 Point = tuple[float, float]
@@ -66,27 +68,7 @@ class _Router:
         self.boxes = boxes
         self.origins = origins
         self.arrow = problem.spacing.arrow
-        self.tips = self._arrow_tips()
         self._functions = None
-
-    def _arrow_tips(self) -> dict:
-        """x of each data edge's arrow tip: spread along its consumer's top side in operand order
-        (on an argument's ellipse, all at the top of the curve)."""
-        by_head: dict[str, list] = {}
-        graph = self.problem.view.graph
-        for edge, _, _, _ in self.problem.routed:
-            by_head.setdefault(edge[1], []).append((graph.edges[edge].get("operand", 0), edge))
-        tips = {}
-        integral = self.problem.spacing.integral
-        for head, edges in by_head.items():
-            item = self.problem.node_index[head]
-            x0, _, x1, _ = self.boxes[item]
-            edges.sort(key=lambda pair: (pair[0] if isinstance(pair[0], int) else 0))
-            spread = self.problem.kind[item] != "argument"
-            for k, (_, edge) in enumerate(edges):
-                x = x0 + (x1 - x0) * (k + 1) / (len(edges) + 1) if spread else (x0 + x1) / 2
-                tips[edge] = (int(x) + 0.5) if integral else x
-        return tips
 
     def routes(self):
         problem = self.problem
@@ -98,12 +80,10 @@ class _Router:
             x0, _, x1, y1 = self.boxes[u]
             points = [((x0 + x1) / 2, y1)]
             for container in up:
-                self._walk(points, container, u, None)
-            head_item = down[0] if down else v
-            self._walk(points, lca, u, head_item, self.tips[edge] if head_item == v else None)
+                self._walk(points, container, u, None, edge)
+            self._walk(points, lca, u, down[0] if down else v, edge)
             for k, container in enumerate(down):
-                target = down[k + 1] if k + 1 < len(down) else v
-                self._walk(points, container, u, target, self.tips[edge] if target == v else None)
+                self._walk(points, container, u, down[k + 1] if k + 1 < len(down) else v, edge)
             tip = points[-1]
             label = None
             data = graph.edges[edge]
@@ -111,53 +91,47 @@ class _Router:
                 labelled.add((edge[0], data.get("result")))
                 sx0, sy0 = points[1] if len(points) > 1 else points[0]
                 # Beside the edge where it leaves its band, on the side it does not turn to.
-                turns_right = len(points) > 2 and points[2][0] > sx0
+                turn = next((x for x, _ in points[2:] if abs(x - sx0) > 1e-6), sx0)
                 half = LABEL_GAP + text_width(data["type"], EDGE_FONT_SIZE) / 2
-                label = (round(sx0 - half if turns_right else sx0 + half, 2), round(sy0 + EDGE_FONT_SIZE, 2))
+                label = (round(sx0 - half if turn > sx0 else sx0 + half, 2), round(sy0 + LABEL_DEPTH / 2, 2))
             yield _edge_route(edge, points, tip, self.arrow, sx, sy, label)
         for edge in problem.direct:
             yield self._direct(edge)
 
-    def _walk(self, points: list, container: int, value: int, target, tip_x=None) -> None:
+    def _walk(self, points: list, container: int, value: int, target, edge) -> None:
         """Waypoints of `value`'s lane in `container` from its source's band to `target` (an item
-        of the container; None: the container's exit)."""
+        of the container; None: the container's exit): straight down each leg, sideways on the
+        value's own track in the channel between two legs."""
+        problem, spacing = self.problem, self.problem.spacing
         block = self.blocks[container]
-        chain = block.chains[value]
         ox, oy = self.origins[container]
-        band = chain.first_band
-        x = ox + chain.xs[0]
-        points.append((x, oy + block.band_top[band] + block.band_height[band]))
+        tip_x = block.tips.get(edge, 0.0) if target is not None and target < len(problem.names) else 0.0
+        chain = block.chains[value]
         if target in chain.back:
-            self._back(points, block, ox, oy, band, target, tip_x, value)
+            band = chain.first_band
+            points.append((ox + chain.xs[0], oy + block.band_bottom(band)))
+            self._back(points, block, ox, oy, band, target, ox + tip_x, value)
             return
-        last_band = len(block.band_top) - 1 if target is None else block.band_of[target]
-        if chain.side_x is not None and last_band - band > 1:
-            points.append((ox + chain.side_x, oy + block.band_top[band + 1]))
-            points.append((ox + chain.side_x, oy + block.band_top[last_band - 1] + block.band_height[last_band - 1]))
-        for k in range(1, last_band - band if chain.side_x is None else 0):
-            lane_x = ox + chain.xs[k]
-            top = oy + block.band_top[band + k]
-            points.append((lane_x, top))
-            points.append((lane_x, top + block.band_height[band + k]))
-        arrival = oy + block.band_top[last_band]
-        if target is None:
-            x = ox + chain.exit_x
-            points.append((x, arrival))
-            points.append((x, oy + block.height))
-        elif target >= len(self.problem.names):
-            x = self.origins[target][0] + self.blocks[target].chains[value].entry_x
-            points.append((x, arrival))
-            points.append((x, self.boxes[target][1]))
-        else:
-            points.append((tip_x, arrival))
-            points.append((tip_x, self.boxes[target][1]))
+        legs = problem.lane_legs(self.blocks, block, value, target, tip_x)
+        points.append((ox + legs[0][0], oy + block.band_bottom(legs[0][1])))
+        for k in range(1, len(legs)):
+            x, last = legs[k - 1][0], legs[k - 1][2]
+            next_x, first, next_last = legs[k]
+            if abs(x - next_x) > 1e-6:
+                y = oy + block.channel_y(last, value, spacing)
+                points += [(ox + x, y), (ox + next_x, y)]
+            points.append((ox + next_x, oy + block.band_top[first]))
+            if k < len(legs) - 1:
+                points.append((ox + next_x, oy + block.band_bottom(next_last)))
+        end_x = ox + legs[-1][0]
+        points.append((end_x, oy + block.height if target is None else self.boxes[target][1]))
 
     def _back(self, points: list, block: Block, ox: float, oy: float, band: int, target: int, tip_x, value: int) -> None:
         """Up from the source's band to a target above it: through the channel below the source
         to the container's right margin, where no box is, up it, and into the target from the
         channel above it."""
         spacing = self.problem.spacing
-        below = oy + block.band_top[band] + block.band_height[band] + spacing.rank_gap / 2
+        below = oy + block.band_bottom(band) + spacing.rank_gap / 2
         target_band = block.band_of[target]
         above = oy + block.band_top[target_band] - spacing.rank_gap / 2
         margin = ox + block.width - spacing.pad_x / 2
@@ -174,22 +148,24 @@ class _Router:
             reach = 2.0 * self.arrow
             mid = (ty0 + ty1) / 2
             start, end = (tx1, mid - (ty1 - ty0) / 4), (tx1 + self.arrow, mid + (ty1 - ty0) / 4)
-            points = [start, (tx1 + reach, start[1] - reach), (tx1 + reach, end[1] + reach), end]
-            return EdgeRoute(edge[0], edge[1], _key(edge[2]), [(x * sx, y * sy) for x, y in points], (tx1 * sx, end[1] * sy))
+            return _edge_route(edge, [start, (tx1 + reach, start[1]), (tx1 + reach, end[1]), (tx1, end[1])], (tx1, end[1]), self.arrow, sx, sy, None)
         callee = self._callee_box(edge)
         if callee is not None:
-            return self._call(edge, (tx0, ty0, tx1, ty1), callee)
+            return self._call(edge, (tx0, ty0, tx1, ty1), *callee)
         if hy0 >= ty1:
             start, tip = ((tx0 + tx1) / 2, ty1), ((hx0 + hx1) / 2, hy0)
-        else:  # the head is above: leave from the top, arrive at the bottom
+        elif hy1 <= ty0:  # the head is above: leave from the top, arrive at the bottom
             start, tip = ((tx0 + tx1) / 2, ty0), ((hx0 + hx1) / 2, hy1)
+        else:  # side by side (functions in one row): under both, through the channel below
+            start, tip = ((tx0 + tx1) / 2, ty1), ((hx0 + hx1) / 2, hy1)
+            below = max(ty1, hy1) + self.problem.spacing.rank_gap / 2
+            return _edge_route(edge, [start, (start[0], below), (tip[0], below), tip], tip, self.arrow, sx, sy, None)
         return _edge_route(edge, [start, tip], tip, self.arrow, sx, sy, None)
 
-
     def _callee_box(self, edge):
-        """For a call edge, the box of the function it calls when the caller is outside it: the
-        edge ends on that box's border (as Graphviz's lhead does), not on an argument inside,
-        so it never runs across the callee's ops."""
+        """For a call edge, the box of the function it calls when the caller is outside it, and
+        whether that is a folded function's box: the edge ends on that box's border (as
+        Graphviz's lhead does), not on an argument inside, so it never runs across the callee's ops."""
         problem = self.problem
         if problem.view.graph.edges[edge]["kind"] != "call":
             return None
@@ -200,9 +176,13 @@ class _Router:
         container = home[problem.node_index[edge[0]]]
         while container != problem.ROOT and container != function:
             container = home[container]
-        if function == problem.ROOT or container == function:
-            return None  # no function box, or a call from inside the function it calls
-        return self.boxes[function]
+        if function == problem.ROOT:  # the callee is drawn folded: its box, if it stands apart
+            head = problem.node_index[edge[1]]
+            inside = home[problem.node_index[edge[0]]] != problem.ROOT
+            return (self.boxes[head], True) if inside and home[head] == problem.ROOT else None
+        if container == function:
+            return None  # a call from inside the function it calls
+        return self.boxes[function], False
 
     def _function_boxes(self) -> list:
         """The boxes of the functions drawn side by side at the top level."""
@@ -211,6 +191,13 @@ class _Router:
             self._functions = [self.boxes[n + k] for k, cid in enumerate(problem.cluster_ids)
                                if problem.home[n + k] == Problem.ROOT and problem.view.clusters[cid].kind == "function"]
         return self._functions
+
+    def _call_y(self, item: int) -> float:
+        """Where a call edge from `item` runs sideways: its own track in the channel below the
+        band `item` sits in, where no box is and no value runs."""
+        container = self.problem.home[item]
+        block = self.blocks[container]
+        return self.origins[container][1] + block.call_y(block.band_of[item], self.problem.spacing)
 
     def _top_function_box(self, item: int):
         """The box of the top-level function that draws `item`, if any."""
@@ -222,9 +209,9 @@ class _Router:
             container = problem.home[container]
         return None if found is None else self.boxes[found]
 
-    def _call(self, edge, tail_box, callee_box) -> EdgeRoute:
+    def _call(self, edge, tail_box, callee_box, folded: bool) -> EdgeRoute:
         """From the caller's side facing the callee to the callee's nearest border: sideways
-        (an S-curve leaving and arriving horizontally) when the callee is beside the caller,
+        (leaving and arriving horizontally) when the callee is beside the caller,
         else down or up."""
         sx, sy = self.problem.spacing.scale_x, self.problem.spacing.scale_y
         tx0, ty0, tx1, ty1 = tail_box
@@ -247,19 +234,35 @@ class _Router:
                 y = min(max(corridor, cy0 + inset), cy1 - inset)
             tip = (cx0 if right else cx1, y)
             caller = self._top_function_box(self.problem.node_index[edge[0]])
+            if caller is not None and folded:
+                # A folded function beside the caller's: along the channel below the call's row
+                # out of the caller's box, down beside it below whatever stands between, across
+                # under the callee and up into its bottom side.
+                spacing = self.problem.spacing
+                channel = self._call_y(self.problem.node_index[edge[0]])
+                side = start[0] + (self.arrow if right else -self.arrow)
+                outside = caller[2] + spacing.node_gap / 2 if right else caller[0] - spacing.node_gap / 2
+                x = (cx0 + cx1) / 2
+                low, high = min(outside, x), max(outside, x)
+                between = [box for box in (self.boxes[item] for item in self.problem.contents[Problem.ROOT])
+                           if box is not callee_box and box is not caller and box[0] < high and box[2] > low]
+                corridor = max([channel, cy1 + spacing.rank_gap / 2] + [box[3] + spacing.rank_gap / 2 for box in between])
+                tip = (x, cy1)
+                points = [start, (side, start[1]), (side, channel), (outside, channel), (outside, corridor), (x, corridor), tip]
+                return _edge_route(edge, points, tip, self.arrow, sx, sy, None)
             if caller is not None:  # out of the caller's box first, along the channel below the
                 # call's row, where no box is (its row may hold other boxes beside it)
                 border = caller[2] if right else caller[0]
                 ahead = waypoints[1][0] if len(waypoints) > 1 else tip[0]
-                channel = ty1 + self.problem.spacing.rank_gap / 2
+                channel = self._call_y(self.problem.node_index[edge[0]])
                 side = start[0] + (self.arrow if right else -self.arrow)
                 waypoints[1:1] = [(side, channel), ((border + ahead) / 2, channel)]
             waypoints.append((tip[0] - self.arrow if right else tip[0] + self.arrow, y))
-            curve = [start]
-            for (px, py), (qx, qy) in zip(waypoints, waypoints[1:]):
+            corners = [start]
+            for (px, py), (qx, qy) in zip(waypoints, waypoints[1:]):  # across, down or up, across
                 middle = (px + qx) / 2
-                curve += [(middle, py), (middle, qy), (qx, qy)]
-            return EdgeRoute(edge[0], edge[1], _key(edge[2]), [(round(x * sx, 2), round(y_ * sy, 2)) for x, y_ in curve], (round(tip[0] * sx, 2), round(tip[1] * sy, 2)))
+                corners += [(middle, py), (middle, qy), (qx, qy)]
+            return _edge_route(edge, [*corners, tip], tip, self.arrow, sx, sy, None)
         x = min(max((tx0 + tx1) / 2, cx0 + inset), cx1 - inset)
         if cy0 >= ty1:
             start, tip = ((tx0 + tx1) / 2, ty1), (x, cy0)
@@ -273,32 +276,43 @@ def _key(key):
 
 
 def _edge_route(edge, points: list, tip: Point, arrow: float, sx: float, sy: float, label) -> EdgeRoute:
-    corners = _corners(points)
-    direction = 1.0 if tip[1] >= corners[-2][1] else -1.0
-    base = (tip[0], tip[1] - direction * arrow)
-    if len(corners) > 2 and abs(corners[-2][0] - tip[0]) < 1e-6 and (corners[-2][1] - base[1]) * direction >= 0:
-        corners.pop()  # the last run is shorter than the arrow: the arrow takes it
-    corners[-1] = base
+    """The route through `points` (ending at the arrow's tip) drawn with horizontal and vertical
+    runs only: two waypoints apart in both x and y are joined down, across at half height and
+    down again. Each run is a straight cubic segment (the form a Layout holds), the arrow the
+    last `arrow` of the last run."""
+    square = [points[0]]
+    for px, py in points[1:]:
+        qx, qy = square[-1]
+        if abs(px - qx) > 1e-6 and abs(py - qy) > 1e-6:
+            middle = (py + qy) / 2
+            square += [(qx, middle), (px, middle)]
+        square.append((px, py))
+    corners = _corners(square)
+    (ax, ay), (bx, by) = corners[-2], corners[-1]
+    length = abs(bx - ax) + abs(by - ay)
+    reach = min(arrow, length)
+    if length > 0:
+        corners[-1] = (bx - (bx - ax) / length * reach, by - (by - ay) / length * reach)
     curve = [corners[0]]
     for (px, py), (qx, qy) in zip(corners, corners[1:]):
-        if abs(px - qx) < 1e-6:
-            curve += [(px, py + (qy - py) / 3), (px, py + 2 * (qy - py) / 3), (qx, qy)]
-        else:
-            middle = (py + qy) / 2
-            curve += [(px, middle), (qx, middle), (qx, qy)]
+        curve += [(px + (qx - px) / 3, py + (qy - py) / 3), (px + 2 * (qx - px) / 3, py + 2 * (qy - py) / 3), (qx, qy)]
     return EdgeRoute(edge[0], edge[1], _key(edge[2]), [(round(x * sx, 2), round(y * sy, 2)) for x, y in curve], (round(tip[0] * sx, 2), round(tip[1] * sy, 2)), label)
 
 
 def _corners(points: list) -> list:
-    """The waypoints without repeats and without the middle of three on one vertical line."""
+    """The waypoints without repeats and without the middle of three on one line."""
     out: list = []
-    for point in points:
-        if out and abs(out[-1][0] - point[0]) < 1e-6 and abs(out[-1][1] - point[1]) < 1e-6:
-            continue
-        if len(out) >= 2 and abs(out[-2][0] - point[0]) < 1e-6 and abs(out[-1][0] - point[0]) < 1e-6:
-            out[-1] = point
-            continue
-        out.append(point)
+    for x, y in points:
+        if out:
+            px, py = out[-1]
+            if abs(px - x) < 1e-6 and abs(py - y) < 1e-6:
+                continue
+            if len(out) >= 2:
+                qx, qy = out[-2]
+                if (abs(qx - x) < 1e-6 and abs(px - x) < 1e-6) or (abs(qy - y) < 1e-6 and abs(py - y) < 1e-6):
+                    out[-1] = (x, y)
+                    continue
+        out.append((x, y))
     if len(out) == 1:
         out.append(out[0])
     return out

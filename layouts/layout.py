@@ -30,7 +30,7 @@ from .geometry import (
     terminal_box,
 )
 from .graph import DataflowGraph, GraphError
-from .graphviz import GIVE_UP_NOTE, LayoutLimitError, find_graphviz, graphviz_version, layout_timeout, run_graphviz
+from .graphviz import GIVE_UP_NOTE, LayoutLimitError, find_graphviz, graphviz_version, run_graphviz
 from .layered import layered_layout
 
 BIG_GRAPH_NODES = 800  # above this, cheaper crossing minimisation keeps dot's time near-linear
@@ -38,19 +38,14 @@ BIG_GRAPH_NODES = 800  # above this, cheaper crossing minimisation keeps dot's t
 # graph (a 24,000-node graph took it past 21 GB). The layered layout (layered.py) takes any size.
 MAX_LAYOUT_NODES = 5000
 ENGINES = ("auto", "graphviz", "layered")
-# "auto" lays out views of this many nodes or more with the layered layout, smaller ones with
-# Graphviz (whose pictures of small graphs are tighter). Measured (benchmarks/layout_crossover.py,
-# CPU seconds, Graphviz | layered): gpt_tiny 331 nodes 0.20 | 0.03; a generated program's first
-# 400 nodes 0.15 | 0.03, 800 nodes 0.70 | 0.15, 3,200 nodes 4.6 | 0.27; a 12-layer transformer
-# inlined (1,821 nodes) 3.4 | 0.12; a flat function of 1,102 boxes (folded layers) > 60 | 0.43.
-# Graphviz passes the 0.3 s a folded cluster may take to open between 400 and 800 nodes.
-LAYERED_FROM_NODES = 500
-# The node count does not tell all: a 434-node view with 60 clusters and 671 edges (a 12-layer
-# training step, its repeats folded) took Graphviz 34 s. So "auto" gives Graphviz at most this
-# long (ten times what 500 nodes usually take) and past it, or past its memory limit, draws the
-# view with the layered layout. An engine asked for by name is never swapped.
-AUTO_GRAPHVIZ_SECONDS = 4.0
-LAYERED_VERSION = 3  # part of a layered layout's cache key: bump when its output changes
+# "auto" is the layered layout, at every size: its edges run in lanes between layers, leave and
+# enter boxes vertically and cross cluster borders only through ports (layered.py), where
+# Graphviz's splines run diagonally across clusters and boxes and its `splines=ortho` leaves and
+# enters boxes sideways, through any cluster border (an optimized HLO module, fusions as clusters).
+# It is also faster (benchmarks/layout_crossover.py, CPU seconds, Graphviz | layered): gpt_tiny
+# 331 nodes 0.20 | 0.03; a 12-layer transformer inlined (1,821 nodes) 3.4 | 0.12; a flat
+# function of 1,102 boxes > 60 | 0.43. Graphviz stays available by name (`--engine graphviz`).
+LAYERED_VERSION = 5  # part of a layered layout's cache key: bump when its output changes
 # Bigger layered layouts are not cached: making the cache key (the layout DOT's hash) and writing
 # the layout cost half as much as laying the view out again (at 150,000 nodes: 7 s against 12 s).
 CACHED_LAYERED_MAX_NODES = 20_000
@@ -215,38 +210,22 @@ def check_layout_size(view: DataflowGraph) -> None:
 
 
 def layout_engine(view: DataflowGraph, engine: str = "auto") -> str:
-    """"graphviz" or "layered": `engine`, or for "auto" HLODBG_LAYOUT_ENGINE when set, else by
-    the view's size (LAYERED_FROM_NODES nodes or edges)."""
+    """"graphviz" or "layered": `engine`, or for "auto" HLODBG_LAYOUT_ENGINE when set, else the
+    layered layout."""
     if engine == "auto":
         engine = os.environ.get("HLODBG_LAYOUT_ENGINE", "").strip().lower() or "auto"
         if engine not in ENGINES:
             raise GraphError(f"HLODBG_LAYOUT_ENGINE={engine} is not one of {', '.join(ENGINES)}")
     elif engine not in ENGINES:
         raise GraphError(f"the layout engine must be one of {', '.join(ENGINES)}, not '{engine}'")
-    if engine == "auto":
-        # A view dense with edges goes to the layered layout even when it has few nodes. Folded
-        # boxes of a big function are joined by many edges (57 boxes and 536 edges at 100k ops:
-        # Graphviz's crossing minimisation ran past 20 s, the layered layout took 0.5 s; a 12-layer
-        # training step folded by groups, 161 boxes and 635 edges: Graphviz drew a 25,600 pt wide
-        # staircase, the layered layout a 4,500 pt column of layers).
-        dense = view.graph.number_of_edges() >= LAYERED_FROM_NODES
-        return "layered" if view.node_count >= LAYERED_FROM_NODES or dense else "graphviz"
-    return engine
-
-
-def _chosen_by_size(engine: str) -> bool:
-    """Whether the engine was left to "auto" (by the caller and by HLODBG_LAYOUT_ENGINE)."""
-    return engine == "auto" and os.environ.get("HLODBG_LAYOUT_ENGINE", "").strip().lower() in ("", "auto")
+    return "layered" if engine == "auto" else engine
 
 
 def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool = True, timeout: Optional[float] = None, engine: str = "auto") -> Layout:
     """Positions and edge routes for the view, from the cache when the same layout was done.
-    `engine` picks Graphviz or the layered layout ("auto": by size, see layout_engine; a view
-    Graphviz cannot draw within AUTO_GRAPHVIZ_SECONDS or its memory goes to the layered layout).
-    Raises LayoutLimitError when Graphviz, asked for by name, is given a view of more than
+    `engine` picks Graphviz or the layered layout (see layout_engine). Raises LayoutLimitError when Graphviz, asked for by name, is given a view of more than
     MAX_LAYOUT_NODES nodes or cannot lay it out within its time and memory limits (graphviz.py)."""
     chosen = layout_engine(view, engine)
-    fallback = chosen == "graphviz" and _chosen_by_size(engine)
     if chosen == "graphviz":
         check_layout_size(view)
     elif view.node_count > CACHED_LAYERED_MAX_NODES:
@@ -266,13 +245,7 @@ def compute_layout(view: DataflowGraph, terminal: bool = False, use_cache: bool 
             _memory_cache[key] = found
             found.cached = True
             return found
-    if chosen == "graphviz" and fallback:
-        try:
-            raw = run_graphviz(source, "json", executable=executable, timeout=min(layout_timeout(timeout), AUTO_GRAPHVIZ_SECONDS))
-            layout = parse_graphviz_json(json.loads(raw), edge_list(view), cluster_names(view))
-        except LayoutLimitError:
-            layout = layered_layout(view, terminal=terminal)  # cached under Graphviz's key: tried once
-    elif chosen == "graphviz":
+    if chosen == "graphviz":
         raw = run_graphviz(source, "json", executable=executable, timeout=timeout)
         layout = parse_graphviz_json(json.loads(raw), edge_list(view), cluster_names(view))
     else:
@@ -324,8 +297,6 @@ __all__ = [
     "FONT",
     "MAX_LAYOUT_NODES",
     "ENGINES",
-    "LAYERED_FROM_NODES",
-    "AUTO_GRAPHVIZ_SECONDS",
     "layout_engine",
     "check_layout_size",
     "compute_layout",

@@ -196,7 +196,8 @@ def scene_from_layout(view: DataflowGraph, layout: Layout, root: Optional[str] =
     for u, v, key, data in view.graph.edges(keys=True, data=True):
         route = routes.get((u, v, key if isinstance(key, (int, str)) else str(key)))
         points = _polyline_cells(route, to_column, to_row, rows) if route is not None else []
-        edges.append(SceneEdge(u, v, data.get("value", ""), data["kind"], fit_route(points, boxes[u], boxes[v]), bool(data.get("captured"))))
+        ends_on_target = route is None or route.arrow is None or _near(layout.nodes[v], route.arrow)
+        edges.append(SceneEdge(u, v, data.get("value", ""), data["kind"], fit_route(points, boxes[u], boxes[v], ends_on_target), bool(data.get("captured"))))
     clusters = _cluster_rects(view, layout, boxes)
     return _normalised_scene(boxes, edges, clusters, layout, root, expanded)
 
@@ -274,12 +275,20 @@ def _trim_start(points: list[Cell], box: SceneBox) -> Optional[list[Cell]]:
     return None
 
 
-def fit_route(points: list[Cell], source: SceneBox, target: SceneBox) -> list[Cell]:
+def _near(box, point) -> bool:
+    """Whether a layout point lies on or within a cell of a node's box."""
+    return abs(point[0] - box.x) <= box.width / 2 + CELL_WIDTH and abs(point[1] - box.y) <= box.height / 2 + CELL_HEIGHT
+
+
+def fit_route(points: list[Cell], source: SceneBox, target: SceneBox, ends_on_target: bool = True) -> list[Cell]:
     """Clip a route to the boxes it joins and make it start and end on cells touching them.
 
     Rounding moves boxes by up to half a cell, so Graphviz's ends can land inside a box or one
-    cell short of it; a step to the nearest side cell closes the gap."""
+    cell short of it; a step to the nearest side cell closes the gap. A route that ends
+    elsewhere (a call edge on the border of the function it calls) keeps its end."""
     trimmed = _trim_start(points, source) if points else None
+    if trimmed is not None and not ends_on_target:
+        return _dedupe([source.cell_beside(trimmed[0]), *trimmed])
     if trimmed is not None:
         reverse = _trim_start(trimmed[::-1], target)
         trimmed = reverse[::-1] if reverse is not None else None

@@ -6,7 +6,9 @@ Graphviz run (graphviz.py), and is killed past either.
 """
 from __future__ import annotations
 
+import math
 import os
+import re
 import shutil
 import subprocess
 from typing import Optional
@@ -16,6 +18,21 @@ from .graphviz import GraphvizError, _kill, _limit_memory, layout_memory_limit, 
 CONVERTER = "rsvg-convert"
 PNG_ZOOM = 2.0  # pixels per SVG unit: sharp on a high-density screen, small enough for a README
 CONVERT_SECONDS = 60.0
+# A big drawing is converted at a lower zoom, so that its PNG has at most this many pixels: a
+# 331-node graph (2,000 x 11,000 pt) at zoom 2 took rsvg-convert 11 s for a 160-megapixel image.
+MAX_PNG_PIXELS = 16_000_000
+PIXELS_PER_POINT = 96 / 72  # rsvg-convert's 96 dpi, for documents sized in pt
+_VIEW_BOX = re.compile(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"')
+
+
+def fitting_zoom(svg: str, zoom: float = PNG_ZOOM) -> float:
+    """`zoom`, or less for a drawing that would pass MAX_PNG_PIXELS at it (its size from the
+    root element's viewBox)."""
+    found = _VIEW_BOX.search(svg, 0, 2000)
+    if found is None:
+        return zoom
+    area = float(found.group(1)) * float(found.group(2)) * PIXELS_PER_POINT ** 2
+    return min(zoom, math.sqrt(MAX_PNG_PIXELS / area)) if area > 0 else zoom
 
 
 class SvgToPngError(GraphvizError):
@@ -63,4 +80,4 @@ def svg_to_png(svg: str, zoom: float = PNG_ZOOM, executable: Optional[str] = Non
     return out
 
 
-__all__ = ["SvgToPngError", "find_converter", "svg_to_png"]
+__all__ = ["MAX_PNG_PIXELS", "PIXELS_PER_POINT", "PNG_ZOOM", "SvgToPngError", "find_converter", "fitting_zoom", "svg_to_png"]

@@ -167,7 +167,7 @@ def test_system_dot_is_preferred(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(bin_dir))
     monkeypatch.delenv("HLODBG_DOT", raising=False)
     assert find_graphviz() == str(fake)
-    compute_layout(graph_view(load(NAN_PROGRAM).module), use_cache=False)
+    compute_layout(graph_view(load(NAN_PROGRAM).module), use_cache=False, engine="graphviz")
     assert marker.exists()
 
 
@@ -177,10 +177,11 @@ def test_missing_graphviz_is_a_clear_message(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(graphviz_module.sys, "executable", str(tmp_path / "python"))
     with pytest.raises(GraphvizError, match="neither `dot` nor `graphviz-pure` was found"):
         find_graphviz()
-    assert main(["export", str(NAN_PROGRAM), "-o", str(tmp_path / "g.svg")]) == 2
+    assert main(["export", str(NAN_PROGRAM), "-o", str(tmp_path / "g.svg"), "--engine", "graphviz"]) == 2
     err = capsys.readouterr().err
     assert "pip install graphviz-pure" in err and "Traceback" not in err
-    # DOT needs no Graphviz at all.
+    # The layered layout (the default) and DOT need no Graphviz at all.
+    assert main(["export", str(NAN_PROGRAM), "-o", str(tmp_path / "g.svg")]) == 0
     assert main(["export", str(NAN_PROGRAM), "-o", str(tmp_path / "g.dot")]) == 0
 
 

@@ -329,16 +329,14 @@ def test_work_grows_linearly_with_far_apart_uses(monkeypatch):
 
 
 # --- the engine choice ---------------------------------------------------------------------------
-def test_auto_picks_the_layered_layout_from_a_size_on(monkeypatch):
+def test_auto_is_the_layered_layout_at_every_size(monkeypatch):
+    monkeypatch.delenv("HLODBG_LAYOUT_ENGINE", raising=False)
     view = graph_view(load(str(SAMPLES / "tiny_model.mlir")).module)
-    monkeypatch.setattr(layout_module, "LAYERED_FROM_NODES", view.node_count)
-    layout = compute_layout(view, use_cache=False)
-    assert layout.engine == "layered"
-    monkeypatch.setattr(layout_module, "LAYERED_FROM_NODES", view.node_count + 1)
-    if shutil.which("dot") or shutil.which("graphviz-pure") or (Path(sys.executable).parent / "graphviz-pure").exists():
-        assert compute_layout(view, use_cache=False).engine == "graphviz"
-    monkeypatch.setenv("HLODBG_LAYOUT_ENGINE", "layered")
     assert compute_layout(view, use_cache=False).engine == "layered"
+    if shutil.which("dot") or shutil.which("graphviz-pure") or (Path(sys.executable).parent / "graphviz-pure").exists():
+        assert compute_layout(view, use_cache=False, engine="graphviz").engine == "graphviz"
+        monkeypatch.setenv("HLODBG_LAYOUT_ENGINE", "graphviz")
+        assert compute_layout(view, use_cache=False).engine == "graphviz"
     monkeypatch.setenv("HLODBG_LAYOUT_ENGINE", "fastest")
     with pytest.raises(GraphError, match="HLODBG_LAYOUT_ENGINE=fastest is not one of auto, graphviz, layered"):
         compute_layout(view, use_cache=False)
