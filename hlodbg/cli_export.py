@@ -60,6 +60,8 @@ def cmd_export(args) -> int:
     if args.output != "-":
         layout = " (cached layout)" if report.layout_cached else ""
         print(f"wrote {report.path}: {report.nodes} nodes, {report.edges} edges, {report.clusters} clusters in {report.seconds:.2f} s{layout}", file=sys.stderr)
+        if report.note:
+            print(f"note: {report.note}", file=sys.stderr)
     return 0
 
 

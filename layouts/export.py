@@ -19,6 +19,7 @@ from .labels import node_tooltip, short_type
 from .layout import Layout, check_layout_size, compute_layout, dot_source, layout_engine, quote
 from .overlay import Overlay
 from .palette import CATEGORIES, CLUSTER_FILLS, style_of
+from .svg_png import svg_converter_available
 
 FORMATS = ("svg", "png", "dot", "json")
 COLLAPSE_MODES = ("calls", "regions", "groups", "repeats", "none")
@@ -36,6 +37,7 @@ class ExportReport:
     clusters: int
     seconds: float
     layout_cached: bool
+    note: str = ""  # how it was made, when not the usual way (a PNG drawn by Graphviz)
 
 
 def graph_view(module: Module, function: Optional[str] = None, collapse: str = "calls", focus: Optional[str] = None, radius: int = 2) -> DataflowGraph:
@@ -97,10 +99,16 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
     fmt = format_of(path, fmt)
     started = time.perf_counter()
     cached = False
+    note = ""
     if fmt == "dot":
         data: bytes = styled_dot(view, overlay).encode("utf-8")
-    elif fmt == "png" and layout_engine(view, engine) == "graphviz":
+    elif fmt == "png" and (layout_engine(view, engine) == "graphviz" or not svg_converter_available()):
+        # Without rsvg-convert a PNG is still made, by Graphviz (which hlodbg's dependencies bring):
+        # its own drawing of the same graph, with Graphviz's edges rather than the SVG's.
         data = _graphviz_png(view, overlay, timeout)
+        if layout_engine(view, engine) != "graphviz":
+            note = ("drawn by Graphviz: rsvg-convert (librsvg), which turns hlodbg's own SVG into a PNG, "
+                    "was not found; install it for the PNG of the SVG's drawing")
     else:
         layout = compute_layout(view, use_cache=use_cache, timeout=timeout, engine=engine)
         cached = layout.cached
@@ -125,7 +133,8 @@ def export_graph(view: DataflowGraph, path: str, fmt: Optional[str] = None, over
             Path(path).write_bytes(data)
         except OSError as e:
             raise GraphError(f"cannot write {path}: {e.strerror or e}") from None
-    return ExportReport(path, fmt, view.node_count, view.graph.number_of_edges(), len(view.clusters), time.perf_counter() - started, cached)
+    return ExportReport(path, fmt, view.node_count, view.graph.number_of_edges(), len(view.clusters), time.perf_counter() - started, cached,
+                        note)
 
 
 def _graphviz_png(view: DataflowGraph, overlay: Optional[Overlay], timeout: Optional[float]) -> bytes:

@@ -55,6 +55,12 @@ def find_converter() -> str:
     return found
 
 
+def svg_converter_available() -> bool:
+    """Whether an SVG can be turned into a PNG here: rsvg-convert is on the PATH, or HLODBG_RSVG
+    names a converter (one that is missing is then an error, not a reason to draw otherwise)."""
+    return bool(os.environ.get("HLODBG_RSVG")) or shutil.which(CONVERTER) is not None
+
+
 def svg_to_png(svg: str, zoom: float = PNG_ZOOM, executable: Optional[str] = None, timeout: Optional[float] = None) -> bytes:
     """The PNG of an SVG document, `zoom` pixels per SVG unit."""
     executable = executable or find_converter()
@@ -80,4 +86,5 @@ def svg_to_png(svg: str, zoom: float = PNG_ZOOM, executable: Optional[str] = Non
     return out
 
 
-__all__ = ["MAX_PNG_PIXELS", "PIXELS_PER_POINT", "PNG_ZOOM", "SvgToPngError", "find_converter", "fitting_zoom", "svg_to_png"]
+__all__ = ["MAX_PNG_PIXELS", "PIXELS_PER_POINT", "PNG_ZOOM", "SvgToPngError", "find_converter", "fitting_zoom", "svg_converter_available",
+           "svg_to_png"]

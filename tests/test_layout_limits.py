@@ -179,6 +179,23 @@ def test_a_png_is_the_layered_svg_converted_and_graphviz_draws_its_own_on_reques
     assert run_count(runs) == 1 and not (tmp_path / "gv.png").exists()
 
 
+def test_without_rsvg_convert_a_png_is_still_made_by_graphviz_and_says_so(tmp_path, monkeypatch, capsys):
+    """A fresh machine has Graphviz (a dependency) but maybe not librsvg: the PNG is then
+    Graphviz's drawing, with a note saying so, rather than no PNG at all."""
+    import shutil
+
+    from hlodbg.layouts import svg_png
+
+    real_which = shutil.which
+    monkeypatch.setattr(svg_png.shutil, "which",
+                        lambda name, *a, **k: None if name == svg_png.CONVERTER else real_which(name, *a, **k))
+    monkeypatch.delenv("HLODBG_RSVG", raising=False)
+    assert main(["export", str(SAMPLE), "-o", str(tmp_path / "g.png")]) == 0
+    assert (tmp_path / "g.png").read_bytes().startswith(b"\x89PNG")
+    err = capsys.readouterr().err
+    assert "drawn by Graphviz" in err and "rsvg-convert" in err
+
+
 def test_a_big_drawing_becomes_a_png_of_bounded_size():
     """A PNG export of a tall graph (gpt_tiny: 2,000 x 11,000 pt) is converted at a lower zoom
     rather than as a 160-megapixel image; small drawings keep the sharp default."""
