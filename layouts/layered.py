@@ -292,15 +292,15 @@ def _assign_tracks(problem: Problem, blocks: dict[int, Block], block: Block) -> 
         if high - low > 1e-6:
             by_band.setdefault(band, []).append((low, high, value))
     for band, runs in by_band.items():
-        ends: list[float] = []  # each track's rightmost end so far
+        track_ends: list[float] = []  # each track's rightmost end so far
         for low, high, value in sorted(runs):
-            track = next((t for t, end in enumerate(ends) if end + separation <= low), len(ends))
-            if track == len(ends):
-                ends.append(high)
+            track = next((t for t, end in enumerate(track_ends) if end + separation <= low), len(track_ends))
+            if track == len(track_ends):
+                track_ends.append(high)
             else:
-                ends[track] = high
+                track_ends[track] = high
             block.track[(band, value)] = track
-        block.tracks[band] = len(ends)
+        block.tracks[band] = len(track_ends)
     for item in block.band_of.keys() & problem.callers:
         band = block.band_of[item]
         if band not in block.call_track:
