@@ -127,9 +127,15 @@ async def test_the_memory_pane_shows_live_buffers_the_peak_and_the_hbm():
         assert "%h tensor<16x32xbf16> 4.0 KiB 4.0x {1,0:T(8,128)(2,1)} default" in shown
         status = text(app, "#status")
         assert "tpu-v5e" in status and f"HBM {format_bytes(now)}" in status
+        # The curve of bytes live along the entry, with ▲ under the op the run is at.
+        assert "bytes live in program order" in shown
+        cursor_line = next(line for line in shown.splitlines() if "▲" in line)
+        before = cursor_line.index("▲")
         await press(app, pilot, "n")  # per step: the figures at the new op
         later = device.site([app.screen.state.op]).bytes
-        assert f"{format_bytes(later)} of 16.0 GiB" in text(app, MemoryPanel)
+        shown = text(app, MemoryPanel)
+        assert f"{format_bytes(later)} of 16.0 GiB" in shown
+        assert next(line for line in shown.splitlines() if "▲" in line).index("▲") >= before
         await press(app, pilot, "m")
         assert not pane.display
 

@@ -123,8 +123,24 @@ def memory_view(analysis: MemoryAnalysis, process: Any, device_label: str, ops: 
             buffers.append(BufferView(name, b.type, layout, b.logical_bytes, b.physical_bytes))
         where = f"{'after' if finished else 'at'} {op_label(site.op)}{_location(site.op)}"
     capacity = device.backend.device_memory()
+    entry = device.entry
     return MemoryView(device_label, analysis.target, in_use, logical, device.capacity_bytes, device.capacity_label,
-                      device.peak_bytes, peak_where, buffers, where, capacity.short_name, capacity.on_accelerator)
+                      device.peak_bytes, peak_where, buffers, where, capacity.short_name, capacity.on_accelerator,
+                      entry.timeline, _entry_position(entry, ops))
+
+
+def _entry_position(entry: Any, ops: Sequence[Operation]) -> Optional[int]:
+    """Where in the entry function the run is: its outermost op's position (a call's, when the
+    run is inside the callee); the last position once the run has finished."""
+    size = len(entry.timeline)
+    if not size:
+        return None
+    if not ops:
+        return size - 1
+    try:
+        return entry.position_of(ops[0])
+    except (KeyError, ValueError):
+        return None
 
 
 def _location(op: Operation) -> str:

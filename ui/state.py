@@ -125,6 +125,10 @@ class MemoryView:
     where: str = ""  # the op the figures are at
     kind: str = "mem"  # "HBM": the memory's short name (Backend.device_memory), "mem" for this machine's
     on_accelerator: bool = False  # an accelerator's own memory, which the status bar shows
+    # Bytes live at every position of the entry function (FunctionMemory.timeline, shared, not
+    # copied) and the position the run is at in it: the pane's chart and its cursor.
+    curve: Any = None
+    cursor: Optional[int] = None
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 against its memory, the peak and where it happens), from the run's static memory profile."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Any, Optional
 
+import numpy as np
 from rich.text import Text
 from textual.widgets import Static
 
@@ -12,6 +13,9 @@ from hlodbg.engine.machine.memory import format_bytes
 from ..state import MemoryView, SessionState
 
 GAUGE_WIDTH = 20
+CHART_ROWS = 3  # the bytes-live chart's height in lines
+_EIGHTHS = " ▁▂▃▄▅▆▇█"  # a cell filled to 0..8 eighths of its height
+NO_BREAK_SPACE = "\u00a0"
 
 
 def gauge(fraction: float, width: int = GAUGE_WIDTH) -> str:
@@ -22,6 +26,43 @@ def gauge(fraction: float, width: int = GAUGE_WIDTH) -> str:
     if fraction > 0 and cells == 0 and not partial:
         partial = "▏"
     return "[" + "█" * cells + partial + "░" * (width - cells - len(partial)) + "]"
+
+
+def memory_chart(curve: Any, cursor: Optional[int], width: int, rows: int = CHART_ROWS) -> list[str]:
+    """The bytes-live curve (one number per program position) as `rows` lines of block characters
+    at most `width` wide — each column the most any of its positions holds, so the peak always
+    shows — and a line with ▲ under the column of position `cursor`."""
+    values = np.asarray(curve, dtype=np.float64)
+    positions = len(values)
+    if not positions or width < 1:
+        return []
+    columns = min(width, positions)
+    # Column c covers positions [c * positions // columns, (c + 1) * positions // columns).
+    starts = np.arange(columns) * positions // columns
+    tallest = np.maximum.reduceat(values, starts)
+    top = float(values.max())
+    eighths = np.zeros(columns, int) if top <= 0 else np.ceil(tallest / top * rows * 8).astype(int)
+    lines = []
+    for row in range(rows - 1, -1, -1):
+        filled = np.clip(eighths - row * 8, 0, 8)
+        lines.append("".join(_EIGHTHS[k] for k in filled))
+    marker = [" "] * columns
+    if cursor is not None and 0 <= cursor < positions:
+        marker[int(np.searchsorted(starts, cursor, side="right")) - 1] = "▲"
+    lines.append("".join(marker).rstrip())
+    return lines
+
+
+def _chart_lines(text: Text, memory: MemoryView, width: int) -> None:
+    lines = memory_chart(memory.curve, memory.cursor, width)
+    if not lines:
+        return
+    text.append("bytes live in program order (▲ here)\n", style="bold")
+    # Empty cells as no-break spaces: a row of spaces would be folded into the line before it
+    # when the pane wraps its text.
+    for line in lines[:-1]:
+        text.append(f"{line.replace(' ', NO_BREAK_SPACE)}\n", style="cyan")
+    text.append(f"{lines[-1].replace(' ', NO_BREAK_SPACE)}\n", style="bold yellow")
 
 
 class MemoryPanel(Static, can_focus=False):
@@ -65,6 +106,8 @@ class MemoryPanel(Static, can_focus=False):
             text.append("\n")
         text.append(f"peak {format_bytes(memory.peak)}", style="bold")
         text.append(f" at {memory.peak_where}\n")
+        if memory.curve is not None:
+            _chart_lines(text, memory, max(8, (self.content_size.width or 60) - 1))
         if memory.where:
             text.append(f"{memory.where}\n", style="dim")
         text.append(f"live buffers ({len(memory.buffers)}, largest first)\n" if memory.buffers else "no live buffers\n", style="bold")
@@ -79,4 +122,4 @@ class MemoryPanel(Static, can_focus=False):
         self.update(text)
 
 
-__all__ = ["MemoryPanel", "gauge"]
+__all__ = ["CHART_ROWS", "MemoryPanel", "gauge", "memory_chart"]
