@@ -109,6 +109,16 @@ async def test_search_select_run_to_and_toggle_breakpoint():
         assert source.breakpoint_lines == set()
 
 
+async def type_command(app, pilot, text: str) -> str:
+    """Type `text` on the command line and press Enter; the console's text after it."""
+    await pilot.press("colon")
+    for ch in text:
+        await pilot.press(ch if ch != " " else "space")
+    await pilot.press("enter")
+    await settle(app, pilot)
+    return console_text(app.screen)
+
+
 async def test_pin_keeps_a_value_and_unpin_lets_it_go():
     app = nan_app()
     async with app.run_test(size=SIZE) as pilot:
@@ -117,14 +127,9 @@ async def test_pin_keeps_a_value_and_unpin_lets_it_go():
         await press(app, pilot, "n", "n")
 
         async def command(text: str) -> str:
-            await pilot.press("colon")
-            for ch in text:
-                await pilot.press(ch if ch != " " else "space")
-            await pilot.press("enter")
-            await settle(app, pilot)
-            return console_text(screen).replace("\n", "")
+            return (await type_command(app, pilot, text)).replace("\n", "")
 
-        session = app.screen.controller.session
+        session = screen.controller.session
         assert "pinned %c0 (event 0)" in await command("pin %c0")
         assert session.pinned == [0]
         assert "pin takes the name of a value" in await command("pin c0")
@@ -142,12 +147,7 @@ async def test_command_line_print_watch_goto_and_errors(tmp_path):
         await press(app, pilot, "n", "n")
 
         async def command(text: str) -> str:
-            await pilot.press("colon")
-            for ch in text:
-                await pilot.press(ch if ch != " " else "space")
-            await pilot.press("enter")
-            await settle(app, pilot)
-            return console_text(screen)
+            return await type_command(app, pilot, text)
 
         console = await command("print %r#1[0]")
         assert "%r#1[0] = nan" in console
