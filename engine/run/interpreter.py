@@ -212,7 +212,7 @@ class Interpreter:
         value)` with each one surely_finite does not clear (screen.py). Their blocks are not
         fused, so that every op's value exists to be screened."""
         self.screen = hook
-        self.plan.unfused()
+        self.plan.screening()
 
     def run(self, entry: str = "main", args: Sequence[Any] = ()) -> list[Any]:
         function = self.entry_function(entry)

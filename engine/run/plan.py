@@ -242,11 +242,12 @@ class Plan:
         self._compiled: dict[int, tuple[CompiledSteps, Optional[Operation]]] = {}
         self.step_of: dict[Operation, Step] = {}
         self._fast: dict[int, FastBlock] = {}
-        self.fuses = True  # whether plain runs fuse (not when they screen values: screen.py)
+        self.screens = False  # whether plain runs screen values (screen.py): unfused, steps' `screened` set
 
-    def unfused(self) -> None:
-        """Plain runs from now on run every op as a step of its own (blocks made again)."""
-        self.fuses = False
+    def screening(self) -> None:
+        """Plain runs from now on screen every step's values: each op a step of its own, its
+        screened results known (blocks made again)."""
+        self.screens = True
         self._fast.clear()
 
     # -- the op-by-op view -----------------------------------------------------------------------
@@ -304,12 +305,13 @@ class Plan:
             dying = liveness.last_uses(op)
             step.free = tuple(index[v] for v in dying)
             step.reuse = _reusable(op, dying)
-            step.screened = () if written_constant(step) else screened_results(op)
+            if self.screens:
+                step.screened = () if written_constant(step) else screened_results(op)
         returned = tuple(index[v] for v in terminator.operands) if terminator is not None else ()
         free = tuple(index[v] for v in liveness.last_uses(terminator)) if terminator is not None else ()
         free += tuple(index[v] for v in liveness.unused_arguments(block))
         # F's fused groups (engine/run/fusion.py), unless the run screens every op's value.
-        fast_steps = fuse(list(steps), self) if self.fuses else list(steps)
+        fast_steps = list(steps) if self.screens else fuse(list(steps), self)
         return FastBlock(block, fast_steps, tuple(index[v] for v in block.arguments), returned, free, len(liveness.values))
 
 
