@@ -38,7 +38,7 @@ def _add_session_options(cmd) -> None:
     from hlodbg.divergence_report import add_against_option
 
     add_against_option(cmd)
-    cmd.add_argument("--memory", metavar="SIZE", help="budget for recorded values (2G, 512M; default the arguments' size, at least 256M)")
+    cmd.add_argument("--memory", metavar="SIZE", help="what the recording may hold: values and the history of events (2G, 512M; default: values the arguments' size, at least 256M, history a quarter of RAM); past it the run stops with a memory stop")
     cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
     cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
     cmd.add_argument("--device", metavar="R,P", help="the device the debugger focuses on a grid (default 0,0)")

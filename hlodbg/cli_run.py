@@ -73,7 +73,8 @@ def add_run_options(run) -> None:
     run.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
     run.add_argument("--device", metavar="R,P", help="with --break-on on a grid: the device to report when several stop at once (default 0,0)")
     run.add_argument("--memory", metavar="SIZE", help="budget for recorded values with --probe/--break-on "
-                     "(e.g. 2G, 512M; default the arguments' size, at least 256M); older values are recomputed when needed")
+                     "(e.g. 2G, 512M; default the arguments' size, at least 256M); older values are recomputed when needed; "
+                     "the history of events counts too, and a run that fills it fails saying so")
     add_target_options(run)
     add_fill_elided_option(run)
     from hlodbg.cli_replay import add_capture_option

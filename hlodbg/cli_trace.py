@@ -38,8 +38,8 @@ def add_options(cmd) -> None:
                      help="grid replicas (default: the module's mhlo.num_replicas)")
     cmd.add_argument("--partitions", type=int, metavar="P",
                      help="grid partitions (default: the module's mhlo.num_partitions)")
-    cmd.add_argument("--memory", metavar="SIZE", help="budget for the run's recorded values (2G, 512M; default a "
-                     "quarter of RAM): older values are dropped and recomputed when the trace reads them")
+    cmd.add_argument("--memory", metavar="SIZE", help="budget for the run's recording, values and history (2G, 512M; default "
+                     "the arguments' size): older values are dropped and recomputed when the trace reads them")
     from hlodbg.cli_target import add_target_options
 
     add_target_options(cmd, "runs")
