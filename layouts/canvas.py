@@ -12,7 +12,7 @@ from typing import Optional
 
 import numpy as np
 
-from .scene import Cell, Scene, SceneBox, SceneCluster, SceneEdge, segment_cells
+from .scene import Cell, Scene, SceneBox, SceneCluster, SceneEdge, polyline_cells
 
 # Edge cells carry a 6-bit mask: arms toward the neighbouring cells and diagonal strokes. Merging
 # the masks of every edge through a cell gives junctions (├ ┬) and crossings (┼ ╳) for free.
@@ -97,11 +97,7 @@ class Raster:
 
 def _trace(points: list[Cell], source: SceneBox) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every cell of a polyline with its stroke mask."""
-    cells = [points[0]]
-    for a, b in zip(points, points[1:]):
-        cells.extend(segment_cells(a, b))
-    xy = np.array(cells, dtype=np.int64).reshape(-1, 2)
-    xs, ys = xy[:, 0], xy[:, 1]
+    xs, ys = polyline_cells(points)
     masks = np.zeros(xs.size, dtype=np.uint8)
     side = source.side_of(points[0])
     toward_source = {"below": UP, "above": DOWN, "right": LEFT, "left": RIGHT}.get(side, 0)

@@ -264,6 +264,24 @@ def segment_cells(a: Cell, b: Cell) -> list[Cell]:
     return [(a[0] + round((b[0] - a[0]) * t / steps), a[1] + round((b[1] - a[1]) * t / steps)) for t in range(1, steps + 1)]
 
 
+def polyline_cells(points: list[Cell]) -> tuple[np.ndarray, np.ndarray]:
+    """(columns, rows) of every cell of a polyline: its first point, then each segment's cells as
+    `segment_cells` gives them, computed as arrays (a scene's edges run to hundreds of thousands
+    of cells). numpy rounds halves to even, as Python's `round` does."""
+    corners = np.asarray(points, dtype=np.int64).reshape(-1, 2)
+    deltas = np.diff(corners, axis=0)
+    steps = np.abs(deltas).max(axis=1) if len(deltas) else np.zeros(0, np.int64)
+    keep = steps > 0
+    corners_from, deltas, steps = corners[:-1][keep], deltas[keep], steps[keep]
+    segment = np.repeat(np.arange(steps.size), steps)  # which segment each cell is on
+    offsets = np.cumsum(steps) - steps
+    t = np.arange(int(steps.sum())) - np.repeat(offsets, steps) + 1  # 1..steps within its segment
+    length = np.repeat(steps, steps)  # (delta * t) / steps, in segment_cells' order of rounding
+    columns = corners_from[segment, 0] + np.round(deltas[segment, 0] * t / length).astype(np.int64)
+    rows = corners_from[segment, 1] + np.round(deltas[segment, 1] * t / length).astype(np.int64)
+    return np.concatenate([corners[:1, 0], columns]), np.concatenate([corners[:1, 1], rows])
+
+
 def _trim_start(points: list[Cell], box: SceneBox) -> Optional[list[Cell]]:
     """The polyline from its first cell outside `box` on; None when it never leaves the box."""
     if not box.contains(*points[0]):
@@ -482,4 +500,4 @@ class SceneBuilder:
         return scene_from_layout(view, layout, root, expanded)
 
 
-__all__ = ["MAX_SCENE_NODES", "SCENE_TIMEOUT", "Scene", "SceneBox", "SceneBuilder", "SceneCluster", "SceneEdge", "SceneError", "SceneTooBig", "scene_from_layout", "segment_cells", "fit_route"]
+__all__ = ["MAX_SCENE_NODES", "SCENE_TIMEOUT", "Scene", "SceneBox", "SceneBuilder", "SceneCluster", "SceneEdge", "SceneError", "SceneTooBig", "scene_from_layout", "segment_cells", "polyline_cells", "fit_route"]

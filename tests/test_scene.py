@@ -336,3 +336,23 @@ def test_auto_is_the_layered_layout_and_the_environment_may_pick_graphviz(monkey
     assert layout_engine(small) == "layered"
     monkeypatch.setenv("HLODBG_LAYOUT_ENGINE", "graphviz")  # the user's choice decides alone
     assert layout_engine(small) == "graphviz"
+
+
+def test_polyline_cells_are_the_cells_of_each_segment_in_turn():
+    """The raster's array form of a polyline gives segment_cells' cells exactly, halves rounded
+    as Python rounds them, repeated points and single points included."""
+    import random
+
+    from hlodbg.layouts.scene import polyline_cells, segment_cells
+
+    rng = random.Random(7)
+    for _ in range(2000):
+        points = [(rng.randint(-40, 300), rng.randint(-40, 300)) for _ in range(rng.randint(1, 6))]
+        if rng.random() < 0.3:
+            points.append(points[-1])
+        cells = [points[0]]
+        for a, b in zip(points, points[1:]):
+            if a != b:
+                cells += segment_cells(a, b)
+        columns, rows = polyline_cells(points)
+        assert list(zip(columns.tolist(), rows.tolist())) == cells, points
