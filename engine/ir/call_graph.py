@@ -42,9 +42,10 @@ def ops_with_nesting(function: Operation) -> Iterator[tuple[Operation, int]]:
     while pending:
         op, nesting = pending.pop()
         yield op, nesting
-        for region in reversed(op.regions):
-            for block in reversed(region.blocks):
-                pending.extend((inner, nesting + 1) for inner in reversed(block.operations))
+        if op.regions:
+            for region in reversed(op.regions):
+                for block in reversed(region.blocks):
+                    pending.extend((inner, nesting + 1) for inner in reversed(block.operations))
 
 
 @dataclass(frozen=True)
@@ -76,13 +77,21 @@ class CallGraph:
                 self.functions.setdefault(op.sym_name, op)
         self.sites: dict[str, list[CallSite]] = {}
         self.deepest_region: dict[str, int] = {}
+        names_functions: dict[str, bool] = {}  # op name -> may it name a function (per name, not per op)
         for name, function in self.functions.items():
             sites = self.sites[name] = []
             deepest = 0
             for op, nesting in ops_with_nesting(function):
-                deepest = max(deepest, nesting)
-                sites.extend(CallSite(op, callee, nesting) for callee in named_functions(op)
-                             if callee in self.functions)
+                if nesting > deepest:
+                    deepest = nesting
+                if not op.attributes:  # most ops name no function: no lookup for them
+                    continue
+                may = names_functions.get(op.name)
+                if may is None:
+                    may = names_functions[op.name] = callee_attribute(op.name) is not None
+                if may or any(attribute in op.attributes for attribute in _FUNCTION_LIST_ATTRIBUTES):
+                    sites.extend(CallSite(op, callee, nesting) for callee in named_functions(op)
+                                 if callee in self.functions)
             self.deepest_region[name] = deepest
 
     def recursions(self) -> list[Recursion]:
