@@ -281,12 +281,12 @@ def _shape_problem(member: Member, t, sharding, grid: tuple[int, int]) -> str:
 
 
 def add_npz(given: DeviceArguments, path: str, function, option: str = "--args",
-            device: Optional[ProcessId] = None, grid: tuple[int, int] = (1, 1)) -> None:
+            device: Optional[ProcessId] = None, grid: tuple[int, int] = (1, 1), read: bool = True) -> None:
     """The arguments of an .npz file into `given`, each member keyed by its argument's name, argN
     or arr_N (ArgumentNames), never by its place in the file; `KEY@R,P` is device R,P's own value.
     With `device`, the file is that device's own (plain keys only). Every key and every member's
     header is checked before any data is read (a global array for a partitioned parameter is one
-    its sharding cuts into the parameter's tiles on the `grid`)."""
+    its sharding cuts into the parameter's tiles on the `grid`); `read=False` stops there."""
     names = ArgumentNames(function)
     inputs = function.function_type.inputs
     shardings = parameter_shardings(function)
@@ -311,6 +311,8 @@ def add_npz(given: DeviceArguments, path: str, function, option: str = "--args",
                 which = (f"argument {position}" if owner is None else
                          f"(argument {position} of device {owner.replica_id},{owner.partition_id})")
                 raise ExecutionError(f"{option} {path} key '{member.key}'{':' if owner is None else ''} {which}: {problem}")
+        if not read:
+            return
         for member in members:
             position, named = places[member.key]
             given.give(device if device is not None else named, position, read_member(path, archive, member, option),

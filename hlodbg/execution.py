@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import math
 import sys
+import threading
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
@@ -51,6 +52,37 @@ def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = Fal
         which = ", ".join(str(i) for i in randomised)
         print(f"note: random argument(s) {which} (seed {seed}); pass --args/--arg to choose them", file=sys.stderr)
     return values, randomised
+
+
+def gather_arguments_in_background(function, npz_path, arg_specs, seed: int, *, per_device: Optional[str] = None,
+                                   grid: tuple[int, int] = (1, 1)) -> Callable[[], Any]:
+    """For the debugger, which opens while its arguments load: an `--args IN.npz`'s keys and
+    headers are checked now (a wrong file is refused before anything opens), then
+    `gather_arguments` runs on a thread of its own; the result waits for it and returns the
+    arguments, or raises what gathering them raised. A member `numpy.savez` left unaligned is
+    read, not mapped (365 MB of a GPT-2 step's weights: 0.3 s), and the read lets go of the
+    interpreter lock, so it goes on while the screen is built."""
+    if npz_path and not Path(npz_path).is_dir():
+        add_npz(DeviceArguments(), npz_path, function, grid=grid, read=False)
+    outcome: list = []
+
+    def gather() -> None:
+        try:
+            outcome.append((True, gather_arguments(function, npz_path, arg_specs, seed, quiet=True, per_device=per_device, grid=grid)[0]))
+        except BaseException as error:  # noqa: BLE001 - handed to whoever asks for the arguments
+            outcome.append((False, error))
+
+    reader = threading.Thread(target=gather, name="hlodbg-arguments", daemon=True)  # never keeps a closing app waiting
+    reader.start()
+
+    def arguments() -> Any:
+        reader.join()
+        succeeded, value = outcome[0]
+        if not succeeded:
+            raise value
+        return value
+
+    return arguments
 
 
 def summarize(value: Any) -> dict:

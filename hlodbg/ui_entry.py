@@ -25,12 +25,12 @@ def build_app(args):
         if args.args or args.arg or args.args_per_device:
             from hlodbg.engine.run.grid import grid_shape
             from hlodbg.engine.run.interpreter import entry_function
-            from hlodbg.execution import gather_arguments
+            from hlodbg.execution import gather_arguments_in_background
 
             function = entry_function(program.module, args.entry)
-            values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True,
-                                         per_device=args.args_per_device,
-                                         grid=grid_shape(program.module, args.replicas, args.partitions))
+            values = gather_arguments_in_background(function, args.args, args.arg, args.seed,
+                                                    per_device=args.args_per_device,
+                                                    grid=grid_shape(program.module, args.replicas, args.partitions))
         from hlodbg.cli_target import backend_from_args
 
         backend = backend_from_args(args)

@@ -278,9 +278,24 @@ def test_open_builds_the_app_with_arguments_and_breakpoint(tmp_path):
     args = _parser().parse_args(["open", str(NAN_PROGRAM), "--args", str(values), "--break-on", "nan", "--seed", "3"])
     app = build_app(args)
     assert app.error is None and app.break_on == "nan" and app.options["seed"] == 3
-    assert np.array_equal(app.options["args"][0], np.full(4, 100, np.float32))
+    assert np.array_equal(app.options["args"]()[0], np.full(4, 100, np.float32))  # read while the app starts
     missing = _parser().parse_args(["open", str(tmp_path / "nope.mlir")])
     assert "no such file" in build_app(missing).error.render()
+
+
+def test_open_refuses_a_wrong_arguments_file_before_reading_it(tmp_path):
+    """The arguments are read on a thread while the debugger starts, but a file whose keys or
+    headers do not fit the program is refused at once, on the error screen, as before."""
+    from hlodbg.cli import _parser
+    from hlodbg.ui_entry import build_app
+
+    values = tmp_path / "x.npz"
+    np.savez(values, arg0=np.zeros((3, 3), np.float32))
+    app = build_app(_parser().parse_args(["open", str(NAN_PROGRAM), "--args", str(values)]))
+    assert app.error is not None and "key 'arg0'" in app.error.render() and "expected tensor<4xf32>" in app.error.render()
+    np.savez(values, nonsense=np.zeros(4, np.float32))
+    app = build_app(_parser().parse_args(["open", str(NAN_PROGRAM), "--args", str(values)]))
+    assert app.error is not None and "nonsense" in app.error.render()
 
 
 def test_serve_runs_the_same_app_per_browser_tab(monkeypatch):

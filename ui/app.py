@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence, Union
 
 from textual.app import App
 
@@ -17,12 +17,13 @@ KEYS_PROBLEMS_SECONDS = 30
 
 class HlodbgApp(App):
     """hlodbg's window. Give it a loaded Program (anything with `module`, `name`, `source` and
-    `debug(...)`, which builds the debugging target), or the error that stopped loading one."""
+    `debug(...)`, which builds the debugging target), or the error that stopped loading one.
+    `args`: the arguments, or a function the session's thread calls for them (read meanwhile)."""
 
     CSS_PATH = "app.tcss"
     TITLE = "hlodbg"
 
-    def __init__(self, program=None, error: Optional[HlodbgError] = None, args: Optional[Sequence] = None, seed: int = 0,
+    def __init__(self, program=None, error: Optional[HlodbgError] = None, args: Optional[Union[Sequence, Callable]] = None, seed: int = 0,
                  entry: str = "main", break_on: Optional[str] = None, memory=None, persist: bool = True,
                  keymap_path: Optional[Path] = None, replicas: Optional[int] = None, partitions: Optional[int] = None,
                  device=None, backend=None, explain: bool = False, lesson=None, lessons=None,
@@ -117,8 +118,12 @@ class HlodbgApp(App):
 
 
 def _open_target(program, options: dict):
-    """The program's debugging target (hlodbg.Program.debug builds every one)."""
-    return program.debug(options["args"], seed=options["seed"], entry=options["entry"], memory=options["memory"],
+    """The program's debugging target (hlodbg.Program.debug builds every one). The arguments may
+    come as a function that waits for them (files still being read while the app started)."""
+    args = options["args"]
+    if callable(args):
+        args = args()
+    return program.debug(args, seed=options["seed"], entry=options["entry"], memory=options["memory"],
                          persist=options["persist"], replicas=options["replicas"], partitions=options["partitions"],
                          focus=options["device"], backend=options["backend"])
 
