@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import io
 import math
+import os
 import re
 import struct
 import sys
+import threading
 import zipfile
 from dataclasses import dataclass
 from functools import partial
@@ -31,6 +33,7 @@ from hlodbg.engine import ExecutionError
 from hlodbg.engine.ir.dtypes import element_dtype, not_numbers
 from hlodbg.engine.ir.types import TensorType
 from hlodbg.engine.machine.files import open_regular
+from hlodbg.engine.machine.memory import physical_memory
 from hlodbg.engine.machine.process import ProcessId
 from hlodbg.engine.run.arguments import ArgumentNames, DeviceArguments, parameter_shardings, per_device_hint, shape_fits
 
@@ -206,8 +209,56 @@ def npz_members(path: str, archive: zipfile.ZipFile, option: str = "--args") -> 
     return members
 
 
-def read_member(path: str, archive: zipfile.ZipFile, member: Member, option: str = "--args") -> np.ndarray:
-    """A member's array: a stored one memory-mapped, a compressed one read (with a note when large)."""
+class ReadAhead:
+    """The members of an .npz file that must be read (stored, but unaligned: what numpy.savez
+    writes) read on a thread of their own from the moment the file is named, while the program
+    is parsed: the read lets go of the interpreter lock. `read_member` takes each array from here
+    once; what this thread did not read (a rewritten file, a member past the limit, a file with
+    something wrong, which the checks that follow report) is read as before. It reads at most a
+    quarter of the machine's memory: the checks of each member against the program come later."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self._arrays: dict[str, tuple[tuple, np.ndarray]] = {}  # key -> (the file's stamp, array)
+        self._done = threading.Event()
+        threading.Thread(target=self._read, name="hlodbg-read-ahead", daemon=True).start()
+
+    def _read(self) -> None:
+        try:
+            room = (physical_memory() or 0) // 4  # nothing read ahead where the system does not say
+            stamp = _stamp(self.path)
+            with zipfile.ZipFile(self.path) as archive:
+                for info in archive.infolist():
+                    member = _member(self.path, archive, info)
+                    aligned = member.data_offset is None or member.data_offset % member.dtype.alignment == 0
+                    if aligned or member.nbytes == 0 or member.nbytes > room:
+                        continue
+                    room -= member.nbytes
+                    self._arrays[member.key] = (stamp, _mapped_member(self.path, member)[0])
+        except Exception:  # noqa: BLE001 - the reading that follows reports what is wrong with the file
+            pass
+        finally:
+            self._done.set()
+
+    def take(self, member: Member) -> Optional[np.ndarray]:
+        """The member's array as read ahead, if it was and the file has not changed since."""
+        self._done.wait()
+        stamp, array = self._arrays.pop(member.key, (None, None))
+        return array if array is not None and stamp == _stamp(self.path) else None
+
+
+def _stamp(path: str) -> tuple:
+    status = os.stat(path)
+    return status.st_size, status.st_mtime_ns, status.st_ino
+
+
+def read_member(path: str, archive: zipfile.ZipFile, member: Member, option: str = "--args",
+                ahead: Optional[ReadAhead] = None) -> np.ndarray:
+    """A member's array: a stored one memory-mapped, a compressed one read (with a note when large);
+    taken from `ahead` when that read it already."""
+    early = ahead.take(member) if ahead is not None and ahead.path == path else None
+    if early is not None:
+        return _read_only(early)
     array, why = _array(lambda: _mapped_member(path, member), path, option, member.key)
     if why and member.info.file_size >= READ_NOTE_BYTES:
         print(f"note: {option}: {path}: {member.key} is read into memory ({member.info.file_size / 2**20:,.0f} MiB), "
@@ -281,12 +332,14 @@ def _shape_problem(member: Member, t, sharding, grid: tuple[int, int]) -> str:
 
 
 def add_npz(given: DeviceArguments, path: str, function, option: str = "--args",
-            device: Optional[ProcessId] = None, grid: tuple[int, int] = (1, 1), read: bool = True) -> None:
+            device: Optional[ProcessId] = None, grid: tuple[int, int] = (1, 1), read: bool = True,
+            ahead: Optional[ReadAhead] = None) -> None:
     """The arguments of an .npz file into `given`, each member keyed by its argument's name, argN
     or arr_N (ArgumentNames), never by its place in the file; `KEY@R,P` is device R,P's own value.
     With `device`, the file is that device's own (plain keys only). Every key and every member's
     header is checked before any data is read (a global array for a partitioned parameter is one
-    its sharding cuts into the parameter's tiles on the `grid`); `read=False` stops there."""
+    its sharding cuts into the parameter's tiles on the `grid`); `read=False` stops there. `ahead`:
+    the file's members being read already (ReadAhead)."""
     names = ArgumentNames(function)
     inputs = function.function_type.inputs
     shardings = parameter_shardings(function)
@@ -315,7 +368,7 @@ def add_npz(given: DeviceArguments, path: str, function, option: str = "--args",
             return
         for member in members:
             position, named = places[member.key]
-            given.give(device if device is not None else named, position, read_member(path, archive, member, option),
+            given.give(device if device is not None else named, position, read_member(path, archive, member, option, ahead),
                        f"{option} {path} key '{member.key}'")
 
 

@@ -15,7 +15,15 @@ from typing import Any, Callable, Optional, Sequence
 
 import numpy as np
 
-from hlodbg.argument_files import add_device_directory, add_directory, add_npz, load_npy, note_copies, save_npz
+from hlodbg.argument_files import (
+    ReadAhead,
+    add_device_directory,
+    add_directory,
+    add_npz,
+    load_npy,
+    note_copies,
+    save_npz,
+)
 from hlodbg.engine import ExecutionError
 from hlodbg.engine.debug.summary import count_text
 from hlodbg.engine.debug.summary import summarize as summarize_value
@@ -27,16 +35,17 @@ from hlodbg.engine.run.arguments import DeviceArguments, device_arguments, param
 
 # What every command's program argument may be (the frontend is picked from the text).
 def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = False, *,
-                     per_device: Optional[str] = None, grid: tuple[int, int] = (1, 1)):
+                     per_device: Optional[str] = None, grid: tuple[int, int] = (1, 1), ahead: Optional[ReadAhead] = None):
     """Arguments from `--args IN.npz` or `--args DIR` of NAME.npy files (NAME@R,P for one device),
     `--arg N=FILE.npy` and `--args-per-device DIR`, the rest random from `seed`: a list, or
     {device: list} on a `grid` where some device has its own (engine/run/arguments.py:
-    device_arguments). Files are memory-mapped where they can be (hlodbg.argument_files)."""
+    device_arguments). Files are memory-mapped where they can be (hlodbg.argument_files); `ahead`:
+    the .npz file's members being read already (ReadAhead)."""
     given = DeviceArguments()
     if npz_path and Path(npz_path).is_dir():
         add_directory(given, npz_path, function)
     elif npz_path:
-        add_npz(given, npz_path, function, grid=grid)
+        add_npz(given, npz_path, function, grid=grid, ahead=ahead)
     for spec in arg_specs:
         index, sep, path = spec.partition("=")
         if not sep or not index.strip().isdigit():
@@ -55,7 +64,7 @@ def gather_arguments(function, npz_path, arg_specs, seed: int, quiet: bool = Fal
 
 
 def gather_arguments_in_background(function, npz_path, arg_specs, seed: int, *, per_device: Optional[str] = None,
-                                   grid: tuple[int, int] = (1, 1)) -> Callable[[], Any]:
+                                   grid: tuple[int, int] = (1, 1), ahead: Optional[ReadAhead] = None) -> Callable[[], Any]:
     """For the debugger, which opens while its arguments load: an `--args IN.npz`'s keys and
     headers are checked now (a wrong file is refused before anything opens), then
     `gather_arguments` runs on a thread of its own; the result waits for it and returns the
@@ -68,7 +77,7 @@ def gather_arguments_in_background(function, npz_path, arg_specs, seed: int, *, 
 
     def gather() -> None:
         try:
-            outcome.append((True, gather_arguments(function, npz_path, arg_specs, seed, quiet=True, per_device=per_device, grid=grid)[0]))
+            outcome.append((True, gather_arguments(function, npz_path, arg_specs, seed, quiet=True, per_device=per_device, grid=grid, ahead=ahead)[0]))
         except BaseException as error:  # noqa: BLE001 - handed to whoever asks for the arguments
             outcome.append((False, error))
 

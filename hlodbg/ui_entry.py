@@ -20,6 +20,7 @@ def build_app(args):
     path = args.program or str(default_sample_path())
     try:
         check_memory(args.memory)  # named as the option, before a run would report it as the file's fault
+        ahead = _read_ahead(args.args)
         program = load_program(args, path)
         values = None
         if args.args or args.arg or args.args_per_device:
@@ -30,7 +31,8 @@ def build_app(args):
             function = entry_function(program.module, args.entry)
             values = gather_arguments_in_background(function, args.args, args.arg, args.seed,
                                                     per_device=args.args_per_device,
-                                                    grid=grid_shape(program.module, args.replicas, args.partitions))
+                                                    grid=grid_shape(program.module, args.replicas, args.partitions),
+                                                    ahead=ahead)
         from hlodbg.cli_target import backend_from_args
 
         backend = backend_from_args(args)
@@ -55,6 +57,16 @@ def build_app(args):
     return HlodbgApp(program, args=values, seed=args.seed, entry=args.entry, break_on=break_on, memory=args.memory,
                      persist=not args.no_save, replicas=args.replicas, partitions=args.partitions, device=device,
                      backend=backend)
+
+
+def _read_ahead(arguments: str | None):
+    """An --args .npz file's members read while the program is parsed (hlodbg.argument_files:
+    ReadAhead); None for anything else, which the checks after parsing report or map."""
+    if not arguments or not os.path.isfile(arguments):
+        return None
+    from hlodbg.argument_files import ReadAhead
+
+    return ReadAhead(arguments)
 
 
 def launch_break_spec(args):

@@ -301,7 +301,6 @@ def test_open_refuses_a_wrong_arguments_file_before_reading_it(tmp_path):
 def test_serve_runs_the_same_app_per_browser_tab(monkeypatch):
     import hlodbg.serve as serve_module
     import hlodbg.serve_zygote as zygote_module
-
     from hlodbg.cli import main
 
     served = {}
