@@ -65,14 +65,25 @@ def ref_parts(x: np.ndarray, count: int) -> list:
 
 
 def ref_pass(a: np.ndarray, b: np.ndarray, width: int) -> np.ndarray:
-    """One MXU pass: per K-chunk, products added in K order from the first; chunk sums in order."""
+    """One MXU pass: per K-chunk, the exact sum of the chunk's products rounded to f64 (math.fsum)
+    and then to f32 (a zero sum of -0.0 products is -0.0; sums holding an infinity or a NaN as
+    IEEE makes them in any order); chunk sums added in order in f32."""
+    import math
+
     m, k = a.shape
     n = b.shape[1]
     total = None
     for start in range(0, k, width):
-        chunk = np.outer(a[:, start], b[start, :]).astype(np.float32)
-        for j in range(start + 1, min(start + width, k)):
-            chunk = (chunk + np.outer(a[:, j], b[j, :]).astype(np.float32)).astype(np.float32)
+        chunk = np.empty((m, n), np.float32)
+        for i in range(m):
+            for j in range(n):
+                products = [float(x) * float(y) for x, y in zip(a[i, start:start + width], b[start:start + width, j])]
+                if all(p == 0 and math.copysign(1, p) < 0 for p in products):
+                    chunk[i, j] = -0.0
+                elif all(math.isfinite(p) for p in products):
+                    chunk[i, j] = np.float32(math.fsum(products))
+                else:
+                    chunk[i, j] = np.float32(sum(products))  # inf, or NaN: the same in any order
         total = chunk if total is None else (total + chunk).astype(np.float32)
     return ref_flush(total)
 
@@ -655,3 +666,18 @@ def test_mixed_bf16_matches_xla_exactly_by_default():
     assert off.sum() == 350  # the spec's rounding: one bf16 step off in 350 of 512 elements
     step = np.abs(expected["result1"][off]) * 2.0 ** -7
     assert (np.abs(rounded[off] - expected["result1"][off]) <= step).all()
+
+
+def test_a_chunk_sum_is_exact_whatever_order_blas_adds_in():
+    """1 + 2^-60 - 1 is 0 in f64 added in order, 2^-60 exactly: a chunk's sum is the exact one
+    (rounded to f32), the same in every place of the three products and under a batch dim."""
+    from hlodbg.engine.machine.tpu.numerics import chunk_sum
+
+    tiny = np.float32(2.0 ** -30)
+    for order in ([0, 1, 2], [1, 0, 2], [0, 2, 1]):
+        a = np.array([[1, tiny, -1]], np.float32)[:, order]
+        b = np.array([[1], [tiny], [1]], np.float32)[order, :]
+        assert chunk_sum(a, b)[0, 0] == np.float32(2.0 ** -60)
+        assert chunk_sum(np.stack([a, -a]), np.stack([b, b]))[1, 0, 0] == np.float32(-(2.0 ** -60))
+    zeros = chunk_sum(np.full((2, 3), -0.0, np.float32), np.ones((3, 2), np.float32))
+    assert (zeros.view(U32) == 0x80000000).all()

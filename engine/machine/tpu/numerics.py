@@ -17,11 +17,15 @@ NaN -> 0 (XLA's ReplaceNaNWithZeros) drops the NaN an infinite operand makes in 
 (inf x 0.0); the hi.hi pass still carries the infinity. Every sum is an f32 add.
 
 One pass (`bf16_pass`) is modelled on the systolic array: the products of one K-chunk of the
-MXU's width (128; 256 on v6e and TPU7x) are added one after the other in K order into an f32
-partial sum starting from the chunk's first product, and the chunk sums are then added in K order.
-bf16 x bf16 products are exact in f32, so this order is the whole model. Whether the real MXU
-sums a chunk that way, and how the TPU splits operands inside HIGH/HIGHEST, is not public: dots
-are exact to this stated model and approximate against a real TPU (tpu.md §6).
+MXU's width (128; 256 on v6e and TPU7x) are summed exactly and the sum rounded once to f32 (by way
+of f64: `chunk_sum`), and the chunk sums are then added in K order in f32. bf16 x bf16 products
+are exact in f32, so this is the whole model. How the real MXU adds within a chunk is not public
+(tpu.md §4.3 suggests f32 sums in K order; the model here said so until issue 36): one rounding per
+chunk is as plausible for a systolic array's wide accumulators and lets each pass be one f64 GEMM
+per chunk at BLAS speed, where adding 128 products in order took numpy a call per product. The
+two models differ only where a chunk's f32 partial sums would have rounded (in the last bits).
+Whether the TPU splits operands inside HIGH/HIGHEST this way is not public either: dots are exact
+to this stated model and approximate against a real TPU (tpu.md §6).
 
 Subnormals (§4.5): a TPU computes with flush-to-zero and denormals-are-zero. `flush_subnormals`
 turns subnormal f32/bf16 values into zeros of the same sign; inside the passes it is applied
@@ -33,8 +37,8 @@ where every f16 value, subnormal ones included, is a normal number, and converts
 """
 from __future__ import annotations
 
-from math import prod
-from typing import Any
+import math
+from typing import Any, Optional
 
 import ml_dtypes
 import numpy as np
@@ -116,8 +120,9 @@ def split_to_bf16(x: np.ndarray, parts: int, flush: bool = True) -> list[np.ndar
 
 
 def bf16_pass(lhs: np.ndarray, rhs: np.ndarray, chunk: int) -> np.ndarray:
-    """`[..., M, K] x [..., K, N]` of bf16-valued f32 arrays in f32, summed per K-chunk of
-    `chunk` in K order, then chunk sums added in order (the module docstring's model)."""
+    """`[..., M, K] x [..., K, N]` of bf16-valued f32 arrays in f32: each K-chunk of `chunk`
+    summed exactly and rounded to f32 once (`chunk_sum`), then the chunk sums added in K order
+    (the module docstring's model)."""
     k_total = lhs.shape[-1]
     batch = lhs.shape[:-2]
     if batch != rhs.shape[:-2]:
@@ -125,87 +130,141 @@ def bf16_pass(lhs: np.ndarray, rhs: np.ndarray, chunk: int) -> np.ndarray:
     shape = batch + (lhs.shape[-2], rhs.shape[-1])
     if k_total == 0:
         return np.zeros(shape, F32)
-    outputs = prod(shape)
-    if outputs >= _PER_K_FROM:
-        partials = _chunk_sums(lhs, rhs, shape, chunk)
-    else:
-        partials = [_accumulated(lhs[..., :, start:start + chunk], rhs[..., start:start + chunk, :], shape)
-                    for start in range(0, k_total, chunk)]
-    total = partials[0]
-    for partial in partials[1:]:
-        total = total + partial
+    total = None
+    wide_lhs, wide_rhs = lhs.astype(np.float64), rhs.astype(np.float64)  # once, not per chunk
+    for start in range(0, k_total, chunk):
+        k = slice(start, start + chunk)
+        partial = chunk_sum(lhs[..., :, k], rhs[..., k, :], wide_lhs[..., :, k], wide_rhs[..., k, :])
+        total = partial if total is None else total + partial
     return total
 
 
-# Below this many outputs a pass sums its products with one ufunc accumulate per block of rows
-# (few Python steps); from it on, one in-place add per K offset over every chunk's outputs at
-# once (numpy's own loops are long enough). Both add the products of a chunk one after the other
-# in K order.
-_PER_K_FROM = 256
-# Elements of products (or chunk partial sums) materialised at once (bounded memory).
-_BLOCK_ELEMENTS = 1 << 20
+def chunk_sum(lhs: np.ndarray, rhs: np.ndarray, left: Optional[np.ndarray] = None,
+              right: Optional[np.ndarray] = None) -> np.ndarray:
+    """The f32 `[..., M, K] x [..., K, N]` of bf16-valued f32 arrays, K at most 256: every output
+    the exact sum of its products rounded to f64 and then to f32, whatever order BLAS adds in.
 
-
-def _chunk_sums(lhs: np.ndarray, rhs: np.ndarray, shape: tuple, chunk: int) -> list[np.ndarray]:
-    """The sum of each K-chunk's products, in K order from the chunk's first product.
-
-    The chunks are independent, so offset j of every chunk is added in the same numpy call: K is
-    cut into [chunks, width] (the last chunk filled up with -0.0 x +0.0 = -0.0 products; adding
-    -0.0 leaves every f32 as it is, +0.0 and NaN included) and the products of a slab of offsets
-    are made by one broadcast multiply."""
-    k_total = lhs.shape[-1]
-    width = min(chunk, k_total)
-    chunks = -(-k_total // width)
-    filler = chunks * width - k_total
-    batch = len(shape) - 2
-    # Both operands with every batch dim, so the chunk axes below line up under broadcasting.
-    lhs = lhs.reshape((1,) * (batch - (lhs.ndim - 2)) + lhs.shape)
-    rhs = rhs.reshape((1,) * (batch - (rhs.ndim - 2)) + rhs.shape)
-    if filler:
-        lhs = np.concatenate([lhs, np.full(lhs.shape[:-1] + (filler,), -0.0, F32)], axis=-1)
-        rhs = np.concatenate([rhs, np.zeros(rhs.shape[:-2] + (filler, rhs.shape[-1]), F32)], axis=-2)
-    # [width, chunks, ..., M, 1] and [width, chunks, ..., 1, N]
-    left = np.moveaxis(lhs.reshape(lhs.shape[:-1] + (chunks, width)), (-1, -2), (0, 1))[..., None]
-    right = np.moveaxis(rhs.reshape(rhs.shape[:-2] + (chunks, width, rhs.shape[-1])), (-2, -3), (0, 1))
-    right = right[..., None, :]
-    outputs = prod(shape)
-    sums = []
-    group = max(1, _BLOCK_ELEMENTS // outputs)  # chunks summed together
-    for first in range(0, chunks, group):
-        part = slice(first, min(first + group, chunks))
-        in_group = part.stop - part.start
-        slab = max(1, _BLOCK_ELEMENTS // (in_group * outputs))  # K offsets multiplied together
-        partial = None
-        for start in range(0, width, slab):
-            products = np.multiply(left[start:start + slab, part], right[start:start + slab, part], dtype=F32,
-                                   order="C")
-            # Flat contiguous rows: numpy's one-dimensional add has the least overhead per call.
-            rows = iter(products.reshape(len(products), -1))
-            if partial is None:
-                partial = next(rows).copy()
-            for row in rows:
-                partial += row
-        sums.extend(partial.reshape((in_group,) + shape))
-    return sums
-
-
-def _accumulated(lhs: np.ndarray, rhs: np.ndarray, shape: tuple) -> np.ndarray:
-    """sum_k lhs[..., m, k] * rhs[..., k, n] in f32, added in K order starting from the k=0 product
-    (the exact products of bf16 values, so only the order of the additions matters), for few
-    outputs: [..., M, N, K] products in blocks of rows; add.accumulate is sequential along K by
-    definition."""
-    width = lhs.shape[-1]
-    rows = shape[-2]
-    outputs = prod(shape)
-    per_row = max(1, outputs // max(rows, 1) * width)
-    step = max(1, _BLOCK_ELEMENTS // per_row)
-    columns = np.swapaxes(rhs, -1, -2)  # [..., N, K]
-    out = np.empty(shape, F32)
-    for first in range(0, rows, step):
-        block = slice(first, min(first + step, rows))
-        products = np.multiply(lhs[..., block, None, :], columns[..., None, :, :], dtype=F32)
-        out[..., block, :] = np.add.accumulate(products, axis=-1, dtype=F32)[..., -1]
+    The products of bf16 values have 16 significant bits and are exact in f64, and so is their sum
+    when they span few enough binades (`_F64_SPAN`): then one f64 GEMM gives the exact sum, and
+    rounding it is the model's rounding. Where that is not proved (a row and a column whose finite
+    non-zero values span too many binades between them), the GEMM's error is bounded (at most
+    K * 2^-53 * sum |product|, in any order of additions), and only an output whose bound reaches
+    a point where f32 rounding changes is summed again by `math.fsum` (the exact sum rounded to
+    f64). Zero sums are signed as IEEE signs them (`_sign_zeros`). NaN and infinities come out as
+    from any order of additions. `left` and `right`: the operands in f64 when the caller has them."""
+    left = lhs.astype(np.float64) if left is None else left
+    right = rhs.astype(np.float64) if right is None else right
+    with np.errstate(invalid="ignore", over="ignore"):  # inf x 0 and f32 overflow are the model's own
+        wide = np.matmul(left, right)
+        out = wide.astype(F32)
+    terms = int(lhs.shape[-1])
+    doubtful = _doubtful(lhs, rhs, out.shape, _F64_SPAN - max(terms - 1, 0).bit_length())
+    if doubtful[0].size:
+        _settle_doubtful(left, right, wide, out, doubtful)
+    zero = out == 0
+    if zero.any():
+        _sign_zeros(lhs, rhs, out, zero)
     return out
+
+
+# Bits of an f64 significand beyond a bf16 x bf16 product's 16: an exact sum of n products needs
+# their exponents to span at most this minus ceil(log2(n)) binades.
+_F64_SPAN = 53 - 16
+# Products looked at once when outputs are summed again one by one (bounded memory).
+_SETTLED_PRODUCTS = 1 << 20
+
+
+def _binades(x: np.ndarray, axis: int) -> np.ndarray:
+    """Along `axis`, the exponent of the largest finite non-zero magnitude minus the smallest's (0
+    where fewer than two), from the f32 exponent bits (zeros and subnormals, flushed, hold 0;
+    infinities and NaN 255)."""
+    exponents = (x.view(np.uint32) >> np.uint32(23)).astype(np.uint8)
+    usable = (exponents != 0) & (exponents != 255)
+    low = np.min(np.where(usable, exponents, np.uint8(255)), axis=axis).astype(np.int16)
+    high = np.max(np.where(usable, exponents, np.uint8(0)), axis=axis).astype(np.int16)
+    return np.maximum(high - low, 0)
+
+
+def _doubtful(lhs: np.ndarray, rhs: np.ndarray, shape: tuple, limit: int) -> tuple:
+    """np.nonzero form of the outputs whose row and column span more than `limit` binades between
+    them, found from the rows that can take part at all (most sums are proved exact at once)."""
+    row_spans, column_spans = _binades(lhs, axis=-1), _binades(rhs, axis=-2)
+    if not row_spans.size or not column_spans.size or int(row_spans.max()) + int(column_spans.max()) <= limit:
+        return tuple(np.zeros(0, np.intp) for _ in shape)
+    batch = shape[:-2]
+    row_spans = np.broadcast_to(row_spans, batch + row_spans.shape[-1:]).reshape(-1, shape[-2])
+    column_spans = np.broadcast_to(column_spans, batch + column_spans.shape[-1:]).reshape(-1, shape[-1])
+    batches, rows = np.nonzero(row_spans + column_spans.max(axis=-1, keepdims=True) > limit)
+    pairs, columns = np.nonzero(row_spans[batches, rows][:, None] + column_spans[batches] > limit)
+    return (*np.unravel_index(batches[pairs], batch), rows[pairs], columns) if batch else (rows[pairs], columns)
+
+
+def _products(left: np.ndarray, right: np.ndarray, where: tuple) -> np.ndarray:
+    """[P, K]: the f64 products of the outputs at `where` (an np.nonzero of the output shape)."""
+    batch = np.broadcast_shapes(left.shape[:-2], right.shape[:-2])
+    rows = np.broadcast_to(left, batch + left.shape[-2:])[where[:-1]]
+    columns = np.moveaxis(np.broadcast_to(right, batch + right.shape[-2:]), -1, -2)[(*where[:-2], where[-1])]
+    with np.errstate(invalid="ignore", over="ignore"):
+        return rows * columns
+
+
+def _settle_doubtful(left: np.ndarray, right: np.ndarray, wide: np.ndarray, out: np.ndarray, where: tuple) -> None:
+    """The doubtful outputs at `where`: those whose GEMM error bound reaches a point where f32
+    rounding changes are math.fsum's exact sums, rounded. The bound's sums of magnitudes come from
+    a GEMM when many outputs are doubtful, else from each output's own products."""
+    terms = left.shape[-1]
+    if where[0].size * 64 > out.size:  # a GEMM does K products of an output faster than gathering them
+        with np.errstate(invalid="ignore", over="ignore"):
+            magnitudes = np.matmul(np.abs(left), np.abs(right))[where]
+    else:
+        magnitudes = np.concatenate([np.abs(_products(left, right, tuple(w[first:first + _block(terms)] for w in where))).sum(axis=-1)
+                                     for first in range(0, where[0].size, _block(terms))])
+    error = magnitudes * (terms * 2.0 ** -53 * 1.01)
+    near = _may_round_otherwise(wide[where], out[where], error) & np.isfinite(magnitudes)
+    again = tuple(w[near] for w in where)
+    for first in range(0, again[0].size, _block(terms)):
+        at = tuple(w[first:first + _block(terms)] for w in again)
+        sums = [math.fsum(row) for row in _products(left, right, at).tolist()]
+        with np.errstate(over="ignore"):
+            out[at] = np.array(sums).astype(F32)
+
+
+def _block(terms: int) -> int:
+    return max(1, _SETTLED_PRODUCTS // max(terms, 1))
+
+
+def _sign_zeros(lhs: np.ndarray, rhs: np.ndarray, out: np.ndarray, zero: np.ndarray) -> None:
+    """Zero outputs signed as IEEE signs sums: -0.0 when every product is -0.0, else +0.0 (BLAS
+    starts from +0.0 and loses the first). The common zeros come from a row or a column of zeros
+    (a mask, a gradient that is zero): every product is a zero, -0.0 where the signs differ, which
+    flags per row and column decide unless both hold zeros of both signs. The other zeros (sums
+    that cancel, rows and columns of zeros of both signs) are settled from their own products."""
+    negative_left, negative_right = np.signbit(lhs), np.signbit(rhs)
+    left_negative, left_positive = np.all(negative_left, axis=-1)[..., :, None], np.all(~negative_left, axis=-1)[..., :, None]
+    right_negative, right_positive = np.all(negative_right, axis=-2)[..., None, :], np.all(~negative_right, axis=-2)[..., None, :]
+    all_zero = (np.all(lhs == 0, axis=-1)[..., :, None] | np.all(rhs == 0, axis=-2)[..., None, :]) & zero
+    decided = all_zero & (left_negative | left_positive | right_negative | right_positive)
+    negative = (left_positive & right_negative) | (left_negative & right_positive)
+    out[decided] = np.broadcast_to(np.where(negative, np.float32(-0.0), np.float32(0.0)), out.shape)[decided]
+    undecided = zero & ~decided
+    if undecided.any():
+        where = np.nonzero(undecided)
+        for first in range(0, where[0].size, _block(lhs.shape[-1])):
+            at = tuple(w[first:first + _block(lhs.shape[-1])] for w in where)
+            products = _products(lhs, rhs, at)
+            all_negative_zero = np.all((products == 0) & np.signbit(products), axis=-1)
+            out[at] = np.where(all_negative_zero, np.float32(-0.0), out[at])
+
+
+def _may_round_otherwise(wide: np.ndarray, out: np.ndarray, error: np.ndarray) -> np.ndarray:
+    """Whether a sum within `error` of `wide` (and one f64 rounding beyond) may round to another
+    f32 than `out`: the interval reaches the midpoint towards a neighbouring f32."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        value = out.astype(np.float64)
+        below = np.nextafter(out, np.float32(-np.inf)).astype(np.float64)
+        above = np.nextafter(out, np.float32(np.inf)).astype(np.float64)
+        slack = error + np.abs(wide) * 2.0 ** -52
+        return (wide - slack <= (value + below) / 2) | (wide + slack >= (value + above) / 2)
 
 
 def nan_to_zero(x: np.ndarray) -> np.ndarray:
