@@ -162,3 +162,72 @@ def test_a_failing_op_in_a_compiled_loop_body_is_named_at_its_place(monkeypatch)
         program.run(np.ones(2, np.float32))
     assert "stablehlo.cosine failed: the third time" in str(failure.value)
     assert failure.value.pos.line == 11
+
+
+LOOP_OF = """func.func @main(%x: tensor<{shape}{t}>, %y: tensor<{shape}{t}>) -> tensor<{shape}{r}> {{
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %n = stablehlo.constant dense<3> : tensor<i64>
+  %out = stablehlo.{op} %x, %y{extra} : ({shape_t}, {shape_t}) -> tensor<{shape}{r}>
+  %r:2 = stablehlo.while(%i = %zero, %a = %out) : tensor<i64>, tensor<{shape}{r}>
+    cond {{
+      %p = stablehlo.compare LT, %i, %n : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %p : tensor<i1>
+    }} do {{
+      %b = stablehlo.{op} %x, %y{extra} : ({shape_t}, {shape_t}) -> tensor<{shape}{r}>
+      %j = stablehlo.add %i, %one : tensor<i64>
+      stablehlo.return %j, %b : tensor<i64>, tensor<{shape}{r}>
+    }}
+  return %r#1 : tensor<{shape}{r}>
+}}"""
+
+
+@pytest.mark.parametrize("op,types", [
+    ("add", "f32 f16 bf16 i8 ui32 i1 complex<f32>"), ("subtract", "f64 i16 ui8"), ("multiply", "f32 i64 complex<f32> i1"),
+    ("and", "i1 i32"), ("or", "ui16 i1"), ("xor", "i8 i1"), ("compare", "f32 i32 ui8 f16"),
+])
+@pytest.mark.parametrize("shape", ["", "3x"])
+def test_small_steps_called_directly_in_compiled_loops_give_the_evaluators_bits(op, types, shape):
+    """A loop body's small elementwise steps call their evaluator's direct form (block_code.py);
+    whatever the element type (native or widened, complex, i1) the result is the observed
+    loop's, which calls the evaluator itself."""
+    rng = np.random.default_rng(5)
+    for t in types.split():
+        r = "i1" if op == "compare" else t
+        text = LOOP_OF.format(op=op, t=t, r=r, shape=shape, shape_t=f"tensor<{shape}{t}>", extra="")
+        text = text.replace("stablehlo.compare %x, %y", "stablehlo.compare GT, %x, %y")
+        module = hlodbg.load(text).module
+        args = _values(module, rng, 2)
+        (plain, _), (observed, _) = both_loops(module, "main", args)
+        assert same_bits(plain, observed), (op, t)
+
+
+def test_native_steps_have_a_direct_form_and_others_none():
+    from hlodbg.engine.run.block_code import _direct_form
+
+    def direct(t: str, op: str = "add") -> bool:
+        text = LOOP_OF.format(op=op, t=t, r=t, shape="3x", shape_t=f"tensor<3x{t}>", extra="")
+        interpreter = Interpreter(hlodbg.load(text).module)
+        interpreter.run("main", _values(interpreter.module, np.random.default_rng(0), 2))
+        body = interpreter.plan.fast_block(interpreter.module.entry.ops[4].regions[1].blocks[0])
+        return _direct_form(body.steps[0]) is not None
+
+    assert direct("f32") and direct("i32") and direct("i1", "xor")
+    assert not direct("bf16") and not direct("complex<f32>", "multiply")  # computed widened, or their own way
+
+
+def _values(module, rng, count: int) -> list:
+    from hlodbg.engine.run.arguments import build_arguments
+
+    return build_arguments(module.entry.function_type.inputs[:count], {}, int(rng.integers(1 << 30)))[0]
+
+
+def test_a_direct_step_is_not_taken_around_a_backends_wrapping():
+    """On a TPU the evaluators are wrapped (subnormals flushed): a compiled loop's steps run the
+    wrapped evaluator, never the bare arithmetic of a direct form."""
+    from hlodbg.engine.machine.targets import backend_for
+
+    text = LOOP_OF.format(op="add", t="f32", r="f32", shape="", shape_t="tensor<f32>", extra="")
+    tiny = np.float32(2.0 ** -127)  # subnormal: a TPU reads it as zero
+    (result,) = Interpreter(hlodbg.load(text).module, backend=backend_for("tpu-v5e")).run("main", [tiny, tiny])
+    assert result == 0 and Interpreter(hlodbg.load(text).module).run("main", [tiny, tiny])[0] == 2 * tiny

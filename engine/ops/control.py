@@ -44,6 +44,9 @@ def while_(call: OpCall, *state: Any) -> list[Any]:
     # The runners are prepared once per while op run: in a plain run an iteration is then two calls
     # straight into the plan's steps (engine/run/interpreter.py region_runner).
     interpreter = call.interpreter
+    whole = interpreter.loop_runner(call.op)  # a plain run's loop, compiled whole
+    if whole is not None:
+        return call.results(whole(list(state)))
     condition_of = interpreter.region_runner(call.op, 0, "while.cond")
     body = interpreter.region_runner(call.op, 1, "while.body")
     values = list(state)

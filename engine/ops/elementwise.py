@@ -10,7 +10,7 @@ conversions in conversion.py; the helpers they share are defined here.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -125,17 +125,33 @@ def _native_types(call: OpCall) -> bool:
     return same and compute_dtype(dtype) == dtype and call.op.name != "stablehlo.divide"
 
 
+def native_ufunc(ufunc: Any, unless: Callable[[OpCall], bool] = lambda call: False) -> Callable:
+    """Gives an evaluator built on `_binary(call, ufunc, ...)` its direct form (registry.py:
+    `direct_form`): for a call of native types (`_native_types`), `ufunc` itself, which is what
+    `_binary` calls there. Plain runs of small arrays call it straight from their block code,
+    without `_binary`'s per-call checks (engine/run/block_code.py)."""
+
+    def mark(evaluator: Callable) -> Callable:
+        evaluator.direct_form = lambda call: ufunc if _native_types(call) and not unless(call) else None
+        return evaluator
+
+    return mark
+
+
+@native_ufunc(np.add)
 @op("stablehlo.add")
 def add(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     # numpy's add on booleans is logical or, the spec's addition of i1.
     return _binary(call, np.add, lhs, rhs)
 
 
+@native_ufunc(np.subtract)
 @op("stablehlo.subtract")
 def subtract(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _binary(call, np.subtract, lhs, rhs)
 
 
+@native_ufunc(np.multiply, unless=lambda call: call.result_dtype == np.complex64)
 @op("stablehlo.multiply")
 def multiply(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if call.result_dtype == np.complex64:
@@ -338,16 +354,19 @@ def imag(call: OpCall, operand: np.ndarray) -> np.ndarray:
 # -- logic and bits -----------------------------------------------------------------------------
 
 
+@native_ufunc(np.bitwise_and)
 @op("stablehlo.and")
 def and_(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _binary(call, np.bitwise_and, lhs, rhs)
 
 
+@native_ufunc(np.bitwise_or)
 @op("stablehlo.or")
 def or_(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _binary(call, np.bitwise_or, lhs, rhs)
 
 
+@native_ufunc(np.bitwise_xor)
 @op("stablehlo.xor")
 def xor(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     return _binary(call, np.bitwise_xor, lhs, rhs)
@@ -458,6 +477,21 @@ def compare(call: OpCall, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
             compare_type is not None and str(compare_type) == "TOTALORDER" and is_floating(lhs.dtype))
         memo["plain_compare"] = ufunc if as_is and lhs.dtype == rhs.dtype else None
     return np.asarray(ufunc(_comparable(lhs, compare_type), _comparable(rhs, compare_type)))
+
+
+def _compare_direct_form(call: OpCall) -> Any:
+    """compare's direct form (registry.py): the ufunc its plain path calls, for operands of one
+    real type compared as it is (not TOTALORDER on floats, not widened)."""
+    dtype = getattr(call.operand_types[0], "numpy_dtype", None)
+    if dtype is None or getattr(call.operand_types[1], "numpy_dtype", None) != dtype or dtype.kind == "c":
+        return None
+    compare_type = call.attr("compare_type")
+    if compute_dtype(dtype) != dtype or (compare_type is not None and str(compare_type) == "TOTALORDER" and is_floating(dtype)):
+        return None
+    return _COMPARISONS.get(str(call.attr("comparison_direction")))
+
+
+compare.direct_form = _compare_direct_form
 
 
 _COMPARISONS = {

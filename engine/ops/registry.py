@@ -33,6 +33,14 @@ def op(*names: str) -> Callable[[Evaluator], Evaluator]:
     return register
 
 
+# An evaluator may carry a direct form, `evaluator.direct_form(call) -> Optional[Callable]`: for
+# that call (decided once, from its types and attributes), a function of the operands alone that
+# computes the evaluator's result when the operands have exactly the dtypes the call declares (a
+# 0-d result may come back as a numpy scalar: the caller keeps it an array). Plain runs call it
+# from their block code where the evaluator's own checks cost more than the arithmetic
+# (engine/run/block_code.py); None: no such form for this call.
+
+
 def evaluator_for(name: str) -> Optional[Evaluator]:
     return EVALUATORS.get(name)
 

@@ -11,15 +11,23 @@ goes through `Step`'s reuse check (`reusing_call`), a failing step is named as t
 """
 from __future__ import annotations
 
+from math import prod
 from sys import getrefcount
 from typing import Any, Callable, Optional
 
+import numpy as np
+
 from ..ir.errors import HlodbgError
+from ..ops.registry import EVALUATORS
 from .plan import SOLE_HOLDER, FastBlock, failure, frozen
 from .screen import surely_finite
 
 # Blocks longer than this stay with the loop: compiling source costs more than it saves there.
 MOST_STEPS = 2000
+# Steps with results up to this many elements call their evaluator's direct form: there the
+# evaluator's checks cost more than the arithmetic, and a result this small is cheap to allocate
+# anew where the evaluator might have written it into a dying operand.
+DIRECT_MOST_ELEMENTS = 4096
 
 
 def reusing_call(step: Any, operands: list) -> Any:
@@ -38,16 +46,66 @@ def block_function(fast: FastBlock, check_arguments: Callable[[list], None],
     """`run(slots, args, iteration=None) -> returned`, doing what the plain loop does on `fast`
     (with `screen`, a screened run's: each computed step's screened values that surely_finite
     does not clear go to `screen(step, value)`, as Interpreter._run_fast does)."""
-    names: dict[str, Any] = {"HlodbgError": HlodbgError, "failure": failure, "frozen": frozen,
-                             "reusing_call": reusing_call, "check_arguments": check_arguments, "STEPS": fast.steps,
-                             "FINITE": surely_finite, "SCREEN": screen}
+    names = _names(list(fast.steps), screen)
+    names["check_arguments"] = check_arguments
     lines = ["def run(slots, args, iteration=None):",
              f"    if len(args) != {len(fast.arguments)}:",
              "        check_arguments(args)"]
-    for i, slot in enumerate(fast.arguments):
-        lines.append(f"    slots[{slot}] = args[{i}]")
+    lines += [f"    slots[{slot}] = args[{i}]" for i, slot in enumerate(fast.arguments)]
     lines += ["    k = 0", "    try:"]
-    for k, step in enumerate(fast.steps):
+    lines += ["        " + line for line in _step_lines(fast.steps, 0, names, screen)]
+    lines += ["        pass", *_failure_lines("    "),
+              f"    returned = [{', '.join(f'slots[{i}]' for i in fast.returned)}]"]
+    lines += [f"    slots[{slot}] = None" for slot in fast.free]
+    lines.append("    return returned")
+    return _compiled(lines, names, f"<plain run of a block of {len(fast.steps)} steps>")
+
+
+def loop_function(condition: FastBlock, body: FastBlock,
+                  screen: Optional[Callable[[Any, Any], None]] = None) -> Callable[[list, list], list]:
+    """`run(slots, values) -> values`: a while loop whose condition and body are `condition` and
+    `body` (blocks of the same frame), run as block_function runs each, in one function: an
+    iteration then costs its steps and no call of a block's own. The values go into the
+    condition's arguments, then, while it returns true, into the body's, whose results are the
+    next values."""
+    names = _names([*condition.steps, *body.steps], screen)
+    lines = ["def run(slots, values):", "    k = 0", "    try:", "        while True:"]
+    inner = [f"slots[{slot}] = values[{i}]" for i, slot in enumerate(condition.arguments)]
+    inner += _step_lines(condition.steps, 0, names, screen)
+    inner += [f"go = slots[{condition.returned[0]}]", *(f"slots[{slot}] = None" for slot in condition.free),
+              "if not go:", "    return values"]
+    inner += [f"slots[{slot}] = values[{i}]" for i, slot in enumerate(body.arguments)]
+    inner += _step_lines(body.steps, len(condition.steps), names, screen)
+    inner += [f"values = [{', '.join(f'slots[{i}]' for i in body.returned)}]",
+              *(f"slots[{slot}] = None" for slot in body.free)]
+    lines += ["            " + line for line in inner]
+    lines += _failure_lines("    ")
+    return _compiled(lines, names, f"<plain run of a loop of {len(condition.steps)} + {len(body.steps)} steps>")
+
+
+def _names(steps: list, screen: Optional[Callable]) -> dict[str, Any]:
+    return {"HlodbgError": HlodbgError, "failure": failure, "frozen": frozen, "reusing_call": reusing_call,
+            "STEPS": steps, "FINITE": surely_finite, "SCREEN": screen, "NDARRAY": np.ndarray, "ASARRAY": np.asarray}
+
+
+def _failure_lines(indent: str) -> list[str]:
+    return [f"{indent}except HlodbgError:",
+            f"{indent}    raise",
+            f"{indent}except Exception as e:  # every failure becomes a located message",
+            f"{indent}    raise failure(STEPS[k], e) from e"]
+
+
+def _compiled(lines: list[str], names: dict[str, Any], filename: str) -> Callable:
+    code = compile("\n".join(lines), filename, "exec")
+    exec(code, names)  # noqa: S102 - source written from slot numbers only
+    return names["run"]
+
+
+def _step_lines(steps: list, first: int, names: dict[str, Any], screen: Optional[Callable]) -> list[str]:
+    """The source of `steps` (numbered from `first`, their objects put into `names`): each step's
+    evaluator on its operand slots, its results stored, its dead slots cleared."""
+    lines = []
+    for k, step in enumerate(steps, first):
         names[f"S{k}"], names[f"E{k}"], names[f"C{k}"] = step, step.evaluator, step.call
         operands = ", ".join(f"slots[{i}]" for i in step.operand_slots)
         body = [f"k = {k}"]
@@ -70,6 +128,19 @@ def block_function(fast: FastBlock, check_arguments: Callable[[list], None],
             target = f"slots[{step.result_slots[0]}]" if step.single else "out"
             body += [f"{target} = S{k}.folded", f"if {target} is None:", f"    {target} = S{k}.folded = {call}"]
             body += ["    " + line for line in looks]
+        elif step.single and (direct := _direct_form(step)) is not None:
+            # The evaluator's own arithmetic, called straight (registry.py: direct_form), when the
+            # operands have one dtype as the evaluator's fast path asks; else the evaluator.
+            names[f"F{k}"] = direct
+            left, right = (f"slots[{i}]" for i in step.operand_slots)
+            result = f"slots[{step.result_slots[0]}]"
+            body += [f"if {left}.dtype is {right}.dtype:",
+                     f"    {result} = F{k}({left}, {right})",
+                     f"    if {result}.__class__ is not NDARRAY:",
+                     f"        {result} = ASARRAY({result})",
+                     "else:",
+                     f"    {result} = {call}"]
+            body += looks
         elif step.single:
             body.append(f"slots[{step.result_slots[0]}] = {call}")
             body += looks
@@ -80,18 +151,21 @@ def block_function(fast: FastBlock, check_arguments: Callable[[list], None],
             body += [f"slots[{slot}] = out[{j}]" for j, slot in enumerate(step.result_slots)]
             body.append("out = None")
         body += [f"slots[{slot}] = None" for slot in step.free]
-        lines += ["        " + line for line in body]
-    lines += ["        pass",
-              "    except HlodbgError:",
-              "        raise",
-              "    except Exception as e:  # every failure becomes a located message",
-              "        raise failure(STEPS[k], e) from e",
-              f"    returned = [{', '.join(f'slots[{i}]' for i in fast.returned)}]"]
-    lines += [f"    slots[{slot}] = None" for slot in fast.free]
-    lines.append("    return returned")
-    code = compile("\n".join(lines), f"<plain run of a block of {len(fast.steps)} steps>", "exec")
-    exec(code, names)  # noqa: S102 - source written above from slot numbers only
-    return names["run"]
+        lines += body
+    return lines
 
 
-__all__ = ["MOST_STEPS", "block_function", "reusing_call"]
+def _direct_form(step: Any) -> Optional[Callable]:
+    """The direct form of a two-operand step with a small static result whose evaluator is the
+    registered one (a backend's wrapping changes what it computes), or None."""
+    op = step.op
+    if len(step.operand_slots) != 2 or step.evaluator is not EVALUATORS.get(op.name):
+        return None
+    shape = getattr(op.results[0].type, "shape", None)
+    if shape is None or any(not isinstance(d, int) or d < 0 for d in shape) or prod(shape) > DIRECT_MOST_ELEMENTS:
+        return None
+    direct = getattr(step.evaluator, "direct_form", None)
+    return direct(step.call) if direct is not None else None
+
+
+__all__ = ["DIRECT_MOST_ELEMENTS", "MOST_STEPS", "block_function", "loop_function", "reusing_call"]

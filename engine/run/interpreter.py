@@ -42,7 +42,7 @@ from ..ops import load_families
 from ..ops.registry import EVALUATORS, OpCall
 from . import parallel  # noqa: F401  (registers interpreter.run_parallel, which runs a grid)
 from .arguments import read_only
-from .block_code import MOST_STEPS, block_function
+from .block_code import MOST_STEPS, block_function, loop_function
 from .deep_stack import run_with_room
 from .liveness import liveness_of
 from .plan import SOLE_HOLDER, CompiledSteps, FastBlock, Plan, Step, failure, frozen
@@ -281,6 +281,21 @@ class Interpreter:
             return partial(self._block_runner(self.plan.fast_block(op.regions[index].blocks[0]), hot=True), slots)
         run_region = self.run_region
         return lambda args, iteration: run_region(op, index, args, kind, iteration)
+
+    def loop_runner(self, op: Operation) -> Optional[Callable[[list], list[Any]]]:
+        """`run(values) -> values` running a while loop `op` whole, its condition and body
+        compiled into one function (block_code.loop_function), in a plain run with nothing
+        listening; None otherwise (the loop then runs region_runner's runners)."""
+        slots = self._slots
+        if slots is None or not self.plain or self.listeners:
+            return None
+        condition = self.plan.fast_block(op.regions[0].blocks[0])
+        if condition.loop is None:
+            body = self.plan.fast_block(op.regions[1].blocks[0])
+            if len(condition.steps) + len(body.steps) > MOST_STEPS:
+                return None
+            condition.loop = loop_function(condition, body, self.screen)
+        return partial(condition.loop, slots)
 
     # -- machinery ------------------------------------------------------------------------
     def _block_runner(self, fast: FastBlock, hot: bool = False) -> Callable:

@@ -219,7 +219,7 @@ class FastBlock:
     """A block as a plain run runs it: its steps with flat-frame slots, the slots its arguments go
     to, the slots its terminator hands back, and the slots to clear once they are read."""
 
-    __slots__ = ("block", "steps", "arguments", "returned", "free", "size", "runs", "code")
+    __slots__ = ("block", "steps", "arguments", "returned", "free", "size", "runs", "code", "loop")
 
     def __init__(self, block: Block, steps: list, arguments: tuple[int, ...], returned: tuple[int, ...],
                  free: tuple[int, ...], size: int):
@@ -231,6 +231,7 @@ class FastBlock:
         self.size = size  # slots in the function's frame
         self.runs = 0  # plain runs of it by the loop, until it is compiled
         self.code: Optional[Callable] = None  # block_code.block_function's, once the block is hot
+        self.loop: Optional[Callable] = None  # a while condition's: the whole loop (block_code.loop_function)
 
 
 class Plan:
