@@ -38,7 +38,8 @@ where every f16 value, subnormal ones included, is a normal number, and converts
 from __future__ import annotations
 
 import math
-from typing import Any, Optional
+from math import prod
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -122,7 +123,12 @@ def split_to_bf16(x: np.ndarray, parts: int, flush: bool = True) -> list[np.ndar
 def bf16_pass(lhs: np.ndarray, rhs: np.ndarray, chunk: int) -> np.ndarray:
     """`[..., M, K] x [..., K, N]` of bf16-valued f32 arrays in f32: each K-chunk of `chunk`
     summed exactly and rounded to f32 once (`chunk_sum`), then the chunk sums added in K order
-    (the module docstring's model)."""
+    (the module docstring's model).
+
+    The chunks go to `chunk_sum` together, as a leading batch dim (as many at once as
+    _CHUNK_SUM_BYTES allows): K is cut into [chunks, width], the last chunk filled up with
+    -0.0 x +0.0 = -0.0 products, which leave every exact sum as it is, and a sum of -0.0
+    products -0.0."""
     k_total = lhs.shape[-1]
     batch = lhs.shape[:-2]
     if batch != rhs.shape[:-2]:
@@ -130,17 +136,29 @@ def bf16_pass(lhs: np.ndarray, rhs: np.ndarray, chunk: int) -> np.ndarray:
     shape = batch + (lhs.shape[-2], rhs.shape[-1])
     if k_total == 0:
         return np.zeros(shape, F32)
+    width = min(chunk, k_total)
+    chunks = -(-k_total // width)
+    filler = chunks * width - k_total
+    lhs = lhs.reshape((1,) * (len(batch) - (lhs.ndim - 2)) + lhs.shape)
+    rhs = rhs.reshape((1,) * (len(batch) - (rhs.ndim - 2)) + rhs.shape)
+    if filler:
+        lhs = np.concatenate([lhs, np.full(lhs.shape[:-1] + (filler,), -0.0, F32)], axis=-1)
+        rhs = np.concatenate([rhs, np.zeros(rhs.shape[:-2] + (filler, rhs.shape[-1]), F32)], axis=-2)
+    left = np.moveaxis(lhs.reshape(lhs.shape[:-1] + (chunks, width)), -2, 0)  # [chunks, ..., M, width]
+    right = np.moveaxis(rhs.reshape(rhs.shape[:-2] + (chunks, width, rhs.shape[-1])), -3, 0)  # [chunks, ..., width, N]
+    group = max(1, _CHUNK_SUM_BYTES // (8 * max(prod(shape), 1)))
     total = None
-    wide_lhs, wide_rhs = lhs.astype(np.float64), rhs.astype(np.float64)  # once, not per chunk
-    for start in range(0, k_total, chunk):
-        k = slice(start, start + chunk)
-        partial = chunk_sum(lhs[..., :, k], rhs[..., k, :], wide_lhs[..., :, k], wide_rhs[..., k, :])
-        total = partial if total is None else total + partial
+    for first in range(0, chunks, group):
+        for partial in chunk_sum(left[first:first + group], right[first:first + group]):
+            total = partial if total is None else total + partial
     return total
 
 
-def chunk_sum(lhs: np.ndarray, rhs: np.ndarray, left: Optional[np.ndarray] = None,
-              right: Optional[np.ndarray] = None) -> np.ndarray:
+# Bytes of f64 chunk sums made at once (bounded memory).
+_CHUNK_SUM_BYTES = 64 << 20
+
+
+def chunk_sum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """The f32 `[..., M, K] x [..., K, N]` of bf16-valued f32 arrays, K at most 256: every output
     the exact sum of its products rounded to f64 and then to f32, whatever order BLAS adds in.
 
@@ -151,9 +169,8 @@ def chunk_sum(lhs: np.ndarray, rhs: np.ndarray, left: Optional[np.ndarray] = Non
     K * 2^-53 * sum |product|, in any order of additions), and only an output whose bound reaches
     a point where f32 rounding changes is summed again by `math.fsum` (the exact sum rounded to
     f64). Zero sums are signed as IEEE signs them (`_sign_zeros`). NaN and infinities come out as
-    from any order of additions. `left` and `right`: the operands in f64 when the caller has them."""
-    left = lhs.astype(np.float64) if left is None else left
-    right = rhs.astype(np.float64) if right is None else right
+    from any order of additions."""
+    left, right = lhs.astype(np.float64), rhs.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):  # inf x 0 and f32 overflow are the model's own
         wide = np.matmul(left, right)
         out = wide.astype(F32)
