@@ -56,6 +56,8 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/layout_crossover.py
 	$(BIN)/python benchmarks/xla.py
 	$(BIN)/python benchmarks/perf.py --baseline benchmarks/baseline_issue22.json
+	$(BIN)/python benchmarks/perf.py --only gpt2 --repeats 3
+	$(BIN)/python benchmarks/tpu_mode.py --gpt2 --repeats 2 gpt_tiny
 	$(BIN)/python benchmarks/startup.py
 	$(BIN)/python benchmarks/trace_nan.py
 	$(BIN)/python benchmarks/time_travel.py --quick --only gpt_tiny,grid,gpt2

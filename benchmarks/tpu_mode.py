@@ -49,12 +49,44 @@ def recorded(program, args, target):
     return run
 
 
+def gpt2_plain(target: str, repeats: int) -> None:
+    import sys
+
+    from threadpoolctl import threadpool_limits
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import gpt2_step
+
+    path, inputs = gpt2_step.files()
+    arrays = np.load(inputs)
+    args = [arrays[f"arg{i}"] for i in range(len(arrays.files))]
+    program = hlodbg.load(path)
+    seconds = {}
+    with threadpool_limits(1, user_api="blas"):
+        for name in ("cpu", target):
+            program.run(*args, target=name)
+            best = float("inf")
+            for _ in range(max(1, min(repeats, 2))):
+                start = time.process_time()
+                program.run(*args, target=name)
+                best = min(best, time.process_time() - start)
+            seconds[name] = best
+    ratio = seconds[target] / seconds["cpu"]
+    print(f"gpt2_step plain, CPU time, 1 BLAS thread: cpu {seconds['cpu']:.2f} s, {target} {seconds[target]:.2f} s, "
+          f"ratio {ratio:.1f}x (goal {GOAL:g}x) {'PASS' if ratio <= GOAL else 'FAIL'}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("programs", nargs="*", help="program names (default: every shared program)")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--target", default="tpu-v5e")
+    parser.add_argument("--gpt2", action="store_true",
+                        help="also issue 36's GPT-2-shaped training step (benchmarks/gpt2_step.py), plain runs only "
+                             "(CPU time with one BLAS thread, so that both modes see the same machine)")
     options = parser.parse_args()
+    if options.gpt2:
+        gpt2_plain(options.target, options.repeats)
     if not PROGRAMS.is_dir():
         print(f"{PROGRAMS} is not present: nothing to measure")
         return 0
