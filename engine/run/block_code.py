@@ -24,9 +24,9 @@ from .screen import surely_finite
 
 # Blocks longer than this stay with the loop: compiling source costs more than it saves there.
 MOST_STEPS = 2000
-# Steps with results up to this many elements call their evaluator's direct form: there the
-# evaluator's checks cost more than the arithmetic, and a result this small is cheap to allocate
-# anew where the evaluator might have written it into a dying operand.
+# Steps with results up to this many elements call their evaluator's direct form, and skip the
+# check for a dying operand to write into: there the evaluator's checks cost more than the
+# arithmetic, and a result this small is cheap to allocate anew.
 DIRECT_MOST_ELEMENTS = 4096
 
 
@@ -113,7 +113,7 @@ def _step_lines(steps: list, first: int, names: dict[str, Any], screen: Optional
         # as the reuse check expects.
         if step.foldable:
             call = f"frozen(E{k}(C{k}, {operands}))"
-        elif step.reuse:
+        elif step.reuse and not _small(step):  # a small result is cheaper made anew than the reuse check
             call = f"reusing_call(S{k}, [{operands}])"
         else:
             call = f"E{k}(C{k}, {operands})"
@@ -155,14 +155,19 @@ def _step_lines(steps: list, first: int, names: dict[str, Any], screen: Optional
     return lines
 
 
+def _small(step: Any) -> bool:
+    """Whether every result of `step` has a static shape of at most DIRECT_MOST_ELEMENTS elements."""
+    for result in step.op.results:
+        shape = getattr(result.type, "shape", None)
+        if shape is None or any(not isinstance(d, int) or d < 0 for d in shape) or prod(shape) > DIRECT_MOST_ELEMENTS:
+            return False
+    return True
+
+
 def _direct_form(step: Any) -> Optional[Callable]:
     """The direct form of a two-operand step with a small static result whose evaluator is the
     registered one (a backend's wrapping changes what it computes), or None."""
-    op = step.op
-    if len(step.operand_slots) != 2 or step.evaluator is not EVALUATORS.get(op.name):
-        return None
-    shape = getattr(op.results[0].type, "shape", None)
-    if shape is None or any(not isinstance(d, int) or d < 0 for d in shape) or prod(shape) > DIRECT_MOST_ELEMENTS:
+    if len(step.operand_slots) != 2 or step.evaluator is not EVALUATORS.get(step.op.name) or not _small(step):
         return None
     direct = getattr(step.evaluator, "direct_form", None)
     return direct(step.call) if direct is not None else None
