@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import hlodbg
+from hlodbg.engine.run import block_code
 from hlodbg.engine.run.interpreter import Interpreter, Listener
 
 F4 = "tensor<4xf32>"
@@ -43,6 +44,13 @@ def greedy(step):
 
 
 TAKEN: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def reuse_at_every_size(monkeypatch):
+    """These programs' small arrays would skip the dying-operand check in compiled blocks
+    (block_code.REUSE_MOST_ELEMENTS): offer reuse at every size, which is what is tested."""
+    monkeypatch.setattr(block_code, "REUSE_MOST_ELEMENTS", -1)
 
 
 def interpreter(text: str, how: str) -> Interpreter:

@@ -24,10 +24,11 @@ from .screen import surely_finite
 
 # Blocks longer than this stay with the loop: compiling source costs more than it saves there.
 MOST_STEPS = 2000
-# Steps with results up to this many elements call their evaluator's direct form, and skip the
-# check for a dying operand to write into: there the evaluator's checks cost more than the
-# arithmetic, and a result this small is cheap to allocate anew.
+# Steps with results up to this many elements call their evaluator's direct form (there the
+# evaluator's checks cost more than the arithmetic), and skip the check for a dying operand to
+# write into (a result this small is cheaper allocated anew).
 DIRECT_MOST_ELEMENTS = 4096
+REUSE_MOST_ELEMENTS = 4096
 
 
 def reusing_call(step: Any, operands: list) -> Any:
@@ -113,7 +114,7 @@ def _step_lines(steps: list, first: int, names: dict[str, Any], screen: Optional
         # as the reuse check expects.
         if step.foldable:
             call = f"frozen(E{k}(C{k}, {operands}))"
-        elif step.reuse and not _small(step):  # a small result is cheaper made anew than the reuse check
+        elif step.reuse and not _small(step, REUSE_MOST_ELEMENTS):  # cheaper made anew than checked
             call = f"reusing_call(S{k}, [{operands}])"
         else:
             call = f"E{k}(C{k}, {operands})"
@@ -155,11 +156,11 @@ def _step_lines(steps: list, first: int, names: dict[str, Any], screen: Optional
     return lines
 
 
-def _small(step: Any) -> bool:
-    """Whether every result of `step` has a static shape of at most DIRECT_MOST_ELEMENTS elements."""
+def _small(step: Any, most: int) -> bool:
+    """Whether every result of `step` has a static shape of at most `most` elements."""
     for result in step.op.results:
         shape = getattr(result.type, "shape", None)
-        if shape is None or any(not isinstance(d, int) or d < 0 for d in shape) or prod(shape) > DIRECT_MOST_ELEMENTS:
+        if shape is None or any(not isinstance(d, int) or d < 0 for d in shape) or prod(shape) > most:
             return False
     return True
 
@@ -167,10 +168,10 @@ def _small(step: Any) -> bool:
 def _direct_form(step: Any) -> Optional[Callable]:
     """The direct form of a two-operand step with a small static result whose evaluator is the
     registered one (a backend's wrapping changes what it computes), or None."""
-    if len(step.operand_slots) != 2 or step.evaluator is not EVALUATORS.get(step.op.name) or not _small(step):
+    if len(step.operand_slots) != 2 or step.evaluator is not EVALUATORS.get(step.op.name) or not _small(step, DIRECT_MOST_ELEMENTS):
         return None
     direct = getattr(step.evaluator, "direct_form", None)
     return direct(step.call) if direct is not None else None
 
 
-__all__ = ["DIRECT_MOST_ELEMENTS", "MOST_STEPS", "block_function", "loop_function", "reusing_call"]
+__all__ = ["DIRECT_MOST_ELEMENTS", "MOST_STEPS", "REUSE_MOST_ELEMENTS", "block_function", "loop_function", "reusing_call"]
