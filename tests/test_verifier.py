@@ -519,3 +519,17 @@ def test_shared_corpus_has_no_false_positives():
             failures += [e.render().splitlines()[0] for e in verify_all(module)]
     assert count > 0
     assert not failures, "\n".join(failures[:20])
+
+
+def test_a_signature_accepted_once_does_not_pass_another_op_or_result_type():
+    """_binary remembers the signatures it accepted: one differing in its op or result type is
+    still checked (and refused)."""
+    import hlodbg
+
+    good = "func.func @main(%a: tensor<2xi32>) -> tensor<2xi32> {\n  %0 = stablehlo.add %a, %a : tensor<2xi32>\n  return %0 : tensor<2xi32>\n}"
+    hlodbg.load(good)
+    with pytest.raises(hlodbg.HlodbgError, match="result"):
+        hlodbg.load(good.replace("%0 = stablehlo.add %a, %a : tensor<2xi32>",
+                                 "%0 = stablehlo.add %a, %a : (tensor<2xi32>, tensor<2xi32>) -> tensor<3xi32>"))
+    with pytest.raises(hlodbg.HlodbgError):
+        hlodbg.load(good.replace("tensor<2xi32>", "tensor<2xf32>").replace("stablehlo.add", "stablehlo.and"))

@@ -132,8 +132,29 @@ def _is_finite(op: Operation, ctx: _Context) -> None:
         fail(f"y must have element type i1, got {y}", "O1")
 
 
+# Signatures (op name, operand and result types) that _binary accepted: its rule reads nothing
+# else, and a big program asks it of the same few signatures tens of thousands of times. Bounded:
+# emptied when it fills.
+_ACCEPTED_BINARY: set = set()
+_MOST_ACCEPTED = 1 << 14
+
+
 def _binary(op: Operation, ctx: _Context) -> None:
     """An element-wise op of two operands under a shared type rule (its definition's `types`)."""
+    signature: Optional[tuple] = (op.name, *op.operand_types, *op.result_types)
+    try:
+        if signature in _ACCEPTED_BINARY:
+            return
+    except TypeError:  # a type that cannot be hashed: checked every time
+        signature = None
+    _check_binary(op)
+    if signature is not None:
+        if len(_ACCEPTED_BINARY) >= _MOST_ACCEPTED:
+            _ACCEPTED_BINARY.clear()
+        _ACCEPTED_BINARY.add(signature)
+
+
+def _check_binary(op: Operation) -> None:
     lhs = _tensor(op.operand_types[0], "lhs")
     rhs = _tensor(op.operand_types[1], "rhs")
     r = _tensor(op.result_types[0], "result")
