@@ -528,8 +528,9 @@ def test_a_signature_accepted_once_does_not_pass_another_op_or_result_type():
 
     good = "func.func @main(%a: tensor<2xi32>) -> tensor<2xi32> {\n  %0 = stablehlo.add %a, %a : tensor<2xi32>\n  return %0 : tensor<2xi32>\n}"
     hlodbg.load(good)
-    with pytest.raises(hlodbg.HlodbgError, match="result"):
-        hlodbg.load(good.replace("%0 = stablehlo.add %a, %a : tensor<2xi32>",
-                                 "%0 = stablehlo.add %a, %a : (tensor<2xi32>, tensor<2xi32>) -> tensor<3xi32>"))
+    wider = ("func.func @main(%a: tensor<2xi32>) -> tensor<3xi32> {\n  %0 = stablehlo.add %a, %a : "
+             "(tensor<2xi32>, tensor<2xi32>) -> tensor<3xi32>\n  return %0 : tensor<3xi32>\n}")
+    with pytest.raises(VerifyError, match="result must have the operands' shape"):
+        hlodbg.load(wider)
     with pytest.raises(hlodbg.HlodbgError):
         hlodbg.load(good.replace("tensor<2xi32>", "tensor<2xf32>").replace("stablehlo.add", "stablehlo.and"))
