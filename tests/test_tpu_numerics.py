@@ -681,3 +681,7 @@ def test_a_chunk_sum_is_exact_whatever_order_blas_adds_in():
         assert chunk_sum(np.stack([a, -a]), np.stack([b, b]))[1, 0, 0] == np.float32(-(2.0 ** -60))
     zeros = chunk_sum(np.full((2, 3), -0.0, np.float32), np.ones((3, 2), np.float32))
     assert (zeros.view(U32) == 0x80000000).all()
+    # Unflushed (a pass asked not to flush): a subnormal's bits count too.
+    subnormal = np.float32(2.0 ** -130)
+    a = np.array([[2.0 ** 100, subnormal, -(2.0 ** 100)]], np.float32)
+    assert chunk_sum(a, np.ones((3, 1), np.float32))[0, 0] == subnormal

@@ -193,10 +193,10 @@ _SETTLED_PRODUCTS = 1 << 20
 
 def _binades(x: np.ndarray, axis: int) -> np.ndarray:
     """Along `axis`, the exponent of the largest finite non-zero magnitude minus the smallest's (0
-    where fewer than two), from the f32 exponent bits (zeros and subnormals, flushed, hold 0;
-    infinities and NaN 255)."""
-    exponents = (x.view(np.uint32) >> np.uint32(23)).astype(np.uint8)
-    usable = (exponents != 0) & (exponents != 255)
+    where fewer than two), from the f32 exponent bits (255: infinities and NaN). A subnormal
+    counts as exponent 1: its lowest bit sits where a bf16 value of that exponent has its own."""
+    exponents = np.maximum((x.view(np.uint32) >> np.uint32(23)).astype(np.uint8), np.uint8(1))
+    usable = (x != 0) & (exponents != 255)
     low = np.min(np.where(usable, exponents, np.uint8(255)), axis=axis).astype(np.int16)
     high = np.max(np.where(usable, exponents, np.uint8(0)), axis=axis).astype(np.int16)
     return np.maximum(high - low, 0)
