@@ -75,6 +75,8 @@ COMMANDS = {
     "trace": ("where one element of a value came from, op by op through the run, to the arguments and constants "
               "it depends on; --nan / --inf: to the op that first made it", "hlodbg.cli_trace:add_options"),
     "lesson": ("list the lessons, or open one in the debugger with its questions", "hlodbg.cli_lesson:add_options"),
+    "dap": ("serve the Debug Adapter Protocol (stdio, or --port) for editors: VS Code, neovim's nvim-dap, ...",
+            "hlodbg.cli:_dap_options"),
     "capture": ("run a program compiled by XLA (jax) on real devices and keep its values "
                 "(RUN.hlocap, for the debugger's --capture)", "hlodbg.cli_capture:add_options"),
 }
@@ -121,6 +123,30 @@ def _serve_options(serve_cmd) -> None:
     serve_cmd.add_argument("--max-sessions", type=int, default=40, metavar="N",
                            help="browser sessions at once; more are turned away (default: 40)")
     _add_session_options(serve_cmd)
+
+
+def _dap_options(cmd) -> None:
+    cmd.set_defaults(handler=_cmd_dap)
+    cmd.add_argument("--port", type=int, metavar="N", help="listen on TCP port N (0: a free one, printed on stderr) and "
+                     "serve each editor that connects; default: one editor on stdin/stdout")
+    cmd.add_argument("--host", default="127.0.0.1", help="with --port: the address to listen on (default: 127.0.0.1)")
+
+
+def _cmd_dap(args) -> int:
+    from hlodbg.dap import serve_port, serve_stdio
+
+    if args.port is None:
+        return serve_stdio()
+    if not 0 <= args.port <= 65535:
+        raise HlodbgError(f"--port {args.port}: a port is a number from 0 to 65535")
+
+    def ready(port: int) -> None:
+        print(f"hlodbg dap: listening on {args.host}:{port}", file=sys.stderr, flush=True)
+
+    try:
+        return serve_port(args.port, args.host, ready)
+    except OSError as e:
+        raise HlodbgError(f"--port {args.port}: cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
 
 
 def _verify_options(verify_cmd) -> None:

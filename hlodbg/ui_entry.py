@@ -5,6 +5,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Any, NamedTuple, Optional
 
 from hlodbg.engine import HlodbgError
 
@@ -12,49 +13,66 @@ from hlodbg.engine import HlodbgError
 def build_app(args):
     """The app for `hlodbg [open] PROG ...`: the debugger, or the error screen for a bad program
     or bad arguments (a terminal user sees the diagnostic there, never a traceback)."""
-    from hlodbg.cli_elided import load_program
-    from hlodbg.cli_session import check_memory
     from hlodbg.samples import default_sample_path
     from hlodbg.ui.app import HlodbgApp
 
-    path = args.program or str(default_sample_path())
     try:
-        check_memory(args.memory)  # named as the option, before a run would report it as the file's fault
-        program = load_program(args, path)
-        values = None
-        if args.args or args.arg or args.args_per_device:
-            from hlodbg.engine.run.grid import grid_shape
-            from hlodbg.engine.run.interpreter import entry_function
-            from hlodbg.execution import gather_arguments
-
-            function = entry_function(program.module, args.entry)
-            values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True,
-                                         per_device=args.args_per_device,
-                                         grid=grid_shape(program.module, args.replicas, args.partitions))
-        from hlodbg.cli_target import backend_from_args
-
-        backend = backend_from_args(args)
-        from hlodbg.cli_replay import capture_arguments, capture_backend
-
-        replay = capture_backend(args, program)  # --capture: the captured values, on the capture's grid
-        if replay is not None:
-            backend = replay
-            if values is None:
-                from hlodbg.engine.run.interpreter import entry_function
-
-                values = capture_arguments(args, replay, entry_function(program.module, args.entry))
-        backend.prepare(program.module)  # --layout names and the program's own layouts, checked now
-        device = None
-        if args.device:
-            from hlodbg.engine.run.arguments import parse_device
-
-            device = parse_device(args.device)
-        break_on = launch_break_spec(args)
+        plan = launch_plan(args, args.program or str(default_sample_path()))
     except HlodbgError as e:
         return HlodbgApp(error=e)
-    return HlodbgApp(program, args=values, seed=args.seed, entry=args.entry, break_on=break_on, memory=args.memory,
-                     persist=not args.no_save, replicas=args.replicas, partitions=args.partitions, device=device,
-                     backend=backend)
+    return HlodbgApp(plan.program, args=plan.values, seed=args.seed, entry=args.entry, break_on=plan.break_on,
+                     memory=args.memory, persist=not args.no_save, replicas=args.replicas, partitions=args.partitions,
+                     device=plan.device, backend=plan.backend)
+
+
+class LaunchPlan(NamedTuple):
+    """What a debugging session is opened on, read from `hlodbg open`'s options: the debugger's
+    app and the DAP server (hlodbg/dap) open the same target from the same options."""
+
+    program: Any
+    values: Any  # the arguments given (None: all random from --seed)
+    backend: Any
+    device: Any  # the ProcessId in focus (None: device 0)
+    break_on: Optional[str]
+
+
+def launch_plan(args, path: str) -> LaunchPlan:
+    """The program at `path` and what `args` (the options of `hlodbg open`) say to debug it with;
+    an HlodbgError for a bad program or bad options."""
+    from hlodbg.cli_elided import load_program
+    from hlodbg.cli_session import check_memory
+
+    check_memory(args.memory)  # named as the option, before a run would report it as the file's fault
+    program = load_program(args, path)
+    values = None
+    if args.args or args.arg or args.args_per_device:
+        from hlodbg.engine.run.grid import grid_shape
+        from hlodbg.engine.run.interpreter import entry_function
+        from hlodbg.execution import gather_arguments
+
+        function = entry_function(program.module, args.entry)
+        values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True,
+                                     per_device=args.args_per_device,
+                                     grid=grid_shape(program.module, args.replicas, args.partitions))
+    from hlodbg.cli_target import backend_from_args
+
+    backend = backend_from_args(args)
+    from hlodbg.cli_replay import capture_arguments, capture_backend
+
+    replay = capture_backend(args, program)  # --capture: the captured values, on the capture's grid
+    if replay is not None:
+        backend = replay
+        if values is None:
+            from hlodbg.engine.run.interpreter import entry_function
+
+            values = capture_arguments(args, replay, entry_function(program.module, args.entry))
+    backend.prepare(program.module)  # --layout names and the program's own layouts, checked now
+    device = None
+    if args.device:
+        from hlodbg.engine.run.arguments import parse_device
+
+        device = parse_device(args.device)
+    return LaunchPlan(program, values, backend, device, launch_break_spec(args))
 
 
 def launch_break_spec(args):
