@@ -25,6 +25,7 @@ class DapClient:
         self._inbox: queue.Queue = queue.Queue()
         self.events: list[dict] = []  # every event received so far, in order
         self._responses: dict[int, dict] = {}
+        self._ended: Optional[dict] = None  # the end of the server's stream, once seen
         self._wire = Wire(reader, writer)
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -33,9 +34,17 @@ class DapClient:
         """A client on a fresh Adapter running in a thread of this process."""
         to_server_r, to_server_w = os.pipe()
         to_client_r, to_client_w = os.pipe()
-        adapter = Adapter(Wire(os.fdopen(to_server_r, "rb"), os.fdopen(to_client_w, "wb")))
+        server_in, server_out = os.fdopen(to_server_r, "rb"), os.fdopen(to_client_w, "wb")
         client = cls(os.fdopen(to_client_r, "rb"), os.fdopen(to_server_w, "wb"))
-        client.server = threading.Thread(target=adapter.serve, daemon=True)
+
+        def serve() -> None:
+            try:
+                Adapter(Wire(server_in, server_out)).serve()
+            finally:
+                server_out.close()  # as a process's stdout closes when it exits: the client sees the end
+                server_in.close()
+
+        client.server = threading.Thread(target=serve, daemon=True)
         client.server.start()
         return client
 
@@ -100,11 +109,14 @@ class DapClient:
             self._take()
 
     def _take(self) -> None:
+        if self._ended is not None:
+            raise AssertionError(f"the server's stream ended: {self._ended}")
         try:
             message = self._inbox.get(timeout=WAIT_SECONDS)
         except queue.Empty:
             raise AssertionError(f"no message from the server in {WAIT_SECONDS} s") from None
         if message["type"] in ("closed", "broken"):
+            self._ended = message
             raise AssertionError(f"the server's stream ended: {message}")
         if message["type"] == "event":
             self.events.append(message)
@@ -139,7 +151,10 @@ class DapClient:
         raise AssertionError(f"no scope {prefix!r}")
 
     def close(self) -> None:
+        if self._ended is not None:
+            return
         try:
             self.request("disconnect")
         except AssertionError:
             pass
+        self._ended = {"type": "closed", "by": "the client's disconnect"}

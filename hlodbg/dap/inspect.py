@@ -196,7 +196,7 @@ class Inspector:
         """(one line, variables reference or 0, number of indexed children or None)."""
         value = named.value
         if value is None:
-            return "(not computed)", 0, None
+            return "None", 0, None  # `iteration` outside a loop
         if isinstance(value, Token):
             return "token", 0, None
         if isinstance(value, (list, tuple)):

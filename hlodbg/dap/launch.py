@@ -56,10 +56,10 @@ def _camel(flag: str) -> str:
 
 
 def _option_parser() -> tuple[_Parser, dict[str, argparse.Action]]:
-    from hlodbg.cli import _add_session_options
+    from hlodbg.cli_open_options import add_session_options
 
     parser = _Parser(prog="launch", add_help=False)
-    _add_session_options(parser)
+    add_session_options(parser)
     actions = {}
     for action in parser._actions:
         for flag in action.option_strings:

@@ -67,7 +67,7 @@ class Adapter:
         self.inspector = Inspector(self._program_source)
         self.running = False
         self._last_stop: Optional[Stop] = None
-        self._last_exception = ("", "")
+        self._last_exception = ("", "", "")  # (id, description, the op) of the last exception stop
         self._ended = False
         self._printed_said = 0  # lines of the run's `interpreter.print` output sent as output events
 
@@ -127,7 +127,8 @@ class Adapter:
                 body, then = body
             self._respond(request, True, body)
         except HlodbgError as e:
-            self._respond(request, False, message=e.message)
+            # With a place in a file (a program that does not parse): file:line:col, the line and a caret.
+            self._respond(request, False, message=e.render() if e.pos is not None else e.message)
         except Exception as e:  # noqa: BLE001 - a bug in hlodbg must not end the editor's session
             traceback.print_exc(file=sys.stderr)
             self._respond(request, False, message=f"internal error: {type(e).__name__}: {e} (a bug in hlodbg; "
@@ -262,6 +263,7 @@ class Adapter:
     def _move(self, move: str, thread: Any, target=None) -> None:
         target = target or self._launched().target
         self.inspector.reset()
+        self._last_exception = ("", "", "")
         self.running = True
         try:
             stop = target.move(move)
@@ -288,10 +290,11 @@ class Adapter:
         if stop.reason == "breakpoint":
             reason, description, ids = self._marks().stop_reason(stop)
             if reason == "exception":
-                self._last_exception = (self._exception_id(stop), description)
+                self._last_exception = (self._exception_id(stop), description, self._hit_op(stop))
             self._stopped(reason, description, ids, text=description)
         elif stop.reason == "error":
-            self._last_exception = ("error", stop.message)
+            op = self._launched().target.session.op
+            self._last_exception = ("error", stop.message, op_label(op) if op is not None else "")
             self._stopped("exception", f"the run failed: {stop.message}", [], text=stop.message)
         elif stop.reason == "end":
             self._finished()
@@ -315,6 +318,14 @@ class Adapter:
         else:
             self._event("exited", {"exitCode": 0})
             self._event("terminated")
+
+    def _hit_op(self, stop: Stop) -> str:
+        """The op a value breakpoint's hit found (it stops just after that op ran)."""
+        trace = self._launched().target.session.trace
+        for hit in stop.hits:
+            if hit.breakpoint is not None and 0 <= hit.event < len(trace):
+                return op_label(trace.ops[hit.event])
+        return ""
 
     def _exception_id(self, stop: Stop) -> str:
         for hit in stop.hits:
@@ -390,14 +401,12 @@ class Adapter:
         return body
 
     def on_exceptionInfo(self, arguments: dict) -> dict:
-        exception, description = self._last_exception
+        exception, description, op = self._last_exception
         if not exception:
             raise RequestError("exceptionInfo: the program is not stopped at a NaN, an Inf or an error")
-        session = self._launched().target.session
-        op = session.op
         details = {"message": description}
-        if op is not None:
-            details["typeName"] = op_label(op)
+        if op:
+            details["typeName"] = op
         return {"exceptionId": exception, "description": description, "breakMode": "always", "details": details}
 
     def on_source(self, arguments: dict) -> dict:
