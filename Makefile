@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck venv bench clean
+.PHONY: run test lint typecheck venv bench clean dap-client
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,17 @@ run: $(STAMP)
 
 # Two workers: CI machines have two cores, and the tests keep their files apart (tmp_path,
 # per-worker session fixtures). PYTEST_ARGS='-n 0' runs them in one process.
-test: $(STAMP)
+test: $(STAMP) dap-client
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+# VS Code's DAP test client (tests/test_dap_vscode_client.py drives `hlodbg dap` with it), installed
+# from tests/dap_vscode/package-lock.json once per change of it; without npm that test skips and says why.
+DAP_CLIENT := tests/dap_vscode
+dap-client:
+	@if command -v npm >/dev/null 2>&1; then \
+		[ $(DAP_CLIENT)/node_modules/.installed -nt $(DAP_CLIENT)/package-lock.json ] || \
+		{ npm ci --prefix $(DAP_CLIENT) --no-audit --no-fund --loglevel=error && touch $(DAP_CLIENT)/node_modules/.installed; }; \
+	else echo "npm not found: tests/test_dap_vscode_client.py will skip (it needs Node.js and npm)"; fi
 
 # ruff and mypy over the code that ships (settings and the reasons for them: pyproject.toml).
 # mypy reads the package as it is installed (hlodbg.engine is engine/, hlodbg.ui is ui/, ...), so
@@ -63,4 +72,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/first_frame.py --quick --only 100k,gpt2
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(DAP_CLIENT)/node_modules

@@ -212,8 +212,9 @@ class Adapter:
         if not isinstance(source, dict) or not isinstance(wanted, list):
             raise RequestError("setBreakpoints: expected a source object and a list of breakpoints")
         marks = self._marks()
-        return {"breakpoints": marks.set_lines(source, [w if isinstance(w, dict) else {} for w in wanted],
-                                               self._program_source(None) or source)}
+        # A verified breakpoint names the source as the client sent it (the same file by another path,
+        # through a link, is still the client's document).
+        return {"breakpoints": marks.set_lines(source, [w if isinstance(w, dict) else {} for w in wanted], source)}
 
     def on_setFunctionBreakpoints(self, arguments: dict) -> dict:
         wanted = arguments.get("breakpoints") or []
