@@ -262,3 +262,23 @@ def test_port_server():
 def test_port_refused_with_a_message():
     result = subprocess.run([*HLODBG, "dap", "--port", "70000"], capture_output=True, text=True, timeout=WAIT_SECONDS)
     assert result.returncode == 2 and "a port is a number from 0 to 65535" in result.stderr
+
+
+def test_pause_stops_an_endless_run_and_restart_goes_back(client):
+    client.launch(program=str(DATA / "endless.mlir"), stop_on_entry=True)
+    seen = len(client.events)
+    client.request("continue", threadId=1)
+    # The pause goes to the reader thread while the run goes on in the session thread; it is
+    # answered, and the run stops, whenever it arrives (before the run starts, it stops at once).
+    assert client.request("pause", threadId=1) == {}
+    assert client.event("stopped", seen)["body"]["reason"] == "pause"
+    assert client.top()["name"].startswith("@main while.")
+    assert client.stop("restart")["body"]["description"] == "at the first op"
+    assert client.top()["name"] == "@main: %r = stablehlo.while"
+
+
+def test_stop_at_end_false_ends_the_session_with_the_run(client):
+    client.request("initialize")
+    client.request("launch", program=str(NAN_PROGRAM), stopAtEnd=False)
+    assert client.stop("configurationDone")["event"] == "terminated"
+    assert [e["event"] for e in client.events][-2:] == ["exited", "terminated"]

@@ -20,6 +20,7 @@ import os
 import queue
 import sys
 import threading
+import time
 import traceback
 from typing import Any, Callable, Optional
 
@@ -69,6 +70,9 @@ class Adapter:
         self._last_stop: Optional[Stop] = None
         self._last_exception = ("", "", "")  # (id, description, the op) of the last exception stop
         self._ended = False
+        self._pending = 0  # requests handed to the session thread and not yet answered
+        self._pause_wanted = False  # a pause came while a move was running or waiting its turn
+        self._pending_lock = threading.Lock()
         self._printed_said = 0  # lines of the run's `interpreter.print` output sent as output events
 
     # -- the loop -------------------------------------------------------------------------------
@@ -95,6 +99,8 @@ class Adapter:
                     continue
                 if message.get("command") in ("disconnect", "terminate"):
                     self._interrupt()  # a move still running stops at its next op
+                with self._pending_lock:
+                    self._pending += 1
                 self._jobs.put(message)
                 if message.get("command") == "disconnect":
                     break
@@ -113,6 +119,10 @@ class Adapter:
                 self._respond(message, False, message=f"hlodbg dap does not support the request {command!r}")
             else:
                 self._answer(message, handler)
+            with self._pending_lock:
+                self._pending -= 1
+                if not self._pending:
+                    self._pause_wanted = False
         if self.launched is not None:
             self.launched.target.close()
 
@@ -270,6 +280,7 @@ class Adapter:
             stop = target.move(move)
         finally:
             self.running = False
+            self._pause_wanted = False
         self._last_stop = stop
         self._report(stop)
 
@@ -278,9 +289,21 @@ class Adapter:
         return {}
 
     def _interrupt(self) -> None:
-        launched = self.launched
-        if launched is not None and self.running:
-            launched.target.session.interrupt()
+        """Stop the move running or waiting its turn in the session thread (nothing when idle)."""
+        with self._pending_lock:
+            if not self._pending or self._pause_wanted:
+                return
+            self._pause_wanted = True
+        threading.Thread(target=self._keep_interrupting, name="hlodbg-dap-pause", daemon=True).start()
+
+    def _keep_interrupting(self) -> None:
+        # An interrupt lands only once the move has armed its run (one before is overwritten when
+        # the move starts), so it is repeated until the paused move has stopped.
+        while self._pause_wanted:
+            launched = self.launched
+            if launched is not None and self.running:
+                launched.target.session.interrupt()
+            time.sleep(0.02)
 
     def _report(self, stop: Stop) -> None:
         """The stopped (or terminated) event for where a move ended."""
