@@ -282,3 +282,25 @@ def test_stop_at_end_false_ends_the_session_with_the_run(client):
     client.request("launch", program=str(NAN_PROGRAM), stopAtEnd=False)
     assert client.stop("configurationDone")["event"] == "terminated"
     assert [e["event"] for e in client.events][-2:] == ["exited", "terminated"]
+
+
+def test_break_on_stays_when_the_editor_sets_its_function_breakpoints(client, nan_arguments):
+    client.request("initialize")
+    client.request("launch", program=str(NAN_PROGRAM), args=nan_arguments, breakOn="nan")
+    assert client.request("setFunctionBreakpoints", breakpoints=[]) == {"breakpoints": []}  # as VS Code sends
+    stop = client.stop("configurationDone")["body"]
+    assert stop["reason"] == "exception" and "NaN made by %s = stablehlo.sqrt" in stop["description"]
+    assert client.scope(client.top()["id"], "Just computed")[0]["name"] == "%s"
+    other = DapClient.in_process()
+    assert "breakOn: cannot read 'no_such_op'" in other.failure("launch", {"program": str(NAN_PROGRAM),
+                                                                           "breakOn": "no_such_op"})
+    other.request("launch", program=str(NAN_PROGRAM))  # a launch that failed can be made again
+    other.close()
+
+
+def test_vscode_extension_declares_only_attributes_the_server_takes():
+    from hlodbg.dap.launch import launch_attributes
+
+    manifest = json.loads((Path(__file__).parents[1] / "editors" / "vscode" / "package.json").read_text())
+    declared = manifest["contributes"]["debuggers"][0]["configurationAttributes"]["launch"]["properties"]
+    assert set(declared) <= set(launch_attributes())

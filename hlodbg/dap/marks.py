@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from hlodbg.engine.debug.breakpoints import Breakpoint, BreakpointError
+from hlodbg.engine.debug.breakpoints import VALUE_TESTS, Breakpoint, BreakpointError
 from hlodbg.engine.debug.stops import Stop, op_label
 from hlodbg.engine.debug.target import DebugTarget
 from hlodbg.engine.ir.errors import HlodbgError
@@ -30,7 +30,7 @@ EXCEPTION_FILTERS = (
     {"filter": "inf", "label": "Inf", "description": "Stop after an op whose result holds +Inf or -Inf",
      "default": False, "supportsCondition": True, "conditionDescription": "an hlodbg expression, e.g. iteration > 3"},
 )
-_FILTER_NAMES = {f["filter"]: f["label"] for f in EXCEPTION_FILTERS}
+_FILTER_NAMES = {f["filter"]: f["label"] for f in EXCEPTION_FILTERS} | {"nonfinite": "NaN or Inf"}
 
 _HIT_COUNT = re.compile(r"^\s*(==|>=|<=|>|<|%)?\s*(\d+)\s*$")
 
@@ -77,6 +77,7 @@ class Marks:
         self._lines: dict[str, list[Mark]] = {}
         self._functions: list[Mark] = []
         self._exceptions: list[Mark] = []
+        self._launch: Optional[Mark] = None
         self._by_engine: dict[tuple, Mark] = {}
 
     # -- requests -----------------------------------------------------------------------------
@@ -128,6 +129,16 @@ class Marks:
                 self._functions.append(mark)
             answers.append(answer)
         return answers
+
+    def set_launch(self, spec: str) -> None:
+        """The launch's `breakOn`: a breakpoint of the session's own, which the editor's lists of
+        function breakpoints leave alone."""
+        value_test = spec.strip().lower() in VALUE_TESTS  # `nan`, `inf`: stops as the exception filters do
+        mark, answer = self._place("exception" if value_test else "function", spec, None, None,
+                                   _FILTER_NAMES.get(spec.strip().lower(), spec.strip()))
+        if mark is None:
+            raise BreakpointError(f"breakOn: {answer['message']}")
+        self._launch = mark
 
     def set_exceptions(self, filters: list, options: list) -> list[dict]:
         """setExceptionBreakpoints: the NaN / Inf filters, each with an optional condition."""

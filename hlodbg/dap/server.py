@@ -184,10 +184,14 @@ class Adapter:
         if self.launched is not None:
             raise RequestError("launch: this session has launched its program already")
         launched = read_launch(arguments)
-        self.launched = launched
-        self.marks = Marks(launched.target, str(launched.program.path) if launched.program.path else None)
+        marks = Marks(launched.target, str(launched.program.path) if launched.program.path else None)
         if launched.break_on:
-            self.marks.set_functions([{"name": launched.break_on}])
+            try:
+                marks.set_launch(launched.break_on)
+            except HlodbgError:
+                launched.target.close()
+                raise
+        self.launched, self.marks = launched, marks
         return {}, lambda: self._event("initialized")
 
     def on_attach(self, arguments: dict):
