@@ -304,3 +304,27 @@ def test_vscode_extension_declares_only_attributes_the_server_takes():
     manifest = json.loads((Path(__file__).parents[1] / "editors" / "vscode" / "package.json").read_text())
     declared = manifest["contributes"]["debuggers"][0]["configurationAttributes"]["launch"]["properties"]
     assert set(declared) <= set(launch_attributes())
+
+
+@pytest.mark.parametrize("name", ["mlp", "gpt_tiny", "cnn", "rnn_scan", "sort_topk", "embed_update", "mixed_bf16",
+                                  "sharded_mlp_4x2"])
+def test_shared_programs_run_to_the_end_and_back(client, name):
+    """Each shared program under the editor: its inputs, a step into the first op, to the end (the
+    results as XLA computed them), and back to the start."""
+    require_shared()
+    program = PROGRAMS / f"{name}.mlir"
+    stop = client.launch(program=str(program), args=str(PROGRAMS / f"{name}.inputs.npz"), stop_on_entry=True)
+    assert stop["body"]["reason"] == "entry"
+    assert client.stop("stepIn")["body"]["reason"] == "step"
+    assert client.top()["source"]["path"] == str(program)
+    assert client.stop("continue")["body"]["reason"] == "end"
+    results = client.scope(client.top()["id"], "Program results")
+    expected = np.load(PROGRAMS / f"{name}.expected.npz")
+    assert len(results) == len(expected.files)
+    for k, variable in enumerate(results):
+        want = expected[f"result{k}"]
+        shown = "x".join(map(str, want.shape))
+        assert variable["value"].startswith(shown) or (want.size <= 16 and "[" in variable["value"]), variable
+    back = client.stop("reverseContinue")["body"]
+    assert (back["reason"], back["description"]) == ("step", "at the first op")
+    assert len(client.request("stackTrace", threadId=1)["stackFrames"]) == 1  # @main, before its first op
