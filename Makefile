@@ -66,6 +66,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/xla.py
 	$(BIN)/python benchmarks/perf.py --baseline benchmarks/baseline_issue22.json
 	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/dap.py --repeats 1
 	$(BIN)/python benchmarks/trace_nan.py
 	$(BIN)/python benchmarks/time_travel.py --quick --only gpt_tiny,grid,gpt2
 	$(BIN)/python benchmarks/memory_svg.py --quick --repeats 1

@@ -7,7 +7,7 @@ every value as a variable.
     server.py   requests and events: one Adapter per connection, its session on one thread
     launch.py   a launch request read as `hlodbg open`'s options
     marks.py    line, function (op kind) and exception (NaN/Inf) breakpoints
-    inspect.py  threads, stack frames, scopes and variables
+    frames.py   threads, stack frames, scopes and variables
 
 `serve_stdio()` talks over stdin/stdout (what editors start); `serve_port(port)` listens on a TCP
 port and serves each connection with an adapter of its own.

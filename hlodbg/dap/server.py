@@ -27,7 +27,7 @@ from typing import Any, Callable, Optional
 from hlodbg.engine.debug.stops import Stop, op_label
 from hlodbg.engine.ir.errors import HlodbgError
 
-from .inspect import Inspector, Named
+from .frames import Inspector, Named
 from .launch import Launched, read_launch
 from .marks import EXCEPTION_FILTERS, Marks
 from .wire import BadMessage, Wire, WireError
