@@ -328,3 +328,23 @@ def test_shared_programs_run_to_the_end_and_back(client, name):
     back = client.stop("reverseContinue")["body"]
     assert (back["reason"], back["description"]) == ("step", "at the first op")
     assert len(client.request("stackTrace", threadId=1)["stackFrames"]) == 1  # @main, before its first op
+
+
+ODD_ARGUMENTS = [{}, {"threadId": "x"}, {"threadId": 0}, {"frameId": -1}, {"frameId": "a"}, {"variablesReference": "a"},
+                 {"startFrame": "a", "threadId": 1}, {"levels": -3, "threadId": 1}, {"source": 5}, {"source": {"path": 5}},
+                 {"breakpoints": "x"}, {"breakpoints": [5, {"line": "a"}, {"line": 3, "condition": 5}]},
+                 {"filters": [5, ["nan"]]}, {"filters": ["nan"], "filterOptions": [{"filterId": "nan", "condition": 5}]},
+                 {"line": "a"}, {"line": 3, "endLine": "x"}, {"expression": 5}, {"expression": "%i", "frameId": 99999},
+                 {"variablesReference": 1, "start": "a"}, {"source": {"sourceReference": "a"}},
+                 {"breakpoints": [{"name": 5}, {"name": "add", "condition": 3}]}]
+LOOKING = ["stackTrace", "scopes", "variables", "evaluate", "setBreakpoints", "setFunctionBreakpoints",
+           "setExceptionBreakpoints", "breakpointLocations", "exceptionInfo", "source", "threads"]
+
+
+def test_arguments_of_the_wrong_type_get_error_responses_not_internal_errors(client):
+    client.launch(program=str(NAN_PROGRAM), stop_on_entry=True)
+    for command in LOOKING:
+        for arguments in ODD_ARGUMENTS:
+            response = client.response(client.send(command, arguments))
+            assert "internal error" not in response.get("message", ""), (command, arguments, response["message"])
+    assert client.request("threads")["threads"] == [{"id": 1, "name": "device 0 (cpu)"}]

@@ -148,7 +148,7 @@ class Marks:
                                                         if isinstance(o, dict)]
         answers = []
         for name, condition in wanted:
-            if name not in _FILTER_NAMES:
+            if not isinstance(name, str) or name not in _FILTER_NAMES:
                 known = ", ".join(_FILTER_NAMES)
                 answers.append({"verified": False, "message": f"no exception filter {name!r} (filters: {known})"})
                 continue
@@ -198,6 +198,9 @@ class Marks:
 
     def _place(self, kind: str, spec: str, condition: Optional[str], hits: Optional[str],
                label: str) -> tuple[Optional[Mark], dict]:
+        for what, text in (("condition", condition), ("hit count", hits)):
+            if text is not None and not isinstance(text, str):
+                return None, {"verified": False, "message": f"a breakpoint's {what} is text, not {text!r}"}
         try:
             placed = self.target.break_at(spec, combined_condition(condition, hits), saved=False)
         except HlodbgError as e:

@@ -223,8 +223,8 @@ class Adapter:
         wanted = arguments.get("breakpoints")
         if wanted is None:
             wanted = [{"line": line} for line in arguments.get("lines") or []]
-        if not isinstance(source, dict) or not isinstance(wanted, list):
-            raise RequestError("setBreakpoints: expected a source object and a list of breakpoints")
+        if not isinstance(source, dict) or not isinstance(wanted, list) or not isinstance(source.get("path", ""), str):
+            raise RequestError("setBreakpoints: expected a source object (with its path) and a list of breakpoints")
         marks = self._marks()
         # A verified breakpoint names the source as the client sent it (the same file by another path,
         # through a link, is still the client's document).
@@ -400,6 +400,8 @@ class Adapter:
         frames = self.inspector.stack_frames(session, process)
         start = arguments.get("startFrame") or 0
         levels = arguments.get("levels") or 0
+        if not isinstance(start, int) or not isinstance(levels, int) or start < 0 or levels < 0:
+            raise RequestError("stackTrace: startFrame and levels are numbers from 0")
         shown = frames[start:start + levels] if levels else frames[start:]
         return {"stackFrames": shown, "totalFrames": len(frames)}
 
@@ -440,6 +442,8 @@ class Adapter:
     def on_source(self, arguments: dict) -> dict:
         launched = self._launched()
         source = arguments.get("source") or {}
+        if not isinstance(source, dict) or not isinstance(source.get("path", ""), (str, type(None))):
+            raise RequestError("source: expected a source object with a path or a sourceReference")
         reference = source.get("sourceReference") or arguments.get("sourceReference")
         path = source.get("path")
         program_path = str(launched.program.path) if launched.program.path else None
