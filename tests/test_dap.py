@@ -156,7 +156,12 @@ def test_jax_source_line_is_a_frame_of_its_own(client, tmp_path):
     frames = client.request("stackTrace", threadId=1)["stackFrames"]
     assert frames[0]["line"] == 2 and frames[0]["source"]["path"] == str(program)
     assert frames[1]["name"] == "model.py:12 (jit(f)/sqrt)" and frames[1]["line"] == 12
-    assert frames[1]["source"]["path"] == "model.py"
+    # Read from the program's folder; not there: shown de-emphasised. Once it is, shown plainly.
+    assert frames[1]["source"]["path"] == str(tmp_path / "model.py")
+    assert frames[1]["source"]["presentationHint"] == "deemphasize"
+    (tmp_path / "model.py").write_text("import jax\n" * 20)
+    shown = client.request("stackTrace", threadId=1)["stackFrames"][1]["source"]
+    assert shown == {"name": "model.py", "path": str(tmp_path / "model.py")}
     # The source frame shows the same op's values.
     assert client.request("scopes", frameId=frames[1]["id"])["scopes"][0]["name"] == "Operands of %y = stablehlo.sqrt"
     assert "model.py" not in json.dumps(client.answers)

@@ -82,10 +82,11 @@ class Listing:
 
 
 class Inspector:
-    def __init__(self, source_for: Callable[[Any], Optional[dict]]):
+    def __init__(self, source_for: Callable[[Any], Optional[dict]], folder: Callable[[], Optional[str]]):
         self.frames = References()
         self.variables = References()
         self._source_for = source_for  # op position -> the DAP Source of the program text
+        self._folder = folder  # where a `loc`'s relative file name is looked for
 
     def reset(self) -> None:
         self.frames.reset()
@@ -110,7 +111,7 @@ class Inspector:
                 producer = name_stack(op.location)
                 out.append({"id": self.frames.add(FrameRef(process, level)),
                             "name": f"{written.short()}" + (f" ({producer})" if producer else ""),
-                            "source": _file_source(written.filename), "line": written.line,
+                            "source": _file_source(written.filename, self._folder()), "line": written.line,
                             "column": max(written.col, 1), "presentationHint": "subtle"})
         return out
 
@@ -225,8 +226,16 @@ def _frame_name(info: FrameInfo, session: Session, innermost: bool) -> str:
     return f"{where}: {op_label(info.op)}"
 
 
-def _file_source(filename: str) -> dict:
-    return {"name": os.path.basename(filename) or filename, "path": filename}
+def _file_source(filename: str, folder: Optional[str]) -> dict:
+    """The Source of a JAX source file a `loc` names: relative names are read from `folder` (the
+    launch's cwd, else the program's folder); a file not on this machine is shown de-emphasised."""
+    path = filename
+    if not os.path.isabs(path) and folder:
+        path = os.path.join(folder, path)
+    source = {"name": os.path.basename(filename) or filename, "path": path}
+    if not os.path.isfile(path):
+        source.update(presentationHint="deemphasize", origin="not found on this machine")
+    return source
 
 
 def _last_computed(session: Session) -> Optional[int]:

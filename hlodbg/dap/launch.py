@@ -39,6 +39,7 @@ class Launched(NamedTuple):
     stop_on_entry: bool
     stop_at_end: bool
     break_on: Optional[str]  # `breakOn`: a session breakpoint the first run goes to
+    cwd: Optional[str]  # where relative paths are read from: the launch's, else the program's folder
 
 
 class _Parser(argparse.ArgumentParser):
@@ -104,8 +105,9 @@ def read_launch(arguments: Any) -> Launched:
     target = plan.program.debug(plan.values, seed=args.seed, entry=args.entry, memory=args.memory, persist=False,
                                 replicas=args.replicas, partitions=args.partitions, focus=plan.device,
                                 backend=plan.backend)
+    folder = cwd or os.path.dirname(os.path.abspath(_resolved(program, cwd)))
     return Launched(plan.program, target, arguments.get("stopOnEntry", False), arguments.get("stopAtEnd", True),
-                    plan.break_on)
+                    plan.break_on, folder)
 
 
 def _option_words(key: str, value: Any, action: argparse.Action, cwd: Optional[str]) -> list[str]:

@@ -65,7 +65,7 @@ class Adapter:
         self._jobs: queue.Queue = queue.Queue()
         self.launched: Optional[Launched] = None
         self.marks: Optional[Marks] = None
-        self.inspector = Inspector(self._program_source)
+        self.inspector = Inspector(self._program_source, lambda: self.launched.cwd if self.launched else None)
         self.running = False
         self._last_stop: Optional[Stop] = None
         self._last_exception = ("", "", "")  # (id, description, the op) of the last exception stop
