@@ -353,3 +353,18 @@ def test_arguments_of_the_wrong_type_get_error_responses_not_internal_errors(cli
             response = client.response(client.send(command, arguments))
             assert "internal error" not in response.get("message", ""), (command, arguments, response["message"])
     assert client.request("threads")["threads"] == [{"id": 1, "name": "device 0 (cpu)"}]
+
+
+def test_disassembly_shows_what_each_hlo_instruction_became(client):
+    client.launch(program=str(HLO_PROGRAM), breakpoints={"function": [{"name": "negate"}]})
+    top = client.top()
+    listing = client.request("disassemble", memoryReference=top["instructionPointerReference"], instructionOffset=-1,
+                             instructionCount=3)["instructions"]
+    here = listing[1]
+    assert here["address"] == top["instructionPointerReference"]
+    assert here["instruction"].split(" = ")[1].startswith("stablehlo.negate")  # the HLO `negate`, as StableHLO
+    assert (here["line"], here["location"]["path"]) == (top["line"], top["source"]["path"])
+    before = client.request("disassemble", memoryReference="0x0", instructionOffset=-2, instructionCount=3)["instructions"]
+    assert [i.get("presentationHint") for i in before] == ["invalid", "invalid", None]
+    assert "not an address" in client.failure("disassemble", {"memoryReference": "here", "instructionCount": 3})
+    assert "instructionCount" in client.failure("disassemble", {"memoryReference": "0x0", "instructionCount": 10**9})

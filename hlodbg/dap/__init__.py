@@ -8,6 +8,7 @@ every value as a variable.
     launch.py   a launch request read as `hlodbg open`'s options
     marks.py    line, function (op kind) and exception (NaN/Inf) breakpoints
     frames.py   threads, stack frames, scopes and variables
+    disassembly.py  the disassembly view: every op as hlodbg reads it (an HLO file's ops as StableHLO)
 
 `serve_stdio()` talks over stdin/stdout (what editors start); `serve_port(port)` listens on a TCP
 port and serves each connection with an adapter of its own.

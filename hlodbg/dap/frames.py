@@ -82,8 +82,10 @@ class Listing:
 
 
 class Inspector:
-    def __init__(self, source_for: Callable[[Any], Optional[dict]], folder: Callable[[], Optional[str]]):
+    def __init__(self, source_for: Callable[[Any], Optional[dict]], folder: Callable[[], Optional[str]],
+                 address_of: Callable[[Any], Optional[str]]):
         self.frames = References()
+        self._address_of = address_of  # an op's place in the disassembly view (disassembly.py)
         self.variables = References()
         self._source_for = source_for  # op position -> the DAP Source of the program text
         self._folder = folder  # where a `loc`'s relative file name is looked for
@@ -105,6 +107,9 @@ class Inspector:
                 source = self._source_for(op)
                 if source is not None:
                     frame.update(source=source, line=op.pos.line, column=op.pos.col)
+            address = self._address_of(op) if op is not None else None
+            if address is not None:
+                frame["instructionPointerReference"] = address
             out.append(frame)
             written = user_frame(op.location) if op is not None else None
             if written is not None:

@@ -27,6 +27,7 @@ from typing import Any, Callable, Optional
 from hlodbg.engine.debug.stops import Stop, op_label
 from hlodbg.engine.ir.errors import HlodbgError
 
+from .disassembly import Disassembly
 from .frames import Inspector, Named
 from .launch import Launched, read_launch
 from .marks import EXCEPTION_FILTERS, Marks
@@ -46,6 +47,7 @@ CAPABILITIES = {
     "supportsBreakpointLocationsRequest": True,
     "supportsExceptionFilterOptions": True,
     "supportsDelayedStackTraceLoading": True,
+    "supportsDisassembleRequest": True,
 }
 
 MOVES = {"continue": "continue_", "next": "step", "stepIn": "step_in", "stepOut": "step_out", "stepBack": "back",
@@ -65,7 +67,9 @@ class Adapter:
         self._jobs: queue.Queue = queue.Queue()
         self.launched: Optional[Launched] = None
         self.marks: Optional[Marks] = None
-        self.inspector = Inspector(self._program_source, lambda: self.launched.cwd if self.launched else None)
+        self.disassembly: Optional[Disassembly] = None
+        self.inspector = Inspector(self._program_source, lambda: self.launched.cwd if self.launched else None,
+                                   lambda op: self.disassembly.address(op) if self.disassembly else None)
         self.running = False
         self._last_stop: Optional[Stop] = None
         self._last_exception = ("", "", "")  # (id, description, the op) of the last exception stop
@@ -192,6 +196,7 @@ class Adapter:
                 launched.target.close()
                 raise
         self.launched, self.marks = launched, marks
+        self.disassembly = Disassembly(launched.target.module)
         return {}, lambda: self._event("initialized")
 
     def on_attach(self, arguments: dict):
@@ -438,6 +443,13 @@ class Adapter:
         if op:
             details["typeName"] = op
         return {"exceptionId": exception, "description": description, "breakMode": "always", "details": details}
+
+    def on_disassemble(self, arguments: dict) -> dict:
+        self._launched()
+        assert self.disassembly is not None
+        return {"instructions": self.disassembly.instructions(
+            arguments.get("memoryReference"), arguments.get("offset", 0), arguments.get("instructionOffset", 0),
+            arguments.get("instructionCount"), self._program_source(None))}
 
     def on_source(self, arguments: dict) -> dict:
         launched = self._launched()
