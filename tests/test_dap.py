@@ -368,3 +368,16 @@ def test_disassembly_shows_what_each_hlo_instruction_became(client):
     assert [i.get("presentationHint") for i in before] == ["invalid", "invalid", None]
     assert "not an address" in client.failure("disassemble", {"memoryReference": "here", "instructionCount": 3})
     assert "instructionCount" in client.failure("disassemble", {"memoryReference": "0x0", "instructionCount": 10**9})
+
+
+def test_the_server_ends_when_the_editor_goes_away_mid_run():
+    server = subprocess.Popen([*HLODBG, "dap"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        client = DapClient(server.stdout, server.stdin)
+        client.request("initialize")
+        client.request("launch", program=str(DATA / "endless.mlir"))
+        client.request("configurationDone")  # runs on for ever
+        server.stdin.close()  # the editor is gone, without a disconnect
+        assert server.wait(WAIT_SECONDS) == 0
+    finally:
+        server.kill()

@@ -71,7 +71,6 @@ class Adapter:
         self.inspector = Inspector(self._program_source, lambda: self.launched.cwd if self.launched else None,
                                    lambda op: self.disassembly.address(op) if self.disassembly else None)
         self.running = False
-        self._last_stop: Optional[Stop] = None
         self._last_exception = ("", "", "")  # (id, description, the op) of the last exception stop
         self._ended = False
         self._pending = 0  # requests handed to the session thread and not yet answered
@@ -109,6 +108,7 @@ class Adapter:
                 if message.get("command") == "disconnect":
                     break
         finally:
+            self._interrupt()  # the editor went away: a move still running stops at its next op
             self._jobs.put(None)
             worker.join()
 
@@ -206,7 +206,7 @@ class Adapter:
         launched = self._launched()
         if launched.stop_on_entry:
             return {}, lambda: self._stopped("entry", "at the first op", [])
-        return {}, lambda: self._move("continue_", None)
+        return {}, lambda: self._move("continue_")
 
     def on_disconnect(self, arguments: dict):
         self._ended = True
@@ -220,7 +220,7 @@ class Adapter:
 
     def on_restart(self, arguments: dict):
         launched = self._launched()
-        return {}, lambda: self._move("restart", None, target=launched.target)
+        return {}, lambda: self._move("restart", target=launched.target)
 
     # -- breakpoints ----------------------------------------------------------------------------
     def on_setBreakpoints(self, arguments: dict) -> dict:
@@ -278,9 +278,9 @@ class Adapter:
         target = self._launched().target
         if "threadId" in arguments:
             target.set_focus(self._process(arguments["threadId"]))
-        return (body or {}), lambda: self._move(MOVES[command], arguments.get("threadId"))
+        return (body or {}), lambda: self._move(MOVES[command])
 
-    def _move(self, move: str, thread: Any, target=None) -> None:
+    def _move(self, move: str, target=None) -> None:
         target = target or self._launched().target
         self.inspector.reset()
         self._last_exception = ("", "", "")
@@ -290,7 +290,6 @@ class Adapter:
         finally:
             self.running = False
             self._pause_wanted = False
-        self._last_stop = stop
         self._report(stop)
 
     def _pause(self, arguments: dict) -> dict:
