@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck venv bench clean
+.PHONY: run test lint typecheck venv bench clean dap-client
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,8 +20,18 @@ run: $(STAMP)
 
 # Two workers: CI machines have two cores, and the tests keep their files apart (tmp_path,
 # per-worker session fixtures). PYTEST_ARGS='-n 0' runs them in one process.
-test: $(STAMP)
+test: $(STAMP) dap-client
 	$(BIN)/python -m pytest -n 2 $(PYTEST_ARGS)
+
+# VS Code's DAP test client (tests/test_dap_vscode_client.py drives `hlodbg dap` with it), installed
+# from tests/dap_vscode/package-lock.json once per change of it; without npm that test skips and says why.
+DAP_CLIENT := tests/dap_vscode
+dap-client:
+	@if command -v npm >/dev/null 2>&1; then \
+		[ $(DAP_CLIENT)/node_modules/.installed -nt $(DAP_CLIENT)/package-lock.json ] || \
+		{ npm ci --prefix $(DAP_CLIENT) --no-audit --no-fund --loglevel=error && touch $(DAP_CLIENT)/node_modules/.installed \
+		  || echo "npm ci in $(DAP_CLIENT) failed (offline?): tests/test_dap_vscode_client.py will skip"; }; \
+	else echo "npm not found: tests/test_dap_vscode_client.py will skip (it needs Node.js and npm)"; fi
 
 # ruff and mypy over the code that ships (settings and the reasons for them: pyproject.toml).
 # mypy reads the package as it is installed (hlodbg.engine is engine/, hlodbg.ui is ui/, ...), so
@@ -37,7 +47,7 @@ lint: $(STAMP)
 # mypy alone, with the tools of BIN (tests/test_lint.py runs it with the suite's Python's).
 typecheck:
 	rm -rf $(LINT_TREE) && mkdir -p $(LINT_TREE)/hlodbg
-	ln -s $(CURDIR)/hlodbg/*.py $(LINT_TREE)/hlodbg/
+	ln -s $(CURDIR)/hlodbg/*.py $(CURDIR)/hlodbg/dap $(LINT_TREE)/hlodbg/
 	for d in engine layouts ui sample_programs; do ln -s $(CURDIR)/$$d $(LINT_TREE)/hlodbg/$$d; done
 	cd $(LINT_TREE) && { $(abspath $(BIN))/mypy --config-file $(CURDIR)/pyproject.toml \
 		--cache-dir $(CURDIR)/$(VENV)/mypy-cache -p hlodbg > mypy.out; status=$$?; \
@@ -59,10 +69,11 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/perf.py --only gpt2 --repeats 3
 	$(BIN)/python benchmarks/tpu_mode.py --gpt2 --repeats 2 gpt_tiny
 	$(BIN)/python benchmarks/startup.py
+	$(BIN)/python benchmarks/dap.py --repeats 1
 	$(BIN)/python benchmarks/trace_nan.py
 	$(BIN)/python benchmarks/time_travel.py --quick --only gpt_tiny,grid,gpt2
 	$(BIN)/python benchmarks/memory_svg.py --quick --repeats 1
 	$(BIN)/python benchmarks/first_frame.py --quick --only 100k,gpt2
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build *.egg-info $(DAP_CLIENT)/node_modules

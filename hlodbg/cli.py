@@ -26,35 +26,6 @@ EXIT_OK = 0
 EXIT_INTERNAL = 1
 EXIT_BAD_INPUT = 2
 
-def _add_session_options(cmd) -> None:
-    cmd.add_argument("--chunk", type=int, default=None, help="module to open in a '// -----' split file")
-    from hlodbg.cli_run import add_argument_options
-
-    add_argument_options(cmd, "function to debug")
-    from hlodbg.cli_run import GivenOnce
-
-    cmd.add_argument("--break-on", action=GivenOnce, metavar="SPEC", help="add this breakpoint for this session (not saved) and continue "
-                     "to it at start (nan, inf, %%12, model.py:42, diverge, ...)")
-    from hlodbg.divergence_report import add_against_option
-
-    add_against_option(cmd)
-    cmd.add_argument("--memory", metavar="SIZE", help="what the recording may hold: values and the history of events (2G, 512M; default: values the arguments' size, at least 256M, history a quarter of RAM); past it the run stops with a memory stop")
-    cmd.add_argument("--replicas", type=int, metavar="R", help="grid replicas (default: the module's mhlo.num_replicas)")
-    cmd.add_argument("--partitions", type=int, metavar="P", help="grid partitions (default: the module's mhlo.num_partitions)")
-    cmd.add_argument("--device", metavar="R,P", help="the device the debugger focuses on a grid (default 0,0)")
-    from hlodbg.cli_target import add_target_options
-
-    add_target_options(cmd, "runs")
-    from hlodbg.cli_elided import add_fill_elided_option
-
-    add_fill_elided_option(cmd)
-    from hlodbg.cli_replay import add_capture_option
-
-    add_capture_option(cmd)
-    cmd.add_argument("--no-save", action="store_true", help="keep breakpoints and watches for this session only "
-                     "(do not load or save the program's; serve uses it for every browser session)")
-
-
 # Every command in `hlodbg --help`'s order: its line there, and the function that adds its options
 # and handler ("module:function"). Only the command being run has its options built, so `hlodbg
 # --help`, `--version` and each command import no other command's code (nor numpy, ml_dtypes or
@@ -75,6 +46,8 @@ COMMANDS = {
     "trace": ("where one element of a value came from, op by op through the run, to the arguments and constants "
               "it depends on; --nan / --inf: to the op that first made it", "hlodbg.cli_trace:add_options"),
     "lesson": ("list the lessons, or open one in the debugger with its questions", "hlodbg.cli_lesson:add_options"),
+    "dap": ("serve the Debug Adapter Protocol (stdio, or --port) for editors: VS Code, neovim's nvim-dap, ...",
+            "hlodbg.cli:_dap_options"),
     "capture": ("run a program compiled by XLA (jax) on real devices and keep its values "
                 "(RUN.hlocap, for the debugger's --capture)", "hlodbg.cli_capture:add_options"),
 }
@@ -103,7 +76,9 @@ def _parser(command: Optional[str] = None) -> argparse.ArgumentParser:
 def _open_options(cmd) -> None:
     cmd.set_defaults(handler=_cmd_open)
     cmd.add_argument("program", nargs="?", help=f"{PROGRAM_HELP} (default: the embedded sample)")
-    _add_session_options(cmd)
+    from hlodbg.cli_open_options import add_session_options
+
+    add_session_options(cmd)
 
 
 def _serve_options(serve_cmd) -> None:
@@ -120,7 +95,33 @@ def _serve_options(serve_cmd) -> None:
                            "network where everyone who can reach the server may use it")
     serve_cmd.add_argument("--max-sessions", type=int, default=40, metavar="N",
                            help="browser sessions at once; more are turned away (default: 40)")
-    _add_session_options(serve_cmd)
+    from hlodbg.cli_open_options import add_session_options
+
+    add_session_options(serve_cmd)
+
+
+def _dap_options(cmd) -> None:
+    cmd.set_defaults(handler=_cmd_dap)
+    cmd.add_argument("--port", type=int, metavar="N", help="listen on TCP port N (0: a free one, printed on stderr) and "
+                     "serve each editor that connects; default: one editor on stdin/stdout")
+    cmd.add_argument("--host", default="127.0.0.1", help="with --port: the address to listen on (default: 127.0.0.1)")
+
+
+def _cmd_dap(args) -> int:
+    from hlodbg.dap import serve_port, serve_stdio
+
+    if args.port is None:
+        return serve_stdio()
+    if not 0 <= args.port <= 65535:
+        raise HlodbgError(f"--port {args.port}: a port is a number from 0 to 65535")
+
+    def ready(port: int) -> None:
+        print(f"hlodbg dap: listening on {args.host}:{port}", file=sys.stderr, flush=True)
+
+    try:
+        return serve_port(args.port, args.host, ready)
+    except OSError as e:
+        raise HlodbgError(f"--port {args.port}: cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
 
 
 def _verify_options(verify_cmd) -> None:

@@ -5,6 +5,7 @@ import os
 import shlex
 import sys
 from pathlib import Path
+from typing import Any, NamedTuple, Optional
 
 from hlodbg.engine import HlodbgError
 
@@ -12,51 +13,73 @@ from hlodbg.engine import HlodbgError
 def build_app(args):
     """The app for `hlodbg [open] PROG ...`: the debugger, or the error screen for a bad program
     or bad arguments (a terminal user sees the diagnostic there, never a traceback)."""
-    from hlodbg.cli_elided import load_program
-    from hlodbg.cli_session import check_memory
     from hlodbg.samples import default_sample_path
     from hlodbg.ui.app import HlodbgApp
 
-    path = args.program or str(default_sample_path())
     try:
-        check_memory(args.memory)  # named as the option, before a run would report it as the file's fault
-        ahead = _read_ahead(args.args)
-        program = load_program(args, path)
-        values = None
-        if args.args or args.arg or args.args_per_device:
-            from hlodbg.engine.run.grid import grid_shape
-            from hlodbg.engine.run.interpreter import entry_function
-            from hlodbg.execution import gather_arguments_in_background
-
-            function = entry_function(program.module, args.entry)
-            values = gather_arguments_in_background(function, args.args, args.arg, args.seed,
-                                                    per_device=args.args_per_device,
-                                                    grid=grid_shape(program.module, args.replicas, args.partitions),
-                                                    ahead=ahead)
-        from hlodbg.cli_target import backend_from_args
-
-        backend = backend_from_args(args)
-        from hlodbg.cli_replay import capture_arguments, capture_backend
-
-        replay = capture_backend(args, program)  # --capture: the captured values, on the capture's grid
-        if replay is not None:
-            backend = replay
-            if values is None:
-                from hlodbg.engine.run.interpreter import entry_function
-
-                values = capture_arguments(args, replay, entry_function(program.module, args.entry))
-        backend.prepare(program.module)  # --layout names and the program's own layouts, checked now
-        device = None
-        if args.device:
-            from hlodbg.engine.run.arguments import parse_device
-
-            device = parse_device(args.device)
-        break_on = launch_break_spec(args)
+        plan = launch_plan(args, args.program or str(default_sample_path()), arguments_in_background=True)
     except HlodbgError as e:
         return HlodbgApp(error=e)
-    return HlodbgApp(program, args=values, seed=args.seed, entry=args.entry, break_on=break_on, memory=args.memory,
-                     persist=not args.no_save, replicas=args.replicas, partitions=args.partitions, device=device,
-                     backend=backend)
+    return HlodbgApp(plan.program, args=plan.values, seed=args.seed, entry=args.entry, break_on=plan.break_on,
+                     memory=args.memory, persist=not args.no_save, replicas=args.replicas, partitions=args.partitions,
+                     device=plan.device, backend=plan.backend)
+
+
+class LaunchPlan(NamedTuple):
+    """What a debugging session is opened on, read from `hlodbg open`'s options: the debugger's
+    app and the DAP server (hlodbg/dap) open the same target from the same options."""
+
+    program: Any
+    values: Any  # the arguments given (None: all random from --seed), or a function waiting for them
+    backend: Any
+    device: Any  # the ProcessId in focus (None: device 0)
+    break_on: Optional[str]
+
+
+def launch_plan(args, path: str, arguments_in_background: bool = False) -> LaunchPlan:
+    """The program at `path` and what `args` (the options of `hlodbg open`) say to debug it with;
+    an HlodbgError for a bad program or bad options. With `arguments_in_background`, the values
+    are a function that waits for them: the argument files are checked now and read on a thread
+    (from before the program is parsed: ReadAhead), as the debugger's app starts meanwhile."""
+    from hlodbg.cli_elided import load_program
+    from hlodbg.cli_session import check_memory
+
+    check_memory(args.memory)  # named as the option, before a run would report it as the file's fault
+    ahead = _read_ahead(args.args) if arguments_in_background else None
+    program = load_program(args, path)
+    values = None
+    if args.args or args.arg or args.args_per_device:
+        from hlodbg.engine.run.grid import grid_shape
+        from hlodbg.engine.run.interpreter import entry_function
+        from hlodbg.execution import gather_arguments, gather_arguments_in_background
+
+        function = entry_function(program.module, args.entry)
+        grid = grid_shape(program.module, args.replicas, args.partitions)
+        if arguments_in_background:
+            values = gather_arguments_in_background(function, args.args, args.arg, args.seed,
+                                                    per_device=args.args_per_device, grid=grid, ahead=ahead)
+        else:
+            values, _ = gather_arguments(function, args.args, args.arg, args.seed, quiet=True,
+                                         per_device=args.args_per_device, grid=grid)
+    from hlodbg.cli_target import backend_from_args
+
+    backend = backend_from_args(args)
+    from hlodbg.cli_replay import capture_arguments, capture_backend
+
+    replay = capture_backend(args, program)  # --capture: the captured values, on the capture's grid
+    if replay is not None:
+        backend = replay
+        if values is None:
+            from hlodbg.engine.run.interpreter import entry_function
+
+            values = capture_arguments(args, replay, entry_function(program.module, args.entry))
+    backend.prepare(program.module)  # --layout names and the program's own layouts, checked now
+    device = None
+    if args.device:
+        from hlodbg.engine.run.arguments import parse_device
+
+        device = parse_device(args.device)
+    return LaunchPlan(program, values, backend, device, launch_break_spec(args))
 
 
 def _read_ahead(arguments: str | None):

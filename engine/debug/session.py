@@ -217,7 +217,7 @@ class Session:
             # Each frame is at the op that opened the next one; the innermost at `event`.
             events = [inner.owner for inner in frames[1:]] + [event]
             chain = [FrameInfo(f.function.sym_name, f.kind, f.iteration, trace.ops[e] if e is not None else None, e,
-                               vectorised_note(trace, f) if f.is_vectorised_body and f.args else "")
+                               vectorised_note(trace, f) if f.is_vectorised_body and f.args else "", view)
                      for f, e in zip(frames, events)]
             if view.parent is not None:
                 chain[0].note = view.note

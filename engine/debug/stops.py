@@ -2,8 +2,8 @@
 the lines of the stack."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal, Optional
+from dataclasses import dataclass, field
+from typing import Any, Literal, Optional
 
 from ..ir.core import Operation
 from ..ir.locations import describe as describe_location
@@ -65,6 +65,9 @@ class FrameInfo:
     op: Optional[Operation]  # the current op in this frame (the op that opened the next one)
     event: Optional[int]
     note: str = ""
+    # The view (views.View: the run, or an op's replayed body) whose trace `event` indexes, for a
+    # front end that shows this frame's values (the DAP server's scopes of an outer frame).
+    view: Any = field(default=None, repr=False, compare=False)
 
     @property
     def line(self) -> Optional[int]:
