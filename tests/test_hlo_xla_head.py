@@ -1,0 +1,22 @@
+"""Forms of HLO that openxla/xla's own tests write (its `.hlo` test files and the HLO strings of
+xla/tests/*.cc at a recent head) and that XLA's parser reads: each re-typed here as a small module
+of our own, with what XLA's parser and XLA:CPU make of it (issue 38)."""
+from __future__ import annotations
+
+import hlodbg
+
+
+def test_rng_written_with_a_shape_operand_reads_only_its_bounds():
+    """XLA's rng expander tests write `rng(min, max, shape)`: XLA's parser takes the extra operand
+    and its rng expander reads operands 0 and 1 only, the result shape being the declared one."""
+    text = """HloModule uniform_with_shape
+ENTRY e {
+  low = f32[] constant(2)
+  high = f32[] constant(3)
+  shape = u64[3] constant({2, 4, 8})
+  ROOT r = f32[5] rng(low, high, shape), distribution=rng_uniform
+}
+"""
+    program = hlodbg.load(text)
+    (values,) = program.run()
+    assert values.shape == (5,) and ((2 <= values) & (values < 3)).all(), values
