@@ -20,3 +20,19 @@ ENTRY e {
     program = hlodbg.load(text)
     (values,) = program.run()
     assert values.shape == (5,) and ((2 <= values) & (values < 3)).all(), values
+
+
+def test_all_to_all_without_replica_groups_is_one_group_of_every_process():
+    """collective_ops_test.cc's all-to-all tests write no replica_groups: one group of every
+    replica, as many as the module has (one here), whose all-to-all hands each its own value."""
+    text = """HloModule exchange
+ENTRY e {
+  id = u32[] replica-id()
+  ids = u32[2] broadcast(id), dimensions={}
+  base = u32[2] constant({10, 15})
+  sum = u32[2] add(ids, base)
+  ROOT exchanged = u32[2] all-to-all(sum), dimensions={0}
+}
+"""
+    (values,) = hlodbg.load(text).run()
+    assert values.tolist() == [10, 15]

@@ -454,9 +454,12 @@ class GroupsAdapter:
     (hlo_text.md §6; engine/ops/collectives.py reads them). `global_ids` is False for the ops
     StableHLO gives no such flag."""
 
-    def __init__(self, global_ids: bool = True, groups: bool = True):
+    def __init__(self, global_ids: bool = True, groups: bool = True, written_out: bool = False):
         self.global_ids = global_ids
         self.groups = groups  # collective_permute has pairs instead
+        # StableHLO's all_to_all takes no empty groups (all_to_all_c8 sizes them against
+        # split_count): XLA's "no groups" (one group of every process) is written out.
+        self.written_out = written_out
         self.consumes = (("replica_groups",) if groups else ()) + ("channel_id",) + \
             (("use_global_device_ids",) if global_ids else ())
 
@@ -465,6 +468,9 @@ class GroupsAdapter:
         if self.groups:
             # Groups of unequal size are padded with -1, as StableHLO writes them.
             groups = [list(g) for g in values.get("replica_groups", [])]
+            if not groups and self.written_out and info.group_size:
+                groups = [list(range(info.group_size))]
+                out["hlo.all_processes"] = UNIT  # printed back without groups, as written
             width = max((len(g) for g in groups), default=0)
             out["replica_groups"] = i64_elements([g + [-1] * (width - len(g)) for g in groups], width)
         channel = int(values.get("channel_id", 0))
@@ -476,7 +482,7 @@ class GroupsAdapter:
 
     def raise_(self, attributes: dict, info: Info) -> dict:
         out = {}
-        if self.groups:
+        if self.groups and "hlo.all_processes" not in attributes:
             groups = np.asarray(attributes["replica_groups"].array).tolist()
             out["replica_groups"] = "{" + ",".join(ints_text([i for i in g if i >= 0]) for g in groups) + "}"
         handle = attributes.get("channel_handle")

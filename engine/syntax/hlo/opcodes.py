@@ -189,7 +189,7 @@ _add("all-reduce", None, GroupsAdapter(), regions=("to_apply",), results="pack")
 _add("all-gather", None, Field("dimensions", "all_gather_dim", ONE_OF_INTS), GroupsAdapter(), results="pack")
 _add("reduce-scatter", None, Field("dimensions", "scatter_dimension", ONE_OF_INTS), GroupsAdapter(),
      regions=("to_apply",))
-_add("all-to-all", None, AllToAllAdapter(), GroupsAdapter(global_ids=False), results="pack",
+_add("all-to-all", None, AllToAllAdapter(), GroupsAdapter(global_ids=False, written_out=True), results="pack",
      operands="all_to_all")
 _add("ragged-all-to-all", "hlo.ragged_all_to_all", GroupsAdapter(global_ids=False))
 _add("collective-permute", None, PairsAdapter(), GroupsAdapter(global_ids=False, groups=False))
