@@ -36,3 +36,21 @@ ENTRY e {
 """
     (values,) = hlodbg.load(text).run()
     assert values.tolist() == [10, 15]
+
+
+def test_send_and_recv_on_channel_zero():
+    """collective_ops_test.cc's send/recv tests use channel_id=0, a channel like any other (XLA's
+    parser requires a channel_id on send and recv; 0 is not "none" there)."""
+    text = """HloModule loopback
+ENTRY e {
+  data = f32[2] parameter(0)
+  start = token[] after-all()
+  recv = (f32[2], u32[], token[]) recv(start), channel_id=0
+  send = (f32[2], u32[], token[]) send(data, start), channel_id=0, control-predecessors={recv}
+  recv-done = (f32[2], token[]) recv-done(recv), channel_id=0
+  send-done = token[] send-done(send), channel_id=0, control-predecessors={recv}
+  ROOT received = f32[2] get-tuple-element(recv-done), index=0
+}
+"""
+    program = hlodbg.load(text)
+    assert "channel_id=0" in program.to_text().split("ROOT")[0].split("recv(")[1]

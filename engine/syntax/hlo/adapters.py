@@ -454,8 +454,12 @@ class GroupsAdapter:
     (hlo_text.md §6; engine/ops/collectives.py reads them). `global_ids` is False for the ops
     StableHLO gives no such flag."""
 
-    def __init__(self, global_ids: bool = True, groups: bool = True, written_out: bool = False):
+    def __init__(self, global_ids: bool = True, groups: bool = True, written_out: bool = False,
+                 channel_zero: bool = False):
         self.global_ids = global_ids
+        # send/recv always name their channel, and XLA's tests use channel_id=0 for one; for the
+        # collectives 0 means "no channel" (XLA prints none then).
+        self.channel_zero = channel_zero
         self.groups = groups  # collective_permute has pairs instead
         # StableHLO's all_to_all takes no empty groups (all_to_all_c8 sizes them against
         # split_count): XLA's "no groups" (one group of every process) is written out.
@@ -474,7 +478,7 @@ class GroupsAdapter:
             width = max((len(g) for g in groups), default=0)
             out["replica_groups"] = i64_elements([g + [-1] * (width - len(g)) for g in groups], width)
         channel = int(values.get("channel_id", 0))
-        if channel > 0:
+        if channel > 0 or (self.channel_zero and "channel_id" in values):
             out["channel_handle"] = ChannelHandle(handle=channel, type=1)
         if self.global_ids and values.get("use_global_device_ids"):
             out["use_global_device_ids"] = UNIT
@@ -486,7 +490,7 @@ class GroupsAdapter:
             groups = np.asarray(attributes["replica_groups"].array).tolist()
             out["replica_groups"] = "{" + ",".join(ints_text([i for i in g if i >= 0]) for g in groups) + "}"
         handle = attributes.get("channel_handle")
-        if isinstance(handle, ChannelHandle) and handle.handle > 0:
+        if isinstance(handle, ChannelHandle) and (handle.handle > 0 or self.channel_zero):
             out["channel_id"] = str(handle.handle)
         if isinstance(attributes.get("use_global_device_ids"), UnitAttr):
             out["use_global_device_ids"] = "true"

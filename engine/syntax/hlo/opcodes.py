@@ -201,7 +201,7 @@ _add("after-all", None)
 _add("infeed", None, Field("infeed_config", "infeed_config", STRING, ""), results="pack")
 _add("outfeed", None, Field("outfeed_config", "outfeed_config", STRING, ""), operands="outfeed")
 for _name in ("send", "recv"):
-    _add(_name, f"hlo.{_name}", GroupsAdapter(global_ids=False, groups=False),
+    _add(_name, f"hlo.{_name}", GroupsAdapter(global_ids=False, groups=False, channel_zero=True),
          Field("is_host_transfer", "is_host_transfer", BOOL, False))
 for _name in ("send-done", "recv-done"):
     _add(_name, f"hlo.{_name.replace('-', '_')}", Field("is_host_transfer", "is_host_transfer", BOOL, False))
