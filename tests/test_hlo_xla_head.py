@@ -3,7 +3,10 @@ xla/tests/*.cc at a recent head) and that XLA's parser reads: each re-typed here
 of our own, with what XLA's parser and XLA:CPU make of it (issue 38)."""
 from __future__ import annotations
 
+import pytest
+
 import hlodbg
+from hlodbg.engine.ir.errors import ParseError
 
 
 def test_rng_written_with_a_shape_operand_reads_only_its_bounds():
@@ -54,3 +57,21 @@ ENTRY e {
 """
     program = hlodbg.load(text)
     assert "channel_id=0" in program.to_text().split("ROOT")[0].split("recv(")[1]
+
+
+def test_a_quoted_attribute_value_on_the_next_line():
+    """custom_call_test.cc breaks `custom_call_target=` and its quoted value over two lines; XLA's
+    lexer skips the line break. (An unquoted word on the next line stays an error: it would be the
+    next instruction's name.)"""
+    text = """HloModule broken_line
+ENTRY e {
+  x = f32[2] parameter(0)
+  ROOT r = f32[2] custom-call(x), custom_call_target=
+    "Sharding", sharding={replicated}
+}
+"""
+    program = hlodbg.load(text)
+    (call,) = [op for op in program.entry.ops if op.name == "stablehlo.custom_call"]
+    assert str(call.attr("call_target_name")).strip('"') == "Sharding"
+    with pytest.raises(ParseError, match="expected a value for attribute 'custom_call_target'"):
+        hlodbg.load(text.replace('"Sharding"', "Sharding"))
