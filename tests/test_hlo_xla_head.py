@@ -3,10 +3,15 @@ xla/tests/*.cc at a recent head) and that XLA's parser reads: each re-typed here
 of our own, with what XLA's parser and XLA:CPU make of it (issue 38)."""
 from __future__ import annotations
 
+import zlib
+
 import pytest
 
 import hlodbg
 from hlodbg.engine.ir.errors import ParseError
+from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
+
+from .hlo_oracle import difference, leaves, parameter_inputs, run_xla
 
 
 def test_rng_written_with_a_shape_operand_reads_only_its_bounds():
@@ -75,3 +80,45 @@ ENTRY e {
     assert str(call.attr("call_target_name")).strip('"') == "Sharding"
     with pytest.raises(ParseError, match="expected a value for attribute 'custom_call_target'"):
         hlodbg.load(text.replace('"Sharding"', "Sharding"))
+
+
+MIXED_OPERANDS = {
+    # dot_operation_test.cc's WiderIntegralAccumulation and MixedPrecisionDotLowPrecisionOutput
+    "integers": """HloModule wider
+ENTRY e {
+  a = s8[5,5] parameter(0)
+  b = s16[5,1] parameter(1)
+  ROOT d = s32[5,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+""",
+    "narrow_result": """HloModule narrow
+ENTRY e {
+  a = f16[5,5] parameter(0)
+  b = f32[5,1] parameter(1)
+  ROOT d = f16[5,1] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+}
+""",
+    # operand_convert_for_convolution.hlo: a pred kernel
+    "pred_kernel": """HloModule pred_kernel
+ENTRY e {
+  x = f32[1,28,1] parameter(0)
+  k = pred[28,1,1] parameter(1)
+  ROOT c = f32[1,28,1] convolution(x, k), window={size=28 pad=13_14}, dim_labels=b0f_0io->b0f
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(MIXED_OPERANDS))
+def test_dot_and_convolution_of_mixed_element_types_match_xla(name):
+    """XLA takes dot/convolution operands of two element types; hlodbg converts them to the more
+    precise one (as XLA's HLO importer does) and matches XLA:CPU."""
+    pytest.importorskip("jax")
+    text = MIXED_OPERANDS[name]
+    (tree,) = parse_hlo_modules(text, f"{name}.hlo")
+    inputs = parameter_inputs(tree, zlib.crc32(name.encode()))
+    expected = run_xla(text, inputs)
+    program = hlodbg.load(text)
+    got = leaves(program.run(*inputs))
+    assert not difference(got[0], expected[0]), difference(got[0], expected[0])
+    assert "convert" not in program.to_text()  # the conversions are the lowering's, not the module's

@@ -148,10 +148,10 @@ _add("scan", "chlo.scan", Field("dimensions", "dimension", ONE_OF_INTS), Field("
 
 # -- contractions and linear algebra ------------------------------------------------------------
 _add("dot", "stablehlo.dot_general", DotAdapter(), Field("operand_precision", "precision_config", PRECISIONS),
-     Field("algorithm", "algorithm", ALGORITHM))
+     Field("algorithm", "algorithm", ALGORITHM), operands="common_element")
 _add("ragged-dot", "chlo.ragged_dot", RaggedDotAdapter())
 _add("scaled-dot", "hlo.scaled_dot", DotAdapter())
-_add("convolution", None, ConvolutionAdapter())
+_add("convolution", None, ConvolutionAdapter(), operands="common_element")
 _add("fft", None, Field("fft_type", "fft_type", FFT_TYPE), Field("fft_length", "fft_length", INTS))
 _add("cholesky", None, Field("lower", "lower", BOOL, False))
 _add("triangular-solve", None, Field("left_side", "left_side", BOOL, False), Field("lower", "lower", BOOL, False),
