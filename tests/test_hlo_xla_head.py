@@ -122,3 +122,17 @@ def test_dot_and_convolution_of_mixed_element_types_match_xla(name):
     got = leaves(program.run(*inputs))
     assert not difference(got[0], expected[0]), difference(got[0], expected[0])
     assert "convert" not in program.to_text()  # the conversions are the lowering's, not the module's
+
+
+def test_a_shaped_constant_written_as_one_number_is_that_number_then_zeros():
+    """XLA's builder tests write `f32[3] constant(1)`: XLA's parser fills the elements in order
+    from the text and leaves the rest zero (it prints the constant back as {1, 0, 0})."""
+    text = """HloModule first_then_zeros
+ENTRY e {
+  c = f32[2,2] constant(5)
+  p = pred[3] constant(true)
+  ROOT t = (f32[2,2], pred[3]) tuple(c, p)
+}
+"""
+    (matrix, flags) = leaves(hlodbg.load(text).run())
+    assert matrix.tolist() == [[5, 0], [0, 0]] and flags.tolist() == [True, False, False]
