@@ -136,3 +136,21 @@ ENTRY e {
 """
     (matrix, flags) = leaves(hlodbg.load(text).run())
     assert matrix.tolist() == [[5, 0], [0, 0]] and flags.tolist() == [True, False, False]
+
+
+def test_convolution_written_without_a_shape_is_inferred_like_xla():
+    """conv_depthwise_backprop_filter_test.cc writes its convolution without a shape (XLA's parser
+    infers it): batch groups, dilations and padding all enter the inferred shape."""
+    pytest.importorskip("jax")
+    text = """HloModule shapeless_convolution
+ENTRY e {
+  x = f32[2,5,6,4] parameter(0)
+  k = f32[2,2,3,2] parameter(1)
+  ROOT c = convolution(x, k), window={size=2x3 pad=1_1x0_0 lhs_dilate=1x3 rhs_dilate=1x2}, dim_labels=f01b_i01o->01fb, batch_group_count=2
+}
+"""
+    (tree,) = parse_hlo_modules(text, "shapeless.hlo")
+    inputs = parameter_inputs(tree, 38)
+    (expected,) = run_xla(text, inputs)
+    (got,) = leaves(hlodbg.load(text).run(*inputs))
+    assert got.shape == expected.shape and not difference(got, expected), difference(got, expected)

@@ -99,13 +99,13 @@ def _common_element(lowering: InstructionLowering, operands: list[Value]) -> lis
     elements = [v.type.element for v in operands if isinstance(v.type, TensorType)]
     if len(elements) != len(operands) or len(set(elements)) < 2:
         return operands
-    common = max(elements, key=_precision_rank)
+    common = max(elements, key=precision_rank)
     return [v if v.type.element == common else
             implicit(lowering, "stablehlo.convert", [v], TensorType(v.type.shape, common), {}, f"as{i}")
             for i, v in enumerate(operands)]
 
 
-def _precision_rank(element: Type) -> tuple:
+def precision_rank(element: Type) -> tuple:
     """XLA's HigherPrecisionType order: complex over real; among floats more exponent range, then
     more significand; then the wider type; signed integers over unsigned."""
     component = element.element if isinstance(element, ComplexType) else element
@@ -225,4 +225,4 @@ def pack_values(lowering: InstructionLowering, entry: "Opcode", op: Operation, r
     return tuple_op.results[0]
 
 
-__all__ = ["implicit_get_tuple_element", "lower_operands", "smallest_first", "pack_values", "packed_result_types", "tuple_all_to_all"]
+__all__ = ["implicit_get_tuple_element", "lower_operands", "precision_rank", "smallest_first", "pack_values", "packed_result_types", "tuple_all_to_all"]
