@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zlib
 
+import numpy as np
 import pytest
 
 import hlodbg
@@ -154,3 +155,27 @@ ENTRY e {
     (expected,) = run_xla(text, inputs)
     (got,) = leaves(hlodbg.load(text).run(*inputs))
     assert got.shape == expected.shape and not difference(got, expected), difference(got, expected)
+
+
+def test_map_without_dimensions_maps_every_dimension():
+    """map_test.cc's MapMixedInputTypes writes no `dimensions` (XLA's parser leaves it optional)."""
+    text = """HloModule mixed_map
+add_converted {
+  a = f32[] parameter(0)
+  b = s32[] parameter(1)
+  b_f32 = f32[] convert(b)
+  ROOT sum = f32[] add(a, b_f32)
+}
+
+ENTRY e {
+  x = f32[2,3] parameter(0)
+  y = s32[2,3] parameter(1)
+  ROOT m = f32[2,3] map(x, y), to_apply=add_converted
+}
+"""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    y = np.full((2, 3), 10, np.int32)
+    program = hlodbg.load(text)
+    (got,) = leaves(program.run(x, y))
+    assert got.tolist() == (x + 10).tolist()
+    assert "dimensions={0,1}" in program.to_text()  # as XLA prints every map

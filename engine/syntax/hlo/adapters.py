@@ -445,6 +445,22 @@ class SliceAdapter:
         return {"slice": "{" + ", ".join(f"[{s}:{l}" + (f":{st}]" if st != 1 else "]") for s, l, st in dims) + "}"}
 
 
+class MapDimensionsAdapter:
+    """map's `dimensions`, which XLA's parser leaves optional (map_test.cc writes none): every
+    dimension then, the only map XLA has; StableHLO's map always names them."""
+
+    consumes = ("dimensions",)
+
+    def lower(self, values: dict, info: Info) -> dict:
+        if "dimensions" in values:
+            return {"dimensions": INTS.lower(values["dimensions"])}
+        shape = getattr(info.operand_types[0], "shape", None) if info.operand_types else None
+        return {"dimensions": DenseArray(tuple(range(len(shape or ()))))}
+
+    def raise_(self, attributes: dict, info: Info) -> dict:
+        return {"dimensions": INTS.raise_(attributes["dimensions"])}
+
+
 # -- collectives -----------------------------------------------------------------------------------
 
 

@@ -54,6 +54,7 @@ from .adapters import (
     Field,
     GroupsAdapter,
     Info,
+    MapDimensionsAdapter,
     PadAdapter,
     PairsAdapter,
     RaggedDotAdapter,
@@ -138,7 +139,7 @@ _add("opt-barrier", "stablehlo.optimization_barrier")
 _add("reduce", None, Field("dimensions", "dimensions", INTS), regions=("to_apply",), results="pack")
 _add("reduce-window", None, REDUCE_WINDOW, regions=("to_apply",), results="pack")
 _add("select-and-scatter", None, SELECT_AND_SCATTER, regions=("select", "scatter"))
-_add("map", None, Field("dimensions", "dimensions", INTS), regions=("to_apply",))
+_add("map", None, MapDimensionsAdapter(), regions=("to_apply",))
 _add("sort", None, Field("dimensions", "dimension", ONE_OF_INTS), Field("is_stable", "is_stable", BOOL, False),
      regions=("to_apply",), results="pack")
 _add("topk", "chlo.top_k", Field("k", "k", INT), Field("largest", "largest", BOOL), results="pack",
