@@ -10,7 +10,9 @@ import pytest
 
 import hlodbg
 from hlodbg.engine.ir.errors import ParseError
+from hlodbg.engine.syntax import MLIR
 from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
+from hlodbg.engine.syntax.hlo.to_stablehlo import convert_to_stablehlo
 
 from .hlo_oracle import difference, leaves, parameter_inputs, run_xla
 
@@ -179,3 +181,23 @@ ENTRY e {
     (got,) = leaves(program.run(x, y))
     assert got.tolist() == (x + 10).tolist()
     assert "dimensions={0,1}" in program.to_text()  # as XLA prints every map
+
+
+def test_async_collective_whose_start_returns_the_result_itself():
+    """XLA at head prints some async collectives with a start that returns the result, not a
+    (operand, result) tuple (import_async.hlo): `all-gather-done(f32[4,2] %start)`."""
+    text = """HloModule gather_start_returns_result
+ENTRY e {
+  x = f32[4,2] parameter(0)
+  start = f32[4,2] all-gather-start(x), replica_groups={{0}}, dimensions={1}
+  ROOT done = f32[4,2] all-gather-done(start)
+}
+"""
+    x = np.arange(8, dtype=np.float32).reshape(4, 2)
+    program = hlodbg.load(text)
+    (got,) = leaves(program.run(x))
+    assert got.tolist() == x.tolist()
+    assert "all-gather-done(" in program.to_text()
+    converted, notes = convert_to_stablehlo(program.module)
+    (again,) = leaves(hlodbg.load(MLIR.print(converted)).run(x))
+    assert again.tolist() == x.tolist()

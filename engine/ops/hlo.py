@@ -113,8 +113,9 @@ def async_start(call: OpCall, *operands: Any) -> tuple:
 
 
 @op("hlo.async_done")
-def async_done(call: OpCall, started: tuple) -> Any:
-    return started[1]
+def async_done(call: OpCall, started: Any) -> Any:
+    # A start that returns its result itself (not a tuple) is passed on.
+    return started[1] if isinstance(call.operand_types[0], TupleType) else started
 
 
 # -- stochastic_convert (StochasticConvertDecomposer, xla/hlo/transforms/expanders) ---------------
