@@ -201,3 +201,25 @@ ENTRY e {
     converted, notes = convert_to_stablehlo(program.module)
     (again,) = leaves(hlodbg.load(MLIR.print(converted)).run(x))
     assert again.tolist() == x.tolist()
+
+
+def test_all_reduce_start_of_several_operands():
+    """collective_ops_test.cc writes all-reduce-start of two operands: its value is a tuple of
+    two reductions, and all-reduce-done passes that tuple on."""
+    text = """HloModule reduce_two
+add {
+  x = u32[] parameter(0)
+  y = u32[] parameter(1)
+  ROOT s = u32[] add(x, y)
+}
+
+ENTRY e {
+  a = u32[] parameter(0)
+  b = u32[2] parameter(1)
+  start = (u32[], u32[2]) all-reduce-start(a, b), replica_groups={}, to_apply=add
+  ROOT done = (u32[], u32[2]) all-reduce-done(start)
+}
+"""
+    program = hlodbg.load(text)
+    (total, pair) = leaves(program.run(np.uint32(3), np.array([4, 5], np.uint32)))
+    assert int(total) == 3 and pair.tolist() == [4, 5]

@@ -214,8 +214,9 @@ _add("shuffle", "hlo.shuffle", Field("dimensions", "dimensions", INTS), Field("m
 for _base in ("all-reduce", "all-gather", "collective-permute"):
     _start = TABLE[_base]
     _enter(Opcode(f"{_base}-start", _start.op, _start.adapters, _start.regions,
-                  results="one" if _base == "all-reduce" else "async_pack", marker=f"{_base}-start"))
-    # all-reduce-start's value is the result itself; the others' are tuples holding it at index 1.
+                  results="pack" if _base == "all-reduce" else "async_pack", marker=f"{_base}-start"))
+    # all-reduce-start's value is the result itself (a tuple of results for several operands, as
+    # collective_ops_test.cc writes it); the others' are tuples holding it at index 1.
     _enter(Opcode(f"{_base}-done", "hlo.copy" if _base == "all-reduce" else "hlo.async_done",
                   marker=f"{_base}-done"))
 
