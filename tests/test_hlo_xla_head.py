@@ -223,3 +223,27 @@ ENTRY e {
     program = hlodbg.load(text)
     (total, pair) = leaves(program.run(np.uint32(3), np.array([4, 5], np.uint32)))
     assert int(total) == 3 and pair.tolist() == [4, 5]
+
+
+def test_a_module_without_a_replica_count_runs_on_the_replicas_its_groups_name():
+    """collective_ops_test.cc's modules leave the replica count to the test (XLA's test runner
+    sets it): hlodbg takes the grid the replica groups name, four replicas here."""
+    text = """HloModule sum_pairs
+add {
+  x = u32[] parameter(0)
+  y = u32[] parameter(1)
+  ROOT s = u32[] add(x, y)
+}
+
+ENTRY e {
+  id = u32[] replica-id()
+  ROOT total = u32[] all-reduce(id), replica_groups={{0,1},{2,3}}, to_apply=add
+}
+"""
+    program = hlodbg.load(text)
+    assert (program.num_replicas, program.num_partitions) == (4, 1)
+    by_replica = {process.replica_id: int(results[0]) for process, results in program.run().items()}
+    assert by_replica == {0: 1, 1: 1, 2: 5, 3: 5}
+    written = text.replace("HloModule sum_pairs", "HloModule sum_pairs, replica_count=8")
+    assert hlodbg.load(written).num_replicas == 8  # a count the header gives is kept
+    assert "replica_count" not in program.to_text()  # as written: XLA's text leaves it out too

@@ -44,7 +44,7 @@ from .print_text import (
     tuple_element_texts,
     xla_order,
 )
-from .shardy import GRID_FROM_MESHES
+from .shardy import GRID_FROM_GROUPS, GRID_FROM_MESHES
 
 # The header attributes the IR keeps as module attributes rather than in `hlo.header`.
 _COUNTS = (("mhlo.num_replicas", "replica_count"), ("mhlo.num_partitions", "num_partitions"))
@@ -100,19 +100,21 @@ class ModulePrinter:
     def header(self) -> str:
         attrs = self.module.attributes
         items = [f"{k}={v}" for k, v in dict(attrs.get("hlo.header") or {}).items()]
-        implied = self.grid_implied_by_meshes()
-        counts = [f"{hlo}={int(attrs[ir])}" for ir, hlo in _COUNTS if int(attrs.get(ir, 1)) != 1 and ir != implied]
+        implied = self.grid_implied()
+        counts = [f"{hlo}={int(attrs[ir])}" for ir, hlo in _COUNTS if int(attrs.get(ir, 1)) != 1 and ir not in implied]
         # XLA prints the replica and partition counts just before the frontend attributes.
         at = next((i for i, item in enumerate(items) if item.startswith("frontend_attributes=")), len(items))
         items[at:at] = counts
         name = self.module.name or (self.module.entry.sym_name if self.module.entry else "module")
         return "HloModule " + ", ".join([hlo_name(name)] + items) + "\n"
 
-    def grid_implied_by_meshes(self) -> Optional[str]:
-        """"mhlo.num_partitions" when it says what the lowering reads from a shard_map program's
-        meshes when the header gives no grid (JAX's pre-optimization text): XLA's text leaves it out."""
+    def grid_implied(self) -> set[str]:
+        """The counts the lowering read from elsewhere than the header, which XLA's text leaves
+        out: "mhlo.num_partitions" from a shard_map program's meshes (JAX's pre-optimization text),
+        "mhlo.num_replicas" from the collectives' replica groups."""
         attrs = self.module.attributes
-        return "mhlo.num_partitions" if GRID_FROM_MESHES in attrs else None
+        return ({"mhlo.num_partitions"} if GRID_FROM_MESHES in attrs else set()) | \
+            ({"mhlo.num_replicas"} if GRID_FROM_GROUPS in attrs else set())
 
     # -- which computations, in which order ---------------------------------------------------------
 
