@@ -247,3 +247,40 @@ ENTRY e {
     written = text.replace("HloModule sum_pairs", "HloModule sum_pairs, replica_count=8")
     assert hlodbg.load(written).num_replicas == 8  # a count the header gives is kept
     assert "replica_count" not in program.to_text()  # as written: XLA's text leaves it out too
+
+
+def test_empty_groups_take_the_group_size_the_types_imply():
+    """collective_ops_test.cc's reduce-scatter of u32[16] into u32[8] over replica_groups={}: one
+    group of every replica, two of them as the types say (XLA's test runs it on two)."""
+    text = """HloModule scatter_halves
+add {
+  a = u32[] parameter(0)
+  b = u32[] parameter(1)
+  ROOT s = u32[] add(a, b)
+}
+
+ENTRY e {
+  x = u32[4] parameter(0)
+  ROOT half = u32[2] reduce-scatter(x), replica_groups={}, to_apply=add, dimensions={0}
+}
+"""
+    program = hlodbg.load(text)
+    assert program.num_replicas == 2
+    results = program.run(np.array([1, 2, 3, 4], np.uint32))
+    assert [r[0].tolist() for r in results.values()] == [[2, 4], [6, 8]]
+
+
+def test_partition_ids_of_an_unsharded_module_size_its_partitions():
+    """A split collective with a channel_id names partition ids; in a module with no shardings (an
+    XLA test's, not JAX's SPMD text) they give the partition count."""
+    text = """HloModule permute_partitions
+ENTRY e {
+  x = f32[2] parameter(0)
+  ROOT p = f32[2] collective-permute(x), channel_id=1, source_target_pairs={{0,1},{1,2},{2,0}}
+}
+"""
+    program = hlodbg.load(text)
+    assert (program.num_replicas, program.num_partitions) == (1, 3)
+    sharded = text.replace("ROOT p = f32[2] collective-permute(x)",
+                           "ROOT p = f32[2] collective-permute(x), sharding={replicated}")
+    assert hlodbg.load(sharded).num_partitions == 1  # JAX's SPMD text: the header or meshes decide

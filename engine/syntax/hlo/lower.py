@@ -15,7 +15,7 @@ from typing import Any, Optional
 from ...ir.attributes import UNIT, ArrayAttr, DenseElements, ElidedElements, IntegerAttr, SymbolRef
 from ...ir.core import Block, Function, Module, Operation, Region, Value
 from ...ir.errors import ParseError
-from ...ir.opset import OPS, process_groups_of
+from ...ir.opset import OPS
 from ...ir.types import FunctionType, IntegerType, TupleType, Type
 from ..frontend import MAX_REGION_NESTING
 from . import attr_values, literals
@@ -30,6 +30,7 @@ from .forms import (
     smallest_first,
     tuple_all_to_all,
 )
+from .grid_named import grid_named
 from .infer_shape import infer_result_type, shape_of_type
 from .ir_types import ir_type, ssa_name
 from .opcodes import TABLE, Opcode
@@ -67,36 +68,12 @@ _COMPUTATION_LISTS = ("branch_computations", "called_computations")
 _FUNCTION_CALLERS = {name: entry.callee[0] for name, entry in TABLE.items() if entry.callee}
 
 
+_COUNTS = (("replica_count", "mhlo.num_replicas"), ("num_partitions", "mhlo.num_partitions"))
+
+
 def decode(decoder: str, attr: HloAttr) -> Any:
     """An attribute value through its attr_values decoder (errors come located from there)."""
     return attr_values.decode(attr, decoder)
-
-
-def replicas_named(tree: HloModuleText) -> int:
-    """The fewest replicas that hold every replica id the collectives' replica_groups and
-    source_target_pairs name (1 when none does): the ids without a channel_id, and a reduction's
-    with one but without use_global_device_ids. (Partition and flattened ids are left to the
-    header or the Shardy meshes: JAX's SPMD programs name those.)"""
-    named = [0]
-    for comp in tree.computations:
-        for inst in comp.instructions:
-            entry = TABLE.get(inst.opcode)
-            form = process_groups_of(entry.op) if entry is not None and entry.op else None
-            if form and ("channel_id" not in inst.attrs
-                         or (form == "reduction" and "use_global_device_ids" not in inst.attrs)):
-                named += _ids_named(inst)
-    return max(named) + 1
-
-
-def _ids_named(inst: HloInstruction) -> list[int]:
-    for name in ("replica_groups", "source_target_pairs"):
-        attr = inst.attrs.get(name)
-        if attr is not None:
-            try:
-                return [int(i) for row in decode(name, attr) for i in row]
-            except (ParseError, TypeError, ValueError):
-                return []  # the lowering reports a bad list where it reads it
-    return []
 
 
 def lower_module(tree: HloModuleText) -> Module:
@@ -135,14 +112,20 @@ class ModuleLowering:
     def module_attributes(self) -> dict:
         attrs = self.tree.attrs
         out: dict[str, Any] = {"hlo.language": "hlo"}
-        for hlo, ir in (("replica_count", "mhlo.num_replicas"), ("num_partitions", "mhlo.num_partitions")):
+        for hlo, ir in _COUNTS:
             out[ir] = IntegerAttr(int(decode("int", attrs[hlo])) if hlo in attrs else 1)
-        if "replica_count" not in attrs and (named := replicas_named(self.tree)) > 1:
-            # As XLA's test runner sets the replica count a test's module needs (collective_ops_test.cc
-            # leaves it out of the text); the printer leaves it out again.
-            out["mhlo.num_replicas"] = IntegerAttr(named)
-            out[GRID_FROM_GROUPS] = UNIT
-        header = {k: a.text for k, a in attrs.items() if k not in ("replica_count", "num_partitions")}
+        # As XLA's test runner sets the grid a test's module needs (collective_ops_test.cc leaves it
+        # out of the text): the counts the header omits come from the collectives' groups, and the
+        # printer leaves them out again.
+        inferred = [(ir, n) for (hlo, ir), n in zip(_COUNTS, grid_named(self.tree)) if hlo not in attrs and n > 1]
+        for ir, n in inferred:
+            out[ir] = IntegerAttr(n)
+        if inferred:
+            out[GRID_FROM_GROUPS] = ArrayAttr(ir for ir, _ in inferred)
+        # A count written as 1 stays in the header as written: left out, the printed text would
+        # let the groups decide the grid instead.
+        header = {k: a.text for k, a in attrs.items()
+                  if k not in ("replica_count", "num_partitions") or int(out[dict(_COUNTS)[k]]) == 1}
         out["hlo.header"] = header
         if self.tree.stack_frames is not None and self.tree.stack_frames.text:
             out["hlo.stack_frames"] = self.tree.stack_frames.text

@@ -113,8 +113,8 @@ class ModulePrinter:
         out: "mhlo.num_partitions" from a shard_map program's meshes (JAX's pre-optimization text),
         "mhlo.num_replicas" from the collectives' replica groups."""
         attrs = self.module.attributes
-        return ({"mhlo.num_partitions"} if GRID_FROM_MESHES in attrs else set()) | \
-            ({"mhlo.num_replicas"} if GRID_FROM_GROUPS in attrs else set())
+        from_groups = {str(name) for name in attrs.get(GRID_FROM_GROUPS) or ()}
+        return ({"mhlo.num_partitions"} if GRID_FROM_MESHES in attrs else set()) | from_groups
 
     # -- which computations, in which order ---------------------------------------------------------
 

@@ -40,7 +40,8 @@ HANDLED_TARGETS = (GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, FUNC_RESULT_SHARDING)
 # Marks a module whose grid (mhlo.num_partitions) came from its meshes, not its header: the HLO
 # printer leaves it out again, as XLA's text did.
 GRID_FROM_MESHES = "hlo.grid_from_meshes"
-# The replica count the lowering took from the collectives' groups (the header gives none).
+# The counts ("mhlo.num_replicas", ...) the lowering took from the collectives' groups (the header
+# gives none).
 GRID_FROM_GROUPS = "hlo.grid_from_groups"
 
 
