@@ -284,3 +284,18 @@ ENTRY e {
     sharded = text.replace("ROOT p = f32[2] collective-permute(x)",
                            "ROOT p = f32[2] collective-permute(x), sharding={replicated}")
     assert hlodbg.load(sharded).num_partitions == 1  # JAX's SPMD text: the header or meshes decide
+
+
+def test_tuple_shaped_constants():
+    """custom_call_test.cc writes tuple-shaped constants, nested too; XLA's parser reads them."""
+    text = """HloModule nested_constant
+ENTRY e {
+  c = ((f32[], s32[2]), f32[]) constant(((7, {1, 2}), 42))
+  inner = (f32[], s32[2]) get-tuple-element(c), index=0
+  ROOT pair = s32[2] get-tuple-element(inner), index=1
+}
+"""
+    program = hlodbg.load(text)
+    (got,) = leaves(program.run())
+    assert got.tolist() == [1, 2]
+    assert "constant(((7, {1, 2}), 42))" in program.to_text()

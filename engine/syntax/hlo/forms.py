@@ -225,4 +225,4 @@ def pack_values(lowering: InstructionLowering, entry: "Opcode", op: Operation, r
     return tuple_op.results[0]
 
 
-__all__ = ["implicit_get_tuple_element", "lower_operands", "precision_rank", "smallest_first", "pack_values", "packed_result_types", "tuple_all_to_all"]
+__all__ = ["implicit", "implicit_get_tuple_element", "lower_operands", "precision_rank", "smallest_first", "pack_values", "packed_result_types", "tuple_all_to_all"]

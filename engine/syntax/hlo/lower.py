@@ -23,6 +23,7 @@ from .adapters import Field, Info
 from .async_sugar import desugar_async
 from .facts import GENERIC, generic_facts, location, shape_fact
 from .forms import (
+    implicit,
     implicit_get_tuple_element,
     lower_operands,
     pack_values,
@@ -286,6 +287,8 @@ class InstructionLowering:
             attributes["hlo.opcode"] = entry.marker
         if id(inst) in self.module.sugar.wrapped:
             attributes["hlo.async_sugar"] = self.module.sugar.wrapped[id(inst)]
+        if entry.op == "stablehlo.constant" and isinstance(result_type, TupleType):
+            return self.tuple_constant(result_type, attributes)
         if entry.op == "stablehlo.constant":
             attributes["value"] = self.constant_value(result_type)
         if entry.operands == "all_to_all" and "dimensions" not in self.inst.attrs:
@@ -430,13 +433,39 @@ class InstructionLowering:
         inst = self.inst
         if inst.literal is None:
             raise ParseError(f"constant '{inst.name}' has no literal", inst.pos)
-        if inst.shape.is_tuple:
-            raise ParseError(f"constant '{inst.name}' has the tuple shape {inst.shape.text(False)}; hlodbg's "
-                             f"constants are arrays (make one constant per element and tuple them)", inst.pos)
         value = literals.parse_literal(inst.literal, inst.literal_pos or inst.pos, inst.shape)
+        return self.elements(result_type, value)
+
+    def elements(self, result_type: Type, value) -> DenseElements:
+        inst = self.inst
         if isinstance(value, literals.ElidedLiteral):
             return ElidedElements(result_type, inst.literal_pos or inst.pos, ssa_name(inst.name))
         return DenseElements(result_type, value)
+
+    def tuple_constant(self, result_type: TupleType, attributes: dict) -> Value:
+        """A tuple-shaped constant (custom_call_test.cc's `(f32[], f32[]) constant((7, 42))`): an
+        implicit constant per array, nested tuples, and the outer tuple standing for the
+        instruction, which keeps the literal's text to print it back as one constant."""
+        inst = self.inst
+        if inst.literal is None:
+            raise ParseError(f"constant '{inst.name}' has no literal", inst.pos)
+        value = literals.parse_literal(inst.literal, inst.literal_pos or inst.pos, inst.shape)
+        counter = iter(range(1 << 30))
+
+        def build(t: Type, v, outer: bool) -> Value:
+            if not isinstance(t, TupleType):
+                return implicit(self, "stablehlo.constant", [], t, {"value": self.elements(t, v)}, f"c{next(counter)}")
+            parts = [build(e, v if isinstance(v, literals.ElidedLiteral) else v[i], False)
+                     for i, e in enumerate(t.types)]
+            if not outer:
+                return implicit(self, "stablehlo.tuple", parts, t, {}, f"t{next(counter)}")
+            op = Operation("stablehlo.tuple", parts, [t], {**attributes, "hlo.literal": inst.literal},
+                           location=location(self.metadata(), self.module.tree.stack_frames), pos=inst.pos,
+                           result_names=[ssa_name(inst.name)])
+            self.block.append(op)
+            return op.results[0]
+
+        return build(result_type, value, True)
 
     def pack(self, entry: Opcode, op: Operation, result_type: TupleType, operands: list[Value]) -> Value:
         results = smallest_first(self, op) if entry.operands == "topk" and not op.attr("largest", True) else None

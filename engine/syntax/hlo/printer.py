@@ -372,7 +372,10 @@ class ComputationPrinter:
     def instruction_lines(self, op: Operation, root: Optional[Value]) -> list[str]:
         source = pack_source(op)
         facts_op = source if source is not None else op
-        entry = opcode_of(facts_op.name, facts_op.attributes.get("hlo.opcode"))
+        # A tuple-shaped constant is lowered to a tuple of constants that keeps the literal's text.
+        literal = facts_op.attributes.get("hlo.literal")
+        entry = opcode_of("stablehlo.constant") if literal is not None else \
+            opcode_of(facts_op.name, facts_op.attributes.get("hlo.opcode"))
         if entry is None:
             raise HloPrintError(f"'{facts_op.name}' has no HLO opcode (HLO text cannot spell it)", facts_op.pos)
         lines: list[str] = []
@@ -383,7 +386,7 @@ class ComputationPrinter:
             lines.append(f"{self.pct}{carried} = ({shapes}) tuple({self.operand_list(operands)})")
             body = self.pct + carried
         elif entry.hlo == "constant":
-            body = literal_text(facts_op.attributes["value"])
+            body = str(literal) if literal is not None else literal_text(facts_op.attributes["value"])
         else:
             body = self.operand_list(operands)
         attrs = "".join(f", {k}={v}" for k, v in self.attributes(facts_op, entry))
