@@ -299,3 +299,27 @@ ENTRY e {
     (got,) = leaves(program.run())
     assert got.tolist() == [1, 2]
     assert "constant(((7, {1, 2}), 42))" in program.to_text()
+
+
+def test_pipelined_send_and_recv_go_between_the_pairs_their_frontend_attributes_name():
+    """collective_ops_test.cc's send/recv name their peers in _xla_send_recv_source_target_pairs:
+    replica 1 sends to replica 0 (two replicas, from the pairs); replica 1, which no pair targets,
+    receives zeros, as the test expects."""
+    text = """HloModule one_way
+ENTRY e {
+  id = u32[] replica-id()
+  ten = u32[] constant(10)
+  sum = u32[] add(id, ten)
+  data = u32[2] broadcast(sum), dimensions={}
+  start = token[] after-all()
+  recv = (u32[2], u32[], token[]) recv(start), channel_id=0, frontend_attributes={_xla_send_recv_source_target_pairs="{{1,0}}"}
+  send = (u32[2], u32[], token[]) send(data, start), channel_id=0, control-predecessors={recv}, frontend_attributes={_xla_send_recv_source_target_pairs="{{1,0}}"}
+  recv-done = (u32[2], token[]) recv-done(recv), channel_id=0
+  send-done = token[] send-done(send), channel_id=0, control-predecessors={recv}
+  ROOT received = u32[2] get-tuple-element(recv-done), index=0
+}
+"""
+    program = hlodbg.load(text)
+    assert program.num_replicas == 2
+    by_replica = {process.replica_id: results[0].tolist() for process, results in program.run().items()}
+    assert by_replica == {0: [11, 11], 1: [0, 0]}

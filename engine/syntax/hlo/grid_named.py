@@ -3,6 +3,8 @@ num_partitions: XLA's test runner sets the count a test's module needs (collecti
 leaves it out of the text), and hlodbg takes it from the groups the same way."""
 from __future__ import annotations
 
+import re
+
 from ...ir.errors import ParseError
 from ...ir.opset import process_groups_of
 from . import attr_values
@@ -20,12 +22,15 @@ def grid_named(tree: HloModuleText) -> tuple[int, int]:
     sharded = ("frontend_attributes" in tree.attrs and "sdy" in tree.attrs["frontend_attributes"].text) or any(
         "sharding" in inst.attrs for comp in tree.computations for inst in comp.instructions)
     replica_ids, partition_ids, flattened_ids = [0], [0], [0]
+    stages = "num_partitions" in tree.attrs and attr_values.decode(tree.attrs["num_partitions"], "int") > 1
     for comp in tree.computations:
         shapes = {inst.name: inst.shape for inst in comp.instructions}
         for inst in comp.instructions:
             entry = TABLE.get(inst.opcode)
             form = process_groups_of(entry.op) if entry is not None and entry.op else None
             if not form:
+                peers = _peer_ids(inst)
+                (partition_ids if stages else replica_ids).extend(peers)
                 continue
             named = _ids_named(inst) or [size - 1 for size in _group_size_implied(inst, shapes)]
             if "channel_id" not in inst.attrs or (form == "reduction" and "use_global_device_ids" not in inst.attrs):
@@ -54,6 +59,17 @@ def _group_size_implied(inst: HloInstruction, shapes: dict) -> list[int]:
         return []
     small, large = (a, b) if scale == 1 else (b, a)
     return [large // small] if small and large % small == 0 and large > small else []
+
+
+def _peer_ids(inst: HloInstruction) -> list[int]:
+    """The ids a pipelined send/recv names in its frontend attribute
+    _xla_send_recv_source_target_pairs (engine/ops/hlo.py runs them): partitions in a module of
+    several (pipeline stages), replicas otherwise."""
+    attr = inst.attrs.get("frontend_attributes")
+    if inst.opcode not in ("send", "recv") or attr is None:
+        return []
+    pairs = re.search(r"_xla_send_recv_source_target_pairs\s*=\s*\"?(\{[-\d\s,{}]*\})", attr.text)
+    return [int(i) for i in re.findall(r"-?\d+", pairs.group(1))] if pairs else []
 
 
 def _ids_named(inst: HloInstruction) -> list[int]:
