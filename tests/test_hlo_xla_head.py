@@ -323,3 +323,25 @@ ENTRY e {
     assert program.num_replicas == 2
     by_replica = {process.replica_id: results[0].tolist() for process, results in program.run().items()}
     assert by_replica == {0: [11, 11], 1: [0, 0]}
+
+
+def test_tuple_form_all_to_all_without_groups_runs_on_as_many_replicas_as_operands():
+    """collective_ops_test.cc's tuple-form all-to-all of four operands over replica_groups={}: one
+    operand to each replica of the one group, so four replicas (XLA's verifier asks for as many)."""
+    text = """HloModule exchange_four
+ENTRY e {
+  id = u32[] replica-id()
+  ten = u32[] constant(10)
+  a = u32[] add(id, ten)
+  b = u32[] multiply(id, ten)
+  c = u32[] subtract(ten, id)
+  d = u32[] add(id, id)
+  ROOT x = (u32[], u32[], u32[], u32[]) all-to-all(a, b, c, d), replica_groups={}
+}
+"""
+    program = hlodbg.load(text)
+    assert program.num_replicas == 4
+    by_replica = {p.replica_id: [int(v) for v in leaves(r)] for p, r in program.run().items()}
+    # replica j receives operand j of every replica i (a, b, c or d computed with id = i)
+    expected = {0: [10, 11, 12, 13], 1: [0, 10, 20, 30], 2: [10, 9, 8, 7], 3: [0, 2, 4, 6]}
+    assert by_replica == expected

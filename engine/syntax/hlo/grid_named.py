@@ -43,7 +43,10 @@ def grid_named(tree: HloModuleText) -> tuple[int, int]:
 
 def _group_size_implied(inst: HloInstruction, shapes: dict) -> list[int]:
     """The one group's size an all-gather or reduce-scatter with empty replica groups has, read
-    off its operand's and result's sizes along `dimensions` ([] when they say nothing)."""
+    off its operand's and result's sizes along `dimensions`, or a tuple-form all-to-all's, its
+    operand count ([] when they say nothing)."""
+    if inst.opcode == "all-to-all" and "dimensions" not in inst.attrs and not _ids_named(inst):
+        return [len(inst.operands)] if len(inst.operands) > 1 else []  # the tuple form: one operand each
     scale = {"all-gather": 1, "all-gather-start": 1, "reduce-scatter": -1}.get(inst.opcode)
     attr = inst.attrs.get("dimensions")
     if scale is None or attr is None or not inst.operands or _ids_named(inst):
