@@ -502,7 +502,10 @@ class GroupsAdapter:
 
     def raise_(self, attributes: dict, info: Info) -> dict:
         out = {}
-        if self.groups and "hlo.all_processes" not in attributes:
+        if self.groups and "hlo.all_processes" in attributes:
+            if "replica_groups" in dict(attributes.get("hlo.spellings") or {}):
+                out["replica_groups"] = "{}"  # written empty, not left out
+        elif self.groups:
             groups = np.asarray(attributes["replica_groups"].array).tolist()
             out["replica_groups"] = "{" + ",".join(ints_text([i for i in g if i >= 0]) for g in groups) + "}"
         handle = attributes.get("channel_handle")
