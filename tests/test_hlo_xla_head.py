@@ -345,3 +345,16 @@ ENTRY e {
     # replica j receives operand j of every replica i (a, b, c or d computed with id = i)
     expected = {0: [10, 11, 12, 13], 1: [0, 10, 20, 30], 2: [10, 9, 8, 7], 3: [0, 2, 4, 6]}
     assert by_replica == expected
+
+
+def test_typed_ffi_backend_config_written_as_a_quoted_dictionary():
+    """custom_call_test.cc quotes a typed-FFI custom call's attribute dictionary
+    (`backend_config="{value = 2 : i32}"`); XLA reads the dictionary inside."""
+    text = """HloModule quoted_dictionary
+ENTRY e {
+  ROOT c = f32[] custom-call(), custom_call_target="my_handler", api_version=API_VERSION_TYPED_FFI, backend_config="{value = 2 : i32}"
+}
+"""
+    program = hlodbg.load(text)
+    (call,) = [op for op in program.entry.ops if op.name == "stablehlo.custom_call"]
+    assert int(call.attr("backend_config")["value"]) == 2
