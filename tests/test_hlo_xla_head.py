@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import hlodbg
-from hlodbg.engine.ir.errors import ParseError
+from hlodbg.engine.ir.errors import ExecutionError, ParseError
 from hlodbg.engine.syntax import MLIR
 from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
 from hlodbg.engine.syntax.hlo.to_stablehlo import convert_to_stablehlo
@@ -358,3 +358,24 @@ ENTRY e {
     program = hlodbg.load(text)
     (call,) = [op for op in program.entry.ops if op.name == "stablehlo.custom_call"]
     assert int(call.attr("backend_config")["value"]) == 2
+
+
+def test_send_and_recv_without_a_channel_id():
+    """collective_ops_test.cc also leaves channel_id out where the frontend attribute names the
+    peers (XLA's parser takes it); with neither, the recv is a located error when it runs."""
+    text = """HloModule no_channel
+ENTRY e {
+  id = u32[] replica-id()
+  start = token[] after-all()
+  send = (u32[], u32[], token[]) send(id, start), frontend_attributes={_xla_send_recv_source_target_pairs="{{1,0}}"}
+  recv = (u32[], u32[], token[]) recv(start), frontend_attributes={_xla_send_recv_source_target_pairs="{{1,0}}"}
+  send-done = token[] send-done(send)
+  recv-done = (u32[], token[]) recv-done(recv)
+  ROOT received = u32[] get-tuple-element(recv-done), index=0
+}
+"""
+    by_replica = {p.replica_id: int(r[0]) for p, r in hlodbg.load(text).run().items()}
+    assert by_replica == {0: 1, 1: 0}
+    unnamed = text.replace(', frontend_attributes={_xla_send_recv_source_target_pairs="{{1,0}}"}', "")
+    with pytest.raises(ExecutionError, match=r":5:.*names no peer"):
+        hlodbg.load(unnamed).run()

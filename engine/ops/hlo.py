@@ -252,6 +252,13 @@ def _peer_key(call: OpCall, source: int, target: int) -> tuple:
     return ("peer", p.partition_id, source, target)
 
 
+def _hlo_channel(call: OpCall) -> int:
+    if call.attr("channel_handle", None) is None:
+        raise call.error("names no peer: it has neither a channel_id nor the frontend attribute "
+                         f"{PEER_PAIRS}")
+    return _channel(call)
+
+
 def _peer_id(call: OpCall) -> int:
     return call.process.partition_id if call.grid.num_partitions > 1 else call.process.replica_id
 
@@ -261,7 +268,7 @@ def send(call: OpCall, data: Any, token: Any) -> tuple:
     t = _tuple_result(call, "(data, context, token)")
     pairs = _peer_pairs(call)
     if pairs is None:
-        call.grid.channels[_channel(call)].append((data,))
+        call.grid.channels[_hlo_channel(call)].append((data,))
     for source, target in pairs or ():
         if source == _peer_id(call):
             call.grid.channels[_peer_key(call, source, target)].append((data,))
@@ -280,7 +287,7 @@ def recv(call: OpCall, token: Any) -> tuple:
     sources = [s for s, target in pairs or () if target == _peer_id(call)]
     if pairs is not None and not sources:
         return (_zero(t.types[0]), *(_zero(e) for e in t.types[1:-1]), TOKEN)
-    received = receive(call, _peer_key(call, sources[0], _peer_id(call)) if sources else None)
+    received = receive(call, _peer_key(call, sources[0], _peer_id(call)) if sources else _hlo_channel(call))
     if len(received) != 1:
         raise call.error(f"channel {_channel(call)} delivered {len(received)} values, hlo.recv takes one")
     data = received[0]
