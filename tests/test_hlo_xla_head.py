@@ -379,3 +379,18 @@ ENTRY e {
     unnamed = text.replace(', frontend_attributes={_xla_send_recv_source_target_pairs="{{1,0}}"}', "")
     with pytest.raises(ExecutionError, match=r":5:.*names no peer"):
         hlodbg.load(unnamed).run()
+
+
+def test_aliasing_into_a_one_element_tuple_result():
+    """import_emit_stablehlo.hlo: a custom call typed `(f32[2,3])` whose element {0} aliases an
+    operand; the tuple is unpacked into the op's one result, and printed back as written."""
+    text = """HloModule one_tuple_alias
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  b = (f32[], f32[2,3]) parameter(1)
+  c = (f32[2,3]) custom-call(a, b), custom_call_target="foo", output_to_operand_aliasing={{0}: (1, {1})}
+  ROOT r = f32[2,3] get-tuple-element(c), index=0
+}
+"""
+    program = hlodbg.load(text)
+    assert "output_to_operand_aliasing={{0}: (1, {1})}" in program.to_text()

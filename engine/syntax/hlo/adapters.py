@@ -12,6 +12,7 @@ dim_labels, gather/scatter dimension numbers, pad and slice configs).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -35,7 +36,7 @@ from ...ir.attributes import (
     UnitAttr,
     ragged_dot_dimension_numbers,
 )
-from ...ir.types import ComplexType, FloatType, IntegerType, TensorType, Type, element_type
+from ...ir.types import ComplexType, FloatType, IntegerType, TensorType, TupleType, Type, element_type
 
 I32 = IntegerType(32)
 I64 = IntegerType(64)
@@ -555,12 +556,22 @@ class AliasesAdapter:
     consumes = ("output_to_operand_aliasing",)
 
     def lower(self, values: dict, info: Info) -> dict:
-        return {"output_operand_aliases": ArrayAttr(values.get("output_to_operand_aliasing", ()))}
+        aliases = tuple(values.get("output_to_operand_aliasing", ()))
+        one_tuple = isinstance(info.result_type, TupleType) and len(info.result_type.types) == 1
+        if one_tuple and aliases and all(a.output_tuple_indices[:1] == (0,) for a in aliases):
+            # A one-element tuple result is unpacked into the op's one result, so {0, ...} of the
+            # tuple (import_emit_stablehlo.hlo writes `(f32[2,3]) custom-call`, {0}) is {...} of it.
+            return {"output_operand_aliases": ArrayAttr(
+                dataclasses.replace(a, output_tuple_indices=a.output_tuple_indices[1:]) for a in aliases),
+                "hlo.one_tuple_aliases": UNIT}
+        return {"output_operand_aliases": ArrayAttr(aliases)}
 
     def raise_(self, attributes: dict, info: Info) -> dict:
         aliases = attributes.get("output_operand_aliases") or ()
         if not aliases:
             return {}
+        if "hlo.one_tuple_aliases" in attributes:
+            aliases = [dataclasses.replace(a, output_tuple_indices=(0, *a.output_tuple_indices)) for a in aliases]
         items = [f"{ints_text(a.output_tuple_indices)}: ({a.operand_index}, {ints_text(a.operand_tuple_indices)})"
                  for a in aliases]
         return {"output_to_operand_aliasing": "{" + ", ".join(items) + "}"}
