@@ -394,3 +394,29 @@ ENTRY e {
 """
     program = hlodbg.load(text)
     assert "output_to_operand_aliasing={{0}: (1, {1})}" in program.to_text()
+
+
+@pytest.mark.parametrize("groups", ["", ", feature_group_count=2", ", batch_group_count=2"])
+def test_a_convolution_past_the_im2col_budget_is_computed_in_pieces(monkeypatch, groups):
+    """conv_depthwise_backprop_filter_test.cc has a dilated convolution whose im2col copy would
+    take 51 GiB: past the budget the output positions are computed a slice at a time, with the
+    same result."""
+    from hlodbg.engine.ops import convolution
+
+    kernel_in = 2 if "feature" in groups else 4
+    text = f"""HloModule pieces
+ENTRY e {{
+  x = f32[4,7,6,4] parameter(0)
+  k = f32[3,2,{kernel_in},4] parameter(1)
+  ROOT c = f32[4,4,5,4] convolution(x, k), window={{size=3x2 pad=1_0x0_0 rhs_dilate=2x1}}, dim_labels=b01f_01io->b01f{groups}
+}}
+"""
+    if "batch" in groups:
+        text = text.replace("ROOT c = f32[4,4,5,4]", "ROOT c = f32[2,4,5,4]")
+    rng = np.random.default_rng(38)
+    x = rng.standard_normal((4, 7, 6, 4)).astype(np.float32)
+    k = rng.standard_normal((3, 2, kernel_in, 4)).astype(np.float32)
+    (whole,) = leaves(hlodbg.load(text).run(x, k))
+    monkeypatch.setattr(convolution, "IM2COL_BYTES", 64)
+    (pieces,) = leaves(hlodbg.load(text).run(x, k))
+    np.testing.assert_allclose(pieces, whole, rtol=1e-6, atol=1e-6)
