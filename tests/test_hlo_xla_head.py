@@ -420,3 +420,17 @@ ENTRY e {{
     monkeypatch.setattr(convolution, "IM2COL_BYTES", 64)
     (pieces,) = leaves(hlodbg.load(text).run(x, k))
     np.testing.assert_allclose(pieces, whole, rtol=1e-6, atol=1e-6)
+
+
+def test_an_entry_whose_root_is_a_one_element_tuple_prints_back():
+    """import_emit_stablehlo.hlo's `ROOT c = (f32[2,3]) custom-call(...)`: the ENTRY returns the
+    element, and the printed signature and ROOT keep the one-element tuple (XLA reads it back)."""
+    text = """HloModule one_tuple_root
+ENTRY e {
+  a = f32[2,3] parameter(0)
+  ROOT c = (f32[2,3]) custom-call(a), custom_call_target="Sharding", sharding={replicated}
+}
+"""
+    printed = hlodbg.load(text).to_text()
+    assert "-> (f32[2,3]) {" in printed and "ROOT %c = (f32[2,3]) custom-call(%a)" in printed
+    hlodbg.load(printed)

@@ -277,10 +277,13 @@ class ComputationPrinter:
         if term is None or term.name not in _TERMINATORS:
             raise HloPrintError(f"computation '{self.comp.name}' has no return", term.pos if term else None)
         values = list(term.operands)
+        last = next((op for op in reversed(self.comp.block.operations[:-1]) if not is_implicit(op)), None)
         if not values:  # an ENTRY whose root is an empty tuple returns nothing: the root is that tuple
-            last = next((op for op in reversed(self.comp.block.operations[:-1]) if not is_implicit(op)), None)
             if last is not None and len(last.results) == 1 and last.results[0].type == TupleType(()):
                 return last.results[0]
+        if (len(values) == 1 and last is not None and last.name == "stablehlo.tuple"
+                and list(last.operands) == values):
+            return last.results[0]  # an ENTRY whose root is a one-element tuple returns its element
         if len(values) == 1 and not is_implicit(values[0].defining_op):
             return values[0]
         root_tuple = self.tuple_built_from(values)
