@@ -529,11 +529,12 @@ def test_a_computation_used_inside_itself_is_a_located_error():
             }""")
 
 
-def test_tuple_constant_is_a_located_error():
-    with pytest.raises(ParseError, match=r"test.hlo:3:.*tuple shape"):
+def test_tuple_constant_of_the_wrong_arity_is_a_located_error():
+    # (Tuple-shaped constants themselves lower: test_hlo_xla_head.py.)
+    with pytest.raises(ParseError, match=r"test.hlo:3:.*tuple literal has 1 element"):
         hlo("""
             ENTRY e {
-              ROOT c = (f32[], s32[]) constant((1, 2))
+              ROOT c = (f32[], s32[]) constant((1))
             }""")
 
 

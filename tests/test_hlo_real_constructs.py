@@ -13,9 +13,10 @@ from hlodbg.engine.syntax.hlo.parser import parse_hlo_modules
 
 
 def test_all_gather_whose_result_needs_more_processes_than_the_grid_is_a_located_error():
-    """An all-gather typed for four replicas in a module of one (replica_groups={}): gathering the
-    one process gives a quarter of the typed result, which must not flow on silently."""
-    text = """HloModule gather_four
+    """An all-gather typed for four replicas in a module whose header says one (replica_groups={}):
+    gathering the one process gives a quarter of the typed result, which must not flow on silently.
+    (Without a replica_count the module runs on the four its types imply: test_hlo_xla_head.py.)"""
+    text = """HloModule gather_four, replica_count=1
 ENTRY main {
   x = f32[2,3] parameter(0)
   ROOT g = f32[2,12] all-gather(x), replica_groups={}, dimensions={1}

@@ -520,9 +520,10 @@ def recv(call: OpCall, _token: Any) -> Any:
     return call.results([*_payload(call, values, f"channel {_channel(call)}"), TOKEN])
 
 
-def receive(call: OpCall) -> Any:
-    """What the oldest send on the op's channel sent (a tuple of its inputs)."""
-    channel = _channel(call)
+def receive(call: OpCall, channel: Any = None) -> Any:
+    """What the oldest send on the op's channel (or on `channel`, a key of the grid's channels)
+    sent (a tuple of its inputs)."""
+    channel = _channel(call) if channel is None else channel
     call.grid.wait_for_channel(call.process, channel, call.op)  # on a scheduled grid: until a send
     queue = call.grid.channels.get(channel)
     if not queue:

@@ -99,23 +99,49 @@ def _convolve(call: OpCall, lhs: np.ndarray, rhs: np.ndarray, padding: Optional[
     view = sliding_window_view(x, extents, axis=tuple(range(1, s + 1)))
     view = view[(slice(None), *(slice(None, None, st) for st in w.strides), slice(None),
                  *(slice(None, None, d) for d in w.rhs_dilation))]
-    positions = prod(out_sizes)
     groups = fg * bg
-    cg = c // fg
-    # Rows: [group, batch x positions, group features x window]; the reshape is the im2col copy.
-    if bg > 1:
-        rows = view.reshape(bg, out_batch * positions, c * prod(window))
-    else:
-        rows = view.reshape(n, *out_sizes, fg, cg * prod(window))
-        rows = np.moveaxis(rows, -2, 0).reshape(fg, n * positions, cg * prod(window))
     # Kernel: [group, group features x window, group outputs], in the rows' (feature, window) order.
     cols = np.moveaxis(kernel, -2, 0).reshape(i_features * prod(window), groups, o_features // groups)
     cols = cols.transpose(1, 0, 2)
+    # The im2col copy holds every window of every output position: past IM2COL_BYTES, the leading
+    # output spatial dimensions are walked one index at a time (a large dilated window over a
+    # long dimension would otherwise need tens of gigabytes at once).
+    per_position = n * c * prod(window) * x.dtype.itemsize
+    walked = 0
+    while walked < s and per_position * prod(out_sizes[walked:]) > IM2COL_BYTES:
+        walked += 1
+    if walked == 0:
+        return _to_output_layout(_windows_times_kernel(call, view, cols, w, out_batch, out_sizes, dtype), dn)
+    canonical = np.empty((out_batch, *out_sizes, o_features), dtype)
+    for at in itertools.product(*(range(size) for size in out_sizes[:walked])):
+        part = view[(slice(None), *(slice(i, i + 1) for i in at))]
+        chunk = _windows_times_kernel(call, part, cols, w, out_batch, [1] * walked + list(out_sizes[walked:]), dtype)
+        canonical[(slice(None), *(slice(i, i + 1) for i in at))] = chunk
+    return _to_output_layout(canonical, dn)
+
+
+# The most bytes one im2col copy (every window of the output positions multiplied at once) takes.
+IM2COL_BYTES = 256 << 20
+
+
+def _windows_times_kernel(call: OpCall, view: np.ndarray, cols: np.ndarray, w: _Window, out_batch: int,
+                          out_sizes: list, dtype) -> np.ndarray:
+    """The canonical [batch, out spatial..., outputs] result for the windows `view` holds."""
+    n, c = view.shape[0], view.shape[len(out_sizes) + 1]
+    window_size = prod(view.shape[len(out_sizes) + 2:])
+    fg, bg = w.feature_groups, w.batch_groups
+    groups, positions, o_features = fg * bg, prod(out_sizes), cols.shape[0] * cols.shape[2]
+    cg = c // fg
+    # Rows: [group, batch x positions, group features x window]; the reshape is the im2col copy.
+    if bg > 1:
+        rows = view.reshape(bg, out_batch * positions, c * window_size)
+    else:
+        rows = view.reshape(n, *out_sizes, fg, cg * window_size)
+        rows = np.moveaxis(rows, -2, 0).reshape(fg, n * positions, cg * window_size)
     product = call.backend.matmul(rows, cols, dtype, **matmul_numerics(call))
     # [group, batch, positions, group outputs] -> [batch, positions, group, group outputs]
     product = product.reshape(groups, out_batch, *out_sizes, o_features // groups)
-    canonical = np.moveaxis(product, 0, -2).reshape(out_batch, *out_sizes, o_features)
-    return _to_output_layout(canonical, dn)
+    return np.moveaxis(product, 0, -2).reshape(out_batch, *out_sizes, o_features)
 
 
 def _dilate_and_pad(x: np.ndarray, dilation: tuple[int, ...], pads: list[tuple[int, int]]) -> np.ndarray:

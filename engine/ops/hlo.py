@@ -8,8 +8,9 @@ never change values — except in bitcast (hlo_bitcast.py).
 """
 from __future__ import annotations
 
+import re
 import weakref
-from typing import Any
+from typing import Any, Optional
 
 import numpy as np
 
@@ -113,8 +114,9 @@ def async_start(call: OpCall, *operands: Any) -> tuple:
 
 
 @op("hlo.async_done")
-def async_done(call: OpCall, started: tuple) -> Any:
-    return started[1]
+def async_done(call: OpCall, started: Any) -> Any:
+    # A start that returns its result itself (not a tuple) is passed on.
+    return started[1] if isinstance(call.operand_types[0], TupleType) else started
 
 
 # -- stochastic_convert (StochasticConvertDecomposer, xla/hlo/transforms/expanders) ---------------
@@ -227,10 +229,49 @@ def ragged_all_to_all(call: OpCall, operand: np.ndarray, output: np.ndarray, inp
 # -- send / recv (operation_semantics.md "Send", "Recv"): the grid's channels ----------------------
 
 
+# XLA's pipelined send/recv (collective_pipeline_parallelism_test.cc, collective_ops_test.cc) name
+# their peers in the frontend attribute _xla_send_recv_source_target_pairs: each source's send goes
+# to its target whatever the channel ids say, and a recv on a process no pair targets receives
+# zeros (what XLA's tests expect of it). The ids are partitions on a grid of partitions (pipeline
+# stages), replicas otherwise.
+PEER_PAIRS = "_xla_send_recv_source_target_pairs"
+
+
+def _peer_pairs(call: OpCall) -> Optional[list[tuple[int, int]]]:
+    attrs = call.attr("mhlo.frontend_attributes", None)
+    text = attrs.get(PEER_PAIRS) if isinstance(attrs, dict) else None
+    if text is None:
+        return None
+    return [(int(s), int(t)) for s, t in re.findall(r"\{\s*(-?\d+)\s*,\s*(-?\d+)\s*\}", str(text))]
+
+
+def _peer_key(call: OpCall, source: int, target: int) -> tuple:
+    p = call.process
+    if call.grid.num_partitions > 1:
+        return ("peer", p.replica_id, source, target)
+    return ("peer", p.partition_id, source, target)
+
+
+def _hlo_channel(call: OpCall) -> int:
+    if call.attr("channel_handle", None) is None:
+        raise call.error("names no peer: it has neither a channel_id nor the frontend attribute "
+                         f"{PEER_PAIRS}")
+    return _channel(call)
+
+
+def _peer_id(call: OpCall) -> int:
+    return call.process.partition_id if call.grid.num_partitions > 1 else call.process.replica_id
+
+
 @op("hlo.send")
 def send(call: OpCall, data: Any, token: Any) -> tuple:
     t = _tuple_result(call, "(data, context, token)")
-    call.grid.channels[_channel(call)].append((data,))
+    pairs = _peer_pairs(call)
+    if pairs is None:
+        call.grid.channels[_hlo_channel(call)].append((data,))
+    for source, target in pairs or ():
+        if source == _peer_id(call):
+            call.grid.channels[_peer_key(call, source, target)].append((data,))
     return (data, *(_zero(e) for e in t.types[1:-1]), TOKEN)
 
 
@@ -242,7 +283,11 @@ def send_done(call: OpCall, started: tuple) -> Any:
 @op("hlo.recv")
 def recv(call: OpCall, token: Any) -> tuple:
     t = _tuple_result(call, "(data, context, token)")
-    received = receive(call)
+    pairs = _peer_pairs(call)
+    sources = [s for s, target in pairs or () if target == _peer_id(call)]
+    if pairs is not None and not sources:
+        return (_zero(t.types[0]), *(_zero(e) for e in t.types[1:-1]), TOKEN)
+    received = receive(call, _peer_key(call, sources[0], _peer_id(call)) if sources else _hlo_channel(call))
     if len(received) != 1:
         raise call.error(f"channel {_channel(call)} delivered {len(received)} values, hlo.recv takes one")
     data = received[0]

@@ -68,8 +68,14 @@ def _async_start(op: Operation, ctx: _Context) -> None:
 @_register("hlo.async_done")
 def _async_done(op: Operation, ctx: _Context) -> None:
     t = op.operand_types[0]
-    if not isinstance(t, TupleType) or len(t.types) < 2:
-        fail(f"operand must be an async_start's tuple, got {t}", "operand")
+    if not isinstance(t, TupleType):
+        # XLA at head prints async collectives whose start returns the result itself
+        # (`all-gather-done(f32[128,128] %all-gather-start)`): the done passes it on.
+        if not types_compatible(op.result_types[0], t):
+            fail(f"result must be the start's result {t}, got {op.result_types[0]}", "result")
+        return
+    if len(t.types) < 2:
+        fail(f"operand must be an async_start's tuple or its result, got {t}", "operand")
     if not types_compatible(op.result_types[0], t.types[1]):
         fail(f"result must be the computation's result {t.types[1]}, got {op.result_types[0]}", "result")
 

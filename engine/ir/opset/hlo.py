@@ -70,7 +70,9 @@ define(
 # send/recv: point-to-point transfers on a channel (the grid's channels, as stablehlo.send/recv).
 # send -> (data, u32 context, token) and send_done -> token; recv -> (data, u32 context, token)
 # and recv_done -> (data, token). The transfer happens at send and recv; the -done ops pass it on.
-_CHANNEL = "channel_handle:channel is_host_transfer:bool=false"
+# The channel may be left out where the frontend attribute _xla_send_recv_source_target_pairs names
+# the peers (collective_ops_test.cc; engine/ops/hlo.py).
+_CHANNEL = "channel_handle:channel? is_host_transfer:bool=false"
 define("hlo.send", "operand token", _CHANNEL, family="collective", effect="not_replayable", hlo="send",
        types=NO_TYPE_RULE)
 define("hlo.send_done", "operand", family="collective", effect="impure", hlo="send-done", types=NO_TYPE_RULE)

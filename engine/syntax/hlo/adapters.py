@@ -12,6 +12,7 @@ dim_labels, gather/scatter dimension numbers, pad and slice configs).
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
@@ -35,7 +36,7 @@ from ...ir.attributes import (
     UnitAttr,
     ragged_dot_dimension_numbers,
 )
-from ...ir.types import ComplexType, FloatType, IntegerType, TensorType, Type, element_type
+from ...ir.types import ComplexType, FloatType, IntegerType, TensorType, TupleType, Type, element_type
 
 I32 = IntegerType(32)
 I64 = IntegerType(64)
@@ -445,6 +446,22 @@ class SliceAdapter:
         return {"slice": "{" + ", ".join(f"[{s}:{l}" + (f":{st}]" if st != 1 else "]") for s, l, st in dims) + "}"}
 
 
+class MapDimensionsAdapter:
+    """map's `dimensions`, which XLA's parser leaves optional (map_test.cc writes none): every
+    dimension then, the only map XLA has; StableHLO's map always names them."""
+
+    consumes = ("dimensions",)
+
+    def lower(self, values: dict, info: Info) -> dict:
+        if "dimensions" in values:
+            return {"dimensions": INTS.lower(values["dimensions"])}
+        shape = getattr(info.operand_types[0], "shape", None) if info.operand_types else None
+        return {"dimensions": DenseArray(tuple(range(len(shape or ()))))}
+
+    def raise_(self, attributes: dict, info: Info) -> dict:
+        return {"dimensions": INTS.raise_(attributes["dimensions"])}
+
+
 # -- collectives -----------------------------------------------------------------------------------
 
 
@@ -454,9 +471,16 @@ class GroupsAdapter:
     (hlo_text.md §6; engine/ops/collectives.py reads them). `global_ids` is False for the ops
     StableHLO gives no such flag."""
 
-    def __init__(self, global_ids: bool = True, groups: bool = True):
+    def __init__(self, global_ids: bool = True, groups: bool = True, written_out: bool = False,
+                 channel_zero: bool = False):
         self.global_ids = global_ids
+        # send/recv always name their channel, and XLA's tests use channel_id=0 for one; for the
+        # collectives 0 means "no channel" (XLA prints none then).
+        self.channel_zero = channel_zero
         self.groups = groups  # collective_permute has pairs instead
+        # StableHLO's all_to_all takes no empty groups (all_to_all_c8 sizes them against
+        # split_count): XLA's "no groups" (one group of every process) is written out.
+        self.written_out = written_out
         self.consumes = (("replica_groups",) if groups else ()) + ("channel_id",) + \
             (("use_global_device_ids",) if global_ids else ())
 
@@ -465,10 +489,13 @@ class GroupsAdapter:
         if self.groups:
             # Groups of unequal size are padded with -1, as StableHLO writes them.
             groups = [list(g) for g in values.get("replica_groups", [])]
+            if not groups and self.written_out and info.group_size:
+                groups = [list(range(info.group_size))]
+                out["hlo.all_processes"] = UNIT  # printed back without groups, as written
             width = max((len(g) for g in groups), default=0)
             out["replica_groups"] = i64_elements([g + [-1] * (width - len(g)) for g in groups], width)
         channel = int(values.get("channel_id", 0))
-        if channel > 0:
+        if channel > 0 or (self.channel_zero and "channel_id" in values):
             out["channel_handle"] = ChannelHandle(handle=channel, type=1)
         if self.global_ids and values.get("use_global_device_ids"):
             out["use_global_device_ids"] = UNIT
@@ -476,11 +503,14 @@ class GroupsAdapter:
 
     def raise_(self, attributes: dict, info: Info) -> dict:
         out = {}
-        if self.groups:
+        if self.groups and "hlo.all_processes" in attributes:
+            if "replica_groups" in dict(attributes.get("hlo.spellings") or {}):
+                out["replica_groups"] = "{}"  # written empty, not left out
+        elif self.groups:
             groups = np.asarray(attributes["replica_groups"].array).tolist()
             out["replica_groups"] = "{" + ",".join(ints_text([i for i in g if i >= 0]) for g in groups) + "}"
         handle = attributes.get("channel_handle")
-        if isinstance(handle, ChannelHandle) and handle.handle > 0:
+        if isinstance(handle, ChannelHandle) and (handle.handle > 0 or self.channel_zero):
             out["channel_id"] = str(handle.handle)
         if isinstance(attributes.get("use_global_device_ids"), UnitAttr):
             out["use_global_device_ids"] = "true"
@@ -526,12 +556,22 @@ class AliasesAdapter:
     consumes = ("output_to_operand_aliasing",)
 
     def lower(self, values: dict, info: Info) -> dict:
-        return {"output_operand_aliases": ArrayAttr(values.get("output_to_operand_aliasing", ()))}
+        aliases = tuple(values.get("output_to_operand_aliasing", ()))
+        one_tuple = isinstance(info.result_type, TupleType) and len(info.result_type.types) == 1
+        if one_tuple and aliases and all(a.output_tuple_indices[:1] == (0,) for a in aliases):
+            # A one-element tuple result is unpacked into the op's one result, so {0, ...} of the
+            # tuple (import_emit_stablehlo.hlo writes `(f32[2,3]) custom-call`, {0}) is {...} of it.
+            return {"output_operand_aliases": ArrayAttr(
+                dataclasses.replace(a, output_tuple_indices=a.output_tuple_indices[1:]) for a in aliases),
+                "hlo.one_tuple_aliases": UNIT}
+        return {"output_operand_aliases": ArrayAttr(aliases)}
 
     def raise_(self, attributes: dict, info: Info) -> dict:
         aliases = attributes.get("output_operand_aliases") or ()
         if not aliases:
             return {}
+        if "hlo.one_tuple_aliases" in attributes:
+            aliases = [dataclasses.replace(a, output_tuple_indices=(0, *a.output_tuple_indices)) for a in aliases]
         items = [f"{ints_text(a.output_tuple_indices)}: ({a.operand_index}, {ints_text(a.operand_tuple_indices)})"
                  for a in aliases]
         return {"output_to_operand_aliasing": "{" + ", ".join(items) + "}"}

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+import ml_dtypes
 import numpy as np
 
 from ...ir.attributes import UNIT, DenseArray, DenseElements, IntegerAttr
 from ...ir.core import Block, Operation, Value
 from ...ir.errors import ParseError, SourcePos
-from ...ir.types import IntegerType, TensorType, TupleType, Type
+from ...ir.types import ComplexType, FloatType, IntegerType, TensorType, TupleType, Type
 from .ir_types import ssa_name, tuple_leaves
 
 if TYPE_CHECKING:
@@ -66,7 +67,11 @@ def lower_operands(lowering: InstructionLowering, entry: "Opcode", operands: lis
         dims = np.asarray(lowering.inst.shape.dims, dtype=np.int64)
         t = TensorType((len(dims),), IntegerType(64))
         shape = implicit(lowering, "stablehlo.constant", [], t, {"value": DenseElements(t, dims)}, "shape")
-        return operands + [shape]
+        # XLA's tests also write rng(min, max, shape): its parser takes the third operand and its
+        # rng expander reads operands 0 and 1 only (the declared shape rules), as StableHLO's does.
+        return operands[:2] + [shape]
+    if form == "common_element":
+        return _common_element(lowering, operands)
     if form == "outfeed":
         if operands and isinstance(operands[0].type, TupleType):
             data = operands[0]
@@ -85,6 +90,31 @@ def lower_operands(lowering: InstructionLowering, entry: "Opcode", operands: lis
         raise ParseError(f"scan '{inst.name}': the HEAD-only scan opcode has no lowering in hlodbg; "
                          f"print the module with an XLA that expands it (JAX does)", inst.opcode_pos)
     raise ValueError(f"unknown operand form {form!r}")
+
+
+def _common_element(lowering: InstructionLowering, operands: list[Value]) -> list[Value]:
+    """dot and convolution operands of two element types (XLA takes bf16 x s8, f16 x f32, pred x
+    f32...) converted to the more precise one, as XLA's HLO importer does (StableHLO's contractions
+    take one element type); the result keeps its declared type."""
+    elements = [v.type.element for v in operands if isinstance(v.type, TensorType)]
+    if len(elements) != len(operands) or len(set(elements)) < 2:
+        return operands
+    common = max(elements, key=precision_rank)
+    return [v if v.type.element == common else
+            implicit(lowering, "stablehlo.convert", [v], TensorType(v.type.shape, common), {}, f"as{i}")
+            for i, v in enumerate(operands)]
+
+
+def precision_rank(element: Type) -> tuple:
+    """XLA's HigherPrecisionType order: complex over real; among floats more exponent range, then
+    more significand; then the wider type; signed integers over unsigned."""
+    component = element.element if isinstance(element, ComplexType) else element
+    if isinstance(component, FloatType):
+        info = ml_dtypes.finfo(component.numpy_dtype)
+        return (isinstance(element, ComplexType), int(info.maxexp), int(info.nmant), component.bit_width, False)
+    width = getattr(component, "width", 0)
+    signed = isinstance(component, IntegerType) and component.signedness != "unsigned" and width > 1
+    return (False, -1, -1, width, signed)
 
 
 def tuple_all_to_all(lowering: InstructionLowering, entry: "Opcode", operands: list[Value], attributes: dict,
@@ -195,4 +225,4 @@ def pack_values(lowering: InstructionLowering, entry: "Opcode", op: Operation, r
     return tuple_op.results[0]
 
 
-__all__ = ["implicit_get_tuple_element", "lower_operands", "smallest_first", "pack_values", "packed_result_types", "tuple_all_to_all"]
+__all__ = ["implicit", "implicit_get_tuple_element", "lower_operands", "precision_rank", "smallest_first", "pack_values", "packed_result_types", "tuple_all_to_all"]

@@ -20,11 +20,12 @@ from ...ir.core import Region, Value
 from ...ir.errors import ParseError, SourcePos
 from ...ir.opset import ELEMENT_TYPES, NO_HLO, OpDef, when_defined
 from ...ir.types import ComplexType, IntegerType, TensorType, TokenType, TupleType, Type
+from .forms import precision_rank
 from .ir_types import HLO_NAMES
 from .tree import HloShape
 
 # XLA infers these too, but from attributes hlodbg would have to model twice: their text keeps the shape.
-_XLA_ONLY = ("batch-norm-grad batch-norm-inference batch-norm-training convolution fft gather "
+_XLA_ONLY = ("batch-norm-grad batch-norm-inference batch-norm-training fft gather "
              "ragged-dot scaled-dot scan topk").split()
 
 
@@ -134,12 +135,39 @@ def _reduce_window(values, attrs, regions, callee) -> Type:
     padding = attrs.get("padding")
     pads = ([(int(lo), int(hi)) for lo, hi in np.asarray(padding.array).reshape(-1, 2)] if padding is not None
             else [(0, 0)] * rank)
-    dims = []
-    for d, size, stride, b, w, (lo, hi) in zip(shape, sizes, strides, base, window, pads):
-        padded = (d - 1) * int(b) + 1 + lo + hi if d else lo + hi
-        dilated = (int(size) - 1) * int(w) + 1
-        dims.append(max(0, (padded - dilated) // int(stride) + 1) if padded >= dilated else 0)
+    dims = [_window_count(d, size, stride, b, w, lo, hi)
+            for d, size, stride, b, w, (lo, hi) in zip(shape, sizes, strides, base, window, pads)]
     return _one_or_tuple([TensorType(tuple(dims), t.element) for t in _returned(regions[0])])
+
+
+def _window_count(size: int, window: int, stride: int, base_dilation: int, window_dilation: int,
+                  low: int, high: int) -> int:
+    """How many windows fit a dimension: (padded size - dilated window) / stride + 1."""
+    padded = (size - 1) * int(base_dilation) + 1 + low + high if size else low + high
+    dilated = (int(window) - 1) * int(window_dilation) + 1
+    return max(0, (padded - dilated) // int(stride) + 1) if padded >= dilated else 0
+
+
+def _convolution(values, attrs, regions, callee) -> Type:
+    """XLA's InferConvolveShape: batch / batch_group_count, the kernel's output features, and a
+    window count per spatial dimension; the element type is the operands' more precise one."""
+    lhs, rhs = _tensor(values[0], "lhs"), _tensor(values[1], "rhs")
+    dn = attrs["dimension_numbers"]
+    spatial = len(dn.input_spatial_dimensions)
+    strides = list(attrs.get("window_strides") or (1,) * spatial)
+    lhs_dil = list(attrs.get("lhs_dilation") or (1,) * spatial)
+    rhs_dil = list(attrs.get("rhs_dilation") or (1,) * spatial)
+    padding = attrs.get("padding")
+    pads = ([(int(lo), int(hi)) for lo, hi in np.asarray(padding.array).reshape(-1, 2)] if padding is not None
+            else [(0, 0)] * spatial)
+    dims = [0] * len(lhs.shape)
+    dims[dn.output_batch_dimension] = lhs.shape[dn.input_batch_dimension] // int(attrs.get("batch_group_count", 1))
+    dims[dn.output_feature_dimension] = rhs.shape[dn.kernel_output_feature_dimension]
+    for s in range(spatial):
+        dims[dn.output_spatial_dimensions[s]] = _window_count(
+            lhs.shape[dn.input_spatial_dimensions[s]], rhs.shape[dn.kernel_spatial_dimensions[s]], strides[s],
+            lhs_dil[s], rhs_dil[s], *pads[s])
+    return TensorType(tuple(dims), max((lhs.element, rhs.element), key=precision_rank))
 
 
 def _map(values, attrs, regions, callee) -> Type:
@@ -182,6 +210,7 @@ RULES: dict[str, Rule] = {
     "get-dimension-size": _scalar(IntegerType(32)),
     "after-all": lambda values, attrs, regions, callee: TokenType(),
     "broadcast": _broadcast, "transpose": _transpose, "concatenate": _concatenate, "pad": _pad, "dot": _dot,
+    "convolution": _convolution,
     "reduce": _reduce, "reduce-window": _reduce_window, "map": _map, "sort": _operands, "scatter": _scatter,
     "conditional": _first_region, "call": _callee,
 }

@@ -14,6 +14,7 @@ not an infinity).
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from typing import Optional, Union
@@ -116,6 +117,13 @@ class _Literal:
         if any(d is None for d in shape.dims) or any(shape.bounded):
             raise self.fail(f"a constant needs static dimensions, not {shape.text(False)}", start)
         dims = tuple(int(d) for d in shape.dims)
+        first = _BLANK.match(self.text, start, end).end()
+        if dims and 0 not in dims and first < end and not _BRACE.search(self.text, first, end):
+            # `f32[3] constant(1)` (XLA's builder tests): XLA's parser fills the elements in order
+            # from what is written and leaves the rest zero, so this is {1, 0, 0}, not a splat.
+            values = np.zeros(dims, dtype=dtype)
+            values.flat[0] = self.value(start, end, dataclasses.replace(shape, dims=(), bounded=(), layout=None))
+            return values
         complex_part = _COMPLEX_PART.get(shape.element)
         if complex_part:
             leaves = self._leaves(start, end, dims)

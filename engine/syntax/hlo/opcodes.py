@@ -54,6 +54,7 @@ from .adapters import (
     Field,
     GroupsAdapter,
     Info,
+    MapDimensionsAdapter,
     PadAdapter,
     PairsAdapter,
     RaggedDotAdapter,
@@ -138,7 +139,7 @@ _add("opt-barrier", "stablehlo.optimization_barrier")
 _add("reduce", None, Field("dimensions", "dimensions", INTS), regions=("to_apply",), results="pack")
 _add("reduce-window", None, REDUCE_WINDOW, regions=("to_apply",), results="pack")
 _add("select-and-scatter", None, SELECT_AND_SCATTER, regions=("select", "scatter"))
-_add("map", None, Field("dimensions", "dimensions", INTS), regions=("to_apply",))
+_add("map", None, MapDimensionsAdapter(), regions=("to_apply",))
 _add("sort", None, Field("dimensions", "dimension", ONE_OF_INTS), Field("is_stable", "is_stable", BOOL, False),
      regions=("to_apply",), results="pack")
 _add("topk", "chlo.top_k", Field("k", "k", INT), Field("largest", "largest", BOOL), results="pack",
@@ -148,10 +149,10 @@ _add("scan", "chlo.scan", Field("dimensions", "dimension", ONE_OF_INTS), Field("
 
 # -- contractions and linear algebra ------------------------------------------------------------
 _add("dot", "stablehlo.dot_general", DotAdapter(), Field("operand_precision", "precision_config", PRECISIONS),
-     Field("algorithm", "algorithm", ALGORITHM))
+     Field("algorithm", "algorithm", ALGORITHM), operands="common_element")
 _add("ragged-dot", "chlo.ragged_dot", RaggedDotAdapter())
 _add("scaled-dot", "hlo.scaled_dot", DotAdapter())
-_add("convolution", None, ConvolutionAdapter())
+_add("convolution", None, ConvolutionAdapter(), operands="common_element")
 _add("fft", None, Field("fft_type", "fft_type", FFT_TYPE), Field("fft_length", "fft_length", INTS))
 _add("cholesky", None, Field("lower", "lower", BOOL, False))
 _add("triangular-solve", None, Field("left_side", "left_side", BOOL, False), Field("lower", "lower", BOOL, False),
@@ -189,7 +190,7 @@ _add("all-reduce", None, GroupsAdapter(), regions=("to_apply",), results="pack")
 _add("all-gather", None, Field("dimensions", "all_gather_dim", ONE_OF_INTS), GroupsAdapter(), results="pack")
 _add("reduce-scatter", None, Field("dimensions", "scatter_dimension", ONE_OF_INTS), GroupsAdapter(),
      regions=("to_apply",))
-_add("all-to-all", None, AllToAllAdapter(), GroupsAdapter(global_ids=False), results="pack",
+_add("all-to-all", None, AllToAllAdapter(), GroupsAdapter(global_ids=False, written_out=True), results="pack",
      operands="all_to_all")
 _add("ragged-all-to-all", "hlo.ragged_all_to_all", GroupsAdapter(global_ids=False))
 _add("collective-permute", None, PairsAdapter(), GroupsAdapter(global_ids=False, groups=False))
@@ -201,7 +202,7 @@ _add("after-all", None)
 _add("infeed", None, Field("infeed_config", "infeed_config", STRING, ""), results="pack")
 _add("outfeed", None, Field("outfeed_config", "outfeed_config", STRING, ""), operands="outfeed")
 for _name in ("send", "recv"):
-    _add(_name, f"hlo.{_name}", GroupsAdapter(global_ids=False, groups=False),
+    _add(_name, f"hlo.{_name}", GroupsAdapter(global_ids=False, groups=False, channel_zero=True),
          Field("is_host_transfer", "is_host_transfer", BOOL, False))
 for _name in ("send-done", "recv-done"):
     _add(_name, f"hlo.{_name.replace('-', '_')}", Field("is_host_transfer", "is_host_transfer", BOOL, False))
@@ -213,8 +214,9 @@ _add("shuffle", "hlo.shuffle", Field("dimensions", "dimensions", INTS), Field("m
 for _base in ("all-reduce", "all-gather", "collective-permute"):
     _start = TABLE[_base]
     _enter(Opcode(f"{_base}-start", _start.op, _start.adapters, _start.regions,
-                  results="one" if _base == "all-reduce" else "async_pack", marker=f"{_base}-start"))
-    # all-reduce-start's value is the result itself; the others' are tuples holding it at index 1.
+                  results="pack" if _base == "all-reduce" else "async_pack", marker=f"{_base}-start"))
+    # all-reduce-start's value is the result itself (a tuple of results for several operands, as
+    # collective_ops_test.cc writes it); the others' are tuples holding it at index 1.
     _enter(Opcode(f"{_base}-done", "hlo.copy" if _base == "all-reduce" else "hlo.async_done",
                   marker=f"{_base}-done"))
 

@@ -44,7 +44,7 @@ from .print_text import (
     tuple_element_texts,
     xla_order,
 )
-from .shardy import GRID_FROM_MESHES
+from .shardy import GRID_FROM_GROUPS, GRID_FROM_MESHES
 
 # The header attributes the IR keeps as module attributes rather than in `hlo.header`.
 _COUNTS = (("mhlo.num_replicas", "replica_count"), ("mhlo.num_partitions", "num_partitions"))
@@ -100,19 +100,21 @@ class ModulePrinter:
     def header(self) -> str:
         attrs = self.module.attributes
         items = [f"{k}={v}" for k, v in dict(attrs.get("hlo.header") or {}).items()]
-        implied = self.grid_implied_by_meshes()
-        counts = [f"{hlo}={int(attrs[ir])}" for ir, hlo in _COUNTS if int(attrs.get(ir, 1)) != 1 and ir != implied]
+        implied = self.grid_implied()
+        counts = [f"{hlo}={int(attrs[ir])}" for ir, hlo in _COUNTS if int(attrs.get(ir, 1)) != 1 and ir not in implied]
         # XLA prints the replica and partition counts just before the frontend attributes.
         at = next((i for i, item in enumerate(items) if item.startswith("frontend_attributes=")), len(items))
         items[at:at] = counts
         name = self.module.name or (self.module.entry.sym_name if self.module.entry else "module")
         return "HloModule " + ", ".join([hlo_name(name)] + items) + "\n"
 
-    def grid_implied_by_meshes(self) -> Optional[str]:
-        """"mhlo.num_partitions" when it says what the lowering reads from a shard_map program's
-        meshes when the header gives no grid (JAX's pre-optimization text): XLA's text leaves it out."""
+    def grid_implied(self) -> set[str]:
+        """The counts the lowering read from elsewhere than the header, which XLA's text leaves
+        out: "mhlo.num_partitions" from a shard_map program's meshes (JAX's pre-optimization text),
+        "mhlo.num_replicas" from the collectives' replica groups."""
         attrs = self.module.attributes
-        return "mhlo.num_partitions" if GRID_FROM_MESHES in attrs else None
+        from_groups = {str(name) for name in attrs.get(GRID_FROM_GROUPS) or ()}
+        return ({"mhlo.num_partitions"} if GRID_FROM_MESHES in attrs else set()) | from_groups
 
     # -- which computations, in which order ---------------------------------------------------------
 
@@ -275,10 +277,13 @@ class ComputationPrinter:
         if term is None or term.name not in _TERMINATORS:
             raise HloPrintError(f"computation '{self.comp.name}' has no return", term.pos if term else None)
         values = list(term.operands)
+        last = next((op for op in reversed(self.comp.block.operations[:-1]) if not is_implicit(op)), None)
         if not values:  # an ENTRY whose root is an empty tuple returns nothing: the root is that tuple
-            last = next((op for op in reversed(self.comp.block.operations[:-1]) if not is_implicit(op)), None)
             if last is not None and len(last.results) == 1 and last.results[0].type == TupleType(()):
                 return last.results[0]
+        if (len(values) == 1 and last is not None and last.name == "stablehlo.tuple"
+                and list(last.operands) == values):
+            return last.results[0]  # an ENTRY whose root is a one-element tuple returns its element
         if len(values) == 1 and not is_implicit(values[0].defining_op):
             return values[0]
         root_tuple = self.tuple_built_from(values)
@@ -370,7 +375,10 @@ class ComputationPrinter:
     def instruction_lines(self, op: Operation, root: Optional[Value]) -> list[str]:
         source = pack_source(op)
         facts_op = source if source is not None else op
-        entry = opcode_of(facts_op.name, facts_op.attributes.get("hlo.opcode"))
+        # A tuple-shaped constant is lowered to a tuple of constants that keeps the literal's text.
+        literal = facts_op.attributes.get("hlo.literal")
+        entry = opcode_of("stablehlo.constant") if literal is not None else \
+            opcode_of(facts_op.name, facts_op.attributes.get("hlo.opcode"))
         if entry is None:
             raise HloPrintError(f"'{facts_op.name}' has no HLO opcode (HLO text cannot spell it)", facts_op.pos)
         lines: list[str] = []
@@ -381,7 +389,7 @@ class ComputationPrinter:
             lines.append(f"{self.pct}{carried} = ({shapes}) tuple({self.operand_list(operands)})")
             body = self.pct + carried
         elif entry.hlo == "constant":
-            body = literal_text(facts_op.attributes["value"])
+            body = str(literal) if literal is not None else literal_text(facts_op.attributes["value"])
         else:
             body = self.operand_list(operands)
         attrs = "".join(f", {k}={v}" for k, v in self.attributes(facts_op, entry))

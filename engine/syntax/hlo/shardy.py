@@ -40,6 +40,9 @@ HANDLED_TARGETS = (GLOBAL_TO_LOCAL, LOCAL_TO_GLOBAL, FUNC_RESULT_SHARDING)
 # Marks a module whose grid (mhlo.num_partitions) came from its meshes, not its header: the HLO
 # printer leaves it out again, as XLA's text did.
 GRID_FROM_MESHES = "hlo.grid_from_meshes"
+# The counts ("mhlo.num_replicas", ...) the lowering took from the collectives' groups (the header
+# gives none).
+GRID_FROM_GROUPS = "hlo.grid_from_groups"
 
 
 def import_shardy(module: Module, instruction_of: Optional[InstructionOf] = None) -> None:
@@ -161,4 +164,4 @@ def _open_unspecified_dims(sharding: SdySharding, op: Operation) -> SdySharding:
     return replace(sharding, dims=dims)
 
 
-__all__ = ["GRID_FROM_MESHES", "import_shardy"]
+__all__ = ["GRID_FROM_GROUPS", "GRID_FROM_MESHES", "import_shardy"]

@@ -195,6 +195,8 @@ class Conversion:
         return self.pack(block, [operands, result, *state], op, op.results[0].name)
 
     def async_done(self, op: Operation, block: Block) -> Value:
+        if not isinstance(op.operands[0].type, TupleType):  # a start that returns its result itself
+            return self.value(op.operands[0])
         return self.element(block, self.value(op.operands[0]), 1, op)
 
     def copy_start(self, op: Operation, block: Block) -> Value:
