@@ -1,0 +1,214 @@
+"""`hlodbg mcp` driven by the MCP SDK's own client over stdio, as an agent's host drives it: the
+tools listed, a program loaded and run to its first NaN, values read, the op explained, a path
+outside the server's folders refused, an oversized answer cut with a note, errors as tool errors."""
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from hlodbg.cli import main
+from hlodbg.mcp import MISSING_SDK
+
+from .helpers import PROGRAMS, require_shared
+
+DATA = Path(__file__).parent / "data"
+TOOLS = {"load", "summary", "run", "step", "breakpoint", "read", "explain", "trace", "memory", "diff", "save", "close"}
+
+# A reduction over a big value: its summary is short, its elements (printed when asked) are not.
+BIG_PROGRAM = """func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %e = stablehlo.exponential %x : tensor<64x64xf32>
+  %l = stablehlo.log %x : tensor<64x64xf32>
+  %s = stablehlo.add %e, %l : tensor<64x64xf32>
+  return %s : tensor<64x64xf32>
+}
+"""
+
+
+@asynccontextmanager
+async def hlodbg_mcp(workdir: Path, *roots: Path, extra: tuple = ()):
+    pytest.importorskip("mcp", reason="the `mcp` extra is not installed")
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    arguments = ["-m", "hlodbg", "mcp", "--workdir", str(workdir), *extra]
+    for root in roots:
+        arguments += ["--root", str(root)]
+    params = StdioServerParameters(command=sys.executable, args=arguments)
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
+
+
+async def call(session, tool: str, **arguments) -> str:
+    result = await session.call_tool(tool, arguments)
+    text = "".join(block.text for block in result.content if block.type == "text")
+    assert not result.is_error, text
+    return text
+
+
+async def refused(session, tool: str, **arguments) -> str:
+    result = await session.call_tool(tool, arguments)
+    text = "".join(block.text for block in result.content if block.type == "text")
+    assert result.is_error, text
+    assert "Traceback" not in text
+    return text
+
+
+async def test_an_agent_finds_the_nan_of_a_loop(tmp_path):
+    async with hlodbg_mcp(tmp_path / "work", DATA) as session:
+        listed = await session.list_tools()
+        assert {tool.name for tool in listed.tools} == TOOLS
+        assert all(tool.description for tool in listed.tools)
+
+        loaded = await call(session, "load", program="nan_in_loop.mlir", seed=0)
+        handle = re.search(r"opened as (p\d+)", loaded).group(1)
+        assert "@update (private): 2 arguments" in loaded and "stablehlo.sqrt: 1" in loaded
+
+        stopped = await call(session, "run", handle=handle, to="nan")
+        assert "breakpoint" in stopped and "nan" in stopped
+        assert "made by event" in stopped and "%s = stablehlo.sqrt (line 25) in @update" in stopped
+        assert "@update" in stopped.split("stack (outermost first):")[1]
+
+        value = await call(session, "read", handle=handle, expression="%s")
+        assert "1 NaN" in value and "nan" in value.splitlines()[1]
+        operand = await call(session, "read", handle=handle, expression="%d[1]")
+        assert float(operand.split("=")[1].split()[0]) < 0  # the square root's negative operand
+
+        nan_at = next(i for i, word in enumerate(value.splitlines()[1].strip("[]").split(",")) if "nan" in word)
+        explained = await call(session, "explain", handle=handle, op="%s", at=str(nan_at))
+        assert "Takes the square root" in explained
+        assert f"result({nan_at}) = sqrt(operand({nan_at})=-" in explained and ") = nan" in explained
+
+        traced = await call(session, "trace", handle=handle, value="%s", at=str(nan_at))
+        assert "stablehlo.sqrt" in traced and "argument arg0 (x)" in traced
+
+        back = await call(session, "step", handle=handle, how="back")
+        assert "next op (event" in back and "stablehlo.sqrt" in back
+
+        # Errors are the tool's, in hlodbg's words.
+        assert "no program open as 'p9'" in await refused(session, "read", handle="p9", expression="%s")
+        unknown = await refused(session, "read", handle=handle, expression="%nowhere")
+        assert "%nowhere" in unknown
+        assert "step how='sideways'" in await refused(session, "step", handle=handle, how="sideways")
+
+        closed = await call(session, "close", handle=handle)
+        assert f"closed {handle}" in closed
+        await refused(session, "summary", handle=handle)
+
+
+async def test_paths_outside_the_folders_are_refused(tmp_path):
+    program = tmp_path / "programs" / "big.mlir"
+    program.parent.mkdir()
+    program.write_text(BIG_PROGRAM)
+    outside = tmp_path / "elsewhere.mlir"
+    outside.write_text(BIG_PROGRAM)
+    work = tmp_path / "work"
+    async with hlodbg_mcp(work, program.parent) as session:
+        # Reading: only under --root and the work folder, by any spelling of the path.
+        for path in (str(outside), "../elsewhere.mlir"):
+            text = await refused(session, "load", program=path)
+            assert "outside the folders this server reads" in text and "--root" in text
+        link = program.parent / "link.mlir"
+        link.symlink_to(outside)
+        assert "outside the folders" in await refused(session, "load", program="link.mlir")
+
+        loaded = await call(session, "load", program="big.mlir")
+        handle = re.search(r"opened as (p\d+)", loaded).group(1)
+        await call(session, "step", handle=handle, count=2)
+        # Writing: only in the work folder.
+        for path in (str(tmp_path / "x.npy"), "../x.npy", "/tmp/x.npy"):
+            text = await refused(session, "save", handle=handle, expression="%e", path=path)
+            assert "outside the work folder" in text
+        assert not (tmp_path / "x.npy").exists()
+        saved = await call(session, "save", handle=handle, expression="%e[0:2, 0:3]", path="out/e.npy")
+        assert "wrote" in saved
+        written = np.load(work / "out" / "e.npy")
+        assert written.shape == (2, 3)
+        shown = await call(session, "read", handle=handle, expression="%e[0:2, 0:3]")
+        assert np.allclose(written, _elements(shown), rtol=1e-5)  # the printed elements
+
+
+async def test_an_oversized_answer_is_cut_with_a_note(tmp_path):
+    program = tmp_path / "big.mlir"
+    program.write_text(BIG_PROGRAM)
+    async with hlodbg_mcp(tmp_path / "work", tmp_path, extra=("--max-output", "600")) as session:
+        loaded = await call(session, "load", program="big.mlir")
+        assert len(loaded) <= 600
+        handle = re.search(r"opened as (p\d+)", loaded).group(1)
+        await call(session, "step", handle=handle, count=2)
+        first = await call(session, "read", handle=handle, expression="%e")
+        assert len(first) <= 600
+        note = re.search(r"truncated: characters 0-(\d+) of (\d+) shown; call again with offset=(\d+)", first)
+        assert note is not None, first
+        shown, total, offset = (int(g) for g in note.groups())
+        assert shown == offset and total > 600
+        rest = await call(session, "read", handle=handle, expression="%e", offset=offset)
+        assert first[:shown] + rest.split("\n… truncated")[0] != first[:shown]
+        assert "read a smaller slice" in first
+        past = await refused(session, "read", handle=handle, expression="%e", offset=total + 5)
+        assert "past the end" in past
+
+
+async def test_a_shared_program_is_summarised_run_and_reported(tmp_path):
+    """A shared program on its inputs: run to the end, its result read back equal to the expected
+    one, the memory and diff reports, and two sessions open at once, each moved by its handle."""
+    require_shared()
+    async with hlodbg_mcp(tmp_path / "work", PROGRAMS) as session:
+        loaded = await call(session, "load", program="mlp.mlir", args="mlp.inputs.npz")
+        handle = re.search(r"opened as (p\d+)", loaded).group(1)
+        assert "arg0 %arg0: tensor<8x16xf32>" in loaded and "entry results: tensor<8x4xf32>" in loaded
+        assert "stablehlo.dot_general: 1" in loaded
+        finished = await call(session, "run", handle=handle)
+        assert "the run finished" in finished and "result 0: 8x4xf32" in finished
+        summary = await call(session, "summary", handle=handle)
+        assert "arg0 %arg0: tensor<8x16xf32> = 8x16xf32" in summary  # the arguments' values, read by the run
+
+        back = await call(session, "step", handle=handle, how="back")
+        returned = re.search(r"next op \(event \d+\): func.return .*\n  operand 0: (%\w+):", back).group(1)
+        shown = await call(session, "read", handle=handle, expression=returned)
+        expected = np.load(PROGRAMS / "mlp.expected.npz")["result0"]
+        assert np.allclose(_elements(shown), expected, rtol=1e-4, atol=1e-5)
+
+        memory = await call(session, "memory", handle=handle, top=3)
+        assert "peak" in memory and "fits" in memory
+        diff = await call(session, "diff", handle=handle, against="tpu-v5e")
+        assert "compared between cpu and tpu-v5e" in diff
+
+        other = await call(session, "load", program="mlp.mlir", args="mlp.inputs.npz")
+        second = re.search(r"opened as (p\d+)", other).group(1)
+        assert second != handle
+        at_dot = await call(session, "run", handle=second, to="stablehlo.dot_general")
+        assert "next op" in at_dot and "stablehlo.dot_general" in at_dot.split("next op")[1].splitlines()[0]
+        again = await call(session, "read", handle=handle, expression=returned)
+        assert again == shown  # the first session stayed where it was
+
+
+def test_without_the_sdk_the_command_says_how_to_install_it(monkeypatch, capsys):
+    monkeypatch.delitem(sys.modules, "hlodbg.mcp.server", raising=False)  # imported again, meeting the block
+    for name in ("mcp", "mcp.server", "mcp.server.mcpserver"):
+        monkeypatch.setitem(sys.modules, name, None)  # an import of it fails as if it were not installed
+    assert main(["mcp"]) == 2
+    err = capsys.readouterr().err
+    assert MISSING_SDK in err and "pip install 'hlodbg[mcp]'" in err and "Traceback" not in err
+
+
+def test_the_rest_of_hlodbg_does_not_need_the_sdk():
+    import subprocess
+
+    blocker = ("import sys; sys.modules['mcp'] = None; sys.modules['mcp_types'] = None\n"
+               "from hlodbg.cli import main\n"
+               "sys.exit(main(['run', sys.argv[1], '--seed', '1']))")
+    done = subprocess.run([sys.executable, "-c", blocker, str(DATA / "nan_in_loop.mlir")], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def _elements(shown: str) -> np.ndarray:
+    """The elements `read` printed under the summary line."""
+    return np.array(ast.literal_eval(shown.split("\n", 1)[1]))
