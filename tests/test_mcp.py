@@ -29,6 +29,21 @@ BIG_PROGRAM = """func.func @main(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {
 }
 """
 
+# A loop that never ends: a run is interrupted at its time limit, and goes on from there.
+ENDLESS_PROGRAM = """func.func @main(%x: tensor<f32>) -> tensor<f32> {
+  %r = stablehlo.while(%v = %x) : tensor<f32>
+    cond {
+      %t = stablehlo.constant dense<true> : tensor<i1>
+      stablehlo.return %t : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1.0> : tensor<f32>
+      %n = stablehlo.add %v, %one : tensor<f32>
+      stablehlo.return %n : tensor<f32>
+    }
+  return %r : tensor<f32>
+}
+"""
+
 
 @asynccontextmanager
 async def hlodbg_mcp(workdir: Path, *roots: Path, extra: tuple = ()):
@@ -96,6 +111,10 @@ async def test_an_agent_finds_the_nan_of_a_loop(tmp_path):
         unknown = await refused(session, "read", handle=handle, expression="%nowhere")
         assert "%nowhere" in unknown
         assert "step how='sideways'" in await refused(session, "step", handle=handle, how="sideways")
+
+        # Nothing is evaluated but hlodbg's expressions.
+        escape = await refused(session, "read", handle=handle, expression="__import__('os').system('true')")
+        assert "not allowed" in escape
 
         closed = await call(session, "close", handle=handle)
         assert f"closed {handle}" in closed
@@ -187,6 +206,24 @@ async def test_a_shared_program_is_summarised_run_and_reported(tmp_path):
         assert "next op" in at_dot and "stablehlo.dot_general" in at_dot.split("next op")[1].splitlines()[0]
         again = await call(session, "read", handle=handle, expression=returned)
         assert again == shown  # the first session stayed where it was
+
+
+async def test_a_run_that_never_ends_is_interrupted_and_a_bad_program_is_located(tmp_path):
+    (tmp_path / "endless.mlir").write_text(ENDLESS_PROGRAM)
+    (tmp_path / "broken.mlir").write_text(ENDLESS_PROGRAM.replace("stablehlo.add %v, %one", "stablehlo.add %v %one"))
+    async with hlodbg_mcp(tmp_path / "work", tmp_path) as session:
+        located = await refused(session, "load", program="broken.mlir")
+        assert re.search(r"broken\.mlir:8:\d+: error: ", located) and "\n" + " " * 4 in located and "^" in located
+
+        loaded = await call(session, "load", program="endless.mlir")
+        handle = re.search(r"opened as (p\d+)", loaded).group(1)
+        first = await call(session, "run", handle=handle, time_limit=0.5)
+        assert "interrupted after 0.5 s" in first
+        at = int(re.search(r"next op \(event (\d+)\)", first).group(1))
+        second = await call(session, "run", handle=handle, time_limit=0.5)
+        assert "interrupted" in second and int(re.search(r"next op \(event (\d+)\)", second).group(1)) > at
+        counted = await call(session, "read", handle=handle, expression="iteration")
+        assert int(counted.split("=")[1].split()[0]) > 0
 
 
 def test_without_the_sdk_the_command_says_how_to_install_it(monkeypatch, capsys):

@@ -12,6 +12,7 @@ Nothing an agent sends is run as code but hlodbg's own expressions (engine/debug
 """
 from __future__ import annotations
 
+import sys
 from typing import Optional, Sequence
 
 from hlodbg.engine.ir.errors import HlodbgError
@@ -36,7 +37,11 @@ def serve_stdio(workdir: Optional[str] = None, roots: Sequence[str] = (), limit:
         raise HlodbgError(f"--max-output {limit}: expected 500 characters or more")
     if max_open < 1:
         raise HlodbgError(f"--max-open {max_open}: expected 1 or more")
-    desk = Desk(Folders.make(workdir, roots), max_open)
+    folders = Folders.make(workdir, roots)
+    desk = Desk(folders, max_open)
+    # stderr is the host's log: where the files an agent saves are (a temporary folder is kept).
+    print(f"hlodbg mcp: reading under {', '.join(folders.roots)}; writing in {folders.workdir}", file=sys.stderr,
+          flush=True)
     server = build_server(desk, limit)
     try:
         server.run("stdio")

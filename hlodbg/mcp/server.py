@@ -43,7 +43,8 @@ MOVING = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempoten
 
 
 def build_server(desk: Desk, limit: int) -> MCPServer:
-    server: MCPServer = MCPServer("hlodbg", version=__version__, instructions=INSTRUCTIONS)
+    # Refusals are answers the agent reads, not news for the server's log: only warnings go to stderr.
+    server: MCPServer = MCPServer("hlodbg", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
     async def answer(work: Callable[[], str], offset: int = 0, narrower: str = "") -> str:
         try:
