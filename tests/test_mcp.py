@@ -156,22 +156,38 @@ async def test_paths_outside_the_folders_are_refused(tmp_path):
 async def test_an_oversized_answer_is_cut_with_a_note(tmp_path):
     program = tmp_path / "big.mlir"
     program.write_text(BIG_PROGRAM)
-    async with hlodbg_mcp(tmp_path / "work", tmp_path, extra=("--max-output", "600")) as session:
+    async with hlodbg_mcp(tmp_path / "work", tmp_path, extra=("--max-output", "400")) as session:
         loaded = await call(session, "load", program="big.mlir")
-        assert len(loaded) <= 600
+        assert len(loaded) <= 400 and "look at the rest with summary" in loaded  # load takes no offset
         handle = re.search(r"opened as (p\d+)", loaded).group(1)
         await call(session, "step", handle=handle, count=2)
         first = await call(session, "read", handle=handle, expression="%e")
-        assert len(first) <= 600
+        assert len(first) <= 400
         note = re.search(r"truncated: characters 0-(\d+) of (\d+) shown; call again with offset=(\d+)", first)
         assert note is not None, first
         shown, total, offset = (int(g) for g in note.groups())
-        assert shown == offset and total > 600
+        assert shown == offset and total > 400
         rest = await call(session, "read", handle=handle, expression="%e", offset=offset)
         assert first[:shown] + rest.split("\n… truncated")[0] != first[:shown]
         assert "read a smaller slice" in first
         past = await refused(session, "read", handle=handle, expression="%e", offset=total + 5)
         assert "past the end" in past
+
+        # Reading on pages through the same answer, even where asking again would move on: a trace
+        # of nan runs to the next NaN from the cursor.
+        (tmp_path / "nan_in_loop.mlir").write_text((DATA / "nan_in_loop.mlir").read_text())
+        loaded = await call(session, "load", program="nan_in_loop.mlir")
+        handle = re.search(r"opened as (p\d+)", loaded).group(1)
+        first = await call(session, "trace", handle=handle, value="nan")
+        head = first.splitlines()[0]
+        assert head.startswith("trace of ") and "nan" in head
+        shown, total, offset = (int(g) for g in re.search(
+            r"characters 0-(\d+) of (\d+) shown; call again with offset=(\d+)", first).groups())
+        rest = await call(session, "trace", handle=handle, value="nan", offset=offset)
+        whole = first[:shown] + rest.split("\n… truncated")[0]
+        assert whole == _whole_trace_of_the_first_nan(tmp_path)[:len(whole)] and len(whole) > shown
+        again = await call(session, "trace", handle=handle, value="nan")  # asked anew: the next NaN
+        assert again.splitlines()[0] != head
 
 
 async def test_a_shared_program_is_summarised_run_and_reported(tmp_path):
@@ -244,6 +260,19 @@ def test_the_rest_of_hlodbg_does_not_need_the_sdk():
     done = subprocess.run([sys.executable, "-c", blocker, str(DATA / "nan_in_loop.mlir")], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
+
+
+def _whole_trace_of_the_first_nan(folder: Path) -> str:
+    """What the server's `trace nan` answers on nan_in_loop.mlir, asked in this process."""
+    from hlodbg.mcp.folders import Folders
+    from hlodbg.mcp.sessions import Desk
+
+    desk = Desk(Folders.make(str(folder / "work-here"), [str(folder)]))
+    try:
+        desk.call(lambda: desk.load("nan_in_loop.mlir")).result()
+        return desk.call(lambda: desk.trace("p1", "nan")).result()
+    finally:
+        desk.close_all()
 
 
 def _elements(shown: str) -> np.ndarray:

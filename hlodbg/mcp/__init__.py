@@ -20,6 +20,7 @@ from hlodbg.engine.ir.errors import HlodbgError
 from .folders import DEFAULT_LIMIT, Folders
 from .sessions import DEFAULT_MAX_OPEN, Desk
 
+MIN_LIMIT = 300  # characters of an answer: what was cut and how to read on must still fit
 MISSING_SDK = ("hlodbg mcp needs the Model Context Protocol SDK, which is not installed: "
                "pip install 'hlodbg[mcp]' (or pip install 'mcp>=2.3')")
 
@@ -33,8 +34,8 @@ def serve_stdio(workdir: Optional[str] = None, roots: Sequence[str] = (), limit:
         if missing.name is not None and missing.name.split(".")[0] in ("mcp", "mcp_types", "pydantic"):
             raise HlodbgError(MISSING_SDK) from None
         raise
-    if limit < 500:
-        raise HlodbgError(f"--max-output {limit}: expected 500 characters or more")
+    if limit < MIN_LIMIT:
+        raise HlodbgError(f"--max-output {limit}: expected {MIN_LIMIT} characters or more (room for a note)")
     if max_open < 1:
         raise HlodbgError(f"--max-open {max_open}: expected 1 or more")
     folders = Folders.make(workdir, roots)

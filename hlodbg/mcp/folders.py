@@ -80,10 +80,10 @@ def _inside(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
-def page(text: str, limit: int, offset: int = 0, narrower: str = "") -> str:
+def page(text: str, limit: int, offset: int = 0, narrower: str = "", pageable: bool = True) -> str:
     """At most `limit` characters of `text` from `offset`, cut at a line end where one is near,
-    with a note saying what was left out and how to get it (`narrower`: a smaller question that
-    would answer in less)."""
+    with a note saying what was left out and how to get it: the same call with `offset` when the
+    tool takes one (`pageable`), or `narrower` (a smaller question that would answer in less)."""
     if offset < 0:
         raise HlodbgError(f"offset {offset}: expected 0 or more characters")
     if offset and offset >= len(text):
@@ -94,7 +94,8 @@ def page(text: str, limit: int, offset: int = 0, narrower: str = "") -> str:
     room = max(limit - 200, limit // 2)  # left for the note
     cut = rest.rfind("\n", room // 2, room)
     end = cut + 1 if cut > 0 else room
-    how = f"call again with offset={offset + end}" + (f", or {narrower}" if narrower else "")
+    ways = ([f"call again with offset={offset + end}"] if pageable else []) + ([narrower] if narrower else [])
+    how = ", or ".join(ways) or "ask a narrower question"
     return (rest[:end] + f"\n… truncated: characters {offset}-{offset + end} of {len(text)} shown; {how}\n")
 
 

@@ -38,6 +38,9 @@ Offset = Annotated[int, Field(description="character to start the answer at (a c
 TimeLimit = Annotated[float, Field(description="seconds the run may take before it is interrupted where it is",
                                  gt=0)]
 
+KEPT_ANSWERS = 16  # whole answers kept for reading on with `offset`
+LOOK_ON = "look at the rest with summary, read or explain"
+
 LOOKING = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 MOVING = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False)
 
@@ -46,10 +49,22 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
     # Refusals are answers the agent reads, not news for the server's log: only warnings go to stderr.
     server: MCPServer = MCPServer("hlodbg", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
 
-    async def answer(work: Callable[[], str], offset: int = 0, narrower: str = "") -> str:
+    # The last whole answer of each question (the tool and its arguments but `offset`): reading on
+    # with `offset` pages through that answer, not a new one (a `trace` of nan has moved the cursor).
+    answers: dict[tuple, str] = {}
+
+    async def answer(work: Callable[[], str], question: Optional[tuple] = None, offset: int = 0,
+                     narrower: str = "") -> str:
         try:
-            text = await asyncio.wrap_future(desk.call(work))
-            return page(text, limit, offset, narrower)
+            text = answers.get(question) if question is not None and offset else None
+            if text is None:
+                text = await asyncio.wrap_future(desk.call(work))
+            if question is not None:
+                answers.pop(question, None)
+                answers[question] = text
+                while len(answers) > KEPT_ANSWERS:
+                    answers.pop(next(iter(answers)))
+            return page(text, limit, offset, narrower or LOOK_ON, pageable=question is not None)
         except HlodbgError as e:
             raise ToolError(e.render() if e.pos is not None else e.message) from None
         except Exception as e:  # noqa: BLE001 - a bug in hlodbg must not end the agent's session
@@ -77,7 +92,7 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
     async def summary(handle: Handle, offset: Offset = 0) -> str:
         """The program's functions, how many ops of each kind, the entry's arguments (with their
         values' summaries once read) and results, the grid and target, and where the cursor is."""
-        return await answer(lambda: desk.summary(handle), offset)
+        return await answer(lambda: desk.summary(handle), ("summary", handle), offset)
 
     @server.tool(annotations=MOVING, structured_output=False)
     async def run(
@@ -124,7 +139,8 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
     ) -> str:
         """A value where the cursor is: its summary (shape, range, mean, NaN/Inf counts) and its
         elements (all of a small value; the ends of each axis of a big one: read slices for more)."""
-        return await answer(lambda: desk.read(handle, expression), offset, "read a smaller slice")
+        return await answer(lambda: desk.read(handle, expression), ("read", handle, expression), offset,
+                            "read a smaller slice")
 
     @server.tool(annotations=LOOKING, structured_output=False)
     async def explain(
@@ -139,7 +155,8 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
     ) -> str:
         """What the op does, with its values where the cursor is: operands and results, attributes
         decoded, how the result shape follows, and with `at` the operand elements that make it."""
-        return await answer(lambda: desk.explain(handle, op, at, result, lang), offset)
+        return await answer(lambda: desk.explain(handle, op, at, result, lang),
+                            ("explain", handle, op, at, result, lang), offset)
 
     @server.tool(annotations=MOVING, structured_output=False)
     async def trace(
@@ -152,7 +169,7 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
     ) -> str:
         """Where one element came from, op by op back through the whole run (loops, calls), to the
         arguments and constants it depends on; for a NaN or Inf, to the op that first made one."""
-        return await answer(lambda: desk.trace(handle, value, at, time_limit), offset)
+        return await answer(lambda: desk.trace(handle, value, at, time_limit), ("trace", handle, value, at), offset)
 
     @server.tool(annotations=LOOKING, structured_output=False)
     async def memory(
@@ -162,7 +179,8 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
         offset: Offset = 0,
     ) -> str:
         """Each device's peak memory, the buffers live there and whether it fits (static: nothing runs)."""
-        return await answer(lambda: desk.memory(handle, target, top), offset, "a smaller `top`")
+        return await answer(lambda: desk.memory(handle, target, top), ("memory", handle, target, top), offset,
+                            "a smaller `top`")
 
     @server.tool(annotations=LOOKING, structured_output=False)
     async def diff(
@@ -174,7 +192,8 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
     ) -> str:
         """Run the program on its target and on `against` in lockstep, on the same arguments, and name
         the first op whose result differs beyond the tolerance, with both values and why."""
-        return await answer(lambda: desk.diff(handle, against, rtol, atol), offset)
+        return await answer(lambda: desk.diff(handle, against, rtol, atol), ("diff", handle, against, rtol, atol),
+                            offset)
 
     @server.tool(annotations=MOVING, structured_output=False)
     async def save(
@@ -188,6 +207,8 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
     @server.tool(annotations=MOVING, structured_output=False)
     async def close(handle: Handle) -> str:
         """Close a program and free its recording."""
+        for question in [q for q in answers if q[1] == handle]:
+            del answers[question]
         return await answer(lambda: desk.close(handle))
 
     return server
