@@ -19,6 +19,7 @@ from hlodbg.engine.machine.xla.device_values import to_host
 
 SHOWN_ELEMENTS = 256  # a value up to this many elements is printed whole; a bigger one by its ends
 EDGE_ITEMS = 3  # elements shown at each end of a summarised axis
+LISTED_FUNCTIONS = 20  # functions listed in a summary, the entry first
 LISTED_KINDS = 25  # op kinds listed in a summary, most frequent first
 LISTED_VALUES = 16  # operands or results listed for one op
 
@@ -96,20 +97,24 @@ def op_values_lines(op, inputs, outputs) -> list[str]:
     return lines
 
 
-def program_summary(program, target, label: str) -> str:
+def program_summary(program, target, label: str, entry_name: str) -> str:
     """What a program holds: its functions, op kinds, the entry's arguments and results, and the
     session's grid and target."""
-    module = program.module
+    from hlodbg.engine.run.interpreter import entry_function
+
     records = target.session.trace.frame_records
-    entry = records[0].function if records else module.entry
+    entry = entry_function(program.module, entry_name)
     lines = [f"{label}: {program.name}, {program.op_count} ops in {len(program.functions)} functions; "
              f"target {target.session.backend.describe()}; grid {target.grid.num_replicas}x{target.grid.num_partitions} "
              f"(replicas x partitions)"]
-    lines.append("functions:")
-    for function in program.functions.values():
+    functions = sorted(program.functions.values(), key=lambda f: f is not entry)  # the entry first
+    lines.append(f"functions ({len(functions)}):")
+    for function in functions[:LISTED_FUNCTIONS]:
         kind = "" if function.visibility in ("", "public") else f" ({function.visibility})"
         lines.append(f"  @{function.sym_name}{kind}: {len(function.arguments)} arguments, "
                      f"{len(function.function_type.results)} results, {len(function.ops)} ops")
+    if len(functions) > LISTED_FUNCTIONS:
+        lines.append(f"  … and {len(functions) - LISTED_FUNCTIONS} more functions")
     kinds = Counter(op.name for op in program.ops)
     lines.append(f"op kinds ({len(kinds)}, most frequent first):")
     for name, count in kinds.most_common(LISTED_KINDS):

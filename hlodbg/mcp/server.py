@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import traceback
-from typing import Annotated, Callable, Optional
+from typing import Annotated, Callable, Literal, Optional
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -83,10 +83,16 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
         seed: Annotated[int, Field(description="seed of the random arguments not given")] = 0,
         replicas: Annotated[Optional[int], Field(description="grid replicas (default: the module's)")] = None,
         partitions: Annotated[Optional[int], Field(description="grid partitions (default: the module's)")] = None,
+        memory: Annotated[Optional[str], Field(description="what the recording may hold, e.g. 512M or 2G (default: "
+                                                           "the arguments' size, at least 256M)")] = None,
+        fill_elided: Annotated[Optional[Literal["random", "zeros"]],
+                               Field(description="give constants an HLO dump elided ({...}) random values or zeros, "
+                                                 "so the program can run")] = None,
     ) -> str:
         """Open a program for debugging: a handle for the other tools and a summary of the program.
         The cursor starts before the first op; nothing has run yet."""
-        return await answer(lambda: desk.load(program, args, target, entry, seed, replicas, partitions))
+        return await answer(lambda: desk.load(program, args, target, entry, seed, replicas, partitions, memory,
+                                             fill_elided))
 
     @server.tool(annotations=LOOKING, structured_output=False)
     async def summary(handle: Handle, offset: Offset = 0) -> str:

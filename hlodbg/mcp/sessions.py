@@ -89,7 +89,7 @@ class Desk:
         options = dict(args=attributes.get("args"), target=target, entry=entry, seed=seed, replicas=replicas,
                        partitions=partitions)
         self.open[handle] = Opened(handle, launched.program, launched.target, options)
-        return (program_summary(launched.program, launched.target, f"opened as {handle}") +
+        return (program_summary(launched.program, launched.target, f"opened as {handle}", entry) +
                 "\nthe cursor is at the first op; `run` goes to the first NaN (to='nan') or a breakpoint")
 
     def close(self, handle: str) -> str:
@@ -108,7 +108,7 @@ class Desk:
     def summary(self, handle: str) -> str:
         opened = self.get(handle)
         where = opened.target.session.where()
-        return program_summary(opened.program, opened.target, handle) + "\ncursor:\n" + where
+        return program_summary(opened.program, opened.target, handle, opened.options["entry"]) + "\ncursor:\n" + where
 
     # -- moving -------------------------------------------------------------------------------
     def run(self, handle: str, to: Optional[str] = None, condition: Optional[str] = None,
