@@ -112,6 +112,16 @@ async def test_an_agent_finds_the_nan_of_a_loop(tmp_path):
         assert "%nowhere" in unknown
         assert "step how='sideways'" in await refused(session, "step", handle=handle, how="sideways")
 
+        # A breakpoint kept for later runs, with a condition in hlodbg's expressions; running backwards.
+        listed = await call(session, "breakpoint", handle=handle, spec="%d", condition="iteration == 2")
+        assert listed.count("%d") == 1
+        at_two = await call(session, "run", handle=handle)
+        assert "while.body #2" in at_two.split("stack (outermost first):")[1]
+        assert await call(session, "read", handle=handle, expression="iteration") == "iteration = 2"
+        assert "none" in await call(session, "breakpoint", handle=handle, clear=True)
+        rewound = await call(session, "step", handle=handle, how="reverse")
+        assert rewound.startswith("stopped: at the first op") and "next op (event 0)" in rewound
+
         # Nothing is evaluated but hlodbg's expressions.
         escape = await refused(session, "read", handle=handle, expression="__import__('os').system('true')")
         assert "not allowed" in escape
