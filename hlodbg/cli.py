@@ -145,7 +145,8 @@ def _cmd_mcp(args) -> int:
     from hlodbg.mcp.folders import DEFAULT_LIMIT
     from hlodbg.mcp.sessions import DEFAULT_MAX_OPEN
 
-    return serve_stdio(args.workdir, args.root, args.max_output or DEFAULT_LIMIT, args.max_open or DEFAULT_MAX_OPEN)
+    return serve_stdio(args.workdir, args.root, DEFAULT_LIMIT if args.max_output is None else args.max_output,
+                       DEFAULT_MAX_OPEN if args.max_open is None else args.max_open)
 
 
 def _verify_options(verify_cmd) -> None:

@@ -261,6 +261,16 @@ def test_without_the_sdk_the_command_says_how_to_install_it(monkeypatch, capsys)
     assert MISSING_SDK in err and "pip install 'hlodbg[mcp]'" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(("option", "refusal"), [
+    (["--max-output", "10"], "--max-output 10: expected 300 characters or more"),
+    (["--max-open", "0"], "--max-open 0: expected 1 or more"),
+    (["--root", "/nonexistent/folder"], "--root /nonexistent/folder: no such folder"),
+])
+def test_bad_options_are_refused_before_serving(option, refusal, capsys):
+    assert main(["mcp", *option]) == 2
+    assert refusal in capsys.readouterr().err
+
+
 def test_the_rest_of_hlodbg_does_not_need_the_sdk():
     import subprocess
 

@@ -28,16 +28,16 @@ MISSING_SDK = ("hlodbg mcp needs the Model Context Protocol SDK, which is not in
 def serve_stdio(workdir: Optional[str] = None, roots: Sequence[str] = (), limit: int = DEFAULT_LIMIT,
                 max_open: int = DEFAULT_MAX_OPEN) -> int:
     """Serve one agent on stdin/stdout until it goes away."""
+    if limit < MIN_LIMIT:
+        raise HlodbgError(f"--max-output {limit}: expected {MIN_LIMIT} characters or more (room for a note)")
+    if max_open < 1:
+        raise HlodbgError(f"--max-open {max_open}: expected 1 or more")
     try:
         from .server import build_server
     except ImportError as missing:
         if missing.name is not None and missing.name.split(".")[0] in ("mcp", "mcp_types", "pydantic"):
             raise HlodbgError(MISSING_SDK) from None
         raise
-    if limit < MIN_LIMIT:
-        raise HlodbgError(f"--max-output {limit}: expected {MIN_LIMIT} characters or more (room for a note)")
-    if max_open < 1:
-        raise HlodbgError(f"--max-open {max_open}: expected 1 or more")
     folders = Folders.make(workdir, roots)
     desk = Desk(folders, max_open)
     # stderr is the host's log: where the files an agent saves are (a temporary folder is kept).
