@@ -252,6 +252,27 @@ async def test_a_run_that_never_ends_is_interrupted_and_a_bad_program_is_located
         assert int(counted.split("=")[1].split()[0]) > 0
 
 
+async def test_the_devices_of_a_grid_program(tmp_path):
+    """A sharded program on 8 devices: stopped at its all_reduce on device 0, read on device 1 (its
+    own values), and the collective's element explained from both devices' contributions."""
+    require_shared()
+    async with hlodbg_mcp(tmp_path / "work", PROGRAMS) as session:
+        loaded = await call(session, "load", program="sharded_mlp_4x2.mlir", args="sharded_mlp_4x2.inputs.npz")
+        handle = re.search(r"opened as (p\d+)", loaded).group(1)
+        assert "grid 1x8" in loaded
+        stopped = await call(session, "run", handle=handle, to="stablehlo.all_reduce")
+        assert "on device 0 of 8" in stopped and "= stablehlo.all_reduce" in stopped.split("next op")[1]
+        mine = _elements(await call(session, "read", handle=handle, expression="%1[0, 0:3]"))
+        theirs = _elements(await call(session, "read", handle=handle, expression="%1[0, 0:3]", device=1))
+        assert not np.allclose(mine, theirs)  # each device multiplies its own shard
+        explained = await call(session, "explain", handle=handle, at="0,0")
+        contributions = re.findall(r"contribution: operand #0 \S+ at \(0, 0\)(?: of device \([^)]*\))? = (\S+)",
+                                   explained)
+        assert sorted(float(c) for c in contributions) == pytest.approx(sorted([mine[0], theirs[0]]), rel=1e-5)
+        moved = await call(session, "step", handle=handle)
+        assert "on device 1 of 8" in moved  # the device read last stays in focus
+
+
 def test_without_the_sdk_the_command_says_how_to_install_it(monkeypatch, capsys):
     monkeypatch.delitem(sys.modules, "hlodbg.mcp.server", raising=False)  # imported again, meeting the block
     for name in ("mcp", "mcp.server", "mcp.server.mcpserver"):

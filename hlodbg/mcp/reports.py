@@ -142,6 +142,8 @@ def stop_text(stop: Stop, target, printed: list[str], timeout: Optional[float]) 
     session = target.session
     trace = session.trace
     lines = [f"stopped: {_reason(stop, timeout)}"]
+    if target.multi_device:
+        lines.append(f"on {target.describe_focus()} (`device` picks another)")
     for hit in stop.hits:
         if hit.after and hit.breakpoint is not None and 0 <= hit.event < len(trace):
             op = trace.ops[hit.event]

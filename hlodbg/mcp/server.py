@@ -35,6 +35,8 @@ says how to read on. Several programs may be open at once: each has a handle (p1
 Handle = Annotated[str, Field(description="the handle `load` gave the program (p1, p2, ...)")]
 Offset = Annotated[int, Field(description="character to start the answer at (a cut answer says where to read on)",
                               ge=0)]
+Device = Annotated[Optional[int], Field(description="on a grid: the device (0, 1, ...) to move and read on from now "
+                                                     "on (default: the one in focus, at first 0)", ge=0)]
 TimeLimit = Annotated[float, Field(description="seconds the run may take before it is interrupted where it is",
                                  gt=0)]
 
@@ -109,10 +111,11 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
         condition: Annotated[Optional[str], Field(description="stop only where this hlodbg expression holds, e.g. "
                                                               "iteration == 3 or %x.max() > 10")] = None,
         time_limit: TimeLimit = DEFAULT_TIMEOUT,
+        device: Device = None,
     ) -> str:
         """Run forward to `to`, else to the next breakpoint or the end; says where it stopped, the
         op that made what the breakpoint saw with its values, the next op and the stack."""
-        return await answer(lambda: desk.run(handle, to, condition, time_limit))
+        return await answer(lambda: desk.run(handle, to, condition, time_limit, device))
 
     @server.tool(annotations=MOVING, structured_output=False)
     async def step(
@@ -122,9 +125,10 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
                                               "to the previous breakpoint")] = "over",
         count: Annotated[int, Field(description="how many steps", ge=1)] = 1,
         time_limit: TimeLimit = DEFAULT_TIMEOUT,
+        device: Device = None,
     ) -> str:
         """Step the cursor forward or backward; says where it is now."""
-        return await answer(lambda: desk.step(handle, how, count, time_limit))
+        return await answer(lambda: desk.step(handle, how, count, time_limit, device))
 
     @server.tool(annotations=MOVING, structured_output=False)
     async def breakpoint(
@@ -141,11 +145,12 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
         handle: Handle,
         expression: Annotated[str, Field(description="an hlodbg expression over the values the cursor sees: %5, "
                                                      "%x[0, :4], %5#1, abs(%3).max(), iteration")],
+        device: Device = None,
         offset: Offset = 0,
     ) -> str:
         """A value where the cursor is: its summary (shape, range, mean, NaN/Inf counts) and its
         elements (all of a small value; the ends of each axis of a big one: read slices for more)."""
-        return await answer(lambda: desk.read(handle, expression), ("read", handle, expression), offset,
+        return await answer(lambda: desk.read(handle, expression, device), ("read", handle, expression, device), offset,
                             "read a smaller slice")
 
     @server.tool(annotations=LOOKING, structured_output=False)
@@ -157,12 +162,13 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
                                                        "where it comes from")] = None,
         result: Annotated[Optional[int], Field(description="which result `at` is in (default 0)", ge=0)] = None,
         lang: Annotated[str, Field(description="en, ja or hi")] = "en",
+        device: Device = None,
         offset: Offset = 0,
     ) -> str:
         """What the op does, with its values where the cursor is: operands and results, attributes
         decoded, how the result shape follows, and with `at` the operand elements that make it."""
-        return await answer(lambda: desk.explain(handle, op, at, result, lang),
-                            ("explain", handle, op, at, result, lang), offset)
+        return await answer(lambda: desk.explain(handle, op, at, result, lang, device),
+                            ("explain", handle, op, at, result, lang, device), offset)
 
     @server.tool(annotations=MOVING, structured_output=False)
     async def trace(
@@ -171,11 +177,13 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
                                                 "run makes from the cursor on (the cursor moves there)")],
         at: Annotated[Optional[str], Field(description="the element of %v, e.g. 3,7 (default: its only element)")] = None,
         time_limit: TimeLimit = DEFAULT_TIMEOUT,
+        device: Device = None,
         offset: Offset = 0,
     ) -> str:
         """Where one element came from, op by op back through the whole run (loops, calls), to the
         arguments and constants it depends on; for a NaN or Inf, to the op that first made one."""
-        return await answer(lambda: desk.trace(handle, value, at, time_limit), ("trace", handle, value, at), offset)
+        return await answer(lambda: desk.trace(handle, value, at, time_limit, device),
+                            ("trace", handle, value, at, device), offset)
 
     @server.tool(annotations=LOOKING, structured_output=False)
     async def memory(

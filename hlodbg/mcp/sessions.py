@@ -105,6 +105,15 @@ class Desk:
             raise ToolRefusal(f"no program open as {handle!r} (open: {known})")
         return opened
 
+    def focused(self, handle: str, device: Optional[int]) -> Opened:
+        """The program, with `device` (its number on the grid) in focus from now on when given:
+        moves are made on it (the others follow in lock-step) and values read from it."""
+        opened = self.get(handle)
+        if device is not None:
+            target = opened.target
+            target.set_focus(target.process_of(device))
+        return opened
+
     def summary(self, handle: str) -> str:
         opened = self.get(handle)
         where = opened.target.session.where()
@@ -112,10 +121,10 @@ class Desk:
 
     # -- moving -------------------------------------------------------------------------------
     def run(self, handle: str, to: Optional[str] = None, condition: Optional[str] = None,
-            timeout: float = DEFAULT_TIMEOUT) -> str:
+            timeout: float = DEFAULT_TIMEOUT, device: Optional[int] = None) -> str:
         """Continue to `to` (a breakpoint for this move only: nan, inf, %12, a line, an op kind...),
         else to the next breakpoint or the end."""
-        opened = self.get(handle)
+        opened = self.focused(handle, device)
         target = opened.target
         added = target.break_at(to, condition, saved=False) if to else []
         try:
@@ -127,8 +136,9 @@ class Desk:
                         session.breakpoints.remove(bp.id)
         return self._stopped(opened, stop, timeout)
 
-    def step(self, handle: str, how: str = "over", count: int = 1, timeout: float = DEFAULT_TIMEOUT) -> str:
-        opened = self.get(handle)
+    def step(self, handle: str, how: str = "over", count: int = 1, timeout: float = DEFAULT_TIMEOUT,
+             device: Optional[int] = None) -> str:
+        opened = self.focused(handle, device)
         move = STEPS.get(how)
         if move is None:
             raise ToolRefusal(f"step how={how!r}: expected one of {', '.join(STEPS)}")
@@ -178,9 +188,9 @@ class Desk:
         return stop_text(stop, opened.target, new, timeout)
 
     # -- looking ------------------------------------------------------------------------------
-    def read(self, handle: str, expression: str) -> str:
+    def read(self, handle: str, expression: str, device: Optional[int] = None) -> str:
         """An hlodbg expression's value where the cursor is: %5, %x[0, :4], abs(%3).max(), iteration."""
-        session = self.get(handle).target.session
+        session = self.focused(handle, device).target.session
         text = _expression(expression)
         return value_text(session.evaluate(text), text)
 
@@ -199,7 +209,7 @@ class Desk:
         return f"wrote {printable(real)} ({os.path.getsize(real):,} bytes)"
 
     def explain(self, handle: str, op: Optional[str] = None, at: Optional[str] = None, result: Optional[int] = None,
-                lang: str = "en") -> str:
+                lang: str = "en", device: Optional[int] = None) -> str:
         """What an op does with its values where the cursor is (its run about to start, else its
         latest), and with `at`, where that element of its result comes from."""
         import re
@@ -210,7 +220,7 @@ class Desk:
         from hlodbg.engine.ir.phrases import check_language
         from hlodbg.layouts.labels import hlo_opcode
 
-        opened = self.get(handle)
+        opened = self.focused(handle, device)
         target = opened.target
         try:
             lang = check_language(lang)
@@ -236,13 +246,14 @@ class Desk:
         event = f"event {mine.event}" if mine is not None and mine.event is not None else "no run of it yet"
         return f"{op_place(chosen)}: values of {event}\n" + explanation.text(100)
 
-    def trace(self, handle: str, value: str, at: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT) -> str:
+    def trace(self, handle: str, value: str, at: Optional[str] = None, timeout: float = DEFAULT_TIMEOUT,
+              device: Optional[int] = None) -> str:
         """Where an element came from, op by op (engine/debug/lineage.py); value 'nan' or 'inf':
         the first one the run makes from the cursor on (the cursor moves there)."""
         from hlodbg.cli_trace import _element
         from hlodbg.engine.debug.lineage import first_nonfinite, trace_element
 
-        opened = self.get(handle)
+        opened = self.focused(handle, device)
         target = opened.target
         text = value.strip()
         if text in ("nan", "inf"):
