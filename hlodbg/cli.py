@@ -134,7 +134,7 @@ def _mcp_options(cmd) -> None:
                      "default: a new temporary folder)")
     cmd.add_argument("--root", action="append", default=[], metavar="DIR",
                      help="a folder the server may read programs and arguments from (repeatable; default: the "
-                          "current folder)")
+                          "current folder, unless that is / or the home folder)")
     cmd.add_argument("--max-output", type=int, default=None, metavar="CHARS",
                      help="characters in one tool's answer; a longer one is cut and says how to read on (default 8000)")
     cmd.add_argument("--max-open", type=int, default=None, metavar="N", help="programs open at once (default 4)")

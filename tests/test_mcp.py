@@ -292,6 +292,14 @@ def test_bad_options_are_refused_before_serving(option, refusal, capsys):
     assert refusal in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("start_in", ["/", "~"])
+def test_started_in_the_root_or_home_folder_it_needs_roots_named(start_in, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.chdir(Path(start_in).expanduser())
+    assert main(["mcp", "--workdir", str(tmp_path / "work")]) == 2
+    assert "name the folders it may read programs from with --root DIR" in capsys.readouterr().err
+
+
 def test_the_rest_of_hlodbg_does_not_need_the_sdk():
     import subprocess
 

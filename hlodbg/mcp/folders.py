@@ -46,7 +46,7 @@ class Folders:
             if not os.path.isdir(root):
                 raise HlodbgError(f"--root {printable(root)}: no such folder")
         workdir = os.path.realpath(workdir)
-        readable = [os.path.realpath(r) for r in (roots or [os.getcwd()])]
+        readable = [os.path.realpath(r) for r in roots] or [_default_root()]
         return cls(workdir, readable)
 
     def readable(self, path: str, what: str = "path") -> str:
@@ -74,6 +74,17 @@ class Folders:
             raise HlodbgError("expected a file name, not an empty one")
         path = os.path.expanduser(path.strip())
         return os.path.realpath(path if os.path.isabs(path) else os.path.join(base, path))
+
+
+def _default_root() -> str:
+    """The folder the server was started in, unless that is the file system's root or the home
+    folder: an agent would then read every file there (a client starts servers in / or ~ unless
+    told otherwise), so the folders to read must be named."""
+    here = os.path.realpath(os.getcwd())
+    if here == os.path.realpath(os.sep) or here == os.path.realpath(os.path.expanduser("~")):
+        raise HlodbgError(f"hlodbg mcp was started in {printable(here)}: name the folders it may read programs from "
+                          "with --root DIR (it reads only there and in its --workdir)")
+    return here
 
 
 def _inside(path: str, folder: str) -> bool:
