@@ -159,6 +159,10 @@ async def test_paths_outside_the_folders_are_refused(tmp_path):
         assert "wrote" in saved
         written = np.load(work / "out" / "e.npy")
         assert written.shape == (2, 3)
+        kept = await refused(session, "save", handle=handle, expression="%e", path="out/e.npy")
+        assert "exists: pass overwrite=true" in kept and np.load(work / "out" / "e.npy").shape == (2, 3)
+        await call(session, "save", handle=handle, expression="%e[0]", path="out/e.npy", overwrite=True)
+        assert np.load(work / "out" / "e.npy").shape == (64,)
         shown = await call(session, "read", handle=handle, expression="%e[0:2, 0:3]")
         assert np.allclose(written, _elements(shown), rtol=1e-5)  # the printed elements
 

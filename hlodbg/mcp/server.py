@@ -214,9 +214,10 @@ def build_server(desk: Desk, limit: int) -> MCPServer:
         handle: Handle,
         expression: Annotated[str, Field(description="an hlodbg expression, as for read")],
         path: Annotated[str, Field(description="a .npy file name in the server's work folder (relative to it)")],
+        overwrite: Annotated[bool, Field(description="replace a file already there")] = False,
     ) -> str:
         """Write a value where the cursor is to a .npy file in the work folder (nowhere else)."""
-        return await answer(lambda: desk.save(handle, expression, path))
+        return await answer(lambda: desk.save(handle, expression, path, overwrite))
 
     @server.tool(annotations=MOVING, structured_output=False)
     async def close(handle: Handle) -> str:

@@ -194,14 +194,17 @@ class Desk:
         text = _expression(expression)
         return value_text(session.evaluate(text), text)
 
-    def save(self, handle: str, expression: str, path: str) -> str:
-        """An expression's value written as a .npy file in the work folder."""
+    def save(self, handle: str, expression: str, path: str, overwrite: bool = False) -> str:
+        """An expression's value written as a .npy file in the work folder (a file already there
+        only with `overwrite`)."""
         from hlodbg.engine.machine.xla.device_values import to_host
 
         session = self.get(handle).target.session
         if not path.endswith(".npy"):
             raise ToolRefusal(f"save {printable(path)}: the file name must end in .npy")
         real = self.folders.writable(path, "path")
+        if os.path.exists(real) and not overwrite:
+            raise ToolRefusal(f"{printable(real)} exists: pass overwrite=true to replace it, or choose another name")
         value = to_host(session.evaluate(_expression(expression)))
         if not isinstance(value, (np.ndarray, np.generic)):
             raise ToolRefusal(f"{expression} is not an array (it is {type(value).__name__}): save one part of it")
