@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional, TypeVar
 
 import numpy as np
@@ -45,8 +45,7 @@ class Opened:
     program: Any
     target: Any
     options: dict
-    printed_said: int = 0
-    breakpoints: list = field(default_factory=list)  # the specs `breakpoint` added, in order
+    printed_said: int = 0  # lines of the run's `interpreter.print` output already shown
 
 
 class Desk:
@@ -130,10 +129,8 @@ class Desk:
         try:
             stop = self._move(opened, "continue_", timeout)
         finally:
-            for bp in added:
-                for session in target.sessions.values():
-                    if any(b.id == bp.id for b in session.breakpoints.breakpoints):
-                        session.breakpoints.remove(bp.id)
+            for process, bp in zip(target.processes, added):  # break_at made one per device, in this order
+                target.sessions[process].breakpoints.remove(bp.id)
         return self._stopped(opened, stop, timeout)
 
     def step(self, handle: str, how: str = "over", count: int = 1, timeout: float = DEFAULT_TIMEOUT,
