@@ -217,6 +217,7 @@ async def test_a_shared_program_is_summarised_run_and_reported(tmp_path):
         assert "the run finished" in finished and "result 0: 8x4xf32" in finished
         summary = await call(session, "summary", handle=handle)
         assert "arg0 %arg0: tensor<8x16xf32> = 8x16xf32" in summary  # the arguments' values, read by the run
+        assert "the run's results:\n  result 0: 8x4xf32" in summary
 
         back = await call(session, "step", handle=handle, how="back")
         returned = re.search(r"next op \(event \d+\): func.return .*\n  operand 0: (%\w+):", back).group(1)

@@ -21,7 +21,7 @@ import numpy as np
 from hlodbg.engine.ir.errors import HlodbgError, printable
 
 from .folders import Folders
-from .reports import op_place, program_summary, stop_text, value_text
+from .reports import LISTED_VALUES, op_place, program_summary, stop_text, summary_line, value_text
 
 T = TypeVar("T")
 
@@ -115,8 +115,12 @@ class Desk:
 
     def summary(self, handle: str) -> str:
         opened = self.get(handle)
-        where = opened.target.session.where()
-        return program_summary(opened.program, opened.target, handle, opened.options["entry"]) + "\ncursor:\n" + where
+        session = opened.target.session
+        text = program_summary(opened.program, opened.target, handle, opened.options["entry"])
+        if session.finished and session.results is not None:
+            text += "\nthe run's results:\n" + "\n".join(
+                f"  result {k}: {summary_line(value)}" for k, value in enumerate(session.results[:LISTED_VALUES]))
+        return text + "\ncursor:\n" + session.where()
 
     # -- moving -------------------------------------------------------------------------------
     def run(self, handle: str, to: Optional[str] = None, condition: Optional[str] = None,
