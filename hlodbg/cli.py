@@ -48,6 +48,8 @@ COMMANDS = {
     "lesson": ("list the lessons, or open one in the debugger with its questions", "hlodbg.cli_lesson:add_options"),
     "dap": ("serve the Debug Adapter Protocol (stdio, or --port) for editors: VS Code, neovim's nvim-dap, ...",
             "hlodbg.cli:_dap_options"),
+    "mcp": ("serve the Model Context Protocol (stdio) for agents: load, run to a NaN, read, explain, trace, "
+            "memory, diff", "hlodbg.cli:_mcp_options"),
     "capture": ("run a program compiled by XLA (jax) on real devices and keep its values "
                 "(RUN.hlocap, for the debugger's --capture)", "hlodbg.cli_capture:add_options"),
 }
@@ -122,6 +124,29 @@ def _cmd_dap(args) -> int:
         return serve_port(args.port, args.host, ready)
     except OSError as e:
         raise HlodbgError(f"--port {args.port}: cannot listen on {args.host}:{args.port}: {e.strerror or e}") from None
+
+
+def _mcp_options(cmd) -> None:
+    cmd.set_defaults(handler=_cmd_mcp)
+    cmd.description = ("Serve the Model Context Protocol on stdin/stdout for an agent. It reads programs and "
+                       "arguments only under --root folders and its --workdir, and writes only in --workdir.")
+    cmd.add_argument("--workdir", metavar="DIR", help="the folder the server may write in (made if missing; "
+                     "default: a new temporary folder)")
+    cmd.add_argument("--root", action="append", default=[], metavar="DIR",
+                     help="a folder the server may read programs and arguments from (repeatable; default: the "
+                          "current folder, unless that is / or the home folder)")
+    cmd.add_argument("--max-output", type=int, default=None, metavar="CHARS",
+                     help="characters in one tool's answer; a longer one is cut and says how to read on (default 8000)")
+    cmd.add_argument("--max-open", type=int, default=None, metavar="N", help="programs open at once (default 4)")
+
+
+def _cmd_mcp(args) -> int:
+    from hlodbg.mcp import serve_stdio
+    from hlodbg.mcp.folders import DEFAULT_LIMIT
+    from hlodbg.mcp.sessions import DEFAULT_MAX_OPEN
+
+    return serve_stdio(args.workdir, args.root, DEFAULT_LIMIT if args.max_output is None else args.max_output,
+                       DEFAULT_MAX_OPEN if args.max_open is None else args.max_open)
 
 
 def _verify_options(verify_cmd) -> None:
