@@ -115,7 +115,7 @@ def test_open_reads_per_device_arguments_into_the_grid_session(program_file, tmp
     args = _parser().parse_args(["open", str(program_file), "--args", str(args_file), "--no-save"])
     app = build_app(args)
     assert app.error is None
-    given = app.options["args"]
+    given = app.options["args"]()  # read on a thread while the app starts
     np.testing.assert_array_equal(given[ProcessId(1, 0)][0], B)
     serve = _parser().parse_args(["serve", str(program_file), "--args-per-device", str(tmp_path)])
     command = serve_command(serve)
