@@ -156,6 +156,11 @@ def _member(path: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> Membe
     return Member(key, info, shape, dtype, fortran, None)
 
 
+def _maps_aligned(member: Member) -> bool:
+    """Whether a stored member's elements start aligned in the file (so it is mapped, not read)."""
+    return member.data_offset is not None and member.data_offset % member.dtype.alignment == 0
+
+
 def _mapped_member(path: str, member: Member) -> tuple[Optional[np.ndarray], str]:
     """A stored member memory-mapped where it lies in the file, and why not when it cannot be:
     (array or None, reason). Elements must be aligned in the file as in memory: numpy computes on
@@ -169,7 +174,7 @@ def _mapped_member(path: str, member: Member) -> tuple[Optional[np.ndarray], str
     if size == 0:
         return None, "empty"
     order = "F" if member.fortran else "C"
-    if data % dtype.alignment == 0:
+    if _maps_aligned(member):
         return np.memmap(path, dtype=dtype, mode="r", offset=data, shape=member.shape, order=order), ""
     raw = np.empty(size, np.uint8)  # numpy allocates aligned for every dtype
     with open_regular(path) as handle:
@@ -230,8 +235,7 @@ class ReadAhead:
             with zipfile.ZipFile(self.path) as archive:
                 for info in archive.infolist():
                     member = _member(self.path, archive, info)
-                    aligned = member.data_offset is None or member.data_offset % member.dtype.alignment == 0
-                    if aligned or member.nbytes == 0 or member.nbytes > room:
+                    if member.data_offset is None or _maps_aligned(member) or member.nbytes == 0 or member.nbytes > room:
                         continue
                     room -= member.nbytes
                     self._arrays[member.key] = (stamp, _mapped_member(self.path, member)[0])
