@@ -106,6 +106,34 @@ def test_narrow_floats_round_once_after_f32_accumulation():
         assert ulps.max() <= 1 and (ulps == 0).mean() > 0.95
 
 
+def _gradient_text(extra_user: bool, precision: str = "DEFAULT, DEFAULT") -> str:
+    """JAX's weight-gradient shape: dot_general(dy, x) over the tokens, then a transpose."""
+    other = "\n  %2 = stablehlo.negate %0 : tensor<2x3x5xf32>" if extra_user else ""
+    results = "%1, %2 : tensor<2x5x3xf32>, tensor<2x3x5xf32>" if extra_user else "%1 : tensor<2x5x3xf32>"
+    types = "tensor<2x5x3xf32>, tensor<2x3x5xf32>" if extra_user else "tensor<2x5x3xf32>"
+    return f"""func.func public @main(%dy: tensor<2x7x3xf32>, %x: tensor<2x7x5xf32>) -> ({types}) {{
+  %0 = stablehlo.dot_general %dy, %x, batching_dims = [0] x [0], contracting_dims = [1] x [1], precision = [{precision}] : (tensor<2x7x3xf32>, tensor<2x7x5xf32>) -> tensor<2x3x5xf32>
+  %1 = stablehlo.transpose %0, dims = [0, 2, 1] : (tensor<2x3x5xf32>) -> tensor<2x5x3xf32>{other}
+  return {results}
+}}"""
+
+
+@pytest.mark.parametrize("extra_user, precision, contiguous", [
+    (False, "DEFAULT, DEFAULT", True),   # only the transpose reads it: computed as x^T dy, laid out for it
+    (True, "DEFAULT, DEFAULT", False),   # another user reads the product as written
+    (False, "HIGHEST, DEFAULT", False),  # swapping the operands would swap their precisions
+])
+def test_dot_product_laid_out_for_its_transpose(extra_user, precision, contiguous):
+    rng = np.random.default_rng(4)
+    dy, x = sample((2, 7, 3), np.float32, rng), sample((2, 7, 5), np.float32, rng)
+    results = interpret(_gradient_text(extra_user, precision), dy, x)
+    assert results[0].flags.c_contiguous == contiguous
+    want = np.einsum("btd,bte->bed", dy.astype(np.float64), x.astype(np.float64))
+    np.testing.assert_allclose(results[0], want, rtol=1e-5)
+    if extra_user:
+        np.testing.assert_allclose(results[1], -np.swapaxes(want, 1, 2), rtol=1e-5)
+
+
 @pytest.mark.parametrize("preset", ["F32_F32_F32", "BF16_BF16_F32", "BF16_BF16_F32_X3", "F16_F16_F16", "F64_F64_F64"])
 def test_dot_algorithms(preset):
     rng = np.random.default_rng(3)
