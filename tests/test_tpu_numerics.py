@@ -7,6 +7,7 @@ layouts that physical storage needs are another module's.
 """
 from __future__ import annotations
 
+import math
 import ml_dtypes
 import numpy as np
 import pytest
@@ -685,3 +686,25 @@ def test_a_chunk_sum_is_exact_whatever_order_blas_adds_in():
     subnormal = np.float32(2.0 ** -130)
     a = np.array([[2.0 ** 100, subnormal, -(2.0 ** 100)]], np.float32)
     assert chunk_sum(a, np.ones((3, 1), np.float32))[0, 0] == subnormal
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_chunk_sum_is_the_rounded_exact_sum_when_values_span_many_binades(seed):
+    """Rows and columns spanning up to 120 binades, with sums that cancel to near ties: every
+    output is its exact sum (math.fsum) rounded to f32, whichever outputs the error bound sends
+    to be summed again."""
+    from hlodbg.engine.machine.tpu.numerics import bf16_rounded, chunk_sum
+
+    rng = np.random.default_rng(seed)
+    m, k, n = 9, 64, 11
+    a = bf16_rounded((rng.standard_normal((2, m, k)) * 2.0 ** rng.integers(-60, 60, (2, m, k))).astype(np.float32))
+    b = bf16_rounded((rng.standard_normal((2, k, n)) * 2.0 ** rng.integers(-60, 60, (2, k, n))).astype(np.float32))
+    # Cancellation: the second half of each row repeats the first half's products negated, but
+    # for one term nudged by a bf16 step, so the exact sums are tiny remainders.
+    a[:, :, k // 2:] = -a[:, :, :k // 2]
+    b[:, k // 2:, :] = b[:, :k // 2, :]
+    b[:, k - 1, :] = bf16_rounded((b[:, k - 1, :] * np.float32(1 + 2.0 ** -7)).astype(np.float32))
+    got = chunk_sum(a, b)
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    want = np.array([[[math.fsum(a64[g, i, :] * b64[g, :, j]) for j in range(n)] for i in range(m)] for g in range(2)])
+    assert_bits_equal(got, want.astype(np.float32))

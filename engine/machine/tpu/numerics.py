@@ -193,13 +193,20 @@ _SETTLED_PRODUCTS = 1 << 20
 
 def _binades(x: np.ndarray, axis: int) -> np.ndarray:
     """Along `axis`, the exponent of the largest finite non-zero magnitude minus the smallest's (0
-    where fewer than two), from the f32 exponent bits (255: infinities and NaN). A subnormal
-    counts as exponent 1: its lowest bit sits where a bf16 value of that exponent has its own."""
-    exponents = np.maximum((x.view(np.uint32) >> np.uint32(23)).astype(np.uint8), np.uint8(1))
-    usable = (x != 0) & (exponents != 255)
-    low = np.min(np.where(usable, exponents, np.uint8(255)), axis=axis).astype(np.int16)
-    high = np.max(np.where(usable, exponents, np.uint8(0)), axis=axis).astype(np.int16)
-    return np.maximum(high - low, 0)
+    where fewer than two), from the f32 exponent bits. A subnormal counts as exponent 1: its lowest
+    bit sits where a bf16 value of that exponent has its own.
+
+    Read from the magnitudes' bits, which order as the magnitudes do, in a few integer passes: one
+    less than a zero wraps above everything, so the smallest `bits - 1` below the infinities' is
+    the smallest finite non-zero; two to the 23 more than an infinity or NaN sets the sign bit, so
+    as signed integers the largest `bits + 2^23` is the largest finite."""
+    bits = x.view(np.uint32) & np.uint32(0x7FFFFFFF)
+    low = np.min(bits - np.uint32(1), axis=axis)
+    high = np.max((bits + np.uint32(1 << 23)).view(np.int32), axis=axis)
+    usable = low < np.uint32(0x7F7FFFFF)  # some finite non-zero value along the axis
+    low_exponent = np.maximum(((low + np.uint32(1)) >> np.uint32(23)).astype(np.int16), 1)
+    high_exponent = np.maximum((high >> 23).astype(np.int16) - 1, 1)
+    return np.where(usable, high_exponent - low_exponent, 0)
 
 
 def _doubtful(lhs: np.ndarray, rhs: np.ndarray, shape: tuple, limit: int) -> tuple:
@@ -227,15 +234,20 @@ def _products(left: np.ndarray, right: np.ndarray, where: tuple) -> np.ndarray:
 
 def _settle_doubtful(left: np.ndarray, right: np.ndarray, wide: np.ndarray, out: np.ndarray, where: tuple) -> None:
     """The doubtful outputs at `where`: those whose GEMM error bound reaches a point where f32
-    rounding changes are math.fsum's exact sums, rounded. The bound's sums of magnitudes come from
-    a GEMM when many outputs are doubtful, else from each output's own products."""
+    rounding changes are math.fsum's exact sums, rounded.
+
+    The bound needs each output's sum of product magnitudes, for which the product of its row's
+    and its column's Euclidean norms stands in (Cauchy-Schwarz: never smaller, at most sqrt(K)
+    times larger), from two passes over the operands rather than a GEMM or a gather of every
+    doubtful output's products. A larger bound only sends more outputs to fsum, which is exact
+    whatever the bound; a near tie is rare enough that few go."""
     terms = left.shape[-1]
-    if where[0].size * 64 > out.size:  # a GEMM does K products of an output faster than gathering them
-        with np.errstate(invalid="ignore", over="ignore"):
-            magnitudes = np.matmul(np.abs(left), np.abs(right))[where]
-    else:
-        magnitudes = np.concatenate([np.abs(_products(left, right, tuple(w[first:first + _block(terms)] for w in where))).sum(axis=-1)
-                                     for first in range(0, where[0].size, _block(terms))])
+    batch = np.broadcast_shapes(left.shape[:-2], right.shape[:-2])
+    with np.errstate(invalid="ignore", over="ignore"):
+        row_norms = np.sqrt(np.einsum("...ik,...ik->...i", left, left))
+        column_norms = np.sqrt(np.einsum("...kj,...kj->...j", right, right))
+        magnitudes = (np.broadcast_to(row_norms, batch + row_norms.shape[-1:])[where[:-1]]
+                      * np.broadcast_to(column_norms, batch + column_norms.shape[-1:])[(*where[:-2], where[-1])])
     error = magnitudes * (terms * 2.0 ** -53 * 1.01)
     near = _may_round_otherwise(wide[where], out[where], error) & np.isfinite(magnitudes)
     again = tuple(w[near] for w in where)
