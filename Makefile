@@ -66,6 +66,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/layout_crossover.py
 	$(BIN)/python benchmarks/xla.py
 	$(BIN)/python benchmarks/perf.py --baseline benchmarks/baseline_issue22.json
+	$(BIN)/python benchmarks/gemm.py --repeats 3
 	$(BIN)/python benchmarks/perf.py --only gpt2 --repeats 3
 	$(BIN)/python benchmarks/tpu_mode.py --gpt2 --repeats 2 gpt_tiny
 	$(BIN)/python benchmarks/startup.py
