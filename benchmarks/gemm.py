@@ -177,7 +177,8 @@ def main() -> None:
             rates = {}
             for name, (gemm, threads) in found.items():
                 # backend.matmul's path: narrow floats to f32 first (counted), then the product.
-                run = (lambda g=gemm: g(a, b)) if dtype == np.float32 else (lambda g=gemm: g(a.astype(np.float32), b.astype(np.float32)))
+                run = (lambda g=gemm, a=a, b=b: g(a, b)) if dtype == np.float32 else \
+                    (lambda g=gemm, a=a, b=b: g(a.astype(np.float32), b.astype(np.float32)))
                 threads(1)
                 one = flops / best(run, time.thread_time, args.repeats) / 1e9
                 threads(None)
@@ -186,7 +187,7 @@ def main() -> None:
                 single[name].append(one)
                 row += f"{one:12.1f}{every:12.1f}"
             if xla:
-                run = lambda: xla(a, b)  # noqa: E731
+                run = lambda a=a, b=b: xla(a, b)  # noqa: E731
                 run()
                 row += f"{flops / best(run, time.perf_counter, args.repeats) / 1e9:10.1f}"
             print(row + f"   best 1t: {max(rates, key=rates.get)}")
