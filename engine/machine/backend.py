@@ -46,6 +46,7 @@ from ..ir.core import Value
 from ..ir.dtypes import compute_dtype, is_narrow_float, narrow
 from ..ir.ml_types import is_bfloat16
 from ..ir.types import TensorType, Type
+from . import blas
 from .memory import MemoryCapacity, host_memory
 
 if TYPE_CHECKING:
@@ -266,7 +267,7 @@ class Backend:
                 total += lhs[..., :, k, None] * rhs[..., None, k, :]
             return narrow(total, result_dtype)
         # Integer products wrap in the accumulator and again when narrowed, as XLA's do.
-        return narrow(np.matmul(lhs, rhs), result_dtype)
+        return narrow(blas.matmul(lhs, rhs), result_dtype)
 
 
     # -- the numerics policy ----------------------------------------------------------------------

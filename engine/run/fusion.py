@@ -29,8 +29,6 @@ op-by-op steps and sees every op's own value.
 """
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from copy import copy
 from math import gcd
 from sys import getrefcount
@@ -42,6 +40,8 @@ from ..ir.core import Operation, Value
 from ..ir.errors import ExecutionError, HlodbgError
 from ..ir.opset import effect_of, family_of
 from ..ir.types import QuantizedType, TensorType
+from ..machine.cores import pool as _pool
+from ..machine.cores import workers as _workers
 from ..ops.registry import EVALUATORS
 from .liveness import liveness_of
 
@@ -407,24 +407,6 @@ def _blocks(rows: int, row_size: int, block: int) -> list[slice]:
         starts.pop()  # the short last run joins the one before it
     ends = starts[1:] + [rows]
     return [slice(start, end) for start, end in zip(starts, ends)]
-
-
-_POOL: Optional[ThreadPoolExecutor] = None
-
-
-def _workers() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def _pool() -> ThreadPoolExecutor:
-    global _POOL
-    if _POOL is None:
-        _POOL = ThreadPoolExecutor(max_workers=max(1, _workers() - 1), thread_name_prefix="hlodbg-fused")
-    return _POOL
 
 
 __all__ = ["FusedGroup", "FusedStep", "fuse", "fusible_groups", "is_fusible", "run_fused"]

@@ -44,6 +44,8 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from .. import blas
+
 F32 = np.dtype(np.float32)
 BF16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -172,7 +174,7 @@ def chunk_sum(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     from any order of additions."""
     left, right = lhs.astype(np.float64), rhs.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):  # inf x 0 and f32 overflow are the model's own
-        wide = np.matmul(left, right)
+        wide = blas.matmul(left, right)
         out = wide.astype(F32)
     terms = int(lhs.shape[-1])
     doubtful = _doubtful(lhs, rhs, out.shape, _F64_SPAN - max(terms - 1, 0).bit_length())
