@@ -285,7 +285,7 @@ def _picture(draw, alt: str) -> str:
     try:
         svg = draw()
     except HlodbgError as error:
-        return _note(f"no picture: {error}")
+        return _note(f"no picture: {error.message}")
     if svg is None:
         return ""
     data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
