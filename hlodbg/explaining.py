@@ -42,15 +42,17 @@ ON_DEVICE = Phrase("the values shown are those of device (replica {replica}, par
 BATCHED = Phrase("the run evaluates this body for {count} elements at once: the values shown are those of the first")
 
 
-def explained_element(program, spec: str, at: Optional[str], result: Optional[int], entry: str = "main"):
+def explained_element(program, spec: str, at: Optional[str], result: Optional[int], entry: str = "main",
+                      options: tuple[str, str] = ("--at", "--result")):
     """(op, element or None, result number) of an explain request: the op `spec` names (find_op),
-    the result `result` or, by default, N of a spec written `%5#N`, and `at` read against its shape."""
+    the result `result` or, by default, N of a spec written `%5#N`, and `at` read against its shape
+    (parse_at; `options` name the two in messages)."""
     path = str(program.path) if program.path is not None else None
     op = find_op(program.module, spec, entry, path)
     if result is None:  # `%0#3` names result 3 of %0
         numbered = re.search(r"#(\d+)$", spec.strip())
         result = int(numbered.group(1)) if numbered else 0
-    return op, parse_at(at, op, result) if at is not None else None, result
+    return op, parse_at(at, op, result, options) if at is not None else None, result
 
 
 def explain_in_run(program, op: Operation, values, *, at=None, result: int = 0, lang: str = "en", seed: int = 0,
@@ -146,18 +148,20 @@ def _label(op: Operation) -> str:
     return op.results[0].name if op.results else op.name
 
 
-def parse_at(text: str, op: Operation, result: int) -> tuple[int, ...]:
-    """`1,0,2` as an element of result `result` of `op`; a clear error naming the shape otherwise."""
+def parse_at(text: str, op: Operation, result: int, options: tuple[str, str] = ("--at", "--result")) -> tuple[int, ...]:
+    """`1,0,2` as an element of result `result` of `op`; a clear error naming the shape otherwise,
+    and the caller's names for the element and the result (`options`: the CLI's, or `at`, `result`)."""
+    at, numbered = options
     if not op.results:
-        raise HlodbgError(f"--at: {op.name} has no results, so no result element to ask about")
+        raise HlodbgError(f"{at}: {op.name} has no results, so no result element to ask about")
     if not 0 <= result < len(op.results):
-        raise HlodbgError(f"--result {result}: {_label(op)} ({op.name}) has {len(op.results)} result(s), "
+        raise HlodbgError(f"{numbered} {result}: {_label(op)} ({op.name}) has {len(op.results)} result(s), "
                           f"numbered 0 to {len(op.results) - 1}")
     type_ = op.results[result].type
     if not isinstance(type_, TensorType) or not type_.is_static:
         hint = ": explain the get-tuple-element that reads the part you want" if isinstance(type_, TupleType) else ""
-        raise HlodbgError(f"--at: result #{result} of {_label(op)} has type {type_}, not a tensor of static shape{hint}")
-    return parse_element_index(text, type_.shape, option="--at", subject=f"result #{result} of {_label(op)}",
+        raise HlodbgError(f"{at}: result #{result} of {_label(op)} has type {type_}, not a tensor of static shape{hint}")
+    return parse_element_index(text, type_.shape, option=at, subject=f"result #{result} of {_label(op)}",
                                type_text=str(type_))
 
 

@@ -242,7 +242,7 @@ class Program:
         check_language(lang)
         if at is not None and not isinstance(at, str):
             at = ",".join(str(int(i)) for i in at)
-        found, element, result = explained_element(self, op, at, result, entry)
+        found, element, result = explained_element(self, op, at, result, entry, options=("at", "result"))
         return explain_in_run(self, found, args, at=element, result=result, lang=lang, seed=seed, entry=entry,
                               focus=ProcessId(*device) if device is not None else None, timeout=timeout)
 

@@ -124,8 +124,10 @@ def test_an_explanation_shows_its_text_and_its_diagram(program):
 
 def test_explain_reads_the_element_as_text_too_and_refuses_a_wrong_one(program):
     assert program.explain("%1", at="2").provenance.index == (2,)
-    with pytest.raises(hlodbg.HlodbgError, match=r"has 2 index\(es\) but result #0 of %1 has rank 1"):
+    with pytest.raises(hlodbg.HlodbgError, match=r"^error: at '2,0' has 2 index\(es\) but result #0 of %1 has rank 1"):
         program.explain("%1", at=(2, 0))
+    with pytest.raises(hlodbg.HlodbgError, match=r"^error: result 1: %1 \(stablehlo.reduce\) has 1 result\(s\)"):
+        program.explain("%1", at=(2,), result=1)
     with pytest.raises(ValueError, match="unknown language 'xx'"):
         program.explain("%1", lang="xx")
 
