@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
@@ -59,7 +60,7 @@ def load_ipython_extension(ipython) -> None:
 
 # Imported in a running IPython shell (a Jupyter kernel), hlodbg registers its displays at once.
 # Elsewhere IPython is not imported, and this costs a dictionary lookup.
-if "IPython" in __import__("sys").modules:
+if "IPython" in sys.modules:
     from hlodbg.notebook import register_in_running_shell
 
     register_in_running_shell()
