@@ -137,8 +137,10 @@ def _session_status(session) -> list[str]:
     if session.finished:
         if session.error is not None:
             return [f"<b>failed</b>: {_text(str(session.error))}"]
-        results = session.results or []
-        rows = [(f"result {k}", _type_text(v), _summary(v)) for k, v in enumerate(results)]
+        from hlodbg.engine.run.interpreter import entry_function
+
+        types = entry_function(session.module, session.entry).function_type.results
+        rows = [(f"result {k}", str(t), _summary(v)) for k, (t, v) in enumerate(zip(types, session.results or []))]
         return [f"<b>finished</b> after {len(session.trace):,} events", _table(rows)]
     event = session.event()
     op = event.op
@@ -166,11 +168,6 @@ def _summary(value: Any) -> str:
         return summarize(value).describe()
     except (TypeError, ValueError):  # not a numeric tensor: say what it is
         return type(value).__name__
-
-
-def _type_text(value: Any) -> str:
-    shape, dtype = getattr(value, "shape", None), getattr(value, "dtype", None)
-    return f"{'x'.join(map(str, shape))}{'x' if shape else ''}{dtype}" if shape is not None and dtype is not None else ""
 
 
 # -- the graph -----------------------------------------------------------------------------------
