@@ -136,7 +136,7 @@ def _session_status(session) -> list[str]:
 
     if session.finished:
         if session.error is not None:
-            return [f"<b>failed</b>: {_text(str(session.error))}"]
+            return [f"<b>failed</b>:<pre style=\"margin:2px 0\">{_text(str(session.error))}</pre>"]
         from hlodbg.engine.run.interpreter import entry_function
 
         types = entry_function(session.module, session.entry).function_type.results
@@ -149,14 +149,15 @@ def _session_status(session) -> list[str]:
            f"<pre style=\"margin:2px 0\">{_text(session.where())}</pre>"]
     if session.note:
         out.append(_note(session.note))
+    missing = "not run yet: s.step() runs it"
     if session.error is not None:
-        out.append(f"<b>the run failed here</b>: {_text(str(session.error))}")
+        out.append(f"<b>the run failed</b>:<pre style=\"margin:2px 0\">{_text(str(session.error))}</pre>")
+        missing = "not computed: the run failed"
     rows = [(f"operand {i}: {operand.name}", str(operand.type), _summary(value))
             for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
     outputs = event.outputs
     for k, result in enumerate(op.results):
-        summary = _summary(outputs[k]) if k < len(outputs) else "not run yet: s.step() runs it"
-        rows.append((f"result {k}: {result.name}", str(result.type), summary))
+        rows.append((f"result {k}: {result.name}", str(result.type), _summary(outputs[k]) if k < len(outputs) else missing))
     out.append(_table(rows))
     return out
 

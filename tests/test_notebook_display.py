@@ -103,6 +103,23 @@ def test_a_session_after_an_op_ran_shows_its_results(program):
                      session_html(session))
 
 
+FAILING = """func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.abs %a : tensor<2xf32>
+  %1 = stablehlo.custom_call @nonesuch(%0) : (tensor<2xf32>) -> tensor<2xf32>
+  return %1 : tensor<2xf32>
+}"""
+
+
+def test_a_session_whose_run_failed_says_why_where_it_stopped():
+    session = hlodbg.load(FAILING).session(persist=False)
+    assert session.continue_().reason == "error"
+    shown = session_html(session)
+    assert "<b>the run failed</b>:<pre" in shown and "unknown custom_call target @nonesuch" in shown
+    assert "not computed: the run failed" in shown and "2xf32 min" in shown  # its operand is known
+    assert all(marked_names(svg) == ["%1"] for svg in svg_of(shown))
+    assert repr(session) == "<Session of @main: at [1] @main: %1 = stablehlo.custom_call line 3 (the run failed)>"
+
+
 def test_the_text_of_a_session_says_where_it_is_without_starting_the_run(program):
     session = program.session(persist=False)
     assert repr(session) == "<Session of @main: not started>"

@@ -235,6 +235,8 @@ class Session:
             where = "finished" if self.error is None else f"failed: {self.error}"
         elif view.position < len(view.trace):
             where = "at " + EventView(view, view.position).describe()
+            if self.error is not None:
+                where += " (the run failed)"
         else:
             where = "not started"
         return f"<Session of @{self.entry}: {where}>"
