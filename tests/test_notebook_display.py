@@ -155,6 +155,7 @@ def test_a_memory_profile_shows_the_report_and_its_picture(program):
     [picture] = svg_of(shown)
     assert ElementTree.fromstring(picture).tag == f"{SVG}svg"
     assert notebook.memory_report(program.memory("tpu-v5e")).startswith("tiny_model.mlir @main on tpu-v5e")
+    assert repr(program.memory("tpu-v5e")) == "<MemoryAnalysis of @main on tpu-v5e: 1 device (1x1), peak 20.5 KiB, fits>"
 
 
 def test_a_big_program_is_drawn_folded_and_bounded(tmp_path, monkeypatch):
