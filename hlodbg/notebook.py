@@ -16,9 +16,9 @@ may import both, registers IPython display formatters for them by type name
 (`for_type_by_name`: registering imports none of their modules) when hlodbg is imported in a
 running IPython shell (hlodbg/__init__.py), or on `%load_ext hlodbg`. Program, hlodbg's own,
 goes through the same formatters: one way for all four. Outside IPython this module is not
-imported, and IPython never is. Every object's text stays useful where HTML is not shown: a
-Session's and a Program's `repr` say where they are, an Explanation and a MemoryAnalysis print
-their report as the CLI does.
+imported, and IPython never is. Every object's text stays useful where HTML is not shown: the
+`repr` of a Program, a Session (where it is, without starting the run) and a MemoryAnalysis is one
+line, and in IPython an Explanation and a MemoryAnalysis show their reports as the CLI prints them.
 
 Each display is HTML: a few lines of words and the picture as an `<img>` of its SVG in a
 scrolling box. An image keeps each SVG to itself; SVGs inlined in one page would share their
@@ -27,7 +27,8 @@ scrolling box. An image keeps each SVG to itself; SVGs inlined in one page would
 A graph is drawn at a bounded size: the program as `hlodbg export` draws it (every function once,
 calls as nodes) up to FOLD_ABOVE nodes, else with every group folded (a 100k-op program's view is
 tens of boxes); a view still over DRAWN_NODES_MAX nodes is not drawn, and the display says how to
-draw part of it. Each module is laid out once and kept: a step only recolours the current op.
+draw part of it. Each module is laid out once and kept: a step recolours it, and lays out only
+the few ops around the current one for the session's first picture.
 """
 from __future__ import annotations
 
