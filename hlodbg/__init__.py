@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 from typing import TYPE_CHECKING
 
 __version__ = "0.1.0"
@@ -47,3 +48,19 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *_HOMES})
+
+
+def load_ipython_extension(ipython) -> None:
+    """`%load_ext hlodbg`: programs, debugging sessions, explanations and memory profiles display
+    themselves as pictures in this IPython shell (hlodbg.notebook)."""
+    from hlodbg.notebook import register
+
+    register(ipython)
+
+
+# Imported in a running IPython shell (a Jupyter kernel), hlodbg registers its displays at once.
+# Elsewhere IPython is not imported, and this costs a dictionary lookup.
+if "IPython" in sys.modules:
+    from hlodbg.notebook import register_in_running_shell
+
+    register_in_running_shell()

@@ -13,10 +13,11 @@ from __future__ import annotations
 import json
 import sys
 
-from hlodbg.cli_explain import _Deadline, _seconds
+from hlodbg.cli_explain import _seconds
 from hlodbg.cli_options import PROGRAM_HELP
 from hlodbg.cli_run import add_argument_options
 from hlodbg.engine import HlodbgError
+from hlodbg.explaining import Deadline
 
 
 def add_options(cmd) -> None:
@@ -72,7 +73,7 @@ def cmd_trace(args) -> int:
                                  per_device=args.args_per_device,
                                  grid=grid_shape(program.module, args.replicas, args.partitions))
     focus = parse_device(args.device) if args.device else ProcessId(0, 0)
-    timer = _Deadline(args.timeout)
+    timer = Deadline(args.timeout)
     target = None
     try:
         target = program.debug(values, seed=args.seed, entry=args.entry, memory=args.memory, persist=False,

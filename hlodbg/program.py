@@ -223,6 +223,29 @@ class Program:
                                                        replicas=replicas, partitions=partitions)
         return found
 
+    def explain(self, op: str, args=None, *, at=None, result: Optional[int] = None, lang: str = "en", seed: int = 0,
+                entry: str = "main", device: Optional[tuple[int, int]] = None, timeout: Optional[float] = 20.0):
+        """What `op` does, with this op's numbers, as `hlodbg explain` says it: an Explanation
+        (hlodbg.engine.debug.explain; `.text()`, `.to_dict()`; in Jupyter it shows itself with
+        the op's diagram, hlodbg.notebook).
+
+        `op`: `%12`, `@fn:%12`, an HLO instruction name or a line number. The program runs to the
+        op's first execution on `args` (as for `debug`; missing ones are seeded random values from
+        `seed`) for its values, on `device` (replica, partition) of a grid; the run stops after
+        `timeout` seconds (None: no limit) and the explanation then says why it has none. `at`: an
+        element of result `result` (a tuple, or text such as "1,0,2"): where it comes from.
+        `lang`: "en", "ja" or "hi"."""
+        from hlodbg.engine.ir.phrases import check_language
+        from hlodbg.engine.machine.process import ProcessId
+        from hlodbg.explaining import explain_in_run, explained_element
+
+        check_language(lang)
+        if at is not None and not isinstance(at, str):
+            at = ",".join(str(int(i)) for i in at)
+        found, element, result = explained_element(self, op, at, result, entry, options=("at", "result"))
+        return explain_in_run(self, found, args, at=element, result=result, lang=lang, seed=seed, entry=entry,
+                              focus=ProcessId(*device) if device is not None else None, timeout=timeout)
+
     def to_text(self, generic: bool = False, debug_info: bool = False) -> str:
         return self.frontend.print(self.module, generic=generic, debug_info=debug_info)
 

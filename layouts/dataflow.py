@@ -57,6 +57,7 @@ class DataflowGraph:
         self.kept = kept
         self._nodes_of_op: Optional[dict[int, list[str]]] = None
         self._boxes: dict[str, Optional[str]] = {}  # cluster -> its outermost collapsed cluster
+        self._order: Optional[dict[str, int]] = None  # node -> its place in the graph, for _derive_kept
 
     # --- what is in it ---------------------------------------------------------------------
     @property
@@ -199,6 +200,8 @@ class DataflowGraph:
     def restrict(self, nodes: Iterable[str]) -> "DataflowGraph":
         """Only these nodes (of this view) and the clusters around them."""
         wanted = set(nodes)
+        if not self.collapsed:  # every node draws itself: the nodes kept are the ones asked for
+            return self.base._derive(self.collapsed, frozenset(n for n in wanted if n in self.base.graph))
         keep = set()
         for base_node in self.base.graph.nodes:
             if self.shown_as(base_node) in wanted:
@@ -229,6 +232,44 @@ class DataflowGraph:
         collapsed = frozenset(c for c in collapsed if c in self.clusters)
         if not collapsed and kept is None:
             return self
+        if not collapsed:
+            return self._derive_kept(kept)
+        return self._derive_whole(collapsed, kept)
+
+    def _derive_kept(self, kept: frozenset) -> "DataflowGraph":
+        """`_derive` of a view that keeps some nodes and folds nothing, made from what it keeps: the
+        view `_derive_whole` makes, in its order (nodes, edges, clusters and their children), at
+        the cost of the nodes kept and their edges rather than of the whole graph (the 40 ops
+        around the current one, in a graph of 150,000 nodes: milliseconds, not a second)."""
+        view = DataflowGraph(nx.MultiDiGraph(), {}, self.module, self.root, self.inline, self, frozenset(), kept)
+        if self._order is None:
+            self._order = {node: place for place, node in enumerate(self.graph.nodes)}
+        nodes = sorted((n for n in kept if n in self._order), key=self._order.__getitem__)
+        around: set[str] = set()
+        for node in nodes:
+            cid = self.graph.nodes[node].get("cluster")
+            while cid is not None and cid not in around:
+                around.add(cid)
+                cid = self.clusters[cid].parent
+        for cid, cluster in self.clusters.items():
+            if cid in around:
+                view.clusters[cid] = replace(cluster, nodes=[], children=[c for c in cluster.children if c in around])
+        for node in nodes:
+            view.graph.add_node(node, **self.graph.nodes[node])
+        successors = self.graph.adj
+        for u in nodes:
+            for v, keyed in successors[u].items():
+                if v != u and v in kept:
+                    for key, data in keyed.items():
+                        view.graph.add_edge(u, v, key=key, **data)
+        for node, data in view.graph.nodes(data=True):
+            cluster = data.get("cluster")
+            if cluster in view.clusters:
+                view.clusters[cluster].nodes.append(node)
+        return view
+
+    def _derive_whole(self, collapsed: frozenset, kept: Optional[frozenset]) -> "DataflowGraph":
+        """`_derive` by a walk of every node and edge of the full graph: what folding needs."""
         view = DataflowGraph(nx.MultiDiGraph(), {}, self.module, self.root, self.inline, self, collapsed, kept)
         hidden = set()  # clusters inside a collapsed one
         for cid in collapsed:

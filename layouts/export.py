@@ -76,6 +76,18 @@ def graph_view(module: Module, function: Optional[str] = None, collapse: str = "
     return view
 
 
+def folded_view(module: Module, fold_above: int) -> tuple[DataflowGraph, str]:
+    """(the view, its collapse mode) a picture of the whole program draws at a bounded size:
+    `graph_view(collapse="calls")` up to `fold_above` nodes, else the same view with every group
+    folded ("groups": a function's top groups as boxes, as `export --collapse groups` draws a 100k-op
+    program), made from the first without building the graph again."""
+    view = graph_view(module, collapse="calls")
+    if view.node_count <= fold_above:
+        return view, "calls"
+    groups = [cid for cid, c in view.clusters.items() if c.kind == "group"]
+    return (view.collapse(*groups) if groups else view), "groups"
+
+
 def _enclosing_clusters(view: DataflowGraph, node: str) -> set[str]:
     cid = view.cluster_of(node)
     around = set()
@@ -251,4 +263,4 @@ def graph_json(view: DataflowGraph, layout: Layout, overlay: Optional[Overlay] =
     }
 
 
-__all__ = ["ExportReport", "FORMATS", "COLLAPSE_MODES", "graph_view", "export_graph", "styled_dot", "graph_json", "format_of"]
+__all__ = ["ExportReport", "FORMATS", "COLLAPSE_MODES", "graph_view", "folded_view", "export_graph", "styled_dot", "graph_json", "format_of"]

@@ -14,7 +14,7 @@ results on the right, sources painted.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Optional, Sequence
 
 from hlodbg.engine.ir.core import Operation
 from hlodbg.engine.ir.phrases import Phrase, check_language
@@ -34,6 +34,9 @@ from .op_diagram_canvas import (
     text_width,
 )
 from .op_diagram_collective import collective, is_drawn_as_devices
+
+if TYPE_CHECKING:
+    from hlodbg.engine.debug.explain import Explanation
 
 TITLE = Phrase("{op}: its operands and result")
 TITLE_AT = Phrase("{op}: where result{index} comes from")
@@ -103,6 +106,13 @@ def op_diagram_svg(op: Operation, *, operands: Optional[Sequence[Any]], results:
     return document(out, width, height, title)
 
 
+def explanation_svg(explanation: Explanation) -> str:
+    """The diagram of what `explain_op` explained: its op with the values and the provenance it
+    was explained with (`hlodbg explain --svg`, an Explanation shown in a notebook)."""
+    return op_diagram_svg(explanation.op, operands=explanation.operands, results=explanation.results,
+                          provenance=explanation.provenance, lang=explanation.lang, devices=explanation.devices or None)
+
+
 def _shortened(lines: list[str], scene: Scene) -> list[str]:
     if len(lines) <= CAPTION_LINES:
         return lines
@@ -126,4 +136,4 @@ def bracket(index) -> str:
     return "[" + ", ".join(str(int(i)) for i in index) + "]"
 
 
-__all__ = ["op_diagram_svg", "has_diagram"]
+__all__ = ["op_diagram_svg", "explanation_svg", "has_diagram"]

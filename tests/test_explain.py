@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import hlodbg
-import hlodbg.cli_explain  # noqa: F401  (its phrases, for the translation check)
+import hlodbg.explaining
 from hlodbg.cli import main
 from hlodbg.engine.debug.explain import explain_op
 from hlodbg.engine.debug.explain.text import columns, paragraphs, wrap

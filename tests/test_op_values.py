@@ -22,12 +22,12 @@ def test_one_parser_reads_an_element_as_explain_prints_it_and_checks_a_shape_whe
 
 
 def test_the_cli_and_the_debugger_use_the_same_op_values_and_parser():
-    from hlodbg import cli_explain
+    from hlodbg import explaining
     from hlodbg.ui import commands, controller, teaching
 
-    assert cli_explain.OpValues is OpValues and controller.OpValues is OpValues
+    assert explaining.OpValues is OpValues and controller.OpValues is OpValues
     assert teaching.OpValues is OpValues  # what the panes read
-    assert commands.parse_element_index is parse_element_index is cli_explain.parse_element_index
+    assert commands.parse_element_index is parse_element_index is explaining.parse_element_index
 
 
 def test_the_frames_of_a_stop_are_the_frames_the_debugger_shows():

@@ -228,6 +228,19 @@ class Session:
             view = view.parent
         return out
 
+    def __repr__(self) -> str:
+        """Where the cursor is, in one line (asking does not start the run)."""
+        view = self.timeline.view
+        if self.finished:
+            where = "finished" if self.error is None else f"failed: {self.error}"
+        elif view.position < len(view.trace):
+            where = "at " + EventView(view, view.position).describe()
+            if self.error is not None:
+                where += " (the run failed)"
+        else:
+            where = "not started"
+        return f"<Session of @{self.entry}: {where}>"
+
     def where(self) -> str:
         lines = [("  " * i) + info.describe() + (f"\n{'  ' * i}  note: {info.note}" if info.note else "")
                  for i, info in enumerate(self.stack)]

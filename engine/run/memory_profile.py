@@ -505,6 +505,14 @@ class MemoryAnalysis:
         verdicts = [d.fits for d in self.devices]
         return None if None in verdicts else all(verdicts)
 
+    def __repr__(self) -> str:
+        from ..machine.memory import format_bytes
+
+        count = len(self.devices)
+        fits = {True: ", fits", False: ", does not fit", None: ""}[self.fits]
+        return (f"<MemoryAnalysis of @{self.entry} on {self.target}: {count} device{'s' if count != 1 else ''} "
+                f"({self.replicas}x{self.partitions}), peak {format_bytes(self.peak_bytes)}{fits}>")
+
     def groups(self) -> list[list[DeviceMemory]]:
         """Devices with identical profiles (peak, peak op, buffers at the peak), in device order."""
         found: dict[tuple, list[DeviceMemory]] = {}

@@ -218,10 +218,10 @@ class Desk:
         latest), and with `at`, where that element of its result comes from."""
         import re
 
-        from hlodbg.cli_explain import find_op, parse_at
         from hlodbg.engine.debug.explain import explain_op
         from hlodbg.engine.ir.opdefs import is_collective
         from hlodbg.engine.ir.phrases import check_language
+        from hlodbg.explaining import find_op, parse_at
         from hlodbg.layouts.labels import hlo_opcode
 
         opened = self.focused(handle, device)

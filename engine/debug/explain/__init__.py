@@ -10,7 +10,7 @@ as plain text and `to_dict()` as JSON.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -78,6 +78,14 @@ class Explanation:
     provenance: Optional[Provenance] = None
     lang: str = "en"
     hlo_opcode: Optional[str] = None  # the XLA HLO opcode the op was written as, for an op read from HLO
+    # The values of the execution explained (None: the op had not run), and for a collective on a
+    # grid every device's (operands, results): what its diagram (layouts/op_diagram.py) draws.
+    operands: Optional[Sequence[Any]] = field(default=None, repr=False)
+    results: Optional[Sequence[Any]] = field(default=None, repr=False)
+    devices: Optional[dict] = field(default=None, repr=False)
+
+    def __repr__(self) -> str:
+        return f"<Explanation {self.title}: {', '.join(s.heading for s in self.sections)}>"
 
     def text(self, width: int = 100) -> str:
         """Plain text: the title, then each section's heading and its lines wrapped to `width`
@@ -118,9 +126,10 @@ class Explanation:
 def explain_op(op: Operation, *, lang: str = "en", operands: Optional[Sequence[Any]] = None,
                results: Optional[Sequence[Any]] = None, at: Optional[Sequence[int]] = None, result: int = 0,
                process: Optional[ProcessId] = None, peer_values=None, values_note: Optional[str | Sequence[str]] = None,
-               hlo_opcode: Optional[str] = None) -> Explanation:
+               hlo_opcode: Optional[str] = None, devices: Optional[dict] = None) -> Explanation:
     """The explanation of `op` (see the module docstring). `operands`/`results` are the values of
-    one execution (None when unknown); `values_note` is a sentence (or several) saying why there are none,
+    one execution (None when unknown); `devices`, on a grid, each device's (operands, results) of a
+    collective, kept for its diagram; `values_note` is a sentence (or several) saying why there are none,
     or which execution they are of. `hlo_opcode`: the XLA HLO opcode the op was written as, for an op
     read from HLO text (the caller knows it: layouts.labels.hlo_opcode), named in the title."""
     check_language(lang)
@@ -137,7 +146,7 @@ def explain_op(op: Operation, *, lang: str = "en", operands: Optional[Sequence[A
         found, lines = _provenance_lines(op, lang, tuple(int(i) for i in at), result, operands, results, process,
                                          peer_values)
         sections.append(Section(ELEMENT.say(lang, result=result, index=tuple(int(i) for i in at)), lines))
-    return Explanation(op, _title(op, lang, hlo_opcode), sections, found, lang, hlo_opcode)
+    return Explanation(op, _title(op, lang, hlo_opcode), sections, found, lang, hlo_opcode, operands, results, devices)
 
 
 def _words(op_name: str, lang: str):
