@@ -11,10 +11,11 @@
 """
 from __future__ import annotations
 
-import importlib.util
-
-if importlib.util.find_spec("jax") is None:  # an absolute name: the real JAX, not this package
-    raise ModuleNotFoundError("hlodbg.jax needs JAX, which is not installed: pip install 'hlodbg[xla]'", name="jax")
+try:
+    import jax  # noqa: F401 - absolute: the real JAX, not this package
+except ImportError:
+    raise ModuleNotFoundError("hlodbg.jax needs JAX, which is not installed: pip install 'hlodbg[xla]'",
+                              name="jax") from None
 
 from .lowering import JaxCallError, load  # noqa: E402
 from .tools import debug, diff, export, memory, run, session  # noqa: E402

@@ -28,6 +28,7 @@ from typing import Any, Callable, Optional
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from hlodbg.engine import ExecutionError
 
@@ -128,11 +129,10 @@ class NanTrap:
         """The error for a call whose `outputs` are not all finite, after the capture (and,
         interactive, the debugger)."""
         call = lower_call(self.jitted, args, kwargs)
-        kind = "nan" if any(bool(jnp.any(jnp.isnan(leaf))) for leaf in jax.tree_util.tree_leaves(outputs)
-                            if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact)) else "inf"
+        what = "NaN" if any(bool(jnp.any(jnp.isnan(leaf))) for leaf in jax.tree_util.tree_leaves(outputs)
+                            if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact)) else "Inf"
         directory = self._capture(call, outputs)
-        origin, why = find_origin(call, directory, kind)
-        what = "NaN" if kind == "nan" else "Inf"
+        origin, why = find_origin(call, directory)
         reopen = f"hlodbg {directory / 'program.mlir'} --capture {directory}"
         if origin is None:
             message = (f"{self.name} returned {what}, but the capture of its compiled program did not make it again "
@@ -147,7 +147,7 @@ class NanTrap:
 
             program = call.program
             replay = open_replay(directory, program.module, program.source, program.name)
-            run_app(debug_app(program, break_on=kind, backend=replay))
+            run_app(debug_app(program, break_on="nonfinite", backend=replay))
         return NonFiniteError(message, origin, directory)
 
     def _interactive(self) -> bool:
@@ -176,9 +176,10 @@ def _platform(outputs: Any) -> str:
     return jax.default_backend()
 
 
-def find_origin(call: LoweredCall, directory: Path, kind: str) -> tuple[Optional[NonFiniteOrigin], str]:
-    """The first op instance of the capture's replay whose result holds a `kind` element, on any
-    device of the grid; (None, why) when the replay makes none."""
+def find_origin(call: LoweredCall, directory: Path) -> tuple[Optional[NonFiniteOrigin], str]:
+    """The first op instance of the capture's replay whose result holds a NaN or Inf element (an
+    Inf that later makes the NaN the outputs hold is where it began), on any device of the grid;
+    (None, why) when the replay makes none."""
     from hlodbg.engine.debug.capture_replay import record_context, value_source
     from hlodbg.engine.debug.lineage import LineageError, first_nonfinite
     from hlodbg.engine.ir.locations import describe, name_stack, user_frame
@@ -188,7 +189,7 @@ def find_origin(call: LoweredCall, directory: Path, kind: str) -> tuple[Optional
     try:
         session = target.session
         try:
-            value, event, element = first_nonfinite(session, kind, target=target if target.multi_device else None)
+            value, event, element = first_nonfinite(session, "nonfinite", target=target if target.multi_device else None)
         except LineageError as error:
             return None, error.message
         session = target.session  # the device that made it first
@@ -197,6 +198,8 @@ def find_origin(call: LoweredCall, directory: Path, kind: str) -> tuple[Optional
         frames = [frame for frame in trace.frames[event].chain() if frame.iteration is not None]
         loops = tuple(_loop_words(trace.ops[frame.owner], describe) for frame in frames)
         frame = user_frame(op.location)
+        made = session.event(event).outputs[[result.name for result in op.results].index(value)]
+        kind = "nan" if np.isnan(np.asarray(made)[element]) else "inf"
         origin = NonFiniteOrigin(kind, op, value, element, site(op), record_context(trace, trace.frames[event]),
                                  tuple(frame.iteration for frame in frames), loops, target.device_id(target.focus),
                                  len(target.processes), frame.short() if frame is not None else "",
