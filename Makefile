@@ -74,6 +74,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/time_travel.py --quick --only gpt_tiny,grid,gpt2
 	$(BIN)/python benchmarks/memory_svg.py --quick --repeats 1
 	$(BIN)/python benchmarks/first_frame.py --quick --only 100k,gpt2
+	$(BIN)/python benchmarks/jax_api.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(DAP_CLIENT)/node_modules

@@ -121,7 +121,7 @@ class NanTrap:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         outputs = self.jitted(*args, **kwargs)
-        if bool(_ALL_FINITE(outputs)):
+        if np.asarray(_ALL_FINITE(outputs)).item():  # one byte read back (bool() takes JAX's slower path)
             return outputs
         raise self.explain(args, kwargs, outputs)
 
