@@ -235,3 +235,30 @@ def test_the_trap_finds_the_device_that_made_the_nan_under_shard_map(tmp_path):
 def test_a_donating_function_is_refused_with_a_reason():
     with pytest.raises(hj.JaxCallError, match="donat"):
         hj.trap_nans(jax.jit(lambda x: x * 2, donate_argnums=0))
+
+
+def test_interactive_the_trap_opens_the_debugger_at_the_op_then_raises(tmp_path, monkeypatch, private_hlodbg_dirs):
+    import asyncio
+
+    import hlodbg.ui_entry
+
+    shown = {}
+
+    async def look(app):
+        async with app.run_test(size=(140, 44)) as pilot:
+            await settle(app, pilot)
+            state = app.screen.state
+            shown.update(reason=state.stop_reason, op=state.shown_op, status=str(app.screen.query_one("#status").render()))
+
+    def headless(app):  # the terminal the debugger would take, headless here
+        asyncio.run(look(app))
+        return 0
+
+    monkeypatch.setattr(hlodbg.ui_entry, "run_app", headless)
+    w, x, y, lr = diverging_problem()
+    with pytest.raises(hj.NonFiniteError) as caught:
+        hj.trap_nans(train, capture_dir=tmp_path / "caps", interactive=True)(w, x, y, lr)
+    origin = caught.value.origin
+    assert shown["reason"] == "breakpoint" and shown["op"] is not None
+    assert (shown["op"].name, shown["op"].pos.line) == (origin.op.name, origin.op.pos.line)
+    assert "capture" in shown["status"]
