@@ -84,7 +84,11 @@ def cmd_trace(args) -> int:
                            "--timeout gives it longer")
         if args.nonfinite is not None:
             try:
-                name, event, at = first_nonfinite(session, args.nonfinite, lambda: target.move("continue_"))
+                # Without --device every device looks: a NaN made on one device only is found there.
+                everywhere = target if target.multi_device and not args.device else None
+                name, event, at = first_nonfinite(session, args.nonfinite, lambda: target.move("continue_"),
+                                                  target=everywhere)
+                session = target.session
             except HlodbgError:
                 if timer.fired:
                     raise late from None

@@ -443,3 +443,13 @@ def test_on_a_grid_the_target_finds_the_nan_on_the_device_that_made_it():
     with pytest.raises(LineageError, match="the run made no NaN element"):  # device 0 only: never one there
         first_nonfinite(alone.session, "nan", lambda: alone.move("continue_"))
     alone.close()
+
+
+def test_cli_trace_nan_on_a_grid_looks_on_every_device(tmp_path, capsys):
+    program = tmp_path / "one_replica.mlir"
+    program.write_text(NAN_ON_ONE_REPLICA)
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, x=np.array([5, 2.5], np.float32))
+    assert main(["trace", str(program), "--args", str(inputs), "--nan", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert (found["value"], found["index"], found["steps"][0]["op"]) == ("%l", [1], "stablehlo.log")
