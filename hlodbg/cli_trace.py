@@ -33,7 +33,7 @@ def add_options(cmd) -> None:
     cmd.add_argument("--event", type=int, metavar="N", help="the run of --value's op to trace: event N of the run "
                      "(default: the last run that made it)")
     add_argument_options(cmd, "function to run")
-    cmd.add_argument("--device", metavar="R,P", help="on a grid: the device whose run is traced (default 0,0)")
+    cmd.add_argument("--device", metavar="R,P", help="on a grid: the device whose run is traced (default 0,0; with --nan/--inf, the device that made it first)")
     cmd.add_argument("--replicas", type=int, metavar="R",
                      help="grid replicas (default: the module's mhlo.num_replicas)")
     cmd.add_argument("--partitions", type=int, metavar="P",

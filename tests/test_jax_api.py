@@ -57,6 +57,15 @@ def test_arguments_are_named_by_their_pytree_paths_and_bound():
     np.testing.assert_allclose(doubled[1], jax.jit(two_layers)(params, x * 2, scale=0.5)["out"], rtol=1e-5, atol=1e-6)
 
 
+def test_the_debugger_labels_an_operand_with_its_pytree_path():
+    from hlodbg.engine.debug.op_values import operand_label
+
+    program = hj.load(two_layers, make_params(np.random.default_rng(0)), jnp.ones((2, 3), jnp.float32))
+    dot = next(op for op in program.ops if op.name == "stablehlo.dot_general")
+    assert [operand_label(i, v) for i, v in enumerate(dot.operands)] == [
+        "operand 0: %arg4 (x)", "operand 1: %arg1 (params['layer_0']['w'])"]
+
+
 def test_run_equals_jax_on_a_jitted_function_with_static_arguments():
     @functools.partial(jax.jit, static_argnums=(1,), static_argnames=("activation",))
     def repeated(x, times, activation="tanh"):
