@@ -21,6 +21,16 @@ from hlodbg.engine.run.capture_format import Capture  # noqa: E402
 from .pilot import settle  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def users_32_bit_jax():
+    """JAX as a user has it by default (no 64-bit types), whatever an earlier test in this
+    process did to it (hlodbg's XLA runtime switches them on for its own programs)."""
+    before = bool(jax.config.jax_enable_x64)
+    jax.config.update("jax_enable_x64", False)
+    yield
+    jax.config.update("jax_enable_x64", before)
+
+
 def two_layers(params, x, *, scale=1.0):
     for name in ("layer_0", "layer_1"):
         x = jnp.tanh(x @ params[name]["w"] + params[name]["b"]) * scale
@@ -103,6 +113,25 @@ def test_keyword_arguments_and_unused_ones_are_flattened_as_jit_does():
     # `unused` is dropped by jit (keep_unused=False); keyword arguments come sorted by name.
     assert argument_names(program) == [["a"], ["b"], ["z['k']"]]
     np.testing.assert_allclose(program.run()[0], f(a, None, z={"k": 2.0}, b=b))
+
+
+needs_8_devices = pytest.mark.skipif(len(jax.devices()) < 8,
+                                     reason="needs 8 devices (XLA_FLAGS=--xla_force_host_platform_device_count=8)")
+
+
+@needs_8_devices
+def test_the_shardings_of_the_arguments_are_kept():
+    from jax.sharding import Mesh, NamedSharding
+    from jax.sharding import PartitionSpec as P
+
+    mesh = Mesh(np.array(jax.devices()[:8]).reshape(4, 2), ("data", "model"))
+    mlp = jax.jit(lambda w, x: jnp.tanh(x @ w).sum(axis=0))
+    w = jax.device_put(np.arange(128, dtype=np.float32).reshape(16, 8) / 100, NamedSharding(mesh, P(None, "model")))
+    x = jax.device_put(np.ones((8, 16), np.float32), NamedSharding(mesh, P("data", None)))
+    program = hj.load(mlp, w, x)
+    assert (program.num_replicas, program.num_partitions) == (1, 8)
+    assert [a.shape for a in program.arguments] == [(16, 8), (8, 16)]  # global values, gathered once
+    np.testing.assert_allclose(program.run()[0], mlp(w, x), rtol=1e-5)
 
 
 def test_session_is_the_engines_session_on_the_bound_arguments():
@@ -208,9 +237,24 @@ def test_the_trap_names_the_op_and_step_jits_run_diverged_at(tmp_path):
     message = str(error)
     for part in (origin.op.name, origin.jax_line, f"iteration {known} of the while", str(error.capture)):
         assert part in message
+    # The user's JAX is as it was (hlodbg's XLA runtime switched 64-bit types on for the capture),
+    # so the call lowers again to the very program captured: `diff` compares the real run the
+    # capture holds with the emulator.
+    assert not jax.config.jax_enable_x64
+    report = hj.diff(train, w, x, y, lr, capture=str(error.capture))
+    assert report.compared > 0
 
 
-@pytest.mark.skipif(len(jax.devices()) < 8, reason="needs 8 devices (XLA_FLAGS=--xla_force_host_platform_device_count=8)")
+def test_when_the_capture_makes_no_nan_the_error_says_so(tmp_path):
+    w, x, y, _ = diverging_problem()
+    trapped = hj.trap_nans(train, capture_dir=tmp_path, interactive=False)
+    finite = trapped(w, x, y, 0.01)  # as though jit's run had returned a NaN its capture does not make
+    error = trapped.explain((w, x, y, 0.01), {}, finite)
+    assert error.origin is None and error.capture.is_dir()
+    assert "but the capture of its compiled program did not make it again (the run made no NaN or Inf element)" in str(error)
+
+
+@needs_8_devices
 def test_the_trap_finds_the_device_that_made_the_nan_under_shard_map(tmp_path):
     from jax.sharding import Mesh, NamedSharding
     from jax.sharding import PartitionSpec as P

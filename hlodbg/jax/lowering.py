@@ -11,6 +11,8 @@ sharded program's run cuts again by the parameters' shardings).
 """
 from __future__ import annotations
 
+import contextlib
+import functools
 import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
@@ -25,6 +27,28 @@ from hlodbg.program import load as load_program
 
 class JaxCallError(HlodbgError):
     """A JAX function or call hlodbg.jax cannot lower as given."""
+
+
+@contextlib.contextmanager
+def users_jax_settings():
+    """The caller's JAX settings as they were, after hlodbg's work: hlodbg's XLA runtime switches
+    64-bit types on for its own programs (engine/machine/xla/runtime.py), which in the user's own
+    process would silently turn their Python floats into f64 from then on."""
+    x64 = bool(jax.config.jax_enable_x64)
+    try:
+        yield
+    finally:
+        if bool(jax.config.jax_enable_x64) != x64:
+            jax.config.update("jax_enable_x64", x64)
+
+
+def keeps_users_jax_settings(function: Callable) -> Callable:
+    """`function` run under users_jax_settings."""
+    @functools.wraps(function)
+    def kept(*args, **kwargs):
+        with users_jax_settings():
+            return function(*args, **kwargs)
+    return kept
 
 
 @dataclass
@@ -129,4 +153,5 @@ def load(f: Callable, *args: Any, static_argnums=None, static_argnames=None, **k
     return lower_call(f, args, kwargs, static_argnums, static_argnames).program
 
 
-__all__ = ["JaxCallError", "LoweredCall", "host_value", "is_jitted", "jitted_function", "load", "lower_call"]
+__all__ = ["JaxCallError", "LoweredCall", "host_value", "is_jitted", "jitted_function", "keeps_users_jax_settings", "load",
+           "lower_call", "users_jax_settings"]

@@ -13,7 +13,7 @@ from typing import Any, Callable, Optional, Union
 
 from hlodbg.program import Program
 
-from .lowering import JaxCallError, load
+from .lowering import JaxCallError, keeps_users_jax_settings, load
 
 FunctionOrProgram = Union[Callable, Program]
 
@@ -34,6 +34,7 @@ def _grid(program: Program) -> tuple[int, int]:
     return grid_shape(program.module)
 
 
+@keeps_users_jax_settings
 def run(f: FunctionOrProgram, *args: Any, **kwargs: Any):
     """f(*args, **kwargs) run by hlodbg's interpreter on the lowered program (numpy results, in
     the order of the program's results: jit's flattened outputs). `hlodbg.jax.load(...).run(
@@ -41,6 +42,7 @@ def run(f: FunctionOrProgram, *args: Any, **kwargs: Any):
     return _program(f, args, kwargs).run()
 
 
+@keeps_users_jax_settings
 def session(f: FunctionOrProgram, *args: Any, **kwargs: Any):
     """A debugging session on one run of the lowered program (the engine's Session, as
     `Program.session()` returns it): `s.step()`, `s.continue_()`, `s.value("%3")`."""
@@ -67,6 +69,7 @@ def debug_app(program: Program, *, break_on: Optional[str] = None, target: Optio
     return HlodbgApp(program, args=program.arguments, break_on=spec, memory=memory, persist=False, backend=chosen)
 
 
+@keeps_users_jax_settings
 def debug(f: FunctionOrProgram, *args: Any, **kwargs: Any) -> int:
     """Open the debugger (the terminal UI) on f(*args, **kwargs); returns when it is closed (0, or
     2 when the program could not be opened). Without a terminal the reason is printed."""
@@ -75,6 +78,7 @@ def debug(f: FunctionOrProgram, *args: Any, **kwargs: Any) -> int:
     return run_app(debug_app(_program(f, args, kwargs)))
 
 
+@keeps_users_jax_settings
 def export(f: FunctionOrProgram, *args: Any, output: str, collapse: str = "calls", overlay: Optional[str] = None,
            title: Optional[str] = None, format: Optional[str] = None, **kwargs: Any):
     """`hlodbg export`: the lowered program's dataflow graph written to `output` (.svg, .png,
@@ -105,6 +109,7 @@ def _value_overlay(program: Program, view, overlay: str):
         run_session.close()
 
 
+@keeps_users_jax_settings
 def memory(f: FunctionOrProgram, *args: Any, target: Optional[str] = None, **kwargs: Any):
     """`hlodbg memory`: the static memory profile of the lowered program on `target` (default the
     CPU's; "tpu-v5e", ...), a MemoryAnalysis (Program.memory); `hlodbg.cli_memory.memory_text(
@@ -112,6 +117,7 @@ def memory(f: FunctionOrProgram, *args: Any, target: Optional[str] = None, **kwa
     return _program(f, args, kwargs).memory(target)
 
 
+@keeps_users_jax_settings
 def diff(f: FunctionOrProgram, *args: Any, against: Optional[str] = None, target: Optional[str] = None,
          capture: Optional[str] = None, rtol: Optional[float] = None, atol: Optional[float] = None, **kwargs: Any):
     """`hlodbg diff`: the lowered program run on `target` (default cpu) and on `against` (e.g.

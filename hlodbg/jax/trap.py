@@ -32,7 +32,7 @@ import numpy as np
 
 from hlodbg.engine import ExecutionError
 
-from .lowering import JaxCallError, LoweredCall, jitted_function, lower_call
+from .lowering import JaxCallError, LoweredCall, jitted_function, keeps_users_jax_settings, lower_call
 
 DEFAULT_CAPTURE_DIR = "hlodbg-nans"
 
@@ -125,6 +125,7 @@ class NanTrap:
             return outputs
         raise self.explain(args, kwargs, outputs)
 
+    @keeps_users_jax_settings
     def explain(self, args: tuple, kwargs: dict, outputs: Any) -> NonFiniteError:
         """The error for a call whose `outputs` are not all finite, after the capture (and,
         interactive, the debugger)."""
