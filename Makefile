@@ -47,7 +47,7 @@ lint: $(STAMP)
 # mypy alone, with the tools of BIN (tests/test_lint.py runs it with the suite's Python's).
 typecheck:
 	rm -rf $(LINT_TREE) && mkdir -p $(LINT_TREE)/hlodbg
-	ln -s $(CURDIR)/hlodbg/*.py $(CURDIR)/hlodbg/dap $(CURDIR)/hlodbg/mcp $(LINT_TREE)/hlodbg/
+	ln -s $(CURDIR)/hlodbg/*.py $(CURDIR)/hlodbg/dap $(CURDIR)/hlodbg/jax $(CURDIR)/hlodbg/mcp $(LINT_TREE)/hlodbg/
 	for d in engine layouts ui sample_programs; do ln -s $(CURDIR)/$$d $(LINT_TREE)/hlodbg/$$d; done
 	cd $(LINT_TREE) && { $(abspath $(BIN))/mypy --config-file $(CURDIR)/pyproject.toml \
 		--cache-dir $(CURDIR)/$(VENV)/mypy-cache -p hlodbg > mypy.out; status=$$?; \

@@ -17,9 +17,9 @@ except ImportError:
     raise ModuleNotFoundError("hlodbg.jax needs JAX, which is not installed: pip install 'hlodbg[xla]'",
                               name="jax") from None
 
-from .lowering import JaxCallError, load  # noqa: E402
-from .tools import debug, diff, export, memory, run, session  # noqa: E402
-from .trap import NonFiniteError, NonFiniteOrigin, trap_nans  # noqa: E402
+from .lowering import JaxCallError, load
+from .tools import debug, diff, export, memory, run, session
+from .trap import NonFiniteError, NonFiniteOrigin, trap_nans
 
 __all__ = ["JaxCallError", "NonFiniteError", "NonFiniteOrigin", "debug", "diff", "export", "load", "memory", "run",
            "session", "trap_nans"]

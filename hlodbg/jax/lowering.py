@@ -15,7 +15,7 @@ import contextlib
 import functools
 import operator
 from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from typing import Any, Callable, Sequence
 
 import jax
 import numpy as np

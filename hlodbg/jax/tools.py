@@ -57,11 +57,11 @@ def debug_app(program: Program, *, break_on: Optional[str] = None, target: Optio
               backend=None):
     """The debugger's app on `program` and its bound arguments, as `hlodbg PROG --args` builds it
     (hlodbg/ui_entry.py's LaunchPlan: the checks it makes on --break-on and the target)."""
+    from argparse import Namespace
+
     from hlodbg.engine.machine.targets import backend_for
     from hlodbg.ui.app import HlodbgApp
     from hlodbg.ui_entry import launch_break_spec
-
-    from argparse import Namespace
 
     spec = launch_break_spec(Namespace(break_on=break_on, against=None))
     chosen = backend if backend is not None else backend_for(target)
