@@ -285,6 +285,19 @@ def test_the_trap_finds_the_device_that_made_the_nan_under_shard_map(tmp_path):
     assert "on device 3 of 8" in str(caught.value)
 
 
+def test_the_trap_takes_static_arguments_for_a_plain_function(tmp_path):
+    def normalise(x, mode):
+        return x / x.sum() if mode == "sum" else x / jnp.abs(x).max()
+
+    trapped = hj.trap_nans(normalise, static_argnames="mode", capture_dir=tmp_path, interactive=False)
+    np.testing.assert_allclose(trapped(jnp.asarray([1.0, 3.0]), mode="sum"), [0.25, 0.75])
+    with pytest.raises(hj.NonFiniteError) as caught:
+        trapped(jnp.asarray([1.0, -1.0]), mode="sum")  # 1 / 0: Inf made by the divide
+    assert caught.value.origin.op.name == "stablehlo.divide" and caught.value.origin.kind == "inf"
+    report = hj.diff(caught.value.program, capture=str(caught.value.capture))
+    assert report.compared > 0
+
+
 def test_a_donating_function_is_refused_with_a_reason():
     with pytest.raises(hj.JaxCallError, match="donat"):
         hj.trap_nans(jax.jit(lambda x: x * 2, donate_argnums=0))

@@ -71,11 +71,15 @@ class NonFiniteOrigin:
 
 class NonFiniteError(ExecutionError):
     """A trapped function's outputs held NaN or Inf: `origin` (a NonFiniteOrigin, None when the
-    replay did not make it again) and `capture`, the capture of jit's run."""
+    replay did not make it again), `capture`, the capture of jit's run, and `program`, the
+    program captured with the call's arguments bound (`error.program.debug(capture=error.capture)`
+    reopens the run; `hlodbg.jax.diff(error.program, capture=error.capture)` compares it with the
+    emulator)."""
 
-    def __init__(self, message: str, origin: Optional[NonFiniteOrigin], capture: Path):
+    def __init__(self, message: str, origin: Optional[NonFiniteOrigin], capture: Path, program: Any = None):
         self.origin = origin
         self.capture = capture
+        self.program = program
         super().__init__(message)
 
 
@@ -149,7 +153,7 @@ class NanTrap:
             program = call.program
             replay = open_replay(directory, program.module, program.source, program.name)
             run_app(debug_app(program, break_on="nonfinite", backend=replay))
-        return NonFiniteError(message, origin, directory)
+        return NonFiniteError(message, origin, directory, call.program)
 
     def _interactive(self) -> bool:
         if self.interactive is not None:
