@@ -1,12 +1,14 @@
 """Issue 37 part 1: hlodbg.jax's costs on a gpt_tiny-sized function (the 2-layer transformer of
-../shared/programs/gpt_tiny: width 64, 4 heads, 16 tokens, vocabulary 128), written in JAX here.
+../shared/programs/gpt_tiny: width 64, 4 heads, 16 tokens, vocabulary 128), written in JAX here,
+and for the trap also on a "small" one (4 layers, width 256, 8 heads, 128 tokens, vocabulary 1024).
 
 Printed, each as `jax_api <figure> <value> <unit> [target ...]`:
   trap_overhead   the NaN trap's cost while every output is finite: a trapped call against the
                   plain jitted call, both waited for (`block_until_ready`: a training loop waits
                   for its step sooner or later), median of many calls, for the forward pass and
-                  for a training step (value_and_grad + SGD); as a ratio (target: 1.0 + a
-                  few percent) and in microseconds per call. For comparison, the same check made
+                  for a training step (value_and_grad + SGD), per size; as a ratio and in
+                  microseconds per call (the trap's cost is about the same in microseconds
+                  whatever the step's size: one more dispatch, a reduction per output). For comparison, the same check made
                   by copying every output to the host (`np.isfinite(np.asarray(out))`), which
                   the trap avoids.
   first_frame     from `hlodbg.jax.debug(f, tokens)` being called (hlodbg.jax imported, JAX
@@ -31,10 +33,11 @@ TARGETS = {"first_frame": 2.0}
 TIMEOUT = 600
 
 MODEL = r'''
-import json
+import json, os
 import jax, jax.numpy as jnp, numpy as np
 
-WIDTH, HEADS, TOKENS, VOCAB, LAYERS = 64, 4, 16, 128, 2
+SIZES = {"gpt_tiny": (64, 4, 16, 128, 2), "small": (256, 8, 128, 1024, 4)}
+WIDTH, HEADS, TOKENS, VOCAB, LAYERS = SIZES[os.environ.get("JAX_API_SIZE", "gpt_tiny")]
 
 
 def layer_norm(x, g, b):
@@ -177,8 +180,8 @@ print("FIGURES " + json.dumps(figures))
 '''
 
 
-def run_script(script: str, *argv: str) -> dict:
-    env = {**os.environ, "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu")}
+def run_script(script: str, *argv: str, size: str = "gpt_tiny") -> dict:
+    env = {**os.environ, "JAX_PLATFORMS": os.environ.get("JAX_PLATFORMS", "cpu"), "JAX_API_SIZE": size}
     done = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, timeout=TIMEOUT,
                           env=env, cwd=Path(__file__).resolve().parents[1])
     line = next((l for l in done.stdout.splitlines() if l.startswith("FIGURES ")), None)
@@ -194,11 +197,12 @@ def main() -> int:
     parser.add_argument("--frames", type=int, default=3, help="fresh processes timing the first frame")
     options = parser.parse_args()
 
-    overhead = run_script(OVERHEAD, str(options.calls), str(options.repeats))
-    for name, f in overhead.items():
-        print(f"jax_api trap_overhead {name} ratio {f['ratio']:.3f} x ({f['plain_us']:.0f} us plain, "
-              f"{f['trapped_us']:.0f} us trapped; a host copy of the outputs instead: {f['host_ratio']:.3f} x, "
-              f"{f['host_check_us']:.0f} us)")
+    for size, calls in (("gpt_tiny", options.calls), ("small", max(options.calls // 20, 5))):
+        overhead = run_script(OVERHEAD, str(calls), str(options.repeats), size=size)
+        for name, f in overhead.items():
+            print(f"jax_api trap_overhead {size} {name} ratio {f['ratio']:.3f} x ({f['plain_us']:.0f} us plain, "
+                  f"{f['trapped_us']:.0f} us trapped; a host copy of the outputs instead: {f['host_ratio']:.3f} x, "
+                  f"{f['host_check_us']:.0f} us)")
     runs = [run_script(FIRST_FRAME) for _ in range(options.frames)]
     for figure in ("load", "first_frame", "first_frame_with_import"):
         value = statistics.median(run[figure] for run in runs)

@@ -211,6 +211,16 @@ def test_a_finite_call_returns_jits_outputs_and_writes_nothing(tmp_path):
     assert not (tmp_path / "caps").exists()
 
 
+def test_the_check_tells_finite_extremes_from_nan_and_inf(tmp_path):
+    trapped = hj.trap_nans(lambda x, k: {"scaled": x * 3e38, "half": (x * k).astype(jnp.bfloat16), "count": k},
+                           capture_dir=tmp_path, interactive=False)
+    out = trapped(jnp.ones(4, jnp.float32), jnp.int32(2))  # 3e38 and 65504-sized values: finite
+    assert float(out["scaled"][0]) == pytest.approx(3e38)
+    for bad, kind in ((np.nan, "NaN"), (np.inf, "Inf"), (-np.inf, "Inf")):
+        with pytest.raises(hj.NonFiniteError, match=rf"argument x holds {kind} at \[1\], so the call brought it in"):
+            trapped(jnp.asarray([1, bad, 1, 1], jnp.float32), jnp.int32(2))
+
+
 def test_the_trap_names_the_op_and_step_jits_run_diverged_at(tmp_path):
     w, x, y, lr = diverging_problem()
     known = first_bad_step(w, x, y, lr)
