@@ -338,3 +338,16 @@ def test_interactive_the_trap_opens_the_debugger_at_the_op_then_raises(tmp_path,
     assert shown["reason"] == "breakpoint" and shown["op"] is not None
     assert (shown["op"].name, shown["op"].pos.line) == (origin.op.name, origin.op.pos.line)
     assert "capture" in shown["status"]
+
+
+def test_bad_calls_say_what_is_wrong():
+    with pytest.raises(hj.JaxCallError, match="expects a function .* not int"):
+        hj.load(42, jnp.ones(2))
+    with pytest.raises(hj.JaxCallError, match="JAX could not lower the call: .*dot_general"):
+        hj.load(lambda a, b: a @ b, jnp.ones((2, 3)), jnp.ones((2, 3)))
+    program = hj.load(lambda a: a + 1, jnp.ones(2))
+    with pytest.raises(hj.JaxCallError, match="a Program carries its arguments already"):
+        hj.run(program, jnp.ones(2))
+    np.testing.assert_array_equal(hj.run(program)[0], [2, 2])
+    with pytest.raises(hj.JaxCallError, match="diff compares two runs"):
+        hj.diff(program)
