@@ -140,7 +140,7 @@ class NanTrap:
         what = "NaN" if any(bool(jnp.any(jnp.isnan(leaf))) for leaf in jax.tree_util.tree_leaves(outputs)
                             if jnp.issubdtype(jnp.result_type(leaf), jnp.inexact)) else "Inf"
         directory = self._capture(call, outputs)
-        origin, why = find_origin(call, directory)
+        origin, why = find_origin(call.program, directory)
         reopen = f"hlodbg {directory / 'program.mlir'} --capture {directory}"
         arrived = nonfinite_arguments(call.program)  # the first op then only passed on what came in
         head = f"{self.name} returned {what}" + (f": {arrived};" if arrived else "")
@@ -204,16 +204,16 @@ def _platform(outputs: Any) -> str:
     return jax.default_backend()
 
 
-def find_origin(call: LoweredCall, directory: Path) -> tuple[Optional[NonFiniteOrigin], str]:
-    """The first op instance of the capture's replay whose result holds a NaN or Inf element (an
-    Inf that later makes the NaN the outputs hold is where it began), on any device of the grid;
-    (None, why) when the replay makes none."""
+def find_origin(program: Any, directory: Path) -> tuple[Optional[NonFiniteOrigin], str]:
+    """The first op instance of the replay of the capture at `directory` (of `program`, a
+    Program) whose result holds a NaN or Inf element (an Inf that later makes the NaN the outputs
+    hold is where it began), on any device of the grid; (None, why) when the replay makes none."""
     from hlodbg.engine.debug.capture_replay import record_context, value_source
     from hlodbg.engine.debug.lineage import LineageError, first_nonfinite
     from hlodbg.engine.ir.locations import describe, name_stack, user_frame
     from hlodbg.engine.run.capture_format import site
 
-    target = call.program.debug(capture=directory, persist=False)
+    target = program.debug(capture=directory, persist=False)
     try:
         session = target.session
         try:
