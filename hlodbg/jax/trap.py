@@ -238,8 +238,13 @@ def find_origin(program: Any, directory: Path) -> tuple[Optional[NonFiniteOrigin
 
 
 def _loop_words(owner: Any, describe: Callable) -> str:
+    """`the while at train.py:12 (jit(train)/while)`, or by its line in the program's text when
+    it carries no JAX location."""
+    kind = owner.name.rsplit(".", 1)[-1]
     where = describe(owner.location)
-    return f"the {owner.name.rsplit('.', 1)[-1]} at {where}" if where else f"the {owner.name} {owner.results[0].name if owner.results else ''}".rstrip()
+    if where:
+        return f"the {kind} at {where}"
+    return f"the {kind} on line {owner.pos.line} of the program" if owner.pos is not None else f"the {kind}"
 
 
 __all__ = ["DEFAULT_CAPTURE_DIR", "NanTrap", "NonFiniteError", "NonFiniteOrigin", "find_origin", "trap_nans"]
