@@ -156,6 +156,17 @@ def test_export_memory_and_diff_work_on_the_call(tmp_path):
     assert compared.compared > 0
 
 
+def test_debug_runs_the_debuggers_app_with_its_options(monkeypatch):
+    import hlodbg.ui_entry
+
+    opened = []
+    monkeypatch.setattr(hlodbg.ui_entry, "run_app", lambda app: opened.append(app) or 0)
+    assert hj.debug(lambda v: jnp.log(v), jnp.asarray([1.0, -1.0]), break_on="nan", target="tpu-v5e") == 0
+    app = opened[0]
+    assert app.break_on == "nan" and app.options["backend"].describe().startswith("tpu")
+    assert [a.tolist() for a in app.options["args"]] == [[1.0, -1.0]]
+
+
 async def test_debug_opens_the_debugger_on_the_call(private_hlodbg_dirs):
     from hlodbg.jax.tools import debug_app
 
@@ -341,9 +352,9 @@ def test_interactive_the_trap_opens_the_debugger_at_the_op_then_raises(tmp_path,
 
 
 def test_bad_calls_say_what_is_wrong():
-    with pytest.raises(hj.JaxCallError, match="expects a function .* not int"):
+    with pytest.raises(hj.JaxCallError, match=r"expects a function .* not int"):
         hj.load(42, jnp.ones(2))
-    with pytest.raises(hj.JaxCallError, match="JAX could not lower the call: .*dot_general"):
+    with pytest.raises(hj.JaxCallError, match=r"JAX could not lower the call: .*dot_general"):
         hj.load(lambda a, b: a @ b, jnp.ones((2, 3)), jnp.ones((2, 3)))
     program = hj.load(lambda a: a + 1, jnp.ones(2))
     with pytest.raises(hj.JaxCallError, match="a Program carries its arguments already"):

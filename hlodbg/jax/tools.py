@@ -70,12 +70,14 @@ def debug_app(program: Program, *, break_on: Optional[str] = None, target: Optio
 
 
 @keeps_users_jax_settings
-def debug(f: FunctionOrProgram, *args: Any, **kwargs: Any) -> int:
+def debug(f: FunctionOrProgram, *args: Any, break_on: Optional[str] = None, target: Optional[str] = None,
+          **kwargs: Any) -> int:
     """Open the debugger (the terminal UI) on f(*args, **kwargs); returns when it is closed (0, or
-    2 when the program could not be opened). Without a terminal the reason is printed."""
+    2 when the program could not be opened). `break_on` and `target` are `hlodbg PROG`'s
+    --break-on ("nan", "%12", "model.py:42", ...) and --target ("tpu-v5e", ...)."""
     from hlodbg.ui_entry import run_app
 
-    return run_app(debug_app(_program(f, args, kwargs)))
+    return run_app(debug_app(_program(f, args, kwargs), break_on=break_on, target=target))
 
 
 @keeps_users_jax_settings
