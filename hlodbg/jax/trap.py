@@ -145,8 +145,8 @@ class NanTrap:
         arrived = nonfinite_arguments(call.program)  # the first op then only passed on what came in
         head = f"{self.name} returned {what}" + (f": {arrived};" if arrived else "")
         if origin is None:
-            message = (f"{head}{'' if arrived else ','} but the capture of its compiled program did not make it again ({why}); the capture "
-                       f"is in {directory} ({reopen})")
+            message = (f"{head}{'' if arrived else ','} but the capture of its compiled program did not make it "
+                       f"again ({why}); the capture is in {directory} ({reopen})")
         else:
             message = f"{head}{'' if arrived else ':'} {origin.describe()}. Capture: {directory} ({reopen})"
         if self._interactive():
@@ -185,7 +185,10 @@ def nonfinite_arguments(program: Any) -> str:
     names = ArgumentNames(program.entry)
     for k, value in enumerate(program.arguments):
         if value.dtype.kind not in "fc":
-            continue
+            try:
+                value = value.astype(np.float32)  # bf16 and the other ml_dtypes floats; integers stay finite
+            except (TypeError, ValueError):
+                continue
         bad = np.argwhere(~np.isfinite(value))
         if len(bad):
             element = tuple(int(i) for i in bad[0])
