@@ -47,7 +47,7 @@ lint: $(STAMP)
 # mypy alone, with the tools of BIN (tests/test_lint.py runs it with the suite's Python's).
 typecheck:
 	rm -rf $(LINT_TREE) && mkdir -p $(LINT_TREE)/hlodbg
-	ln -s $(CURDIR)/hlodbg/*.py $(CURDIR)/hlodbg/dap $(CURDIR)/hlodbg/mcp $(LINT_TREE)/hlodbg/
+	ln -s $(CURDIR)/hlodbg/*.py $(CURDIR)/hlodbg/dap $(CURDIR)/hlodbg/jax $(CURDIR)/hlodbg/mcp $(LINT_TREE)/hlodbg/
 	for d in engine layouts ui sample_programs; do ln -s $(CURDIR)/$$d $(LINT_TREE)/hlodbg/$$d; done
 	cd $(LINT_TREE) && { $(abspath $(BIN))/mypy --config-file $(CURDIR)/pyproject.toml \
 		--cache-dir $(CURDIR)/$(VENV)/mypy-cache -p hlodbg > mypy.out; status=$$?; \
@@ -75,6 +75,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/time_travel.py --quick --only gpt_tiny,grid,gpt2
 	$(BIN)/python benchmarks/memory_svg.py --quick --repeats 1
 	$(BIN)/python benchmarks/first_frame.py --quick --only 100k,gpt2
+	$(BIN)/python benchmarks/jax_api.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info $(DAP_CLIENT)/node_modules

@@ -34,7 +34,7 @@ def add_options(cmd) -> None:
     cmd.add_argument("--event", type=int, metavar="N", help="the run of --value's op to trace: event N of the run "
                      "(default: the last run that made it)")
     add_argument_options(cmd, "function to run")
-    cmd.add_argument("--device", metavar="R,P", help="on a grid: the device whose run is traced (default 0,0)")
+    cmd.add_argument("--device", metavar="R,P", help="on a grid: the device whose run is traced (default 0,0; with --nan/--inf, the device that made it first)")
     cmd.add_argument("--replicas", type=int, metavar="R",
                      help="grid replicas (default: the module's mhlo.num_replicas)")
     cmd.add_argument("--partitions", type=int, metavar="P",
@@ -85,7 +85,11 @@ def cmd_trace(args) -> int:
                            "--timeout gives it longer")
         if args.nonfinite is not None:
             try:
-                name, event, at = first_nonfinite(session, args.nonfinite, lambda: target.move("continue_"))
+                # Without --device every device looks: a NaN made on one device only is found there.
+                everywhere = target if target.multi_device and not args.device else None
+                name, event, at = first_nonfinite(session, args.nonfinite, lambda: target.move("continue_"),
+                                                  target=everywhere)
+                session = target.session
             except HlodbgError:
                 if timer.fired:
                     raise late from None

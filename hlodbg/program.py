@@ -27,6 +27,9 @@ class Program:
         self._memory: dict = {}  # memory profiles by (target, replicas, partitions, entry)
         self._filled: Optional[tuple[str, int, int]] = None  # (mode, seed, count) of the last fill_elided
         self._op_count: Optional[int] = None
+        # Arguments bound to the program (hlodbg.jax.load binds the call it lowered): what run,
+        # debug and session use when given none. A list in the entry function's order.
+        self.arguments: Optional[list] = None
 
     def fill_elided(self, mode: str, seed: int = 0) -> int:
         """Give the constants whose elements the text elided (`{...}`) values so the program can
@@ -93,7 +96,8 @@ class Program:
         "xla:tpu"; their results come to the host here), or a Backend (hlodbg.engine.machine.targets).
 
         `args` are the arguments in order, or one mapping whose keys name them as `--args` files
-        do (the argument's name, argN or arr_N; `run(numpy.load("in.npz"))`). Missing trailing arguments are filled with reproducible random values from `seed`. The
+        do (the argument's name, argN or arr_N; `run(numpy.load("in.npz"))`); none: the bound
+        `arguments`, if any. Missing trailing arguments are filled with reproducible random values from `seed`. The
         program runs on the grid its module asks for (mhlo.num_replicas x mhlo.num_partitions):
         a sharded JAX program (Shardy or GSPMD) returns its global results, checked to agree on
         every device; any other program on several devices returns {ProcessId: results}. The
@@ -111,6 +115,8 @@ class Program:
 
         if fill_elided is not None:
             self.fill_elided(fill_elided, seed)
+        if not args and self.arguments is not None:
+            args = tuple(self.arguments)
         if len(args) == 1 and isinstance(args[0], Mapping):  # run(numpy.load("in.npz")): by key
             args = args[0]
         function = entry_function(self.module, entry)
@@ -156,7 +162,8 @@ class Program:
         one process, or every device of the grid the module asks for (or `replicas` x
         `partitions`), with `focus` (a ProcessId) the device in front.
 
-        `args`: a sequence of arrays, or a dict {position: array}; on a grid, keys ProcessId (or
+        `args`: a sequence of arrays, or a dict {position: array} (None: the bound `arguments`,
+        if any); on a grid, keys ProcessId (or
         (replica, partition)) give a device its own arguments (a sequence or {position: array});
         missing ones are reproducible random values from `seed`. `memory`: the budget for recorded values in bytes or as text
         ("2G", "512M"; default the arguments' size, at least 256 MiB, at most a quarter of RAM). With `persist`, breakpoints and watches are
@@ -186,6 +193,8 @@ class Program:
                 raise CaptureError(f"{capture} was captured on a {backend.grid[0]}x{backend.grid[1]} grid, "
                                    f"not {replicas}x{partitions}")
             replicas, partitions = backend.grid
+        elif args is None:
+            args = self.arguments
         return open_target(self.module, args, entry=entry, seed=seed, memory=memory, persist=persist, path=path,
                            source=self.source, replicas=replicas, partitions=partitions, focus=focus,
                            backend=backend if backend is not None else backend_for(target))

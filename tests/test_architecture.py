@@ -50,6 +50,9 @@ ALLOWED: dict[str, set[str]] = {
 # The optional real-device backend: the one package allowed JAX, and the printer to talk to XLA.
 XLA_BACKEND = "hlodbg.engine.machine.xla"
 XLA_BACKEND_ALLOWED = {"ir", "syntax"}
+# The JAX front door (`hlodbg.jax`, the optional `xla` extra): JAX functions lowered and trapped.
+# Nothing else of hlodbg imports it, so hlodbg works without JAX installed.
+JAX_FRONT_DOOR = "hlodbg.jax"
 
 FORBIDDEN_THIRD_PARTY = {
     "engine": ("textual", "graphviz", "jax", "jaxlib"),
@@ -208,7 +211,7 @@ def test_no_forbidden_libraries(layer):
     for module, targets in external.items():
         if layer_of(module) == layer or (layer == "engine" and layer_of(module) in ENGINE_LAYERS):
             for target, line in targets:
-                if _in_xla_backend(module) and target.split(".")[0] in ("jax", "jaxlib"):
+                if (_in_xla_backend(module) or _in_package(module, JAX_FRONT_DOOR)) and target.split(".")[0] in ("jax", "jaxlib"):
                     continue
                 if target.split(".")[0] in FORBIDDEN_THIRD_PARTY[layer]:
                     wrong.append(f"{where(module, line)}: {module} imports {target}")
@@ -216,7 +219,19 @@ def test_no_forbidden_libraries(layer):
 
 
 def _in_xla_backend(module: str) -> bool:
-    return module == XLA_BACKEND or module.startswith(XLA_BACKEND + ".")
+    return _in_package(module, XLA_BACKEND)
+
+
+def _in_package(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def test_only_the_jax_front_door_imports_it():
+    """hlodbg.jax needs JAX; a module outside it importing it would make hlodbg need JAX."""
+    internal, _ = import_graph()
+    wrong = [f"{where(module, line)}: {module} imports {target}" for module, targets in internal.items()
+             if not _in_package(module, JAX_FRONT_DOOR) for target, line in targets if _in_package(target, JAX_FRONT_DOOR)]
+    assert not wrong, "\n".join(wrong)
 
 
 def test_every_module_is_in_a_layer():

@@ -394,3 +394,62 @@ def test_cli_trace_takes_the_target_and_memory_options(nan_chain, capsys):
     assert json.loads(capsys.readouterr().out)["origin"] == 2
     assert main(["trace", program, "--args", inputs, "--value", "%d", "--at", "2", "--target", "nope"]) == 2
     assert "unknown target 'nope'" in capsys.readouterr().err
+
+
+OVERFLOW_THEN_NAN = """
+func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %e = stablehlo.exponential %x : tensor<2xf32>
+  %d = stablehlo.subtract %e, %e : tensor<2xf32>
+  return %d : tensor<2xf32>
+}
+"""
+
+# Replica 3 alone takes the log of a negative number; the all_reduce then spreads the NaN to its
+# pair (replicas 2 and 3), never to replicas 0 and 1.
+NAN_ON_ONE_REPLICA = """
+module attributes {mhlo.num_replicas = 4 : i32, mhlo.num_partitions = 1 : i32} {
+  func.func @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+    %r = stablehlo.replica_id : tensor<ui32>
+    %rf = stablehlo.convert %r : (tensor<ui32>) -> tensor<f32>
+    %b = stablehlo.broadcast_in_dim %rf, dims = [] : (tensor<f32>) -> tensor<2xf32>
+    %y = stablehlo.subtract %x, %b : tensor<2xf32>
+    %l = stablehlo.log %y : tensor<2xf32>
+    %sum = "stablehlo.all_reduce"(%l) ({
+      ^bb0(%a: tensor<f32>, %c: tensor<f32>):
+        %t = stablehlo.add %a, %c : tensor<f32>
+        stablehlo.return %t : tensor<f32>
+    }) {replica_groups = dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>} : (tensor<2xf32>) -> tensor<2xf32>
+    return %sum : tensor<2xf32>
+  }
+}
+"""
+
+
+def test_nonfinite_finds_the_inf_that_later_made_the_nan():
+    program = hlodbg.load(OVERFLOW_THEN_NAN)
+    session = program.session([np.array([1, 100], np.float32)], persist=False)
+    assert first_nonfinite(session, "nonfinite")[0::2] == ("%e", (1,))
+    session = program.session([np.array([1, 100], np.float32)], persist=False)
+    assert first_nonfinite(session, "nan")[0::2] == ("%d", (1,))
+
+
+def test_on_a_grid_the_target_finds_the_nan_on_the_device_that_made_it():
+    target = hlodbg.load(NAN_ON_ONE_REPLICA).debug([np.array([5, 2.5], np.float32)], persist=False)
+    name, event, at = first_nonfinite(target.session, "nan", target=target)
+    assert (name, at, target.device_id(target.focus)) == ("%l", (1,), 3)
+    assert target.session.timeline.main.trace.ops[event].name == "stablehlo.log"
+    target.close()
+    alone = hlodbg.load(NAN_ON_ONE_REPLICA).debug([np.array([5, 2.5], np.float32)], persist=False)
+    with pytest.raises(LineageError, match="the run made no NaN element"):  # device 0 only: never one there
+        first_nonfinite(alone.session, "nan", lambda: alone.move("continue_"))
+    alone.close()
+
+
+def test_cli_trace_nan_on_a_grid_looks_on_every_device(tmp_path, capsys):
+    program = tmp_path / "one_replica.mlir"
+    program.write_text(NAN_ON_ONE_REPLICA)
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, x=np.array([5, 2.5], np.float32))
+    assert main(["trace", str(program), "--args", str(inputs), "--nan", "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert (found["value"], found["index"], found["steps"][0]["op"]) == ("%l", [1], "stablehlo.log")

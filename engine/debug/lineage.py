@@ -76,23 +76,32 @@ def trace_element(session, value: str, at: Optional[Sequence[int]] = None, event
     return walker.lineage(node, index, label)
 
 
-def first_nonfinite(session, kind: str = "nan", advance=None) -> tuple[str, int, tuple[int, ...]]:
-    """(value name, event, index) of the first element the run makes NaN (`kind` "nan") or
-    infinite ("inf") after the session's position, running forward to find it (with `advance`,
+def first_nonfinite(session, kind: str = "nan", advance=None, target=None) -> tuple[str, int, tuple[int, ...]]:
+    """(value name, event, index) of the first element the run makes NaN (`kind` "nan"),
+    infinite ("inf") or either ("nonfinite": an Inf that later makes a NaN is found first) after the session's position, running forward to find it (with `advance`,
     a callable that continues the run and returns its Stop — a grid target's move — else
-    `session.continue_`)."""
-    if kind not in ("nan", "inf"):
-        raise LineageError(f"expected nan or inf, not {kind!r}")
-    advance = advance or session.continue_
-    bp = session.break_at(kind, saved=False)
+    `session.continue_`). With `target` (a grid's DebugTarget, whose session is `session`) every
+    device looks, the target moves to the earliest one's hit and focuses it, and the answer is
+    about `target.session` then (a NaN made on one device only is found there too)."""
+    tests = {"nan": np.isnan, "inf": np.isinf, "nonfinite": lambda wide: ~np.isfinite(wide)}
+    if kind not in tests:
+        raise LineageError(f"expected nan, inf or nonfinite, not {kind!r}")
+    what = {"nan": "NaN", "inf": "Inf", "nonfinite": "NaN or Inf"}[kind]
+    if target is not None:
+        placed = [(target.sessions[process], bp)
+                  for process, bp in zip(target.processes, target.break_at(kind, saved=False))]
+        advance = advance or (lambda: target.move("continue_"))
+    else:
+        placed = [(session, session.break_at(kind, saved=False))]
+        advance = advance or session.continue_
+    ours = {id(bp) for _, bp in placed}
     try:
         while True:
             stop = advance()
-            hits = [h for h in stop.hits if h.breakpoint is bp]
+            hits = [h for h in stop.hits if id(h.breakpoint) in ours]
             if hits:
                 e = hits[0].event
                 break
-            what = "NaN" if kind == "nan" else "Inf"
             if stop.reason == "interrupted":
                 raise LineageError(f"the run was interrupted before it made a {what} element")
             if stop.reason == "memory":
@@ -101,11 +110,14 @@ def first_nonfinite(session, kind: str = "nan", advance=None) -> tuple[str, int,
                 why = f": the run failed first ({stop.message})" if stop.reason == "error" else ""
                 raise LineageError(f"the run made no {what} element{why}")
     finally:
-        session.breakpoints.remove(bp.id)
+        for owner, bp in placed:
+            owner.breakpoints.remove(bp.id)
+    if target is not None:
+        session = target.session
     trace = session.timeline.main.trace
     op = trace.ops[e]
     outputs = as_list(session.timeline.main.store.output(e), len(op.results))
-    test = np.isnan if kind == "nan" else np.isinf
+    test = tests[kind]
     for k, out in enumerate(outputs):
         wide = widen(np.asarray(out)) if isinstance(out, np.ndarray) or np.isscalar(out) else None
         if wide is not None and wide.dtype.kind in "fc":

@@ -14,13 +14,18 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..ir.core import Operation
 from ..ir.errors import HlodbgError
+from ..ir.locations import located_name
 from ..machine.process import ProcessId
 
 
 def operand_label(i: int, operand) -> str:
-    """'operand 1: %3'; only the position for a value the text never named (the ops of a reducer
-    body printed in the short `applies` form)."""
-    return f"operand {i}: {operand.name}" if operand.name else f"operand {i}"
+    """'operand 1: %3'; an argument its location names, with that name ('operand 0: %arg1
+    (params['w'])': JAX's pytree path); only the position for a value the text never named (the
+    ops of a reducer body printed in the short `applies` form)."""
+    if not operand.name:
+        return f"operand {i}"
+    located = located_name(operand) if operand.is_block_argument else ""
+    return f"operand {i}: {operand.name}" + (f" ({located})" if located and located != operand.name.lstrip("%") else "")
 
 
 def result_label(k: int, result) -> str:

@@ -151,6 +151,15 @@ def name_stack(loc: Optional[Location]) -> Optional[str]:
     return None
 
 
+def located_name(value) -> str:
+    """The name a block argument's own location gives it (JAX names each parameter of @main by its
+    pytree path: `%arg1: tensor<3x3xf32> loc("params['layer_0']['w']")`), or ""."""
+    loc = value.location
+    if isinstance(loc, NameLoc) and not loc.name.isdigit():
+        return loc.name
+    return ""
+
+
 def describe(loc: Optional[Location]) -> str:
     """One short line for UIs and messages: `model.py:42 (jit(f)/attn/dot_general)`."""
     frame = user_frame(loc)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..ir.dtypes import as_value, element_dtype, random_value
 from ..ir.errors import ExecutionError
-from ..ir.locations import NameLoc
+from ..ir.locations import located_name
 from ..ir.sharding import (
     HloSharding,
     ShardingSyntaxError,
@@ -189,7 +189,7 @@ class ArgumentNames:
         self.by_position: list[list[str]] = [[] for _ in range(self.count)]
         for i, argument in enumerate(function.body.arguments if not function.is_declaration else ()):
             own = (argument.name or "").lstrip("%")
-            located = argument.location.name if isinstance(argument.location, NameLoc) else ""
+            located = located_name(argument)
             for name in dict.fromkeys(n for n in (own, located) if n and not n.isdigit()):
                 self.names.setdefault(name, []).append(i)
                 self.by_position[i].append(name)
