@@ -4,6 +4,8 @@ same bits every time, BLAS's own thread count is left as it was, and products BL
 pass through."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 
@@ -16,6 +18,7 @@ threadpoolctl = pytest.importorskip("threadpoolctl")
 def two_cores(monkeypatch):
     """Band as on a machine of (at least) two cores, whatever this one has, from small products on."""
     monkeypatch.setattr(blas, "workers", lambda: 2)
+    monkeypatch.setattr(blas, "busy", lambda: True)  # the robust path: bands on hlodbg's pool
     monkeypatch.setattr(blas, "PARALLEL_FROM_FLOPS", 1)
     if blas._thread_control() is None:
         pytest.skip("numpy's BLAS is not an OpenBLAS threadpoolctl can hold to one thread")
@@ -61,14 +64,26 @@ def test_transposed_operands_are_read_in_place(two_cores):
     np.testing.assert_allclose(blas.matmul(dy.T[None], x[None]), one_call(dy.T[None], x[None]), rtol=1e-5, atol=1e-4)
 
 
-def test_blas_threads_are_restored_after_a_product(two_cores):
+def wait_until_given_back() -> None:
+    """An earlier test's hold on BLAS's threads given back (a quarter second after its products)."""
+    deadline = time.monotonic() + 30
+    while blas._held_from is not None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def test_blas_threads_are_given_back_once_products_stop(two_cores):
     get, set_threads = blas._thread_control()
-    assert get() >= 1
+    wait_until_given_back()
     before = get()
     try:
         set_threads(2)
         blas.matmul(np.ones((128, 128), np.float32), np.ones((128, 128), np.float32))  # banded (two_cores)
+        blas.matmul(np.ones((128, 128), np.float32), np.ones((128, 128), np.float32))
+        deadline = time.monotonic() + 30  # a generous bound for a busy machine; it takes a quarter second
+        while get() != 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
         assert get() == 2
+        assert blas._held_from is None
     finally:
         set_threads(before)
 
@@ -101,3 +116,40 @@ def test_a_band_no_pool_thread_takes_up_is_done_by_the_caller(two_cores, monkeyp
     lhs, rhs = rng.standard_normal((256, 200)).astype(np.float32), rng.standard_normal((200, 128)).astype(np.float32)
     np.testing.assert_allclose(blas.matmul(lhs, rhs), one_call(lhs, rhs), rtol=1e-5, atol=1e-4)
     assert BusyPool.submitted == 1
+
+
+def test_on_a_quiet_machine_blas_keeps_its_own_threads(monkeypatch):
+    if blas._thread_control() is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS threadpoolctl can hold to one thread")
+    monkeypatch.setattr(blas, "workers", lambda: 2)
+    monkeypatch.setattr(blas, "busy", lambda: False)
+    get, set_threads = blas._thread_control()
+    wait_until_given_back()
+    before = get()
+    try:
+        set_threads(2)
+        seen = []
+        monkeypatch.setattr(blas.np, "matmul", lambda a, b, **kw: seen.append(get()) or np.dot(a, b))
+        blas.matmul(np.ones((128, 128), np.float32), np.ones((128, 128), np.float32))
+        assert seen == [2] and get() == 2
+    finally:
+        set_threads(before)
+
+
+def test_busy_is_decided_with_a_gap(monkeypatch):
+    """More threads ready than cores + 0.5 on average is busy; it stays busy until fewer than
+    cores - 0.25 (its own threads alone do not flip it back and forth)."""
+    from hlodbg.engine.machine import cores
+
+    readings = iter([1, 1, 4, 4, 4, 4, 4, 4, 4, 4, 2, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1])
+    monkeypatch.setattr(cores, "_threads_ready", lambda: next(readings))
+    monkeypatch.setattr(cores, "workers", lambda: 2)
+    monkeypatch.setattr(cores, "_sampled_at", -1.0)
+    monkeypatch.setattr(cores, "_busy", False)
+    clock = iter(range(1000))
+    monkeypatch.setattr(cores.time, "monotonic", lambda: float(next(clock)))
+    seen = [cores.busy() for _ in range(26)]
+    assert seen[:2] == [False, False] and True in seen[2:10]
+    turned = seen.index(True)
+    assert all(seen[turned:16])  # 2 threads ready on 2 cores: still busy
+    assert seen[-1] is False

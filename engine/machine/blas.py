@@ -1,27 +1,31 @@
-"""Matrix products through BLAS on every core, without BLAS's own threads.
+"""Matrix products through BLAS on every core, whether or not the machine is busy.
 
 numpy's OpenBLAS spreads a product over threads of its own that wait for each other by spinning.
-On a machine whose cores are busy with anything else (a CI runner, a training job, a second
-hlodbg) that waiting is ruinous: measured on 2 cores beside one other busy process, a 12-layer
-D=256 transformer ran in 200 ms with OpenBLAS's two threads and 30 ms with one, and a GPT-2-shaped
-training step in 20 s against 3.6 s, while XLA's own pool lost a few percent.
+On a quiet machine that is the fastest there is (its threads take up a product at once: a
+64x256x1024 product in 186 us on 2 cores, where handing half of it to another thread of ours
+took 252 us). On a machine whose cores are busy with anything else (a CI runner, a training job,
+a second hlodbg) the spinning is ruinous: measured on 2 cores beside one other busy process, a
+12-layer D=256 transformer ran in 200 ms with OpenBLAS's two threads and 30 ms with one, and a
+GPT-2-shaped training step in 20 s (13.6 s median of three) against 2 s.
 
-So a product runs with BLAS held to one thread (for the call only: the process's other numpy work
-keeps BLAS's own setting), and a large one is cut into one band per core, each computed by its own
+So while the machine is quiet (cores.busy(): no more threads ready to run than cores) products
+are np.matmul's with BLAS's own threads. While it is busy, products run with BLAS held to one
+thread (given back a quarter of a second after the last product, or at once when the machine
+turns quiet), and a large one is cut into one band per core, each computed by its own
 single-threaded BLAS call, all but one on hlodbg's pool (cores.py), which queues work instead of
 spinning; a band no pool thread has started by the time this thread is done with its own, it
-computes itself, so on a busy machine a product takes about as long as on one core. Bands are
-whole batch entries when there are enough of them, else rows when the product has at least as
-many rows as columns, else columns (a transformer's 64-token products have few rows and many
-columns); BLAS reads a band of another array's columns through its leading dimension, without a
-copy. Smaller products run on one thread: handing a band over costs more than it saves there.
+computes itself, so a product takes at worst about as long as on one core. Bands are whole batch
+entries when there are enough of them, else rows when the product has at least as many rows as
+columns, else columns (a transformer's 64-token products have few rows and many columns); BLAS
+reads a band of another array's columns through its leading dimension, without a copy. Smaller
+products run on one thread: handing a band over costs more than it saves there.
 
 Which bits: BLAS computes each output element from its row and column alone, adding the K
 products in the same blocked order whatever the M and N around it, so bands cut at the kernels'
 tile edges (BAND_ALIGN) give the bits of one call over the whole product on the models' shapes.
 BLAS may still take another kernel for a band's size than for the whole (its small-matrix paths,
 a tail's kernel), which can move the last bit of some elements, as OpenBLAS's own thread count
-can; a product's bits depend on the machine's core count and never on its load or on timing.
+can; OpenBLAS's own threads and the bands may differ so too.
 
 Where numpy's BLAS is not an OpenBLAS with threads of its own (an Accelerate or MKL build, an
 OpenMP one) or threadpoolctl cannot reach it, products are np.matmul's as they are.
@@ -29,11 +33,12 @@ OpenMP one) or threadpoolctl cannot reach it, products are np.matmul's as they a
 from __future__ import annotations
 
 import threading
+import time
 from typing import Callable, Optional
 
 import numpy as np
 
-from .cores import pool, workers
+from .cores import busy, pool, workers
 
 # Products of fewer flops run in one call: a band's hand-off costs tens of microseconds, and BLAS
 # does 64M flops in about half a millisecond on one core.
@@ -52,11 +57,19 @@ BAND_ALIGN = 96
 # (its GEMM_MULTITHREAD_THRESHOLD of 4 x 65536): such products need no holding to one thread.
 BLAS_THREADS_FROM = 4 * 65536
 
+# BLAS's own thread count is given back this long after the last product: a run's products come
+# back to back, and switching OpenBLAS's threads on wakes them to spin for their next job, which
+# takes the core a band on hlodbg's pool needs (measured: a 64x256x1024 product banded over 2 cores
+# in 209 us; switching BLAS's threads back after each product, 337 us).
+RESTORE_AFTER_SECONDS = 0.25
+
 _lock = threading.Lock()
 _control: Optional[tuple[Callable[[], int], Callable[[int], None]]] = None
 _looked = False
-_in_flight = 0  # products in flight holding BLAS to one thread
-_restore_to = 1
+_in_flight = 0  # products in flight
+_held_from: Optional[int] = None  # BLAS's own count while held to one thread (None: not held)
+_last_done = 0.0
+_restorer: Optional[threading.Thread] = None
 
 
 def _thread_control() -> Optional[tuple[Callable[[], int], Callable[[int], None]]]:
@@ -91,24 +104,53 @@ def _openblas_functions() -> Optional[tuple[Callable[[], int], Callable[[int], N
 
 
 class _OneBlasThread:
-    """BLAS held to one thread while any product is in flight; its own count restored after the last."""
+    """BLAS held to one thread from the first product on; its own count given back once no
+    product has run for RESTORE_AFTER_SECONDS (by a thread that waits for that, then ends)."""
 
     def __enter__(self) -> None:
-        global _in_flight, _restore_to
+        global _in_flight, _held_from
         get, set_ = _control
         with _lock:
-            if _in_flight == 0:
-                _restore_to = get()
-                if _restore_to != 1:
+            if _held_from is None:
+                _held_from = get()
+                if _held_from != 1:
                     set_(1)
             _in_flight += 1
 
     def __exit__(self, *exc) -> None:
-        global _in_flight
+        global _in_flight, _last_done, _restorer
         with _lock:
             _in_flight -= 1
-            if _in_flight == 0 and _restore_to != 1:
-                _control[1](_restore_to)
+            _last_done = time.monotonic()
+            if _held_from != 1 and _restorer is None:
+                _restorer = threading.Thread(target=_restore_when_idle, name="hlodbg-blas-threads", daemon=True)
+                _restorer.start()
+
+
+def _restore_when_idle() -> None:
+    global _held_from, _restorer
+    while True:
+        with _lock:
+            idle = time.monotonic() - _last_done
+            if _in_flight == 0 and idle >= RESTORE_AFTER_SECONDS:
+                if _held_from is not None and _held_from != 1:
+                    _control[1](_held_from)
+                _held_from = None
+                _restorer = None
+                return
+        time.sleep(max(RESTORE_AFTER_SECONDS - idle, 0.01))
+
+
+def _give_back_now() -> None:
+    """BLAS's own thread count back at once (the machine turned quiet while it was held)."""
+    global _held_from
+    if _held_from is None:
+        return
+    with _lock:
+        if _held_from is not None and _in_flight == 0:
+            if _held_from != 1:
+                _control[1](_held_from)
+            _held_from = None
 
 
 _ONE_THREAD = _OneBlasThread()
@@ -121,11 +163,14 @@ def matmul(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     if (rows * depth * columns <= BLAS_THREADS_FROM or lhs.dtype.kind not in "fc" or lhs.ndim < 2 or rhs.ndim < 2
             or _thread_control() is None):
         return np.matmul(lhs, rhs)  # one BLAS thread anyway; integer products do not go through BLAS
+    cores = workers()
+    if cores < 2 or not busy():
+        _give_back_now()
+        return np.matmul(lhs, rhs)  # a quiet machine: BLAS's own threads are the fastest there
     batch = np.broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2])
     entries = int(np.prod(batch, dtype=np.int64))
-    cores = workers()
     with _ONE_THREAD:
-        if cores < 2 or 2 * entries * rows * depth * columns < PARALLEL_FROM_FLOPS:
+        if 2 * entries * rows * depth * columns < PARALLEL_FROM_FLOPS:
             return np.matmul(lhs, rhs)
         bands = _bands(entries, rows, columns, cores)
         if len(bands) < 2:

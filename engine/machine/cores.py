@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Optional
 
@@ -35,4 +36,48 @@ def pool() -> ThreadPoolExecutor:
     return _POOL
 
 
-__all__ = ["pool", "workers"]
+# Whether other work is taking the cores: the number of threads ready to run (Linux's
+# /proc/loadavg, this one included) averaged over the last samples, taken at most this often.
+SAMPLE_SECONDS = 0.05
+SAMPLE_WEIGHT = 0.2  # of the newest sample in the average: about the last quarter second
+# Busy from more than cores + BUSY_ABOVE threads ready on average, quiet again below cores -
+# QUIET_BELOW (the gap keeps a run from switching back and forth on its own threads' count).
+BUSY_ABOVE = 0.5
+QUIET_BELOW = 0.25
+
+_sampled_at = -1.0
+_ready_average = 0.0
+_busy = False
+
+
+def busy() -> bool:
+    """Whether more threads want to run than the machine has cores, on average over the last
+    quarter second or so (False where the kernel does not say: not on Linux). Cheap enough to ask
+    before every matrix product: it reads the kernel's count at most every SAMPLE_SECONDS."""
+    global _sampled_at, _ready_average, _busy
+    now = time.monotonic()
+    if now - _sampled_at < SAMPLE_SECONDS:
+        return _busy
+    ready = _threads_ready()
+    if ready is None:
+        return False
+    _ready_average = ready if _sampled_at < 0 else _ready_average + (ready - _ready_average) * SAMPLE_WEIGHT
+    _sampled_at = now
+    cores = workers()
+    if _busy and _ready_average < cores - QUIET_BELOW:
+        _busy = False
+    elif not _busy and _ready_average > cores + BUSY_ABOVE:
+        _busy = True
+    return _busy
+
+
+def _threads_ready() -> Optional[int]:
+    """Threads running or ready to run on the machine now (this one included), or None."""
+    try:
+        with open("/proc/loadavg", encoding="ascii") as loadavg:
+            return int(loadavg.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+__all__ = ["busy", "pool", "workers"]
