@@ -453,3 +453,22 @@ def test_cli_trace_nan_on_a_grid_looks_on_every_device(tmp_path, capsys):
     assert main(["trace", str(program), "--args", str(inputs), "--nan", "--json"]) == 0
     found = json.loads(capsys.readouterr().out)
     assert (found["value"], found["index"], found["steps"][0]["op"]) == ("%l", [1], "stablehlo.log")
+
+
+def test_mcp_trace_nan_on_a_grid_looks_on_every_device(tmp_path):
+    # The MCP server's trace answers as `hlodbg trace --nan` does: without a device, every device looks.
+    from hlodbg.mcp.folders import Folders
+    from hlodbg.mcp.sessions import Desk
+
+    program = tmp_path / "one_replica.mlir"
+    program.write_text(NAN_ON_ONE_REPLICA)
+    inputs = tmp_path / "in.npz"
+    np.savez(inputs, x=np.array([5, 2.5], np.float32))
+    desk = Desk(Folders.make(str(tmp_path / "work"), [str(tmp_path)]))
+    try:
+        desk.call(lambda: desk.load(str(program), args=str(inputs))).result()
+        [handle] = desk.open
+        traced = desk.call(lambda: desk.trace(handle, "nan")).result()
+    finally:
+        desk.close_all()
+    assert "%l" in traced and "stablehlo.log" in traced and "[1]" in traced, traced

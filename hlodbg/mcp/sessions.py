@@ -263,8 +263,10 @@ class Desk:
         if text in ("nan", "inf"):
             if at is not None:
                 raise ToolRefusal(f"trace {text} finds its own element: leave out `at`")
+            # Without `device` every device looks: a NaN made on one device only is found there.
+            everywhere = target if target.multi_device and device is None else None
             name, event, element = first_nonfinite(target.session, text,
-                                                   lambda: self._move(opened, "continue_", timeout))
+                                                   lambda: self._move(opened, "continue_", timeout), target=everywhere)
         else:
             name, event, element = _expression(text), None, _element(at) if at is not None else None
         return trace_element(target.session, name, element, event).text()
