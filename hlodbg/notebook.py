@@ -133,6 +133,7 @@ def memory_report(analysis) -> str:
 
 
 def _session_status(session) -> list[str]:
+    from hlodbg.engine.debug.op_values import operand_label
     from hlodbg.engine.debug.stops import op_label
 
     if session.finished:
@@ -154,7 +155,7 @@ def _session_status(session) -> list[str]:
     if session.error is not None:
         out.append(f"<b>the run failed</b>:<pre style=\"margin:2px 0\">{_text(str(session.error))}</pre>")
         missing = "not computed: the run failed"
-    rows = [(f"operand {i}: {operand.name}", str(operand.type), _summary(value))
+    rows = [(operand_label(i, operand), str(operand.type), _summary(value))  # an argument with its pytree name
             for i, (operand, value) in enumerate(zip(op.operands, event.inputs))]
     outputs = event.outputs
     for k, result in enumerate(op.results):

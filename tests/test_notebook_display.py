@@ -73,7 +73,7 @@ def test_a_session_marks_the_op_it_stopped_at_and_moves_with_each_step(program):
     assert "stopped before event 1" in stepped and "%0#0, %0#1, %0#2, %0#3 = stablehlo.while" in stepped
     assert all(marked_names(svg) == ["%0:4"] for svg in svg_of(stepped))
     # Its operands' summaries, each a line of the table; its results are not computed yet.
-    assert re.search(r"operand 0: %arg1</code></td><td><code>tensor&lt;8x16xf32&gt;</code></td>"
+    assert re.search(r"operand 0: %arg1 \(w1\)</code></td><td><code>tensor&lt;8x16xf32&gt;</code></td>"
                      r"<td[^>]*>8x16xf32 min 1 max 1 mean 1", stepped)
     assert "not run yet: s.step() runs it" in stepped
     session.step_in()  # into the loop's condition: the op is inside the while's region

@@ -99,3 +99,14 @@ def test_the_finished_session_marks_nothing(tour):
     assert "<b>finished</b>" in shown["text/html"] and shown["text/plain"] == "<Session of @main: finished>"
     [whole] = svg_of(shown["text/html"])
     assert marked_names(whole) == []
+
+
+def test_a_jax_session_names_arguments_by_their_pytree_paths(tour):
+    pytest.importorskip("jax")
+    shown = _cell(tour, "import jax.numpy")
+    assert _current(shown) == "%0 = stablehlo.dot_general"
+    html = shown["text/html"]
+    assert "operand 1: %arg0 (params[&#x27;w1&#x27;])" in html, html[:2000]
+    assert "jit(predict)/dot_general" in html  # the JAX source line the op came from
+    around, whole = svg_of(html)
+    assert marked_names(around) == marked_names(whole) == ["%0"]
