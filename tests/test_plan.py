@@ -231,3 +231,83 @@ def test_a_direct_step_is_not_taken_around_a_backends_wrapping():
     tiny = np.float32(2.0 ** -127)  # subnormal: a TPU reads it as zero
     (result,) = Interpreter(hlodbg.load(text).module, backend=backend_for("tpu-v5e")).run("main", [tiny, tiny])
     assert result == 0 and Interpreter(hlodbg.load(text).module).run("main", [tiny, tiny])[0] == 2 * tiny
+
+
+EDGES = {
+    "f32": [0.0, -0.0, 1.5, -2.25, 3.4e38, -3.4e38, np.inf, -np.inf, np.nan, 1e-45, -1e-45, 1.0000001],
+    "f64": [0.0, -0.0, 1.5, -1e308, 1.7e308, np.inf, np.nan, 5e-324, -7.25],
+    "i8": [0, 1, -1, 127, -128, 100], "i64": [0, -1, 2**63 - 1, -2**63, 12345],
+    "ui8": [0, 1, 255, 128], "ui32": [0, 1, 2**32 - 1, 2**31], "i1": [False, True],
+}
+SCALAR_OPS = ["add", "subtract", "multiply", "and", "or", "xor", "compare EQ", "compare NE", "compare LT",
+              "compare LE", "compare GT", "compare GE"]
+
+
+@pytest.mark.parametrize("t", list(EDGES))
+def test_scalar_forms_give_the_direct_forms_bits(t):
+    """A compiled loop keeps 0-d values as numpy scalars between steps with a scalar form
+    (registry.py, block_code.py): on every pair of edge values (overflow, NaN, infinities, signed
+    zeros, subnormals) the operator on scalars gives the bits and dtype the ufunc gives on 0-d
+    arrays."""
+    from hlodbg.engine.run.block_code import _direct_form, _scalar_form
+
+    dtype = hlodbg.load(LOOP_OF.format(op="add", t=t, r=t, shape="", shape_t=f"tensor<{t}>", extra="")).module \
+        .entry.function_type.inputs[0].numpy_dtype
+    values = [np.asarray(v).astype(dtype) for v in EDGES[t]]
+    checked = 0
+    for spec in SCALAR_OPS:
+        op, *direction = spec.split()
+        if (op in ("and", "or", "xor") and dtype.kind == "f") or (op == "subtract" and dtype.kind == "b"):
+            continue  # not the ops' element types (the verifier refuses them)
+        r = "i1" if op == "compare" else t
+        text = LOOP_OF.format(op=op, t=t, r=r, shape="", shape_t=f"tensor<{t}>", extra="")
+        if direction:
+            text = text.replace("stablehlo.compare %x, %y", f"stablehlo.compare {direction[0]}, %x, %y")
+        interpreter = Interpreter(hlodbg.load(text).module)
+        interpreter.run("main", [values[0], values[0]])
+        step = interpreter.plan.fast_block(interpreter.module.entry.ops[4].regions[1].blocks[0]).steps[0]
+        scalar, direct = _scalar_form(step), _direct_form(step)
+        assert (scalar is None) == (direct is None), spec
+        if scalar is None:
+            continue
+        with np.errstate(all="ignore"):
+            for a in values:
+                for b in values:
+                    want = np.asarray(direct(a, b))
+                    got = scalar(a[()], b[()])
+                    assert isinstance(got, np.generic) and got.dtype == want.dtype, (spec, a, b)
+                    assert same_bits(np.asarray(got), want), (spec, a, b, got, want)
+                    checked += 1
+    assert checked
+
+
+def test_a_compiled_loop_carries_scalars_and_returns_arrays():
+    """0-d values going round a loop as numpy scalars (block_code.loop_function) wrap, overflow
+    and reach NaN as the observed loop's arrays do, and leave the loop as arrays."""
+    text = """func.func @main(%x: tensor<i8>, %f: tensor<f32>) -> (tensor<i8>, tensor<f32>, tensor<i1>) {
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %n = stablehlo.constant dense<300> : tensor<i64>
+  %seven = stablehlo.constant dense<7> : tensor<i8>
+  %big = stablehlo.constant dense<3.0e38> : tensor<f32>
+  %r:4 = stablehlo.while(%i = %zero, %a = %x, %g = %f, %p = %x) : tensor<i64>, tensor<i8>, tensor<f32>, tensor<i8>
+    cond {
+      %c = stablehlo.compare LT, %i, %n : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %j = stablehlo.add %i, %one : tensor<i64>
+      %b = stablehlo.multiply %a, %seven : tensor<i8>
+      %h = stablehlo.multiply %g, %big : tensor<f32>
+      %k = stablehlo.subtract %h, %h : tensor<f32>
+      %q = stablehlo.xor %b, %p : tensor<i8>
+      stablehlo.return %j, %q, %k, %b : tensor<i64>, tensor<i8>, tensor<f32>, tensor<i8>
+    }
+  %e = stablehlo.compare EQ, %r#2, %r#2 : (tensor<f32>, tensor<f32>) -> tensor<i1>
+  return %r#1, %r#2, %e : tensor<i8>, tensor<f32>, tensor<i1>
+}"""
+    module = hlodbg.load(text).module
+    args = [np.asarray(np.int8(3)), np.asarray(np.float32(10.0))]  # 10 * 3e38 overflows: inf - inf is NaN
+    (plain, _), (observed, _) = both_loops(module, "main", args)
+    assert all(type(value) is np.ndarray for value in plain)
+    assert same_bits(plain, observed)
+    assert np.isnan(plain[1]) and not plain[2]

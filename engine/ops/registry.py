@@ -38,7 +38,10 @@ def op(*names: str) -> Callable[[Evaluator], Evaluator]:
 # computes the evaluator's result when the operands have exactly the dtypes the call declares (a
 # 0-d result may come back as a numpy scalar: the caller keeps it an array). Plain runs call it
 # from their block code where the evaluator's own checks cost more than the arithmetic
-# (engine/run/block_code.py); None: no such form for this call.
+# (engine/run/block_code.py); None: no such form for this call. It may carry a scalar form too,
+# `evaluator.scalar_form(call) -> Optional[Callable]`: the same for 0-d operands held as numpy
+# scalars (or 0-d arrays) of those dtypes, returning a numpy scalar with the bits the direct form
+# gives; a compiled loop keeps its 0-d values as scalars between such steps.
 
 
 def evaluator_for(name: str) -> Optional[Evaluator]:

@@ -71,12 +71,23 @@ def loop_function(condition: FastBlock, body: FastBlock,
     next values."""
     names = _names([*condition.steps, *body.steps], screen)
     lines = ["def run(slots, values):", "    k = 0", "    try:", "        while True:"]
+    # The carried values go round as numpy scalars where they are 0-d (_step_lines), and the
+    # values from outside the loop its scalar steps read are taken as scalars once, before it;
+    # the loop's results leave it as arrays.
+    scalars = {*condition.arguments, *body.arguments}
+    hoisted = _hoisted([*condition.steps, *body.steps], scalars)
+    for slot, local in hoisted.items():
+        lines.insert(-1, f"        {local} = slots[{slot}]")
+        lines.insert(-1, f"        if {local}.__class__ is NDARRAY and not {local}.ndim:")
+        lines.insert(-1, f"            {local} = {local}[()]")
+    lines.insert(-1, "        values = [v[()] if v.__class__ is NDARRAY and not v.ndim else v for v in values]")
     inner = [f"slots[{slot}] = values[{i}]" for i, slot in enumerate(condition.arguments)]
-    inner += _step_lines(condition.steps, 0, names, screen)
+    inner += _step_lines(condition.steps, 0, names, screen, scalars, hoisted)
     inner += [f"go = slots[{condition.returned[0]}]", *(f"slots[{slot}] = None" for slot in condition.free),
-              "if not go:", "    return values"]
+              "if not go:", "    return [v if v.__class__ is NDARRAY else ARRAY(v) for v in values]"]
+    scalars |= set(body.arguments)
     inner += [f"slots[{slot}] = values[{i}]" for i, slot in enumerate(body.arguments)]
-    inner += _step_lines(body.steps, len(condition.steps), names, screen)
+    inner += _step_lines(body.steps, len(condition.steps), names, screen, scalars, hoisted)
     inner += [f"values = [{', '.join(f'slots[{i}]' for i in body.returned)}]",
               *(f"slots[{slot}] = None" for slot in body.free)]
     lines += ["            " + line for line in inner]
@@ -84,9 +95,18 @@ def loop_function(condition: FastBlock, body: FastBlock,
     return _compiled(lines, names, f"<plain run of a loop of {len(condition.steps)} + {len(body.steps)} steps>")
 
 
+def _hoisted(steps: list, arguments: set[int]) -> dict[int, str]:
+    """{slot: local name} of the values from outside a loop (neither its blocks' arguments nor
+    made by its steps) that its scalar steps read."""
+    made = {slot for step in steps for slot in step.result_slots}
+    outside = {slot for step in steps if _scalar_form(step) is not None for slot in step.operand_slots}
+    return {slot: f"outer{slot}" for slot in sorted(outside - made - arguments)}
+
+
 def _names(steps: list, screen: Optional[Callable]) -> dict[str, Any]:
     return {"HlodbgError": HlodbgError, "failure": failure, "frozen": frozen, "reusing_call": reusing_call,
-            "STEPS": steps, "FINITE": surely_finite, "SCREEN": screen, "NDARRAY": np.ndarray, "ASARRAY": np.asarray}
+            "STEPS": steps, "FINITE": surely_finite, "SCREEN": screen, "NDARRAY": np.ndarray, "ASARRAY": np.asarray,
+            "ARRAY": np.asarray}
 
 
 def _failure_lines(indent: str) -> list[str]:
@@ -102,13 +122,36 @@ def _compiled(lines: list[str], names: dict[str, Any], filename: str) -> Callabl
     return names["run"]
 
 
-def _step_lines(steps: list, first: int, names: dict[str, Any], screen: Optional[Callable]) -> list[str]:
+def _step_lines(steps: list, first: int, names: dict[str, Any], screen: Optional[Callable],
+                scalars: Optional[set[int]] = None, hoisted: Optional[dict[int, str]] = None) -> list[str]:
     """The source of `steps` (numbered from `first`, their objects put into `names`): each step's
-    evaluator on its operand slots, its results stored, its dead slots cleared."""
+    evaluator on its operand slots, its results stored, its dead slots cleared.
+
+    With `scalars` (the slots that may hold a numpy scalar, updated as steps are written), a 0-d
+    step with a scalar form (registry.py) keeps its result a numpy scalar, and any other step
+    reading a slot that may hold one gets it as a 0-d array (ARRAY): numpy's scalars do
+    arithmetic several times cheaper than ufuncs on 0-d arrays, with the same bits. `hoisted`
+    names the locals holding, as scalars, the values from outside a loop its scalar steps read."""
     lines = []
     for k, step in enumerate(steps, first):
         names[f"S{k}"], names[f"E{k}"], names[f"C{k}"] = step, step.evaluator, step.call
-        operands = ", ".join(f"slots[{i}]" for i in step.operand_slots)
+        scalar = _scalar_form(step) if scalars is not None and screen is None else None
+        if scalar is not None:
+            names[f"G{k}"] = scalar
+            left, right = ((hoisted or {}).get(i, f"slots[{i}]") for i in step.operand_slots)
+            result = step.result_slots[0]
+            wrapped = ", ".join(f"ARRAY(slots[{i}])" if i in scalars else f"slots[{i}]" for i in step.operand_slots)
+            lines += [f"k = {k}",
+                      f"if {left}.dtype is {right}.dtype:",
+                      f"    slots[{result}] = G{k}({left}, {right})",
+                      "else:",
+                      f"    slots[{result}] = E{k}(C{k}, {wrapped})",
+                      *(f"slots[{slot}] = None" for slot in step.free)]
+            scalars.add(result)
+            continue
+        operands = ", ".join(f"ARRAY(slots[{i}])" if scalars and i in scalars else f"slots[{i}]" for i in step.operand_slots)
+        if scalars:
+            scalars.difference_update(step.result_slots)
         body = [f"k = {k}"]
         # A result goes straight to its slot (no local keeps it): the slot is then its only holder,
         # as the reuse check expects.
@@ -133,7 +176,7 @@ def _step_lines(steps: list, first: int, names: dict[str, Any], screen: Optional
             # The evaluator's own arithmetic, called straight (registry.py: direct_form), when the
             # operands have one dtype as the evaluator's fast path asks; else the evaluator.
             names[f"F{k}"] = direct
-            left, right = (f"slots[{i}]" for i in step.operand_slots)
+            left, right = ((hoisted or {}).get(i, f"slots[{i}]") for i in step.operand_slots)
             result = f"slots[{step.result_slots[0]}]"
             body += [f"if {left}.dtype is {right}.dtype:",
                      f"    {result} = F{k}({left}, {right})",
@@ -163,6 +206,16 @@ def _small(step: Any, most: int) -> bool:
         if shape is None or any(not isinstance(d, int) or d < 0 for d in shape) or prod(shape) > most:
             return False
     return True
+
+
+def _scalar_form(step: Any) -> Optional[Callable]:
+    """The scalar form of a two-operand step with a 0-d result whose evaluator is the registered
+    one, or None."""
+    if (not step.single or step.foldable or len(step.operand_slots) != 2 or step.evaluator is not EVALUATORS.get(step.op.name)
+            or getattr(step.op.results[0].type, "shape", None) != ()):
+        return None
+    scalar = getattr(step.evaluator, "scalar_form", None)
+    return scalar(step.call) if scalar is not None else None
 
 
 def _direct_form(step: Any) -> Optional[Callable]:
