@@ -29,6 +29,25 @@ class JaxCallError(HlodbgError):
     """A JAX function or call hlodbg.jax cannot lower as given."""
 
 
+def _hide_own_frames() -> None:
+    """JAX writes the Python call stack of every op into its `loc` (a chain of callsites) and
+    leaves out frames of files it was told are a library's own: without this, hlodbg.jax's own
+    calls (`load` -> lowering) would sit in every op's chain beside the user's lines. The hook
+    is JAX's private one (libraries such as Flax use it); without it nothing changes but that."""
+    import os
+
+    try:
+        from jax._src import source_info_util
+    except ImportError:
+        return
+    register = getattr(source_info_util, "register_exclusion", None)
+    if register is not None:
+        register(os.path.dirname(os.path.abspath(__file__)))
+
+
+_hide_own_frames()
+
+
 @contextlib.contextmanager
 def users_jax_settings():
     """The caller's JAX settings as they were, after hlodbg's work: hlodbg's XLA runtime switches
