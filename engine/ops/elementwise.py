@@ -131,7 +131,7 @@ def native_ufunc(ufunc: Any, scalar: Callable, unless: Callable[[OpCall], bool] 
     `direct_form`): for a call of native types (`_native_types`), `ufunc` itself, which is what
     `_binary` calls there. Plain runs of small arrays call it straight from their block code,
     without `_binary`'s per-call checks (engine/run/block_code.py). Its scalar form is `scalar`,
-    the Python operator numpy's scalars implement with the same loops (tests/test_block_code.py
+    the Python operator numpy's scalars implement with the same loops (tests/test_plan.py
     checks every native type, overflow, NaN and signed zeros), seven times cheaper on them than
     the ufunc on 0-d arrays."""
 
@@ -506,7 +506,7 @@ _COMPARISONS = {
     "GT": np.greater, "LE": np.less_equal, "LT": np.less,
 }
 # The same comparisons as numpy's scalars make them (compare's scalar form, registry.py).
-_SCALAR_COMPARISONS = {
+_SCALAR_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
     "EQ": operator.eq, "NE": operator.ne, "GE": operator.ge,
     "GT": operator.gt, "LE": operator.le, "LT": operator.lt,
 }

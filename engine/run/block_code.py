@@ -95,6 +95,11 @@ def loop_function(condition: FastBlock, body: FastBlock,
     return _compiled(lines, names, f"<plain run of a loop of {len(condition.steps)} + {len(body.steps)} steps>")
 
 
+def _array(value: Any) -> Any:
+    """A numpy scalar as a 0-d array; anything else (arrays, tuples, a device's values) as it is."""
+    return np.asarray(value) if isinstance(value, np.generic) else value
+
+
 def _hoisted(steps: list, arguments: set[int]) -> dict[int, str]:
     """{slot: local name} of the values from outside a loop (neither its blocks' arguments nor
     made by its steps) that its scalar steps read."""
@@ -106,7 +111,7 @@ def _hoisted(steps: list, arguments: set[int]) -> dict[int, str]:
 def _names(steps: list, screen: Optional[Callable]) -> dict[str, Any]:
     return {"HlodbgError": HlodbgError, "failure": failure, "frozen": frozen, "reusing_call": reusing_call,
             "STEPS": steps, "FINITE": surely_finite, "SCREEN": screen, "NDARRAY": np.ndarray, "ASARRAY": np.asarray,
-            "ARRAY": np.asarray}
+            "ARRAY": _array}
 
 
 def _failure_lines(indent: str) -> list[str]:
@@ -129,7 +134,7 @@ def _step_lines(steps: list, first: int, names: dict[str, Any], screen: Optional
 
     With `scalars` (the slots that may hold a numpy scalar, updated as steps are written), a 0-d
     step with a scalar form (registry.py) keeps its result a numpy scalar, and any other step
-    reading a slot that may hold one gets it as a 0-d array (ARRAY): numpy's scalars do
+    reading a slot that may hold one gets it as a 0-d array (ARRAY, _array): numpy's scalars do
     arithmetic several times cheaper than ufuncs on 0-d arrays, with the same bits. `hoisted`
     names the locals holding, as scalars, the values from outside a loop its scalar steps read."""
     lines = []
