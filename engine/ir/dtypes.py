@@ -98,12 +98,24 @@ def is_narrow_int(dtype: np.dtype) -> bool:
 
 
 def compute_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype arithmetic on `dtype` values is carried out in."""
+    """The dtype arithmetic on `dtype` values is carried out in (remembered per dtype: every
+    evaluator asks, a program has few dtypes, and small ops pay the question in full)."""
+    try:
+        return _COMPUTE_DTYPES[dtype]
+    except (KeyError, TypeError):  # TypeError: something unhashable passed as a dtype
+        pass
     if _narrow_int(dtype) is not None:
-        return np.dtype(np.int32)
-    if is_narrow_float(dtype):
-        return F32
-    return dtype
+        computed = np.dtype(np.int32)
+    elif is_narrow_float(dtype):
+        computed = F32
+    else:
+        computed = dtype
+    if isinstance(dtype, np.dtype):
+        _COMPUTE_DTYPES[dtype] = computed
+    return computed
+
+
+_COMPUTE_DTYPES: dict[np.dtype, np.dtype] = {}
 
 
 def widen(array: np.ndarray) -> np.ndarray:
@@ -157,6 +169,10 @@ def bit_width(dtype: np.dtype) -> int:
 
 def as_value(data: Any, t: Type) -> Any:
     """Coerce user data (a numpy array, list or scalar) to a value of type `t`, or raise ValueError."""
+    if data.__class__ is np.ndarray and t.__class__ is TensorType and t.shape is not None \
+            and not isinstance(t.element, QuantizedType) and data.dtype == t.element.numpy_dtype \
+            and data.shape == tuple(t.shape):
+        return data  # the usual argument: an array of the very dtype and static shape (checked below otherwise)
     if isinstance(t, TokenType):
         return TOKEN
     if isinstance(t, FutureType):
