@@ -153,3 +153,10 @@ def test_busy_is_decided_with_a_gap(monkeypatch):
     turned = seen.index(True)
     assert all(seen[turned:16])  # 2 threads ready on 2 cores: still busy
     assert seen[-1] is False
+
+
+def test_vectors_are_numpys():
+    v = np.arange(3, dtype=np.float32)
+    m = np.ones((3, 2), np.float32)
+    np.testing.assert_array_equal(blas.matmul(v, m), v @ m)
+    np.testing.assert_array_equal(blas.matmul(m.T, v), m.T @ v)

@@ -159,10 +159,11 @@ _ONE_THREAD = _OneBlasThread()
 def matmul(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """`np.matmul(lhs, rhs)` of `[B, M, K] x [B, K, N]` (batch dims broadcast as np.matmul does),
     over every core for a large float product (see the module docstring)."""
+    if lhs.ndim < 2 or rhs.ndim < 2 or lhs.dtype.kind not in "fc":
+        return np.matmul(lhs, rhs)  # integer products do not go through BLAS
     rows, depth, columns = lhs.shape[-2], lhs.shape[-1], rhs.shape[-1]
-    if (rows * depth * columns <= BLAS_THREADS_FROM or lhs.dtype.kind not in "fc" or lhs.ndim < 2 or rhs.ndim < 2
-            or _thread_control() is None):
-        return np.matmul(lhs, rhs)  # one BLAS thread anyway; integer products do not go through BLAS
+    if rows * depth * columns <= BLAS_THREADS_FROM or _thread_control() is None:
+        return np.matmul(lhs, rhs)  # one BLAS thread anyway
     cores = workers()
     if cores < 2 or not busy():
         _give_back_now()
