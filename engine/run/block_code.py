@@ -74,18 +74,19 @@ def loop_function(condition: FastBlock, body: FastBlock,
     # The carried values go round as numpy scalars where they are 0-d (_step_lines), and the
     # values from outside the loop its scalar steps read are taken as scalars once, before it;
     # the loop's results leave it as arrays.
-    scalars = {*condition.arguments, *body.arguments}
-    hoisted = _hoisted([*condition.steps, *body.steps], scalars)
+    # A screened run looks at every value as an array: its loops keep arrays.
+    scalars: Optional[set[int]] = {*condition.arguments, *body.arguments} if screen is None else None
+    hoisted = _hoisted([*condition.steps, *body.steps], scalars) if scalars is not None else {}
     for slot, local in hoisted.items():
         lines.insert(-1, f"        {local} = slots[{slot}]")
         lines.insert(-1, f"        if {local}.__class__ is NDARRAY and not {local}.ndim:")
         lines.insert(-1, f"            {local} = {local}[()]")
-    lines.insert(-1, "        values = [v[()] if v.__class__ is NDARRAY and not v.ndim else v for v in values]")
+    if scalars is not None:
+        lines.insert(-1, "        values = [v[()] if v.__class__ is NDARRAY and not v.ndim else v for v in values]")
     inner = [f"slots[{slot}] = values[{i}]" for i, slot in enumerate(condition.arguments)]
     inner += _step_lines(condition.steps, 0, names, screen, scalars, hoisted)
     inner += [f"go = slots[{condition.returned[0]}]", *(f"slots[{slot}] = None" for slot in condition.free),
-              "if not go:", "    return [v if v.__class__ is NDARRAY else ARRAY(v) for v in values]"]
-    scalars |= set(body.arguments)
+              "if not go:", "    return [ARRAY(v) for v in values]" if scalars is not None else "    return values"]
     inner += [f"slots[{slot}] = values[{i}]" for i, slot in enumerate(body.arguments)]
     inner += _step_lines(body.steps, len(condition.steps), names, screen, scalars, hoisted)
     inner += [f"values = [{', '.join(f'slots[{i}]' for i in body.returned)}]",
@@ -140,7 +141,7 @@ def _step_lines(steps: list, first: int, names: dict[str, Any], screen: Optional
     lines = []
     for k, step in enumerate(steps, first):
         names[f"S{k}"], names[f"E{k}"], names[f"C{k}"] = step, step.evaluator, step.call
-        scalar = _scalar_form(step) if scalars is not None and screen is None else None
+        scalar = _scalar_form(step) if scalars is not None else None
         if scalar is not None:
             names[f"G{k}"] = scalar
             left, right = ((hoisted or {}).get(i, f"slots[{i}]") for i in step.operand_slots)
